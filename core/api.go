@@ -1,0 +1,864 @@
+package core
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// API serves cairn's HTTP interface over a Service.
+type API struct {
+	svc     *Service
+	version string
+	started time.Time
+	addr    string
+	log     *slog.Logger
+	mux     *http.ServeMux
+}
+
+// NewAPI builds the HTTP API. version is reported by /health and
+// /api/status; addr is the address it will be served on.
+func NewAPI(svc *Service, version, addr string) *API {
+	a := &API{svc: svc, version: version, started: time.Now(), addr: addr, log: svc.log, mux: http.NewServeMux()}
+	a.routes()
+	return a
+}
+
+// SetAddr records the address actually listened on (after ":0" resolves).
+func (a *API) SetAddr(addr string) { a.addr = addr }
+
+func (a *API) routes() {
+	m := a.mux
+	m.HandleFunc("GET /health", a.health)
+	m.HandleFunc("GET /api/status", a.status)
+
+	m.HandleFunc("POST /api/memory/remember", a.remember)
+	m.HandleFunc("POST /api/memory/save", a.remember)
+	m.HandleFunc("POST /api/memory/recall", a.recall)
+	m.HandleFunc("GET /api/memories", a.list)
+	m.HandleFunc("GET /api/memories/export", a.export)
+	m.HandleFunc("POST /api/memories/import", a.importMemories)
+	m.HandleFunc("POST /api/memory/modify", a.modifyBatch)
+	m.HandleFunc("POST /api/memory/forget", a.forgetBatch)
+	m.HandleFunc("GET /api/memory/{id}", a.get)
+	m.HandleFunc("PATCH /api/memory/{id}", a.patch)
+	m.HandleFunc("DELETE /api/memory/{id}", a.delete)
+	m.HandleFunc("GET /api/memory/{id}/history", a.memoryHistory)
+	m.HandleFunc("POST /api/memory/{id}/recover", a.recover)
+	m.HandleFunc("GET /api/history", a.history)
+}
+
+// Handler returns the API with its middleware: request ids, panic recovery,
+// JSON for the router's own 404/405 answers, and request logging.
+func (a *API) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		reqID := firstHeader(r, "X-Request-Id", "X-Cairn-Request-Id", "X-Signet-Request-Id")
+		if reqID == "" {
+			reqID = NewID()
+			r.Header.Set("X-Request-Id", reqID)
+		}
+		w.Header().Set("X-Request-Id", reqID)
+		rw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				a.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+				if !rw.wroteHeader {
+					writeError(rw, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"})
+				}
+			}
+			a.log.Debug("http", "method", r.Method, "route", r.Pattern, "status", rw.status, "ms", time.Since(start).Milliseconds(), "request_id", reqID)
+		}()
+		a.mux.ServeHTTP(rw, r)
+	})
+}
+
+// statusWriter records the status and turns the router's plain-text 404 and
+// 405 answers into the API's JSON error shape.
+type statusWriter struct {
+	http.ResponseWriter
+	status      int
+	wroteHeader bool
+	swallow     bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.wroteHeader {
+		return
+	}
+	w.wroteHeader, w.status = true, code
+	// The router answers unknown paths and methods in plain text; every
+	// handler here writes JSON, so plain text means the router spoke.
+	if (code == http.StatusMethodNotAllowed || code == http.StatusNotFound) &&
+		strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.swallow = true
+		body := map[string]any{"error": "no such route", "code": CodeNotFound}
+		if code == http.StatusMethodNotAllowed {
+			body = map[string]any{"error": "method not allowed; allowed: " + w.Header().Get("Allow"), "code": "method_not_allowed"}
+		}
+		writeJSONRaw(w.ResponseWriter, code, body)
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.swallow {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func writeJSONRaw(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Del("X-Content-Type-Options")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func firstHeader(r *http.Request, names ...string) string {
+	for _, n := range names {
+		if v := strings.TrimSpace(r.Header.Get(n)); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// actorOf resolves who is calling: the actor headers, then the body's
+// changed_by, then "api".
+func actorOf(r *http.Request, b body) Actor {
+	a := Actor{
+		Name:      firstHeader(r, "X-Cairn-Actor", "X-Signet-Actor"),
+		Type:      firstHeader(r, "X-Cairn-Actor-Type", "X-Signet-Actor-Type"),
+		SessionID: firstHeader(r, "X-Cairn-Session-Id", "X-Signet-Session-Id"),
+		RequestID: r.Header.Get("X-Request-Id"),
+	}
+	if a.Name == "" && b != nil {
+		if s, ok, _ := b.str("changed_by", "changedBy"); ok {
+			a.Name = strings.TrimSpace(s)
+		}
+	}
+	if a.Name == "" {
+		a.Name = "api"
+	}
+	return a.normalized()
+}
+
+func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e := AsError(err)
+	if e.Code == CodeInternal {
+		a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	writeError(w, e)
+}
+
+func (a *API) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"status":  "healthy",
+		"uptime":  time.Since(a.started).Seconds(),
+		"pid":     os.Getpid(),
+		"version": a.version,
+		"addr":    a.addr,
+		"db":      true,
+	})
+}
+
+// PipelineMode names the pipeline's effective mode.
+func (s *Service) PipelineMode() string {
+	p := s.cfg.Pipeline
+	switch {
+	case !p.Enabled:
+		return "disabled"
+	case s.MutationsFrozen():
+		return "frozen"
+	case p.ShadowMode:
+		return "shadow"
+	}
+	return "controlled-write"
+}
+
+func (a *API) status(w http.ResponseWriter, r *http.Request) {
+	stats, err := a.svc.Stats(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	cfg := a.svc.cfg
+	writeJSON(w, http.StatusOK, map[string]any{
+		"status":        "running",
+		"version":       a.version,
+		"pid":           os.Getpid(),
+		"uptime":        time.Since(a.started).Seconds(),
+		"startedAt":     storage.FormatTime(a.started),
+		"addr":          a.addr,
+		"authMode":      cfg.Auth.Mode,
+		"schemaVersion": storage.SchemaVersion(),
+		"pipeline": map[string]any{
+			"mode":            a.svc.PipelineMode(),
+			"enabled":         cfg.Pipeline.Enabled,
+			"shadowMode":      cfg.Pipeline.ShadowMode,
+			"mutationsFrozen": a.svc.MutationsFrozen(),
+		},
+		"memories": stats,
+	})
+}
+
+func (a *API) remember(w http.ResponseWriter, r *http.Request) {
+	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	in, e := rememberInputFrom(b)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	res, err := a.svc.Remember(r.Context(), in, actorOf(r, b))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res.Response())
+}
+
+// RememberResponse is the API's answer to a remember that stored (or found)
+// one memory.
+type RememberResponse struct {
+	*Memory
+	Embedded bool `json:"embedded"`
+	Deduped  bool `json:"deduped,omitempty"`
+}
+
+// ChunkedResponse is the API's answer to a remember that was split into
+// chunks.
+type ChunkedResponse struct {
+	Chunked    bool     `json:"chunked"`
+	ChunkCount int      `json:"chunk_count"`
+	IDs        []string `json:"ids"`
+	GroupID    string   `json:"group_id"`
+}
+
+// Response renders the result as the API returns it: a RememberResponse or
+// a ChunkedResponse.
+func (res *RememberResult) Response() any {
+	if res.Chunked {
+		return ChunkedResponse{Chunked: true, ChunkCount: len(res.IDs), IDs: res.IDs, GroupID: res.GroupID}
+	}
+	return RememberResponse{Memory: res.Memory, Embedded: res.Embedded, Deduped: res.Deduped}
+}
+
+func rememberInputFrom(b body) (RememberInput, *Error) {
+	var in RememberInput
+	raw, name := b.field("content")
+	if raw == nil {
+		return in, invalid("content", "content is required")
+	}
+	if json.Unmarshal(raw, &in.Content) != nil {
+		return in, invalid(name, "content must be a string")
+	}
+	var e *Error
+	str := func(dst *string, names ...string) {
+		if e == nil {
+			*dst, _, e = b.str(names...)
+		}
+	}
+	str(&in.Type, "type")
+	str(&in.Who, "who")
+	str(&in.Project, "project")
+	str(&in.SessionID, "session_id", "sessionId")
+	str(&in.SourceType, "source_type", "sourceType")
+	str(&in.SourceID, "source_id", "sourceId")
+	str(&in.Category, "category")
+	str(&in.Why, "why")
+	str(&in.IdempotencyKey, "idempotency_key", "idempotencyKey")
+	str(&in.RuntimePath, "runtime_path", "runtimePath")
+	if e != nil {
+		return in, e
+	}
+	if in.Importance, e = b.number("importance"); e != nil {
+		return in, e
+	}
+	if in.Confidence, e = b.number("confidence"); e != nil {
+		return in, e
+	}
+	if in.Pinned, e = b.boolean("pinned"); e != nil {
+		return in, e
+	}
+	tags, e := b.tags("tags")
+	if e != nil {
+		return in, e
+	}
+	if tags != nil {
+		in.Tags = *tags
+	}
+	return in, nil
+}
+
+func (a *API) recall(w http.ResponseWriter, r *http.Request) {
+	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	in, e := recallInputFrom(b)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	res, err := a.svc.Recall(r.Context(), in)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func recallInputFrom(b body) (RecallInput, *Error) {
+	var in RecallInput
+	q, ok, e := b.str("query")
+	if e != nil {
+		return in, e
+	}
+	if !ok || strings.TrimSpace(q) == "" {
+		return in, invalid("query", "query is required")
+	}
+	in.Query = q
+	if in.KeywordQuery, _, e = b.str("keyword_query", "keywordQuery"); e != nil {
+		return in, e
+	}
+	if b.has("limit") {
+		n, err := b.integer("limit")
+		if err != nil || n == nil || *n < 1 || *n > MaxRecallLimit {
+			return in, invalid("limit", "limit must be an integer from 1 to %d", MaxRecallLimit)
+		}
+		in.Limit = int(*n)
+	}
+	f := &in.Filter
+	str := func(dst *string, names ...string) {
+		if e == nil {
+			*dst, _, e = b.str(names...)
+		}
+	}
+	str(&f.Type, "type")
+	str(&f.Who, "who")
+	str(&f.Project, "project")
+	str(&f.SourceType, "source_type", "sourceType")
+	var since, until string
+	str(&since, "since")
+	str(&until, "until")
+	if e != nil {
+		return in, e
+	}
+	if f.Since, e = parseTimeParam("since", since, false); e != nil {
+		return in, e
+	}
+	if f.Until, e = parseTimeParam("until", until, true); e != nil {
+		return in, e
+	}
+	tags, e := b.tags("tags")
+	if e != nil {
+		return in, e
+	}
+	if tags != nil {
+		f.Tags = *tags
+	}
+	if f.Pinned, e = b.boolean("pinned"); e != nil {
+		return in, e
+	}
+	imp, e := b.number("importance_min", "importanceMin")
+	if e != nil || (imp != nil && !validUnit(*imp)) {
+		return in, invalid("importance_min", "importance_min must be a number between 0 and 1")
+	}
+	f.ImportanceMin = imp
+	return in, nil
+}
+
+func (a *API) get(w http.ResponseWriter, r *http.Request) {
+	incl, _ := parseBool(r.URL.Query().Get("include_deleted"))
+	m, err := a.svc.Get(r.Context(), r.PathValue("id"), incl)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, m)
+}
+
+// queryLimit reads an integer query parameter within [min, max].
+func queryInt(r *http.Request, name string, def, min, max int) (int, *Error) {
+	s := strings.TrimSpace(r.URL.Query().Get(name))
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < min || n > max {
+		return 0, invalid(name, "%s must be an integer from %d to %d", name, min, max)
+	}
+	return n, nil
+}
+
+// filterFromQuery reads the shared list filters from URL parameters.
+func filterFromQuery(r *http.Request) (storage.MemoryFilter, *Error) {
+	q := r.URL.Query()
+	f := storage.MemoryFilter{
+		Type:       strings.TrimSpace(q.Get("type")),
+		Who:        strings.TrimSpace(q.Get("who")),
+		Project:    strings.TrimSpace(q.Get("project")),
+		SourceType: strings.TrimSpace(firstNonEmpty(q.Get("source_type"), q.Get("sourceType"))),
+	}
+	if t := q.Get("tags"); t != "" {
+		f.Tags = SplitTags(t)
+	}
+	if p := q.Get("pinned"); p != "" {
+		v, ok := parseBool(p)
+		if !ok {
+			return f, invalid("pinned", "pinned must be true or false")
+		}
+		f.Pinned = &v
+	}
+	if s := firstNonEmpty(q.Get("importance_min"), q.Get("importanceMin")); s != "" {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || !validUnit(x) {
+			return f, invalid("importance_min", "importance_min must be a number between 0 and 1")
+		}
+		f.ImportanceMin = &x
+	}
+	var e *Error
+	if f.Since, e = parseTimeParam("since", q.Get("since"), false); e != nil {
+		return f, e
+	}
+	if f.Until, e = parseTimeParam("until", q.Get("until"), true); e != nil {
+		return f, e
+	}
+	if v, _ := parseBool(q.Get("include_deleted")); v {
+		f.IncludeDeleted = true
+	}
+	if v, _ := parseBool(q.Get("only_deleted")); v {
+		f.OnlyDeleted = true
+	}
+	return f, nil
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func (a *API) list(w http.ResponseWriter, r *http.Request) {
+	f, e := filterFromQuery(r)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	limit, e := queryInt(r, "limit", 100, 1, 1000)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	offset, e := queryInt(r, "offset", 0, 0, 1<<30)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	res, err := a.svc.List(r.Context(), f, limit, offset)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) patch(w http.ResponseWriter, r *http.Request) {
+	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	p, e := patchFrom(b, r.PathValue("id"))
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	res, err := a.svc.Modify(r.Context(), p, actorOf(r, b))
+	writeMutation(w, res, err)
+}
+
+func patchFrom(b body, id string) (Patch, *Error) {
+	p := Patch{ID: id}
+	var e *Error
+	if id == "" {
+		s, _, err := b.str("id")
+		if err != nil {
+			return p, err
+		}
+		p.ID = s
+	}
+	if p.Reason, _, e = b.str("reason"); e != nil {
+		return p, e
+	}
+	if b.has("if_version", "ifVersion") {
+		v, err := b.integer("if_version", "ifVersion")
+		if err != nil || v == nil || *v < 1 {
+			return p, invalid("if_version", "if_version must be a positive integer")
+		}
+		p.IfVersion = v
+	}
+	if raw, name := b.field("content"); raw != nil {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return p, invalid(name, "content must be a string")
+		}
+		p.Content = &s
+	}
+	strPtr := func(dst **string, name string) {
+		if e != nil {
+			return
+		}
+		if s, ok, err := b.str(name); err != nil {
+			e = err
+		} else if ok {
+			*dst = &s
+		}
+	}
+	strPtr(&p.Type, "type")
+	strPtr(&p.Who, "who")
+	strPtr(&p.Project, "project")
+	if e != nil {
+		return p, e
+	}
+	if p.Tags, e = b.tags("tags"); e != nil {
+		return p, e
+	}
+	if p.Importance, e = b.number("importance"); e != nil {
+		return p, invalid("importance", "importance must be a finite number between 0 and 1")
+	}
+	if p.Pinned, e = b.boolean("pinned"); e != nil {
+		return p, e
+	}
+	return p, nil
+}
+
+// optionalBody reads a JSON body if one was sent; DELETE and recover accept
+// their fields in the body or the query string.
+func (a *API) optionalBody(w http.ResponseWriter, r *http.Request) (body, *Error) {
+	if r.ContentLength == 0 && r.Header.Get("Transfer-Encoding") == "" {
+		return body{}, nil
+	}
+	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	if e != nil && e.Message == "Invalid JSON body: the body is empty" {
+		return body{}, nil
+	}
+	return b, e
+}
+
+// reasonVersion reads reason and if_version from the body or the query.
+func reasonVersion(r *http.Request, b body) (string, *int64, *Error) {
+	reason, _, e := b.str("reason")
+	if e != nil {
+		return "", nil, e
+	}
+	if reason == "" {
+		reason = r.URL.Query().Get("reason")
+	}
+	var ver *int64
+	if b.has("if_version", "ifVersion") {
+		v, err := b.integer("if_version", "ifVersion")
+		if err != nil || v == nil || *v < 1 {
+			return "", nil, invalid("if_version", "if_version must be a positive integer")
+		}
+		ver = v
+	} else if s := firstNonEmpty(r.URL.Query().Get("if_version"), r.URL.Query().Get("ifVersion")); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1 {
+			return "", nil, invalid("if_version", "if_version must be a positive integer")
+		}
+		ver = &n
+	}
+	return reason, ver, nil
+}
+
+func (a *API) delete(w http.ResponseWriter, r *http.Request) {
+	b, e := a.optionalBody(w, r)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	reason, ver, e := reasonVersion(r, b)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	force, e := b.boolean("force")
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	in := ForgetInput{ID: r.PathValue("id"), Reason: reason, IfVersion: ver}
+	if force != nil {
+		in.Force = *force
+	} else if v, ok := parseBool(r.URL.Query().Get("force")); ok {
+		in.Force = v
+	}
+	res, err := a.svc.Forget(r.Context(), in, actorOf(r, b))
+	writeMutation(w, res, err)
+}
+
+func (a *API) recover(w http.ResponseWriter, r *http.Request) {
+	b, e := a.optionalBody(w, r)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	reason, ver, e := reasonVersion(r, b)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	res, err := a.svc.Recover(r.Context(), RecoverInput{ID: r.PathValue("id"), Reason: reason, IfVersion: ver}, actorOf(r, b))
+	writeMutation(w, res, err)
+}
+
+func (a *API) modifyBatch(w http.ResponseWriter, r *http.Request) {
+	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	raw, _ := b.field("patches")
+	if raw == nil {
+		writeError(w, invalid("patches", "patches[] is required"))
+		return
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		writeError(w, invalid("patches", "patches must be an array of objects"))
+		return
+	}
+	reason, _, e := b.str("reason")
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	// A malformed patch becomes an invalid_request result of its own; the
+	// other patches still apply.
+	patches := make([]Patch, len(items))
+	for i, item := range items {
+		pb, perr := parseBody(item)
+		if perr != nil {
+			patches[i].invalid = invalid("patches", "patch %d must be a JSON object", i)
+			continue
+		}
+		p, perr := patchFrom(pb, "")
+		if perr == nil && strings.TrimSpace(p.ID) == "" {
+			perr = invalid("id", "Patch id is required")
+		}
+		p.invalid = perr
+		patches[i] = p
+	}
+	res, err := a.svc.ModifyBatch(r.Context(), patches, reason, actorOf(r, b))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) forgetBatch(w http.ResponseWriter, r *http.Request) {
+	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	in, e := forgetInputFrom(b)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	res, err := a.svc.ForgetBatch(r.Context(), in, actorOf(r, b))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func forgetInputFrom(b body) (BatchForgetInput, *Error) {
+	var in BatchForgetInput
+	var e *Error
+	str := func(dst *string, names ...string) {
+		if e == nil {
+			*dst, _, e = b.str(names...)
+		}
+	}
+	str(&in.Mode, "mode")
+	str(&in.Query, "query")
+	str(&in.Reason, "reason")
+	str(&in.ConfirmToken, "confirm_token", "confirmToken")
+	str(&in.Filter.Type, "type")
+	str(&in.Filter.Who, "who")
+	str(&in.Filter.Project, "project")
+	str(&in.Filter.SourceType, "source_type", "sourceType")
+	var since, until string
+	str(&since, "since")
+	str(&until, "until")
+	if e != nil {
+		return in, e
+	}
+	if in.Filter.Since, e = parseTimeParam("since", since, false); e != nil {
+		return in, e
+	}
+	if in.Filter.Until, e = parseTimeParam("until", until, true); e != nil {
+		return in, e
+	}
+	tags, e := b.tags("tags")
+	if e != nil {
+		return in, e
+	}
+	if tags != nil {
+		in.Filter.Tags = *tags
+	}
+	if in.IDs, e = b.strList("ids"); e != nil {
+		return in, e
+	}
+	if b.has("limit") {
+		n, err := b.integer("limit")
+		if err != nil || n == nil || *n < 1 {
+			return in, invalid("limit", "limit must be a positive integer")
+		}
+		in.Limit = int(min(*n, 1<<20))
+	}
+	force, e := b.boolean("force")
+	if e != nil {
+		return in, e
+	}
+	in.Force = force != nil && *force
+	in.IfVersionGiven = b.has("if_version", "ifVersion")
+	return in, nil
+}
+
+func (a *API) memoryHistory(w http.ResponseWriter, r *http.Request) {
+	limit, e := queryInt(r, "limit", 200, 1, 1000)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	id := r.PathValue("id")
+	hist, err := a.svc.MemoryHistory(r.Context(), id, limit)
+	if errors.Is(err, ErrNotFound) {
+		writeError(w, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "Not found", Extra: map[string]any{"memoryId": id}})
+		return
+	} else if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"memoryId": id, "count": len(hist), "history": hist})
+}
+
+func (a *API) history(w http.ResponseWriter, r *http.Request) {
+	limit, e := queryInt(r, "limit", 100, 1, 1000)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	q := r.URL.Query()
+	f := storage.HistoryFilter{MemoryID: firstNonEmpty(q.Get("memory_id"), q.Get("memoryId")), Event: q.Get("event"),
+		Actor: q.Get("actor")}
+	if f.Before, e = parseTimeParam("before", q.Get("before"), false); e != nil {
+		writeError(w, e)
+		return
+	}
+	hist, err := a.svc.History(r.Context(), f, limit)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"count": len(hist), "history": hist})
+}
+
+func (a *API) export(w http.ResponseWriter, r *http.Request) {
+	f, e := filterFromQuery(r)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	err := a.svc.Export(r.Context(), f, func(m *Memory) error { return enc.Encode(m) })
+	if err != nil {
+		// Headers are gone; a truncated stream is detected by the client
+		// through the missing trailer line.
+		a.log.Error("export", "err", err)
+		return
+	}
+	_ = enc.Encode(map[string]any{"_end": true})
+	_ = bw.Flush()
+}
+
+func (a *API) importMemories(w http.ResponseWriter, r *http.Request) {
+	limit := max(a.svc.cfg.Server.MaxBodyBytes, 64<<20)
+	body := http.MaxBytesReader(w, r.Body, limit)
+	recs, e := ReadImportLines(body)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	actor := actorOf(r, nil)
+	res, err := a.svc.Import(r.Context(), recs, actor)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// DecodeRememberInput reads a remember request body as the API does, so the
+// CLI's direct mode accepts exactly what the API accepts.
+func DecodeRememberInput(raw []byte) (RememberInput, error) {
+	b, e := parseBody(raw)
+	if e != nil {
+		return RememberInput{}, e
+	}
+	in, e := rememberInputFrom(b)
+	if e != nil {
+		return in, e
+	}
+	return in, nil
+}
+
+// DecodeRecallInput reads a recall request body as the API does.
+func DecodeRecallInput(raw []byte) (RecallInput, error) {
+	b, e := parseBody(raw)
+	if e != nil {
+		return RecallInput{}, e
+	}
+	in, e := recallInputFrom(b)
+	if e != nil {
+		return in, e
+	}
+	return in, nil
+}

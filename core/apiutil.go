@@ -1,0 +1,259 @@
+package core
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// body is a decoded JSON object whose fields are read one by one, so each
+// type error names its field and unknown fields are tolerated.
+type body map[string]json.RawMessage
+
+// readBody reads and decodes a JSON object request body within limit bytes.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *Error) {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+				Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
+		}
+		return nil, &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: "could not read request body"}
+	}
+	return parseBody(raw)
+}
+
+// parseBody decodes raw as a JSON object.
+func parseBody(raw []byte) (body, *Error) {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		return nil, &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: "Invalid JSON body: the body is empty"}
+	}
+	if !utf8.Valid(raw) {
+		return nil, &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: "Invalid JSON body: the body is not valid UTF-8"}
+	}
+	var b body
+	if err := json.Unmarshal(raw, &b); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return nil, &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: "Invalid JSON body: the body must be a JSON object"}
+		}
+		return nil, &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: "Invalid JSON body: " + err.Error()}
+	}
+	if b == nil { // the literal null
+		return nil, &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: "Invalid JSON body: the body must be a JSON object"}
+	}
+	return b, nil
+}
+
+// field returns the first present, non-null field among names (snake_case
+// first, then the camelCase aliases Signet clients send) and its name.
+func (b body) field(names ...string) (json.RawMessage, string) {
+	for _, n := range names {
+		if v, ok := b[n]; ok && string(v) != "null" {
+			return v, n
+		}
+	}
+	return nil, names[0]
+}
+
+// has reports whether any of names is present, null included.
+func (b body) has(names ...string) bool {
+	for _, n := range names {
+		if _, ok := b[n]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// str reads an optional string field.
+func (b body) str(names ...string) (string, bool, *Error) {
+	raw, name := b.field(names...)
+	if raw == nil {
+		return "", false, nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false, invalid(name, "%s must be a string", name)
+	}
+	return s, true, nil
+}
+
+// number reads an optional finite number field.
+func (b body) number(names ...string) (*float64, *Error) {
+	raw, name := b.field(names...)
+	if raw == nil {
+		return nil, nil
+	}
+	var x float64
+	if json.Unmarshal(raw, &x) != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil, invalid(name, "%s must be a number", name)
+	}
+	return &x, nil
+}
+
+// integer reads an optional integer field, accepting a JSON number without
+// a fraction or a string of digits.
+func (b body) integer(names ...string) (*int64, *Error) {
+	raw, name := b.field(names...)
+	if raw == nil {
+		return nil, nil
+	}
+	s := strings.Trim(string(raw), `"`)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			n = int64(f)
+		} else {
+			return nil, invalid(name, "%s must be an integer", name)
+		}
+	}
+	return &n, nil
+}
+
+// boolean reads an optional boolean, also accepting 1/0 and "true"/"false".
+func (b body) boolean(names ...string) (*bool, *Error) {
+	raw, name := b.field(names...)
+	if raw == nil {
+		return nil, nil
+	}
+	v, ok := parseBool(strings.Trim(string(raw), `"`))
+	if !ok {
+		return nil, invalid(name, "%s must be a boolean", name)
+	}
+	return &v, nil
+}
+
+func parseBool(s string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "1", "yes":
+		return true, true
+	case "false", "0", "no":
+		return false, true
+	}
+	return false, false
+}
+
+// tags reads an optional tags field: an array of strings, a comma-separated
+// string, or null (which clears tags where clearing makes sense).
+func (b body) tags(names ...string) (*[]string, *Error) {
+	var raw json.RawMessage
+	name := names[0]
+	for _, n := range names {
+		if v, ok := b[n]; ok {
+			raw, name = v, n
+			break
+		}
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	if string(raw) == "null" {
+		empty := []string{}
+		return &empty, nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		t := SplitTags(s)
+		return &t, nil
+	}
+	var arr []string
+	if json.Unmarshal(raw, &arr) == nil {
+		t := CleanTags(arr)
+		return &t, nil
+	}
+	return nil, invalid(name, "%s must be a string, string array, or null", name)
+}
+
+// strList reads an optional array of non-empty strings.
+func (b body) strList(names ...string) ([]string, *Error) {
+	raw, name := b.field(names...)
+	if raw == nil {
+		return nil, nil
+	}
+	var arr []string
+	if json.Unmarshal(raw, &arr) != nil {
+		return nil, invalid(name, "%s must be an array of strings", name)
+	}
+	for _, s := range arr {
+		if strings.TrimSpace(s) == "" {
+			return nil, invalid(name, "%s must not contain empty strings", name)
+		}
+	}
+	return arr, nil
+}
+
+// parseTimeParam accepts RFC 3339 or a plain date and renders it in the
+// stored layout so string comparison on created_at works.
+func parseTimeParam(field, s string, endOfDay bool) (string, *Error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return storage.FormatTime(t), nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		if endOfDay {
+			t = t.Add(24*time.Hour - time.Millisecond)
+		}
+		return storage.FormatTime(t), nil
+	}
+	return "", invalid(field, "%s must be an RFC 3339 time or a date like 2026-01-31", field)
+}
+
+// writeJSON writes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// writeError writes e as {"error": ..., "code": ...} plus its extra fields.
+func writeError(w http.ResponseWriter, e *Error) {
+	out := map[string]any{}
+	for k, v := range e.Extra {
+		out[k] = v
+	}
+	out["error"], out["code"] = e.Message, e.Code
+	writeJSON(w, e.Status, out)
+}
+
+// writeMutation writes a mutation result, with its error's status and code
+// when it failed.
+func writeMutation(w http.ResponseWriter, res *MutationResult, err error) {
+	if err == nil {
+		writeJSON(w, http.StatusOK, res)
+		return
+	}
+	e := AsError(err)
+	if res == nil {
+		writeError(w, e)
+		return
+	}
+	out := map[string]any{"id": res.ID, "status": res.Status, "error": e.Message, "code": e.Code}
+	if res.CurrentVersion > 0 {
+		out["currentVersion"] = res.CurrentVersion
+	}
+	if res.DuplicateMemoryID != "" {
+		out["duplicateMemoryId"] = res.DuplicateMemoryID
+	}
+	for k, v := range e.Extra {
+		if _, taken := out[k]; !taken {
+			out[k] = v
+		}
+	}
+	writeJSON(w, e.Status, out)
+}

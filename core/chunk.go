@@ -1,0 +1,97 @@
+package core
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// ChunkContent splits long content into chunks of about target characters,
+// as Signet's remember guardrail does: split after sentence-ending
+// punctuation (. ! ?) followed by whitespace, pack whole sentences greedily
+// while the chunk stays within target, and hard-split any sentence longer
+// than twice the target at word boundaries where possible.
+func ChunkContent(content string, target int) []string {
+	if target < 1 {
+		target = 1
+	}
+	var chunks []string
+	var cur strings.Builder
+	curLen := 0
+	flush := func() {
+		if s := CollapseSpace(cur.String()); s != "" {
+			chunks = append(chunks, s)
+		}
+		cur.Reset()
+		curLen = 0
+	}
+	for _, sentence := range splitSentences(content) {
+		n := utf8.RuneCountInString(sentence)
+		if n > 2*target {
+			flush()
+			for _, piece := range hardSplit(sentence, target) {
+				chunks = append(chunks, piece)
+			}
+			continue
+		}
+		if curLen > 0 && curLen+1+n > target {
+			flush()
+		}
+		if curLen > 0 {
+			cur.WriteByte(' ')
+			curLen++
+		}
+		cur.WriteString(sentence)
+		curLen += n
+	}
+	flush()
+	return chunks
+}
+
+// splitSentences splits s after '.', '!' or '?' when whitespace follows,
+// returning trimmed, non-empty sentences.
+func splitSentences(s string) []string {
+	var out []string
+	start := 0
+	prevEnd := false
+	for i, r := range s {
+		if isJSSpace(r) && prevEnd {
+			if part := CollapseSpace(s[start:i]); part != "" {
+				out = append(out, part)
+			}
+			start = i
+		}
+		prevEnd = r == '.' || r == '!' || r == '?'
+	}
+	if part := CollapseSpace(s[start:]); part != "" {
+		out = append(out, part)
+	}
+	return out
+}
+
+// hardSplit cuts s into pieces of at most target characters, breaking at the
+// last space inside the window when there is one.
+func hardSplit(s string, target int) []string {
+	var out []string
+	runes := []rune(s)
+	for len(runes) > 0 {
+		if len(runes) <= target {
+			out = append(out, strings.TrimSpace(string(runes)))
+			break
+		}
+		cut := target
+		for i := target; i > target/2; i-- {
+			if runes[i] == ' ' {
+				cut = i
+				break
+			}
+		}
+		if piece := strings.TrimSpace(string(runes[:cut])); piece != "" {
+			out = append(out, piece)
+		}
+		runes = runes[cut:]
+		for len(runes) > 0 && runes[0] == ' ' {
+			runes = runes[1:]
+		}
+	}
+	return out
+}

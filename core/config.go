@@ -1,0 +1,494 @@
+package core
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// DefaultAddr is where the API listens unless configured otherwise.
+const DefaultAddr = "127.0.0.1:3850"
+
+// Config is cairn's whole configuration. Every key has a default (see
+// [DefaultConfig]); a file, the environment (CAIRN_<SECTION>_<KEY>) and
+// command-line flags override it in that order. Field tags give each key's
+// TOML name and its allowed values: range:"min,max" or oneof:"a,b".
+type Config struct {
+	Server     ServerConfig     `toml:"server"`
+	Storage    StorageConfig    `toml:"storage"`
+	Auth       AuthConfig       `toml:"auth"`
+	Memory     MemoryConfig     `toml:"memory"`
+	Guardrails GuardrailsConfig `toml:"guardrails"`
+	Pipeline   PipelineConfig   `toml:"pipeline"`
+	Log        LogConfig        `toml:"log"`
+}
+
+// ServerConfig configures the HTTP API.
+type ServerConfig struct {
+	Addr            string   `toml:"addr"`
+	MaxBodyBytes    int64    `toml:"max_body_bytes" range:"1024,104857600"`
+	ShutdownTimeout Duration `toml:"shutdown_timeout" range:"1s,5m"`
+}
+
+// StorageConfig configures the SQLite store.
+type StorageConfig struct {
+	// Path of the database; empty means the default data folder.
+	Path        string   `toml:"path"`
+	Synchronous string   `toml:"synchronous" oneof:"normal,full"`
+	BusyTimeout Duration `toml:"busy_timeout" range:"100ms,5m"`
+	ReadConns   int      `toml:"read_conns" range:"1,64"`
+}
+
+// AuthConfig selects who may call the API.
+type AuthConfig struct {
+	Mode string `toml:"mode" oneof:"local,team,hybrid"`
+}
+
+// MemoryConfig holds the memory lifecycle's limits.
+type MemoryConfig struct {
+	DefaultImportance      float64  `toml:"default_importance" range:"0,1"`
+	RecoverWindow          Duration `toml:"recover_window" range:"1h,8760h"`
+	ForgetConfirmThreshold int      `toml:"forget_confirm_threshold" range:"1,10000"`
+	MaxBatch               int      `toml:"max_batch" range:"1,10000"`
+}
+
+// GuardrailsConfig bounds what a single remember may store.
+type GuardrailsConfig struct {
+	// MaxContentChars: longer content is split into chunks of about
+	// ChunkTargetChars, each its own memory linked by a group id.
+	MaxContentChars  int `toml:"max_content_chars" range:"50,100000"`
+	ChunkTargetChars int `toml:"chunk_target_chars" range:"50,50000"`
+	// MaxRememberChars: content longer than this is refused outright; long
+	// documents belong in the documents API.
+	MaxRememberChars    int `toml:"max_remember_chars" range:"100,10000000"`
+	RecallTruncateChars int `toml:"recall_truncate_chars" range:"50,100000"`
+}
+
+// PipelineConfig holds the pipeline's mode flags.
+type PipelineConfig struct {
+	Enabled         bool `toml:"enabled"`
+	ShadowMode      bool `toml:"shadow_mode"`
+	MutationsFrozen bool `toml:"mutations_frozen"`
+}
+
+// LogConfig configures logging.
+type LogConfig struct {
+	Level string `toml:"level" oneof:"debug,info,warn,error"`
+	// File is the log file; empty means cairn.log in the state folder.
+	File string `toml:"file"`
+}
+
+// DefaultConfig returns the configuration used when nothing is set.
+func DefaultConfig() Config {
+	return Config{
+		Server: ServerConfig{
+			Addr:            DefaultAddr,
+			MaxBodyBytes:    1 << 20,
+			ShutdownTimeout: Duration(10 * time.Second),
+		},
+		Storage: StorageConfig{
+			Synchronous: "normal",
+			BusyTimeout: Duration(5 * time.Second),
+			ReadConns:   4,
+		},
+		Auth: AuthConfig{Mode: "local"},
+		Memory: MemoryConfig{
+			DefaultImportance:      0.8,
+			RecoverWindow:          Duration(30 * 24 * time.Hour),
+			ForgetConfirmThreshold: 25,
+			MaxBatch:               200,
+		},
+		Guardrails: GuardrailsConfig{
+			MaxContentChars:     500,
+			ChunkTargetChars:    300,
+			MaxRememberChars:    65536,
+			RecallTruncateChars: 500,
+		},
+		Pipeline: PipelineConfig{Enabled: false, ShadowMode: true},
+		Log:      LogConfig{Level: "info"},
+	}
+}
+
+// Duration is a time.Duration written in config as "30s", "6h" or "720h".
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// MarshalText renders d like "30s".
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(strings.TrimSpace(string(b)))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration like 30s, 5m or 6h", string(b))
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Paths are the files cairn reads and writes.
+type Paths struct {
+	ConfigFile string
+	DataDir    string
+	Database   string
+	LogDir     string
+	LogFile    string
+}
+
+// ConfigError names the key, the value and what was expected.
+type ConfigError struct {
+	Key    string
+	Value  string
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("config: %s: %s", e.Key, e.Reason)
+	}
+	return fmt.Sprintf("config: %s = %s: %s", e.Key, e.Value, e.Reason)
+}
+
+// LoadOptions says where configuration comes from.
+type LoadOptions struct {
+	// Home, when set, holds config, data and logs (like CAIRN_HOME).
+	Home string
+	// ConfigFile overrides the config file path.
+	ConfigFile string
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// Overrides are command-line settings keyed "section.key"; they win
+	// over everything else.
+	Overrides map[string]string
+}
+
+// LoadConfig resolves paths, reads the config file if it exists, applies the
+// environment and overrides, and validates the result.
+func LoadConfig(opts LoadOptions) (*Config, Paths, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	paths, err := resolvePaths(opts, getenv)
+	if err != nil {
+		return nil, paths, err
+	}
+	cfg := DefaultConfig()
+	if b, err := os.ReadFile(paths.ConfigFile); err == nil {
+		if err := decodeConfigFile(b, &cfg); err != nil {
+			return nil, paths, fmt.Errorf("%s: %w", paths.ConfigFile, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) || opts.ConfigFile != "" {
+		return nil, paths, fmt.Errorf("read config: %w", err)
+	}
+	if err := applyEnv(&cfg, getenv); err != nil {
+		return nil, paths, err
+	}
+	keys := make([]string, 0, len(opts.Overrides))
+	for k := range opts.Overrides {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := cfg.Set(k, opts.Overrides[k]); err != nil {
+			return nil, paths, err
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, paths, err
+	}
+	if cfg.Storage.Path != "" {
+		paths.Database = cfg.Storage.Path
+		paths.DataDir = filepath.Dir(cfg.Storage.Path)
+	}
+	if cfg.Log.File != "" {
+		paths.LogFile = cfg.Log.File
+		paths.LogDir = filepath.Dir(cfg.Log.File)
+	}
+	return &cfg, paths, nil
+}
+
+func resolvePaths(opts LoadOptions, getenv func(string) string) (Paths, error) {
+	var p Paths
+	home := opts.Home
+	if home == "" {
+		home = getenv("CAIRN_HOME")
+	}
+	if home != "" {
+		abs, err := filepath.Abs(home)
+		if err != nil {
+			return p, err
+		}
+		p = Paths{
+			ConfigFile: filepath.Join(abs, "config.toml"),
+			DataDir:    abs,
+			LogDir:     filepath.Join(abs, "logs"),
+		}
+	} else {
+		userHome := getenv("HOME")
+		if userHome == "" {
+			userHome, _ = os.UserHomeDir()
+		}
+		xdg := func(env, fallback string) string {
+			if v := getenv(env); v != "" && filepath.IsAbs(v) {
+				return v
+			}
+			return filepath.Join(userHome, fallback)
+		}
+		p = Paths{
+			ConfigFile: filepath.Join(xdg("XDG_CONFIG_HOME", ".config"), "cairn", "config.toml"),
+			DataDir:    filepath.Join(xdg("XDG_DATA_HOME", filepath.Join(".local", "share")), "cairn"),
+			LogDir:     filepath.Join(xdg("XDG_STATE_HOME", filepath.Join(".local", "state")), "cairn"),
+		}
+	}
+	if opts.ConfigFile != "" {
+		p.ConfigFile = opts.ConfigFile
+	}
+	p.Database = filepath.Join(p.DataDir, "memories.db")
+	p.LogFile = filepath.Join(p.LogDir, "cairn.log")
+	return p, nil
+}
+
+func decodeConfigFile(b []byte, cfg *Config) error {
+	md, err := toml.NewDecoder(bytes.NewReader(b)).Decode(cfg)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			return fmt.Errorf("line %d: %s", perr.Position.Line, perr.Message)
+		}
+		return err
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		names := make([]string, len(und))
+		for i, k := range und {
+			names[i] = k.String()
+		}
+		return &ConfigError{Key: strings.Join(names, ", "), Reason: "unknown key (see `cairn config` for every key)"}
+	}
+	return nil
+}
+
+// configField is one leaf key of Config found by reflection.
+type configField struct {
+	key   string // "section.key"
+	value reflect.Value
+	field reflect.StructField
+}
+
+func (c *Config) fields() []configField {
+	var out []configField
+	root := reflect.ValueOf(c).Elem()
+	for i := 0; i < root.NumField(); i++ {
+		sec := root.Type().Field(i)
+		secVal := root.Field(i)
+		for j := 0; j < secVal.NumField(); j++ {
+			f := secVal.Type().Field(j)
+			out = append(out, configField{
+				key:   sec.Tag.Get("toml") + "." + f.Tag.Get("toml"),
+				value: secVal.Field(j),
+				field: f,
+			})
+		}
+	}
+	return out
+}
+
+// Keys lists every configuration key as "section.key".
+func (c *Config) Keys() []string {
+	var out []string
+	for _, f := range c.fields() {
+		out = append(out, f.key)
+	}
+	return out
+}
+
+// EnvName is the environment variable that sets key, e.g. CAIRN_AUTH_MODE.
+func EnvName(key string) string {
+	return "CAIRN_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+func applyEnv(c *Config, getenv func(string) string) error {
+	for _, f := range c.fields() {
+		if v := getenv(EnvName(f.key)); v != "" {
+			if err := setField(f, v); err != nil {
+				err.Key = EnvName(f.key)
+				return err
+			}
+		}
+	}
+	// CAIRN_ADDR is the short form of CAIRN_SERVER_ADDR.
+	if v := getenv("CAIRN_ADDR"); v != "" {
+		c.Server.Addr = v
+	}
+	return nil
+}
+
+// Set assigns one key ("section.key") from its string form.
+func (c *Config) Set(key, value string) error {
+	for _, f := range c.fields() {
+		if f.key == key {
+			if err := setField(f, value); err != nil {
+				return err
+			}
+			return nil
+		}
+	}
+	return &ConfigError{Key: key, Reason: "unknown key"}
+}
+
+var durationType = reflect.TypeOf(Duration(0))
+
+func setField(f configField, raw string) *ConfigError {
+	raw = strings.TrimSpace(raw)
+	bad := func(want string) *ConfigError {
+		return &ConfigError{Key: f.key, Value: strconv.Quote(raw), Reason: "want " + want}
+	}
+	v := f.value
+	switch {
+	case v.Type() == durationType:
+		var d Duration
+		if err := d.UnmarshalText([]byte(raw)); err != nil {
+			return bad("a duration like 30s, 5m or 6h")
+		}
+		v.SetInt(int64(d))
+	case v.Kind() == reflect.String:
+		v.SetString(raw)
+	case v.Kind() == reflect.Bool:
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return bad("true or false")
+		}
+		v.SetBool(b)
+	case v.Kind() == reflect.Int || v.Kind() == reflect.Int64:
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return bad("an integer")
+		}
+		v.SetInt(n)
+	case v.Kind() == reflect.Float64:
+		x, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return bad("a number")
+		}
+		v.SetFloat(x)
+	default:
+		return &ConfigError{Key: f.key, Reason: "cannot be set from text"}
+	}
+	return nil
+}
+
+// Validate checks every key against its allowed values and the rules that
+// relate keys to each other.
+func (c *Config) Validate() error {
+	for _, f := range c.fields() {
+		if err := checkField(f); err != nil {
+			return err
+		}
+	}
+	if c.Guardrails.ChunkTargetChars > c.Guardrails.MaxContentChars {
+		return &ConfigError{Key: "guardrails.chunk_target_chars", Value: strconv.Itoa(c.Guardrails.ChunkTargetChars),
+			Reason: fmt.Sprintf("must not exceed guardrails.max_content_chars (%d)", c.Guardrails.MaxContentChars)}
+	}
+	if c.Guardrails.MaxRememberChars < c.Guardrails.MaxContentChars {
+		return &ConfigError{Key: "guardrails.max_remember_chars", Value: strconv.Itoa(c.Guardrails.MaxRememberChars),
+			Reason: fmt.Sprintf("must be at least guardrails.max_content_chars (%d)", c.Guardrails.MaxContentChars)}
+	}
+	if err := validateAddr(c.Server.Addr); err != nil {
+		return &ConfigError{Key: "server.addr", Value: strconv.Quote(c.Server.Addr), Reason: err.Error()}
+	}
+	if host, _, _ := splitHostPort(c.Server.Addr); c.Auth.Mode == "local" && !IsLoopbackHost(host) {
+		return &ConfigError{Key: "server.addr", Value: strconv.Quote(c.Server.Addr),
+			Reason: "auth.mode = local has no authentication, so cairn only listens on loopback (127.0.0.1, ::1, localhost); use auth.mode = team or hybrid to listen on other addresses"}
+	}
+	return nil
+}
+
+func checkField(f configField) error {
+	v := f.value
+	if oneof := f.field.Tag.Get("oneof"); oneof != "" {
+		allowed := strings.Split(oneof, ",")
+		if !slices.Contains(allowed, v.String()) {
+			return &ConfigError{Key: f.key, Value: strconv.Quote(v.String()), Reason: "allowed: " + strings.Join(allowed, ", ")}
+		}
+	}
+	rng := f.field.Tag.Get("range")
+	if rng == "" {
+		return nil
+	}
+	lo, hi, _ := strings.Cut(rng, ",")
+	if v.Type() == durationType {
+		min, _ := time.ParseDuration(lo)
+		max, _ := time.ParseDuration(hi)
+		d := time.Duration(v.Int())
+		if d < min || d > max {
+			return &ConfigError{Key: f.key, Value: d.String(), Reason: fmt.Sprintf("allowed range %s to %s", lo, hi)}
+		}
+		return nil
+	}
+	min, _ := strconv.ParseFloat(lo, 64)
+	max, _ := strconv.ParseFloat(hi, 64)
+	var x float64
+	var shown string
+	switch v.Kind() {
+	case reflect.Int, reflect.Int64:
+		x, shown = float64(v.Int()), strconv.FormatInt(v.Int(), 10)
+	case reflect.Float64:
+		x, shown = v.Float(), strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	}
+	if x != x || x < min || x > max { // x != x catches NaN
+		return &ConfigError{Key: f.key, Value: shown, Reason: fmt.Sprintf("allowed range %s to %s", lo, hi)}
+	}
+	return nil
+}
+
+// TOML renders the configuration as a config.toml with every key.
+func (c *Config) TOML() string {
+	var buf bytes.Buffer
+	enc := toml.NewEncoder(&buf)
+	enc.Indent = ""
+	_ = enc.Encode(c)
+	return buf.String()
+}
+
+func validateAddr(addr string) error {
+	host, port, err := splitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port must be a number from 0 to 65535")
+	}
+	if host == "" {
+		return fmt.Errorf("give a host, like %s (an empty host listens on every interface)", DefaultAddr)
+	}
+	return nil
+}
+
+// IsLoopbackHost reports whether host (from a listen address) is loopback.
+func IsLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+func splitHostPort(addr string) (string, string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", "", fmt.Errorf("want host:port, like %s", DefaultAddr)
+	}
+	return host, port, nil
+}

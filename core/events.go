@@ -1,0 +1,66 @@
+package core
+
+import "sync"
+
+// EventKind names what happened to a memory.
+type EventKind string
+
+// Event kinds published after each committed write.
+const (
+	EventCreated   EventKind = "created"
+	EventUpdated   EventKind = "updated"
+	EventDeleted   EventKind = "deleted"
+	EventRecovered EventKind = "recovered"
+)
+
+// Event tells subscribers (the TUI) that a write committed. It carries ids,
+// not rows: a subscriber re-reads what it shows.
+type Event struct {
+	Kind     EventKind
+	MemoryID string
+	Actor    string
+}
+
+// broker fans events out to subscribers without ever blocking a writer: a
+// subscriber whose buffer is full misses events and is told so by a
+// Dropped event, after which it should refresh.
+type broker struct {
+	mu   sync.Mutex
+	subs map[chan Event]struct{}
+}
+
+// subscriberBuffer is how many events a slow subscriber may fall behind.
+const subscriberBuffer = 256
+
+// Subscribe returns a channel of events and a function that ends the
+// subscription and closes the channel.
+func (s *Service) Subscribe() (<-chan Event, func()) {
+	b := &s.events
+	ch := make(chan Event, subscriberBuffer)
+	b.mu.Lock()
+	if b.subs == nil {
+		b.subs = map[chan Event]struct{}{}
+	}
+	b.subs[ch] = struct{}{}
+	b.mu.Unlock()
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			b.mu.Lock()
+			delete(b.subs, ch)
+			b.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+func (b *broker) publish(ev Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for ch := range b.subs {
+		select {
+		case ch <- ev:
+		default: // full: this subscriber refreshes on its next event
+		}
+	}
+}

@@ -1,0 +1,411 @@
+package core
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// Memory is a memory as the API, the CLI export and the TUI see it: every
+// column of the row except the derived normalized_content.
+type Memory struct {
+	ID               string   `json:"id"`
+	Content          string   `json:"content"`
+	Type             string   `json:"type"`
+	Category         string   `json:"category,omitempty"`
+	Importance       float64  `json:"importance"`
+	Confidence       float64  `json:"confidence"`
+	Tags             []string `json:"tags"`
+	Pinned           bool     `json:"pinned"`
+	Who              string   `json:"who,omitempty"`
+	Why              string   `json:"why,omitempty"`
+	Project          string   `json:"project,omitempty"`
+	SessionID        string   `json:"session_id,omitempty"`
+	SourceType       string   `json:"source_type"`
+	SourceID         string   `json:"source_id,omitempty"`
+	ContentHash      string   `json:"content_hash"`
+	Version          int64    `json:"version"`
+	CreatedAt        string   `json:"created_at"`
+	UpdatedAt        string   `json:"updated_at"`
+	UpdatedBy        string   `json:"updated_by"`
+	LastAccessed     string   `json:"last_accessed,omitempty"`
+	AccessCount      int64    `json:"access_count"`
+	IsDeleted        bool     `json:"is_deleted"`
+	DeletedAt        string   `json:"deleted_at,omitempty"`
+	ExtractionStatus string   `json:"extraction_status"`
+	EmbeddingModel   string   `json:"embedding_model,omitempty"`
+	ExtractionModel  string   `json:"extraction_model,omitempty"`
+	UpdateCount      int64    `json:"update_count"`
+	ManualOverride   bool     `json:"manual_override"`
+	VectorClock      string   `json:"vector_clock,omitempty"`
+	IdempotencyKey   string   `json:"idempotency_key,omitempty"`
+	RuntimePath      string   `json:"runtime_path,omitempty"`
+	SourcePath       string   `json:"source_path,omitempty"`
+	SourceSection    string   `json:"source_section,omitempty"`
+}
+
+func viewOf(m *storage.Memory) *Memory {
+	tags := m.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	vc := m.VectorClock
+	if vc == "{}" {
+		vc = ""
+	}
+	return &Memory{
+		ID: m.ID, Content: m.Content, Type: m.Type, Category: m.Category, Importance: m.Importance,
+		Confidence: m.Confidence, Tags: tags, Pinned: m.Pinned, Who: m.Who, Why: m.Why,
+		Project: m.Project, SessionID: m.SessionID, SourceType: m.SourceType, SourceID: m.SourceID,
+		ContentHash: m.ContentHash, Version: m.Version, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
+		UpdatedBy: m.UpdatedBy, LastAccessed: m.LastAccessed, AccessCount: m.AccessCount,
+		IsDeleted: m.IsDeleted, DeletedAt: m.DeletedAt, ExtractionStatus: m.ExtractionStatus,
+		EmbeddingModel: m.EmbeddingModel, ExtractionModel: m.ExtractionModel, UpdateCount: m.UpdateCount,
+		ManualOverride: m.ManualOverride, VectorClock: vc, IdempotencyKey: m.IdempotencyKey,
+		RuntimePath: m.RuntimePath, SourcePath: m.SourcePath, SourceSection: m.SourceSection,
+	}
+}
+
+// RememberInput is a request to store a memory. Pointer fields distinguish
+// "not given" from a zero value: explicit fields always win over what the
+// content's prefixes or type inference would choose.
+type RememberInput struct {
+	Content        string
+	Type           string
+	Tags           []string // nil: not given
+	Importance     *float64
+	Pinned         *bool
+	Confidence     *float64
+	Who            string
+	Project        string
+	SessionID      string
+	SourceType     string
+	SourceID       string
+	Category       string
+	Why            string
+	IdempotencyKey string
+	RuntimePath    string
+}
+
+// RememberResult is the outcome of Remember: one memory, or for long content
+// the chunks it was split into.
+type RememberResult struct {
+	Memory   *Memory
+	Deduped  bool
+	Embedded bool
+	Chunked  bool
+	GroupID  string
+	IDs      []string
+}
+
+// Remember stores content through the one write path: prefix parsing,
+// normalization, dedup by source then by hash, type inference, chunking of
+// long content, a "created" history event, and (when the pipeline is on) an
+// extraction job, all in one short transaction.
+func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (*RememberResult, error) {
+	if err := s.checkFrozen(); err != nil {
+		return nil, err
+	}
+	actor = actor.normalized()
+	if !utf8.ValidString(in.Content) {
+		return nil, invalid("content", "content is not valid UTF-8")
+	}
+	if strings.TrimFunc(in.Content, isJSSpace) == "" {
+		return nil, invalid("content", "content is required")
+	}
+	if n, limit := CharCount(in.Content), s.cfg.Guardrails.MaxRememberChars; n > limit {
+		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+			Message: fmt.Sprintf("content is %d characters; the limit is %d (guardrails.max_remember_chars); use the documents API for long text", n, limit),
+			Extra:   map[string]any{"field": "content"}}
+	}
+	pre := ParsePrefixes(in.Content)
+	if strings.TrimFunc(pre.Body, isJSSpace) == "" {
+		return nil, invalid("content", "content is required")
+	}
+	if in.Importance != nil && !validUnit(*in.Importance) {
+		return nil, invalid("importance", "importance must be a number between 0 and 1")
+	}
+	if in.Confidence != nil && !validUnit(*in.Confidence) {
+		return nil, invalid("confidence", "confidence must be a number between 0 and 1")
+	}
+	if in.Type != "" && strings.TrimSpace(in.Type) == "" {
+		return nil, invalid("type", "type must be a non-empty string")
+	}
+
+	base := storage.Memory{
+		Type:           strings.TrimSpace(in.Type),
+		Category:       in.Category,
+		Confidence:     1.0,
+		Importance:     s.cfg.Memory.DefaultImportance,
+		SourceType:     orDefault(in.SourceType, "manual"),
+		SourceID:       in.SourceID,
+		Tags:           pre.Tags,
+		Who:            orDefault(in.Who, actor.Name),
+		Why:            orDefault(in.Why, "explicit"),
+		Project:        in.Project,
+		SessionID:      orDefault(in.SessionID, actor.SessionID),
+		Pinned:         pre.Pinned,
+		IdempotencyKey: in.IdempotencyKey,
+		RuntimePath:    in.RuntimePath,
+	}
+	if pre.Pinned {
+		base.Importance = 1.0
+		base.Why = orDefault(in.Why, "explicit-critical")
+	}
+	if in.Tags != nil {
+		base.Tags = CleanTags(in.Tags)
+	}
+	if in.Importance != nil {
+		base.Importance = *in.Importance
+	}
+	if in.Pinned != nil {
+		base.Pinned = *in.Pinned
+	}
+	if in.Confidence != nil {
+		base.Confidence = *in.Confidence
+	}
+	if s.cfg.Pipeline.Enabled {
+		base.ExtractionStatus = "pending"
+	}
+
+	if CharCount(pre.Body) > s.cfg.Guardrails.MaxContentChars {
+		return s.rememberChunks(ctx, pre.Body, base, actor)
+	}
+	norm := NormalizeContent(pre.Body)
+	m := base
+	m.Content, m.NormalizedContent, m.ContentHash = norm.Storage, norm.Normalized, norm.Hash
+	if m.Type == "" {
+		m.Type = InferType(m.Content)
+	}
+	var res RememberResult
+	err := s.db.WriteTx(ctx, func(tx *sql.Tx) error {
+		stored, deduped, err := s.insertOrDedup(ctx, tx, &m, actor)
+		if err != nil {
+			return err
+		}
+		res.Memory, res.Deduped = viewOf(stored), deduped
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !res.Deduped {
+		s.events.publish(Event{Kind: EventCreated, MemoryID: res.Memory.ID, Actor: actor.Name})
+	}
+	res.Embedded = res.Memory.EmbeddingModel != ""
+	return &res, nil
+}
+
+func (s *Service) rememberChunks(ctx context.Context, body string, base storage.Memory, actor Actor) (*RememberResult, error) {
+	chunks := ChunkContent(body, s.cfg.Guardrails.ChunkTargetChars)
+	if len(chunks) == 0 {
+		return nil, invalid("content", "content produced no valid chunks")
+	}
+	groupID := NewID()
+	res := &RememberResult{Chunked: true, GroupID: groupID}
+	var created []string
+	err := s.db.WriteTx(ctx, func(tx *sql.Tx) error {
+		res.IDs, created = nil, nil
+		for _, c := range chunks {
+			norm := NormalizeContent(c)
+			if norm.Storage == "" {
+				continue
+			}
+			m := base
+			m.Content, m.NormalizedContent, m.ContentHash = norm.Storage, norm.Normalized, norm.Hash
+			m.SourceType, m.SourceID = "chunk", groupID
+			if m.Type == "" {
+				m.Type = InferType(m.Content)
+			}
+			stored, deduped, err := s.insertOrDedup(ctx, tx, &m, actor)
+			if err != nil {
+				return err
+			}
+			res.IDs = append(res.IDs, stored.ID)
+			if !deduped {
+				created = append(created, stored.ID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.IDs) == 0 {
+		return nil, invalid("content", "content produced no valid chunks")
+	}
+	for _, id := range created {
+		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
+	}
+	return res, nil
+}
+
+// insertOrDedup is the heart of the write path, run inside a write
+// transaction: it returns an existing live memory with the same idempotency
+// key, source or content hash, or inserts m with its "created" event.
+func (s *Service) insertOrDedup(ctx context.Context, tx *sql.Tx, m *storage.Memory, actor Actor) (*storage.Memory, bool, error) {
+	if m.IdempotencyKey != "" {
+		var id string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE idempotency_key = ?`, m.IdempotencyKey).Scan(&id)
+		if err == nil {
+			existing, err := storage.GetMemory(ctx, tx, id)
+			return existing, err == nil, err
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return nil, false, err
+		}
+	}
+	if m.SourceID != "" && m.SourceType != "chunk" {
+		existing, err := storage.FindLiveBySource(ctx, tx, m.SourceType, m.SourceID)
+		if err == nil {
+			return existing, true, nil
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return nil, false, err
+		}
+	}
+	existing, err := storage.FindLiveByHash(ctx, tx, m.ContentHash, m.Project)
+	if err == nil {
+		return existing, true, nil
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return nil, false, err
+	}
+	if err := s.insertNew(ctx, tx, m, actor, "remember", nil); err != nil {
+		return nil, false, err
+	}
+	return m, false, nil
+}
+
+// insertNew inserts a memory that is known not to duplicate a live one, and
+// writes its "created" history event. It fills id and timestamps if unset.
+func (s *Service) insertNew(ctx context.Context, tx *sql.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
+	now := s.timestamp()
+	if m.ID == "" {
+		m.ID = NewID()
+	}
+	if m.CreatedAt == "" {
+		m.CreatedAt = now
+	}
+	if m.UpdatedAt == "" {
+		m.UpdatedAt = m.CreatedAt
+	}
+	if m.UpdatedBy == "" {
+		m.UpdatedBy = actor.Name
+	}
+	if m.Version == 0 {
+		m.Version = 1
+	}
+	if m.ExtractionStatus == "" {
+		m.ExtractionStatus = "none"
+	}
+	if m.Tags == nil {
+		m.Tags = []string{}
+	}
+	if err := storage.InsertMemory(ctx, tx, m); err != nil {
+		return fmt.Errorf("insert memory: %w", err)
+	}
+	content := m.Content
+	if err := s.addHistory(ctx, tx, m.ID, storage.EventCreated, nil, &content, actor, reason, meta); err != nil {
+		return err
+	}
+	if m.ExtractionStatus == "pending" && !m.IsDeleted {
+		if err := s.enqueueJob(ctx, tx, m.ID, "extract"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) enqueueJob(ctx context.Context, tx *sql.Tx, memoryID, jobType string) error {
+	now := s.timestamp()
+	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memory_jobs
+		(id, memory_id, job_type, status, attempts, max_attempts, created_at, updated_at)
+		VALUES (?, ?, ?, 'pending', 0, 3, ?, ?)`, NewID(), memoryID, jobType, now, now)
+	if err != nil {
+		return fmt.Errorf("enqueue %s job: %w", jobType, err)
+	}
+	return nil
+}
+
+func (s *Service) addHistory(ctx context.Context, tx *sql.Tx, memoryID, event string, oldContent, newContent *string, actor Actor, reason string, meta map[string]any) error {
+	var metaJSON string
+	if len(meta) > 0 {
+		b, err := json.Marshal(meta)
+		if err != nil {
+			return fmt.Errorf("history metadata: %w", err)
+		}
+		metaJSON = string(b)
+	}
+	err := storage.InsertHistory(ctx, tx, &storage.HistoryEvent{
+		ID: NewID(), MemoryID: memoryID, Event: event, OldContent: oldContent, NewContent: newContent,
+		ChangedBy: actor.Name, ActorType: actor.Type, Reason: reason, Metadata: metaJSON,
+		SessionID: actor.SessionID, RequestID: actor.RequestID, CreatedAt: s.timestamp(),
+	})
+	if err != nil {
+		return fmt.Errorf("write history: %w", err)
+	}
+	return nil
+}
+
+func validUnit(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x >= 0 && x <= 1 }
+
+func orDefault(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}
+
+// Get returns one memory. Deleted memories are reported as not found unless
+// includeDeleted is set.
+func (s *Service) Get(ctx context.Context, id string, includeDeleted bool) (*Memory, error) {
+	m, err := storage.GetMemory(ctx, s.db.Reader(), id)
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && m.IsDeleted && !includeDeleted) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return viewOf(m), nil
+}
+
+// ListResult is one page of memories.
+type ListResult struct {
+	Memories []*Memory           `json:"memories"`
+	Stats    storage.MemoryStats `json:"stats"`
+	Count    int                 `json:"count"`
+	Total    int                 `json:"total"`
+	Limit    int                 `json:"limit"`
+	Offset   int                 `json:"offset"`
+	HasMore  bool                `json:"hasMore"`
+}
+
+// List returns memories matching f, newest first. Deleted memories are left
+// out unless f asks for them.
+func (s *Service) List(ctx context.Context, f storage.MemoryFilter, limit, offset int) (*ListResult, error) {
+	r := s.db.Reader()
+	rows, err := storage.ListMemories(ctx, r, f, limit, offset)
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
+	}
+	total, err := storage.CountMemories(ctx, r, f)
+	if err != nil {
+		return nil, fmt.Errorf("count memories: %w", err)
+	}
+	stats, err := storage.Stats(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	out := &ListResult{Memories: make([]*Memory, len(rows)), Stats: stats, Count: len(rows),
+		Total: total, Limit: limit, Offset: offset, HasMore: offset+len(rows) < total}
+	for i, m := range rows {
+		out.Memories[i] = viewOf(m)
+	}
+	return out, nil
+}

@@ -1,0 +1,478 @@
+package core
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// MutationResult is the outcome of a change to one memory. Status is one of
+// updated, no_changes, deleted, recovered, or the code of the error returned
+// beside it.
+type MutationResult struct {
+	ID                string `json:"id"`
+	Status            string `json:"status"`
+	CurrentVersion    int64  `json:"currentVersion,omitempty"`
+	NewVersion        int64  `json:"newVersion,omitempty"`
+	ContentChanged    *bool  `json:"contentChanged,omitempty"`
+	Embedded          *bool  `json:"embedded,omitempty"`
+	DuplicateMemoryID string `json:"duplicateMemoryId,omitempty"`
+	RetentionDays     int    `json:"retentionDays,omitempty"`
+	Error             string `json:"error,omitempty"`
+}
+
+// Patch changes fields of one memory. Nil fields are left alone; at least one
+// must be set, and Reason is required.
+type Patch struct {
+	ID         string
+	Reason     string
+	IfVersion  *int64
+	Content    *string
+	Type       *string
+	Tags       *[]string
+	Importance *float64
+	Pinned     *bool
+	Who        *string
+	Project    *string
+
+	// invalid is set when the request that carried this patch was malformed;
+	// Modify reports it instead of applying anything.
+	invalid *Error
+}
+
+func (p *Patch) empty() bool {
+	return p.Content == nil && p.Type == nil && p.Tags == nil && p.Importance == nil &&
+		p.Pinned == nil && p.Who == nil && p.Project == nil
+}
+
+// validate checks a patch without touching the store.
+func (p *Patch) validate() *Error {
+	if p.invalid != nil {
+		return p.invalid
+	}
+	if strings.TrimSpace(p.ID) == "" {
+		return invalid("id", "id is required")
+	}
+	if strings.TrimSpace(p.Reason) == "" {
+		return invalid("reason", "reason is required")
+	}
+	if p.IfVersion != nil && *p.IfVersion < 1 {
+		return invalid("if_version", "if_version must be a positive integer")
+	}
+	if p.empty() {
+		return invalid("patch", "at least one of content, type, tags, importance, pinned, who, project is required")
+	}
+	if p.Content != nil {
+		if !utfValid(*p.Content) {
+			return invalid("content", "content is not valid UTF-8")
+		}
+		if NormalizeContent(*p.Content).Storage == "" {
+			return invalid("content", "content must not be empty")
+		}
+	}
+	if p.Type != nil && strings.TrimSpace(*p.Type) == "" {
+		return invalid("type", "type must be a non-empty string")
+	}
+	if p.Importance != nil && !validUnit(*p.Importance) {
+		return invalid("importance", "importance must be a finite number between 0 and 1")
+	}
+	return nil
+}
+
+func conflict(code, msg string, m *storage.Memory) (*MutationResult, error) {
+	r := &MutationResult{ID: m.ID, Status: code, CurrentVersion: m.Version, Error: msg}
+	return r, &Error{Status: http.StatusConflict, Code: code, Message: msg}
+}
+
+func notFound(id string) (*MutationResult, error) {
+	return &MutationResult{ID: id, Status: CodeNotFound, Error: "Not found"},
+		&Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "Not found"}
+}
+
+// Modify applies a patch in its own transaction, guarded by IfVersion when
+// given. A content change re-derives the hash and refuses to collide with
+// another live memory.
+func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationResult, error) {
+	if err := s.checkFrozen(); err != nil {
+		return nil, err
+	}
+	if err := p.validate(); err != nil {
+		return &MutationResult{ID: p.ID, Status: "invalid_request", Error: err.Message}, err
+	}
+	actor = actor.normalized()
+	var res *MutationResult
+	var resErr error
+	err := s.db.WriteTx(ctx, func(tx *sql.Tx) error {
+		res, resErr = nil, nil
+		m, err := storage.GetMemory(ctx, tx, p.ID)
+		if errors.Is(err, storage.ErrNotFound) {
+			res, resErr = notFound(p.ID)
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if m.IsDeleted {
+			res, resErr = conflict(CodeDeleted, "Cannot modify deleted memory", m)
+			return nil
+		}
+		if p.IfVersion != nil && *p.IfVersion != m.Version {
+			res, resErr = conflict(CodeVersionConflict, fmt.Sprintf("version conflict: if_version is %d but the memory is at version %d", *p.IfVersion, m.Version), m)
+			return nil
+		}
+		old := *m
+		var changed []string
+		contentChanged := false
+		if p.Content != nil {
+			norm := NormalizeContent(*p.Content)
+			if norm.Storage != m.Content {
+				m.Content, m.NormalizedContent, m.ContentHash = norm.Storage, norm.Normalized, norm.Hash
+				contentChanged = true
+				changed = append(changed, "content")
+			}
+		}
+		if p.Type != nil && strings.TrimSpace(*p.Type) != m.Type {
+			m.Type = strings.TrimSpace(*p.Type)
+			changed = append(changed, "type")
+		}
+		if p.Tags != nil {
+			if tags := CleanTags(*p.Tags); !slices.Equal(tags, m.Tags) {
+				m.Tags = tags
+				changed = append(changed, "tags")
+			}
+		}
+		if p.Importance != nil && *p.Importance != m.Importance {
+			m.Importance = *p.Importance
+			changed = append(changed, "importance")
+		}
+		if p.Pinned != nil && *p.Pinned != m.Pinned {
+			m.Pinned = *p.Pinned
+			changed = append(changed, "pinned")
+		}
+		if p.Who != nil && *p.Who != m.Who {
+			m.Who = *p.Who
+			changed = append(changed, "who")
+		}
+		if p.Project != nil && *p.Project != m.Project {
+			m.Project = *p.Project
+			changed = append(changed, "project")
+		}
+		if len(changed) == 0 {
+			res = &MutationResult{ID: m.ID, Status: "no_changes", CurrentVersion: m.Version}
+			return nil
+		}
+		if contentChanged || m.Project != old.Project {
+			dup, err := storage.FindLiveByHash(ctx, tx, m.ContentHash, m.Project)
+			if err == nil && dup.ID != m.ID {
+				r, e := conflict(CodeDuplicate, "another memory already has this content", &old)
+				r.DuplicateMemoryID = dup.ID
+				e.(*Error).Extra = map[string]any{"duplicateMemoryId": dup.ID}
+				res, resErr = r, e
+				return nil
+			} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
+				return err
+			}
+		}
+		if contentChanged {
+			m.ExtractionStatus, m.ExtractionModel, m.EmbeddingModel = "none", "", ""
+		}
+		m.Version++
+		m.UpdateCount++
+		m.UpdatedAt, m.UpdatedBy = s.timestamp(), actor.Name
+		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
+			return fmt.Errorf("update memory: %w", err)
+		}
+		meta := map[string]any{"changedFields": changed, "contentChanged": contentChanged}
+		if p.IfVersion != nil {
+			meta["ifVersion"] = *p.IfVersion
+		}
+		oldC, newC := old.Content, m.Content
+		if err := s.addHistory(ctx, tx, m.ID, storage.EventUpdated, &oldC, &newC, actor, p.Reason, meta); err != nil {
+			return err
+		}
+		res = &MutationResult{ID: m.ID, Status: "updated", CurrentVersion: old.Version, NewVersion: m.Version,
+			ContentChanged: &contentChanged}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.Status == "updated" {
+		s.events.publish(Event{Kind: EventUpdated, MemoryID: res.ID, Actor: actor.Name})
+	}
+	return res, resErr
+}
+
+// ForgetInput is a request to soft-delete one memory.
+type ForgetInput struct {
+	ID        string
+	Reason    string
+	IfVersion *int64
+	Force     bool
+}
+
+// Forget soft-deletes one memory in its own transaction. Pinned memories
+// need Force, and a pipeline actor may never force.
+func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*MutationResult, error) {
+	if err := s.checkFrozen(); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Reason) == "" {
+		e := invalid("reason", "reason is required")
+		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
+	}
+	if in.IfVersion != nil && *in.IfVersion < 1 {
+		e := invalid("if_version", "if_version must be a positive integer")
+		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
+	}
+	actor = actor.normalized()
+	var res *MutationResult
+	var resErr error
+	err := s.db.WriteTx(ctx, func(tx *sql.Tx) error {
+		res, resErr = s.forgetTx(ctx, tx, in, actor)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.Status == "deleted" {
+		s.events.publish(Event{Kind: EventDeleted, MemoryID: res.ID, Actor: actor.Name})
+	}
+	return res, resErr
+}
+
+func (s *Service) forgetTx(ctx context.Context, tx *sql.Tx, in ForgetInput, actor Actor) (*MutationResult, error) {
+	m, err := storage.GetMemory(ctx, tx, in.ID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return notFound(in.ID)
+	} else if err != nil {
+		return nil, err
+	}
+	if m.IsDeleted {
+		return conflict(CodeAlreadyDeleted, "Memory is already deleted", m)
+	}
+	if in.IfVersion != nil && *in.IfVersion != m.Version {
+		return conflict(CodeVersionConflict, fmt.Sprintf("version conflict: if_version is %d but the memory is at version %d", *in.IfVersion, m.Version), m)
+	}
+	if m.Pinned && !in.Force {
+		return conflict(CodePinned, "Pinned memories require force=true", m)
+	}
+	if m.Pinned && in.Force && actor.Type == ActorPipeline {
+		r := &MutationResult{ID: m.ID, Status: CodeForceDenied, CurrentVersion: m.Version,
+			Error: "the pipeline may not force-delete a pinned memory"}
+		return r, &Error{Status: http.StatusForbidden, Code: CodeForceDenied, Message: r.Error}
+	}
+	prev := m.Version
+	now := s.timestamp()
+	m.IsDeleted, m.DeletedAt = true, now
+	m.Version++
+	m.UpdatedAt, m.UpdatedBy = now, actor.Name
+	if err := storage.UpdateMemory(ctx, tx, m); err != nil {
+		return nil, fmt.Errorf("delete memory: %w", err)
+	}
+	meta := map[string]any{"force": in.Force}
+	if in.IfVersion != nil {
+		meta["ifVersion"] = *in.IfVersion
+	}
+	old := m.Content
+	if err := s.addHistory(ctx, tx, m.ID, storage.EventDeleted, &old, nil, actor, in.Reason, meta); err != nil {
+		return nil, err
+	}
+	return &MutationResult{ID: m.ID, Status: "deleted", CurrentVersion: prev, NewVersion: m.Version}, nil
+}
+
+// RecoverInput is a request to undo a soft delete.
+type RecoverInput struct {
+	ID        string
+	Reason    string
+	IfVersion *int64
+}
+
+// Recover restores a soft-deleted memory within the recover window.
+func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*MutationResult, error) {
+	if err := s.checkFrozen(); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Reason) == "" {
+		e := invalid("reason", "reason is required")
+		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
+	}
+	if in.IfVersion != nil && *in.IfVersion < 1 {
+		e := invalid("if_version", "if_version must be a positive integer")
+		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
+	}
+	actor = actor.normalized()
+	window := s.cfg.Memory.RecoverWindow.D()
+	days := int(window / (24 * time.Hour))
+	var res *MutationResult
+	var resErr error
+	err := s.db.WriteTx(ctx, func(tx *sql.Tx) error {
+		res, resErr = nil, nil
+		m, err := storage.GetMemory(ctx, tx, in.ID)
+		if errors.Is(err, storage.ErrNotFound) {
+			res, resErr = notFound(in.ID)
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if !m.IsDeleted {
+			res, resErr = conflict(CodeNotDeleted, "Memory is not deleted", m)
+			return nil
+		}
+		deletedAt, perr := storage.ParseTime(m.DeletedAt)
+		if m.DeletedAt == "" || perr != nil || s.now().Sub(deletedAt) > window {
+			res, resErr = conflict(CodeExpired, fmt.Sprintf("Recover window expired (%d days)", days), m)
+			return nil
+		}
+		if in.IfVersion != nil && *in.IfVersion != m.Version {
+			res, resErr = conflict(CodeVersionConflict, fmt.Sprintf("version conflict: if_version is %d but the memory is at version %d", *in.IfVersion, m.Version), m)
+			return nil
+		}
+		dup, err := storage.FindLiveByHash(ctx, tx, m.ContentHash, m.Project)
+		if err == nil {
+			r, e := conflict(CodeDuplicate, "a live memory already has this content", m)
+			r.DuplicateMemoryID = dup.ID
+			e.(*Error).Extra = map[string]any{"duplicateMemoryId": dup.ID}
+			res, resErr = r, e
+			return nil
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		prev := m.Version
+		m.IsDeleted, m.DeletedAt = false, ""
+		m.Version++
+		m.UpdatedAt, m.UpdatedBy = s.timestamp(), actor.Name
+		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
+			return fmt.Errorf("recover memory: %w", err)
+		}
+		content := m.Content
+		if err := s.addHistory(ctx, tx, m.ID, storage.EventRecovered, nil, &content, actor, in.Reason, nil); err != nil {
+			return err
+		}
+		res = &MutationResult{ID: m.ID, Status: "recovered", CurrentVersion: prev, NewVersion: m.Version, RetentionDays: days}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.Status == "recovered" {
+		s.events.publish(Event{Kind: EventRecovered, MemoryID: res.ID, Actor: actor.Name})
+	}
+	return res, resErr
+}
+
+// BatchModifyResult is the outcome of ModifyBatch.
+type BatchModifyResult struct {
+	Total   int               `json:"total"`
+	Updated int               `json:"updated"`
+	Results []*MutationResult `json:"results"`
+}
+
+// ModifyBatch applies up to memory.max_batch patches, each in its own
+// transaction, and reports each outcome; one failing patch does not stop
+// the others. defaultReason fills patches without a reason.
+func (s *Service) ModifyBatch(ctx context.Context, patches []Patch, defaultReason string, actor Actor) (*BatchModifyResult, error) {
+	if err := s.checkFrozen(); err != nil {
+		return nil, err
+	}
+	if len(patches) == 0 {
+		return nil, invalid("patches", "patches[] is required")
+	}
+	if n := s.cfg.Memory.MaxBatch; len(patches) > n {
+		return nil, invalid("patches", "patches[] exceeds maximum batch size (%d)", n)
+	}
+	out := &BatchModifyResult{Total: len(patches), Results: make([]*MutationResult, 0, len(patches))}
+	for _, p := range patches {
+		if strings.TrimSpace(p.Reason) == "" {
+			p.Reason = defaultReason
+		}
+		r, err := s.Modify(ctx, p, actor)
+		if r == nil {
+			if err == nil {
+				err = errors.New("no result")
+			}
+			e := AsError(err)
+			if e.Code == CodeInternal {
+				s.log.Error("batch modify", "id", p.ID, "err", err)
+			}
+			r = &MutationResult{ID: p.ID, Status: e.Code, Error: e.Message}
+		}
+		if r.Status == "updated" {
+			out.Updated++
+		}
+		out.Results = append(out.Results, r)
+	}
+	return out, nil
+}
+
+// HistoryEntry is one audit event as the API shows it.
+type HistoryEntry struct {
+	ID         string         `json:"id"`
+	MemoryID   string         `json:"memoryId"`
+	Event      string         `json:"event"`
+	OldContent *string        `json:"oldContent"`
+	NewContent *string        `json:"newContent"`
+	ChangedBy  string         `json:"changedBy"`
+	ActorType  string         `json:"actorType"`
+	Reason     string         `json:"reason,omitempty"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
+	SessionID  string         `json:"sessionId,omitempty"`
+	RequestID  string         `json:"requestId,omitempty"`
+	CreatedAt  string         `json:"createdAt"`
+}
+
+func historyEntry(h *storage.HistoryEvent) *HistoryEntry {
+	e := &HistoryEntry{ID: h.ID, MemoryID: h.MemoryID, Event: h.Event, OldContent: h.OldContent,
+		NewContent: h.NewContent, ChangedBy: h.ChangedBy, ActorType: h.ActorType, Reason: h.Reason,
+		SessionID: h.SessionID, RequestID: h.RequestID, CreatedAt: h.CreatedAt}
+	if h.Metadata != "" {
+		_ = jsonUnmarshal(h.Metadata, &e.Metadata)
+	}
+	return e
+}
+
+// MemoryHistory returns a memory's events oldest first. It works for deleted
+// memories; an id that never existed is not found.
+func (s *Service) MemoryHistory(ctx context.Context, id string, limit int) ([]*HistoryEntry, error) {
+	r := s.db.Reader()
+	if _, err := storage.GetMemory(ctx, r, id); errors.Is(err, storage.ErrNotFound) {
+		// Purged memories keep their history; only an id with no trace at all is unknown.
+		rows, err := storage.ListHistory(ctx, r, storage.HistoryFilter{MemoryID: id}, 1)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 0 {
+			return nil, ErrNotFound
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	rows, err := storage.ListHistory(ctx, r, storage.HistoryFilter{MemoryID: id, Oldest: true}, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*HistoryEntry, len(rows))
+	for i, h := range rows {
+		out[i] = historyEntry(h)
+	}
+	return out, nil
+}
+
+// History returns audit events across all memories, newest first.
+func (s *Service) History(ctx context.Context, f storage.HistoryFilter, limit int) ([]*HistoryEntry, error) {
+	rows, err := storage.ListHistory(ctx, s.db.Reader(), f, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*HistoryEntry, len(rows))
+	for i, h := range rows {
+		out[i] = historyEntry(h)
+	}
+	return out, nil
+}

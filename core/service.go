@@ -1,0 +1,117 @@
+package core
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+	"github.com/google/uuid"
+)
+
+// Service is cairn's domain: the memory lifecycle, search and history on top
+// of one storage.DB. The HTTP API, the CLI, the TUI and the workers all call
+// it; it is the one write path.
+type Service struct {
+	db     *storage.DB
+	cfg    Config
+	now    func() time.Time
+	log    *slog.Logger
+	frozen atomic.Bool
+	events broker
+}
+
+// ServiceOptions are optional dependencies of a Service.
+type ServiceOptions struct {
+	// Now replaces the clock (tests move it to check time windows).
+	Now func() time.Time
+	// Logger receives structured logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// NewService returns a Service over db configured by cfg.
+func NewService(db *storage.DB, cfg Config, opts ServiceOptions) *Service {
+	s := &Service{db: db, cfg: cfg, now: opts.Now, log: opts.Logger}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s.frozen.Store(cfg.Pipeline.MutationsFrozen)
+	return s
+}
+
+// Config returns the configuration the service runs with.
+func (s *Service) Config() Config { return s.cfg }
+
+// DB returns the underlying store.
+func (s *Service) DB() *storage.DB { return s.db }
+
+// SetMutationsFrozen turns the kill switch on or off at run time.
+func (s *Service) SetMutationsFrozen(on bool) { s.frozen.Store(on) }
+
+// MutationsFrozen reports whether the kill switch is on.
+func (s *Service) MutationsFrozen() bool { return s.frozen.Load() }
+
+func (s *Service) checkFrozen() error {
+	if s.frozen.Load() {
+		return ErrFrozen
+	}
+	return nil
+}
+
+func (s *Service) timestamp() string { return storage.FormatTime(s.now()) }
+
+// NewID returns a new time-ordered UUID (v7).
+func NewID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
+}
+
+// Actor is who asked for a change, recorded in every history event.
+type Actor struct {
+	Name      string // e.g. "operator", "claude-code", "pipeline-v2"
+	Type      string // operator, agent, harness, pipeline, sdk, daemon
+	SessionID string
+	RequestID string
+}
+
+// Actor types.
+const (
+	ActorOperator = "operator"
+	ActorAgent    = "agent"
+	ActorHarness  = "harness"
+	ActorPipeline = "pipeline"
+	ActorSDK      = "sdk"
+	ActorDaemon   = "daemon"
+)
+
+// ValidActorType reports whether t is a known actor type.
+func ValidActorType(t string) bool {
+	switch t {
+	case ActorOperator, ActorAgent, ActorHarness, ActorPipeline, ActorSDK, ActorDaemon:
+		return true
+	}
+	return false
+}
+
+func (a Actor) normalized() Actor {
+	if a.Name == "" {
+		a.Name = "operator"
+	}
+	if !ValidActorType(a.Type) {
+		a.Type = ActorOperator
+	}
+	return a
+}
+
+// Stats returns memory counts.
+func (s *Service) Stats(ctx context.Context) (storage.MemoryStats, error) {
+	return storage.Stats(ctx, s.db.Reader())
+}

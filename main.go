@@ -1,0 +1,113 @@
+// Command cairn is a local memory for AI coding agents: one program that
+// embeds a SQLite store, serves an HTTP API on 127.0.0.1:3850 for agents'
+// hooks and tools, and (in a terminal) shows a TUI to browse and steer it.
+//
+// Usage:
+//
+//	cairn                 start cairn (store, workers and API) in this terminal
+//	cairn serve           the same without a terminal UI
+//	cairn remember TEXT   store a memory
+//	cairn recall QUERY    search memories
+//	cairn export          write every memory as JSONL
+//	cairn import FILE     read memories from JSONL
+//	cairn config          print the effective configuration
+//	cairn version         print the version
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+func cairnVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "run the store, workers and HTTP API without a terminal UI", runServe},
+		{"remember", "store a memory: cairn remember [flags] TEXT", runRemember},
+		{"recall", "search memories: cairn recall [flags] QUERY", runRecall},
+		{"export", "write memories as JSONL: cairn export [-o FILE]", runExport},
+		{"import", "read memories from JSONL: cairn import FILE (or - for stdin)", runImport},
+		{"config", "print the effective configuration and where it comes from", runConfig},
+		{"version", "print the version", runVersionCmd},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:])
+	stop()
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(os.Stderr, "cairn:", err)
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, "cairn:", err)
+		os.Exit(1)
+	}
+}
+
+// usageError is a mistake on the command line (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 || (len(args[0]) > 0 && args[0][0] == '-' && args[0] != "-h" && args[0] != "--help") {
+		return runDefault(ctx, args)
+	}
+	switch args[0] {
+	case "help", "-h", "--help":
+		printUsage()
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:])
+		}
+	}
+	return usageError{fmt.Sprintf("unknown command %q (run `cairn help`)", args[0])}
+}
+
+func printUsage() {
+	fmt.Println("cairn: a local memory for AI coding agents")
+	fmt.Println()
+	fmt.Println("usage: cairn [command] [flags]")
+	fmt.Println()
+	fmt.Printf("  %-10s %s\n", "(none)", "start cairn in this terminal: store, workers and the HTTP API")
+	for _, c := range commands() {
+		fmt.Printf("  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Println()
+	fmt.Println("Common flags: --home DIR (config, data and logs in one folder, like CAIRN_HOME),")
+	fmt.Println("--config FILE, --db FILE, --addr HOST:PORT. Run `cairn COMMAND -h` for a command's flags.")
+}
+
+func runVersionCmd(ctx context.Context, args []string) error {
+	fmt.Printf("cairn %s\n", cairnVersion())
+	return nil
+}

@@ -1,0 +1,191 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+	_ "github.com/ncruces/go-sqlite3/driver" // registers the "sqlite3" database/sql driver
+	"github.com/ncruces/go-sqlite3/ext/fts5"
+)
+
+func init() {
+	// FTS5 is not compiled into the ncruces v0.35 core; register it for every
+	// connection opened by this process.
+	sqlite3.AutoExtension(fts5.Register)
+}
+
+// Defaults for [Options]; each can be overridden from config.
+const (
+	DefaultBusyTimeout = 5 * time.Second
+	DefaultReadConns   = 4
+)
+
+// Options configures how a database file is opened.
+type Options struct {
+	// Path of the database file. ":memory:" is not supported: cairn relies on
+	// WAL and on separate reader connections seeing the writer's commits.
+	Path string
+	// Synchronous is "normal" (the default; an acknowledged commit survives a
+	// process crash) or "full" (it also survives power loss).
+	Synchronous string
+	// BusyTimeout bounds how long a connection waits for a lock.
+	BusyTimeout time.Duration
+	// ReadConns is the size of the reader pool.
+	ReadConns int
+	// NoBackup skips the backup copy normally taken before migrating an
+	// existing file (used by tests that create throwaway databases).
+	NoBackup bool
+}
+
+// DB is an open cairn database: one writer connection and a reader pool over
+// the same file.
+type DB struct {
+	path  string
+	write *sql.DB
+	read  *sql.DB
+}
+
+// Sentinel errors returned by storage.
+var (
+	ErrNotFound     = errors.New("not found")
+	ErrSchemaNewer  = errors.New("database schema is newer than this cairn")
+	ErrLocked       = errors.New("database is in use by another cairn process")
+	ErrBadChecksum  = errors.New("migration checksum mismatch")
+	ErrUnsupported  = errors.New("unsupported storage option")
+	errNilTxFunc    = errors.New("storage: nil transaction function")
+	errReadOnlyPath = errors.New("storage: database path is empty")
+)
+
+// Open opens (creating if needed) the database at opts.Path, applies pending
+// migrations and returns it ready for use. It does not take the process lock;
+// see [AcquireLock].
+func Open(ctx context.Context, opts Options) (*DB, error) {
+	if opts.Path == "" {
+		return nil, errReadOnlyPath
+	}
+	if opts.Path == ":memory:" || strings.HasPrefix(opts.Path, "file::memory:") {
+		return nil, fmt.Errorf("%w: in-memory databases", ErrUnsupported)
+	}
+	sync := strings.ToLower(opts.Synchronous)
+	if sync == "" {
+		sync = "normal"
+	}
+	if sync != "normal" && sync != "full" {
+		return nil, fmt.Errorf("%w: synchronous=%q (want normal or full)", ErrUnsupported, opts.Synchronous)
+	}
+	if opts.BusyTimeout <= 0 {
+		opts.BusyTimeout = DefaultBusyTimeout
+	}
+	if opts.ReadConns <= 0 {
+		opts.ReadConns = DefaultReadConns
+	}
+	if err := os.MkdirAll(filepath.Dir(opts.Path), 0o700); err != nil {
+		return nil, fmt.Errorf("create database folder: %w", err)
+	}
+	existed := fileExists(opts.Path)
+
+	write, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, false))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", opts.Path, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	if err := write.PingContext(ctx); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open %s: %w", opts.Path, err)
+	}
+
+	db := &DB{path: opts.Path, write: write}
+	if err := db.migrate(ctx, existed && !opts.NoBackup); err != nil {
+		write.Close()
+		return nil, err
+	}
+
+	read, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, true))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open %s for reading: %w", opts.Path, err)
+	}
+	read.SetMaxOpenConns(opts.ReadConns)
+	read.SetMaxIdleConns(opts.ReadConns)
+	db.read = read
+	return db, nil
+}
+
+func dsn(path, sync string, busy time.Duration, readOnly bool) string {
+	q := url.Values{}
+	// Order matters to the driver: busy timeout first.
+	pragmas := []string{
+		fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()),
+		"journal_mode(wal)",
+		"synchronous(" + sync + ")",
+		"foreign_keys(on)",
+		"temp_store(memory)",
+	}
+	if readOnly {
+		pragmas = append(pragmas, "query_only(1)")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	q["_pragma"] = pragmas
+	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath(), RawQuery: q.Encode()}
+	return u.String()
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Size() > 0
+}
+
+// Path returns the database file path.
+func (db *DB) Path() string { return db.path }
+
+// Reader returns the reader pool. Queries on it never block on the writer.
+func (db *DB) Reader() *sql.DB { return db.read }
+
+// WriteTx runs fn in a write transaction (BEGIN IMMEDIATE) on the single
+// writer connection and commits if fn returns nil. fn must not make network or
+// model calls: every other writer waits while it runs.
+func (db *DB) WriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if fn == nil {
+		return errNilTxFunc
+	}
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin write: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Close checkpoints the WAL into the main file and closes every connection.
+func (db *DB) Close() error {
+	var errs []error
+	if db.read != nil {
+		errs = append(errs, db.read.Close())
+	}
+	if db.write != nil {
+		// TRUNCATE leaves a zero-length WAL so the file is self-contained.
+		if _, err := db.write.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+			errs = append(errs, fmt.Errorf("checkpoint: %w", err))
+		}
+		errs = append(errs, db.write.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,103 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+)
+
+// History event names.
+const (
+	EventCreated   = "created"
+	EventUpdated   = "updated"
+	EventDeleted   = "deleted"
+	EventRecovered = "recovered"
+	EventMerged    = "merged"
+	EventNone      = "none"
+)
+
+// HistoryEvent is one row of memory_history.
+type HistoryEvent struct {
+	ID         string
+	MemoryID   string
+	Event      string
+	OldContent *string
+	NewContent *string
+	ChangedBy  string
+	ActorType  string
+	Reason     string
+	Metadata   string // JSON object, or "" for none
+	SessionID  string
+	RequestID  string
+	CreatedAt  string
+}
+
+const historyColumns = `id, memory_id, event, old_content, new_content, changed_by, actor_type,
+	reason, metadata, session_id, request_id, created_at`
+
+// InsertHistory appends one event to the audit trail.
+func InsertHistory(ctx context.Context, q Querier, h *HistoryEvent) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO memory_history (`+historyColumns+`)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+		h.ID, h.MemoryID, h.Event, h.OldContent, h.NewContent, h.ChangedBy, orDefault(h.ActorType, "operator"),
+		nullable(h.Reason), nullable(h.Metadata), nullable(h.SessionID), nullable(h.RequestID), h.CreatedAt)
+	return err
+}
+
+// HistoryFilter selects audit events. Zero values mean "no constraint".
+type HistoryFilter struct {
+	MemoryID string
+	Event    string
+	Actor    string // matches changed_by
+	Before   string // created_at strictly before, for paging newest-first
+	Oldest   bool   // ascending order instead of newest first
+}
+
+// ListHistory returns events matching f, newest first unless f.Oldest.
+func ListHistory(ctx context.Context, q Querier, f HistoryFilter, limit int) ([]*HistoryEvent, error) {
+	var conds []string
+	var args []any
+	if f.MemoryID != "" {
+		conds = append(conds, "memory_id = ?")
+		args = append(args, f.MemoryID)
+	}
+	if f.Event != "" {
+		conds = append(conds, "event = ?")
+		args = append(args, f.Event)
+	}
+	if f.Actor != "" {
+		conds = append(conds, "changed_by = ?")
+		args = append(args, f.Actor)
+	}
+	if f.Before != "" {
+		conds = append(conds, "created_at < ?")
+		args = append(args, f.Before)
+	}
+	where := "1"
+	if len(conds) > 0 {
+		where = strings.Join(conds, " AND ")
+	}
+	order := "created_at DESC, rowid DESC"
+	if f.Oldest {
+		order = "created_at ASC, rowid ASC"
+	}
+	args = append(args, limit)
+	rows, err := q.QueryContext(ctx, `SELECT `+historyColumns+` FROM memory_history WHERE `+where+`
+		ORDER BY `+order+` LIMIT ?`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*HistoryEvent{}
+	for rows.Next() {
+		var h HistoryEvent
+		var reason, meta, sess, req sql.NullString
+		if err := rows.Scan(&h.ID, &h.MemoryID, &h.Event, &h.OldContent, &h.NewContent, &h.ChangedBy,
+			&h.ActorType, &reason, &meta, &sess, &req, &h.CreatedAt); err != nil {
+			return nil, err
+		}
+		h.Reason, h.Metadata, h.SessionID, h.RequestID = reason.String, meta.String, sess.String, req.String
+		out = append(out, &h)
+	}
+	return out, rows.Err()
+}
