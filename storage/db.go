@@ -43,14 +43,19 @@ type Options struct {
 	// NoBackup skips the backup copy normally taken before migrating an
 	// existing file (used by tests that create throwaway databases).
 	NoBackup bool
+
+	// migrations replaces the embedded migrations (tests only).
+	migrations []Migration
 }
 
 // DB is an open cairn database: one writer connection and a reader pool over
 // the same file.
 type DB struct {
-	path  string
-	write *sql.DB
-	read  *sql.DB
+	path       string
+	write      *sql.DB
+	read       *sql.DB
+	writeStmts *stmtCache
+	reader     *Reader
 }
 
 // Sentinel errors returned by storage.
@@ -105,8 +110,15 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", opts.Path, err)
 	}
 
-	db := &DB{path: opts.Path, write: write}
-	if err := db.migrate(ctx, existed && !opts.NoBackup); err != nil {
+	db := &DB{path: opts.Path, write: write, writeStmts: newStmtCache(write)}
+	ms := opts.migrations
+	if ms == nil {
+		if ms, err = Migrations(); err != nil {
+			write.Close()
+			return nil, err
+		}
+	}
+	if err := db.migrate(ctx, ms, existed && !opts.NoBackup); err != nil {
 		write.Close()
 		return nil, err
 	}
@@ -119,6 +131,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	read.SetMaxOpenConns(opts.ReadConns)
 	read.SetMaxIdleConns(opts.ReadConns)
 	db.read = read
+	db.reader = &Reader{cache: newStmtCache(read)}
 	return db, nil
 }
 
@@ -151,12 +164,12 @@ func fileExists(p string) bool {
 func (db *DB) Path() string { return db.path }
 
 // Reader returns the reader pool. Queries on it never block on the writer.
-func (db *DB) Reader() *sql.DB { return db.read }
+func (db *DB) Reader() *Reader { return db.reader }
 
 // WriteTx runs fn in a write transaction (BEGIN IMMEDIATE) on the single
 // writer connection and commits if fn returns nil. fn must not make network or
 // model calls: every other writer waits while it runs.
-func (db *DB) WriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (db *DB) WriteTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if fn == nil {
 		return errNilTxFunc
 	}
@@ -164,21 +177,29 @@ func (db *DB) WriteTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
-	if err := fn(tx); err != nil {
+	t := &Tx{tx: tx, cache: db.writeStmts}
+	if err := fn(t); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	t.warm(ctx)
 	return nil
 }
 
 // Close checkpoints the WAL into the main file and closes every connection.
 func (db *DB) Close() error {
 	var errs []error
+	if db.reader != nil {
+		db.reader.cache.close()
+	}
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
+	}
+	if db.writeStmts != nil {
+		db.writeStmts.close()
 	}
 	if db.write != nil {
 		// TRUNCATE leaves a zero-length WAL so the file is self-contained.

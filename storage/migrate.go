@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"embed"
 	"encoding/hex"
 	"fmt"
@@ -77,11 +76,7 @@ func SchemaVersion() int {
 	return ms[len(ms)-1].Version
 }
 
-func (db *DB) migrate(ctx context.Context, backupExisting bool) error {
-	ms, err := Migrations()
-	if err != nil {
-		return err
-	}
+func (db *DB) migrate(ctx context.Context, ms []Migration, backupExisting bool) error {
 	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER PRIMARY KEY,
 		name       TEXT NOT NULL,
@@ -111,7 +106,10 @@ func (db *DB) migrate(ctx context.Context, backupExisting bool) error {
 		return err
 	}
 
-	known := SchemaVersion()
+	known := 0
+	if len(ms) > 0 {
+		known = ms[len(ms)-1].Version
+	}
 	if maxApplied > known {
 		return fmt.Errorf("%w: %s has schema version %d, this binary knows up to %d; upgrade cairn", ErrSchemaNewer, db.path, maxApplied, known)
 	}
@@ -135,8 +133,8 @@ func (db *DB) migrate(ctx context.Context, backupExisting bool) error {
 		}
 	}
 	for _, m := range pending {
-		err := db.WriteTx(ctx, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		err := db.WriteTx(ctx, func(tx *Tx) error {
+			if err := tx.ExecScript(ctx, m.SQL); err != nil {
 				return err
 			}
 			_, err := tx.ExecContext(ctx,
