@@ -266,6 +266,9 @@ func decodeConfigFile(b []byte, cfg *Config) error {
 	if err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
+			if perr.LastKey != "" {
+				return fmt.Errorf("line %d: %s: %s", perr.Position.Line, perr.LastKey, perr.Message)
+			}
 			return fmt.Errorf("line %d: %s", perr.Position.Line, perr.Message)
 		}
 		return err

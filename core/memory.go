@@ -186,7 +186,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 		m.Type = InferType(m.Content)
 	}
 	var res RememberResult
-	err := s.db.WriteTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		stored, deduped, err := s.insertOrDedup(ctx, tx, &m, actor)
 		if err != nil {
 			return err
@@ -212,7 +212,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 	groupID := NewID()
 	res := &RememberResult{Chunked: true, GroupID: groupID}
 	var created []string
-	err := s.db.WriteTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		res.IDs, created = nil, nil
 		for _, c := range chunks {
 			norm := NormalizeContent(c)
@@ -251,7 +251,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 // insertOrDedup is the heart of the write path, run inside a write
 // transaction: it returns an existing live memory with the same idempotency
 // key, source or content hash, or inserts m with its "created" event.
-func (s *Service) insertOrDedup(ctx context.Context, tx *sql.Tx, m *storage.Memory, actor Actor) (*storage.Memory, bool, error) {
+func (s *Service) insertOrDedup(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor) (*storage.Memory, bool, error) {
 	if m.IdempotencyKey != "" {
 		var id string
 		err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE idempotency_key = ?`, m.IdempotencyKey).Scan(&id)
@@ -284,7 +284,7 @@ func (s *Service) insertOrDedup(ctx context.Context, tx *sql.Tx, m *storage.Memo
 
 // insertNew inserts a memory that is known not to duplicate a live one, and
 // writes its "created" history event. It fills id and timestamps if unset.
-func (s *Service) insertNew(ctx context.Context, tx *sql.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
+func (s *Service) insertNew(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
 	now := s.timestamp()
 	if m.ID == "" {
 		m.ID = NewID()
@@ -322,7 +322,7 @@ func (s *Service) insertNew(ctx context.Context, tx *sql.Tx, m *storage.Memory, 
 	return nil
 }
 
-func (s *Service) enqueueJob(ctx context.Context, tx *sql.Tx, memoryID, jobType string) error {
+func (s *Service) enqueueJob(ctx context.Context, tx *storage.Tx, memoryID, jobType string) error {
 	now := s.timestamp()
 	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memory_jobs
 		(id, memory_id, job_type, status, attempts, max_attempts, created_at, updated_at)
@@ -333,7 +333,7 @@ func (s *Service) enqueueJob(ctx context.Context, tx *sql.Tx, memoryID, jobType 
 	return nil
 }
 
-func (s *Service) addHistory(ctx context.Context, tx *sql.Tx, memoryID, event string, oldContent, newContent *string, actor Actor, reason string, meta map[string]any) error {
+func (s *Service) addHistory(ctx context.Context, tx *storage.Tx, memoryID, event string, oldContent, newContent *string, actor Actor, reason string, meta map[string]any) error {
 	var metaJSON string
 	if len(meta) > 0 {
 		b, err := json.Marshal(meta)

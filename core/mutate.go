@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -109,7 +108,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	actor = actor.normalized()
 	var res *MutationResult
 	var resErr error
-	err := s.db.WriteTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		res, resErr = nil, nil
 		m, err := storage.GetMemory(ctx, tx, p.ID)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -234,7 +233,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 	actor = actor.normalized()
 	var res *MutationResult
 	var resErr error
-	err := s.db.WriteTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		res, resErr = s.forgetTx(ctx, tx, in, actor)
 		return nil
 	})
@@ -247,7 +246,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 	return res, resErr
 }
 
-func (s *Service) forgetTx(ctx context.Context, tx *sql.Tx, in ForgetInput, actor Actor) (*MutationResult, error) {
+func (s *Service) forgetTx(ctx context.Context, tx *storage.Tx, in ForgetInput, actor Actor) (*MutationResult, error) {
 	m, err := storage.GetMemory(ctx, tx, in.ID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return notFound(in.ID)
@@ -312,7 +311,7 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 	days := int(window / (24 * time.Hour))
 	var res *MutationResult
 	var resErr error
-	err := s.db.WriteTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		res, resErr = nil, nil
 		m, err := storage.GetMemory(ctx, tx, in.ID)
 		if errors.Is(err, storage.ErrNotFound) {

@@ -23,7 +23,7 @@ func ParsePrefixes(content string) Prefixes {
 		s = strings.TrimLeftFunc(s[len("critical:"):], isJSSpace)
 	}
 	if strings.HasPrefix(s, "[") {
-		if end := strings.Index(s, "]:"); end > 0 {
+		if end := strings.Index(s, "]:"); end > 1 {
 			inner := s[1:end]
 			if !strings.ContainsAny(inner, "[]\n") {
 				p.Tags = SplitTags(strings.ToLower(inner))

@@ -3,7 +3,6 @@ package core
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -139,7 +138,7 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 		batch := lines[start:min(start+importBatch, len(lines))]
 		var imported, deduped, existing int
 		var ids []string
-		err := s.db.WriteTx(ctx, func(tx *sql.Tx) error {
+		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			imported, deduped, existing, ids = 0, 0, 0, nil
 			for _, l := range batch {
 				m := storageOf(&l.Memory)

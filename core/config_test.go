@@ -1,0 +1,165 @@
+package core
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestConfigDefaultsValidate(t *testing.T) {
+	cfg := DefaultConfig()
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("defaults do not validate: %v", err)
+	}
+	if cfg.Server.Addr != "127.0.0.1:3850" || cfg.Auth.Mode != "local" {
+		t.Fatalf("unexpected defaults: %+v", cfg.Server)
+	}
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	home := t.TempDir()
+	file := `[server]
+addr = "127.0.0.1:4000"
+[auth]
+mode = "local"
+[memory]
+max_batch = 50
+forget_confirm_threshold = 10
+`
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"CAIRN_HOME":             home,
+		"CAIRN_MEMORY_MAX_BATCH": "70",
+		"CAIRN_ADDR":             "127.0.0.1:5000",
+	}
+	cfg, paths, err := LoadConfig(LoadOptions{Getenv: envOf(env), Overrides: map[string]string{"server.addr": "127.0.0.1:6000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Server.Addr != "127.0.0.1:6000" {
+		t.Errorf("flag should win: addr = %s", cfg.Server.Addr)
+	}
+	if cfg.Memory.MaxBatch != 70 {
+		t.Errorf("env should win over file: max_batch = %d", cfg.Memory.MaxBatch)
+	}
+	if cfg.Memory.ForgetConfirmThreshold != 10 {
+		t.Errorf("file should win over default: threshold = %d", cfg.Memory.ForgetConfirmThreshold)
+	}
+	if paths.Database != filepath.Join(home, "memories.db") || paths.LogFile != filepath.Join(home, "logs", "cairn.log") {
+		t.Errorf("CAIRN_HOME paths wrong: %+v", paths)
+	}
+
+	cfg, _, err = LoadConfig(LoadOptions{Getenv: envOf(env)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Server.Addr != "127.0.0.1:5000" {
+		t.Errorf("CAIRN_ADDR should win over the file: %s", cfg.Server.Addr)
+	}
+}
+
+func TestConfigXDGPaths(t *testing.T) {
+	env := map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/data", "XDG_CONFIG_HOME": "relative/ignored"}
+	_, p, err := LoadConfig(LoadOptions{Getenv: envOf(env)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Database != "/data/cairn/memories.db" {
+		t.Errorf("database = %s", p.Database)
+	}
+	if p.ConfigFile != "/home/u/.config/cairn/config.toml" {
+		t.Errorf("config file = %s (a relative XDG_CONFIG_HOME must be ignored)", p.ConfigFile)
+	}
+	if p.LogFile != "/home/u/.local/state/cairn/cairn.log" {
+		t.Errorf("log file = %s", p.LogFile)
+	}
+}
+
+func TestConfigErrorsNameKeyValueAndRange(t *testing.T) {
+	tests := []struct {
+		name, file string
+		env        map[string]string
+		want       []string
+	}{
+		{"out of range", "[memory]\nmax_batch = 0\n", nil, []string{"memory.max_batch", "0", "1 to 10000"}},
+		{"bad enum", "[auth]\nmode = \"open\"\n", nil, []string{"auth.mode", `"open"`, "local, team, hybrid"}},
+		{"unknown key", "[server]\nadr = \"x\"\n", nil, []string{"server.adr", "unknown key"}},
+		{"bad duration", "[memory]\nrecover_window = \"soon\"\n", nil, []string{"recover_window", "duration"}},
+		{"bad toml", "[server\n", nil, []string{"line 2"}},
+		{"env type", "", map[string]string{"CAIRN_MEMORY_MAX_BATCH": "many"}, []string{"CAIRN_MEMORY_MAX_BATCH", `"many"`, "integer"}},
+		{"env range", "", map[string]string{"CAIRN_GUARDRAILS_MAX_CONTENT_CHARS": "10"}, []string{"guardrails.max_content_chars", "10", "50 to 100000"}},
+		{"non-loopback in local mode", "[server]\naddr = \"0.0.0.0:3850\"\n", nil, []string{"server.addr", "loopback", "team or hybrid"}},
+		{"no host", "[server]\naddr = \":3850\"\n", nil, []string{"server.addr", "host"}},
+		{"cross-key rule", "[guardrails]\nchunk_target_chars = 900\n", nil, []string{"chunk_target_chars", "max_content_chars"}},
+		{"NaN", "[memory]\ndefault_importance = nan\n", nil, []string{"memory.default_importance", "0 to 1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			if tt.file != "" {
+				os.WriteFile(filepath.Join(home, "config.toml"), []byte(tt.file), 0o600)
+			}
+			env := map[string]string{"CAIRN_HOME": home}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			_, _, err := LoadConfig(LoadOptions{Getenv: envOf(env)})
+			if err == nil {
+				t.Fatal("expected an error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigEveryKeyFromEnvAndRoundTrip(t *testing.T) {
+	cfg := DefaultConfig()
+	for _, k := range cfg.Keys() {
+		if !strings.Contains(k, ".") || EnvName(k) != "CAIRN_"+strings.ToUpper(strings.ReplaceAll(k, ".", "_")) {
+			t.Fatalf("bad key %q", k)
+		}
+	}
+	// The printed config parses back to the same config.
+	home := t.TempDir()
+	cfg.Memory.RecoverWindow = Duration(48 * time.Hour)
+	cfg.Auth.Mode = "team"
+	os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg.TOML()), 0o600)
+	got, _, err := LoadConfig(LoadOptions{Getenv: envOf(map[string]string{"CAIRN_HOME": home})})
+	if err != nil {
+		t.Fatalf("printed config does not load: %v\n%s", err, cfg.TOML())
+	}
+	if *got != cfg {
+		t.Fatalf("round trip changed the config:\n%+v\n%+v", *got, cfg)
+	}
+	var ce *ConfigError
+	if err := cfg.Set("nope.key", "1"); !errors.As(err, &ce) {
+		t.Fatalf("Set of an unknown key: %v", err)
+	}
+}
+
+func FuzzConfigFile(f *testing.F) {
+	def := DefaultConfig()
+	f.Add([]byte(def.TOML()))
+	f.Add([]byte("[server]\naddr = \"127.0.0.1:1\"\n[memory]\nmax_batch = 3"))
+	f.Add([]byte("[[x]]\na=1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg := DefaultConfig()
+		if err := decodeConfigFile(data, &cfg); err != nil {
+			return
+		}
+		_ = cfg.Validate() // must not panic, whatever was decoded
+	})
+}

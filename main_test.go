@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests run the real binary, built once by TestMain.
+var cairnBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cairn-bin-")
+	if err != nil {
+		panic(err)
+	}
+	cairnBin = filepath.Join(dir, "cairn")
+	out, err := exec.Command("go", "build", "-o", cairnBin, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build cairn: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// cairnCmd runs the binary with CAIRN_HOME set to home.
+func cairnCmd(home string, args ...string) *exec.Cmd {
+	cmd := exec.Command(cairnBin, args...)
+	cmd.Env = append(os.Environ(), "CAIRN_HOME="+home)
+	return cmd
+}
+
+type server struct {
+	cmd    *exec.Cmd
+	addr   string
+	stderr *bytes.Buffer
+}
+
+func startServer(t *testing.T, home, addr string) *server {
+	t.Helper()
+	s := &server{addr: addr, stderr: &bytes.Buffer{}}
+	s.cmd = cairnCmd(home, "serve", "--addr", addr)
+	s.cmd.Stderr = s.stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + addr + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return s
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.cmd.Process.Kill()
+	t.Fatalf("server did not come up: %s", s.stderr)
+	return nil
+}
+
+func (s *server) stop(t *testing.T) {
+	t.Helper()
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("server exited with %v: %s", err, s.stderr)
+		}
+	case <-time.After(20 * time.Second):
+		s.cmd.Process.Kill()
+		t.Fatal("server did not stop on SIGTERM")
+	}
+}
+
+func postJSON(t *testing.T, url string, body any) (int, map[string]any) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(url, "application/json", bytes.NewReader(b))
+	if err != nil {
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+// An acknowledged remember survives kill -9 of the server.
+func TestAcknowledgedWritesSurviveKill9(t *testing.T) {
+	home := t.TempDir()
+	addr := freeAddr(t)
+	srv := startServer(t, home, addr)
+
+	var mu sync.Mutex
+	var acked []string
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			client := &http.Client{Timeout: 5 * time.Second}
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				b, _ := json.Marshal(map[string]any{"content": fmt.Sprintf("writer %d wrote memory number %d about durability", w, i)})
+				resp, err := client.Post("http://"+addr+"/api/memory/remember", "application/json", bytes.NewReader(b))
+				if err != nil {
+					return // the server is gone
+				}
+				var out map[string]any
+				json.NewDecoder(resp.Body).Decode(&out)
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					mu.Lock()
+					acked = append(acked, out["id"].(string))
+					mu.Unlock()
+				}
+			}
+		}(w)
+	}
+	// Let writes flow, then kill the server mid-stream.
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 200 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	srv.cmd.Wait()
+	close(stop)
+	wg.Wait()
+	if len(acked) < 50 {
+		t.Fatalf("only %d writes acknowledged before the kill", len(acked))
+	}
+
+	srv = startServer(t, home, addr)
+	defer srv.stop(t)
+	for _, id := range acked {
+		resp, err := http.Get("http://" + addr + "/api/memory/" + id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("acknowledged memory %s is missing after kill -9 (status %d)", id, resp.StatusCode)
+		}
+	}
+	t.Logf("%d acknowledged writes all present after kill -9", len(acked))
+}
+
+func TestSecondInstanceAndClientMode(t *testing.T) {
+	home := t.TempDir()
+	addr := freeAddr(t)
+	srv := startServer(t, home, addr)
+
+	// A second server on the same database says who holds it.
+	out, err := cairnCmd(home, "serve", "--addr", freeAddr(t)).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "in use by another cairn (pid") || !strings.Contains(string(out), addr) {
+		t.Fatalf("second serve: err=%v out=%s", err, out)
+	}
+	// A taken port is explained.
+	other := t.TempDir()
+	out, err = cairnCmd(other, "serve", "--addr", addr).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "already in use") {
+		t.Fatalf("port taken: err=%v out=%s", err, out)
+	}
+
+	// The CLI talks to the running instance instead of opening the store.
+	out, err = cairnCmd(home, "remember", "--tags", "infra,db", "postgres runs on port 5433 in staging").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "remembered") {
+		t.Fatalf("remember via API: %v %s", err, out)
+	}
+	resp, _ := http.Get("http://" + addr + "/api/memories")
+	var list struct {
+		Memories []struct {
+			Content string   `json:"content"`
+			Tags    []string `json:"tags"`
+			Who     string   `json:"who"`
+		} `json:"memories"`
+	}
+	json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if len(list.Memories) != 1 || list.Memories[0].Who != "cli" || len(list.Memories[0].Tags) != 2 {
+		t.Fatalf("memory from the CLI: %+v", list.Memories)
+	}
+	out, err = cairnCmd(home, "recall", "which port does postgres use").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "5433") {
+		t.Fatalf("recall via API: %v %s", err, out)
+	}
+	srv.stop(t)
+
+	// With nothing running the CLI opens the store itself.
+	out, err = cairnCmd(home, "recall", "postgres").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "5433") {
+		t.Fatalf("recall direct: %v %s", err, out)
+	}
+	if wal, err := os.Stat(filepath.Join(home, "memories.db-wal")); err == nil && wal.Size() != 0 {
+		t.Fatalf("WAL not checkpointed at shutdown: %d bytes", wal.Size())
+	}
+}
+
+// Export, import into a fresh store, export again: identical bytes.
+func TestExportImportRoundTrip(t *testing.T) {
+	home := t.TempDir()
+	addr := freeAddr(t)
+	srv := startServer(t, home, addr)
+	base := "http://" + addr
+	var ids []string
+	for _, c := range []map[string]any{
+		{"content": "critical: [security]: never commit secrets", "who": "alice", "project": "atlas"},
+		{"content": "User prefers bun over npm", "tags": []string{"tooling"}, "importance": 0.6},
+		{"content": "Ünïcödé: 東京 meeting moved to Thursday 🚀", "source_type": "bench", "source_id": "b-1"},
+		{"content": "to be deleted later"},
+	} {
+		code, out := postJSON(t, base+"/api/memory/remember", c)
+		if code != 200 {
+			t.Fatalf("remember: %d %v", code, out)
+		}
+		ids = append(ids, out["id"].(string))
+	}
+	req, _ := http.NewRequest(http.MethodPatch, base+"/api/memory/"+ids[1], strings.NewReader(`{"reason":"fix","content":"User prefers bun over npm and pnpm","importance":0.7}`))
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("patch: %v", err)
+	}
+	req, _ = http.NewRequest(http.MethodDelete, base+"/api/memory/"+ids[3]+"?reason=cleanup", nil)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("delete: %v", err)
+	}
+	first := filepath.Join(t.TempDir(), "a.jsonl")
+	if out, err := cairnCmd(home, "export", "--include-deleted", "-o", first).CombinedOutput(); err != nil {
+		t.Fatalf("export via API: %v %s", err, out)
+	}
+	srv.stop(t)
+
+	fresh := t.TempDir()
+	out, err := cairnCmd(fresh, "import", first).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "imported 4 memories") {
+		t.Fatalf("import: %v %s", err, out)
+	}
+	second := filepath.Join(t.TempDir(), "b.jsonl")
+	if out, err := cairnCmd(fresh, "export", "--include-deleted", "-o", second).CombinedOutput(); err != nil {
+		t.Fatalf("export direct: %v %s", err, out)
+	}
+	a, _ := os.ReadFile(first)
+	b, _ := os.ReadFile(second)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("round trip differs:\n%s\n---\n%s", a, b)
+	}
+	if n := bytes.Count(a, []byte("\n")); n != 4 {
+		t.Fatalf("export has %d lines, want 4", n)
+	}
+	// Importing again changes nothing.
+	out, err = cairnCmd(fresh, "import", first).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "imported 0 memories") || !strings.Contains(string(out), "4 already present") {
+		t.Fatalf("re-import: %v %s", err, out)
+	}
+	// A bad line stops the import before anything is written.
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"content":"fine line","importance":0.5}`+"\n"+`{"content":"bad","importance":"high"}`+"\n"), 0o600)
+	out, err = cairnCmd(t.TempDir(), "import", bad).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "line 2") || !strings.Contains(string(out), "importance") {
+		t.Fatalf("bad import: %v %s", err, out)
+	}
+}
+
+func TestCLIUsageAndConfig(t *testing.T) {
+	home := t.TempDir()
+	out, err := cairnCmd(home, "config").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `addr = "127.0.0.1:3850"`) {
+		t.Fatalf("config: %v %s", err, out)
+	}
+	cmd := cairnCmd(home, "config")
+	cmd.Env = append(cmd.Env, "CAIRN_AUTH_MODE=open")
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "CAIRN_AUTH_MODE") && !strings.Contains(string(out), "auth.mode") {
+		t.Fatalf("bad env config: %v %s", err, out)
+	}
+	out, err = cairnCmd(home, "frobnicate").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "unknown command") {
+		t.Fatalf("unknown command: %v %s", err, out)
+	}
+	out, err = cairnCmd(home, "version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "cairn ") {
+		t.Fatalf("version: %v %s", err, out)
+	}
+}
