@@ -65,8 +65,8 @@ func (a *API) Handler() http.Handler {
 		reqID := firstHeader(r, "X-Request-Id", "X-Cairn-Request-Id", "X-Signet-Request-Id")
 		if reqID == "" {
 			reqID = NewID()
-			r.Header.Set("X-Request-Id", reqID)
 		}
+		r.Header.Set("X-Request-Id", reqID) // actorOf reads the one canonical name
 		w.Header().Set("X-Request-Id", reqID)
 		rw := &statusWriter{ResponseWriter: w}
 		defer func() {
@@ -346,7 +346,7 @@ func recallInputFrom(b body) (RecallInput, *Error) {
 	if in.KeywordQuery, _, e = b.str("keyword_query", "keywordQuery"); e != nil {
 		return in, e
 	}
-	if b.has("limit") {
+	if raw, _ := b.field("limit"); raw != nil {
 		n, err := b.integer("limit")
 		if err != nil || n == nil || *n < 1 || *n > MaxRecallLimit {
 			return in, invalid("limit", "limit must be an integer from 1 to %d", MaxRecallLimit)
@@ -519,7 +519,7 @@ func patchFrom(b body, id string) (Patch, *Error) {
 	if p.Reason, _, e = b.str("reason"); e != nil {
 		return p, e
 	}
-	if b.has("if_version", "ifVersion") {
+	if raw, _ := b.field("if_version", "ifVersion"); raw != nil {
 		v, err := b.integer("if_version", "ifVersion")
 		if err != nil || v == nil || *v < 1 {
 			return p, invalid("if_version", "if_version must be a positive integer")
@@ -584,7 +584,7 @@ func reasonVersion(r *http.Request, b body) (string, *int64, *Error) {
 		reason = r.URL.Query().Get("reason")
 	}
 	var ver *int64
-	if b.has("if_version", "ifVersion") {
+	if raw, _ := b.field("if_version", "ifVersion"); raw != nil {
 		v, err := b.integer("if_version", "ifVersion")
 		if err != nil || v == nil || *v < 1 {
 			return "", nil, invalid("if_version", "if_version must be a positive integer")
@@ -702,7 +702,7 @@ func (a *API) forgetBatch(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, res.Response())
 }
 
 func forgetInputFrom(b body) (BatchForgetInput, *Error) {
@@ -743,7 +743,7 @@ func forgetInputFrom(b body) (BatchForgetInput, *Error) {
 	if in.IDs, e = b.strList("ids"); e != nil {
 		return in, e
 	}
-	if b.has("limit") {
+	if raw, _ := b.field("limit"); raw != nil {
 		n, err := b.integer("limit")
 		if err != nil || n == nil || *n < 1 {
 			return in, invalid("limit", "limit must be a positive integer")

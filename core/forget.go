@@ -38,16 +38,49 @@ type ForgetCandidate struct {
 	Content string  `json:"content"`
 }
 
-// BatchForgetResult is a preview or an execution report.
+// BatchForgetResult is a preview (Candidates) or an execution report
+// (Requested, Deleted, Results).
 type BatchForgetResult struct {
+	Mode            string
+	Count           int
+	RequiresConfirm bool
+	ConfirmToken    string
+	Candidates      []*ForgetCandidate
+	Requested       int
+	Deleted         int
+	Results         []*MutationResult
+}
+
+type forgetPreviewJSON struct {
 	Mode            string             `json:"mode"`
 	Count           int                `json:"count"`
 	RequiresConfirm bool               `json:"requiresConfirm"`
-	ConfirmToken    string             `json:"confirmToken,omitempty"`
-	Candidates      []*ForgetCandidate `json:"candidates,omitempty"`
-	Requested       int                `json:"requested,omitempty"`
-	Deleted         int                `json:"deleted"`
-	Results         []*MutationResult  `json:"results,omitempty"`
+	ConfirmToken    string             `json:"confirmToken"`
+	Candidates      []*ForgetCandidate `json:"candidates"`
+}
+
+type forgetExecuteJSON struct {
+	Mode      string            `json:"mode"`
+	Requested int               `json:"requested"`
+	Deleted   int               `json:"deleted"`
+	Results   []*MutationResult `json:"results"`
+}
+
+// Response renders the result as the API returns it; each mode has its
+// own fixed set of fields, present even when empty.
+func (r *BatchForgetResult) Response() any {
+	if r.Mode == "execute" {
+		res := r.Results
+		if res == nil {
+			res = []*MutationResult{}
+		}
+		return forgetExecuteJSON{Mode: r.Mode, Requested: r.Requested, Deleted: r.Deleted, Results: res}
+	}
+	c := r.Candidates
+	if c == nil {
+		c = []*ForgetCandidate{}
+	}
+	return forgetPreviewJSON{Mode: r.Mode, Count: r.Count, RequiresConfirm: r.RequiresConfirm, ConfirmToken: r.ConfirmToken, Candidates: c}
 }
 
 func (in *BatchForgetInput) hasFilter() bool {
@@ -86,6 +119,9 @@ func (s *Service) ForgetBatch(ctx context.Context, in BatchForgetInput, actor Ac
 	limit := in.Limit
 	if limit == 0 {
 		limit = 20
+		if len(in.IDs) > 0 { // explicit ids are the selection; no default cut
+			limit = len(in.IDs)
+		}
 	}
 	limit = min(limit, s.cfg.Memory.MaxBatch)
 	if mode == "execute" {

@@ -212,8 +212,26 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 	groupID := NewID()
 	res := &RememberResult{Chunked: true, GroupID: groupID}
 	var created []string
+	key := base.IdempotencyKey
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		res.IDs, created = nil, nil
+		// A retried request with the same idempotency key gets the group it
+		// stored the first time. Only the first chunk carries the key.
+		if key != "" {
+			prev, err := findByIdempotencyKey(ctx, tx, key)
+			if err == nil {
+				res.Deduped = true
+				if prev.SourceType != "chunk" {
+					res.IDs = []string{prev.ID}
+					return nil
+				}
+				res.GroupID = prev.SourceID
+				return collectGroup(ctx, tx, prev.SourceID, &res.IDs)
+			} else if !errors.Is(err, storage.ErrNotFound) {
+				return err
+			}
+		}
+		seen := map[string]bool{}
 		for _, c := range chunks {
 			norm := NormalizeContent(c)
 			if norm.Storage == "" {
@@ -222,6 +240,10 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 			m := base
 			m.Content, m.NormalizedContent, m.ContentHash = norm.Storage, norm.Normalized, norm.Hash
 			m.SourceType, m.SourceID = "chunk", groupID
+			m.IdempotencyKey = ""
+			if len(seen) == 0 {
+				m.IdempotencyKey = key
+			}
 			if m.Type == "" {
 				m.Type = InferType(m.Content)
 			}
@@ -229,6 +251,10 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 			if err != nil {
 				return err
 			}
+			if seen[stored.ID] { // a chunk repeating an earlier one
+				continue
+			}
+			seen[stored.ID] = true
 			res.IDs = append(res.IDs, stored.ID)
 			if !deduped {
 				created = append(created, stored.ID)
@@ -253,12 +279,10 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 // key, source or content hash, or inserts m with its "created" event.
 func (s *Service) insertOrDedup(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor) (*storage.Memory, bool, error) {
 	if m.IdempotencyKey != "" {
-		var id string
-		err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE idempotency_key = ?`, m.IdempotencyKey).Scan(&id)
+		existing, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey)
 		if err == nil {
-			existing, err := storage.GetMemory(ctx, tx, id)
-			return existing, err == nil, err
-		} else if !errors.Is(err, sql.ErrNoRows) {
+			return existing, true, nil
+		} else if !errors.Is(err, storage.ErrNotFound) {
 			return nil, false, err
 		}
 	}
@@ -280,6 +304,33 @@ func (s *Service) insertOrDedup(ctx context.Context, tx *storage.Tx, m *storage.
 		return nil, false, err
 	}
 	return m, false, nil
+}
+
+// findByIdempotencyKey returns the live memory holding key.
+func findByIdempotencyKey(ctx context.Context, q storage.Querier, key string) (*storage.Memory, error) {
+	m, err := storage.ScanMemory(q.QueryRowContext(ctx, `SELECT `+storage.MemoryColumns+` FROM memories m
+		WHERE m.idempotency_key = ? AND m.is_deleted = 0`, key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, storage.ErrNotFound
+	}
+	return m, err
+}
+
+// collectGroup appends the ids of a chunk group's live memories, in order.
+func collectGroup(ctx context.Context, q storage.Querier, groupID string, ids *[]string) error {
+	rows, err := q.QueryContext(ctx, `SELECT id FROM memories WHERE source_type = 'chunk' AND source_id = ? AND is_deleted = 0 ORDER BY rid`, groupID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		*ids = append(*ids, id)
+	}
+	return rows.Err()
 }
 
 // insertNew inserts a memory that is known not to duplicate a live one, and

@@ -52,7 +52,7 @@ func (p *Patch) empty() bool {
 }
 
 // validate checks a patch without touching the store.
-func (p *Patch) validate() *Error {
+func (p *Patch) validate(maxChars int) *Error {
 	if p.invalid != nil {
 		return p.invalid
 	}
@@ -74,6 +74,11 @@ func (p *Patch) validate() *Error {
 		}
 		if NormalizeContent(*p.Content).Storage == "" {
 			return invalid("content", "content must not be empty")
+		}
+		if n := CharCount(*p.Content); n > maxChars {
+			return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+				Message: fmt.Sprintf("content is %d characters; the limit is %d (guardrails.max_remember_chars)", n, maxChars),
+				Extra:   map[string]any{"field": "content"}}
 		}
 	}
 	if p.Type != nil && strings.TrimSpace(*p.Type) == "" {
@@ -102,7 +107,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	if err := s.checkFrozen(); err != nil {
 		return nil, err
 	}
-	if err := p.validate(); err != nil {
+	if err := p.validate(s.cfg.Guardrails.MaxRememberChars); err != nil {
 		return &MutationResult{ID: p.ID, Status: "invalid_request", Error: err.Message}, err
 	}
 	actor = actor.normalized()
@@ -332,6 +337,17 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		if in.IfVersion != nil && *in.IfVersion != m.Version {
 			res, resErr = conflict(CodeVersionConflict, fmt.Sprintf("version conflict: if_version is %d but the memory is at version %d", *in.IfVersion, m.Version), m)
 			return nil
+		}
+		if m.IdempotencyKey != "" {
+			if other, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey); err == nil {
+				r, e := conflict(CodeDuplicate, "a live memory already uses this memory's idempotency_key", m)
+				r.DuplicateMemoryID = other.ID
+				e.(*Error).Extra = map[string]any{"duplicateMemoryId": other.ID}
+				res, resErr = r, e
+				return nil
+			} else if !errors.Is(err, storage.ErrNotFound) {
+				return err
+			}
 		}
 		dup, err := storage.FindLiveByHash(ctx, tx, m.ContentHash, m.Project)
 		if err == nil {

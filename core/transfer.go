@@ -157,6 +157,15 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 					} else if !errors.Is(err, storage.ErrNotFound) {
 						return err
 					}
+					if m.IdempotencyKey != "" {
+						// The same request was already stored under this key.
+						if _, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey); err == nil {
+							deduped++
+							continue
+						} else if !errors.Is(err, storage.ErrNotFound) {
+							return err
+						}
+					}
 				}
 				if err := s.insertNew(ctx, tx, m, actor, "import", map[string]any{"line": l.Line}); err != nil {
 					return fmt.Errorf("line %d: %w", l.Line, err)

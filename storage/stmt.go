@@ -186,4 +186,3 @@ func (r *Reader) QueryRow(query string, args ...any) *sql.Row {
 func (r *Reader) Query(query string, args ...any) (*sql.Rows, error) {
 	return r.QueryContext(context.Background(), query, args...)
 }
-

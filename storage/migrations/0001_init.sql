@@ -60,7 +60,7 @@ CREATE INDEX idx_memories_deleted_at ON memories(deleted_at) WHERE is_deleted = 
 CREATE UNIQUE INDEX idx_memories_hash_live
     ON memories(content_hash, COALESCE(project, '')) WHERE is_deleted = 0;
 CREATE UNIQUE INDEX idx_memories_idempotency
-    ON memories(idempotency_key) WHERE idempotency_key IS NOT NULL;
+    ON memories(idempotency_key) WHERE idempotency_key IS NOT NULL AND is_deleted = 0;
 
 -- External-content FTS5 index over memories.content. Porter stemming on top of
 -- unicode61 measured clearly better than plain unicode61 on conversational

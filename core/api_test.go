@@ -1,0 +1,2177 @@
+package core_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	_ "github.com/ncruces/go-sqlite3/driver" // the test's own read-only connection
+)
+
+// ---------------------------------------------------------------------------
+// Test harness: a real SQLite store in a temp dir, a Service with a clock the
+// test controls, and the real HTTP handler behind httptest.NewServer.
+// ---------------------------------------------------------------------------
+
+// testClock is a clock tests move by hand.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+var clockStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+type env struct {
+	db    *storage.DB
+	ro    *sql.DB // an independent read-only connection for inspecting the store
+	svc   *core.Service
+	h     http.Handler
+	srv   *httptest.Server // nil for in-process (recorder) environments
+	clock *testClock
+}
+
+// newEnv opens a fresh store and serves the API over a real HTTP server.
+func newEnv(tb testing.TB, mods ...func(*core.Config)) *env {
+	tb.Helper()
+	e := newStoreEnv(tb, mods...)
+	e.srv = httptest.NewServer(e.h)
+	tb.Cleanup(e.srv.Close)
+	return e
+}
+
+// newStoreEnv opens a fresh store and builds the API handler without a
+// listener; requests go through httptest.NewRecorder. Fuzz targets use it
+// because it is several times faster per input.
+func newStoreEnv(tb testing.TB, mods ...func(*core.Config)) *env {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "memories.db")
+	db, err := storage.Open(context.Background(), storage.Options{Path: path, NoBackup: true})
+	if err != nil {
+		tb.Fatalf("open store: %v", err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	// The test inspects the file through its own connection, so what it
+	// sees does not depend on storage's reader pool.
+	ro, err := sql.Open("sqlite3", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	if err != nil {
+		tb.Fatalf("open read-only connection: %v", err)
+	}
+	ro.SetMaxOpenConns(1)
+	tb.Cleanup(func() { _ = ro.Close() })
+	cfg := core.DefaultConfig()
+	for _, m := range mods {
+		m(&cfg)
+	}
+	clock := &testClock{t: clockStart}
+	svc := core.NewService(db, cfg, core.ServiceOptions{Now: clock.Now})
+	return &env{db: db, ro: ro, svc: svc, h: core.NewAPI(svc, "test", "127.0.0.1:0").Handler(), clock: clock}
+}
+
+// resp is a decoded API answer.
+type resp struct {
+	Status int
+	Header http.Header
+	Raw    []byte
+	JSON   map[string]any // nil unless the body is a JSON object
+}
+
+// hdr builds request headers from name/value pairs.
+func hdr(kv ...string) http.Header {
+	h := http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
+	}
+	return h
+}
+
+// rawBody marks a request body to be sent byte for byte.
+type rawBody []byte
+
+// do sends one request. body may be nil (no body), rawBody/string (sent as
+// is) or anything else (marshalled to JSON).
+func (e *env) do(tb testing.TB, method, path string, body any, h http.Header) *resp {
+	tb.Helper()
+	r, err := e.send(method, path, body, h)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", method, path, err)
+	}
+	return r
+}
+
+// send is do without a testing.TB, for use off the test goroutine.
+func (e *env) send(method, path string, body any, h http.Header) (*resp, error) {
+	return e.sendCtx(context.Background(), method, path, body, h)
+}
+
+// sendCtx is send bounded by ctx: when ctx ends the client gives up, and the
+// server sees its request context cancelled.
+func (e *env) sendCtx(ctx context.Context, method, path string, body any, h http.Header) (*resp, error) {
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case rawBody:
+		rd = bytes.NewReader(b)
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			return nil, fmt.Errorf("marshal request: %w", err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	var r *resp
+	if e.srv != nil {
+		req, err := http.NewRequestWithContext(ctx, method, e.srv.URL+path, rd)
+		if err != nil {
+			return nil, err
+		}
+		if rd != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		for k, v := range h {
+			req.Header[k] = v
+		}
+		res, err := e.srv.Client().Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer res.Body.Close()
+		raw, err := io.ReadAll(res.Body)
+		if err != nil {
+			return nil, fmt.Errorf("read response: %w", err)
+		}
+		r = &resp{Status: res.StatusCode, Header: res.Header, Raw: raw}
+	} else {
+		req := httptest.NewRequestWithContext(ctx, method, path, rd)
+		if rd != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		for k, v := range h {
+			req.Header[k] = v
+		}
+		rec := httptest.NewRecorder()
+		e.h.ServeHTTP(rec, req)
+		r = &resp{Status: rec.Code, Header: rec.Header(), Raw: rec.Body.Bytes()}
+	}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		var m map[string]any
+		if json.Unmarshal(r.Raw, &m) == nil {
+			r.JSON = m
+		}
+	}
+	return r, nil
+}
+
+func (e *env) get(tb testing.TB, path string) *resp { return e.do(tb, "GET", path, nil, nil) }
+func (e *env) post(tb testing.TB, path string, body any) *resp {
+	return e.do(tb, "POST", path, body, nil)
+}
+func (e *env) patch(tb testing.TB, id string, body any) *resp {
+	return e.do(tb, "PATCH", "/api/memory/"+id, body, nil)
+}
+func (e *env) del(tb testing.TB, id string, body any) *resp {
+	return e.do(tb, "DELETE", "/api/memory/"+id, body, nil)
+}
+
+func (r *resp) String() string {
+	s := string(r.Raw)
+	if len(s) > 600 {
+		s = s[:600] + "…"
+	}
+	return fmt.Sprintf("HTTP %d %s", r.Status, s)
+}
+
+// want asserts the status code.
+func (r *resp) want(tb testing.TB, status int) *resp {
+	tb.Helper()
+	if r.Status != status {
+		tb.Fatalf("status = %d, want %d; body: %s", r.Status, status, r)
+	}
+	if r.JSON == nil && r.Header.Get("Content-Type") != "application/x-ndjson" {
+		tb.Fatalf("response is not a JSON object (Content-Type %q): %s", r.Header.Get("Content-Type"), r)
+	}
+	return r
+}
+
+// wantErr asserts an error answer: status, the JSON {"error","code"} shape,
+// and the code.
+func (r *resp) wantErr(tb testing.TB, status int, code string) *resp {
+	tb.Helper()
+	r.want(tb, status)
+	if msg, _ := r.JSON["error"].(string); msg == "" {
+		tb.Fatalf("error answer without an error message: %s", r)
+	}
+	if got, _ := r.JSON["code"].(string); got != code {
+		tb.Fatalf("code = %q, want %q; body: %s", got, code, r)
+	}
+	return r
+}
+
+// wantInvalid asserts a 400 invalid_request naming field, whose message
+// contains msg.
+func (r *resp) wantInvalid(tb testing.TB, field, msg string) *resp {
+	tb.Helper()
+	r.wantErr(tb, http.StatusBadRequest, core.CodeInvalidRequest)
+	if got, _ := r.JSON["field"].(string); got != field {
+		tb.Fatalf("field = %q, want %q; body: %s", got, field, r)
+	}
+	if !strings.Contains(r.str("error"), msg) {
+		tb.Fatalf("error = %q, want it to contain %q", r.str("error"), msg)
+	}
+	return r
+}
+
+func (r *resp) str(key string) string { s, _ := r.JSON[key].(string); return s }
+func (r *resp) num(key string) float64 {
+	f, _ := r.JSON[key].(float64)
+	return f
+}
+func (r *resp) boolean(key string) bool { b, _ := r.JSON[key].(bool); return b }
+
+// list returns a JSON array field as objects.
+func (r *resp) list(tb testing.TB, key string) []map[string]any {
+	tb.Helper()
+	arr, ok := r.JSON[key].([]any)
+	if !ok {
+		tb.Fatalf("%q is not an array: %s", key, r)
+	}
+	out := make([]map[string]any, len(arr))
+	for i, v := range arr {
+		m, ok := v.(map[string]any)
+		if !ok {
+			tb.Fatalf("%s[%d] is not an object: %s", key, i, r)
+		}
+		out[i] = m
+	}
+	return out
+}
+
+func strs(v any) []string {
+	arr, _ := v.([]any)
+	out := make([]string, 0, len(arr))
+	for _, x := range arr {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+// remember stores content (with optional extra fields) and returns the answer.
+func (e *env) remember(tb testing.TB, content string, extra ...any) *resp {
+	tb.Helper()
+	body := map[string]any{"content": content}
+	for i := 0; i+1 < len(extra); i += 2 {
+		body[extra[i].(string)] = extra[i+1]
+	}
+	r := e.post(tb, "/api/memory/remember", body).want(tb, http.StatusOK)
+	if r.str("id") == "" {
+		tb.Fatalf("remember returned no id: %s", r)
+	}
+	return r
+}
+
+func (e *env) mustID(tb testing.TB, content string, extra ...any) string {
+	tb.Helper()
+	return e.remember(tb, content, extra...).str("id")
+}
+
+// state summarises everything a failed request must not change: every
+// memory row's id, version, deletion and hash, and the number of history
+// events and jobs.
+func (e *env) state(tb testing.TB) string {
+	tb.Helper()
+	var rows, hist, jobs int
+	var digest string
+	r := e.ro
+	err := r.QueryRow(`SELECT count(*), COALESCE(group_concat(d, ';'), '') FROM (
+		SELECT id || ':' || version || ':' || is_deleted || ':' || content_hash || ':' || pinned || ':' || importance || ':' || tags AS d
+		FROM memories ORDER BY rid)`).Scan(&rows, &digest)
+	if err != nil {
+		tb.Fatalf("state: %v", err)
+	}
+	if err := r.QueryRow(`SELECT count(*) FROM memory_history`).Scan(&hist); err != nil {
+		tb.Fatalf("state: %v", err)
+	}
+	if err := r.QueryRow(`SELECT count(*) FROM memory_jobs`).Scan(&jobs); err != nil {
+		tb.Fatalf("state: %v", err)
+	}
+	return fmt.Sprintf("rows=%d history=%d jobs=%d digest=%s", rows, hist, jobs, digest)
+}
+
+// unchanged asserts the store still has the state before.
+func (e *env) unchanged(tb testing.TB, before string) {
+	tb.Helper()
+	if after := e.state(tb); after != before {
+		tb.Fatalf("store changed by a failed request:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+func (e *env) count(tb testing.TB, query string, args ...any) int {
+	tb.Helper()
+	var n int
+	if err := e.ro.QueryRow(query, args...).Scan(&n); err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+func (e *env) historyEvents(tb testing.TB, id string) []map[string]any {
+	tb.Helper()
+	return e.get(tb, "/api/memory/"+id+"/history").want(tb, http.StatusOK).list(tb, "history")
+}
+
+func eventNames(hist []map[string]any) []string {
+	out := make([]string, len(hist))
+	for i, h := range hist {
+		out[i], _ = h["event"].(string)
+	}
+	return out
+}
+
+// ---------------------------------------------------------------------------
+// Health, status, routing
+// ---------------------------------------------------------------------------
+
+func TestHealthAndStatus(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	h := e.get(t, "/health").want(t, http.StatusOK)
+	if h.str("status") != "healthy" || h.str("version") != "test" || h.JSON["db"] != true {
+		t.Fatalf("health: %s", h)
+	}
+	if h.Header.Get("X-Request-Id") == "" {
+		t.Fatalf("no X-Request-Id on the answer")
+	}
+	e.mustID(t, "status counts this memory")
+	d := e.mustID(t, "status counts this deleted memory")
+	e.del(t, d, map[string]any{"reason": "test"}).want(t, http.StatusOK)
+
+	s := e.get(t, "/api/status").want(t, http.StatusOK)
+	if s.str("status") != "running" || s.str("version") != "test" {
+		t.Fatalf("status: %s", s)
+	}
+	mem, _ := s.JSON["memories"].(map[string]any)
+	if mem["total"] != 1.0 || mem["deleted"] != 1.0 {
+		t.Fatalf("status memories = %v, want total 1 deleted 1", mem)
+	}
+	pipe, _ := s.JSON["pipeline"].(map[string]any)
+	if pipe["mutationsFrozen"] != false {
+		t.Fatalf("pipeline = %v", pipe)
+	}
+	e.svc.SetMutationsFrozen(true)
+	s = e.get(t, "/api/status").want(t, http.StatusOK)
+	pipe, _ = s.JSON["pipeline"].(map[string]any)
+	if pipe["mutationsFrozen"] != true {
+		t.Fatalf("pipeline after freeze = %v", pipe)
+	}
+}
+
+func TestRouting(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cases := []struct {
+		method, path string
+		status       int
+		code         string
+	}{
+		{"GET", "/api/does-not-exist", 404, core.CodeNotFound},
+		{"POST", "/nope", 404, core.CodeNotFound},
+		{"GET", "/api/memory/remember", 404, core.CodeNotFound}, // read as GET /api/memory/{id}
+		{"PUT", "/api/memory/remember", 405, "method_not_allowed"},
+		{"DELETE", "/health", 405, "method_not_allowed"},
+		{"POST", "/api/memories", 405, "method_not_allowed"},
+		{"GET", "/api/memory/some-id/recover", 405, "method_not_allowed"},
+		{"PUT", "/api/memory/some-id", 405, "method_not_allowed"},
+		{"GET", "/api/memory/forget", 404, core.CodeNotFound},
+	}
+	for _, c := range cases {
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			r := e.do(t, c.method, c.path, nil, nil).wantErr(t, c.status, c.code)
+			if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+				t.Fatalf("Content-Type = %q", r.Header.Get("Content-Type"))
+			}
+			if c.status == 405 && r.Header.Get("Allow") == "" {
+				t.Fatalf("405 without Allow header")
+			}
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 2.1 remember
+// ---------------------------------------------------------------------------
+
+const deployFact = "The deploy script for project atlas lives in tools/deploy.sh and needs AWS_PROFILE=prod."
+
+func TestRememberMinimal(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.remember(t, deployFact)
+	if r.str("type") != "fact" || r.num("importance") != 0.8 || r.boolean("pinned") || r.boolean("deduped") {
+		t.Fatalf("remember: %s", r)
+	}
+	if tags, ok := r.JSON["tags"].([]any); !ok || len(tags) != 0 {
+		t.Fatalf("tags = %#v, want an empty JSON array", r.JSON["tags"])
+	}
+	if r.str("content") != deployFact || r.str("source_type") != "manual" || r.num("version") != 1 {
+		t.Fatalf("remember: %s", r)
+	}
+	if _, ok := r.JSON["embedded"].(bool); !ok {
+		t.Fatalf("embedded missing: %s", r)
+	}
+	if r.str("created_at") != storage.FormatTime(clockStart) {
+		t.Fatalf("created_at = %q, want the service clock %q", r.str("created_at"), storage.FormatTime(clockStart))
+	}
+	g := e.get(t, "/api/memory/"+r.str("id")).want(t, http.StatusOK)
+	if g.str("content") != deployFact || g.boolean("is_deleted") {
+		t.Fatalf("get: %s", g)
+	}
+	hist := e.historyEvents(t, r.str("id"))
+	if got := eventNames(hist); !slices.Equal(got, []string{"created"}) {
+		t.Fatalf("history = %v, want [created]", got)
+	}
+	if hist[0]["newContent"] != deployFact {
+		t.Fatalf("created event newContent = %v", hist[0]["newContent"])
+	}
+	// No Content-Type header is fine too.
+	req, _ := http.NewRequest("POST", e.srv.URL+"/api/memory/remember", strings.NewReader(`{"content":"no content type header test"}`))
+	res, err := e.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("remember without Content-Type: %d", res.StatusCode)
+	}
+}
+
+func TestRememberDedupByHash(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := e.mustID(t, deployFact)
+	before := e.state(t)
+	variants := []string{
+		deployFact,
+		"  the DEPLOY script for project atlas lives in   tools/deploy.sh and needs AWS_PROFILE=prod.  ",
+		"The deploy script for project atlas lives in tools/deploy.sh and needs AWS_PROFILE=prod",
+		"The deploy script for project atlas lives in tools/deploy.sh and needs AWS_PROFILE=prod!?;:",
+		"THE DEPLOY SCRIPT FOR PROJECT ATLAS LIVES IN TOOLS/DEPLOY.SH AND NEEDS AWS_PROFILE=PROD.",
+		"The\tdeploy\nscript for project atlas lives in tools/deploy.sh and needs AWS_PROFILE=prod...",
+	}
+	for i, v := range variants {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			r := e.remember(t, v)
+			if r.str("id") != id || !r.boolean("deduped") {
+				t.Fatalf("variant %q: want deduped to %s, got %s", v, id, r)
+			}
+			if r.str("content") != deployFact {
+				t.Fatalf("deduped answer should carry the stored content, got %q", r.str("content"))
+			}
+		})
+	}
+	e.unchanged(t, before)
+
+	// A different project is a different memory.
+	r := e.remember(t, deployFact, "project", "other")
+	if r.str("id") == id || r.boolean("deduped") {
+		t.Fatalf("same content in another project should not dedupe: %s", r)
+	}
+	// A deleted memory does not dedupe a new one.
+	e.del(t, id, map[string]any{"reason": "test"}).want(t, http.StatusOK)
+	r = e.remember(t, deployFact)
+	if r.str("id") == id || r.boolean("deduped") {
+		t.Fatalf("content of a deleted memory should be stored anew: %s", r)
+	}
+}
+
+func TestRememberDedupBySource(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	first := e.remember(t, "User prefers bun over npm for TypeScript projects.",
+		"who", "bench", "project", "atlas", "importance", 0.9, "tags", "tooling,preference",
+		"pinned", true, "sourceType", "bench", "sourceId", "bench-1")
+	if first.str("type") != "preference" || first.num("importance") != 0.9 || !first.boolean("pinned") ||
+		first.str("who") != "bench" || first.str("project") != "atlas" ||
+		first.str("source_type") != "bench" || first.str("source_id") != "bench-1" ||
+		!slices.Equal(strs(first.JSON["tags"]), []string{"tooling", "preference"}) {
+		t.Fatalf("all optional fields: %s", first)
+	}
+	before := e.state(t)
+	for _, body := range []map[string]any{
+		{"content": "Completely different text but same source id.", "sourceType": "bench", "sourceId": "bench-1"},
+		{"content": "Completely different text again.", "source_type": "bench", "source_id": "bench-1"},
+	} {
+		r := e.post(t, "/api/memory/remember", body).want(t, http.StatusOK)
+		if r.str("id") != first.str("id") || !r.boolean("deduped") || r.str("content") != first.str("content") {
+			t.Fatalf("dedupe by source: %s", r)
+		}
+	}
+	e.unchanged(t, before)
+	// Same source id under another source type is a different memory.
+	r := e.remember(t, "Completely different text but same source id.", "sourceType", "other", "sourceId", "bench-1")
+	if r.str("id") == first.str("id") || r.boolean("deduped") {
+		t.Fatalf("another source type should not dedupe: %s", r)
+	}
+}
+
+func TestRememberPrefixes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cases := []struct {
+		name       string
+		content    string
+		wantBody   string
+		wantTags   []string
+		wantPinned bool
+		wantImp    float64
+		wantType   string
+		wantWhy    string
+	}{
+		{"critical", "critical: never commit secrets to git", "never commit secrets to git", []string{}, true, 1, "rule", "explicit-critical"},
+		{"critical upper case", "CRITICAL:   always run the linter", "always run the linter", []string{}, true, 1, "rule", "explicit-critical"},
+		{"tags", "[infra,db]: postgres runs on port 5433 in staging", "postgres runs on port 5433 in staging", []string{"infra", "db"}, false, 0.8, "fact", "explicit"},
+		{"tags lower-cased", "[Infra, DB ,infra]: redis listens on 6380", "redis listens on 6380", []string{"infra", "db"}, false, 0.8, "fact", "explicit"},
+		{"both", "critical: [project,auth]: never expose tokens", "never expose tokens", []string{"project", "auth"}, true, 1, "rule", "explicit-critical"},
+		{"leading space", "   critical:[a]:we decided to use WAL", "we decided to use WAL", []string{"a"}, true, 1, "decision", "explicit-critical"},
+		{"not a prefix", "the critical: part is in the middle", "the critical: part is in the middle", []string{}, false, 0.8, "fact", "explicit"},
+		{"tags without colon", "[a,b] stays in the body", "[a,b] stays in the body", []string{}, false, 0.8, "fact", "explicit"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.remember(t, c.content)
+			if r.str("content") != c.wantBody {
+				t.Errorf("content = %q, want %q", r.str("content"), c.wantBody)
+			}
+			if got := strs(r.JSON["tags"]); !slices.Equal(got, c.wantTags) {
+				t.Errorf("tags = %q, want %q", got, c.wantTags)
+			}
+			if r.boolean("pinned") != c.wantPinned || r.num("importance") != c.wantImp {
+				t.Errorf("pinned/importance = %v/%v, want %v/%v", r.boolean("pinned"), r.num("importance"), c.wantPinned, c.wantImp)
+			}
+			if r.str("type") != c.wantType || r.str("why") != c.wantWhy {
+				t.Errorf("type/why = %q/%q, want %q/%q", r.str("type"), r.str("why"), c.wantType, c.wantWhy)
+			}
+		})
+	}
+	t.Run("critical alone", func(t *testing.T) {
+		for _, c := range []string{"critical:", "  critical:   ", "critical: [a,b]:", "[a]:  "} {
+			before := e.state(t)
+			e.post(t, "/api/memory/remember", map[string]any{"content": c}).wantInvalid(t, "content", "content is required")
+			e.unchanged(t, before)
+		}
+	})
+}
+
+func TestRememberTypeInference(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cases := map[string]string{
+		"User prefers tabs over spaces": "preference",
+		"We decided to use SQLite with WAL mode instead of Postgres for the local cache.": "decision",
+		"I learned that the cache is per user":                                            "learning",
+		"There is a bug in the login form":                                                "issue",
+		"Never push directly to main":                                                     "rule",
+		"The office is on the third floor":                                                "fact",
+		"til that go vet catches printf mistakes":                                         "learning",
+		"The user wants a bug fix that must always work":                                  "preference", // first rule wins
+	}
+	for content, want := range cases {
+		if got := e.remember(t, content).str("type"); got != want {
+			t.Errorf("%q: type = %q, want %q", content, got, want)
+		}
+	}
+}
+
+func TestRememberExplicitFieldsWin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.remember(t, "critical: [pfx]: we decided to never use tabs",
+		"type", "note", "importance", 0.3, "tags", []string{"Explicit", "two"}, "pinned", false)
+	if r.str("type") != "note" || r.num("importance") != 0.3 || r.boolean("pinned") ||
+		!slices.Equal(strs(r.JSON["tags"]), []string{"Explicit", "two"}) {
+		t.Fatalf("explicit fields should win over prefixes and inference: %s", r)
+	}
+	if r.str("content") != "we decided to never use tabs" {
+		t.Fatalf("prefixes should still be stripped: %q", r.str("content"))
+	}
+	// Explicit pinned true without critical keeps the default importance.
+	r = e.remember(t, "plain text pinned explicitly", "pinned", true)
+	if !r.boolean("pinned") || r.num("importance") != 0.8 {
+		t.Fatalf("explicit pinned: %s", r)
+	}
+	// Explicit importance with critical: overrides the 1.0.
+	r = e.remember(t, "critical: explicit importance wins", "importance", 0)
+	if !r.boolean("pinned") || r.num("importance") != 0 {
+		t.Fatalf("explicit importance 0 with critical: %s", r)
+	}
+}
+
+func TestRememberTags(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cases := []struct {
+		tags any
+		want []string
+	}{
+		{[]string{"a", "b"}, []string{"a", "b"}},
+		{"tooling, preference", []string{"tooling", "preference"}},
+		{"a,,b, ,A", []string{"a", "b"}},
+		{[]string{" spaced  tag ", "x"}, []string{"spaced tag", "x"}},
+		{"", []string{}},
+		{[]string{}, []string{}},
+	}
+	for i, c := range cases {
+		r := e.remember(t, fmt.Sprintf("tags case %d", i), "tags", c.tags)
+		if got := strs(r.JSON["tags"]); !slices.Equal(got, c.want) {
+			t.Errorf("tags %#v: got %q, want %q", c.tags, got, c.want)
+		}
+		if _, ok := r.JSON["tags"].([]any); !ok {
+			t.Errorf("tags %#v: not a JSON array: %s", c.tags, r)
+		}
+		g := e.get(t, "/api/memory/"+r.str("id")).want(t, http.StatusOK)
+		if got := strs(g.JSON["tags"]); !slices.Equal(got, c.want) {
+			t.Errorf("tags %#v after GET: got %q, want %q", c.tags, got, c.want)
+		}
+	}
+}
+
+func TestRememberCamelCaseAliases(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post(t, "/api/memory/remember", map[string]any{
+		"content": "aliases are accepted", "sourceType": "hook", "sourceId": "h-1", "sessionId": "s-9",
+		"changedBy": "camel-actor", "idempotencyKey": "idem-1",
+	}).want(t, http.StatusOK)
+	if r.str("source_type") != "hook" || r.str("source_id") != "h-1" || r.str("session_id") != "s-9" ||
+		r.str("idempotency_key") != "idem-1" {
+		t.Fatalf("camelCase aliases: %s", r)
+	}
+	hist := e.historyEvents(t, r.str("id"))
+	if hist[0]["changedBy"] != "camel-actor" {
+		t.Fatalf("changedBy alias: history actor = %v", hist[0]["changedBy"])
+	}
+	// Same idempotency key returns the first memory.
+	r2 := e.post(t, "/api/memory/remember", map[string]any{"content": "other text", "idempotency_key": "idem-1"}).want(t, http.StatusOK)
+	if r2.str("id") != r.str("id") || !r2.boolean("deduped") {
+		t.Fatalf("idempotency key: %s", r2)
+	}
+}
+
+// A 200 from remember names a memory the caller can read back. Replaying an
+// idempotency key whose memory was deleted must not answer 200 with an id
+// that GET reports as not found (and silently drop the new content).
+func TestRememberIdempotencyKeyOfDeletedMemory(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := e.mustID(t, "first use of the key", "idempotency_key", "K")
+	e.del(t, id, map[string]any{"reason": "r"}).want(t, http.StatusOK)
+	r := e.post(t, "/api/memory/remember", map[string]any{"content": "fresh content under the same key", "idempotency_key": "K"})
+	if r.Status != http.StatusOK {
+		r.wantErr(t, r.Status, r.str("code")) // a clear 4xx is acceptable
+		return
+	}
+	if g := e.get(t, "/api/memory/"+r.str("id")); g.Status != http.StatusOK {
+		t.Errorf("BUG: remember answered 200 deduped=%v with id %s (is_deleted=%v), but GET says %d: the new content was not stored and the answer names a deleted memory",
+			r.boolean("deduped"), r.str("id"), r.JSON["is_deleted"], g.Status)
+	}
+}
+
+func TestRememberRejects(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.mustID(t, "an existing memory so the store is not empty")
+	type row struct {
+		name   string
+		body   rawBody
+		status int
+		code   string
+		field  string
+	}
+	cases := []row{
+		{"invalid JSON", rawBody(`{not json`), 400, core.CodeInvalidJSON, ""},
+		{"empty body", rawBody(``), 400, core.CodeInvalidJSON, ""},
+		{"whitespace body", rawBody(" \n\t"), 400, core.CodeInvalidJSON, ""},
+		{"JSON array", rawBody(`[1,2]`), 400, core.CodeInvalidJSON, ""},
+		{"JSON string", rawBody(`"content"`), 400, core.CodeInvalidJSON, ""},
+		{"JSON number", rawBody(`42`), 400, core.CodeInvalidJSON, ""},
+		{"null body", rawBody(`null`), 400, core.CodeInvalidJSON, ""},
+		{"trailing garbage", rawBody(`{"content":"x"} {}`), 400, core.CodeInvalidJSON, ""},
+		{"invalid UTF-8 in string", rawBody("{\"content\":\"bad \xff\xfe bytes\"}"), 400, core.CodeInvalidJSON, ""},
+		{"invalid UTF-8 outside string", rawBody("{\"content\":\"ok\"}\xc3"), 400, core.CodeInvalidJSON, ""},
+		{"empty object", rawBody(`{}`), 400, core.CodeInvalidRequest, "content"},
+		{"content null", rawBody(`{"content":null}`), 400, core.CodeInvalidRequest, "content"},
+		{"content number", rawBody(`{"content":12345}`), 400, core.CodeInvalidRequest, "content"},
+		{"content bool", rawBody(`{"content":true}`), 400, core.CodeInvalidRequest, "content"},
+		{"content array", rawBody(`{"content":["a"]}`), 400, core.CodeInvalidRequest, "content"},
+		{"content empty", rawBody(`{"content":""}`), 400, core.CodeInvalidRequest, "content"},
+		{"content whitespace", rawBody(`{"content":"   \n\t "}`), 400, core.CodeInvalidRequest, "content"},
+		{"content JS whitespace", rawBody(`{"content":"\u00a0\u2003\ufeff\u3000"}`), 400, core.CodeInvalidRequest, "content"},
+		{"importance 5", rawBody(`{"content":"importance out of range test","importance":5}`), 400, core.CodeInvalidRequest, "importance"},
+		{"importance -0.1", rawBody(`{"content":"importance out of range test","importance":-0.1}`), 400, core.CodeInvalidRequest, "importance"},
+		{"importance high", rawBody(`{"content":"importance string test","importance":"high"}`), 400, core.CodeInvalidRequest, "importance"},
+		{"importance numeric string", rawBody(`{"content":"importance string test","importance":"0.5"}`), 400, core.CodeInvalidRequest, "importance"},
+		{"confidence 2", rawBody(`{"content":"confidence test","confidence":2}`), 400, core.CodeInvalidRequest, "confidence"},
+		{"pinned maybe", rawBody(`{"content":"pinned test","pinned":"maybe"}`), 400, core.CodeInvalidRequest, "pinned"},
+		{"tags number", rawBody(`{"content":"tags test","tags":5}`), 400, core.CodeInvalidRequest, "tags"},
+		{"tags mixed array", rawBody(`{"content":"tags test","tags":["a",1]}`), 400, core.CodeInvalidRequest, "tags"},
+		{"tags object", rawBody(`{"content":"tags test","tags":{"a":1}}`), 400, core.CodeInvalidRequest, "tags"},
+		{"type number", rawBody(`{"content":"type test","type":7}`), 400, core.CodeInvalidRequest, "type"},
+		{"type blank", rawBody(`{"content":"type test","type":"   "}`), 400, core.CodeInvalidRequest, "type"},
+		{"who number", rawBody(`{"content":"who test","who":1}`), 400, core.CodeInvalidRequest, "who"},
+		{"sourceId object", rawBody(`{"content":"source test","sourceId":{}}`), 400, core.CodeInvalidRequest, "sourceId"},
+		{"project array", rawBody(`{"content":"project test","project":["a"]}`), 400, core.CodeInvalidRequest, "project"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, path := range []string{"/api/memory/remember", "/api/memory/save"} {
+				before := e.state(t)
+				r := e.post(t, path, c.body).wantErr(t, c.status, c.code)
+				if c.field != "" && r.str("field") != c.field {
+					t.Fatalf("%s: field = %q, want %q", path, r.str("field"), c.field)
+				}
+				e.unchanged(t, before)
+			}
+		})
+	}
+}
+
+func TestRememberTooLarge(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	before := e.state(t)
+	// 1 MB of content fits in server.max_body_bytes (1 MiB) but is far over
+	// guardrails.max_remember_chars (65536): 413, nothing stored.
+	big := strings.Repeat("word ", 200_000)
+	r := e.post(t, "/api/memory/remember", map[string]any{"content": big}).wantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
+	if r.str("field") != "content" {
+		t.Fatalf("field = %q", r.str("field"))
+	}
+	e.unchanged(t, before)
+	// Just over the limit, in characters not bytes.
+	over := strings.Repeat("é", 65537)
+	e.post(t, "/api/memory/remember", map[string]any{"content": over}).wantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
+	e.unchanged(t, before)
+	// A body over server.max_body_bytes is refused before it is parsed.
+	huge := `{"content":"` + strings.Repeat("x", 1<<20) + `"}`
+	e.post(t, "/api/memory/remember", rawBody(huge)).wantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
+	e.unchanged(t, before)
+	// Exactly the limit in characters is accepted (and chunked).
+	at := strings.TrimSpace(strings.Repeat("Short sentence here. ", 65536/21))
+	if n := len([]rune(at)); n > 65536 {
+		t.Fatalf("test content too long: %d", n)
+	}
+	e.post(t, "/api/memory/remember", map[string]any{"content": at}).want(t, http.StatusOK)
+}
+
+func TestRememberExactlyMaxContentIsNotChunked(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := strings.Repeat("x", 499) + "y"
+	r := e.remember(t, c)
+	if r.boolean("chunked") || r.str("content") != c {
+		t.Fatalf("500 chars should be one memory: %s", r)
+	}
+}
+
+// tenKB builds ~10 KB of distinct sentences, like Signet's captured example.
+func tenKB() (string, []string) {
+	var b strings.Builder
+	var sentences []string
+	for i := 0; b.Len() < 10_000; i++ {
+		s := fmt.Sprintf("Sentence number %d talks about the huge content test and chunking behaviour.", i)
+		sentences = append(sentences, s)
+		b.WriteString(s + " ")
+	}
+	return b.String(), sentences
+}
+
+func TestRememberChunking(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	content, sentences := tenKB()
+	r := e.post(t, "/api/memory/remember", map[string]any{"content": content, "tags": "big", "project": "p"}).want(t, http.StatusOK)
+	if !r.boolean("chunked") {
+		t.Fatalf("~10 KB should be chunked: %s", r)
+	}
+	ids := strs(r.JSON["ids"])
+	group := r.str("group_id")
+	if int(r.num("chunk_count")) != len(ids) || len(ids) < 20 || group == "" {
+		t.Fatalf("chunk_count %v, %d ids, group %q", r.num("chunk_count"), len(ids), group)
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(ids)))) != len(ids) {
+		t.Fatalf("ids are not distinct: %v", ids)
+	}
+	var joined []string
+	for _, id := range ids {
+		g := e.get(t, "/api/memory/"+id).want(t, http.StatusOK)
+		if g.str("source_type") != "chunk" || g.str("source_id") != group {
+			t.Fatalf("chunk %s: source %q/%q, want chunk/%s", id, g.str("source_type"), g.str("source_id"), group)
+		}
+		if n := len([]rune(g.str("content"))); n == 0 || n > 600 {
+			t.Fatalf("chunk %s has %d characters", id, n)
+		}
+		if !slices.Equal(strs(g.JSON["tags"]), []string{"big"}) || g.str("project") != "p" {
+			t.Fatalf("chunk %s lost the request's fields: %s", id, g)
+		}
+		if got := eventNames(e.historyEvents(t, id)); !slices.Equal(got, []string{"created"}) {
+			t.Fatalf("chunk %s history = %v", id, got)
+		}
+		joined = append(joined, g.str("content"))
+	}
+	if strings.Join(joined, " ") != strings.Join(sentences, " ") {
+		t.Fatalf("chunks do not reassemble the content")
+	}
+	list := e.get(t, "/api/memories?source_type=chunk&limit=1000").want(t, http.StatusOK)
+	if int(list.num("total")) != len(ids) {
+		t.Fatalf("list by source_type=chunk: total %v, want %d", list.num("total"), len(ids))
+	}
+}
+
+// Repeated sentences produce identical chunks. Signet answers with the
+// distinct chunks (its 11 MB repeated-sentence capture has chunk_count 2);
+// ids must at least not repeat, and chunk_count must match them.
+func TestRememberChunkingRepeatedSentences(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	content := strings.Repeat("This is a sentence in a very large memory. ", 60) // 2580 chars
+	r := e.post(t, "/api/memory/remember", map[string]any{"content": content}).want(t, http.StatusOK)
+	ids := strs(r.JSON["ids"])
+	distinct := slices.Compact(slices.Sorted(slices.Values(ids)))
+	if int(r.num("chunk_count")) != len(ids) {
+		t.Fatalf("chunk_count %v but %d ids", r.num("chunk_count"), len(ids))
+	}
+	if len(distinct) != len(ids) {
+		t.Errorf("BUG: chunked remember returns the same id several times (%d ids, %d distinct): %v", len(ids), len(distinct), ids)
+	}
+	if rows := e.count(t, `SELECT count(*) FROM memories`); rows != len(distinct) {
+		t.Fatalf("%d rows stored, %d distinct ids", rows, len(distinct))
+	}
+}
+
+// An idempotency key on long content must not collapse every chunk onto the
+// first one: the rest of the content would be silently lost.
+func TestRememberChunkingWithIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	content, sentences := tenKB()
+	r := e.post(t, "/api/memory/remember", map[string]any{"content": content, "idempotency_key": "idem-long"}).want(t, http.StatusOK)
+	ids := strs(r.JSON["ids"])
+	distinct := slices.Compact(slices.Sorted(slices.Values(ids)))
+	var stored []string
+	for _, id := range distinct {
+		stored = append(stored, e.get(t, "/api/memory/"+id).want(t, http.StatusOK).str("content"))
+	}
+	last := sentences[len(sentences)-1]
+	if !strings.Contains(strings.Join(stored, " "), last) {
+		t.Errorf("BUG: remember with idempotency_key and content over max_content_chars stored %d of %d chunks (ids %v); the content after the first chunk is lost",
+			len(distinct), len(ids), ids)
+	}
+	// Replaying the same request must not store anything new.
+	before := e.state(t)
+	e.post(t, "/api/memory/remember", map[string]any{"content": content, "idempotency_key": "idem-long"}).want(t, http.StatusOK)
+	e.unchanged(t, before)
+}
+
+// ---------------------------------------------------------------------------
+// 2.2 reads: get, list, history
+// ---------------------------------------------------------------------------
+
+func TestGetMemory(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := e.mustID(t, deployFact)
+	e.get(t, "/api/memory/00000000-0000-0000-0000-000000000000").wantErr(t, 404, core.CodeNotFound)
+	e.get(t, "/api/memory/not-a-real-id").wantErr(t, 404, core.CodeNotFound)
+	g := e.get(t, "/api/memory/"+id).want(t, http.StatusOK)
+	for _, k := range []string{"id", "content", "type", "importance", "tags", "pinned", "source_type", "confidence",
+		"access_count", "is_deleted", "extraction_status", "version", "created_at", "updated_at", "updated_by"} {
+		if _, ok := g.JSON[k]; !ok {
+			t.Errorf("GET lacks %q: %s", k, g)
+		}
+	}
+	if g.JSON["pinned"] != false || g.JSON["is_deleted"] != false {
+		t.Fatalf("booleans should be JSON booleans: %s", g)
+	}
+	e.del(t, id, map[string]any{"reason": "gone"}).want(t, http.StatusOK)
+	e.get(t, "/api/memory/"+id).wantErr(t, 404, core.CodeNotFound)
+	e.get(t, "/api/memory/"+id+"?include_deleted=false").wantErr(t, 404, core.CodeNotFound)
+	d := e.get(t, "/api/memory/"+id+"?include_deleted=true").want(t, http.StatusOK)
+	if !d.boolean("is_deleted") || d.str("deleted_at") == "" || d.num("version") != 2 {
+		t.Fatalf("include_deleted: %s", d)
+	}
+}
+
+func TestListMemories(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	day := 24 * time.Hour
+	// Day 0 (2026-03-01).
+	a := e.mustID(t, "alpha fact about builds", "type", "fact", "tags", "build,ci", "who", "alice", "project", "atlas")
+	e.clock.Advance(day)
+	// Day 1 (2026-03-02).
+	b := e.mustID(t, "beta preference about editors", "type", "preference", "tags", "editor", "who", "bob", "project", "atlas", "pinned", true)
+	e.clock.Advance(day)
+	// Day 2 (2026-03-03).
+	c := e.mustID(t, "gamma rule about tests", "type", "rule", "tags", []string{"CI", "tests"}, "who", "alice", "project", "zeus")
+	d := e.mustID(t, "delta deleted memory", "type", "fact", "tags", "build", "who", "alice", "project", "atlas")
+	e.del(t, d, map[string]any{"reason": "gone"}).want(t, http.StatusOK)
+
+	ids := func(r *resp) []string {
+		var out []string
+		for _, m := range r.list(t, "memories") {
+			out = append(out, m["id"].(string))
+		}
+		return out
+	}
+	cases := []struct {
+		query string
+		want  []string // newest first
+	}{
+		{"", []string{c, b, a}},
+		{"?type=fact", []string{a}},
+		{"?type=fact&include_deleted=true", []string{d, a}},
+		{"?only_deleted=true", []string{d}},
+		{"?tags=ci", []string{c, a}},
+		{"?tags=build,ci", []string{a}},
+		{"?tags=build&include_deleted=1", []string{d, a}},
+		{"?who=alice", []string{c, a}},
+		{"?project=atlas", []string{b, a}},
+		{"?pinned=true", []string{b}},
+		{"?pinned=false", []string{c, a}},
+		{"?since=2026-03-02", []string{c, b}},
+		{"?until=2026-03-02", []string{b, a}},
+		{"?since=2026-03-02&until=2026-03-02", []string{b}},
+		{"?since=2026-03-01T12:00:00.001Z", []string{c, b}},
+		{"?importance_min=0.8", []string{c, b, a}},
+		{"?source_type=manual", []string{c, b, a}},
+		{"?who=nobody", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.query, func(t *testing.T) {
+			r := e.get(t, "/api/memories"+tc.query).want(t, http.StatusOK)
+			if got := ids(r); !slices.Equal(got, tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			if int(r.num("total")) != len(tc.want) || int(r.num("count")) != len(tc.want) || r.boolean("hasMore") {
+				t.Fatalf("total/count/hasMore: %s", r)
+			}
+			if _, ok := r.JSON["memories"].([]any); !ok {
+				t.Fatalf("memories must be an array even when empty: %s", r)
+			}
+		})
+	}
+	t.Run("paging", func(t *testing.T) {
+		p1 := e.get(t, "/api/memories?limit=2").want(t, http.StatusOK)
+		if got := ids(p1); !slices.Equal(got, []string{c, b}) || !p1.boolean("hasMore") || p1.num("total") != 3 || p1.num("limit") != 2 {
+			t.Fatalf("page 1: %s", p1)
+		}
+		p2 := e.get(t, "/api/memories?limit=2&offset=2").want(t, http.StatusOK)
+		if got := ids(p2); !slices.Equal(got, []string{a}) || p2.boolean("hasMore") || p2.num("offset") != 2 {
+			t.Fatalf("page 2: %s", p2)
+		}
+		p3 := e.get(t, "/api/memories?limit=2&offset=10").want(t, http.StatusOK)
+		if len(ids(p3)) != 0 || p3.boolean("hasMore") {
+			t.Fatalf("past the end: %s", p3)
+		}
+		stats, _ := p1.JSON["stats"].(map[string]any)
+		if stats["total"] != 3.0 || stats["deleted"] != 1.0 {
+			t.Fatalf("stats = %v", stats)
+		}
+	})
+	for _, bad := range []struct{ q, field string }{
+		{"limit=0", "limit"}, {"limit=-1", "limit"}, {"limit=abc", "limit"}, {"limit=1001", "limit"}, {"limit=1.5", "limit"},
+		{"offset=-1", "offset"}, {"offset=x", "offset"},
+		{"pinned=maybe", "pinned"}, {"since=yesterday", "since"}, {"until=2026-13-45", "until"},
+		{"importance_min=2", "importance_min"}, {"importance_min=abc", "importance_min"},
+	} {
+		t.Run("bad "+bad.q, func(t *testing.T) {
+			e.get(t, "/api/memories?"+bad.q).wantInvalid(t, bad.field, "")
+		})
+	}
+}
+
+func TestMemoryHistory(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	as := func(actor, typ, req, sess string) http.Header {
+		return hdr("X-Cairn-Actor", actor, "X-Cairn-Actor-Type", typ, "X-Request-Id", req, "X-Cairn-Session-Id", sess)
+	}
+	r := e.do(t, "POST", "/api/memory/remember", map[string]any{"content": "history subject"}, as("alice", "agent", "req-1", "sess-1")).want(t, 200)
+	id := r.str("id")
+	if r.Header.Get("X-Request-Id") != "req-1" {
+		t.Fatalf("X-Request-Id not echoed: %q", r.Header.Get("X-Request-Id"))
+	}
+	e.clock.Advance(time.Minute)
+	e.do(t, "PATCH", "/api/memory/"+id, map[string]any{"content": "history subject, edited", "reason": "fix wording", "if_version": 1},
+		as("bob", "harness", "req-2", "sess-2")).want(t, 200)
+	e.clock.Advance(time.Minute)
+	e.do(t, "DELETE", "/api/memory/"+id, map[string]any{"reason": "obsolete"}, as("carol", "operator", "req-3", "sess-3")).want(t, 200)
+	e.clock.Advance(time.Minute)
+	e.do(t, "POST", "/api/memory/"+id+"/recover", map[string]any{"reason": "mistake"}, as("dave", "sdk", "req-4", "sess-4")).want(t, 200)
+
+	h := e.get(t, "/api/memory/"+id+"/history").want(t, 200)
+	if h.str("memoryId") != id || h.num("count") != 4 {
+		t.Fatalf("history: %s", h)
+	}
+	hist := h.list(t, "history")
+	want := []struct{ event, actor, typ, reason, req, sess string }{
+		{"created", "alice", "agent", "remember", "req-1", "sess-1"},
+		{"updated", "bob", "harness", "fix wording", "req-2", "sess-2"},
+		{"deleted", "carol", "operator", "obsolete", "req-3", "sess-3"},
+		{"recovered", "dave", "sdk", "mistake", "req-4", "sess-4"},
+	}
+	for i, w := range want {
+		got := hist[i]
+		if got["event"] != w.event || got["changedBy"] != w.actor || got["actorType"] != w.typ ||
+			got["reason"] != w.reason || got["requestId"] != w.req || got["sessionId"] != w.sess || got["memoryId"] != id {
+			t.Errorf("event %d = %v, want %+v", i, got, w)
+		}
+	}
+	if hist[1]["oldContent"] != "history subject" || hist[1]["newContent"] != "history subject, edited" {
+		t.Errorf("updated event content: %v", hist[1])
+	}
+	meta, _ := hist[1]["metadata"].(map[string]any)
+	if meta["contentChanged"] != true || meta["ifVersion"] != 1.0 || !slices.Equal(strs(meta["changedFields"]), []string{"content"}) {
+		t.Errorf("updated metadata = %v", meta)
+	}
+	if meta, _ := hist[2]["metadata"].(map[string]any); meta["force"] != false {
+		t.Errorf("deleted metadata = %v", meta)
+	}
+	// Oldest first by time, not by insertion luck.
+	for i := 1; i < len(hist); i++ {
+		if hist[i]["createdAt"].(string) < hist[i-1]["createdAt"].(string) {
+			t.Errorf("history not oldest first: %v", eventNames(hist))
+		}
+	}
+	if !slices.Equal(eventNames(e.get(t, "/api/memory/"+id+"/history?limit=2").want(t, 200).list(t, "history")), []string{"created", "updated"}) {
+		t.Errorf("history limit=2 should keep the oldest two")
+	}
+	nf := e.get(t, "/api/memory/00000000-0000-0000-0000-000000000000/history").wantErr(t, 404, core.CodeNotFound)
+	if nf.str("memoryId") != "00000000-0000-0000-0000-000000000000" {
+		t.Errorf("404 should name memoryId: %s", nf)
+	}
+	e.get(t, "/api/memory/"+id+"/history?limit=0").wantInvalid(t, "limit", "")
+	e.get(t, "/api/memory/"+id+"/history?limit=1001").wantInvalid(t, "limit", "")
+
+	// Signet spells the headers x-signet-*; they work too.
+	r = e.do(t, "POST", "/api/memory/remember", map[string]any{"content": "signet headers"},
+		hdr("X-Signet-Actor", "sig", "X-Signet-Actor-Type", "pipeline", "X-Signet-Session-Id", "sig-sess")).want(t, 200)
+	got := e.historyEvents(t, r.str("id"))[0]
+	if got["changedBy"] != "sig" || got["actorType"] != "pipeline" || got["sessionId"] != "sig-sess" {
+		t.Errorf("x-signet-* headers: %v", got)
+	}
+	// Unknown actor types fall back to operator; no actor is "api".
+	r = e.do(t, "POST", "/api/memory/remember", map[string]any{"content": "unknown actor type"}, hdr("X-Cairn-Actor-Type", "robot")).want(t, 200)
+	if got := e.historyEvents(t, r.str("id"))[0]; got["actorType"] != "operator" || got["changedBy"] != "api" {
+		t.Errorf("defaults: %v", got)
+	}
+}
+
+// The request id is accepted as X-Request-Id, X-Cairn-Request-Id or
+// X-Signet-Request-Id and echoed back; whichever header carried it, it must
+// be the one recorded in memory_history (Signet stores x-signet-request-id).
+func TestHistoryRequestIDHeaderAliases(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for i, name := range []string{"X-Request-Id", "X-Cairn-Request-Id", "X-Signet-Request-Id"} {
+		t.Run(name, func(t *testing.T) {
+			reqID := fmt.Sprintf("rid-%d", i)
+			r := e.do(t, "POST", "/api/memory/remember", map[string]any{"content": "request id via " + name}, hdr(name, reqID)).want(t, 200)
+			if r.Header.Get("X-Request-Id") != reqID {
+				t.Fatalf("echoed X-Request-Id = %q, want %q", r.Header.Get("X-Request-Id"), reqID)
+			}
+			if got := e.historyEvents(t, r.str("id"))[0]["requestId"]; got != reqID {
+				t.Errorf("BUG: request id sent as %s is echoed but history.requestId = %v, want %q", name, got, reqID)
+			}
+		})
+	}
+	// Without any header the generated id is recorded.
+	r := e.post(t, "/api/memory/remember", map[string]any{"content": "generated request id"}).want(t, 200)
+	if got := e.historyEvents(t, r.str("id"))[0]["requestId"]; got == nil || got != r.Header.Get("X-Request-Id") {
+		t.Errorf("generated request id %q, history has %v", r.Header.Get("X-Request-Id"), got)
+	}
+}
+
+func TestGlobalHistory(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.mustID(t, "global history one")
+	e.clock.Advance(time.Second)
+	b := e.mustID(t, "global history two")
+	e.clock.Advance(time.Second)
+	e.del(t, a, map[string]any{"reason": "r"}).want(t, 200)
+	h := e.get(t, "/api/history").want(t, 200)
+	hist := h.list(t, "history")
+	if h.num("count") != 3 || hist[0]["event"] != "deleted" || hist[2]["memoryId"] != a {
+		t.Fatalf("global history newest first: %s", h)
+	}
+	if got := e.get(t, "/api/history?memory_id="+b).want(t, 200).num("count"); got != 1 {
+		t.Errorf("memory_id filter: %v", got)
+	}
+	if got := e.get(t, "/api/history?event=deleted").want(t, 200).num("count"); got != 1 {
+		t.Errorf("event filter: %v", got)
+	}
+	if got := e.get(t, "/api/history?actor=api").want(t, 200).num("count"); got != 3 {
+		t.Errorf("actor filter: %v", got)
+	}
+	if got := e.get(t, "/api/history?before="+storage.FormatTime(clockStart.Add(time.Second))).want(t, 200).num("count"); got != 1 {
+		t.Errorf("before filter: %v", got)
+	}
+	if got := e.get(t, "/api/history?limit=1").want(t, 200).num("count"); got != 1 {
+		t.Errorf("limit: %v", got)
+	}
+	e.get(t, "/api/history?limit=0").wantInvalid(t, "limit", "")
+	e.get(t, "/api/history?before=soon").wantInvalid(t, "before", "")
+}
+
+// ---------------------------------------------------------------------------
+// 2.3 PATCH
+// ---------------------------------------------------------------------------
+
+func TestPatchValidation(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := e.mustID(t, "patch validation subject")
+	cases := []struct {
+		name, body, field, msg string
+	}{
+		{"missing reason", `{"importance":0.4}`, "reason", "reason is required"},
+		{"blank reason", `{"importance":0.4,"reason":"  "}`, "reason", "reason is required"},
+		{"reason number", `{"importance":0.4,"reason":5}`, "reason", "reason must be a string"},
+		{"nothing to change", `{"reason":"r"}`, "patch", "at least one of content, type, tags, importance, pinned"},
+		{"only nulls", `{"reason":"r","content":null,"importance":null,"pinned":null}`, "patch", "at least one of"},
+		{"if_version 0", `{"reason":"r","importance":0.4,"if_version":0}`, "if_version", "if_version must be a positive integer"},
+		{"if_version -1", `{"reason":"r","importance":0.4,"if_version":-1}`, "if_version", "if_version must be a positive integer"},
+		{"if_version abc", `{"reason":"r","importance":0.4,"if_version":"abc"}`, "if_version", "if_version must be a positive integer"},
+		{"if_version 1.5", `{"reason":"r","importance":0.4,"if_version":1.5}`, "if_version", "if_version must be a positive integer"},
+		{"if_version true", `{"reason":"r","importance":0.4,"if_version":true}`, "if_version", "if_version must be a positive integer"},
+		{"ifVersion 0", `{"reason":"r","importance":0.4,"ifVersion":0}`, "if_version", "if_version must be a positive integer"},
+		{"if_version huge", `{"reason":"r","importance":0.4,"if_version":1e300}`, "if_version", "if_version must be a positive integer"},
+		{"content number", `{"reason":"r","content":5}`, "content", "content must be a string"},
+		{"content object", `{"reason":"r","content":{}}`, "content", "content must be a string"},
+		{"content empty", `{"reason":"r","content":""}`, "content", "content must not be empty"},
+		{"content whitespace", `{"reason":"r","content":" \n\t "}`, "content", "content must not be empty"},
+		{"type empty", `{"reason":"r","type":""}`, "type", "type must be a non-empty string"},
+		{"type blank", `{"reason":"r","type":"   "}`, "type", "type must be a non-empty string"},
+		{"type number", `{"reason":"r","type":3}`, "type", "type must be"},
+		{"tags number", `{"reason":"r","tags":5}`, "tags", "tags must be a string, string array, or null"},
+		{"tags numbers", `{"reason":"r","tags":[1,2]}`, "tags", "tags must be a string, string array, or null"},
+		{"tags object", `{"reason":"r","tags":{"a":"b"}}`, "tags", "tags must be a string, string array, or null"},
+		{"importance 1.5", `{"reason":"r","importance":1.5}`, "importance", "importance must be a finite number between 0 and 1"},
+		{"importance -0.1", `{"reason":"r","importance":-0.1}`, "importance", "importance must be a finite number between 0 and 1"},
+		{"importance string", `{"reason":"r","importance":"high"}`, "importance", "importance must be a finite number between 0 and 1"},
+		{"pinned string", `{"reason":"r","pinned":"maybe"}`, "pinned", "pinned must be a boolean"},
+		{"pinned number", `{"reason":"r","pinned":2}`, "pinned", "pinned must be a boolean"},
+		{"pinned object", `{"reason":"r","pinned":{}}`, "pinned", "pinned must be a boolean"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := e.state(t)
+			e.patch(t, id, rawBody(c.body)).wantInvalid(t, c.field, c.msg)
+			e.unchanged(t, before)
+		})
+	}
+	for _, c := range []struct{ name, body string }{
+		{"invalid JSON", `{"reason":`}, {"empty body", ``}, {"null body", `null`}, {"array body", `[{"reason":"r"}]`},
+		{"invalid UTF-8", "{\"reason\":\"r\",\"content\":\"\xff\"}"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := e.state(t)
+			e.patch(t, id, rawBody(c.body)).wantErr(t, 400, core.CodeInvalidJSON)
+			e.unchanged(t, before)
+		})
+	}
+}
+
+func TestPatchOutcomes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := e.mustID(t, deployFact)
+	other := e.mustID(t, "A different memory that already exists.")
+
+	t.Run("unknown id", func(t *testing.T) {
+		before := e.state(t)
+		r := e.patch(t, "00000000-0000-0000-0000-000000000000", map[string]any{"importance": 0.4, "reason": "bench"}).wantErr(t, 404, core.CodeNotFound)
+		if r.str("status") != "not_found" || r.str("id") != "00000000-0000-0000-0000-000000000000" {
+			t.Fatalf("not found: %s", r)
+		}
+		e.unchanged(t, before)
+	})
+	t.Run("no changes", func(t *testing.T) {
+		before := e.state(t)
+		// Whitespace-only differences are not content changes.
+		r := e.patch(t, id, map[string]any{"importance": 0.8, "content": "  " + strings.ReplaceAll(deployFact, " ", "   ") + "\n",
+			"type": "fact", "tags": []string{}, "pinned": false, "reason": "noop"}).want(t, 200)
+		if r.str("status") != "no_changes" || r.str("id") != id || r.num("currentVersion") != 1 {
+			t.Fatalf("no_changes: %s", r)
+		}
+		e.unchanged(t, before)
+	})
+	var v int
+	t.Run("updated", func(t *testing.T) {
+		cur := e.get(t, "/api/memory/"+id).want(t, 200)
+		v = int(cur.num("version"))
+		e.clock.Advance(time.Hour)
+		r := e.patch(t, id, map[string]any{"importance": 0.4, "reason": "bench", "if_version": v}).want(t, 200)
+		if r.str("status") != "updated" || r.num("currentVersion") != float64(v) || r.num("newVersion") != float64(v+1) || r.JSON["contentChanged"] != false {
+			t.Fatalf("updated: %s", r)
+		}
+		g := e.get(t, "/api/memory/"+id).want(t, 200)
+		if g.num("importance") != 0.4 || g.num("version") != float64(v+1) || g.num("update_count") < 1 ||
+			g.str("updated_at") != storage.FormatTime(e.clock.Now()) || g.str("updated_by") != "api" {
+			t.Fatalf("after update: %s", g)
+		}
+		v++
+		r = e.patch(t, id, map[string]any{"content": deployFact + " Also staging.", "tags": "a,b", "type": "runbook", "pinned": "true",
+			"reason": "edit", "ifVersion": fmt.Sprint(v), "changedBy": "editor"}).want(t, 200)
+		if r.str("status") != "updated" || r.JSON["contentChanged"] != true || r.num("newVersion") != float64(v+1) {
+			t.Fatalf("content update: %s", r)
+		}
+		v++
+		g = e.get(t, "/api/memory/"+id).want(t, 200)
+		if g.str("content") != deployFact+" Also staging." || g.str("type") != "runbook" || !g.boolean("pinned") ||
+			!slices.Equal(strs(g.JSON["tags"]), []string{"a", "b"}) || g.str("updated_by") != "editor" {
+			t.Fatalf("after content update: %s", g)
+		}
+		// tags null clears them.
+		e.patch(t, id, map[string]any{"tags": nil, "reason": "clear tags"}).want(t, 200)
+		v++
+		if g := e.get(t, "/api/memory/"+id).want(t, 200); len(strs(g.JSON["tags"])) != 0 {
+			t.Fatalf("tags null should clear: %s", g)
+		}
+		// The new content is what recall finds.
+		rec := e.post(t, "/api/memory/recall", map[string]any{"query": "staging"}).want(t, 200)
+		if hits := rec.list(t, "results"); len(hits) != 1 || hits[0]["id"] != id {
+			t.Fatalf("recall after content edit: %s", rec)
+		}
+	})
+	t.Run("stale if_version", func(t *testing.T) {
+		before := e.state(t)
+		for _, body := range []map[string]any{
+			{"importance": 0.1, "reason": "stale", "if_version": 1},
+			{"importance": 0.1, "reason": "stale", "ifVersion": v + 5},
+		} {
+			r := e.patch(t, id, body).wantErr(t, 409, core.CodeVersionConflict)
+			if r.str("status") != "version_conflict" || r.num("currentVersion") != float64(v) {
+				t.Fatalf("version conflict should report currentVersion %d: %s", v, r)
+			}
+		}
+		e.unchanged(t, before)
+	})
+	t.Run("duplicate content", func(t *testing.T) {
+		before := e.state(t)
+		r := e.patch(t, id, map[string]any{"content": "a different memory that already exists", "reason": "dup"}).wantErr(t, 409, core.CodeDuplicate)
+		if r.str("duplicateMemoryId") != other || r.str("status") != "duplicate_content_hash" {
+			t.Fatalf("duplicate: %s", r)
+		}
+		e.unchanged(t, before)
+		// Moving to another project where the content is free is fine...
+		e.patch(t, other, map[string]any{"project": "elsewhere", "reason": "move"}).want(t, 200)
+		// ...and moving back into a project where it collides is refused.
+		e.patch(t, id, map[string]any{"content": "A different memory that already exists.", "project": "elsewhere", "reason": "dup"}).wantErr(t, 409, core.CodeDuplicate)
+	})
+	t.Run("deleted", func(t *testing.T) {
+		gone := e.mustID(t, "soon deleted")
+		e.del(t, gone, map[string]any{"reason": "r"}).want(t, 200)
+		before := e.state(t)
+		r := e.patch(t, gone, map[string]any{"importance": 0.2, "reason": "r"}).wantErr(t, 409, core.CodeDeleted)
+		if r.str("status") != "deleted" || r.num("currentVersion") != 2 {
+			t.Fatalf("patch deleted: %s", r)
+		}
+		e.unchanged(t, before)
+	})
+	t.Run("history", func(t *testing.T) {
+		hist := e.historyEvents(t, id)
+		got := eventNames(hist)
+		want := []string{"created", "updated", "updated", "updated"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("history = %v, want %v", got, want)
+		}
+	})
+}
+
+// PATCH content is bounded like remember content: guardrails.max_remember_chars
+// must not be bypassed by remembering something short and editing it long.
+func TestPatchContentOverRememberLimit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := e.mustID(t, "short at first")
+	before := e.state(t)
+	r := e.patch(t, id, map[string]any{"content": strings.Repeat("long ", 20_000), "reason": "grow"})
+	if r.Status != http.StatusRequestEntityTooLarge {
+		t.Errorf("BUG: PATCH with 100000-character content = %d, want 413 payload_too_large like remember (guardrails.max_remember_chars = 65536)", r.Status)
+		return
+	}
+	r.wantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
+	e.unchanged(t, before)
+}
+
+// ---------------------------------------------------------------------------
+// 2.3 DELETE and recover
+// ---------------------------------------------------------------------------
+
+func TestDelete(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := e.mustID(t, deployFact)
+	pinned := e.mustID(t, "User prefers bun over npm for TypeScript projects.", "pinned", true)
+
+	t.Run("reason missing", func(t *testing.T) {
+		for _, body := range []any{nil, map[string]any{}, map[string]any{"reason": ""}, map[string]any{"reason": "   "}, rawBody("")} {
+			before := e.state(t)
+			e.del(t, id, body).wantInvalid(t, "reason", "reason is required")
+			e.unchanged(t, before)
+		}
+		before := e.state(t)
+		e.del(t, id, map[string]any{"reason": 5}).wantInvalid(t, "reason", "reason must be a string")
+		e.del(t, id, rawBody("{bad")).wantErr(t, 400, core.CodeInvalidJSON)
+		e.del(t, id, rawBody("null")).wantErr(t, 400, core.CodeInvalidJSON)
+		e.unchanged(t, before)
+	})
+	t.Run("unknown", func(t *testing.T) {
+		before := e.state(t)
+		r := e.del(t, "00000000-0000-0000-0000-000000000000", map[string]any{"reason": "bench"}).wantErr(t, 404, core.CodeNotFound)
+		if r.str("status") != "not_found" {
+			t.Fatalf("unknown: %s", r)
+		}
+		e.unchanged(t, before)
+	})
+	t.Run("bad if_version", func(t *testing.T) {
+		before := e.state(t)
+		for _, q := range []string{"?reason=r&if_version=0", "?reason=r&if_version=abc", "?reason=r&if_version=-2", "?reason=r&ifVersion=1.5"} {
+			e.do(t, "DELETE", "/api/memory/"+id+q, nil, nil).wantInvalid(t, "if_version", "if_version must be a positive integer")
+		}
+		for _, v := range []any{0, -1, "abc", 1.5} {
+			e.del(t, id, map[string]any{"reason": "r", "if_version": v}).wantInvalid(t, "if_version", "if_version must be a positive integer")
+		}
+		e.del(t, id, map[string]any{"reason": "r", "force": "sure"}).wantInvalid(t, "force", "force must be a boolean")
+		e.unchanged(t, before)
+	})
+	t.Run("stale if_version", func(t *testing.T) {
+		before := e.state(t)
+		r := e.del(t, id, map[string]any{"reason": "r", "if_version": 7}).wantErr(t, 409, core.CodeVersionConflict)
+		if r.num("currentVersion") != 1 || r.str("status") != "version_conflict" {
+			t.Fatalf("stale: %s", r)
+		}
+		e.do(t, "DELETE", "/api/memory/"+id+"?reason=r&if_version=3", nil, nil).wantErr(t, 409, core.CodeVersionConflict)
+		e.unchanged(t, before)
+	})
+	t.Run("pinned without force", func(t *testing.T) {
+		before := e.state(t)
+		r := e.del(t, pinned, map[string]any{"reason": "bench"}).wantErr(t, 409, core.CodePinned)
+		if r.str("status") != "pinned_requires_force" || r.num("currentVersion") != 1 || r.str("error") != "Pinned memories require force=true" {
+			t.Fatalf("pinned: %s", r)
+		}
+		e.del(t, pinned, map[string]any{"reason": "bench", "force": false}).wantErr(t, 409, core.CodePinned)
+		e.unchanged(t, before)
+	})
+	t.Run("pipeline may not force", func(t *testing.T) {
+		before := e.state(t)
+		r := e.do(t, "DELETE", "/api/memory/"+pinned, map[string]any{"reason": "auto", "force": true},
+			hdr("X-Cairn-Actor-Type", "pipeline", "X-Cairn-Actor", "pipeline-v2")).wantErr(t, 403, core.CodeForceDenied)
+		if r.str("status") != "autonomous_force_denied" {
+			t.Fatalf("pipeline force: %s", r)
+		}
+		e.do(t, "DELETE", "/api/memory/"+pinned+"?reason=auto&force=true", nil, hdr("X-Signet-Actor-Type", "pipeline")).wantErr(t, 403, core.CodeForceDenied)
+		e.unchanged(t, before)
+	})
+	t.Run("pinned with force", func(t *testing.T) {
+		r := e.do(t, "DELETE", "/api/memory/"+pinned+"?reason=cleanup&force=true", nil, nil).want(t, 200)
+		if r.str("status") != "deleted" || r.num("currentVersion") != 1 || r.num("newVersion") != 2 {
+			t.Fatalf("force: %s", r)
+		}
+		hist := e.historyEvents(t, pinned)
+		if meta, _ := hist[len(hist)-1]["metadata"].(map[string]any); meta["force"] != true {
+			t.Fatalf("deleted metadata: %v", hist[len(hist)-1])
+		}
+	})
+	t.Run("reason in query", func(t *testing.T) {
+		r := e.do(t, "DELETE", "/api/memory/"+id+"?reason=bench%20cleanup&if_version=1", nil, nil).want(t, 200)
+		if r.str("status") != "deleted" || r.num("newVersion") != 2 {
+			t.Fatalf("delete: %s", r)
+		}
+		hist := e.historyEvents(t, id)
+		if last := hist[len(hist)-1]; last["event"] != "deleted" || last["reason"] != "bench cleanup" || last["oldContent"] != deployFact {
+			t.Fatalf("deleted event: %v", last)
+		}
+	})
+	t.Run("already deleted", func(t *testing.T) {
+		before := e.state(t)
+		r := e.del(t, id, map[string]any{"reason": "again"}).wantErr(t, 409, core.CodeAlreadyDeleted)
+		if r.str("status") != "already_deleted" {
+			t.Fatalf("already deleted: %s", r)
+		}
+		e.unchanged(t, before)
+	})
+	t.Run("deleted is hidden", func(t *testing.T) {
+		e.get(t, "/api/memory/"+id).wantErr(t, 404, core.CodeNotFound)
+		if g := e.get(t, "/api/memory/"+id+"?include_deleted=true").want(t, 200); !g.boolean("is_deleted") {
+			t.Fatalf("include_deleted: %s", g)
+		}
+		if l := e.get(t, "/api/memories").want(t, 200); l.num("total") != 0 {
+			t.Fatalf("deleted rows listed: %s", l)
+		}
+		if r := e.post(t, "/api/memory/recall", map[string]any{"query": "deploy script atlas"}).want(t, 200); len(r.list(t, "results")) != 0 {
+			t.Fatalf("recall after delete returns the deleted memory: %s", r)
+		}
+		if l := e.get(t, "/api/memories?include_deleted=true").want(t, 200); l.num("total") != 2 {
+			t.Fatalf("include_deleted list: %s", l)
+		}
+	})
+}
+
+func TestRecover(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := e.mustID(t, deployFact)
+	live := e.mustID(t, "never deleted")
+
+	t.Run("unknown", func(t *testing.T) {
+		before := e.state(t)
+		e.post(t, "/api/memory/00000000-0000-0000-0000-000000000000/recover", map[string]any{"reason": "r"}).wantErr(t, 404, core.CodeNotFound)
+		e.unchanged(t, before)
+	})
+	t.Run("not deleted", func(t *testing.T) {
+		before := e.state(t)
+		r := e.post(t, "/api/memory/"+live+"/recover", map[string]any{"reason": "r"}).wantErr(t, 409, core.CodeNotDeleted)
+		if r.str("status") != "not_deleted" || r.str("error") != "Memory is not deleted" || r.num("currentVersion") != 1 {
+			t.Fatalf("not deleted: %s", r)
+		}
+		e.unchanged(t, before)
+	})
+	e.del(t, id, map[string]any{"reason": "oops"}).want(t, 200)
+	t.Run("reason missing", func(t *testing.T) {
+		before := e.state(t)
+		e.post(t, "/api/memory/"+id+"/recover", nil).wantInvalid(t, "reason", "reason is required")
+		e.post(t, "/api/memory/"+id+"/recover", map[string]any{}).wantInvalid(t, "reason", "reason is required")
+		e.post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "r", "if_version": 0}).wantInvalid(t, "if_version", "")
+		e.unchanged(t, before)
+	})
+	t.Run("stale if_version", func(t *testing.T) {
+		before := e.state(t)
+		r := e.post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "r", "if_version": 1}).wantErr(t, 409, core.CodeVersionConflict)
+		if r.num("currentVersion") != 2 {
+			t.Fatalf("stale recover: %s", r)
+		}
+		e.unchanged(t, before)
+	})
+	t.Run("live duplicate", func(t *testing.T) {
+		dup := e.mustID(t, "the deploy script for project atlas lives in tools/deploy.sh and needs AWS_PROFILE=prod")
+		before := e.state(t)
+		r := e.post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "r"}).wantErr(t, 409, core.CodeDuplicate)
+		if r.str("duplicateMemoryId") != dup {
+			t.Fatalf("duplicate on recover: %s", r)
+		}
+		e.unchanged(t, before)
+		e.del(t, dup, map[string]any{"reason": "make room"}).want(t, 200)
+	})
+	t.Run("within window", func(t *testing.T) {
+		e.clock.Advance(29 * 24 * time.Hour)
+		r := e.do(t, "POST", "/api/memory/"+id+"/recover?reason=changed%20my%20mind&if_version=2", nil, nil).want(t, 200)
+		if r.str("status") != "recovered" || r.num("currentVersion") != 2 || r.num("newVersion") != 3 || r.num("retentionDays") != 30 {
+			t.Fatalf("recover: %s", r)
+		}
+		g := e.get(t, "/api/memory/"+id).want(t, 200)
+		if g.boolean("is_deleted") || g.str("deleted_at") != "" || g.num("version") != 3 {
+			t.Fatalf("after recover: %s", g)
+		}
+		if got := eventNames(e.historyEvents(t, id)); !slices.Equal(got, []string{"created", "deleted", "recovered"}) {
+			t.Fatalf("history = %v", got)
+		}
+		if r := e.post(t, "/api/memory/recall", map[string]any{"query": "deploy atlas"}).want(t, 200); len(r.list(t, "results")) != 1 {
+			t.Fatalf("recovered memory not recalled: %s", r)
+		}
+	})
+	t.Run("after 31 days", func(t *testing.T) {
+		e.del(t, id, map[string]any{"reason": "again"}).want(t, 200)
+		e.clock.Advance(30 * 24 * time.Hour) // exactly the window: still recoverable
+		before := e.state(t)
+		e.clock.Advance(24 * time.Hour)
+		r := e.post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "too late"}).wantErr(t, 409, core.CodeExpired)
+		if r.str("status") != "retention_expired" || r.str("error") != "Recover window expired (30 days)" {
+			t.Fatalf("expired: %s", r)
+		}
+		e.unchanged(t, before)
+	})
+}
+
+func TestRecoverAtExactWindow(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := e.mustID(t, "recover at the edge of the window")
+	e.del(t, id, map[string]any{"reason": "r"}).want(t, 200)
+	e.clock.Advance(30 * 24 * time.Hour)
+	e.post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "edge"}).want(t, 200)
+}
+
+// ---------------------------------------------------------------------------
+// 2.3 batch modify
+// ---------------------------------------------------------------------------
+
+func TestBatchModify(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.mustID(t, "batch modify a")
+	b := e.mustID(t, "batch modify b")
+	c := e.mustID(t, "batch modify c")
+
+	for _, bad := range []struct {
+		name string
+		body any
+		msg  string
+	}{
+		{"missing patches", map[string]any{"reason": "r"}, "patches[] is required"},
+		{"null patches", rawBody(`{"patches":null}`), "patches[] is required"},
+		{"empty patches", map[string]any{"patches": []any{}, "reason": "r"}, "patches[] is required"},
+		{"patches not array", map[string]any{"patches": "x"}, "patches must be an array"},
+		{"patches object", map[string]any{"patches": map[string]any{"id": a}}, "patches must be an array"},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			before := e.state(t)
+			e.post(t, "/api/memory/modify", bad.body).wantInvalid(t, "patches", bad.msg)
+			e.unchanged(t, before)
+		})
+	}
+	t.Run("invalid bodies", func(t *testing.T) {
+		before := e.state(t)
+		for _, body := range []string{"", "{", "null", "[]"} {
+			e.post(t, "/api/memory/modify", rawBody(body)).wantErr(t, 400, core.CodeInvalidJSON)
+		}
+		e.post(t, "/api/memory/modify", map[string]any{"patches": []any{}, "reason": 3}).wantInvalid(t, "reason", "")
+		e.unchanged(t, before)
+	})
+	t.Run("201 patches", func(t *testing.T) {
+		patches := make([]map[string]any, 201)
+		for i := range patches {
+			patches[i] = map[string]any{"id": a, "importance": 0.1, "reason": "bulk"}
+		}
+		before := e.state(t)
+		e.post(t, "/api/memory/modify", map[string]any{"patches": patches}).wantInvalid(t, "patches", "patches[] exceeds maximum batch size (200)")
+		e.unchanged(t, before)
+	})
+	t.Run("200 patches", func(t *testing.T) {
+		patches := make([]map[string]any, 200)
+		for i := range patches {
+			patches[i] = map[string]any{"id": fmt.Sprintf("missing-%d", i), "importance": 0.1}
+		}
+		r := e.post(t, "/api/memory/modify", map[string]any{"patches": patches, "reason": "bulk"}).want(t, 200)
+		if r.num("total") != 200 || r.num("updated") != 0 || len(r.list(t, "results")) != 200 {
+			t.Fatalf("200 patches: total %v updated %v", r.num("total"), r.num("updated"))
+		}
+	})
+	t.Run("mixed results", func(t *testing.T) {
+		r := e.post(t, "/api/memory/modify", map[string]any{
+			"reason":    "top-level reason",
+			"changedBy": "batcher",
+			"patches": []any{
+				map[string]any{"id": a, "importance": 0.3, "reason": "own reason", "if_version": 1},
+				map[string]any{"id": b, "importance": 0.3, "if_version": 7},
+				map[string]any{"id": "00000000-0000-0000-0000-000000000000", "importance": 0.3},
+				map[string]any{"importance": 0.3},
+				map[string]any{"id": c, "tags": []string{"x"}, "ifVersion": 1},
+				"not an object",
+				map[string]any{"id": c, "importance": 9},
+				map[string]any{"id": c},
+				map[string]any{"id": c, "importance": 0.8},
+			},
+		}).want(t, 200)
+		res := r.list(t, "results")
+		want := []struct{ id, status, errPart string }{
+			{a, "updated", ""},
+			{b, "version_conflict", ""},
+			{"00000000-0000-0000-0000-000000000000", "not_found", ""},
+			{"", "invalid_request", "Patch id is required"},
+			{c, "updated", ""},
+			{"", "invalid_request", "patch 5 must be a JSON object"},
+			{c, "invalid_request", "importance must be a finite number between 0 and 1"},
+			{c, "invalid_request", "at least one of"},
+			{c, "no_changes", ""},
+		}
+		if r.num("total") != float64(len(want)) || r.num("updated") != 2 || len(res) != len(want) {
+			t.Fatalf("mixed: %s", r)
+		}
+		for i, w := range want {
+			if res[i]["status"] != w.status || (w.id != "" && res[i]["id"] != w.id) {
+				t.Errorf("result %d = %v, want %+v", i, res[i], w)
+			}
+			if w.errPart != "" && !strings.Contains(fmt.Sprint(res[i]["error"]), w.errPart) {
+				t.Errorf("result %d error = %v, want %q", i, res[i]["error"], w.errPart)
+			}
+		}
+		if res[0]["newVersion"] != 2.0 || res[0]["contentChanged"] != false {
+			t.Errorf("updated result: %v", res[0])
+		}
+		if res[1]["currentVersion"] != 1.0 {
+			t.Errorf("conflict result: %v", res[1])
+		}
+		ha := e.historyEvents(t, a)
+		hc := e.historyEvents(t, c)
+		if ha[1]["reason"] != "own reason" || hc[1]["reason"] != "top-level reason" || hc[1]["changedBy"] != "batcher" {
+			t.Errorf("reasons: a %v, c %v", ha[1], hc[1])
+		}
+		if len(e.historyEvents(t, b)) != 1 {
+			t.Errorf("version conflict wrote history")
+		}
+	})
+	t.Run("no reason anywhere", func(t *testing.T) {
+		before := e.state(t)
+		r := e.post(t, "/api/memory/modify", map[string]any{"patches": []any{map[string]any{"id": a, "importance": 0.9}}}).want(t, 200)
+		res := r.list(t, "results")
+		if r.num("updated") != 0 || res[0]["status"] != "invalid_request" || !strings.Contains(fmt.Sprint(res[0]["error"]), "reason is required") {
+			t.Fatalf("missing reason: %s", r)
+		}
+		e.unchanged(t, before)
+	})
+	t.Run("duplicate and deleted", func(t *testing.T) {
+		gone := e.mustID(t, "batch modify gone")
+		e.del(t, gone, map[string]any{"reason": "r"}).want(t, 200)
+		r := e.post(t, "/api/memory/modify", map[string]any{"reason": "r", "patches": []any{
+			map[string]any{"id": a, "content": "Batch modify B."},
+			map[string]any{"id": gone, "importance": 0.1},
+		}}).want(t, 200)
+		res := r.list(t, "results")
+		if res[0]["status"] != "duplicate_content_hash" || res[0]["duplicateMemoryId"] != b || res[1]["status"] != "deleted" {
+			t.Fatalf("duplicate/deleted: %s", r)
+		}
+	})
+}
+
+// ---------------------------------------------------------------------------
+// 2.3 batch forget
+// ---------------------------------------------------------------------------
+
+func TestBatchForget(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var bulk []string
+	for i := range 26 {
+		bulk = append(bulk, e.mustID(t, fmt.Sprintf("bulk memory number %d about rotation", i), "tags", "bulk"))
+	}
+	small := []string{
+		e.mustID(t, "small one about logging", "tags", "small"),
+		e.mustID(t, "small two about logging", "tags", "small"),
+	}
+	pin := e.mustID(t, "small pinned about logging", "tags", "small", "pinned", true)
+
+	t.Run("nothing given", func(t *testing.T) {
+		before := e.state(t)
+		for _, body := range []map[string]any{{}, {"mode": "execute", "reason": "r"}, {"query": "   "}, {"ids": []string{}}} {
+			e.post(t, "/api/memory/forget", body).wantInvalid(t, "query", "query, ids, or at least one filter")
+		}
+		e.unchanged(t, before)
+	})
+	t.Run("bad fields", func(t *testing.T) {
+		before := e.state(t)
+		for _, c := range []struct {
+			body  any
+			field string
+		}{
+			{map[string]any{"tags": "bulk", "limit": 0}, "limit"},
+			{map[string]any{"tags": "bulk", "limit": "x"}, "limit"},
+			{map[string]any{"tags": "bulk", "limit": -3}, "limit"},
+			{map[string]any{"tags": "bulk", "limit": 2.5}, "limit"},
+			{map[string]any{"tags": "bulk", "mode": "destroy"}, "mode"},
+			{map[string]any{"ids": []any{"a", 1}}, "ids"},
+			{map[string]any{"ids": []string{"a", " "}}, "ids"},
+			{map[string]any{"ids": "a"}, "ids"},
+			{map[string]any{"tags": 5}, "tags"},
+			{map[string]any{"query": 5}, "query"},
+			{map[string]any{"tags": "bulk", "since": "last week"}, "since"},
+			{map[string]any{"tags": "bulk", "force": "perhaps"}, "force"},
+			{map[string]any{"tags": "bulk", "mode": "execute", "reason": "r", "limit": 0}, "limit"},
+		} {
+			e.post(t, "/api/memory/forget", c.body).wantInvalid(t, c.field, "")
+		}
+		for _, body := range []string{"", "{", "null", "[1]"} {
+			e.post(t, "/api/memory/forget", rawBody(body)).wantErr(t, 400, core.CodeInvalidJSON)
+		}
+		e.unchanged(t, before)
+	})
+	t.Run("small preview and execute", func(t *testing.T) {
+		before := e.state(t)
+		p := e.post(t, "/api/memory/forget", map[string]any{"tags": "small"}).want(t, 200)
+		cands := p.list(t, "candidates")
+		if p.str("mode") != "preview" || p.num("count") != 3 || p.boolean("requiresConfirm") || p.str("confirmToken") == "" || len(cands) != 3 {
+			t.Fatalf("preview: %s", p)
+		}
+		if cands[0]["id"] != pin || cands[0]["pinned"] != true || cands[0]["version"] != 1.0 {
+			t.Fatalf("filter-only candidates are ordered pinned first: %v", cands)
+		}
+		e.unchanged(t, before)
+
+		// Without force the pinned one is refused, the others go.
+		r := e.post(t, "/api/memory/forget", map[string]any{"tags": "small", "mode": "execute", "reason": "cleanup"}).want(t, 200)
+		if r.str("mode") != "execute" || r.num("requested") != 3 || r.num("deleted") != 2 {
+			t.Fatalf("execute: %s", r)
+		}
+		status := map[string]string{}
+		for _, res := range r.list(t, "results") {
+			status[res["id"].(string)] = res["status"].(string)
+		}
+		if status[pin] != "pinned_requires_force" || status[small[0]] != "deleted" || status[small[1]] != "deleted" {
+			t.Fatalf("results: %v", status)
+		}
+		if h := e.historyEvents(t, small[0]); h[len(h)-1]["reason"] != "cleanup" {
+			t.Fatalf("history reason: %v", h[len(h)-1])
+		}
+		// Force takes the pinned one, except for the pipeline.
+		r = e.do(t, "POST", "/api/memory/forget", map[string]any{"tags": "small", "mode": "execute", "reason": "auto", "force": true},
+			hdr("X-Cairn-Actor-Type", "pipeline")).want(t, 200)
+		if r.num("deleted") != 0 || r.list(t, "results")[0]["status"] != "autonomous_force_denied" {
+			t.Fatalf("pipeline force: %s", r)
+		}
+		r = e.post(t, "/api/memory/forget", map[string]any{"ids": []string{pin}, "mode": "execute", "reason": "cleanup", "force": true}).want(t, 200)
+		if r.num("deleted") != 1 {
+			t.Fatalf("force: %s", r)
+		}
+		// Deleted rows are no longer candidates.
+		if p := e.post(t, "/api/memory/forget", map[string]any{"tags": "small"}).want(t, 200); p.num("count") != 0 {
+			t.Fatalf("deleted memories are candidates: %s", p)
+		}
+	})
+	t.Run("execute guards", func(t *testing.T) {
+		before := e.state(t)
+		e.post(t, "/api/memory/forget", map[string]any{"tags": "bulk", "mode": "execute"}).wantInvalid(t, "reason", "reason is required for execute mode")
+		e.post(t, "/api/memory/forget", map[string]any{"tags": "bulk", "mode": "execute", "reason": "  "}).wantInvalid(t, "reason", "reason is required")
+		for _, k := range []string{"if_version", "ifVersion"} {
+			e.post(t, "/api/memory/forget", map[string]any{"ids": bulk[:1], "mode": "execute", "reason": "r", k: 1}).
+				wantInvalid(t, "if_version", "if_version is not supported for batch forget")
+		}
+		e.unchanged(t, before)
+	})
+	t.Run("26 need a token", func(t *testing.T) {
+		sel := map[string]any{"tags": "bulk", "limit": 50}
+		p := e.post(t, "/api/memory/forget", sel).want(t, 200)
+		token := p.str("confirmToken")
+		if p.num("count") != 26 || !p.boolean("requiresConfirm") || token != core.ConfirmToken(bulk) {
+			t.Fatalf("preview of 26: count %v requiresConfirm %v token %q (want %q)", p.num("count"), p.boolean("requiresConfirm"), token, core.ConfirmToken(bulk))
+		}
+		// The same selection by ids gives the same token.
+		if p2 := e.post(t, "/api/memory/forget", map[string]any{"ids": bulk, "limit": 26}).want(t, 200); p2.str("confirmToken") != token {
+			t.Fatalf("token differs for the same selection: %s", p2)
+		}
+		before := e.state(t)
+		exec := map[string]any{"tags": "bulk", "limit": 50, "mode": "execute", "reason": "rotate"}
+		r := e.post(t, "/api/memory/forget", exec).wantErr(t, 400, core.CodeConfirmRequired)
+		if !r.boolean("requiresConfirm") || r.str("confirmToken") != token || r.num("count") != 26 {
+			t.Fatalf("execute without token: %s", r)
+		}
+		// A token from another preview (25 of the 26) does not unlock this one.
+		other := e.post(t, "/api/memory/forget", map[string]any{"tags": "bulk", "limit": 25}).want(t, 200)
+		if other.boolean("requiresConfirm") || other.str("confirmToken") == token {
+			t.Fatalf("preview of 25: %s", other)
+		}
+		exec["confirm_token"] = other.str("confirmToken")
+		e.post(t, "/api/memory/forget", exec).wantErr(t, 400, core.CodeConfirmRequired)
+		exec["confirm_token"] = "not-a-token"
+		e.post(t, "/api/memory/forget", exec).wantErr(t, 400, core.CodeConfirmRequired)
+		e.unchanged(t, before)
+
+		delete(exec, "confirm_token")
+		exec["confirmToken"] = token
+		r = e.post(t, "/api/memory/forget", exec).want(t, 200)
+		if r.num("deleted") != 26 || r.num("requested") != 26 {
+			t.Fatalf("execute with token: %s", r)
+		}
+		for _, res := range r.list(t, "results") {
+			if res["status"] != "deleted" {
+				t.Fatalf("result: %v", res)
+			}
+		}
+		if n := e.count(t, `SELECT count(*) FROM memory_history WHERE event = 'deleted' AND reason = 'rotate'`); n != 26 {
+			t.Fatalf("%d deleted events with the reason, want 26", n)
+		}
+		if l := e.get(t, "/api/memories?tags=bulk").want(t, 200); l.num("total") != 0 {
+			t.Fatalf("bulk memories still listed: %s", l)
+		}
+	})
+	t.Run("query selection", func(t *testing.T) {
+		x := e.mustID(t, "the rotation schedule for oncall")
+		p := e.post(t, "/api/memory/forget", map[string]any{"query": "\"oncall\" AND (rotation OR *)"}).want(t, 200)
+		c := p.list(t, "candidates")
+		if len(c) != 1 || c[0]["id"] != x {
+			t.Fatalf("query preview: %s", p)
+		}
+		if s, _ := c[0]["score"].(float64); s <= 0 || s >= 1 {
+			t.Fatalf("score %v", c[0]["score"])
+		}
+	})
+}
+
+// Signet's preview is {mode,count,requiresConfirm,confirmToken,candidates:[…]}
+// and its execute answer {mode,requested,deleted,results:[…]}: the arrays and
+// counts are there even when the selection is empty, so clients can iterate
+// without checking for a missing field.
+func TestBatchForgetEmptySelectionShape(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.mustID(t, "a memory that does not match")
+	p := e.post(t, "/api/memory/forget", map[string]any{"tags": "nothing-has-this"}).want(t, 200)
+	if p.num("count") != 0 || p.boolean("requiresConfirm") {
+		t.Fatalf("empty preview: %s", p)
+	}
+	if c, ok := p.JSON["candidates"].([]any); !ok || len(c) != 0 {
+		t.Errorf("BUG: preview of an empty selection has no \"candidates\": [] (got %s)", p)
+	}
+	x := e.post(t, "/api/memory/forget", map[string]any{"tags": "nothing-has-this", "mode": "execute", "reason": "r"}).want(t, 200)
+	if x.num("deleted") != 0 {
+		t.Fatalf("empty execute: %s", x)
+	}
+	if res, ok := x.JSON["results"].([]any); !ok || len(res) != 0 {
+		t.Errorf("BUG: execute of an empty selection has no \"results\": [] (got %s)", x)
+	}
+	if _, ok := x.JSON["requested"]; !ok {
+		t.Errorf("BUG: execute of an empty selection has no \"requested\": 0 (got %s)", x)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 2.2 recall
+// ---------------------------------------------------------------------------
+
+func TestRecall(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	deploy := e.mustID(t, deployFact)
+	bun := e.mustID(t, "User prefers bun over npm for TypeScript projects.", "who", "bench", "pinned", true, "importance", 0.9, "tags", "tooling")
+	uni := e.mustID(t, "Ünïcödé test: 東京 meeting moved to Thursday 🚀")
+	gone := e.mustID(t, "deploy atlas secret rotation notes")
+	e.del(t, gone, map[string]any{"reason": "r"}).want(t, 200)
+
+	ids := func(r *resp) []string {
+		var out []string
+		for _, h := range r.list(t, "results") {
+			out = append(out, h["id"].(string))
+		}
+		return out
+	}
+	t.Run("basic", func(t *testing.T) {
+		r := e.post(t, "/api/memory/recall", map[string]any{"query": "deploy script atlas"}).want(t, 200)
+		hits := r.list(t, "results")
+		if len(hits) != 1 || hits[0]["id"] != deploy || r.str("method") != "keyword" || r.str("query") != "deploy script atlas" {
+			t.Fatalf("basic: %s", r)
+		}
+		h := hits[0]
+		if h["source"] != "keyword" || h["content_length"] != float64(len(deployFact)) || h["truncated"] != false {
+			t.Fatalf("hit: %v", h)
+		}
+		if s := h["score"].(float64); s <= 0 || s > 1 {
+			t.Fatalf("score %v", s)
+		}
+		if _, ok := h["tags"].([]any); !ok {
+			t.Fatalf("tags must be an array: %v", h)
+		}
+	})
+	t.Run("filters", func(t *testing.T) {
+		r := e.post(t, "/api/memory/recall", map[string]any{"query": "bun npm", "who": "bench", "pinned": true, "importance_min": 0.5, "tags": "tooling"}).want(t, 200)
+		if got := ids(r); !slices.Equal(got, []string{bun}) {
+			t.Fatalf("filters: %v", got)
+		}
+		r = e.post(t, "/api/memory/recall", map[string]any{"query": "bun npm", "pinned": false}).want(t, 200)
+		if len(ids(r)) != 0 {
+			t.Fatalf("pinned=false: %s", r)
+		}
+		r = e.post(t, "/api/memory/recall", map[string]any{"query": "bun", "keywordQuery": "deploy"}).want(t, 200)
+		if got := ids(r); !slices.Equal(got, []string{deploy}) {
+			t.Fatalf("keywordQuery: %v", got)
+		}
+	})
+	t.Run("unicode", func(t *testing.T) {
+		r := e.post(t, "/api/memory/recall", map[string]any{"query": "東京 meeting"}).want(t, 200)
+		if got := ids(r); !slices.Equal(got, []string{uni}) {
+			t.Fatalf("unicode: %v", got)
+		}
+		r = e.post(t, "/api/memory/recall", map[string]any{"query": "unicode"}).want(t, 200) // remove_diacritics
+		if got := ids(r); !slices.Equal(got, []string{uni}) {
+			t.Fatalf("diacritics: %v", got)
+		}
+	})
+	t.Run("limit", func(t *testing.T) {
+		r := e.post(t, "/api/memory/recall", map[string]any{"query": "deploy bun meeting", "limit": 2}).want(t, 200)
+		if len(ids(r)) != 2 {
+			t.Fatalf("limit 2: %s", r)
+		}
+		r = e.post(t, "/api/memory/recall", map[string]any{"query": "deploy", "limit": "5"}).want(t, 200)
+		if len(ids(r)) != 1 {
+			t.Fatalf("limit as string: %s", r)
+		}
+	})
+	t.Run("rejects", func(t *testing.T) {
+		for _, c := range []struct {
+			body  any
+			field string
+		}{
+			{map[string]any{"query": ""}, "query"},
+			{map[string]any{"query": "   "}, "query"},
+			{map[string]any{}, "query"},
+			{map[string]any{"query": nil}, "query"},
+			{map[string]any{"query": 42}, "query"},
+			{map[string]any{"query": []string{"a"}}, "query"},
+			{map[string]any{"query": "deploy", "limit": 0}, "limit"},
+			{map[string]any{"query": "deploy", "limit": -1}, "limit"},
+			{map[string]any{"query": "deploy", "limit": 1_000_000_000}, "limit"},
+			{map[string]any{"query": "deploy", "limit": 1001}, "limit"},
+			{map[string]any{"query": "deploy", "limit": 2.5}, "limit"},
+			{map[string]any{"query": "deploy", "limit": "many"}, "limit"},
+			{map[string]any{"query": "deploy", "importance_min": 3}, "importance_min"},
+			{map[string]any{"query": "deploy", "since": "never"}, "since"},
+			{map[string]any{"query": "deploy", "pinned": "perhaps"}, "pinned"},
+			{map[string]any{"query": "deploy", "tags": 1}, "tags"},
+			{map[string]any{"query": "deploy", "keyword_query": 1}, "keyword_query"},
+		} {
+			e.post(t, "/api/memory/recall", c.body).wantInvalid(t, c.field, "")
+		}
+		for _, body := range []string{"{oops", "", "null", "[]", "\"deploy\""} {
+			e.post(t, "/api/memory/recall", rawBody(body)).wantErr(t, 400, core.CodeInvalidJSON)
+		}
+	})
+	t.Run("hostile queries", func(t *testing.T) {
+		var cjk strings.Builder
+		for cjk.Len() < 100_000 {
+			cjk.WriteString("東京 deploy \"NEAR( ")
+		}
+		queries := []string{
+			`"deploy" AND (atlas OR *) NEAR -x ^ :`,
+			`NEAR(`, `NEAR(deploy atlas, 2)`, `AND OR NOT`, `NOT deploy`, `deploy NOT`, `"`, `"""`, `*`, `^deploy`,
+			`deploy*`, `content:deploy`, `{content}: deploy`, `-deploy`, `+deploy`, `(`, `)`, `deploy)`,
+			`🚀🚀🚀`, `東京 meeting`, `東京`, "\u0301\u0301", "ﬁ ligature", "İstanbul", "\x00deploy", "deploy\x00",
+			strings.Repeat("deploy ", 20_000), cjk.String(), strings.Repeat("a", 100_000),
+			"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", `\"\\`, "'; DROP TABLE memories; --", "%_%", "rotation notes",
+		}
+		for _, q := range queries {
+			r := e.post(t, "/api/memory/recall", map[string]any{"query": q})
+			if r.Status != 200 {
+				t.Errorf("query %.60q: %s", q, r)
+				continue
+			}
+			if slices.Contains(ids(r), gone) {
+				t.Errorf("query %.60q returned the deleted memory", q)
+			}
+		}
+		// Batch forget runs the same sanitizer.
+		for _, q := range queries[:10] {
+			if r := e.post(t, "/api/memory/forget", map[string]any{"query": q}); r.Status != 200 {
+				t.Errorf("forget query %.60q: %s", q, r)
+			}
+		}
+	})
+	t.Run("deleted never returned", func(t *testing.T) {
+		r := e.post(t, "/api/memory/recall", map[string]any{"query": "secret rotation notes", "limit": 1000}).want(t, 200)
+		if slices.Contains(ids(r), gone) {
+			t.Fatalf("deleted memory recalled: %s", r)
+		}
+	})
+}
+
+// ---------------------------------------------------------------------------
+// Kill switch
+// ---------------------------------------------------------------------------
+
+func TestMutationsFrozen(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	live := e.mustID(t, "frozen live memory", "tags", "frozen")
+	dead := e.mustID(t, "frozen deleted memory", "tags", "frozen")
+	e.del(t, dead, map[string]any{"reason": "r"}).want(t, 200)
+	export := e.get(t, "/api/memories/export?include_deleted=true")
+	if export.Status != 200 {
+		t.Fatalf("export: %s", export)
+	}
+	freshLine := `{"id":"0197aaaa-0000-7000-8000-000000000001","content":"imported while frozen","importance":0.5}` + "\n"
+
+	e.svc.SetMutationsFrozen(true)
+	before := e.state(t)
+	cases := []struct {
+		name, method, path string
+		body               any
+	}{
+		{"remember", "POST", "/api/memory/remember", map[string]any{"content": "new while frozen"}},
+		{"remember duplicate", "POST", "/api/memory/remember", map[string]any{"content": "frozen live memory"}},
+		{"save", "POST", "/api/memory/save", map[string]any{"content": "saved while frozen"}},
+		{"patch", "PATCH", "/api/memory/" + live, map[string]any{"importance": 0.1, "reason": "r"}},
+		{"delete", "DELETE", "/api/memory/" + live, map[string]any{"reason": "r"}},
+		{"delete via query", "DELETE", "/api/memory/" + live + "?reason=r", nil},
+		{"recover", "POST", "/api/memory/" + dead + "/recover", map[string]any{"reason": "r"}},
+		{"modify", "POST", "/api/memory/modify", map[string]any{"reason": "r", "patches": []any{map[string]any{"id": live, "importance": 0.1}}}},
+		{"forget execute", "POST", "/api/memory/forget", map[string]any{"tags": "frozen", "mode": "execute", "reason": "r"}},
+		{"import", "POST", "/api/memories/import", rawBody(freshLine)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.do(t, c.method, c.path, c.body, nil).wantErr(t, http.StatusServiceUnavailable, core.CodeFrozen)
+			if r.str("error") != "Mutations are frozen (kill switch active)" {
+				t.Fatalf("message: %q", r.str("error"))
+			}
+			e.unchanged(t, before)
+		})
+	}
+	t.Run("reads still work", func(t *testing.T) {
+		e.get(t, "/api/memories").want(t, 200)
+		e.get(t, "/api/memory/"+live).want(t, 200)
+		e.get(t, "/api/memory/"+live+"/history").want(t, 200)
+		e.get(t, "/api/history").want(t, 200)
+		e.get(t, "/health").want(t, 200)
+		e.get(t, "/api/status").want(t, 200)
+		e.post(t, "/api/memory/recall", map[string]any{"query": "frozen"}).want(t, 200)
+		if ex := e.get(t, "/api/memories/export"); ex.Status != 200 {
+			t.Fatalf("export while frozen: %s", ex)
+		}
+		p := e.post(t, "/api/memory/forget", map[string]any{"tags": "frozen"}).want(t, 200)
+		if p.str("mode") != "preview" || p.num("count") != 1 {
+			t.Fatalf("forget preview while frozen: %s", p)
+		}
+		e.unchanged(t, before)
+	})
+	e.svc.SetMutationsFrozen(false)
+	e.remember(t, "new after thaw")
+}
+
+// ---------------------------------------------------------------------------
+// Export and import
+// ---------------------------------------------------------------------------
+
+func ndjson(tb testing.TB, raw []byte) []map[string]any {
+	tb.Helper()
+	var out []map[string]any
+	for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			tb.Fatalf("export line %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestExportImport(t *testing.T) {
+	t.Parallel()
+	src := newEnv(t)
+	a := src.mustID(t, "export me first", "tags", "x,y", "project", "atlas")
+	src.clock.Advance(time.Minute)
+	b := src.mustID(t, "export me second", "pinned", true)
+	src.patch(t, b, map[string]any{"importance": 0.2, "reason": "r"}).want(t, 200)
+	d := src.mustID(t, "export me deleted")
+	src.del(t, d, map[string]any{"reason": "r"}).want(t, 200)
+
+	ex := src.get(t, "/api/memories/export")
+	if ex.Status != 200 || ex.Header.Get("Content-Type") != "application/x-ndjson" {
+		t.Fatalf("export: %s", ex)
+	}
+	lines := ndjson(t, ex.Raw)
+	if len(lines) != 3 || lines[2]["_end"] != true || lines[0]["id"] != a || lines[1]["id"] != b {
+		t.Fatalf("export lines: %v", lines)
+	}
+	all := src.get(t, "/api/memories/export?include_deleted=true")
+	if n := len(ndjson(t, all.Raw)); n != 4 {
+		t.Fatalf("export include_deleted: %d lines", n)
+	}
+	src.get(t, "/api/memories/export?pinned=maybe").wantInvalid(t, "pinned", "")
+
+	dst := newEnv(t)
+	r := dst.post(t, "/api/memories/import", rawBody(all.Raw)).want(t, 200)
+	if r.num("total") != 3 || r.num("imported") != 3 || r.num("existing") != 0 || r.num("deduped") != 0 {
+		t.Fatalf("import: %s", r)
+	}
+	g := dst.get(t, "/api/memory/"+b).want(t, 200)
+	if g.num("version") != 2 || g.num("importance") != 0.2 || !g.boolean("pinned") {
+		t.Fatalf("imported b: %s", g)
+	}
+	if g := dst.get(t, "/api/memory/"+a).want(t, 200); g.str("project") != "atlas" || !slices.Equal(strs(g.JSON["tags"]), []string{"x", "y"}) {
+		t.Fatalf("imported a: %s", g)
+	}
+	dst.get(t, "/api/memory/"+d).wantErr(t, 404, core.CodeNotFound)
+	if g := dst.get(t, "/api/memory/"+d+"?include_deleted=true").want(t, 200); !g.boolean("is_deleted") {
+		t.Fatalf("imported d: %s", g)
+	}
+	h := dst.historyEvents(t, a)
+	if len(h) != 1 || h[0]["event"] != "created" || h[0]["reason"] != "import" {
+		t.Fatalf("import history: %v", h)
+	}
+	// Importing again changes nothing.
+	before := dst.state(t)
+	r = dst.post(t, "/api/memories/import", rawBody(all.Raw)).want(t, 200)
+	if r.num("existing") != 3 || r.num("imported") != 0 {
+		t.Fatalf("re-import: %s", r)
+	}
+	dst.unchanged(t, before)
+	// Same content under a new id is deduped.
+	r = dst.post(t, "/api/memories/import", rawBody(`{"id":"new-id-1","content":"EXPORT ME SECOND."}`+"\n")).want(t, 200)
+	if r.num("deduped") != 1 {
+		t.Fatalf("dedup on import: %s", r)
+	}
+	dst.unchanged(t, before)
+
+	t.Run("bad lines write nothing", func(t *testing.T) {
+		good := `{"content":"fine line"}` + "\n"
+		cases := []struct {
+			name, body, field string
+			line              float64
+		}{
+			{"invalid JSON", good + "{nope\n", "", 2},
+			{"array line", good + "[1]\n", "", 2},
+			{"null line", good + "null\n", "", 2},
+			{"empty content", good + `{"content":"  "}` + "\n", "content", 2},
+			{"content number", good + `{"content":5}` + "\n", "content", 2},
+			{"importance 2", good + `{"content":"x","importance":2}` + "\n", "importance", 2},
+			{"tags string", good + `{"content":"x","tags":"a,b"}` + "\n", "tags", 2},
+			{"bad time", good + `{"content":"x","created_at":"yesterday"}` + "\n", "created_at", 2},
+			{"deleted without time", good + `{"content":"x","is_deleted":true}` + "\n", "deleted_at", 2},
+			{"negative version", "\n\n" + `{"content":"x","version":-1}` + "\n", "version", 3},
+			{"invalid UTF-8", good + "{\"content\":\"\xff\"}\n", "", 2},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				before := dst.state(t)
+				r := dst.post(t, "/api/memories/import", rawBody(c.body)).wantErr(t, 400, core.CodeInvalidRequest)
+				if r.num("line") != c.line || (c.field != "" && r.str("field") != c.field) {
+					t.Fatalf("line/field: %s", r)
+				}
+				dst.unchanged(t, before)
+			})
+		}
+	})
+}
+
+// An import line whose idempotency_key is already taken is the caller's
+// mistake, not a server failure: it must not be a 500, and the batch must
+// not be half applied.
+func TestImportIdempotencyKeyCollision(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.remember(t, "owner of the key", "idempotency_key", "k-1")
+	before := e.state(t)
+	body := `{"content":"first import line"}` + "\n" + `{"content":"another memory with the same key","idempotency_key":"k-1"}` + "\n"
+	r := e.post(t, "/api/memories/import", rawBody(body))
+	if r.Status >= 500 {
+		t.Errorf("BUG: import with a taken idempotency_key answers %s; want a 4xx naming the line (or the record counted as existing/deduped)", r)
+	}
+	if r.Status >= 400 {
+		e.unchanged(t, before)
+	}
+}
