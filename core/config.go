@@ -29,8 +29,44 @@ type Config struct {
 	Auth       AuthConfig       `toml:"auth"`
 	Memory     MemoryConfig     `toml:"memory"`
 	Guardrails GuardrailsConfig `toml:"guardrails"`
+	Embedding  EmbeddingConfig  `toml:"embedding"`
+	Search     SearchConfig     `toml:"search"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
 	Log        LogConfig        `toml:"log"`
+}
+
+// EmbeddingConfig selects the embedding provider. "builtin" is the offline
+// model compiled into cairn; "none" turns the vector leg off.
+type EmbeddingConfig struct {
+	Provider string `toml:"provider" oneof:"builtin,ollama,openai,none"`
+	// Model is the provider's model name; empty means the provider's default
+	// (builtin: use-lite-512, ollama: nomic-embed-text, openai:
+	// text-embedding-3-small).
+	Model string `toml:"model"`
+	// BaseURL of an ollama or OpenAI-compatible server; empty means the
+	// provider's default (http://127.0.0.1:11434, https://api.openai.com/v1).
+	BaseURL string `toml:"base_url"`
+	// APIKey for OpenAI-compatible servers; empty reads OPENAI_API_KEY.
+	APIKey string `toml:"api_key"`
+	// Dimensions expected from the provider; 0 accepts what the first
+	// answer has. A provider answering another length is an error.
+	Dimensions int      `toml:"dimensions" range:"0,8192"`
+	Timeout    Duration `toml:"timeout" range:"100ms,5m"`
+	// BatchSize is how many texts go to the provider in one call.
+	BatchSize int `toml:"batch_size" range:"1,256"`
+}
+
+// SearchConfig tunes recall.
+type SearchConfig struct {
+	// Alpha weighs the vector leg against the keyword leg when fusing.
+	Alpha float64 `toml:"alpha" range:"0,1"`
+	// MinScore drops fused results below it.
+	MinScore float64 `toml:"min_score" range:"0,1"`
+	// TopK is how many candidates each leg contributes before fusion.
+	TopK int `toml:"top_k" range:"1,1000"`
+	// DecayRate is the per-day importance decay since last access; pinned
+	// memories never decay.
+	DecayRate float64 `toml:"decay_rate" range:"0.5,1"`
 }
 
 // ServerConfig configures the HTTP API.
@@ -113,6 +149,17 @@ func DefaultConfig() Config {
 			ChunkTargetChars:    300,
 			MaxRememberChars:    65536,
 			RecallTruncateChars: 500,
+		},
+		Embedding: EmbeddingConfig{
+			Provider:  "builtin",
+			Timeout:   Duration(30 * time.Second),
+			BatchSize: 16,
+		},
+		Search: SearchConfig{
+			Alpha:     0.7,
+			MinScore:  0.1,
+			TopK:      50,
+			DecayRate: 0.95,
 		},
 		Pipeline: PipelineConfig{Enabled: false, ShadowMode: true},
 		Log:      LogConfig{Level: "info"},

@@ -14,6 +14,13 @@ const (
 	MaxRecallLimit     = 1000
 )
 
+// Recall modes: which legs run.
+const (
+	ModeHybrid  = "hybrid"
+	ModeKeyword = "keyword"
+	ModeVector  = "vector"
+)
+
 // RecallInput is a search request.
 type RecallInput struct {
 	Query string
@@ -21,6 +28,27 @@ type RecallInput struct {
 	KeywordQuery string
 	Limit        int
 	Filter       storage.MemoryFilter
+	// Mode restricts recall to one leg (keyword, vector); empty is hybrid.
+	Mode string
+	// Explain fills each hit's Explain with its score parts.
+	Explain bool
+	// NoTracking leaves access counts alone (benchmarks, previews).
+	NoTracking bool
+}
+
+// ScoreParts explains one hit's score: each leg's contribution and each
+// adjustment applied after fusion. Multipliers are 1 when not applied.
+type ScoreParts struct {
+	BM25      float64 `json:"bm25"`      // raw FTS5 bm25 (negative; lower is better), 0 if no keyword hit
+	Keyword   float64 `json:"keyword"`   // normalized keyword score in [0,1]
+	Hint      float64 `json:"hint"`      // best hint (prospective query) match in [0,1]
+	Vector    float64 `json:"vector"`    // cosine similarity in [0,1]
+	Fused     float64 `json:"fused"`     // after fusing the legs
+	Graph     float64 `json:"graph"`     // additive graph boost
+	Rerank    float64 `json:"rerank"`    // reranker's similarity, 0 if not reranked
+	Dampening float64 `json:"dampening"` // multiplier from gravity/hub/resolution
+	Decay     float64 `json:"decay"`     // importance × decay multiplier
+	Final     float64 `json:"final"`
 }
 
 // RecallHit is one ranked memory.
@@ -38,6 +66,8 @@ type RecallHit struct {
 	Who           string   `json:"who,omitempty"`
 	Project       string   `json:"project,omitempty"`
 	CreatedAt     string   `json:"created_at"`
+	// Explain is set when the request asked for it.
+	Explain *ScoreParts `json:"explain,omitempty"`
 }
 
 // RecallResult is a ranked list and how it was produced. Method is
