@@ -44,6 +44,11 @@ func (a *API) routes() {
 	m.HandleFunc("POST /api/memory/remember", a.remember)
 	m.HandleFunc("POST /api/memory/save", a.remember)
 	m.HandleFunc("POST /api/memory/recall", a.recall)
+	m.HandleFunc("GET /api/memory/search", a.searchGET(DefaultRecallLimit))
+	m.HandleFunc("GET /memory/search", a.searchGET(20))
+	m.HandleFunc("GET /memory/similar", a.similar)
+	m.HandleFunc("GET /api/embeddings", a.embeddings)
+	m.HandleFunc("GET /api/embeddings/status", a.embeddingStatus)
 	m.HandleFunc("GET /api/memories", a.list)
 	m.HandleFunc("GET /api/memories/export", a.export)
 	m.HandleFunc("POST /api/memories/import", a.importMemories)
@@ -346,6 +351,14 @@ func recallInputFrom(b body) (RecallInput, *Error) {
 	if in.KeywordQuery, _, e = b.str("keyword_query", "keywordQuery"); e != nil {
 		return in, e
 	}
+	if in.Mode, _, e = b.str("mode"); e != nil {
+		return in, e
+	}
+	explain, e := b.boolean("explain")
+	if e != nil {
+		return in, e
+	}
+	in.Explain = explain != nil && *explain
 	if raw, _ := b.field("limit"); raw != nil {
 		n, err := b.integer("limit")
 		if err != nil || n == nil || *n < 1 || *n > MaxRecallLimit {

@@ -54,6 +54,11 @@ type EmbeddingConfig struct {
 	Timeout    Duration `toml:"timeout" range:"100ms,5m"`
 	// BatchSize is how many texts go to the provider in one call.
 	BatchSize int `toml:"batch_size" range:"1,256"`
+	// TrackerInterval is how often the background tracker looks for
+	// memories without a vector (new, edited, or from another model).
+	TrackerInterval Duration `toml:"tracker_interval" range:"100ms,1h"`
+	// TrackerBatch is how many memories one tracker pass embeds.
+	TrackerBatch int `toml:"tracker_batch" range:"1,10000"`
 }
 
 // SearchConfig tunes recall.
@@ -67,6 +72,12 @@ type SearchConfig struct {
 	// DecayRate is the per-day importance decay since last access; pinned
 	// memories never decay.
 	DecayRate float64 `toml:"decay_rate" range:"0.5,1"`
+	// Fusion combines the legs: "blend" (alpha × vector + (1 − alpha) ×
+	// keyword) or "rrf" (reciprocal rank fusion).
+	Fusion string `toml:"fusion" oneof:"blend,rrf"`
+	// Dampening turns on the post-fusion corrections of seed 003: gravity
+	// (semantic hits sharing no word with the query), hub and resolution.
+	Dampening bool `toml:"dampening"`
 }
 
 // ServerConfig configures the HTTP API.
@@ -151,15 +162,19 @@ func DefaultConfig() Config {
 			RecallTruncateChars: 500,
 		},
 		Embedding: EmbeddingConfig{
-			Provider:  "builtin",
-			Timeout:   Duration(30 * time.Second),
-			BatchSize: 16,
+			Provider:        "builtin",
+			Timeout:         Duration(30 * time.Second),
+			BatchSize:       16,
+			TrackerInterval: Duration(5 * time.Second),
+			TrackerBatch:    64,
 		},
 		Search: SearchConfig{
 			Alpha:     0.7,
 			MinScore:  0.1,
 			TopK:      50,
 			DecayRate: 0.95,
+			Fusion:    "blend",
+			Dampening: true,
 		},
 		Pipeline: PipelineConfig{Enabled: false, ShadowMode: true},
 		Log:      LogConfig{Level: "info"},

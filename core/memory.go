@@ -197,10 +197,14 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	if err != nil {
 		return nil, err
 	}
-	if !res.Deduped {
-		s.events.publish(Event{Kind: EventCreated, MemoryID: res.Memory.ID, Actor: actor.Name})
+	if res.Deduped {
+		res.Embedded = res.Memory.EmbeddingModel != ""
+		return &res, nil
 	}
-	res.Embedded = res.Memory.EmbeddingModel != ""
+	if s.embedAfterWrite(ctx, res.Memory.ID) {
+		res.Embedded, res.Memory.EmbeddingModel = true, s.embedder.Model()
+	}
+	s.events.publish(Event{Kind: EventCreated, MemoryID: res.Memory.ID, Actor: actor.Name})
 	return &res, nil
 }
 
@@ -268,6 +272,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 	if len(res.IDs) == 0 {
 		return nil, invalid("content", "content produced no valid chunks")
 	}
+	res.Embedded = s.embedAfterWrite(ctx, created...)
 	for _, id := range created {
 		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
 	}

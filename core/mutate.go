@@ -208,6 +208,15 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 		return nil, err
 	}
 	if res.Status == "updated" {
+		if *res.ContentChanged {
+			embedded := s.embedAfterWrite(ctx, res.ID)
+			res.Embedded = &embedded
+			if !embedded {
+				s.syncVectors(ctx, res.ID) // the old vector no longer matches
+			}
+		} else {
+			s.syncVectors(ctx, res.ID)
+		}
 		s.events.publish(Event{Kind: EventUpdated, MemoryID: res.ID, Actor: actor.Name})
 	}
 	return res, resErr
@@ -246,6 +255,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 		return nil, err
 	}
 	if res.Status == "deleted" {
+		s.syncVectors(ctx, res.ID)
 		s.events.publish(Event{Kind: EventDeleted, MemoryID: res.ID, Actor: actor.Name})
 	}
 	return res, resErr
@@ -377,6 +387,9 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		return nil, err
 	}
 	if res.Status == "recovered" {
+		if !s.embedAfterWrite(ctx, res.ID) {
+			s.syncVectors(ctx, res.ID)
+		}
 		s.events.publish(Event{Kind: EventRecovered, MemoryID: res.ID, Actor: actor.Name})
 	}
 	return res, resErr

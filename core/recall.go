@@ -2,8 +2,11 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -73,13 +76,17 @@ type RecallHit struct {
 // RecallResult is a ranked list and how it was produced. Method is
 // "keyword" when only full-text search contributed.
 type RecallResult struct {
-	Results []*RecallHit `json:"results"`
-	Query   string       `json:"query"`
-	Method  string       `json:"method"`
+	Results  []*RecallHit `json:"results"`
+	Query    string       `json:"query"`
+	Method   string       `json:"method"`
+	Warnings []string     `json:"warnings,omitempty"`
 }
 
-// Recall searches live memories. This is the keyword leg (FTS5 with BM25);
-// deleted memories and every filter are applied in SQL.
+// Recall searches live memories: the keyword leg (FTS5, BM25) and the
+// vector leg (cosine over the in-memory index) run with the same filters,
+// are fused, adjusted (graph boost, dampening, importance decay) and
+// ranked. Without an embedder, or when the provider fails, recall is
+// keyword-only and Method says so; nothing fails.
 func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, invalid("query", "query is required")
@@ -91,21 +98,374 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 	if limit < 1 || limit > MaxRecallLimit {
 		return nil, invalid("limit", "limit must be an integer from 1 to %d", MaxRecallLimit)
 	}
-	kq := in.KeywordQuery
-	if strings.TrimSpace(kq) == "" {
-		kq = in.Query
+	mode := in.Mode
+	if mode == "" {
+		mode = ModeHybrid
+	}
+	if mode != ModeHybrid && mode != ModeKeyword && mode != ModeVector {
+		return nil, invalid("mode", "mode must be hybrid, keyword or vector")
 	}
 	f := in.Filter
 	f.IncludeDeleted, f.OnlyDeleted = false, false
-	hits, err := s.KeywordSearch(ctx, kq, f, limit)
-	if err != nil {
+	k := max(s.cfg.Search.TopK, 2*limit)
+
+	out := &RecallResult{Query: in.Query, Results: []*RecallHit{}}
+	cands := map[string]*candidate{}
+	get := func(id string) *candidate {
+		c, ok := cands[id]
+		if !ok {
+			c = &candidate{id: id, kwRank: -1, vecRank: -1}
+			cands[id] = c
+		}
+		return c
+	}
+
+	ranKeyword := false
+	if mode != ModeVector {
+		kq := in.KeywordQuery
+		if strings.TrimSpace(kq) == "" {
+			kq = in.Query
+		}
+		hits, err := s.KeywordSearch(ctx, kq, f, k)
+		if err != nil {
+			return nil, err
+		}
+		ranKeyword = true
+		best := 0.0
+		for _, h := range hits {
+			best = max(best, math.Abs(h.BM25))
+		}
+		for i, h := range hits {
+			c := get(h.Memory.ID)
+			c.mem, c.bm25, c.kwRank = h.Memory, h.BM25, i
+			c.keyword = keywordScore(h.BM25, best)
+		}
+	}
+
+	ranVector := false
+	var ix *vectorIndex
+	var qv []float32
+	if mode != ModeKeyword && s.embedder != nil {
+		var err error
+		if !s.providerHealthy() {
+			pe := s.emb.lastErr.Load()
+			err = fmt.Errorf("the embedding provider failed %s ago (%v); retrying after %s",
+				s.now().Sub(pe.at).Round(time.Second), pe.err, providerBackoff)
+		} else if ix, err = s.index(ctx); err == nil {
+			qctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+			qv, err = s.queryVector(qctx, in.Query)
+			cancel()
+		}
+		if err != nil {
+			out.Warnings = append(out.Warnings, "vector search unavailable: "+err.Error())
+			s.log.Warn("recall without vectors", "err", err)
+		} else {
+			ranVector = true
+			for i, h := range ix.search(qv, k, &f) {
+				c := get(h.id)
+				c.vector, c.hasVec, c.vecRank = clamp01(float64(h.score)), true, i
+			}
+			// Candidates found only by keyword still get their exact
+			// similarity (the embedding reranker of seed 003).
+			for _, c := range cands {
+				if !c.hasVec {
+					if v, ok := ix.vector(c.id); ok {
+						c.vector, c.hasVec = clamp01(float64(dot(qv, v))), true
+					}
+				}
+			}
+		}
+	}
+	switch {
+	case ranKeyword && ranVector:
+		out.Method = ModeHybrid
+	case ranVector:
+		out.Method = ModeVector
+	default:
+		out.Method = ModeKeyword
+	}
+	if mode == ModeVector && !ranVector {
+		return out, nil // asked for vectors only, and there are none
+	}
+	if len(cands) == 0 {
+		return out, nil
+	}
+	if err := s.hydrate(ctx, cands); err != nil {
 		return nil, err
 	}
-	out := &RecallResult{Results: make([]*RecallHit, 0, len(hits)), Query: in.Query, Method: "keyword"}
-	for _, h := range hits {
-		out.Results = append(out.Results, s.recallHit(h.Memory, h.Score, "keyword"))
+	s.score(ctx, in.Query, cands, out.Method, ranKeyword && ranVector)
+
+	ranked := make([]*candidate, 0, len(cands))
+	for _, c := range cands {
+		if c.mem != nil && c.final >= s.cfg.Search.MinScore {
+			ranked = append(ranked, c)
+		}
+	}
+	slices.SortFunc(ranked, func(a, b *candidate) int {
+		if a.final != b.final {
+			if a.final > b.final {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(b.mem.CreatedAt, a.mem.CreatedAt)
+	})
+	if len(ranked) > limit {
+		ranked = ranked[:limit]
+	}
+	ids := make([]string, 0, len(ranked))
+	for _, c := range ranked {
+		source := ModeHybrid
+		switch {
+		case c.kwRank < 0 && c.vecRank >= 0:
+			source = ModeVector
+		case c.vecRank < 0 && c.kwRank >= 0:
+			source = ModeKeyword
+		}
+		if !ranVector {
+			source = ModeKeyword
+		}
+		hit := s.recallHit(c.mem, c.final, source)
+		if in.Explain {
+			hit.Explain = c.parts()
+		}
+		out.Results = append(out.Results, hit)
+		ids = append(ids, c.id)
+	}
+	if !in.NoTracking {
+		s.trackAccess(ctx, ids)
 	}
 	return out, nil
+}
+
+// queryEmbedTimeout bounds the query embedding on the hot path: a slow
+// provider costs recall its vector leg, not its answer.
+const queryEmbedTimeout = 3 * time.Second
+
+// candidate is one memory on its way through ranking.
+type candidate struct {
+	id      string
+	mem     *Memory
+	bm25    float64
+	keyword float64
+	kwRank  int
+	vector  float64
+	hasVec  bool
+	vecRank int
+
+	fused, graph, damp, decay, final float64
+}
+
+func (c *candidate) parts() *ScoreParts {
+	r := func(x float64) float64 { return math.Round(x*10000) / 10000 }
+	p := &ScoreParts{BM25: r(c.bm25), Keyword: r(c.keyword), Fused: r(c.fused), Graph: r(c.graph),
+		Dampening: r(c.damp), Decay: r(c.decay), Final: r(c.final)}
+	if c.hasVec {
+		p.Vector = r(c.vector)
+		if c.vecRank < 0 {
+			p.Rerank = p.Vector // similarity computed for a keyword-only hit
+		}
+	}
+	return p
+}
+
+// keywordScore maps a raw bm25 (negative, lower is better) into [0,1]
+// relative to the best hit of the query, so the keyword leg's scale does
+// not depend on corpus size the way 1/(1+|s|) does (which also runs the
+// wrong way: a better match scores lower).
+func keywordScore(bm25, best float64) float64 {
+	if best == 0 {
+		return 0
+	}
+	return math.Abs(bm25) / best
+}
+
+func clamp01(x float64) float64 { return max(0, min(1, x)) }
+
+// rrfK is the rank offset of reciprocal rank fusion (the customary 60).
+const rrfK = 60
+
+// score fuses the legs and applies the post-fusion adjustments.
+func (s *Service) score(ctx context.Context, query string, cands map[string]*candidate, method string, both bool) {
+	cfg := s.cfg.Search
+	alpha := cfg.Alpha
+	now := s.now()
+	var terms map[string]bool
+	if cfg.Dampening {
+		terms = map[string]bool{}
+		for _, t := range QueryTerms(query) {
+			terms[t] = true
+		}
+	}
+	boosted := s.graphBoost(ctx, query, cands)
+	for _, c := range cands {
+		if c.mem == nil {
+			continue
+		}
+		switch {
+		case !both && method == ModeKeyword:
+			c.fused = c.keyword
+		case !both && method == ModeVector:
+			c.fused = c.vector
+		case cfg.Fusion == "rrf":
+			f := 0.0
+			if c.kwRank >= 0 {
+				f += (1 - alpha) / float64(rrfK+c.kwRank+1)
+			}
+			if c.vecRank >= 0 {
+				f += alpha / float64(rrfK+c.vecRank+1)
+			}
+			c.fused = f * float64(rrfK+1) // the best possible rank scores 1
+		default:
+			v := c.vector
+			if !c.hasVec {
+				v = c.keyword // not embedded yet: neutral, judged by keywords alone
+			}
+			c.fused = alpha*v + (1-alpha)*c.keyword
+		}
+		score := c.fused
+		if boosted[c.id] {
+			w := graphBoostWeight
+			c.graph = w * (1 - score)
+			score = (1-w)*score + w
+		}
+		c.damp = 1
+		if cfg.Dampening {
+			c.damp = dampening(c, terms, score)
+			score *= c.damp
+		}
+		c.decay = decayMultiplier(c.mem, cfg.DecayRate, now)
+		score *= c.decay
+		c.final = score
+	}
+}
+
+// graphBoostWeight is seed 000's additive graph boost.
+const graphBoostWeight = 0.15
+
+// graphBoost returns the candidates linked to entities the query names.
+// The knowledge graph arrives with the pipeline; until then nothing is
+// linked and the boost changes nothing.
+func (s *Service) graphBoost(ctx context.Context, query string, cands map[string]*candidate) map[string]bool {
+	return nil
+}
+
+// dampening is seed 003's post-fusion correction, as a multiplier:
+// gravity halves semantic-only hits that share no word with the query;
+// resolution favours decisions and constraints (×1.2) and memories with a
+// temporal anchor (×1.1). (Hub dampening needs entity links, which come
+// with the graph.)
+func dampening(c *candidate, terms map[string]bool, score float64) float64 {
+	m := 1.0
+	if c.kwRank < 0 && score > 0.3 && len(terms) > 0 {
+		overlap := false
+		for _, t := range QueryTerms(c.mem.Content) {
+			if terms[t] {
+				overlap = true
+				break
+			}
+		}
+		if !overlap {
+			m *= 0.5
+		}
+	}
+	if CharCount(c.mem.Content) >= 50 {
+		switch {
+		case c.mem.Type == "decision" || c.mem.Type == "constraint":
+			m *= 1.2
+		case hasTemporalAnchor(c.mem.Content):
+			m *= 1.1
+		}
+	}
+	return m
+}
+
+var months = []string{"january", "february", "march", "april", "may", "june", "july", "august",
+	"september", "october", "november", "december"}
+
+func hasTemporalAnchor(s string) bool {
+	lower := strings.ToLower(s)
+	for _, m := range months {
+		if strings.Contains(lower, m) {
+			return true
+		}
+	}
+	for i := 0; i+10 <= len(s); i++ { // ISO date YYYY-MM-DD
+		if isDigits(s[i:i+4]) && s[i+4] == '-' && isDigits(s[i+5:i+7]) && s[i+7] == '-' && isDigits(s[i+8:i+10]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// decayMultiplier turns importance, decayed since last access, into a
+// gentle multiplier in [0.8, 1]: relevance decides, importance and recency
+// break near-ties. Pinned memories never decay.
+func decayMultiplier(m *Memory, rate float64, now time.Time) float64 {
+	eff := 1.0
+	if !m.Pinned {
+		ref := m.LastAccessed
+		if ref == "" {
+			ref = m.CreatedAt
+		}
+		days := 0.0
+		if t, err := storage.ParseTime(ref); err == nil {
+			days = max(0, now.Sub(t).Hours()/24)
+		}
+		eff = m.Importance * math.Pow(rate, days)
+	}
+	return 0.8 + 0.2*clamp01(eff)
+}
+
+// hydrate loads the rows of candidates found only by the vector leg.
+func (s *Service) hydrate(ctx context.Context, cands map[string]*candidate) error {
+	var ids []string
+	for id, c := range cands {
+		if c.mem == nil {
+			ids = append(ids, id)
+		}
+	}
+	for start := 0; start < len(ids); start += 500 {
+		part := ids[start:min(start+500, len(ids))]
+		rows, err := storage.ListMemories(ctx, s.db.Reader(), storage.MemoryFilter{IDs: part}, len(part), 0)
+		if err != nil {
+			return err
+		}
+		for _, m := range rows {
+			cands[m.ID].mem = viewOf(m)
+		}
+	}
+	return nil
+}
+
+// trackAccess records that memories were recalled: last_accessed and
+// access_count only, which neither bumps the version nor re-indexes FTS.
+func (s *Service) trackAccess(ctx context.Context, ids []string) {
+	if len(ids) == 0 || s.MutationsFrozen() {
+		return
+	}
+	now := s.timestamp()
+	args := []any{now}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE memories SET last_accessed = ?, access_count = access_count + 1
+			WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, args...)
+		return err
+	})
+	if err != nil {
+		s.log.Warn("access tracking", "err", err)
+	}
 }
 
 func (s *Service) recallHit(m *Memory, score float64, source string) *RecallHit {

@@ -15,12 +15,14 @@ import (
 // of one storage.DB. The HTTP API, the CLI, the TUI and the workers all call
 // it; it is the one write path.
 type Service struct {
-	db     *storage.DB
-	cfg    Config
-	now    func() time.Time
-	log    *slog.Logger
-	frozen atomic.Bool
-	events broker
+	embedder Embedder
+	db       *storage.DB
+	cfg      Config
+	now      func() time.Time
+	log      *slog.Logger
+	frozen   atomic.Bool
+	events   broker
+	emb      embedState
 }
 
 // ServiceOptions are optional dependencies of a Service.
@@ -29,11 +31,14 @@ type ServiceOptions struct {
 	Now func() time.Time
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger
+	// Embedder produces vectors for the vector leg of recall; nil turns the
+	// vector leg off (recall is then keyword-only and says so).
+	Embedder Embedder
 }
 
 // NewService returns a Service over db configured by cfg.
 func NewService(db *storage.DB, cfg Config, opts ServiceOptions) *Service {
-	s := &Service{db: db, cfg: cfg, now: opts.Now, log: opts.Logger}
+	s := &Service{db: db, cfg: cfg, now: opts.Now, log: opts.Logger, embedder: opts.Embedder}
 	if s.now == nil {
 		s.now = time.Now
 	}

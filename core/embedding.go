@@ -1,0 +1,421 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// embedState is the Service's view of its embedder: the in-memory vector
+// index (loaded lazily), a small cache of query vectors, and the provider's
+// recent health.
+type embedState struct {
+	loadMu sync.Mutex
+	ix     atomic.Pointer[vectorIndex]
+
+	qmu    sync.Mutex
+	qcache map[string][]float32
+	qorder []string
+
+	lastErr   atomic.Pointer[providerError]
+	processed atomic.Int64
+	failed    atomic.Int64
+	lastCycle atomic.Int64 // unix ms of the last tracker pass
+}
+
+type providerError struct {
+	err error
+	at  time.Time
+}
+
+// queryCacheSize bounds the cache of query vectors (search as you type asks
+// for the same prefixes again).
+const queryCacheSize = 256
+
+// providerBackoff is how long after a provider failure writes skip the
+// synchronous embedding and leave it to the tracker.
+const providerBackoff = 30 * time.Second
+
+// Embedder returns the configured embedder, or nil when vectors are off.
+func (s *Service) Embedder() Embedder { return s.embedder }
+
+func (s *Service) noteProvider(err error) {
+	if err == nil {
+		s.emb.lastErr.Store(nil)
+		return
+	}
+	s.emb.lastErr.Store(&providerError{err: err, at: s.now()})
+}
+
+func (s *Service) providerHealthy() bool {
+	pe := s.emb.lastErr.Load()
+	return pe == nil || s.now().Sub(pe.at) > providerBackoff
+}
+
+// embed calls the provider outside any transaction, bounded by the
+// configured timeout, and returns normalized vectors of one dimension.
+func (s *Service) embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if s.embedder == nil {
+		return nil, errors.New("no embedding provider configured")
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Embedding.Timeout.D())
+	defer cancel()
+	vecs, err := s.embedder.Embed(ctx, texts)
+	if err == nil && len(vecs) != len(texts) {
+		err = fmt.Errorf("embedding provider returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	if err == nil {
+		want := s.cfg.Embedding.Dimensions
+		for i, v := range vecs {
+			if want == 0 {
+				want = len(v)
+			}
+			if len(v) != want {
+				err = fmt.Errorf("embedding provider returned a vector of %d dimensions, expected %d", len(v), want)
+				break
+			}
+			if !normalize(v) {
+				err = fmt.Errorf("embedding provider returned an unusable vector (zero, NaN or infinite) for text %d", i)
+				break
+			}
+		}
+	}
+	s.noteProvider(err)
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	return vecs, nil
+}
+
+// queryVector embeds a recall query, through a small cache.
+func (s *Service) queryVector(ctx context.Context, q string) ([]float32, error) {
+	s.emb.qmu.Lock()
+	if v, ok := s.emb.qcache[q]; ok {
+		s.emb.qmu.Unlock()
+		return v, nil
+	}
+	s.emb.qmu.Unlock()
+	vecs, err := s.embed(ctx, []string{q})
+	if err != nil {
+		return nil, err
+	}
+	s.emb.qmu.Lock()
+	defer s.emb.qmu.Unlock()
+	if s.emb.qcache == nil {
+		s.emb.qcache = map[string][]float32{}
+	}
+	if _, ok := s.emb.qcache[q]; !ok {
+		if len(s.emb.qorder) >= queryCacheSize {
+			delete(s.emb.qcache, s.emb.qorder[0])
+			s.emb.qorder = s.emb.qorder[1:]
+		}
+		s.emb.qorder = append(s.emb.qorder, q)
+		s.emb.qcache[q] = vecs[0]
+	}
+	return vecs[0], nil
+}
+
+// index returns the vector index, loading it on first use. The TUI and
+// the server warm it in the background (WarmVectors) so the first frame
+// never waits for it.
+func (s *Service) index(ctx context.Context) (*vectorIndex, error) {
+	if s.embedder == nil {
+		return nil, errors.New("no embedding provider configured")
+	}
+	if ix := s.emb.ix.Load(); ix != nil {
+		return ix, nil
+	}
+	s.emb.loadMu.Lock()
+	defer s.emb.loadMu.Unlock()
+	if ix := s.emb.ix.Load(); ix != nil {
+		return ix, nil
+	}
+	dim := s.embedder.Dimensions()
+	if dim == 0 {
+		_ = s.db.Reader().QueryRowContext(ctx, `SELECT dimensions FROM embeddings WHERE model = ? LIMIT 1`, s.embedder.Model()).Scan(&dim)
+	}
+	if dim == 0 {
+		// Nothing stored yet and the provider does not say: learn it from
+		// one embedding.
+		v, err := s.embed(ctx, []string{"dimension probe"})
+		if err != nil {
+			return nil, err
+		}
+		dim = len(v[0])
+	}
+	start := time.Now()
+	ix, err := loadVectorIndex(ctx, s.db.Reader(), s.embedder.Model(), dim)
+	if err != nil {
+		return nil, err
+	}
+	s.log.Info("vector index loaded", "model", ix.model, "vectors", ix.len(), "ms", time.Since(start).Milliseconds())
+	s.emb.ix.Store(ix)
+	return ix, nil
+}
+
+// WarmVectors loads the vector index now (call it in a goroutine at start).
+func (s *Service) WarmVectors(ctx context.Context) error {
+	if s.embedder == nil {
+		return nil
+	}
+	_, err := s.index(ctx)
+	return err
+}
+
+// syncVectors brings the index in line with the rows of ids after a write:
+// live memories whose current content has a vector are (re)indexed with
+// fresh filter fields, the rest are dropped.
+func (s *Service) syncVectors(ctx context.Context, ids ...string) {
+	ix := s.emb.ix.Load()
+	if ix == nil || len(ids) == 0 {
+		return
+	}
+	r := s.db.Reader()
+	for _, id := range ids {
+		m, err := storage.GetMemory(ctx, r, id)
+		if err != nil || m.IsDeleted {
+			ix.remove(id)
+			continue
+		}
+		var blob []byte
+		err = r.QueryRowContext(ctx, `SELECT vector FROM embeddings WHERE content_hash = ? AND model = ?`, m.ContentHash, ix.model).Scan(&blob)
+		v, derr := DecodeVector(blob)
+		if err != nil || derr != nil || len(v) != ix.dim {
+			ix.remove(id)
+			continue
+		}
+		ix.put(metaOf(m), v)
+	}
+}
+
+// pendingRow is a live memory whose content has no vector for the model.
+type pendingRow struct {
+	id, hash, content string
+}
+
+const pendingQuery = `SELECT m.id, m.content_hash, m.content FROM memories m
+	WHERE m.is_deleted = 0 AND NOT EXISTS (
+		SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)
+	ORDER BY m.updated_at DESC LIMIT ?`
+
+// CountPendingEmbeddings counts live memories without a vector for the
+// current model (missing, stale after a content change, or from another
+// model).
+func (s *Service) CountPendingEmbeddings(ctx context.Context) (int, error) {
+	if s.embedder == nil {
+		return 0, nil
+	}
+	var n int
+	err := s.db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM memories m
+		WHERE m.is_deleted = 0 AND NOT EXISTS (
+			SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)`, s.embedder.Model()).Scan(&n)
+	return n, err
+}
+
+// EmbedBatch embeds up to n pending memories, newest first: the provider
+// is called outside any transaction, then one short transaction stores the
+// vectors. It returns how many were embedded.
+func (s *Service) EmbedBatch(ctx context.Context, n int) (int, error) {
+	if s.embedder == nil {
+		return 0, nil
+	}
+	model := s.embedder.Model()
+	rows, err := s.db.Reader().QueryContext(ctx, pendingQuery, model, n)
+	if err != nil {
+		return 0, err
+	}
+	var pend []pendingRow
+	for rows.Next() {
+		var p pendingRow
+		if err := rows.Scan(&p.id, &p.hash, &p.content); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		pend = append(pend, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(pend) == 0 {
+		return 0, err
+	}
+	done, err := s.embedRows(ctx, pend)
+	s.emb.lastCycle.Store(s.now().UnixMilli())
+	return done, err
+}
+
+// embedRows embeds and stores the given rows in provider-sized batches.
+func (s *Service) embedRows(ctx context.Context, pend []pendingRow) (int, error) {
+	model := s.embedder.Model()
+	bs := s.cfg.Embedding.BatchSize
+	done := 0
+	for start := 0; start < len(pend); start += bs {
+		batch := pend[start:min(start+bs, len(pend))]
+		texts := make([]string, len(batch))
+		for i, p := range batch {
+			texts[i] = p.content
+		}
+		vecs, err := s.embed(ctx, texts)
+		if err != nil {
+			s.emb.failed.Add(int64(len(batch)))
+			return done, err
+		}
+		now := s.timestamp()
+		var ids []string
+		err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			ids = ids[:0]
+			for i, p := range batch {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
+					VALUES (?, ?, ?, ?, ?)
+					ON CONFLICT (content_hash, model) DO UPDATE SET dimensions = excluded.dimensions,
+						vector = excluded.vector, created_at = excluded.created_at`,
+					p.hash, model, len(vecs[i]), EncodeVector(vecs[i]), now); err != nil {
+					return err
+				}
+				// Only if the content did not change while we were embedding.
+				res, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_model = ? WHERE id = ? AND content_hash = ?`, model, p.id, p.hash)
+				if err != nil {
+					return err
+				}
+				if n, _ := res.RowsAffected(); n > 0 {
+					ids = append(ids, p.id)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return done, fmt.Errorf("store embeddings: %w", err)
+		}
+		s.syncVectors(ctx, ids...)
+		done += len(batch)
+		s.emb.processed.Add(int64(len(batch)))
+	}
+	return done, nil
+}
+
+// EmbedPending embeds every pending memory, reporting progress, until none
+// is left (the benchmark and `cairn reindex` use it; the tracker embeds in
+// small batches instead).
+func (s *Service) EmbedPending(ctx context.Context, progress func(done, total int)) error {
+	if s.embedder == nil {
+		return nil
+	}
+	total, err := s.CountPendingEmbeddings(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := s.index(ctx); err != nil {
+		return err
+	}
+	done := 0
+	for done < total {
+		n, err := s.EmbedBatch(ctx, 256)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			break
+		}
+		done += n
+		if progress != nil {
+			progress(min(done, total), total)
+		}
+	}
+	return nil
+}
+
+// embedAfterWrite embeds freshly written memories right after their
+// transaction, so they are searchable by meaning at once. A slow or failing
+// provider is left to the tracker; the write has already succeeded.
+func (s *Service) embedAfterWrite(ctx context.Context, ids ...string) bool {
+	if s.embedder == nil || len(ids) == 0 || !s.providerHealthy() {
+		return false
+	}
+	var pend []pendingRow
+	r := s.db.Reader()
+	model := s.embedder.Model()
+	for _, id := range ids {
+		m, err := storage.GetMemory(ctx, r, id)
+		if err != nil || m.IsDeleted {
+			continue
+		}
+		var one int
+		if r.QueryRowContext(ctx, `SELECT 1 FROM embeddings WHERE content_hash = ? AND model = ?`, m.ContentHash, model).Scan(&one) == nil {
+			if m.EmbeddingModel != model {
+				_ = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+					_, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_model = ? WHERE id = ? AND content_hash = ?`, model, m.ID, m.ContentHash)
+					return err
+				})
+			}
+			s.syncVectors(ctx, m.ID)
+			continue
+		}
+		pend = append(pend, pendingRow{id: m.ID, hash: m.ContentHash, content: m.Content})
+	}
+	if len(pend) == 0 {
+		return true
+	}
+	n, err := s.embedRows(ctx, pend)
+	if err != nil {
+		s.log.Warn("embedding after write failed; the tracker will retry", "err", err)
+	}
+	return err == nil && n == len(pend)
+}
+
+// EmbeddingStatus describes the provider, the vector index and coverage.
+type EmbeddingStatus struct {
+	Provider   string         `json:"provider"`
+	Model      string         `json:"model,omitempty"`
+	Dimensions int            `json:"dimensions,omitempty"`
+	Available  bool           `json:"available"`
+	Error      string         `json:"error,omitempty"`
+	ErrorAt    string         `json:"errorAt,omitempty"`
+	Indexed    int            `json:"indexed"`
+	IndexReady bool           `json:"indexReady"`
+	Coverage   map[string]any `json:"coverage"`
+	Tracker    map[string]any `json:"tracker"`
+}
+
+// EmbeddingStatus reports how embedding is doing.
+func (s *Service) EmbeddingStatus(ctx context.Context) (*EmbeddingStatus, error) {
+	st := &EmbeddingStatus{Provider: s.cfg.Embedding.Provider}
+	stats, err := storage.Stats(ctx, s.db.Reader())
+	if err != nil {
+		return nil, err
+	}
+	pending, err := s.CountPendingEmbeddings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cov := 0.0
+	if stats.Total > 0 {
+		cov = float64(stats.Total-pending) / float64(stats.Total)
+	}
+	if s.embedder == nil {
+		st.Provider = "none"
+		cov, pending = 0, stats.Total
+	} else {
+		st.Model, st.Dimensions = s.embedder.Model(), s.embedder.Dimensions()
+		st.Available = true
+		if pe := s.emb.lastErr.Load(); pe != nil {
+			st.Available = false
+			st.Error, st.ErrorAt = pe.err.Error(), storage.FormatTime(pe.at)
+		}
+		if ix := s.emb.ix.Load(); ix != nil {
+			st.IndexReady, st.Indexed = true, ix.len()
+			if st.Dimensions == 0 {
+				st.Dimensions = ix.dim
+			}
+		}
+	}
+	st.Coverage = map[string]any{"total": stats.Total, "embedded": stats.Total - pending, "pending": pending, "ratio": cov}
+	last := ""
+	if ms := s.emb.lastCycle.Load(); ms > 0 {
+		last = storage.FormatTime(time.UnixMilli(ms))
+	}
+	st.Tracker = map[string]any{"processed": s.emb.processed.Load(), "failed": s.emb.failed.Load(), "lastCycleAt": last, "queueDepth": pending}
+	return st, nil
+}

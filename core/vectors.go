@@ -1,0 +1,392 @@
+package core
+
+import (
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// vectorIndex holds the embedding of every live memory for one model, in
+// memory, with the fields recall filters on, so the vector leg applies the
+// same filters as the keyword leg without a database round trip. Vectors
+// are L2-normalized, so cosine similarity is a dot product.
+//
+// Search is exact. Above prefilterMin vectors it first ranks by Hamming
+// distance on sign bits and computes exact cosine only for the best
+// candidates; BenchmarkVectorPrefilterRecall measures that this keeps
+// recall@10 ≥ 0.99 against the exact scan.
+type vectorIndex struct {
+	mu    sync.RWMutex
+	model string
+	dim   int
+	words int // uint64 words of sign bits per vector
+
+	vecs  []float32 // slot-major, dim per slot
+	signs []uint64  // slot-major, words per slot
+	meta  []vecMeta
+	slot  map[string]int // memory id → slot
+}
+
+// vecMeta is what the vector leg filters on.
+type vecMeta struct {
+	id         string
+	live       bool // false once removed (the slot is reused)
+	typ        string
+	who        string
+	project    string
+	sourceType string
+	tags       []string
+	pinned     bool
+	importance float64
+	createdAt  string
+}
+
+// prefilterMin is the index size from which the sign-bit prefilter is used;
+// below it the exact scan is already a few milliseconds.
+const prefilterMin = 20000
+
+func newVectorIndex(model string, dim int) *vectorIndex {
+	return &vectorIndex{model: model, dim: dim, words: (dim + 63) / 64, slot: map[string]int{}}
+}
+
+func metaOf(m *storage.Memory) vecMeta {
+	return vecMeta{id: m.ID, live: !m.IsDeleted, typ: m.Type, who: m.Who, project: m.Project,
+		sourceType: m.SourceType, tags: m.Tags, pinned: m.Pinned, importance: m.Importance, createdAt: m.CreatedAt}
+}
+
+// put inserts or replaces the vector of one memory; vec must be normalized
+// and of the index's dimension.
+func (ix *vectorIndex) put(meta vecMeta, vec []float32) {
+	if len(vec) != ix.dim {
+		return
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	i, ok := ix.slot[meta.id]
+	if !ok {
+		i = len(ix.meta)
+		ix.meta = append(ix.meta, meta)
+		ix.vecs = append(ix.vecs, vec...)
+		ix.signs = append(ix.signs, make([]uint64, ix.words)...)
+		ix.slot[meta.id] = i
+	} else {
+		ix.meta[i] = meta
+		copy(ix.vecs[i*ix.dim:], vec)
+	}
+	signBits(vec, ix.signs[i*ix.words:(i+1)*ix.words])
+}
+
+// update replaces the filter fields of a memory already in the index.
+func (ix *vectorIndex) update(meta vecMeta) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if i, ok := ix.slot[meta.id]; ok {
+		ix.meta[i] = meta
+	}
+}
+
+// remove drops a memory: its slot is swapped with the last one.
+func (ix *vectorIndex) remove(id string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	i, ok := ix.slot[id]
+	if !ok {
+		return
+	}
+	last := len(ix.meta) - 1
+	if i != last {
+		ix.meta[i] = ix.meta[last]
+		copy(ix.vecs[i*ix.dim:(i+1)*ix.dim], ix.vecs[last*ix.dim:(last+1)*ix.dim])
+		copy(ix.signs[i*ix.words:(i+1)*ix.words], ix.signs[last*ix.words:(last+1)*ix.words])
+		ix.slot[ix.meta[i].id] = i
+	}
+	ix.meta = ix.meta[:last]
+	ix.vecs = ix.vecs[:last*ix.dim]
+	ix.signs = ix.signs[:last*ix.words]
+	delete(ix.slot, id)
+}
+
+// vector returns a copy of a memory's vector, if indexed.
+func (ix *vectorIndex) vector(id string) ([]float32, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	i, ok := ix.slot[id]
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(ix.vecs[i*ix.dim : (i+1)*ix.dim]), true
+}
+
+func (ix *vectorIndex) len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.meta)
+}
+
+// matches applies a recall filter to one memory's fields.
+func (m *vecMeta) matches(f *storage.MemoryFilter) bool {
+	switch {
+	case f.Type != "" && m.typ != f.Type,
+		f.Who != "" && m.who != f.Who,
+		f.Project != "" && m.project != f.Project,
+		f.SourceType != "" && m.sourceType != f.SourceType,
+		f.Pinned != nil && m.pinned != *f.Pinned,
+		f.ImportanceMin != nil && m.importance < *f.ImportanceMin,
+		f.Since != "" && m.createdAt < f.Since,
+		f.Until != "" && m.createdAt > f.Until:
+		return false
+	}
+	for _, want := range f.Tags {
+		if !slices.ContainsFunc(m.tags, func(t string) bool { return strings.EqualFold(t, want) }) {
+			return false
+		}
+	}
+	if len(f.IDs) > 0 && !slices.Contains(f.IDs, m.id) {
+		return false
+	}
+	return true
+}
+
+// vecHit is one vector search result.
+type vecHit struct {
+	id    string
+	score float32
+}
+
+// search returns the k most similar live memories matching f.
+func (ix *vectorIndex) search(q []float32, k int, f *storage.MemoryFilter) []vecHit {
+	if len(q) != ix.dim || k <= 0 {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n := len(ix.meta)
+	if n == 0 {
+		return nil
+	}
+	allowed := func(i int) bool { return ix.meta[i].matches(f) }
+	var cands []int
+	if n >= prefilterMin {
+		cands = ix.prefilter(q, max(prefilterCandidates, 20*k), allowed)
+	}
+	h := ix.exact(q, k, cands, allowed)
+	out := make([]vecHit, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		top := heap.Pop(&h).(scored)
+		out[i] = vecHit{id: ix.meta[top.slot].id, score: top.score}
+	}
+	return out
+}
+
+// prefilterCandidates is how many sign-bit candidates get an exact score.
+const prefilterCandidates = 2000
+
+// prefilter ranks slots by Hamming distance between sign bits and returns
+// the best m (in no particular order).
+func (ix *vectorIndex) prefilter(q []float32, m int, allowed func(int) bool) []int {
+	qs := make([]uint64, ix.words)
+	signBits(q, qs)
+	n := len(ix.meta)
+	// Bucket by distance (0..dim) and take the nearest buckets: linear time.
+	buckets := make([][]int, ix.dim+1)
+	for i := 0; i < n; i++ {
+		if !allowed(i) {
+			continue
+		}
+		d := 0
+		row := ix.signs[i*ix.words : (i+1)*ix.words]
+		for w, x := range row {
+			d += bits.OnesCount64(x ^ qs[w])
+		}
+		buckets[d] = append(buckets[d], i)
+	}
+	out := make([]int, 0, m)
+	for _, b := range buckets {
+		if len(out) >= m {
+			break
+		}
+		out = append(out, b...)
+	}
+	return out
+}
+
+type scored struct {
+	slot  int
+	score float32
+}
+
+// minHeap keeps the k best scores with the worst on top.
+type minHeap []scored
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return h[i].score < h[j].score }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// exact scores cands (all slots when nil) with exact dot products, split
+// across the CPUs, and keeps the top k.
+func (ix *vectorIndex) exact(q []float32, k int, cands []int, allowed func(int) bool) minHeap {
+	total := len(ix.meta)
+	if cands != nil {
+		total = len(cands)
+	}
+	workers := min(runtime.GOMAXPROCS(0), max(1, total/4096))
+	parts := make([]minHeap, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := w*total/workers, (w+1)*total/workers
+		wg.Add(1)
+		go func(w, lo, hi int) {
+			defer wg.Done()
+			h := make(minHeap, 0, k+1)
+			for j := lo; j < hi; j++ {
+				i := j
+				if cands != nil {
+					i = cands[j]
+				} else if !allowed(i) {
+					continue
+				}
+				s := dot(q, ix.vecs[i*ix.dim:(i+1)*ix.dim])
+				if len(h) < k {
+					heap.Push(&h, scored{i, s})
+				} else if s > h[0].score {
+					h[0] = scored{i, s}
+					heap.Fix(&h, 0)
+				}
+			}
+			parts[w] = h
+		}(w, lo, hi)
+	}
+	wg.Wait()
+	h := parts[0]
+	for _, p := range parts[1:] {
+		for _, s := range p {
+			if len(h) < k {
+				heap.Push(&h, s)
+			} else if s.score > h[0].score {
+				h[0] = s
+				heap.Fix(&h, 0)
+			}
+		}
+	}
+	return h
+}
+
+// dot is an unrolled dot product (8 accumulators measured ~25% faster
+// than the naive loop on this kind of machine).
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3, s4, s5, s6, s7 float32
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+		s4 += a[i+4] * b[i+4]
+		s5 += a[i+5] * b[i+5]
+		s6 += a[i+6] * b[i+6]
+		s7 += a[i+7] * b[i+7]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3) + (s4 + s5) + (s6 + s7)
+}
+
+func signBits(v []float32, out []uint64) {
+	clear(out)
+	for i, x := range v {
+		if x > 0 {
+			out[i/64] |= 1 << (i % 64)
+		}
+	}
+}
+
+// normalize scales v to unit length in place; it reports false for a zero,
+// NaN or infinite vector, which cannot be stored.
+func normalize(v []float32) bool {
+	var ss float64
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+		ss += float64(x) * float64(x)
+	}
+	if ss == 0 {
+		return false
+	}
+	inv := float32(1 / math.Sqrt(ss))
+	for i := range v {
+		v[i] *= inv
+	}
+	return true
+}
+
+// EncodeVector renders v as little-endian float32 bytes (the BLOB format).
+func EncodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// DecodeVector reads a little-endian float32 BLOB.
+func DecodeVector(b []byte) ([]float32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("vector blob of %d bytes is not a multiple of 4", len(b))
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
+// loadVectorIndex reads every live memory's vector for model.
+func loadVectorIndex(ctx context.Context, r storage.Querier, model string, dim int) (*vectorIndex, error) {
+	ix := newVectorIndex(model, dim)
+	rows, err := r.QueryContext(ctx, `SELECT `+storage.MemoryColumns+`, e.vector
+		FROM memories m JOIN embeddings e ON e.content_hash = m.content_hash AND e.model = ?
+		WHERE m.is_deleted = 0`, model)
+	if err != nil {
+		return nil, fmt.Errorf("load vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var blob []byte
+		m, err := storage.ScanMemory(blobScanner{rows, &blob})
+		if err != nil {
+			return nil, err
+		}
+		v, err := DecodeVector(blob)
+		if err != nil || len(v) != dim {
+			continue // a vector of another dimension is stale: the tracker re-embeds it
+		}
+		ix.put(metaOf(m), v)
+	}
+	return ix, rows.Err()
+}
+
+type blobScanner struct {
+	rows interface{ Scan(...any) error }
+	blob *[]byte
+}
+
+func (b blobScanner) Scan(dest ...any) error { return b.rows.Scan(append(dest, b.blob)...) }
