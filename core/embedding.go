@@ -26,6 +26,8 @@ type embedState struct {
 	processed atomic.Int64
 	failed    atomic.Int64
 	lastCycle atomic.Int64 // unix ms of the last tracker pass
+
+	calibrating atomic.Bool
 }
 
 type providerError struct {
@@ -156,6 +158,36 @@ func (s *Service) index(ctx context.Context) (*vectorIndex, error) {
 	s.log.Info("vector index loaded", "model", ix.model, "vectors", ix.len(), "ms", time.Since(start).Milliseconds())
 	s.emb.ix.Store(ix)
 	return ix, nil
+}
+
+// calibrationQueries is how many recent real queries calibration needs.
+const calibrationQueries = 16
+
+// maybeCalibrate measures the prefilter in the background, on the recent
+// queries, when the index is large enough and grew since the last
+// measurement; searches stay exact meanwhile.
+func (s *Service) maybeCalibrate(ix *vectorIndex) {
+	if !ix.needsCalibration() {
+		return
+	}
+	s.emb.qmu.Lock()
+	queries := make([][]float32, 0, len(s.emb.qorder))
+	for _, q := range s.emb.qorder {
+		if v := s.emb.qcache[q]; len(v) == ix.dim {
+			queries = append(queries, v)
+		}
+	}
+	s.emb.qmu.Unlock()
+	if len(queries) < calibrationQueries || !s.emb.calibrating.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer s.emb.calibrating.Store(false)
+		start := time.Now()
+		cands, recall := ix.calibrate(queries)
+		s.log.Info("vector prefilter calibrated", "vectors", ix.len(), "queries", len(queries), "candidates", cands,
+			"recall_at_10", recall, "enabled", cands > 0, "ms", time.Since(start).Milliseconds())
+	}()
 }
 
 // WarmVectors loads the vector index now (call it in a goroutine at start).
@@ -290,6 +322,9 @@ func (s *Service) embedRows(ctx context.Context, pend []pendingRow) (int, error)
 			return done, fmt.Errorf("store embeddings: %w", err)
 		}
 		s.syncVectors(ctx, ids...)
+		if ix := s.emb.ix.Load(); ix != nil {
+			s.maybeCalibrate(ix)
+		}
 		done += len(batch)
 		s.emb.processed.Add(int64(len(batch)))
 	}

@@ -161,6 +161,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 			s.log.Warn("recall without vectors", "err", err)
 		} else {
 			ranVector = true
+			s.maybeCalibrate(ix)
 			for i, h := range ix.search(qv, k, &f) {
 				c := get(h.id)
 				c.vector, c.hasVec, c.vecRank = clamp01(float64(h.score)), true, i
