@@ -120,12 +120,28 @@ func (s *Service) KeywordSearch(ctx context.Context, query string, f storage.Mem
 
 func (s *Service) keywordMatch(ctx context.Context, match string, f storage.MemoryFilter, limit int) ([]KeywordHit, error) {
 	where, args := f.Where()
-	args = append([]any{match}, args...)
-	args = append(args, limit)
-	rows, err := s.db.Reader().QueryContext(ctx, `SELECT `+storage.MemoryColumns+`, bm25(memories_fts) AS s
+	// Rank inside FTS5 first and join only the best rows: joining every
+	// matching row before sorting cost several times more at 100k
+	// memories. The inner limit leaves room for rows the filter drops;
+	// when it drops too many (or there are few matches), rank over the
+	// join instead, which is exact.
+	inner := 4*limit + 64
+	fast := `SELECT ` + storage.MemoryColumns + `, f.s FROM (
+		SELECT rowid, bm25(memories_fts) AS s FROM memories_fts WHERE memories_fts MATCH ? ORDER BY s LIMIT ?
+	) f JOIN memories m ON m.rid = f.rowid WHERE ` + where + ` ORDER BY f.s LIMIT ?`
+	out, err := s.scanKeyword(ctx, fast, append(append([]any{match, inner}, args...), limit)...)
+	if err != nil || len(out) >= limit {
+		return out, err
+	}
+	full := `SELECT ` + storage.MemoryColumns + `, bm25(memories_fts) AS s
 		FROM memories_fts JOIN memories m ON m.rid = memories_fts.rowid
-		WHERE memories_fts MATCH ? AND `+where+`
-		ORDER BY s LIMIT ?`, args...)
+		WHERE memories_fts MATCH ? AND ` + where + `
+		ORDER BY s LIMIT ?`
+	return s.scanKeyword(ctx, full, append(append([]any{match}, args...), limit)...)
+}
+
+func (s *Service) scanKeyword(ctx context.Context, query string, args ...any) ([]KeywordHit, error) {
+	rows, err := s.db.Reader().QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}

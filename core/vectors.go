@@ -419,34 +419,61 @@ func DecodeVector(b []byte) ([]float32, error) {
 	return v, nil
 }
 
-// loadVectorIndex reads every live memory's vector for model.
+// loadVectorIndex reads every live memory's vector for model. It reads only
+// the columns the index keeps and sizes its arrays once (a full row scan
+// per memory made loading 100k vectors take seconds).
 func loadVectorIndex(ctx context.Context, r storage.Querier, model string, dim int) (*vectorIndex, error) {
 	ix := newVectorIndex(model, dim)
-	rows, err := r.QueryContext(ctx, `SELECT `+storage.MemoryColumns+`, e.vector
+	var n int
+	if err := r.QueryRowContext(ctx, `SELECT count(*) FROM memories m JOIN embeddings e
+		ON e.content_hash = m.content_hash AND e.model = ? WHERE m.is_deleted = 0`, model).Scan(&n); err != nil {
+		return nil, fmt.Errorf("count vectors: %w", err)
+	}
+	ix.vecs = make([]float32, 0, n*dim)
+	ix.signs = make([]uint64, 0, n*ix.words)
+	ix.meta = make([]vecMeta, 0, n)
+	ix.slot = make(map[string]int, n)
+	rows, err := r.QueryContext(ctx, `SELECT m.id, m.type, COALESCE(m.who, ''), COALESCE(m.project, ''), m.source_type,
+		m.tags, m.pinned, m.importance, m.created_at, e.vector
 		FROM memories m JOIN embeddings e ON e.content_hash = m.content_hash AND e.model = ?
 		WHERE m.is_deleted = 0`, model)
 	if err != nil {
 		return nil, fmt.Errorf("load vectors: %w", err)
 	}
 	defer rows.Close()
+	intern := map[string]string{}
+	in := func(s string) string {
+		if v, ok := intern[s]; ok {
+			return v
+		}
+		intern[s] = s
+		return s
+	}
+	var tags string
+	var blob []byte
 	for rows.Next() {
-		var blob []byte
-		m, err := storage.ScanMemory(blobScanner{rows, &blob})
-		if err != nil {
+		var m vecMeta
+		if err := rows.Scan(&m.id, &m.typ, &m.who, &m.project, &m.sourceType, &tags, &m.pinned, &m.importance, &m.createdAt, &blob); err != nil {
 			return nil, err
 		}
-		v, err := DecodeVector(blob)
-		if err != nil || len(v) != dim {
+		if len(blob) != 4*dim {
 			continue // a vector of another dimension is stale: the tracker re-embeds it
 		}
-		ix.put(metaOf(m), v)
+		m.live = true
+		m.typ, m.who, m.project, m.sourceType = in(m.typ), in(m.who), in(m.project), in(m.sourceType)
+		if tags != "[]" && tags != "" {
+			m.tags = storage.DecodeTags(tags)
+		}
+		i := len(ix.meta)
+		ix.meta = append(ix.meta, m)
+		ix.slot[m.id] = i
+		ix.vecs = ix.vecs[:(i+1)*dim]
+		dst := ix.vecs[i*dim:]
+		for j := range dst {
+			dst[j] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*j:]))
+		}
+		ix.signs = ix.signs[:(i+1)*ix.words]
+		signBits(dst, ix.signs[i*ix.words:])
 	}
 	return ix, rows.Err()
 }
-
-type blobScanner struct {
-	rows interface{ Scan(...any) error }
-	blob *[]byte
-}
-
-func (b blobScanner) Scan(dest ...any) error { return b.rows.Scan(append(dest, b.blob)...) }

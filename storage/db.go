@@ -144,6 +144,9 @@ func dsn(path, sync string, busy time.Duration, readOnly bool) string {
 		"synchronous(" + sync + ")",
 		"foreign_keys(on)",
 		"temp_store(memory)",
+		// Memory-mapped reads: loading the vector index and full-text
+		// scans otherwise spend most of their time in read syscalls.
+		"mmap_size(1073741824)",
 	}
 	if readOnly {
 		pragmas = append(pragmas, "query_only(1)")

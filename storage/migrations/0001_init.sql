@@ -89,14 +89,18 @@ WHEN old.content IS NOT new.content BEGIN
 END;
 
 -- One vector per distinct content hash and model (float32 little-endian).
+-- A rowid table on purpose: its leaf pages hold a 2 KiB vector inline,
+-- while a WITHOUT ROWID table (an index b-tree) spills every vector to
+-- overflow pages, which made loading 100k vectors take seconds.
 CREATE TABLE embeddings (
+    id           INTEGER PRIMARY KEY,
     content_hash TEXT    NOT NULL,
     model        TEXT    NOT NULL,
     dimensions   INTEGER NOT NULL,
     vector       BLOB    NOT NULL,
     created_at   TEXT    NOT NULL,
-    PRIMARY KEY (content_hash, model)
-) WITHOUT ROWID;
+    UNIQUE (content_hash, model)
+);
 
 -- The audit trail. memory_id is not a foreign key on purpose: history
 -- outlives purged tombstones, and system events use memory_id = 'system'.

@@ -1,0 +1,195 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/workers/embedding/uselite"
+)
+
+var benchWords = []string{"deploy", "database", "migration", "friday", "postgres", "redis", "cache", "user",
+	"prefers", "tabs", "spaces", "build", "test", "release", "api", "token", "schema", "index", "query", "latency",
+	"memory", "agent", "hook", "session", "project", "atlas", "zephyr", "config", "port", "staging", "production",
+	"error", "timeout", "retry", "queue", "worker", "embedding", "vector", "search", "ranking"}
+
+type benchStore struct {
+	svc  *core.Service
+	dir  string
+	once sync.Once
+}
+
+var benchStores sync.Map // size → *benchStore
+
+// recallStore builds (once per size and process) a store of n memories with
+// one synthetic unit vector each for the built-in model's name, so the
+// vector leg searches n vectors while queries are embedded for real.
+func recallStore(b *testing.B, n int) *core.Service {
+	v, _ := benchStores.LoadOrStore(n, &benchStore{})
+	bs := v.(*benchStore)
+	bs.once.Do(func() {
+		ctx := context.Background()
+		dir, err := tmpDir()
+		if err != nil {
+			b.Fatal(err)
+		}
+		bs.dir = dir
+		db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(dir, "r.db"), NoBackup: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(uint64(n), 1))
+		// Words follow a Zipf law over a 5,000-word vocabulary (the topic
+		// words first), as in real notes: a few words are everywhere,
+		// most are rare.
+		vocab := append([]string{}, benchWords...)
+		for len(vocab) < 5000 {
+			vocab = append(vocab, fmt.Sprintf("w%dx%d", len(vocab), r.IntN(1000)))
+		}
+		zipf := rand.NewZipf(r, 1.1, 20, uint64(len(vocab)-1))
+		lines := make([]core.ImportLine, n)
+		for i := range lines {
+			words := make([]byte, 0, 120)
+			for w := 0; w < 10+r.IntN(15); w++ {
+				words = append(words, vocab[zipf.Uint64()]...)
+				words = append(words, ' ')
+			}
+			lines[i] = core.ImportLine{Line: i + 1, Memory: core.Memory{
+				Content: fmt.Sprintf("%s(note %d)", words, i), Importance: 0.8, Confidence: 1,
+				Project: []string{"atlas", "zephyr", "orion"}[i%3], Type: "fact"}}
+		}
+		svc := core.NewService(db, core.DefaultConfig(), core.ServiceOptions{Embedder: builtin(b)})
+		if _, err := svc.Import(ctx, lines, core.Actor{Name: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+		err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+			rows, err := tx.QueryContext(ctx, `SELECT content_hash FROM memories`)
+			if err != nil {
+				return err
+			}
+			var hashes []string
+			for rows.Next() {
+				var h string
+				rows.Scan(&h)
+				hashes = append(hashes, h)
+			}
+			rows.Close()
+			for _, h := range hashes {
+				v := make([]float32, uselite.Dimensions)
+				var ss float64
+				for j := range v {
+					v[j] = float32(r.NormFloat64())
+					ss += float64(v[j] * v[j])
+				}
+				for j := range v {
+					v[j] /= float32(math.Sqrt(ss))
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES (?,?,?,?,?)`,
+					h, uselite.ModelName, uselite.Dimensions, core.EncodeVector(v), "2026-01-01T00:00:00.000Z"); err != nil {
+					return err
+				}
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE memories SET embedding_model = ?`, uselite.ModelName)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if err := svc.WarmVectors(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%d memories: vector index loaded in %v", n, time.Since(start))
+		bs.svc = svc
+	})
+	return bs.svc
+}
+
+func tmpDir() (string, error) { return mkTemp() }
+
+var benchQueries = []string{"which port does postgres use in staging", "user prefers tabs", "deploy on friday",
+	"redis cache timeout", "schema migration error", "what does the agent hook do", "release queue worker latency",
+	"embedding vector search ranking"}
+
+func benchRecall(b *testing.B, n int, mode string) {
+	svc := recallStore(b, n)
+	ctx := context.Background()
+	// Warm the query cache as search-as-you-type would, so the figure is
+	// the search itself; BenchmarkQueryEmbedding measures embedding.
+	for _, q := range benchQueries {
+		svc.Recall(ctx, core.RecallInput{Query: q, Mode: mode, NoTracking: true})
+	}
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
+		t0 := time.Now()
+		res, err := svc.Recall(ctx, core.RecallInput{Query: benchQueries[i%len(benchQueries)], Mode: mode,
+			NoTracking: true, Filter: storage.MemoryFilter{Project: []string{"", "atlas"}[i%2]}})
+		lat = append(lat, time.Since(t0))
+		if err != nil || len(res.Results) == 0 {
+			b.Fatalf("recall: %v %v", err, res)
+		}
+		i++
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+func BenchmarkRecall10kKeyword(b *testing.B)  { benchRecall(b, 10_000, core.ModeKeyword) }
+func BenchmarkRecall10kVector(b *testing.B)   { benchRecall(b, 10_000, core.ModeVector) }
+func BenchmarkRecall10kHybrid(b *testing.B)   { benchRecall(b, 10_000, core.ModeHybrid) }
+func BenchmarkRecall100kKeyword(b *testing.B) { benchRecall(b, 100_000, core.ModeKeyword) }
+func BenchmarkRecall100kVector(b *testing.B)  { benchRecall(b, 100_000, core.ModeVector) }
+func BenchmarkRecall100kHybrid(b *testing.B)  { benchRecall(b, 100_000, core.ModeHybrid) }
+
+// BenchmarkQueryEmbedding is the built-in model embedding one recall query.
+func BenchmarkQueryEmbedding(b *testing.B) {
+	emb := builtin(b)
+	i := 0
+	for b.Loop() {
+		if _, err := emb.Embed(context.Background(), []string{fmt.Sprintf("%s %d", benchQueries[i%len(benchQueries)], i)}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkBackgroundEmbedding is the tracker's throughput: pending
+// memories embedded and stored, in memories per second.
+func BenchmarkBackgroundEmbedding(b *testing.B) {
+	ctx := context.Background()
+	const n = 256
+	for b.Loop() {
+		b.StopTimer()
+		dir, _ := mkTemp()
+		db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(dir, "e.db"), NoBackup: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		svc := core.NewService(db, core.DefaultConfig(), core.ServiceOptions{})
+		lines := make([]core.ImportLine, n)
+		for i := range lines {
+			lines[i] = core.ImportLine{Line: i + 1, Memory: core.Memory{Content: fmt.Sprintf("%s %s and %s, note %d",
+				benchWords[i%40], benchWords[(i*7)%40], benchWords[(i*13)%40], i), Importance: 0.5, Confidence: 1}}
+		}
+		svc.Import(ctx, lines, core.Actor{})
+		svc = core.NewService(db, core.DefaultConfig(), core.ServiceOptions{Embedder: builtin(b)})
+		b.StartTimer()
+		if err := svc.EmbedPending(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		db.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "memories/s")
+}
