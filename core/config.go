@@ -31,6 +31,7 @@ type Config struct {
 	Guardrails GuardrailsConfig `toml:"guardrails"`
 	Embedding  EmbeddingConfig  `toml:"embedding"`
 	Search     SearchConfig     `toml:"search"`
+	Hints      HintsConfig      `toml:"hints"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
 	Log        LogConfig        `toml:"log"`
 }
@@ -176,6 +177,7 @@ func DefaultConfig() Config {
 			Fusion:    "blend",
 			Dampening: true,
 		},
+		Hints:    HintsConfig{Enabled: false, Max: 5},
 		Pipeline: PipelineConfig{Enabled: false, ShadowMode: true},
 		Log:      LogConfig{Level: "info"},
 	}

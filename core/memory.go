@@ -366,6 +366,9 @@ func (s *Service) insertNew(ctx context.Context, tx *storage.Tx, m *storage.Memo
 	if err := storage.InsertMemory(ctx, tx, m); err != nil {
 		return fmt.Errorf("insert memory: %w", err)
 	}
+	if err := s.writeHints(ctx, tx, m); err != nil {
+		return err
+	}
 	content := m.Content
 	if err := s.addHistory(ctx, tx, m.ID, storage.EventCreated, nil, &content, actor, reason, meta); err != nil {
 		return err

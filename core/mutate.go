@@ -192,6 +192,11 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
 			return fmt.Errorf("update memory: %w", err)
 		}
+		if contentChanged || m.Type != old.Type {
+			if err := s.writeHints(ctx, tx, m); err != nil {
+				return err
+			}
+		}
 		meta := map[string]any{"changedFields": changed, "contentChanged": contentChanged}
 		if p.IfVersion != nil {
 			meta["ifVersion"] = *p.IfVersion

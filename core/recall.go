@@ -131,14 +131,37 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 			return nil, err
 		}
 		ranKeyword = true
+		var hintBM map[string]float64
+		if s.cfg.Hints.Enabled {
+			if match := SanitizeFTSQuery(kq); match != "" {
+				if hintBM, err = s.hintMatches(ctx, match, f, k); err != nil {
+					return nil, err
+				}
+			}
+		}
 		best := 0.0
 		for _, h := range hits {
 			best = max(best, math.Abs(h.BM25))
+		}
+		for _, bm := range hintBM {
+			best = max(best, math.Abs(bm))
 		}
 		for i, h := range hits {
 			c := get(h.Memory.ID)
 			c.mem, c.bm25, c.kwRank = h.Memory, h.BM25, i
 			c.keyword = keywordScore(h.BM25, best)
+		}
+		// A hint lifts its memory to the hint's score when that is higher;
+		// it never adds to the content's (seed 003: merged with max).
+		for id, bm := range hintBM {
+			c := get(id)
+			c.hint = keywordScore(bm, best)
+			if c.hint > c.keyword {
+				c.keyword = c.hint
+				if c.kwRank < 0 {
+					c.kwRank = len(hits)
+				}
+			}
 		}
 	}
 
@@ -250,6 +273,7 @@ type candidate struct {
 	bm25    float64
 	keyword float64
 	kwRank  int
+	hint    float64
 	vector  float64
 	hasVec  bool
 	vecRank int
@@ -259,7 +283,7 @@ type candidate struct {
 
 func (c *candidate) parts() *ScoreParts {
 	r := func(x float64) float64 { return math.Round(x*10000) / 10000 }
-	p := &ScoreParts{BM25: r(c.bm25), Keyword: r(c.keyword), Fused: r(c.fused), Graph: r(c.graph),
+	p := &ScoreParts{BM25: r(c.bm25), Keyword: r(c.keyword), Hint: r(c.hint), Fused: r(c.fused), Graph: r(c.graph),
 		Dampening: r(c.damp), Decay: r(c.decay), Final: r(c.final)}
 	if c.hasVec {
 		p.Vector = r(c.vector)
