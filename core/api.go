@@ -224,7 +224,18 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 			"mutationsFrozen": a.svc.MutationsFrozen(),
 		},
 		"memories": stats,
+		"embedding": a.embeddingSummary(),
 	})
+}
+
+func (a *API) embeddingSummary() map[string]any {
+	out := map[string]any{"provider": a.svc.cfg.Embedding.Provider}
+	if e := a.svc.Embedder(); e != nil {
+		out["model"], out["available"] = e.Model(), a.svc.providerHealthy()
+	} else {
+		out["provider"] = "none"
+	}
+	return out
 }
 
 func (a *API) remember(w http.ResponseWriter, r *http.Request) {
