@@ -1,0 +1,71 @@
+package workers_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/workers"
+	"github.com/cairnmem/cairn/workers/embedding"
+)
+
+// The tracker embeds memories that arrived without a vector (an import
+// does not embed) until none is left, with the real built-in model.
+func TestEmbeddingTrackerCatchesUp(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := core.DefaultConfig()
+	emb, err := embedding.New(cfg.Embedding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "t.db"), NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	svc := core.NewService(db, cfg, core.ServiceOptions{Embedder: emb})
+	var lines []core.ImportLine
+	for i := 0; i < 40; i++ {
+		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
+			Content: fmt.Sprintf("imported note %d about the deploy schedule", i), Importance: 0.5, Confidence: 1}})
+	}
+	if _, err := svc.Import(ctx, lines, core.Actor{}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := svc.CountPendingEmbeddings(ctx); n != 40 {
+		t.Fatalf("pending before = %d", n)
+	}
+	tr := &workers.EmbeddingTracker{Svc: svc, Interval: 20 * time.Millisecond, Batch: 16,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	done := make(chan error, 1)
+	go func() { done <- tr.Run(ctx) }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		n, err := svc.CountPendingEmbeddings(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tracker left %d memories without a vector", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res, err := svc.Recall(ctx, core.RecallInput{Query: "when do we ship releases", Mode: core.ModeVector, NoTracking: true})
+	if err != nil || len(res.Results) == 0 {
+		t.Fatalf("vector recall after the tracker: %v %+v", err, res)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("tracker stopped with %v", err)
+	}
+}
