@@ -52,6 +52,7 @@ func commands() []command {
 		{"export", "write memories as JSONL: cairn export [-o FILE]", runExport},
 		{"import", "read memories from JSONL: cairn import FILE (or - for stdin)", runImport},
 		{"config", "print the effective configuration and where it comes from", runConfig},
+		{"bench", "run a retrieval benchmark: cairn bench locomo --data FILE", runBench},
 		{"version", "print the version", runVersionCmd},
 	}
 }
