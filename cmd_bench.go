@@ -30,6 +30,8 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs, common := newFlagSet("bench", benchUsage)
 	data := fs.String("data", "", "LoCoMo-format JSON file (a list of samples)")
 	modes := fs.String("modes", "keyword,vector,hybrid", "comma-separated recall modes: keyword, vector, hybrid")
+	var sets setFlags
+	fs.Var(&sets, "set", "override a config key for this run, as section.key=value (repeatable)")
 	sweep := fs.Bool("sweep", false, "also run hybrid over fusion (blend, rrf) × alpha (0.2..0.8) and print the headline of each")
 	convs := fs.Int("convs", 0, "use only the first N conversations (0: all)")
 	k := fs.Int("k", 10, "how many memories to recall per question")
@@ -74,6 +76,18 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		cfg = *a.cfg
 	}
 	// One turn, one memory: no turn may be chunked.
+	for _, kv := range sets {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return usageError{fmt.Sprintf("--set %q: want section.key=value", kv)}
+		}
+		if err := cfg.Set(k, v); err != nil {
+			return err
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
 	cfg.Guardrails.MaxContentChars = 100000
 	cfg.Guardrails.ChunkTargetChars = 50000
 	cfg.Guardrails.MaxRememberChars = max(cfg.Guardrails.MaxRememberChars, 100000)
@@ -751,3 +765,9 @@ func repairEvidence(raw []string, valid map[string]bool) (ids []string, repaired
 	}
 	return ids, repaired, dropped
 }
+
+// setFlags collects repeated --set flags.
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, ",") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
