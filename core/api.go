@@ -223,7 +223,7 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 			"shadowMode":      cfg.Pipeline.ShadowMode,
 			"mutationsFrozen": a.svc.MutationsFrozen(),
 		},
-		"memories": stats,
+		"memories":  stats,
 		"embedding": a.embeddingSummary(),
 	})
 }
