@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/workers/embedding"
 )
 
 // commonFlags are accepted by every command.
@@ -154,7 +155,13 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 		lock.Release()
 		return nil, err
 	}
-	svc := core.NewService(db, *a.cfg, core.ServiceOptions{Logger: a.log})
+	emb, err := embedding.New(a.cfg.Embedding)
+	if err != nil {
+		db.Close()
+		lock.Release()
+		return nil, err
+	}
+	svc := core.NewService(db, *a.cfg, core.ServiceOptions{Logger: a.log, Embedder: emb})
 	return &store{db: db, lock: lock, svc: svc}, nil
 }
 

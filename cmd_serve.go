@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/workers"
+	"github.com/cairnmem/cairn/workers/embedding"
+	"golang.org/x/sync/errgroup"
 )
 
 func runServe(ctx context.Context, args []string) error {
@@ -27,30 +29,6 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	return a.serve(ctx, nil)
-}
-
-// runDefault is `cairn` with no command. Until the terminal UI lands it
-// runs the same service as `cairn serve` in the foreground and says so.
-func runDefault(ctx context.Context, args []string) error {
-	fs, common := newFlagSet("", "[flags]")
-	if _, err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, errHelp) {
-			return nil
-		}
-		return err
-	}
-	a, err := loadApp(common)
-	if err != nil {
-		return err
-	}
-	defer a.close()
-	if err := a.openLog(false); err != nil {
-		return err
-	}
-	return a.serve(ctx, func(addr string) {
-		fmt.Fprintf(os.Stderr, "cairn %s: serving the API on http://%s (database %s)\n", cairnVersion(), addr, a.paths.Database)
-		fmt.Fprintf(os.Stderr, "The terminal UI is not built yet; this runs the same service as `cairn serve`. Logs: %s. Ctrl+C stops.\n", a.paths.LogFile)
-	})
 }
 
 // serve opens the store, serves the API until ctx ends and shuts down in
@@ -79,11 +57,39 @@ func (a *app) serve(ctx context.Context, ready func(addr string)) error {
 		a.log.Warn("record address in lock file", "err", err)
 	}
 	api := core.NewAPI(st.svc, cairnVersion(), addr)
-	a.log.Info("cairn started", "version", cairnVersion(), "addr", addr, "db", a.paths.Database, "auth", a.cfg.Auth.Mode, "pipeline", st.svc.PipelineMode())
+	a.log.Info("cairn started", "version", cairnVersion(), "addr", addr, "db", a.paths.Database, "auth", a.cfg.Auth.Mode,
+		"pipeline", st.svc.PipelineMode(), "embedding", a.cfg.Embedding.Provider)
 	if ready != nil {
 		ready(addr)
 	}
-	err = serveAPI(ctx, api, ln, a.cfg.Server.ShutdownTimeout.D())
+	err = a.runService(ctx, st.svc, func(ctx context.Context) error {
+		return serveAPI(ctx, api, ln, a.cfg.Server.ShutdownTimeout.D())
+	})
 	a.log.Info("cairn stopping")
 	return err
+}
+
+// runService runs the API (or the TUI) and the background workers until ctx
+// ends or one of them fails, and returns once all have stopped, so the
+// caller can close the store after the last write.
+func (a *app) runService(ctx context.Context, svc *core.Service, front func(context.Context) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return front(gctx) })
+	g.Go(func() error {
+		// Load the embedding model and the vector index in the background:
+		// the API and the first frame never wait for them.
+		if w, ok := svc.Embedder().(embedding.Warmer); ok {
+			if err := w.Warm(gctx); err != nil && gctx.Err() == nil {
+				a.log.Warn("embedding model", "err", err)
+			}
+		}
+		if err := svc.WarmVectors(gctx); err != nil && gctx.Err() == nil {
+			a.log.Warn("vector index", "err", err)
+		}
+		return nil
+	})
+	tracker := &workers.EmbeddingTracker{Svc: svc, Interval: a.cfg.Embedding.TrackerInterval.D(),
+		Batch: a.cfg.Embedding.TrackerBatch, Log: a.log}
+	g.Go(func() error { return tracker.Run(gctx) })
+	return g.Wait()
 }

@@ -207,6 +207,11 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	queue, err := a.svc.QueueCounts(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	cfg := a.svc.cfg
 	writeJSON(w, http.StatusOK, map[string]any{
 		"status":        "running",
@@ -224,6 +229,7 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 			"mutationsFrozen": a.svc.MutationsFrozen(),
 		},
 		"memories":  stats,
+		"queue":     queue,
 		"embedding": a.embeddingSummary(),
 	})
 }
@@ -370,6 +376,11 @@ func recallInputFrom(b body) (RecallInput, *Error) {
 		return in, e
 	}
 	in.Explain = explain != nil && *explain
+	track, e := b.boolean("track")
+	if e != nil {
+		return in, e
+	}
+	in.NoTracking = track != nil && !*track
 	if raw, _ := b.field("limit"); raw != nil {
 		n, err := b.integer("limit")
 		if err != nil || n == nil || *n < 1 || *n > MaxRecallLimit {

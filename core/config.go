@@ -33,7 +33,16 @@ type Config struct {
 	Search     SearchConfig     `toml:"search"`
 	Hints      HintsConfig      `toml:"hints"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
+	TUI        TUIConfig        `toml:"tui"`
 	Log        LogConfig        `toml:"log"`
+}
+
+// TUIConfig configures the terminal UI.
+type TUIConfig struct {
+	// Theme names a built-in theme (dark, light, nord, gruvbox) or a file
+	// themes/NAME.toml in the config folder; empty follows the terminal's
+	// background (dark or light).
+	Theme string `toml:"theme"`
 }
 
 // EmbeddingConfig selects the embedding provider. "builtin" is the offline

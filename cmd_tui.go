@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/themes"
+	"github.com/cairnmem/cairn/tui"
+	tuibackend "github.com/cairnmem/cairn/tui/backend"
+)
+
+// runDefault is `cairn` with no command: the store, the HTTP API (and the
+// workers) in this process with the terminal UI in front. Without a
+// terminal (CI, pipes, a service manager) it runs headless like `cairn
+// serve` and says so.
+func runDefault(ctx context.Context, args []string) error {
+	fs, common := newFlagSet("", "[flags]")
+	themeName := fs.String("theme", "", "terminal UI theme: "+fmt.Sprint(themes.BuiltinNames())+" or NAME for <config folder>/themes/NAME.toml (default: dark or light from the terminal)")
+	if _, err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, errHelp) {
+			return nil
+		}
+		return err
+	}
+	a, err := loadApp(common)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	if err := a.openLog(false); err != nil {
+		return err
+	}
+	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
+		return a.serve(ctx, func(addr string) {
+			fmt.Fprintf(os.Stderr, "cairn %s: not a terminal, so no UI: serving the API on http://%s (database %s; logs %s). Ctrl+C stops.\n",
+				cairnVersion(), addr, a.paths.Database, a.paths.LogFile)
+		})
+	}
+	theme, err := a.theme(*themeName)
+	if err != nil {
+		return err
+	}
+	return a.runTUI(ctx, theme)
+}
+
+// theme resolves the theme: the flag, else the config key tui.theme, else
+// nil (dark or light from the terminal's background).
+func (a *app) theme(name string) (*themes.Theme, error) {
+	if name == "" {
+		name = a.cfg.TUI.Theme
+	}
+	if name == "" {
+		return nil, nil
+	}
+	dir := filepath.Join(filepath.Dir(a.paths.ConfigFile), "themes")
+	return themes.Load(name, dir)
+}
+
+// runTUI runs the UI in front of the API and the workers (a.runService).
+// On quit it stops accepting requests, lets in-flight ones finish, stops
+// the workers, closes the store (checkpointing the WAL) and releases the
+// lock.
+func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
+	st, err := a.openStore(ctx)
+	if err != nil {
+		var le *storage.LockedError
+		if errors.As(err, &le) {
+			return a.offerClient(ctx, theme, le)
+		}
+		return err
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			a.log.Error("close store", "err", err)
+		}
+	}()
+	ln, err := a.listen()
+	if err != nil {
+		if addrInUse(a.cfg.Server.Addr) {
+			_, _ = tui.AskProblem(ctx, theme, tui.Problem{
+				Title: "The API address " + a.cfg.Server.Addr + " is taken",
+				Lines: []string{
+					"Another program listens on " + a.cfg.Server.Addr + ", so cairn cannot serve its API there.",
+					"Stop that program, or choose another address:",
+					"  cairn --addr 127.0.0.1:3851",
+					"  CAIRN_ADDR=127.0.0.1:3851 cairn",
+					"or set server.addr in " + a.paths.ConfigFile + ".",
+				},
+				Choices: []tui.Choice{{Key: "q", Label: "quit"}},
+			})
+		}
+		return err
+	}
+	addr := ln.Addr().String()
+	if err := st.lock.SetAddr(addr); err != nil {
+		a.log.Warn("record address in lock file", "err", err)
+	}
+	api := core.NewAPI(st.svc, cairnVersion(), addr)
+	a.log.Info("cairn started", "version", cairnVersion(), "addr", addr, "db", a.paths.Database, "auth", a.cfg.Auth.Mode, "pipeline", st.svc.PipelineMode(), "ui", true)
+	// Quitting the UI ends the run: the API shuts down, the workers stop,
+	// and only then is the store closed (deferred above).
+	rctx, quit := context.WithCancel(ctx)
+	defer quit()
+	err = a.runService(rctx, st.svc, func(gctx context.Context) error {
+		defer quit()
+		sctx, stop := context.WithCancel(gctx)
+		served := make(chan error, 1)
+		go func() { served <- serveAPI(sctx, api, ln, a.cfg.Server.ShutdownTimeout.D()) }()
+		uiErr := tui.Run(gctx, tui.Options{Backend: tuibackend.NewLocal(st.svc, addr), Theme: theme, Version: cairnVersion()})
+		stop()
+		apiErr := <-served
+		if apiErr != nil {
+			a.log.Error("API server", "err", apiErr)
+		}
+		return errors.Join(uiErr, apiErr)
+	})
+	a.log.Info("cairn stopping")
+	return err
+}
+
+// offerClient explains that another cairn holds the database and offers
+// to drive that one through its API.
+func (a *app) offerClient(ctx context.Context, theme *themes.Theme, le *storage.LockedError) error {
+	addr := le.Holder.Addr
+	if addr == "" {
+		addr = a.cfg.Server.Addr
+	}
+	choice, err := tui.AskProblem(ctx, theme, tui.Problem{
+		Title: "The database is in use by another cairn",
+		Lines: []string{
+			fmt.Sprintf("%s is held by cairn pid %d, serving its API at http://%s.", a.paths.Database, le.Holder.PID, addr),
+			"Only one cairn owns a database. You can use that one from here: search, open,",
+			"add, edit, pin, delete and recover memories, and browse history, over its API.",
+		},
+		Choices: []tui.Choice{{Key: "c", Label: "connect to it as a client"}, {Key: "q", Label: "quit"}},
+	})
+	if err != nil || choice != "c" {
+		return err
+	}
+	a.log.Info("cairn UI as client", "addr", addr, "pid", le.Holder.PID)
+	return tui.Run(ctx, tui.Options{Backend: tuibackend.NewHTTP(addr), Theme: theme, Version: cairnVersion()})
+}
+
+// addrInUse reports whether addr cannot be bound because something
+// listens there.
+func addrInUse(addr string) bool {
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		ln.Close()
+		return false
+	}
+	return errors.Is(err, syscall.EADDRINUSE)
+}

@@ -1,0 +1,130 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+)
+
+// Local is a Backend over a core.Service in this process.
+type Local struct {
+	svc  *core.Service
+	addr string
+}
+
+// NewLocal returns a Backend over svc; addr is where this process serves
+// the API (shown in the status bar), empty if it does not.
+func NewLocal(svc *core.Service, addr string) *Local { return &Local{svc: svc, addr: addr} }
+
+// Mode implements Backend.
+func (l *Local) Mode() string { return "local" }
+
+// Recall implements Backend.
+func (l *Local) Recall(ctx context.Context, in core.RecallInput) (*core.RecallResult, error) {
+	// Browsing is not use: searching as you type would count every
+	// keystroke as an access and keep every memory from decaying.
+	in.NoTracking = true
+	return l.svc.Recall(ctx, in)
+}
+
+// List implements Backend.
+func (l *Local) List(ctx context.Context, f storage.MemoryFilter, limit int) ([]*core.Memory, error) {
+	return l.svc.RecentMemories(ctx, f, limit)
+}
+
+// Get implements Backend.
+func (l *Local) Get(ctx context.Context, id string) (*core.Memory, error) {
+	return l.svc.Get(ctx, id, true)
+}
+
+// Remember implements Backend.
+func (l *Local) Remember(ctx context.Context, in core.RememberInput) (*core.Memory, error) {
+	res, err := l.svc.Remember(ctx, in, Actor)
+	if err != nil {
+		return nil, err
+	}
+	if res.Memory == nil && len(res.IDs) > 0 {
+		return l.svc.Get(ctx, res.IDs[0], true)
+	}
+	return res.Memory, nil
+}
+
+// Modify implements Backend.
+func (l *Local) Modify(ctx context.Context, p core.Patch) (*core.MutationResult, error) {
+	return l.svc.Modify(ctx, p, Actor)
+}
+
+// Forget implements Backend.
+func (l *Local) Forget(ctx context.Context, in core.ForgetInput) (*core.MutationResult, error) {
+	return l.svc.Forget(ctx, in, Actor)
+}
+
+// Recover implements Backend.
+func (l *Local) Recover(ctx context.Context, in core.RecoverInput) (*core.MutationResult, error) {
+	return l.svc.Recover(ctx, in, Actor)
+}
+
+// MemoryHistory implements Backend.
+func (l *Local) MemoryHistory(ctx context.Context, id string) ([]*core.HistoryEntry, error) {
+	return l.svc.MemoryHistory(ctx, id, HistoryLimit)
+}
+
+// History implements Backend.
+func (l *Local) History(ctx context.Context, f storage.HistoryFilter, limit int) ([]*core.HistoryEntry, error) {
+	return l.svc.History(ctx, f, limit)
+}
+
+// Status implements Backend. Health is the round trip of the stats query:
+// a real measurement of the store, not a placeholder.
+func (l *Local) Status(ctx context.Context) (Status, error) {
+	cfg := l.svc.Config()
+	st := Status{Addr: l.addr, AuthMode: cfg.Auth.Mode, Pipeline: l.svc.PipelineMode(), Embedding: cfg.Embedding.Provider}
+	start := time.Now()
+	stats, err := l.svc.Stats(ctx)
+	if err != nil {
+		return st, fmt.Errorf("memory counts: %w", err)
+	}
+	st.Health = "db " + roundMS(time.Since(start))
+	st.Memories, st.Deleted = stats.Total, stats.Deleted
+	q, err := l.svc.QueueCounts(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.Queue, st.QueueKnown = q["pending"]+q["leased"], true
+	return st, nil
+}
+
+// Changes implements Backend with the service's event stream.
+func (l *Local) Changes() (<-chan Change, func()) {
+	events, stop := l.svc.Subscribe()
+	out := make(chan Change, 16)
+	done := make(chan struct{})
+	go func() {
+		defer close(out)
+		for ev := range events {
+			select {
+			case out <- Change{Kind: string(ev.Kind), MemoryID: ev.MemoryID, Actor: ev.Actor}:
+			case <-done:
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return out, func() {
+		once.Do(func() {
+			close(done)
+			stop()
+		})
+	}
+}
+
+func roundMS(d time.Duration) string {
+	if d < time.Millisecond {
+		return "<1ms"
+	}
+	return d.Round(time.Millisecond).String()
+}

@@ -1,0 +1,181 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/themes"
+	"github.com/cairnmem/cairn/tui/backend"
+)
+
+// The benchmarks run against a large database named by CAIRN_BENCH_HOME
+// (a CAIRN_HOME folder; memories.db inside is created with 100k memories
+// on first use, which takes a minute or two). Without it they skip:
+//
+//	CAIRN_BENCH_HOME=/tmp/cairn100k go test ./tui -run '^$' -bench . -benchtime 200x
+const benchMemories = 100_000
+
+var benchWords = strings.Fields(`postgres sqlite wal deploy staging production port config docker
+kubernetes cluster node pod service ingress auth token secret vault rotate key cert tls api http grpc
+queue worker job retry backoff lease timeout cache redis index query plan vacuum migrate schema column
+table row embed vector model rerank graph decay importance pin tag project agent session hook tool
+test flaky race lint format gofmt vet build release tag version branch merge review commit rebase
+log metric trace alert pager oncall incident postmortem budget latency throughput memory cpu disk`)
+
+// benchService opens (creating if needed) the big database.
+func benchService(b *testing.B) *core.Service {
+	b.Helper()
+	home := os.Getenv("CAIRN_BENCH_HOME")
+	if home == "" {
+		b.Skip("set CAIRN_BENCH_HOME to a folder for a 100k-memory database")
+	}
+	path := filepath.Join(home, "memories.db")
+	_, statErr := os.Stat(path)
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	db, err := storage.Open(context.Background(), storage.Options{Path: path, NoBackup: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	svc := core.NewService(db, core.DefaultConfig(), core.ServiceOptions{})
+	if os.IsNotExist(statErr) {
+		generate(b, svc)
+	}
+	return svc
+}
+
+// generate imports benchMemories memories of 8 to 40 words in batches.
+func generate(b *testing.B, svc *core.Service) {
+	start := time.Now()
+	r := rand.New(rand.NewPCG(1, 2))
+	types := []string{"fact", "decision", "preference", "procedural", "issue"}
+	const batch = 5000
+	base := time.Now().Add(-365 * 24 * time.Hour)
+	for done := 0; done < benchMemories; done += batch {
+		lines := make([]core.ImportLine, 0, batch)
+		for i := range batch {
+			n := done + i
+			words := make([]string, 8+r.IntN(32))
+			for j := range words {
+				words[j] = benchWords[r.IntN(len(benchWords))]
+			}
+			at := storage.FormatTime(base.Add(time.Duration(n) * 5 * time.Minute))
+			lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
+				Content: fmt.Sprintf("%s (note %d)", strings.Join(words, " "), n), Type: types[r.IntN(len(types))],
+				Tags: []string{benchWords[r.IntN(len(benchWords))]}, Importance: float64(r.IntN(10)) / 10, Confidence: 1,
+				SourceType: "manual", Version: 1, CreatedAt: at, UpdatedAt: at, ExtractionStatus: "none",
+			}})
+		}
+		if _, err := svc.Import(context.Background(), lines, core.Actor{Name: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("generated %d memories in %v", benchMemories, time.Since(start))
+}
+
+// benchModel is the root model at 120×40 over svc with its first load done.
+func benchModel(b *testing.B, svc *core.Service) *Model {
+	m := New(Options{Backend: backend.NewLocal(svc, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark")})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	return m
+}
+
+// searchResult types query into the Recall box and returns the message
+// carrying its results (running the debounce and the search itself).
+func searchResult(b *testing.B, m *Model, query string) tea.Msg {
+	m.Update(keyPress("/"))
+	var last tea.Cmd
+	for _, r := range query {
+		_, last = m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	// The last keystroke's batch holds the debounce tick; run it, then the search.
+	for _, msg := range runAll(last) {
+		if _, cmd := m.Update(msg); cmd != nil {
+			for _, res := range runAll(cmd) {
+				if fmt.Sprintf("%T", res) == "recall.resultsMsg" {
+					return res
+				}
+			}
+		}
+	}
+	b.Fatal("no search result")
+	return nil
+}
+
+// runAll runs a command and flattens batches, waiting for each.
+func runAll(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range batch {
+			out = append(out, runAll(c)...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
+}
+
+// BenchmarkSearchResultRender is the UI's share of a search on 100k
+// memories: applying the results message and rendering the frame.
+func BenchmarkSearchResultRender(b *testing.B) {
+	svc := benchService(b)
+	m := benchModel(b, svc)
+	res := searchResult(b, m, "postgres deploy")
+	for b.Loop() {
+		m.Update(res)
+		_ = m.View()
+	}
+}
+
+// BenchmarkKeystrokeRender is one keystroke in the search box: Update
+// (the text input, scheduling the debounced search) and the frame.
+func BenchmarkKeystrokeRender(b *testing.B) {
+	svc := benchService(b)
+	m := benchModel(b, svc)
+	m.Update(keyPress("/"))
+	keys := []tea.KeyPressMsg{{Code: 'x', Text: "x"}, {Code: tea.KeyBackspace}}
+	i := 0
+	for b.Loop() {
+		m.Update(keys[i%2])
+		_ = m.View()
+		i++
+	}
+}
+
+// BenchmarkSearch is the backend's share: one hybrid recall with explain
+// on 100k memories, as the search command runs it.
+func BenchmarkSearch(b *testing.B) {
+	svc := benchService(b)
+	l := backend.NewLocal(svc, "")
+	for b.Loop() {
+		if _, err := l.Recall(context.Background(), core.RecallInput{Query: "postgres deploy", Limit: backend.RecallLimit, Explain: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRecentList is the empty-query list (the first screen).
+func BenchmarkRecentList(b *testing.B) {
+	svc := benchService(b)
+	l := backend.NewLocal(svc, "")
+	for b.Loop() {
+		if _, err := l.List(context.Background(), storage.MemoryFilter{}, backend.RecallLimit); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,403 @@
+// Package history is the History pane: cairn's audit trail newest first,
+// filtered by event, actor and memory, with a line diff of each change.
+package history
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/diff"
+	"github.com/cairnmem/cairn/tui/keys"
+	"github.com/cairnmem/cairn/tui/pane"
+)
+
+// ParseFilter reads the filter box: event:NAME actor:NAME mem:ID; a bare
+// word is an actor name.
+func ParseFilter(s string) storage.HistoryFilter {
+	var f storage.HistoryFilter
+	for _, tok := range strings.Fields(s) {
+		k, v, ok := strings.Cut(tok, ":")
+		switch {
+		case ok && v != "" && (k == "event" || k == "ev"):
+			f.Event = v
+		case ok && v != "" && (k == "actor" || k == "by"):
+			f.Actor = v
+		case ok && v != "" && (k == "mem" || k == "memory" || k == "id"):
+			f.MemoryID = v
+		default:
+			f.Actor = tok
+		}
+	}
+	return f
+}
+
+type loadedMsg struct {
+	seq     int
+	entries []*core.HistoryEntry
+	err     error
+}
+
+// Model is the History pane.
+type Model struct {
+	ctx  *pane.Context
+	keys keys.History
+	list keys.List
+
+	width, height int
+	input         textinput.Model
+	seq           int
+	loading       bool
+	entries       []*core.HistoryEntry
+	cursor        int
+	offset        int
+
+	open *core.HistoryEntry // the entry whose diff is shown
+	vp   viewport.Model
+}
+
+// New returns the History pane.
+func New(ctx *pane.Context) *Model {
+	m := &Model{ctx: ctx, keys: keys.DefaultHistory(), list: keys.DefaultList()}
+	m.input = textinput.New()
+	m.input.Prompt = "/ "
+	m.input.Placeholder = "filter: event:updated actor:NAME mem:ID"
+	m.input.CharLimit = 200
+	m.vp = viewport.New()
+	m.vp.MouseWheelEnabled = true
+	m.ApplyStyles()
+	return m
+}
+
+// ApplyStyles implements pane.Pane.
+func (m *Model) ApplyStyles() { m.input.SetStyles(m.ctx.Styles.Input()) }
+
+// Title implements pane.Pane.
+func (m *Model) Title() string { return "History" }
+
+// Init implements pane.Pane.
+func (m *Model) Init() tea.Cmd { return m.load() }
+
+// SetSize implements pane.Pane.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.input.SetWidth(max(10, w-4))
+	m.vp.SetWidth(w)
+	m.vp.SetHeight(max(1, h-2))
+	if m.open != nil {
+		m.vp.SetContent(m.diffContent())
+	}
+	m.clamp()
+}
+
+// Capturing implements pane.Pane.
+func (m *Model) Capturing() bool { return m.input.Focused() }
+
+// Busy implements pane.Pane.
+func (m *Model) Busy() bool { return m.loading }
+
+// Nested implements pane.Pane.
+func (m *Model) Nested() bool { return m.open != nil || m.input.Focused() }
+
+// Refresh implements pane.Pane.
+func (m *Model) Refresh(backend.Change) tea.Cmd { return m.load() }
+
+// ShortHelp implements pane.Pane.
+func (m *Model) ShortHelp() []key.Binding {
+	if m.input.Focused() {
+		return []key.Binding{m.list.Open, m.keys.Filters}
+	}
+	if m.open != nil {
+		return []key.Binding{m.list.Down, m.list.Up}
+	}
+	return []key.Binding{m.keys.Filter, m.list.Open, m.list.Down, m.list.Up}
+}
+
+// FullHelp implements pane.Pane.
+func (m *Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
+		{m.keys.Filter, m.keys.Filters},
+	}
+}
+
+func (m *Model) load() tea.Cmd {
+	m.seq++
+	m.loading = true
+	seq, b, f := m.seq, m.ctx.Backend, ParseFilter(m.input.Value())
+	return func() tea.Msg {
+		ctx, cancel := backend.Context()
+		defer cancel()
+		e, err := b.History(ctx, f, backend.HistoryLimit)
+		return loadedMsg{seq: seq, entries: e, err: err}
+	}
+}
+
+func (m *Model) listHeight() int { return max(1, m.height-2) }
+
+func (m *Model) clamp() {
+	m.cursor, m.offset = pane.Scroll(m.cursor, m.offset, len(m.entries), m.listHeight())
+}
+
+// Update implements pane.Pane.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case loadedMsg:
+		if msg.seq != m.seq {
+			return nil
+		}
+		m.loading = false
+		if msg.err != nil {
+			return pane.Fail("history", msg.err)
+		}
+		keep := ""
+		if m.cursor < len(m.entries) {
+			keep = m.entries[m.cursor].ID
+		}
+		m.entries = msg.entries
+		m.cursor = 0
+		for i, e := range m.entries {
+			if e.ID == keep {
+				m.cursor = i
+			}
+		}
+		m.clamp()
+	case tea.MouseWheelMsg:
+		if m.open != nil {
+			var cmd tea.Cmd
+			m.vp, cmd = m.vp.Update(msg)
+			return cmd
+		}
+		if msg.Button == tea.MouseWheelDown {
+			m.cursor += 3
+		} else if msg.Button == tea.MouseWheelUp {
+			m.cursor -= 3
+		}
+		m.clamp()
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	default:
+		if m.input.Focused() {
+			var cmd tea.Cmd
+			m.input, cmd = m.input.Update(msg)
+			return cmd
+		}
+	}
+	return nil
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if m.input.Focused() {
+		switch msg.String() {
+		case "enter", "esc":
+			m.input.Blur()
+			return m.load()
+		}
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return cmd
+	}
+	if m.open != nil {
+		switch {
+		case msg.String() == "esc":
+			m.open = nil
+		case key.Matches(msg, m.list.Top):
+			m.vp.GotoTop()
+		case key.Matches(msg, m.list.Bottom):
+			m.vp.GotoBottom()
+		default:
+			var cmd tea.Cmd
+			m.vp, cmd = m.vp.Update(msg)
+			return cmd
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, m.keys.Filter):
+		return m.input.Focus()
+	case key.Matches(msg, m.list.Up):
+		m.cursor--
+	case key.Matches(msg, m.list.Down):
+		m.cursor++
+	case key.Matches(msg, m.list.PageUp):
+		m.cursor -= m.listHeight()
+	case key.Matches(msg, m.list.PageDown):
+		m.cursor += m.listHeight()
+	case key.Matches(msg, m.list.Top):
+		m.cursor = 0
+	case key.Matches(msg, m.list.Bottom):
+		m.cursor = len(m.entries) - 1
+	case key.Matches(msg, m.list.Open):
+		if m.cursor < len(m.entries) {
+			m.open = m.entries[m.cursor]
+			m.vp.SetContent(m.diffContent())
+			m.vp.GotoTop()
+		}
+	case msg.String() == "esc":
+		if m.input.Value() != "" {
+			m.input.SetValue("")
+			return m.load()
+		}
+	}
+	m.clamp()
+	return nil
+}
+
+// View implements pane.Pane.
+func (m *Model) View() string {
+	var out string
+	if m.open != nil {
+		out = m.diffView()
+	} else {
+		out = m.listView()
+	}
+	return lipgloss.NewStyle().Width(m.width).Height(m.height).MaxHeight(m.height).Render(out)
+}
+
+// Column widths of the event list.
+const (
+	colTime  = 16
+	colEvent = 9
+	colActor = 14
+	colType  = 8
+	colID    = 8
+)
+
+func (m *Model) listView() string {
+	st := m.ctx.Styles
+	var b strings.Builder
+	b.WriteString(m.input.View() + "\n")
+	f := ParseFilter(m.input.Value())
+	var parts []string
+	for k, v := range map[string]string{"event": f.Event, "actor": f.Actor, "memory": f.MemoryID} {
+		if v != "" {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	head := fmt.Sprintf("%d events, newest first", len(m.entries))
+	if len(parts) > 0 {
+		head += " · " + strings.Join(slices.Sorted(slices.Values(parts)), " ")
+	}
+	b.WriteString(st.Faint.Render(pane.Truncate(head, m.width)))
+	if len(m.entries) == 0 && !m.loading {
+		b.WriteString("\n" + st.Faint.Render("No events."))
+	}
+	for i := m.offset; i < len(m.entries) && i < m.offset+m.listHeight(); i++ {
+		b.WriteString("\n" + m.row(m.entries[i], i == m.cursor))
+	}
+	return b.String()
+}
+
+func (m *Model) row(e *core.HistoryEntry, selected bool) string {
+	st := m.ctx.Styles
+	marker := "  "
+	if selected {
+		marker = "› "
+	}
+	when := e.CreatedAt
+	if t, err := storage.ParseTime(e.CreatedAt); err == nil {
+		when = t.Format("2006-01-02 15:04")
+	}
+	what := e.Reason
+	if c := content(e); c != "" {
+		if what != "" {
+			what += " · "
+		}
+		what += c
+	}
+	typeW := colType
+	if m.width < 100 {
+		typeW = 0
+	}
+	line := marker + pane.Pad(when, colTime) + " " + pane.Pad(e.Event, colEvent) + " " + pane.Pad(e.ChangedBy, colActor) + " "
+	if typeW > 0 {
+		line += pane.Pad(e.ActorType, typeW) + " "
+	}
+	line += pane.Pad(pane.ShortID(e.MemoryID), colID) + " "
+	line += pane.OneLine(what, max(5, m.width-lipgloss.Width(line)))
+	line = pane.Pad(line, m.width)
+	if selected {
+		return st.Selected.Render(line)
+	}
+	return st.Text.Render(line)
+}
+
+// content is the text an event is about: the new content, else the old.
+func content(e *core.HistoryEntry) string {
+	if e.NewContent != nil {
+		return *e.NewContent
+	}
+	if e.OldContent != nil {
+		return *e.OldContent
+	}
+	return ""
+}
+
+func (m *Model) diffView() string {
+	st := m.ctx.Styles
+	e := m.open
+	head := fmt.Sprintf("%s %s by %s (%s) · %s", pane.ShortID(e.MemoryID), e.Event, e.ChangedBy, e.ActorType, e.CreatedAt)
+	sub := "reason: " + e.Reason
+	if e.Reason == "" {
+		sub = "no reason given"
+	}
+	return st.Heading.Render(pane.Truncate(head, m.width)) + "\n" + st.Faint.Render(pane.Truncate(sub, m.width)) + "\n" + m.vp.View()
+}
+
+// diffContent renders the open event's old and new content as a line diff.
+func (m *Model) diffContent() string {
+	st := m.ctx.Styles
+	e := m.open
+	var old, new string
+	if e.OldContent != nil {
+		old = *e.OldContent
+	}
+	if e.NewContent != nil {
+		new = *e.NewContent
+	}
+	if e.OldContent == nil && e.NewContent == nil {
+		return st.Faint.Render("This event changed no content (metadata only).")
+	}
+	w := max(10, m.width-2)
+	var b strings.Builder
+	for _, l := range diff.Lines(old, new) {
+		for _, part := range wrap(l.Text, w) {
+			switch l.Op {
+			case diff.Removed:
+				b.WriteString(st.Removed.Render("- "+part) + "\n")
+			case diff.Added:
+				b.WriteString(st.Added.Render("+ "+part) + "\n")
+			default:
+				b.WriteString(st.Text.Render("  "+part) + "\n")
+			}
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// wrap cuts a line into pieces of at most w cells.
+func wrap(s string, w int) []string {
+	if s == "" {
+		return []string{""}
+	}
+	var out []string
+	r := []rune(s)
+	for len(r) > 0 {
+		n := min(len(r), w)
+		for n > 1 && lipgloss.Width(string(r[:n])) > w {
+			n--
+		}
+		out = append(out, string(r[:n]))
+		r = r[n:]
+	}
+	return out
+}

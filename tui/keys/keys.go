@@ -1,0 +1,118 @@
+// Package keys holds every key binding of the terminal UI. Panes match key
+// presses against these bindings and feed the same bindings to the help
+// bar, so the help can never drift from the keys that work.
+package keys
+
+import "charm.land/bubbles/v2/key"
+
+// Global are the shell's keys, active in every pane unless a text field has
+// the focus (then only Quit's ctrl+c works).
+type Global struct {
+	Quit, Help, Back key.Binding
+	NextTab, PrevTab key.Binding
+	Tab1, Tab2, Tab3 key.Binding
+	Tab4, Tab5       key.Binding
+}
+
+// DefaultGlobal returns the shell's bindings.
+func DefaultGlobal() Global {
+	return Global{
+		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
+		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		NextTab: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
+		PrevTab: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
+		Tab1:    key.NewBinding(key.WithKeys("1"), key.WithHelp("1-5", "go to pane")),
+		Tab2:    key.NewBinding(key.WithKeys("2")),
+		Tab3:    key.NewBinding(key.WithKeys("3")),
+		Tab4:    key.NewBinding(key.WithKeys("4")),
+		Tab5:    key.NewBinding(key.WithKeys("5")),
+	}
+}
+
+// Tabs returns the number bindings in pane order.
+func (g Global) Tabs() []key.Binding { return []key.Binding{g.Tab1, g.Tab2, g.Tab3, g.Tab4, g.Tab5} }
+
+// List moves through a list; vim keys and arrows both work.
+type List struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	Open                                    key.Binding
+}
+
+// DefaultList returns the list bindings.
+func DefaultList() List {
+	return List{
+		Up:       key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup/ctrl+u", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn/ctrl+d", "page down")),
+		Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/home", "top")),
+		Bottom:   key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", "bottom")),
+		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+	}
+}
+
+// Recall are the Recall pane's actions.
+type Recall struct {
+	Search      key.Binding
+	New, Edit   key.Binding
+	Pin, Delete key.Binding
+	Recover     key.Binding
+	Deleted     key.Binding
+	Copy        key.Binding
+	// Filters documents the key:value tokens of the search box; it is
+	// never matched against a key press.
+	Filters key.Binding
+}
+
+// DefaultRecall returns the Recall pane's bindings.
+func DefaultRecall() Recall {
+	return Recall{
+		Search:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
+		New:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new")),
+		Edit:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
+		Pin:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pin/unpin")),
+		Delete:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete")),
+		Recover: key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "recover")),
+		Deleted: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "show deleted")),
+		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy content")),
+		Filters: key.NewBinding(key.WithKeys("\x00filters"),
+			key.WithHelp("in search", "type:T tag:A,B who:W project:P pinned:yes imp:0.7 since:7d|2026-01-31")),
+	}
+}
+
+// History are the History pane's actions.
+type History struct {
+	Filter key.Binding
+	// Filters documents the filter box's tokens.
+	Filters key.Binding
+}
+
+// DefaultHistory returns the History pane's bindings.
+func DefaultHistory() History {
+	return History{
+		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Filters: key.NewBinding(key.WithKeys("\x00filters"),
+			key.WithHelp("in filter", "event:updated actor:NAME mem:ID (or words matching an actor)")),
+	}
+}
+
+// Form are the keys of the new/edit form and its prompts.
+type Form struct {
+	NextField, PrevField key.Binding
+	Save, Cancel         key.Binding
+	Toggle               key.Binding
+	Confirm              key.Binding
+}
+
+// DefaultForm returns the form bindings.
+func DefaultForm() Form {
+	return Form{
+		NextField: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next field")),
+		PrevField: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous field")),
+		Save:      key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save")),
+		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Toggle:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle pinned")),
+		Confirm:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
+	}
+}

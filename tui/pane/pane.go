@@ -1,0 +1,153 @@
+// Package pane defines what the shell needs from a pane (Recall, History,
+// and later Jobs, Diagnostics, Proposals), the context every pane shares
+// (backend, styles, clock), and the messages panes send to the shell.
+package pane
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/styles"
+)
+
+// Context is shared by the shell and every pane. The shell replaces Styles
+// when the theme changes (e.g. once the terminal reports its background).
+type Context struct {
+	Backend backend.Backend
+	Styles  *styles.Styles
+	// Now is the clock for ages ("3m ago"); tests pin it.
+	Now func() time.Time
+}
+
+// Pane is one tab of the UI. Update and View never do I/O: panes return
+// tea.Cmds for that.
+type Pane interface {
+	Title() string
+	Init() tea.Cmd
+	Update(msg tea.Msg) tea.Cmd
+	View() string
+	SetSize(width, height int)
+	// ApplyStyles re-reads Context.Styles after a theme change.
+	ApplyStyles()
+	// Capturing reports that a text field has the focus, so the shell
+	// passes every key (q, ?, digits, esc) to the pane.
+	Capturing() bool
+	// Busy reports work in flight (the shell shows a spinner).
+	Busy() bool
+	// Nested reports a sub-view (detail, form, diff) that esc closes.
+	Nested() bool
+	// Refresh reloads after a write by anyone (a live change).
+	Refresh(c backend.Change) tea.Cmd
+	ShortHelp() []key.Binding
+	FullHelp() [][]key.Binding
+}
+
+// NoticeMsg is a one-line outcome for the status bar: an action's result,
+// or (Err set) the last error.
+type NoticeMsg struct {
+	Text string
+	Err  error
+}
+
+// Notice returns a command that reports text.
+func Notice(format string, args ...any) tea.Cmd {
+	text := fmt.Sprintf(format, args...)
+	return func() tea.Msg { return NoticeMsg{Text: text} }
+}
+
+// Fail returns a command that reports err.
+func Fail(what string, err error) tea.Cmd {
+	return func() tea.Msg { return NoticeMsg{Text: what, Err: err} }
+}
+
+// Age renders how long ago stamp was, compactly ("now", "5m", "3h", "2d", "4w", "2026-01-31").
+func Age(now time.Time, stamp string) string {
+	t, err := storage.ParseTime(stamp)
+	if err != nil {
+		return "?"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 14*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	case d < 120*24*time.Hour:
+		return fmt.Sprintf("%dw", int(d.Hours()/24/7))
+	}
+	return t.Format("2006-01-02")
+}
+
+// OneLine flattens s to one line and cuts it to width cells with "…".
+func OneLine(s string, width int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return Truncate(s, width)
+}
+
+// Truncate cuts s to width cells, marking the cut with "…".
+func Truncate(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	if lipgloss.Width(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	if len(r) > width {
+		r = r[:width] // every printable rune is at least one cell wide
+	}
+	for len(r) > 0 && lipgloss.Width(string(r))+1 > width {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "…"
+}
+
+// Pad fills s with spaces to width cells (cutting it if longer).
+func Pad(s string, width int) string {
+	s = Truncate(s, width)
+	if w := lipgloss.Width(s); w < width {
+		s += strings.Repeat(" ", width-w)
+	}
+	return s
+}
+
+// ShortID is the last 8 characters of an id: cairn's ids are UUID v7,
+// whose leading characters are a timestamp shared by memories created
+// together, while the tail is random.
+func ShortID(id string) string {
+	if len(id) > 8 {
+		return id[len(id)-8:]
+	}
+	return id
+}
+
+// Scroll keeps a cursor inside a list of n rows shown height at a time:
+// it clamps cursor and returns the first visible row.
+func Scroll(cursor, offset, n, height int) (int, int) {
+	if n == 0 {
+		return 0, 0
+	}
+	cursor = max(0, min(cursor, n-1))
+	if height < 1 {
+		height = 1
+	}
+	if cursor < offset {
+		offset = cursor
+	}
+	if cursor >= offset+height {
+		offset = cursor - height + 1
+	}
+	offset = max(0, min(offset, max(0, n-height)))
+	return cursor, offset
+}

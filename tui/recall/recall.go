@@ -1,0 +1,725 @@
+// Package recall is the Recall pane: search as you type over cairn's
+// memories, a detail view with the score breakdown and the memory's history,
+// and the operator's actions (new, edit, pin, delete, recover, copy).
+package recall
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/keys"
+	"github.com/cairnmem/cairn/tui/pane"
+)
+
+// Debounce is how long the search box waits after the last keystroke
+// before searching: long enough to skip the intermediate prefixes of a
+// word typed at speed, short enough to feel immediate.
+const Debounce = 150 * time.Millisecond
+
+// DeletedLimit is how many tombstones "show deleted" lists.
+const DeletedLimit = 200
+
+// mode is what the pane shows.
+type mode int
+
+const (
+	modeList    mode = iota
+	modeDetail       // one memory: content, fields, score, history
+	modeForm         // new or edit
+	modeReason       // asking why, before an edit is saved
+	modeConfirm      // asking to confirm a delete, with a reason
+)
+
+// item is one row: a recall hit or a listed memory.
+type item struct {
+	ID         string
+	Content    string
+	Type       string
+	Importance float64
+	Pinned     bool
+	Tags       []string
+	CreatedAt  string
+	Deleted    bool
+	Score      float64
+	Scored     bool
+	Explain    *core.ScoreParts
+}
+
+func itemFromHit(h *core.RecallHit) item {
+	return item{ID: h.ID, Content: h.Content, Type: h.Type, Importance: h.Importance, Pinned: h.Pinned,
+		Tags: h.Tags, CreatedAt: h.CreatedAt, Score: h.Score, Scored: true, Explain: h.Explain}
+}
+
+func itemFromMemory(m *core.Memory) item {
+	return item{ID: m.ID, Content: m.Content, Type: m.Type, Importance: m.Importance, Pinned: m.Pinned,
+		Tags: m.Tags, CreatedAt: m.CreatedAt, Deleted: m.IsDeleted}
+}
+
+// Messages. Each carries what it needs to be applied without more I/O.
+type (
+	// debounceMsg fires Debounce after a keystroke; only the newest (seq)
+	// starts a search.
+	debounceMsg struct{ seq int }
+	// resultsMsg answers search seq; an older seq is dropped. A fresh
+	// search (the query changed) puts the cursor on the best hit; a
+	// refresh keeps it on the same memory.
+	resultsMsg struct {
+		seq    int
+		fresh  bool
+		items  []item
+		method string
+		err    error
+	}
+	// detailMsg opens a memory.
+	detailMsg struct {
+		mem     *core.Memory
+		history []*core.HistoryEntry
+		explain *core.ScoreParts
+		err     error
+	}
+	// editMsg opens the form on the stored memory (fresh version).
+	editMsg struct {
+		mem *core.Memory
+		err error
+	}
+	// savedMsg reports a write; conflict holds the stored memory when
+	// the write lost a version race.
+	savedMsg struct {
+		what     string
+		id       string
+		err      error
+		conflict *core.Memory
+	}
+)
+
+// Model is the Recall pane.
+type Model struct {
+	ctx   *pane.Context
+	keys  keys.Recall
+	list  keys.List
+	formK keys.Form
+
+	width, height int
+
+	input       textinput.Model
+	seq         int    // newest search issued
+	shownSeq    int    // the search whose results are shown
+	keepID      string // select this memory when the next results arrive
+	loading     bool
+	items       []item
+	cursor      int
+	offset      int
+	method      string
+	filterErr   string
+	showDeleted bool
+
+	mode mode
+	// detail
+	mem     *core.Memory
+	history []*core.HistoryEntry
+	explain *core.ScoreParts
+	vp      viewport.Model
+	// form, reason and confirm
+	form    *form
+	reason  textinput.Model
+	confirm *core.Memory // the memory a delete asks about
+	working bool         // a write is in flight
+}
+
+// New returns the Recall pane.
+func New(ctx *pane.Context) *Model {
+	m := &Model{ctx: ctx, keys: keys.DefaultRecall(), list: keys.DefaultList(), formK: keys.DefaultForm()}
+	m.input = textinput.New()
+	m.input.Prompt = "/ "
+	m.input.Placeholder = "search memories (type: tag: who: project: pinned: imp: since:)"
+	m.input.CharLimit = 500
+	m.reason = textinput.New()
+	m.reason.Prompt = "reason: "
+	m.reason.CharLimit = 500
+	m.vp = viewport.New()
+	m.vp.MouseWheelEnabled = true
+	m.ApplyStyles()
+	return m
+}
+
+// ApplyStyles implements pane.Pane.
+func (m *Model) ApplyStyles() {
+	m.input.SetStyles(m.ctx.Styles.Input())
+	m.reason.SetStyles(m.ctx.Styles.Input())
+	if m.form != nil {
+		m.form.applyStyles(m.ctx.Styles)
+	}
+}
+
+// Title implements pane.Pane.
+func (m *Model) Title() string { return "Recall" }
+
+// Init implements pane.Pane: list recent memories.
+func (m *Model) Init() tea.Cmd { return m.search() }
+
+// SetSize implements pane.Pane.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.input.SetWidth(max(10, w-4))
+	m.reason.SetWidth(max(10, w-12))
+	m.vp.SetWidth(w)
+	m.vp.SetHeight(max(1, h-1))
+	if m.mode == modeDetail {
+		m.vp.SetContent(m.detailContent())
+	}
+	if m.form != nil {
+		m.form.setSize(w, h)
+	}
+}
+
+// Capturing implements pane.Pane.
+func (m *Model) Capturing() bool {
+	return m.input.Focused() || m.mode == modeForm || m.mode == modeReason || m.mode == modeConfirm
+}
+
+// Busy implements pane.Pane.
+func (m *Model) Busy() bool { return m.loading || m.working }
+
+// Nested implements pane.Pane.
+func (m *Model) Nested() bool { return m.mode != modeList || m.input.Focused() }
+
+// Refresh implements pane.Pane: re-run the current search (and reload an
+// open memory) so agents' writes appear without a keypress.
+func (m *Model) Refresh(c backend.Change) tea.Cmd {
+	cmds := []tea.Cmd{m.search()}
+	if m.mode == modeDetail && m.mem != nil && (c.MemoryID == "" || c.MemoryID == m.mem.ID) {
+		cmds = append(cmds, m.openDetail(m.mem.ID, m.explain))
+	}
+	return tea.Batch(cmds...)
+}
+
+// ShortHelp implements pane.Pane.
+func (m *Model) ShortHelp() []key.Binding {
+	switch m.mode {
+	case modeForm:
+		return []key.Binding{m.formK.Save, m.formK.NextField, m.formK.Toggle, m.formK.Cancel}
+	case modeReason, modeConfirm:
+		return []key.Binding{m.formK.Confirm, m.formK.Cancel}
+	case modeDetail:
+		return []key.Binding{m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Copy, m.list.Down}
+	}
+	if m.input.Focused() {
+		return []key.Binding{m.list.Open, m.keys.Filters}
+	}
+	return []key.Binding{m.keys.Search, m.list.Open, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete}
+}
+
+// FullHelp implements pane.Pane.
+func (m *Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
+		{m.keys.Search, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Deleted, m.keys.Copy},
+		{m.formK.Save, m.formK.NextField, m.formK.PrevField, m.formK.Toggle, m.formK.Cancel},
+		{m.keys.Filters},
+	}
+}
+
+func (m *Model) selected() (item, bool) {
+	if m.cursor < 0 || m.cursor >= len(m.items) {
+		return item{}, false
+	}
+	return m.items[m.cursor], true
+}
+
+// search starts the search for the box's current text as search m.seq.
+func (m *Model) search() tea.Cmd {
+	q, err := ParseQuery(m.input.Value(), m.ctx.Now())
+	if err != nil {
+		m.filterErr = err.Error()
+		return nil
+	}
+	m.filterErr = ""
+	m.loading = true
+	seq, b, deleted := m.seq, m.ctx.Backend, m.showDeleted
+	fresh := m.seq != m.shownSeq
+	return func() tea.Msg {
+		ctx, cancel := backend.Context()
+		defer cancel()
+		res := resultsMsg{seq: seq, fresh: fresh}
+		switch {
+		case deleted:
+			f := q.Filter
+			f.OnlyDeleted = true
+			mems, err := b.List(ctx, f, DeletedLimit)
+			res.err, res.method = err, "deleted"
+			needle := strings.ToLower(q.Text)
+			for _, mem := range mems {
+				if needle == "" || strings.Contains(strings.ToLower(mem.Content), needle) {
+					res.items = append(res.items, itemFromMemory(mem))
+				}
+			}
+		case strings.TrimSpace(q.Text) == "":
+			mems, err := b.List(ctx, q.Filter, backend.RecallLimit)
+			res.err, res.method = err, "recent"
+			for _, mem := range mems {
+				res.items = append(res.items, itemFromMemory(mem))
+			}
+		default:
+			r, err := b.Recall(ctx, core.RecallInput{Query: q.Text, Limit: backend.RecallLimit, Filter: q.Filter, Explain: true})
+			res.err = err
+			if err == nil {
+				res.method = r.Method
+				for _, h := range r.Results {
+					res.items = append(res.items, itemFromHit(h))
+				}
+			}
+		}
+		return res
+	}
+}
+
+func (m *Model) openDetail(id string, explain *core.ScoreParts) tea.Cmd {
+	b := m.ctx.Backend
+	return func() tea.Msg {
+		ctx, cancel := backend.Context()
+		defer cancel()
+		mem, err := b.Get(ctx, id)
+		if err != nil {
+			return detailMsg{err: err}
+		}
+		hist, err := b.MemoryHistory(ctx, id)
+		return detailMsg{mem: mem, history: hist, explain: explain, err: err}
+	}
+}
+
+// Update implements pane.Pane.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.handleAux(msg); ok {
+		return cmd
+	}
+	switch msg := msg.(type) {
+	case debounceMsg:
+		if msg.seq != m.seq {
+			return nil // a newer keystroke follows
+		}
+		return m.search()
+	case resultsMsg:
+		if msg.seq != m.seq {
+			return nil // stale: the box changed since
+		}
+		m.loading = false
+		if msg.err != nil {
+			return pane.Fail("search", msg.err)
+		}
+		keep := m.keepID
+		if it, ok := m.selected(); ok && !msg.fresh && keep == "" {
+			keep = it.ID
+		}
+		m.keepID = ""
+		m.shownSeq = msg.seq
+		m.items, m.method = msg.items, msg.method
+		m.cursor = 0
+		for i, it := range m.items {
+			if it.ID == keep {
+				m.cursor = i
+			}
+		}
+		m.clamp()
+		return nil
+	case detailMsg:
+		m.working = false
+		if msg.err != nil {
+			return pane.Fail("open memory", msg.err)
+		}
+		reopen := m.mode == modeDetail && m.mem != nil && m.mem.ID == msg.mem.ID
+		m.mem, m.history, m.explain = msg.mem, msg.history, msg.explain
+		if m.mode == modeList || m.mode == modeDetail {
+			m.mode = modeDetail
+			y := m.vp.YOffset()
+			m.vp.SetContent(m.detailContent())
+			if reopen {
+				m.vp.SetYOffset(y)
+			} else {
+				m.vp.GotoTop()
+			}
+		}
+		return nil
+	case editMsg:
+		m.working = false
+		if msg.err != nil {
+			return pane.Fail("edit", msg.err)
+		}
+		m.form = newEditForm(msg.mem, m.ctx.Styles)
+		m.form.setSize(m.width, m.height)
+		m.mode = modeForm
+		return m.form.focus()
+	case savedMsg:
+		return m.saved(msg)
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	case tea.MouseWheelMsg:
+		switch m.mode {
+		case modeList:
+			if msg.Button == tea.MouseWheelDown {
+				m.move(3)
+			} else if msg.Button == tea.MouseWheelUp {
+				m.move(-3)
+			}
+		case modeDetail:
+			var cmd tea.Cmd
+			m.vp, cmd = m.vp.Update(msg)
+			return cmd
+		}
+	}
+	return m.forward(msg)
+}
+
+// forward passes other messages (cursor blinks, pastes) to the focused input.
+func (m *Model) forward(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	switch {
+	case m.mode == modeForm && m.form != nil:
+		cmd = m.form.update(msg)
+	case m.mode == modeReason || m.mode == modeConfirm:
+		m.reason, cmd = m.reason.Update(msg)
+	case m.input.Focused():
+		before := m.input.Value()
+		m.input, cmd = m.input.Update(msg)
+		if m.input.Value() != before {
+			return tea.Batch(cmd, m.typed())
+		}
+	}
+	return cmd
+}
+
+// typed schedules a search Debounce from now as the newest sequence.
+func (m *Model) typed() tea.Cmd {
+	m.seq++
+	seq := m.seq
+	if _, err := ParseQuery(m.input.Value(), m.ctx.Now()); err != nil {
+		m.filterErr = err.Error()
+	} else {
+		m.filterErr = ""
+	}
+	return tea.Tick(Debounce, func(time.Time) tea.Msg { return debounceMsg{seq: seq} })
+}
+
+func (m *Model) move(d int) {
+	m.cursor += d
+	m.clamp()
+}
+
+func (m *Model) listHeight() int { return max(1, m.height-2) }
+
+func (m *Model) clamp() {
+	m.cursor, m.offset = pane.Scroll(m.cursor, m.offset, len(m.items), m.listHeight())
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	switch m.mode {
+	case modeForm:
+		return m.formKey(msg)
+	case modeReason, modeConfirm:
+		return m.promptKey(msg)
+	case modeDetail:
+		return m.detailKey(msg)
+	}
+	if m.input.Focused() {
+		switch {
+		case msg.String() == "esc", msg.String() == "enter":
+			m.input.Blur()
+			return nil
+		case msg.String() == "down":
+			m.input.Blur()
+			m.move(1)
+			return nil
+		}
+		before := m.input.Value()
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		if m.input.Value() != before {
+			return tea.Batch(cmd, m.typed())
+		}
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, m.keys.Search):
+		return m.input.Focus()
+	case key.Matches(msg, m.list.Up):
+		m.move(-1)
+	case key.Matches(msg, m.list.Down):
+		m.move(1)
+	case key.Matches(msg, m.list.PageUp):
+		m.move(-m.listHeight())
+	case key.Matches(msg, m.list.PageDown):
+		m.move(m.listHeight())
+	case key.Matches(msg, m.list.Top):
+		m.cursor = 0
+		m.clamp()
+	case key.Matches(msg, m.list.Bottom):
+		m.cursor = len(m.items) - 1
+		m.clamp()
+	case key.Matches(msg, m.list.Open):
+		if it, ok := m.selected(); ok {
+			m.working = true
+			return m.openDetail(it.ID, it.Explain)
+		}
+	case key.Matches(msg, m.keys.New):
+		m.form = newCreateForm(m.ctx.Styles)
+		m.form.setSize(m.width, m.height)
+		m.mode = modeForm
+		return m.form.focus()
+	case key.Matches(msg, m.keys.Deleted):
+		m.showDeleted = !m.showDeleted
+		m.seq++
+		return m.search()
+	case key.Matches(msg, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Copy):
+		if it, ok := m.selected(); ok {
+			return m.action(msg, it.ID, it.Content)
+		}
+	case msg.String() == "esc":
+		if m.input.Value() != "" {
+			m.input.SetValue("")
+			return m.typed()
+		}
+	}
+	return nil
+}
+
+func (m *Model) detailKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case msg.String() == "esc":
+		m.mode = modeList
+		return nil
+	case key.Matches(msg, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Copy):
+		if m.mem != nil {
+			return m.action(msg, m.mem.ID, m.mem.Content)
+		}
+	case key.Matches(msg, m.list.Top):
+		m.vp.GotoTop()
+	case key.Matches(msg, m.list.Bottom):
+		m.vp.GotoBottom()
+	default:
+		var cmd tea.Cmd
+		m.vp, cmd = m.vp.Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+// action starts an action on memory id from the list or the detail view.
+func (m *Model) action(msg tea.KeyPressMsg, id, content string) tea.Cmd {
+	b := m.ctx.Backend
+	switch {
+	case key.Matches(msg, m.keys.Copy):
+		// Copying needs the full text: a recall hit may be truncated.
+		return func() tea.Msg {
+			ctx, cancel := backend.Context()
+			defer cancel()
+			if mem, err := b.Get(ctx, id); err == nil {
+				content = mem.Content
+			}
+			return copyMsg{text: content}
+		}
+	case key.Matches(msg, m.keys.Edit):
+		m.working = true
+		return func() tea.Msg {
+			ctx, cancel := backend.Context()
+			defer cancel()
+			mem, err := b.Get(ctx, id)
+			if err == nil && mem.IsDeleted {
+				err = errors.New("this memory is deleted; recover it (u) before editing")
+			}
+			return editMsg{mem: mem, err: err}
+		}
+	case key.Matches(msg, m.keys.Pin):
+		m.working = true
+		return func() tea.Msg {
+			ctx, cancel := backend.Context()
+			defer cancel()
+			mem, err := b.Get(ctx, id)
+			if err != nil {
+				return savedMsg{what: "pin", id: id, err: err}
+			}
+			pinned := !mem.Pinned
+			what := "unpinned"
+			if pinned {
+				what = "pinned"
+			}
+			_, err = b.Modify(ctx, core.Patch{ID: id, Pinned: &pinned, IfVersion: &mem.Version, Reason: what + " in the TUI"})
+			return savedMsg{what: what, id: id, err: err}
+		}
+	case key.Matches(msg, m.keys.Delete):
+		m.working = true
+		return func() tea.Msg {
+			ctx, cancel := backend.Context()
+			defer cancel()
+			mem, err := b.Get(ctx, id)
+			if err == nil && mem.IsDeleted {
+				err = errors.New("already deleted")
+			}
+			return confirmMsg{mem: mem, err: err}
+		}
+	case key.Matches(msg, m.keys.Recover):
+		m.working = true
+		return func() tea.Msg {
+			ctx, cancel := backend.Context()
+			defer cancel()
+			mem, err := b.Get(ctx, id)
+			if err != nil {
+				return savedMsg{what: "recover", id: id, err: err}
+			}
+			if !mem.IsDeleted {
+				return savedMsg{what: "recover", id: id, err: errors.New("not deleted: nothing to recover")}
+			}
+			_, err = b.Recover(ctx, core.RecoverInput{ID: id, IfVersion: &mem.Version, Reason: "recovered in the TUI"})
+			return savedMsg{what: "recovered", id: id, err: err}
+		}
+	}
+	return nil
+}
+
+type (
+	copyMsg    struct{ text string }
+	confirmMsg struct {
+		mem *core.Memory
+		err error
+	}
+)
+
+// handleAux handles the messages of this file's small flows; Update calls it first.
+func (m *Model) handleAux(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case copyMsg:
+		// OSC 52: the terminal puts it on the system clipboard; terminals
+		// without OSC 52 (and tmux without set-clipboard) ignore it.
+		return tea.Batch(tea.SetClipboard(msg.text),
+			pane.Notice("copied %d characters (OSC 52: needs a terminal that supports it)", len([]rune(msg.text)))), true
+	case confirmMsg:
+		m.working = false
+		if msg.err != nil {
+			return pane.Fail("delete", msg.err), true
+		}
+		m.confirm = msg.mem
+		m.reason.SetValue("")
+		m.mode = modeConfirm
+		return m.reason.Focus(), true
+	}
+	return nil, false
+}
+
+func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		m.reason.Blur()
+		if m.mode == modeReason {
+			m.mode = modeForm
+			return m.form.focus()
+		}
+		m.mode = m.back()
+		return nil
+	case "enter":
+		reason := strings.TrimSpace(m.reason.Value())
+		m.reason.Blur()
+		m.working = true
+		b := m.ctx.Backend
+		if m.mode == modeConfirm {
+			mem := m.confirm
+			m.mode = m.back()
+			if reason == "" {
+				reason = "deleted in the TUI"
+			}
+			// The operator confirmed: a pinned memory is deleted too.
+			return func() tea.Msg {
+				ctx, cancel := backend.Context()
+				defer cancel()
+				_, err := b.Forget(ctx, core.ForgetInput{ID: mem.ID, Reason: reason, IfVersion: &mem.Version, Force: mem.Pinned})
+				return savedMsg{what: "deleted", id: mem.ID, err: err}
+			}
+		}
+		f := m.form
+		if reason == "" {
+			reason = "edited in the TUI"
+		}
+		return f.save(b, reason)
+	}
+	var cmd tea.Cmd
+	m.reason, cmd = m.reason.Update(msg)
+	return cmd
+}
+
+// back is the mode a finished prompt returns to.
+func (m *Model) back() mode {
+	if m.mem != nil && m.confirm != nil && m.mem.ID == m.confirm.ID {
+		return modeDetail
+	}
+	return modeList
+}
+
+func (m *Model) formKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.formK.Cancel):
+		m.form = nil
+		if m.mem != nil {
+			m.mode = modeDetail
+		} else {
+			m.mode = modeList
+		}
+		return nil
+	case key.Matches(msg, m.formK.Save):
+		if err := m.form.validate(); err != nil {
+			m.form.err = err.Error()
+			return nil
+		}
+		if m.form.base == nil {
+			m.working = true
+			return m.form.save(m.ctx.Backend, "")
+		}
+		// An edit asks why: the reason goes to the memory's history.
+		m.mode = modeReason
+		m.reason.SetValue("")
+		return m.reason.Focus()
+	}
+	return m.form.update(msg)
+}
+
+func (m *Model) saved(msg savedMsg) tea.Cmd {
+	m.working = false
+	if msg.conflict != nil && m.form != nil {
+		// Keep everything typed; show what is stored now and save against
+		// its version next time, so a second ctrl+s overwrites knowingly.
+		m.form.conflict = msg.conflict
+		m.form.base = msg.conflict
+		m.form.setSize(m.width, m.height)
+		m.mode = modeForm
+		return tea.Batch(m.form.focus(), pane.Fail("save", msg.err))
+	}
+	if msg.err != nil {
+		if m.mode == modeReason {
+			m.mode = modeForm
+		}
+		if m.form != nil && m.mode == modeForm {
+			m.form.err = msg.err.Error()
+		}
+		return pane.Fail(msg.what, msg.err)
+	}
+	m.keepID = msg.id
+	cmds := []tea.Cmd{pane.Notice("%s %s", msg.what, pane.ShortID(msg.id)), m.search()}
+	if m.mode == modeForm || m.mode == modeReason {
+		m.form = nil
+		m.mode = modeList
+		if m.mem != nil && m.mem.ID == msg.id {
+			m.mode = modeDetail
+		}
+	}
+	if m.mode == modeDetail && m.mem != nil && m.mem.ID == msg.id {
+		cmds = append(cmds, m.openDetail(msg.id, m.explain))
+	}
+	return tea.Batch(cmds...)
+}
+
+func fmtImportance(x float64) string { return fmt.Sprintf("%.2f", x) }

@@ -1,0 +1,235 @@
+package recall
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/cairnmem/cairn/tui/pane"
+)
+
+// View implements pane.Pane.
+func (m *Model) View() string {
+	var out string
+	switch m.mode {
+	case modeDetail:
+		out = m.detailView()
+	case modeForm:
+		out = m.form.view()
+	case modeReason:
+		out = m.form.view()
+		out = lipgloss.NewStyle().MaxHeight(m.height-2).Render(out) + "\n" +
+			m.ctx.Styles.Heading.Render("Why this change? ") + m.ctx.Styles.Faint.Render("(recorded in history; enter saves, esc returns to the form)") + "\n" +
+			m.reason.View()
+	case modeConfirm:
+		out = m.listView(m.height-3) + "\n" + m.confirmView()
+	default:
+		out = m.listView(m.height)
+	}
+	return lipgloss.NewStyle().Width(m.width).Height(m.height).MaxHeight(m.height).Render(out)
+}
+
+func (m *Model) confirmView() string {
+	st, mem := m.ctx.Styles, m.confirm
+	q := fmt.Sprintf("Delete %s “%s”?", pane.ShortID(mem.ID), pane.OneLine(mem.Content, max(10, m.width-40)))
+	if mem.Pinned {
+		q += " It is pinned."
+	}
+	return st.Warning.Render(q) + "\n" + m.reason.View() + "\n" +
+		st.Faint.Render("enter deletes (recoverable with u under D), esc cancels")
+}
+
+// Column widths of the result list.
+const (
+	colScore = 5
+	colType  = 10
+	colImp   = 4
+	colAge   = 5
+	colTags  = 16
+)
+
+func (m *Model) listView(height int) string {
+	st := m.ctx.Styles
+	var b strings.Builder
+	b.WriteString(m.input.View())
+	b.WriteString("\n")
+	// The header line says what the list is: its method, count and filters.
+	var head string
+	switch {
+	case m.filterErr != "":
+		head = st.Error.Render(pane.Truncate(m.filterErr, m.width))
+	default:
+		what := m.method
+		switch what {
+		case "recent":
+			what = "recent memories"
+		case "deleted":
+			what = "deleted memories (D to go back, u recovers)"
+		case "":
+			what = "…"
+		default:
+			what += " recall"
+		}
+		head = st.Faint.Render(pane.Truncate(fmt.Sprintf("%d · %s", len(m.items), what), m.width))
+	}
+	b.WriteString(head)
+	rows := max(0, height-2)
+	if len(m.items) == 0 {
+		msg := "No memories yet. Press n to add one, or let an agent remember something."
+		if m.input.Value() != "" || m.showDeleted {
+			msg = "Nothing matches."
+		}
+		if m.method == "" {
+			msg = ""
+		}
+		b.WriteString("\n" + st.Faint.Render(pane.Truncate(msg, m.width)))
+		return b.String()
+	}
+	for i := m.offset; i < len(m.items) && i < m.offset+rows; i++ {
+		b.WriteString("\n")
+		b.WriteString(m.row(m.items[i], i == m.cursor))
+	}
+	return b.String()
+}
+
+func (m *Model) row(it item, selected bool) string {
+	st := m.ctx.Styles
+	score := strings.Repeat(" ", colScore)
+	if it.Scored {
+		score = fmt.Sprintf("%5.3f", it.Score)
+		if it.Score >= 10 {
+			score = fmt.Sprintf("%5.1f", it.Score)
+		}
+	}
+	pin := " "
+	if it.Pinned {
+		pin = "★"
+	}
+	if it.Deleted {
+		pin = "✗"
+	}
+	tags := strings.Join(it.Tags, ",")
+	marker := "  "
+	if selected {
+		marker = "› "
+	}
+	fixed := 2 + colScore + 1 + colType + 1 + colImp + 1 + 1 + 1 + colAge + 1
+	tagW := colTags
+	if m.width < 100 {
+		tagW = 10
+	}
+	contentW := max(8, m.width-fixed-tagW-1)
+	line := marker + score + " " + pane.Pad(it.Type, colType) + " " + fmtImportance(it.Importance) + " " + pin + " " +
+		pane.Pad(pane.Age(m.ctx.Now(), it.CreatedAt), colAge) + " " + pane.Pad(tags, tagW) + " " + pane.OneLine(it.Content, contentW)
+	line = pane.Pad(line, m.width)
+	if selected {
+		return st.Selected.Render(line)
+	}
+	if it.Deleted {
+		return st.Faint.Render(line)
+	}
+	return st.Text.Render(line)
+}
+
+func (m *Model) detailView() string {
+	st := m.ctx.Styles
+	title := "memory"
+	if m.mem != nil {
+		title = fmt.Sprintf("%s · %s · v%d", pane.ShortID(m.mem.ID), m.mem.Type, m.mem.Version)
+		if m.mem.IsDeleted {
+			title += " · deleted"
+		}
+	}
+	pct := fmt.Sprintf(" %3.0f%%", m.vp.ScrollPercent()*100)
+	head := st.Heading.Render(pane.Truncate(title, m.width-len(pct))) + st.Faint.Render(pct)
+	return head + "\n" + m.vp.View()
+}
+
+// detailContent is everything about the open memory, for the viewport.
+func (m *Model) detailContent() string {
+	mem := m.mem
+	if mem == nil {
+		return ""
+	}
+	st := m.ctx.Styles
+	w := max(20, m.width)
+	var b strings.Builder
+	section := func(name string) {
+		b.WriteString("\n" + st.Heading.Render(name) + "\n")
+	}
+	b.WriteString(lipgloss.NewStyle().Width(w).Render(st.Text.Render(mem.Content)) + "\n")
+
+	section("Fields")
+	field := func(k, v string) {
+		if v == "" {
+			return
+		}
+		b.WriteString(st.Faint.Render(pane.Pad(k, 12)) + st.Text.Render(pane.Truncate(v, w-12)) + "\n")
+	}
+	field("id", mem.ID)
+	field("type", mem.Type)
+	field("category", mem.Category)
+	field("importance", fmtImportance(mem.Importance))
+	field("confidence", fmtImportance(mem.Confidence))
+	field("pinned", yesNo(mem.Pinned))
+	field("tags", strings.Join(mem.Tags, ", "))
+	field("who", mem.Who)
+	field("why", mem.Why)
+	field("project", mem.Project)
+	field("session", mem.SessionID)
+	field("source", strings.TrimSpace(mem.SourceType+" "+mem.SourceID))
+	field("version", fmt.Sprintf("%d (%d updates)", mem.Version, mem.UpdateCount))
+	age := pane.Age(m.ctx.Now(), mem.CreatedAt)
+	if age != "now" {
+		age += " ago"
+	}
+	field("created", mem.CreatedAt+"  ("+age+")")
+	field("updated", mem.UpdatedAt+" by "+mem.UpdatedBy)
+	if mem.LastAccessed != "" {
+		field("accessed", fmt.Sprintf("%d times, last %s", mem.AccessCount, mem.LastAccessed))
+	} else {
+		field("accessed", "never")
+	}
+	field("extraction", mem.ExtractionStatus)
+	field("embedding", mem.EmbeddingModel)
+	if mem.IsDeleted {
+		field("deleted", mem.DeletedAt)
+	}
+	field("hash", mem.ContentHash)
+
+	section("Why this result")
+	if e := m.explain; e != nil {
+		part := func(k string, v float64, note string) {
+			b.WriteString(st.Faint.Render(pane.Pad(k, 12)) + st.Text.Render(fmt.Sprintf("%8.4f", v)) + st.Faint.Render("  "+note) + "\n")
+		}
+		part("bm25", e.BM25, "raw FTS5 score (lower is better; 0 = no keyword hit)")
+		part("keyword", e.Keyword, "normalized keyword score")
+		part("vector", e.Vector, "cosine similarity (0 = no vector leg)")
+		part("fused", e.Fused, "after fusing the legs")
+		part("graph", e.Graph, "graph boost")
+		part("rerank", e.Rerank, "reranker similarity (0 = not reranked)")
+		part("dampening", e.Dampening, "multiplier")
+		part("decay", e.Decay, "importance × decay multiplier")
+		part("final", e.Final, "")
+	} else {
+		b.WriteString(st.Faint.Render("Opened from a list, not a search: search for it to see its score parts.") + "\n")
+	}
+
+	section(fmt.Sprintf("History (%d)", len(m.history)))
+	for _, h := range m.history {
+		line := fmt.Sprintf("%s  %-9s %s (%s)", h.CreatedAt, h.Event, h.ChangedBy, h.ActorType)
+		if h.Reason != "" {
+			line += " · " + h.Reason
+		}
+		b.WriteString(st.Text.Render(pane.Truncate(line, w)) + "\n")
+	}
+	return b.String()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,451 @@
+// Package tui is cairn's terminal UI. The root Model is a router: it owns
+// the window size, the tab bar, focus, the global keys, the status bar and
+// the help bar, and hands everything else to the active pane (tui/recall,
+// tui/history; Jobs, Diagnostics and Proposals join the tab list later).
+// All I/O happens in tea.Cmds through a backend.Backend, in process or over
+// HTTP, so Update never blocks.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/cairnmem/cairn/themes"
+	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/history"
+	"github.com/cairnmem/cairn/tui/keys"
+	"github.com/cairnmem/cairn/tui/pane"
+	"github.com/cairnmem/cairn/tui/recall"
+	"github.com/cairnmem/cairn/tui/styles"
+)
+
+// StatusInterval is how often the status bar re-reads counts and health
+// when nothing else made it refresh.
+const StatusInterval = 5 * time.Second
+
+// refreshDelay coalesces a burst of changes (an import, a batch forget)
+// into one reload of the panes.
+const refreshDelay = 100 * time.Millisecond
+
+// Options configure the UI.
+type Options struct {
+	Backend backend.Backend
+	// Theme is the chosen theme; nil picks dark or light from the
+	// terminal's background.
+	Theme *themes.Theme
+	// Version is shown in the tab bar.
+	Version string
+	// Now replaces the clock (tests pin it).
+	Now func() time.Time
+}
+
+// Messages of the shell.
+type (
+	// StatusMsg carries a fresh status (tests send fixed ones).
+	StatusMsg struct {
+		Status backend.Status
+		Err    error
+	}
+	statusTickMsg struct{}
+	changeMsg     struct {
+		change backend.Change
+		ok     bool
+	}
+	refreshMsg struct{}
+)
+
+// Model is the root model.
+type Model struct {
+	ctx      *pane.Context
+	panes    []pane.Pane
+	active   int
+	keys     keys.Global
+	help     help.Model
+	spin     spinner.Model
+	spinning bool
+
+	width, height int
+	autoTheme     bool
+	version       string
+
+	status    backend.Status
+	statusErr error
+	notice    string
+	noticeErr bool
+
+	changes        <-chan backend.Change
+	stopChanges    func()
+	refreshPending bool
+	pendingChange  backend.Change
+}
+
+// New returns the root model.
+func New(o Options) *Model {
+	th := o.Theme
+	if th == nil {
+		th = themes.MustBuiltin(themes.DefaultDark)
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	ctx := &pane.Context{Backend: o.Backend, Styles: styles.New(th), Now: now}
+	m := &Model{
+		ctx:       ctx,
+		keys:      keys.DefaultGlobal(),
+		help:      help.New(),
+		autoTheme: o.Theme == nil,
+		version:   o.Version,
+		// The tab list: later panes (Jobs, Diagnostics, Proposals) are
+		// appended here and get the next number key.
+		panes: []pane.Pane{recall.New(ctx), history.New(ctx)},
+	}
+	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
+	m.applyStyles()
+	m.width, m.height = 80, 24
+	m.layout()
+	return m
+}
+
+func (m *Model) applyStyles() {
+	m.help.Styles = m.ctx.Styles.Help
+	m.spin.Style = m.ctx.Styles.Accent
+	for _, p := range m.panes {
+		p.ApplyStyles()
+	}
+}
+
+// SetTheme switches the theme (and turns off choosing from the background).
+func (m *Model) SetTheme(t *themes.Theme) {
+	m.autoTheme = false
+	m.ctx.Styles = styles.New(t)
+	m.applyStyles()
+}
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.fetchStatus(), m.tickStatus()}
+	if m.autoTheme {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	for _, p := range m.panes {
+		cmds = append(cmds, p.Init())
+	}
+	if m.ctx.Backend != nil {
+		m.changes, m.stopChanges = m.ctx.Backend.Changes()
+		cmds = append(cmds, m.waitChange())
+	}
+	return tea.Batch(cmds...)
+}
+
+// Close ends the change subscription.
+func (m *Model) Close() {
+	if m.stopChanges != nil {
+		m.stopChanges()
+	}
+}
+
+// waitChange blocks (in its own goroutine, as every Cmd does) until the
+// next write anywhere; Update re-issues it after each one.
+func (m *Model) waitChange() tea.Cmd {
+	ch := m.changes
+	return func() tea.Msg {
+		c, ok := <-ch
+		return changeMsg{change: c, ok: ok}
+	}
+}
+
+func (m *Model) fetchStatus() tea.Cmd {
+	b := m.ctx.Backend
+	if b == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		st, err := b.Status(ctx)
+		return StatusMsg{Status: st, Err: err}
+	}
+}
+
+func (m *Model) tickStatus() tea.Cmd {
+	return tea.Tick(StatusInterval, func(time.Time) tea.Msg { return statusTickMsg{} })
+}
+
+// Active returns the index of the active pane.
+func (m *Model) Active() int { return m.active }
+
+// ShowingFullHelp reports whether the full help is open.
+func (m *Model) ShowingFullHelp() bool { return m.help.ShowAll }
+
+// Pane returns pane i (tests look inside).
+func (m *Model) Pane(i int) pane.Pane { return m.panes[i] }
+
+func (m *Model) helpView() string {
+	p := m.panes[m.active]
+	if m.help.ShowAll {
+		groups := append(p.FullHelp(), []key.Binding{m.keys.Tab1, m.keys.NextTab, m.keys.PrevTab, m.keys.Help, m.keys.Back, m.keys.Quit})
+		return m.help.FullHelpView(groups)
+	}
+	if p.Capturing() {
+		// Global keys are off while typing; only ctrl+c still quits.
+		return m.help.ShortHelpView(append(p.ShortHelp(), ctrlC))
+	}
+	short := append(p.ShortHelp(), m.keys.NextTab, m.keys.Help, m.keys.Quit)
+	return m.help.ShortHelpView(short)
+}
+
+func (m *Model) layout() {
+	m.help.SetWidth(m.width)
+	h := m.height - 2 - lipgloss.Height(m.helpView())
+	for _, p := range m.panes {
+		p.SetSize(m.width, max(3, h))
+	}
+}
+
+func (m *Model) switchTo(i int) tea.Cmd {
+	if i < 0 || i >= len(m.panes) || i == m.active {
+		return nil
+	}
+	m.active = i
+	m.layout()
+	return nil
+}
+
+func (m *Model) busy() bool {
+	for _, p := range m.panes {
+		if p.Busy() {
+			return true
+		}
+	}
+	return false
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	// Start the spinner when work begins; it stops itself when idle.
+	if m.busy() && !m.spinning {
+		m.spinning = true
+		cmd = tea.Batch(cmd, m.spin.Tick)
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return nil
+	case tea.BackgroundColorMsg:
+		if m.autoTheme {
+			name := themes.DefaultDark
+			if !msg.IsDark() {
+				name = themes.DefaultLight
+			}
+			m.ctx.Styles = styles.New(themes.MustBuiltin(name))
+			m.applyStyles()
+		}
+		return nil
+	case spinner.TickMsg:
+		if !m.busy() {
+			m.spinning = false
+			return nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return cmd
+	case StatusMsg:
+		m.status, m.statusErr = msg.Status, msg.Err
+		return nil
+	case statusTickMsg:
+		return tea.Batch(m.fetchStatus(), m.tickStatus())
+	case changeMsg:
+		if !msg.ok {
+			return nil // subscription ended
+		}
+		cmds := []tea.Cmd{m.waitChange()}
+		if !m.refreshPending {
+			m.refreshPending = true
+			m.pendingChange = msg.change
+			cmds = append(cmds, tea.Tick(refreshDelay, func(time.Time) tea.Msg { return refreshMsg{} }))
+		} else if m.pendingChange.MemoryID != msg.change.MemoryID {
+			m.pendingChange = backend.Change{} // several memories: refresh all
+		}
+		return tea.Batch(cmds...)
+	case refreshMsg:
+		m.refreshPending = false
+		cmds := []tea.Cmd{m.fetchStatus()}
+		for _, p := range m.panes {
+			cmds = append(cmds, p.Refresh(m.pendingChange))
+		}
+		return tea.Batch(cmds...)
+	case pane.NoticeMsg:
+		m.notice, m.noticeErr = msg.Text, msg.Err != nil
+		if msg.Err != nil {
+			m.notice = msg.Text + ": " + msg.Err.Error()
+		}
+		return nil
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	case tea.MouseWheelMsg, tea.PasteMsg:
+		return m.panes[m.active].Update(msg)
+	}
+	// Anything else belongs to a pane (results, blinks, ticks): panes
+	// ignore message types that are not theirs.
+	var cmds []tea.Cmd
+	for _, p := range m.panes {
+		cmds = append(cmds, p.Update(msg))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	p := m.panes[m.active]
+	if msg.String() == "ctrl+c" {
+		return tea.Quit
+	}
+	if p.Capturing() {
+		return p.Update(msg)
+	}
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return tea.Quit
+	case key.Matches(msg, m.keys.Help):
+		m.help.ShowAll = !m.help.ShowAll
+		m.layout()
+		return nil
+	case key.Matches(msg, m.keys.Back) && m.help.ShowAll:
+		m.help.ShowAll = false
+		m.layout()
+		return nil
+	case key.Matches(msg, m.keys.NextTab):
+		return m.switchTo((m.active + 1) % len(m.panes))
+	case key.Matches(msg, m.keys.PrevTab):
+		return m.switchTo((m.active + len(m.panes) - 1) % len(m.panes))
+	}
+	for i, b := range m.keys.Tabs() {
+		if key.Matches(msg, b) {
+			return m.switchTo(i)
+		}
+	}
+	return p.Update(msg)
+}
+
+// View implements tea.Model.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "cairn"
+	return v
+}
+
+// Render is the whole screen as a string (View wraps it; golden tests
+// compare it).
+func (m *Model) Render() string {
+	body := m.panes[m.active].View()
+	screen := lipgloss.JoinVertical(lipgloss.Left, m.tabsView(), body, m.statusView(), m.helpView())
+	return lipgloss.NewStyle().MaxWidth(m.width).MaxHeight(m.height).Render(screen)
+}
+
+func (m *Model) tabsView() string {
+	st := m.ctx.Styles
+	var parts []string
+	for i, p := range m.panes {
+		label := fmt.Sprintf(" %d %s ", i+1, p.Title())
+		if i == m.active {
+			parts = append(parts, st.TabActive.Render(label))
+		} else {
+			parts = append(parts, st.TabInactive.Render(label))
+		}
+	}
+	left := strings.Join(parts, st.Rule.Render("│"))
+	right := "cairn"
+	if m.version != "" {
+		right += " " + m.version
+	}
+	if b := m.ctx.Backend; b != nil && b.Mode() == "client" {
+		right += " · client of " + m.status.Addr
+	}
+	right = st.Faint.Render(right + " ")
+	gap := m.width - lipgloss.Width(left) - lipgloss.Width(right)
+	if gap < 1 {
+		return left
+	}
+	return left + strings.Repeat(" ", gap) + right
+}
+
+// statusView shows what is known about the service; unknown parts are
+// left out rather than guessed.
+func (m *Model) statusView() string {
+	st := m.ctx.Styles
+	s := m.status
+	var segs []string
+	add := func(label, v string) {
+		if v != "" {
+			segs = append(segs, label+v)
+		}
+	}
+	if s.Addr != "" {
+		add("", s.Addr+" ("+orUnknown(s.AuthMode)+" auth)")
+	}
+	add("pipeline ", s.Pipeline)
+	add("embed ", s.Embedding)
+	if s.Health != "" {
+		segs = append(segs, fmt.Sprintf("%d memories", s.Memories))
+		if s.QueueKnown {
+			segs = append(segs, fmt.Sprintf("queue %d", s.Queue))
+		}
+	}
+	add("", s.Health)
+	if m.spinning {
+		segs = append(segs, m.spin.View())
+	}
+	left := " " + strings.Join(segs, " │ ")
+	var right string
+	switch {
+	case m.statusErr != nil:
+		right = st.StatusErr.Render(pane.Truncate("status: "+m.statusErr.Error(), max(10, m.width/2)) + " ")
+	case m.notice != "" && m.noticeErr:
+		right = st.StatusErr.Render(pane.Truncate(m.notice, max(10, m.width/2)) + " ")
+	case m.notice != "":
+		right = st.StatusBar.Render(pane.Truncate(m.notice, max(10, m.width/2)) + " ")
+	}
+	left = pane.Truncate(left, max(0, m.width-lipgloss.Width(right)))
+	gap := max(0, m.width-lipgloss.Width(left)-lipgloss.Width(right))
+	return st.StatusBar.Render(left+strings.Repeat(" ", gap)) + right
+}
+
+// ctrlC is shown in the help while a text field has the keyboard.
+var ctrlC = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// Run runs the UI until the user quits or ctx ends. Ending by ctx (SIGTERM)
+// is not an error.
+func Run(ctx context.Context, o Options, opts ...tea.ProgramOption) error {
+	m := New(o)
+	defer m.Close()
+	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx)}, opts...)...)
+	_, err := p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

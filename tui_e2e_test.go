@@ -1,0 +1,151 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// tmuxSession runs the real binary in a detached tmux session on a private
+// server, so the test sees exactly what a terminal would show.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+	name   string
+}
+
+func (s *tmuxSession) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) capture() string { return s.tmux("capture-pane", "-p", "-t", s.name) }
+
+// keys sends tmux key names ("Escape", "C-s") or literal text.
+func (s *tmuxSession) keys(keys ...string) {
+	s.t.Helper()
+	for _, k := range keys {
+		s.tmux("send-keys", "-t", s.name, k)
+		// A lone Escape followed at once by another key reads as alt+key;
+		// terminals separate them by timing, so does the test.
+		time.Sleep(60 * time.Millisecond)
+	}
+}
+
+func (s *tmuxSession) text(text string) {
+	s.t.Helper()
+	s.tmux("send-keys", "-t", s.name, "-l", text)
+}
+
+// waitFor polls the screen until it contains want.
+func (s *tmuxSession) waitFor(want string, d time.Duration) string {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = s.capture()
+		if strings.Contains(screen, want) {
+			return screen
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	s.t.Fatalf("screen never showed %q; last frame:\n%s", want, screen)
+	return ""
+}
+
+func TestTUIEndToEnd(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the end-to-end TUI test needs it (apt-get install -y tmux)")
+	}
+	home := t.TempDir()
+	addr := freeAddr(t)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("cairn-e2e-%d", os.Getpid()), name: "cairn"}
+	exitFile := filepath.Join(home, "exit-status")
+	script := fmt.Sprintf("CAIRN_HOME=%q TERM=xterm-256color %q --addr %s; echo $? > %q", home, cairnBin, addr, exitFile)
+	start := time.Now()
+	s.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+
+	s.waitFor("recent memories", 20*time.Second)
+	t.Logf("first frame after %v", time.Since(start))
+
+	// An agent remembers something through the API: it appears without a keypress.
+	code, body := postJSON(t, "http://"+addr+"/api/memory/remember", map[string]any{
+		"content": "postgres runs on port 5433 in staging", "tags": []string{"infra"}})
+	if code != 200 {
+		t.Fatalf("remember: %d %v", code, body)
+	}
+	id, _ := body["id"].(string)
+	s.waitFor("postgres runs on port 5433", 5*time.Second)
+	postJSON(t, "http://"+addr+"/api/memory/remember", map[string]any{"content": "the deploy script lives in ops/deploy.sh"})
+	s.waitFor("ops/deploy.sh", 5*time.Second)
+
+	// Search as you type.
+	s.keys("/")
+	s.text("postgres")
+	screen := s.waitFor(" recall", 5*time.Second) // "keyword recall" or "hybrid recall"
+	if !strings.Contains(screen, "› ") || !strings.Contains(screen[strings.Index(screen, "› "):], "postgres runs") {
+		t.Fatalf("search for postgres does not rank it first:\n%s", screen)
+	}
+	s.keys("Escape")
+
+	// Edit it: e, type, ctrl+s, a reason, enter.
+	s.keys("e")
+	s.waitFor("Edit ", 5*time.Second)
+	s.keys("C-e")
+	s.text(" (edited in e2e)")
+	s.keys("C-s")
+	s.waitFor("Why this change?", 5*time.Second)
+	s.text("e2e check")
+	s.keys("Enter")
+	s.waitFor("saved ", 5*time.Second)
+
+	resp, err := http.Get("http://" + addr + "/api/memory/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mem struct {
+		Content   string `json:"content"`
+		Version   int    `json:"version"`
+		UpdatedBy string `json:"updated_by"`
+	}
+	json.NewDecoder(resp.Body).Decode(&mem)
+	resp.Body.Close()
+	if mem.Content != "postgres runs on port 5433 in staging (edited in e2e)" || mem.Version != 2 || mem.UpdatedBy != "tui" {
+		t.Fatalf("after the edit the API shows %+v", mem)
+	}
+
+	// Quit: exit status 0, the lock released, the API gone.
+	s.keys("q")
+	deadline := time.Now().Add(15 * time.Second)
+	var status []byte
+	for time.Now().Before(deadline) {
+		if status, err = os.ReadFile(exitFile); err == nil && len(status) > 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if strings.TrimSpace(string(status)) != "0" {
+		t.Fatalf("exit status %q; screen:\n%s", status, s.capture())
+	}
+	lock, err := storage.AcquireLock(filepath.Join(home, "memories.db"))
+	if err != nil {
+		t.Fatalf("lock not released: %v", err)
+	}
+	lock.Release()
+	if _, err := http.Get("http://" + addr + "/health"); err == nil {
+		t.Fatal("the API still answers after quit")
+	}
+}
