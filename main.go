@@ -49,6 +49,7 @@ func commands() []command {
 		{"serve", "run the store, workers and HTTP API without a terminal UI", runServe},
 		{"remember", "store a memory: cairn remember [flags] TEXT", runRemember},
 		{"recall", "search memories: cairn recall [flags] QUERY", runRecall},
+		{"mcp", "serve the MCP tools over stdio (uses a running cairn, or opens the store)", runMCP},
 		{"export", "write memories as JSONL: cairn export [-o FILE]", runExport},
 		{"import", "read memories from JSONL: cairn import FILE (or - for stdin)", runImport},
 		{"config", "print the effective configuration and where it comes from", runConfig},

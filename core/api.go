@@ -60,6 +60,7 @@ func (a *API) routes() {
 	m.HandleFunc("GET /api/memory/{id}/history", a.memoryHistory)
 	m.HandleFunc("POST /api/memory/{id}/recover", a.recover)
 	m.HandleFunc("GET /api/history", a.history)
+	m.Handle("/mcp", a.mcpHandler())
 }
 
 // Handler returns the API with its middleware: request ids, panic recovery,
