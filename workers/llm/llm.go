@@ -1,0 +1,224 @@
+// Package llm provides cairn's LLM providers for pipeline extraction and
+// decisions, each implementing core.LLM:
+//
+//   - ollama: an Ollama server, POST {base}/api/generate;
+//   - openai: any OpenAI-compatible server (OpenAI, llama.cpp server,
+//     LM Studio, vLLM), POST {base}/chat/completions;
+//   - anthropic: the Anthropic Messages API, POST {base}/v1/messages;
+//   - claude-code: the `claude` CLI, run as a subprocess with recursion
+//     protection;
+//   - heuristic: core.HeuristicExtract, no model at all.
+//
+// New builds the provider named by a Config; Detect picks the first
+// available of claude-code, ollama and heuristic. Every provider is safe for
+// concurrent use, honours ctx and a per-call timeout, bounds the answer it
+// reads, and returns *Error values that name the provider and the URL (or
+// binary) it called, never an API key.
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+)
+
+// Provider names.
+const (
+	ProviderOllama     = "ollama"
+	ProviderOpenAI     = "openai"
+	ProviderAnthropic  = "anthropic"
+	ProviderClaudeCode = "claude-code"
+	ProviderHeuristic  = "heuristic"
+)
+
+// Defaults applied when a Config field is empty.
+const (
+	DefaultOllamaBaseURL    = "http://127.0.0.1:11434"
+	DefaultOllamaModel      = "llama3.2:3b"
+	DefaultOpenAIBaseURL    = "https://api.openai.com/v1"
+	DefaultOpenAIModel      = "gpt-4o-mini" // only when base_url is api.openai.com
+	DefaultAnthropicBaseURL = "https://api.anthropic.com"
+	DefaultAnthropicModel   = "claude-haiku-4-5"
+	DefaultClaudeCodeModel  = "haiku"
+	AnthropicVersion        = "2023-06-01"
+
+	// DefaultTimeout is extraction.timeout's default (reference section 5).
+	DefaultTimeout = 90 * time.Second
+	// DefaultMaxTokens is the "low" extraction strength.
+	DefaultMaxTokens = 1024
+	// MaxResponseBytes bounds what is read from a server or the CLI.
+	MaxResponseBytes = 8 << 20
+
+	openAIHost = "api.openai.com"
+)
+
+// Config selects and configures a provider. Empty fields take the
+// provider's defaults.
+type Config struct {
+	Provider  string        // ollama, openai, anthropic, claude-code, heuristic; "" or "auto" → Detect
+	Model     string        // provider default when empty
+	BaseURL   string        // ollama, openai, anthropic
+	APIKey    string        // openai (else OPENAI_API_KEY), anthropic (else ANTHROPIC_API_KEY)
+	Timeout   time.Duration // per call; DefaultTimeout when 0
+	MaxTokens int           // per call; DefaultMaxTokens when 0
+}
+
+// Error is returned when a provider call fails. Its message names the
+// provider, the endpoint URL or binary, and what went wrong; it never
+// contains an API key.
+type Error struct {
+	Provider   string // provider name
+	URL        string // endpoint URL (password redacted) or the CLI binary
+	StatusCode int    // HTTP status, or 0
+	Msg        string // what went wrong
+	Err        error  // underlying error: context errors, net errors, JSON errors, exec errors
+}
+
+func (e *Error) Error() string {
+	s := e.Provider + " at " + e.URL + ": " + e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// New returns the provider cfg names, with defaults applied and the
+// configuration checked. Nothing is contacted here. Provider "" or "auto"
+// is resolved with Detect(context.Background()).
+func New(name string, cfg Config) (core.LLM, error) {
+	if name == "" {
+		name = cfg.Provider
+	}
+	p := strings.ToLower(strings.TrimSpace(name))
+	if p == "" || p == "auto" {
+		p = Detect(context.Background())
+	}
+	if cfg.Timeout < 0 {
+		return nil, &core.ConfigError{Key: "extraction.timeout", Value: cfg.Timeout.String(), Reason: "must not be negative"}
+	}
+	if cfg.MaxTokens < 0 {
+		return nil, &core.ConfigError{Key: "extraction.max_tokens", Value: fmt.Sprint(cfg.MaxTokens), Reason: "must not be negative"}
+	}
+	switch p {
+	case ProviderOllama:
+		return NewOllama(cfg)
+	case ProviderOpenAI:
+		return NewOpenAI(cfg)
+	case ProviderAnthropic:
+		return NewAnthropic(cfg)
+	case ProviderClaudeCode, "claude", "claude_code":
+		return NewClaudeCode(cfg)
+	case ProviderHeuristic, "none", "builtin":
+		return NewHeuristic(), nil
+	}
+	return nil, &core.ConfigError{Key: "extraction.provider", Value: fmt.Sprintf("%q", name),
+		Reason: "want one of auto, claude-code, ollama, openai, anthropic, heuristic"}
+}
+
+// settings are the resolved per-provider values.
+type settings struct {
+	model     string
+	timeout   time.Duration
+	maxTokens int
+}
+
+func resolve(cfg Config, defModel string) settings {
+	s := settings{model: strings.TrimSpace(cfg.Model), timeout: cfg.Timeout, maxTokens: cfg.MaxTokens}
+	if s.model == "" {
+		s.model = defModel
+	}
+	if s.timeout <= 0 {
+		s.timeout = DefaultTimeout
+	}
+	if s.maxTokens <= 0 {
+		s.maxTokens = DefaultMaxTokens
+	}
+	return s
+}
+
+// call returns the timeout and token limit for one call.
+func (s settings) call(opts core.GenerateOptions) (time.Duration, int) {
+	t, n := s.timeout, s.maxTokens
+	if opts.Timeout > 0 {
+		t = opts.Timeout
+	}
+	if opts.MaxTokens > 0 {
+		n = opts.MaxTokens
+	}
+	return t, n
+}
+
+// parseBaseURL checks a base URL and drops a trailing slash.
+func parseBaseURL(key, raw, def string) (*url.URL, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		raw = def
+	}
+	bad := func(reason string) error {
+		return &core.ConfigError{Key: key, Value: fmt.Sprintf("%q", raw), Reason: reason}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, bad("not a URL: " + err.Error())
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, bad("want an absolute http:// or https:// URL such as " + def)
+	}
+	if u.Hostname() == "" {
+		return nil, bad("the URL has no host; want something like " + def)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return nil, bad("the URL must not have a query or fragment")
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// ollamaDefaultBase is OLLAMA_HOST (Ollama's own variable: "host:port" or a
+// URL) when set, else DefaultOllamaBaseURL.
+func ollamaDefaultBase() string {
+	h := strings.TrimSpace(os.Getenv("OLLAMA_HOST"))
+	if h == "" {
+		return DefaultOllamaBaseURL
+	}
+	if !strings.Contains(h, "://") {
+		h = "http://" + h
+	}
+	if u, err := url.Parse(h); err == nil {
+		if u.Port() == "" {
+			u.Host += ":11434"
+		}
+		if u.Hostname() == "0.0.0.0" {
+			u.Host = strings.Replace(u.Host, "0.0.0.0", "127.0.0.1", 1)
+		}
+		return u.String()
+	}
+	return h
+}
+
+// Detect returns the name of the first available provider: claude-code
+// when a `claude` binary is on PATH and `claude --version` succeeds within
+// 2 s, ollama when GET {base}/api/tags answers 200 within 1 s (base from
+// OLLAMA_HOST, else 127.0.0.1:11434), else heuristic.
+func Detect(ctx context.Context) string {
+	if claudeAvailable(ctx, 2*time.Second) {
+		return ProviderClaudeCode
+	}
+	if ollamaAvailable(ctx, ollamaDefaultBase(), time.Second) {
+		return ProviderOllama
+	}
+	return ProviderHeuristic
+}

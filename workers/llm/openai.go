@@ -1,0 +1,108 @@
+package llm
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/cairnmem/cairn/core"
+)
+
+// OpenAI generates with any server speaking the OpenAI chat completions
+// API (OpenAI, llama.cpp server, LM Studio, vLLM): POST
+// {base}/chat/completions with {"model", "messages", "max_tokens",
+// "response_format": {"type": "json_object"} (JSON calls only)}, answered
+// by choices[0].message.content. The key (config, else OPENAI_API_KEY) is
+// sent as a Bearer token when set; it is required only for api.openai.com.
+type OpenAI struct{ c *client }
+
+// NewOpenAI returns an OpenAI-compatible provider (default base URL
+// https://api.openai.com/v1). The model defaults to gpt-4o-mini for
+// api.openai.com; for other servers an empty model is left out of the
+// request, which llama.cpp and LM Studio accept (they use the loaded
+// model).
+func NewOpenAI(cfg Config) (*OpenAI, error) {
+	base, err := parseBaseURL("extraction.base_url", cfg.BaseURL, DefaultOpenAIBaseURL)
+	if err != nil {
+		return nil, err
+	}
+	official := strings.EqualFold(base.Hostname(), openAIHost)
+	def := ""
+	if official {
+		def = DefaultOpenAIModel
+	}
+	key := strings.TrimSpace(cfg.APIKey)
+	if key == "" {
+		key = strings.TrimSpace(os.Getenv("OPENAI_API_KEY"))
+	}
+	if key == "" && official {
+		return nil, &core.ConfigError{Key: "extraction.api_key", Value: `""`,
+			Reason: "api.openai.com needs an API key: set extraction.api_key or OPENAI_API_KEY"}
+	}
+	c := newClient(ProviderOpenAI, resolve(cfg, def), base)
+	if key != "" {
+		c.header.Set("Authorization", "Bearer "+key)
+		c.secret = key
+	}
+	return &OpenAI{c: c}, nil
+}
+
+// Name returns "openai/<model>" (or "openai/<host>" without a model).
+func (o *OpenAI) Name() string {
+	if o.c.model == "" {
+		return ProviderOpenAI + "/" + o.c.base.Host
+	}
+	return ProviderOpenAI + "/" + o.c.model
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type responseFormat struct {
+	Type string `json:"type"`
+}
+
+type chatRequest struct {
+	Model          string          `json:"model,omitempty"`
+	Messages       []chatMessage   `json:"messages"`
+	MaxTokens      int             `json:"max_tokens"`
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+}
+
+type chatResponse struct {
+	Choices []struct {
+		Message struct {
+			Content *string `json:"content"`
+			Refusal string  `json:"refusal"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+}
+
+// Generate sends one chat completion with the prompt as the user message.
+func (o *OpenAI) Generate(ctx context.Context, prompt string, opts core.GenerateOptions) (string, error) {
+	timeout, maxTokens := o.c.call(opts)
+	req := chatRequest{Model: o.c.model, Messages: []chatMessage{{Role: "user", Content: prompt}}, MaxTokens: maxTokens}
+	if opts.JSON {
+		req.ResponseFormat = &responseFormat{Type: "json_object"}
+	}
+	var resp chatResponse
+	if err := o.c.post(ctx, timeout, "/chat/completions", req, &resp); err != nil {
+		return "", err
+	}
+	u := o.c.endpoint("/chat/completions")
+	if len(resp.Choices) == 0 {
+		return "", o.c.fail(u, 200, "answer has no choices", nil)
+	}
+	m := resp.Choices[0].Message
+	if m.Content == nil {
+		msg := "answer has no message content"
+		if m.Refusal != "" {
+			msg += " (refusal: " + m.Refusal + ")"
+		}
+		return "", o.c.fail(u, 200, msg, nil)
+	}
+	return *m.Content, nil
+}
