@@ -28,9 +28,7 @@ func ChunkContent(content string, target int) []string {
 		n := utf8.RuneCountInString(sentence)
 		if n > 2*target {
 			flush()
-			for _, piece := range hardSplit(sentence, target) {
-				chunks = append(chunks, piece)
-			}
+			chunks = append(chunks, hardSplit(sentence, target)...)
 			continue
 		}
 		if curLen > 0 && curLen+1+n > target {

@@ -92,15 +92,6 @@ func (ix *vectorIndex) put(meta vecMeta, vec []float32) {
 	signBits(vec, ix.signs[i*ix.words:(i+1)*ix.words])
 }
 
-// update replaces the filter fields of a memory already in the index.
-func (ix *vectorIndex) update(meta vecMeta) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if i, ok := ix.slot[meta.id]; ok {
-		ix.meta[i] = meta
-	}
-}
-
 // remove drops a memory: its slot is swapped with the last one.
 func (ix *vectorIndex) remove(id string) {
 	ix.mu.Lock()
