@@ -11,31 +11,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync/atomic"
-	"unicode"
+
+	"github.com/cairnmem/cairn/workers/internal/provider"
 )
 
-// Error is returned by the Ollama and OpenAI providers when a call fails. Its
-// message names the provider, the endpoint URL (without any password) and
-// what went wrong; it never contains the API key.
-type Error struct {
-	Provider   string // "ollama" or "openai"
-	URL        string // the endpoint called
-	StatusCode int    // the HTTP status, or 0 when there was no answer
-	Msg        string // what went wrong
-	Err        error  // the underlying error, if any (context.DeadlineExceeded, a net error, a JSON error)
-}
-
-func (e *Error) Error() string {
-	s := e.Provider + " at " + e.URL + ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
-
-func (e *Error) Unwrap() error { return e.Err }
+// Error is returned when a provider call fails; it names the provider, the
+// endpoint and what went wrong, never the API key.
+type Error = provider.Error
 
 // remote is the HTTP plumbing shared by Ollama and OpenAI.
 type remote struct {
@@ -173,67 +156,11 @@ func (r *remote) statusError(u *url.URL, status int, body []byte, hint string) *
 	return r.fail(u, status, msg, nil)
 }
 
-// serverMessage extracts the error message from an error body: Ollama's
-// {"error": "..."}, OpenAI's {"error": {"message": ..., "type": ...}}, or a
-// top-level "message" (vLLM, FastAPI), falling back to the text itself.
-func (r *remote) serverMessage(body []byte) string {
-	msg := errorMessage(body)
-	if msg == "" {
-		msg = strings.TrimSpace(string(body))
-		msg = strings.Map(func(c rune) rune {
-			if unicode.IsControl(c) {
-				return ' '
-			}
-			return c
-		}, msg)
-		if len(msg) > 300 {
-			msg = msg[:300] + "…"
-		}
-	}
-	if msg == "" {
-		msg = "(empty body)"
-	}
-	if r.secret != "" {
-		msg = strings.ReplaceAll(msg, r.secret, "[redacted]")
-	}
-	return msg
-}
+// serverMessage extracts the error message from an error body.
+func (r *remote) serverMessage(body []byte) string { return provider.ServerMessage(body, r.secret) }
 
 // errorMessage returns the message of a JSON error body, or "".
-func errorMessage(body []byte) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  json.RawMessage `json:"detail"`
-	}
-	if json.Unmarshal(body, &v) != nil {
-		return ""
-	}
-	if len(v.Error) > 0 {
-		var s string
-		if json.Unmarshal(v.Error, &s) == nil && s != "" {
-			return s
-		}
-		var o struct {
-			Message string `json:"message"`
-			Type    string `json:"type"`
-		}
-		if json.Unmarshal(v.Error, &o) == nil && o.Message != "" {
-			if o.Type != "" {
-				return o.Message + " [" + o.Type + "]"
-			}
-			return o.Message
-		}
-	}
-	if v.Message != "" {
-		return v.Message
-	}
-	var s string
-	if len(v.Detail) > 0 && json.Unmarshal(v.Detail, &s) == nil && s != "" {
-		return s
-	}
-	return ""
-}
+func errorMessage(body []byte) string { return provider.ErrorMessage(body) }
 
 // decode parses a 2xx answer.
 func (r *remote) decode(u *url.URL, status int, body []byte, v any) error {

@@ -10,9 +10,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
-	"unicode"
+
+	"github.com/cairnmem/cairn/workers/internal/provider"
 )
 
 // client is the HTTP plumbing shared by the ollama, openai and anthropic
@@ -130,54 +130,5 @@ func (c *client) statusError(u *url.URL, status int, body []byte) *Error {
 	return c.fail(u, status, msg, nil)
 }
 
-// serverMessage extracts the message of an error body: Ollama's
-// {"error": "..."}, OpenAI's and Anthropic's {"error": {"message", "type"}},
-// a top-level "message", or else the text itself.
-func (c *client) serverMessage(body []byte) string {
-	msg := errorMessage(body)
-	if msg == "" {
-		msg = strings.Map(func(r rune) rune {
-			if unicode.IsControl(r) {
-				return ' '
-			}
-			return r
-		}, strings.TrimSpace(string(body)))
-		if len(msg) > 300 {
-			msg = msg[:300] + "…"
-		}
-	}
-	if msg == "" {
-		msg = "(empty body)"
-	}
-	if c.secret != "" {
-		msg = strings.ReplaceAll(msg, c.secret, "[redacted]")
-	}
-	return msg
-}
-
-func errorMessage(body []byte) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-	}
-	if json.Unmarshal(body, &v) != nil {
-		return ""
-	}
-	if len(v.Error) > 0 {
-		var s string
-		if json.Unmarshal(v.Error, &s) == nil && s != "" {
-			return s
-		}
-		var o struct {
-			Message string `json:"message"`
-			Type    string `json:"type"`
-		}
-		if json.Unmarshal(v.Error, &o) == nil && o.Message != "" {
-			if o.Type != "" {
-				return o.Message + " [" + o.Type + "]"
-			}
-			return o.Message
-		}
-	}
-	return v.Message
-}
+// serverMessage extracts the message of an error body.
+func (c *client) serverMessage(body []byte) string { return provider.ServerMessage(body, c.secret) }

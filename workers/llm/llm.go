@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/workers/internal/provider"
 )
 
 // Provider names.
@@ -69,26 +70,9 @@ type Config struct {
 	MaxTokens int           // per call; DefaultMaxTokens when 0
 }
 
-// Error is returned when a provider call fails. Its message names the
-// provider, the endpoint URL or binary, and what went wrong; it never
-// contains an API key.
-type Error struct {
-	Provider   string // provider name
-	URL        string // endpoint URL (password redacted) or the CLI binary
-	StatusCode int    // HTTP status, or 0
-	Msg        string // what went wrong
-	Err        error  // underlying error: context errors, net errors, JSON errors, exec errors
-}
-
-func (e *Error) Error() string {
-	s := e.Provider + " at " + e.URL + ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
-
-func (e *Error) Unwrap() error { return e.Err }
+// Error is returned when a provider call fails; it names the provider, the
+// endpoint URL or binary and what went wrong, never an API key.
+type Error = provider.Error
 
 // New returns the provider cfg names, with defaults applied and the
 // configuration checked. Nothing is contacted here. Provider "" or "auto"
