@@ -166,6 +166,7 @@ func TestSanitizeFTSQuery(t *testing.T) {
 		{"Deploy deploy DEPLOY", `"deploy"`},
 		{"tools/deploy.sh AWS_PROFILE=prod", `"tools" OR "deploy" OR "sh" OR "aws" OR "profile" OR "prod"`},
 		{"\xff\xfe bad utf8 \xc3", `"bad" OR "utf8"`},
+		{"when did Caroline go to the lake?", `"caroline" OR "go" OR "lake" OR "went" OR "gone"`},
 	}
 	for _, tt := range tests {
 		if got := SanitizeFTSQuery(tt.in); got != tt.want {

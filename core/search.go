@@ -92,6 +92,7 @@ func SanitizeFTSQuery(q string) string {
 	if len(terms) == 0 {
 		return ""
 	}
+	terms = expandVerbForms(terms)
 	for i, t := range terms {
 		terms[i] = `"` + t + `"`
 	}
