@@ -165,6 +165,16 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 	return &store{db: db, lock: lock, svc: svc}, nil
 }
 
+// ingestSpool stores what `cairn hook` spooled while no cairn was running
+// (memories, session transcripts); each entry is ingested once.
+func (a *app) ingestSpool(ctx context.Context, svc *core.Service) {
+	if n, err := core.IngestSpool(ctx, svc, a.paths.DataDir); err != nil {
+		a.log.Warn("hook spool", "ingested", n, "err", err)
+	} else if n > 0 {
+		a.log.Info("hook spool ingested", "entries", n)
+	}
+}
+
 // listen binds the API address, explaining the usual failure.
 func (a *app) listen() (net.Listener, error) {
 	ln, err := net.Listen("tcp", a.cfg.Server.Addr)

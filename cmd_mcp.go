@@ -52,6 +52,7 @@ func runMCP(ctx context.Context, args []string) error {
 			a.log.Error("close store", "err", err)
 		}
 	}()
+	a.ingestSpool(ctx, st.svc)
 	a.log.Info("mcp over stdio", "version", cairnVersion(), "db", a.paths.Database)
 	srv := core.NewMCPServer(st.svc, cairnVersion())
 	mctx, cancel := context.WithCancel(ctx)

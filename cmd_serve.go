@@ -48,6 +48,7 @@ func (a *app) serve(ctx context.Context, ready func(addr string)) error {
 			a.log.Error("close store", "err", err)
 		}
 	}()
+	a.ingestSpool(ctx, st.svc)
 	ln, err := a.listen()
 	if err != nil {
 		return err
@@ -91,5 +92,6 @@ func (a *app) runService(ctx context.Context, svc *core.Service, front func(cont
 	tracker := &workers.EmbeddingTracker{Svc: svc, Interval: a.cfg.Embedding.TrackerInterval.D(),
 		Batch: a.cfg.Embedding.TrackerBatch, Log: a.log}
 	g.Go(func() error { return tracker.Run(gctx) })
+	g.Go(func() error { return workers.RunPipeline(gctx, svc, a.log) })
 	return g.Wait()
 }

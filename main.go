@@ -54,6 +54,9 @@ func commands() []command {
 		{"import", "read memories from JSONL: cairn import FILE (or - for stdin)", runImport},
 		{"config", "print the effective configuration and where it comes from", runConfig},
 		{"bench", "run a retrieval benchmark: cairn bench locomo --data FILE", runBench},
+		{"hook", "Claude Code hook shim: cairn hook EVENT (reads the hook JSON on stdin)", runHook},
+		{"install", "add cairn's hooks and MCP server to an agent: cairn install claude-code", runInstall},
+		{"uninstall", "remove what cairn install added: cairn uninstall claude-code", runUninstall},
 		{"version", "print the version", runVersionCmd},
 	}
 }

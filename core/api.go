@@ -57,10 +57,37 @@ func (a *API) routes() {
 	m.HandleFunc("GET /api/memory/{id}", a.get)
 	m.HandleFunc("PATCH /api/memory/{id}", a.patch)
 	m.HandleFunc("DELETE /api/memory/{id}", a.delete)
-	m.HandleFunc("GET /api/memory/{id}/history", a.memoryHistory)
+	// GET /api/memory/jobs/{id} and GET /api/memory/{id}/history overlap in
+	// the router's eyes (neither is more specific), so one pattern serves
+	// both and dispatches on the segments.
+	m.HandleFunc("GET /api/memory/{a}/{b}", func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.PathValue("a") == "jobs":
+			r.SetPathValue("id", r.PathValue("b"))
+			a.getJob(w, r)
+		case r.PathValue("b") == "history":
+			r.SetPathValue("id", r.PathValue("a"))
+			a.memoryHistory(w, r)
+		case r.PathValue("b") == "recover":
+			w.Header().Set("Allow", "POST")
+			writeError(w, &Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: "method not allowed; allowed: POST"})
+		default:
+			writeError(w, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"})
+		}
+	})
 	m.HandleFunc("POST /api/memory/{id}/recover", a.recover)
 	m.HandleFunc("GET /api/history", a.history)
 	m.Handle("/mcp", a.mcpHandler())
+	m.HandleFunc("POST /api/hooks/session-start", a.hookSessionStart)
+	m.HandleFunc("POST /api/hooks/user-prompt-submit", a.hookUserPrompt)
+	m.HandleFunc("POST /api/hooks/session-end", a.hookSessionEnd)
+	m.HandleFunc("POST /api/hooks/remember", a.hookRemember)
+	m.HandleFunc("POST /api/hooks/recall", a.hookRecall)
+	m.HandleFunc("POST /api/hooks/pre-compaction", a.hookPreCompaction)
+	m.HandleFunc("POST /api/hooks/compaction-complete", a.hookCompactionComplete)
+	m.HandleFunc("GET /api/sessions", a.listSessions)
+	m.HandleFunc("GET /api/sessions/{key}", a.getSession)
+	a.pipelineRoutes()
 }
 
 // Handler returns the API with its middleware: request ids, panic recovery,

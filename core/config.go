@@ -33,6 +33,8 @@ type Config struct {
 	Search     SearchConfig     `toml:"search"`
 	Hints      HintsConfig      `toml:"hints"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
+	Hooks      HooksConfig      `toml:"hooks"`
+	PipelineV2 PipelineV2Config `toml:"pipeline_v2"`
 	TUI        TUIConfig        `toml:"tui"`
 	Log        LogConfig        `toml:"log"`
 }
@@ -186,9 +188,11 @@ func DefaultConfig() Config {
 			Fusion:    "blend",
 			Dampening: true,
 		},
-		Hints:    HintsConfig{Enabled: false, Max: 5},
-		Pipeline: PipelineConfig{Enabled: false, ShadowMode: true},
-		Log:      LogConfig{Level: "info"},
+		Hints:      HintsConfig{Enabled: false, Max: 5},
+		Pipeline:   PipelineConfig{Enabled: true, ShadowMode: true},
+		PipelineV2: DefaultPipelineV2Config(),
+		Hooks:      DefaultHooksConfig(),
+		Log:        LogConfig{Level: "info"},
 	}
 }
 

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+)
+
+// Claude Code's cap on additionalContext; longer text is replaced by a
+// file path and a short preview.
+const hookContextCap = 10000
+
+// hookStdinLimit bounds what the shim reads from stdin.
+const hookStdinLimit = 16 << 20
+
+// hookEvent maps a `cairn hook EVENT` to its endpoint and Claude Code name.
+type hookEvent struct {
+	path      string // /api/hooks/...
+	ccName    string // hookEventName in the output; empty: print nothing
+	spool     string // spool kind when cairn is down; empty: drop
+	timeout   time.Duration
+	transform func(in map[string]any)
+}
+
+var hookEvents = map[string]hookEvent{
+	"session-start":      {path: "session-start", ccName: "SessionStart", timeout: 2 * time.Second},
+	"user-prompt-submit": {path: "user-prompt-submit", ccName: "UserPromptSubmit", timeout: 2 * time.Second},
+	"pre-compact":        {path: "pre-compaction", timeout: 2 * time.Second},
+	"post-compact": {path: "compaction-complete", timeout: 2 * time.Second, spool: "", transform: func(in map[string]any) {
+		if _, ok := in["summary"]; !ok {
+			in["summary"] = in["compact_summary"]
+		}
+	}},
+	"session-end": {path: "session-end", spool: "session-end", timeout: time.Second},
+	"remember":    {path: "remember", spool: "remember", timeout: 2 * time.Second},
+}
+
+// runHook is the Claude Code hook shim. It never blocks the agent: with
+// cairn down, bad input or a slow answer it exits 0 printing nothing, and
+// writes it could not deliver go to the spool for the next start.
+func runHook(ctx context.Context, args []string) error {
+	if os.Getenv("CAIRN_NO_HOOKS") == "1" {
+		return nil
+	}
+	fs, common := newFlagSet("hook", "hook [flags] EVENT  (session-start, user-prompt-submit, pre-compact, post-compact, session-end, remember)")
+	harness := fs.String("harness", "claude-code", "harness name recorded with what the hook stores")
+	timeout := fs.Duration("timeout", 0, "how long to wait for cairn (default 2s; session-end 1s)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		if errors.Is(err, errHelp) {
+			return nil
+		}
+		return errors.New(err.Error()) // exit 1: non-blocking for Claude Code
+	}
+	if len(pos) != 1 {
+		return errors.New("usage: cairn hook EVENT")
+	}
+	ev, ok := hookEvents[pos[0]]
+	if !ok {
+		return fmt.Errorf("unknown hook event %q", pos[0])
+	}
+	if *timeout > 0 {
+		ev.timeout = *timeout
+	}
+	deadline := time.Now().Add(ev.timeout)
+	in := readHookInput(os.Stdin, ev.timeout, pos[0] == "remember")
+	if in == nil {
+		return nil
+	}
+	in["harness"] = *harness
+	if cwd, ok := in["cwd"].(string); ok && cwd != "" {
+		if _, has := in["project"]; !has {
+			in["project"] = cwd
+		}
+	}
+	if ev.transform != nil {
+		ev.transform(in)
+	}
+	a, err := loadApp(common)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cairn hook:", err)
+		return nil
+	}
+	if pos[0] == "remember" {
+		if _, ok := in["idempotency_key"]; !ok {
+			content, _ := in["content"].(string)
+			session, _ := in["session_id"].(string)
+			sum := sha256.Sum256([]byte(session + "\x00" + content))
+			in["idempotency_key"] = "hook:" + hex.EncodeToString(sum[:12])
+		}
+	}
+
+	addr, up := hookAddr(a)
+	var out map[string]any
+	if up {
+		out, err = postHook(ctx, addr, ev.path, in, deadline)
+	} else {
+		err = errors.New("cairn is not running")
+	}
+	if err != nil {
+		var he *hookHTTPError
+		// A live instance that answered too slowly for a session end still
+		// finishes it (the handler outlives the request); spooling it too
+		// would only redo the work.
+		slowEnd := up && ev.spool == "session-end" && errors.Is(err, context.DeadlineExceeded)
+		if ev.spool != "" && !errors.As(err, &he) && !slowEnd {
+			spoolHook(a, ev.spool, in)
+		}
+		return nil
+	}
+	if ev.ccName == "" {
+		return nil
+	}
+	inject, _ := out["inject"].(string)
+	if strings.TrimSpace(inject) == "" {
+		return nil
+	}
+	if r := []rune(inject); len(r) > hookContextCap {
+		inject = string(r[:hookContextCap-len("\n[truncated]")]) + "\n[truncated]"
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName": ev.ccName, "additionalContext": inject}})
+}
+
+// readHookInput reads the hook JSON from stdin within wait. Empty,
+// truncated or non-object input yields nil, except for remember, where
+// plain text is the content.
+func readHookInput(r io.Reader, wait time.Duration, textOK bool) map[string]any {
+	type result struct {
+		data []byte
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(r, hookStdinLimit+1))
+		ch <- result{data, err}
+	}()
+	var data []byte
+	select {
+	case res := <-ch:
+		if res.err != nil || len(res.data) > hookStdinLimit {
+			return nil
+		}
+		data = res.data
+	case <-time.After(wait):
+		return nil
+	}
+	var in map[string]any
+	if err := json.Unmarshal(data, &in); err != nil || in == nil {
+		if textOK && len(bytes.TrimSpace(data)) > 0 && !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+			return map[string]any{"content": string(data)}
+		}
+		return nil
+	}
+	return in
+}
+
+// hookAddr finds the running instance of the configured database: the
+// address in its lock file, else server.addr. up is false when no live
+// process holds the database, so the shim does not wait on a dead port.
+func hookAddr(a *app) (string, bool) {
+	info, ok := storage.ReadLockInfo(a.paths.Database)
+	if !ok || !pidAlive(info.PID) {
+		return "", false
+	}
+	if info.Addr != "" {
+		return info.Addr, true
+	}
+	return a.cfg.Server.Addr, true
+}
+
+func pidAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+type hookHTTPError struct {
+	status int
+	body   string
+}
+
+func (e *hookHTTPError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.body) }
+
+func postHook(ctx context.Context, addr, path string, in map[string]any, deadline time.Time) (map[string]any, error) {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	body, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/api/hooks/"+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Cairn-Actor", fmt.Sprint(in["harness"]))
+	req.Header.Set("X-Cairn-Actor-Type", core.ActorHarness)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 300 {
+		fmt.Fprintf(os.Stderr, "cairn hook %s: HTTP %d: %s\n", path, resp.StatusCode, bytes.TrimSpace(data))
+		return nil, &hookHTTPError{status: resp.StatusCode, body: string(data)}
+	}
+	var out map[string]any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// spoolTranscriptMax: transcripts up to this size are normalized into the
+// spool entry (the file may be gone by the next start); larger ones are
+// spooled by path only and read at ingestion.
+const spoolTranscriptMax = 8 << 20
+
+func spoolHook(a *app, kind string, in map[string]any) {
+	if kind == "session-end" {
+		if p, _ := in["transcript_path"].(string); p != "" {
+			if st, err := os.Stat(p); err == nil && st.Size() <= spoolTranscriptMax {
+				if f, err := os.Open(p); err == nil {
+					tr, err := core.NormalizeTranscript(f, a.cfg.Hooks.TranscriptMaxChars)
+					f.Close()
+					if err == nil {
+						in["transcript"] = tr.Text
+					}
+				}
+			}
+		}
+	}
+	body, err := json.Marshal(in)
+	if err == nil {
+		_, err = core.WriteSpool(a.paths.DataDir, core.SpoolEntry{Kind: kind, At: storage.FormatTime(time.Now()), Body: body})
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cairn hook: spool:", err)
+	}
+}

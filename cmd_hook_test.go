@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runHookBin runs `cairn hook ARGS` with stdin and returns stdout, stderr
+// and how long it took; the shim must always exit 0.
+func runHookBin(t *testing.T, home string, env []string, stdin []byte, args ...string) (string, string, time.Duration) {
+	t.Helper()
+	cmd := cairnCmd(home, append([]string{"hook"}, args...)...)
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cairn hook %v: %v\nstderr: %s", args, err, errb.String())
+	}
+	return out.String(), errb.String(), time.Since(start)
+}
+
+func hookJSON(fields map[string]any) []byte {
+	b, _ := json.Marshal(fields)
+	return b
+}
+
+func getJSON(t *testing.T, url string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+func TestHookShimLive(t *testing.T) {
+	home := t.TempDir()
+	addr := freeAddr(t)
+	srv := startServer(t, home, addr)
+	defer srv.stop(t)
+	project := filepath.Join(t.TempDir(), "proj")
+	other := filepath.Join(t.TempDir(), "other")
+	postJSON(t, "http://"+addr+"/api/memory/remember", map[string]any{"content": "the release train leaves every tuesday", "project": project})
+	postJSON(t, "http://"+addr+"/api/memory/remember", map[string]any{"content": "the release train of the other client is monthly", "project": other})
+
+	common := map[string]any{"session_id": "cc-1", "transcript_path": "/nonexistent.jsonl", "cwd": project,
+		"permission_mode": "default", "prompt_id": "p1", "effort": map[string]any{"level": "high"}, "brand_new_field": []int{1}}
+	with := func(kv ...any) []byte {
+		m := map[string]any{}
+		for k, v := range common {
+			m[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return hookJSON(m)
+	}
+
+	out, _, _ := runHookBin(t, home, nil, with("hook_event_name", "SessionStart", "source", "startup", "model", "claude"), "session-start")
+	var got struct {
+		H struct {
+			Event   string `json:"hookEventName"`
+			Context string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.H.Event != "SessionStart" {
+		t.Fatalf("session-start output %q: %v", out, err)
+	}
+	if !strings.Contains(got.H.Context, "every tuesday") || strings.Contains(got.H.Context, "monthly") || len([]rune(got.H.Context)) > 10000 {
+		t.Fatalf("session-start context:\n%s", got.H.Context)
+	}
+
+	out, _, _ = runHookBin(t, home, nil, with("hook_event_name", "UserPromptSubmit", "prompt", "when does the release train leave?"), "user-prompt-submit")
+	// Injected at session start already, so deduped here: nothing to add.
+	if out != "" {
+		t.Fatalf("prompt re-injected what session start gave: %s", out)
+	}
+	common["session_id"] = "cc-2"
+	out, _, _ = runHookBin(t, home, nil, with("hook_event_name", "UserPromptSubmit", "prompt", "when does the release train leave?"), "user-prompt-submit")
+	if !strings.Contains(out, "[cairn:recall") || !strings.Contains(out, "every tuesday") || strings.Contains(out, "monthly") {
+		t.Fatalf("prompt inject: %s", out)
+	}
+
+	// Session end with a Claude Code transcript.
+	tp := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(tp, []byte(`{"type":"user","message":{"role":"user","content":"ship it on tuesday"}}`+"\n"+
+		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Shipped."}]}}`+"\n"), 0o600)
+	out, _, took := runHookBin(t, home, nil, with("hook_event_name", "SessionEnd", "reason", "prompt_input_exit", "transcript_path", tp), "session-end")
+	if out != "" || took > 1500*time.Millisecond {
+		t.Fatalf("session-end printed %q in %v", out, took)
+	}
+	_, s := getJSON(t, "http://"+addr+"/api/sessions/cc-2")
+	if s["transcript"] != "User: ship it on tuesday\nAssistant: Shipped." || s["ended_at"] == nil {
+		t.Fatalf("session: %v", s)
+	}
+
+	// remember through the shim, then CAIRN_NO_HOOKS=1 silences everything.
+	runHookBin(t, home, nil, with("content", "hooks remember this fact"), "remember")
+	out, _, _ = runHookBin(t, home, []string{"CAIRN_NO_HOOKS=1"}, with("hook_event_name", "SessionStart"), "session-start")
+	if out != "" {
+		t.Fatalf("CAIRN_NO_HOOKS=1 printed %q", out)
+	}
+	// Empty, truncated and huge stdin: exit 0, nothing printed.
+	for name, in := range map[string][]byte{
+		"empty":     nil,
+		"truncated": []byte(`{"session_id":"x","cwd":"/tmp","prompt":"hel`),
+		"array":     []byte(`[1,2]`),
+		"huge":      append(append([]byte(`{"prompt":"`), bytes.Repeat([]byte("a"), 17<<20)...), []byte(`"}`)...),
+	} {
+		if out, _, _ := runHookBin(t, home, nil, in, "user-prompt-submit"); out != "" {
+			t.Fatalf("%s stdin printed %q", name, out)
+		}
+	}
+}
+
+func TestHookShimDownSpoolsThenIngestsOnce(t *testing.T) {
+	home := t.TempDir()
+	project := filepath.Join(t.TempDir(), "proj")
+	in := hookJSON(map[string]any{"session_id": "down-1", "cwd": project, "hook_event_name": "UserPromptSubmit", "prompt": "anything about releases"})
+	out, _, took := runHookBin(t, home, nil, in, "user-prompt-submit")
+	if out != "" || took > 2*time.Second {
+		t.Fatalf("down: printed %q in %v", out, took)
+	}
+	out, _, _ = runHookBin(t, home, nil, hookJSON(map[string]any{"session_id": "down-1", "cwd": project, "content": "spooled while down: deploys need two approvals"}), "remember")
+	if out != "" {
+		t.Fatalf("remember printed %q", out)
+	}
+	tp := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(tp, []byte(`{"type":"user","message":{"role":"user","content":"we need two approvals"}}`+"\n"), 0o600)
+	runHookBin(t, home, nil, hookJSON(map[string]any{"session_id": "down-1", "cwd": project, "transcript_path": tp, "reason": "other", "hook_event_name": "SessionEnd"}), "session-end")
+	os.Remove(tp) // gone by the next start: the spool holds its content
+	spooled, _ := filepath.Glob(filepath.Join(home, "hook-spool", "*.json"))
+	if len(spooled) != 2 {
+		t.Fatalf("spool files: %v", spooled)
+	}
+
+	count := func(addr string) int {
+		_, l := getJSON(t, "http://"+addr+"/api/memories?limit=100")
+		n := 0
+		for _, m := range l["memories"].([]any) {
+			if strings.Contains(m.(map[string]any)["content"].(string), "two approvals") {
+				n++
+			}
+		}
+		return n
+	}
+	for i := range 2 {
+		addr := freeAddr(t)
+		srv := startServer(t, home, addr)
+		if n := count(addr); n != 1 {
+			srv.stop(t)
+			t.Fatalf("start %d: spooled memory present %d times (is core.IngestSpool called from app.serve?)", i+1, n)
+		}
+		_, s := getJSON(t, "http://"+addr+"/api/sessions/down-1")
+		if s["transcript"] != "User: we need two approvals" {
+			srv.stop(t)
+			t.Fatalf("start %d: spooled transcript: %v", i+1, s)
+		}
+		srv.stop(t)
+	}
+	if left, _ := filepath.Glob(filepath.Join(home, "hook-spool", "*.json")); len(left) != 0 {
+		t.Fatalf("spool not emptied: %v", left)
+	}
+}
+
+func TestHookShimUnknownEventIsNonBlocking(t *testing.T) {
+	cmd := cairnCmd(t.TempDir(), "hook", "nope")
+	cmd.Stdin = strings.NewReader("{}")
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err == nil || !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("unknown event: %v (must exit 1, never 2, which blocks the prompt)", err)
+	}
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestInstallUninstallClaudeCode(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.json")
+	mcp := filepath.Join(dir, "claude.json")
+	userSettings := `{
+  "model": "opus",
+  "hooks": {
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "my-linter --check", "timeout": 4}]}],
+    "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "notify-send done"}]}]
+  },
+  "permissions": {"allow": ["Bash(go test:*)"]}
+}
+`
+	os.WriteFile(settings, []byte(userSettings), 0o644)
+	os.WriteFile(mcp, []byte(`{"numStartups": 3, "mcpServers": {"github": {"type": "http", "url": "https://example.com/mcp"}}}`), 0o600)
+	bin := "/opt/my tools/cairn"
+	install := func(args ...string) string {
+		t.Helper()
+		out, err := cairnCmd(dir, append(args, "--settings", settings, "--mcp-config", mcp, "--bin", bin)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	install("install", "claude-code")
+	data, _ := os.ReadFile(settings)
+	var s struct {
+		Model string `json:"model"`
+		Hooks map[string][]struct {
+			Matcher *string `json:"matcher"`
+			Hooks   []struct {
+				Type    string `json:"type"`
+				Command string `json:"command"`
+				Timeout int    `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+		Permissions map[string][]string `json:"permissions"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatalf("settings: %v\n%s", err, data)
+	}
+	want := map[string]int{"SessionStart": 5, "UserPromptSubmit": 3, "PreCompact": 5, "PostCompact": 5, "SessionEnd": 2}
+	for ev, timeout := range want {
+		groups := s.Hooks[ev]
+		last := groups[len(groups)-1].Hooks[0]
+		if last.Type != "command" || !strings.HasPrefix(last.Command, "'/opt/my tools/cairn' hook ") || last.Timeout != timeout {
+			t.Fatalf("%s: %+v", ev, last)
+		}
+	}
+	if s.Model != "opus" || len(s.Hooks["Stop"]) != 1 || len(s.Hooks["UserPromptSubmit"]) != 2 ||
+		s.Hooks["UserPromptSubmit"][0].Hooks[0].Command != "my-linter --check" || s.Permissions["allow"][0] != "Bash(go test:*)" {
+		t.Fatalf("user entries changed:\n%s", data)
+	}
+	if strings.Index(string(data), `"model"`) > strings.Index(string(data), `"permissions"`) {
+		t.Fatalf("key order changed:\n%s", data)
+	}
+	backups, _ := filepath.Glob(settings + ".cairn-backup-*")
+	if len(backups) != 1 {
+		t.Fatalf("backups: %v", backups)
+	}
+	if b, _ := os.ReadFile(backups[0]); string(b) != userSettings {
+		t.Fatal("backup does not hold the original")
+	}
+	var m map[string]any
+	raw, _ := os.ReadFile(mcp)
+	json.Unmarshal(raw, &m)
+	servers := m["mcpServers"].(map[string]any)
+	c := servers["cairn"].(map[string]any)
+	if c["command"] != bin || c["args"].([]any)[0] != "mcp" || c["type"] != "stdio" || servers["github"] == nil || m["numStartups"].(float64) != 3 {
+		t.Fatalf("mcp config: %s", raw)
+	}
+
+	// Idempotent: a second install changes nothing and writes no backup.
+	if out := install("install", "claude-code"); !strings.Contains(out, "already up to date") {
+		t.Fatalf("second install: %s", out)
+	}
+	again, _ := os.ReadFile(settings)
+	if string(again) != string(data) {
+		t.Fatalf("second install changed the file:\n%s", again)
+	}
+	if b, _ := filepath.Glob(settings + ".cairn-backup-*"); len(b) != 1 {
+		t.Fatalf("backups after second install: %v", b)
+	}
+
+	// Uninstall removes exactly what install added.
+	install("uninstall", "claude-code")
+	data, _ = os.ReadFile(settings)
+	if compactJSON(data) != compactJSON([]byte(userSettings)) {
+		t.Fatalf("uninstall left:\n%s\nwant\n%s", data, userSettings)
+	}
+	raw, _ = os.ReadFile(mcp)
+	if compactJSON(raw) != compactJSON([]byte(`{"numStartups": 3, "mcpServers": {"github": {"type": "http", "url": "https://example.com/mcp"}}}`)) {
+		t.Fatalf("mcp after uninstall: %s", raw)
+	}
+
+	// A fresh file is created; uninstall of nothing is a no-op.
+	fresh := filepath.Join(dir, "new", "settings.json")
+	out, err := cairnCmd(dir, "install", "claude-code", "--settings", fresh, "--no-mcp").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	if b, _ := os.ReadFile(fresh); !strings.Contains(string(b), `hook session-start`) {
+		t.Fatalf("fresh: %s", b)
+	}
+	// Not our "cairn" MCP entry: refuse to overwrite.
+	os.WriteFile(mcp, []byte(`{"mcpServers": {"cairn": {"command": "npx", "args": ["other-cairn"]}}}`), 0o600)
+	if out, err := cairnCmd(dir, "install", "claude-code", "--settings", settings, "--mcp-config", mcp).CombinedOutput(); err == nil {
+		t.Fatalf("overwrote a foreign cairn entry: %s", out)
+	}
+}

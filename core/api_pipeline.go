@@ -1,0 +1,97 @@
+package core
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// pipelineRoutes registers the pipeline's API. A job is also read at
+// GET /api/memory/jobs/{id} (routed in routes()).
+func (a *API) pipelineRoutes() {
+	m := a.mux
+	m.HandleFunc("GET /api/proposals", a.listProposals)
+	m.HandleFunc("GET /api/proposals/{id}", a.getProposal)
+	m.HandleFunc("POST /api/proposals/{id}/approve", a.approveProposal)
+	m.HandleFunc("POST /api/proposals/{id}/reject", a.rejectProposal)
+	m.HandleFunc("GET /api/jobs/{id}", a.getJob)
+	m.HandleFunc("GET /api/pipeline/status", a.pipelineStatus)
+}
+
+func (a *API) listProposals(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit := 50
+	if v := strings.TrimSpace(q.Get("limit")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			writeError(w, invalid("limit", "limit must be an integer from 1 to 1000"))
+			return
+		}
+		limit = n
+	}
+	ps, err := a.svc.ListProposals(r.Context(), ProposalFilter{State: q.Get("state"), Action: q.Get("action"),
+		SourceMemoryID: q.Get("source_memory_id"), JobID: q.Get("job_id")}, limit)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"proposals": ps, "count": len(ps)})
+}
+
+func (a *API) getProposal(w http.ResponseWriter, r *http.Request) {
+	p, err := a.svc.GetProposal(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, p)
+}
+
+func (a *API) decideProposal(w http.ResponseWriter, r *http.Request, approve bool) {
+	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	reason, _, e := b.str("reason")
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	actor := actorOf(r, b)
+	var p *storage.Proposal
+	var err error
+	if approve {
+		p, err = a.svc.ApproveProposal(r.Context(), r.PathValue("id"), actor, reason)
+	} else {
+		p, err = a.svc.RejectProposal(r.Context(), r.PathValue("id"), actor, reason)
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "proposal": p})
+}
+
+func (a *API) approveProposal(w http.ResponseWriter, r *http.Request) { a.decideProposal(w, r, true) }
+func (a *API) rejectProposal(w http.ResponseWriter, r *http.Request)  { a.decideProposal(w, r, false) }
+
+func (a *API) getJob(w http.ResponseWriter, r *http.Request) {
+	j, err := a.svc.GetJob(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, j)
+}
+
+func (a *API) pipelineStatus(w http.ResponseWriter, r *http.Request) {
+	st, err := a.svc.PipelineStatus(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}

@@ -1,0 +1,1491 @@
+package core
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// HooksConfig tunes what the agent hooks inject and keep.
+type HooksConfig struct {
+	// MaxInjectChars caps any inject (Claude Code cuts additionalContext at
+	// 10,000 characters).
+	MaxInjectChars int `toml:"max_inject_chars" range:"500,100000"`
+	// SessionStartChars is the budget of the session-start memory list.
+	SessionStartChars int `toml:"session_start_chars" range:"0,100000"`
+	// SessionStartCandidates is how many of the newest memories are
+	// considered at session start (pinned ones always are).
+	SessionStartCandidates int `toml:"session_start_candidates" range:"1,10000"`
+	// IdentityDir holds optional AGENTS.md, USER.md and MEMORY.md added to
+	// the session-start inject; empty turns them off.
+	IdentityDir string `toml:"identity_dir"`
+	// PromptMinScore gates prompt recall: nothing is injected unless the
+	// best hit's real score reaches it, and weaker hits are dropped.
+	PromptMinScore float64 `toml:"prompt_min_score" range:"0,1"`
+	// PromptChars and PromptMaxMemories bound each prompt's inject.
+	PromptChars       int `toml:"prompt_chars" range:"0,10000"`
+	PromptMaxMemories int `toml:"prompt_max_memories" range:"0,50"`
+	// DedupPrompts: a memory injected in the last N prompts of a session
+	// is not injected again.
+	DedupPrompts int `toml:"dedup_prompts" range:"0,1000"`
+	// CrossProject lets hooks inject memories of other projects.
+	CrossProject bool `toml:"cross_project"`
+	// TranscriptMaxChars caps a stored (normalized) transcript; longer
+	// ones keep their beginning and end.
+	TranscriptMaxChars int `toml:"transcript_max_chars" range:"1000,100000000"`
+	// MaxBodyBytes bounds hook request bodies (inline transcripts).
+	MaxBodyBytes int64 `toml:"max_body_bytes" range:"1024,1073741824"`
+}
+
+// DefaultHooksConfig is the hooks section of DefaultConfig.
+func DefaultHooksConfig() HooksConfig {
+	return HooksConfig{
+		MaxInjectChars:         9000,
+		SessionStartChars:      2000,
+		SessionStartCandidates: 150,
+		PromptMinScore:         0.3,
+		PromptChars:            500,
+		PromptMaxMemories:      5,
+		DedupPrompts:           5,
+		TranscriptMaxChars:     2_000_000,
+		MaxBodyBytes:           16 << 20,
+	}
+}
+
+// Markers around everything cairn injects, so transcripts and prompts can
+// be stripped of it before extraction (no feedback loop).
+const (
+	contextOpen  = "[cairn:context"
+	contextClose = "[/cairn:context]"
+	recallOpen   = "[cairn:recall"
+	recallClose  = "[/cairn:recall]"
+)
+
+var injectedBlock = regexp.MustCompile(`(?s)\[cairn:(?:context|recall)\b[^\]\n]*\].*?(?:\[/cairn:(?:context|recall)\]|\z)`)
+
+// StripInjected removes cairn's injected blocks from text.
+func StripInjected(s string) string {
+	if !strings.Contains(s, "[cairn:") {
+		return s
+	}
+	return injectedBlock.ReplaceAllString(s, "")
+}
+
+// HookRequest is what every hook endpoint reads: the reference's fields,
+// snake_case or camelCase, plus Claude Code's own names.
+type HookRequest struct {
+	Harness        string
+	Project        string
+	SessionKey     string
+	Prompt         string
+	LastAssistant  string
+	TranscriptPath string
+	Transcript     string
+	Reason         string
+	Source         string
+	Content        string
+	Query          string
+	Summary        string
+	Who            string
+	Type           string
+	IdempotencyKey string
+	RuntimePath    string
+	Tags           []string
+	Importance     *float64
+	Pinned         *bool
+	Limit          int
+}
+
+func hookRequestFrom(b body) (HookRequest, *Error) {
+	var h HookRequest
+	var e *Error
+	str := func(dst *string, names ...string) {
+		if e == nil {
+			*dst, _, e = b.str(names...)
+		}
+	}
+	str(&h.Harness, "harness")
+	str(&h.Project, "project")
+	if h.Project == "" {
+		str(&h.Project, "cwd")
+	}
+	str(&h.SessionKey, "session_key", "sessionKey", "session_id", "sessionId")
+	str(&h.Prompt, "user_message", "userMessage", "user_prompt", "userPrompt", "prompt")
+	str(&h.LastAssistant, "last_assistant_message", "lastAssistantMessage")
+	str(&h.TranscriptPath, "transcript_path", "transcriptPath")
+	str(&h.Transcript, "transcript")
+	str(&h.Reason, "reason")
+	str(&h.Source, "source")
+	str(&h.Content, "content")
+	str(&h.Query, "query")
+	str(&h.Summary, "summary")
+	str(&h.Who, "who")
+	str(&h.Type, "type")
+	str(&h.IdempotencyKey, "idempotency_key", "idempotencyKey")
+	str(&h.RuntimePath, "runtime_path", "runtimePath")
+	if e != nil {
+		return h, e
+	}
+	h.Harness = strings.TrimSpace(h.Harness)
+	if h.Harness == "" {
+		return h, invalid("harness", "harness is required")
+	}
+	if h.Project = strings.TrimSpace(h.Project); h.Project != "" && filepath.IsAbs(h.Project) {
+		h.Project = filepath.Clean(h.Project)
+	}
+	h.SessionKey = strings.TrimSpace(h.SessionKey)
+	if h.Importance, e = b.number("importance"); e != nil {
+		return h, e
+	}
+	if h.Pinned, e = b.boolean("pinned"); e != nil {
+		return h, e
+	}
+	tags, e := b.tags("tags")
+	if e != nil {
+		return h, e
+	}
+	if tags != nil {
+		h.Tags = *tags
+	}
+	if raw, _ := b.field("limit"); raw != nil {
+		n, err := b.integer("limit")
+		if err != nil || n == nil || *n < 1 || *n > MaxRecallLimit {
+			return h, invalid("limit", "limit must be an integer from 1 to %d", MaxRecallLimit)
+		}
+		h.Limit = int(*n)
+	}
+	return h, nil
+}
+
+// DecodeHookRequest decodes a hook body (used by the spool).
+func DecodeHookRequest(raw []byte) (HookRequest, error) {
+	b, e := parseBody(raw)
+	if e != nil {
+		return HookRequest{}, e
+	}
+	h, e := hookRequestFrom(b)
+	if e != nil {
+		return h, e
+	}
+	return h, nil
+}
+
+// ---------------------------------------------------------------------------
+// HTTP handlers
+// ---------------------------------------------------------------------------
+
+func (a *API) hookBody(w http.ResponseWriter, r *http.Request) (HookRequest, bool) {
+	limit := a.svc.cfg.Hooks.MaxBodyBytes
+	if limit <= 0 {
+		limit = a.svc.cfg.Server.MaxBodyBytes
+	}
+	b, e := readBody(w, r, limit)
+	if e == nil {
+		var h HookRequest
+		if h, e = hookRequestFrom(b); e == nil {
+			return h, true
+		}
+	}
+	writeError(w, e)
+	return HookRequest{}, false
+}
+
+func (a *API) hookSessionStart(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	res, err := a.svc.HookSessionStart(r.Context(), h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) hookUserPrompt(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	if strings.TrimSpace(h.Prompt) == "" {
+		writeError(w, invalid("userMessage", "harness and userMessage or userPrompt are required"))
+		return
+	}
+	res, err := a.svc.HookUserPrompt(r.Context(), h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) hookSessionEnd(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	// Reading a transcript by path is for local callers only: the path
+	// names a file on this machine.
+	allowPath := isLoopback(r.RemoteAddr)
+	// The caller (a 1-second shim) may hang up; the work still finishes.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 60*time.Second)
+	defer cancel()
+	res, err := a.svc.HookSessionEnd(ctx, h, allowPath)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) hookRemember(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	res, err := a.svc.HookRemember(r.Context(), h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) hookRecall(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	res, err := a.svc.HookRecall(r.Context(), h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) hookPreCompaction(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	res, err := a.svc.HookPreCompaction(r.Context(), h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) hookCompactionComplete(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	res, err := a.svc.HookCompactionComplete(r.Context(), h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) listSessions(w http.ResponseWriter, r *http.Request) {
+	limit := 50
+	if v := r.URL.Query().Get("limit"); v != "" {
+		if _, err := fmt.Sscan(v, &limit); err != nil || limit < 1 || limit > 1000 {
+			writeError(w, invalid("limit", "limit must be an integer from 1 to 1000"))
+			return
+		}
+	}
+	out, err := a.svc.Sessions(r.Context(), r.URL.Query().Get("project"), limit)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": out, "count": len(out)})
+}
+
+func (a *API) getSession(w http.ResponseWriter, r *http.Request) {
+	s, err := a.svc.Session(r.Context(), r.PathValue("key"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s)
+}
+
+func isLoopback(remote string) bool {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ---------------------------------------------------------------------------
+// session-start
+// ---------------------------------------------------------------------------
+
+// InjectedMemory is a memory placed in an inject.
+type InjectedMemory struct {
+	ID         string  `json:"id"`
+	Content    string  `json:"content"`
+	Type       string  `json:"type"`
+	Importance float64 `json:"importance"`
+	Pinned     bool    `json:"pinned,omitempty"`
+	Project    string  `json:"project,omitempty"`
+	Score      float64 `json:"score"`
+	CreatedAt  string  `json:"created_at"`
+}
+
+// SessionStartResult is the answer of the session-start hook.
+type SessionStartResult struct {
+	Inject      string            `json:"inject"`
+	Memories    []*InjectedMemory `json:"memories"`
+	MemoryCount int               `json:"memoryCount"`
+	Identity    []string          `json:"identityFiles"`
+	Project     string            `json:"project,omitempty"`
+	SessionKey  string            `json:"sessionKey,omitempty"`
+}
+
+type startCandidate struct {
+	m          InjectedMemory
+	tags       []string
+	sameProj   bool
+	lastAccess string
+}
+
+// HookSessionStart builds the context injected when an agent session
+// starts: the current project's memories first, pinned ones always,
+// ranked by importance decayed with age, within a character budget, plus
+// the optional identity files.
+func (s *Service) HookSessionStart(ctx context.Context, h HookRequest) (*SessionStartResult, error) {
+	cfg := s.cfg.Hooks
+	now := s.now()
+	cands, err := s.startCandidates(ctx, h.Project)
+	if err != nil {
+		return nil, err
+	}
+	rate := s.cfg.Search.DecayRate
+	var keep []*startCandidate
+	for _, c := range cands {
+		if c.m.Pinned {
+			c.m.Score = 1
+		} else {
+			ref := c.lastAccess
+			if ref == "" {
+				ref = c.m.CreatedAt
+			}
+			days := 0.0
+			if t, err := storage.ParseTime(ref); err == nil {
+				days = max(0, now.Sub(t).Hours()/24)
+			}
+			c.m.Score = math.Round(c.m.Importance*math.Pow(rate, days)*1000) / 1000
+			if c.m.Score <= 0.2 {
+				continue
+			}
+		}
+		keep = append(keep, c)
+	}
+	slices.SortStableFunc(keep, func(a, b *startCandidate) int {
+		switch {
+		case a.m.Pinned != b.m.Pinned:
+			return boolOrder(a.m.Pinned)
+		case a.sameProj != b.sameProj:
+			return boolOrder(a.sameProj)
+		case a.m.Score != b.m.Score:
+			if a.m.Score > b.m.Score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(b.m.CreatedAt, a.m.CreatedAt)
+	})
+
+	res := &SessionStartResult{Memories: []*InjectedMemory{}, Identity: []string{}, Project: h.Project, SessionKey: h.SessionKey}
+	var lines []string
+	used := 0
+	for _, c := range keep {
+		content := s.Redact(truncateRunes(c.m.Content, 500))
+		line := "- " + oneLine(content)
+		if len(c.tags) > 0 {
+			line += " [" + strings.Join(c.tags, ", ") + "]"
+		}
+		line += " (" + shortDate(c.m.CreatedAt) + ")"
+		n := CharCount(line) + 1
+		if !c.m.Pinned && used+n > cfg.SessionStartChars {
+			continue // a shorter one further down may still fit
+		}
+		used += n
+		lines = append(lines, line)
+		m := c.m
+		m.Content = content
+		res.Memories = append(res.Memories, &m)
+	}
+	res.MemoryCount = len(res.Memories)
+
+	header := fmt.Sprintf("%s | project=%s | memories=%d]", contextOpen, orDefault(h.Project, "none"), res.MemoryCount)
+	head := header + "\n# Current Date & Time\n" + now.Format("Monday, January 2, 2006 at 3:04 PM") + " (" + now.Location().String() + ")\n"
+	var mem string
+	if len(lines) > 0 {
+		mem = fmt.Sprintf("\n## Relevant Memories (current project first | scored by importance x recency | %d results)\n", len(lines)) +
+			strings.Join(lines, "\n") + "\n"
+	}
+	tail := contextClose
+	budget := cfg.MaxInjectChars - CharCount(head) - CharCount(tail)
+	if CharCount(mem) > budget {
+		mem = truncateRunes(mem, max(0, budget-len("\n[context truncated]\n"))) + "\n[context truncated]\n"
+	}
+	// Identity files get what the memories leave.
+	room := budget - CharCount(mem)
+	var ident strings.Builder
+	if dir := cfg.IdentityDir; dir != "" {
+		// Each file has its share (AGENTS.md 4,000, USER.md 1,500,
+		// MEMORY.md 3,000 characters), scaled down when room is short.
+		scale := min(1, float64(room)/8500)
+		for _, f := range []struct {
+			name, title string
+			limit       int
+		}{
+			{"AGENTS.md", "Agent Instructions", 4000}, {"USER.md", "About Your User", 1500}, {"MEMORY.md", "Working Memory", 3000},
+		} {
+			data, err := os.ReadFile(filepath.Join(expandHome(dir), f.name))
+			if err != nil || strings.TrimSpace(string(data)) == "" {
+				continue
+			}
+			text := s.Redact(strings.TrimSpace(StripInjected(string(data))))
+			sect := "\n## " + f.title + "\n"
+			avail := min(room, int(float64(f.limit)*scale)) - CharCount(sect) - 1
+			if avail < 100 {
+				continue
+			}
+			if CharCount(text) > avail {
+				text = truncateRunes(text, avail-len("\n[truncated]")) + "\n[truncated]"
+			}
+			ident.WriteString(sect + text + "\n")
+			room -= CharCount(sect) + CharCount(text) + 1
+			res.Identity = append(res.Identity, f.name)
+		}
+	}
+	res.Inject = head + ident.String() + mem + tail
+
+	if !s.MutationsFrozen() {
+		ids := make([]string, len(res.Memories))
+		for i, m := range res.Memories {
+			ids[i] = m.ID
+		}
+		if err := s.recordSessionStart(ctx, h, ids); err != nil {
+			s.log.Warn("record session start", "err", err)
+		}
+	}
+	return res, nil
+}
+
+func boolOrder(first bool) int {
+	if first {
+		return -1
+	}
+	return 1
+}
+
+// startCandidates reads the newest memories in scope plus every pinned one
+// in scope (an old pinned memory is never crowded out by newer ones).
+func (s *Service) startCandidates(ctx context.Context, project string) ([]*startCandidate, error) {
+	scope, args := s.projectScope(project)
+	cols := `id, content, type, importance, pinned, COALESCE(project, ''), tags, created_at, COALESCE(last_accessed, '')`
+	q := `SELECT ` + cols + ` FROM memories WHERE is_deleted = 0 AND ` + scope + ` ORDER BY created_at DESC LIMIT ?`
+	out := map[string]*startCandidate{}
+	var order []*startCandidate
+	scan := func(query string, args ...any) error {
+		rows, err := s.db.Reader().QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			c := &startCandidate{}
+			var tags string
+			if err := rows.Scan(&c.m.ID, &c.m.Content, &c.m.Type, &c.m.Importance, &c.m.Pinned, &c.m.Project, &tags, &c.m.CreatedAt, &c.lastAccess); err != nil {
+				return err
+			}
+			if _, dup := out[c.m.ID]; dup {
+				continue
+			}
+			_ = json.Unmarshal([]byte(tags), &c.tags)
+			c.sameProj = project != "" && c.m.Project == project
+			out[c.m.ID] = c
+			order = append(order, c)
+		}
+		return rows.Err()
+	}
+	if err := scan(q, append(slices.Clone(args), s.cfg.Hooks.SessionStartCandidates)...); err != nil {
+		return nil, err
+	}
+	if err := scan(`SELECT `+cols+` FROM memories WHERE is_deleted = 0 AND pinned = 1 AND `+scope+` ORDER BY created_at DESC LIMIT 200`, args...); err != nil {
+		return nil, err
+	}
+	return order, nil
+}
+
+// projectScope is the SQL condition of what hooks may inject for project:
+// its own memories and those without a project; everything when
+// hooks.cross_project is on.
+func (s *Service) projectScope(project string) (string, []any) {
+	if s.cfg.Hooks.CrossProject {
+		return "1 = 1", nil
+	}
+	if project == "" {
+		return "COALESCE(project, '') = ''", nil
+	}
+	return "(project = ? OR COALESCE(project, '') = '')", []any{project}
+}
+
+func (s *Service) inScope(project, memProject string) bool {
+	return s.cfg.Hooks.CrossProject || memProject == "" || memProject == project
+}
+
+func (s *Service) recordSessionStart(ctx context.Context, h HookRequest, ids []string) error {
+	if h.SessionKey == "" {
+		return nil
+	}
+	now := s.timestamp()
+	return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := upsertSession(ctx, tx, h, now); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO session_injections (session_key, memory_id, injected_at, prompt_no)
+				VALUES (?, ?, ?, 0)`, h.SessionKey, id, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func upsertSession(ctx context.Context, tx *storage.Tx, h HookRequest, now string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO sessions (key, harness, project, started_at) VALUES (?, ?, NULLIF(?, ''), ?)
+		ON CONFLICT(key) DO UPDATE SET project = COALESCE(sessions.project, excluded.project)`,
+		h.SessionKey, h.Harness, h.Project, now)
+	return err
+}
+
+// ---------------------------------------------------------------------------
+// user-prompt-submit
+// ---------------------------------------------------------------------------
+
+// PromptResult is the answer of the user-prompt-submit hook.
+type PromptResult struct {
+	Inject      string            `json:"inject"`
+	MemoryCount int               `json:"memoryCount"`
+	QueryTerms  []string          `json:"queryTerms"`
+	Engine      string            `json:"engine"`
+	TopScore    float64           `json:"topScore"`
+	Memories    []*InjectedMemory `json:"memories"`
+	Skipped     string            `json:"skipped,omitempty"`
+}
+
+// untrusted are metadata blocks some harnesses wrap around prompts; they
+// are not what the user asked.
+var untrusted = regexp.MustCompile(`(?is)(?:conversation info|sender|untrusted context)\s*\(untrusted[^)]*\):\s*(?:\{.*?\}\s*)?`)
+
+func cleanPrompt(p string) string {
+	p = StripInjected(p)
+	p = untrusted.ReplaceAllString(p, "")
+	return strings.TrimSpace(p)
+}
+
+// HookUserPrompt recalls memories for one prompt with the same hybrid
+// search as /api/memory/recall, scoped to the project, gated on the real
+// top score, within a small budget, without repeating what the last
+// prompts of the session already got.
+func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptResult, error) {
+	cfg := s.cfg.Hooks
+	res := &PromptResult{QueryTerms: []string{}, Memories: []*InjectedMemory{}}
+	prompt := cleanPrompt(h.Prompt)
+	terms := QueryTerms(prompt)
+	if len(terms) > 12 {
+		terms = terms[:12]
+	}
+	res.QueryTerms = terms
+
+	promptNo := 0
+	if h.SessionKey != "" && !s.MutationsFrozen() {
+		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			if err := upsertSession(ctx, tx, h, s.timestamp()); err != nil {
+				return err
+			}
+			return tx.QueryRowContext(ctx, `UPDATE sessions SET prompt_count = prompt_count + 1, last_prompt_at = ?
+				WHERE key = ? RETURNING prompt_count`, s.timestamp(), h.SessionKey).Scan(&promptNo)
+		})
+		if err != nil {
+			s.log.Warn("record prompt", "err", err)
+		}
+	}
+	if len(terms) == 0 || cfg.PromptMaxMemories == 0 {
+		res.Skipped = "no query terms"
+		res.Engine = ModeKeyword
+		return res, nil
+	}
+	hits, method, err := s.scopedRecall(ctx, truncateRunes(prompt, 1000), strings.Join(terms, " "), h.Project, 20)
+	if err != nil {
+		return nil, err
+	}
+	res.Engine = method
+	if len(hits) > 0 {
+		res.TopScore = hits[0].Score
+	}
+	if len(hits) == 0 || res.TopScore < cfg.PromptMinScore {
+		res.Skipped = "below prompt_min_score"
+		if len(hits) == 0 {
+			res.Skipped = "no matches"
+		}
+		return res, nil
+	}
+	seen, err := s.recentlyInjected(ctx, h.SessionKey, promptNo)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	used := 0
+	for _, hit := range hits {
+		if len(res.Memories) >= cfg.PromptMaxMemories {
+			break
+		}
+		if hit.Score < cfg.PromptMinScore || seen[hit.ID] {
+			continue
+		}
+		content := s.Redact(hit.Content)
+		line := "- " + oneLine(content) + " (" + shortDate(hit.CreatedAt) + ")"
+		if n := CharCount(line) + 1; used+n > cfg.PromptChars {
+			continue
+		} else {
+			used += n
+		}
+		lines = append(lines, line)
+		res.Memories = append(res.Memories, &InjectedMemory{ID: hit.ID, Content: content, Type: hit.Type,
+			Importance: hit.Importance, Pinned: hit.Pinned, Project: hit.Project, Score: hit.Score, CreatedAt: hit.CreatedAt})
+	}
+	res.MemoryCount = len(res.Memories)
+	if res.MemoryCount == 0 {
+		res.Skipped = "already injected or over budget"
+		return res, nil
+	}
+	res.Inject = fmt.Sprintf("%s | query=%q | results=%d | engine=%s]\n%s\n%s",
+		recallOpen, strings.Join(terms, " "), res.MemoryCount, method, strings.Join(lines, "\n"), recallClose)
+	if h.SessionKey != "" && !s.MutationsFrozen() {
+		now := s.timestamp()
+		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			for _, m := range res.Memories {
+				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO session_injections (session_key, memory_id, injected_at, prompt_no)
+					VALUES (?, ?, ?, ?)`, h.SessionKey, m.ID, now, promptNo); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			s.log.Warn("record injections", "err", err)
+		}
+	}
+	return res, nil
+}
+
+// scopedRecall runs Recall and keeps hits hooks may inject for project:
+// the project's own memories, then those without a project.
+func (s *Service) scopedRecall(ctx context.Context, query, keywordQuery, project string, limit int) ([]*RecallHit, string, error) {
+	var all []*RecallHit
+	method := ModeKeyword
+	run := func(f storage.MemoryFilter) error {
+		r, err := s.Recall(ctx, RecallInput{Query: query, KeywordQuery: keywordQuery, Limit: limit, Filter: f})
+		if err != nil {
+			return err
+		}
+		method = r.Method
+		for _, hit := range r.Results {
+			if s.inScope(project, hit.Project) && !slices.ContainsFunc(all, func(x *RecallHit) bool { return x.ID == hit.ID }) {
+				all = append(all, hit)
+			}
+		}
+		return nil
+	}
+	if project != "" && !s.cfg.Hooks.CrossProject {
+		if err := run(storage.MemoryFilter{Project: project}); err != nil {
+			return nil, method, err
+		}
+	}
+	if err := run(storage.MemoryFilter{}); err != nil {
+		return nil, method, err
+	}
+	slices.SortStableFunc(all, func(a, b *RecallHit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	if len(all) > limit {
+		all = all[:limit]
+	}
+	return all, method, nil
+}
+
+func (s *Service) recentlyInjected(ctx context.Context, key string, promptNo int) (map[string]bool, error) {
+	seen := map[string]bool{}
+	if key == "" || s.cfg.Hooks.DedupPrompts == 0 {
+		return seen, nil
+	}
+	rows, err := s.db.Reader().QueryContext(ctx, `SELECT memory_id FROM session_injections
+		WHERE session_key = ? AND prompt_no > ?`, key, promptNo-1-s.cfg.Hooks.DedupPrompts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		seen[id] = true
+	}
+	return seen, rows.Err()
+}
+
+// ---------------------------------------------------------------------------
+// session-end
+// ---------------------------------------------------------------------------
+
+// SessionEndResult is the answer of the session-end hook.
+type SessionEndResult struct {
+	Queued          bool   `json:"queued"`
+	SessionKey      string `json:"sessionKey"`
+	Format          string `json:"format,omitempty"`
+	TranscriptChars int    `json:"transcriptChars"`
+	Truncated       bool   `json:"truncated,omitempty"`
+	JobID           string `json:"jobId,omitempty"`
+	MemoriesSaved   int    `json:"memoriesSaved"`
+}
+
+// HookSessionEnd records the end of a session and stores its transcript,
+// normalized and stripped of cairn's injections, then queues extraction.
+// allowPath lets it read transcriptPath from this machine's disk.
+func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath bool) (*SessionEndResult, error) {
+	if err := s.checkFrozen(); err != nil {
+		return nil, err
+	}
+	if h.SessionKey == "" {
+		h.SessionKey = "anon-" + NewID()
+	}
+	res := &SessionEndResult{Queued: true, SessionKey: h.SessionKey}
+	var tr *Transcript
+	var err error
+	switch {
+	case h.Transcript != "":
+		tr, err = NormalizeTranscript(strings.NewReader(h.Transcript), s.cfg.Hooks.TranscriptMaxChars)
+	case h.TranscriptPath != "" && allowPath:
+		var f *os.File
+		if f, err = os.Open(expandHome(h.TranscriptPath)); err == nil {
+			tr, err = NormalizeTranscript(f, s.cfg.Hooks.TranscriptMaxChars)
+			f.Close()
+		}
+		if err != nil {
+			s.log.Warn("read transcript", "path", h.TranscriptPath, "err", err)
+			tr, err = nil, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := s.timestamp()
+	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := upsertSession(ctx, tx, h, now); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_at = ?, end_reason = NULLIF(?, '') WHERE key = ?`,
+			now, h.Reason, h.SessionKey); err != nil {
+			return err
+		}
+		if tr == nil {
+			return nil
+		}
+		content := s.Redact(tr.Text)
+		res.Format, res.TranscriptChars, res.Truncated = tr.Format, CharCount(content), tr.Truncated
+		if _, err := tx.ExecContext(ctx, `INSERT INTO session_transcripts
+			(session_key, content, format, harness, project, source_bytes, truncated, created_at)
+			VALUES (?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?)
+			ON CONFLICT(session_key) DO UPDATE SET content = excluded.content, format = excluded.format,
+				source_bytes = excluded.source_bytes, truncated = excluded.truncated, created_at = excluded.created_at`,
+			h.SessionKey, content, tr.Format, h.Harness, h.Project, tr.SourceBytes, tr.Truncated, now); err != nil {
+			return err
+		}
+		if strings.TrimSpace(content) == "" {
+			return nil
+		}
+		// The extraction worker (pipeline) picks session_extract jobs up;
+		// until it exists the row waits, one per session.
+		payload, _ := json.Marshal(map[string]string{"session_key": h.SessionKey, "harness": h.Harness, "project": h.Project})
+		var existing string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM memory_jobs WHERE job_type = 'session_extract' AND payload = ?
+			AND status IN ('pending', 'leased')`, string(payload)).Scan(&existing)
+		if err == nil {
+			res.JobID = existing
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		res.JobID = NewID()
+		_, err = tx.ExecContext(ctx, `INSERT INTO memory_jobs (id, job_type, status, payload, attempts, max_attempts, created_at, updated_at)
+			VALUES (?, 'session_extract', 'pending', ?, 0, 3, ?, ?)`, res.JobID, string(payload), now, now)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// ---------------------------------------------------------------------------
+// remember, recall, compaction
+// ---------------------------------------------------------------------------
+
+// HookRememberResult is the answer of the remember hook.
+type HookRememberResult struct {
+	Saved   bool     `json:"saved"`
+	ID      string   `json:"id"`
+	IDs     []string `json:"ids,omitempty"`
+	Deduped bool     `json:"deduped,omitempty"`
+}
+
+// HookRemember stores content through the one write path (Remember), with
+// secrets redacted and the harness, project and session recorded.
+func (s *Service) HookRemember(ctx context.Context, h HookRequest) (*HookRememberResult, error) {
+	if strings.TrimSpace(h.Content) == "" {
+		return nil, invalid("content", "harness and content are required")
+	}
+	in := RememberInput{
+		Content: s.Redact(StripInjected(h.Content)), Type: h.Type, Tags: h.Tags, Importance: h.Importance, Pinned: h.Pinned,
+		Who: orDefault(h.Who, h.Harness), Project: h.Project, SessionID: h.SessionKey, SourceType: "hook",
+		IdempotencyKey: h.IdempotencyKey, RuntimePath: h.RuntimePath,
+	}
+	res, err := s.Remember(ctx, in, Actor{Name: h.Harness, Type: ActorHarness, SessionID: h.SessionKey})
+	if err != nil {
+		return nil, err
+	}
+	out := &HookRememberResult{Saved: true, Deduped: res.Deduped}
+	if res.Chunked {
+		out.IDs = res.IDs
+		if len(res.IDs) > 0 {
+			out.ID = res.IDs[0]
+		}
+	} else if res.Memory != nil {
+		out.ID = res.Memory.ID
+	}
+	return out, nil
+}
+
+// HookRecallResult is the answer of the recall hook.
+type HookRecallResult struct {
+	Results []*RecallHit `json:"results"`
+	Count   int          `json:"count"`
+	Query   string       `json:"query"`
+	Method  string       `json:"method"`
+}
+
+// HookRecall searches with the same hybrid recall as /api/memory/recall,
+// scoped to the project.
+func (s *Service) HookRecall(ctx context.Context, h HookRequest) (*HookRecallResult, error) {
+	if strings.TrimSpace(h.Query) == "" {
+		return nil, invalid("query", "harness and query are required")
+	}
+	limit := h.Limit
+	if limit == 0 {
+		limit = 10
+	}
+	hits, method, err := s.scopedRecall(ctx, h.Query, "", h.Project, limit)
+	if err != nil {
+		return nil, err
+	}
+	for _, hit := range hits {
+		hit.Content = s.Redact(hit.Content)
+	}
+	if hits == nil {
+		hits = []*RecallHit{}
+	}
+	return &HookRecallResult{Results: hits, Count: len(hits), Query: h.Query, Method: method}, nil
+}
+
+// PreCompactionResult is the answer of the pre-compaction hook.
+type PreCompactionResult struct {
+	SummaryPrompt string            `json:"summaryPrompt"`
+	Guidelines    string            `json:"guidelines"`
+	Memories      []*InjectedMemory `json:"memories"`
+}
+
+const compactionGuidelines = `- Decisions made and why
+- Facts learned about the project, the codebase and the user
+- Preferences the user stated
+- Open threads and next steps
+- Errors met and how they were fixed
+- A short first-person summary of the session`
+
+// HookPreCompaction returns the prompt that asks the agent to store
+// durable memories before its context is compacted, with the project's
+// most relevant recent memories for reference.
+func (s *Service) HookPreCompaction(ctx context.Context, h HookRequest) (*PreCompactionResult, error) {
+	cands, err := s.startCandidates(ctx, h.Project)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	score := func(c *startCandidate) float64 {
+		days := 0.0
+		if t, err := storage.ParseTime(c.m.CreatedAt); err == nil {
+			days = max(0, now.Sub(t).Hours()/24)
+		}
+		return c.m.Importance*0.1 + 0.9/(1+days)
+	}
+	slices.SortStableFunc(cands, func(a, b *startCandidate) int {
+		if a.sameProj != b.sameProj {
+			return boolOrder(a.sameProj)
+		}
+		sa, sb := score(a), score(b)
+		switch {
+		case sa > sb:
+			return -1
+		case sa < sb:
+			return 1
+		}
+		return 0
+	})
+	res := &PreCompactionResult{Guidelines: compactionGuidelines, Memories: []*InjectedMemory{}}
+	var b strings.Builder
+	b.WriteString("Pre-compaction memory flush. Store durable memories now.\n\n" + compactionGuidelines + "\n")
+	for i, c := range cands {
+		if i == 5 {
+			break
+		}
+		if i == 0 {
+			b.WriteString("\nRecent memories for reference:\n")
+		}
+		m := c.m
+		m.Content = s.Redact(truncateRunes(m.Content, 300))
+		m.Score = math.Round(score(c)*1000) / 1000
+		res.Memories = append(res.Memories, &m)
+		b.WriteString("- " + oneLine(m.Content) + "\n")
+	}
+	res.SummaryPrompt = b.String()
+	return res, nil
+}
+
+// CompactionResult is the answer of the compaction-complete hook.
+type CompactionResult struct {
+	Success  bool     `json:"success"`
+	MemoryID string   `json:"memoryId"`
+	IDs      []string `json:"ids,omitempty"`
+}
+
+// HookCompactionComplete stores the compaction summary as a
+// session_summary memory through Remember and resets the session's
+// injection dedup (the compacted context no longer holds them).
+func (s *Service) HookCompactionComplete(ctx context.Context, h HookRequest) (*CompactionResult, error) {
+	if strings.TrimSpace(h.Summary) == "" {
+		return nil, invalid("summary", "harness and summary are required")
+	}
+	imp := 0.8
+	summary := s.Redact(StripInjected(h.Summary))
+	key := h.IdempotencyKey
+	if key == "" {
+		sum := sha256.Sum256([]byte(h.SessionKey + "\x00" + summary))
+		key = "compaction:" + hex.EncodeToString(sum[:12])
+	}
+	res, err := s.Remember(ctx, RememberInput{Content: summary, Type: "session_summary", Importance: &imp,
+		Tags: []string{"session", "summary", h.Harness}, Who: h.Harness, Project: h.Project, SessionID: h.SessionKey,
+		SourceType: "hook", IdempotencyKey: key, RuntimePath: h.RuntimePath},
+		Actor{Name: h.Harness, Type: ActorHarness, SessionID: h.SessionKey})
+	if err != nil {
+		return nil, err
+	}
+	out := &CompactionResult{Success: true}
+	if res.Chunked {
+		out.IDs = res.IDs
+		if len(res.IDs) > 0 {
+			out.MemoryID = res.IDs[0]
+		}
+	} else if res.Memory != nil {
+		out.MemoryID = res.Memory.ID
+	}
+	if h.SessionKey != "" {
+		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			_, err := tx.ExecContext(ctx, `DELETE FROM session_injections WHERE session_key = ?`, h.SessionKey)
+			return err
+		})
+		if err != nil {
+			s.log.Warn("reset injections", "err", err)
+		}
+	}
+	return out, nil
+}
+
+// ---------------------------------------------------------------------------
+// sessions
+// ---------------------------------------------------------------------------
+
+// SessionInfo is a session as GET /api/sessions shows it.
+type SessionInfo struct {
+	Key             string `json:"key"`
+	Harness         string `json:"harness"`
+	Project         string `json:"project,omitempty"`
+	StartedAt       string `json:"started_at"`
+	EndedAt         string `json:"ended_at,omitempty"`
+	EndReason       string `json:"end_reason,omitempty"`
+	PromptCount     int    `json:"prompt_count"`
+	LastPromptAt    string `json:"last_prompt_at,omitempty"`
+	TranscriptChars int    `json:"transcript_chars"`
+	Injections      int    `json:"injections"`
+	// Set by GET /api/sessions/{key} only.
+	Transcript       *string `json:"transcript,omitempty"`
+	TranscriptFormat string  `json:"transcript_format,omitempty"`
+	Truncated        bool    `json:"transcript_truncated,omitempty"`
+}
+
+const sessionCols = `s.key, s.harness, COALESCE(s.project, ''), s.started_at, COALESCE(s.ended_at, ''), COALESCE(s.end_reason, ''),
+	s.prompt_count, COALESCE(s.last_prompt_at, ''), COALESCE(length(t.content), 0),
+	(SELECT count(*) FROM session_injections i WHERE i.session_key = s.key)`
+
+func scanSession(sc interface{ Scan(...any) error }, extra ...any) (*SessionInfo, error) {
+	var si SessionInfo
+	err := sc.Scan(append([]any{&si.Key, &si.Harness, &si.Project, &si.StartedAt, &si.EndedAt, &si.EndReason,
+		&si.PromptCount, &si.LastPromptAt, &si.TranscriptChars, &si.Injections}, extra...)...)
+	return &si, err
+}
+
+// Sessions lists sessions, newest first, optionally of one project.
+func (s *Service) Sessions(ctx context.Context, project string, limit int) ([]*SessionInfo, error) {
+	rows, err := s.db.Reader().QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions s
+		LEFT JOIN session_transcripts t ON t.session_key = s.key
+		WHERE (? = '' OR s.project = ?) ORDER BY s.started_at DESC, s.key LIMIT ?`, project, project, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*SessionInfo{}
+	for rows.Next() {
+		si, err := scanSession(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, si)
+	}
+	return out, rows.Err()
+}
+
+// Session returns one session with its transcript.
+func (s *Service) Session(ctx context.Context, key string) (*SessionInfo, error) {
+	var content sql.NullString
+	var format sql.NullString
+	var truncated sql.NullBool
+	si, err := scanSession(s.db.Reader().QueryRowContext(ctx, `SELECT `+sessionCols+`, t.content, t.format, t.truncated
+		FROM sessions s LEFT JOIN session_transcripts t ON t.session_key = s.key WHERE s.key = ?`, key),
+		&content, &format, &truncated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no session " + key}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if content.Valid {
+		si.Transcript = &content.String
+	}
+	si.TranscriptFormat, si.Truncated = format.String, truncated.Bool
+	return si, nil
+}
+
+// ---------------------------------------------------------------------------
+// helpers
+// ---------------------------------------------------------------------------
+
+func truncateRunes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func shortDate(ts string) string {
+	t, err := storage.ParseTime(ts)
+	if err != nil {
+		return ts
+	}
+	return t.Format("Jan 2, 2006")
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+// ---------------------------------------------------------------------------
+// transcripts
+// ---------------------------------------------------------------------------
+
+// Transcript is a session transcript normalized to "User: …" and
+// "Assistant: …" lines (or the plain text it was).
+type Transcript struct {
+	Text        string
+	Format      string // claude-code, codex, jsonl, text
+	SourceBytes int64
+	Truncated   bool
+}
+
+// maxTranscriptLine: longer JSONL lines (pasted images, huge tool output)
+// are skipped without being held in memory.
+const maxTranscriptLine = 8 << 20
+
+var harnessNoise = regexp.MustCompile(`(?s)<(system-reminder|environment_context|user_instructions|command-message|local-command-stdout)>.*?</(?:system-reminder|environment_context|user_instructions|command-message|local-command-stdout)>`)
+
+// NormalizeTranscript streams r and keeps the conversation: for Claude Code
+// JSONL the user and assistant message text (tool calls, tool results and
+// thinking dropped), for Codex JSONL the message items, for other JSONL any
+// role/content records, else the text itself. cairn's injected blocks are
+// removed. Beyond maxChars bytes the beginning and the end are kept, with a
+// marker saying how much was left out; memory stays bounded by maxChars
+// whatever the input's size.
+func NormalizeTranscript(r io.Reader, maxChars int) (*Transcript, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	out := newHeadTail(maxChars)
+	tr := &Transcript{Format: ""}
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		tr.SourceBytes += int64(len(chunk))
+		if len(line)+len(chunk) <= maxTranscriptLine {
+			line = append(line, chunk...)
+		} else {
+			line = append(line[:0], "\x00skip"...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if len(line) > 0 && string(line) != "\x00skip" {
+			normalizeLine(tr, out, line)
+		}
+		line = line[:0]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if tr.Format == "" {
+		tr.Format = "text"
+	}
+	tr.Text, tr.Truncated = out.String()
+	tr.Text = strings.TrimSpace(StripInjected(tr.Text))
+	return tr, nil
+}
+
+func normalizeLine(tr *Transcript, out *headTail, line []byte) {
+	trimmed := strings.TrimSpace(string(line))
+	if tr.Format == "" && trimmed == "" {
+		return
+	}
+	if tr.Format == "" {
+		tr.Format = "text"
+		if strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
+			tr.Format = "jsonl"
+		}
+	}
+	if tr.Format == "text" {
+		out.Write(string(line))
+		return
+	}
+	if trimmed == "" {
+		return
+	}
+	var rec transcriptRecord
+	if json.Unmarshal([]byte(trimmed), &rec) != nil {
+		return
+	}
+	role, text := rec.extract(tr)
+	text = strings.TrimSpace(harnessNoise.ReplaceAllString(StripInjected(text), ""))
+	if text == "" {
+		return
+	}
+	switch role {
+	case "user":
+		out.Write("User: " + text + "\n")
+	case "assistant":
+		out.Write("Assistant: " + text + "\n")
+	}
+}
+
+type transcriptRecord struct {
+	Type    string `json:"type"`
+	Role    string `json:"role"`
+	IsMeta  bool   `json:"isMeta"`
+	Message *struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+	Payload *struct {
+		Type    string          `json:"type"`
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"payload"`
+	Content json.RawMessage `json:"content"`
+	Text    string          `json:"text"`
+}
+
+func (rec *transcriptRecord) extract(tr *Transcript) (role, text string) {
+	switch {
+	case rec.Message != nil && (rec.Type == "user" || rec.Type == "assistant"):
+		if tr.Format == "jsonl" {
+			tr.Format = "claude-code"
+		}
+		if rec.IsMeta {
+			return "", ""
+		}
+		return rec.Message.Role, contentText(rec.Message.Content)
+	case rec.Type == "response_item" && rec.Payload != nil:
+		if tr.Format == "jsonl" {
+			tr.Format = "codex"
+		}
+		if rec.Payload.Type != "message" {
+			return "", ""
+		}
+		return rec.Payload.Role, contentText(rec.Payload.Content)
+	case rec.Role != "":
+		if rec.Type == "message" && tr.Format == "jsonl" {
+			tr.Format = "codex"
+		}
+		if rec.Text != "" {
+			return rec.Role, rec.Text
+		}
+		return rec.Role, contentText(rec.Content)
+	}
+	return "", ""
+}
+
+// contentText is the text of a message content: a string, or the text
+// parts of an array (text, input_text, output_text); tool calls, tool
+// results, images and thinking are left out.
+func contentText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		switch p.Type {
+		case "text", "input_text", "output_text":
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// headTail keeps the first and the last max/2 bytes written.
+type headTail struct {
+	max     int
+	head    strings.Builder
+	tail    []string
+	tailLen int
+	dropped int64
+}
+
+func newHeadTail(max int) *headTail { return &headTail{max: max} }
+
+func (h *headTail) Write(s string) {
+	if room := h.max/2 - h.head.Len(); room > 0 && h.dropped == 0 && len(h.tail) == 0 {
+		if len(s) <= room {
+			h.head.WriteString(s)
+			return
+		}
+		cut := runeCut(s, room)
+		h.head.WriteString(s[:cut])
+		s = s[cut:]
+	}
+	h.tail = append(h.tail, s)
+	h.tailLen += len(s)
+	for h.tailLen > h.max-h.max/2 && len(h.tail) > 0 {
+		over := h.tailLen - (h.max - h.max/2)
+		if over >= len(h.tail[0]) {
+			h.dropped += int64(len(h.tail[0]))
+			h.tailLen -= len(h.tail[0])
+			h.tail = h.tail[1:]
+			continue
+		}
+		cut := runeCut(h.tail[0], over)
+		if cut < over {
+			cut = over
+			for cut < len(h.tail[0]) && !utf8.RuneStart(h.tail[0][cut]) {
+				cut++
+			}
+		}
+		h.dropped += int64(cut)
+		h.tailLen -= cut
+		h.tail[0] = h.tail[0][cut:]
+	}
+}
+
+// runeCut is the largest index <= n that starts a rune in s.
+func runeCut(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
+}
+
+func (h *headTail) String() (string, bool) {
+	if h.dropped == 0 {
+		return h.head.String() + strings.Join(h.tail, ""), false
+	}
+	return h.head.String() + fmt.Sprintf("\n[... %d bytes of transcript omitted ...]\n", h.dropped) + strings.Join(h.tail, ""), true
+}
+
+// ---------------------------------------------------------------------------
+// spool: hook writes made while cairn was not running
+// ---------------------------------------------------------------------------
+
+// SpoolDir is where `cairn hook` leaves writes while cairn is down.
+func SpoolDir(dataDir string) string { return filepath.Join(dataDir, "hook-spool") }
+
+// SpoolEntry is one spooled hook write.
+type SpoolEntry struct {
+	Kind string          `json:"kind"` // remember, session-end
+	At   string          `json:"at"`
+	Body json.RawMessage `json:"body"`
+}
+
+// WriteSpool stores one entry as its own file (written to a temporary name
+// and renamed, so a reader never sees half of it).
+func WriteSpool(dataDir string, e SpoolEntry) (string, error) {
+	dir := SpoolDir(dataDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		return "", err
+	}
+	name := filepath.Join(dir, time.Now().UTC().Format("20060102T150405.000000000")+"-"+NewID()+".json")
+	tmp := name + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return "", err
+	}
+	return name, os.Rename(tmp, name)
+}
+
+// IngestSpool replays the spooled hook writes into svc, oldest first, and
+// removes each file once it is stored. Replays are idempotent (remember
+// carries an idempotency key, session-end upserts by session key), so a
+// crash between storing and removing never duplicates. Entries that fail
+// validation are moved aside to *.bad; a frozen store leaves them for the
+// next start. It returns how many entries were ingested.
+func IngestSpool(ctx context.Context, svc *Service, dataDir string) (int, error) {
+	dir := SpoolDir(dataDir)
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(names) == 0 {
+		return 0, err
+	}
+	slices.Sort(names)
+	n := 0
+	var errs []error
+	for _, name := range names {
+		if ctx.Err() != nil {
+			break
+		}
+		data, err := os.ReadFile(name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var e SpoolEntry
+		var h HookRequest
+		if err = json.Unmarshal(data, &e); err == nil {
+			h, err = DecodeHookRequest(e.Body)
+		}
+		if err == nil {
+			switch e.Kind {
+			case "remember":
+				_, err = svc.HookRemember(ctx, h)
+			case "session-end":
+				_, err = svc.HookSessionEnd(ctx, h, true)
+			default:
+				err = invalid("kind", "unknown spool kind %q", e.Kind)
+			}
+		}
+		if errors.Is(err, ErrFrozen) {
+			return n, nil
+		}
+		if err != nil {
+			var ce *Error
+			if errors.As(err, &ce) && ce.Status < 500 {
+				_ = os.Rename(name, name+".bad")
+			}
+			errs = append(errs, fmt.Errorf("%s: %w", filepath.Base(name), err))
+			continue
+		}
+		if err := os.Remove(name); err != nil {
+			errs = append(errs, err)
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}

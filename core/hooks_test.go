@@ -1,0 +1,339 @@
+package core_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairnmem/cairn/core"
+)
+
+const (
+	projA = "/work/alpha"
+	projB = "/work/beta"
+)
+
+func (e *env) mem(tb testing.TB, content string, extra map[string]any) string {
+	tb.Helper()
+	b := map[string]any{"content": content}
+	for k, v := range extra {
+		b[k] = v
+	}
+	r := e.post(tb, "/api/memory/remember", b).want(tb, 200)
+	return r.str("id")
+}
+
+func TestHooksRequireHarness(t *testing.T) {
+	e := newEnv(t)
+	for _, ep := range []string{"session-start", "user-prompt-submit", "session-end", "remember", "recall", "pre-compaction", "compaction-complete"} {
+		e.post(t, "/api/hooks/"+ep, map[string]any{"project": projA, "prompt": "x", "content": "x", "query": "x", "summary": "x"}).
+			wantInvalid(t, "harness", "harness is required")
+		e.post(t, "/api/hooks/"+ep, map[string]any{"harness": 7}).wantInvalid(t, "harness", "must be a string")
+	}
+	e.post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code"}).wantInvalid(t, "userMessage", "userPrompt")
+	e.post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code"}).wantInvalid(t, "content", "content are required")
+	e.post(t, "/api/hooks/recall", map[string]any{"harness": "claude-code"}).wantInvalid(t, "query", "query are required")
+	e.post(t, "/api/hooks/compaction-complete", map[string]any{"harness": "claude-code"}).wantInvalid(t, "summary", "summary are required")
+}
+
+func TestHookSessionStartScopeBudgetPinnedIdentity(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("Use tabs. "+strings.Repeat("agent rule ", 3000)), 0o600)
+	os.WriteFile(filepath.Join(dir, "USER.md"), []byte("The user is Ada."), 0o600)
+	e := newEnv(t, func(c *core.Config) { c.Hooks.IdentityDir = dir })
+
+	pinnedOld := e.mem(t, "alpha pinned rule: never force-push main", map[string]any{"project": projA, "pinned": true})
+	e.clock.Advance(400 * 24 * 3600e9) // far older than the newest-N window would keep
+	for i := range 30 {
+		e.mem(t, fmt.Sprintf("alpha fact number %d about the build cache", i), map[string]any{"project": projA})
+	}
+	e.mem(t, "beta secret plan for the other client", map[string]any{"project": projB})
+	e.mem(t, "beta pinned rule", map[string]any{"project": projB, "pinned": true})
+	e.mem(t, "global fact: the user prefers short answers", nil)
+
+	r := e.post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "cwd": projA, "session_id": "s1", "source": "startup"}).want(t, 200)
+	inject := r.str("inject")
+	if !strings.HasPrefix(inject, "[cairn:context | project="+projA) || !strings.HasSuffix(inject, "[/cairn:context]") {
+		t.Fatalf("inject not marked:\n%s", inject)
+	}
+	if n := len([]rune(inject)); n > 9000 {
+		t.Fatalf("inject is %d chars, over the 9,000 default", n)
+	}
+	if strings.Contains(inject, "beta") {
+		t.Fatalf("another project's memory injected:\n%s", inject)
+	}
+	if !strings.Contains(inject, "never force-push main") {
+		t.Fatalf("old pinned memory missing:\n%s", inject)
+	}
+	if !strings.Contains(inject, "## Agent Instructions\nUse tabs.") || !strings.Contains(inject, "[truncated]") ||
+		!strings.Contains(inject, "## About Your User\nThe user is Ada.") {
+		t.Fatalf("identity files missing or not truncated:\n%.2000s", inject)
+	}
+	mems := r.list(t, "memories")
+	if mems[0]["id"] != pinnedOld {
+		t.Fatalf("pinned memory not first: %v", mems[0])
+	}
+	// The memory list stays within its 2,000-char budget.
+	sect := inject[strings.Index(inject, "## Relevant Memories"):]
+	if n := len([]rune(sect)); n > 2000+200 {
+		t.Fatalf("memory section is %d chars", n)
+	}
+	if !strings.Contains(inject, "global fact") {
+		t.Fatalf("memory without a project should be eligible:\n%s", sect)
+	}
+
+	// A smaller cap is honoured whatever the identity files hold.
+	e2 := newEnv(t, func(c *core.Config) { c.Hooks.IdentityDir = dir; c.Hooks.MaxInjectChars = 1000 })
+	e2.mem(t, "alpha one", map[string]any{"project": projA})
+	inj := e2.post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "project": projA}).want(t, 200).str("inject")
+	if n := len([]rune(inj)); n > 1000 || !strings.Contains(inj, "alpha one") {
+		t.Fatalf("cap 1000: %d chars\n%s", n, inj)
+	}
+}
+
+func TestHookUserPromptScopeGateBudgetDedup(t *testing.T) {
+	e := newEnv(t)
+	a1 := e.mem(t, "deploys go through the blue green pipeline on friday", map[string]any{"project": projA})
+	e.mem(t, "deploys for beta use the canary pipeline", map[string]any{"project": projB})
+	for i := range 8 {
+		e.mem(t, fmt.Sprintf("pipeline note %d: deploys are logged in the release channel", i), map[string]any{"project": projA})
+	}
+	ask := func(key string) *resp {
+		return e.post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "cwd": projA,
+			"session_id": key, "prompt": "how do deploys through the pipeline work?", "hook_event_name": "UserPromptSubmit", "permission_mode": "default"}).want(t, 200)
+	}
+	r := ask("s1")
+	inject := r.str("inject")
+	if !strings.HasPrefix(inject, "[cairn:recall | query=") || !strings.HasSuffix(inject, "[/cairn:recall]") {
+		t.Fatalf("inject not marked:\n%s", inject)
+	}
+	if strings.Contains(inject, "canary") {
+		t.Fatalf("another project's memory injected:\n%s", inject)
+	}
+	n := int(r.num("memoryCount"))
+	if n < 1 || n > 5 || r.str("engine") == "" || len(r.list2(t, "queryTerms")) == 0 {
+		t.Fatalf("bad answer: %s", r)
+	}
+	body := inject[strings.Index(inject, "\n")+1 : strings.LastIndex(inject, "\n")]
+	if len([]rune(body)) > 500 {
+		t.Fatalf("memory lines are %d chars, over 500", len([]rune(body)))
+	}
+	first := map[string]bool{}
+	for _, m := range r.list(t, "memories") {
+		first[m["id"].(string)] = true
+	}
+	// The next prompts of the session do not repeat what was injected.
+	for p := 2; p <= 6; p++ {
+		for _, m := range ask("s1").list(t, "memories") {
+			if first[m["id"].(string)] {
+				t.Fatalf("prompt %d re-injected %v", p, m["id"])
+			}
+		}
+	}
+	// Another session is not affected by s1's dedup.
+	if ask("s2").num("memoryCount") == 0 {
+		t.Fatal("dedup leaked across sessions")
+	}
+	_ = a1
+
+	// Gate on the real top score: with a threshold above any score nothing
+	// is injected.
+	g := newEnv(t, func(c *core.Config) { c.Hooks.PromptMinScore = 0.999 })
+	g.mem(t, "deploys go through the blue green pipeline", map[string]any{"project": projA, "importance": 0.1})
+	g.clock.Advance(200 * 24 * 3600e9)
+	r = g.post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "project": projA, "userMessage": "deploys pipeline"}).want(t, 200)
+	if r.str("inject") != "" || r.num("memoryCount") != 0 || r.num("topScore") <= 0 || r.num("topScore") >= 0.999 {
+		t.Fatalf("gate did not hold: %s", r)
+	}
+}
+
+func (r *resp) list2(tb testing.TB, key string) []any {
+	arr, ok := r.JSON[key].([]any)
+	if !ok {
+		tb.Fatalf("%q is not an array: %s", key, r)
+	}
+	return arr
+}
+
+func TestHookSessionEndTranscripts(t *testing.T) {
+	e := newEnv(t)
+	cc := strings.Join([]string{
+		`{"type":"summary","summary":"x"}`,
+		`{"type":"user","isMeta":true,"message":{"role":"user","content":"<command-name>/clear</command-name>"}}`,
+		`{"type":"user","uuid":"1","message":{"role":"user","content":"Please fix the flaky test in parser_test.go\n[cairn:recall | query=\"flaky\" | results=1 | engine=hybrid]\n- old memory that must not come back\n[/cairn:recall]"}}`,
+		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"I found the race in the parser."},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"go test"}}]}}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"PASS ok 0.3s huge output"}]}}`,
+		`{"type":"attachment","attachment":{"type":"hook_additional_context","content":["[cairn:context | project=x | memories=1]\n- injected\n[/cairn:context]"]}}`,
+		`not json at all`,
+		``,
+	}, "\n")
+	r := e.post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "cc1", "cwd": projA, "transcript": cc, "reason": "prompt_input_exit", "unknown_field": 1}).want(t, 200)
+	if !r.boolean("queued") || r.str("format") != "claude-code" || r.str("jobId") == "" {
+		t.Fatalf("session-end: %s", r)
+	}
+	s := e.get(t, "/api/sessions/cc1").want(t, 200)
+	want := "User: Please fix the flaky test in parser_test.go\nAssistant: I found the race in the parser."
+	if got := s.str("transcript"); got != want {
+		t.Fatalf("claude code transcript:\n%q\nwant\n%q", got, want)
+	}
+	if s.str("ended_at") == "" || s.str("end_reason") != "prompt_input_exit" || s.str("project") != projA {
+		t.Fatalf("session row: %s", s)
+	}
+
+	codex := strings.Join([]string{
+		`{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"abc","cwd":"/x"}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>cwd=/x</environment_context>"}]}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"rename the flag"}]}}`,
+		`{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}"}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Renamed --foo to --bar."}]}}`,
+		`{"type":"event_msg","payload":{"type":"agent_message","message":"Renamed --foo to --bar."}}`,
+	}, "\n")
+	r = e.post(t, "/api/hooks/session-end", map[string]any{"harness": "codex", "sessionKey": "cx1", "transcript": codex}).want(t, 200)
+	if r.str("format") != "codex" {
+		t.Fatalf("codex: %s", r)
+	}
+	if got := e.get(t, "/api/sessions/cx1").str("transcript"); got != "User: rename the flag\nAssistant: Renamed --foo to --bar." {
+		t.Fatalf("codex transcript: %q", got)
+	}
+
+	// Plain text, read from a path (the caller is local), with cairn's
+	// blocks stripped.
+	path := filepath.Join(t.TempDir(), "t.txt")
+	os.WriteFile(path, []byte("we chose sqlite\n[cairn:recall | query=\"x\" | results=1 | engine=keyword]\n- echo\n[/cairn:recall]\nbecause it is embedded\n"), 0o600)
+	r = e.post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "tx1", "transcript_path": path}).want(t, 200)
+	if r.str("format") != "text" {
+		t.Fatalf("text: %s", r)
+	}
+	if got := e.get(t, "/api/sessions/tx1").str("transcript"); got != "we chose sqlite\n\nbecause it is embedded" {
+		t.Fatalf("text transcript: %q", got)
+	}
+
+	// Listing.
+	l := e.get(t, "/api/sessions").want(t, 200)
+	if l.num("count") != 3 {
+		t.Fatalf("sessions: %s", l)
+	}
+	e.get(t, "/api/sessions/nope").wantErr(t, 404, core.CodeNotFound)
+}
+
+func TestNormalizeTranscriptCapsHugeInput(t *testing.T) {
+	var b strings.Builder
+	big := strings.Repeat("x", 9<<20) // one line over the 8 MiB line limit: skipped
+	b.WriteString(`{"type":"user","message":{"role":"user","content":"FIRST"}}` + "\n")
+	b.WriteString(`{"type":"user","message":{"role":"user","content":"` + big + `"}}` + "\n")
+	for i := range 20000 {
+		fmt.Fprintf(&b, `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"reply %d é"}]}}`+"\n", i)
+	}
+	b.WriteString(`{"type":"user","message":{"role":"user","content":"LAST"}}`)
+	tr, err := core.NormalizeTranscript(strings.NewReader(b.String()), 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tr.Truncated || len(tr.Text) > 10100 || !strings.HasPrefix(tr.Text, "User: FIRST") || !strings.HasSuffix(tr.Text, "User: LAST") ||
+		!strings.Contains(tr.Text, "bytes of transcript omitted") || strings.Contains(tr.Text, "xxxx") || tr.SourceBytes != int64(b.Len()) {
+		t.Fatalf("truncated=%v len=%d head=%q tail=%q", tr.Truncated, len(tr.Text), tr.Text[:40], tr.Text[len(tr.Text)-40:])
+	}
+	if !json.Valid([]byte(`"` + strings.ReplaceAll(tr.Text, "\n", `\n`) + `"`)) {
+		t.Fatal("cut inside a rune")
+	}
+}
+
+func TestHookWritesFrozen(t *testing.T) {
+	e := newEnv(t)
+	e.mem(t, "alpha deploy rule", map[string]any{"project": projA})
+	e.svc.SetMutationsFrozen(true)
+	for _, ep := range []string{"remember", "session-end", "compaction-complete"} {
+		e.post(t, "/api/hooks/"+ep, map[string]any{"harness": "claude-code", "content": "x y z", "summary": "s", "session_id": "f1", "transcript": "hi"}).
+			wantErr(t, http.StatusServiceUnavailable, core.CodeFrozen)
+	}
+	// Reads still answer.
+	e.post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "project": projA, "session_id": "f1"}).want(t, 200)
+	e.post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "project": projA, "session_id": "f1", "prompt": "deploy rule"}).want(t, 200)
+	e.post(t, "/api/hooks/recall", map[string]any{"harness": "claude-code", "project": projA, "query": "deploy"}).want(t, 200)
+}
+
+func TestHookRememberRecallCompaction(t *testing.T) {
+	e := newEnv(t)
+	r := e.post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": "the staging db is on port 5433, password=hunter2hunter2",
+		"cwd": projA, "sessionKey": "s9", "idempotencyKey": "k1"}).want(t, 200)
+	id := r.str("id")
+	if !r.boolean("saved") || id == "" {
+		t.Fatalf("remember: %s", r)
+	}
+	again := e.post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": "different text", "idempotency_key": "k1"}).want(t, 200)
+	if again.str("id") != id {
+		t.Fatalf("idempotency key ignored: %s", again)
+	}
+	m := e.get(t, "/api/memory/"+id).want(t, 200)
+	if m.str("source_type") != "hook" || m.str("who") != "claude-code" || m.str("project") != projA || m.str("session_id") != "s9" ||
+		strings.Contains(m.str("content"), "hunter2") {
+		t.Fatalf("stored: %s", m)
+	}
+	e.mem(t, "staging db for beta is on port 6000", map[string]any{"project": projB})
+	rr := e.post(t, "/api/hooks/recall", map[string]any{"harness": "claude-code", "project": projA, "query": "staging db port"}).want(t, 200)
+	res := rr.list(t, "results")
+	if rr.num("count") != 1 || res[0]["id"] != id || rr.str("method") == "" {
+		t.Fatalf("hook recall: %s", rr)
+	}
+
+	// Pre-compaction lists the project's memories.
+	pc := e.post(t, "/api/hooks/pre-compaction", map[string]any{"harness": "claude-code", "project": projA}).want(t, 200)
+	if !strings.HasPrefix(pc.str("summaryPrompt"), "Pre-compaction memory flush.") || len(pc.list(t, "memories")) != 1 {
+		t.Fatalf("pre-compaction: %s", pc)
+	}
+
+	c := e.post(t, "/api/hooks/compaction-complete", map[string]any{"harness": "claude-code", "summary": "We moved staging to port 5433.", "session_id": "s9", "cwd": projA}).want(t, 200)
+	sm := e.get(t, "/api/memory/"+c.str("memoryId")).want(t, 200)
+	if !c.boolean("success") || sm.str("type") != "session_summary" || sm.str("source_type") != "hook" {
+		t.Fatalf("compaction: %s / %s", c, sm)
+	}
+	// Replaying the same summary does not store it twice.
+	c2 := e.post(t, "/api/hooks/compaction-complete", map[string]any{"harness": "claude-code", "summary": "We moved staging to port 5433.", "session_id": "s9", "cwd": projA}).want(t, 200)
+	if c2.str("memoryId") != c.str("memoryId") {
+		t.Fatalf("summary stored twice: %s", c2)
+	}
+}
+
+func TestIngestSpoolOnce(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	body, _ := json.Marshal(map[string]any{"harness": "claude-code", "content": "spooled fact about the release train", "cwd": projA, "idempotency_key": "spool-1"})
+	if _, err := core.WriteSpool(dir, core.SpoolEntry{Kind: "remember", Body: body}); err != nil {
+		t.Fatal(err)
+	}
+	end, _ := json.Marshal(map[string]any{"harness": "claude-code", "session_id": "sp1", "transcript": "User: hello there"})
+	core.WriteSpool(dir, core.SpoolEntry{Kind: "session-end", Body: end})
+	bad, _ := json.Marshal(map[string]any{"content": "no harness"})
+	core.WriteSpool(dir, core.SpoolEntry{Kind: "remember", Body: bad})
+	// A crash after storing but before removing: the same entry twice.
+	core.WriteSpool(dir, core.SpoolEntry{Kind: "remember", Body: body})
+
+	n, err := core.IngestSpool(context.Background(), e.svc, dir)
+	if n != 3 || err == nil {
+		t.Fatalf("ingested %d, err %v", n, err)
+	}
+	if n, err := core.IngestSpool(context.Background(), e.svc, dir); n != 0 || err != nil {
+		t.Fatalf("second ingest: %d %v", n, err)
+	}
+	l := e.get(t, "/api/memories?limit=50").want(t, 200)
+	count := 0
+	for _, m := range l.list(t, "memories") {
+		if strings.Contains(m["content"].(string), "spooled fact") {
+			count++
+		}
+	}
+	if count != 1 {
+		t.Fatalf("spooled memory stored %d times", count)
+	}
+	if e.get(t, "/api/sessions/sp1").str("transcript") != "User: hello there" {
+		t.Fatal("spooled transcript missing")
+	}
+	if bads, _ := filepath.Glob(filepath.Join(core.SpoolDir(dir), "*.bad")); len(bads) != 1 {
+		t.Fatalf("bad entries: %v", bads)
+	}
+}

@@ -1,0 +1,560 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// Pipeline V2 (seed 001 "Pipeline V2", seed 003, reference section 7.1): a
+// memory is stored first, then an extract job turns it into atomic facts,
+// each fact is compared with its nearest memories and a proposal (add,
+// update, delete, none) is recorded or, in controlled-write mode, applied
+// through the one write path. No model call runs inside a transaction.
+
+// Job types.
+const (
+	JobExtract = "extract"
+)
+
+// Pipeline actor names.
+const (
+	PipelineActorName = "pipeline-v2"
+	pipelineShadowBy  = "pipeline-shadow"
+)
+
+var pipelineActor = Actor{Name: PipelineActorName, Type: ActorPipeline}
+
+// PipelineRuntime is what the running worker reports for
+// /api/pipeline/status.
+type PipelineRuntime struct {
+	mu                sync.Mutex
+	workers           atomic.Int32
+	provider          string
+	providerAvailable bool
+	providerError     string
+	lastError         string
+	lastErrorAt       string
+	processed         atomic.Int64
+	failed            atomic.Int64
+}
+
+var pipelineRuntimes sync.Map // *Service → *PipelineRuntime
+
+// PipelineRuntime returns the service's pipeline run-time state.
+func (s *Service) PipelineRuntime() *PipelineRuntime {
+	v, _ := pipelineRuntimes.LoadOrStore(s, &PipelineRuntime{})
+	return v.(*PipelineRuntime)
+}
+
+// SetProvider records the chosen provider and whether it is usable.
+func (r *PipelineRuntime) SetProvider(name string, available bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.provider, r.providerAvailable, r.providerError = name, available, ""
+	if err != nil {
+		r.providerError = err.Error()
+	}
+}
+
+// WorkerStarted and WorkerStopped count running worker goroutines.
+func (r *PipelineRuntime) WorkerStarted() { r.workers.Add(1) }
+
+// WorkerStopped is the counterpart of WorkerStarted.
+func (r *PipelineRuntime) WorkerStopped() { r.workers.Add(-1) }
+
+// RecordError remembers the last job error.
+func (r *PipelineRuntime) RecordError(err error, at time.Time) {
+	r.failed.Add(1)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lastError, r.lastErrorAt = err.Error(), storage.FormatTime(at)
+}
+
+// RecordProcessed counts a processed job.
+func (r *PipelineRuntime) RecordProcessed() { r.processed.Add(1) }
+
+// --- queue --------------------------------------------------------------------
+
+// EnqueueJob adds a job for a memory unless a live one of that type exists.
+func (s *Service) EnqueueJob(ctx context.Context, memoryID, jobType, payload string) (bool, error) {
+	var ok bool
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		var err error
+		ok, err = storage.EnqueueJob(ctx, tx, NewID(), memoryID, jobType, payload, s.cfg.PipelineV2.MaxAttempts, s.timestamp())
+		return err
+	})
+	return ok, err
+}
+
+// LeaseJob atomically leases the next due job of one of types (any type
+// when empty) for owner; nil when nothing is due. See storage.LeaseJob for
+// the fairness rule.
+func (s *Service) LeaseJob(ctx context.Context, owner string, types ...string) (*storage.Job, error) {
+	var job *storage.Job
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		j, err := storage.LeaseJob(ctx, tx, owner, types, s.timestamp())
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		job = j
+		return err
+	})
+	return job, err
+}
+
+// CompleteJob marks a leased job completed with result encoded as JSON.
+func (s *Service) CompleteJob(ctx context.Context, job *storage.Job, result any) error {
+	b, err := json.Marshal(result)
+	if err != nil {
+		return err
+	}
+	return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		return storage.CompleteJob(ctx, tx, job, string(b), s.timestamp())
+	})
+}
+
+// FailJob records a failed attempt: retried after min(2^attempts·5 s,
+// 120 s) plus up to 1 s of jitter, or dead after max_attempts. It reports
+// whether the job is dead.
+func (s *Service) FailJob(ctx context.Context, job *storage.Job, cause error) (bool, error) {
+	delay := storage.RetryDelay(job.Attempts) + time.Duration(rand.Int64N(int64(time.Second)))
+	var dead bool
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		var err error
+		dead, err = storage.FailJob(ctx, tx, job, cause.Error(), s.now(), delay)
+		return err
+	})
+	return dead, err
+}
+
+// ReapStaleLeases returns jobs leased longer than the lease timeout to the
+// queue.
+func (s *Service) ReapStaleLeases(ctx context.Context) (reaped, dead int64, err error) {
+	now := s.now()
+	cutoff := storage.FormatTime(now.Add(-s.cfg.PipelineV2.LeaseTimeout.D()))
+	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		var err error
+		reaped, dead, err = storage.ReapStaleLeases(ctx, tx, cutoff, storage.FormatTime(now))
+		return err
+	})
+	return reaped, dead, err
+}
+
+// GetJob returns one job.
+func (s *Service) GetJob(ctx context.Context, id string) (*storage.Job, error) {
+	j, err := storage.GetJob(ctx, s.db.Reader(), id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	return j, err
+}
+
+// --- extraction job -------------------------------------------------------------
+
+// ExtractJobResult is an extract job's result, stored as the job's JSON.
+type ExtractJobResult struct {
+	Status      string              `json:"status"` // completed or skipped
+	SkipReason  string              `json:"skipReason,omitempty"`
+	Provider    string              `json:"provider"`
+	WriteMode   string              `json:"writeMode"` // shadow or controlled-write
+	Facts       []Fact              `json:"facts"`
+	Entities    []Entity            `json:"entities"`
+	FactCount   int                 `json:"factCount"`
+	EntityCount int                 `json:"entityCount"`
+	Proposals   []*storage.Proposal `json:"proposals"`
+	Warnings    []string            `json:"warnings,omitempty"`
+	WriteStats  WriteStats          `json:"writeStats"`
+	StrippedRun int                 `json:"strippedChars,omitempty"`
+}
+
+// WriteStats counts what happened to a job's proposals.
+type WriteStats struct {
+	Added    int `json:"added"`
+	Deduped  int `json:"deduped"`
+	Skipped  int `json:"skipped"`
+	Recorded int `json:"recorded"`
+	Blocked  int `json:"blocked"`
+	Updated  int `json:"updated"`
+	Deleted  int `json:"deleted"`
+	Failed   int `json:"failed"`
+}
+
+// injectedMarkers start blocks cairn itself injects into agent prompts;
+// they are never extracted again (no feedback loop).
+var injectedMarkers = []string{"[cairn:recall", "# Current Date & Time", "[memory active"}
+
+// stripInjectedBlocks removes the blocks cairn injected into a transcript: each
+// starts at a line beginning with one of the markers and runs to the next
+// blank line (or a closing "[/cairn" line).
+func stripInjectedBlocks(content string) string {
+	lines := strings.Split(content, "\n")
+	out := lines[:0:0]
+	in := false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if in {
+			if t == "" || strings.HasPrefix(t, "[/cairn") {
+				in = false
+			}
+			continue
+		}
+		for _, m := range injectedMarkers {
+			if strings.HasPrefix(t, m) {
+				in = true
+				break
+			}
+		}
+		if !in {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// pipelineTimeout is one model call's limit: the configured timeout, at
+// most half the lease timeout (but at least 30 s).
+func (s *Service) pipelineTimeout() time.Duration {
+	t := s.cfg.PipelineV2.Timeout.D()
+	if t <= 0 {
+		t = 90 * time.Second
+	}
+	if half := s.cfg.PipelineV2.LeaseTimeout.D() / 2; half > 0 && t > max(half, 30*time.Second) {
+		t = max(half, 30*time.Second)
+	}
+	return t
+}
+
+// writeMode is "shadow" or "controlled-write".
+func (s *Service) pipelineWriteMode() string {
+	if s.PipelineMode() == "controlled-write" {
+		return "controlled-write"
+	}
+	return "shadow"
+}
+
+// ProcessExtractJob runs one leased extract job: it loads the source
+// memory (a missing or deleted one completes the job as skipped), strips
+// what cairn injected, extracts facts with llm, decides each fact against
+// its top-5 hybrid candidates, and then, in one write transaction that
+// first checks the job is still leased by this worker, records the
+// proposals with their history events, applies ADDs in controlled-write
+// mode, marks the memory's extraction completed and completes the job.
+// UPDATE and DELETE (controlled-write with allow_update_delete only) are
+// applied afterwards through Modify and Forget guarded by the target's
+// version. An error leaves the job leased for the caller to FailJob.
+func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm LLM) (*ExtractJobResult, error) {
+	res := &ExtractJobResult{Status: "completed", Provider: llm.Name(), WriteMode: s.pipelineWriteMode(),
+		Facts: []Fact{}, Entities: []Entity{}, Proposals: []*storage.Proposal{}}
+	src, err := storage.GetMemory(ctx, s.db.Reader(), job.MemoryID)
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && src.IsDeleted) {
+		res.Status, res.SkipReason = "skipped", "source memory missing or deleted"
+		return res, s.CompleteJob(ctx, job, res)
+	} else if err != nil {
+		return nil, err
+	}
+
+	// Extraction: outside any transaction.
+	text := stripInjectedBlocks(src.Content)
+	res.StrippedRun = len(src.Content) - len(text)
+	input, tooShort := ExtractionInput(text)
+	var ext ExtractionResult
+	if !tooShort {
+		raw, err := llm.Generate(ctx, ExtractionPrompt(input), GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
+		if err != nil {
+			return nil, fmt.Errorf("extraction: %w", err)
+		}
+		var warns []string
+		ext, warns = ParseExtraction(raw)
+		res.Warnings = append(res.Warnings, warns...)
+	}
+	res.Facts, res.Entities = append(res.Facts, ext.Facts...), append(res.Entities, ext.Entities...)
+	res.FactCount, res.EntityCount = len(ext.Facts), len(ext.Entities)
+
+	// Decisions: outside any transaction.
+	now := s.timestamp()
+	for _, f := range ext.Facts {
+		p, warns, err := s.decide(ctx, job, src, f, llm)
+		res.Warnings = append(res.Warnings, warns...)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			continue
+		}
+		p.CreatedAt, p.UpdatedAt = now, now
+		res.Proposals = append(res.Proposals, p)
+	}
+
+	mode := res.WriteMode
+	cw := mode == "controlled-write"
+	allowUD := cw && s.cfg.PipelineV2.AllowUpdateDelete
+	minConf := s.cfg.PipelineV2.MinFactConfidenceForWrite
+	var created []string
+	var deferred []*storage.Proposal
+	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		created, deferred = nil, nil
+		res.WriteStats = WriteStats{}
+		if err := storage.CheckLease(ctx, tx, job); err != nil {
+			return err
+		}
+		for _, p := range res.Proposals {
+			p.State, p.Shadow, p.Blocked, p.BlockedReason, p.SkippedReason, p.AppliedMemoryID = storage.ProposalPending, !cw, false, "", "", ""
+			switch p.Action {
+			case ActionAdd:
+				switch {
+				case !cw:
+					res.WriteStats.Recorded++
+				case p.Confidence < minConf:
+					p.SkippedReason = "low_fact_confidence"
+					res.WriteStats.Skipped++
+				case NormalizeContent(p.Fact).Storage == "":
+					p.SkippedReason = "empty_fact_content"
+					res.WriteStats.Skipped++
+				default:
+					id, deduped, err := s.insertFact(ctx, tx, p, src, llm.Name(), pipelineActor)
+					if err != nil {
+						return err
+					}
+					p.AppliedMemoryID = id
+					if deduped {
+						p.State, p.SkippedReason = storage.ProposalSkipped, "duplicate_content"
+						res.WriteStats.Deduped++
+					} else {
+						p.State = storage.ProposalApplied
+						created = append(created, id)
+						res.WriteStats.Added++
+					}
+				}
+			case ActionUpdate, ActionDelete:
+				switch {
+				case p.BlockedReason != "": // set by decide: a pinned target
+					p.Blocked = true
+				case p.ReviewNeeded && cw:
+					p.Blocked, p.BlockedReason = true, "contradiction_review_needed"
+				case !cw:
+				case !allowUD:
+					p.Blocked, p.BlockedReason = true, "update_delete_not_allowed"
+				default:
+					deferred = append(deferred, p)
+				}
+				if p.Blocked {
+					res.WriteStats.Blocked++
+				} else if !cw {
+					res.WriteStats.Recorded++
+				}
+			case ActionNone:
+				p.State, p.SkippedReason = storage.ProposalSkipped, "no_action"
+				res.WriteStats.Recorded++
+			}
+			if err := storage.InsertProposal(ctx, tx, p); err != nil {
+				return err
+			}
+			if err := s.proposalHistory(ctx, tx, src.ID, p, llm.Name(), res); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET extraction_status = 'completed', extraction_model = ? WHERE id = ?`, llm.Name(), src.ID); err != nil {
+			return err
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			return err
+		}
+		return storage.CompleteJob(ctx, tx, job, string(b), s.timestamp())
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(created) > 0 {
+		s.embedAfterWrite(ctx, created...)
+		for _, id := range created {
+			s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: PipelineActorName})
+		}
+	}
+	for _, p := range deferred {
+		if err := s.applyDestructive(ctx, p, pipelineActor, "pipeline-v2: "+p.Reason); err != nil {
+			res.WriteStats.Failed++
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s of %s not applied: %v", p.Action, p.TargetMemoryID, err))
+			continue
+		}
+		if p.Action == ActionUpdate {
+			res.WriteStats.Updated++
+		} else {
+			res.WriteStats.Deleted++
+		}
+		_ = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			return storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, storage.ProposalApplied, p.TargetMemoryID, PipelineActorName, "applied by the pipeline", s.timestamp())
+		})
+		p.State = storage.ProposalApplied
+	}
+	return res, nil
+}
+
+// decide turns one fact into a proposal: ADD without a model call when no
+// other memory is similar, else the model's decision over the top 5. A
+// rejected decision (hallucinated id, no reason) returns nil and warnings.
+func (s *Service) decide(ctx context.Context, job *storage.Job, src *storage.Memory, f Fact, llm LLM) (*storage.Proposal, []string, error) {
+	p := &storage.Proposal{ID: NewID(), JobID: job.ID, SourceMemoryID: src.ID, Fact: f.Content, FactType: f.Type, Confidence: f.Confidence}
+	rec, err := s.Recall(ctx, RecallInput{Query: f.Content, Limit: 6, NoTracking: true, Mode: ModeHybrid})
+	if err != nil {
+		var ce *Error
+		if errors.As(err, &ce) && ce.Code == CodeInvalidRequest {
+			rec = &RecallResult{}
+		} else {
+			return nil, nil, fmt.Errorf("decision candidates: %w", err)
+		}
+	}
+	var cands []Candidate
+	var ids []string
+	for _, h := range rec.Results {
+		if h.ID == src.ID || len(cands) == 5 {
+			continue
+		}
+		cands = append(cands, Candidate{ID: h.ID, Type: h.Type, Content: h.Content})
+		ids = append(ids, h.ID)
+	}
+	if len(cands) == 0 {
+		p.Action, p.Reason = ActionAdd, "no similar memory exists"
+		return p, nil, nil
+	}
+	raw, err := llm.Generate(ctx, DecisionPrompt(f, cands), GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
+	if err != nil {
+		return nil, []string{fmt.Sprintf("decision for %q: %v", clipForWarning(f.Content, 60), err)}, nil
+	}
+	d, warns := ParseDecision(raw, ids)
+	if d.Action == "" {
+		return nil, warns, nil
+	}
+	p.Action, p.Reason = d.Action, d.Reason
+	if d.Action == ActionAdd {
+		return p, warns, nil
+	}
+	p.TargetMemoryID = d.TargetID
+	if d.TargetID == "" {
+		return p, warns, nil
+	}
+	target, err := storage.GetMemory(ctx, s.db.Reader(), d.TargetID)
+	if err != nil || target.IsDeleted {
+		return nil, append(warns, fmt.Sprintf("decision target %s is gone", d.TargetID)), nil
+	}
+	p.TargetVersion = target.Version
+	if d.Action == ActionUpdate || d.Action == ActionDelete {
+		if risk, _ := DetectContradiction(f.Content, target.Content); risk {
+			p.ContradictionRisk, p.ReviewNeeded = true, true
+		}
+		if target.Pinned {
+			p.BlockedReason = "pinned_target"
+		}
+	}
+	return p, warns, nil
+}
+
+// insertFact writes an ADD through the write path: an existing live memory
+// with the same content is reused (deduped), else a new memory derived from
+// src is inserted with its "created" event. (insertOrDedup's source dedup
+// would fold every fact of one source memory into the first, so the hash
+// dedup is applied here and the insert is insertNew's.)
+func (s *Service) insertFact(ctx context.Context, tx *storage.Tx, p *storage.Proposal, src *storage.Memory, model string, actor Actor) (string, bool, error) {
+	norm := NormalizeContent(p.Fact)
+	existing, err := storage.FindLiveByHash(ctx, tx, norm.Hash, src.Project)
+	if err == nil {
+		return existing.ID, true, nil
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return "", false, err
+	}
+	typ := p.FactType
+	if typ == "" {
+		typ = InferType(norm.Storage)
+	}
+	m := &storage.Memory{
+		Content: norm.Storage, NormalizedContent: norm.Normalized, ContentHash: norm.Hash,
+		Type: typ, Importance: p.Confidence, Confidence: p.Confidence, Tags: []string{},
+		Who: PipelineActorName, Why: "extracted-fact", Project: src.Project, SessionID: src.SessionID,
+		SourceType: "pipeline-v2", SourceID: src.ID, ExtractionStatus: "completed", ExtractionModel: model,
+	}
+	if err := s.insertNew(ctx, tx, m, actor.normalized(), "extracted-fact", map[string]any{"proposalId": p.ID, "sourceMemoryId": src.ID}); err != nil {
+		return "", false, err
+	}
+	return m.ID, false, nil
+}
+
+// applyDestructive applies an UPDATE or DELETE proposal through Modify or
+// Forget, guarded by the target's version at proposal time. Pinned targets
+// are refused.
+func (s *Service) applyDestructive(ctx context.Context, p *storage.Proposal, actor Actor, reason string) error {
+	target, err := storage.GetMemory(ctx, s.db.Reader(), p.TargetMemoryID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return ErrNotFound
+	} else if err != nil {
+		return err
+	}
+	if target.Pinned {
+		return &Error{Status: 409, Code: CodePinned, Message: "the proposal's target is pinned; the pipeline never changes pinned memories"}
+	}
+	var ifv *int64
+	if p.TargetVersion > 0 {
+		v := p.TargetVersion
+		ifv = &v
+	}
+	switch p.Action {
+	case ActionUpdate:
+		content := p.Fact
+		_, err = s.Modify(ctx, Patch{ID: p.TargetMemoryID, Reason: reason, IfVersion: ifv, Content: &content}, actor)
+	case ActionDelete:
+		_, err = s.Forget(ctx, ForgetInput{ID: p.TargetMemoryID, Reason: reason, IfVersion: ifv}, actor)
+	default:
+		return fmt.Errorf("not a destructive action: %s", p.Action)
+	}
+	return err
+}
+
+// proposalHistory writes the "none" history event on the source memory
+// that records one proposal.
+func (s *Service) proposalHistory(ctx context.Context, tx *storage.Tx, srcID string, p *storage.Proposal, model string, res *ExtractJobResult) error {
+	by := PipelineActorName
+	if p.Shadow {
+		by = pipelineShadowBy
+	}
+	meta := map[string]any{
+		"proposalId": p.ID, "proposedAction": p.Action, "fact": p.Fact, "confidence": p.Confidence,
+		"targetMemoryId": p.TargetMemoryID, "shadow": p.Shadow, "blockedReason": p.BlockedReason,
+		"skippedReason": p.SkippedReason, "reviewNeeded": p.ReviewNeeded, "contradictionRisk": p.ContradictionRisk,
+		"state": p.State, "appliedMemoryId": p.AppliedMemoryID, "extractionModel": model,
+		"factCount": res.FactCount, "entityCount": res.EntityCount,
+	}
+	return s.addHistory(ctx, tx, srcID, storage.EventNone, nil, nil, Actor{Name: by, Type: ActorPipeline}, "pipeline proposal: "+p.Action, meta)
+}
+
+// PipelineStatus is what GET /api/pipeline/status reports.
+func (s *Service) PipelineStatus(ctx context.Context) (map[string]any, error) {
+	byStatus, byType, err := storage.JobCounts(ctx, s.db.Reader())
+	if err != nil {
+		return nil, err
+	}
+	rt := s.PipelineRuntime()
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return map[string]any{
+		"mode":              s.PipelineMode(),
+		"workersRunning":    rt.workers.Load(),
+		"queue":             byStatus,
+		"queueByType":       byType,
+		"provider":          rt.provider,
+		"providerAvailable": rt.providerAvailable,
+		"providerError":     rt.providerError,
+		"lastError":         rt.lastError,
+		"lastErrorAt":       rt.lastErrorAt,
+		"processed":         rt.processed.Load(),
+		"failed":            rt.failed.Load(),
+		"allowUpdateDelete": s.cfg.PipelineV2.AllowUpdateDelete,
+	}, nil
+}

@@ -1,0 +1,45 @@
+package core
+
+import "time"
+
+// PipelineV2Config configures the background extraction pipeline's worker:
+// which model it uses, how it writes and how its job queue runs. The mode
+// flags (enabled, shadow_mode, mutations_frozen) stay in [PipelineConfig].
+type PipelineV2Config struct {
+	// AllowUpdateDelete lets controlled-write mode apply UPDATE and DELETE
+	// proposals (never against pinned memories); otherwise they are
+	// recorded as blocked, for review.
+	AllowUpdateDelete bool `toml:"allow_update_delete"`
+	// MinFactConfidenceForWrite: facts below it are not written in
+	// controlled-write mode (skippedReason low_fact_confidence).
+	MinFactConfidenceForWrite float64 `toml:"min_fact_confidence_for_write" range:"0,1"`
+	// Provider of the extraction and decision model; auto picks the first
+	// available of claude-code, ollama and heuristic at start.
+	Provider string `toml:"provider" oneof:"auto,heuristic,ollama,openai,anthropic,claude-code"`
+	Model    string `toml:"model"`
+	BaseURL  string `toml:"base_url"`
+	APIKey   string `toml:"api_key"`
+	// Timeout of one model call; capped at half the lease timeout.
+	Timeout Duration `toml:"timeout" range:"1s,30m"`
+	// Concurrency is how many jobs run at once.
+	Concurrency int `toml:"concurrency" range:"1,8"`
+	// PollInterval is how often an idle worker looks for jobs.
+	PollInterval Duration `toml:"poll_interval" range:"10ms,10m"`
+	// LeaseTimeout: a job leased longer than this is returned to the queue.
+	LeaseTimeout Duration `toml:"lease_timeout" range:"1s,24h"`
+	// MaxAttempts before a job is dead.
+	MaxAttempts int `toml:"max_attempts" range:"1,20"`
+}
+
+// DefaultPipelineV2Config returns the pipeline worker's defaults.
+func DefaultPipelineV2Config() PipelineV2Config {
+	return PipelineV2Config{
+		MinFactConfidenceForWrite: 0.7,
+		Provider:                  "auto",
+		Timeout:                   Duration(90 * time.Second),
+		Concurrency:               1,
+		PollInterval:              Duration(2 * time.Second),
+		LeaseTimeout:              Duration(5 * time.Minute),
+		MaxAttempts:               3,
+	}
+}

@@ -1,0 +1,162 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// Proposal review (SPEC section 8, "Shadow proposals are reviewable"): every
+// pending proposal can be approved, which applies it through the one write
+// path with the operator as actor, or rejected with a reason. Both outcomes
+// are recorded in the source memory's history.
+
+// CodeProposalNotPending is returned when a proposal was already decided.
+const CodeProposalNotPending = "proposal_not_pending"
+
+// ProposalFilter selects proposals.
+type ProposalFilter = storage.ProposalFilter
+
+// ListProposals returns proposals matching f, newest first.
+func (s *Service) ListProposals(ctx context.Context, f ProposalFilter, limit int) ([]*storage.Proposal, error) {
+	if limit <= 0 {
+		limit = 50
+	}
+	if limit > 1000 {
+		return nil, invalid("limit", "limit must be an integer from 1 to 1000")
+	}
+	switch f.State {
+	case "", storage.ProposalPending, storage.ProposalApproved, storage.ProposalRejected, storage.ProposalApplied, storage.ProposalSkipped:
+	default:
+		return nil, invalid("state", "state must be one of pending, approved, rejected, applied, skipped")
+	}
+	switch f.Action {
+	case "", ActionAdd, ActionUpdate, ActionDelete, ActionNone:
+	default:
+		return nil, invalid("action", "action must be one of add, update, delete, none")
+	}
+	return storage.ListProposals(ctx, s.db.Reader(), f, limit)
+}
+
+// GetProposal returns one proposal.
+func (s *Service) GetProposal(ctx context.Context, id string) (*storage.Proposal, error) {
+	p, err := storage.GetProposal(ctx, s.db.Reader(), id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	return p, err
+}
+
+func (s *Service) pendingProposal(ctx context.Context, id string) (*storage.Proposal, error) {
+	p, err := s.GetProposal(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p.State != storage.ProposalPending {
+		return nil, &Error{Status: http.StatusConflict, Code: CodeProposalNotPending,
+			Message: "proposal is " + p.State + ", not pending", Extra: map[string]any{"state": p.State}}
+	}
+	return p, nil
+}
+
+// ApproveProposal applies a pending proposal with actor (the operator):
+// ADD through the write path (deduplicated by content), UPDATE through
+// Modify and DELETE through Forget, both guarded by the target's version at
+// proposal time, so a stale proposal fails with version_conflict and stays
+// pending. NONE is only marked approved.
+func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, reason string) (*storage.Proposal, error) {
+	if err := s.checkFrozen(); err != nil {
+		return nil, err
+	}
+	actor = actor.normalized()
+	p, err := s.pendingProposal(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	why := strings.TrimSpace(reason)
+	if why == "" {
+		why = "approved"
+	}
+	applied := ""
+	state := storage.ProposalApplied
+	var created string
+	switch p.Action {
+	case ActionAdd:
+		src, err := storage.GetMemory(ctx, s.db.Reader(), p.SourceMemoryID)
+		if err != nil {
+			src = &storage.Memory{ID: p.SourceMemoryID}
+		}
+		err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			created = ""
+			id, deduped, err := s.insertFact(ctx, tx, p, src, "", actor)
+			if err != nil {
+				return err
+			}
+			if !deduped {
+				created = id
+			}
+			applied = id
+			return s.finishDecision(ctx, tx, p, state, applied, actor, why, "approved")
+		})
+		if err != nil {
+			return nil, decisionErr(err)
+		}
+		if created != "" {
+			s.embedAfterWrite(ctx, created)
+			s.events.publish(Event{Kind: EventCreated, MemoryID: created, Actor: actor.Name})
+		}
+		return s.GetProposal(ctx, id)
+	case ActionUpdate, ActionDelete:
+		if err := s.applyDestructive(ctx, p, actor, "approved proposal "+p.ID+": "+why); err != nil {
+			return nil, err
+		}
+		applied = p.TargetMemoryID
+	default:
+		state = storage.ProposalApproved
+	}
+	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		return s.finishDecision(ctx, tx, p, state, applied, actor, why, "approved")
+	})
+	if err != nil {
+		return nil, decisionErr(err)
+	}
+	return s.GetProposal(ctx, id)
+}
+
+// RejectProposal marks a pending proposal rejected; reason is required.
+func (s *Service) RejectProposal(ctx context.Context, id string, actor Actor, reason string) (*storage.Proposal, error) {
+	if strings.TrimSpace(reason) == "" {
+		return nil, invalid("reason", "reason is required")
+	}
+	actor = actor.normalized()
+	p, err := s.pendingProposal(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		return s.finishDecision(ctx, tx, p, storage.ProposalRejected, "", actor, strings.TrimSpace(reason), "rejected")
+	})
+	if err != nil {
+		return nil, decisionErr(err)
+	}
+	return s.GetProposal(ctx, id)
+}
+
+func (s *Service) finishDecision(ctx context.Context, tx *storage.Tx, p *storage.Proposal, state, applied string, actor Actor, reason, outcome string) error {
+	if err := storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, state, applied, actor.Name, reason, s.timestamp()); err != nil {
+		return err
+	}
+	meta := map[string]any{"proposalId": p.ID, "proposedAction": p.Action, "fact": p.Fact,
+		"targetMemoryId": p.TargetMemoryID, "decision": outcome, "state": state, "appliedMemoryId": applied}
+	return s.addHistory(ctx, tx, p.SourceMemoryID, storage.EventNone, nil, nil, actor, "proposal "+outcome+": "+reason, meta)
+}
+
+func decisionErr(err error) error {
+	if errors.Is(err, storage.ErrNotFound) {
+		return &Error{Status: http.StatusConflict, Code: CodeProposalNotPending, Message: "proposal was decided concurrently"}
+	}
+	return err
+}

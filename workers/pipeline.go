@@ -1,0 +1,168 @@
+package workers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/workers/llm"
+)
+
+// PipelineWorker runs extract jobs from the queue: Concurrency goroutines
+// lease, process (core.Service.ProcessExtractJob) and fail jobs, backing off
+// on consecutive failures, and a reaper returns stale leases.
+type PipelineWorker struct {
+	Svc         *core.Service
+	LLM         core.LLM
+	Concurrency int
+	Poll        time.Duration
+	Log         *slog.Logger
+	// ReapEvery is how often stale leases are reaped; default
+	// min(60 s, lease timeout / 2).
+	ReapEvery time.Duration
+}
+
+// NewPipelineWorker builds the worker from the service's configuration,
+// choosing the provider with llm.New (auto → llm.Detect). A provider that
+// cannot be built is returned as an error and reported in the status; it
+// is never silently swapped for another.
+func NewPipelineWorker(svc *core.Service, log *slog.Logger) (*PipelineWorker, error) {
+	cfg := svc.Config().PipelineV2
+	m, err := llm.New(cfg.Provider, llm.Config{Provider: cfg.Provider, Model: cfg.Model, BaseURL: cfg.BaseURL,
+		APIKey: cfg.APIKey, Timeout: cfg.Timeout.D()})
+	if err != nil {
+		svc.PipelineRuntime().SetProvider(cfg.Provider, false, err)
+		return nil, err
+	}
+	return &PipelineWorker{Svc: svc, LLM: m, Concurrency: cfg.Concurrency, Poll: cfg.PollInterval.D(), Log: log}, nil
+}
+
+// RunPipeline starts the pipeline worker for svc until ctx ends. It returns
+// nil (after logging) when the pipeline is disabled or its provider fails
+// to build: the API keeps running and the status says why.
+func RunPipeline(ctx context.Context, svc *core.Service, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if !svc.Config().Pipeline.Enabled {
+		log.Info("pipeline disabled")
+		return nil
+	}
+	w, err := NewPipelineWorker(svc, log)
+	if err != nil {
+		log.Error("pipeline provider unavailable; extraction jobs stay queued", "provider", svc.Config().PipelineV2.Provider, "err", err)
+		return nil
+	}
+	return w.Run(ctx)
+}
+
+// Run processes jobs until ctx ends.
+func (w *PipelineWorker) Run(ctx context.Context) error {
+	log := w.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	n := min(max(w.Concurrency, 1), 8)
+	poll := w.Poll
+	if poll <= 0 {
+		poll = 2 * time.Second
+	}
+	rt := w.Svc.PipelineRuntime()
+	rt.SetProvider(w.LLM.Name(), true, nil)
+	log.Info("pipeline worker started", "provider", w.LLM.Name(), "mode", w.Svc.PipelineMode(), "concurrency", n)
+	reap := w.ReapEvery
+	if reap <= 0 {
+		reap = min(time.Minute, max(w.Svc.Config().PipelineV2.LeaseTimeout.D()/2, time.Second))
+	}
+	host, _ := os.Hostname()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(reap)
+		defer t.Stop()
+		for {
+			if r, d, err := w.Svc.ReapStaleLeases(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("reap stale leases", "err", err)
+			} else if r+d > 0 {
+				log.Info("reaped stale job leases", "returned", r, "dead", d)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	for i := range n {
+		owner := fmt.Sprintf("%s/%d/%s-%d", host, os.Getpid(), core.NewID()[:8], i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rt.WorkerStarted()
+			defer rt.WorkerStopped()
+			w.loop(ctx, owner, poll, log)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+func (w *PipelineWorker) loop(ctx context.Context, owner string, poll time.Duration, log *slog.Logger) {
+	rt := w.Svc.PipelineRuntime()
+	failures := 0
+	for ctx.Err() == nil {
+		wait := poll
+		worked, err := w.Step(ctx, owner)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			failures++
+			rt.RecordError(err, time.Now())
+			log.Warn("pipeline job failed", "err", err, "consecutive", failures)
+			wait = min(time.Second<<min(failures, 5), 30*time.Second) + time.Duration(rand.Int64N(int64(500*time.Millisecond)))
+		case worked:
+			failures = 0
+			continue // look for the next job at once
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+}
+
+// Step leases and runs at most one extract job. It reports whether a job
+// was found; a job's failure is recorded on the job (retry or dead) and
+// returned.
+func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
+	job, err := w.Svc.LeaseJob(ctx, owner, core.JobExtract)
+	if err != nil || job == nil {
+		return false, err
+	}
+	_, perr := w.Svc.ProcessExtractJob(ctx, job, w.LLM)
+	if perr == nil {
+		w.Svc.PipelineRuntime().RecordProcessed()
+		return true, nil
+	}
+	if errors.Is(perr, storage.ErrLeaseLost) {
+		return true, perr // another worker owns it now; nothing was written
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	dead, ferr := w.Svc.FailJob(fctx, job, perr)
+	if ferr != nil {
+		return true, errors.Join(perr, ferr)
+	}
+	if dead {
+		return true, fmt.Errorf("job %s dead after %d attempts: %w", job.ID, job.Attempts, perr)
+	}
+	return true, perr
+}
