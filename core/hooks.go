@@ -653,8 +653,10 @@ func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptRes
 		return nil, err
 	}
 	res.Engine = method
-	if len(hits) > 0 {
-		res.TopScore = hits[0].Score
+	// Gate on relevance (similarity or share of the prompt's words), not
+	// on the rank score: the best keyword hit of any query scores high.
+	for _, hit := range hits {
+		res.TopScore = max(res.TopScore, hit.Relevance)
 	}
 	if len(hits) == 0 || res.TopScore < cfg.PromptMinScore {
 		res.Skipped = "below prompt_min_score"
@@ -673,7 +675,7 @@ func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptRes
 		if len(res.Memories) >= cfg.PromptMaxMemories {
 			break
 		}
-		if hit.Score < cfg.PromptMinScore || seen[hit.ID] {
+		if hit.Relevance < cfg.PromptMinScore || seen[hit.ID] {
 			continue
 		}
 		content := s.Redact(hit.Content)

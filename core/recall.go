@@ -69,6 +69,12 @@ type RecallHit struct {
 	Who           string   `json:"who,omitempty"`
 	Project       string   `json:"project,omitempty"`
 	CreatedAt     string   `json:"created_at"`
+	// Relevance is an absolute measure of how well the memory answers the
+	// query, independent of the other results: the larger of its cosine
+	// similarity and the share of the query's words it contains. Score
+	// ranks within one answer (the best keyword hit always scores high);
+	// Relevance is what a gate ("inject only if relevant") should use.
+	Relevance float64 `json:"relevance"`
 	// Explain is set when the request asked for it.
 	Explain *ScoreParts `json:"explain,omitempty"`
 }
@@ -238,6 +244,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 		ranked = ranked[:limit]
 	}
 	ids := make([]string, 0, len(ranked))
+	qterms := QueryTerms(in.Query)
 	for _, c := range ranked {
 		source := ModeHybrid
 		switch {
@@ -250,6 +257,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 			source = ModeKeyword
 		}
 		hit := s.recallHit(c.mem, c.final, source)
+		hit.Relevance = math.Round(max(c.vector, termCoverage(qterms, c.mem.Content))*1000) / 1000
 		if in.Explain {
 			hit.Explain = c.parts()
 		}
@@ -303,6 +311,25 @@ func (c *candidate) parts() *ScoreParts {
 		}
 	}
 	return p
+}
+
+// termCoverage is the share of the query's terms that content contains
+// (either form of an irregular verb counts).
+func termCoverage(qterms []string, content string) float64 {
+	if len(qterms) == 0 {
+		return 0
+	}
+	have := map[string]bool{}
+	for _, t := range QueryTerms(content) {
+		have[t] = true
+	}
+	n := 0
+	for _, t := range qterms {
+		if have[t] || slices.ContainsFunc(irregularVerbs[t], func(f string) bool { return have[f] }) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(qterms))
 }
 
 // keywordScore maps a raw bm25 (negative, lower is better) into [0,1]
