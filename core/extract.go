@@ -234,6 +234,18 @@ func ParseExtraction(raw string) (ExtractionResult, []string) {
 	if hasEnts {
 		res.Entities = parseEntities(ents, &w)
 	}
+	// Bare mentions (the heuristic extractor's file paths, URLs and names)
+	// are optional; malformed ones are dropped quietly.
+	if ms, ok := lookupJSONKey(top, "mentions"); ok {
+		var mentions []Mention
+		if json.Unmarshal(ms, &mentions) == nil {
+			for _, m := range mentions {
+				if m.Name = strings.TrimSpace(m.Name); m.Name != "" && len(res.Mentions) < 2*ExtractMaxEntities {
+					res.Mentions = append(res.Mentions, m)
+				}
+			}
+		}
+	}
 	return res, w.list
 }
 

@@ -482,3 +482,12 @@ func TestParseHugeGarbage(t *testing.T) {
 		}
 	}
 }
+
+// The heuristic provider's mentions survive its JSON round trip, so the
+// graph stage sees file paths, URLs and names too.
+func TestParseExtractionKeepsMentions(t *testing.T) {
+	res, _ := ParseExtraction(`{"facts":[],"entities":[],"mentions":[{"name":"tools/deploy.sh","type":"file"},{"name":"  "},{"name":"Atlas","type":"name"}]}`)
+	if len(res.Mentions) != 2 || res.Mentions[0].Name != "tools/deploy.sh" || res.Mentions[1].Type != "name" {
+		t.Fatalf("mentions = %+v", res.Mentions)
+	}
+}

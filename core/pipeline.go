@@ -174,6 +174,7 @@ type ExtractJobResult struct {
 	Warnings    []string            `json:"warnings,omitempty"`
 	WriteStats  WriteStats          `json:"writeStats"`
 	StrippedRun int                 `json:"strippedChars,omitempty"`
+	Graph       *GraphStats         `json:"graph,omitempty"` // knowledge graph persistence, after the facts
 }
 
 // WriteStats counts what happened to a job's proposals.
@@ -374,6 +375,7 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 	if err != nil {
 		return nil, err
 	}
+	s.persistJobGraph(ctx, job, src.ID, ext, res)
 	if len(created) > 0 {
 		s.embedAfterWrite(ctx, created...)
 		for _, id := range created {

@@ -361,6 +361,10 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 		}
 	}
 	boosted := s.graphBoost(ctx, query, cands)
+	var hubs map[string]bool
+	if cfg.Dampening {
+		hubs = s.hubCandidates(ctx, cands)
+	}
 	for _, c := range cands {
 		if c.mem == nil {
 			continue
@@ -394,7 +398,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 		}
 		c.damp = 1
 		if cfg.Dampening {
-			c.damp = dampening(c, terms, score)
+			c.damp = dampening(c, terms, score, hubs[c.id])
 			score *= c.damp
 		}
 		c.decay = decayMultiplier(c.mem, cfg.DecayRate, now)
@@ -406,20 +410,18 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 // graphBoostWeight is seed 000's additive graph boost.
 const graphBoostWeight = 0.15
 
-// graphBoost returns the candidates linked to entities the query names.
-// The knowledge graph arrives with the pipeline; until then nothing is
-// linked and the boost changes nothing.
-func (s *Service) graphBoost(ctx context.Context, query string, cands map[string]*candidate) map[string]bool {
-	return nil
-}
+// graphBoost is in graph.go.
 
 // dampening is seed 003's post-fusion correction, as a multiplier:
 // gravity halves semantic-only hits that share no word with the query;
 // resolution favours decisions and constraints (×1.2) and memories with a
-// temporal anchor (×1.1). (Hub dampening needs entity links, which come
-// with the graph.)
-func dampening(c *candidate, terms map[string]bool, score float64) float64 {
+// temporal anchor (×1.1); hub dampening (×0.7) hits memories whose linked
+// entities are all hubs (above the P90 of entity mentions, see graph.go).
+func dampening(c *candidate, terms map[string]bool, score float64, hub bool) float64 {
 	m := 1.0
+	if hub {
+		m *= hubPenalty
+	}
 	if c.kwRank < 0 && score > 0.3 && len(terms) > 0 {
 		overlap := false
 		for _, t := range QueryTerms(c.mem.Content) {

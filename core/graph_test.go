@@ -1,0 +1,199 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"testing"
+
+	"github.com/cairnmem/cairn/core"
+)
+
+func noEmbed(c *core.Config) { c.Embedding.Provider = "none" }
+
+func persist(t *testing.T, e *env, memID string, res core.ExtractionResult) core.GraphStats {
+	t.Helper()
+	st, err := e.svc.PersistGraph(context.Background(), memID, res)
+	if err != nil {
+		t.Fatalf("persist graph: %v", err)
+	}
+	return st
+}
+
+func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
+	e := newStoreEnv(t, noEmbed)
+	a := e.mustID(t, "first memory about the billing service")
+	b := e.mustID(t, "second memory about the billing service")
+	st := persist(t, e, a, core.ExtractionResult{
+		Entities: []core.Entity{
+			{Source: "Billing  Service", SourceType: "service", Relationship: "uses", Target: "PostgreSQL", TargetType: "tool", Confidence: 0.8},
+			{Source: "billing service", Relationship: "uses", Target: "Go", Confidence: 0.9}, // "go" is too short
+		},
+		Mentions: []core.Mention{{Name: "  BILLING service ", Type: "name"}, {Name: "api", Type: "name"}},
+	})
+	if st.EntitiesCreated != 2 || st.Entities != 2 || st.Mentions != 2 || st.RelationsNew != 1 || st.Skipped != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+	if n := e.count(t, `SELECT count(*) FROM entities`); n != 2 {
+		t.Fatalf("entities %d", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM entities WHERE canonical_name = 'billing service' AND name = 'Billing Service' AND entity_type = 'service' AND mentions = 1`); n != 1 {
+		t.Fatal("billing service not canonicalised once")
+	}
+	if n := e.count(t, `SELECT count(*) FROM entities WHERE length(canonical_name) < 4`); n != 0 {
+		t.Fatal("short name stored")
+	}
+	// Another memory names the same entities: mentions grow, the relation's
+	// confidence is the running average.
+	st = persist(t, e, b, core.ExtractionResult{Entities: []core.Entity{
+		{Source: "BILLING SERVICE", Relationship: "uses", Target: "postgresql", Confidence: 0.4},
+	}})
+	if st.EntitiesCreated != 0 || st.Mentions != 2 || st.RelationsNew != 0 || st.Relations != 1 {
+		t.Fatalf("second stats %+v", st)
+	}
+	if n := e.count(t, `SELECT mentions FROM entities WHERE canonical_name = 'postgresql'`); n != 2 {
+		t.Fatalf("postgresql mentions %d", n)
+	}
+	var mentions int
+	var conf float64
+	if err := e.ro.QueryRow(`SELECT mentions, confidence FROM relations`).Scan(&mentions, &conf); err != nil {
+		t.Fatal(err)
+	}
+	if mentions != 2 || math.Abs(conf-0.6) > 1e-9 {
+		t.Fatalf("relation mentions %d confidence %v, want 2 and 0.6", mentions, conf)
+	}
+	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ? AND mention_text = 'PostgreSQL'`, a); n != 1 {
+		t.Fatal("mention text not kept")
+	}
+	list, err := e.svc.GraphEntities(context.Background(), "Billing", 10)
+	if err != nil || len(list) != 1 || list[0].Mentions != 2 {
+		t.Fatalf("GraphEntities: %+v %v", list, err)
+	}
+}
+
+func TestGraphPersistIdempotent(t *testing.T) {
+	e := newStoreEnv(t, noEmbed)
+	a := e.mustID(t, "the billing service uses postgresql")
+	res := core.ExtractionResult{Entities: []core.Entity{
+		{Source: "billing service", Relationship: "uses", Target: "postgresql", Confidence: 0.8},
+	}}
+	persist(t, e, a, res)
+	res.Entities[0].Confidence = 0.2
+	st := persist(t, e, a, res) // the same memory re-processed
+	if st.Mentions != 0 || st.EntitiesCreated != 0 || st.RelationsNew != 0 {
+		t.Fatalf("re-processing wrote %+v", st)
+	}
+	if n := e.count(t, `SELECT count(*) FROM entities WHERE mentions = 1`); n != 2 {
+		t.Fatal("mentions double counted")
+	}
+	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions`); n != 2 {
+		t.Fatalf("links %d", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM relations WHERE mentions = 1 AND confidence = 0.8`); n != 1 {
+		t.Fatal("relation counted again for the same memory")
+	}
+}
+
+func recallParts(t *testing.T, e *env, q string) map[string]*core.RecallHit {
+	t.Helper()
+	res, err := e.svc.Recall(context.Background(), core.RecallInput{Query: q, Explain: true, NoTracking: true, Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*core.RecallHit{}
+	for _, h := range res.Results {
+		out[h.ID] = h
+	}
+	return out
+}
+
+func TestGraphBoostLiftsLinkedMemory(t *testing.T) {
+	e := newStoreEnv(t, noEmbed)
+	e.mustID(t, "deploy script deploy script deploy script") // the best keyword hit, so the others score below 1
+	a := e.mustID(t, "the deploy script for alpha")
+	b := e.mustID(t, "the deploy script for bravo")
+	d := e.mustID(t, "the deploy script for delta")
+	x := e.mustID(t, "an unrelated note about infrastructure")
+	// "deploy pipeline" is named by the query; a and d reach it one hop away.
+	persist(t, e, x, core.ExtractionResult{Entities: []core.Entity{
+		{Source: "Deploy Pipeline", Relationship: "runs_on", Target: "Kubernetes", Confidence: 0.9},
+	}})
+	persist(t, e, a, core.ExtractionResult{Mentions: []core.Mention{{Name: "Kubernetes"}}})
+	persist(t, e, d, core.ExtractionResult{Mentions: []core.Mention{{Name: "Kubernetes"}}})
+
+	hits := recallParts(t, e, "deploy script")
+	ha, hb, hd := hits[a], hits[b], hits[d]
+	if ha == nil || hb == nil || hd == nil {
+		t.Fatalf("missing hits: %v", hits)
+	}
+	if ha.Explain.Graph <= 0 || hb.Explain.Graph != 0 {
+		t.Fatalf("graph parts a=%v b=%v", ha.Explain.Graph, hb.Explain.Graph)
+	}
+	if ha.Explain.Fused != hb.Explain.Fused || ha.Score <= hb.Score {
+		t.Fatalf("a (linked) %+v should beat b %+v", ha.Explain, hb.Explain)
+	}
+	// A deleted memory is never boosted (nor returned); the live one still is.
+	e.del(t, d, map[string]any{"reason": "test"}).want(t, http.StatusOK)
+	hits = recallParts(t, e, "deploy script")
+	if hits[d] != nil || hits[a] == nil || hits[a].Explain.Graph <= 0 {
+		t.Fatalf("after delete: %v", hits)
+	}
+	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ?`, d); n != 1 {
+		t.Fatal("the deleted memory's link is kept for retention to purge")
+	}
+}
+
+func TestGraphHubDampening(t *testing.T) {
+	e := newStoreEnv(t, noEmbed)
+	hub := e.mustID(t, "zebra notes on the hub topic")
+	plain := e.mustID(t, "zebra notes on a niche topic")
+	persist(t, e, hub, core.ExtractionResult{Mentions: []core.Mention{{Name: "Popular Thing"}}})
+	persist(t, e, plain, core.ExtractionResult{Mentions: []core.Mention{{Name: "Niche Thing 0"}}})
+	// Nine more memories name the hub; eight more niche entities with one
+	// mention each: P90 of mentions is 1, the hub has 10.
+	for i := 1; i <= 9; i++ {
+		id := e.mustID(t, fmt.Sprintf("filler memory number %d", i))
+		ms := []core.Mention{{Name: "Popular Thing"}}
+		if i <= 8 {
+			ms = append(ms, core.Mention{Name: fmt.Sprintf("Niche Thing %d", i)})
+		}
+		persist(t, e, id, core.ExtractionResult{Mentions: ms})
+	}
+	hits := recallParts(t, e, "zebra notes")
+	if hits[hub] == nil || hits[plain] == nil {
+		t.Fatalf("missing hits %v", hits)
+	}
+	if got := hits[hub].Explain.Dampening; math.Abs(got-0.7) > 1e-9 {
+		t.Fatalf("hub dampening %v, want 0.7", got)
+	}
+	if got := hits[plain].Explain.Dampening; got != 1 {
+		t.Fatalf("non-hub dampening %v, want 1", got)
+	}
+	// A memory linked to a hub and a non-hub is not dampened.
+	persist(t, e, hub, core.ExtractionResult{Mentions: []core.Mention{{Name: "Rare Thing"}}})
+	if got := recallParts(t, e, "zebra notes")[hub].Explain.Dampening; got != 1 {
+		t.Fatalf("mixed links dampened: %v", got)
+	}
+}
+
+func TestPipelinePersistsGraph(t *testing.T) {
+	e := newEnv(t, noEmbed)
+	src := e.mustID(t, "The API server uses Redis for session caching and rate limiting in production. We decided to keep it that way.")
+	res := runOneJob(t, e)
+	if res.Graph == nil || res.Graph.Error != "" || res.Graph.Entities == 0 || res.Graph.Mentions == 0 {
+		t.Fatalf("graph stats %+v (entities %v)", res.Graph, res.Entities)
+	}
+	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ?`, src); n != res.Graph.Mentions {
+		t.Fatalf("links %d, stats %+v", n, res.Graph)
+	}
+	if n := e.count(t, `SELECT count(*) FROM entities WHERE canonical_name = 'redis'`); n != 1 {
+		t.Fatal("redis not an entity")
+	}
+	if n := e.count(t, `SELECT count(*) FROM relations WHERE relation_type = 'uses'`); n != 1 {
+		t.Fatal("no uses relation")
+	}
+	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE memory_id = ? AND json_extract(result, '$.graph.mentions') > 0`, src); n != 1 {
+		t.Fatal("graph stats not in the stored job result")
+	}
+}
