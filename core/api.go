@@ -23,12 +23,14 @@ type API struct {
 	addr    string
 	log     *slog.Logger
 	mux     *http.ServeMux
+	auth    *authGate
 }
 
 // NewAPI builds the HTTP API. version is reported by /health and
 // /api/status; addr is the address it will be served on.
 func NewAPI(svc *Service, version, addr string) *API {
 	a := &API{svc: svc, version: version, started: time.Now(), addr: addr, log: svc.log, mux: http.NewServeMux()}
+	a.auth = newAuthGate(a)
 	a.routes()
 	return a
 }
@@ -40,6 +42,8 @@ func (a *API) routes() {
 	m := a.mux
 	m.HandleFunc("GET /health", a.health)
 	m.HandleFunc("GET /api/status", a.status)
+	m.HandleFunc("POST /api/auth/token", a.authToken)
+	m.HandleFunc("GET /api/auth/whoami", a.whoami)
 
 	m.HandleFunc("POST /api/memory/remember", a.remember)
 	m.HandleFunc("POST /api/memory/save", a.remember)
@@ -111,7 +115,7 @@ func (a *API) Handler() http.Handler {
 			}
 			a.log.Debug("http", "method", r.Method, "route", r.Pattern, "status", rw.status, "ms", time.Since(start).Milliseconds(), "request_id", reqID)
 		}()
-		a.mux.ServeHTTP(rw, r)
+		a.auth.wrap(a.mux).ServeHTTP(rw, r)
 	})
 }
 

@@ -111,6 +111,18 @@ type StorageConfig struct {
 // AuthConfig selects who may call the API.
 type AuthConfig struct {
 	Mode string `toml:"mode" oneof:"local,team,hybrid"`
+	// SecretFile holds the token signing secret; empty means auth-secret in
+	// the data folder.
+	SecretFile string `toml:"secret_file"`
+	// TokenTTL is the lifetime of a token when none is asked for.
+	TokenTTL Duration `toml:"token_ttl" range:"1m,87600h"`
+	// RateWindow is the fixed window of the rate limits; the Rate* keys
+	// are the requests allowed per actor and operation in one window.
+	RateWindow      Duration `toml:"rate_window" range:"1s,24h"`
+	RateForget      int      `toml:"rate_forget" range:"1,1000000"`
+	RateModify      int      `toml:"rate_modify" range:"1,1000000"`
+	RateBatchForget int      `toml:"rate_batch_forget" range:"1,1000000"`
+	RateAdmin       int      `toml:"rate_admin" range:"1,1000000"`
 }
 
 // MemoryConfig holds the memory lifecycle's limits.
@@ -160,7 +172,8 @@ func DefaultConfig() Config {
 			BusyTimeout: Duration(5 * time.Second),
 			ReadConns:   4,
 		},
-		Auth: AuthConfig{Mode: "local"},
+		Auth: AuthConfig{Mode: "local", TokenTTL: Duration(7 * 24 * time.Hour), RateWindow: Duration(time.Minute),
+			RateForget: 30, RateModify: 60, RateBatchForget: 5, RateAdmin: 10},
 		Memory: MemoryConfig{
 			DefaultImportance:      0.8,
 			RecoverWindow:          Duration(30 * 24 * time.Hour),
