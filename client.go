@@ -104,6 +104,7 @@ func (b *httpBackend) do(ctx context.Context, method, path, contentType string, 
 	if err != nil {
 		return err
 	}
+	core.AuthorizeRequest(req)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -161,6 +162,7 @@ func (b *httpBackend) Export(ctx context.Context, f storage.MemoryFilter, fn fun
 	if err != nil {
 		return err
 	}
+	core.AuthorizeRequest(req)
 	client := *b.client
 	client.Timeout = 0 // a large export streams for as long as it needs
 	resp, err := client.Do(req)

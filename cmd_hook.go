@@ -210,6 +210,7 @@ func postHook(ctx context.Context, addr, path string, in map[string]any, deadlin
 	if err != nil {
 		return nil, err
 	}
+	core.AuthorizeRequest(req)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Cairn-Actor", fmt.Sprint(in["harness"]))
 	req.Header.Set("X-Cairn-Actor-Type", core.ActorHarness)

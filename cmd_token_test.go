@@ -106,6 +106,15 @@ func TestTokenCreateAcceptedByTeamServer(t *testing.T) {
 	if code, _ := call("POST", "/api/auth/token", tok, map[string]any{"role": "admin"}); code != 403 {
 		t.Fatalf("agent minted a token: %d", code)
 	}
+	// The CLI reaches a team-mode cairn with CAIRN_TOKEN, and not without.
+	if out, err := cairnCmd(home, "recall", "signed").CombinedOutput(); err == nil {
+		t.Fatalf("recall without a token succeeded: %s", out)
+	}
+	withToken := cairnCmd(home, "recall", "signed")
+	withToken.Env = append(withToken.Env, "CAIRN_TOKEN="+tok)
+	if out, err := withToken.CombinedOutput(); err != nil || !strings.Contains(string(out), "signed by the cli") {
+		t.Fatalf("recall with CAIRN_TOKEN: %v %s", err, out)
+	}
 	// Tokens never reach the log.
 	logs, _ := filepath.Glob(filepath.Join(home, "*", "*.log"))
 	more, _ := filepath.Glob(filepath.Join(home, "*", "*", "*.log"))

@@ -624,3 +624,16 @@ func (a *API) whoami(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, out)
 }
+
+// TokenEnv is the environment variable clients (the CLI, the hook adapter,
+// the TUI in client mode) read a token from, for a cairn in team or hybrid
+// mode.
+const TokenEnv = "CAIRN_TOKEN"
+
+// AuthorizeRequest adds the token from CAIRN_TOKEN, if set, to an outgoing
+// request to a cairn API.
+func AuthorizeRequest(req *http.Request) {
+	if tok := strings.TrimSpace(os.Getenv(TokenEnv)); tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+}

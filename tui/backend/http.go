@@ -51,6 +51,7 @@ func (h *HTTP) do(ctx context.Context, method, path string, in, out any) error {
 	if err != nil {
 		return err
 	}
+	core.AuthorizeRequest(req)
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
