@@ -87,6 +87,9 @@ type SearchConfig struct {
 	// Fusion combines the legs: "blend" (alpha × vector + (1 − alpha) ×
 	// keyword) or "rrf" (reciprocal rank fusion).
 	Fusion string `toml:"fusion" oneof:"blend,rrf"`
+	// CoverageWeight blends, in the keyword score, the share of the query's
+	// words a memory contains with its BM25 (relative to the best match).
+	CoverageWeight float64 `toml:"coverage_weight" range:"0,1"`
 	// Dampening turns on the post-fusion corrections of seed 003: gravity
 	// (semantic hits sharing no word with the query), hub and resolution.
 	Dampening bool `toml:"dampening"`
@@ -194,12 +197,13 @@ func DefaultConfig() Config {
 			TrackerBatch:    64,
 		},
 		Search: SearchConfig{
-			Alpha:     0.7,
-			MinScore:  0.1,
-			TopK:      50,
-			DecayRate: 0.95,
-			Fusion:    "blend",
-			Dampening: true,
+			Alpha:          0.7,
+			MinScore:       0.1,
+			TopK:           50,
+			DecayRate:      0.95,
+			Fusion:         "blend",
+			CoverageWeight: 0.7,
+			Dampening:      true,
 		},
 		Hints:      HintsConfig{Enabled: false, Max: 5},
 		Pipeline:   PipelineConfig{Enabled: true, ShadowMode: true},

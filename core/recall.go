@@ -43,7 +43,8 @@ type RecallInput struct {
 // adjustment applied after fusion. Multipliers are 1 when not applied.
 type ScoreParts struct {
 	BM25      float64 `json:"bm25"`      // raw FTS5 bm25 (negative; lower is better), 0 if no keyword hit
-	Keyword   float64 `json:"keyword"`   // normalized keyword score in [0,1]
+	Keyword   float64 `json:"keyword"`   // keyword score in [0,1]: BM25 (relative to the best hit) blended with coverage
+	Coverage  float64 `json:"coverage"`  // share of the query's words the memory contains
 	Hint      float64 `json:"hint"`      // best hint (prospective query) match in [0,1]
 	Vector    float64 `json:"vector"`    // cosine similarity in [0,1]
 	Fused     float64 `json:"fused"`     // after fusing the legs
@@ -287,22 +288,23 @@ const queryEmbedTimeout = 3 * time.Second
 
 // candidate is one memory on its way through ranking.
 type candidate struct {
-	id      string
-	mem     *Memory
-	bm25    float64
-	keyword float64
-	kwRank  int
-	hint    float64
-	vector  float64
-	hasVec  bool
-	vecRank int
+	id       string
+	mem      *Memory
+	bm25     float64
+	keyword  float64
+	kwRank   int
+	hint     float64
+	coverage float64
+	vector   float64
+	hasVec   bool
+	vecRank  int
 
 	fused, graph, damp, decay, final float64
 }
 
 func (c *candidate) parts() *ScoreParts {
 	r := func(x float64) float64 { return math.Round(x*10000) / 10000 }
-	p := &ScoreParts{BM25: r(c.bm25), Keyword: r(c.keyword), Hint: r(c.hint), Fused: r(c.fused), Graph: r(c.graph),
+	p := &ScoreParts{BM25: r(c.bm25), Keyword: r(c.keyword), Coverage: r(c.coverage), Hint: r(c.hint), Fused: r(c.fused), Graph: r(c.graph),
 		Dampening: r(c.damp), Decay: r(c.decay), Final: r(c.final)}
 	if c.hasVec {
 		p.Vector = r(c.vector)
@@ -358,6 +360,17 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 		terms = map[string]bool{}
 		for _, t := range QueryTerms(query) {
 			terms[t] = true
+		}
+	}
+	// The keyword score blends BM25 (relative to the query's best match)
+	// with the share of the query's words the memory contains: BM25 is
+	// dominated by rare words, coverage by how much of the question a
+	// memory answers.
+	qterms := QueryTerms(query)
+	for _, c := range cands {
+		if c.mem != nil {
+			c.coverage = termCoverage(qterms, c.mem.Content)
+			c.keyword = (1-cfg.CoverageWeight)*c.keyword + cfg.CoverageWeight*c.coverage
 		}
 	}
 	boosted := s.graphBoost(ctx, query, cands)
