@@ -126,6 +126,9 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 			Message: fmt.Sprintf("content is %d characters; the limit is %d (guardrails.max_remember_chars); use the documents API for long text", n, limit),
 			Extra:   map[string]any{"field": "content"}}
 	}
+	// Secrets never become memories, whichever way they arrive (API, MCP,
+	// CLI, hooks, import of new content, the pipeline).
+	in.Content = s.Redact(in.Content)
 	pre := ParsePrefixes(in.Content)
 	if strings.TrimFunc(pre.Body, isJSSpace) == "" {
 		return nil, invalid("content", "content is required")

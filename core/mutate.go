@@ -107,6 +107,10 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	if err := s.checkFrozen(); err != nil {
 		return nil, err
 	}
+	if p.Content != nil {
+		redacted := s.Redact(*p.Content)
+		p.Content = &redacted
+	}
 	if err := p.validate(s.cfg.Guardrails.MaxRememberChars); err != nil {
 		return &MutationResult{ID: p.ID, Status: "invalid_request", Error: err.Message}, err
 	}
