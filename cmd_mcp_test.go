@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -18,12 +17,12 @@ import (
 
 // mcpStdio starts `cairn mcp` for home and connects an SDK client named
 // agent to it over stdin/stdout.
-func mcpStdio(t *testing.T, home, agent string) (*mcp.ClientSession, *bytes.Buffer) {
+func mcpStdio(t *testing.T, home, agent string) (*mcp.ClientSession, *lockedBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := cairnCmd(home, "mcp")
-	stderr := &bytes.Buffer{}
+	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: agent, Version: "1"}, nil).
 		Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestTokenCreateAcceptedByTeamServer(t *testing.T) {
 	addr := freeAddr(t)
 	cmd := cairnCmd(home, "serve", "--addr", addr)
 	cmd.Env = append(cmd.Env, "CAIRN_AUTH_MODE=team")
-	var stderr bytes.Buffer
+	var stderr lockedBuffer // read while the server still writes to it
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -127,4 +128,28 @@ func TestTokenCreateAcceptedByTeamServer(t *testing.T) {
 	if strings.Contains(stderr.String(), tok) {
 		t.Fatal("token on stderr")
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while a process writes to it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *lockedBuffer) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Len()
 }

@@ -55,12 +55,12 @@ func cairnCmd(home string, args ...string) *exec.Cmd {
 type server struct {
 	cmd    *exec.Cmd
 	addr   string
-	stderr *bytes.Buffer
+	stderr *lockedBuffer
 }
 
 func startServer(t *testing.T, home, addr string) *server {
 	t.Helper()
-	s := &server{addr: addr, stderr: &bytes.Buffer{}}
+	s := &server{addr: addr, stderr: &lockedBuffer{}}
 	s.cmd = cairnCmd(home, "serve", "--addr", addr)
 	s.cmd.Stderr = s.stderr
 	if err := s.cmd.Start(); err != nil {
