@@ -193,3 +193,32 @@ func BenchmarkBackgroundEmbedding(b *testing.B) {
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "memories/s")
 }
+
+// benchPrompt measures the user-prompt-submit hook end to end in core
+// (session bookkeeping, hybrid recall scoped to a project, gate, budget,
+// dedup, redaction) on a store of n memories.
+func benchPrompt(b *testing.B, n int) {
+	svc := recallStore(b, n)
+	ctx := context.Background()
+	for _, q := range benchQueries {
+		svc.Recall(ctx, core.RecallInput{Query: q, NoTracking: true}) // warm the query cache
+	}
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
+		t0 := time.Now()
+		_, err := svc.HookUserPrompt(ctx, core.HookRequest{Harness: "claude-code", Project: "atlas",
+			SessionKey: fmt.Sprintf("bench-%d", i/50), Prompt: benchQueries[i%len(benchQueries)]})
+		lat = append(lat, time.Since(t0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+func BenchmarkUserPromptSubmit10k(b *testing.B)  { benchPrompt(b, 10_000) }
+func BenchmarkUserPromptSubmit100k(b *testing.B) { benchPrompt(b, 100_000) }
