@@ -126,13 +126,16 @@ func (s *Service) keywordMatch(ctx context.Context, match string, f storage.Memo
 	// memories. The inner limit leaves room for rows the filter drops;
 	// when it drops too many (or there are few matches), rank over the
 	// join instead, which is exact.
-	inner := 4*limit + 64
 	fast := `SELECT ` + storage.MemoryColumns + `, f.s FROM (
 		SELECT rowid, bm25(memories_fts) AS s FROM memories_fts WHERE memories_fts MATCH ? ORDER BY s LIMIT ?
 	) f JOIN memories m ON m.rid = f.rowid WHERE ` + where + ` ORDER BY f.s LIMIT ?`
-	out, err := s.scanKeyword(ctx, fast, append(append([]any{match, inner}, args...), limit)...)
-	if err != nil || len(out) >= limit {
-		return out, err
+	// A filter (a project, a type) keeps a share of the matches: widen the
+	// inner ranking once before falling back to the exact join.
+	for _, inner := range []int{4*limit + 64, 32*limit + 512} {
+		out, err := s.scanKeyword(ctx, fast, append(append([]any{match, inner}, args...), limit)...)
+		if err != nil || len(out) >= limit {
+			return out, err
+		}
 	}
 	full := `SELECT ` + storage.MemoryColumns + `, bm25(memories_fts) AS s
 		FROM memories_fts JOIN memories m ON m.rid = memories_fts.rowid
