@@ -343,3 +343,32 @@ func TestIngestSpoolOnce(t *testing.T) {
 		t.Fatalf("bad entries: %v", bads)
 	}
 }
+
+// A burst of 1,000 prompts in one session: every call answers, a memory is
+// never injected twice within the dedup window, and the session counts
+// every prompt.
+func TestHookPromptBurst(t *testing.T) {
+	e := newEnv(t)
+	for i := 0; i < 30; i++ {
+		e.mem(t, fmt.Sprintf("deploy note %d: the pipeline for service %d runs on fridays", i, i), map[string]any{"project": projA})
+	}
+	ctx := context.Background()
+	last := map[string]int{}
+	for i := 1; i <= 1000; i++ {
+		res, err := e.svc.HookUserPrompt(ctx, core.HookRequest{Harness: "claude-code", Project: projA, SessionKey: "burst",
+			Prompt: "how does the deploy pipeline run on fridays"})
+		if err != nil {
+			t.Fatalf("prompt %d: %v", i, err)
+		}
+		for _, m := range res.Memories {
+			if prev, ok := last[m.ID]; ok && i-prev <= e.svc.Config().Hooks.DedupPrompts {
+				t.Fatalf("prompt %d re-injected %s (last at %d)", i, m.ID, prev)
+			}
+			last[m.ID] = i
+		}
+	}
+	s, err := e.svc.Session(ctx, "burst")
+	if err != nil || s.PromptCount != 1000 {
+		t.Fatalf("session after the burst: %+v %v", s, err)
+	}
+}
