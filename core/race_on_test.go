@@ -1,0 +1,7 @@
+//go:build race
+
+package core_test
+
+// raceEnabled: the race detector slows the translated SQLite ~40x, so the
+// heaviest tests scale down under it.
+const raceEnabled = true
