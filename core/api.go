@@ -408,6 +408,11 @@ func recallInputFrom(b body) (RecallInput, *Error) {
 		return in, e
 	}
 	in.Explain = explain != nil && *explain
+	expand, e := b.boolean("expand")
+	if e != nil {
+		return in, e
+	}
+	in.Expand = expand != nil && *expand
 	track, e := b.boolean("track")
 	if e != nil {
 		return in, e

@@ -376,3 +376,25 @@ func TestHookPromptBurst(t *testing.T) {
 		t.Fatalf("session after the burst: %+v %v", s, err)
 	}
 }
+
+// Recall with expand joins the transcript of each result's session.
+func TestRecallExpandJoinsTranscript(t *testing.T) {
+	e := newEnv(t)
+	e.post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": "the flaky test was the clock in the scheduler",
+		"project": projA, "session_id": "s-expand"}).want(t, 200)
+	e.post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-expand",
+		"transcript": "User: why is the scheduler test flaky?\nAssistant: the clock is not injected."}).want(t, 200)
+	r := e.post(t, "/api/memory/recall", map[string]any{"query": "flaky scheduler test", "expand": true}).want(t, 200)
+	hits := r.list2(t, "results")
+	if len(hits) != 1 {
+		t.Fatalf("results: %s", r)
+	}
+	h := hits[0].(map[string]any)
+	if h["session_id"] != "s-expand" || !strings.Contains(fmt.Sprint(h["transcript"]), "clock is not injected") {
+		t.Fatalf("expanded hit: %v", h)
+	}
+	r = e.post(t, "/api/memory/recall", map[string]any{"query": "flaky scheduler test"}).want(t, 200)
+	if _, ok := r.list2(t, "results")[0].(map[string]any)["transcript"]; ok {
+		t.Fatal("transcript without expand")
+	}
+}

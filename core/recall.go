@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -37,6 +39,8 @@ type RecallInput struct {
 	Explain bool
 	// NoTracking leaves access counts alone (benchmarks, previews).
 	NoTracking bool
+	// Expand joins the stored transcript of each result's session.
+	Expand bool
 }
 
 // ScoreParts explains one hit's score: each leg's contribution and each
@@ -78,6 +82,10 @@ type RecallHit struct {
 	Relevance float64 `json:"relevance"`
 	// Explain is set when the request asked for it.
 	Explain *ScoreParts `json:"explain,omitempty"`
+	// SessionID and Transcript: with expand, the session the memory came
+	// from and that session's stored transcript.
+	SessionID  string `json:"session_id,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // RecallResult is a ranked list and how it was produced. Method is
@@ -265,10 +273,38 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 		out.Results = append(out.Results, hit)
 		ids = append(ids, c.id)
 	}
+	if in.Expand {
+		if err := s.expandTranscripts(ctx, ranked, out.Results); err != nil {
+			return nil, err
+		}
+	}
 	if !in.NoTracking {
 		s.trackAccess(ctx, ids)
 	}
 	return out, nil
+}
+
+// expandTranscripts attaches each hit's session transcript (read once per
+// session) for recall with expand.
+func (s *Service) expandTranscripts(ctx context.Context, ranked []*candidate, hits []*RecallHit) error {
+	cache := map[string]string{}
+	for i, c := range ranked {
+		key := c.mem.SessionID
+		if key == "" {
+			continue
+		}
+		hits[i].SessionID = key
+		t, ok := cache[key]
+		if !ok {
+			err := s.db.Reader().QueryRowContext(ctx, `SELECT content FROM session_transcripts WHERE session_key = ?`, key).Scan(&t)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("expand: %w", err)
+			}
+			cache[key] = t
+		}
+		hits[i].Transcript = t
+	}
+	return nil
 }
 
 // vectorQuery is the text embedded for the vector leg: the query's content
