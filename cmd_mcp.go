@@ -105,7 +105,7 @@ func (r *mcpRemote) session(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	cs, err := r.client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint: r.endpoint, DisableStandaloneSSE: true, MaxRetries: -1,
-		HTTPClient: &http.Client{Timeout: 2 * time.Minute},
+		HTTPClient: &http.Client{Timeout: 2 * time.Minute, Transport: tokenTransport{http.DefaultTransport}},
 	}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("cairn (pid %d) holds the database but its MCP endpoint %s does not answer: %w", r.pid, r.endpoint, err)
@@ -205,4 +205,14 @@ func (a *app) proxyMCP(ctx context.Context, endpoint string, pid int) error {
 		return nil
 	}
 	return err
+}
+
+// tokenTransport adds CAIRN_TOKEN to the proxy's requests, for a cairn in
+// team or hybrid mode.
+type tokenTransport struct{ next http.RoundTripper }
+
+func (t tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	core.AuthorizeRequest(req)
+	return t.next.RoundTrip(req)
 }
