@@ -253,7 +253,6 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 		ranked = ranked[:limit]
 	}
 	ids := make([]string, 0, len(ranked))
-	qterms := QueryTerms(in.Query)
 	for _, c := range ranked {
 		source := ModeHybrid
 		switch {
@@ -266,7 +265,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 			source = ModeKeyword
 		}
 		hit := s.recallHit(c.mem, c.final, source)
-		hit.Relevance = math.Round(max(c.vector, termCoverage(qterms, c.mem.Content))*1000) / 1000
+		hit.Relevance = math.Round(max(c.vector, c.coverage)*1000) / 1000
 		if in.Explain {
 			hit.Explain = c.parts()
 		}
