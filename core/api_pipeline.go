@@ -16,7 +16,9 @@ func (a *API) pipelineRoutes() {
 	m.HandleFunc("GET /api/proposals/{id}", a.getProposal)
 	m.HandleFunc("POST /api/proposals/{id}/approve", a.approveProposal)
 	m.HandleFunc("POST /api/proposals/{id}/reject", a.rejectProposal)
+	m.HandleFunc("GET /api/jobs", a.listJobs)
 	m.HandleFunc("GET /api/jobs/{id}", a.getJob)
+	m.HandleFunc("POST /api/jobs/{id}/retry", a.retryJob)
 	m.HandleFunc("GET /api/pipeline/status", a.pipelineStatus)
 }
 

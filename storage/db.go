@@ -61,6 +61,7 @@ type DB struct {
 // Sentinel errors returned by storage.
 var (
 	ErrNotFound     = errors.New("not found")
+	ErrConflict     = errors.New("conflict")
 	ErrSchemaNewer  = errors.New("database schema is newer than this cairn")
 	ErrLocked       = errors.New("database is in use by another cairn process")
 	ErrBadChecksum  = errors.New("migration checksum mismatch")

@@ -1,0 +1,123 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// JobFilter selects jobs for ListJobs. Empty fields match everything.
+type JobFilter struct {
+	Status   string // pending, leased, completed, failed, dead
+	JobType  string
+	MemoryID string
+	// Failing restricts to pending jobs that have failed at least once
+	// (waiting out their retry backoff).
+	Failing bool
+}
+
+// ListJobs returns jobs matching f: live ones (leased, pending) first, then
+// the rest, newest first within each group.
+func ListJobs(ctx context.Context, q Querier, f JobFilter, limit int) ([]*Job, error) {
+	if limit < 1 {
+		limit = 100
+	}
+	var where []string
+	var args []any
+	if f.Status != "" {
+		where = append(where, "status = ?")
+		args = append(args, f.Status)
+	}
+	if f.JobType != "" {
+		where = append(where, "job_type = ?")
+		args = append(args, f.JobType)
+	}
+	if f.MemoryID != "" {
+		where = append(where, "memory_id = ?")
+		args = append(args, f.MemoryID)
+	}
+	if f.Failing {
+		where = append(where, "status = 'pending' AND failed_at IS NOT NULL")
+	}
+	query := `SELECT ` + jobColumns + ` FROM memory_jobs`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	query += ` ORDER BY CASE status WHEN 'leased' THEN 0 WHEN 'pending' THEN 1 WHEN 'dead' THEN 2 ELSE 3 END,
+		updated_at DESC, id DESC LIMIT ?`
+	rows, err := q.QueryContext(ctx, query, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []*Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// RequeueDeadJobs returns up to limit dead jobs (only id when given) to
+// pending with attempts reset, oldest first. A dead job whose memory
+// already has a live job of the same type stays dead (enqueue dedup). It
+// returns how many were requeued.
+func RequeueDeadJobs(ctx context.Context, q Querier, id string, limit int, now string) (int64, error) {
+	if limit < 1 {
+		limit = 50
+	}
+	cond := `status = 'dead'`
+	args := []any{now}
+	if id != "" {
+		cond += ` AND id = ?`
+		args = append(args, id)
+	}
+	res, err := q.ExecContext(ctx, `UPDATE OR IGNORE memory_jobs SET status = 'pending', attempts = 0, next_attempt_at = NULL,
+		lease_owner = NULL, leased_at = NULL, updated_at = ?
+		WHERE id IN (SELECT id FROM memory_jobs WHERE `+cond+` ORDER BY updated_at, id LIMIT ?)`, append(args, limit)...)
+	if err != nil {
+		return 0, fmt.Errorf("requeue dead jobs: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		// Their memories are waiting for extraction again.
+		if _, err := q.ExecContext(ctx, `UPDATE memories SET extraction_status = 'pending'
+			WHERE extraction_status = 'failed' AND id IN (SELECT memory_id FROM memory_jobs
+			WHERE status = 'pending' AND job_type = 'extract' AND updated_at = ? AND memory_id IS NOT NULL)`, now); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// RetryJob makes one pending job that is waiting out its retry backoff due
+// now, or returns a dead job to pending with attempts reset. It returns
+// ErrNotFound when the job does not exist and ErrConflict when it is in
+// another state (leased, completed).
+func RetryJob(ctx context.Context, q Querier, id, now string) (*Job, error) {
+	j, err := GetJob(ctx, q, id)
+	if err != nil {
+		return nil, err
+	}
+	switch j.Status {
+	case JobDead:
+		n, err := RequeueDeadJobs(ctx, q, id, 1, now)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%w: a live job of this type already exists for the memory", ErrConflict)
+		}
+	case JobPending, JobFailed:
+		if _, err := q.ExecContext(ctx, `UPDATE memory_jobs SET status = 'pending', next_attempt_at = NULL,
+			attempts = min(attempts, max_attempts - 1), updated_at = ? WHERE id = ?`, now, id); err != nil {
+			return nil, fmt.Errorf("retry job: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("%w: job is %s", ErrConflict, j.Status)
+	}
+	return GetJob(ctx, q, id)
+}

@@ -1,0 +1,129 @@
+package storage_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// killJob leases and fails a job until it is dead.
+func killJob(t *testing.T, db *storage.DB, typ string, now time.Time) *storage.Job {
+	t.Helper()
+	ctx := context.Background()
+	for i := 0; ; i++ {
+		j := lease(t, db, "w", now.Add(time.Duration(i)*time.Hour), typ)
+		if j == nil {
+			t.Fatal("nothing to lease")
+		}
+		var dead bool
+		err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+			var err error
+			dead, err = storage.FailJob(ctx, tx, j, "boom", now.Add(time.Duration(i)*time.Hour), time.Second)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dead {
+			return j
+		}
+	}
+}
+
+func TestListRequeueRetryJobs(t *testing.T) {
+	db := openJobsDB(t)
+	ctx := context.Background()
+	enqueue(t, db, 3, "extract", t0)
+	dead := killJob(t, db, "extract", t0)
+
+	jobs, err := storage.ListJobs(ctx, db.Reader(), storage.JobFilter{Status: storage.JobDead}, 10)
+	if err != nil || len(jobs) != 1 || jobs[0].ID != dead.ID || jobs[0].Error != "boom" {
+		t.Fatalf("dead list = %+v, %v", jobs, err)
+	}
+	all, _ := storage.ListJobs(ctx, db.Reader(), storage.JobFilter{}, 10)
+	if len(all) != 3 || all[len(all)-1].Status != storage.JobDead {
+		t.Fatalf("live jobs should list before dead ones: %+v", all)
+	}
+
+	// A pending job waiting out its backoff: retry makes it due now.
+	j := lease(t, db, "w", t0.Add(10*time.Hour), "extract")
+	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		_, err := storage.FailJob(ctx, tx, j, "flaky", t0.Add(10*time.Hour), time.Hour)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	failing, _ := storage.ListJobs(ctx, db.Reader(), storage.JobFilter{Failing: true}, 10)
+	if len(failing) != 1 || failing[0].ID != j.ID {
+		t.Fatalf("failing = %+v", failing)
+	}
+	if lease(t, db, "w2", t0.Add(10*time.Hour+time.Minute), "extract") == nil {
+		// the third job is still due; lease it out of the way
+		t.Fatal("third job should be due")
+	}
+	if got := lease(t, db, "w2", t0.Add(10*time.Hour+time.Minute), "extract"); got != nil {
+		t.Fatalf("backing-off job leased early: %+v", got)
+	}
+	var retried *storage.Job
+	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+		var err error
+		retried, err = storage.RetryJob(ctx, tx, j.ID, storage.FormatTime(t0.Add(10*time.Hour+time.Minute)))
+		return err
+	})
+	if err != nil || retried.NextAttemptAt != "" {
+		t.Fatalf("retry = %+v, %v", retried, err)
+	}
+	if got := lease(t, db, "w2", t0.Add(10*time.Hour+time.Minute), "extract"); got == nil || got.ID != j.ID {
+		t.Fatalf("retried job not due: %+v", got)
+	}
+	// Leased jobs cannot be retried.
+	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+		_, err := storage.RetryJob(ctx, tx, j.ID, storage.FormatTime(t0))
+		return err
+	})
+	if !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("retry leased job: %v, want ErrConflict", err)
+	}
+
+	// Requeue all dead: attempts reset, due now.
+	var n int64
+	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+		var err error
+		n, err = storage.RequeueDeadJobs(ctx, tx, "", 50, storage.FormatTime(t0.Add(20*time.Hour)))
+		return err
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("requeue = %d, %v", n, err)
+	}
+	got, _ := storage.GetJob(ctx, db.Reader(), dead.ID)
+	if got.Status != storage.JobPending || got.Attempts != 0 {
+		t.Fatalf("requeued job = %+v", got)
+	}
+}
+
+func TestRequeueDeadBatchLimit(t *testing.T) {
+	db := openJobsDB(t)
+	ctx := context.Background()
+	enqueue(t, db, 5, "extract", t0)
+	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE memory_jobs SET status = 'dead', attempts = 3`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		var err error
+		n, err = storage.RequeueDeadJobs(ctx, tx, "", 2, storage.FormatTime(t0))
+		return err
+	}); err != nil || n != 2 {
+		t.Fatalf("requeue batch = %d, %v", n, err)
+	}
+	dead, _ := storage.ListJobs(ctx, db.Reader(), storage.JobFilter{Status: storage.JobDead}, 10)
+	if len(dead) != 3 {
+		t.Fatalf("dead left = %d, want 3", len(dead))
+	}
+}
