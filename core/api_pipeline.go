@@ -20,6 +20,7 @@ func (a *API) pipelineRoutes() {
 	m.HandleFunc("GET /api/jobs/{id}", a.getJob)
 	m.HandleFunc("POST /api/jobs/{id}/retry", a.retryJob)
 	m.HandleFunc("GET /api/pipeline/status", a.pipelineStatus)
+	m.HandleFunc("GET /api/graph/entities", a.graphEntities)
 }
 
 func (a *API) listProposals(w http.ResponseWriter, r *http.Request) {
@@ -96,4 +97,25 @@ func (a *API) pipelineStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, st)
+}
+
+// graphEntities serves GET /api/graph/entities?q=&limit=: the knowledge
+// graph's entities whose canonical name contains q, most mentioned first.
+func (a *API) graphEntities(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit := 50
+	if v := strings.TrimSpace(q.Get("limit")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			writeError(w, invalid("limit", "limit must be an integer from 1 to 1000"))
+			return
+		}
+		limit = n
+	}
+	ents, err := a.svc.GraphEntities(r.Context(), q.Get("q"), limit)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"entities": ents, "count": len(ents)})
 }

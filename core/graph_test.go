@@ -70,6 +70,11 @@ func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Mentions != 2 {
 		t.Fatalf("GraphEntities: %+v %v", list, err)
 	}
+	r := e.get(t, "/api/graph/entities?q=billing&limit=5").want(t, 200)
+	if ents := r.list(t, "entities"); len(ents) != 1 || ents[0]["mentions"].(float64) != 2 {
+		t.Fatalf("GET /api/graph/entities: %s", r)
+	}
+	e.get(t, "/api/graph/entities?limit=0").wantInvalid(t, "limit", "limit must be an integer from 1 to 1000")
 }
 
 func TestGraphPersistIdempotent(t *testing.T) {

@@ -846,8 +846,8 @@ func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath b
 		if strings.TrimSpace(content) == "" {
 			return nil
 		}
-		// The extraction worker (pipeline) picks session_extract jobs up;
-		// until it exists the row waits, one per session.
+		// The pipeline worker extracts facts from the transcript
+		// (ProcessExtractJob); one live job per session.
 		payload, _ := json.Marshal(map[string]string{"session_key": h.SessionKey, "harness": h.Harness, "project": h.Project})
 		var existing string
 		err := tx.QueryRowContext(ctx, `SELECT id FROM memory_jobs WHERE job_type = 'session_extract' AND payload = ?
@@ -861,7 +861,7 @@ func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath b
 		}
 		res.JobID = NewID()
 		_, err = tx.ExecContext(ctx, `INSERT INTO memory_jobs (id, job_type, status, payload, attempts, max_attempts, created_at, updated_at)
-			VALUES (?, 'session_extract', 'pending', ?, 0, 3, ?, ?)`, res.JobID, string(payload), now, now)
+			VALUES (?, ?, 'pending', ?, 0, ?, ?, ?)`, res.JobID, JobSessionExtract, string(payload), s.cfg.PipelineV2.MaxAttempts, now, now)
 		return err
 	})
 	if err != nil {

@@ -385,14 +385,8 @@ func (s *Service) insertNew(ctx context.Context, tx *storage.Tx, m *storage.Memo
 }
 
 func (s *Service) enqueueJob(ctx context.Context, tx *storage.Tx, memoryID, jobType string) error {
-	now := s.timestamp()
-	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memory_jobs
-		(id, memory_id, job_type, status, attempts, max_attempts, created_at, updated_at)
-		VALUES (?, ?, ?, 'pending', 0, 3, ?, ?)`, NewID(), memoryID, jobType, now, now)
-	if err != nil {
-		return fmt.Errorf("enqueue %s job: %w", jobType, err)
-	}
-	return nil
+	_, err := storage.EnqueueJob(ctx, tx, NewID(), memoryID, jobType, "", s.cfg.PipelineV2.MaxAttempts, s.timestamp())
+	return err
 }
 
 func (s *Service) addHistory(ctx context.Context, tx *storage.Tx, memoryID, event string, oldContent, newContent *string, actor Actor, reason string, meta map[string]any) error {

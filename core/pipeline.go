@@ -23,7 +23,14 @@ import (
 // Job types.
 const (
 	JobExtract = "extract"
+	// JobSessionExtract extracts facts from a session's transcript (queued
+	// by the session-end hook). Its proposals name "session:<key>" as their
+	// source.
+	JobSessionExtract = "session_extract"
 )
+
+// ExtractJobTypes are the job types ProcessExtractJob runs.
+var ExtractJobTypes = []string{JobExtract, JobSessionExtract}
 
 // Pipeline actor names.
 const (
@@ -164,6 +171,7 @@ func (s *Service) GetJob(ctx context.Context, id string) (*storage.Job, error) {
 type ExtractJobResult struct {
 	Status      string              `json:"status"` // completed or skipped
 	SkipReason  string              `json:"skipReason,omitempty"`
+	Source      string              `json:"source,omitempty"` // the source memory id, or session:<key>
 	Provider    string              `json:"provider"`
 	WriteMode   string              `json:"writeMode"` // shadow or controlled-write
 	Facts       []Fact              `json:"facts"`
@@ -255,27 +263,35 @@ func (s *Service) pipelineWriteMode() string {
 func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm LLM) (*ExtractJobResult, error) {
 	res := &ExtractJobResult{Status: "completed", Provider: llm.Name(), WriteMode: s.pipelineWriteMode(),
 		Facts: []Fact{}, Entities: []Entity{}, Proposals: []*storage.Proposal{}}
-	src, err := storage.GetMemory(ctx, s.db.Reader(), job.MemoryID)
-	if errors.Is(err, storage.ErrNotFound) || (err == nil && src.IsDeleted) {
-		res.Status, res.SkipReason = "skipped", "source memory missing or deleted"
+	var src *storage.Memory
+	var raw string
+	var err error
+	if job.JobType == JobSessionExtract {
+		src, raw, err = s.sessionSource(ctx, job)
+	} else {
+		src, err = storage.GetMemory(ctx, s.db.Reader(), job.MemoryID)
+		if errors.Is(err, storage.ErrNotFound) || (err == nil && src.IsDeleted) {
+			err = errSkipJob("source memory missing or deleted")
+		} else if err == nil {
+			raw = src.Content
+		}
+	}
+	var skip errSkipJob
+	if errors.As(err, &skip) {
+		res.Status, res.SkipReason = "skipped", string(skip)
 		return res, s.CompleteJob(ctx, job, res)
 	} else if err != nil {
 		return nil, err
 	}
+	res.Source = src.ID
 
 	// Extraction: outside any transaction.
-	text := stripInjectedBlocks(src.Content)
-	res.StrippedRun = len(src.Content) - len(text)
-	input, tooShort := ExtractionInput(text)
-	var ext ExtractionResult
-	if !tooShort {
-		raw, err := llm.Generate(ctx, ExtractionPrompt(input), GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
-		if err != nil {
-			return nil, fmt.Errorf("extraction: %w", err)
-		}
-		var warns []string
-		ext, warns = ParseExtraction(raw)
-		res.Warnings = append(res.Warnings, warns...)
+	text := stripInjectedBlocks(raw)
+	res.StrippedRun = len(raw) - len(text)
+	ext, warns, err := s.extractWindows(ctx, text, job.JobType == JobSessionExtract, llm)
+	res.Warnings = append(res.Warnings, warns...)
+	if err != nil {
+		return nil, err
 	}
 	res.Facts, res.Entities = append(res.Facts, ext.Facts...), append(res.Entities, ext.Entities...)
 	res.FactCount, res.EntityCount = len(ext.Facts), len(ext.Entities)
@@ -301,6 +317,12 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 	minConf := s.cfg.PipelineV2.MinFactConfidenceForWrite
 	var created []string
 	var deferred []*storage.Proposal
+	// decide's verdicts (a pinned target) survive the per-attempt reset
+	// below.
+	decided := make(map[*storage.Proposal]string, len(res.Proposals))
+	for _, p := range res.Proposals {
+		decided[p] = p.BlockedReason
+	}
 	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		created, deferred = nil, nil
 		res.WriteStats = WriteStats{}
@@ -308,7 +330,7 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 			return err
 		}
 		for _, p := range res.Proposals {
-			p.State, p.Shadow, p.Blocked, p.BlockedReason, p.SkippedReason, p.AppliedMemoryID = storage.ProposalPending, !cw, false, "", "", ""
+			p.State, p.Shadow, p.Blocked, p.BlockedReason, p.SkippedReason, p.AppliedMemoryID = storage.ProposalPending, !cw, false, decided[p], "", ""
 			switch p.Action {
 			case ActionAdd:
 				switch {
@@ -452,6 +474,11 @@ func (s *Service) decide(ctx context.Context, job *storage.Job, src *storage.Mem
 	if d.Action == ActionUpdate || d.Action == ActionDelete {
 		if risk, _ := DetectContradiction(f.Content, target.Content); risk {
 			p.ContradictionRisk, p.ReviewNeeded = true, true
+		} else if risk, why, cw := s.semanticContradiction(ctx, llm, f.Content, target.Content); risk {
+			p.ContradictionRisk, p.ReviewNeeded = true, true
+			warns = append(append(warns, cw...), "review needed: "+why)
+		} else {
+			warns = append(warns, cw...)
 		}
 		if target.Pinned {
 			p.BlockedReason = "pinned_target"

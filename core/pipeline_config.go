@@ -29,6 +29,16 @@ type PipelineV2Config struct {
 	LeaseTimeout Duration `toml:"lease_timeout" range:"1s,24h"`
 	// MaxAttempts before a job is dead.
 	MaxAttempts int `toml:"max_attempts" range:"1,20"`
+	// SemanticContradiction asks the model whether an UPDATE or DELETE
+	// contradicts its target when the syntactic detector is negative and
+	// the two share at least 3 content words; a positive verdict flags the
+	// proposal for review. Not run with the heuristic provider.
+	SemanticContradiction bool `toml:"semantic_contradiction"`
+	// SemanticContradictionTimeout bounds one check (and never exceeds the
+	// model call timeout).
+	SemanticContradictionTimeout Duration `toml:"semantic_contradiction_timeout" range:"1s,10m"`
+	// SemanticContradictionMinConfidence: verdicts below it are ignored.
+	SemanticContradictionMinConfidence float64 `toml:"semantic_contradiction_min_confidence" range:"0,1"`
 }
 
 // DefaultPipelineV2Config returns the pipeline worker's defaults.
@@ -41,5 +51,9 @@ func DefaultPipelineV2Config() PipelineV2Config {
 		PollInterval:              Duration(2 * time.Second),
 		LeaseTimeout:              Duration(5 * time.Minute),
 		MaxAttempts:               3,
+
+		SemanticContradiction:              true,
+		SemanticContradictionTimeout:       Duration(15 * time.Second),
+		SemanticContradictionMinConfidence: 0.7,
 	}
 }

@@ -85,10 +85,7 @@ func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, r
 	var created string
 	switch p.Action {
 	case ActionAdd:
-		src, err := storage.GetMemory(ctx, s.db.Reader(), p.SourceMemoryID)
-		if err != nil {
-			src = &storage.Memory{ID: p.SourceMemoryID}
-		}
+		src := s.proposalSource(ctx, p.SourceMemoryID)
 		err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			created = ""
 			id, deduped, err := s.insertFact(ctx, tx, p, src, "", actor)

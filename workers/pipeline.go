@@ -139,11 +139,11 @@ func (w *PipelineWorker) loop(ctx context.Context, owner string, poll time.Durat
 	}
 }
 
-// Step leases and runs at most one extract job. It reports whether a job
+// Step leases and runs at most one extract or session_extract job. It reports whether a job
 // was found; a job's failure is recorded on the job (retry or dead) and
 // returned.
 func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
-	job, err := w.Svc.LeaseJob(ctx, owner, core.JobExtract)
+	job, err := w.Svc.LeaseJob(ctx, owner, core.ExtractJobTypes...)
 	if err != nil || job == nil {
 		return false, err
 	}

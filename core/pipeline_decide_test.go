@@ -1,0 +1,258 @@
+package core_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/workers/llm"
+)
+
+// scriptedModel is an Ollama server (POST /api/generate, the real wire
+// format) whose answers are scripted per prompt kind.
+type scriptedModel struct {
+	extract    string
+	decide     func(fact core.Fact, cands []core.Candidate) string
+	contradict string
+	hang       bool // contradiction calls never answer
+	calls      atomic.Int64
+	checks     atomic.Int64
+}
+
+func (m *scriptedModel) serve(t *testing.T) core.LLM {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/generate" {
+			http.NotFound(w, r)
+			return
+		}
+		var req struct {
+			Prompt string `json:"prompt"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		m.calls.Add(1)
+		var out string
+		if _, ok := core.ExtractionPromptInput(req.Prompt); ok {
+			out = m.extract
+		} else if f, c, ok := core.DecisionPromptInput(req.Prompt); ok {
+			out = m.decide(f, c)
+		} else if strings.Contains(req.Prompt, core.ContradictionBeginMarker) {
+			m.checks.Add(1)
+			if m.hang {
+				<-r.Context().Done()
+				return
+			}
+			out = m.contradict
+		} else {
+			http.Error(w, "unexpected prompt", 400)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"model": "qwen3:4b", "response": out, "done": true, "done_reason": "stop"})
+	}))
+	t.Cleanup(srv.Close)
+	m2, err := llm.New("ollama", llm.Config{BaseURL: srv.URL, Model: "qwen3:4b", Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m2
+}
+
+const (
+	oldFact = "The billing service stores invoices in PostgreSQL on the primary cluster in Frankfurt."
+	newFact = "The billing service stores invoices in MySQL on the primary cluster in Frankfurt."
+)
+
+// decideEnv stores the target memory (its own extract job retired) and a
+// source memory whose extraction yields newFact; it returns the target id.
+func decideEnv(t *testing.T, mods ...func(*core.Config)) (*env, string) {
+	t.Helper()
+	e := newEnv(t, append([]func(*core.Config){func(c *core.Config) { c.Embedding.Provider = "none" }}, mods...)...)
+	target := e.mustID(t, oldFact)
+	if err := e.db.WriteTx(context.Background(), func(tx *storage.Tx) error {
+		_, err := tx.ExecContext(context.Background(), `UPDATE memory_jobs SET status = 'completed' WHERE memory_id = ?`, target)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.mustID(t, "After the migration last week, the billing service moved its invoices to MySQL; the Frankfurt primary cluster keeps them.")
+	return e, target
+}
+
+func extractAnswer(fact string) string {
+	return "<think>The user moved databases.</think>\n```json\n{\"facts\": [{\"content\": \"" + fact + "\", \"type\": \"fact\", \"confidence\": 0.9}], \"entities\": []}\n```"
+}
+
+func updateTo(target string) func(core.Fact, []core.Candidate) string {
+	return func(_ core.Fact, cands []core.Candidate) string {
+		return `{"action": "update", "targetId": "` + target + `", "confidence": 0.85, "reason": "the database changed"}`
+	}
+}
+
+func runScripted(t *testing.T, e *env, m core.LLM) *core.ExtractJobResult {
+	t.Helper()
+	job, err := e.svc.LeaseJob(context.Background(), "test", core.JobExtract)
+	if err != nil || job == nil {
+		t.Fatalf("lease: %v %v", job, err)
+	}
+	res, err := e.svc.ProcessExtractJob(context.Background(), job, m)
+	if err != nil {
+		t.Fatalf("process: %v", err)
+	}
+	return res
+}
+
+func TestDecisionWithAHallucinatedTargetIsDropped(t *testing.T) {
+	e, target := decideEnv(t)
+	m := &scriptedModel{extract: extractAnswer(newFact), decide: updateTo("0198f00d-dead-7bad-beef-000000000000")}
+	res := runScripted(t, e, m.serve(t))
+	if len(res.Proposals) != 0 {
+		t.Fatalf("a hallucinated target made a proposal: %+v", res.Proposals[0])
+	}
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "not one of the candidates") {
+		t.Fatalf("warnings do not say why: %q", res.Warnings)
+	}
+	if n := e.count(t, `SELECT count(*) FROM pipeline_proposals`); n != 0 {
+		t.Fatalf("%d proposals stored", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM memories WHERE id = ? AND content = ? AND version = 1`, target, oldFact); n != 1 {
+		t.Fatal("target changed")
+	}
+	// The job is completed with the warning visible in its result.
+	jobs := e.get(t, "/api/jobs?status=completed&type=extract").list(t, "jobs")
+	found := false
+	for _, j := range jobs {
+		if r, _ := j["result"].(string); strings.Contains(r, "not one of the candidates") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no completed job records the warning: %v", jobs)
+	}
+}
+
+func TestPinnedTargetIsNeverChanged(t *testing.T) {
+	e, target := decideEnv(t, func(c *core.Config) {
+		c.Pipeline.ShadowMode = false
+		c.PipelineV2.AllowUpdateDelete = true
+		c.PipelineV2.SemanticContradiction = false
+	})
+	e.patch(t, target, map[string]any{"pinned": true, "reason": "keep"}).want(t, 200)
+	m := &scriptedModel{extract: extractAnswer(newFact), decide: updateTo(target)}
+	res := runScripted(t, e, m.serve(t))
+	if len(res.Proposals) != 1 || !res.Proposals[0].Blocked || res.Proposals[0].BlockedReason != "pinned_target" {
+		t.Fatalf("proposal: %+v warnings %q", res.Proposals[0], res.Warnings)
+	}
+	if n := e.count(t, `SELECT count(*) FROM memories WHERE id = ? AND content = ?`, target, oldFact); n != 1 {
+		t.Fatal("pinned target changed by the pipeline")
+	}
+	// An operator approving it is refused too: unpin first.
+	e.post(t, "/api/proposals/"+res.Proposals[0].ID+"/approve", map[string]any{"reason": "ok"}).wantErr(t, 409, core.CodePinned)
+	if n := e.count(t, `SELECT count(*) FROM pipeline_proposals WHERE state = 'pending'`); n != 1 {
+		t.Fatal("refused approval changed the proposal's state")
+	}
+}
+
+func TestApprovingAStaleUpdateFails(t *testing.T) {
+	e, target := decideEnv(t, func(c *core.Config) { c.PipelineV2.SemanticContradiction = false })
+	m := &scriptedModel{extract: extractAnswer(newFact), decide: updateTo(target)}
+	res := runScripted(t, e, m.serve(t))
+	if len(res.Proposals) != 1 || res.Proposals[0].Action != "update" || !res.Proposals[0].Shadow {
+		t.Fatalf("proposals: %+v", res.Proposals)
+	}
+	pid := res.Proposals[0].ID
+	// Someone edits the target after the proposal was made.
+	e.patch(t, target, map[string]any{"content": "The billing service stores invoices in CockroachDB.", "reason": "moved again"}).want(t, 200)
+	e.post(t, "/api/proposals/"+pid+"/approve", map[string]any{"reason": "ok"}).wantErr(t, 409, core.CodeVersionConflict)
+	if n := e.count(t, `SELECT count(*) FROM memories WHERE id = ? AND content LIKE '%CockroachDB%'`, target); n != 1 {
+		t.Fatal("stale approval overwrote the newer content")
+	}
+	if n := e.count(t, `SELECT count(*) FROM pipeline_proposals WHERE id = ? AND state = 'pending'`, pid); n != 1 {
+		t.Fatal("stale proposal left pending state")
+	}
+	// Rejected instead: recorded in history with the reason.
+	e.post(t, "/api/proposals/"+pid+"/reject", map[string]any{"reason": "superseded"}).want(t, 200)
+	if n := e.count(t, `SELECT count(*) FROM memory_history WHERE reason LIKE '%superseded%'`); n < 1 {
+		t.Fatal("rejection not in history")
+	}
+}
+
+func TestSemanticContradictionFlagsReview(t *testing.T) {
+	controlled := func(c *core.Config) {
+		c.Pipeline.ShadowMode = false
+		c.PipelineV2.AllowUpdateDelete = true
+		c.PipelineV2.SemanticContradictionTimeout = core.Duration(300 * time.Millisecond)
+	}
+	if risk, why := core.DetectContradiction(newFact, oldFact); risk {
+		t.Fatalf("the syntactic detector already flags these (%s); the test needs a pair it misses", why)
+	}
+	cases := []struct {
+		name       string
+		answer     string
+		hang       bool
+		wantReview bool
+	}{
+		{"confident yes", "Sure.\n{\"contradicts\": true, \"confidence\": 0.92, \"reason\": \"PostgreSQL and MySQL cannot both hold them\",}", false, true},
+		{"unsure yes", `{"contradicts": true, "confidence": 0.4, "reason": "maybe"}`, false, false},
+		{"no", `{"contradicts": false, "confidence": 0.9, "reason": "compatible"}`, false, false},
+		{"garbage", `I cannot answer that`, false, false},
+		{"hangs", "", true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, target := decideEnv(t, controlled)
+			m := &scriptedModel{extract: extractAnswer(newFact), decide: updateTo(target), contradict: tc.answer, hang: tc.hang}
+			res := runScripted(t, e, m.serve(t))
+			if m.checks.Load() != 1 || len(res.Proposals) != 1 {
+				t.Fatalf("checks=%d proposals=%+v warnings=%q", m.checks.Load(), res.Proposals, res.Warnings)
+			}
+			p := res.Proposals[0]
+			if p.ReviewNeeded != tc.wantReview || p.ContradictionRisk != tc.wantReview {
+				t.Fatalf("review=%v risk=%v, want %v (warnings %q)", p.ReviewNeeded, p.ContradictionRisk, tc.wantReview, res.Warnings)
+			}
+			content := newFact
+			if tc.wantReview {
+				content = oldFact
+				if !p.Blocked || p.BlockedReason != "contradiction_review_needed" {
+					t.Fatalf("flagged proposal not held for review: %+v", p)
+				}
+			} else if res.WriteStats.Updated != 1 {
+				t.Fatalf("unflagged update not applied: %+v %q", res.WriteStats, res.Warnings)
+			}
+			if n := e.count(t, `SELECT count(*) FROM memories WHERE id = ? AND content = ?`, target, content); n != 1 {
+				t.Fatalf("target content is not %q", content)
+			}
+			if (tc.hang || tc.name == "garbage") && len(res.Warnings) == 0 {
+				t.Fatal("a failed check left no warning")
+			}
+		})
+	}
+}
+
+func TestSemanticContradictionSkippedForUnrelatedOrHeuristic(t *testing.T) {
+	ctx := context.Background()
+	v, ok, _ := core.ParseContradiction("```json\n{\"contradicts\": \"yes\", \"confidence\": 7}\n```")
+	if !ok || !v.Contradicts || v.Confidence != 1 {
+		t.Fatalf("parse: %+v ok=%v", v, ok)
+	}
+	if _, ok, w := core.ParseContradiction(`{"contradicts": "perhaps"}`); ok || len(w) == 0 {
+		t.Fatal("a non-boolean verdict was accepted")
+	}
+	// Few shared words: no model call at all.
+	e, target := decideEnv(t)
+	m := &scriptedModel{extract: extractAnswer("Invoices now live in MySQL."), decide: updateTo(target), contradict: `{"contradicts": true, "confidence": 1}`}
+	res := runScripted(t, e, m.serve(t))
+	if m.checks.Load() != 0 || len(res.Proposals) != 1 || res.Proposals[0].ReviewNeeded {
+		t.Fatalf("checks=%d proposals=%+v", m.checks.Load(), res.Proposals)
+	}
+	_ = ctx
+}

@@ -1,0 +1,119 @@
+package core
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// errSkipJob completes a job as skipped with its text as the reason.
+type errSkipJob string
+
+func (e errSkipJob) Error() string { return string(e) }
+
+// SessionMinTranscriptChars: shorter transcripts (after cairn's own
+// injected blocks are stripped) are not worth a model call.
+const SessionMinTranscriptChars = 200
+
+// sessionMaxWindows caps how many extraction windows of a long transcript
+// are sent to the model (the rest is dropped with a warning).
+const sessionMaxWindows = 5
+
+// sessionSource loads a session_extract job's transcript and a stand-in
+// source memory "session:<key>" carrying the session's project.
+func (s *Service) sessionSource(ctx context.Context, job *storage.Job) (*storage.Memory, string, error) {
+	var p struct {
+		SessionKey string `json:"session_key"`
+		Project    string `json:"project"`
+	}
+	if err := json.Unmarshal([]byte(job.Payload), &p); err != nil || p.SessionKey == "" {
+		return nil, "", errSkipJob("payload has no session_key")
+	}
+	var content string
+	var project sql.NullString
+	err := s.db.Reader().QueryRowContext(ctx, `SELECT content, project FROM session_transcripts WHERE session_key = ?`, p.SessionKey).Scan(&content, &project)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, "", errSkipJob("session transcript is gone")
+	} else if err != nil {
+		return nil, "", err
+	}
+	if utf8.RuneCountInString(stripInjectedBlocks(content)) < SessionMinTranscriptChars {
+		return nil, "", errSkipJob(fmt.Sprintf("transcript shorter than %d characters", SessionMinTranscriptChars))
+	}
+	proj := project.String
+	if proj == "" {
+		proj = p.Project
+	}
+	return &storage.Memory{ID: "session:" + p.SessionKey, Project: proj, SessionID: p.SessionKey}, content, nil
+}
+
+// extractWindows runs extraction on text: one call for a memory (input
+// truncated at ExtractMaxInputChars), or up to sessionMaxWindows calls over
+// consecutive windows of a long transcript, merged with duplicate facts
+// dropped and the usual caps applied. A model error fails the job (it is
+// retried); parse problems are warnings.
+func (s *Service) extractWindows(ctx context.Context, text string, windowed bool, llm LLM) (ExtractionResult, []string, error) {
+	var out ExtractionResult
+	var warns []string
+	windows := []string{text}
+	if windowed {
+		windows = ChunkContent(text, ExtractMaxInputChars-200)
+		if len(windows) > sessionMaxWindows {
+			warns = append(warns, fmt.Sprintf("transcript has %d extraction windows; the last %d were not read", len(windows), len(windows)-sessionMaxWindows))
+			windows = windows[:sessionMaxWindows]
+		}
+	}
+	seen := map[string]bool{}
+	for _, w := range windows {
+		input, tooShort := ExtractionInput(w)
+		if tooShort {
+			continue
+		}
+		raw, err := llm.Generate(ctx, ExtractionPrompt(input), GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
+		if err != nil {
+			return out, warns, fmt.Errorf("extraction: %w", err)
+		}
+		ext, ws := ParseExtraction(raw)
+		warns = append(warns, ws...)
+		for _, f := range ext.Facts {
+			h := NormalizeContent(f.Content).Hash
+			if seen[h] || len(out.Facts) >= ExtractMaxFacts {
+				continue
+			}
+			seen[h] = true
+			out.Facts = append(out.Facts, f)
+		}
+		for _, e := range ext.Entities {
+			if len(out.Entities) < ExtractMaxEntities {
+				out.Entities = append(out.Entities, e)
+			}
+		}
+		out.Mentions = append(out.Mentions, ext.Mentions...)
+	}
+	return out, warns, nil
+}
+
+// proposalSource returns the memory a proposal came from, or for a
+// session's proposal ("session:<key>") a stand-in with the session's
+// project; a vanished source is a stand-in with the id only.
+func (s *Service) proposalSource(ctx context.Context, id string) *storage.Memory {
+	if key, ok := strings.CutPrefix(id, "session:"); ok {
+		m := &storage.Memory{ID: id, SessionID: key}
+		var project sql.NullString
+		if err := s.db.Reader().QueryRowContext(ctx, `SELECT project FROM sessions WHERE key = ?`, key).Scan(&project); err == nil {
+			m.Project = project.String
+		}
+		return m
+	}
+	src, err := storage.GetMemory(ctx, s.db.Reader(), id)
+	if err != nil {
+		return &storage.Memory{ID: id}
+	}
+	return src
+}

@@ -1,0 +1,71 @@
+package core_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/workers/llm"
+)
+
+// A session-end transcript becomes a session_extract job; the pipeline
+// extracts its facts (never the blocks cairn injected) into reviewable
+// proposals whose source is the session.
+func TestSessionExtractJob(t *testing.T) {
+	e := newEnv(t, func(c *core.Config) { c.Embedding.Provider = "none" })
+	ctx := context.Background()
+	lines := []string{
+		`{"type":"user","message":{"role":"user","content":"We decided to use PostgreSQL for the billing service because it supports row level locking.\n[cairn:recall | query=\"x\" | results=1]\n- The old cache server Memcachier must never come back\n[/cairn:recall]"}}`,
+		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Understood. The deploy pipeline now publishes container images to the internal registry every Tuesday, and the team prefers small releases."}]}}`,
+	}
+	r := e.post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-42", "cwd": projA,
+		"transcript": strings.Join(lines, "\n")}).want(t, 200)
+	jobID := r.str("jobId")
+	job, err := e.svc.LeaseJob(ctx, "w", core.ExtractJobTypes...)
+	if err != nil || job == nil || job.ID != jobID || job.JobType != core.JobSessionExtract {
+		t.Fatalf("leased %+v (%v), want session job %s", job, err, jobID)
+	}
+	res, err := e.svc.ProcessExtractJob(ctx, job, llm.NewHeuristic())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != "completed" || res.Source != "session:s-42" || len(res.Proposals) < 2 {
+		t.Fatalf("result: %+v", res)
+	}
+	for _, p := range res.Proposals {
+		if strings.Contains(p.Fact, "Memcachier") {
+			t.Fatalf("an injected recall block was extracted: %q", p.Fact)
+		}
+		if p.SourceMemoryID != "session:s-42" || !p.Shadow {
+			t.Fatalf("proposal: %+v", p)
+		}
+	}
+	// Approving one writes a memory in the session's project.
+	ap := e.post(t, "/api/proposals/"+res.Proposals[0].ID+"/approve", map[string]any{"reason": "yes"}).want(t, 200)
+	_ = ap
+	if n := e.count(t, `SELECT count(*) FROM memories WHERE source_id = 'session:s-42' AND project = ? AND session_id = 's-42'`, projA); n != 1 {
+		t.Fatalf("approved session fact not stored with its project: %d", n)
+	}
+	if j, _ := e.svc.GetJob(ctx, jobID); j.Status != "completed" {
+		t.Fatalf("job %s", j.Status)
+	}
+
+	// A short transcript is skipped without a model call.
+	r = e.post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-43",
+		"transcript": `{"type":"user","message":{"role":"user","content":"ok thanks, bye for now then"}}`}).want(t, 200)
+	if r.str("jobId") != "" {
+		job, _ = e.svc.LeaseJob(ctx, "w", core.ExtractJobTypes...)
+		res, err = e.svc.ProcessExtractJob(ctx, job, failingModel{})
+		if err != nil || res.Status != "skipped" {
+			t.Fatalf("short transcript: %+v %v", res, err)
+		}
+	}
+}
+
+type failingModel struct{}
+
+func (failingModel) Name() string { return "broken" }
+func (failingModel) Generate(context.Context, string, core.GenerateOptions) (string, error) {
+	return "", context.DeadlineExceeded
+}
