@@ -69,3 +69,22 @@ func FuzzParseDecision(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseContradiction: any model answer returns without panicking, and
+// an accepted verdict has a confidence in 0..1.
+func FuzzParseContradiction(f *testing.F) {
+	addExtractSeeds(f)
+	for _, s := range []string{`{"contradicts": true, "confidence": 0.9, "reason": "x"}`, `{"contradicts": "yes"}`,
+		"<think>no</think>```json\n{\"contradicts\": false,}\n```", `{"contradicts": null}`, `{"contradicts": 1e999}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		v, ok, _ := ParseContradiction(raw)
+		if ok && (v.Confidence < 0 || v.Confidence > 1 || !utf8.ValidString(v.Reason)) {
+			t.Fatalf("bad verdict %+v", v)
+		}
+		if !ok && v.Contradicts {
+			t.Fatal("a rejected answer says contradicts")
+		}
+	})
+}
