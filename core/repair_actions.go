@@ -214,19 +214,17 @@ func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*Repai
 			return nil, err
 		}
 		var uniq []pendingRow
-		dups := map[string][]string{} // content hash -> other memories with it
+		seen := map[string]bool{}
 		for rows.Next() {
 			var p pendingRow
 			if err := rows.Scan(&p.id, &p.hash, &p.content); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			if _, seen := dups[p.hash]; seen {
-				dups[p.hash] = append(dups[p.hash], p.id)
-				continue
+			if !seen[p.hash] { // one provider call per distinct content
+				seen[p.hash] = true
+				uniq = append(uniq, p)
 			}
-			dups[p.hash] = nil
-			uniq = append(uniq, p)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -245,22 +243,24 @@ func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*Repai
 			res.Message = fmt.Sprintf("embedded %d memories, then the provider failed: %v", res.Affected, err)
 			return res, nil
 		}
-		var others []string
+		// Other live memories with the same content (another project, or
+		// beyond this batch) share the vector: mark and index them too.
+		hashes := make([]string, 0, len(uniq))
 		for _, p := range uniq {
-			for _, id := range dups[p.hash] {
-				others = append(others, id)
-			}
+			hashes = append(hashes, p.hash)
+		}
+		var others []string
+		if err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			var err error
+			others, err = queryColumn(ctx, tx, `UPDATE memories SET embedding_model = ?
+				WHERE is_deleted = 0 AND content_hash IN (SELECT value FROM json_each(?)) AND embedding_model IS NOT ?
+				AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = memories.content_hash AND e.model = ?)
+				RETURNING id`, model, jsonStrings(hashes), model, model)
+			return err
+		}); err != nil {
+			return nil, err
 		}
 		if len(others) > 0 {
-			// Memories sharing a content hash share its vector.
-			if err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-				_, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_model = ? WHERE id IN (SELECT value FROM json_each(?))
-					AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = memories.content_hash AND e.model = ?)`,
-					model, jsonStrings(others), model)
-				return err
-			}); err != nil {
-				return nil, err
-			}
 			s.syncVectors(ctx, others...)
 			res.Affected += len(others)
 		}
@@ -540,6 +540,24 @@ func (s *Service) mergeCluster(ctx context.Context, tx *storage.Tx, c dedupClust
 		return 0, nil, err
 	}
 	return len(retired), append([]string{keeper.ID}, retired...), nil
+}
+
+// queryColumn collects the first column of a query's rows as strings.
+func queryColumn(ctx context.Context, q storage.Querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // jsonStrings encodes ids for `IN (SELECT value FROM json_each(?))`.
