@@ -154,8 +154,8 @@ func TestRepairRequeueTenThousandDeadInBatches(t *testing.T) {
 		SELECT 'job-' || i, 'extract', 'dead', 3, 3, 'boom', '2026-03-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z' FROM n`)
 	total := 0
 	for run := 0; ; run++ {
-		res := repair(t, e, core.RepairRequeueDead, operator, core.RepairOptions{BatchSize: 1500})
-		if res.Affected > 1500 {
+		res := repair(t, e, core.RepairRequeueDead, operator, core.RepairOptions{BatchSize: 2000})
+		if res.Affected > 2000 {
 			t.Fatalf("run %d requeued %d, more than the batch", run, res.Affected)
 		}
 		if res.Affected == 0 {
