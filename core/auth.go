@@ -323,6 +323,10 @@ var routeRules = map[string]routeRule{
 	"GET /api/memory/{a}/{b} jobs":        {perm: PermDocuments},
 	"GET /api/memory/{a}/{b} history":     {perm: PermRecall, scope: scopeID},
 	"GET /api/memory/{a}/{b} other":       {},
+	"GET /api/repair":                     {perm: PermAdmin, scope: scopeDenied},
+	"GET /api/repair/embedding-gaps":      {perm: PermAdmin, scope: scopeDenied},
+	"GET /api/repair/dedup-stats":         {perm: PermAdmin, scope: scopeDenied},
+	"POST /api/repair/{action}":           {perm: PermAdmin, limiter: "admin", scope: scopeDenied},
 }
 
 // ruleFor finds the rule of the route r will reach; pattern is "" when no

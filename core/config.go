@@ -37,6 +37,63 @@ type Config struct {
 	PipelineV2 PipelineV2Config `toml:"pipeline_v2"`
 	TUI        TUIConfig        `toml:"tui"`
 	Log        LogConfig        `toml:"log"`
+	// Retention purges old tombstones, history and jobs (core/retention.go).
+	Retention RetentionConfig `toml:"retention"`
+	// Maintenance is the policy gate of repairs (core/repair_gate.go).
+	Maintenance MaintenanceConfig `toml:"maintenance"`
+}
+
+// RetentionConfig configures the retention sweep: what is purged and when.
+// Windows are measured from stored timestamps (deleted_at, created_at,
+// updated_at) against the service clock.
+type RetentionConfig struct {
+	// Enabled starts the retention worker with the server and the TUI; the
+	// retention-sweep repair works either way.
+	Enabled  bool     `toml:"enabled"`
+	Interval Duration `toml:"interval" range:"1m,720h"`
+	// TombstoneWindow: soft-deleted memories older than this are purged
+	// for good (graph links, vectors, the row and its full-text entry). It
+	// may not be shorter than memory.recover_window.
+	TombstoneWindow Duration `toml:"tombstone_window" range:"1h,87600h"`
+	// HistoryWindow: history events older than this are deleted.
+	HistoryWindow Duration `toml:"history_window" range:"1h,87600h"`
+	// CompletedJobsWindow and DeadJobsWindow: finished jobs whose last
+	// change is older than this are deleted.
+	CompletedJobsWindow Duration `toml:"completed_jobs_window" range:"1h,87600h"`
+	DeadJobsWindow      Duration `toml:"dead_jobs_window" range:"1h,87600h"`
+	// BatchSize is the most rows one write transaction removes.
+	BatchSize int `toml:"batch_size" range:"1,100000"`
+	// MaxBatches caps the batches of each step in one sweep; what is left
+	// waits for the next sweep.
+	MaxBatches int `toml:"max_batches" range:"1,1000000"`
+}
+
+// MaintenanceConfig is the policy gate of repairs. Operators (and sdk
+// callers) are never throttled; agent callers (agent, harness) need
+// autonomous_enabled and go through per-action cooldowns and hourly
+// budgets; daemon callers (daemon, pipeline: the maintenance worker) need
+// autonomous_enabled but are not throttled. autonomous_frozen denies every
+// agent and daemon run; operators may still repair.
+type MaintenanceConfig struct {
+	AutonomousEnabled bool `toml:"autonomous_enabled"`
+	AutonomousFrozen  bool `toml:"autonomous_frozen"`
+	// Mode of the maintenance worker: observe only logs recommendations,
+	// execute runs them.
+	Mode     string   `toml:"mode" oneof:"observe,execute"`
+	Interval Duration `toml:"interval" range:"1m,24h"`
+	// Cooldowns and hourly budgets for agent callers, per action group:
+	// requeue (requeue-dead, release-leases, clean-orphans), reembed,
+	// fts (check-fts), dedup, retention (retention-sweep).
+	RequeueCooldown       Duration `toml:"requeue_cooldown" range:"0s,24h"`
+	RequeueHourlyBudget   int      `toml:"requeue_hourly_budget" range:"1,100000"`
+	ReembedCooldown       Duration `toml:"reembed_cooldown" range:"0s,24h"`
+	ReembedHourlyBudget   int      `toml:"reembed_hourly_budget" range:"1,100000"`
+	FTSCooldown           Duration `toml:"fts_cooldown" range:"0s,24h"`
+	FTSHourlyBudget       int      `toml:"fts_hourly_budget" range:"1,100000"`
+	DedupCooldown         Duration `toml:"dedup_cooldown" range:"0s,24h"`
+	DedupHourlyBudget     int      `toml:"dedup_hourly_budget" range:"1,100000"`
+	RetentionCooldown     Duration `toml:"retention_cooldown" range:"0s,24h"`
+	RetentionHourlyBudget int      `toml:"retention_hourly_budget" range:"1,100000"`
 }
 
 // TUIConfig configures the terminal UI.
@@ -210,6 +267,30 @@ func DefaultConfig() Config {
 		PipelineV2: DefaultPipelineV2Config(),
 		Hooks:      DefaultHooksConfig(),
 		Log:        LogConfig{Level: "info"},
+		Retention: RetentionConfig{
+			Enabled:             true,
+			Interval:            Duration(6 * time.Hour),
+			TombstoneWindow:     Duration(30 * 24 * time.Hour),
+			HistoryWindow:       Duration(180 * 24 * time.Hour),
+			CompletedJobsWindow: Duration(14 * 24 * time.Hour),
+			DeadJobsWindow:      Duration(30 * 24 * time.Hour),
+			BatchSize:           500,
+			MaxBatches:          200,
+		},
+		Maintenance: MaintenanceConfig{
+			Mode:                  "observe",
+			Interval:              Duration(30 * time.Minute),
+			RequeueCooldown:       Duration(60 * time.Second),
+			RequeueHourlyBudget:   50,
+			ReembedCooldown:       Duration(300 * time.Second),
+			ReembedHourlyBudget:   10,
+			FTSCooldown:           Duration(300 * time.Second),
+			FTSHourlyBudget:       5,
+			DedupCooldown:         Duration(600 * time.Second),
+			DedupHourlyBudget:     3,
+			RetentionCooldown:     Duration(600 * time.Second),
+			RetentionHourlyBudget: 3,
+		},
 	}
 }
 
@@ -501,6 +582,10 @@ func (c *Config) Validate() error {
 	if c.Guardrails.MaxRememberChars < c.Guardrails.MaxContentChars {
 		return &ConfigError{Key: "guardrails.max_remember_chars", Value: strconv.Itoa(c.Guardrails.MaxRememberChars),
 			Reason: fmt.Sprintf("must be at least guardrails.max_content_chars (%d)", c.Guardrails.MaxContentChars)}
+	}
+	if c.Retention.TombstoneWindow < c.Memory.RecoverWindow {
+		return &ConfigError{Key: "retention.tombstone_window", Value: c.Retention.TombstoneWindow.D().String(),
+			Reason: fmt.Sprintf("must not be shorter than memory.recover_window (%s): a memory must stay recoverable until its window ends", c.Memory.RecoverWindow.D())}
 	}
 	if err := validateAddr(c.Server.Addr); err != nil {
 		return &ConfigError{Key: "server.addr", Value: strconv.Quote(c.Server.Addr), Reason: err.Error()}

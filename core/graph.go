@@ -27,8 +27,8 @@ import (
 // running-average confidence grow when it is observed again, except when
 // the same memory is re-processed (both ends were already linked to it).
 // Purging the links of tombstoned memories (and orphaned entities) is left
-// to the retention worker, which does not do it yet; until then recall's
-// joins ignore deleted memories.
+// to the retention sweep (core/retention.go, step 1); until a tombstone's
+// window ends, recall's joins ignore deleted memories.
 
 // Graph limits (seed 003).
 const (

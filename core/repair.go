@@ -10,9 +10,41 @@ import (
 
 // Repair action names, as used in POST /api/repair/{action}.
 const (
-	RepairRequeueDead   = "requeue-dead"
-	RepairReleaseLeases = "release-leases"
+	RepairRequeueDead    = "requeue-dead"
+	RepairReleaseLeases  = "release-leases"
+	RepairCheckFTS       = "check-fts"
+	RepairRetentionSweep = "retention-sweep"
+	RepairReEmbed        = "re-embed"
+	RepairCleanOrphans   = "clean-orphans"
+	RepairDeduplicate    = "deduplicate"
 )
+
+// MaxRepairBatch bounds RepairOptions.BatchSize.
+const MaxRepairBatch = 10000
+
+// RepairActions lists every repair for menus and help, in the order a
+// menu shows them. check-fts appears twice: the check alone is harmless,
+// the check with Repair rebuilds the index.
+func RepairActions() []RepairInfo {
+	return []RepairInfo{
+		{Action: RepairRequeueDead, Title: "Requeue dead jobs (back to pending, attempts reset)"},
+		{Action: RepairReleaseLeases, Title: "Release stale job leases"},
+		{Action: RepairCheckFTS, Title: "Check the full-text index"},
+		{Action: RepairCheckFTS, Title: "Check and rebuild the full-text index", Destructive: true, Options: &RepairOptions{Repair: true}},
+		{Action: RepairReEmbed, Title: "Embed memories with missing or stale vectors"},
+		{Action: RepairCleanOrphans, Title: "Delete vectors of deleted or missing memories", Destructive: true},
+		{Action: RepairDeduplicate, Title: "Merge exact duplicate memories", Destructive: true},
+		{Action: RepairRetentionSweep, Title: "Purge expired tombstones, old history and finished jobs", Destructive: true},
+	}
+}
+
+func knownRepair(action string) bool {
+	switch action {
+	case RepairRequeueDead, RepairReleaseLeases, RepairCheckFTS, RepairRetentionSweep, RepairReEmbed, RepairCleanOrphans, RepairDeduplicate:
+		return true
+	}
+	return false
+}
 
 // RepairOptions tune one repair run. Zero values take each action's
 // defaults.
@@ -23,6 +55,9 @@ type RepairOptions struct {
 	DryRun bool `json:"dryRun,omitempty"`
 	// Repair applies a fix where the action is a check (check-fts).
 	Repair bool `json:"repair,omitempty"`
+	// FullSweep makes re-embed loop batch after batch until nothing is
+	// left.
+	FullSweep bool `json:"fullSweep,omitempty"`
 	// JobID restricts requeue-dead to one job.
 	JobID string `json:"jobId,omitempty"`
 	// Reason is recorded in the audit event; default "manual repair".
@@ -43,22 +78,59 @@ type RepairInfo struct {
 	Action      string `json:"action"`
 	Title       string `json:"title"`
 	Destructive bool   `json:"destructive"` // deletes or rewrites rows: ask before running
+	// Options, when set, are what this menu entry runs the action with.
+	Options *RepairOptions `json:"options,omitempty"`
 }
 
 // Repair runs one repair action as actor and audits it in history
-// (memory_id "system", event "none").
+// (memory_id "system", event "none"); dry runs are not audited. It is the
+// one entry point of the API, the TUI and the maintenance worker
+// (Actor{Type: ActorDaemon}). Before running it applies the policy gate
+// (checkRepairPolicy), single flight per action (409 repair_in_progress)
+// and, for agent callers, the limiter (limitRepair).
+//
+// A result with Success false means the action ran but could not do its
+// job (no embedder, a mismatch found but not repaired); an error means it
+// did not run or failed.
 func (s *Service) Repair(ctx context.Context, action string, actor Actor, opts RepairOptions) (*RepairResult, error) {
 	actor = actor.normalized()
+	if !knownRepair(action) {
+		return nil, &Error{Status: http.StatusNotFound, Code: CodeUnknownRepair, Message: fmt.Sprintf("unknown repair action %q", action),
+			Extra: map[string]any{"field": "action"}}
+	}
+	if opts.BatchSize < 0 || opts.BatchSize > MaxRepairBatch {
+		return nil, invalid("batchSize", "batchSize must be between 1 and %d", MaxRepairBatch)
+	}
+	if opts.JobID != "" && action != RepairRequeueDead {
+		return nil, invalid("jobId", "jobId only applies to %s", RepairRequeueDead)
+	}
+	if err := s.checkRepairPolicy(action, actor); err != nil {
+		return nil, err
+	}
+	release, err := s.repair.acquire(action)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if err := s.limitRepair(action, actor); err != nil {
+		return nil, err
+	}
 	var res *RepairResult
-	var err error
 	switch action {
 	case RepairRequeueDead:
 		res, err = s.repairRequeueDead(ctx, opts)
 	case RepairReleaseLeases:
 		res, err = s.repairReleaseLeases(ctx, opts)
-	default:
-		return nil, &Error{Status: http.StatusNotFound, Code: "unknown_repair", Message: fmt.Sprintf("unknown repair action %q", action),
-			Extra: map[string]any{"field": "action"}}
+	case RepairCheckFTS:
+		res, err = s.repairCheckFTS(ctx, opts)
+	case RepairRetentionSweep:
+		res, err = s.repairRetentionSweep(ctx, opts)
+	case RepairReEmbed:
+		res, err = s.repairReEmbed(ctx, opts)
+	case RepairCleanOrphans:
+		res, err = s.repairCleanOrphans(ctx, opts)
+	case RepairDeduplicate:
+		res, err = s.repairDeduplicate(ctx, actor, opts)
 	}
 	if err != nil {
 		return nil, err

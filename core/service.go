@@ -23,6 +23,7 @@ type Service struct {
 	frozen   atomic.Bool
 	events   broker
 	emb      embedState
+	repair   repairState
 }
 
 // ServiceOptions are optional dependencies of a Service.

@@ -1,0 +1,131 @@
+package core
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// repairRoutes serves /api/repair (permission admin):
+//
+//	GET  /api/repair                  the actions, for menus
+//	GET  /api/repair/embedding-gaps   {unembedded,total,coverage}
+//	GET  /api/repair/dedup-stats      {exactClusters,exactExcess,totalActive}
+//	POST /api/repair/{action}         run one; body optional
+func (a *API) repairRoutes() {
+	m := a.mux
+	m.HandleFunc("GET /api/repair", a.repairList)
+	m.HandleFunc("GET /api/repair/embedding-gaps", a.repairEmbeddingGaps)
+	m.HandleFunc("GET /api/repair/dedup-stats", a.repairDedupStats)
+	m.HandleFunc("POST /api/repair/{action}", a.repairRun)
+}
+
+func (a *API) repairList(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"actions": RepairActions()})
+}
+
+func (a *API) repairEmbeddingGaps(w http.ResponseWriter, r *http.Request) {
+	g, err := a.svc.EmbeddingGaps(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, g)
+}
+
+func (a *API) repairDedupStats(w http.ResponseWriter, r *http.Request) {
+	st, err := a.svc.DedupStats(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// repairRun runs POST /api/repair/{action}. The body is optional: batchSize,
+// dryRun, repair, fullSweep, jobId, reason (reason also from the
+// X-Cairn-Reason or X-Signet-Reason header; the body wins). The answer is
+// 200 {action,success,affected,message[,dryRun]} whenever the action ran;
+// success false says it could not do its job. Gate denials are 429, a run
+// already in progress 409.
+func (a *API) repairRun(w http.ResponseWriter, r *http.Request) {
+	action := r.PathValue("action")
+	if !knownRepair(action) {
+		a.fail(w, r, &Error{Status: http.StatusNotFound, Code: CodeUnknownRepair, Message: "unknown repair action " + quote(action),
+			Extra: map[string]any{"field": "action"}})
+		return
+	}
+	var b body
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.svc.cfg.Server.MaxBodyBytes))
+	if err != nil {
+		a.fail(w, r, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+			Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", a.svc.cfg.Server.MaxBodyBytes)})
+		return
+	}
+	if len(bytes.TrimSpace(raw)) > 0 { // the body is optional
+		var e *Error
+		if b, e = parseBody(raw); e != nil {
+			a.fail(w, r, e)
+			return
+		}
+	}
+	opts := RepairOptions{Reason: strings.TrimSpace(firstHeader(r, "X-Cairn-Reason", "X-Signet-Reason"))}
+	if b != nil {
+		n, e := b.integer("batchSize", "batch_size")
+		if e != nil {
+			a.fail(w, r, e)
+			return
+		}
+		if n != nil {
+			if *n < 1 || *n > MaxRepairBatch {
+				_, name := b.field("batchSize", "batch_size")
+				a.fail(w, r, invalid(name, "%s must be between 1 and %d", name, MaxRepairBatch))
+				return
+			}
+			opts.BatchSize = int(*n)
+		}
+		for _, f := range []struct {
+			dst   *bool
+			names []string
+		}{
+			{&opts.DryRun, []string{"dryRun", "dry_run"}},
+			{&opts.Repair, []string{"repair"}},
+			{&opts.FullSweep, []string{"fullSweep", "full_sweep"}},
+		} {
+			v, e := b.boolean(f.names...)
+			if e != nil {
+				a.fail(w, r, e)
+				return
+			}
+			if v != nil {
+				*f.dst = *v
+			}
+		}
+		for _, f := range []struct {
+			dst   *string
+			names []string
+		}{
+			{&opts.JobID, []string{"jobId", "job_id"}},
+			{&opts.Reason, []string{"reason"}},
+		} {
+			v, ok, e := b.str(f.names...)
+			if e != nil {
+				a.fail(w, r, e)
+				return
+			}
+			if ok && strings.TrimSpace(v) != "" {
+				*f.dst = strings.TrimSpace(v)
+			}
+		}
+	}
+	res, err := a.svc.Repair(r.Context(), action, actorOf(r, b), opts)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }

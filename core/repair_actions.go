@@ -1,0 +1,567 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// ---------------------------------------------------------------------------
+// check-fts
+// ---------------------------------------------------------------------------
+
+// FTSCheck is the state of the full-text index.
+//
+// memories_fts is an external-content FTS5 index over memories.content
+// kept by triggers on insert, hard delete and content update. Soft deletes
+// do not touch it (queries join memories and drop deleted rows), so the
+// index must hold exactly one document per memories row, live or deleted.
+// It is consistent when the documents it holds (memories_fts_docsize, one
+// row per document) equal the rows of memories and FTS5's integrity-check,
+// which also compares the index with the content table, passes.
+type FTSCheck struct {
+	Rows           int    `json:"rows"`    // memories rows, live and deleted
+	Indexed        int    `json:"indexed"` // documents in the index
+	IntegrityError string `json:"integrityError,omitempty"`
+	Mismatch       bool   `json:"mismatch"`
+}
+
+// CheckFTS checks the full-text index. FTS5's integrity-check is an INSERT
+// command, so it runs in a write transaction that changes nothing; it
+// reads the whole index, which takes about a second per 100k memories.
+func (s *Service) CheckFTS(ctx context.Context) (*FTSCheck, error) {
+	c := &FTSCheck{}
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories`).Scan(&c.Rows); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories_fts_docsize`).Scan(&c.Indexed); err != nil {
+			c.IntegrityError = err.Error()
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			c.IntegrityError = err.Error()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.Mismatch = c.Rows != c.Indexed || c.IntegrityError != ""
+	return c, nil
+}
+
+// RebuildFTS rebuilds the full-text index from the memories table.
+func (s *Service) RebuildFTS(ctx context.Context) error {
+	return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')`)
+		return err
+	})
+}
+
+func (s *Service) repairCheckFTS(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
+	res := &RepairResult{Action: RepairCheckFTS, DryRun: opts.DryRun}
+	c, err := s.CheckFTS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	state := fmt.Sprintf("%d memories rows, %d indexed", c.Rows, c.Indexed)
+	if c.IntegrityError != "" {
+		state += ", integrity-check failed: " + c.IntegrityError
+	}
+	if !c.Mismatch {
+		res.Success = true
+		res.Message = "full-text index consistent (" + state + ")"
+		return res, nil
+	}
+	res.Affected = max(abs(c.Rows-c.Indexed), 1)
+	if !opts.Repair || opts.DryRun {
+		res.Message = "full-text index mismatch (" + state + "); run with repair to rebuild it"
+		if opts.Repair {
+			res.Message = "full-text index mismatch (" + state + "); would rebuild it"
+		}
+		return res, nil
+	}
+	if err := s.RebuildFTS(ctx); err != nil {
+		return nil, fmt.Errorf("rebuild full-text index: %w", err)
+	}
+	after, err := s.CheckFTS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res.Success = !after.Mismatch
+	res.Message = fmt.Sprintf("full-text index rebuilt (was %s; now %d rows, %d indexed)", state, after.Rows, after.Indexed)
+	if after.Mismatch {
+		res.Message += ", still inconsistent: " + after.IntegrityError
+	}
+	return res, nil
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// ---------------------------------------------------------------------------
+// retention-sweep
+// ---------------------------------------------------------------------------
+
+// RetentionPreview counts what a sweep would remove now (graph links,
+// tombstones, history, completed and dead jobs; vectors are not counted).
+func (s *Service) RetentionPreview(ctx context.Context) (*RetentionReport, error) {
+	cfg := s.cfg.Retention
+	now := s.now()
+	cut := func(d Duration) string { return storage.FormatTime(now.Add(-d.D())) }
+	rep := &RetentionReport{}
+	r := s.db.Reader()
+	queries := []struct {
+		dst   *int64
+		query string
+		args  []any
+	}{
+		{&rep.GraphLinks, `SELECT count(*) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
+			WHERE m.is_deleted = 1 AND m.deleted_at < ?`, []any{cut(cfg.TombstoneWindow)}},
+		{&rep.Tombstones, `SELECT count(*) FROM memories WHERE is_deleted = 1 AND deleted_at < ?`, []any{cut(cfg.TombstoneWindow)}},
+		{&rep.History, `SELECT count(*) FROM memory_history WHERE created_at < ?`, []any{cut(cfg.HistoryWindow)}},
+		{&rep.CompletedJobs, `SELECT count(*) FROM memory_jobs WHERE status = 'completed' AND updated_at < ?`, []any{cut(cfg.CompletedJobsWindow)}},
+		{&rep.DeadJobs, `SELECT count(*) FROM memory_jobs WHERE status = 'dead' AND updated_at < ?`, []any{cut(cfg.DeadJobsWindow)}},
+	}
+	for _, q := range queries {
+		if err := r.QueryRowContext(ctx, q.query, q.args...).Scan(q.dst); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+func (s *Service) repairRetentionSweep(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
+	res := &RepairResult{Action: RepairRetentionSweep, DryRun: opts.DryRun, Success: true}
+	if opts.DryRun {
+		rep, err := s.RetentionPreview(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res.Affected = int(rep.Total())
+		res.Message = "would remove " + rep.String()
+		return res, nil
+	}
+	rep, err := s.retentionSweep(ctx, opts.BatchSize)
+	if err != nil {
+		return nil, err
+	}
+	res.Affected = int(rep.Total())
+	res.Message = "removed " + rep.String()
+	if rep.Capped {
+		res.Message += " (stopped at retention.max_batches; the rest waits for the next sweep)"
+	}
+	return res, nil
+}
+
+// ---------------------------------------------------------------------------
+// re-embed
+// ---------------------------------------------------------------------------
+
+// pendingOldestQuery is pendingQuery oldest first: a repair catches up on
+// the backlog in the order it built up.
+const pendingOldestQuery = `SELECT m.id, m.content_hash, m.content FROM memories m
+	WHERE m.is_deleted = 0 AND NOT EXISTS (
+		SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)
+	ORDER BY m.created_at, m.rid LIMIT ?`
+
+func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
+	res := &RepairResult{Action: RepairReEmbed, DryRun: opts.DryRun}
+	if s.embedder == nil {
+		res.Message = "no embedding provider configured (embedding.provider = none): nothing can be embedded"
+		return res, nil
+	}
+	batch := opts.BatchSize
+	if batch <= 0 {
+		batch = 50
+	}
+	pending, err := s.CountPendingEmbeddings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res.Success = true
+	if opts.DryRun {
+		res.Affected = pending
+		if !opts.FullSweep {
+			res.Affected = min(pending, batch)
+		}
+		res.Message = fmt.Sprintf("would embed %d of %d memories with missing or stale vectors", res.Affected, pending)
+		return res, nil
+	}
+	model := s.embedder.Model()
+	// Under continuous writes the backlog may never reach zero: a full
+	// sweep makes at most the passes the backlog it started with needs.
+	passes := 1
+	if opts.FullSweep {
+		passes = pending/batch + 2
+	}
+	for pass := 0; pass < passes; pass++ {
+		rows, err := s.db.Reader().QueryContext(ctx, pendingOldestQuery, model, batch)
+		if err != nil {
+			return nil, err
+		}
+		var uniq []pendingRow
+		seen := map[string]bool{}
+		for rows.Next() {
+			var p pendingRow
+			if err := rows.Scan(&p.id, &p.hash, &p.content); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if !seen[p.hash] { // one provider call per distinct content
+				seen[p.hash] = true
+				uniq = append(uniq, p)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if len(uniq) == 0 {
+			break
+		}
+		// The provider is called outside any transaction; embedRows stores
+		// each provider batch in its own short one and updates the vector
+		// index.
+		n, err := s.embedRows(ctx, uniq)
+		res.Affected += n
+		if err != nil {
+			res.Success = false
+			res.Message = fmt.Sprintf("embedded %d memories, then the provider failed: %v", res.Affected, err)
+			return res, nil
+		}
+		// Other live memories with the same content (another project, or
+		// beyond this batch) share the vector: mark and index them too.
+		hashes := make([]string, 0, len(uniq))
+		for _, p := range uniq {
+			hashes = append(hashes, p.hash)
+		}
+		var others []string
+		if err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			var err error
+			others, err = queryColumn(ctx, tx, `UPDATE memories SET embedding_model = ?
+				WHERE is_deleted = 0 AND content_hash IN (SELECT value FROM json_each(?)) AND embedding_model IS NOT ?
+				AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = memories.content_hash AND e.model = ?)
+				RETURNING id`, model, jsonStrings(hashes), model, model)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		if len(others) > 0 {
+			s.syncVectors(ctx, others...)
+			res.Affected += len(others)
+		}
+	}
+	left, err := s.CountPendingEmbeddings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res.Message = fmt.Sprintf("embedded %d memories; %d still without a vector for %s", res.Affected, left, model)
+	return res, nil
+}
+
+// EmbeddingGaps is GET /api/repair/embedding-gaps.
+type EmbeddingGaps struct {
+	Unembedded int    `json:"unembedded"`
+	Total      int    `json:"total"`
+	Coverage   string `json:"coverage"` // like "96.5%"
+}
+
+// EmbeddingGaps counts live memories without a vector for the current
+// model. Without an embedder every memory is unembedded.
+func (s *Service) EmbeddingGaps(ctx context.Context) (*EmbeddingGaps, error) {
+	var g EmbeddingGaps
+	if err := s.db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE is_deleted = 0`).Scan(&g.Total); err != nil {
+		return nil, err
+	}
+	g.Unembedded = g.Total
+	if s.embedder != nil {
+		n, err := s.CountPendingEmbeddings(ctx)
+		if err != nil {
+			return nil, err
+		}
+		g.Unembedded = n
+	}
+	cov := 100.0
+	if g.Total > 0 {
+		cov = 100 * float64(g.Total-g.Unembedded) / float64(g.Total)
+	}
+	g.Coverage = fmt.Sprintf("%.1f%%", math.Floor(cov*10)/10)
+	return &g, nil
+}
+
+// ---------------------------------------------------------------------------
+// clean-orphans
+// ---------------------------------------------------------------------------
+
+func (s *Service) repairCleanOrphans(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
+	res := &RepairResult{Action: RepairCleanOrphans, DryRun: opts.DryRun, Success: true}
+	if opts.DryRun {
+		n, err := storage.CountOrphanEmbeddings(ctx, s.db.Reader())
+		if err != nil {
+			return nil, err
+		}
+		res.Affected = n
+		res.Message = fmt.Sprintf("would delete %d vectors whose memory is missing or deleted", n)
+		return res, nil
+	}
+	batch := opts.BatchSize
+	if batch <= 0 {
+		batch = 500
+	}
+	// Only vectors no live memory uses go, so the in-memory index (live
+	// memories only) loses nothing.
+	var after int64
+	for {
+		var n, last int64
+		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			var err error
+			n, last, err = storage.DeleteOrphanEmbeddings(ctx, tx, after, batch, "")
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("clean orphan vectors: %w", err)
+		}
+		res.Affected += int(n)
+		if last == 0 {
+			break
+		}
+		after = last
+	}
+	res.Message = fmt.Sprintf("deleted %d vectors whose memory is missing or deleted", res.Affected)
+	return res, nil
+}
+
+// ---------------------------------------------------------------------------
+// deduplicate
+// ---------------------------------------------------------------------------
+
+// Exact duplicates. The unique index idx_memories_hash_live keeps two live
+// memories of one project from sharing a content hash, and the hash is
+// sha256 of the normalized content, so the write path cannot make exact
+// duplicates within a project. What can still duplicate is rows whose
+// stored hash differs while their normalized content is identical: rows
+// written by another tool or an older cairn, or imported straight into
+// the table. A cluster is therefore: live, not pinned, not manual_override
+// memories of the same project (NULL and ” alike) with the same non-empty
+// normalized_content. The same fact in two projects is not a duplicate:
+// projects are kept apart on purpose.
+const dedupClusterSelect = `SELECT normalized_content, COALESCE(project, '') AS p, count(*) AS n
+	FROM memories WHERE is_deleted = 0 AND pinned = 0 AND manual_override = 0 AND normalized_content != ''
+	GROUP BY normalized_content, p HAVING n > 1`
+
+// DedupStats is GET /api/repair/dedup-stats.
+type DedupStats struct {
+	ExactClusters int `json:"exactClusters"`
+	ExactExcess   int `json:"exactExcess"` // rows a deduplicate would retire
+	TotalActive   int `json:"totalActive"`
+}
+
+// DedupStats counts exact duplicate clusters (pinned and manual_override
+// rows excluded) among live memories.
+func (s *Service) DedupStats(ctx context.Context) (*DedupStats, error) {
+	var st DedupStats
+	r := s.db.Reader()
+	if err := r.QueryRowContext(ctx, `SELECT count(*), COALESCE(sum(n - 1), 0) FROM (`+dedupClusterSelect+`)`).
+		Scan(&st.ExactClusters, &st.ExactExcess); err != nil {
+		return nil, err
+	}
+	if err := r.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE is_deleted = 0`).Scan(&st.TotalActive); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// keeperScore ranks a cluster's rows (Signet 7.4): importance first, then
+// use, edits and recency. Pinned rows never reach a cluster here.
+func keeperScore(m *storage.Memory) float64 {
+	score := 3*m.Importance + float64(min(m.AccessCount, 50))/50 + float64(min(m.UpdateCount, 20))/20
+	if t, err := storage.ParseTime(m.UpdatedAt); err == nil {
+		score += float64(t.UnixMilli()) / 1e15
+	}
+	return score
+}
+
+type dedupCluster struct {
+	normalized, project string
+}
+
+func (s *Service) repairDeduplicate(ctx context.Context, actor Actor, opts RepairOptions) (*RepairResult, error) {
+	res := &RepairResult{Action: RepairDeduplicate, DryRun: opts.DryRun, Success: true}
+	if !opts.DryRun {
+		if err := s.checkFrozen(); err != nil {
+			return nil, err
+		}
+	}
+	batch := opts.BatchSize
+	if batch <= 0 {
+		batch = 100
+	}
+	rows, err := s.db.Reader().QueryContext(ctx, dedupClusterSelect+` ORDER BY min(rid) LIMIT ?`, batch)
+	if err != nil {
+		return nil, err
+	}
+	var clusters []dedupCluster
+	excess := 0
+	for rows.Next() {
+		var c dedupCluster
+		var n int
+		if err := rows.Scan(&c.normalized, &c.project, &n); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		clusters = append(clusters, c)
+		excess += n - 1
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if opts.DryRun {
+		res.Affected = excess
+		res.Message = fmt.Sprintf("would retire %d duplicates in %d clusters", excess, len(clusters))
+		return res, nil
+	}
+	reason := "dedup: duplicate of %s"
+	merged := 0
+	for _, c := range clusters {
+		var touched []string
+		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			touched = touched[:0]
+			n, ids, err := s.mergeCluster(ctx, tx, c, actor, reason, opts.Reason)
+			merged += n
+			touched = append(touched, ids...)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("deduplicate: %w", err)
+		}
+		if len(touched) > 0 {
+			s.syncVectors(ctx, touched...)
+			for _, id := range touched[1:] {
+				s.events.publish(Event{Kind: EventDeleted, MemoryID: id, Actor: actor.Name})
+			}
+			s.events.publish(Event{Kind: EventUpdated, MemoryID: touched[0], Actor: actor.Name})
+		}
+	}
+	res.Affected = merged
+	res.Message = fmt.Sprintf("retired %d duplicates in %d clusters", merged, len(clusters))
+	return res, nil
+}
+
+// mergeCluster re-reads one cluster inside the transaction (rows may have
+// changed since it was found), keeps the best row, merges the others' tags
+// into it and soft-deletes them. It returns how many rows it retired and
+// the ids it touched, keeper first.
+func (s *Service) mergeCluster(ctx context.Context, tx *storage.Tx, c dedupCluster, actor Actor, reasonFmt, why string) (int, []string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+storage.MemoryColumns+` FROM memories m
+		WHERE m.is_deleted = 0 AND m.pinned = 0 AND m.manual_override = 0
+		AND m.normalized_content = ? AND COALESCE(m.project, '') = ? ORDER BY m.created_at, m.rid`, c.normalized, c.project)
+	if err != nil {
+		return 0, nil, err
+	}
+	var ms []*storage.Memory
+	for rows.Next() {
+		m, err := storage.ScanMemory(rows)
+		if err != nil {
+			rows.Close()
+			return 0, nil, err
+		}
+		ms = append(ms, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, nil, err
+	}
+	if len(ms) < 2 {
+		return 0, nil, nil
+	}
+	keeper := ms[0]
+	for _, m := range ms[1:] {
+		if keeperScore(m) > keeperScore(keeper) {
+			keeper = m
+		}
+	}
+	now := s.timestamp()
+	tags := slices.Clone(keeper.Tags)
+	var added, retired []string
+	for _, m := range ms {
+		if m == keeper {
+			continue
+		}
+		for _, t := range m.Tags {
+			if !slices.ContainsFunc(tags, func(k string) bool { return strings.EqualFold(k, t) }) {
+				tags = append(tags, t)
+				added = append(added, t)
+			}
+		}
+		// Retired without a version increment (Signet 7.4): nothing about
+		// the row changed but its being a duplicate.
+		m.IsDeleted, m.DeletedAt = true, now
+		m.UpdatedAt, m.UpdatedBy = now, actor.Name
+		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
+			return 0, nil, err
+		}
+		old := m.Content
+		reason := fmt.Sprintf(reasonFmt, keeper.ID)
+		if err := s.addHistory(ctx, tx, m.ID, storage.EventDeleted, &old, nil, actor, reason,
+			map[string]any{"repairAction": RepairDeduplicate, "keeper": keeper.ID}); err != nil {
+			return 0, nil, err
+		}
+		retired = append(retired, m.ID)
+	}
+	if len(added) > 0 {
+		keeper.Tags = tags
+		keeper.Version++
+		keeper.UpdatedAt, keeper.UpdatedBy = now, actor.Name
+		if err := storage.UpdateMemory(ctx, tx, keeper); err != nil {
+			return 0, nil, err
+		}
+	}
+	meta := map[string]any{"repairAction": RepairDeduplicate, "duplicates": retired, "tagsAdded": added}
+	if why != "" {
+		meta["requestReason"] = why
+	}
+	if err := s.addHistory(ctx, tx, keeper.ID, storage.EventMerged, nil, nil, actor,
+		fmt.Sprintf("dedup: merged %d duplicates", len(retired)), meta); err != nil {
+		return 0, nil, err
+	}
+	return len(retired), append([]string{keeper.ID}, retired...), nil
+}
+
+// queryColumn collects the first column of a query's rows as strings.
+func queryColumn(ctx context.Context, q storage.Querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// jsonStrings encodes ids for `IN (SELECT value FROM json_each(?))`.
+func jsonStrings(ids []string) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
+}

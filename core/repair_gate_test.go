@@ -1,0 +1,62 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// The retention worker's sweep and the retention-sweep repair share one
+// flight: while one runs the other is refused, and the flight is released
+// after a refusal by the limiter.
+func TestRetentionSharesRepairFlight(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "g.db"), NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cfg := DefaultConfig()
+	cfg.Maintenance.AutonomousEnabled = true
+	s := NewService(db, cfg, ServiceOptions{})
+	release, err := s.repair.acquire(RepairRetentionSweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RetentionSweep(ctx); !errors.Is(err, &Error{Code: CodeRepairInProgress}) {
+		t.Fatalf("sweep during a repair: %v", err)
+	}
+	if _, err := s.Repair(ctx, RepairRetentionSweep, Actor{}, RepairOptions{}); !errors.Is(err, &Error{Code: CodeRepairInProgress}) {
+		t.Fatalf("repair during a sweep: %v", err)
+	}
+	release()
+	if _, err := s.RetentionSweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// An agent refused by the cooldown does not keep the action busy.
+	agent := Actor{Name: "a", Type: ActorAgent}
+	if _, err := s.Repair(ctx, RepairRetentionSweep, agent, RepairOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Repair(ctx, RepairRetentionSweep, agent, RepairOptions{}); !errors.Is(err, &Error{Code: CodeRepairCooldown}) {
+		t.Fatalf("second agent run: %v", err)
+	}
+	if _, err := s.Repair(ctx, RepairRetentionSweep, Actor{}, RepairOptions{}); err != nil {
+		t.Fatalf("operator after a refused agent: %v", err)
+	}
+}
+
+func TestActorClass(t *testing.T) {
+	for typ, want := range map[string]string{
+		ActorOperator: ActorOperator, ActorSDK: ActorOperator, "": ActorOperator,
+		ActorAgent: ActorAgent, ActorHarness: ActorAgent,
+		ActorDaemon: ActorDaemon, ActorPipeline: ActorDaemon,
+	} {
+		if got := actorClass(typ); got != want {
+			t.Errorf("actorClass(%q) = %q, want %q", typ, got, want)
+		}
+	}
+}

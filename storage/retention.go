@@ -1,0 +1,262 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+)
+
+// Retention helpers. Each removes at most limit rows (or memories) in the
+// transaction it is given, so the caller loops short transactions instead
+// of holding the writer for one long purge. cutoff is a stored timestamp
+// (FormatTime): rows strictly older than it are eligible.
+
+// jsonList encodes ids for `IN (SELECT value FROM json_each(?))`, which
+// keeps the statement text fixed (and cached) whatever the batch size.
+func jsonList[T any](ids []T) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+// GraphPurge counts what PurgeGraphLinks removed.
+type GraphPurge struct {
+	Memories int64 // memories whose links were removed
+	Links    int64 // memory_entity_mentions rows deleted
+	Entities int64 // entities left without mentions, deleted
+	Relation int64 // relations of those entities, deleted
+}
+
+// PurgeGraphLinks removes the entity links of up to limit memories that
+// are tombstones deleted before cutoff, or that no longer exist at all. Each
+// linked entity's mention count is decremented by the links removed; an
+// entity that reaches zero and has no link left is deleted with its
+// relations.
+func PurgeGraphLinks(ctx context.Context, q Querier, cutoff string, limit int) (GraphPurge, error) {
+	var out GraphPurge
+	ids, err := stringColumn(ctx, q, `SELECT m.id FROM memories m
+		WHERE m.is_deleted = 1 AND m.deleted_at < ?
+		AND EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.memory_id = m.id)
+		LIMIT ?`, cutoff, limit)
+	if err != nil {
+		return out, err
+	}
+	if len(ids) < limit {
+		// Links of memories already gone (purged before the graph existed,
+		// or by an older cairn).
+		gone, err := stringColumn(ctx, q, `SELECT DISTINCT mm.memory_id FROM memory_entity_mentions mm
+			WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = mm.memory_id) LIMIT ?`, limit-len(ids))
+		if err != nil {
+			return out, err
+		}
+		ids = append(ids, gone...)
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	out.Memories = int64(len(ids))
+	list := jsonList(ids)
+	type dec struct {
+		id string
+		n  int64
+	}
+	rows, err := q.QueryContext(ctx, `SELECT entity_id, count(*) FROM memory_entity_mentions
+		WHERE memory_id IN (SELECT value FROM json_each(?)) GROUP BY entity_id`, list)
+	if err != nil {
+		return out, err
+	}
+	var decs []dec
+	for rows.Next() {
+		var d dec
+		if err := rows.Scan(&d.id, &d.n); err != nil {
+			rows.Close()
+			return out, err
+		}
+		decs = append(decs, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return out, err
+	}
+	res, err := q.ExecContext(ctx, `DELETE FROM memory_entity_mentions WHERE memory_id IN (SELECT value FROM json_each(?))`, list)
+	if err != nil {
+		return out, fmt.Errorf("delete mentions: %w", err)
+	}
+	out.Links, _ = res.RowsAffected()
+	touched := make([]string, 0, len(decs))
+	for _, d := range decs {
+		if _, err := q.ExecContext(ctx, `UPDATE entities SET mentions = max(mentions - ?, 0) WHERE id = ?`, d.n, d.id); err != nil {
+			return out, fmt.Errorf("decrement mentions: %w", err)
+		}
+		touched = append(touched, d.id)
+	}
+	orphans, err := stringColumn(ctx, q, `SELECT e.id FROM entities e
+		WHERE e.id IN (SELECT value FROM json_each(?)) AND e.mentions <= 0
+		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_id = e.id)`, jsonList(touched))
+	if err != nil || len(orphans) == 0 {
+		return out, err
+	}
+	olist := jsonList(orphans)
+	res, err = q.ExecContext(ctx, `DELETE FROM relations WHERE source_entity_id IN (SELECT value FROM json_each(?))
+		OR target_entity_id IN (SELECT value FROM json_each(?))`, olist, olist)
+	if err != nil {
+		return out, fmt.Errorf("delete relations: %w", err)
+	}
+	out.Relation, _ = res.RowsAffected()
+	res, err = q.ExecContext(ctx, `DELETE FROM entities WHERE id IN (SELECT value FROM json_each(?))`, olist)
+	if err != nil {
+		return out, fmt.Errorf("delete entities: %w", err)
+	}
+	out.Entities, _ = res.RowsAffected()
+	return out, nil
+}
+
+// PurgeTombstoneEmbeddings deletes the vectors of tombstones deleted before
+// cutoff, visiting up to limit tombstones with rid > afterRID in rid order.
+// A vector is kept while any live memory or any tombstone deleted at or
+// after cutoff (still recoverable) has its content hash. It returns the
+// vectors deleted and the last rid visited (0 when none was left).
+func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, afterRID int64, limit int) (deleted, lastRID int64, err error) {
+	rows, err := q.QueryContext(ctx, `SELECT rid, content_hash FROM memories
+		WHERE is_deleted = 1 AND deleted_at < ? AND rid > ? ORDER BY rid LIMIT ?`, cutoff, afterRID, limit)
+	if err != nil {
+		return 0, 0, err
+	}
+	hashes := map[string]bool{}
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&lastRID, &h); err != nil {
+			rows.Close()
+			return 0, 0, err
+		}
+		hashes[h] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(hashes) == 0 {
+		return 0, lastRID, err
+	}
+	list := make([]string, 0, len(hashes))
+	for h := range hashes {
+		list = append(list, h)
+	}
+	res, err := q.ExecContext(ctx, `DELETE FROM embeddings WHERE content_hash IN (SELECT value FROM json_each(?))
+		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = embeddings.content_hash AND m.is_deleted = 0)
+		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
+		jsonList(list), cutoff)
+	if err != nil {
+		return 0, lastRID, fmt.Errorf("delete embeddings: %w", err)
+	}
+	deleted, _ = res.RowsAffected()
+	return deleted, lastRID, nil
+}
+
+// DeleteOrphanEmbeddings deletes up to limit vectors whose content hash no
+// live memory has (the memory is missing or soft-deleted), visiting
+// embeddings with id > afterID. When keepCutoff is not empty, vectors of
+// tombstones deleted at or after it are kept. It returns the vectors
+// deleted and the last id visited (0 when none was left).
+func DeleteOrphanEmbeddings(ctx context.Context, q Querier, afterID int64, limit int, keepCutoff string) (deleted, lastID int64, err error) {
+	rows, err := q.QueryContext(ctx, `SELECT e.id, e.content_hash FROM embeddings e WHERE e.id > ?
+		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = e.content_hash AND m.is_deleted = 0)
+		ORDER BY e.id LIMIT ?`, afterID, limit)
+	if err != nil {
+		return 0, 0, err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var h string
+		if err := rows.Scan(&id, &h); err != nil {
+			rows.Close()
+			return 0, 0, err
+		}
+		lastID = id
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(ids) == 0 {
+		return 0, lastID, err
+	}
+	var res sql.Result
+	if keepCutoff == "" {
+		res, err = q.ExecContext(ctx, `DELETE FROM embeddings WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+	} else {
+		res, err = q.ExecContext(ctx, `DELETE FROM embeddings WHERE id IN (SELECT value FROM json_each(?))
+			AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
+			jsonList(ids), keepCutoff)
+	}
+	if err != nil {
+		return 0, lastID, fmt.Errorf("delete embeddings: %w", err)
+	}
+	deleted, _ = res.RowsAffected()
+	return deleted, lastID, nil
+}
+
+// CountOrphanEmbeddings counts vectors whose content hash no live memory has.
+func CountOrphanEmbeddings(ctx context.Context, q Querier) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM embeddings e
+		WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = e.content_hash AND m.is_deleted = 0)`).Scan(&n)
+	return n, err
+}
+
+// PurgeTombstones hard-deletes up to limit memories soft-deleted before
+// cutoff, with their hints. The memories_ad trigger removes each row from
+// memories_fts with the 'delete' command (the index is external-content,
+// so a plain DELETE would leave its terms behind). It returns the ids
+// removed.
+func PurgeTombstones(ctx context.Context, q Querier, cutoff string, limit int) ([]string, error) {
+	ids, err := stringColumn(ctx, q, `SELECT id FROM memories WHERE is_deleted = 1 AND deleted_at < ? LIMIT ?`, cutoff, limit)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	list := jsonList(ids)
+	if _, err := q.ExecContext(ctx, `DELETE FROM memory_hints WHERE memory_id IN (SELECT value FROM json_each(?))`, list); err != nil {
+		return nil, fmt.Errorf("delete hints: %w", err)
+	}
+	if _, err := q.ExecContext(ctx, `DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND is_deleted = 1`, list); err != nil {
+		return nil, fmt.Errorf("delete tombstones: %w", err)
+	}
+	return ids, nil
+}
+
+// PurgeHistory deletes up to limit history events created before cutoff.
+func PurgeHistory(ctx context.Context, q Querier, cutoff string, limit int) (int64, error) {
+	return execCount(ctx, q, `DELETE FROM memory_history WHERE rowid IN (
+		SELECT rowid FROM memory_history WHERE created_at < ? ORDER BY created_at LIMIT ?)`, cutoff, limit)
+}
+
+// PurgeJobs deletes up to limit jobs in status (completed or dead) whose
+// last change is before cutoff.
+func PurgeJobs(ctx context.Context, q Querier, status, cutoff string, limit int) (int64, error) {
+	if status != JobCompleted && status != JobDead {
+		return 0, fmt.Errorf("purge jobs: status %q is not completed or dead", status)
+	}
+	return execCount(ctx, q, `DELETE FROM memory_jobs WHERE rowid IN (
+		SELECT rowid FROM memory_jobs WHERE status = ? AND updated_at < ? LIMIT ?)`, status, cutoff, limit)
+}
+
+func execCount(ctx context.Context, q Querier, query string, args ...any) (int64, error) {
+	res, err := q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func stringColumn(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,81 @@
+package workers
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+)
+
+// RetentionWorker runs a retention sweep (core.Service.RetentionSweep) every
+// Interval, the first one FirstDelay after start, and logs each report.
+type RetentionWorker struct {
+	Svc        *core.Service
+	Interval   time.Duration
+	FirstDelay time.Duration
+	Log        *slog.Logger
+	// OnSweep, when set, receives every report (tests use it).
+	OnSweep func(*core.RetentionReport, error)
+}
+
+// retentionFirstDelay lets startup (spool ingest, index warm-up) finish
+// before the first sweep.
+const retentionFirstDelay = 30 * time.Second
+
+// RunRetention starts the retention worker for svc until ctx ends; it
+// returns at once when retention.enabled is false.
+func RunRetention(ctx context.Context, svc *core.Service, log *slog.Logger) error {
+	cfg := svc.Config().Retention
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if !cfg.Enabled {
+		log.Info("retention worker disabled")
+		return nil
+	}
+	w := &RetentionWorker{Svc: svc, Interval: cfg.Interval.D(), FirstDelay: retentionFirstDelay, Log: log}
+	return w.Run(ctx)
+}
+
+// Run sweeps until ctx ends. A failed sweep is logged and retried at the
+// next interval; it never stops the worker.
+func (w *RetentionWorker) Run(ctx context.Context) error {
+	log := w.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	interval := w.Interval
+	if interval <= 0 {
+		interval = 6 * time.Hour
+	}
+	wait := w.FirstDelay
+	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		wait = interval
+		rep, err := w.Svc.RetentionSweep(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case errors.Is(err, &core.Error{Code: core.CodeRepairInProgress}):
+			log.Info("retention sweep skipped: a retention-sweep repair is running")
+		case err != nil:
+			log.Error("retention sweep failed", "err", err)
+		default:
+			log.Info("retention sweep", "graph_links", rep.GraphLinks, "entities", rep.GraphEntities, "relations", rep.GraphRelations,
+				"embeddings", rep.Embeddings, "tombstones", rep.Tombstones, "history", rep.History,
+				"completed_jobs", rep.CompletedJobs, "dead_jobs", rep.DeadJobs, "capped", rep.Capped, "ms", rep.DurationMs)
+		}
+		if w.OnSweep != nil {
+			w.OnSweep(rep, err)
+		}
+	}
+}
