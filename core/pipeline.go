@@ -269,13 +269,23 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 	input, tooShort := ExtractionInput(text)
 	var ext ExtractionResult
 	if !tooShort {
+		t0 := time.Now()
 		raw, err := llm.Generate(ctx, ExtractionPrompt(input), GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
+		s.analytics.RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 		if err != nil {
+			s.noteExtraction(StageExtraction, extractionErrCode(err, CodeExtractionTimeout, CodeExtractionProvider), err.Error(), src.ID)
 			return nil, fmt.Errorf("extraction: %w", err)
 		}
 		var warns []string
 		ext, warns = ParseExtraction(raw)
 		res.Warnings = append(res.Warnings, warns...)
+		if len(ext.Facts) == 0 && len(warns) > 0 {
+			s.noteExtraction(StageExtraction, CodeExtractionParseFail, strings.Join(warns, "; "), src.ID)
+		}
+		if n := s.analytics.recordExtraction(len(ext.Facts)); n == EmptyExtractionsMax {
+			s.noteExtraction(StageExtraction, CodeExtractionEmptyRepeated,
+				fmt.Sprintf("%d extractions in a row by %s produced no fact", n, llm.Name()), src.ID)
+		}
 	}
 	res.Facts, res.Entities = append(res.Facts, ext.Facts...), append(res.Entities, ext.Entities...)
 	res.FactCount, res.EntityCount = len(ext.Facts), len(ext.Entities)
@@ -428,12 +438,16 @@ func (s *Service) decide(ctx context.Context, job *storage.Job, src *storage.Mem
 		p.Action, p.Reason = ActionAdd, "no similar memory exists"
 		return p, nil, nil
 	}
+	t0 := time.Now()
 	raw, err := llm.Generate(ctx, DecisionPrompt(f, cands), GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
+	s.analytics.RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 	if err != nil {
+		s.noteExtraction(StageDecision, extractionErrCode(err, CodeDecisionTimeout, CodeDecisionProvider), err.Error(), src.ID)
 		return nil, []string{fmt.Sprintf("decision for %q: %v", clipForWarning(f.Content, 60), err)}, nil
 	}
 	d, warns := ParseDecision(raw, ids)
 	if d.Action == "" {
+		s.noteExtraction(StageDecision, CodeDecisionInvalid, strings.Join(warns, "; "), src.ID)
 		return nil, warns, nil
 	}
 	p.Action, p.Reason = d.Action, d.Reason
@@ -559,4 +573,18 @@ func (s *Service) PipelineStatus(ctx context.Context) (map[string]any, error) {
 		"failed":            rt.failed.Load(),
 		"allowUpdateDelete": s.cfg.PipelineV2.AllowUpdateDelete,
 	}, nil
+}
+
+// noteExtraction records a pipeline error in the analytics error ring.
+func (s *Service) noteExtraction(stage, code, msg, memoryID string) {
+	s.analytics.RecordError(ErrorEvent{Stage: stage, Code: code, Message: msg, MemoryID: memoryID, Actor: PipelineActorName})
+}
+
+// extractionErrCode is timeout for a model call that ran out of time, else
+// other.
+func extractionErrCode(err error, timeout, other string) string {
+	if isTimeout(err) {
+		return timeout
+	}
+	return other
 }

@@ -23,6 +23,9 @@ type Service struct {
 	frozen   atomic.Bool
 	events   broker
 	emb      embedState
+
+	analytics *Analytics // in-memory usage, errors and latencies
+	diag      diagCache  // the last diagnostics report, shared for a second
 }
 
 // ServiceOptions are optional dependencies of a Service.
@@ -46,6 +49,7 @@ func NewService(db *storage.DB, cfg Config, opts ServiceOptions) *Service {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s.frozen.Store(cfg.Pipeline.MutationsFrozen)
+	s.analytics = NewAnalytics(s.now)
 	return s
 }
 
