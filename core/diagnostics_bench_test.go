@@ -27,9 +27,9 @@ func (fixedEmbedder) Model() string   { return "bench-model" }
 func (fixedEmbedder) Dimensions() int { return 4 }
 
 // seedMemories inserts n memories through direct SQL in batches (the FTS
-// triggers keep the index consistent); every third one... a share of
-// deleted are tombstones and, when embedded is set, 90% of the live ones
-// have a vector for fixedEmbedder's model.
+// and count triggers stay consistent); the share deleted are tombstones
+// and, when embedded is set, 90% of the live ones have a vector for
+// fixedEmbedder's model.
 func seedMemories(tb testing.TB, db *storage.DB, n int, deleted float64, embedded bool) {
 	tb.Helper()
 	ctx := context.Background()
