@@ -93,6 +93,7 @@ func (a *API) routes() {
 	m.HandleFunc("GET /api/sessions/{key}", a.getSession)
 	a.pipelineRoutes()
 	a.repairRoutes()
+	a.opsRoutes()
 }
 
 // Handler returns the API with its middleware: request ids, panic recovery,
@@ -107,6 +108,8 @@ func (a *API) Handler() http.Handler {
 		r.Header.Set("X-Request-Id", reqID) // actorOf reads the one canonical name
 		w.Header().Set("X-Request-Id", reqID)
 		rw := &statusWriter{ResponseWriter: w}
+		_, pattern := a.mux.Handler(r)
+		defer a.recordRequest(r, pattern, rw, start)
 		defer func() {
 			if p := recover(); p != nil {
 				a.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
@@ -210,14 +213,18 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func (a *API) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
+	out := a.overview(r)
+	for k, v := range map[string]any{
 		"status":  "healthy",
 		"uptime":  time.Since(a.started).Seconds(),
 		"pid":     os.Getpid(),
 		"version": a.version,
 		"addr":    a.addr,
 		"db":      true,
-	})
+	} {
+		out[k] = v
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // PipelineMode names the pipeline's effective mode.
@@ -246,7 +253,8 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cfg := a.svc.cfg
-	writeJSON(w, http.StatusOK, map[string]any{
+	out := a.overview(r)
+	for k, v := range map[string]any{
 		"status":        "running",
 		"version":       a.version,
 		"pid":           os.Getpid(),
@@ -264,7 +272,10 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 		"memories":  stats,
 		"queue":     queue,
 		"embedding": a.embeddingSummary(),
-	})
+	} {
+		out[k] = v
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (a *API) embeddingSummary() map[string]any {

@@ -390,6 +390,39 @@ func TestHealthAndStatus(t *testing.T) {
 	if pipe["mutationsFrozen"] != true {
 		t.Fatalf("pipeline after freeze = %v", pipe)
 	}
+
+	// Both answers carry the overview: identity, modes, providers, counts
+	// and the cached health score.
+	for _, path := range []string{"/health", "/api/status"} {
+		e.clock.Advance(core.DiagnosticsTTL) // a fresh report sees the freeze
+		o := e.get(t, path).want(t, http.StatusOK)
+		if o.str("version") != "test" || o.JSON["pid"] == nil || o.JSON["uptime"] == nil || o.str("address") != "127.0.0.1:0" {
+			t.Fatalf("%s identity: %s", path, o)
+		}
+		if _, err := time.Parse(time.RFC3339, o.str("startedAt")); err != nil {
+			t.Fatalf("%s startedAt: %s", path, o)
+		}
+		if o.str("authMode") != "local" || o.str("pipelineMode") != "frozen" {
+			t.Fatalf("%s modes: %s", path, o)
+		}
+		prov, _ := o.JSON["providers"].(map[string]any)
+		ext, _ := prov["extraction"].(map[string]any)
+		emb, _ := prov["embedding"].(map[string]any)
+		if ext["configured"] != "auto" || ext["available"] != false || emb["provider"] == nil {
+			t.Fatalf("%s providers: %v", path, prov)
+		}
+		c, _ := o.JSON["counts"].(map[string]any)
+		jobs, _ := c["jobs"].(map[string]any)
+		if c["memories"] != 1.0 || c["deleted"] != 1.0 || c["pendingProposals"] != 0.0 || jobs["pending"] != 2.0 {
+			t.Fatalf("%s counts: %v", path, c)
+		}
+		h, _ := o.JSON["health"].(map[string]any)
+		// Frozen mutations cost the mutation domain 0.3 and one tombstone in
+		// two rows the storage domain 0.3: 1 − 0.10·0.3 − 0.14·0.3.
+		if h["score"] != 0.928 || h["status"] != "healthy" {
+			t.Fatalf("%s health: %v", path, h)
+		}
+	}
 }
 
 func TestRouting(t *testing.T) {

@@ -120,7 +120,9 @@ func (s *Service) semanticContradiction(ctx context.Context, llm LLM, fact, targ
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	t0 := time.Now()
 	raw, err := llm.Generate(cctx, ContradictionPrompt(fact, target), GenerateOptions{JSON: true, Timeout: timeout})
+	s.analytics.RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 	if err != nil {
 		return false, "", []string{fmt.Sprintf("contradiction check for %q skipped: %v", clipForWarning(fact, 60), err)}
 	}

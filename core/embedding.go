@@ -67,7 +67,9 @@ func (s *Service) embed(ctx context.Context, texts []string) ([][]float32, error
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Embedding.Timeout.D())
 	defer cancel()
+	t0 := time.Now()
 	vecs, err := s.embedder.Embed(ctx, texts)
+	defer func() { s.noteEmbedCall(time.Since(t0), err) }()
 	if err == nil && len(vecs) != len(texts) {
 		err = fmt.Errorf("embedding provider returned %d vectors for %d texts", len(vecs), len(texts))
 	}
@@ -453,4 +455,13 @@ func (s *Service) EmbeddingStatus(ctx context.Context) (*EmbeddingStatus, error)
 	}
 	st.Tracker = map[string]any{"processed": s.emb.processed.Load(), "failed": s.emb.failed.Load(), "lastCycleAt": last, "queueDepth": pending}
 	return st, nil
+}
+
+// noteEmbedCall records one embedding call's outcome in analytics.
+func (s *Service) noteEmbedCall(d time.Duration, err error) {
+	s.analytics.RecordProviderCall("embedding:"+s.cfg.Embedding.Provider+"/"+s.embedder.Model(), d, err)
+	if err != nil {
+		s.analytics.RecordError(ErrorEvent{Stage: StageEmbedding,
+			Code: extractionErrCode(err, CodeEmbeddingTimeout, CodeEmbeddingProviderDown), Message: err.Error()})
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/storage"
@@ -111,6 +112,7 @@ type RememberResult struct {
 // long content, a "created" history event, and (when the pipeline is on) an
 // extraction job, all in one short transaction.
 func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (*RememberResult, error) {
+	defer s.analytics.Since(LatencyRemember, time.Now())
 	if err := s.checkFrozen(); err != nil {
 		return nil, err
 	}

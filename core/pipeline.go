@@ -288,7 +288,7 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 	// Extraction: outside any transaction.
 	text := stripInjectedBlocks(raw)
 	res.StrippedRun = len(raw) - len(text)
-	ext, warns, err := s.extractWindows(ctx, text, job.JobType == JobSessionExtract, llm)
+	ext, warns, err := s.extractWindows(ctx, text, job.JobType == JobSessionExtract, llm, src.ID)
 	res.Warnings = append(res.Warnings, warns...)
 	if err != nil {
 		return nil, err
@@ -450,12 +450,16 @@ func (s *Service) decide(ctx context.Context, job *storage.Job, src *storage.Mem
 		p.Action, p.Reason = ActionAdd, "no similar memory exists"
 		return p, nil, nil
 	}
+	t0 := time.Now()
 	raw, err := llm.Generate(ctx, DecisionPrompt(f, cands), GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
+	s.analytics.RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 	if err != nil {
+		s.noteExtraction(StageDecision, extractionErrCode(err, CodeDecisionTimeout, CodeDecisionProvider), err.Error(), src.ID)
 		return nil, []string{fmt.Sprintf("decision for %q: %v", clipForWarning(f.Content, 60), err)}, nil
 	}
 	d, warns := ParseDecision(raw, ids)
 	if d.Action == "" {
+		s.noteExtraction(StageDecision, CodeDecisionInvalid, strings.Join(warns, "; "), src.ID)
 		return nil, warns, nil
 	}
 	p.Action, p.Reason = d.Action, d.Reason
@@ -586,4 +590,18 @@ func (s *Service) PipelineStatus(ctx context.Context) (map[string]any, error) {
 		"failed":            rt.failed.Load(),
 		"allowUpdateDelete": s.cfg.PipelineV2.AllowUpdateDelete,
 	}, nil
+}
+
+// noteExtraction records a pipeline error in the analytics error ring.
+func (s *Service) noteExtraction(stage, code, msg, memoryID string) {
+	s.analytics.RecordError(ErrorEvent{Stage: stage, Code: code, Message: msg, MemoryID: memoryID, Actor: PipelineActorName})
+}
+
+// extractionErrCode is timeout for a model call that ran out of time, else
+// other.
+func extractionErrCode(err error, timeout, other string) string {
+	if isTimeout(err) {
+		return timeout
+	}
+	return other
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/storage"
@@ -58,7 +59,7 @@ func (s *Service) sessionSource(ctx context.Context, job *storage.Job) (*storage
 // consecutive windows of a long transcript, merged with duplicate facts
 // dropped and the usual caps applied. A model error fails the job (it is
 // retried); parse problems are warnings.
-func (s *Service) extractWindows(ctx context.Context, text string, windowed bool, llm LLM) (ExtractionResult, []string, error) {
+func (s *Service) extractWindows(ctx context.Context, text string, windowed bool, llm LLM, srcID string) (ExtractionResult, []string, error) {
 	var out ExtractionResult
 	var warns []string
 	windows := []string{text}
@@ -70,17 +71,24 @@ func (s *Service) extractWindows(ctx context.Context, text string, windowed bool
 		}
 	}
 	seen := map[string]bool{}
+	called := false
+	var parseWarns []string
 	for _, w := range windows {
 		input, tooShort := ExtractionInput(w)
 		if tooShort {
 			continue
 		}
+		called = true
+		t0 := time.Now()
 		raw, err := llm.Generate(ctx, ExtractionPrompt(input), GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
+		s.analytics.RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 		if err != nil {
+			s.noteExtraction(StageExtraction, extractionErrCode(err, CodeExtractionTimeout, CodeExtractionProvider), err.Error(), srcID)
 			return out, warns, fmt.Errorf("extraction: %w", err)
 		}
 		ext, ws := ParseExtraction(raw)
 		warns = append(warns, ws...)
+		parseWarns = append(parseWarns, ws...)
 		for _, f := range ext.Facts {
 			h := NormalizeContent(f.Content).Hash
 			if seen[h] || len(out.Facts) >= ExtractMaxFacts {
@@ -95,6 +103,15 @@ func (s *Service) extractWindows(ctx context.Context, text string, windowed bool
 			}
 		}
 		out.Mentions = append(out.Mentions, ext.Mentions...)
+	}
+	if called {
+		if len(out.Facts) == 0 && len(parseWarns) > 0 {
+			s.noteExtraction(StageExtraction, CodeExtractionParseFail, strings.Join(parseWarns, "; "), srcID)
+		}
+		if n := s.analytics.recordExtraction(len(out.Facts)); n == EmptyExtractionsMax {
+			s.noteExtraction(StageExtraction, CodeExtractionEmptyRepeated,
+				fmt.Sprintf("%d extractions in a row by %s produced no fact", n, llm.Name()), srcID)
+		}
 	}
 	return out, warns, nil
 }

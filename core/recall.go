@@ -103,6 +103,7 @@ type RecallResult struct {
 // ranked. Without an embedder, or when the provider fails, recall is
 // keyword-only and Method says so; nothing fails.
 func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, error) {
+	defer s.analytics.Since(LatencyRecall, time.Now())
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, invalid("query", "query is required")
 	}

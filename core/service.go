@@ -24,6 +24,9 @@ type Service struct {
 	events   broker
 	emb      embedState
 	repair   repairState
+
+	analytics *Analytics // in-memory usage, errors and latencies
+	diag      diagCache  // the last diagnostics report, shared for a second
 }
 
 // ServiceOptions are optional dependencies of a Service.
@@ -47,6 +50,7 @@ func NewService(db *storage.DB, cfg Config, opts ServiceOptions) *Service {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s.frozen.Store(cfg.Pipeline.MutationsFrozen)
+	s.analytics = NewAnalytics(s.now)
 	return s
 }
 

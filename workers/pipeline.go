@@ -147,6 +147,7 @@ func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
 	if err != nil || job == nil {
 		return false, err
 	}
+	defer w.Svc.Analytics().Since(core.LatencyJobs, time.Now())
 	_, perr := w.Svc.ProcessExtractJob(ctx, job, w.LLM)
 	if perr == nil {
 		w.Svc.PipelineRuntime().RecordProcessed()

@@ -1,0 +1,150 @@
+package core
+
+import (
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// opsRoutes registers diagnostics and analytics (permissions diagnostics
+// and analytics, see routeRules).
+func (a *API) opsRoutes() {
+	m := a.mux
+	m.HandleFunc("GET /api/diagnostics", a.diagnostics)
+	m.HandleFunc("GET /api/diagnostics/{domain}", a.diagnosticsDomain)
+	m.HandleFunc("GET /api/analytics/usage", a.analyticsUsage)
+	m.HandleFunc("GET /api/analytics/errors", a.analyticsErrors)
+	m.HandleFunc("GET /api/analytics/latency", a.analyticsLatency)
+}
+
+// recordRequest counts a served request under its route pattern and actor
+// (the token's subject when auth is on: the gate rewrites the header), and
+// puts server errors in the error ring.
+func (a *API) recordRequest(r *http.Request, pattern string, rw *statusWriter, start time.Time) {
+	status := rw.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	actor := firstHeader(r, "X-Cairn-Actor", "X-Signet-Actor")
+	if actor == "" {
+		actor = "api"
+	}
+	an := a.svc.analytics
+	an.RecordRequest(pattern, actor, status, time.Since(start))
+	if status >= 500 {
+		an.RecordError(ErrorEvent{Stage: StageAPI, Code: CodeAPIServerError,
+			Message:   http.StatusText(status) + " on " + firstNonEmpty(pattern, r.Method+" "+r.URL.Path),
+			RequestID: r.Header.Get("X-Request-Id"), Actor: actor})
+	}
+}
+
+func (a *API) diagnostics(w http.ResponseWriter, r *http.Request) {
+	rep, err := a.svc.Diagnostics(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+func (a *API) diagnosticsDomain(w http.ResponseWriter, r *http.Request) {
+	d, err := a.svc.DiagnosticsDomain(r.Context(), r.PathValue("domain"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (a *API) analyticsUsage(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, a.svc.analytics.Usage())
+}
+
+func (a *API) analyticsErrors(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var f ErrorFilter
+	if st := strings.TrimSpace(q.Get("stage")); st != "" {
+		if !ValidErrorStage(st) {
+			writeError(w, invalid("stage", "stage must be one of %s", strings.Join(ErrorStages, ", ")))
+			return
+		}
+		f.Stage = st
+	}
+	if s := strings.TrimSpace(q.Get("since")); s != "" {
+		t, e := parseTimeParam("since", s, false)
+		if e != nil {
+			writeError(w, e)
+			return
+		}
+		if t != "" {
+			pt, err := storage.ParseTime(t)
+			if err != nil {
+				writeError(w, invalid("since", "since must be an RFC 3339 time or a date"))
+				return
+			}
+			f.Since = pt
+		}
+	}
+	limit, e := queryInt(r, "limit", 50, 1, ErrorRingSize)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	f.Limit = limit
+	errs, summary := a.svc.analytics.Errors(f)
+	writeJSON(w, http.StatusOK, map[string]any{"errors": errs, "summary": summary, "count": len(errs)})
+}
+
+func (a *API) analyticsLatency(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, a.svc.analytics.LatencyAll())
+}
+
+// overview is what /health and /api/status share: identity, modes,
+// providers, cheap indexed counts and the cached health score.
+func (a *API) overview(r *http.Request) map[string]any {
+	ctx := r.Context()
+	s := a.svc
+	cfg := s.cfg
+	rt := s.PipelineRuntime()
+	rt.mu.Lock()
+	extraction := map[string]any{
+		"configured": cfg.PipelineV2.Provider,
+		"resolved":   rt.provider,
+		"available":  rt.providerAvailable,
+		"lastError":  firstNonEmpty(rt.providerError, rt.lastError),
+	}
+	rt.mu.Unlock()
+	out := map[string]any{
+		"version":      a.version,
+		"pid":          os.Getpid(),
+		"uptime":       time.Since(a.started).Seconds(),
+		"startedAt":    storage.FormatTime(a.started),
+		"address":      a.addr,
+		"authMode":     firstNonEmpty(cfg.Auth.Mode, AuthLocal),
+		"pipelineMode": s.PipelineMode(),
+		"providers":    map[string]any{"extraction": extraction, "embedding": a.embeddingSummary()},
+	}
+	counts := map[string]any{}
+	q := s.db.Reader()
+	if total, deleted, err := memoryCounts(ctx, q); err == nil {
+		counts["memories"], counts["deleted"] = total-deleted, deleted
+	} else {
+		a.log.Warn("status counts", "err", err)
+	}
+	if jobs, err := s.QueueCounts(ctx); err == nil {
+		counts["jobs"] = jobs
+	}
+	if n, err := count(ctx, q, `SELECT count(*) FROM pipeline_proposals WHERE state = ?`, storage.ProposalPending); err == nil {
+		counts["pendingProposals"] = n
+	}
+	out["counts"] = counts
+	if h, err := s.HealthSummary(ctx); err == nil {
+		out["health"] = h
+	} else {
+		out["health"] = HealthScore{Status: "unknown"}
+	}
+	return out
+}

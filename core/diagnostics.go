@@ -1,0 +1,533 @@
+package core
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// Diagnostics (seed 001 "Diagnostics and Repair", reference 7.5): six
+// domains, each starting at 1 and losing points per triggered signal,
+// weighted into a composite. Every query is an indexed count, so a report
+// is cheap enough to poll; Diagnostics also shares one report for
+// DiagnosticsTTL.
+
+// Domain names, in report order.
+const (
+	DomainQueue     = "queue"
+	DomainStorage   = "storage"
+	DomainIndex     = "index"
+	DomainProvider  = "provider"
+	DomainMutation  = "mutation"
+	DomainConnector = "connector"
+)
+
+// DiagnosticsDomains lists the domains in report order.
+var DiagnosticsDomains = []string{DomainQueue, DomainStorage, DomainIndex, DomainProvider, DomainMutation, DomainConnector}
+
+// DomainWeights are seed 001's weights; they sum to 1.
+var DomainWeights = map[string]float64{
+	DomainQueue: 0.28, DomainStorage: 0.14, DomainIndex: 0.19,
+	DomainProvider: 0.24, DomainMutation: 0.10, DomainConnector: 0.05,
+}
+
+// Health statuses and their bands.
+const (
+	StatusHealthy   = "healthy"   // score ≥ 0.8
+	StatusDegraded  = "degraded"  // score ≥ 0.5
+	StatusUnhealthy = "unhealthy" // below
+)
+
+// Thresholds of the signals.
+const (
+	QueuePendingMax       = 50
+	QueueDeadRateMax      = 0.01
+	QueueOldestPendingMax = 300 * time.Second
+	QueueStaleLeaseAge    = 10 * time.Minute
+	TombstoneRatioMax     = 0.3
+	FTSMismatchMax        = 0.1
+	EmbeddingCoverageMin  = 0.8
+	RecoveredEventsMax    = 5
+	EmptyExtractionsMax   = 5 // this many empty extractions in a row degrade the provider
+	DiagnosticsTTL        = time.Second
+	CoverageTTL           = 30 * time.Second
+)
+
+// HealthStatus names the band of score.
+func HealthStatus(score float64) string {
+	switch {
+	case score >= 0.8:
+		return StatusHealthy
+	case score >= 0.5:
+		return StatusDegraded
+	}
+	return StatusUnhealthy
+}
+
+// Signal is one measured input of a domain. A triggered signal cost its
+// domain Penalty points; an informational one never costs anything.
+type Signal struct {
+	Name          string  `json:"name"`
+	Domain        string  `json:"domain"`
+	Value         float64 `json:"value"`
+	Threshold     float64 `json:"threshold"`
+	Unit          string  `json:"unit"` // count, ratio, seconds or bytes
+	Penalty       float64 `json:"penalty"`
+	Triggered     bool    `json:"triggered"`
+	Informational bool    `json:"informational,omitempty"`
+	Message       string  `json:"message"`
+}
+
+// DomainReport is one domain's score (0..1), weight and signals.
+type DomainReport struct {
+	Name    string   `json:"name"`
+	Score   float64  `json:"score"`
+	Weight  float64  `json:"weight"`
+	Status  string   `json:"status"`
+	Signals []Signal `json:"signals"`
+	Note    string   `json:"note,omitempty"`
+}
+
+// HealthScore is a score with its band.
+type HealthScore struct {
+	Score  float64 `json:"score"`
+	Status string  `json:"status"`
+}
+
+// DiagnosticsReport is the whole health report. It is shared between
+// callers for DiagnosticsTTL: treat it as read-only.
+type DiagnosticsReport struct {
+	Timestamp string      `json:"timestamp"`
+	Composite HealthScore `json:"composite"`
+	// Domains are in DiagnosticsDomains order.
+	Domains []DomainReport `json:"domains"`
+	// SilentFailures repeats the signals that catch a pipeline quietly
+	// doing nothing (empty extractions in a row, embedding coverage, FTS
+	// and memory rows disagreeing, secrets redacted), whichever domain
+	// scores them.
+	SilentFailures []Signal `json:"silentFailures"`
+	ComputeMs      float64  `json:"computeMs"`
+}
+
+// Domain returns the named domain of the report, or nil.
+func (r *DiagnosticsReport) Domain(name string) *DomainReport {
+	for i := range r.Domains {
+		if r.Domains[i].Name == name {
+			return &r.Domains[i]
+		}
+	}
+	return nil
+}
+
+// ErrUnknownDomain is returned (wrapped in an *Error) for a domain that
+// does not exist.
+func unknownDomain(name string) *Error {
+	return invalid("domain", "unknown domain %q; valid domains: %s", name, strings.Join(DiagnosticsDomains, ", "))
+}
+
+type diagCache struct {
+	mu       sync.Mutex
+	report   *DiagnosticsReport
+	at       time.Time
+	inflight *diagCall
+
+	// Embedding coverage probes every live row, so it is measured at most
+	// once per CoverageTTL and reused in between.
+	covMu    sync.Mutex
+	covAt    time.Time
+	covModel string
+	covN     int64
+}
+
+type diagCall struct {
+	done   chan struct{}
+	report *DiagnosticsReport
+	err    error
+}
+
+// Diagnostics returns the health report, computed at most once per
+// DiagnosticsTTL of the service clock: concurrent callers share one
+// computation.
+func (s *Service) Diagnostics(ctx context.Context) (*DiagnosticsReport, error) {
+	c := &s.diag
+	c.mu.Lock()
+	now := s.now()
+	if c.report != nil && !now.Before(c.at) && now.Sub(c.at) < DiagnosticsTTL {
+		r := c.report
+		c.mu.Unlock()
+		return r, nil
+	}
+	call := c.inflight
+	if call == nil {
+		call = &diagCall{done: make(chan struct{})}
+		c.inflight = call
+		go func() {
+			// Detached from the first caller: its cancellation must not
+			// fail the callers waiting on the same computation.
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			call.report, call.err = s.ComputeDiagnostics(cctx)
+			c.mu.Lock()
+			if call.err == nil {
+				c.report, c.at = call.report, now
+			}
+			c.inflight = nil
+			c.mu.Unlock()
+			close(call.done)
+		}()
+	}
+	c.mu.Unlock()
+	select {
+	case <-call.done:
+		return call.report, call.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// DiagnosticsDomain returns one domain of the (cached) report; an unknown
+// name is an invalid_request error naming the valid ones.
+func (s *Service) DiagnosticsDomain(ctx context.Context, name string) (*DomainReport, error) {
+	if _, ok := DomainWeights[name]; !ok {
+		return nil, unknownDomain(name)
+	}
+	r, err := s.Diagnostics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d := *r.Domain(name)
+	d.Signals = append([]Signal(nil), d.Signals...)
+	return &d, nil
+}
+
+// HealthSummary is the composite of the cached report.
+func (s *Service) HealthSummary(ctx context.Context) (HealthScore, error) {
+	r, err := s.Diagnostics(ctx)
+	if err != nil {
+		return HealthScore{}, err
+	}
+	return r.Composite, nil
+}
+
+// ComputeDiagnostics computes a fresh report, bypassing the cache.
+func (s *Service) ComputeDiagnostics(ctx context.Context) (*DiagnosticsReport, error) {
+	start := time.Now()
+	now := s.now()
+	q := s.db.Reader()
+	rep := &DiagnosticsReport{Timestamp: storage.FormatTime(now), SilentFailures: []Signal{}}
+	builders := []func(context.Context, storage.Querier, time.Time) (DomainReport, error){
+		s.diagQueue, s.diagStorage, s.diagIndex, s.diagProvider, s.diagMutation, s.diagConnector,
+	}
+	total, wsum := 0.0, 0.0
+	for _, b := range builders {
+		d, err := b(ctx, q, now)
+		if err != nil {
+			return nil, fmt.Errorf("diagnostics %s: %w", d.Name, err)
+		}
+		d.Weight = DomainWeights[d.Name]
+		d.Score = 1
+		for i := range d.Signals {
+			d.Signals[i].Domain = d.Name
+			if d.Signals[i].Triggered && !d.Signals[i].Informational {
+				d.Score -= d.Signals[i].Penalty
+			}
+			if silentSignals[d.Signals[i].Name] {
+				rep.SilentFailures = append(rep.SilentFailures, d.Signals[i])
+			}
+		}
+		d.Score = round3(math.Min(1, math.Max(0, d.Score)))
+		d.Status = HealthStatus(d.Score)
+		total += d.Weight * d.Score
+		wsum += d.Weight
+		rep.Domains = append(rep.Domains, d)
+	}
+	if wsum > 0 {
+		total /= wsum
+	}
+	rep.Composite = HealthScore{Score: round3(total), Status: HealthStatus(round3(total))}
+	rep.ComputeMs = durMs(time.Since(start))
+	return rep, nil
+}
+
+var silentSignals = map[string]bool{
+	"empty_extractions_in_a_row": true, "embedding_coverage": true, "fts_mismatch": true, "secrets_redacted": true,
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// gate returns a signal triggered when over (or, with below, under) the
+// threshold.
+func gate(name, unit string, value, threshold, penalty float64, below bool, msg string) Signal {
+	trig := value > threshold
+	if below {
+		trig = value < threshold
+	}
+	sg := Signal{Name: name, Value: value, Threshold: threshold, Unit: unit, Penalty: penalty, Triggered: trig, Message: msg}
+	if !trig {
+		sg.Penalty = 0
+	}
+	return sg
+}
+
+func info(name, unit string, value float64, msg string) Signal {
+	return Signal{Name: name, Value: value, Unit: unit, Informational: true, Message: msg}
+}
+
+func count(ctx context.Context, q storage.Querier, query string, args ...any) (int64, error) {
+	var n int64
+	err := q.QueryRowContext(ctx, query, args...).Scan(&n)
+	return n, err
+}
+
+func (s *Service) diagQueue(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
+	d := DomainReport{Name: DomainQueue}
+	pending, err := count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'pending'`)
+	if err != nil {
+		return d, err
+	}
+	hour := storage.FormatTime(now.Add(-time.Hour))
+	dead, err := count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'dead' AND updated_at >= ?`, hour)
+	if err != nil {
+		return d, err
+	}
+	done, err := count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'completed' AND updated_at >= ?`, hour)
+	if err != nil {
+		return d, err
+	}
+	var oldest sql.NullString
+	if err := q.QueryRowContext(ctx, `SELECT min(created_at) FROM memory_jobs WHERE status = 'pending'`).Scan(&oldest); err != nil {
+		return d, err
+	}
+	stale, err := count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'leased' AND leased_at < ?`,
+		storage.FormatTime(now.Add(-QueueStaleLeaseAge)))
+	if err != nil {
+		return d, err
+	}
+	rate := 0.0
+	if dead+done > 0 {
+		rate = float64(dead) / float64(dead+done)
+	}
+	age := 0.0
+	if oldest.Valid {
+		if t, err := storage.ParseTime(oldest.String); err == nil {
+			age = math.Max(0, now.Sub(t).Seconds())
+		}
+	}
+	d.Signals = []Signal{
+		gate("pending_jobs", "count", float64(pending), QueuePendingMax, 0.3, false,
+			fmt.Sprintf("%d jobs pending (more than %d costs 0.3)", pending, QueuePendingMax)),
+		gate("dead_rate", "ratio", round3(rate), QueueDeadRateMax, 0.3, false,
+			fmt.Sprintf("%d dead of %d jobs finished in the last hour (above %.0f%% costs 0.3)", dead, dead+done, QueueDeadRateMax*100)),
+		gate("oldest_pending_age", "seconds", math.Round(age), QueueOldestPendingMax.Seconds(), 0.2, false,
+			fmt.Sprintf("the oldest pending job waits %.0f s (over %.0f s costs 0.2)", age, QueueOldestPendingMax.Seconds())),
+		gate("stale_leases", "count", float64(stale), 0, 0.2, false,
+			fmt.Sprintf("%d jobs leased more than %s ago (any costs 0.2; repair release-leases frees them)", stale, QueueStaleLeaseAge)),
+	}
+	return d, nil
+}
+
+// memoryCounts reads the rows and tombstones of memories from the
+// trigger-maintained memory_counts row (migration 0008).
+func memoryCounts(ctx context.Context, q storage.Querier) (total, deleted int64, err error) {
+	err = q.QueryRowContext(ctx, `SELECT total, deleted FROM memory_counts WHERE id = 1`).Scan(&total, &deleted)
+	return
+}
+
+func (s *Service) diagStorage(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
+	d := DomainReport{Name: DomainStorage}
+	total, deleted, err := memoryCounts(ctx, q)
+	if err != nil {
+		return d, err
+	}
+	var pages, size, free int64
+	if err := q.QueryRowContext(ctx, `SELECT page_count, page_size, freelist_count FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()`).Scan(&pages, &size, &free); err != nil {
+		return d, err
+	}
+	var wal int64
+	if st, err := os.Stat(s.db.Path() + "-wal"); err == nil {
+		wal = st.Size()
+	}
+	ratio := 0.0
+	if total > 0 {
+		ratio = float64(deleted) / float64(total)
+	}
+	d.Signals = []Signal{
+		gate("tombstone_ratio", "ratio", round3(ratio), TombstoneRatioMax, 0.3, false,
+			fmt.Sprintf("%d of %d rows are tombstones (above %.0f%% costs 0.3; retention purges them)", deleted, total, TombstoneRatioMax*100)),
+		info("db_size", "bytes", float64(pages*size), fmt.Sprintf("database file holds %d pages of %d bytes", pages, size)),
+		info("db_free", "bytes", float64(free*size), fmt.Sprintf("%d free pages (reclaimed by VACUUM)", free)),
+		info("wal_size", "bytes", float64(wal), "write-ahead log size on disk"),
+	}
+	return d, nil
+}
+
+func (s *Service) diagIndex(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
+	d := DomainReport{Name: DomainIndex}
+	// The FTS triggers index every row of memories, tombstones included
+	// (soft deletes leave the index alone), so it should hold exactly
+	// count(memories) documents; _docsize holds one row per document. The
+	// row count comes from memory_counts, kept by its own triggers.
+	total, deleted, err := memoryCounts(ctx, q)
+	if err != nil {
+		return d, err
+	}
+	fts, err := count(ctx, q, `SELECT count(*) FROM memories_fts_docsize`)
+	if err != nil {
+		return d, err
+	}
+	diff := math.Abs(float64(fts - total))
+	mism := 0.0
+	if total > 0 {
+		mism = diff / float64(total)
+	} else if fts > 0 {
+		mism = 1
+	}
+	ftsSig := gate("fts_mismatch", "ratio", round3(mism), FTSMismatchMax, 0.5, false,
+		fmt.Sprintf("full-text index holds %d documents for %d memory rows (a gap above %.0f%% costs 0.5; any gap costs 0.2; repair rebuilds it)", fts, total, FTSMismatchMax*100))
+	if !ftsSig.Triggered && diff > 0 {
+		ftsSig.Triggered, ftsSig.Penalty, ftsSig.Threshold = true, 0.2, 0
+	}
+	d.Signals = []Signal{ftsSig}
+	if s.embedder == nil {
+		d.Note = "no embedder configured: embedding coverage is not scored"
+		return d, nil
+	}
+	live := total - deleted
+	cov, embedded, err := s.embeddingCoverage(ctx, q, live, now)
+	if err != nil {
+		return d, err
+	}
+	d.Signals = append(d.Signals, gate("embedding_coverage", "ratio", round3(cov), EmbeddingCoverageMin, 0.3, true,
+		fmt.Sprintf("%d of %d live memories have a vector for %s (below %.0f%% costs 0.3; counted at most every %s)", embedded, live, s.embedder.Model(), EmbeddingCoverageMin*100, CoverageTTL)))
+	return d, nil
+}
+
+// embeddingCoverage is the share of live memories with a vector for the
+// current model: one probe of the embeddings' unique index per live row
+// through the covering live-hash index (about 80 ms for 70k live rows), so
+// the count is reused for CoverageTTL of the service clock.
+func (s *Service) embeddingCoverage(ctx context.Context, q storage.Querier, live int64, now time.Time) (float64, int64, error) {
+	if live == 0 {
+		return 1, 0, nil
+	}
+	c := &s.diag
+	c.covMu.Lock()
+	defer c.covMu.Unlock()
+	model := s.embedder.Model()
+	if !c.covAt.IsZero() && c.covModel == model && !now.Before(c.covAt) && now.Sub(c.covAt) < CoverageTTL {
+		return math.Min(1, float64(c.covN)/float64(live)), c.covN, nil
+	}
+	n, err := count(ctx, q, `SELECT count(*) FROM memories m INDEXED BY idx_memories_hash_live
+		WHERE m.is_deleted = 0 AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)`, s.embedder.Model())
+	if err != nil {
+		return 0, 0, err
+	}
+	c.covAt, c.covModel, c.covN = now, model, n
+	return float64(n) / float64(live), n, nil
+}
+
+func (s *Service) diagProvider(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
+	d := DomainReport{Name: DomainProvider}
+	h := s.analytics.ProviderHealth()
+	ratio := gate("success_rate", "ratio", round3(h.Ratio), 1, round3(1-h.Ratio), true,
+		fmt.Sprintf("%d of the last %d provider calls succeeded (each failed share costs its points; 1 with no calls)", h.Successes, h.Samples))
+	d.Signals = append(d.Signals, ratio)
+	if s.cfg.Pipeline.Enabled {
+		rt := s.PipelineRuntime()
+		rt.mu.Lock()
+		name, avail, perr := rt.provider, rt.providerAvailable, rt.providerError
+		rt.mu.Unlock()
+		down := perr != "" && !avail
+		v := 0.0
+		if down {
+			v = 1
+		}
+		msg := "extraction provider available"
+		switch {
+		case down:
+			msg = fmt.Sprintf("extraction provider %s unavailable: %s (extract jobs stay queued)", name, perr)
+		case name == "":
+			msg = "extraction worker not started in this process"
+		}
+		d.Signals = append(d.Signals, gate("extraction_provider_unavailable", "count", v, 0, 1, false, msg))
+		streak := s.analytics.EmptyExtractionStreak()
+		d.Signals = append(d.Signals, gate("empty_extractions_in_a_row", "count", float64(streak), EmptyExtractionsMax-1, 0.3, false,
+			fmt.Sprintf("%d extractions in a row over inputs of at least %d characters produced no fact (%d or more costs 0.3: the model may be answering nothing usable)", streak, ExtractMinInputChars, EmptyExtractionsMax)))
+	} else {
+		d.Note = "pipeline disabled: only embedding calls are tracked"
+	}
+	if s.embedder != nil && !s.providerHealthy() {
+		msg := "embedding provider failed recently"
+		if pe := s.emb.lastErr.Load(); pe != nil {
+			msg = "embedding provider failed: " + pe.err.Error()
+		}
+		d.Signals = append(d.Signals, info("embedding_provider_backoff", "count", 1, msg))
+	}
+	d.Signals = append(d.Signals, info("secrets_redacted", "count", float64(s.RedactionCount()),
+		"secrets redacted from stored content since start (a rising count means agents are pasting credentials)"))
+	return d, nil
+}
+
+func (s *Service) diagMutation(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
+	d := DomainReport{Name: DomainMutation}
+	rec, err := count(ctx, q, `SELECT count(*) FROM memory_history WHERE event = ? AND created_at >= ?`,
+		storage.EventRecovered, storage.FormatTime(now.Add(-7*24*time.Hour)))
+	if err != nil {
+		return d, err
+	}
+	frozen, fmsg := 0.0, "mutations allowed"
+	if s.MutationsFrozen() {
+		frozen, fmsg = 1, "mutations are frozen: writes are refused (costs 0.3)"
+	}
+	d.Signals = []Signal{
+		gate("recovered_7d", "count", float64(rec), RecoveredEventsMax, 0.3, false,
+			fmt.Sprintf("%d memories recovered in the last 7 days (more than %d costs 0.3: something deletes what it should not)", rec, RecoveredEventsMax)),
+		gate("mutations_frozen", "count", frozen, 0, 0.3, false, fmsg),
+	}
+	return d, nil
+}
+
+func (s *Service) diagConnector(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
+	d := DomainReport{Name: DomainConnector, Signals: []Signal{}}
+	has, err := count(ctx, q, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'documents'`)
+	if err != nil {
+		return d, err
+	}
+	since := storage.FormatTime(now.Add(-24 * time.Hour))
+	if has > 0 {
+		failed, err := count(ctx, q, `SELECT count(*) FROM documents WHERE status = 'failed' AND updated_at >= ?`, since)
+		if err != nil {
+			return d, err
+		}
+		msg := fmt.Sprintf("%d documents failed to ingest in the last 24 h (any costs 0.3, 5 or more another 0.2)", failed)
+		if failed > 0 {
+			var last sql.NullString
+			err := q.QueryRowContext(ctx, `SELECT error FROM documents WHERE status = 'failed' AND updated_at >= ? ORDER BY updated_at DESC LIMIT 1`, since).Scan(&last)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return d, err
+			}
+			if last.Valid && last.String != "" {
+				msg += "; latest: " + clipForWarning(last.String, 200)
+			}
+		}
+		d.Signals = append(d.Signals,
+			gate("documents_failed_24h", "count", float64(failed), 0, 0.3, false, msg),
+			gate("documents_failed_24h_many", "count", float64(failed), 4, 0.2, false, fmt.Sprintf("%d failed documents (5 or more costs 0.2)", failed)))
+	}
+	errs, _ := s.analytics.Errors(ErrorFilter{Stage: StageConnector, Since: now.Add(-24 * time.Hour)})
+	if len(errs) > 0 {
+		d.Signals = append(d.Signals, info("connector_errors_24h", "count", float64(len(errs)), "latest: "+errs[0].Code+" "+errs[0].Message))
+	}
+	if len(d.Signals) == 0 {
+		d.Note = "no connectors: document ingestion is not set up and hook/agent connectivity is not tracked"
+	}
+	return d, nil
+}
