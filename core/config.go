@@ -37,6 +37,40 @@ type Config struct {
 	PipelineV2 PipelineV2Config `toml:"pipeline_v2"`
 	TUI        TUIConfig        `toml:"tui"`
 	Log        LogConfig        `toml:"log"`
+	Documents  DocumentsConfig  `toml:"documents"`
+}
+
+// DocumentsConfig configures document ingest: the worker, the chunking of
+// a document into memories, and the guards of URL fetches.
+type DocumentsConfig struct {
+	// WorkerInterval is how often an idle document worker looks for jobs.
+	WorkerInterval Duration `toml:"worker_interval" range:"10ms,5m"`
+	// ChunkSize and ChunkOverlap (characters) cut a document into windows;
+	// the overlap must be smaller than the size.
+	ChunkSize    int `toml:"chunk_size" range:"200,50000"`
+	ChunkOverlap int `toml:"chunk_overlap" range:"0,10000"`
+	// MaxContentBytes bounds a fetched page (and a text document).
+	MaxContentBytes int64    `toml:"max_content_bytes" range:"1024,104857600"`
+	FetchTimeout    Duration `toml:"fetch_timeout" range:"1s,10m"`
+	MaxRedirects    int      `toml:"max_redirects" range:"0,20"`
+	// AllowPrivateFetch lets URL documents reach loopback, private,
+	// link-local and other non-public addresses (off: refused).
+	AllowPrivateFetch bool `toml:"allow_private_fetch"`
+	// Concurrency is how many documents are ingested at once.
+	Concurrency int `toml:"concurrency" range:"1,8"`
+}
+
+// DefaultDocumentsConfig returns the document ingest defaults.
+func DefaultDocumentsConfig() DocumentsConfig {
+	return DocumentsConfig{
+		WorkerInterval:  Duration(10 * time.Second),
+		ChunkSize:       2000,
+		ChunkOverlap:    200,
+		MaxContentBytes: 10 << 20,
+		FetchTimeout:    Duration(30 * time.Second),
+		MaxRedirects:    5,
+		Concurrency:     1,
+	}
 }
 
 // TUIConfig configures the terminal UI.
@@ -210,6 +244,7 @@ func DefaultConfig() Config {
 		PipelineV2: DefaultPipelineV2Config(),
 		Hooks:      DefaultHooksConfig(),
 		Log:        LogConfig{Level: "info"},
+		Documents:  DefaultDocumentsConfig(),
 	}
 }
 
@@ -501,6 +536,10 @@ func (c *Config) Validate() error {
 	if c.Guardrails.MaxRememberChars < c.Guardrails.MaxContentChars {
 		return &ConfigError{Key: "guardrails.max_remember_chars", Value: strconv.Itoa(c.Guardrails.MaxRememberChars),
 			Reason: fmt.Sprintf("must be at least guardrails.max_content_chars (%d)", c.Guardrails.MaxContentChars)}
+	}
+	if c.Documents.ChunkOverlap >= c.Documents.ChunkSize {
+		return &ConfigError{Key: "documents.chunk_overlap", Value: strconv.Itoa(c.Documents.ChunkOverlap),
+			Reason: fmt.Sprintf("must be smaller than documents.chunk_size (%d)", c.Documents.ChunkSize)}
 	}
 	if err := validateAddr(c.Server.Addr); err != nil {
 		return &ConfigError{Key: "server.addr", Value: strconv.Quote(c.Server.Addr), Reason: err.Error()}
