@@ -92,6 +92,7 @@ func (a *API) routes() {
 	m.HandleFunc("GET /api/sessions", a.listSessions)
 	m.HandleFunc("GET /api/sessions/{key}", a.getSession)
 	a.pipelineRoutes()
+	a.documentRoutes()
 }
 
 // Handler returns the API with its middleware: request ids, panic recovery,

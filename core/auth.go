@@ -320,6 +320,11 @@ var routeRules = map[string]routeRule{
 	"GET /api/memory/{a}/{b} jobs":        {perm: PermDocuments},
 	"GET /api/memory/{a}/{b} history":     {perm: PermRecall, scope: scopeID},
 	"GET /api/memory/{a}/{b} other":       {},
+	"POST /api/documents":                 {perm: PermDocuments, scope: scopeDenied},
+	"GET /api/documents":                  {perm: PermDocuments, scope: scopeDenied},
+	"GET /api/documents/{id}":             {perm: PermDocuments, scope: scopeDenied},
+	"GET /api/documents/{id}/chunks":      {perm: PermDocuments, scope: scopeDenied},
+	"DELETE /api/documents/{id}":          {perm: PermDocuments, limiter: "forget", scope: scopeDenied},
 }
 
 // ruleFor finds the rule of the route r will reach; pattern is "" when no
