@@ -3,25 +3,26 @@ package core
 import (
 	"html"
 	"strings"
+	"unicode/utf8"
 )
 
 // StripHTML reduces an HTML page to its text and returns the text of its
 // first <title>. It is a small tolerant scanner, not a full HTML parser:
 // script, style, noscript and template contents are dropped, comments and
 // declarations are skipped, tags are removed, block elements become line
-// breaks, entities are decoded (in text only, so an escaped "&lt;b&gt;"
-// stays text), spaces within a line collapse and blank lines collapse to
-// one. Malformed markup never panics: an unterminated tag or comment ends
-// the text.
+// breaks (a blank line around paragraphs, headings, lists and tables),
+// entities are decoded (in text only, so an escaped "&lt;b&gt;" stays
+// text) and whitespace runs collapse to one space. Malformed markup never
+// panics: an unterminated tag or comment ends the text.
 func StripHTML(s string) (text, title string) {
-	var out strings.Builder
-	out.Grow(len(s) / 2)
+	var w htmlTextWriter
+	w.out.Grow(len(s) / 2)
 	titleSeen := false
 	i := 0
 	textStart := 0
 	flushText := func(end int) {
 		if end > textStart {
-			out.WriteString(html.UnescapeString(s[textStart:end]))
+			w.text(html.UnescapeString(s[textStart:end]))
 		}
 	}
 	for i < len(s) {
@@ -71,50 +72,87 @@ func StripHTML(s string) (text, title string) {
 		selfClosing := end > 1 && s[end-2] == '/'
 		i = end
 		textStart = i
-		if closing {
-			if blockElements[name] {
-				out.WriteByte('\n')
+		if !closing {
+			switch {
+			case rawTextElements[name] && !selfClosing:
+				// Skip to the matching end tag (raw text: no markup inside).
+				i = skipRawText(s, i, name)
+				textStart = i
+				continue
+			case name == "title" && !selfClosing:
+				stop := findEndTag(s, i, "title")
+				if !titleSeen {
+					title = CollapseSpace(html.UnescapeString(s[i:stop]))
+					titleSeen = true
+				}
+				i = skipRawText(s, i, "title")
+				textStart = i
+				continue
 			}
-			continue
 		}
 		switch {
-		case rawTextElements[name] && !selfClosing:
-			// Skip to the matching end tag (raw text: no markup inside).
-			i = skipRawText(s, i, name)
-			textStart = i
-			continue
-		case name == "title" && !selfClosing:
-			stop := findEndTag(s, i, "title")
-			if !titleSeen {
-				title = CollapseSpace(html.UnescapeString(s[i:stop]))
-				titleSeen = true
-			}
-			i = skipRawText(s, i, "title")
-			textStart = i
-			continue
-		}
-		if blockElements[name] {
-			out.WriteByte('\n')
-		} else if name == "td" || name == "th" {
-			out.WriteByte(' ')
+		case blockElements[name] > 0:
+			w.brk(blockElements[name])
+		case name == "td" || name == "th":
+			w.space = true
 		}
 	}
 	flushText(len(s))
-	return tidyText(out.String()), title
+	return w.out.String(), title
+}
+
+// htmlTextWriter collects text with collapsed whitespace and the line
+// breaks block elements ask for.
+type htmlTextWriter struct {
+	out   strings.Builder
+	brks  int  // pending line breaks (1 or 2) before the next text
+	space bool // a space is pending before the next text
+}
+
+func (w *htmlTextWriter) brk(n int) { w.brks = max(w.brks, n); w.space = false }
+
+func (w *htmlTextWriter) text(t string) {
+	body := CollapseSpace(t)
+	if body == "" {
+		if t != "" && w.brks == 0 {
+			w.space = true
+		}
+		return
+	}
+	if w.out.Len() > 0 {
+		switch {
+		case w.brks > 0:
+			w.out.WriteString("\n\n"[:w.brks])
+		case w.space || startsWithSpace(t):
+			w.out.WriteByte(' ')
+		}
+	}
+	w.out.WriteString(body)
+	w.brks = 0
+	w.space = endsWithSpace(t)
+}
+
+func startsWithSpace(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return isJSSpace(r)
+}
+
+func endsWithSpace(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return isJSSpace(r)
 }
 
 // rawTextElements hold text that is not part of the page's text.
 var rawTextElements = map[string]bool{"script": true, "style": true, "noscript": true, "template": true}
 
-// blockElements start and end a line.
-var blockElements = map[string]bool{
-	"address": true, "article": true, "aside": true, "blockquote": true, "br": true, "dd": true,
-	"details": true, "dialog": true, "div": true, "dl": true, "dt": true, "fieldset": true,
-	"figcaption": true, "figure": true, "footer": true, "form": true, "h1": true, "h2": true,
-	"h3": true, "h4": true, "h5": true, "h6": true, "header": true, "hr": true, "li": true,
-	"main": true, "nav": true, "ol": true, "p": true, "pre": true, "section": true,
-	"summary": true, "table": true, "tr": true, "ul": true, "body": true, "html": true, "head": true,
-	"caption": true, "option": true,
+// blockElements break the line: 2 leaves a blank line (paragraphs,
+// headings, lists, tables), 1 starts a new line.
+var blockElements = map[string]int{
+	"address": 2, "article": 2, "aside": 2, "blockquote": 2, "body": 2, "caption": 2, "details": 2,
+	"dialog": 2, "dl": 2, "fieldset": 2, "figure": 2, "footer": 2, "form": 2, "h1": 2, "h2": 2,
+	"h3": 2, "h4": 2, "h5": 2, "h6": 2, "head": 2, "header": 2, "hr": 2, "html": 2, "main": 2,
+	"nav": 2, "ol": 2, "p": 2, "pre": 2, "section": 2, "table": 2, "ul": 2,
+	"br": 1, "dd": 1, "div": 1, "dt": 1, "figcaption": 1, "li": 1, "option": 1, "summary": 1, "tr": 1,
 }
 
 func isTagNameByte(c byte, first bool) bool {
@@ -171,31 +209,4 @@ func skipRawText(s string, i int, name string) int {
 		return len(s)
 	}
 	return tagEnd(s, stop+2+len(name))
-}
-
-// tidyText collapses spaces within lines, trims lines and keeps at most
-// one blank line between paragraphs.
-func tidyText(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	blank := 0
-	for _, line := range strings.Split(s, "\n") {
-		line = CollapseSpace(line)
-		if line == "" {
-			if b.Len() > 0 {
-				blank++
-			}
-			continue
-		}
-		if b.Len() > 0 {
-			if blank > 0 {
-				b.WriteString("\n\n")
-			} else {
-				b.WriteByte('\n')
-			}
-		}
-		blank = 0
-		b.WriteString(line)
-	}
-	return b.String()
 }
