@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/storage"
@@ -278,9 +279,11 @@ func (s *Service) documentChunks(content string) []Normalized {
 
 // embedChunks embeds the chunks that have no vector yet for the current
 // model, outside any transaction, in provider-sized batches. A failing or
-// absent provider leaves the rest to the embedding tracker: the chunks are
-// stored either way.
+// absent provider, or a document too long to embed within half the job's
+// lease, leaves the rest to the embedding tracker: the chunks are stored
+// either way, and the lease is not lost to a slow model.
 func (s *Service) embedChunks(ctx context.Context, chunks []Normalized) [][]float32 {
+	budget := time.Now().Add(s.cfg.PipelineV2.LeaseTimeout.D() / 2)
 	vecs := make([][]float32, len(chunks))
 	if s.embedder == nil || !s.providerHealthy() {
 		return vecs
@@ -296,6 +299,10 @@ func (s *Service) embedChunks(ctx context.Context, chunks []Normalized) [][]floa
 	}
 	bs := max(s.cfg.Embedding.BatchSize, 1)
 	for start := 0; start < len(todo); start += bs {
+		if time.Now().After(budget) {
+			s.log.Info("document chunks left to the embedding tracker", "embedded", start, "left", len(todo)-start)
+			return vecs
+		}
 		idx := todo[start:min(start+bs, len(todo))]
 		texts := make([]string, len(idx))
 		for k, i := range idx {

@@ -594,3 +594,36 @@ func BenchmarkDocumentIngest(b *testing.B) {
 		}
 	}
 }
+
+// With an embedder, chunks are embedded before the indexing transactions
+// and stored with their vectors: nothing is left for the tracker, and the
+// vector leg finds them.
+func TestDocumentChunksAreEmbedded(t *testing.T) {
+	t.Parallel()
+	svc := hybridService(t, builtin(t))
+	ctx := context.Background()
+	if err := svc.WarmVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	text := "Kubernetes pods restart when the liveness probe fails three times in a row. " +
+		docText(2600, "delta")
+	created, err := svc.CreateDocument(ctx, core.DocumentInput{SourceType: "text", Content: text, Title: "K8s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := svc.LeaseJob(ctx, "t", core.JobDocumentIngest)
+	if err != nil || job == nil || job.DocumentID != created.ID {
+		t.Fatalf("lease: %v %v", job, err)
+	}
+	res, err := svc.ProcessDocumentJob(ctx, job)
+	if err != nil || res.Chunks != 2 || res.Embedded != 2 {
+		t.Fatalf("ingest: %+v %v", res, err)
+	}
+	if n, err := svc.CountPendingEmbeddings(ctx); err != nil || n != 0 {
+		t.Fatalf("pending embeddings after ingest: %d %v", n, err)
+	}
+	got := recall(t, svc, core.RecallInput{Query: "why do containers get restarted by health checks", Mode: "vector", Limit: 3})
+	if len(got.Results) == 0 || got.Results[0].Type != core.DocumentChunkType {
+		t.Fatalf("vector recall: %+v", got.Results)
+	}
+}
