@@ -94,6 +94,7 @@ func (a *API) routes() {
 	a.pipelineRoutes()
 	a.repairRoutes()
 	a.opsRoutes()
+	a.documentRoutes()
 }
 
 // Handler returns the API with its middleware: request ids, panic recovery,

@@ -332,6 +332,11 @@ var routeRules = map[string]routeRule{
 	"GET /api/repair/embedding-gaps":      {perm: PermAdmin, scope: scopeDenied},
 	"GET /api/repair/dedup-stats":         {perm: PermAdmin, scope: scopeDenied},
 	"POST /api/repair/{action}":           {perm: PermAdmin, limiter: "admin", scope: scopeDenied},
+	"POST /api/documents":                 {perm: PermDocuments, scope: scopeDenied},
+	"GET /api/documents":                  {perm: PermDocuments, scope: scopeDenied},
+	"GET /api/documents/{id}":             {perm: PermDocuments, scope: scopeDenied},
+	"GET /api/documents/{id}/chunks":      {perm: PermDocuments, scope: scopeDenied},
+	"DELETE /api/documents/{id}":          {perm: PermDocuments, limiter: "forget", scope: scopeDenied},
 }
 
 // ruleFor finds the rule of the route r will reach; pattern is "" when no

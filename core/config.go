@@ -37,6 +37,7 @@ type Config struct {
 	PipelineV2 PipelineV2Config `toml:"pipeline_v2"`
 	TUI        TUIConfig        `toml:"tui"`
 	Log        LogConfig        `toml:"log"`
+	Documents  DocumentsConfig  `toml:"documents"`
 	// Retention purges old tombstones, history and jobs (core/retention.go).
 	Retention RetentionConfig `toml:"retention"`
 	// Maintenance is the policy gate of repairs (core/repair_gate.go).
@@ -94,6 +95,39 @@ type MaintenanceConfig struct {
 	DedupHourlyBudget     int      `toml:"dedup_hourly_budget" range:"1,100000"`
 	RetentionCooldown     Duration `toml:"retention_cooldown" range:"0s,24h"`
 	RetentionHourlyBudget int      `toml:"retention_hourly_budget" range:"1,100000"`
+}
+
+// DocumentsConfig configures document ingest: the worker, the chunking of
+// a document into memories, and the guards of URL fetches.
+type DocumentsConfig struct {
+	// WorkerInterval is how often an idle document worker looks for jobs.
+	WorkerInterval Duration `toml:"worker_interval" range:"10ms,5m"`
+	// ChunkSize and ChunkOverlap (characters) cut a document into windows;
+	// the overlap must be smaller than the size.
+	ChunkSize    int `toml:"chunk_size" range:"200,50000"`
+	ChunkOverlap int `toml:"chunk_overlap" range:"0,10000"`
+	// MaxContentBytes bounds a fetched page (and a text document).
+	MaxContentBytes int64    `toml:"max_content_bytes" range:"1024,104857600"`
+	FetchTimeout    Duration `toml:"fetch_timeout" range:"1s,10m"`
+	MaxRedirects    int      `toml:"max_redirects" range:"0,20"`
+	// AllowPrivateFetch lets URL documents reach loopback, private,
+	// link-local and other non-public addresses (off: refused).
+	AllowPrivateFetch bool `toml:"allow_private_fetch"`
+	// Concurrency is how many documents are ingested at once.
+	Concurrency int `toml:"concurrency" range:"1,8"`
+}
+
+// DefaultDocumentsConfig returns the document ingest defaults.
+func DefaultDocumentsConfig() DocumentsConfig {
+	return DocumentsConfig{
+		WorkerInterval:  Duration(10 * time.Second),
+		ChunkSize:       2000,
+		ChunkOverlap:    200,
+		MaxContentBytes: 10 << 20,
+		FetchTimeout:    Duration(30 * time.Second),
+		MaxRedirects:    5,
+		Concurrency:     1,
+	}
 }
 
 // TUIConfig configures the terminal UI.
@@ -267,6 +301,7 @@ func DefaultConfig() Config {
 		PipelineV2: DefaultPipelineV2Config(),
 		Hooks:      DefaultHooksConfig(),
 		Log:        LogConfig{Level: "info"},
+		Documents:  DefaultDocumentsConfig(),
 		Retention: RetentionConfig{
 			Enabled:             true,
 			Interval:            Duration(6 * time.Hour),
@@ -586,6 +621,10 @@ func (c *Config) Validate() error {
 	if c.Retention.TombstoneWindow < c.Memory.RecoverWindow {
 		return &ConfigError{Key: "retention.tombstone_window", Value: c.Retention.TombstoneWindow.D().String(),
 			Reason: fmt.Sprintf("must not be shorter than memory.recover_window (%s): a memory must stay recoverable until its window ends", c.Memory.RecoverWindow.D())}
+	}
+	if c.Documents.ChunkOverlap >= c.Documents.ChunkSize {
+		return &ConfigError{Key: "documents.chunk_overlap", Value: strconv.Itoa(c.Documents.ChunkOverlap),
+			Reason: fmt.Sprintf("must be smaller than documents.chunk_size (%d)", c.Documents.ChunkSize)}
 	}
 	if err := validateAddr(c.Server.Addr); err != nil {
 		return &ConfigError{Key: "server.addr", Value: strconv.Quote(c.Server.Addr), Reason: err.Error()}

@@ -497,7 +497,7 @@ func (s *Service) diagMutation(ctx context.Context, q storage.Querier, now time.
 
 func (s *Service) diagConnector(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainConnector, Signals: []Signal{}}
-	has, err := count(ctx, q, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'documents'`)
+	has, err := count(ctx, q, `SELECT count(*) FROM (SELECT 1 FROM documents LIMIT 1)`)
 	if err != nil {
 		return d, err
 	}
@@ -527,7 +527,7 @@ func (s *Service) diagConnector(ctx context.Context, q storage.Querier, now time
 		d.Signals = append(d.Signals, info("connector_errors_24h", "count", float64(len(errs)), "latest: "+errs[0].Code+" "+errs[0].Message))
 	}
 	if len(d.Signals) == 0 {
-		d.Note = "no connectors: document ingestion is not set up and hook/agent connectivity is not tracked"
+		d.Note = "no connectors: no document has been ingested yet, and hook/agent connectivity is not tracked"
 	}
 	return d, nil
 }

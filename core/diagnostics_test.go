@@ -387,10 +387,9 @@ func TestDiagnosticsMutationAndFreeze(t *testing.T) {
 func TestDiagnosticsConnectorDocuments(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, noPipeline)
-	e.exec(t, `CREATE TABLE documents (id TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT, updated_at TEXT NOT NULL)`)
 	now := e.clock.Now()
 	doc := func(status, errMsg string, at time.Time) {
-		e.exec(t, `INSERT INTO documents (id, status, error, updated_at) VALUES (?, ?, ?, ?)`, core.NewID(), status, errMsg, storage.FormatTime(at))
+		e.exec(t, `INSERT INTO documents (id, source_type, status, error, created_at, updated_at) VALUES (?, 'text', ?, ?, ?, ?)`, core.NewID(), status, errMsg, storage.FormatTime(at), storage.FormatTime(at))
 	}
 	doc("done", "", now)
 	doc("failed", "old failure", now.Add(-25*time.Hour))

@@ -1,0 +1,418 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// ErrDocumentPermanent marks an ingest failure that no retry can fix
+// (empty content, a refused or unsupported URL, a page too large); the
+// worker kills the job at once instead of retrying it.
+var ErrDocumentPermanent = errors.New("permanent document failure")
+
+// DocumentIngestResult is the result recorded on a finished ingest job.
+type DocumentIngestResult struct {
+	DocumentID string `json:"documentId"`
+	Status     string `json:"status"`
+	Chunks     int    `json:"chunks"`
+	Created    int    `json:"created"`
+	Reused     int    `json:"reused"`
+	Embedded   int    `json:"embedded"`
+	Skipped    string `json:"skipped,omitempty"`
+}
+
+// errDocumentGone ends an ingest whose document was deleted meanwhile.
+var errDocumentGone = errors.New("document deleted during ingest")
+
+// ProcessDocumentJob ingests the document of a leased document_ingest
+// job: extracting (fetch for URLs) → chunking → embedding → indexing →
+// done, each transition in its own short transaction that also checks the
+// lease. Fetching and embedding run outside every transaction. Re-running
+// a job (after a crash, once the reaper returned its lease) writes no
+// chunk twice: a chunk index already linked to a live memory with the
+// same content is kept, and a chunk whose content is already a live
+// memory is linked to it instead of inserted again.
+func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*DocumentIngestResult, error) {
+	if job == nil || job.JobType != JobDocumentIngest || job.DocumentID == "" {
+		return nil, fmt.Errorf("%w: not a document_ingest job with a document_id", ErrDocumentPermanent)
+	}
+	res := &DocumentIngestResult{DocumentID: job.DocumentID}
+	d, err := storage.GetDocument(ctx, s.db.Reader(), job.DocumentID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, fmt.Errorf("%w: document %s not found", ErrDocumentPermanent, job.DocumentID)
+	} else if err != nil {
+		return nil, err
+	}
+	if d.Status == storage.DocDeleted {
+		res.Status, res.Skipped = storage.DocDeleted, "document deleted"
+		return res, nil
+	}
+	step := func(status string, fn func(tx *storage.Tx) error) error {
+		return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			if err := storage.CheckLease(ctx, tx, job); err != nil {
+				return err
+			}
+			if err := storage.SetDocumentStatus(ctx, tx, d.ID, status, "", s.timestamp()); errors.Is(err, storage.ErrNotFound) {
+				return errDocumentGone
+			} else if err != nil {
+				return err
+			}
+			if fn != nil {
+				return fn(tx)
+			}
+			return nil
+		})
+	}
+	gone := func(err error) (*DocumentIngestResult, error) {
+		if errors.Is(err, errDocumentGone) {
+			res.Status, res.Skipped = storage.DocDeleted, "document deleted during ingest"
+			return res, nil
+		}
+		return nil, err
+	}
+
+	// extracting
+	if err := step(storage.DocExtracting, nil); err != nil {
+		return gone(err)
+	}
+	content, title, ctype := d.Content, "", ""
+	if d.SourceType == "url" {
+		dc := s.cfg.Documents
+		fr, err := FetchURL(ctx, d.SourceURL, FetchOptions{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
+			MaxRedirects: dc.MaxRedirects, AllowPrivate: dc.AllowPrivateFetch})
+		if err != nil {
+			if IsPermanentFetchError(err) {
+				return nil, fmt.Errorf("%w: %v", ErrDocumentPermanent, err)
+			}
+			return nil, err
+		}
+		content, title, ctype = s.Redact(fr.Content), fr.Title, fr.ContentType
+	}
+	if strings.TrimFunc(content, isJSSpace) == "" {
+		return nil, fmt.Errorf("%w: Empty content", ErrDocumentPermanent)
+	}
+	if d.Title == "" {
+		d.Title = CollapseSpace(title)
+	}
+
+	// chunking
+	err = step(storage.DocChunking, func(tx *storage.Tx) error {
+		if d.SourceType != "url" {
+			return nil
+		}
+		return storage.SetDocumentContent(ctx, tx, d.ID, content, title, ctype, s.timestamp())
+	})
+	if err != nil {
+		return gone(err)
+	}
+	chunks := s.documentChunks(content)
+	if len(chunks) == 0 {
+		return nil, fmt.Errorf("%w: Empty content", ErrDocumentPermanent)
+	}
+	res.Chunks = len(chunks)
+
+	// embedding
+	if err := step(storage.DocEmbedding, func(tx *storage.Tx) error {
+		return storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.timestamp())
+	}); err != nil {
+		return gone(err)
+	}
+	vecs := s.embedChunks(ctx, chunks)
+
+	// indexing, in batches
+	links, err := storage.DocumentLinks(ctx, s.db.Reader(), d.ID)
+	if err != nil {
+		return nil, err
+	}
+	linked := map[int]string{}
+	for _, l := range links {
+		linked[l.ChunkIndex] = l.MemoryID
+	}
+	tags := []string{"document:" + d.ID}
+	if d.Title != "" {
+		tags = []string{"document:" + d.Title}
+	}
+	var touched, created, replaced []string
+	model := ""
+	if s.embedder != nil {
+		model = s.embedder.Model()
+	}
+	for start := 0; start < len(chunks); start += documentIndexBatch {
+		batch := chunks[start:min(start+documentIndexBatch, len(chunks))]
+		var bTouched, bCreated, bReplaced []string
+		var bReused, bEmbedded int
+		err := step(storage.DocIndexing, func(tx *storage.Tx) error {
+			bTouched, bCreated, bReplaced, bReused, bEmbedded = nil, nil, nil, 0, 0
+			now := s.timestamp()
+			for k, c := range batch {
+				i := start + k
+				var mem *storage.Memory
+				if prev, ok := linked[i]; ok {
+					m, err := storage.GetMemory(ctx, tx, prev)
+					if err != nil && !errors.Is(err, storage.ErrNotFound) {
+						return err
+					}
+					if err == nil && !m.IsDeleted && m.ContentHash == c.Hash {
+						mem = m
+					} else {
+						bReplaced = append(bReplaced, prev)
+					}
+				}
+				if mem == nil {
+					m, err := storage.FindLiveByHash(ctx, tx, c.Hash, "")
+					if err != nil && !errors.Is(err, storage.ErrNotFound) {
+						return err
+					}
+					mem = m
+				}
+				if mem != nil {
+					bReused++
+				} else {
+					mem = &storage.Memory{
+						Content: c.Storage, NormalizedContent: c.Normalized, ContentHash: c.Hash,
+						Type: DocumentChunkType, Importance: documentChunkImportance, Confidence: 1.0,
+						Who: d.ID, Why: documentWhy, SourceType: documentSourceType, SourceID: d.ID,
+						Tags: CleanTags(tags), ExtractionStatus: "none",
+					}
+					if err := s.insertNew(ctx, tx, mem, documentActor, documentWhy,
+						map[string]any{"documentId": d.ID, "chunkIndex": i}); err != nil {
+						return err
+					}
+					bCreated = append(bCreated, mem.ID)
+				}
+				if err := storage.LinkDocumentChunk(ctx, tx, d.ID, mem.ID, i); err != nil {
+					return err
+				}
+				bTouched = append(bTouched, mem.ID)
+				if v := vecs[i]; v != nil {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
+						VALUES (?, ?, ?, ?, ?) ON CONFLICT (content_hash, model) DO UPDATE SET dimensions = excluded.dimensions,
+						vector = excluded.vector, created_at = excluded.created_at`, c.Hash, model, len(v), EncodeVector(v), now); err != nil {
+						return fmt.Errorf("store chunk embedding: %w", err)
+					}
+					if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_model = ? WHERE id = ? AND content_hash = ?`,
+						model, mem.ID, c.Hash); err != nil {
+						return err
+					}
+					bEmbedded++
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			if len(touched) > 0 {
+				s.syncVectors(ctx, touched...)
+			}
+			return gone(err)
+		}
+		touched, created, replaced = append(touched, bTouched...), append(created, bCreated...), append(replaced, bReplaced...)
+		res.Reused += bReused
+		res.Embedded += bEmbedded
+	}
+	res.Created = len(created)
+
+	// done: drop links beyond the last chunk (an earlier run cut the text
+	// into more pieces) and the chunk memories no longer linked.
+	var dropped []string
+	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		dropped = dropped[:0]
+		if err := storage.CheckLease(ctx, tx, job); err != nil {
+			return err
+		}
+		stale, err := storage.UnlinkDocumentChunksFrom(ctx, tx, d.ID, len(chunks))
+		if err != nil {
+			return err
+		}
+		still := map[string]bool{}
+		for _, id := range touched {
+			still[id] = true
+		}
+		for _, id := range append(replaced, stale...) {
+			if still[id] {
+				continue
+			}
+			ok, err := s.removeChunkMemory(ctx, tx, id, d.ID, "Document re-ingested: chunk no longer present", documentActor)
+			if err != nil {
+				return err
+			}
+			if ok {
+				dropped = append(dropped, id)
+			}
+		}
+		if err := storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.timestamp()); err != nil {
+			return err
+		}
+		if err := storage.SetDocumentStatus(ctx, tx, d.ID, storage.DocDone, "", s.timestamp()); errors.Is(err, storage.ErrNotFound) {
+			return errDocumentGone
+		} else if err != nil {
+			return err
+		}
+		return nil
+	})
+	s.syncVectors(ctx, append(touched, dropped...)...)
+	if err != nil {
+		return gone(err)
+	}
+	for _, id := range created {
+		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: documentActor.Name})
+	}
+	res.Status = storage.DocDone
+	return res, nil
+}
+
+// documentChunks cuts content into normalized chunks, dropping empty ones.
+func (s *Service) documentChunks(content string) []Normalized {
+	var out []Normalized
+	for _, c := range ChunkDocument(content, s.cfg.Documents.ChunkSize, s.cfg.Documents.ChunkOverlap) {
+		if n := NormalizeContent(c); n.Storage != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// embedChunks embeds the chunks that have no vector yet for the current
+// model, outside any transaction, in provider-sized batches. A failing or
+// absent provider, or a document too long to embed within half the job's
+// lease, leaves the rest to the embedding tracker: the chunks are stored
+// either way, and the lease is not lost to a slow model.
+func (s *Service) embedChunks(ctx context.Context, chunks []Normalized) [][]float32 {
+	budget := time.Now().Add(s.cfg.PipelineV2.LeaseTimeout.D() / 2)
+	vecs := make([][]float32, len(chunks))
+	if s.embedder == nil || !s.providerHealthy() {
+		return vecs
+	}
+	model := s.embedder.Model()
+	r := s.db.Reader()
+	var todo []int
+	for i, c := range chunks {
+		var one int
+		if r.QueryRowContext(ctx, `SELECT 1 FROM embeddings WHERE content_hash = ? AND model = ?`, c.Hash, model).Scan(&one) != nil {
+			todo = append(todo, i)
+		}
+	}
+	bs := max(s.cfg.Embedding.BatchSize, 1)
+	for start := 0; start < len(todo); start += bs {
+		if time.Now().After(budget) {
+			s.log.Info("document chunks left to the embedding tracker", "embedded", start, "left", len(todo)-start)
+			return vecs
+		}
+		idx := todo[start:min(start+bs, len(todo))]
+		texts := make([]string, len(idx))
+		for k, i := range idx {
+			texts[k] = chunks[i].Storage
+		}
+		got, err := s.embed(ctx, texts)
+		if err != nil {
+			s.log.Warn("embedding document chunks failed; the tracker will retry", "err", err)
+			return vecs
+		}
+		for k, i := range idx {
+			vecs[i] = got[k]
+		}
+	}
+	return vecs
+}
+
+// ChunkDocument cuts text into windows of at most size characters (code
+// points), each starting overlap characters before the previous one ended.
+// A window ends, when it can, at a paragraph or sentence end, else at a
+// space, found in its last fifth; otherwise it is cut at size. Text no
+// longer than size is one chunk.
+func ChunkDocument(text string, size, overlap int) []string {
+	if size < 1 {
+		size = 1
+	}
+	overlap = max(min(overlap, size-1), 0)
+	if strings.TrimFunc(text, isJSSpace) == "" {
+		return nil
+	}
+	if utf8.RuneCountInString(text) <= size {
+		return []string{text}
+	}
+	r := []rune(text)
+	var out []string
+	start := 0
+	for start < len(r) {
+		end := start + size
+		if end >= len(r) {
+			out = append(out, string(r[start:]))
+			break
+		}
+		lo := max(start+overlap+1, end-size/5)
+		cut := -1
+		space := -1
+		for j := end - 1; j >= lo; j-- {
+			c := r[j]
+			if c == '\n' || ((c == '.' || c == '!' || c == '?') && isJSSpace(r[j+1])) {
+				cut = j + 1
+				break
+			}
+			if space < 0 && isJSSpace(c) {
+				space = j + 1
+			}
+		}
+		if cut < 0 {
+			cut = space
+		}
+		if cut < 0 {
+			cut = end
+		}
+		out = append(out, string(r[start:cut]))
+		start = cut - overlap
+	}
+	return out
+}
+
+// FailDocumentJob records a failed ingest attempt in one transaction: a
+// permanent failure kills the job at once, another is retried with
+// backoff until max_attempts. The document is marked failed with the error
+// once the job is dead; while a retry is pending it is back to queued with
+// the error noted. It reports whether the job is dead.
+func (s *Service) FailDocumentJob(ctx context.Context, job *storage.Job, cause error) (bool, error) {
+	msg := strings.TrimPrefix(cause.Error(), ErrDocumentPermanent.Error()+": ")
+	permanent := errors.Is(cause, ErrDocumentPermanent)
+	var dead bool
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		var err error
+		if permanent {
+			dead, err = true, storage.KillJob(ctx, tx, job, msg, s.now())
+		} else {
+			dead, err = storage.FailJob(ctx, tx, job, msg, s.now(), storage.RetryDelay(job.Attempts))
+		}
+		if err != nil {
+			return err
+		}
+		if job.DocumentID == "" {
+			return nil
+		}
+		status, note := storage.DocQueued, "retrying: "+msg
+		if dead {
+			status, note = storage.DocFailed, msg
+		}
+		if err := storage.SetDocumentStatus(ctx, tx, job.DocumentID, status, note, s.timestamp()); err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return err
+		}
+		return nil
+	})
+	return dead, err
+}
+
+// FailOrphanedDocuments marks failed the unfinished documents whose
+// ingest job died without a worker recording it (a stale lease reaped on
+// its last attempt).
+func (s *Service) FailOrphanedDocuments(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		var err error
+		n, err = storage.FailOrphanedDocuments(ctx, tx, s.timestamp())
+		return err
+	})
+	return n, err
+}

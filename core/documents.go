@@ -1,0 +1,373 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// Documents (reference section 2.5, seed 003 "Document Ingest"): a long
+// text or a web page is registered, then the document worker extracts its
+// text, cuts it into overlapping windows and stores each window as a
+// memory of type document_chunk, linked to the document by its position.
+// Every status transition is its own short transaction; no fetch or
+// embedding call runs inside one.
+
+// JobDocumentIngest is the job type of the document worker.
+const JobDocumentIngest = storage.JobDocumentIngest
+
+// Document chunk memories.
+const (
+	DocumentChunkType       = "document_chunk"
+	documentChunkImportance = 0.3
+	documentSourceType      = "document"
+	documentWhy             = "document_ingest"
+	documentIndexBatch      = 64 // chunks written per transaction
+)
+
+var documentActor = Actor{Name: "document-worker", Type: ActorDaemon}
+
+// ErrDocumentNotFound is the 404 of the documents API.
+var ErrDocumentNotFound = &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "Document not found"}
+
+// DocumentInput is a request to register a document.
+type DocumentInput struct {
+	SourceType  string
+	Content     string
+	URL         string
+	Title       string
+	ContentType string
+	ConnectorID string
+	// Metadata is a JSON object (or empty).
+	Metadata json.RawMessage
+}
+
+// CreateDocumentResult is what POST /api/documents answers.
+type CreateDocumentResult struct {
+	ID           string `json:"id"`
+	Status       string `json:"status"`
+	JobID        string `json:"jobId,omitempty"`
+	Deduplicated bool   `json:"deduplicated,omitempty"`
+}
+
+// Document is a document as the API shows it.
+type Document struct {
+	storage.Document
+	Metadata json.RawMessage `json:"metadata"`
+}
+
+func documentView(d *storage.Document) *Document {
+	v := &Document{Document: *d, Metadata: json.RawMessage("{}")}
+	if d.Metadata != "" && json.Valid([]byte(d.Metadata)) {
+		v.Metadata = json.RawMessage(d.Metadata)
+	}
+	return v
+}
+
+// validateDocument checks a document request without touching the store.
+func (s *Service) validateDocument(in *DocumentInput) *Error {
+	in.SourceType = strings.TrimSpace(in.SourceType)
+	switch in.SourceType {
+	case "text", "url", "file":
+	default:
+		return invalid("source_type", "source_type must be text, url, or file")
+	}
+	for _, f := range []struct{ name, v string }{{"content", in.Content}, {"url", in.URL}, {"title", in.Title},
+		{"content_type", in.ContentType}, {"connector_id", in.ConnectorID}} {
+		if !utf8.ValidString(f.v) {
+			return invalid(f.name, "%s is not valid UTF-8", f.name)
+		}
+	}
+	in.URL = strings.TrimSpace(in.URL)
+	hasContent := strings.TrimFunc(in.Content, isJSSpace) != ""
+	switch in.SourceType {
+	case "text", "file":
+		if !hasContent {
+			return invalid("content", "content is required for %s source_type", in.SourceType)
+		}
+	case "url":
+		if in.URL == "" {
+			return invalid("url", "url is required for url source_type")
+		}
+		if _, err := ValidateFetchURL(in.URL, s.cfg.Documents.AllowPrivateFetch); err != nil {
+			msg := err.Error()
+			if strings.HasPrefix(msg, "only http") || strings.HasPrefix(msg, "the URL has no host") || strings.HasPrefix(msg, "url is not") {
+				msg = "url must be an http or https URL with a host"
+			}
+			return invalid("url", "%s", msg)
+		}
+		if hasContent {
+			return invalid("content", "content must be empty for url source_type (the page is fetched)")
+		}
+	}
+	if max := s.cfg.Documents.MaxContentBytes; int64(len(in.Content)) > max {
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+			Message: fmt.Sprintf("content is %d bytes; the limit is %d (documents.max_content_bytes)", len(in.Content), max),
+			Extra:   map[string]any{"field": "content"}}
+	}
+	if len(in.Title) > 1000 {
+		return invalid("title", "title must be at most 1000 bytes")
+	}
+	if len(in.URL) > 8192 {
+		return invalid("url", "url must be at most 8192 bytes")
+	}
+	if len(in.Metadata) > 0 {
+		m := strings.TrimSpace(string(in.Metadata))
+		if m == "null" {
+			in.Metadata = nil
+		} else if !strings.HasPrefix(m, "{") || !json.Valid(in.Metadata) {
+			return invalid("metadata", "metadata must be a JSON object")
+		}
+	}
+	return nil
+}
+
+// CreateDocument registers a document and queues its ingest job, both in
+// one transaction. A URL already registered by a document that is neither
+// failed nor deleted returns that document, marked deduplicated.
+func (s *Service) CreateDocument(ctx context.Context, in DocumentInput) (*CreateDocumentResult, error) {
+	if err := s.checkFrozen(); err != nil {
+		return nil, err
+	}
+	if e := s.validateDocument(&in); e != nil {
+		return nil, e
+	}
+	now := s.timestamp()
+	d := &storage.Document{
+		ID: NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: CollapseSpace(in.Title),
+		ContentType: strings.TrimSpace(in.ContentType), ConnectorID: strings.TrimSpace(in.ConnectorID),
+		Status: storage.DocQueued, CreatedAt: now, UpdatedAt: now,
+	}
+	if in.Content != "" {
+		d.Content = s.Redact(in.Content) // secrets never reach the store
+		d.Bytes = int64(len(d.Content))
+	}
+	if len(in.Metadata) > 0 {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, in.Metadata); err != nil {
+			return nil, invalid("metadata", "metadata must be a JSON object")
+		}
+		d.Metadata = compact.String()
+	}
+	res := &CreateDocumentResult{}
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if d.SourceURL != "" {
+			prev, err := storage.FindLiveDocumentByURL(ctx, tx, d.SourceURL)
+			if err == nil {
+				*res = CreateDocumentResult{ID: prev.ID, Status: prev.Status, Deduplicated: true}
+				return nil
+			} else if !errors.Is(err, storage.ErrNotFound) {
+				return err
+			}
+		}
+		if err := storage.InsertDocument(ctx, tx, d); err != nil {
+			return err
+		}
+		jobID := NewID()
+		if err := storage.EnqueueDocumentJob(ctx, tx, jobID, d.ID, s.cfg.PipelineV2.MaxAttempts, now); err != nil {
+			return err
+		}
+		*res = CreateDocumentResult{ID: d.ID, Status: storage.DocQueued, JobID: jobID}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// documentStatuses are the values of documents.status.
+var documentStatuses = []string{storage.DocQueued, storage.DocExtracting, storage.DocChunking, storage.DocEmbedding,
+	storage.DocIndexing, storage.DocDone, storage.DocFailed, storage.DocDeleted}
+
+// DocumentList is one page of documents.
+type DocumentList struct {
+	Documents []*Document `json:"documents"`
+	Total     int         `json:"total"`
+	Limit     int         `json:"limit"`
+	Offset    int         `json:"offset"`
+}
+
+// ListDocuments returns documents newest first, without their content.
+// limit is clamped to 1..500 (0 means 50).
+func (s *Service) ListDocuments(ctx context.Context, status string, limit, offset int) (*DocumentList, error) {
+	status = strings.TrimSpace(status)
+	if status != "" && !containsStr(documentStatuses, status) {
+		return nil, invalid("status", "status must be one of %s", strings.Join(documentStatuses, ", "))
+	}
+	if limit < 0 {
+		return nil, invalid("limit", "limit must be a positive integer")
+	}
+	if offset < 0 {
+		return nil, invalid("offset", "offset must be a non-negative integer")
+	}
+	if limit == 0 {
+		limit = 50
+	}
+	limit = min(limit, 500)
+	docs, total, err := storage.ListDocuments(ctx, s.db.Reader(), status, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	out := &DocumentList{Documents: make([]*Document, len(docs)), Total: total, Limit: limit, Offset: offset}
+	for i, d := range docs {
+		out.Documents[i] = documentView(d)
+	}
+	return out, nil
+}
+
+func containsStr(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// GetDocument returns one document with its content.
+func (s *Service) GetDocument(ctx context.Context, id string) (*Document, error) {
+	d, err := storage.GetDocument(ctx, s.db.Reader(), id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, ErrDocumentNotFound
+	} else if err != nil {
+		return nil, err
+	}
+	return documentView(d), nil
+}
+
+// DocumentChunk is one live chunk memory of a document.
+type DocumentChunk struct {
+	ID         string `json:"id"`
+	Content    string `json:"content"`
+	Type       string `json:"type"`
+	CreatedAt  string `json:"created_at"`
+	ChunkIndex int    `json:"chunk_index"`
+}
+
+// DocumentChunks returns a document's live chunk memories in order.
+func (s *Service) DocumentChunks(ctx context.Context, id string) ([]*DocumentChunk, error) {
+	r := s.db.Reader()
+	if _, err := storage.GetDocument(ctx, r, id); errors.Is(err, storage.ErrNotFound) {
+		return nil, ErrDocumentNotFound
+	} else if err != nil {
+		return nil, err
+	}
+	rows, err := r.QueryContext(ctx, `SELECT m.id, m.content, m.type, m.created_at, dm.chunk_index
+		FROM document_memories dm JOIN memories m ON m.id = dm.memory_id
+		WHERE dm.document_id = ? AND m.is_deleted = 0 ORDER BY dm.chunk_index`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*DocumentChunk{}
+	for rows.Next() {
+		var c DocumentChunk
+		if err := rows.Scan(&c.ID, &c.Content, &c.Type, &c.CreatedAt, &c.ChunkIndex); err != nil {
+			return nil, err
+		}
+		out = append(out, &c)
+	}
+	return out, rows.Err()
+}
+
+// DeleteDocumentResult is what DELETE /api/documents/{id} answers.
+type DeleteDocumentResult struct {
+	Deleted         bool `json:"deleted"`
+	MemoriesRemoved int  `json:"memoriesRemoved"`
+}
+
+// DeleteDocument soft-deletes a document's chunk memories through the
+// one soft-delete path (history reason "Document deleted: <reason>") and
+// marks the document deleted with the reason as its error, in one
+// transaction. A chunk memory another live document also links to is
+// kept, and so is a memory that is not a document chunk (a chunk that
+// deduplicated onto an existing memory).
+func (s *Service) DeleteDocument(ctx context.Context, id, reason string, actor Actor) (*DeleteDocumentResult, error) {
+	if err := s.checkFrozen(); err != nil {
+		return nil, err
+	}
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return nil, invalid("reason", "reason is required")
+	}
+	if !utf8.ValidString(reason) {
+		return nil, invalid("reason", "reason is not valid UTF-8")
+	}
+	actor = actor.normalized()
+	var removed []string
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		removed = removed[:0]
+		d, err := storage.GetDocument(ctx, tx, id)
+		if errors.Is(err, storage.ErrNotFound) {
+			return ErrDocumentNotFound
+		} else if err != nil {
+			return err
+		}
+		if d.Status == storage.DocDeleted {
+			return &Error{Status: http.StatusConflict, Code: CodeAlreadyDeleted, Message: "Document is already deleted"}
+		}
+		now := s.timestamp()
+		if err := storage.SetDocumentStatus(ctx, tx, id, storage.DocDeleted, reason, now); err != nil {
+			return err
+		}
+		links, err := storage.DocumentLinks(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for _, l := range links {
+			if seen[l.MemoryID] {
+				continue
+			}
+			seen[l.MemoryID] = true
+			ok, err := s.removeChunkMemory(ctx, tx, l.MemoryID, id, "Document deleted: "+reason, actor)
+			if err != nil {
+				return err
+			}
+			if ok {
+				removed = append(removed, l.MemoryID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.syncVectors(ctx, removed...)
+	for _, mid := range removed {
+		s.events.publish(Event{Kind: EventDeleted, MemoryID: mid, Actor: actor.Name})
+	}
+	return &DeleteDocumentResult{Deleted: true, MemoriesRemoved: len(removed)}, nil
+}
+
+// removeChunkMemory soft-deletes memoryID through forgetTx when it is a
+// live document chunk that no other live document links to. It reports
+// whether it deleted it.
+func (s *Service) removeChunkMemory(ctx context.Context, tx *storage.Tx, memoryID, docID, reason string, actor Actor) (bool, error) {
+	m, err := storage.GetMemory(ctx, tx, memoryID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	if m.IsDeleted || m.Type != DocumentChunkType || m.SourceType != documentSourceType {
+		return false, nil
+	}
+	elsewhere, err := storage.MemoryLinkedElsewhere(ctx, tx, memoryID, docID)
+	if err != nil || elsewhere {
+		return false, err
+	}
+	res, ferr := s.forgetTx(ctx, tx, ForgetInput{ID: memoryID, Reason: reason, Force: true}, actor)
+	if res == nil {
+		return false, ferr
+	}
+	return res.Status == "deleted", nil
+}

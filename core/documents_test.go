@@ -1,0 +1,629 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/workers"
+)
+
+// docText builds a document of about n characters: numbered sentences,
+// single-spaced, each with a word unique to it (tokenNNN).
+func docText(n int, tag string) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "Sentence %d of the %s handbook mentions token%s%d and the deploy checklist. ", i, tag, tag, i)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// runDocJobs runs the document worker's Step until no job is due.
+func runDocJobs(tb testing.TB, e *env) {
+	tb.Helper()
+	w := &workers.DocumentWorker{Svc: e.svc}
+	for i := 0; i < 20; i++ {
+		worked, err := w.Step(context.Background(), "test-doc-worker")
+		if !worked {
+			if err != nil {
+				tb.Fatalf("document worker: %v", err)
+			}
+			return
+		}
+	}
+	tb.Fatal("document jobs never ran out")
+}
+
+func allowPrivate(c *core.Config) { c.Documents.AllowPrivateFetch = true }
+
+func createDoc(tb testing.TB, e *env, body map[string]any) string {
+	tb.Helper()
+	r := e.post(tb, "/api/documents", body).want(tb, http.StatusCreated)
+	if r.str("status") != "queued" || r.str("id") == "" || r.str("jobId") == "" {
+		tb.Fatalf("create document: %s", r)
+	}
+	return r.str("id")
+}
+
+func chunkContents(tb testing.TB, e *env, id string) ([]string, []string) {
+	tb.Helper()
+	r := e.get(tb, "/api/documents/"+id+"/chunks").want(tb, http.StatusOK)
+	cs := r.list(tb, "chunks")
+	if int(r.num("count")) != len(cs) {
+		tb.Fatalf("count %v != %d chunks", r.num("count"), len(cs))
+	}
+	var contents, ids []string
+	for i, c := range cs {
+		if int(c["chunk_index"].(float64)) != i || c["type"] != core.DocumentChunkType || c["created_at"] == "" {
+			tb.Fatalf("chunk %d: %v", i, c)
+		}
+		contents = append(contents, c["content"].(string))
+		ids = append(ids, c["id"].(string))
+	}
+	return contents, ids
+}
+
+func recallIDs(tb testing.TB, e *env, query string) []string {
+	tb.Helper()
+	var ids []string
+	for _, h := range e.post(tb, "/api/memory/recall", map[string]any{"query": query}).want(tb, http.StatusOK).list(tb, "results") {
+		ids = append(ids, h["id"].(string))
+	}
+	return ids
+}
+
+func TestDocumentTextRoundTrip(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	text := docText(4500, "alpha")
+	id := createDoc(t, e, map[string]any{"source_type": "text", "content": text, "title": "Ops Guide",
+		"metadata": map[string]any{"team": "infra", "n": 1}})
+	if got := e.get(t, "/api/documents/"+id).want(t, 200); got.str("status") != "queued" {
+		t.Fatalf("before the worker: %s", got)
+	}
+	runDocJobs(t, e)
+	d := e.get(t, "/api/documents/"+id).want(t, 200)
+	if d.str("status") != "done" || d.str("title") != "Ops Guide" || d.str("completed_at") == "" || d.str("content") != text {
+		t.Fatalf("document after ingest: %s", d)
+	}
+	if md, _ := d.JSON["metadata"].(map[string]any); md["team"] != "infra" {
+		t.Fatalf("metadata = %v", d.JSON["metadata"])
+	}
+	chunks, ids := chunkContents(t, e, id)
+	if len(chunks) != 3 || int(d.num("chunk_count")) != 3 {
+		t.Fatalf("%d chunks (chunk_count %v) for %d characters, want 3", len(chunks), d.num("chunk_count"), len(text))
+	}
+	for i, c := range chunks {
+		if n := utf8.RuneCountInString(c); n > 2000 {
+			t.Fatalf("chunk %d has %d characters", i, n)
+		}
+		if i > 0 {
+			prev := []rune(chunks[i-1])
+			tail := strings.TrimSpace(string(prev[len(prev)-200:]))
+			if !strings.HasPrefix(c, tail) {
+				t.Fatalf("chunk %d does not start with the last 200 characters of chunk %d:\n%q\n%q", i, i-1, tail, c[:250])
+			}
+		}
+	}
+	// Every sentence is in some chunk: nothing is lost at the cuts.
+	all := strings.Join(chunks, " ")
+	for _, s := range strings.SplitAfter(text, ". ") {
+		if s = strings.TrimSpace(s); !strings.Contains(all, s) {
+			t.Fatalf("sentence %q is in no chunk", s)
+		}
+	}
+	m := e.get(t, "/api/memory/"+ids[1]).want(t, 200)
+	if m.str("type") != "document_chunk" || m.num("importance") != 0.3 || m.str("who") != id || m.str("why") != "document_ingest" ||
+		m.str("source_type") != "document" || m.str("source_id") != id || m.str("extraction_status") != "none" {
+		t.Fatalf("chunk memory: %s", m)
+	}
+	if tags, _ := m.JSON["tags"].([]any); len(tags) != 1 || tags[0] != "document:Ops Guide" {
+		t.Fatalf("chunk tags = %v", m.JSON["tags"])
+	}
+	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE job_type = 'extract'`); n != 0 {
+		t.Fatalf("%d extract jobs for document chunks, want none", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE document_id = ? AND job_type = 'document_ingest' AND status = 'completed'`, id); n != 1 {
+		t.Fatalf("completed ingest jobs = %d", n)
+	}
+	// A word only in the middle chunk is found by recall.
+	mid := chunks[1][len(chunks[1])/2:]
+	word := ""
+	for _, f := range strings.Fields(mid) {
+		if strings.HasPrefix(f, "tokenalpha") {
+			word = f
+			break
+		}
+	}
+	if word == "" || !containsStr(recallIDs(t, e, word), ids[1]) {
+		t.Fatalf("recall of %q does not find chunk 1", word)
+	}
+	// Listing, with its filters.
+	l := e.get(t, "/api/documents").want(t, 200)
+	if l.num("total") != 1 || l.num("limit") != 50 || l.num("offset") != 0 || len(l.list(t, "documents")) != 1 {
+		t.Fatalf("list: %s", l)
+	}
+	if docs := l.list(t, "documents"); docs[0]["id"] != id || docs[0]["content"] != nil {
+		t.Fatalf("list must show the document without its content: %v", docs[0])
+	}
+	if l := e.get(t, "/api/documents?status=failed").want(t, 200); l.num("total") != 0 {
+		t.Fatalf("status filter: %s", l)
+	}
+	if l := e.get(t, "/api/documents?limit=9999&offset=1").want(t, 200); l.num("limit") != 500 || len(l.list(t, "documents")) != 0 || l.num("total") != 1 {
+		t.Fatalf("limit clamp and offset: %s", l)
+	}
+}
+
+func containsStr(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDocumentBadInputNamesTheField(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tc := range []struct {
+		body       any
+		field, msg string
+	}{
+		{map[string]any{"content": "x"}, "source_type", "source_type must be text, url, or file"},
+		{map[string]any{"source_type": "pdf", "content": "x"}, "source_type", "source_type must be text, url, or file"},
+		{map[string]any{"source_type": 3}, "source_type", "source_type must be a string"},
+		{map[string]any{"source_type": "text"}, "content", "content is required for text source_type"},
+		{map[string]any{"source_type": "text", "content": "  \n "}, "content", "content is required for text source_type"},
+		{map[string]any{"source_type": "url"}, "url", "url is required for url source_type"},
+		{map[string]any{"source_type": "url", "url": "ftp://example.com/a"}, "url", "http or https"},
+		{map[string]any{"source_type": "url", "url": "http://"}, "url", "http or https"},
+		{map[string]any{"source_type": "url", "url": "http://127.0.0.1:9/x"}, "url", "allow_private_fetch"},
+		{map[string]any{"source_type": "url", "url": "http://[::1]/x"}, "url", "loopback"},
+		{map[string]any{"source_type": "url", "url": "http://10.1.2.3/x"}, "url", "private"},
+		{map[string]any{"source_type": "url", "url": "http://169.254.169.254/latest"}, "url", "link-local"},
+		{map[string]any{"source_type": "url", "url": "http://100.64.0.1/"}, "url", "carrier-grade NAT"},
+		{map[string]any{"source_type": "url", "url": "http://localhost:3850/"}, "url", "loopback"},
+		{map[string]any{"source_type": "url", "url": "https://example.com/", "content": "x"}, "content", "must be empty"},
+		{map[string]any{"source_type": "text", "content": "x", "metadata": []int{1}}, "metadata", "metadata must be a JSON object"},
+		{map[string]any{"source_type": "text", "content": "x", "metadata": "a"}, "metadata", "metadata must be a JSON object"},
+		{map[string]any{"source_type": "text", "content": "x", "title": 5}, "title", "title must be a string"},
+		{map[string]any{"source_type": "text", "content": "x", "url": []string{}}, "url", "url must be a string"},
+	} {
+		e.post(t, "/api/documents", tc.body).wantInvalid(t, tc.field, tc.msg)
+	}
+	e.post(t, "/api/documents", "[1]").wantErr(t, 400, core.CodeInvalidJSON)
+	e.post(t, "/api/documents", "{").wantErr(t, 400, core.CodeInvalidJSON)
+	if n := e.count(t, `SELECT count(*) FROM documents`) + e.count(t, `SELECT count(*) FROM memory_jobs`); n != 0 {
+		t.Fatalf("rejected requests wrote %d rows", n)
+	}
+	e.get(t, "/api/documents?status=nope").wantInvalid(t, "status", "status must be one of")
+	e.get(t, "/api/documents?limit=x").wantInvalid(t, "limit", "limit must be")
+	e.get(t, "/api/documents?offset=-1").wantInvalid(t, "offset", "offset must be")
+	if r := e.get(t, "/api/documents/nope").wantErr(t, 404, core.CodeNotFound); r.str("error") != "Document not found" {
+		t.Fatalf("404: %s", r)
+	}
+	e.get(t, "/api/documents/nope/chunks").wantErr(t, 404, core.CodeNotFound)
+	e.do(t, "DELETE", "/api/documents/nope?reason=x", nil, nil).wantErr(t, 404, core.CodeNotFound)
+	id := createDoc(t, e, map[string]any{"source_type": "text", "content": "short note"})
+	e.do(t, "DELETE", "/api/documents/"+id, nil, nil).wantInvalid(t, "reason", "reason is required")
+	e.do(t, "DELETE", "/api/documents/"+id, map[string]any{"reason": 1}, nil).wantInvalid(t, "reason", "reason must be a string")
+	// Too large: the content limit, in bytes.
+	small := newEnv(t, func(c *core.Config) { c.Documents.MaxContentBytes = 1024 })
+	small.post(t, "/api/documents", map[string]any{"source_type": "text", "content": strings.Repeat("a", 1025)}).wantErr(t, 413, core.CodeTooLarge)
+}
+
+// page serves the routes of a small web site for fetch tests.
+func page(t *testing.T, routes map[string]http.HandlerFunc) *httptest.Server {
+	mux := http.NewServeMux()
+	for p, h := range routes {
+		mux.HandleFunc(p, h)
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestDocumentURLFetchesHTML(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, allowPrivate)
+	srv := page(t, map[string]http.HandlerFunc{
+		"/start": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/guide", http.StatusFound) },
+		"/guide": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<!DOCTYPE html><html><head><title> Runbook &amp; Notes </title>
+<style>body { color: red }</style><script>alert("nope")</script></head>
+<body><h1>Rollback</h1><p>Use the <b>blue</b> lever &lt;carefully&gt;.</p><noscript>enable js</noscript>
+<!-- hidden comment --><ul><li>first step</li><li>second&nbsp;step</li></ul></body></html>`)
+		},
+	})
+	id := createDoc(t, e, map[string]any{"source_type": "url", "url": srv.URL + "/start"})
+	runDocJobs(t, e)
+	d := e.get(t, "/api/documents/"+id).want(t, 200)
+	if d.str("status") != "done" || d.str("title") != "Runbook & Notes" || d.str("content_type") != "text/html" {
+		t.Fatalf("document: %s", d)
+	}
+	want := "Rollback\n\nUse the blue lever <carefully>.\n\nfirst step\nsecond\u00a0step"
+	if got := d.str("content"); got != want && got != strings.ReplaceAll(want, "\u00a0", " ") {
+		t.Fatalf("stripped content = %q, want %q", got, want)
+	}
+	chunks, _ := chunkContents(t, e, id)
+	if len(chunks) != 1 || !strings.Contains(chunks[0], "blue lever") {
+		t.Fatalf("chunks = %q", chunks)
+	}
+	for _, bad := range []string{"alert", "color", "enable js", "hidden comment", "<b>", "<p>"} {
+		if strings.Contains(chunks[0], bad) {
+			t.Fatalf("chunk keeps %q: %q", bad, chunks[0])
+		}
+	}
+	m := e.get(t, "/api/memory/"+e.svcChunkID(t, id)).want(t, 200)
+	if tags, _ := m.JSON["tags"].([]any); len(tags) != 1 || tags[0] != "document:Runbook & Notes" {
+		t.Fatalf("tags from the fetched title: %v", m.JSON["tags"])
+	}
+}
+
+func (e *env) svcChunkID(tb testing.TB, docID string) string {
+	tb.Helper()
+	var id string
+	if err := e.ro.QueryRow(`SELECT memory_id FROM document_memories WHERE document_id = ? ORDER BY chunk_index LIMIT 1`, docID).Scan(&id); err != nil {
+		tb.Fatal(err)
+	}
+	return id
+}
+
+// lyingServer answers every request with a declared Content-Length of
+// 100 bytes while streaming size bytes in chunked encoding.
+func lyingServer(t *testing.T, size int) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		fmt.Fprint(buf, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+		chunk := strings.Repeat("x", 4096)
+		for sent := 0; sent < size; sent += len(chunk) {
+			if _, err := fmt.Fprintf(buf, "%x\r\n%s\r\n", len(chunk), chunk); err != nil {
+				return
+			}
+		}
+		fmt.Fprint(buf, "0\r\n\r\n")
+		_ = buf.Flush()
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestDocumentURLFailures(t *testing.T) {
+	t.Parallel()
+	const max = 8 << 10
+	e := newEnv(t, allowPrivate, func(c *core.Config) { c.Documents.MaxContentBytes = max })
+	srv := page(t, map[string]http.HandlerFunc{
+		"/a": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/b", http.StatusFound) },
+		"/b": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/a", http.StatusFound) },
+		"/hop/": func(w http.ResponseWriter, r *http.Request) {
+			var n int
+			fmt.Sscanf(strings.TrimPrefix(r.URL.Path, "/hop/"), "%d", &n)
+			http.Redirect(w, r, fmt.Sprintf("/hop/%d", n+1), http.StatusFound)
+		},
+		"/png": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "image/png")
+			w.Write([]byte("\x89PNG\r\n\x1a\n"))
+		},
+		"/big": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			w.Header().Set("Content-Length", fmt.Sprint(max+1))
+			w.Write([]byte(strings.Repeat("y", max+1)))
+		},
+		"/empty": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html><script>x()</script>   </html>")
+		},
+		"/missing": http.NotFound,
+	})
+	for _, tc := range []struct{ url, want string }{
+		{srv.URL + "/a", "redirect loop"},
+		{srv.URL + "/hop/0", "too many redirects"},
+		{srv.URL + "/png", "content type image/png is not supported"},
+		{srv.URL + "/big", "content is 8193 bytes; the limit is 8192"},
+		{lyingServer(t, 4*max), "content exceeds 8192 bytes"},
+		{srv.URL + "/empty", "Empty content"},
+		{srv.URL + "/missing", "HTTP 404"},
+	} {
+		id := createDoc(t, e, map[string]any{"source_type": "url", "url": tc.url})
+		runDocJobs(t, e)
+		d := e.get(t, "/api/documents/"+id).want(t, 200)
+		if d.str("status") != "failed" || !strings.Contains(d.str("error"), tc.want) {
+			t.Errorf("%s: status %q error %q, want failed with %q", tc.url, d.str("status"), d.str("error"), tc.want)
+		}
+		// A failure no retry can fix kills the job on its first attempt.
+		if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE document_id = ? AND status = 'dead' AND attempts = 1`, id); n != 1 {
+			t.Errorf("%s: the job is not dead after one attempt", tc.url)
+		}
+	}
+	if n := e.count(t, `SELECT count(*) FROM memories`); n != 0 {
+		t.Fatalf("failed documents wrote %d memories", n)
+	}
+}
+
+func TestDocumentRetryableFetchFailureRetriesThenFails(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, allowPrivate)
+	srv := page(t, map[string]http.HandlerFunc{"/down": func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "maintenance", http.StatusServiceUnavailable)
+	}})
+	id := createDoc(t, e, map[string]any{"source_type": "url", "url": srv.URL + "/down"})
+	runDocJobs(t, e)
+	d := e.get(t, "/api/documents/"+id).want(t, 200)
+	if d.str("status") != "queued" || !strings.Contains(d.str("error"), "retrying: ") || !strings.Contains(d.str("error"), "503") {
+		t.Fatalf("after a retryable failure: %s", d)
+	}
+	// While it waits for its retry, the URL is still taken.
+	if r := e.post(t, "/api/documents", map[string]any{"source_type": "url", "url": srv.URL + "/down"}).want(t, 200); !r.boolean("deduplicated") || r.str("id") != id {
+		t.Fatalf("dedup while retrying: %s", r)
+	}
+	for range 3 {
+		e.clock.Advance(3 * time.Minute) // past the retry backoff
+		runDocJobs(t, e)
+	}
+	d = e.get(t, "/api/documents/"+id).want(t, 200)
+	if d.str("status") != "failed" || !strings.Contains(d.str("error"), "HTTP 503") {
+		t.Fatalf("after the last attempt: %s", d)
+	}
+	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE document_id = ? AND status = 'dead' AND attempts = 3`, id); n != 1 {
+		t.Fatal("the job is not dead after 3 attempts")
+	}
+}
+
+func TestDocumentFetchRefusesLoopbackByDefault(t *testing.T) {
+	t.Parallel()
+	srv := page(t, map[string]http.HandlerFunc{"/": func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secret") }})
+	_, err := core.FetchURL(context.Background(), srv.URL+"/", core.FetchOptions{Timeout: 5 * time.Second, MaxBytes: 1024})
+	if err == nil || !strings.Contains(err.Error(), "loopback") || !core.IsPermanentFetchError(err) {
+		t.Fatalf("fetch of %s by default: %v, want a permanent loopback refusal", srv.URL, err)
+	}
+	res, err := core.FetchURL(context.Background(), srv.URL+"/", core.FetchOptions{Timeout: 5 * time.Second, MaxBytes: 1024, AllowPrivate: true})
+	if err != nil || res.Content != "secret" {
+		t.Fatalf("fetch with allow_private_fetch: %v %+v", err, res)
+	}
+	e := newEnv(t)
+	e.post(t, "/api/documents", map[string]any{"source_type": "url", "url": srv.URL + "/"}).wantInvalid(t, "url", "loopback")
+}
+
+func TestDocumentDedupByURL(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, allowPrivate)
+	srv := page(t, map[string]http.HandlerFunc{"/doc": func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "The release train leaves every Tuesday at noon.")
+	}})
+	u := srv.URL + "/doc"
+	id := createDoc(t, e, map[string]any{"source_type": "url", "url": u})
+	r := e.post(t, "/api/documents", map[string]any{"source_type": "url", "url": u}).want(t, http.StatusOK)
+	if !r.boolean("deduplicated") || r.str("id") != id || r.str("status") != "queued" || r.JSON["jobId"] != nil {
+		t.Fatalf("duplicate: %s", r)
+	}
+	runDocJobs(t, e)
+	if r := e.post(t, "/api/documents", map[string]any{"source_type": "url", "url": u}).want(t, http.StatusOK); r.str("status") != "done" {
+		t.Fatalf("duplicate after ingest: %s", r)
+	}
+	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE job_type = 'document_ingest'`); n != 1 {
+		t.Fatalf("%d ingest jobs, want 1", n)
+	}
+	e.do(t, "DELETE", "/api/documents/"+id+"?reason=stale", nil, nil).want(t, 200)
+	if again := createDoc(t, e, map[string]any{"source_type": "url", "url": u}); again == id {
+		t.Fatal("a deleted document still deduplicates")
+	}
+}
+
+func TestDocumentDeleteRemovesChunksFromRecall(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := createDoc(t, e, map[string]any{"source_type": "text", "content": docText(3000, "beta"), "title": "Beta"})
+	// An unrelated memory whose content equals nothing in the document.
+	e.post(t, "/api/memory/remember", map[string]any{"content": "tokenbeta5 is also a user note"}).want(t, 200)
+	runDocJobs(t, e)
+	_, ids := chunkContents(t, e, id)
+	if len(ids) != 2 || !containsStr(recallIDs(t, e, "tokenbeta1"), ids[0]) {
+		t.Fatalf("before delete: %d chunks", len(ids))
+	}
+	r := e.do(t, "DELETE", "/api/documents/"+id, map[string]any{"reason": "superseded by v2"}, nil).want(t, 200)
+	if !r.boolean("deleted") || int(r.num("memoriesRemoved")) != 2 {
+		t.Fatalf("delete: %s", r)
+	}
+	for _, mid := range ids {
+		if containsStr(recallIDs(t, e, "tokenbeta1"), mid) {
+			t.Fatal("recall still finds a chunk of a deleted document")
+		}
+		hist := e.historyEvents(t, mid)
+		last := hist[len(hist)-1]
+		if last["event"] != "deleted" || last["reason"] != "Document deleted: superseded by v2" {
+			t.Fatalf("history of %s: %v", mid, hist)
+		}
+	}
+	if got := recallIDs(t, e, "tokenbeta5 user note"); len(got) == 0 {
+		t.Fatal("the unrelated memory went with the document")
+	}
+	if cs, _ := chunkContents(t, e, id); len(cs) != 0 {
+		t.Fatalf("chunks of a deleted document: %d", len(cs))
+	}
+	d := e.get(t, "/api/documents/"+id).want(t, 200)
+	if d.str("status") != "deleted" || d.str("error") != "superseded by v2" {
+		t.Fatalf("deleted document: %s", d)
+	}
+	e.do(t, "DELETE", "/api/documents/"+id+"?reason=again", nil, nil).wantErr(t, 409, core.CodeAlreadyDeleted)
+}
+
+// A chunk shared by two documents (same text) stays while either lives.
+func TestDocumentSharedChunkSurvivesOneDelete(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	text := "Shared paragraph about the incident review process and its owners."
+	a := createDoc(t, e, map[string]any{"source_type": "text", "content": text})
+	b := createDoc(t, e, map[string]any{"source_type": "text", "content": text})
+	runDocJobs(t, e)
+	_, ia := chunkContents(t, e, a)
+	_, ib := chunkContents(t, e, b)
+	if len(ia) != 1 || len(ib) != 1 || ia[0] != ib[0] {
+		t.Fatalf("identical chunks are not one memory: %v %v", ia, ib)
+	}
+	if r := e.do(t, "DELETE", "/api/documents/"+a+"?reason=dup", nil, nil).want(t, 200); r.num("memoriesRemoved") != 0 {
+		t.Fatalf("deleting one of two documents removed the shared chunk: %s", r)
+	}
+	if r := e.do(t, "DELETE", "/api/documents/"+b+"?reason=dup", nil, nil).want(t, 200); r.num("memoriesRemoved") != 1 {
+		t.Fatalf("deleting the last document kept the chunk: %s", r)
+	}
+}
+
+// A worker that crashed after writing every chunk but before completing
+// its job: the reaper returns the lease, the job runs again, and no chunk
+// is written twice.
+func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *core.Config) { c.Documents.ChunkSize, c.Documents.ChunkOverlap = 200, 20 })
+	id := createDoc(t, e, map[string]any{"source_type": "text", "content": docText(16000, "gamma")})
+	ctx := context.Background()
+	job, err := e.svc.LeaseJob(ctx, "crashing-worker", core.JobDocumentIngest)
+	if err != nil || job == nil {
+		t.Fatalf("lease: %v %v", job, err)
+	}
+	res, err := e.svc.ProcessDocumentJob(ctx, job)
+	if err != nil || res.Chunks <= 64 || res.Created != res.Chunks {
+		t.Fatalf("first run: %+v %v (want more chunks than one write batch)", res, err)
+	}
+	// ... crash: the job is never completed.
+	e.clock.Advance(6 * time.Minute)
+	if reaped, _, err := e.svc.ReapStaleLeases(ctx); err != nil || reaped != 1 {
+		t.Fatalf("reap: %d %v", reaped, err)
+	}
+	runDocJobs(t, e)
+	n := res.Chunks
+	for q, want := range map[string]int{
+		`SELECT count(*) FROM memories WHERE source_id = ?`:                                                                          n,
+		`SELECT count(*) FROM document_memories WHERE document_id = ?`:                                                               n,
+		`SELECT count(DISTINCT memory_id) FROM document_memories WHERE document_id = ?`:                                              n,
+		`SELECT count(*) FROM memory_history WHERE event = 'created' AND memory_id IN (SELECT id FROM memories WHERE source_id = ?)`: n,
+		`SELECT count(*) FROM memory_jobs WHERE document_id = ? AND status = 'completed' AND attempts = 2`:                           1,
+		`SELECT chunk_count FROM documents WHERE id = ? AND status = 'done'`:                                                         n,
+	} {
+		if got := e.count(t, q, id); got != want {
+			t.Errorf("%s = %d, want %d", q, got, want)
+		}
+	}
+	// The crashed worker cannot complete the job it lost.
+	if err := e.svc.CompleteJob(ctx, job, res); err == nil {
+		t.Fatal("the crashed worker completed a job it no longer holds")
+	}
+	if _, err := e.svc.ProcessDocumentJob(ctx, job); err == nil {
+		t.Fatal("the crashed worker processed a job it no longer holds")
+	}
+}
+
+// Documents never starve extraction: the extract worker leases only
+// extract jobs, the document worker only document jobs.
+func TestDocumentJobsAreLeasedOnlyByTheDocumentWorker(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	createDoc(t, e, map[string]any{"source_type": "text", "content": "A queued document."})
+	ctx := context.Background()
+	if j, err := e.svc.LeaseJob(ctx, "x", core.JobExtract); err != nil || j != nil {
+		t.Fatalf("an extract lease took %v (%v)", j, err)
+	}
+	e.post(t, "/api/memory/remember", map[string]any{"content": "we decided to use blue-green deploys"}).want(t, 200)
+	runDocJobs(t, e)
+	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE job_type = 'extract' AND status = 'pending'`); n != 1 {
+		t.Fatalf("the document worker touched the extract job (%d pending)", n)
+	}
+	// Frozen mutations: the document worker leases nothing.
+	createDoc(t, e, map[string]any{"source_type": "text", "content": "Another queued document."})
+	e.svc.SetMutationsFrozen(true)
+	if worked, err := (&workers.DocumentWorker{Svc: e.svc}).Step(ctx, "w"); worked || err != nil {
+		t.Fatalf("frozen: worked=%v err=%v", worked, err)
+	}
+}
+
+// A deleted document's pending job is completed without writing anything.
+func TestDocumentDeletedBeforeIngest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := createDoc(t, e, map[string]any{"source_type": "text", "content": "To be deleted before the worker runs."})
+	if r := e.do(t, "DELETE", "/api/documents/"+id+"?reason=oops", nil, nil).want(t, 200); r.num("memoriesRemoved") != 0 {
+		t.Fatalf("delete: %s", r)
+	}
+	runDocJobs(t, e)
+	if n := e.count(t, `SELECT count(*) FROM memories`); n != 0 {
+		t.Fatalf("%d memories from a deleted document", n)
+	}
+	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE document_id = ? AND status = 'completed'`, id); n != 1 {
+		t.Fatal("the job of a deleted document is not completed")
+	}
+	if d := e.get(t, "/api/documents/"+id).want(t, 200); d.str("status") != "deleted" {
+		t.Fatalf("status: %s", d)
+	}
+}
+
+func BenchmarkDocumentIngest(b *testing.B) {
+	e := newStoreEnv(b)
+	ctx := context.Background()
+	b.SetBytes(200 << 10)
+	for i := 0; b.Loop(); i++ {
+		text := docText(200<<10, fmt.Sprintf("b%d", i))
+		res, err := e.svc.CreateDocument(ctx, core.DocumentInput{SourceType: "text", Content: text, Title: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		job, err := e.svc.LeaseJob(ctx, "bench", core.JobDocumentIngest)
+		if err != nil || job == nil {
+			b.Fatal(job, err)
+		}
+		out, err := e.svc.ProcessDocumentJob(ctx, job)
+		if err != nil || out.Created < 100 {
+			b.Fatal(out, err)
+		}
+		if err := e.svc.CompleteJob(ctx, job, out); err != nil {
+			b.Fatal(err)
+		}
+		if res.ID != job.DocumentID {
+			b.Fatal("leased another document's job")
+		}
+	}
+}
+
+// With an embedder, chunks are embedded before the indexing transactions
+// and stored with their vectors: nothing is left for the tracker, and the
+// vector leg finds them.
+func TestDocumentChunksAreEmbedded(t *testing.T) {
+	t.Parallel()
+	svc := hybridService(t, builtin(t))
+	ctx := context.Background()
+	if err := svc.WarmVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	text := "Kubernetes pods restart when the liveness probe fails three times in a row. " +
+		docText(2600, "delta")
+	created, err := svc.CreateDocument(ctx, core.DocumentInput{SourceType: "text", Content: text, Title: "K8s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := svc.LeaseJob(ctx, "t", core.JobDocumentIngest)
+	if err != nil || job == nil || job.DocumentID != created.ID {
+		t.Fatalf("lease: %v %v", job, err)
+	}
+	res, err := svc.ProcessDocumentJob(ctx, job)
+	if err != nil || res.Chunks != 2 || res.Embedded != 2 {
+		t.Fatalf("ingest: %+v %v", res, err)
+	}
+	if n, err := svc.CountPendingEmbeddings(ctx); err != nil || n != 0 {
+		t.Fatalf("pending embeddings after ingest: %d %v", n, err)
+	}
+	got := recall(t, svc, core.RecallInput{Query: "why do containers get restarted by health checks", Mode: "vector", Limit: 3})
+	if len(got.Results) == 0 || got.Results[0].Type != core.DocumentChunkType {
+		t.Fatalf("vector recall: %+v", got.Results)
+	}
+}

@@ -1,0 +1,158 @@
+package core
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestStripHTML(t *testing.T) {
+	for _, tc := range []struct{ in, text, title string }{
+		{"plain text", "plain text", ""},
+		{"<p>a</p><p>b</p>", "a\n\nb", ""},
+		{"<ul><li>one</li><li>two</li></ul>", "one\ntwo", ""},
+		{"a<br>b<br/>c", "a\nb\nc", ""},
+		{"x <b>bold</b>y", "x boldy", ""},
+		{"<title>T &amp; U</title><title>second</title>body", "body", "T & U"},
+		{"<SCRIPT type='a>b'>if (a < b) {}</SCRIPT>after", "after", ""},
+		{"<style>p{}</style><noscript>ns</noscript><template><p>t</p></template>ok", "ok", ""},
+		{"<script>never closed", "", ""},
+		{"a <!-- c <p> --> b", "a b", ""},
+		{"<!-- unterminated", "", ""},
+		{"1 < 2 and 3 > 2", "1 < 2 and 3 > 2", ""},
+		{"&lt;script&gt;alert(1)&lt;/script&gt;", "<script>alert(1)</script>", ""},
+		{"<a href=\"x>y\">link</a>", "link", ""},
+		{"<div\n>multi\n\n   line   text</div>", "multi line text", ""},
+		{"<p>caf&eacute; &#233; &#x41;</p>", "café é A", ""},
+		{"<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>", "a b\nc", ""},
+		{"<scriptx>kept</scriptx>", "kept", ""},
+		{"<", "<", ""},
+		{"</", "</", ""},
+		{"<p", "", ""},
+	} {
+		text, title := StripHTML(tc.in)
+		if text != tc.text || title != tc.title {
+			t.Errorf("StripHTML(%q) = %q, %q; want %q, %q", tc.in, text, title, tc.text, tc.title)
+		}
+	}
+}
+
+func FuzzStripHTML(f *testing.F) {
+	for _, s := range []string{"<html><head><title>x</title></head><body><p>a &amp; b</p></body></html>",
+		"<script>", "<!--", "<a b='", "&#x110000;", "<title>", "</title", "<p/>x", "\xff<p>\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		text, title := StripHTML(in)
+		if utf8.ValidString(in) && (!utf8.ValidString(text) || !utf8.ValidString(title)) {
+			t.Fatalf("valid input gave invalid UTF-8: %q → %q, %q", in, text, title)
+		}
+		if text != strings.TrimSpace(text) || strings.Contains(text, "\n\n\n") || strings.Contains(text, "  ") {
+			t.Fatalf("whitespace not collapsed: %q → %q", in, text)
+		}
+		// Markup-free input without entities is only whitespace-collapsed.
+		if !strings.ContainsAny(in, "<&") && utf8.ValidString(in) && text != CollapseSpace(in) {
+			t.Fatalf("plain text changed: %q → %q", in, text)
+		}
+		// Stripping is idempotent on text that has no markup left.
+		if !strings.ContainsAny(text, "<&") {
+			if again, _ := StripHTML(text); again != CollapseSpace(text) && utf8.ValidString(text) {
+				t.Fatalf("not stable: %q → %q → %q", in, text, again)
+			}
+		}
+	})
+}
+
+func TestChunkDocument(t *testing.T) {
+	if got := ChunkDocument("  \n ", 10, 2); got != nil {
+		t.Fatalf("blank: %q", got)
+	}
+	if got := ChunkDocument("short", 10, 2); len(got) != 1 || got[0] != "short" {
+		t.Fatalf("short: %q", got)
+	}
+	// Rune-safe: multi-byte characters are never split.
+	text := strings.Repeat("日本語のテキスト", 100)
+	chunks := ChunkDocument(text, 50, 10)
+	for i, c := range chunks {
+		if !utf8.ValidString(c) || utf8.RuneCountInString(c) > 50 {
+			t.Fatalf("chunk %d: %d runes, valid %v", i, utf8.RuneCountInString(c), utf8.ValidString(c))
+		}
+		if i > 0 {
+			prev := []rune(chunks[i-1])
+			if !strings.HasPrefix(c, string(prev[len(prev)-10:])) {
+				t.Fatalf("chunk %d does not overlap chunk %d by 10 runes", i, i-1)
+			}
+		}
+	}
+	// The chunks cover the text: dropping each overlap rebuilds it.
+	var b strings.Builder
+	for i, c := range chunks {
+		if i > 0 {
+			c = string([]rune(c)[10:])
+		}
+		b.WriteString(c)
+	}
+	if b.String() != text {
+		t.Fatal("chunks minus overlaps do not rebuild the text")
+	}
+	// A cut prefers a sentence end near the window's end.
+	s := strings.Repeat("word ", 30) + "End here. " + strings.Repeat("more ", 30)
+	first := ChunkDocument(s, 170, 20)[0]
+	if !strings.HasSuffix(first, "End here.") {
+		t.Fatalf("first chunk does not end at the sentence: %q", first)
+	}
+	// Overlap at or above size is clamped so the cut always advances.
+	if got := ChunkDocument(strings.Repeat("x", 100), 10, 50); len(got) != 91 {
+		t.Fatalf("clamped overlap: %d chunks", len(got))
+	}
+}
+
+func TestBlockedReason(t *testing.T) {
+	for addr, blocked := range map[string]bool{
+		"127.0.0.1": true, "127.8.9.1": true, "::1": true, "10.0.0.1": true, "172.16.5.5": true,
+		"192.168.1.1": true, "169.254.169.254": true, "fe80::1": true, "0.0.0.0": true, "::": true,
+		"224.0.0.1": true, "ff02::1": true, "100.64.0.1": true, "100.127.255.255": true, "fc00::1": true,
+		"::ffff:127.0.0.1": true, "::ffff:10.0.0.1": true, "64:ff9b::7f00:1": true, "2002:7f00:1::": true,
+		"255.255.255.255": true, "198.18.0.1": true,
+		"93.184.216.34": false, "8.8.8.8": false, "100.128.0.1": false, "2606:4700::1111": false,
+		"64:ff9b::808:808": false, "172.32.0.1": false,
+	} {
+		if got := blockedReason(netip.MustParseAddr(addr)) != ""; got != blocked {
+			t.Errorf("blockedReason(%s) blocked = %v, want %v", addr, got, blocked)
+		}
+	}
+}
+
+// The dial-time guard refuses a loopback connection even when the URL
+// check is bypassed (a redirect, or a name resolving to 127.0.0.1).
+func TestFetchDialGuard(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "internal") }))
+	defer srv.Close()
+	c := fetchClient(FetchOptions{Timeout: 5 * time.Second, MaxBytes: 1024, MaxRedirects: 5})
+	_, err := c.Get(srv.URL)
+	if err == nil || !strings.Contains(err.Error(), "loopback") || !IsPermanentFetchError(err) {
+		t.Fatalf("dial to %s: %v, want the loopback refusal", srv.URL, err)
+	}
+	// A redirect to a private address is refused before any connection,
+	// and a redirect back to an earlier URL is reported as a loop.
+	first, _ := http.NewRequest("GET", "https://example.com/a", nil)
+	to, _ := http.NewRequest("GET", "http://10.0.0.1/admin", nil)
+	if err := c.CheckRedirect(to, []*http.Request{first}); err == nil || !strings.Contains(err.Error(), "private") {
+		t.Fatalf("redirect to 10.0.0.1: %v", err)
+	}
+	if err := c.CheckRedirect(first, []*http.Request{first}); err == nil || !strings.Contains(err.Error(), "redirect loop") {
+		t.Fatalf("redirect loop: %v", err)
+	}
+	// With allow_private_fetch the same loopback server is reachable.
+	c = fetchClient(FetchOptions{Timeout: 5 * time.Second, MaxBytes: 1024, AllowPrivate: true})
+	res, err := c.Get(srv.URL)
+	if err != nil {
+		t.Fatalf("allowed fetch: %v", err)
+	}
+	res.Body.Close()
+}

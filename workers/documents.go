@@ -1,0 +1,152 @@
+package workers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+)
+
+// DocumentWorker runs document_ingest jobs from the queue in its own
+// loops, apart from the extract worker (which leases only extract jobs),
+// so a burst of documents never delays extraction and the reverse. It
+// needs no model, so it runs whether or not the LLM pipeline is enabled.
+type DocumentWorker struct {
+	Svc         *core.Service
+	Concurrency int
+	Poll        time.Duration
+	Log         *slog.Logger
+	// ReapEvery is how often stale leases are reaped and documents whose
+	// job died are marked failed; default min(60 s, lease timeout / 2).
+	ReapEvery time.Duration
+}
+
+// RunDocuments starts the document worker for svc until ctx ends.
+func RunDocuments(ctx context.Context, svc *core.Service, log *slog.Logger) error {
+	cfg := svc.Config().Documents
+	return (&DocumentWorker{Svc: svc, Concurrency: cfg.Concurrency, Poll: cfg.WorkerInterval.D(), Log: log}).Run(ctx)
+}
+
+// Run processes jobs until ctx ends.
+func (w *DocumentWorker) Run(ctx context.Context) error {
+	log := w.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	n := min(max(w.Concurrency, 1), 8)
+	poll := w.Poll
+	if poll <= 0 {
+		poll = 10 * time.Second
+	}
+	reap := w.ReapEvery
+	if reap <= 0 {
+		reap = min(time.Minute, max(w.Svc.Config().PipelineV2.LeaseTimeout.D()/2, time.Second))
+	}
+	log.Info("document worker started", "concurrency", n, "interval", poll)
+	host, _ := os.Hostname()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(reap)
+		defer t.Stop()
+		for {
+			w.reap(ctx, log)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	for i := range n {
+		owner := fmt.Sprintf("%s/%d/doc-%s-%d", host, os.Getpid(), core.NewID()[:8], i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop(ctx, owner, poll, log)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// reap returns stale leases to the queue and marks failed the documents
+// whose job died on a reaped last attempt.
+func (w *DocumentWorker) reap(ctx context.Context, log *slog.Logger) {
+	if r, d, err := w.Svc.ReapStaleLeases(ctx); err != nil && ctx.Err() == nil {
+		log.Warn("reap stale leases", "err", err)
+	} else if r+d > 0 {
+		log.Info("reaped stale job leases", "returned", r, "dead", d)
+	}
+	if n, err := w.Svc.FailOrphanedDocuments(ctx); err != nil && ctx.Err() == nil {
+		log.Warn("mark orphaned documents failed", "err", err)
+	} else if n > 0 {
+		log.Info("documents whose ingest job died marked failed", "documents", n)
+	}
+}
+
+func (w *DocumentWorker) loop(ctx context.Context, owner string, poll time.Duration, log *slog.Logger) {
+	failures := 0
+	for ctx.Err() == nil {
+		wait := poll
+		worked, err := w.Step(ctx, owner)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			failures++
+			log.Warn("document job failed", "err", err, "consecutive", failures)
+			wait = min(time.Second<<min(failures, 5), 30*time.Second) + time.Duration(rand.Int64N(int64(500*time.Millisecond)))
+		case worked:
+			failures = 0
+			continue // look for the next job at once
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+}
+
+// Step leases and runs at most one document_ingest job. It reports
+// whether a job was found; a job's failure is recorded on the job (retry,
+// or dead with the document failed) and returned. Nothing is leased while
+// mutations are frozen.
+func (w *DocumentWorker) Step(ctx context.Context, owner string) (bool, error) {
+	if w.Svc.MutationsFrozen() {
+		return false, nil
+	}
+	job, err := w.Svc.LeaseJob(ctx, owner, core.JobDocumentIngest)
+	if err != nil || job == nil {
+		return false, err
+	}
+	res, perr := w.Svc.ProcessDocumentJob(ctx, job)
+	if perr == nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := w.Svc.CompleteJob(cctx, job, res); err != nil {
+			return true, fmt.Errorf("complete document job %s: %w", job.ID, err)
+		}
+		return true, nil
+	}
+	if errors.Is(perr, storage.ErrLeaseLost) {
+		return true, perr // another worker owns it now
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	dead, ferr := w.Svc.FailDocumentJob(fctx, job, perr)
+	if ferr != nil {
+		return true, errors.Join(perr, ferr)
+	}
+	if dead {
+		return true, fmt.Errorf("document job %s dead after %d attempts: %w", job.ID, job.Attempts, perr)
+	}
+	return true, perr
+}
