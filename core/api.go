@@ -93,6 +93,8 @@ func (a *API) routes() {
 	m.HandleFunc("GET /api/sessions/{key}", a.getSession)
 	a.pipelineRoutes()
 	a.repairRoutes()
+	a.mux.HandleFunc("GET /api/maintenance", a.maintenance)
+	a.mux.HandleFunc("POST /api/maintenance/run", a.runMaintenance)
 	a.opsRoutes()
 	a.documentRoutes()
 }

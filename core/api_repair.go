@@ -1,9 +1,6 @@
 package core
 
 import (
-	"bytes"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 )
@@ -57,19 +54,10 @@ func (a *API) repairRun(w http.ResponseWriter, r *http.Request) {
 			Extra: map[string]any{"field": "action"}})
 		return
 	}
-	var b body
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.svc.cfg.Server.MaxBodyBytes))
-	if err != nil {
-		a.fail(w, r, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
-			Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", a.svc.cfg.Server.MaxBodyBytes)})
+	b, e := readOptionalBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	if e != nil {
+		a.fail(w, r, e)
 		return
-	}
-	if len(bytes.TrimSpace(raw)) > 0 { // the body is optional
-		var e *Error
-		if b, e = parseBody(raw); e != nil {
-			a.fail(w, r, e)
-			return
-		}
 	}
 	opts := RepairOptions{Reason: strings.TrimSpace(firstHeader(r, "X-Cairn-Reason", "X-Signet-Reason"))}
 	if b != nil {

@@ -33,6 +33,20 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *Error
 	return parseBody(raw)
 }
 
+// readOptionalBody is readBody for routes whose body may be empty (an
+// empty body is an empty object).
+func readOptionalBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *Error) {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+			Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
+	}
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		return body{}, nil
+	}
+	return parseBody(raw)
+}
+
 // parseBody decodes raw as a JSON object.
 func parseBody(raw []byte) (body, *Error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {

@@ -331,6 +331,8 @@ var routeRules = map[string]routeRule{
 	"GET /api/repair":                     {perm: PermAdmin, scope: scopeDenied},
 	"GET /api/repair/embedding-gaps":      {perm: PermAdmin, scope: scopeDenied},
 	"GET /api/repair/dedup-stats":         {perm: PermAdmin, scope: scopeDenied},
+	"GET /api/maintenance":                {perm: PermAdmin, scope: scopeDenied},
+	"POST /api/maintenance/run":           {perm: PermAdmin, limiter: "admin", scope: scopeDenied},
 	"POST /api/repair/{action}":           {perm: PermAdmin, limiter: "admin", scope: scopeDenied},
 	"POST /api/documents":                 {perm: PermDocuments, scope: scopeDenied},
 	"GET /api/documents":                  {perm: PermDocuments, scope: scopeDenied},

@@ -24,6 +24,7 @@ type Service struct {
 	events   broker
 	emb      embedState
 	repair   repairState
+	maint    maintenanceState
 
 	analytics *Analytics // in-memory usage, errors and latencies
 	diag      diagCache  // the last diagnostics report, shared for a second

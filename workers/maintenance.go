@@ -1,0 +1,77 @@
+package workers
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+)
+
+// MaintenanceWorker runs core.Service.RunMaintenance every Interval as
+// core.MaintenanceActor, in Mode (observe or execute).
+type MaintenanceWorker struct {
+	Svc        *core.Service
+	Mode       string
+	Interval   time.Duration
+	FirstDelay time.Duration
+	Log        *slog.Logger
+	// OnRun, when set, receives every pass (tests use it).
+	OnRun func(*core.MaintenanceRun, error)
+}
+
+// RunMaintenance starts the maintenance worker for svc until ctx ends. It
+// returns at once unless maintenance.autonomous_enabled is on and
+// maintenance.autonomous_frozen is off: autonomy is opt-in.
+func RunMaintenance(ctx context.Context, svc *core.Service, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	cfg := svc.Config().Maintenance
+	if !cfg.AutonomousEnabled || cfg.AutonomousFrozen {
+		log.Info("maintenance worker not started", "autonomous_enabled", cfg.AutonomousEnabled, "autonomous_frozen", cfg.AutonomousFrozen)
+		return nil
+	}
+	w := &MaintenanceWorker{Svc: svc, Mode: cfg.Mode, Interval: svc.MaintenanceInterval(), FirstDelay: time.Minute, Log: log}
+	return w.Run(ctx)
+}
+
+// Run runs passes until ctx ends; a failed pass is logged, never fatal.
+func (w *MaintenanceWorker) Run(ctx context.Context) error {
+	log := w.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	mode := w.Mode
+	if mode == "" {
+		mode = "observe"
+	}
+	interval := w.Interval
+	if interval <= 0 {
+		interval = 30 * time.Minute
+	}
+	log.Info("maintenance worker started", "mode", mode, "interval", interval)
+	wait := w.FirstDelay
+	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		wait = interval
+		run, err := w.Svc.RunMaintenance(ctx, mode, core.MaintenanceActor)
+		if w.OnRun != nil {
+			w.OnRun(run, err)
+		}
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("maintenance pass failed", "err", err)
+		case err == nil:
+			log.Info("maintenance pass", "mode", mode, "recommendations", len(run.Recommendations), "executed", len(run.Steps),
+				"before", run.Before.Score, "after", run.After.Score)
+		}
+	}
+}
