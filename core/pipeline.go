@@ -52,14 +52,41 @@ type PipelineRuntime struct {
 	lastErrorAt       string
 	processed         atomic.Int64
 	failed            atomic.Int64
+	running           sync.Map // worker name → *atomic.Int32
 }
 
-var pipelineRuntimes sync.Map // *Service → *PipelineRuntime
-
 // PipelineRuntime returns the service's pipeline run-time state.
-func (s *Service) PipelineRuntime() *PipelineRuntime {
-	v, _ := pipelineRuntimes.LoadOrStore(s, &PipelineRuntime{})
-	return v.(*PipelineRuntime)
+func (s *Service) PipelineRuntime() *PipelineRuntime { return &s.runtime }
+
+// Background workers by name, as /api/pipeline/status reports them.
+const (
+	WorkerExtraction  = "extraction"
+	WorkerDocument    = "document"
+	WorkerRetention   = "retention"
+	WorkerMaintenance = "maintenance"
+	WorkerEmbedding   = "embedding"
+)
+
+// WorkerRunning marks the named background worker running until the
+// returned function is called.
+func (s *Service) WorkerRunning(name string) (stopped func()) {
+	v, _ := s.runtime.running.LoadOrStore(name, new(atomic.Int32))
+	n := v.(*atomic.Int32)
+	n.Add(1)
+	return func() { n.Add(-1) }
+}
+
+// Workers reports which background workers run (goroutines per worker).
+func (s *Service) Workers() map[string]any {
+	out := map[string]any{}
+	for _, name := range []string{WorkerExtraction, WorkerDocument, WorkerRetention, WorkerMaintenance, WorkerEmbedding} {
+		n := int32(0)
+		if v, ok := s.runtime.running.Load(name); ok {
+			n = v.(*atomic.Int32).Load()
+		}
+		out[name] = map[string]any{"running": n > 0, "goroutines": n}
+	}
+	return out
 }
 
 // SetProvider records the chosen provider and whether it is usable.
@@ -579,6 +606,7 @@ func (s *Service) PipelineStatus(ctx context.Context) (map[string]any, error) {
 	return map[string]any{
 		"mode":              s.PipelineMode(),
 		"workersRunning":    rt.workers.Load(),
+		"workers":           s.Workers(),
 		"queue":             byStatus,
 		"queueByType":       byType,
 		"provider":          rt.provider,

@@ -4,7 +4,6 @@ import (
 	"math"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
@@ -165,17 +164,7 @@ func replaceGroup(s string, re *regexp.Regexp, group int, fn func(string) string
 	return b.String()
 }
 
-// redactionCounters holds each Service's count of redactions (kept beside
-// the Service so the struct need not change).
-var redactionCounters sync.Map // *Service -> *atomic.Int64
-
-func (s *Service) redactionCounter() *atomic.Int64 {
-	if c, ok := redactionCounters.Load(s); ok {
-		return c.(*atomic.Int64)
-	}
-	c, _ := redactionCounters.LoadOrStore(s, new(atomic.Int64))
-	return c.(*atomic.Int64)
-}
+func (s *Service) redactionCounter() *atomic.Int64 { return &s.redactions }
 
 // Redact removes secrets from text and counts them in the service's
 // diagnostics.

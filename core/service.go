@@ -25,6 +25,9 @@ type Service struct {
 	emb      embedState
 	repair   repairState
 	maint    maintenanceState
+	runtime  PipelineRuntime
+	// redactions counts secrets redacted since start (diagnostics).
+	redactions atomic.Int64
 
 	analytics *Analytics // in-memory usage, errors and latencies
 	diag      diagCache  // the last diagnostics report, shared for a second

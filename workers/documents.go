@@ -37,6 +37,7 @@ func RunDocuments(ctx context.Context, svc *core.Service, log *slog.Logger) erro
 
 // Run processes jobs until ctx ends.
 func (w *DocumentWorker) Run(ctx context.Context) error {
+	defer w.Svc.WorkerRunning(core.WorkerDocument)()
 	log := w.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -39,6 +39,7 @@ func RunMaintenance(ctx context.Context, svc *core.Service, log *slog.Logger) er
 
 // Run runs passes until ctx ends; a failed pass is logged, never fatal.
 func (w *MaintenanceWorker) Run(ctx context.Context) error {
+	defer w.Svc.WorkerRunning(core.WorkerMaintenance)()
 	log := w.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -66,6 +66,7 @@ func RunPipeline(ctx context.Context, svc *core.Service, log *slog.Logger) error
 
 // Run processes jobs until ctx ends.
 func (w *PipelineWorker) Run(ctx context.Context) error {
+	defer w.Svc.WorkerRunning(core.WorkerExtraction)()
 	log := w.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -85,6 +85,9 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 	ran := make(chan error, 1)
 	go func() { ran <- w.Run(rctx) }()
 	c := waitQueue(t, svc, func(c map[string]int) bool { return c["completed"] == 12 })
+	if st, _ := svc.PipelineStatus(ctx); st["workers"].(map[string]any)["extraction"].(map[string]any)["running"] != true {
+		t.Fatalf("status does not show the extraction worker running: %v", st["workers"])
+	}
 	cancel()
 	select {
 	case err := <-ran:
@@ -112,6 +115,9 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 		t.Fatalf("orphaned job: %+v", j)
 	}
 	st, _ := svc.PipelineStatus(ctx)
+	if st["workers"].(map[string]any)["extraction"].(map[string]any)["running"] != false {
+		t.Fatalf("a stopped worker is reported running: %v", st["workers"])
+	}
 	if st["provider"] != "heuristic" || st["processed"].(int64) < 11 {
 		t.Fatalf("status: %v", st)
 	}

@@ -43,6 +43,7 @@ func RunRetention(ctx context.Context, svc *core.Service, log *slog.Logger) erro
 // Run sweeps until ctx ends. A failed sweep is logged and retried at the
 // next interval; it never stops the worker.
 func (w *RetentionWorker) Run(ctx context.Context) error {
+	defer w.Svc.WorkerRunning(core.WorkerRetention)()
 	log := w.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -27,6 +27,7 @@ func (t *EmbeddingTracker) Run(ctx context.Context) error {
 	if t.Svc.Embedder() == nil {
 		return nil
 	}
+	defer t.Svc.WorkerRunning(core.WorkerEmbedding)()
 	wait := t.Interval
 	failures := 0
 	for {
