@@ -2,8 +2,6 @@ package core
 
 import (
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -25,14 +23,10 @@ func (a *API) pipelineRoutes() {
 
 func (a *API) listProposals(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit := 50
-	if v := strings.TrimSpace(q.Get("limit")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			writeError(w, invalid("limit", "limit must be an integer from 1 to 1000"))
-			return
-		}
-		limit = n
+	limit, e := queryInt(r, "limit", 50, 1, 1000)
+	if e != nil {
+		writeError(w, e)
+		return
 	}
 	ps, err := a.svc.ListProposals(r.Context(), ProposalFilter{State: q.Get("state"), Action: q.Get("action"),
 		SourceMemoryID: q.Get("source_memory_id"), JobID: q.Get("job_id")}, limit)
@@ -103,14 +97,10 @@ func (a *API) pipelineStatus(w http.ResponseWriter, r *http.Request) {
 // graph's entities whose canonical name contains q, most mentioned first.
 func (a *API) graphEntities(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit := 50
-	if v := strings.TrimSpace(q.Get("limit")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			writeError(w, invalid("limit", "limit must be an integer from 1 to 1000"))
-			return
-		}
-		limit = n
+	limit, e := queryInt(r, "limit", 50, 1, 1000)
+	if e != nil {
+		writeError(w, e)
+		return
 	}
 	ents, err := a.svc.GraphEntities(r.Context(), q.Get("q"), limit)
 	if err != nil {

@@ -230,7 +230,7 @@ func (s *Service) graphLookup(ctx context.Context, terms []string, cands map[str
 		args = append(args, "%"+likeEscape(t)+"%")
 	}
 	args = append(args, graphEntityHits)
-	seeds, err := queryStrings(ctx, r, `SELECT id FROM entities WHERE `+strings.Join(where, " OR ")+
+	seeds, err := storage.Strings(ctx, r, `SELECT id FROM entities WHERE `+strings.Join(where, " OR ")+
 		` ORDER BY mentions DESC, id LIMIT ?`, args...)
 	if err != nil || len(seeds) == 0 {
 		return nil, err
@@ -247,7 +247,7 @@ func (s *Service) graphLookup(ctx context.Context, terms []string, cands map[str
 		}
 	}
 	args = append(args, graphNeighbors)
-	hops, err := queryStrings(ctx, r, `SELECT target_entity_id FROM relations WHERE source_entity_id IN (`+in+`)
+	hops, err := storage.Strings(ctx, r, `SELECT target_entity_id FROM relations WHERE source_entity_id IN (`+in+`)
 		UNION SELECT source_entity_id FROM relations WHERE target_entity_id IN (`+in+`) LIMIT ?`, args...)
 	if err != nil {
 		return nil, err
@@ -274,7 +274,7 @@ func (s *Service) graphLookup(ctx context.Context, terms []string, cands map[str
 		args = append(args, id)
 	}
 	args = append(args, graphMemoryLimit)
-	mems, err := queryStrings(ctx, r, `SELECT DISTINCT mem.memory_id FROM memory_entity_mentions mem
+	mems, err := storage.Strings(ctx, r, `SELECT DISTINCT mem.memory_id FROM memory_entity_mentions mem
 		JOIN memories m ON m.id = mem.memory_id AND m.is_deleted = 0
 		WHERE mem.entity_id IN (`+placeholders(len(ents))+`) AND mem.memory_id IN (`+placeholders(len(ids))+`) LIMIT ?`, args...)
 	if err != nil {
@@ -406,23 +406,6 @@ func likeEscape(s string) string {
 
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
-}
-
-func queryStrings(ctx context.Context, r *storage.Reader, query string, args ...any) ([]string, error) {
-	rows, err := r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
 
 // persistJobGraph records an extract job's graph after its facts committed,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/cairnmem/cairn/storage"
@@ -61,14 +60,10 @@ func oneOf(v string, set []string) bool {
 // listJobs serves GET /api/jobs?status=&type=&memory_id=&limit=.
 func (a *API) listJobs(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit := 100
-	if v := strings.TrimSpace(q.Get("limit")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			writeError(w, invalid("limit", "limit must be an integer from 1 to 1000"))
-			return
-		}
-		limit = n
+	limit, e := queryInt(r, "limit", 100, 1, 1000)
+	if e != nil {
+		writeError(w, e)
+		return
 	}
 	jobs, err := a.svc.ListJobs(r.Context(), JobFilter{Status: q.Get("status"), JobType: q.Get("type"), MemoryID: q.Get("memory_id")}, limit)
 	if err != nil {

@@ -252,7 +252,7 @@ func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*Repai
 		var others []string
 		if err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			var err error
-			others, err = queryColumn(ctx, tx, `UPDATE memories SET embedding_model = ?
+			others, err = storage.Strings(ctx, tx, `UPDATE memories SET embedding_model = ?
 				WHERE is_deleted = 0 AND content_hash IN (SELECT value FROM json_each(?)) AND embedding_model IS NOT ?
 				AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = memories.content_hash AND e.model = ?)
 				RETURNING id`, model, jsonStrings(hashes), model, model)
@@ -540,24 +540,6 @@ func (s *Service) mergeCluster(ctx context.Context, tx *storage.Tx, c dedupClust
 		return 0, nil, err
 	}
 	return len(retired), append([]string{keeper.ID}, retired...), nil
-}
-
-// queryColumn collects the first column of a query's rows as strings.
-func queryColumn(ctx context.Context, q storage.Querier, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
 
 // jsonStrings encodes ids for `IN (SELECT value FROM json_each(?))`.

@@ -34,7 +34,7 @@ type GraphPurge struct {
 // relations.
 func PurgeGraphLinks(ctx context.Context, q Querier, cutoff string, limit int) (GraphPurge, error) {
 	var out GraphPurge
-	ids, err := stringColumn(ctx, q, `SELECT m.id FROM memories m
+	ids, err := Strings(ctx, q, `SELECT m.id FROM memories m
 		WHERE m.is_deleted = 1 AND m.deleted_at < ?
 		AND EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.memory_id = m.id)
 		LIMIT ?`, cutoff, limit)
@@ -44,7 +44,7 @@ func PurgeGraphLinks(ctx context.Context, q Querier, cutoff string, limit int) (
 	if len(ids) < limit {
 		// Links of memories already gone (purged before the graph existed,
 		// or by an older cairn).
-		gone, err := stringColumn(ctx, q, `SELECT DISTINCT mm.memory_id FROM memory_entity_mentions mm
+		gone, err := Strings(ctx, q, `SELECT DISTINCT mm.memory_id FROM memory_entity_mentions mm
 			WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = mm.memory_id) LIMIT ?`, limit-len(ids))
 		if err != nil {
 			return out, err
@@ -90,7 +90,7 @@ func PurgeGraphLinks(ctx context.Context, q Querier, cutoff string, limit int) (
 		}
 		touched = append(touched, d.id)
 	}
-	orphans, err := stringColumn(ctx, q, `SELECT e.id FROM entities e
+	orphans, err := Strings(ctx, q, `SELECT e.id FROM entities e
 		WHERE e.id IN (SELECT value FROM json_each(?)) AND e.mentions <= 0
 		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_id = e.id)`, jsonList(touched))
 	if err != nil || len(orphans) == 0 {
@@ -206,7 +206,7 @@ func CountOrphanEmbeddings(ctx context.Context, q Querier) (int, error) {
 // so a plain DELETE would leave its terms behind). It returns the ids
 // removed.
 func PurgeTombstones(ctx context.Context, q Querier, cutoff string, limit int) ([]string, error) {
-	ids, err := stringColumn(ctx, q, `SELECT id FROM memories WHERE is_deleted = 1 AND deleted_at < ? LIMIT ?`, cutoff, limit)
+	ids, err := Strings(ctx, q, `SELECT id FROM memories WHERE is_deleted = 1 AND deleted_at < ? LIMIT ?`, cutoff, limit)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -244,7 +244,8 @@ func execCount(ctx context.Context, q Querier, query string, args ...any) (int64
 	return res.RowsAffected()
 }
 
-func stringColumn(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
+// Strings collects the first column of a query's rows as strings.
+func Strings(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
