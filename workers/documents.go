@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"sync"
 	"time"
@@ -96,24 +95,9 @@ func (w *DocumentWorker) reap(ctx context.Context, log *slog.Logger) {
 }
 
 func (w *DocumentWorker) loop(ctx context.Context, owner string, poll time.Duration, log *slog.Logger) {
-	failures := 0
-	for ctx.Err() == nil {
-		wait := poll
-		worked, err := w.Step(ctx, owner)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			failures++
-			log.Warn("document job failed", "err", err, "consecutive", failures)
-			wait = min(time.Second<<min(failures, 5), 30*time.Second) + time.Duration(rand.Int64N(int64(500*time.Millisecond)))
-		case worked:
-			failures = 0
-			continue // look for the next job at once
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-		}
-	}
+	pollLoop(ctx, poll, func() (bool, error) { return w.Step(ctx, owner) }, func(err error, failures int) {
+		log.Warn("document job failed", "err", err, "consecutive", failures)
+	})
 }
 
 // Step leases and runs at most one document_ingest job. It reports

@@ -119,15 +119,25 @@ func (w *PipelineWorker) Run(ctx context.Context) error {
 
 func (w *PipelineWorker) loop(ctx context.Context, owner string, poll time.Duration, log *slog.Logger) {
 	rt := w.Svc.PipelineRuntime()
+	pollLoop(ctx, poll, func() (bool, error) { return w.Step(ctx, owner) }, func(err error, failures int) {
+		rt.RecordError(err, time.Now())
+		log.Warn("pipeline job failed", "err", err, "consecutive", failures)
+	})
+}
+
+// pollLoop runs step until ctx ends: again at once after a job, after
+// poll when the queue is empty, and after an exponential backoff with
+// jitter (1 s doubling to 30 s, plus up to 500 ms) on consecutive
+// failures, each reported to failed.
+func pollLoop(ctx context.Context, poll time.Duration, step func() (bool, error), failed func(err error, consecutive int)) {
 	failures := 0
 	for ctx.Err() == nil {
 		wait := poll
-		worked, err := w.Step(ctx, owner)
+		worked, err := step()
 		switch {
 		case err != nil && ctx.Err() == nil:
 			failures++
-			rt.RecordError(err, time.Now())
-			log.Warn("pipeline job failed", "err", err, "consecutive", failures)
+			failed(err, failures)
 			wait = min(time.Second<<min(failures, 5), 30*time.Second) + time.Duration(rand.Int64N(int64(500*time.Millisecond)))
 		case worked:
 			failures = 0
