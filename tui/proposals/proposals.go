@@ -389,7 +389,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		if m.mode == modeDetail {
-			m.mode = modeList
+			m.mode, m.detailID = modeList, ""
 		}
 		return tea.Batch(m.flash.Set(text, false), m.load(false))
 	case bulkMsg:
@@ -446,7 +446,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case modeDetail:
 		switch {
 		case msg.String() == "esc":
-			m.mode = modeList
+			m.mode, m.detailID = modeList, ""
 			return nil
 		case key.Matches(msg, m.keys.Approve) && !m.decided:
 			return m.approve()
