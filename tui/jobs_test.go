@@ -67,7 +67,7 @@ func newJobsHarness(t *testing.T) *harness {
 func TestJobsCountsAndList(t *testing.T) {
 	h := newJobsHarness(t)
 	s := h.screen()
-	for _, want := range []string{"pending 2 · leased 1 · completed 1 · failed 0 · dead 1", "by type: extract 5 (3 live) (1 dead)",
+	for _, want := range []string{"pending 2 · leased 1 · completed 1 · failed 0 · dead 1", "by type: extract 5 (3 live, 1 dead)",
 		"5 all jobs, live first", "backing-off", "provider: ollama: connection refused", "0000a004 dead        3/3   3h"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("missing %q:\n%s", want, s)

@@ -17,6 +17,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -73,6 +74,7 @@ type Model struct {
 	seq     int
 	loading bool // a load the user asked for (the spinner shows)
 	loaded  bool
+	err     error // the last load's error
 	page    *backend.JobsPage
 	cursor  int
 	offset  int
@@ -242,7 +244,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.seq != m.seq {
 			return nil
 		}
-		m.loading = false
+		m.loading, m.err = false, msg.err
 		if msg.err != nil {
 			return tea.Batch(m.flash.Set("jobs: "+msg.err.Error(), true), pane.Fail("jobs", msg.err))
 		}
@@ -462,7 +464,10 @@ func (m *Model) View() string {
 // header is the counts line: every status, then every type's live work.
 func (m *Model) header() string {
 	st := m.ctx.Styles
-	if m.page == nil {
+	switch {
+	case m.page == nil && m.err != nil:
+		return st.Error.Render("queue: unavailable")
+	case m.page == nil:
 		return st.Faint.Render("queue: loading…")
 	}
 	var parts []string
@@ -478,7 +483,14 @@ func (m *Model) header() string {
 			parts = append(parts, st.Faint.Render(text))
 		}
 	}
-	line := strings.Join(parts, st.Rule.Render(" · "))
+	return ansi.Truncate(strings.Join(parts, st.Rule.Render(" · ")), m.width, "…")
+}
+
+// byType is each job type's total with its live and dead work.
+func (m *Model) byType() string {
+	if m.page == nil {
+		return ""
+	}
 	var types []string
 	for _, t := range slices.Sorted(maps.Keys(m.page.ByType)) {
 		c := m.page.ByType[t]
@@ -486,19 +498,23 @@ func (m *Model) header() string {
 		for _, n := range c {
 			total += n
 		}
-		seg := fmt.Sprintf("%s %d", t, total)
+		var extra []string
 		if live := c[storage.JobPending] + c[storage.JobLeased]; live > 0 {
-			seg += fmt.Sprintf(" (%d live)", live)
+			extra = append(extra, fmt.Sprintf("%d live", live))
 		}
 		if d := c[storage.JobDead]; d > 0 {
-			seg += fmt.Sprintf(" (%d dead)", d)
+			extra = append(extra, fmt.Sprintf("%d dead", d))
+		}
+		seg := fmt.Sprintf("%s %d", t, total)
+		if len(extra) > 0 {
+			seg += " (" + strings.Join(extra, ", ") + ")"
 		}
 		types = append(types, seg)
 	}
-	if len(types) > 0 {
-		line += st.Faint.Render("   by type: " + strings.Join(types, ", "))
+	if len(types) == 0 {
+		return ""
 	}
-	return pane.Truncate(line, m.width)
+	return " · by type: " + strings.Join(types, ", ")
 }
 
 // Column widths of the queue.
@@ -523,6 +539,7 @@ func (m *Model) listView() string {
 	if len(m.Jobs()) == backend.JobsLimit {
 		sub += fmt.Sprintf(" (the newest %d)", backend.JobsLimit)
 	}
+	sub += m.byType()
 	b.WriteString(st.Faint.Render(pane.Truncate(sub, m.width)) + "\n")
 	b.WriteString(m.messageLine() + "\n")
 	b.WriteString(st.Faint.Render(pane.Truncate("  "+pane.Pad("type", colType)+" "+pane.Pad("memory", colMem)+" "+pane.Pad("status", colStatus)+" "+

@@ -379,11 +379,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.acting = false
 		short := pane.ShortID(msg.id)
 		if msg.err != nil {
-			return tea.Batch(m.flash.Set(msg.verb+" "+short+" failed: "+describe(msg.err), true), pane.Fail(msg.verb+" "+short, msg.err))
+			return tea.Batch(m.flash.Set(msg.verb+" "+short+": "+describe(msg.err), true), pane.Fail(msg.verb+" "+short, msg.err))
 		}
-		text := msg.verb + " " + short
+		text := msg.verb + "d " + short
 		if msg.p != nil {
-			text = fmt.Sprintf("%s %s %s: %s", msg.verb, strings.ToUpper(msg.p.Action), short, msg.p.State)
+			text = fmt.Sprintf("%sd %s %s", msg.verb, strings.ToUpper(msg.p.Action), short)
 			if msg.p.AppliedMemoryID != "" {
 				text += " → memory " + pane.ShortID(msg.p.AppliedMemoryID)
 			}
@@ -614,7 +614,7 @@ func (m *Model) approve() tea.Cmd {
 		ctx, cancel := backend.Context()
 		defer cancel()
 		got, err := b.ApproveProposal(ctx, id, ApproveReason)
-		return decidedMsg{verb: "approved", id: id, p: got, err: err}
+		return decidedMsg{verb: "approve", id: id, p: got, err: err}
 	}
 }
 
@@ -632,7 +632,7 @@ func (m *Model) reject(reason string) tea.Cmd {
 		ctx, cancel := backend.Context()
 		defer cancel()
 		got, err := b.RejectProposal(ctx, id, reason)
-		return decidedMsg{verb: "rejected", id: id, p: got, err: err}
+		return decidedMsg{verb: "reject", id: id, p: got, err: err}
 	}
 }
 
@@ -674,7 +674,7 @@ func describe(err error) string {
 	if errors.As(err, &ce) {
 		switch ce.Code {
 		case core.CodeVersionConflict:
-			return "the target memory changed since the proposal was made (version_conflict); it stays pending: reject it, or wait for a fresh extraction"
+			return "version_conflict: the target changed since; it stays pending"
 		case core.CodeProposalNotPending:
 			return ce.Message + " (" + ce.Code + ")"
 		case core.CodeFrozen:

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -211,7 +212,7 @@ func (m *Model) describe(p *storage.Proposal, width int) string {
 	if len(warn) > 0 {
 		line += st.Faint.Render(" · ") + st.Warning.Render(strings.Join(warn, " · "))
 	}
-	b.WriteString(pane.Truncate(line, width) + "\n")
+	b.WriteString(ansi.Truncate(line, width, "…") + "\n")
 	for _, r := range []struct{ label, v string }{{"why", p.Reason}, {"blocked", p.BlockedReason}, {"skipped", p.SkippedReason}} {
 		if r.v != "" {
 			b.WriteString(st.Faint.Render(pane.Truncate(r.label+": "+r.v, width)) + "\n")
