@@ -211,7 +211,7 @@ func queueService(b *testing.B) *core.Service {
 		}
 		for i := range benchProposals {
 			p := &storage.Proposal{ID: fmt.Sprintf("prop-%06d", i), SourceMemoryID: idSQLite, Action: core.ActionAdd,
-				Fact: fmt.Sprintf("fact number %d: the deploy needs VPN access and a hardware key on staging", i),
+				Fact:       fmt.Sprintf("fact number %d: the deploy needs VPN access and a hardware key on staging", i),
 				Confidence: float64(i%100) / 100, Shadow: true, CreatedAt: storage.FormatTime(fixedNow.Add(-time.Duration(i) * time.Second))}
 			if i%5 == 0 {
 				p.Action, p.TargetMemoryID, p.TargetVersion, p.ContradictionRisk = core.ActionUpdate, idPostgres, 1, true
