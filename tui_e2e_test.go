@@ -149,3 +149,90 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Fatal("the API still answers after quit")
 	}
 }
+
+// TestTUIPipelineEndToEnd follows a memory through the pipeline on screen:
+// an agent remembers two sentences through the API, the heuristic provider
+// extracts them in shadow mode (Jobs shows the job complete), the operator
+// approves one proposal (Proposals), and the new memory shows in Recall.
+func TestTUIPipelineEndToEnd(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the end-to-end TUI test needs it (apt-get install -y tmux)")
+	}
+	home := t.TempDir()
+	addr := freeAddr(t)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("cairn-e2e-pipe-%d", os.Getpid()), name: "cairn"}
+	env := "CAIRN_PIPELINE_V2_PROVIDER=heuristic CAIRN_PIPELINE_V2_POLL_INTERVAL=100ms CAIRN_PIPELINE_SHADOW_MODE=true"
+	script := fmt.Sprintf("CAIRN_HOME=%q %s TERM=xterm-256color %q --addr %s", home, env, cairnBin, addr)
+	s.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "sh", "-c", script)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor("recent memories", 20*time.Second)
+
+	source := "We decided to use PostgreSQL for the billing service because it supports row level locking. " +
+		"The team prefers Go for all new backend services going forward."
+	code, body := postJSON(t, "http://"+addr+"/api/memory/remember", map[string]any{"content": source})
+	if code != 200 {
+		t.Fatalf("remember: %d %v", code, body)
+	}
+
+	// Jobs: the extract job completes while we watch.
+	s.keys("3")
+	s.waitFor("completed 1 ·", 20*time.Second)
+	s.waitFor("extract", time.Second)
+
+	// Proposals: pick the first proposal whose fact is not the start of the
+	// source, so finding it in Recall proves the approval wrote it.
+	var list struct {
+		Proposals []struct {
+			ID   string `json:"id"`
+			Fact string `json:"fact"`
+		} `json:"proposals"`
+	}
+	fetchJSON(t, "http://"+addr+"/api/proposals?state=pending", &list)
+	pick := -1
+	for i, p := range list.Proposals {
+		if len(p.Fact) >= 24 && !strings.HasPrefix(source, p.Fact[:24]) {
+			pick = i
+			break
+		}
+	}
+	if pick < 0 {
+		t.Fatalf("no proposal to approve apart from the source's own start: %+v", list.Proposals)
+	}
+	fact := list.Proposals[pick].Fact
+	s.keys("4")
+	s.waitFor(fmt.Sprintf("%d pending proposals", len(list.Proposals)), 10*time.Second)
+	for range pick {
+		s.keys("j")
+	}
+	s.keys("a")
+	s.waitFor("approved ADD", 10*time.Second)
+	var p struct {
+		State           string `json:"state"`
+		DecidedBy       string `json:"decidedBy"`
+		AppliedMemoryID string `json:"appliedMemoryId"`
+	}
+	fetchJSON(t, "http://"+addr+"/api/proposals/"+list.Proposals[pick].ID, &p)
+	if p.State != "applied" || p.DecidedBy != "tui" || p.AppliedMemoryID == "" {
+		t.Fatalf("after approval the API shows %+v", p)
+	}
+
+	// Recall: the new memory is there.
+	s.keys("1")
+	s.waitFor(fact[:24], 10*time.Second)
+	s.keys("q")
+}
+
+func fetchJSON(t *testing.T, url string, out any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %s", url, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -179,3 +179,145 @@ func BenchmarkRecentList(b *testing.B) {
 		}
 	}
 }
+
+// Sizes of the queue benchmarks: a busy queue and a review backlog.
+const (
+	benchJobs      = 10_000
+	benchProposals = 1_000
+)
+
+// queueService is a temp store with benchJobs jobs in every status and
+// benchProposals pending proposals (a fifth of them updates of a seeded
+// memory, so the preview draws the side-by-side diff).
+func queueService(b *testing.B) *core.Service {
+	b.Helper()
+	svc, db := openService(b, b.TempDir())
+	seed(b, svc)
+	ctx := context.Background()
+	statuses := []string{storage.JobCompleted, storage.JobCompleted, storage.JobCompleted, storage.JobPending, storage.JobDead, storage.JobLeased}
+	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		for i := range benchJobs {
+			at := storage.FormatTime(fixedNow.Add(-time.Duration(i) * time.Second))
+			st := statuses[i%len(statuses)]
+			var errMsg any
+			if st == storage.JobDead {
+				errMsg = fmt.Sprintf("provider: timed out after 90s (attempt %d)", i)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_jobs (id, memory_id, job_type, status, attempts, max_attempts,
+				error, created_at, updated_at) VALUES (?,?,?,?,1,3,?,?,?)`,
+				fmt.Sprintf("job-%06d", i), fmt.Sprintf("mem-%06d", i), core.JobExtract, st, errMsg, at, at); err != nil {
+				return err
+			}
+		}
+		for i := range benchProposals {
+			p := &storage.Proposal{ID: fmt.Sprintf("prop-%06d", i), SourceMemoryID: idSQLite, Action: core.ActionAdd,
+				Fact:       fmt.Sprintf("fact number %d: the deploy needs VPN access and a hardware key on staging", i),
+				Confidence: float64(i%100) / 100, Shadow: true, CreatedAt: storage.FormatTime(fixedNow.Add(-time.Duration(i) * time.Second))}
+			if i%5 == 0 {
+				p.Action, p.TargetMemoryID, p.TargetVersion, p.ContradictionRisk = core.ActionUpdate, idPostgres, 1, true
+				p.Fact = fmt.Sprintf("postgres runs on port %d in staging; production uses the default 5432", 5000+i)
+			}
+			if err := storage.InsertProposal(ctx, tx, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return svc
+}
+
+// paneModel is the root model at 120×40 on pane i with its loads done.
+func paneModel(b *testing.B, svc *core.Service, i int) *Model {
+	m := New(Options{Backend: backend.NewLocal(svc, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark"), Now: func() time.Time { return fixedNow }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	for _, p := range m.panes {
+		applyAll(m, p.Init())
+	}
+	_, cmd := m.Update(keyPress(fmt.Sprint(i + 1)))
+	applyAll(m, cmd)
+	// The proposals preview loads its target after the list.
+	applyAll(m, m.panes[i].Refresh(backend.Change{}))
+	return m
+}
+
+// applyAll runs cmd and feeds its messages to m, skipping timers.
+func applyAll(m *Model, cmd tea.Cmd) {
+	for _, msg := range runAllNoTicks(cmd) {
+		_, next := m.Update(msg)
+		if next != nil {
+			for _, msg := range runAllNoTicks(next) {
+				m.Update(msg)
+			}
+		}
+	}
+}
+
+// runAllNoTicks is runAll that does not wait on timers (ticks, spinners,
+// the change stream): only commands that finish within 200 ms count.
+func runAllNoTicks(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-done:
+	case <-time.After(200 * time.Millisecond):
+		return nil
+	}
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range batch {
+			out = append(out, runAllNoTicks(c)...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
+}
+
+// BenchmarkJobsFrame is one frame of the Jobs pane over 10k jobs (the
+// newest 1,000 loaded).
+func BenchmarkJobsFrame(b *testing.B) {
+	m := paneModel(b, queueService(b), 2)
+	if !strings.Contains(stripANSI(m.Render()), "dead ") {
+		b.Fatalf("no queue on screen:\n%s", stripANSI(m.Render()))
+	}
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
+// BenchmarkJobsRefresh is one live refresh of the Jobs pane: the backend
+// read of the queue and its counts, applied, and the frame.
+func BenchmarkJobsRefresh(b *testing.B) {
+	m := paneModel(b, queueService(b), 2)
+	for b.Loop() {
+		applyAll(m, m.panes[2].Refresh(backend.Change{}))
+		_ = m.View()
+	}
+}
+
+// BenchmarkProposalsFrame is one frame of the Proposals pane with 1,000
+// pending proposals, an UPDATE selected (side by side and word diff).
+func BenchmarkProposalsFrame(b *testing.B) {
+	m := paneModel(b, queueService(b), 3)
+	if s := stripANSI(m.Render()); !strings.Contains(s, "1000 pending proposals") || !strings.Contains(s, "current 0000a001") {
+		b.Fatalf("no proposals on screen:\n%s", s)
+	}
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
+// BenchmarkProposalsRefresh is one live refresh of the Proposals pane.
+func BenchmarkProposalsRefresh(b *testing.B) {
+	m := paneModel(b, queueService(b), 3)
+	for b.Loop() {
+		applyAll(m, m.panes[3].Refresh(backend.Change{}))
+		_ = m.View()
+	}
+}

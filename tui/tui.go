@@ -1,7 +1,8 @@
 // Package tui is cairn's terminal UI. The root Model is a router: it owns
 // the window size, the tab bar, focus, the global keys, the status bar and
 // the help bar, and hands everything else to the active pane (tui/recall,
-// tui/history; Jobs, Diagnostics and Proposals join the tab list later).
+// tui/history, tui/jobs, tui/proposals; Diagnostics joins the tab list
+// later).
 // All I/O happens in tea.Cmds through a backend.Backend, in process or over
 // HTTP, so Update never blocks.
 package tui
@@ -22,8 +23,10 @@ import (
 	"github.com/cairnmem/cairn/themes"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/history"
+	"github.com/cairnmem/cairn/tui/jobs"
 	"github.com/cairnmem/cairn/tui/keys"
 	"github.com/cairnmem/cairn/tui/pane"
+	"github.com/cairnmem/cairn/tui/proposals"
 	"github.com/cairnmem/cairn/tui/recall"
 	"github.com/cairnmem/cairn/tui/styles"
 )
@@ -105,9 +108,8 @@ func New(o Options) *Model {
 		help:      help.New(),
 		autoTheme: o.Theme == nil,
 		version:   o.Version,
-		// The tab list: later panes (Jobs, Diagnostics, Proposals) are
-		// appended here and get the next number key.
-		panes: []pane.Pane{recall.New(ctx), history.New(ctx)},
+		// The tab list, in number-key order. Diagnostics joins later.
+		panes: []pane.Pane{recall.New(ctx), history.New(ctx), jobs.New(ctx), proposals.New(ctx)},
 	}
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.applyStyles()
@@ -140,6 +142,7 @@ func (m *Model) Init() tea.Cmd {
 	for _, p := range m.panes {
 		cmds = append(cmds, p.Init())
 	}
+	cmds = append(cmds, m.show(m.active, true))
 	if m.ctx.Backend != nil {
 		m.changes, m.stopChanges = m.ctx.Backend.Changes()
 		cmds = append(cmds, m.waitChange())
@@ -216,8 +219,17 @@ func (m *Model) switchTo(i int) tea.Cmd {
 	if i < 0 || i >= len(m.panes) || i == m.active {
 		return nil
 	}
+	hide := m.show(m.active, false)
 	m.active = i
 	m.layout()
+	return tea.Batch(hide, m.show(i, true))
+}
+
+// show tells pane i it is (or is no longer) on screen, if it cares.
+func (m *Model) show(i int, shown bool) tea.Cmd {
+	if s, ok := m.panes[i].(pane.Shown); ok {
+		return s.SetShown(shown)
+	}
 	return nil
 }
 
@@ -413,6 +425,23 @@ func (m *Model) statusView() string {
 		segs = append(segs, m.spin.View())
 	}
 	left := " " + strings.Join(segs, " │ ")
+	// What waits for a person comes first and in the warning style, so it
+	// survives truncation and catches the eye.
+	var warns []string
+	if s.DeadJobs > 0 {
+		warns = append(warns, fmt.Sprintf("%d dead jobs", s.DeadJobs))
+	}
+	if s.PendingProposals > 0 {
+		n := fmt.Sprint(s.PendingProposals)
+		if s.ProposalsCapped {
+			n += "+"
+		}
+		warns = append(warns, n+" proposals pending")
+	}
+	warn := ""
+	if len(warns) > 0 {
+		warn = " " + strings.Join(warns, " · ") + " │"
+	}
 	var right string
 	switch {
 	case m.statusErr != nil:
@@ -422,9 +451,13 @@ func (m *Model) statusView() string {
 	case m.notice != "":
 		right = st.StatusBar.Render(pane.Truncate(m.notice, max(10, m.width/2)) + " ")
 	}
-	left = pane.Truncate(left, max(0, m.width-lipgloss.Width(right)))
-	gap := max(0, m.width-lipgloss.Width(left)-lipgloss.Width(right))
-	return st.StatusBar.Render(left+strings.Repeat(" ", gap)) + right
+	warn = pane.Truncate(warn, max(0, m.width-lipgloss.Width(right)))
+	left = pane.Truncate(left, max(0, m.width-lipgloss.Width(right)-lipgloss.Width(warn)))
+	gap := max(0, m.width-lipgloss.Width(warn)-lipgloss.Width(left)-lipgloss.Width(right))
+	if warn != "" {
+		warn = st.StatusWarn.Render(warn)
+	}
+	return warn + st.StatusBar.Render(left+strings.Repeat(" ", gap)) + right
 }
 
 // ctrlC is shown in the help while a text field has the keyboard.

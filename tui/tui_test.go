@@ -48,12 +48,16 @@ func TestKeyRouting(t *testing.T) {
 	if m.Active() != 1 {
 		t.Fatalf("tab: active %d", m.Active())
 	}
+	step("4")
+	if m.Active() != 3 {
+		t.Fatalf("4: active %d", m.Active())
+	}
 	step("tab")
 	if m.Active() != 0 {
 		t.Fatalf("tab wraps: active %d", m.Active())
 	}
 	step("shift+tab")
-	if m.Active() != 1 {
+	if m.Active() != 3 {
 		t.Fatalf("shift+tab: active %d", m.Active())
 	}
 	step("1")
@@ -64,8 +68,12 @@ func TestKeyRouting(t *testing.T) {
 	if m.Active() != 1 {
 		t.Fatalf("2: active %d", m.Active())
 	}
-	step("5") // no fifth pane yet: ignored
-	if m.Active() != 1 {
+	step("3")
+	if m.Active() != 2 || m.Pane(2).Title() != "Jobs" {
+		t.Fatalf("3: active %d", m.Active())
+	}
+	step("5") // no fifth pane yet (Diagnostics): ignored
+	if m.Active() != 2 {
 		t.Fatalf("5: active %d", m.Active())
 	}
 	step("1")

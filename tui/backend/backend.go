@@ -41,6 +41,42 @@ type Backend interface {
 	Changes() (changes <-chan Change, stop func())
 	// Mode is "local" (in process) or "client" (over HTTP).
 	Mode() string
+
+	// Jobs returns queue rows matching f (live first, then newest) with
+	// the counts of the whole queue by status and by type.
+	Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPage, error)
+	// Job returns one job with its payload, result and error.
+	Job(ctx context.Context, id string) (*storage.Job, error)
+	// RetryJob makes a job waiting out its backoff due now, or returns a
+	// dead one to the queue.
+	RetryJob(ctx context.Context, id string) (*storage.Job, error)
+	// RequeueDead returns dead jobs to the queue through the requeue-dead
+	// repair: the one job id, or (id empty) up to limit of them.
+	RequeueDead(ctx context.Context, id string, limit int) (*core.RepairResult, error)
+	// ReleaseLeases returns jobs leased longer than the lease timeout to
+	// the queue through the release-leases repair.
+	ReleaseLeases(ctx context.Context) (*core.RepairResult, error)
+
+	// Proposals returns pipeline proposals matching f, newest first.
+	Proposals(ctx context.Context, f core.ProposalFilter, limit int) ([]*storage.Proposal, error)
+	// Proposal returns one proposal.
+	Proposal(ctx context.Context, id string) (*storage.Proposal, error)
+	// ApproveProposal applies a pending proposal as Actor, the same
+	// decision as POST /api/proposals/{id}/approve.
+	ApproveProposal(ctx context.Context, id, reason string) (*storage.Proposal, error)
+	// RejectProposal rejects a pending proposal as Actor; reason is
+	// required.
+	RejectProposal(ctx context.Context, id, reason string) (*storage.Proposal, error)
+}
+
+// JobsPage is one read of the queue: the rows asked for and the counts of
+// every job.
+type JobsPage struct {
+	Jobs []*storage.Job
+	// ByStatus counts jobs by status (pending, leased, completed, failed,
+	// dead); ByType by job type, then status.
+	ByStatus map[string]int
+	ByType   map[string]map[string]int
 }
 
 // Change is one committed write, or (MemoryID empty) "something changed,
@@ -61,9 +97,16 @@ type Status struct {
 	Memories  int
 	Deleted   int
 	// Queue is pending+leased jobs; QueueKnown is false when the backend
-	// cannot tell (the HTTP API does not expose the queue yet).
+	// cannot tell (an API that reports no queue).
 	Queue      int
 	QueueKnown bool
+	// DeadJobs are jobs out of attempts, waiting for a person.
+	DeadJobs int
+	// PendingProposals wait for a decision; ProposalsCapped says the
+	// backend stopped counting at PendingProposals (client mode counts
+	// one page).
+	PendingProposals int
+	ProposalsCapped  bool
 	// Health is what the backend could measure, e.g. "db 2ms" (a query
 	// round trip) or "api 5ms" (GET /health); empty when nothing answered.
 	Health string
@@ -74,6 +117,16 @@ const RecallLimit = 50
 
 // HistoryLimit is how many audit events the History pane loads.
 const HistoryLimit = 200
+
+// JobsLimit is how many queue rows the Jobs pane loads (the API's cap).
+const JobsLimit = 1000
+
+// ProposalsLimit is how many proposals the Proposals pane loads (the
+// API's cap).
+const ProposalsLimit = 1000
+
+// RequeueAllLimit bounds one "requeue all dead jobs" run.
+const RequeueAllLimit = 1000
 
 // callTimeout bounds one backend call so a wedged store or a dead peer
 // cannot leave a spinner running forever.

@@ -289,13 +289,135 @@ func (h *HTTP) Status(ctx context.Context) (Status, error) {
 			Mode string `json:"mode"`
 		} `json:"pipeline"`
 		Memories storage.MemoryStats `json:"memories"`
+		Queue    map[string]int      `json:"queue"`
 	}
 	if err := h.do(ctx, http.MethodGet, "/api/status", nil, &s); err != nil {
 		return st, err
 	}
 	st.AuthMode, st.Pipeline = s.AuthMode, s.Pipeline.Mode
 	st.Memories, st.Deleted = s.Memories.Total, s.Memories.Deleted
+	if s.Queue != nil {
+		st.Queue, st.QueueKnown = s.Queue["pending"]+s.Queue["leased"], true
+		st.DeadJobs = s.Queue["dead"]
+	}
+	// The API has no proposal count: one page of ids is enough to tell a
+	// person that decisions wait.
+	ps, err := h.Proposals(ctx, core.ProposalFilter{State: storage.ProposalPending}, statusProposalPage)
+	if err != nil {
+		return st, err
+	}
+	st.PendingProposals, st.ProposalsCapped = len(ps), len(ps) == statusProposalPage
 	return st, nil
+}
+
+// statusProposalPage is how many pending proposals client mode counts for
+// the status bar before it says "100+".
+const statusProposalPage = 100
+
+// Jobs implements Backend with GET /api/jobs, which returns the counts
+// with the rows.
+func (h *HTTP) Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPage, error) {
+	q := url.Values{"limit": {strconv.Itoa(limit)}}
+	for k, v := range map[string]string{"status": f.Status, "type": f.JobType, "memory_id": f.MemoryID} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	var out struct {
+		Jobs   []*storage.Job            `json:"jobs"`
+		Counts map[string]int            `json:"counts"`
+		ByType map[string]map[string]int `json:"byType"`
+	}
+	if err := h.do(ctx, http.MethodGet, "/api/jobs?"+q.Encode(), nil, &out); err != nil {
+		return nil, err
+	}
+	return &JobsPage{Jobs: out.Jobs, ByStatus: out.Counts, ByType: out.ByType}, nil
+}
+
+// Job implements Backend.
+func (h *HTTP) Job(ctx context.Context, id string) (*storage.Job, error) {
+	var j storage.Job
+	if err := h.do(ctx, http.MethodGet, "/api/jobs/"+url.PathEscape(id), nil, &j); err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// RetryJob implements Backend.
+func (h *HTTP) RetryJob(ctx context.Context, id string) (*storage.Job, error) {
+	var out struct {
+		Job *storage.Job `json:"job"`
+	}
+	if err := h.do(ctx, http.MethodPost, "/api/jobs/"+url.PathEscape(id)+"/retry", map[string]any{}, &out); err != nil {
+		return nil, err
+	}
+	return out.Job, nil
+}
+
+// repair posts one repair action: POST /api/repair/{action} with
+// core.RepairOptions as the body and core.RepairResult as the answer.
+func (h *HTTP) repair(ctx context.Context, action string, opts core.RepairOptions) (*core.RepairResult, error) {
+	var out core.RepairResult
+	if err := h.do(ctx, http.MethodPost, "/api/repair/"+url.PathEscape(action), opts, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RequeueDead implements Backend.
+func (h *HTTP) RequeueDead(ctx context.Context, id string, limit int) (*core.RepairResult, error) {
+	return h.repair(ctx, core.RepairRequeueDead, core.RepairOptions{JobID: id, BatchSize: limit, Reason: "requeued from the TUI"})
+}
+
+// ReleaseLeases implements Backend.
+func (h *HTTP) ReleaseLeases(ctx context.Context) (*core.RepairResult, error) {
+	return h.repair(ctx, core.RepairReleaseLeases, core.RepairOptions{Reason: "released from the TUI"})
+}
+
+// Proposals implements Backend.
+func (h *HTTP) Proposals(ctx context.Context, f core.ProposalFilter, limit int) ([]*storage.Proposal, error) {
+	q := url.Values{"limit": {strconv.Itoa(limit)}}
+	for k, v := range map[string]string{"state": f.State, "action": f.Action, "source_memory_id": f.SourceMemoryID, "job_id": f.JobID} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	var out struct {
+		Proposals []*storage.Proposal `json:"proposals"`
+	}
+	if err := h.do(ctx, http.MethodGet, "/api/proposals?"+q.Encode(), nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Proposals, nil
+}
+
+// Proposal implements Backend.
+func (h *HTTP) Proposal(ctx context.Context, id string) (*storage.Proposal, error) {
+	var p storage.Proposal
+	if err := h.do(ctx, http.MethodGet, "/api/proposals/"+url.PathEscape(id), nil, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+func (h *HTTP) decide(ctx context.Context, id, verb, reason string) (*storage.Proposal, error) {
+	var out struct {
+		Proposal *storage.Proposal `json:"proposal"`
+	}
+	if err := h.do(ctx, http.MethodPost, "/api/proposals/"+url.PathEscape(id)+"/"+verb, map[string]any{"reason": reason}, &out); err != nil {
+		return nil, err
+	}
+	return out.Proposal, nil
+}
+
+// ApproveProposal implements Backend.
+func (h *HTTP) ApproveProposal(ctx context.Context, id, reason string) (*storage.Proposal, error) {
+	return h.decide(ctx, id, "approve", reason)
+}
+
+// RejectProposal implements Backend.
+func (h *HTTP) RejectProposal(ctx context.Context, id, reason string) (*storage.Proposal, error) {
+	return h.decide(ctx, id, "reject", reason)
 }
 
 // Changes implements Backend by polling the newest history event.

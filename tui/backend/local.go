@@ -95,7 +95,64 @@ func (l *Local) Status(ctx context.Context) (Status, error) {
 		return st, err
 	}
 	st.Queue, st.QueueKnown = q["pending"]+q["leased"], true
+	st.DeadJobs = q["dead"]
+	if st.PendingProposals, err = l.svc.CountProposals(ctx, storage.ProposalPending); err != nil {
+		return st, err
+	}
 	return st, nil
+}
+
+// Jobs implements Backend.
+func (l *Local) Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPage, error) {
+	jobs, err := l.svc.ListJobs(ctx, f, limit)
+	if err != nil {
+		return nil, err
+	}
+	byStatus, byType, err := l.svc.JobCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &JobsPage{Jobs: jobs, ByStatus: byStatus, ByType: byType}, nil
+}
+
+// Job implements Backend.
+func (l *Local) Job(ctx context.Context, id string) (*storage.Job, error) {
+	return l.svc.GetJob(ctx, id)
+}
+
+// RetryJob implements Backend.
+func (l *Local) RetryJob(ctx context.Context, id string) (*storage.Job, error) {
+	return l.svc.RetryJob(ctx, id)
+}
+
+// RequeueDead implements Backend.
+func (l *Local) RequeueDead(ctx context.Context, id string, limit int) (*core.RepairResult, error) {
+	return l.svc.Repair(ctx, core.RepairRequeueDead, Actor, core.RepairOptions{JobID: id, BatchSize: limit, Reason: "requeued from the TUI"})
+}
+
+// ReleaseLeases implements Backend.
+func (l *Local) ReleaseLeases(ctx context.Context) (*core.RepairResult, error) {
+	return l.svc.Repair(ctx, core.RepairReleaseLeases, Actor, core.RepairOptions{Reason: "released from the TUI"})
+}
+
+// Proposals implements Backend.
+func (l *Local) Proposals(ctx context.Context, f core.ProposalFilter, limit int) ([]*storage.Proposal, error) {
+	return l.svc.ListProposals(ctx, f, limit)
+}
+
+// Proposal implements Backend.
+func (l *Local) Proposal(ctx context.Context, id string) (*storage.Proposal, error) {
+	return l.svc.GetProposal(ctx, id)
+}
+
+// ApproveProposal implements Backend.
+func (l *Local) ApproveProposal(ctx context.Context, id, reason string) (*storage.Proposal, error) {
+	return l.svc.ApproveProposal(ctx, id, Actor, reason)
+}
+
+// RejectProposal implements Backend.
+func (l *Local) RejectProposal(ctx context.Context, id, reason string) (*storage.Proposal, error) {
+	return l.svc.RejectProposal(ctx, id, Actor, reason)
 }
 
 // Changes implements Backend with the service's event stream.

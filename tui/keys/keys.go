@@ -116,3 +116,56 @@ func DefaultForm() Form {
 		Confirm:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
 	}
 }
+
+// Jobs are the Jobs pane's actions.
+type Jobs struct {
+	Filter, FilterBack key.Binding
+	Retry              key.Binding
+	RequeueAll         key.Binding
+	ReleaseLeases      key.Binding
+}
+
+// DefaultJobs returns the Jobs pane's bindings.
+func DefaultJobs() Jobs {
+	return Jobs{
+		Filter:        key.NewBinding(key.WithKeys("f"), key.WithHelp("f/F", "filter by status")),
+		FilterBack:    key.NewBinding(key.WithKeys("F")),
+		Retry:         key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry/requeue job")),
+		RequeueAll:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "requeue all dead")),
+		ReleaseLeases: key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "release stale leases")),
+	}
+}
+
+// Proposals are the Proposals pane's actions.
+type Proposals struct {
+	Approve, Reject, Skip key.Binding
+	ApproveAll            key.Binding
+	Action, Flag          key.Binding
+	Decided               key.Binding
+}
+
+// DefaultProposals returns the Proposals pane's bindings.
+func DefaultProposals() Proposals {
+	return Proposals{
+		Approve:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve")),
+		Reject:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reject")),
+		Skip:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "skip")),
+		ApproveAll: key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "approve adds ≥ confidence")),
+		Action:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filter action")),
+		Flag:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "filter flag")),
+		Decided:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "pending/decided")),
+	}
+}
+
+// Confirm answers a yes/no question.
+type Confirm struct {
+	Yes, No key.Binding
+}
+
+// DefaultConfirm returns the yes/no bindings.
+func DefaultConfirm() Confirm {
+	return Confirm{
+		Yes: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+		No:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no")),
+	}
+}

@@ -29,6 +29,9 @@ type Styles struct {
 	TabActive, TabInactive lipgloss.Style
 	StatusBar, StatusKey   lipgloss.Style
 	StatusErr              lipgloss.Style
+	// StatusWarn marks what waits for a person in the status bar (dead
+	// jobs, pending proposals).
+	StatusWarn lipgloss.Style
 
 	Added, Removed lipgloss.Style
 	Heading        lipgloss.Style
@@ -55,6 +58,7 @@ func New(t *themes.Theme) *Styles {
 	s.StatusBar = base.Foreground(t.StatusFG).Background(t.StatusBG)
 	s.StatusKey = base.Foreground(t.Accent).Background(t.StatusBG).Bold(true)
 	s.StatusErr = base.Foreground(t.Error).Background(t.StatusBG).Bold(true)
+	s.StatusWarn = base.Foreground(t.Warning).Background(t.StatusBG).Bold(true)
 	s.Added = base.Foreground(t.Added)
 	s.Removed = base.Foreground(t.Removed)
 	s.Heading = base.Foreground(t.Accent).Bold(true)

@@ -1,0 +1,297 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/jobs"
+)
+
+const (
+	paneJobs      = 2
+	paneProposals = 3
+)
+
+func (h *harness) jobsPane() *jobs.Model { return h.m.Pane(paneJobs).(*jobs.Model) }
+
+func (h *harness) job(id string) *storage.Job {
+	h.t.Helper()
+	j, err := h.svc.GetJob(context.Background(), id)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return j
+}
+
+// selectJob moves the Jobs cursor to the row of the job on memory mem.
+func (h *harness) selectJob(mem string) {
+	h.t.Helper()
+	h.press("g")
+	for range len(h.jobsPane().Jobs()) {
+		if line := selectedLine(h.screen()); strings.Contains(line, pane8(mem)) {
+			return
+		}
+		h.press("j")
+	}
+	h.t.Fatalf("no job row for memory %s:\n%s", mem, h.screen())
+}
+
+func pane8(id string) string { return id[len(id)-8:] }
+
+func selectedLine(screen string) string {
+	for _, line := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(line, "› ") {
+			return line
+		}
+	}
+	return ""
+}
+
+func newJobsHarness(t *testing.T) *harness {
+	h := newHarness(t, harnessOpts{width: 120, height: 40})
+	pipelineFixture(h)
+	h.press("3")
+	if h.m.Active() != paneJobs {
+		t.Fatalf("3 does not open Jobs: %d", h.m.Active())
+	}
+	return h
+}
+
+func TestJobsCountsAndList(t *testing.T) {
+	h := newJobsHarness(t)
+	s := h.screen()
+	for _, want := range []string{"pending 2 · leased 1 · completed 1 · failed 0 · dead 1", "by type: extract 5 (3 live, 1 dead)",
+		"5 all jobs, live first", "backing-off", "provider: ollama: connection refused", "0000a004 dead        3/3   3h"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("missing %q:\n%s", want, s)
+		}
+	}
+	// Live first: the leased job heads the list.
+	if line := selectedLine(s); !strings.Contains(line, "leased") {
+		t.Fatalf("first row %q", line)
+	}
+}
+
+func TestJobsNavigation(t *testing.T) {
+	h := newJobsHarness(t)
+	row := func() string { return selectedLine(h.screen()) }
+	first := row()
+	h.press("j")
+	if row() == first {
+		t.Fatal("j does not move down")
+	}
+	h.press("k")
+	if row() != first {
+		t.Fatal("k does not move up")
+	}
+	h.press("G")
+	if !strings.Contains(row(), "completed") {
+		t.Fatalf("G: %q", row())
+	}
+	h.press("g")
+	if row() != first {
+		t.Fatal("g does not go to the top")
+	}
+	h.send(tea.KeyPressMsg{Code: tea.KeyPgDown})
+	if !strings.Contains(row(), "completed") {
+		t.Fatalf("pgdown: %q", row())
+	}
+	h.send(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	if row() != first {
+		t.Fatalf("pgup: %q", row())
+	}
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if row() == first {
+		t.Fatal("the wheel does not scroll")
+	}
+}
+
+func TestJobsStatusFilters(t *testing.T) {
+	h := newJobsHarness(t)
+	p := h.jobsPane()
+	want := []string{"pending", "leased", "completed", "failed", "dead", "backing-off", ""}
+	for _, w := range want {
+		h.press("f")
+		if p.Filter() != w {
+			t.Fatalf("f: filter %q, want %q", p.Filter(), w)
+		}
+		for _, j := range p.Jobs() {
+			switch {
+			case w == "backing-off" && (j.Status != storage.JobPending || j.FailedAt == ""):
+				t.Fatalf("backing-off lists %s job %s", j.Status, j.ID)
+			case w != "" && w != "backing-off" && j.Status != w:
+				t.Fatalf("%s lists a %s job", w, j.Status)
+			}
+		}
+	}
+	h.press("F")
+	if p.Filter() != "backing-off" || len(p.Jobs()) != 1 || !strings.Contains(h.screen(), "1 backing-off jobs") {
+		t.Fatalf("F: %q %d\n%s", p.Filter(), len(p.Jobs()), h.screen())
+	}
+	h.press("esc")
+	if p.Filter() != "" || len(p.Jobs()) != 5 {
+		t.Fatalf("esc does not clear the filter: %q", p.Filter())
+	}
+}
+
+func TestJobsDetailShowsParsedResult(t *testing.T) {
+	h := newJobsHarness(t)
+	h.selectJob(idSQLite)
+	h.press("enter")
+	s := h.screen()
+	for _, want := range []string{"extract job 000b0001 · completed", "completed by heuristic, shadow mode", "Facts (", "Proposals (",
+		"ADD 0.85 pending: We decided to use SQLite"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("detail lacks %q:\n%s", want, s)
+		}
+	}
+	if !h.m.Pane(paneJobs).Nested() {
+		t.Fatal("detail is not nested")
+	}
+	h.press("esc")
+	if h.m.Pane(paneJobs).Nested() {
+		t.Fatal("esc does not close the detail")
+	}
+	h.selectJob(idDeploy)
+	h.press("enter")
+	s = h.screen()
+	if !strings.Contains(s, "Error") || !strings.Contains(s, "connection refused") || !strings.Contains(s, `"reason": "reextract"`) {
+		t.Fatalf("dead job detail lacks error or payload:\n%s", s)
+	}
+}
+
+func TestJobsRetryRequeuesDeadAndRetriesBackingOff(t *testing.T) {
+	h := newJobsHarness(t)
+	h.selectJob(idDeploy)
+	h.press("r")
+	if j := h.job(jobDead); j.Status != storage.JobPending || j.Attempts != 0 {
+		t.Fatalf("r on a dead job: %s attempts %d", j.Status, j.Attempts)
+	}
+	if f := h.jobsPane().Flash(); f.Err || !strings.Contains(f.Text, "requeued 1 dead jobs") {
+		t.Fatalf("flash %+v", f)
+	}
+	// The requeue is audited as a repair by the TUI.
+	hist, err := h.svc.History(context.Background(), storage.HistoryFilter{MemoryID: "system"}, 10)
+	if err != nil || len(hist) == 0 || hist[0].ChangedBy != "tui" {
+		t.Fatalf("no audit event: %v %v", hist, err)
+	}
+
+	h.selectJob(idFlakyTest)
+	h.press("r")
+	if j := h.job(jobBacking); j.Status != storage.JobPending || j.NextAttemptAt != "" {
+		t.Fatalf("r on a backing-off job: %+v", j)
+	}
+	if f := h.jobsPane().Flash(); !strings.Contains(f.Text, "is due now") {
+		t.Fatalf("flash %+v", f)
+	}
+
+	h.selectJob(idSQLite)
+	h.press("r")
+	if f := h.jobsPane().Flash(); !strings.Contains(f.Text, "only failed, backing-off or dead jobs") {
+		t.Fatalf("r on a completed job: %+v", f)
+	}
+	if h.job(jobDone).Status != storage.JobCompleted {
+		t.Fatal("r changed a completed job")
+	}
+}
+
+func TestJobsRequeueAllAsksFirst(t *testing.T) {
+	h := newJobsHarness(t)
+	h.press("R")
+	if !h.m.Pane(paneJobs).Capturing() || !strings.Contains(h.screen(), "Requeue all 1 dead jobs? y/n") {
+		t.Fatalf("R does not ask:\n%s", h.screen())
+	}
+	h.press("q") // not an answer, and not a quit either
+	if h.quit || !h.m.Pane(paneJobs).Capturing() {
+		t.Fatal("q during the question")
+	}
+	h.press("n")
+	if h.job(jobDead).Status != storage.JobDead || h.m.Pane(paneJobs).Capturing() {
+		t.Fatal("n requeued or kept asking")
+	}
+	h.press("R", "y")
+	if h.job(jobDead).Status != storage.JobPending {
+		t.Fatal("y did not requeue")
+	}
+	if !strings.Contains(h.screen(), "requeued 1 dead jobs") || !strings.Contains(h.screen(), "dead 0") {
+		t.Fatalf("after requeue:\n%s", h.screen())
+	}
+	h.press("R")
+	if h.m.Pane(paneJobs).Capturing() || !strings.Contains(h.screen(), "no dead jobs to requeue") {
+		t.Fatalf("R with nothing dead:\n%s", h.screen())
+	}
+}
+
+func TestJobsReleaseStaleLeases(t *testing.T) {
+	h := newJobsHarness(t)
+	h.press("L")
+	if j := h.job(jobStale); j.Status != storage.JobPending || j.LeaseOwner != "" {
+		t.Fatalf("L left the stale lease: %+v", j)
+	}
+	if f := h.jobsPane().Flash(); f.Err || !strings.Contains(f.Text, "released 1 stale leases") {
+		t.Fatalf("flash %+v", f)
+	}
+}
+
+func TestJobsLiveWhileShownOnly(t *testing.T) {
+	h := newJobsHarness(t)
+	// A memory remembered with the pipeline on queues an extract job; the
+	// pane shows it on its next tick without a keypress.
+	res, err := h.svc.Remember(context.Background(), core.RememberInput{Content: "the nightly backup runs at 02:00 UTC from cron"}, core.Actor{Name: "agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.pumpUntil(3*time.Second, func() bool { return len(h.jobsPane().Jobs()) == 6 }) {
+		t.Fatalf("the new job %s never showed:\n%s", res.Memory.ID, h.screen())
+	}
+	// Hidden, the pane stops polling: its tick loop ends.
+	h.press("1")
+	before := len(h.jobsPane().Jobs())
+	if _, err := h.svc.Remember(context.Background(), core.RememberInput{Content: "the staging VPN needs a hardware key"}, core.Actor{Name: "agent"}); err != nil {
+		t.Fatal(err)
+	}
+	h.pumpUntil(2500*time.Millisecond, func() bool { return false })
+	if got := len(h.jobsPane().Jobs()); got != before {
+		t.Fatalf("hidden pane reloaded: %d jobs, had %d", got, before)
+	}
+	h.press("3")
+	if got := len(h.jobsPane().Jobs()); got != before+1 {
+		t.Fatalf("showing the pane does not reload: %d", got)
+	}
+}
+
+func TestJobsErrorIsShown(t *testing.T) {
+	h := newHarness(t, harnessOpts{backend: func(svc *core.Service) backend.Backend {
+		return failingBackend{backend.NewLocal(svc, "127.0.0.1:3850")}
+	}})
+	h.press("3")
+	if s := h.screen(); !strings.Contains(s, "jobs: list jobs: database is locked") {
+		t.Fatalf("error not shown:\n%s", s)
+	}
+}
+
+func TestStatusBarWarnsOfDeadJobsAndPendingProposals(t *testing.T) {
+	h := newHarness(t, harnessOpts{width: 120, height: 40})
+	if strings.Contains(h.screen(), "dead jobs") {
+		t.Fatal("warning without dead jobs")
+	}
+	pipelineFixture(h)
+	st, err := backend.NewLocal(h.svc, "").Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.DeadJobs != 1 || st.PendingProposals != 3 {
+		t.Fatalf("status counts: %+v", st)
+	}
+	h.send(StatusMsg{Status: st})
+	if s := h.screen(); !strings.Contains(s, "1 dead jobs · 3 proposals pending") {
+		t.Fatalf("status bar:\n%s", s)
+	}
+}

@@ -1,0 +1,688 @@
+// Package proposals is the Proposals pane: the pipeline's pending
+// proposals (shadow, blocked, review-needed) with their fact, action,
+// confidence and flags, the target memory's current content beside the
+// proposed content for updates and deletes, and the operator's decisions:
+// approve, reject with a reason, skip, and approve every pending ADD at or
+// above a confidence. A toggle shows decided proposals with who decided
+// and when. Decisions go through the same service calls as
+// POST /api/proposals/{id}/approve|reject.
+package proposals
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/keys"
+	"github.com/cairnmem/cairn/tui/pane"
+)
+
+// RefreshInterval is how often the list is re-read while the pane is
+// shown: the pipeline records proposals without a memory write, so the
+// change stream alone would not show them.
+const RefreshInterval = 2 * time.Second
+
+// ApproveReason is recorded with decisions made by a key press.
+const ApproveReason = "approved in the TUI"
+
+// Actions are the action filters f cycles through ("" is every action).
+var Actions = []string{"", core.ActionAdd, core.ActionUpdate, core.ActionDelete, core.ActionNone}
+
+// Flags are the flag filters x cycles through.
+var Flags = []string{"", FlagContradiction, FlagReview, FlagBlocked}
+
+// Flag filter names.
+const (
+	FlagContradiction = "contradiction"
+	FlagReview        = "review-needed"
+	FlagBlocked       = "blocked"
+)
+
+// decidedStates are the states the decided view lists.
+var decidedStates = []string{storage.ProposalApplied, storage.ProposalApproved, storage.ProposalRejected, storage.ProposalSkipped}
+
+type mode int
+
+const (
+	modeList      mode = iota
+	modeReject         // typing a rejection reason
+	modeThreshold      // typing the confidence for approve-all
+	modeConfirm        // asking to approve many
+	modeDetail         // the selected proposal full screen
+)
+
+type (
+	loadedMsg struct {
+		seq     int
+		decided bool
+		list    []*storage.Proposal
+		err     error
+	}
+	targetMsg struct {
+		id  string
+		mem *core.Memory
+		err error
+	}
+	decidedMsg struct {
+		verb string
+		p    *storage.Proposal
+		id   string
+		err  error
+	}
+	bulkMsg struct {
+		approved int
+		failed   int
+		firstErr error
+	}
+	tickMsg struct{ gen int }
+)
+
+// target is the current state of a proposal's target memory.
+type target struct {
+	mem *core.Memory
+	err error
+}
+
+// Model is the Proposals pane.
+type Model struct {
+	ctx     *pane.Context
+	keys    keys.Proposals
+	list    keys.List
+	form    keys.Form
+	confirm keys.Confirm
+
+	width, height int
+	shown         bool
+	tickGen       int
+
+	decided bool
+	action  int // index into Actions
+	flag    int // index into Flags
+	seq     int
+	loading bool
+	loaded  bool
+	all     []*storage.Proposal
+	visible []*storage.Proposal
+	cursor  int
+	offset  int
+	targets map[string]target
+
+	mode     mode
+	input    textinput.Model
+	bulk     []string // ids the confirmation asks about
+	bulkMin  float64
+	acting   bool
+	flash    pane.Flash
+	vp       viewport.Model
+	detailID string
+}
+
+// New returns the Proposals pane.
+func New(ctx *pane.Context) *Model {
+	m := &Model{ctx: ctx, keys: keys.DefaultProposals(), list: keys.DefaultList(), form: keys.DefaultForm(),
+		confirm: keys.DefaultConfirm(), targets: map[string]target{}}
+	m.input = textinput.New()
+	m.input.CharLimit = 300
+	m.vp = viewport.New()
+	m.vp.MouseWheelEnabled = true
+	m.ApplyStyles()
+	return m
+}
+
+// ApplyStyles implements pane.Pane.
+func (m *Model) ApplyStyles() {
+	m.input.SetStyles(m.ctx.Styles.Input())
+	m.renderDetail()
+}
+
+// Title implements pane.Pane.
+func (m *Model) Title() string { return "Proposals" }
+
+// Init implements pane.Pane.
+func (m *Model) Init() tea.Cmd { return m.load(true) }
+
+// SetSize implements pane.Pane.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.input.SetWidth(max(10, w-30))
+	m.vp.SetWidth(w)
+	m.vp.SetHeight(max(1, h-2))
+	m.renderDetail()
+	m.clamp()
+}
+
+// SetShown implements pane.Shown.
+func (m *Model) SetShown(shown bool) tea.Cmd {
+	if shown == m.shown {
+		return nil
+	}
+	m.shown = shown
+	if !shown {
+		return nil
+	}
+	m.tickGen++
+	return tea.Batch(m.load(false), m.tick())
+}
+
+func (m *Model) tick() tea.Cmd {
+	gen := m.tickGen
+	return tea.Tick(RefreshInterval, func(time.Time) tea.Msg { return tickMsg{gen: gen} })
+}
+
+// Capturing implements pane.Pane.
+func (m *Model) Capturing() bool {
+	return m.mode == modeReject || m.mode == modeThreshold || m.mode == modeConfirm
+}
+
+// Busy implements pane.Pane.
+func (m *Model) Busy() bool { return m.loading || m.acting }
+
+// Nested implements pane.Pane.
+func (m *Model) Nested() bool { return m.mode != modeList }
+
+// Refresh implements pane.Pane: a memory write may have changed a target,
+// or (an approval) added a memory.
+func (m *Model) Refresh(c backend.Change) tea.Cmd {
+	if c.MemoryID == "" {
+		clear(m.targets)
+	} else {
+		delete(m.targets, c.MemoryID)
+	}
+	if !m.shown {
+		return nil
+	}
+	return tea.Batch(m.load(false), m.fetchTarget())
+}
+
+// ShortHelp implements pane.Pane.
+func (m *Model) ShortHelp() []key.Binding {
+	switch m.mode {
+	case modeReject, modeThreshold:
+		return []key.Binding{m.form.Confirm, m.form.Cancel}
+	case modeConfirm:
+		return []key.Binding{m.confirm.Yes, m.confirm.No}
+	case modeDetail:
+		if m.decided {
+			return []key.Binding{m.list.Down, m.list.Up}
+		}
+		return []key.Binding{m.keys.Approve, m.keys.Reject, m.list.Down, m.list.Up}
+	}
+	if m.decided {
+		return []key.Binding{m.keys.Decided, m.list.Open, m.keys.Action, m.keys.Flag}
+	}
+	return []key.Binding{m.keys.Approve, m.keys.Reject, m.keys.Skip, m.keys.ApproveAll, m.keys.Action, m.keys.Flag, m.keys.Decided}
+}
+
+// FullHelp implements pane.Pane.
+func (m *Model) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
+		{m.keys.Approve, m.keys.Reject, m.keys.Skip, m.keys.ApproveAll},
+		{m.keys.Action, m.keys.Flag, m.keys.Decided},
+	}
+}
+
+// Visible returns the listed proposals after the filters (tests look inside).
+func (m *Model) Visible() []*storage.Proposal { return m.visible }
+
+// Flash returns the pane's message line.
+func (m *Model) Flash() pane.Flash { return m.flash }
+
+// Selected returns the proposal under the cursor.
+func (m *Model) Selected() *storage.Proposal {
+	if m.cursor < len(m.visible) {
+		return m.visible[m.cursor]
+	}
+	return nil
+}
+
+func (m *Model) load(user bool) tea.Cmd {
+	m.seq++
+	if user {
+		m.loading = true
+	}
+	seq, b, decided := m.seq, m.ctx.Backend, m.decided
+	return func() tea.Msg {
+		ctx, cancel := backend.Context()
+		defer cancel()
+		if !decided {
+			list, err := b.Proposals(ctx, core.ProposalFilter{State: storage.ProposalPending}, backend.ProposalsLimit)
+			return loadedMsg{seq: seq, list: list, err: err}
+		}
+		var all []*storage.Proposal
+		for _, s := range decidedStates {
+			list, err := b.Proposals(ctx, core.ProposalFilter{State: s}, backend.ProposalsLimit)
+			if err != nil {
+				return loadedMsg{seq: seq, decided: true, err: err}
+			}
+			all = append(all, list...)
+		}
+		slices.SortStableFunc(all, func(a, b *storage.Proposal) int {
+			return strings.Compare(decidedAt(b), decidedAt(a))
+		})
+		if len(all) > backend.ProposalsLimit {
+			all = all[:backend.ProposalsLimit]
+		}
+		return loadedMsg{seq: seq, decided: true, list: all}
+	}
+}
+
+func decidedAt(p *storage.Proposal) string {
+	if p.DecidedAt != "" {
+		return p.DecidedAt
+	}
+	return p.UpdatedAt
+}
+
+// fetchTarget loads the selected proposal's target memory once.
+func (m *Model) fetchTarget() tea.Cmd {
+	p := m.Selected()
+	if p == nil || p.TargetMemoryID == "" {
+		return nil
+	}
+	if _, ok := m.targets[p.TargetMemoryID]; ok {
+		return nil
+	}
+	m.targets[p.TargetMemoryID] = target{} // in flight
+	b, id := m.ctx.Backend, p.TargetMemoryID
+	return func() tea.Msg {
+		ctx, cancel := backend.Context()
+		defer cancel()
+		mem, err := b.Get(ctx, id)
+		return targetMsg{id: id, mem: mem, err: err}
+	}
+}
+
+// matches applies the action and flag filters.
+func (m *Model) matches(p *storage.Proposal) bool {
+	if a := Actions[m.action]; a != "" && p.Action != a {
+		return false
+	}
+	switch Flags[m.flag] {
+	case FlagContradiction:
+		return p.ContradictionRisk
+	case FlagReview:
+		return p.ReviewNeeded
+	case FlagBlocked:
+		return p.Blocked
+	}
+	return true
+}
+
+func (m *Model) refilter() {
+	keep := ""
+	if p := m.Selected(); p != nil {
+		keep = p.ID
+	}
+	m.visible = m.visible[:0]
+	for _, p := range m.all {
+		if m.matches(p) {
+			m.visible = append(m.visible, p)
+		}
+	}
+	for i, p := range m.visible {
+		if p.ID == keep {
+			m.cursor = i
+		}
+	}
+	m.clamp()
+}
+
+func (m *Model) listHeight() int {
+	return max(1, m.height-3-m.previewHeight())
+}
+
+// previewHeight is the share of the pane under the list that shows the
+// selected proposal.
+func (m *Model) previewHeight() int {
+	if m.height < 12 {
+		return 0
+	}
+	return max(6, m.height*2/5)
+}
+
+func (m *Model) clamp() {
+	m.cursor, m.offset = pane.Scroll(m.cursor, m.offset, len(m.visible), m.listHeight())
+}
+
+// Update implements pane.Pane.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	m.flash.Update(msg)
+	switch msg := msg.(type) {
+	case loadedMsg:
+		if msg.seq != m.seq {
+			return nil
+		}
+		m.loading = false
+		if msg.err != nil {
+			return tea.Batch(m.flash.Set("proposals: "+describe(msg.err), true), pane.Fail("proposals", msg.err))
+		}
+		m.all, m.loaded = msg.list, true
+		m.refilter()
+		m.renderDetail()
+		return m.fetchTarget()
+	case targetMsg:
+		m.targets[msg.id] = target{mem: msg.mem, err: msg.err}
+		m.renderDetail()
+	case decidedMsg:
+		m.acting = false
+		short := pane.ShortID(msg.id)
+		if msg.err != nil {
+			return tea.Batch(m.flash.Set(msg.verb+" "+short+": "+describe(msg.err), true), pane.Fail(msg.verb+" "+short, msg.err))
+		}
+		text := msg.verb + "d " + short
+		if msg.p != nil {
+			text = fmt.Sprintf("%sd %s %s", msg.verb, strings.ToUpper(msg.p.Action), short)
+			if msg.p.AppliedMemoryID != "" {
+				text += " → memory " + pane.ShortID(msg.p.AppliedMemoryID)
+			}
+		}
+		if m.mode == modeDetail {
+			m.mode, m.detailID = modeList, ""
+		}
+		return tea.Batch(m.flash.Set(text, false), m.load(false))
+	case bulkMsg:
+		m.acting = false
+		if msg.failed > 0 {
+			text := fmt.Sprintf("approved %d, %d failed: %s", msg.approved, msg.failed, describe(msg.firstErr))
+			return tea.Batch(m.flash.Set(text, true), pane.Fail("approve all", msg.firstErr), m.load(false))
+		}
+		return tea.Batch(m.flash.Set(fmt.Sprintf("approved %d ADD proposals at confidence ≥ %.2f", msg.approved, m.bulkMin), false), m.load(false))
+	case tickMsg:
+		if msg.gen != m.tickGen || !m.shown {
+			return nil
+		}
+		return tea.Batch(m.load(false), m.tick())
+	case tea.MouseWheelMsg:
+		if m.mode == modeDetail {
+			var cmd tea.Cmd
+			m.vp, cmd = m.vp.Update(msg)
+			return cmd
+		}
+		if msg.Button == tea.MouseWheelDown {
+			m.cursor += 3
+		} else if msg.Button == tea.MouseWheelUp {
+			m.cursor -= 3
+		}
+		m.clamp()
+		return m.fetchTarget()
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	default:
+		if m.input.Focused() {
+			var cmd tea.Cmd
+			m.input, cmd = m.input.Update(msg)
+			return cmd
+		}
+	}
+	return nil
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	switch m.mode {
+	case modeReject, modeThreshold:
+		return m.inputKey(msg)
+	case modeConfirm:
+		switch {
+		case key.Matches(msg, m.confirm.Yes):
+			m.mode = modeList
+			return m.approveAll()
+		case key.Matches(msg, m.confirm.No):
+			m.mode, m.bulk = modeList, nil
+			return m.flash.Set("approve all cancelled", false)
+		}
+		return nil
+	case modeDetail:
+		switch {
+		case msg.String() == "esc":
+			m.mode, m.detailID = modeList, ""
+			return nil
+		case key.Matches(msg, m.keys.Approve) && !m.decided:
+			return m.approve()
+		case key.Matches(msg, m.keys.Reject) && !m.decided:
+			return m.startReject()
+		case key.Matches(msg, m.list.Top):
+			m.vp.GotoTop()
+		case key.Matches(msg, m.list.Bottom):
+			m.vp.GotoBottom()
+		default:
+			var cmd tea.Cmd
+			m.vp, cmd = m.vp.Update(msg)
+			return cmd
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, m.keys.Approve) && !m.decided:
+		return m.approve()
+	case key.Matches(msg, m.keys.Reject) && !m.decided:
+		return m.startReject()
+	case key.Matches(msg, m.keys.Skip) && !m.decided:
+		if p := m.Selected(); p != nil {
+			m.cursor++
+			m.clamp()
+			return tea.Batch(m.flash.Set("skipped "+pane.ShortID(p.ID)+": it stays pending", false), m.fetchTarget())
+		}
+		return nil
+	case key.Matches(msg, m.keys.ApproveAll):
+		if m.decided {
+			return m.flash.Set("approve all works on pending proposals: press d to list them", false)
+		}
+		m.mode = modeThreshold
+		m.input.Prompt = "approve pending ADD proposals with confidence ≥ "
+		m.input.Placeholder = "0.8"
+		m.input.SetValue("")
+		m.flash.Clear()
+		return m.input.Focus()
+	case key.Matches(msg, m.keys.Action):
+		m.action = (m.action + 1) % len(Actions)
+		m.refilter()
+		return m.fetchTarget()
+	case key.Matches(msg, m.keys.Flag):
+		m.flag = (m.flag + 1) % len(Flags)
+		m.refilter()
+		return m.fetchTarget()
+	case key.Matches(msg, m.keys.Decided):
+		m.decided = !m.decided
+		m.all, m.visible, m.cursor, m.offset, m.loaded = nil, nil, 0, 0, false
+		return m.load(true)
+	case key.Matches(msg, m.list.Up):
+		m.cursor--
+	case key.Matches(msg, m.list.Down):
+		m.cursor++
+	case key.Matches(msg, m.list.PageUp):
+		m.cursor -= m.listHeight()
+	case key.Matches(msg, m.list.PageDown):
+		m.cursor += m.listHeight()
+	case key.Matches(msg, m.list.Top):
+		m.cursor = 0
+	case key.Matches(msg, m.list.Bottom):
+		m.cursor = len(m.visible) - 1
+	case key.Matches(msg, m.list.Open):
+		if p := m.Selected(); p != nil {
+			m.mode, m.detailID = modeDetail, p.ID
+			m.renderDetail()
+			m.vp.GotoTop()
+		}
+		return nil
+	case msg.String() == "esc":
+		if m.action != 0 || m.flag != 0 {
+			m.action, m.flag = 0, 0
+			m.refilter()
+		}
+		return nil
+	}
+	m.clamp()
+	return m.fetchTarget()
+}
+
+func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		m.input.Blur()
+		m.mode = m.returnMode()
+		return nil
+	case "enter":
+		v := strings.TrimSpace(m.input.Value())
+		if m.mode == modeReject {
+			if v == "" {
+				return m.flash.Set("a rejection needs a reason", true)
+			}
+			m.input.Blur()
+			m.mode = m.returnMode()
+			return m.reject(v)
+		}
+		return m.askApproveAll(v)
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return cmd
+}
+
+// returnMode is where a prompt goes back to: the detail when it was open.
+func (m *Model) returnMode() mode {
+	if m.detailID != "" {
+		return modeDetail
+	}
+	return modeList
+}
+
+func (m *Model) startReject() tea.Cmd {
+	p := m.Selected()
+	if p == nil {
+		return nil
+	}
+	if m.mode != modeDetail {
+		m.detailID = ""
+	}
+	m.mode = modeReject
+	m.input.Prompt = "reject " + pane.ShortID(p.ID) + " because: "
+	m.input.Placeholder = "reason (required)"
+	m.input.SetValue("")
+	m.flash.Clear()
+	return m.input.Focus()
+}
+
+// askApproveAll parses the confidence and asks about exactly the pending
+// ADD proposals it selects.
+func (m *Model) askApproveAll(v string) tea.Cmd {
+	if v == "" {
+		v = m.input.Placeholder
+	}
+	min, err := strconv.ParseFloat(v, 64)
+	if err != nil || min < 0 || min > 1 {
+		return m.flash.Set(fmt.Sprintf("%q: want a confidence from 0 to 1, like 0.8", v), true)
+	}
+	m.input.Blur()
+	m.bulk, m.bulkMin = nil, min
+	for _, p := range m.all {
+		if p.State == storage.ProposalPending && p.Action == core.ActionAdd && p.Confidence >= min {
+			m.bulk = append(m.bulk, p.ID)
+		}
+	}
+	if len(m.bulk) == 0 {
+		m.mode = modeList
+		return m.flash.Set(fmt.Sprintf("no pending ADD proposals at confidence ≥ %.2f", min), false)
+	}
+	m.mode = modeConfirm
+	return nil
+}
+
+func (m *Model) approve() tea.Cmd {
+	p := m.Selected()
+	if m.mode == modeDetail {
+		p = m.byID(m.detailID)
+	}
+	if p == nil {
+		return nil
+	}
+	m.acting = true
+	m.flash.Clear()
+	b, id := m.ctx.Backend, p.ID
+	return func() tea.Msg {
+		ctx, cancel := backend.Context()
+		defer cancel()
+		got, err := b.ApproveProposal(ctx, id, ApproveReason)
+		return decidedMsg{verb: "approve", id: id, p: got, err: err}
+	}
+}
+
+func (m *Model) reject(reason string) tea.Cmd {
+	p := m.Selected()
+	if m.detailID != "" {
+		p = m.byID(m.detailID)
+	}
+	if p == nil {
+		return nil
+	}
+	m.acting = true
+	b, id := m.ctx.Backend, p.ID
+	return func() tea.Msg {
+		ctx, cancel := backend.Context()
+		defer cancel()
+		got, err := b.RejectProposal(ctx, id, reason)
+		return decidedMsg{verb: "reject", id: id, p: got, err: err}
+	}
+}
+
+func (m *Model) approveAll() tea.Cmd {
+	ids, b := m.bulk, m.ctx.Backend
+	m.bulk = nil
+	m.acting = true
+	return func() tea.Msg {
+		var out bulkMsg
+		for _, id := range ids {
+			ctx, cancel := backend.Context()
+			_, err := b.ApproveProposal(ctx, id, ApproveReason+" (approve all)")
+			cancel()
+			if err != nil {
+				out.failed++
+				if out.firstErr == nil {
+					out.firstErr = fmt.Errorf("%s: %w", pane.ShortID(id), err)
+				}
+				continue
+			}
+			out.approved++
+		}
+		return out
+	}
+}
+
+func (m *Model) byID(id string) *storage.Proposal {
+	for _, p := range m.all {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// describe says what went wrong in words a person can act on.
+func describe(err error) string {
+	var ce *core.Error
+	if errors.As(err, &ce) {
+		switch ce.Code {
+		case core.CodeVersionConflict:
+			return "version_conflict: the target changed since; it stays pending"
+		case core.CodeProposalNotPending:
+			return ce.Message + " (" + ce.Code + ")"
+		case core.CodeFrozen:
+			return "mutations are frozen (kill switch): nothing can be applied"
+		}
+		if ce.Code != "" {
+			return ce.Message + " (" + ce.Code + ")"
+		}
+	}
+	return err.Error()
+}
