@@ -21,6 +21,7 @@ import (
 
 	"github.com/cairnmem/cairn/themes"
 	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/diagnostics"
 	"github.com/cairnmem/cairn/tui/history"
 	"github.com/cairnmem/cairn/tui/keys"
 	"github.com/cairnmem/cairn/tui/pane"
@@ -109,6 +110,7 @@ func New(o Options) *Model {
 		// appended here and get the next number key.
 		panes: []pane.Pane{recall.New(ctx), history.New(ctx)},
 	}
+	m.panes = append(m.panes, diagnostics.New(ctx)) // Diagnostics stays last
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.applyStyles()
 	m.width, m.height = 80, 24
@@ -216,9 +218,10 @@ func (m *Model) switchTo(i int) tea.Cmd {
 	if i < 0 || i >= len(m.panes) || i == m.active {
 		return nil
 	}
+	prev := m.active
 	m.active = i
 	m.layout()
-	return nil
+	return pane.SwitchFocus(m.panes[prev], m.panes[i]) // Focusable panes poll only while shown
 }
 
 func (m *Model) busy() bool {
