@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/keys"
 	"github.com/cairnmem/cairn/tui/pane"
@@ -304,7 +305,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // applySnapshot shows a poll's results; parts that failed keep their
 // previous values.
 func (m *Model) applySnapshot(msg snapshotMsg) {
-	if msg.Report != nil {
+	if msg.Report != nil && !older(msg.Report, m.report) {
 		m.report = msg.Report
 	}
 	if msg.HasRecs {
@@ -318,6 +319,17 @@ func (m *Model) applySnapshot(msg snapshotMsg) {
 	}
 	m.loadErr = msg.Err
 	m.renderBody()
+}
+
+// older reports whether report r was measured before cur: a cached report
+// read just after a repair must not replace the fresh one measured after it.
+func older(r, cur *core.DiagnosticsReport) bool {
+	if cur == nil {
+		return false
+	}
+	a, errA := storage.ParseTime(r.Timestamp)
+	b, errB := storage.ParseTime(cur.Timestamp)
+	return errA == nil && errB == nil && a.Before(b)
 }
 
 func (m *Model) repairDone(msg repairDoneMsg) tea.Cmd {

@@ -65,7 +65,7 @@ func (m *Model) scoreLine() string {
 	}
 	left := st.Heading.Render("Health ") + m.bar(r.Composite.Score, r.Composite.Status, barWidth) +
 		m.bandStyle(r.Composite.Status).Render(fmt.Sprintf(" %.3f %s", r.Composite.Score, r.Composite.Status))
-	right := "updated " + ago(pane.Age(m.ctx.Now(), r.Timestamp)) + fmt.Sprintf(" · computed in %s ms", ms(r.ComputeMs))
+	right := "updated " + ago(pane.Age(m.ctx.Now(), r.Timestamp)) + fmt.Sprintf(" · %s ms", ms(r.ComputeMs))
 	rs := st.Faint
 	if m.loadErr != nil {
 		right, rs = "poll failed: "+describe(m.loadErr), st.Error
@@ -93,7 +93,7 @@ func (m *Model) actionLine() string {
 	switch {
 	case m.confirm >= 0:
 		a := m.actions[m.confirm]
-		return st.Warning.Bold(true).Render(pane.Truncate(fmt.Sprintf("%s (%s) deletes or rewrites rows. Run it? y/n", a.Title, label(a)), w))
+		return st.Warning.Bold(true).Render(pane.Truncate(fmt.Sprintf("Run %s? y/n · %s (deletes or rewrites rows)", label(a), a.Title), w))
 	case m.run != nil:
 		f := spinner.MiniDot.Frames
 		a := m.actions[m.run.index]
