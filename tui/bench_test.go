@@ -179,3 +179,24 @@ func BenchmarkRecentList(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDiagnosticsFrame is one frame of the Diagnostics pane at
+// 120×40 with a realistic report (degraded domains, recommendations, 300
+// recall samples, errors): what each once-a-second poll costs the UI once
+// its snapshot has been applied. It needs no big database.
+func BenchmarkDiagnosticsFrame(b *testing.B) {
+	svc, _ := openService(b, b.TempDir())
+	m := New(Options{Backend: busyOps(backend.NewLocal(svc, "127.0.0.1:3850")), Theme: themes.MustBuiltin("dark"),
+		Now: func() time.Time { return fixedNow }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	_, cmd := m.Update(keyPress(fmt.Sprint(len(m.panes))))
+	for _, msg := range runAll(cmd) { // the first poll (and one tick, a second)
+		m.Update(msg)
+	}
+	if !strings.Contains(m.Render(), "0.769 degraded") {
+		b.Fatalf("the pane does not show the report:\n%s", m.Render())
+	}
+	for b.Loop() {
+		_ = m.View()
+	}
+}
