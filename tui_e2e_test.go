@@ -127,6 +127,21 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Fatalf("after the edit the API shows %+v", mem)
 	}
 
+	// The Diagnostics pane (its number is in the tab bar): run the
+	// non-destructive FTS check by key and see its result.
+	screen = s.capture()
+	i := strings.Index(screen, " Diagnostics")
+	if i < 1 {
+		t.Fatalf("no Diagnostics tab:\n%s", screen)
+	}
+	s.keys(screen[i-1 : i])
+	s.waitFor("Recommendations", 5*time.Second)
+	s.keys("f")
+	screen = s.waitFor("✓ check-fts: 0 affected", 10*time.Second)
+	if !strings.Contains(screen, "full-text index consistent") || !strings.Contains(screen, " → ") {
+		t.Fatalf("check-fts result without its message or score change:\n%s", screen)
+	}
+
 	// Quit: exit status 0, the lock released, the API gone.
 	s.keys("q")
 	deadline := time.Now().Add(15 * time.Second)
@@ -199,7 +214,7 @@ func TestTUIPipelineEndToEnd(t *testing.T) {
 		t.Fatalf("no proposal to approve apart from the source's own start: %+v", list.Proposals)
 	}
 	fact := list.Proposals[pick].Fact
-	s.keys("4")
+	s.keys("5")
 	s.waitFor(fmt.Sprintf("%d pending proposals", len(list.Proposals)), 10*time.Second)
 	for range pick {
 		s.keys("j")

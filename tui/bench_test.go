@@ -291,6 +291,27 @@ func BenchmarkJobsFrame(b *testing.B) {
 	}
 }
 
+// BenchmarkDiagnosticsFrame is one frame of the Diagnostics pane at
+// 120×40 with a realistic report (degraded domains, recommendations, 300
+// recall samples, errors): what each once-a-second poll costs the UI once
+// its snapshot has been applied. It needs no big database.
+func BenchmarkDiagnosticsFrame(b *testing.B) {
+	svc, _ := openService(b, b.TempDir())
+	m := New(Options{Backend: busyOps(backend.NewLocal(svc, "127.0.0.1:3850")), Theme: themes.MustBuiltin("dark"),
+		Now: func() time.Time { return fixedNow }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	_, cmd := m.Update(keyPress("4")) // Diagnostics
+	for _, msg := range runAll(cmd) { // the first poll (and one tick, a second)
+		m.Update(msg)
+	}
+	if !strings.Contains(m.Render(), "0.769 degraded") {
+		b.Fatalf("the pane does not show the report:\n%s", m.Render())
+	}
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
 // BenchmarkJobsRefresh is one live refresh of the Jobs pane: the backend
 // read of the queue and its counts, applied, and the frame.
 func BenchmarkJobsRefresh(b *testing.B) {
@@ -304,7 +325,7 @@ func BenchmarkJobsRefresh(b *testing.B) {
 // BenchmarkProposalsFrame is one frame of the Proposals pane with 1,000
 // pending proposals, an UPDATE selected (side by side and word diff).
 func BenchmarkProposalsFrame(b *testing.B) {
-	m := paneModel(b, queueService(b), 3)
+	m := paneModel(b, queueService(b), 4)
 	if s := stripANSI(m.Render()); !strings.Contains(s, "1000 pending proposals") || !strings.Contains(s, "current 0000a001") {
 		b.Fatalf("no proposals on screen:\n%s", s)
 	}
@@ -315,9 +336,9 @@ func BenchmarkProposalsFrame(b *testing.B) {
 
 // BenchmarkProposalsRefresh is one live refresh of the Proposals pane.
 func BenchmarkProposalsRefresh(b *testing.B) {
-	m := paneModel(b, queueService(b), 3)
+	m := paneModel(b, queueService(b), 4)
 	for b.Loop() {
-		applyAll(m, m.panes[3].Refresh(backend.Change{}))
+		applyAll(m, m.panes[4].Refresh(backend.Change{}))
 		_ = m.View()
 	}
 }

@@ -48,8 +48,8 @@ var goldenViews = []struct {
 	{name: "jobs-detail", setup: func(h *harness) { pipelineFixture(h); h.press("3", "G", "enter") }},
 	{name: "jobs-confirm", setup: func(h *harness) { pipelineFixture(h); h.press("3", "R") }},
 	{name: "jobs-error", setup: func(h *harness) { h.press("3") }, backend: failing},
-	{name: "proposals-empty", setup: func(h *harness) { h.press("4") }},
-	{name: "proposals-busy", setup: func(h *harness) { pipelineFixture(h); h.press("4", "j") },
+	{name: "proposals-empty", setup: func(h *harness) { h.press("5") }},
+	{name: "proposals-busy", setup: func(h *harness) { pipelineFixture(h); h.press("5", "j") },
 		status: func(s *backend.Status) { s.Pipeline, s.PendingProposals, s.ProposalsCapped = "shadow", 100, true }},
 	{name: "proposals-conflict", setup: func(h *harness) {
 		pipelineFixture(h)
@@ -57,15 +57,15 @@ var goldenViews = []struct {
 		if _, err := h.svc.Modify(context.Background(), core.Patch{ID: idPostgres, Content: &c, Reason: "moved"}, core.Actor{Name: "agent"}); err != nil {
 			h.t.Fatal(err)
 		}
-		h.press("4", "j", "a")
+		h.press("5", "j", "a")
 	}},
 	{name: "proposals-decided", setup: func(h *harness) {
 		pipelineFixture(h)
-		h.press("4", "G", "r")
+		h.press("5", "G", "r")
 		h.typeText("still flaky")
 		h.press("enter", "d")
 	}},
-	{name: "proposals-error", setup: func(h *harness) { h.press("4") }, backend: failing},
+	{name: "proposals-error", setup: func(h *harness) { h.press("5") }, backend: failing},
 }
 
 func failing(svc *core.Service) backend.Backend {
@@ -77,6 +77,7 @@ func TestGolden(t *testing.T) {
 		for _, size := range [][2]int{{80, 24}, {120, 40}} {
 			for _, theme := range []string{"dark", "light"} {
 				t.Run(fmt.Sprintf("%s_%dx%d_%s", v.name, size[0], size[1], theme), func(t *testing.T) {
+					t.Parallel() // each view has its own store; most of the time is waiting
 					h := newHarness(t, harnessOpts{theme: theme, width: size[0], height: size[1], backend: v.backend})
 					v.setup(h)
 					// A slow machine can leave a load in flight past the

@@ -16,7 +16,7 @@ import (
 
 const (
 	paneJobs      = 2
-	paneProposals = 3
+	paneProposals = 4
 )
 
 func (h *harness) jobsPane() *jobs.Model { return h.m.Pane(paneJobs).(*jobs.Model) }

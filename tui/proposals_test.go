@@ -27,7 +27,7 @@ func (h *harness) proposal(id string) *storage.Proposal {
 func newProposalsHarness(t *testing.T) *harness {
 	h := newHarness(t, harnessOpts{width: 120, height: 40})
 	pipelineFixture(h)
-	h.press("4")
+	h.press("5")
 	if h.m.Active() != paneProposals || len(h.proposalsPane().Visible()) != 3 {
 		t.Fatalf("4 does not list the 3 pending proposals:\n%s", h.screen())
 	}
@@ -285,7 +285,7 @@ func TestProposalsErrorIsShown(t *testing.T) {
 	h := newHarness(t, harnessOpts{backend: func(svc *core.Service) backend.Backend {
 		return failingBackend{backend.NewLocal(svc, "127.0.0.1:3850")}
 	}})
-	h.press("4")
+	h.press("5")
 	if s := h.screen(); !strings.Contains(s, "proposals: list proposals: database is locked") {
 		t.Fatalf("error not shown:\n%s", s)
 	}

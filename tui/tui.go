@@ -22,6 +22,7 @@ import (
 
 	"github.com/cairnmem/cairn/themes"
 	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/diagnostics"
 	"github.com/cairnmem/cairn/tui/history"
 	"github.com/cairnmem/cairn/tui/jobs"
 	"github.com/cairnmem/cairn/tui/keys"
@@ -108,8 +109,8 @@ func New(o Options) *Model {
 		help:      help.New(),
 		autoTheme: o.Theme == nil,
 		version:   o.Version,
-		// The tab list, in number-key order. Diagnostics joins later.
-		panes: []pane.Pane{recall.New(ctx), history.New(ctx), jobs.New(ctx), proposals.New(ctx)},
+		// The tab list, in number-key order (SPEC section 9).
+		panes: []pane.Pane{recall.New(ctx), history.New(ctx), jobs.New(ctx), diagnostics.New(ctx), proposals.New(ctx)},
 	}
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.applyStyles()

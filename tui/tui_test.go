@@ -48,17 +48,17 @@ func TestKeyRouting(t *testing.T) {
 	if m.Active() != 1 {
 		t.Fatalf("tab: active %d", m.Active())
 	}
-	step("4")
-	if m.Active() != 3 {
-		t.Fatalf("4: active %d", m.Active())
+	step("5")
+	if m.Active() != 4 || m.Pane(4).Title() != "Proposals" {
+		t.Fatalf("5: active %d", m.Active())
 	}
 	step("tab")
 	if m.Active() != 0 {
 		t.Fatalf("tab wraps: active %d", m.Active())
 	}
 	step("shift+tab")
-	if m.Active() != 3 {
-		t.Fatalf("shift+tab: active %d", m.Active())
+	if m.Active() != len(m.panes)-1 {
+		t.Fatalf("shift+tab wraps back: active %d", m.Active())
 	}
 	step("1")
 	if m.Active() != 0 {
@@ -72,9 +72,13 @@ func TestKeyRouting(t *testing.T) {
 	if m.Active() != 2 || m.Pane(2).Title() != "Jobs" {
 		t.Fatalf("3: active %d", m.Active())
 	}
-	step("5") // no fifth pane yet (Diagnostics): ignored
-	if m.Active() != 2 {
-		t.Fatalf("5: active %d", m.Active())
+	step("4")
+	if m.Active() != 3 || m.Pane(3).Title() != "Diagnostics" {
+		t.Fatalf("4: active %d", m.Active())
+	}
+	step("6") // no sixth pane: ignored
+	if m.Active() != 3 {
+		t.Fatalf("6: active %d", m.Active())
 	}
 	step("1")
 

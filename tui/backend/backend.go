@@ -18,6 +18,8 @@ var Actor = core.Actor{Name: "tui", Type: core.ActorOperator}
 // Backend is everything the TUI reads and writes. Every method does I/O and
 // is called from a tea.Cmd, never from Update.
 type Backend interface {
+	Ops // diagnostics, repairs, maintenance, analytics (ops.go)
+
 	// Recall ranks live memories for a query (hybrid when the service has
 	// a vector leg), with each hit's score parts when in.Explain is set.
 	Recall(ctx context.Context, in core.RecallInput) (*core.RecallResult, error)

@@ -1,0 +1,75 @@
+package backend
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+)
+
+// Diagnostics implements Ops. The API has no way to skip the report
+// cache, so a fresh report is asked for once the cache has turned over
+// (core.DiagnosticsTTL after the call began).
+func (h *HTTP) Diagnostics(ctx context.Context, fresh bool) (*core.DiagnosticsReport, error) {
+	if fresh {
+		t := time.NewTimer(core.DiagnosticsTTL)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	var out core.DiagnosticsReport
+	if err := h.do(ctx, http.MethodGet, "/api/diagnostics", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RepairActions implements Ops. The list is compiled into both ends, so
+// it is not fetched.
+func (h *HTTP) RepairActions() []core.RepairInfo { return core.RepairActions() }
+
+// Repair implements Ops with POST /api/repair/{action}; gate denials (429)
+// and a run already in progress (409) come back as *core.Error.
+func (h *HTTP) Repair(ctx context.Context, action string, opts core.RepairOptions) (*core.RepairResult, error) {
+	var out core.RepairResult
+	if err := h.do(ctx, http.MethodPost, "/api/repair/"+url.PathEscape(action), opts, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// MaintenanceRecommendations implements Ops with GET /api/maintenance.
+func (h *HTTP) MaintenanceRecommendations(ctx context.Context) ([]core.Recommendation, error) {
+	var out struct {
+		Recommendations []core.Recommendation `json:"recommendations"`
+	}
+	if err := h.do(ctx, http.MethodGet, "/api/maintenance", nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Recommendations, nil
+}
+
+// Latency implements Ops with GET /api/analytics/latency (summaries only:
+// the API does not serve the samples).
+func (h *HTTP) Latency(ctx context.Context) (Latency, error) {
+	var out map[string]core.LatencySummary
+	if err := h.do(ctx, http.MethodGet, "/api/analytics/latency", nil, &out); err != nil {
+		return Latency{}, err
+	}
+	return Latency{Summaries: out}, nil
+}
+
+// RecentErrors implements Ops with GET /api/analytics/errors.
+func (h *HTTP) RecentErrors(ctx context.Context, limit int) ([]core.ErrorEvent, error) {
+	var out struct {
+		Errors []core.ErrorEvent `json:"errors"`
+	}
+	err := h.do(ctx, http.MethodGet, "/api/analytics/errors?limit="+strconv.Itoa(limit), nil, &out)
+	return out.Errors, err
+}

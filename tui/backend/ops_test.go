@@ -1,0 +1,111 @@
+package backend_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/tui/backend"
+)
+
+// opsBackends returns a Local and an HTTP backend over one real store.
+func opsBackends(t *testing.T) (*core.Service, map[string]backend.Backend) {
+	t.Helper()
+	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "memories.db"), NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	svc := core.NewService(db, core.DefaultConfig(), core.ServiceOptions{})
+	srv := httptest.NewServer(core.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+	t.Cleanup(srv.Close)
+	return svc, map[string]backend.Backend{
+		"local": backend.NewLocal(svc, ""),
+		"http":  backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://")),
+	}
+}
+
+func TestOpsBothBackends(t *testing.T) {
+	svc, backends := opsBackends(t)
+	ctx := context.Background()
+	if _, err := svc.Remember(ctx, core.RememberInput{Content: "the staging database listens on 5433"}, core.Actor{Name: "agent"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Recall(ctx, core.RecallInput{Query: "staging"}); err != nil {
+		t.Fatal(err)
+	}
+	svc.Analytics().RecordError(core.ErrorEvent{Stage: "api", Code: "test_error", Message: "seeded for the test"})
+	for name, b := range backends {
+		t.Run(name, func(t *testing.T) {
+			rep, err := b.Diagnostics(ctx, false)
+			if err != nil || len(rep.Domains) != len(core.DiagnosticsDomains) || rep.Composite.Status == "" {
+				t.Fatalf("diagnostics: %+v %v", rep, err)
+			}
+			if len(b.RepairActions()) != len(core.RepairActions()) {
+				t.Fatal("repair actions differ from core's")
+			}
+			res, err := b.Repair(ctx, core.RepairCheckFTS, core.RepairOptions{})
+			if err != nil || res.Action != core.RepairCheckFTS || !res.Success {
+				t.Fatalf("check-fts: %+v %v", res, err)
+			}
+			if _, err := b.Repair(ctx, "no-such-repair", core.RepairOptions{}); !errors.Is(err, &core.Error{Code: core.CodeUnknownRepair}) {
+				t.Fatalf("unknown repair: %v", err)
+			}
+			if _, err := b.MaintenanceRecommendations(ctx); err != nil {
+				t.Fatal(err)
+			}
+			lat, err := b.Latency(ctx)
+			if err != nil || lat.Summaries[core.LatencyRecall].Count < 1 {
+				t.Fatalf("latency: %+v %v", lat, err)
+			}
+			if name == "local" && len(lat.RecallSamples) < 1 {
+				t.Fatal("local backend has no recall samples")
+			}
+			errs, err := b.RecentErrors(ctx, 5)
+			if err != nil || len(errs) == 0 || errs[0].Code == "" {
+				t.Fatalf("errors: %+v %v", errs, err)
+			}
+		})
+	}
+}
+
+// TestHTTPRepairErrorsKeepTheirCode checks that a 409 from the API reaches
+// the pane as a *core.Error with its status and code.
+func TestHTTPRepairErrorsKeepTheirCode(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/api/repair/check-fts" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusConflict)
+		w.Write([]byte(`{"error":"repair check-fts is already running","code":"repair_in_progress"}`))
+	}))
+	defer srv.Close()
+	b := backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
+	_, err := b.Repair(context.Background(), core.RepairCheckFTS, core.RepairOptions{Repair: true})
+	var ce *core.Error
+	if !errors.As(err, &ce) || ce.Status != http.StatusConflict || ce.Code != core.CodeRepairInProgress {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestHTTPFreshDiagnosticsWaitsForTheCache: the API caches reports for
+// core.DiagnosticsTTL, so a fresh one is asked for after that.
+func TestHTTPFreshDiagnosticsWaitsForTheCache(t *testing.T) {
+	_, backends := opsBackends(t)
+	start := time.Now()
+	if _, err := backends["http"].Diagnostics(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < core.DiagnosticsTTL {
+		t.Fatalf("fresh report after %v, before the cache turned over", d)
+	}
+}

@@ -1,0 +1,404 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/diagnostics"
+)
+
+// diagPane is the Diagnostics pane's number key: it is the last pane.
+// diagPane is the Diagnostics pane's index in the tab list.
+const diagPane = 3
+
+func diagKey(*harness) string { return fmt.Sprint(diagPane + 1) }
+
+func openDiagnostics(h *harness) {
+	h.t.Helper()
+	h.press(diagKey(h))
+	if _, ok := h.m.Pane(h.m.Active()).(*diagnostics.Model); !ok {
+		h.t.Fatalf("key %s does not open the Diagnostics pane:\n%s", diagKey(h), h.screen())
+	}
+}
+
+// repairEvents counts the audit events of repairs run by the TUI.
+func repairEvents(h *harness) int {
+	h.t.Helper()
+	ev, err := h.svc.History(context.Background(), storage.HistoryFilter{Actor: backend.Actor.Name}, 100)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return len(ev)
+}
+
+func TestDiagnosticsShowsTheLiveReport(t *testing.T) {
+	h := newHarness(t, harnessOpts{width: 120, height: 80})
+	openDiagnostics(h)
+	s := h.screen()
+	for _, want := range []string{"Health ", "1.000 healthy", "queue ", "tombstone_ratio", "Silent failures", "Recommendations",
+		"none: no signal calls for a repair", "Latency (ms)", "recall", "no samples yet", "Recent errors", "Repairs: press a key"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("no %q on the pane:\n%s", want, s)
+		}
+	}
+	if !strings.Contains(s, "r l f F e o d s repair") {
+		t.Fatalf("the help line does not list the repair keys:\n%s", s)
+	}
+}
+
+func TestDiagnosticsScrollKeys(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	openDiagnostics(h)
+	top := h.screen()
+	if !strings.Contains(top, "Domains") || strings.Contains(top, "Recent errors") {
+		t.Fatalf("80x24 should show the top of the report only:\n%s", top)
+	}
+	for _, k := range [][]string{{"G"}, {"end"}, {"ctrl+d", "ctrl+d", "ctrl+d", "ctrl+d", "ctrl+d", "ctrl+d"}} {
+		h.press(k...)
+		if s := h.screen(); !strings.Contains(s, "Recent errors") || strings.Contains(s, "Domains") {
+			t.Fatalf("%v does not reach the bottom:\n%s", k, s)
+		}
+		h.press("g")
+		if h.screen() != top {
+			t.Fatalf("g does not return to the top:\n%s", h.screen())
+		}
+	}
+	h.press("j")
+	if s := h.screen(); strings.Contains(s, "Domains") {
+		t.Fatalf("j does not scroll:\n%s", s)
+	}
+	h.press("k")
+	if h.screen() != top {
+		t.Fatal("k does not scroll back")
+	}
+	h.press("down", "ctrl+u")
+	if h.screen() != top {
+		t.Fatal("down then ctrl+u does not come back to the top")
+	}
+}
+
+func TestDiagnosticsRefreshKeyAndLivePolling(t *testing.T) {
+	h := newHarness(t, harnessOpts{width: 120, height: 60})
+	openDiagnostics(h)
+	if !strings.Contains(h.screen(), "none since start") {
+		t.Fatalf("errors before any:\n%s", h.screen())
+	}
+	an := h.svc.Analytics()
+	an.RecordError(core.ErrorEvent{Stage: "api", Code: "first_test_error", Message: "seen after R"})
+	h.press("R")
+	if !strings.Contains(h.screen(), "first_test_error") {
+		t.Fatalf("R does not re-read:\n%s", h.screen())
+	}
+	// While shown, the pane polls every second without a key.
+	an.RecordError(core.ErrorEvent{Stage: "api", Code: "second_test_error", Message: "seen by polling"})
+	if !h.pumpUntil(3*diagnostics.PollInterval, func() bool { return strings.Contains(h.screen(), "second_test_error") }) {
+		t.Fatalf("the pane does not poll while shown:\n%s", h.screen())
+	}
+	// Hidden, it stops: no poll after switching away.
+	h.press("1")
+	mark := len(h.sent)
+	h.pumpUntil(2*diagnostics.PollInterval+200*time.Millisecond, func() bool { return false })
+	for _, msg := range h.sent[mark:] {
+		if name := fmt.Sprintf("%T", msg); name == "diagnostics.snapshotMsg" {
+			t.Fatalf("the pane polled while hidden (%s)", name)
+		}
+	}
+	if h.m.Pane(diagPane).(*diagnostics.Model).Visible() {
+		t.Fatal("the pane thinks it is shown")
+	}
+}
+
+func TestDiagnosticsNonDestructiveRepairsRunAtOnce(t *testing.T) {
+	h := newHarness(t, harnessOpts{width: 120, height: 40})
+	openDiagnostics(h)
+	before := repairEvents(h)
+	for _, c := range []struct{ key, want string }{
+		{"f", "✓ check-fts: 0 affected · full-text index consistent"},
+		{"r", "requeue-dead: 0 affected"},
+		{"l", "release-leases: 0 affected"},
+		{"e", "re-embed: 0 affected"},
+	} {
+		h.press(c.key)
+		s := h.screen()
+		if !strings.Contains(s, c.want) || !strings.Contains(s, "health 1.000 → 1.000 (+0.000)") {
+			t.Fatalf("%s: no result %q with the score change:\n%s", c.key, c.want, s)
+		}
+	}
+	if got := repairEvents(h) - before; got != 4 {
+		t.Fatalf("%d repairs audited as the TUI, want 4", got)
+	}
+}
+
+func TestDiagnosticsDestructiveRepairsAskFirst(t *testing.T) {
+	h := newHarness(t, harnessOpts{width: 120, height: 40})
+	openDiagnostics(h)
+	before := repairEvents(h)
+	for _, k := range []string{"F", "o", "d", "s"} {
+		h.press(k)
+		if s := h.screen(); !strings.Contains(s, "? y/n") || !h.m.Pane(h.m.Active()).Capturing() {
+			t.Fatalf("%s does not ask:\n%s", k, s)
+		}
+		// Under the prompt, digits and q answer nothing and go nowhere.
+		h.press("1", "q")
+		if h.quit || h.m.Active() != diagPane {
+			t.Fatalf("%s: a key under the prompt escaped it", k)
+		}
+		if k == "o" {
+			h.press("esc")
+		} else {
+			h.press("n")
+		}
+		if strings.Contains(h.screen(), "? y/n") {
+			t.Fatalf("%s: the prompt stays after cancelling", k)
+		}
+	}
+	if repairEvents(h) != before {
+		t.Fatal("a cancelled repair ran")
+	}
+	// The retention sweep, confirmed.
+	h.press("s")
+	if s := h.screen(); !strings.Contains(s, "Run retention-sweep? y/n · Purge expired tombstones") {
+		t.Fatalf("the prompt does not name the repair:\n%s", s)
+	}
+	h.press("y")
+	s := h.screen()
+	if !strings.Contains(s, "✓ retention-sweep: 0 affected") || !strings.Contains(s, "health 1.000 → 1.000") {
+		t.Fatalf("retention-sweep result:\n%s", s)
+	}
+	// And the FTS rebuild.
+	h.press("F", "y")
+	if s := h.screen(); !strings.Contains(s, "check-fts --repair: ") {
+		t.Fatalf("check-fts --repair result:\n%s", s)
+	}
+	if got := repairEvents(h) - before; got != 2 {
+		t.Fatalf("%d repairs audited, want 2", got)
+	}
+}
+
+// repairRefuser is the real backend whose repairs answer with err, as the
+// API does when a repair is already running or the gate denies it.
+type repairRefuser struct {
+	backend.Backend
+	err error
+}
+
+func (r repairRefuser) Repair(context.Context, string, core.RepairOptions) (*core.RepairResult, error) {
+	return nil, r.err
+}
+
+func TestDiagnosticsShowsRepairErrors(t *testing.T) {
+	for _, c := range []struct {
+		err  *core.Error
+		want string
+	}{
+		{&core.Error{Status: http.StatusConflict, Code: core.CodeRepairInProgress, Message: "repair check-fts is already running"},
+			"✗ check-fts failed: repair_in_progress (409): repair check-fts is already running"},
+		{&core.Error{Status: http.StatusTooManyRequests, Code: core.CodeRepairDisabled, Message: "repair check-fts denied"},
+			"✗ check-fts failed: " + core.CodeRepairDisabled + " (429): repair check-fts denied"},
+	} {
+		h := newHarness(t, harnessOpts{width: 120, height: 40, backend: func(svc *core.Service) backend.Backend {
+			return repairRefuser{Backend: backend.NewLocal(svc, "127.0.0.1:3850"), err: c.err}
+		}})
+		openDiagnostics(h)
+		h.press("f")
+		if s := h.screen(); !strings.Contains(s, c.want) {
+			t.Fatalf("no %q:\n%s", c.want, s)
+		}
+		if !h.m.noticeErr {
+			t.Fatal("the status bar does not show the error")
+		}
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want string
+	}{
+		{nil, ""},
+		{[]float64{5}, "▁"},
+		{[]float64{3, 3, 3}, "▁▁▁"},
+		{[]float64{0, 7}, "▁█"},
+		{[]float64{0, 1, 2, 3, 4, 5, 6, 7}, "▁▂▃▄▅▆▇█"},
+	} {
+		if got := diagnostics.Sparkline(c.in); got != c.want {
+			t.Errorf("Sparkline(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// fixedOps serves fixed diagnostics over the real backend, so the golden
+// renders do not depend on file sizes or timings.
+type fixedOps struct {
+	backend.Backend
+	mu            sync.Mutex
+	report, after *core.DiagnosticsReport
+	recs          []core.Recommendation
+	latency       backend.Latency
+	errs          []core.ErrorEvent
+	diagErr       error
+	result        *core.RepairResult
+	repairErr     error
+}
+
+func (f *fixedOps) Diagnostics(_ context.Context, fresh bool) (*core.DiagnosticsReport, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fresh && f.after != nil {
+		return f.after, nil
+	}
+	return f.report, f.diagErr
+}
+func (f *fixedOps) MaintenanceRecommendations(context.Context) ([]core.Recommendation, error) {
+	return f.recs, f.diagErr
+}
+func (f *fixedOps) Latency(context.Context) (backend.Latency, error) { return f.latency, nil }
+func (f *fixedOps) RecentErrors(context.Context, int) ([]core.ErrorEvent, error) {
+	return f.errs, nil
+}
+
+// Repair answers with the fixed result; after it, every report is the
+// after one, as the service's would be.
+func (f *fixedOps) Repair(context.Context, string, core.RepairOptions) (*core.RepairResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.repairErr == nil && f.after != nil {
+		f.report = f.after
+	}
+	return f.result, f.repairErr
+}
+
+func sig(domain, name, unit string, value, threshold, penalty float64, msg string) core.Signal {
+	return core.Signal{Name: name, Domain: domain, Value: value, Threshold: threshold, Unit: unit, Penalty: penalty,
+		Triggered: penalty > 0, Message: msg}
+}
+
+func info(domain, name, unit string, value float64, msg string) core.Signal {
+	return core.Signal{Name: name, Domain: domain, Value: value, Unit: unit, Informational: true, Message: msg}
+}
+
+// healthyReport is a fresh store's report.
+func healthyReport() *core.DiagnosticsReport {
+	r := &core.DiagnosticsReport{Timestamp: storage.FormatTime(fixedNow), ComputeMs: 1.25, SilentFailures: []core.Signal{}}
+	for _, name := range core.DiagnosticsDomains {
+		r.Domains = append(r.Domains, core.DomainReport{Name: name, Score: 1, Weight: core.DomainWeights[name], Status: core.StatusHealthy})
+	}
+	r.Domains[0].Signals = []core.Signal{sig("queue", "pending_jobs", "count", 0, 50, 0, "0 jobs pending (more than 50 costs 0.3)")}
+	r.Domains[1].Signals = []core.Signal{sig("storage", "tombstone_ratio", "ratio", 0, 0.3, 0, "0 of 6 rows are tombstones"),
+		info("storage", "db_size", "bytes", 335872, "database file holds 82 pages of 4096 bytes")}
+	r.Domains[2].Signals = []core.Signal{sig("index", "fts_mismatch", "ratio", 0, 0.1, 0, "full-text index holds 6 documents for 6 memory rows")}
+	r.SilentFailures = []core.Signal{r.Domains[2].Signals[0]}
+	r.Composite = core.HealthScore{Score: 1, Status: core.StatusHealthy}
+	return r
+}
+
+// busyReport has degraded and unhealthy domains.
+func busyReport(indexScore float64) *core.DiagnosticsReport {
+	r := healthyReport()
+	r.ComputeMs = 3.5
+	r.Domains[0].Signals = []core.Signal{
+		sig("queue", "pending_jobs", "count", 0, 50, 0, "0 jobs pending (more than 50 costs 0.3)"),
+		sig("queue", "stale_leases", "count", 3, 0, 0.2, "3 jobs leased more than 10m0s ago (any costs 0.2; repair release-leases frees them)"),
+	}
+	r.Domains[0].Score, r.Domains[0].Status = 0.8, core.StatusHealthy
+	r.Domains[1].Signals = append([]core.Signal{sig("storage", "tombstone_ratio", "ratio", 0.42, 0.3, 0.3,
+		"420 of 1000 rows are tombstones (above 30% costs 0.3; retention purges them)")}, r.Domains[1].Signals[1:]...)
+	r.Domains[1].Score, r.Domains[1].Status = 0.7, core.StatusDegraded
+	fts := sig("index", "fts_mismatch", "ratio", 0.25, 0.1, 0.4, "full-text index holds 750 documents for 1000 memory rows (a gap above 10% costs 0.4)")
+	if indexScore == 1 {
+		fts = sig("index", "fts_mismatch", "ratio", 0, 0.1, 0, "full-text index holds 1000 documents for 1000 memory rows")
+	}
+	r.Domains[2].Signals = []core.Signal{fts,
+		sig("index", "embedding_coverage", "ratio", 0.5, 0.8, 0.3, "500 of 1000 live memories have a current vector (below 80% costs 0.3)")}
+	r.Domains[2].Score, r.Domains[2].Status = indexScore-0.3, core.HealthStatus(indexScore-0.3)
+	r.Domains[3].Note = "pipeline disabled: only embedding calls are tracked"
+	r.SilentFailures = []core.Signal{fts, r.Domains[2].Signals[1]}
+	total := 0.0
+	for _, d := range r.Domains {
+		total += d.Score * d.Weight
+	}
+	total = math.Round(total*1000) / 1000
+	r.Composite = core.HealthScore{Score: total, Status: core.HealthStatus(total)}
+	return r
+}
+
+func busyOps(b backend.Backend) *fixedOps {
+	samples := make([]float64, 300)
+	for i := range samples {
+		samples[i] = 4 + 3*math.Sin(float64(i)/7) + float64(i%11)/4
+	}
+	at := func(d time.Duration) string { return storage.FormatTime(fixedNow.Add(-d)) }
+	after := busyReport(1)
+	after.Timestamp = storage.FormatTime(fixedNow.Add(time.Second))
+	return &fixedOps{Backend: b, report: busyReport(0.6), after: after,
+		recs: []core.Recommendation{
+			{Action: core.RepairCheckFTS, Options: core.RepairOptions{Repair: true}, Domain: "index", Signal: "fts_mismatch", Reason: "fts_mismatch 0.25 > 0.1"},
+			{Action: core.RepairReEmbed, Domain: "index", Signal: "embedding_coverage", Reason: "embedding_coverage 0.5 < 0.8", Halted: true},
+			{Action: core.RepairRetentionSweep, Domain: "storage", Signal: "tombstone_ratio", Reason: "tombstone_ratio 0.42 > 0.3"},
+		},
+		latency: backend.Latency{Summaries: map[string]core.LatencySummary{
+			"remember": {P50: 2.1, P95: 5.8, P99: 12.4, Count: 120, Mean: 2.6},
+			"recall":   {P50: 6.3, P95: 9.9, P99: 10.5, Count: 300, Mean: 6.6},
+			"mutate":   {P50: 3.2, P95: 7.7, P99: 8.1, Count: 14, Mean: 3.9},
+		}, RecallSamples: samples},
+		errs: []core.ErrorEvent{
+			{Timestamp: at(2 * time.Minute), Stage: "embedding", Code: "provider_timeout", Message: "ollama did not answer within 10s"},
+			{Timestamp: at(3 * time.Hour), Stage: "api", Code: "api_server_error", Message: "Internal Server Error on POST /api/memory/recall"},
+		},
+		result: &core.RepairResult{Action: core.RepairCheckFTS, Success: true, Affected: 250, Message: "rebuilt the full-text index: 1000 rows indexed"},
+	}
+}
+
+// diagGoldenViews are the Diagnostics pane's pinned states.
+var diagGoldenViews = []struct {
+	name  string
+	ops   func(b backend.Backend) *fixedOps
+	setup func(h *harness)
+}{
+	{"healthy", func(b backend.Backend) *fixedOps {
+		return &fixedOps{Backend: b, report: healthyReport(), recs: []core.Recommendation{},
+			latency: backend.Latency{Summaries: map[string]core.LatencySummary{}}, errs: []core.ErrorEvent{}}
+	}, func(h *harness) {}},
+	{"busy-repaired", busyOps, func(h *harness) { h.press("F", "y") }},
+	{"busy-confirm", busyOps, func(h *harness) { h.press("j", "j", "j", "s") }},
+	{"error", func(b backend.Backend) *fixedOps {
+		return &fixedOps{Backend: b, diagErr: errors.New("cairn at http://127.0.0.1:3850 does not answer: connection refused"),
+			latency: backend.Latency{Summaries: map[string]core.LatencySummary{}}, errs: []core.ErrorEvent{},
+			repairErr: &core.Error{Status: http.StatusConflict, Code: core.CodeRepairInProgress, Message: "repair check-fts is already running"}}
+	}, func(h *harness) { h.press("f") }},
+}
+
+func TestGoldenDiagnostics(t *testing.T) {
+	for _, v := range diagGoldenViews {
+		for _, size := range [][2]int{{80, 24}, {120, 40}} {
+			for _, theme := range []string{"dark", "light"} {
+				t.Run(fmt.Sprintf("%s_%dx%d_%s", v.name, size[0], size[1], theme), func(t *testing.T) {
+					t.Parallel() // each view has its own store; most of the time is waiting
+					h := newHarness(t, harnessOpts{theme: theme, width: size[0], height: size[1],
+						backend: func(svc *core.Service) backend.Backend { return v.ops(backend.NewLocal(svc, "127.0.0.1:3850")) }})
+					openDiagnostics(h)
+					v.setup(h)
+					h.fixStatus()
+					h.m.notice = ""
+					out := h.m.Render()
+					if got := strings.Count(out, "\n") + 1; got != size[1] {
+						t.Errorf("%d lines, want %d", got, size[1])
+					}
+					golden.RequireEqual(t, out)
+				})
+			}
+		}
+	}
+}
