@@ -59,6 +59,9 @@ const (
 	EmptyExtractionsMax   = 5 // this many empty extractions in a row degrade the provider
 	DiagnosticsTTL        = time.Second
 	CoverageTTL           = 30 * time.Second
+	// CoverageMinTTL: when the number of live rows changed, coverage is
+	// measured again, but not more often than this.
+	CoverageMinTTL = 2 * time.Second
 )
 
 // HealthStatus names the band of score.
@@ -145,6 +148,7 @@ type diagCache struct {
 	covAt    time.Time
 	covModel string
 	covN     int64
+	covLive  int64 // live rows when measured
 }
 
 type diagCall struct {
@@ -422,7 +426,10 @@ func (s *Service) embeddingCoverage(ctx context.Context, q storage.Querier, live
 	c.covMu.Lock()
 	defer c.covMu.Unlock()
 	model := s.embedder.Model()
-	if !c.covAt.IsZero() && c.covModel == model && !now.Before(c.covAt) && now.Sub(c.covAt) < CoverageTTL {
+	age := now.Sub(c.covAt)
+	fresh := !c.covAt.IsZero() && c.covModel == model && age >= 0 && age < CoverageTTL &&
+		(c.covLive == live || age < CoverageMinTTL) // rows came or went: measure again, at most every CoverageMinTTL
+	if fresh {
 		return math.Min(1, float64(c.covN)/float64(live)), c.covN, nil
 	}
 	n, err := count(ctx, q, `SELECT count(*) FROM memories m INDEXED BY idx_memories_hash_live
@@ -430,7 +437,7 @@ func (s *Service) embeddingCoverage(ctx context.Context, q storage.Querier, live
 	if err != nil {
 		return 0, 0, err
 	}
-	c.covAt, c.covModel, c.covN = now, model, n
+	c.covAt, c.covModel, c.covN, c.covLive = now, model, n, live
 	return float64(n) / float64(live), n, nil
 }
 

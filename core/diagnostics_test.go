@@ -254,13 +254,28 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 	for i := range 3 {
 		seedless(i)
 	}
-	clock.Advance(core.CoverageTTL) // the coverage count is reused within the TTL
+	// Within the TTL the embedded count is reused (over the current live
+	// count): polling stays cheap.
+	clock.Advance(core.DiagnosticsTTL)
 	r = diag(t, svc)
 	s := signal(t, r, "index", "embedding_coverage")
-	if !s.Triggered || math.Abs(s.Value-0.727) > 0.001 {
+	if !s.Triggered || math.Abs(s.Value-8.0/11) > 0.001 {
 		t.Fatalf("coverage %+v", s)
 	}
 	wantDomain(t, r, core.DomainIndex, 0.7, core.StatusDegraded)
+	// A new embedded memory: the live count changed, so once
+	// CoverageMinTTL has passed the embedded rows are counted again
+	// (9 of 12) rather than reused for the whole CoverageTTL (8 of 12).
+	if _, err := svc.Remember(context.Background(), core.RememberInput{Content: "one more embedded memory"}, core.Actor{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := signal(t, diag(t, svc), "index", "embedding_coverage"); math.Abs(s.Value-8.0/12) > 0.001 {
+		t.Fatalf("counted again within CoverageMinTTL: %+v", s)
+	}
+	clock.Advance(core.CoverageMinTTL)
+	if s := signal(t, diag(t, svc), "index", "embedding_coverage"); math.Abs(s.Value-9.0/12) > 0.001 {
+		t.Fatalf("not counted again after CoverageMinTTL: %+v", s)
+	}
 }
 
 func TestDiagnosticsProviderRingAndAvailability(t *testing.T) {
