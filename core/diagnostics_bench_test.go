@@ -126,3 +126,16 @@ func BenchmarkAnalyticsRecord(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMaintenanceRecommendations is what the Diagnostics pane pays
+// for its recommendations (diagnostics, cached, plus the exact-duplicate
+// count) on 100k memories with 30% tombstones.
+func BenchmarkMaintenanceRecommendations(b *testing.B) {
+	svc := benchService(b, true)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := svc.MaintenanceRecommendations(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

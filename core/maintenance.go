@@ -67,6 +67,8 @@ type MaintenanceState struct {
 
 type maintenanceState struct {
 	mu           sync.Mutex
+	dup          *DedupStats // cached for DedupStatsTTL
+	dupAt        time.Time
 	running      bool
 	last         *MaintenanceRun
 	runs         int
@@ -116,7 +118,7 @@ func (s *Service) MaintenanceRecommendations(ctx context.Context) ([]Recommendat
 	if err != nil {
 		return nil, err
 	}
-	dup, err := s.DedupStats(ctx)
+	dup, err := s.cachedDedupStats(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -130,6 +132,34 @@ func (s *Service) MaintenanceRecommendations(ctx context.Context) ([]Recommendat
 		recs = []Recommendation{}
 	}
 	return recs, nil
+}
+
+// DedupStatsTTL: the exact-duplicate count scans every live row (about
+// 150 ms at 100k memories), so recommendations reuse it this long.
+const DedupStatsTTL = 30 * time.Second
+
+func (s *Service) forgetDedupStats() {
+	s.maint.mu.Lock()
+	s.maint.dup = nil
+	s.maint.mu.Unlock()
+}
+
+func (s *Service) cachedDedupStats(ctx context.Context) (*DedupStats, error) {
+	now := s.now()
+	s.maint.mu.Lock()
+	if d := s.maint.dup; d != nil && !now.Before(s.maint.dupAt) && now.Sub(s.maint.dupAt) < DedupStatsTTL {
+		s.maint.mu.Unlock()
+		return d, nil
+	}
+	s.maint.mu.Unlock()
+	d, err := s.DedupStats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.maint.mu.Lock()
+	s.maint.dup, s.maint.dupAt = d, now
+	s.maint.mu.Unlock()
+	return d, nil
 }
 
 // MaintenanceStatus reports the loop's memory: the last run and halted
@@ -180,6 +210,9 @@ func (s *Service) RunMaintenance(ctx context.Context, mode string, actor Actor) 
 	if err != nil {
 		return nil, err
 	}
+	s.maint.mu.Lock()
+	s.maint.dup, s.maint.dupAt = dup, s.now()
+	s.maint.mu.Unlock()
 	run := &MaintenanceRun{At: s.timestamp(), Mode: mode, Before: rep.Composite, After: rep.Composite,
 		Recommendations: Recommend(rep, dup), Steps: []MaintenanceStep{}}
 	if run.Recommendations == nil {

@@ -136,6 +136,7 @@ func (s *Service) Repair(ctx context.Context, action string, actor Actor, opts R
 		return nil, err
 	}
 	if !opts.DryRun {
+		s.forgetDedupStats() // rows may have merged or gone
 		if err := s.auditRepair(ctx, res, actor, opts.Reason); err != nil {
 			return res, err
 		}
