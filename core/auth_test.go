@@ -90,7 +90,9 @@ func TestSecretFile(t *testing.T) {
 
 func TestAuthTeamMode(t *testing.T) {
 	e := newStoreEnv(t, authMode("team"))
-	e.get(t, "/health").want(t, 200)
+	if h := e.get(t, "/health").want(t, 200); h.JSON["counts"] != nil || h.JSON["providers"] != nil || h.JSON["health"] == nil {
+		t.Fatalf("team /health tells an anonymous caller what it holds: %s", h)
+	}
 	r := e.get(t, "/api/memories").wantErr(t, 401, core.CodeUnauthorized)
 	if r.Header.Get("WWW-Authenticate") != "Bearer" || r.str("error") != "authentication required" {
 		t.Fatalf("401: %s %v", r, r.Header)
