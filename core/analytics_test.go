@@ -169,6 +169,10 @@ func TestAnalyticsUsageKeyedByPattern(t *testing.T) {
 	if rec := lat.JSON["recall"].(map[string]any); rec["count"] != 1.0 {
 		t.Fatalf("recall latency %v", rec)
 	}
+	if sm := e.get(t, "/api/analytics/latency/samples?op=recall").want(t, http.StatusOK); len(sm.JSON["samples"].([]any)) != 1 {
+		t.Fatalf("recall samples %s", sm)
+	}
+	e.get(t, "/api/analytics/latency/samples?op=teleport").wantInvalid(t, "op", "op must be one of remember, recall, mutate, jobs")
 	e.del(t, a, map[string]any{"reason": "test"}).want(t, http.StatusOK)
 	if m := e.svc.Analytics().Latency(core.LatencyMutate); m.Count != 1 {
 		t.Fatalf("mutate latency %+v", m)

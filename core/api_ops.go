@@ -18,6 +18,7 @@ func (a *API) opsRoutes() {
 	m.HandleFunc("GET /api/analytics/usage", a.analyticsUsage)
 	m.HandleFunc("GET /api/analytics/errors", a.analyticsErrors)
 	m.HandleFunc("GET /api/analytics/latency", a.analyticsLatency)
+	m.HandleFunc("GET /api/analytics/latency/samples", a.analyticsLatencySamples)
 }
 
 // recordRequest counts a served request under its route pattern and actor
@@ -100,6 +101,22 @@ func (a *API) analyticsErrors(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) analyticsLatency(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, a.svc.analytics.LatencyAll())
+}
+
+// analyticsLatencySamples serves GET /api/analytics/latency/samples?op=:
+// the op's recent latencies in milliseconds, oldest first (a sparkline's
+// data).
+func (a *API) analyticsLatencySamples(w http.ResponseWriter, r *http.Request) {
+	op := r.URL.Query().Get("op")
+	if !oneOf(op, LatencyOps) {
+		writeError(w, invalid("op", "op must be one of %s", strings.Join(LatencyOps, ", ")))
+		return
+	}
+	samples := a.svc.analytics.LatencySamples(op)
+	if samples == nil {
+		samples = []float64{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"op": op, "samples": samples})
 }
 
 // overview is what /health and /api/status share: identity, modes,

@@ -325,6 +325,7 @@ var routeRules = map[string]routeRule{
 	"GET /api/analytics/usage":            {perm: PermAnalytics},
 	"GET /api/analytics/errors":           {perm: PermAnalytics},
 	"GET /api/analytics/latency":          {perm: PermAnalytics},
+	"GET /api/analytics/latency/samples":  {perm: PermAnalytics},
 	"GET /api/memory/{a}/{b} jobs":        {perm: PermDocuments},
 	"GET /api/memory/{a}/{b} history":     {perm: PermRecall, scope: scopeID},
 	"GET /api/memory/{a}/{b} other":       {},

@@ -33,8 +33,7 @@ type Latency struct {
 	// Summaries are keyed by operation (core.LatencyOps).
 	Summaries map[string]core.LatencySummary
 	// RecallSamples are recent recall latencies in milliseconds, oldest
-	// first; nil when the backend cannot see them (the HTTP API only
-	// serves summaries).
+	// first.
 	RecallSamples []float64
 }
 

@@ -55,14 +55,20 @@ func (h *HTTP) MaintenanceRecommendations(ctx context.Context) ([]core.Recommend
 	return out.Recommendations, nil
 }
 
-// Latency implements Ops with GET /api/analytics/latency (summaries only:
-// the API does not serve the samples).
+// Latency implements Ops with GET /api/analytics/latency and the recall
+// samples of GET /api/analytics/latency/samples.
 func (h *HTTP) Latency(ctx context.Context) (Latency, error) {
 	var out map[string]core.LatencySummary
 	if err := h.do(ctx, http.MethodGet, "/api/analytics/latency", nil, &out); err != nil {
 		return Latency{}, err
 	}
-	return Latency{Summaries: out}, nil
+	var samples struct {
+		Samples []float64 `json:"samples"`
+	}
+	if err := h.do(ctx, http.MethodGet, "/api/analytics/latency/samples?op="+core.LatencyRecall, nil, &samples); err != nil {
+		return Latency{}, err
+	}
+	return Latency{Summaries: out, RecallSamples: samples.Samples}, nil
 }
 
 // RecentErrors implements Ops with GET /api/analytics/errors.

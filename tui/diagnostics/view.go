@@ -351,8 +351,6 @@ func (m *Model) latencyLines() []string {
 		out = append(out, st.Faint.Render("  "+pane.Pad("recall", sparkMargin-2))+st.Accent.Render(Sparkline(recent)),
 			st.Faint.Render(fmt.Sprintf("  %s last %d recalls, %s to %s ms", strings.Repeat(" ", sparkMargin-4),
 				n, ms(slices.Min(recent)), ms(slices.Max(recent)))))
-	case sums[core.LatencyRecall].Count > 0:
-		out = append(out, st.Faint.Render("  recall samples are not served over the API: no sparkline in client mode"))
 	}
 	return out
 }
