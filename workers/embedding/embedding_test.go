@@ -57,10 +57,10 @@ func TestNewDefaults(t *testing.T) {
 	}
 	oa := e.(*OpenAI)
 	if oa.Model() != "text-embedding-3-small" || oa.BaseURL() != "https://api.openai.com/v1" ||
-		oa.r.header.Get("Authorization") != "Bearer sk-from-env" {
+		oa.r.Header.Get("Authorization") != "Bearer sk-from-env" {
 		t.Errorf("openai: model %q, base %q", oa.Model(), oa.BaseURL())
 	}
-	if got := oa.r.endpoint("/embeddings").String(); got != "https://api.openai.com/v1/embeddings" {
+	if got := oa.r.Endpoint("/embeddings").String(); got != "https://api.openai.com/v1/embeddings" {
 		t.Errorf("endpoint %s", got)
 	}
 
@@ -101,7 +101,7 @@ func TestNewOpenAIKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := e.(*OpenAI).r.header.Get("Authorization"); got != "Bearer sk-in-config" {
+	if got := e.(*OpenAI).r.Header.Get("Authorization"); got != "Bearer sk-in-config" {
 		t.Errorf("Authorization %q", got)
 	}
 }

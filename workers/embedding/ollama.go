@@ -43,7 +43,7 @@ func (o *Ollama) Model() string { return o.r.model }
 func (o *Ollama) Dimensions() int { return o.r.dims() }
 
 // BaseURL returns the server's base URL (password redacted).
-func (o *Ollama) BaseURL() string { return o.r.base.Redacted() }
+func (o *Ollama) BaseURL() string { return o.r.Base.Redacted() }
 
 type ollamaEmbedRequest struct {
 	Model string   `json:"model"`
@@ -77,7 +77,7 @@ func (o *Ollama) embedBatch(ctx context.Context, batch []string, offset int) ([]
 	if o.legacy.Load() {
 		return o.embedLegacy(ctx, batch, offset)
 	}
-	u := o.r.endpoint("/api/embed")
+	u := o.r.Endpoint("/api/embed")
 	status, body, err := o.r.do(ctx, http.MethodPost, u, ollamaEmbedRequest{Model: o.r.model, Input: batch})
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (o *Ollama) embedBatch(ctx context.Context, batch []string, offset int) ([]
 		return o.embedLegacy(ctx, batch, offset)
 	}
 	if status < 200 || status > 299 {
-		return nil, o.r.statusError(u, status, body, o.hint(status, body))
+		return nil, o.r.StatusError(u, status, body, o.hint(status, body))
 	}
 	var resp ollamaEmbedResponse
 	if err := o.r.decode(u, status, body, &resp); err != nil {
@@ -100,7 +100,7 @@ func (o *Ollama) embedBatch(ctx context.Context, batch []string, offset int) ([]
 
 // embedLegacy uses POST /api/embeddings, one text per request.
 func (o *Ollama) embedLegacy(ctx context.Context, batch []string, offset int) ([][]float32, error) {
-	u := o.r.endpoint("/api/embeddings")
+	u := o.r.Endpoint("/api/embeddings")
 	out := make([][]float32, 0, len(batch))
 	for i, text := range batch {
 		if i > 0 {
@@ -113,7 +113,7 @@ func (o *Ollama) embedLegacy(ctx context.Context, batch []string, offset int) ([
 			return nil, err
 		}
 		if status < 200 || status > 299 {
-			return nil, o.r.statusError(u, status, body, o.hint(status, body))
+			return nil, o.r.StatusError(u, status, body, o.hint(status, body))
 		}
 		var resp ollamaLegacyResponse
 		if err := o.r.decode(u, status, body, &resp); err != nil {
@@ -148,7 +148,7 @@ type ollamaTags struct {
 // Check asks GET /api/tags whether the server is up and has the model. A
 // server without /api/tags is checked by embedding one short text.
 func (o *Ollama) Check(ctx context.Context) error {
-	u := o.r.endpoint("/api/tags")
+	u := o.r.Endpoint("/api/tags")
 	status, body, err := o.r.do(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
@@ -158,11 +158,11 @@ func (o *Ollama) Check(ctx context.Context) error {
 		return err
 	}
 	if status < 200 || status > 299 {
-		return o.r.statusError(u, status, body, "")
+		return o.r.StatusError(u, status, body, "")
 	}
 	var tags ollamaTags
 	if err := json.Unmarshal(body, &tags); err != nil {
-		return o.r.fail(u, status, "malformed JSON answer", err)
+		return o.r.Fail(u, status, "malformed JSON answer", err)
 	}
 	want := o.r.model
 	for _, m := range tags.Models {
@@ -172,7 +172,7 @@ func (o *Ollama) Check(ctx context.Context) error {
 			}
 		}
 	}
-	return o.r.fail(u, status, fmt.Sprintf("model %q is not available on this server (run: ollama pull %s)", want, want), nil)
+	return o.r.Fail(u, status, fmt.Sprintf("model %q is not available on this server (run: ollama pull %s)", want, want), nil)
 }
 
 // modelMatches reports whether an Ollama model name (always with a tag, such

@@ -226,7 +226,7 @@ func TestOllamaErrors(t *testing.T) {
 			}
 			o := newTestOllama(t, cfg)
 			if tc.maxBody > 0 {
-				o.r.maxBody = tc.maxBody
+				o.r.MaxBody = tc.maxBody
 			}
 			start := time.Now()
 			_, err := o.Embed(context.Background(), numberedTexts(max(tc.texts, 1)))

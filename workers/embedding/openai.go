@@ -40,8 +40,8 @@ func NewOpenAI(cfg core.EmbeddingConfig) (*OpenAI, error) {
 	}
 	r := newRemote("openai", c, base)
 	if key != "" {
-		r.header.Set("Authorization", "Bearer "+key)
-		r.secret = key
+		r.Header.Set("Authorization", "Bearer "+key)
+		r.Secret = key
 	}
 	return &OpenAI{r: r}, nil
 }
@@ -54,7 +54,7 @@ func (o *OpenAI) Model() string { return o.r.model }
 func (o *OpenAI) Dimensions() int { return o.r.dims() }
 
 // BaseURL returns the server's base URL (password redacted).
-func (o *OpenAI) BaseURL() string { return o.r.base.Redacted() }
+func (o *OpenAI) BaseURL() string { return o.r.Base.Redacted() }
 
 type openAIRequest struct {
 	Model string   `json:"model"`
@@ -81,20 +81,20 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
 func (o *OpenAI) embedBatch(ctx context.Context, batch []string, offset int) ([][]float32, error) {
-	u := o.r.endpoint("/embeddings")
+	u := o.r.Endpoint("/embeddings")
 	status, body, err := o.r.do(ctx, http.MethodPost, u, openAIRequest{Model: o.r.model, Input: batch})
 	if err != nil {
 		return nil, err
 	}
 	if status < 200 || status > 299 {
-		return nil, o.r.statusError(u, status, body, o.hint(status))
+		return nil, o.r.StatusError(u, status, body, o.hint(status))
 	}
 	var resp openAIResponse
 	if err := o.r.decode(u, status, body, &resp); err != nil {
 		return nil, err
 	}
 	if len(resp.Data) != len(batch) {
-		return nil, o.r.fail(u, status, fmt.Sprintf("answer has %d vectors for %d texts", len(resp.Data), len(batch)), nil)
+		return nil, o.r.Fail(u, status, fmt.Sprintf("answer has %d vectors for %d texts", len(resp.Data), len(batch)), nil)
 	}
 	// Put the vectors in input order by their index; an answer without any
 	// index is taken in the order given.
@@ -115,16 +115,16 @@ func (o *OpenAI) embedBatch(ctx context.Context, batch []string, offset int) ([]
 		for _, d := range resp.Data {
 			i := *d.Index
 			if i < 0 || i >= len(batch) {
-				return nil, o.r.fail(u, status, fmt.Sprintf("answer has index %d for %d texts", i, len(batch)), nil)
+				return nil, o.r.Fail(u, status, fmt.Sprintf("answer has index %d for %d texts", i, len(batch)), nil)
 			}
 			if seen[i] {
-				return nil, o.r.fail(u, status, fmt.Sprintf("answer has index %d twice", i), nil)
+				return nil, o.r.Fail(u, status, fmt.Sprintf("answer has index %d twice", i), nil)
 			}
 			seen[i] = true
 			raw[i] = d.Embedding
 		}
 	default:
-		return nil, o.r.fail(u, status, fmt.Sprintf("%d of %d vectors in the answer have no index", noIndex, len(resp.Data)), nil)
+		return nil, o.r.Fail(u, status, fmt.Sprintf("%d of %d vectors in the answer have no index", noIndex, len(resp.Data)), nil)
 	}
 	return o.r.vectors(u, raw, len(batch), offset)
 }

@@ -32,9 +32,9 @@ func NewAnthropic(cfg Config) (*Anthropic, error) {
 			Reason: "the anthropic provider needs an API key: set extraction.api_key or ANTHROPIC_API_KEY"}
 	}
 	c := newClient(ProviderAnthropic, resolve(cfg, DefaultAnthropicModel), base)
-	c.header.Set("x-api-key", key)
-	c.header.Set("anthropic-version", AnthropicVersion)
-	c.secret = key
+	c.Header.Set("x-api-key", key)
+	c.Header.Set("anthropic-version", AnthropicVersion)
+	c.Secret = key
 	return &Anthropic{c: c}, nil
 }
 
@@ -68,5 +68,5 @@ func (a *Anthropic) Generate(ctx context.Context, prompt string, opts core.Gener
 			return b.Text, nil
 		}
 	}
-	return "", a.c.fail(a.c.endpoint("/v1/messages"), 200, "answer has no text content block", nil)
+	return "", a.c.Fail(a.c.Endpoint("/v1/messages"), 200, "answer has no text content block", nil)
 }

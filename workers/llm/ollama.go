@@ -69,7 +69,7 @@ func ollamaAvailable(ctx context.Context, base string, timeout time.Duration) bo
 		return false
 	}
 	c := newClient(ProviderOllama, settings{timeout: timeout}, u)
-	c.maxBody = 1 << 20
-	status, _, err := c.do(ctx, timeout, http.MethodGet, c.endpoint("/api/tags"), nil)
+	c.MaxBody = 1 << 20
+	status, _, err := c.Do(ctx, timeout, http.MethodGet, c.Endpoint("/api/tags"), nil)
 	return err == nil && status == http.StatusOK
 }

@@ -41,8 +41,8 @@ func NewOpenAI(cfg Config) (*OpenAI, error) {
 	}
 	c := newClient(ProviderOpenAI, resolve(cfg, def), base)
 	if key != "" {
-		c.header.Set("Authorization", "Bearer "+key)
-		c.secret = key
+		c.Header.Set("Authorization", "Bearer "+key)
+		c.Secret = key
 	}
 	return &OpenAI{c: c}, nil
 }
@@ -50,7 +50,7 @@ func NewOpenAI(cfg Config) (*OpenAI, error) {
 // Name returns "openai/<model>" (or "openai/<host>" without a model).
 func (o *OpenAI) Name() string {
 	if o.c.model == "" {
-		return ProviderOpenAI + "/" + o.c.base.Host
+		return ProviderOpenAI + "/" + o.c.Base.Host
 	}
 	return ProviderOpenAI + "/" + o.c.model
 }
@@ -92,9 +92,9 @@ func (o *OpenAI) Generate(ctx context.Context, prompt string, opts core.Generate
 	if err := o.c.post(ctx, timeout, "/chat/completions", req, &resp); err != nil {
 		return "", err
 	}
-	u := o.c.endpoint("/chat/completions")
+	u := o.c.Endpoint("/chat/completions")
 	if len(resp.Choices) == 0 {
-		return "", o.c.fail(u, 200, "answer has no choices", nil)
+		return "", o.c.Fail(u, 200, "answer has no choices", nil)
 	}
 	m := resp.Choices[0].Message
 	if m.Content == nil {
@@ -102,7 +102,7 @@ func (o *OpenAI) Generate(ctx context.Context, prompt string, opts core.Generate
 		if m.Refusal != "" {
 			msg += " (refusal: " + m.Refusal + ")"
 		}
-		return "", o.c.fail(u, 200, msg, nil)
+		return "", o.c.Fail(u, 200, msg, nil)
 	}
 	return *m.Content, nil
 }
