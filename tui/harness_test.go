@@ -154,6 +154,12 @@ func (h *harness) run(cmd tea.Cmd) {
 			next = append(next, c)
 		}
 		queue = h.collect(next)
+		// A slow command (a loaded machine, the race detector) may have
+		// missed an earlier round's deadline: deliver what it sent since,
+		// or a pane would stay busy and its spinner tick forever.
+		for len(queue) > 0 && len(h.late) > 0 {
+			queue = append(queue, <-h.late)
+		}
 	}
 }
 
