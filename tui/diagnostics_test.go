@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -400,5 +401,30 @@ func TestGoldenDiagnostics(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// The Diagnostics pane in client mode: the report, a repair and its score
+// change all come over the HTTP API.
+func TestDiagnosticsClientMode(t *testing.T) {
+	h := newHarness(t, harnessOpts{width: 120, height: 60, backend: func(svc *core.Service) backend.Backend {
+		srv := httptest.NewServer(core.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+		t.Cleanup(srv.Close)
+		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
+	}})
+	openDiagnostics(h)
+	if !h.pumpUntil(5*time.Second, func() bool { return strings.Contains(h.screen(), "1.000 healthy") }) {
+		t.Fatalf("no report over HTTP:\n%s", h.screen())
+	}
+	before := repairEvents(h)
+	h.press("f")
+	if !h.pumpUntil(10*time.Second, func() bool { return strings.Contains(h.screen(), "✓ check-fts: 0 affected") }) {
+		t.Fatalf("no repair result over HTTP:\n%s", h.screen())
+	}
+	if !h.pumpUntil(5*time.Second, func() bool { return strings.Contains(h.screen(), "health 1.000 → 1.000") }) {
+		t.Fatalf("no score change over HTTP:\n%s", h.screen())
+	}
+	if repairEvents(h)-before != 1 {
+		t.Fatal("the repair was not audited")
 	}
 }
