@@ -36,9 +36,6 @@ const RecommendationsEvery = 5
 var spinInterval = spinner.MiniDot.FPS
 
 type (
-	// tickMsg starts one poll; gen tells a stale tick chain (from before
-	// the pane was hidden) from the live one.
-	tickMsg struct{ gen int }
 	// spinMsg advances the spinner of the repair run it belongs to.
 	spinMsg struct{ run *running }
 	// snapshotMsg carries one poll's results. Parts that could not be
@@ -85,8 +82,7 @@ type Model struct {
 	list keys.List
 
 	width, height int
-	visible       bool
-	gen           int // bumped on SetShown: ticks of an older gen stop
+	poller        pane.Poller // polls every PollInterval while shown
 	polls         int
 	seq           int
 	loading       bool
@@ -108,6 +104,7 @@ type Model struct {
 // New returns the Diagnostics pane.
 func New(ctx *pane.Context) *Model {
 	m := &Model{ctx: ctx, keys: keys.DefaultDiagnostics(), list: keys.DefaultList(), confirm: -1}
+	m.poller.Interval = PollInterval
 	if ctx.Backend != nil {
 		m.actions = ctx.Backend.RepairActions()
 	}
@@ -147,7 +144,7 @@ func (m *Model) Nested() bool { return m.confirm >= 0 }
 
 // Refresh implements pane.Pane: a write anywhere may move the scores.
 func (m *Model) Refresh(backend.Change) tea.Cmd {
-	if !m.visible {
+	if !m.poller.Shown() {
 		return nil
 	}
 	return m.poll(false)
@@ -156,19 +153,11 @@ func (m *Model) Refresh(backend.Change) tea.Cmd {
 // SetShown implements pane.Shown: shown, it reads now and polls every
 // second; hidden, the tick chain stops at its next tick.
 func (m *Model) SetShown(shown bool) tea.Cmd {
-	if shown == m.visible {
-		return nil
-	}
-	m.visible = shown
-	m.gen++
-	if !shown {
-		return nil
-	}
-	return tea.Batch(m.poll(true), m.tick())
+	return m.poller.SetShown(shown, func() tea.Cmd { return m.poll(true) })
 }
 
 // Visible reports whether the pane is polling.
-func (m *Model) Visible() bool { return m.visible }
+func (m *Model) Visible() bool { return m.poller.Shown() }
 
 // ShortHelp implements pane.Pane.
 func (m *Model) ShortHelp() []key.Binding {
@@ -185,11 +174,6 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{m.keys.Yes, m.keys.No, m.keys.Refresh},
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom},
 	}
-}
-
-func (m *Model) tick() tea.Cmd {
-	gen := m.gen
-	return tea.Tick(PollInterval, func(time.Time) tea.Msg { return tickMsg{gen: gen} })
 }
 
 // poll reads the report, latency and errors (and the recommendations when
@@ -270,15 +254,15 @@ func (m *Model) startRepair(i int) tea.Cmd {
 // Update implements pane.Pane.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case tickMsg:
-		if msg.gen != m.gen || !m.visible {
+	case pane.PollTick:
+		if !m.poller.Due(msg) {
 			return nil
 		}
 		var cmd tea.Cmd
 		if !m.loading {
 			cmd = m.poll(false)
 		}
-		return tea.Batch(cmd, m.tick())
+		return tea.Batch(cmd, m.poller.Tick())
 	case spinMsg:
 		if msg.run != m.run {
 			return nil // that run has ended
@@ -356,7 +340,7 @@ func (m *Model) repairDone(msg repairDoneMsg) tea.Cmd {
 	} else {
 		cmds = append(cmds, pane.Notice("repair %s: %d affected", info.Action, msg.Result.Affected))
 	}
-	if m.visible {
+	if m.poller.Shown() {
 		// The recommendations and the error ring move with a repair.
 		cmds = append(cmds, m.poll(true))
 	}

@@ -56,7 +56,6 @@ type (
 		text string
 		err  error
 	}
-	tickMsg struct{ gen int }
 )
 
 // Model is the Jobs pane.
@@ -67,8 +66,7 @@ type Model struct {
 	confirm keys.Confirm
 
 	width, height int
-	shown         bool
-	tickGen       int
+	poll          pane.Poller
 
 	filter  int // index into Filters
 	seq     int
@@ -89,6 +87,7 @@ type Model struct {
 // New returns the Jobs pane.
 func New(ctx *pane.Context) *Model {
 	m := &Model{ctx: ctx, keys: keys.DefaultJobs(), list: keys.DefaultList(), confirm: keys.DefaultConfirm()}
+	m.poll.Interval = RefreshInterval
 	m.vp = viewport.New()
 	m.vp.MouseWheelEnabled = true
 	return m
@@ -121,20 +120,7 @@ func (m *Model) SetSize(w, h int) {
 // SetShown implements pane.Shown: polling starts when the pane shows and
 // stops (at the next tick) when it hides.
 func (m *Model) SetShown(shown bool) tea.Cmd {
-	if shown == m.shown {
-		return nil
-	}
-	m.shown = shown
-	if !shown {
-		return nil
-	}
-	m.tickGen++
-	return tea.Batch(m.load(false), m.tick())
-}
-
-func (m *Model) tick() tea.Cmd {
-	gen := m.tickGen
-	return tea.Tick(RefreshInterval, func(time.Time) tea.Msg { return tickMsg{gen: gen} })
+	return m.poll.SetShown(shown, func() tea.Cmd { return m.load(false) })
 }
 
 // Capturing implements pane.Pane: the confirmation takes every key.
@@ -149,7 +135,7 @@ func (m *Model) Nested() bool { return m.open != nil || m.askRequeue > 0 }
 
 // Refresh implements pane.Pane: a write anywhere may have queued a job.
 func (m *Model) Refresh(backend.Change) tea.Cmd {
-	if !m.shown {
+	if !m.poll.Shown() {
 		return nil
 	}
 	return m.load(false)
@@ -283,11 +269,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return tea.Batch(m.flash.Set(msg.what+": "+msg.err.Error(), true), pane.Fail(msg.what, msg.err))
 		}
 		return tea.Batch(m.flash.Set(msg.text, false), m.load(false))
-	case tickMsg:
-		if msg.gen != m.tickGen || !m.shown {
-			return nil // hidden, or an older tick loop
+	case pane.PollTick:
+		if !m.poll.Due(msg) {
+			return nil // hidden, another pane's, or an older tick loop
 		}
-		return tea.Batch(m.load(false), m.tick())
+		return tea.Batch(m.load(false), m.poll.Tick())
 	case tea.MouseWheelMsg:
 		if m.open != nil {
 			var cmd tea.Cmd

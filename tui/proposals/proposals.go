@@ -85,7 +85,6 @@ type (
 		failed   int
 		firstErr error
 	}
-	tickMsg struct{ gen int }
 )
 
 // target is the current state of a proposal's target memory.
@@ -103,8 +102,7 @@ type Model struct {
 	confirm keys.Confirm
 
 	width, height int
-	shown         bool
-	tickGen       int
+	poll          pane.Poller
 
 	decided bool
 	action  int // index into Actions
@@ -132,6 +130,7 @@ type Model struct {
 func New(ctx *pane.Context) *Model {
 	m := &Model{ctx: ctx, keys: keys.DefaultProposals(), list: keys.DefaultList(), form: keys.DefaultForm(),
 		confirm: keys.DefaultConfirm(), targets: map[string]target{}}
+	m.poll.Interval = RefreshInterval
 	m.input = textinput.New()
 	m.input.CharLimit = 300
 	m.vp = viewport.New()
@@ -164,20 +163,7 @@ func (m *Model) SetSize(w, h int) {
 
 // SetShown implements pane.Shown.
 func (m *Model) SetShown(shown bool) tea.Cmd {
-	if shown == m.shown {
-		return nil
-	}
-	m.shown = shown
-	if !shown {
-		return nil
-	}
-	m.tickGen++
-	return tea.Batch(m.load(false), m.tick())
-}
-
-func (m *Model) tick() tea.Cmd {
-	gen := m.tickGen
-	return tea.Tick(RefreshInterval, func(time.Time) tea.Msg { return tickMsg{gen: gen} })
+	return m.poll.SetShown(shown, func() tea.Cmd { return m.load(false) })
 }
 
 // Capturing implements pane.Pane.
@@ -199,7 +185,7 @@ func (m *Model) Refresh(c backend.Change) tea.Cmd {
 	} else {
 		delete(m.targets, c.MemoryID)
 	}
-	if !m.shown {
+	if !m.poll.Shown() {
 		return nil
 	}
 	return tea.Batch(m.load(false), m.fetchTarget())
@@ -399,11 +385,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return tea.Batch(m.flash.Set(text, true), pane.Fail("approve all", msg.firstErr), m.load(false))
 		}
 		return tea.Batch(m.flash.Set(fmt.Sprintf("approved %d ADD proposals at confidence ≥ %.2f", msg.approved, m.bulkMin), false), m.load(false))
-	case tickMsg:
-		if msg.gen != m.tickGen || !m.shown {
+	case pane.PollTick:
+		if !m.poll.Due(msg) {
 			return nil
 		}
-		return tea.Batch(m.load(false), m.tick())
+		return tea.Batch(m.load(false), m.poll.Tick())
 	case tea.MouseWheelMsg:
 		if m.mode == modeDetail {
 			var cmd tea.Cmd
