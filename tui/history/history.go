@@ -210,32 +210,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case msg.String() == "esc":
 			m.open = nil
-		case key.Matches(msg, m.list.Top):
-			m.vp.GotoTop()
-		case key.Matches(msg, m.list.Bottom):
-			m.vp.GotoBottom()
 		default:
-			var cmd tea.Cmd
-			m.vp, cmd = m.vp.Update(msg)
-			return cmd
+			return pane.ScrollDetail(&m.vp, m.list, msg)
 		}
 		return nil
 	}
 	switch {
 	case key.Matches(msg, m.keys.Filter):
 		return m.input.Focus()
-	case key.Matches(msg, m.list.Up):
-		m.cursor--
-	case key.Matches(msg, m.list.Down):
-		m.cursor++
-	case key.Matches(msg, m.list.PageUp):
-		m.cursor -= m.listHeight()
-	case key.Matches(msg, m.list.PageDown):
-		m.cursor += m.listHeight()
-	case key.Matches(msg, m.list.Top):
-		m.cursor = 0
-	case key.Matches(msg, m.list.Bottom):
-		m.cursor = len(m.entries) - 1
+	case pane.IsMove(m.list, msg):
+		m.cursor, _ = pane.MoveCursor(m.list, msg, m.cursor, len(m.entries), m.listHeight())
 	case key.Matches(msg, m.list.Open):
 		if m.cursor < len(m.entries) {
 			m.open = m.entries[m.cursor]

@@ -438,16 +438,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.approve()
 		case key.Matches(msg, m.keys.Reject) && !m.decided:
 			return m.startReject()
-		case key.Matches(msg, m.list.Top):
-			m.vp.GotoTop()
-		case key.Matches(msg, m.list.Bottom):
-			m.vp.GotoBottom()
-		default:
-			var cmd tea.Cmd
-			m.vp, cmd = m.vp.Update(msg)
-			return cmd
 		}
-		return nil
+		return pane.ScrollDetail(&m.vp, m.list, msg)
 	}
 	switch {
 	case key.Matches(msg, m.keys.Approve) && !m.decided:
@@ -483,18 +475,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.decided = !m.decided
 		m.all, m.visible, m.cursor, m.offset, m.loaded = nil, nil, 0, 0, false
 		return m.load(true)
-	case key.Matches(msg, m.list.Up):
-		m.cursor--
-	case key.Matches(msg, m.list.Down):
-		m.cursor++
-	case key.Matches(msg, m.list.PageUp):
-		m.cursor -= m.listHeight()
-	case key.Matches(msg, m.list.PageDown):
-		m.cursor += m.listHeight()
-	case key.Matches(msg, m.list.Top):
-		m.cursor = 0
-	case key.Matches(msg, m.list.Bottom):
-		m.cursor = len(m.visible) - 1
+	case pane.IsMove(m.list, msg):
+		m.cursor, _ = pane.MoveCursor(m.list, msg, m.cursor, len(m.visible), m.listHeight())
 	case key.Matches(msg, m.list.Open):
 		if p := m.Selected(); p != nil {
 			m.mode, m.detailID = modeDetail, p.ID
