@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"sync"
 	"time"
 
 	"github.com/cairnmem/cairn/core"
@@ -51,42 +49,14 @@ func (w *DocumentWorker) Run(ctx context.Context) error {
 		reap = min(time.Minute, max(w.Svc.Config().PipelineV2.LeaseTimeout.D()/2, time.Second))
 	}
 	log.Info("document worker started", "concurrency", n, "interval", poll)
-	host, _ := os.Hostname()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(reap)
-		defer t.Stop()
-		for {
-			w.reap(ctx, log)
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	for i := range n {
-		owner := fmt.Sprintf("%s/%d/doc-%s-%d", host, os.Getpid(), core.NewID()[:8], i)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.loop(ctx, owner, poll, log)
-		}()
-	}
-	wg.Wait()
+	runPool(ctx, n, "doc-", reap, func() { w.reap(ctx, log) }, func(owner string) { w.loop(ctx, owner, poll, log) })
 	return nil
 }
 
 // reap returns stale leases to the queue and marks failed the documents
 // whose job died on a reaped last attempt.
 func (w *DocumentWorker) reap(ctx context.Context, log *slog.Logger) {
-	if r, d, err := w.Svc.ReapStaleLeases(ctx); err != nil && ctx.Err() == nil {
-		log.Warn("reap stale leases", "err", err)
-	} else if r+d > 0 {
-		log.Info("reaped stale job leases", "returned", r, "dead", d)
-	}
+	reapLeases(ctx, w.Svc, log)
 	if n, err := w.Svc.FailOrphanedDocuments(ctx); err != nil && ctx.Err() == nil {
 		log.Warn("mark orphaned documents failed", "err", err)
 	} else if n > 0 {

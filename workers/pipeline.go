@@ -83,19 +83,27 @@ func (w *PipelineWorker) Run(ctx context.Context) error {
 	if reap <= 0 {
 		reap = min(time.Minute, max(w.Svc.Config().PipelineV2.LeaseTimeout.D()/2, time.Second))
 	}
+	runPool(ctx, n, "", reap, func() { reapLeases(ctx, w.Svc, log) }, func(owner string) {
+		rt.WorkerStarted()
+		defer rt.WorkerStopped()
+		w.loop(ctx, owner, poll, log)
+	})
+	return nil
+}
+
+// runPool runs loop in n goroutines, each with its own lease owner name
+// (host/pid/tag+random-i), beside reap every reapEvery (first at once),
+// until ctx ends and every goroutine has returned.
+func runPool(ctx context.Context, n int, tag string, reapEvery time.Duration, reap func(), loop func(owner string)) {
 	host, _ := os.Hostname()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(reap)
+		t := time.NewTicker(reapEvery)
 		defer t.Stop()
 		for {
-			if r, d, err := w.Svc.ReapStaleLeases(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("reap stale leases", "err", err)
-			} else if r+d > 0 {
-				log.Info("reaped stale job leases", "returned", r, "dead", d)
-			}
+			reap()
 			select {
 			case <-ctx.Done():
 				return
@@ -104,17 +112,23 @@ func (w *PipelineWorker) Run(ctx context.Context) error {
 		}
 	}()
 	for i := range n {
-		owner := fmt.Sprintf("%s/%d/%s-%d", host, os.Getpid(), core.NewID()[:8], i)
+		owner := fmt.Sprintf("%s/%d/%s%s-%d", host, os.Getpid(), tag, core.NewID()[:8], i)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rt.WorkerStarted()
-			defer rt.WorkerStopped()
-			w.loop(ctx, owner, poll, log)
+			loop(owner)
 		}()
 	}
 	wg.Wait()
-	return nil
+}
+
+// reapLeases returns stale leases to the queue and logs what it did.
+func reapLeases(ctx context.Context, svc *core.Service, log *slog.Logger) {
+	if r, d, err := svc.ReapStaleLeases(ctx); err != nil && ctx.Err() == nil {
+		log.Warn("reap stale leases", "err", err)
+	} else if r+d > 0 {
+		log.Info("reaped stale job leases", "returned", r, "dead", d)
+	}
 }
 
 func (w *PipelineWorker) loop(ctx context.Context, owner string, poll time.Duration, log *slog.Logger) {
