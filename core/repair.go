@@ -144,6 +144,13 @@ func (s *Service) Repair(ctx context.Context, action string, actor Actor, opts R
 	return res, nil
 }
 
+// AuditRepair records res in history as actor's (memory_id "system",
+// event "none"), as every repair is; the retention worker records its
+// scheduled sweeps with it.
+func (s *Service) AuditRepair(ctx context.Context, res *RepairResult, actor Actor, reason string) error {
+	return s.auditRepair(ctx, res, actor.normalized(), reason)
+}
+
 func (s *Service) auditRepair(ctx context.Context, res *RepairResult, actor Actor, reason string) error {
 	if reason == "" {
 		reason = "manual repair"

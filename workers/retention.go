@@ -21,6 +21,9 @@ type RetentionWorker struct {
 	OnSweep func(*core.RetentionReport, error)
 }
 
+// RetentionActor is who the scheduled sweeps are recorded as.
+var RetentionActor = core.Actor{Name: "retention-worker", Type: core.ActorDaemon}
+
 // retentionFirstDelay lets startup (spool ingest, index warm-up) finish
 // before the first sweep.
 const retentionFirstDelay = 30 * time.Second
@@ -74,6 +77,13 @@ func (w *RetentionWorker) Run(ctx context.Context) error {
 			log.Info("retention sweep", "graph_links", rep.GraphLinks, "entities", rep.GraphEntities, "relations", rep.GraphRelations,
 				"embeddings", rep.Embeddings, "tombstones", rep.Tombstones, "history", rep.History,
 				"completed_jobs", rep.CompletedJobs, "dead_jobs", rep.DeadJobs, "capped", rep.Capped, "ms", rep.DurationMs)
+			if rep.Total() > 0 {
+				// What the worker purged is in the audit trail, like a repair's.
+				res := &core.RepairResult{Action: core.RepairRetentionSweep, Success: true, Affected: int(rep.Total()), Message: "removed " + rep.String()}
+				if err := w.Svc.AuditRepair(ctx, res, RetentionActor, "scheduled retention sweep"); err != nil && ctx.Err() == nil {
+					log.Warn("retention sweep not audited", "err", err)
+				}
+			}
 		}
 		if w.OnSweep != nil {
 			w.OnSweep(rep, err)

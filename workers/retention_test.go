@@ -84,6 +84,12 @@ func TestRetentionWorkerSweeps(t *testing.T) {
 	if err := db.Reader().QueryRowContext(context.Background(), `SELECT count(*) FROM memories`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("memories left %d, %v", n, err)
 	}
+	// Each sweep that removed something is in the audit trail; empty ones
+	// are not.
+	if err := db.Reader().QueryRowContext(context.Background(), `SELECT count(*) FROM memory_history WHERE memory_id = 'system'
+		AND changed_by = 'retention-worker' AND actor_type = 'daemon' AND json_extract(metadata, '$.repairAction') = 'retention-sweep'`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("audited sweeps = %d, %v; want 2", n, err)
+	}
 }
 
 // A disabled worker returns at once.
