@@ -139,8 +139,8 @@ func (a *app) offerClient(ctx context.Context, theme *themes.Theme, le *storage.
 		Title: "The database is in use by another cairn",
 		Lines: []string{
 			fmt.Sprintf("%s is held by cairn pid %d, serving its API at http://%s.", a.paths.Database, le.Holder.PID, addr),
-			"Only one cairn owns a database. You can use that one from here: search, open,",
-			"add, edit, pin, delete and recover memories, and browse history, over its API.",
+			"Only one cairn owns a database. You can use that one from here, over its API:",
+			"memories, history, the job queue, diagnostics and repairs, and proposals.",
 		},
 		Choices: []tui.Choice{{Key: "c", Label: "connect to it as a client"}, {Key: "q", Label: "quit"}},
 	})
