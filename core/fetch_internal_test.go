@@ -156,3 +156,30 @@ func TestFetchDialGuard(t *testing.T) {
 	}
 	res.Body.Close()
 }
+
+// FuzzValidateFetchURL: any document URL is judged without panicking, and
+// an accepted one is http(s) with a host that is not a literal
+// non-public address or a localhost name.
+func FuzzValidateFetchURL(f *testing.F) {
+	for _, s := range []string{"https://example.com/a", "http://127.0.0.1/", "http://[::1]:80/", "http://localhost./x",
+		"ftp://example.com", "http://", "http://[fe80::1%25en0]/", "http://[64:ff9b::7f00:1]/", "http://100.64.0.1/",
+		"HTTP://EXAMPLE.COM", " https://a.b ", "http://user:pw@10.0.0.1/", "http://2130706433/", "//example.com", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := ValidateFetchURL(raw, false)
+		if err != nil {
+			return
+		}
+		if u.Scheme != "http" && u.Scheme != "https" || u.Hostname() == "" {
+			t.Fatalf("accepted %q: scheme %q host %q", raw, u.Scheme, u.Hostname())
+		}
+		h := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+		if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+			t.Fatalf("accepted a localhost name: %q", raw)
+		}
+		if ip, err := netip.ParseAddr(u.Hostname()); err == nil && blockedReason(ip) != "" {
+			t.Fatalf("accepted a non-public address: %q (%s)", raw, blockedReason(ip))
+		}
+	})
+}
