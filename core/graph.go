@@ -68,7 +68,8 @@ type graphNode struct {
 }
 
 // PersistGraph records the entities and relations of one extraction result
-// and links every entity to memoryID, in one short write transaction.
+// and links every entity to memoryID (none when memoryID is empty), in one
+// short write transaction.
 // Entities whose canonical name is shorter than four characters are
 // skipped (and so are relations touching them).
 func (s *Service) PersistGraph(ctx context.Context, memoryID string, res ExtractionResult) (GraphStats, error) {
@@ -142,6 +143,9 @@ func (s *Service) PersistGraph(ctx context.Context, memoryID string, res Extract
 			st.Entities++
 			if id == newID {
 				st.EntitiesCreated++
+			}
+			if memoryID == "" {
+				continue // no memory to link (a session transcript's entities)
 			}
 			r, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memory_entity_mentions (memory_id, entity_id, mention_text, confidence, created_at)
 				VALUES (?, ?, ?, ?, ?)`, memoryID, id, n.name, n.conf, now)

@@ -424,7 +424,14 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 	if err != nil {
 		return nil, err
 	}
-	s.persistJobGraph(ctx, job, src.ID, ext, res)
+	graphMemory := src.ID
+	if job.JobType == JobSessionExtract {
+		// A session is not a memory: its entities and relations are
+		// recorded, linked to no memory (a link to "session:<key>" would
+		// be purged as an orphan by the next retention sweep).
+		graphMemory = ""
+	}
+	s.persistJobGraph(ctx, job, graphMemory, ext, res)
 	if len(created) > 0 {
 		s.embedAfterWrite(ctx, created...)
 		for _, id := range created {

@@ -41,6 +41,13 @@ func TestSessionExtractJob(t *testing.T) {
 			t.Fatalf("proposal: %+v", p)
 		}
 	}
+	// The transcript's entities are in the graph, linked to no memory.
+	if res.Graph == nil || res.Graph.Entities == 0 || res.Graph.Mentions != 0 {
+		t.Fatalf("graph: %+v", res.Graph)
+	}
+	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id LIKE 'session:%'`); n != 0 {
+		t.Fatalf("%d mentions link a session as if it were a memory", n)
+	}
 	// Approving one writes a memory in the session's project.
 	ap := e.post(t, "/api/proposals/"+res.Proposals[0].ID+"/approve", map[string]any{"reason": "yes"}).want(t, 200)
 	_ = ap
