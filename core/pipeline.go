@@ -432,6 +432,13 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 		graphMemory = ""
 	}
 	s.persistJobGraph(ctx, job, graphMemory, ext, res)
+	if len(created) > 0 && job.JobType == JobSessionExtract {
+		for _, p := range res.Proposals {
+			if p.State == storage.ProposalApplied && p.Action == ActionAdd && p.AppliedMemoryID != "" {
+				s.linkSessionFact(ctx, p.AppliedMemoryID, p.Fact)
+			}
+		}
+	}
 	if len(created) > 0 {
 		s.embedAfterWrite(ctx, created...)
 		for _, id := range created {

@@ -134,3 +134,20 @@ func (s *Service) proposalSource(ctx context.Context, id string) *storage.Memory
 	}
 	return src
 }
+
+// linkSessionFact links a memory written from a session's fact to the
+// entities its text names (the session itself is not a memory, so its
+// graph links go to the facts it produced). Failure is logged, never
+// fatal: the memory is written.
+func (s *Service) linkSessionFact(ctx context.Context, memoryID, content string) {
+	ms := heuristicMentions(content)
+	if len(ms) == 0 || s.MutationsFrozen() {
+		return
+	}
+	if _, err := s.PersistGraph(ctx, memoryID, ExtractionResult{Mentions: ms}); err != nil {
+		s.log.Warn("graph links of a session fact", "memory", memoryID, "err", err)
+	}
+}
+
+// isSessionSource reports whether a proposal's source is a session.
+func isSessionSource(id string) bool { return strings.HasPrefix(id, "session:") }

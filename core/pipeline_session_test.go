@@ -54,6 +54,11 @@ func TestSessionExtractJob(t *testing.T) {
 	if n := e.count(t, `SELECT count(*) FROM memories WHERE source_id = 'session:s-42' AND project = ? AND session_id = 's-42'`, projA); n != 1 {
 		t.Fatalf("approved session fact not stored with its project: %d", n)
 	}
+	// The memory it wrote is linked to the entities its text names.
+	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
+		WHERE m.source_id = 'session:s-42'`); n == 0 {
+		t.Fatal("the approved session fact is linked to no entity")
+	}
 	if j, _ := e.svc.GetJob(ctx, jobID); j.Status != "completed" {
 		t.Fatalf("job %s", j.Status)
 	}
@@ -75,4 +80,25 @@ type failingModel struct{}
 func (failingModel) Name() string { return "broken" }
 func (failingModel) Generate(context.Context, string, core.GenerateOptions) (string, error) {
 	return "", context.DeadlineExceeded
+}
+
+// In controlled-write mode a session's facts are written at once, each
+// linked to the entities it names.
+func TestSessionExtractControlledWrite(t *testing.T) {
+	e := newEnv(t, func(c *core.Config) { c.Embedding.Provider = "none"; c.Pipeline.ShadowMode = false })
+	ctx := context.Background()
+	e.post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-7", "cwd": projA,
+		"transcript": `{"type":"user","message":{"role":"user","content":"We decided to use PostgreSQL for the billing service because it supports row level locking. The deploy pipeline publishes container images to the internal Harbor registry every Tuesday. The on-call rotation for the payments team changes every Monday at noon."}}`}).want(t, 200)
+	job, err := e.svc.LeaseJob(ctx, "w", core.JobSessionExtract)
+	if err != nil || job == nil {
+		t.Fatalf("lease: %v %v", job, err)
+	}
+	res, err := e.svc.ProcessExtractJob(ctx, job, llm.NewHeuristic())
+	if err != nil || res.WriteStats.Added == 0 {
+		t.Fatalf("result: %+v %v", res, err)
+	}
+	if n := e.count(t, `SELECT count(DISTINCT mm.memory_id) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
+		WHERE m.source_id = 'session:s-7'`); n == 0 {
+		t.Fatal("no written session fact is linked to an entity")
+	}
 }

@@ -102,6 +102,9 @@ func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, r
 			return nil, decisionErr(err)
 		}
 		if created != "" {
+			if isSessionSource(p.SourceMemoryID) {
+				s.linkSessionFact(ctx, created, p.Fact)
+			}
 			s.embedAfterWrite(ctx, created)
 			s.events.publish(Event{Kind: EventCreated, MemoryID: created, Actor: actor.Name})
 		}
