@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"time"
 
@@ -35,19 +34,13 @@ func RunDocuments(ctx context.Context, svc *core.Service, log *slog.Logger) erro
 // Run processes jobs until ctx ends.
 func (w *DocumentWorker) Run(ctx context.Context) error {
 	defer w.Svc.WorkerRunning(core.WorkerDocument)()
-	log := w.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
+	log := logOrDiscard(w.Log)
 	n := min(max(w.Concurrency, 1), 8)
 	poll := w.Poll
 	if poll <= 0 {
 		poll = 10 * time.Second
 	}
-	reap := w.ReapEvery
-	if reap <= 0 {
-		reap = min(time.Minute, max(w.Svc.Config().PipelineV2.LeaseTimeout.D()/2, time.Second))
-	}
+	reap := reapInterval(w.ReapEvery, w.Svc)
 	log.Info("document worker started", "concurrency", n, "interval", poll)
 	runPool(ctx, n, "doc-", reap, func() { w.reap(ctx, log) }, func(owner string) { w.loop(ctx, owner, poll, log) })
 	return nil

@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"time"
 
@@ -25,9 +24,7 @@ type MaintenanceWorker struct {
 // returns at once unless maintenance.autonomous_enabled is on and
 // maintenance.autonomous_frozen is off: autonomy is opt-in.
 func RunMaintenance(ctx context.Context, svc *core.Service, log *slog.Logger) error {
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
+	log = logOrDiscard(log)
 	cfg := svc.Config().Maintenance
 	if !cfg.AutonomousEnabled || cfg.AutonomousFrozen {
 		log.Info("maintenance worker not started", "autonomous_enabled", cfg.AutonomousEnabled, "autonomous_frozen", cfg.AutonomousFrozen)
@@ -40,10 +37,7 @@ func RunMaintenance(ctx context.Context, svc *core.Service, log *slog.Logger) er
 // Run runs passes until ctx ends; a failed pass is logged, never fatal.
 func (w *MaintenanceWorker) Run(ctx context.Context) error {
 	defer w.Svc.WorkerRunning(core.WorkerMaintenance)()
-	log := w.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
+	log := logOrDiscard(w.Log)
 	mode := w.Mode
 	if mode == "" {
 		mode = "observe"
@@ -53,16 +47,7 @@ func (w *MaintenanceWorker) Run(ctx context.Context) error {
 		interval = 30 * time.Minute
 	}
 	log.Info("maintenance worker started", "mode", mode, "interval", interval)
-	wait := w.FirstDelay
-	for {
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		case <-t.C:
-		}
-		wait = interval
+	every(ctx, w.FirstDelay, interval, func() bool {
 		run, err := w.Svc.RunMaintenance(ctx, mode, core.MaintenanceActor)
 		if w.OnRun != nil {
 			w.OnRun(run, err)
@@ -74,5 +59,7 @@ func (w *MaintenanceWorker) Run(ctx context.Context) error {
 			log.Info("maintenance pass", "mode", mode, "recommendations", len(run.Recommendations), "executed", len(run.Steps),
 				"before", run.Before.Score, "after", run.After.Score)
 		}
-	}
+		return true
+	})
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -49,9 +48,7 @@ func NewPipelineWorker(svc *core.Service, log *slog.Logger) (*PipelineWorker, er
 // nil (after logging) when the pipeline is disabled or its provider fails
 // to build: the API keeps running and the status says why.
 func RunPipeline(ctx context.Context, svc *core.Service, log *slog.Logger) error {
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
+	log = logOrDiscard(log)
 	if !svc.Config().Pipeline.Enabled {
 		log.Info("pipeline disabled")
 		return nil
@@ -67,10 +64,7 @@ func RunPipeline(ctx context.Context, svc *core.Service, log *slog.Logger) error
 // Run processes jobs until ctx ends.
 func (w *PipelineWorker) Run(ctx context.Context) error {
 	defer w.Svc.WorkerRunning(core.WorkerExtraction)()
-	log := w.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
+	log := logOrDiscard(w.Log)
 	n := min(max(w.Concurrency, 1), 8)
 	poll := w.Poll
 	if poll <= 0 {
@@ -79,10 +73,7 @@ func (w *PipelineWorker) Run(ctx context.Context) error {
 	rt := w.Svc.PipelineRuntime()
 	rt.SetProvider(w.LLM.Name(), true, nil)
 	log.Info("pipeline worker started", "provider", w.LLM.Name(), "mode", w.Svc.PipelineMode(), "concurrency", n)
-	reap := w.ReapEvery
-	if reap <= 0 {
-		reap = min(time.Minute, max(w.Svc.Config().PipelineV2.LeaseTimeout.D()/2, time.Second))
-	}
+	reap := reapInterval(w.ReapEvery, w.Svc)
 	runPool(ctx, n, "", reap, func() { reapLeases(ctx, w.Svc, log) }, func(owner string) {
 		rt.WorkerStarted()
 		defer rt.WorkerStopped()

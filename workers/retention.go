@@ -3,7 +3,6 @@ package workers
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"time"
 
@@ -32,9 +31,7 @@ const retentionFirstDelay = 30 * time.Second
 // returns at once when retention.enabled is false.
 func RunRetention(ctx context.Context, svc *core.Service, log *slog.Logger) error {
 	cfg := svc.Config().Retention
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
+	log = logOrDiscard(log)
 	if !cfg.Enabled {
 		log.Info("retention worker disabled")
 		return nil
@@ -47,28 +44,16 @@ func RunRetention(ctx context.Context, svc *core.Service, log *slog.Logger) erro
 // next interval; it never stops the worker.
 func (w *RetentionWorker) Run(ctx context.Context) error {
 	defer w.Svc.WorkerRunning(core.WorkerRetention)()
-	log := w.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
+	log := logOrDiscard(w.Log)
 	interval := w.Interval
 	if interval <= 0 {
 		interval = 6 * time.Hour
 	}
-	wait := w.FirstDelay
-	for {
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		case <-t.C:
-		}
-		wait = interval
+	every(ctx, w.FirstDelay, interval, func() bool {
 		rep, err := w.Svc.RetentionSweep(ctx)
 		switch {
 		case ctx.Err() != nil:
-			return nil
+			return false
 		case errors.Is(err, &core.Error{Code: core.CodeRepairInProgress}):
 			log.Info("retention sweep skipped: a retention-sweep repair is running")
 		case err != nil:
@@ -88,5 +73,7 @@ func (w *RetentionWorker) Run(ctx context.Context) error {
 		if w.OnSweep != nil {
 			w.OnSweep(rep, err)
 		}
-	}
+		return true
+	})
+	return nil
 }
