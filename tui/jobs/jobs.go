@@ -280,11 +280,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.vp, cmd = m.vp.Update(msg)
 			return cmd
 		}
-		if msg.Button == tea.MouseWheelDown {
-			m.cursor += 3
-		} else if msg.Button == tea.MouseWheelUp {
-			m.cursor -= 3
-		}
+		m.cursor = pane.WheelCursor(msg, m.cursor)
 		m.clamp()
 	case tea.KeyPressMsg:
 		return m.key(msg)

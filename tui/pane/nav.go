@@ -51,3 +51,18 @@ func IsMove(l keys.List, msg tea.KeyPressMsg) bool {
 	_, ok := MoveCursor(l, msg, 0, 0, 0)
 	return ok
 }
+
+// WheelRows is how many rows one wheel notch moves a list.
+const WheelRows = 3
+
+// WheelCursor moves cursor by a wheel notch (down or up; other buttons
+// leave it). The pane clamps the result.
+func WheelCursor(msg tea.MouseWheelMsg, cursor int) int {
+	switch msg.Button {
+	case tea.MouseWheelDown:
+		return cursor + WheelRows
+	case tea.MouseWheelUp:
+		return cursor - WheelRows
+	}
+	return cursor
+}

@@ -364,11 +364,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case tea.MouseWheelMsg:
 		switch m.mode {
 		case modeList:
-			if msg.Button == tea.MouseWheelDown {
-				m.move(3)
-			} else if msg.Button == tea.MouseWheelUp {
-				m.move(-3)
-			}
+			m.move(pane.WheelCursor(msg, 0))
 		case modeDetail:
 			var cmd tea.Cmd
 			m.vp, cmd = m.vp.Update(msg)
