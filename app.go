@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/embedding"
@@ -28,7 +30,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.home, "home", "", "folder for config, data and logs (like CAIRN_HOME)")
 	fs.StringVar(&c.config, "config", "", "config file (default: config.toml in the config folder)")
 	fs.StringVar(&c.db, "db", "", "database file (default: memories.db in the data folder)")
-	fs.StringVar(&c.addr, "addr", "", "API address, host:port (default "+core.DefaultAddr+")")
+	fs.StringVar(&c.addr, "addr", "", "API address, host:port (default "+config.DefaultAddr+")")
 }
 
 // newFlagSet returns a flag set whose -h output goes to stderr and whose
@@ -72,8 +74,8 @@ var errHelp = errors.New("help requested")
 
 // app is a loaded configuration with its paths and logger.
 type app struct {
-	cfg   *core.Config
-	paths core.Paths
+	cfg   *config.Config
+	paths config.Paths
 	log   *slog.Logger
 	close func()
 }
@@ -90,7 +92,7 @@ func loadApp(c *commonFlags) (*app, error) {
 		}
 		overrides["storage.path"] = abs
 	}
-	cfg, paths, err := core.LoadConfig(core.LoadOptions{Home: c.home, ConfigFile: c.config, Overrides: overrides})
+	cfg, paths, err := config.LoadConfig(config.LoadOptions{Home: c.home, ConfigFile: c.config, Overrides: overrides})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/embedding"
@@ -66,7 +68,7 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// The benchmark runs on the default configuration unless a config file
 	// or home folder is named explicitly (never the user's own config by
 	// accident: figures must be reproducible).
-	cfg := core.DefaultConfig()
+	cfg := config.DefaultConfig()
 	if common.config != "" || common.home != "" {
 		a, err := loadApp(common)
 		if err != nil {

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	_ "github.com/ncruces/go-sqlite3/driver" // the test's own read-only connection
@@ -56,7 +58,7 @@ type env struct {
 }
 
 // newEnv opens a fresh store and serves the API over a real HTTP server.
-func newEnv(tb testing.TB, mods ...func(*core.Config)) *env {
+func newEnv(tb testing.TB, mods ...func(*config.Config)) *env {
 	tb.Helper()
 	e := newStoreEnv(tb, mods...)
 	e.srv = httptest.NewServer(e.h)
@@ -67,7 +69,7 @@ func newEnv(tb testing.TB, mods ...func(*core.Config)) *env {
 // newStoreEnv opens a fresh store and builds the API handler without a
 // listener; requests go through httptest.NewRecorder. Fuzz targets use it
 // because it is several times faster per input.
-func newStoreEnv(tb testing.TB, mods ...func(*core.Config)) *env {
+func newStoreEnv(tb testing.TB, mods ...func(*config.Config)) *env {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "memories.db")
 	db, err := storage.Open(context.Background(), storage.Options{Path: path, NoBackup: true})
@@ -83,7 +85,7 @@ func newStoreEnv(tb testing.TB, mods ...func(*core.Config)) *env {
 	}
 	ro.SetMaxOpenConns(1)
 	tb.Cleanup(func() { _ = ro.Close() })
-	cfg := core.DefaultConfig()
+	cfg := config.DefaultConfig()
 	for _, m := range mods {
 		m(&cfg)
 	}

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cairnmem/cairn/core/config"
 )
 
 // Auth modes (auth.mode).
@@ -154,7 +156,7 @@ func NewClaims(role string, scope TokenScope, ttl time.Duration, now time.Time) 
 
 // AuthSecretPath is where the signing secret lives: auth.secret_file, or
 // auth-secret in dataDir.
-func AuthSecretPath(cfg AuthConfig, dataDir string) string {
+func AuthSecretPath(cfg config.AuthConfig, dataDir string) string {
 	if cfg.SecretFile != "" {
 		return cfg.SecretFile
 	}
@@ -238,7 +240,7 @@ type rateWindow struct {
 
 func newAuthGate(a *API) *authGate { return &authGate{a: a, windows: map[string]*rateWindow{}} }
 
-func (g *authGate) cfg() AuthConfig { return g.a.svc.cfg.Auth }
+func (g *authGate) cfg() config.AuthConfig { return g.a.svc.cfg.Auth }
 
 func (g *authGate) now() time.Time { return g.a.svc.now() }
 

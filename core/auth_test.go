@@ -9,11 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 )
 
-func authMode(mode string) func(*core.Config) {
-	return func(c *core.Config) { c.Auth.Mode = mode }
+func authMode(mode string) func(*config.Config) {
+	return func(c *config.Config) { c.Auth.Mode = mode }
 }
 
 // secret returns the env's signing secret (created on first use).
@@ -143,7 +145,7 @@ func TestAuthTeamMode(t *testing.T) {
 }
 
 func TestAuthPermissionMatrix(t *testing.T) {
-	e := newStoreEnv(t, authMode("team"), func(c *core.Config) { c.Auth.RateAdmin = 1000 })
+	e := newStoreEnv(t, authMode("team"), func(c *config.Config) { c.Auth.RateAdmin = 1000 })
 	id := e.mustIDAs(t, "matrix memory")
 	routes := []struct {
 		perm, method, path string
@@ -234,7 +236,7 @@ func TestAuthScope(t *testing.T) {
 }
 
 func TestAuthRateLimit(t *testing.T) {
-	e := newStoreEnv(t, authMode("team"), func(c *core.Config) { c.Auth.RateForget = 2 })
+	e := newStoreEnv(t, authMode("team"), func(c *config.Config) { c.Auth.RateForget = 2 })
 	tok := bearer(e.token(t, "agent", ""))
 	for range 2 {
 		if r := e.do(t, "DELETE", "/api/memory/nope", nil, tok); r.Status == 429 {

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -21,7 +23,7 @@ func benchService(b *testing.B) *Service {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	return NewService(db, DefaultConfig(), ServiceOptions{})
+	return NewService(db, config.DefaultConfig(), ServiceOptions{})
 }
 
 var benchSeq atomic.Int64

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -88,7 +90,7 @@ func benchService(b *testing.B, embedded bool) *core.Service {
 	if embedded {
 		opts.Embedder = fixedEmbedder{}
 	}
-	return core.NewService(v.(*storage.DB), core.DefaultConfig(), opts)
+	return core.NewService(v.(*storage.DB), config.DefaultConfig(), opts)
 }
 
 // BenchmarkDiagnostics is one uncached report over 100k memories with 30%

@@ -12,13 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
-func noPipeline(c *core.Config) { c.Pipeline.Enabled = false; c.Embedding.Provider = "none" }
+func noPipeline(c *config.Config) { c.Pipeline.Enabled = false; c.Embedding.Provider = "none" }
 
 func diag(t *testing.T, svc *core.Service) *core.DiagnosticsReport {
 	t.Helper()
@@ -227,7 +229,7 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	clock := &testClock{t: clockStart}
-	cfg := core.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.Pipeline.Enabled = false
 	svc := core.NewService(db, cfg, core.ServiceOptions{Now: clock.Now, Embedder: fixedEmbedder{}})
 	for i := range 8 {
@@ -328,7 +330,7 @@ func (silentLLM) Name() string { return "silent/test" }
 
 func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *core.Config) { c.Embedding.Provider = "none" })
+	e := newEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
 	w := &workers.PipelineWorker{Svc: e.svc, LLM: silentLLM{}}
 	ctx := context.Background()
 	step := func() {

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/workers"
 )
@@ -40,7 +42,7 @@ func runDocJobs(tb testing.TB, e *env) {
 	tb.Fatal("document jobs never ran out")
 }
 
-func allowPrivate(c *core.Config) { c.Documents.AllowPrivateFetch = true }
+func allowPrivate(c *config.Config) { c.Documents.AllowPrivateFetch = true }
 
 func createDoc(tb testing.TB, e *env, body map[string]any) string {
 	tb.Helper()
@@ -215,7 +217,7 @@ func TestDocumentBadInputNamesTheField(t *testing.T) {
 	e.do(t, "DELETE", "/api/documents/"+id, nil, nil).wantInvalid(t, "reason", "reason is required")
 	e.do(t, "DELETE", "/api/documents/"+id, map[string]any{"reason": 1}, nil).wantInvalid(t, "reason", "reason must be a string")
 	// Too large: the content limit, in bytes.
-	small := newEnv(t, func(c *core.Config) { c.Documents.MaxContentBytes = 1024 })
+	small := newEnv(t, func(c *config.Config) { c.Documents.MaxContentBytes = 1024 })
 	small.post(t, "/api/documents", map[string]any{"source_type": "text", "content": strings.Repeat("a", 1025)}).wantErr(t, 413, core.CodeTooLarge)
 }
 
@@ -303,7 +305,7 @@ func lyingServer(t *testing.T, size int) string {
 func TestDocumentURLFailures(t *testing.T) {
 	t.Parallel()
 	const max = 8 << 10
-	e := newEnv(t, allowPrivate, func(c *core.Config) { c.Documents.MaxContentBytes = max })
+	e := newEnv(t, allowPrivate, func(c *config.Config) { c.Documents.MaxContentBytes = max })
 	srv := page(t, map[string]http.HandlerFunc{
 		"/a": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/b", http.StatusFound) },
 		"/b": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/a", http.StatusFound) },
@@ -486,7 +488,7 @@ func TestDocumentSharedChunkSurvivesOneDelete(t *testing.T) {
 // is written twice.
 func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *core.Config) { c.Documents.ChunkSize, c.Documents.ChunkOverlap = 200, 20 })
+	e := newEnv(t, func(c *config.Config) { c.Documents.ChunkSize, c.Documents.ChunkOverlap = 200, 20 })
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": docText(16000, "gamma")})
 	ctx := context.Background()
 	job, err := e.svc.LeaseJob(ctx, "crashing-worker", core.JobDocumentIngest)

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 )
 
-func noEmbed(c *core.Config) { c.Embedding.Provider = "none" }
+func noEmbed(c *config.Config) { c.Embedding.Provider = "none" }
 
 func persist(t *testing.T, e *env, memID string, res core.ExtractionResult) core.GraphStats {
 	t.Helper()

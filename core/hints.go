@@ -8,13 +8,6 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// HintsConfig turns on prospective indexing (seed 003): each memory gets a
-// few hypothetical questions it answers, searched beside its content.
-type HintsConfig struct {
-	Enabled bool `toml:"enabled"`
-	Max     int  `toml:"max" range:"1,20"`
-}
-
 // synonyms expands words a memory uses into words a later question may use
 // instead. Kept small and about the things agents remember; an LLM provider
 // writes better hints when one is configured.

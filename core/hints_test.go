@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -28,7 +30,7 @@ func TestHeuristicHints(t *testing.T) {
 
 func TestHintsLiftKeywordRecallByMax(t *testing.T) {
 	ctx := context.Background()
-	cfg := core.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.Hints.Enabled = true
 	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "h.db"), NoBackup: true})
 	if err != nil {

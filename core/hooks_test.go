@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 )
 
@@ -45,7 +47,7 @@ func TestHookSessionStartScopeBudgetPinnedIdentity(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("Use tabs. "+strings.Repeat("agent rule ", 3000)), 0o600)
 	os.WriteFile(filepath.Join(dir, "USER.md"), []byte("The user is Ada."), 0o600)
-	e := newEnv(t, func(c *core.Config) { c.Hooks.IdentityDir = dir })
+	e := newEnv(t, func(c *config.Config) { c.Hooks.IdentityDir = dir })
 
 	pinnedOld := e.mem(t, "alpha pinned rule: never force-push main", map[string]any{"project": projA, "pinned": true})
 	e.clock.Advance(400 * 24 * 3600e9) // far older than the newest-N window would keep
@@ -88,7 +90,7 @@ func TestHookSessionStartScopeBudgetPinnedIdentity(t *testing.T) {
 	}
 
 	// A smaller cap is honoured whatever the identity files hold.
-	e2 := newEnv(t, func(c *core.Config) { c.Hooks.IdentityDir = dir; c.Hooks.MaxInjectChars = 1000 })
+	e2 := newEnv(t, func(c *config.Config) { c.Hooks.IdentityDir = dir; c.Hooks.MaxInjectChars = 1000 })
 	e2.mem(t, "alpha one", map[string]any{"project": projA})
 	inj := e2.post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "project": projA}).want(t, 200).str("inject")
 	if n := len([]rune(inj)); n > 1000 || !strings.Contains(inj, "alpha one") {
@@ -148,7 +150,7 @@ func TestHookUserPromptScopeGateBudgetDedup(t *testing.T) {
 		gate   float64
 		inject bool
 	}{{0.6, false}, {0.4, true}} {
-		g := newEnv(t, func(c *core.Config) { c.Hooks.PromptMinScore = tc.gate })
+		g := newEnv(t, func(c *config.Config) { c.Hooks.PromptMinScore = tc.gate })
 		g.mem(t, "deploys go through the blue green pipeline", map[string]any{"project": projA, "importance": 0.1})
 		r = g.post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "project": projA,
 			"userMessage": "deploys pipeline kubernetes helm"}).want(t, 200)

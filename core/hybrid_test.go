@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
@@ -60,7 +62,7 @@ func hybridService(t *testing.T, emb core.Embedder) *core.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return core.NewService(db, core.DefaultConfig(), core.ServiceOptions{Embedder: emb})
+	return core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: emb})
 }
 
 func remember(t *testing.T, svc *core.Service, content, project string) string {

@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 )
 
-func autonomous(c *core.Config) {
+func autonomous(c *config.Config) {
 	noPipeline(c)
 	c.Maintenance.AutonomousEnabled = true
 }

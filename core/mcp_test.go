@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,7 +26,7 @@ func mcpService(t *testing.T) *core.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return core.NewService(db, core.DefaultConfig(), core.ServiceOptions{})
+	return core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
 }
 
 // mcpSession connects an SDK client named "test-agent" to NewMCPServer

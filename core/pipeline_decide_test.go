@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/llm"
@@ -74,9 +76,9 @@ const (
 
 // decideEnv stores the target memory (its own extract job retired) and a
 // source memory whose extraction yields newFact; it returns the target id.
-func decideEnv(t *testing.T, mods ...func(*core.Config)) (*env, string) {
+func decideEnv(t *testing.T, mods ...func(*config.Config)) (*env, string) {
 	t.Helper()
-	e := newEnv(t, append([]func(*core.Config){func(c *core.Config) { c.Embedding.Provider = "none" }}, mods...)...)
+	e := newEnv(t, append([]func(*config.Config){func(c *config.Config) { c.Embedding.Provider = "none" }}, mods...)...)
 	target := e.mustID(t, oldFact)
 	if err := e.db.WriteTx(context.Background(), func(tx *storage.Tx) error {
 		_, err := tx.ExecContext(context.Background(), `UPDATE memory_jobs SET status = 'completed' WHERE memory_id = ?`, target)
@@ -141,7 +143,7 @@ func TestDecisionWithAHallucinatedTargetIsDropped(t *testing.T) {
 }
 
 func TestPinnedTargetIsNeverChanged(t *testing.T) {
-	e, target := decideEnv(t, func(c *core.Config) {
+	e, target := decideEnv(t, func(c *config.Config) {
 		c.Pipeline.ShadowMode = false
 		c.PipelineV2.AllowUpdateDelete = true
 		c.PipelineV2.SemanticContradiction = false
@@ -163,7 +165,7 @@ func TestPinnedTargetIsNeverChanged(t *testing.T) {
 }
 
 func TestApprovingAStaleUpdateFails(t *testing.T) {
-	e, target := decideEnv(t, func(c *core.Config) { c.PipelineV2.SemanticContradiction = false })
+	e, target := decideEnv(t, func(c *config.Config) { c.PipelineV2.SemanticContradiction = false })
 	m := &scriptedModel{extract: extractAnswer(newFact), decide: updateTo(target)}
 	res := runScripted(t, e, m.serve(t))
 	if len(res.Proposals) != 1 || res.Proposals[0].Action != "update" || !res.Proposals[0].Shadow {
@@ -187,10 +189,10 @@ func TestApprovingAStaleUpdateFails(t *testing.T) {
 }
 
 func TestSemanticContradictionFlagsReview(t *testing.T) {
-	controlled := func(c *core.Config) {
+	controlled := func(c *config.Config) {
 		c.Pipeline.ShadowMode = false
 		c.PipelineV2.AllowUpdateDelete = true
-		c.PipelineV2.SemanticContradictionTimeout = core.Duration(300 * time.Millisecond)
+		c.PipelineV2.SemanticContradictionTimeout = config.Duration(300 * time.Millisecond)
 	}
 	if risk, why := core.DetectContradiction(newFact, oldFact); risk {
 		t.Fatalf("the syntactic detector already flags these (%s); the test needs a pair it misses", why)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/llm"
@@ -24,7 +26,7 @@ func runOneJob(t *testing.T, e *env) *core.ExtractJobResult {
 }
 
 func TestPipelineShadowApproveReject(t *testing.T) {
-	e := newEnv(t, func(c *core.Config) { c.Embedding.Provider = "none" })
+	e := newEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
 	src := e.mustID(t, "We decided to use PostgreSQL for the billing service because it supports row level locking. The team prefers Go for all new backend services going forward.")
 	res := runOneJob(t, e)
 	if res.WriteMode != "shadow" || res.FactCount < 2 || len(res.Proposals) < 2 {
@@ -79,7 +81,7 @@ func TestPipelineShadowApproveReject(t *testing.T) {
 }
 
 func TestPipelineControlledWriteDedupAndLowConfidence(t *testing.T) {
-	e := newEnv(t, func(c *core.Config) {
+	e := newEnv(t, func(c *config.Config) {
 		c.Embedding.Provider = "none"
 		c.Pipeline.ShadowMode = false
 		c.PipelineV2.MinFactConfidenceForWrite = 0.0
@@ -102,7 +104,7 @@ func TestPipelineControlledWriteDedupAndLowConfidence(t *testing.T) {
 }
 
 func TestPipelineLowConfidenceSkipped(t *testing.T) {
-	e := newEnv(t, func(c *core.Config) {
+	e := newEnv(t, func(c *config.Config) {
 		c.Embedding.Provider = "none"
 		c.Pipeline.ShadowMode = false
 		c.PipelineV2.MinFactConfidenceForWrite = 1.0

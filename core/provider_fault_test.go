@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/embedding"
@@ -53,9 +55,9 @@ func openAIServer(t *testing.T, dim int, delay time.Duration) *httptest.Server {
 
 func providerService(t *testing.T, base string, dims int, timeout time.Duration) *core.Service {
 	t.Helper()
-	cfg := core.DefaultConfig()
-	cfg.Embedding = core.EmbeddingConfig{Provider: "openai", BaseURL: base, Model: "test-embed", Dimensions: dims,
-		Timeout: core.Duration(timeout), BatchSize: 16, TrackerInterval: core.Duration(time.Second), TrackerBatch: 8}
+	cfg := config.DefaultConfig()
+	cfg.Embedding = config.EmbeddingConfig{Provider: "openai", BaseURL: base, Model: "test-embed", Dimensions: dims,
+		Timeout: config.Duration(timeout), BatchSize: 16, TrackerInterval: config.Duration(time.Second), TrackerBatch: 8}
 	emb, err := embedding.New(cfg.Embedding)
 	if err != nil {
 		t.Fatal(err)

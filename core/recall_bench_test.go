@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
@@ -66,7 +68,7 @@ func recallStore(b *testing.B, n int) *core.Service {
 				Content: fmt.Sprintf("%s(note %d)", words, i), Importance: 0.8, Confidence: 1,
 				Project: []string{"atlas", "zephyr", "orion"}[i%3], Type: "fact"}}
 		}
-		svc := core.NewService(db, core.DefaultConfig(), core.ServiceOptions{Embedder: builtin(b)})
+		svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: builtin(b)})
 		if _, err := svc.Import(ctx, lines, core.Actor{Name: "bench"}); err != nil {
 			b.Fatal(err)
 		}
@@ -175,14 +177,14 @@ func BenchmarkBackgroundEmbedding(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		svc := core.NewService(db, core.DefaultConfig(), core.ServiceOptions{})
+		svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
 		lines := make([]core.ImportLine, n)
 		for i := range lines {
 			lines[i] = core.ImportLine{Line: i + 1, Memory: core.Memory{Content: fmt.Sprintf("%s %s and %s, note %d",
 				benchWords[i%40], benchWords[(i*7)%40], benchWords[(i*13)%40], i), Importance: 0.5, Confidence: 1}}
 		}
 		svc.Import(ctx, lines, core.Actor{})
-		svc = core.NewService(db, core.DefaultConfig(), core.ServiceOptions{Embedder: builtin(b)})
+		svc = core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: builtin(b)})
 		b.StartTimer()
 		if err := svc.EmbedPending(ctx, nil); err != nil {
 			b.Fatal(err)

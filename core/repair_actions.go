@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -121,7 +123,7 @@ func abs(n int) int {
 func (s *Service) RetentionPreview(ctx context.Context) (*RetentionReport, error) {
 	cfg := s.cfg.Retention
 	now := s.now()
-	cut := func(d Duration) string { return storage.FormatTime(now.Add(-d.D())) }
+	cut := func(d config.Duration) string { return storage.FormatTime(now.Add(-d.D())) }
 	rep := &RetentionReport{}
 	r := s.db.Reader()
 	queries := []struct {

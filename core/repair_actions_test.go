@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -63,7 +65,7 @@ func (h *hashEmbedder) Model() string   { return h.model }
 func (h *hashEmbedder) Dimensions() int { return h.dim }
 
 // withEmbedder rebuilds e's service over the same store with emb.
-func (e *env) withEmbedder(emb core.Embedder, mods ...func(*core.Config)) {
+func (e *env) withEmbedder(emb core.Embedder, mods ...func(*config.Config)) {
 	cfg := e.svc.Config()
 	for _, m := range mods {
 		m(&cfg)
@@ -372,7 +374,7 @@ func TestRepairGate(t *testing.T) {
 		repair(t, e, core.RepairRequeueDead, operator, core.RepairOptions{})
 	})
 	t.Run("frozen", func(t *testing.T) {
-		e := newStoreEnv(t, noEmbed, func(c *core.Config) {
+		e := newStoreEnv(t, noEmbed, func(c *config.Config) {
 			c.Maintenance.AutonomousEnabled, c.Maintenance.AutonomousFrozen = true, true
 		})
 		_, err := e.svc.Repair(ctx, core.RepairCheckFTS, agent, core.RepairOptions{})
@@ -384,7 +386,7 @@ func TestRepairGate(t *testing.T) {
 		}
 	})
 	t.Run("cooldown", func(t *testing.T) {
-		e := newStoreEnv(t, noEmbed, func(c *core.Config) { c.Maintenance.AutonomousEnabled = true })
+		e := newStoreEnv(t, noEmbed, func(c *config.Config) { c.Maintenance.AutonomousEnabled = true })
 		repair(t, e, core.RepairRequeueDead, agent, core.RepairOptions{})
 		e.clock.Advance(15 * time.Second)
 		_, err := e.svc.Repair(ctx, core.RepairRequeueDead, agent, core.RepairOptions{})
@@ -403,7 +405,7 @@ func TestRepairGate(t *testing.T) {
 		repair(t, e, core.RepairRequeueDead, agent, core.RepairOptions{})
 	})
 	t.Run("budget", func(t *testing.T) {
-		e := newStoreEnv(t, noEmbed, func(c *core.Config) {
+		e := newStoreEnv(t, noEmbed, func(c *config.Config) {
 			c.Maintenance.AutonomousEnabled = true
 			c.Maintenance.DedupCooldown = 0
 			c.Maintenance.DedupHourlyBudget = 3
@@ -491,7 +493,7 @@ func TestRepairSingleFlight(t *testing.T) {
 }
 
 func TestRepairRetentionSweepAction(t *testing.T) {
-	e := newStoreEnv(t, noEmbed, func(c *core.Config) { c.Maintenance.AutonomousEnabled = true })
+	e := newStoreEnv(t, noEmbed, func(c *config.Config) { c.Maintenance.AutonomousEnabled = true })
 	forget(t, e, e.mustID(t, "An old note that nobody needs."))
 	e.mustID(t, "A note that stays.")
 	e.clock.Advance(31 * day)

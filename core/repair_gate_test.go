@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -19,7 +21,7 @@ func TestRetentionSharesRepairFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	cfg := DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.Maintenance.AutonomousEnabled = true
 	s := NewService(db, cfg, ServiceOptions{})
 	release, err := s.repair.acquire(RepairRetentionSweep)

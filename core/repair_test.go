@@ -4,12 +4,14 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 )
 
 func TestRepairRequeueDeadAudited(t *testing.T) {
-	e := newEnv(t, func(c *core.Config) { c.Embedding.Provider = "none" })
+	e := newEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
 	ctx := context.Background()
 	e.mustID(t, "The billing service runs on PostgreSQL with row level locking enabled.")
 	e.mustID(t, "The deploy pipeline publishes container images to the internal registry.")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -81,7 +83,7 @@ func (s *Service) retentionSweep(ctx context.Context, batch int) (*RetentionRepo
 	}
 	start := time.Now()
 	now := s.now()
-	cut := func(d Duration) string { return storage.FormatTime(now.Add(-d.D())) }
+	cut := func(d config.Duration) string { return storage.FormatTime(now.Add(-d.D())) }
 	tombCut := cut(cfg.TombstoneWindow)
 	rep := &RetentionReport{}
 

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -170,7 +172,7 @@ func TestRetentionSweepWindowsAndOrder(t *testing.T) {
 }
 
 func TestRetentionSweepBatchesAndCap(t *testing.T) {
-	e := newStoreEnv(t, noEmbed, func(c *core.Config) { c.Retention.BatchSize = 2; c.Retention.MaxBatches = 2 })
+	e := newStoreEnv(t, noEmbed, func(c *config.Config) { c.Retention.BatchSize = 2; c.Retention.MaxBatches = 2 })
 	for _, s := range []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"} {
 		forget(t, e, e.mustID(t, "The "+s+" service handles one part of the billing flow."))
 	}
@@ -190,21 +192,21 @@ func TestRetentionSweepBatchesAndCap(t *testing.T) {
 }
 
 func TestRetentionWindowNotShorterThanRecover(t *testing.T) {
-	cfg := core.DefaultConfig()
-	cfg.Retention.TombstoneWindow = core.Duration(7 * day)
+	cfg := config.DefaultConfig()
+	cfg.Retention.TombstoneWindow = config.Duration(7 * day)
 	err := cfg.Validate()
-	var ce *core.ConfigError
+	var ce *config.ConfigError
 	if !errors.As(err, &ce) || ce.Key != "retention.tombstone_window" {
 		t.Fatalf("Validate = %v, want a retention.tombstone_window error", err)
 	}
-	cfg = core.DefaultConfig()
+	cfg = config.DefaultConfig()
 	if err := cfg.Set("retention.batch_size", "0"); err != nil {
 		t.Fatal(err)
 	}
 	if err := cfg.Validate(); !errors.As(err, &ce) || ce.Key != "retention.batch_size" {
 		t.Fatalf("batch_size 0 accepted: %v", err)
 	}
-	cfg = core.DefaultConfig()
+	cfg = config.DefaultConfig()
 	if err := cfg.Set("maintenance.mode", "yolo"); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/storage"
 	"github.com/google/uuid"
 )
@@ -17,7 +19,7 @@ import (
 type Service struct {
 	embedder Embedder
 	db       *storage.DB
-	cfg      Config
+	cfg      config.Config
 	now      func() time.Time
 	log      *slog.Logger
 	frozen   atomic.Bool
@@ -45,7 +47,7 @@ type ServiceOptions struct {
 }
 
 // NewService returns a Service over db configured by cfg.
-func NewService(db *storage.DB, cfg Config, opts ServiceOptions) *Service {
+func NewService(db *storage.DB, cfg config.Config, opts ServiceOptions) *Service {
 	s := &Service{db: db, cfg: cfg, now: opts.Now, log: opts.Logger, embedder: opts.Embedder}
 	if s.now == nil {
 		s.now = time.Now
@@ -59,7 +61,7 @@ func NewService(db *storage.DB, cfg Config, opts ServiceOptions) *Service {
 }
 
 // Config returns the configuration the service runs with.
-func (s *Service) Config() Config { return s.cfg }
+func (s *Service) Config() config.Config { return s.cfg }
 
 // DB returns the underlying store.
 func (s *Service) DB() *storage.DB { return s.db }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
@@ -49,7 +51,7 @@ func benchService(b *testing.B) *core.Service {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	svc := core.NewService(db, core.DefaultConfig(), core.ServiceOptions{})
+	svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
 	if os.IsNotExist(statErr) {
 		generate(b, svc)
 	}

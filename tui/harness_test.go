@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
@@ -53,7 +55,7 @@ func openService(t testing.TB, dir string) (*core.Service, *storage.DB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	cfg := core.DefaultConfig()
+	cfg := config.DefaultConfig()
 	svc := core.NewService(db, cfg, core.ServiceOptions{Now: func() time.Time { return fixedNow }})
 	return svc, db
 }

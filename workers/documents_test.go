@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
@@ -16,9 +18,9 @@ import (
 func TestDocumentWorkerRunsWithPipelineDisabled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg := core.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.Pipeline.Enabled = false
-	cfg.Documents.WorkerInterval = core.Duration(10 * time.Millisecond)
+	cfg.Documents.WorkerInterval = config.Duration(10 * time.Millisecond)
 	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "t.db"), NoBackup: true})
 	if err != nil {
 		t.Fatal(err)

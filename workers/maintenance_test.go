@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
@@ -14,7 +16,7 @@ import (
 // stops with its context; RunMaintenance does not start it unless autonomy
 // is enabled and not frozen.
 func TestMaintenanceWorker(t *testing.T) {
-	svc := pipelineService(t, func(c *core.Config) {
+	svc := pipelineService(t, func(c *config.Config) {
 		c.Pipeline.Enabled = false
 		c.Maintenance.AutonomousEnabled = true
 	})
@@ -51,7 +53,7 @@ func TestMaintenanceWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	frozen := pipelineService(t, func(c *core.Config) {
+	frozen := pipelineService(t, func(c *config.Config) {
 		c.Maintenance.AutonomousEnabled = true
 		c.Maintenance.AutonomousFrozen = true
 	})

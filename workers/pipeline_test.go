@@ -9,15 +9,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
-func pipelineService(tb testing.TB, mods ...func(*core.Config)) *core.Service {
+func pipelineService(tb testing.TB, mods ...func(*config.Config)) *core.Service {
 	tb.Helper()
-	cfg := core.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.Embedding.Provider = "none"
 	for _, m := range mods {
 		m(&cfg)
@@ -126,7 +128,7 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 // A provider that always fails: jobs retry with backoff and go dead after
 // max_attempts; the memory is marked failed and the error is recorded.
 func TestPipelineWorkerDeadLetters(t *testing.T) {
-	svc := pipelineService(t, func(c *core.Config) { c.PipelineV2.MaxAttempts = 2 })
+	svc := pipelineService(t, func(c *config.Config) { c.PipelineV2.MaxAttempts = 2 })
 	rememberN(t, svc, 1)
 	w := &workers.PipelineWorker{Svc: svc, LLM: failingLLM{}, Concurrency: 1}
 	ctx := context.Background()
@@ -180,7 +182,7 @@ func BenchmarkPipelineHeuristic(b *testing.B) {
 // BenchmarkQueueOverhead is the queue's own cost per job: enqueue, lease
 // (with the fairness pick) and complete, with no work in between.
 func BenchmarkQueueOverhead(b *testing.B) {
-	svc := pipelineService(b, func(c *core.Config) { c.Pipeline.Enabled = false })
+	svc := pipelineService(b, func(c *config.Config) { c.Pipeline.Enabled = false })
 	ctx := context.Background()
 	for i := range 1000 { // a queue with history, as in use
 		if _, err := svc.EnqueueJob(ctx, fmt.Sprintf("old-%d", i), "extract", ""); err != nil {

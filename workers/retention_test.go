@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
@@ -25,7 +27,7 @@ func TestRetentionWorkerSweeps(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	cfg := core.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.Embedding.Provider = "none"
 	svc := core.NewService(db, cfg, core.ServiceOptions{Now: clock})
 	var ids []string
@@ -99,7 +101,7 @@ func TestRetentionDisabled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	cfg := core.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.Retention.Enabled = false
 	if err := workers.RunRetention(context.Background(), core.NewService(db, cfg, core.ServiceOptions{}), nil); err != nil {
 		t.Fatal(err)

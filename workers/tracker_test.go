@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
@@ -20,7 +22,7 @@ import (
 func TestEmbeddingTrackerCatchesUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg := core.DefaultConfig()
+	cfg := config.DefaultConfig()
 	emb, err := embedding.New(cfg.Embedding)
 	if err != nil {
 		t.Fatal(err)

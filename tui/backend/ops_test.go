@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
@@ -23,7 +25,7 @@ func opsBackends(t *testing.T) (*core.Service, map[string]backend.Backend) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	svc := core.NewService(db, core.DefaultConfig(), core.ServiceOptions{})
+	svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
 	srv := httptest.NewServer(core.NewAPI(svc, "test", "127.0.0.1:0").Handler())
 	t.Cleanup(srv.Close)
 	return svc, map[string]backend.Backend{

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
 )
 
@@ -39,17 +40,17 @@ func loadUselite() (textEmbedder, error) {
 
 // NewBuiltin returns the built-in provider. cfg.Model must be empty or
 // uselite.ModelName; cfg.Dimensions must be 0 or uselite.Dimensions.
-func NewBuiltin(cfg core.EmbeddingConfig) (*Builtin, error) {
+func NewBuiltin(cfg config.EmbeddingConfig) (*Builtin, error) {
 	c, err := commonSettings(cfg, builtinModelName)
 	if err != nil {
 		return nil, err
 	}
 	if !strings.EqualFold(c.model, builtinModelName) {
-		return nil, &core.ConfigError{Key: "embedding.model", Value: fmt.Sprintf("%q", cfg.Model),
+		return nil, &config.ConfigError{Key: "embedding.model", Value: fmt.Sprintf("%q", cfg.Model),
 			Reason: fmt.Sprintf("the builtin provider has one model, %s; leave it empty or pick provider ollama or openai", builtinModelName)}
 	}
 	if c.dimensions != 0 && c.dimensions != uselite.Dimensions {
-		return nil, &core.ConfigError{Key: "embedding.dimensions", Value: fmt.Sprint(c.dimensions),
+		return nil, &config.ConfigError{Key: "embedding.dimensions", Value: fmt.Sprint(c.dimensions),
 			Reason: fmt.Sprintf("the builtin model answers %d dimensions; leave it 0 or set %d", uselite.Dimensions, uselite.Dimensions)}
 	}
 	return newBuiltin(c.batchSize, loadUselite), nil

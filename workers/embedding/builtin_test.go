@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
 )
 
@@ -175,7 +176,7 @@ func TestBuiltinLoadError(t *testing.T) {
 }
 
 func TestNewBuiltinIsLazy(t *testing.T) {
-	e, err := New(core.EmbeddingConfig{Provider: "builtin", BatchSize: 4})
+	e, err := New(config.EmbeddingConfig{Provider: "builtin", BatchSize: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
 )
@@ -55,7 +57,7 @@ type Warmer interface {
 // New returns the embedder named by cfg.Provider, with the defaults applied
 // and cfg validated. It returns nil, nil for provider "none". An empty
 // provider means "builtin". Nothing is loaded or contacted here.
-func New(cfg core.EmbeddingConfig) (core.Embedder, error) {
+func New(cfg config.EmbeddingConfig) (core.Embedder, error) {
 	switch p := strings.ToLower(strings.TrimSpace(cfg.Provider)); p {
 	case "", "builtin":
 		return NewBuiltin(cfg)
@@ -66,7 +68,7 @@ func New(cfg core.EmbeddingConfig) (core.Embedder, error) {
 	case "none":
 		return nil, nil
 	default:
-		return nil, &core.ConfigError{Key: "embedding.provider", Value: fmt.Sprintf("%q", cfg.Provider),
+		return nil, &config.ConfigError{Key: "embedding.provider", Value: fmt.Sprintf("%q", cfg.Provider),
 			Reason: "want one of builtin, ollama, openai, none"}
 	}
 }
@@ -79,7 +81,7 @@ type common struct {
 	dimensions int
 }
 
-func commonSettings(cfg core.EmbeddingConfig, defaultModel string) (common, error) {
+func commonSettings(cfg config.EmbeddingConfig, defaultModel string) (common, error) {
 	c := common{
 		model:      strings.TrimSpace(cfg.Model),
 		timeout:    cfg.Timeout.D(),
@@ -96,7 +98,7 @@ func commonSettings(cfg core.EmbeddingConfig, defaultModel string) (common, erro
 		c.batchSize = DefaultBatchSize
 	}
 	if c.dimensions < 0 {
-		return c, &core.ConfigError{Key: "embedding.dimensions", Value: fmt.Sprint(c.dimensions),
+		return c, &config.ConfigError{Key: "embedding.dimensions", Value: fmt.Sprint(c.dimensions),
 			Reason: "want 0 (accept what the provider answers) or a positive length"}
 	}
 	return c, nil
@@ -110,7 +112,7 @@ func parseBaseURL(raw, def string) (*url.URL, error) {
 		raw = def
 	}
 	bad := func(reason string) error {
-		return &core.ConfigError{Key: "embedding.base_url", Value: fmt.Sprintf("%q", raw), Reason: reason}
+		return &config.ConfigError{Key: "embedding.base_url", Value: fmt.Sprintf("%q", raw), Reason: reason}
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -135,7 +137,7 @@ func parseBaseURL(raw, def string) (*url.URL, error) {
 }
 
 // openAIKey returns the configured key, or OPENAI_API_KEY.
-func openAIKey(cfg core.EmbeddingConfig) string {
+func openAIKey(cfg config.EmbeddingConfig) string {
 	if k := strings.TrimSpace(cfg.APIKey); k != "" {
 		return k
 	}

@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
 )
 
 func TestNewNone(t *testing.T) {
-	e, err := New(core.EmbeddingConfig{Provider: "none"})
+	e, err := New(config.EmbeddingConfig{Provider: "none"})
 	if err != nil || e != nil {
 		t.Fatalf("New(none) = %v, %v; want nil, nil", e, err)
 	}
@@ -19,7 +20,7 @@ func TestNewNone(t *testing.T) {
 
 func TestNewDefaults(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-from-env")
-	cfg := core.DefaultConfig().Embedding
+	cfg := config.DefaultConfig().Embedding
 
 	e, err := New(cfg)
 	if err != nil {
@@ -35,7 +36,7 @@ func TestNewDefaults(t *testing.T) {
 	if b.model != nil {
 		t.Errorf("New loaded the builtin model")
 	}
-	if e, err := New(core.EmbeddingConfig{}); err != nil || e.Model() != uselite.ModelName {
+	if e, err := New(config.EmbeddingConfig{}); err != nil || e.Model() != uselite.ModelName {
 		t.Errorf("empty provider: %v, %v", e, err)
 	}
 
@@ -65,8 +66,8 @@ func TestNewDefaults(t *testing.T) {
 	}
 
 	// Zero timeout and batch size get the defaults too; explicit settings win.
-	e, err = New(core.EmbeddingConfig{Provider: "ollama", Model: "mxbai-embed-large", BaseURL: "http://gpu-box:11434/",
-		Dimensions: 1024, Timeout: core.Duration(2 * time.Second), BatchSize: 64})
+	e, err = New(config.EmbeddingConfig{Provider: "ollama", Model: "mxbai-embed-large", BaseURL: "http://gpu-box:11434/",
+		Dimensions: 1024, Timeout: config.Duration(2 * time.Second), BatchSize: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestNewDefaults(t *testing.T) {
 		o.r.timeout != 2*time.Second || o.r.batchSize != 64 {
 		t.Errorf("explicit: model %q, base %q, dims %d, timeout %v, batch %d", o.Model(), o.BaseURL(), o.Dimensions(), o.r.timeout, o.r.batchSize)
 	}
-	e, _ = New(core.EmbeddingConfig{Provider: "ollama"})
+	e, _ = New(config.EmbeddingConfig{Provider: "ollama"})
 	if o := e.(*Ollama); o.r.timeout != DefaultTimeout || o.r.batchSize != DefaultBatchSize {
 		t.Errorf("zero config: timeout %v, batch %d", o.r.timeout, o.r.batchSize)
 	}
@@ -83,21 +84,21 @@ func TestNewDefaults(t *testing.T) {
 
 func TestNewOpenAIKey(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
-	_, err := New(core.EmbeddingConfig{Provider: "openai"})
+	_, err := New(config.EmbeddingConfig{Provider: "openai"})
 	wantErr(t, err, "embedding.api_key", "required for api.openai.com", "OPENAI_API_KEY")
-	var ce *core.ConfigError
+	var ce *config.ConfigError
 	if !errors.As(err, &ce) {
 		t.Errorf("error %T is not a *core.ConfigError", err)
 	}
-	_, err = New(core.EmbeddingConfig{Provider: "openai", BaseURL: "https://API.OpenAI.com/v1/"})
+	_, err = New(config.EmbeddingConfig{Provider: "openai", BaseURL: "https://API.OpenAI.com/v1/"})
 	wantErr(t, err, "embedding.api_key")
 
 	for _, base := range []string{"http://127.0.0.1:8080/v1", "http://localhost:1234/v1", "https://vllm.internal.example/v1"} {
-		if _, err := New(core.EmbeddingConfig{Provider: "openai", BaseURL: base}); err != nil {
+		if _, err := New(config.EmbeddingConfig{Provider: "openai", BaseURL: base}); err != nil {
 			t.Errorf("%s without a key: %v", base, err)
 		}
 	}
-	e, err := New(core.EmbeddingConfig{Provider: "openai", APIKey: "sk-in-config"})
+	e, err := New(config.EmbeddingConfig{Provider: "openai", APIKey: "sk-in-config"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,20 +109,20 @@ func TestNewOpenAIKey(t *testing.T) {
 
 func TestNewInvalid(t *testing.T) {
 	for _, tc := range []struct {
-		cfg  core.EmbeddingConfig
+		cfg  config.EmbeddingConfig
 		want string
 	}{
-		{core.EmbeddingConfig{Provider: "cohere"}, "embedding.provider"},
-		{core.EmbeddingConfig{Provider: "ollama", BaseURL: "localhost:11434"}, "embedding.base_url"},
-		{core.EmbeddingConfig{Provider: "ollama", BaseURL: "127.0.0.1:11434"}, "embedding.base_url"},
-		{core.EmbeddingConfig{Provider: "ollama", BaseURL: "ftp://host"}, "embedding.base_url"},
-		{core.EmbeddingConfig{Provider: "ollama", BaseURL: "http://"}, "embedding.base_url"},
-		{core.EmbeddingConfig{Provider: "ollama", BaseURL: "/api"}, "embedding.base_url"},
-		{core.EmbeddingConfig{Provider: "openai", APIKey: "k", BaseURL: "http://h/v1?x=1"}, "embedding.base_url"},
-		{core.EmbeddingConfig{Provider: "openai", APIKey: "k", BaseURL: "http://h:port/v1"}, "embedding.base_url"},
-		{core.EmbeddingConfig{Provider: "builtin", Model: "all-minilm"}, "embedding.model"},
-		{core.EmbeddingConfig{Provider: "builtin", Dimensions: 768}, "embedding.dimensions"},
-		{core.EmbeddingConfig{Provider: "ollama", Dimensions: -1}, "embedding.dimensions"},
+		{config.EmbeddingConfig{Provider: "cohere"}, "embedding.provider"},
+		{config.EmbeddingConfig{Provider: "ollama", BaseURL: "localhost:11434"}, "embedding.base_url"},
+		{config.EmbeddingConfig{Provider: "ollama", BaseURL: "127.0.0.1:11434"}, "embedding.base_url"},
+		{config.EmbeddingConfig{Provider: "ollama", BaseURL: "ftp://host"}, "embedding.base_url"},
+		{config.EmbeddingConfig{Provider: "ollama", BaseURL: "http://"}, "embedding.base_url"},
+		{config.EmbeddingConfig{Provider: "ollama", BaseURL: "/api"}, "embedding.base_url"},
+		{config.EmbeddingConfig{Provider: "openai", APIKey: "k", BaseURL: "http://h/v1?x=1"}, "embedding.base_url"},
+		{config.EmbeddingConfig{Provider: "openai", APIKey: "k", BaseURL: "http://h:port/v1"}, "embedding.base_url"},
+		{config.EmbeddingConfig{Provider: "builtin", Model: "all-minilm"}, "embedding.model"},
+		{config.EmbeddingConfig{Provider: "builtin", Dimensions: 768}, "embedding.dimensions"},
+		{config.EmbeddingConfig{Provider: "ollama", Dimensions: -1}, "embedding.dimensions"},
 	} {
 		e, err := New(tc.cfg)
 		if err == nil {
@@ -131,7 +132,7 @@ func TestNewInvalid(t *testing.T) {
 		wantErr(t, err, tc.want)
 	}
 	// The builtin model may be named explicitly.
-	if _, err := New(core.EmbeddingConfig{Provider: "builtin", Model: uselite.ModelName, Dimensions: 512}); err != nil {
+	if _, err := New(config.EmbeddingConfig{Provider: "builtin", Model: uselite.ModelName, Dimensions: 512}); err != nil {
 		t.Error(err)
 	}
 }
@@ -139,7 +140,7 @@ func TestNewInvalid(t *testing.T) {
 func TestErrorRedactsPassword(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	base := deadURL(t)
-	o, err := NewOllama(core.EmbeddingConfig{BaseURL: "http://user:hunter2@" + base[len("http://"):]})
+	o, err := NewOllama(config.EmbeddingConfig{BaseURL: "http://user:hunter2@" + base[len("http://"):]})
 	if err != nil {
 		t.Fatal(err)
 	}

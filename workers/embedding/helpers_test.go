@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 )
 
 // fakeVec is the deterministic vector the fake servers answer for text.
@@ -150,11 +150,11 @@ func deadURL(t *testing.T) string {
 	return "http://" + addr
 }
 
-func testConfig(provider, base string) core.EmbeddingConfig {
-	return core.EmbeddingConfig{
+func testConfig(provider, base string) config.EmbeddingConfig {
+	return config.EmbeddingConfig{
 		Provider:  provider,
 		BaseURL:   base,
-		Timeout:   core.Duration(5 * time.Second),
+		Timeout:   config.Duration(5 * time.Second),
 		BatchSize: 16,
 	}
 }

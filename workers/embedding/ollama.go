@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 )
 
 // Ollama embeds with an Ollama server: POST {base}/api/embed with
@@ -23,7 +23,7 @@ type Ollama struct {
 
 // NewOllama returns an Ollama provider (defaults: model nomic-embed-text,
 // base URL http://127.0.0.1:11434). Nothing is contacted here.
-func NewOllama(cfg core.EmbeddingConfig) (*Ollama, error) {
+func NewOllama(cfg config.EmbeddingConfig) (*Ollama, error) {
 	c, err := commonSettings(cfg, DefaultOllamaModel)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 )
 
 // ollamaEmbedHandler speaks POST /api/embed like Ollama does, with dim-long
@@ -47,7 +47,7 @@ func ollamaEmbedHandler(t *testing.T, model string, dim int) func(http.ResponseW
 	}
 }
 
-func newTestOllama(t *testing.T, cfg core.EmbeddingConfig) *Ollama {
+func newTestOllama(t *testing.T, cfg config.EmbeddingConfig) *Ollama {
 	t.Helper()
 	o, err := NewOllama(cfg)
 	if err != nil {
@@ -222,7 +222,7 @@ func TestOllamaErrors(t *testing.T) {
 			cfg := testConfig("ollama", srv.URL)
 			cfg.Dimensions = tc.dims
 			if tc.timeout > 0 {
-				cfg.Timeout = core.Duration(tc.timeout)
+				cfg.Timeout = config.Duration(tc.timeout)
 			}
 			o := newTestOllama(t, cfg)
 			if tc.maxBody > 0 {

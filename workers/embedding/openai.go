@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 )
 
 // OpenAI embeds with a server speaking the OpenAI embeddings API: POST
@@ -23,7 +23,7 @@ type OpenAI struct {
 // text-embedding-3-small, base URL https://api.openai.com/v1, key from
 // embedding.api_key or OPENAI_API_KEY). A key is required only when the base
 // URL's host is api.openai.com. Nothing is contacted here.
-func NewOpenAI(cfg core.EmbeddingConfig) (*OpenAI, error) {
+func NewOpenAI(cfg config.EmbeddingConfig) (*OpenAI, error) {
 	c, err := commonSettings(cfg, DefaultOpenAIModel)
 	if err != nil {
 		return nil, err
@@ -34,7 +34,7 @@ func NewOpenAI(cfg core.EmbeddingConfig) (*OpenAI, error) {
 	}
 	key := openAIKey(cfg)
 	if key == "" && strings.EqualFold(base.Hostname(), openAIHost) {
-		return nil, &core.ConfigError{Key: "embedding.api_key",
+		return nil, &config.ConfigError{Key: "embedding.api_key",
 			Reason: "an API key is required for " + openAIHost + ": set embedding.api_key or the OPENAI_API_KEY environment variable " +
 				"(local OpenAI-compatible servers such as llama.cpp, LM Studio or vLLM need no key: set embedding.base_url to them)"}
 	}

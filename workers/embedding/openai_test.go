@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 )
 
 const testKey = "sk-proj-test0123456789abcdef"
@@ -62,7 +62,7 @@ func openAIHandler(t *testing.T, prefix, key, model string, dim int) func(http.R
 	}
 }
 
-func newTestOpenAI(t *testing.T, cfg core.EmbeddingConfig) *OpenAI {
+func newTestOpenAI(t *testing.T, cfg config.EmbeddingConfig) *OpenAI {
 	t.Helper()
 	o, err := NewOpenAI(cfg)
 	if err != nil {
@@ -195,7 +195,7 @@ func TestOpenAIErrors(t *testing.T) {
 			cfg.APIKey = testKey
 			cfg.Dimensions = tc.dims
 			if tc.timeout > 0 {
-				cfg.Timeout = core.Duration(tc.timeout)
+				cfg.Timeout = config.Duration(tc.timeout)
 			}
 			o := newTestOpenAI(t, cfg)
 			start := time.Now()

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 )
 
@@ -28,7 +30,7 @@ func NewAnthropic(cfg Config) (*Anthropic, error) {
 		key = strings.TrimSpace(os.Getenv("ANTHROPIC_API_KEY"))
 	}
 	if key == "" {
-		return nil, &core.ConfigError{Key: "extraction.api_key", Value: `""`,
+		return nil, &config.ConfigError{Key: "extraction.api_key", Value: `""`,
 			Reason: "the anthropic provider needs an API key: set extraction.api_key or ANTHROPIC_API_KEY"}
 	}
 	c := newClient(ProviderAnthropic, resolve(cfg, DefaultAnthropicModel), base)

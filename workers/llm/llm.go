@@ -25,6 +25,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/workers/internal/provider"
 )
@@ -86,10 +88,10 @@ func New(name string, cfg Config) (core.LLM, error) {
 		p = Detect(context.Background())
 	}
 	if cfg.Timeout < 0 {
-		return nil, &core.ConfigError{Key: "extraction.timeout", Value: cfg.Timeout.String(), Reason: "must not be negative"}
+		return nil, &config.ConfigError{Key: "extraction.timeout", Value: cfg.Timeout.String(), Reason: "must not be negative"}
 	}
 	if cfg.MaxTokens < 0 {
-		return nil, &core.ConfigError{Key: "extraction.max_tokens", Value: fmt.Sprint(cfg.MaxTokens), Reason: "must not be negative"}
+		return nil, &config.ConfigError{Key: "extraction.max_tokens", Value: fmt.Sprint(cfg.MaxTokens), Reason: "must not be negative"}
 	}
 	switch p {
 	case ProviderOllama:
@@ -103,7 +105,7 @@ func New(name string, cfg Config) (core.LLM, error) {
 	case ProviderHeuristic, "none", "builtin":
 		return NewHeuristic(), nil
 	}
-	return nil, &core.ConfigError{Key: "extraction.provider", Value: fmt.Sprintf("%q", name),
+	return nil, &config.ConfigError{Key: "extraction.provider", Value: fmt.Sprintf("%q", name),
 		Reason: "want one of auto, claude-code, ollama, openai, anthropic, heuristic"}
 }
 
@@ -147,7 +149,7 @@ func parseBaseURL(key, raw, def string) (*url.URL, error) {
 		raw = def
 	}
 	bad := func(reason string) error {
-		return &core.ConfigError{Key: key, Value: fmt.Sprintf("%q", raw), Reason: reason}
+		return &config.ConfigError{Key: key, Value: fmt.Sprintf("%q", raw), Reason: reason}
 	}
 	u, err := url.Parse(raw)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/config"
+
 	"github.com/cairnmem/cairn/core"
 )
 
@@ -36,7 +38,7 @@ func NewOpenAI(cfg Config) (*OpenAI, error) {
 		key = strings.TrimSpace(os.Getenv("OPENAI_API_KEY"))
 	}
 	if key == "" && official {
-		return nil, &core.ConfigError{Key: "extraction.api_key", Value: `""`,
+		return nil, &config.ConfigError{Key: "extraction.api_key", Value: `""`,
 			Reason: "api.openai.com needs an API key: set extraction.api_key or OPENAI_API_KEY"}
 	}
 	c := newClient(ProviderOpenAI, resolve(cfg, def), base)

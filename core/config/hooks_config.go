@@ -1,0 +1,54 @@
+package config
+
+// HooksConfig tunes what the agent hooks inject and keep.
+type HooksConfig struct {
+	// MaxInjectChars caps any inject (Claude Code cuts additionalContext at
+	// 10,000 characters).
+	MaxInjectChars int `toml:"max_inject_chars" range:"500,100000"`
+	// SessionStartChars is the budget of the session-start memory list.
+	SessionStartChars int `toml:"session_start_chars" range:"0,100000"`
+	// SessionStartCandidates is how many of the newest memories are
+	// considered at session start (pinned ones always are).
+	SessionStartCandidates int `toml:"session_start_candidates" range:"1,10000"`
+	// IdentityDir holds optional AGENTS.md, USER.md and MEMORY.md added to
+	// the session-start inject; empty turns them off.
+	IdentityDir string `toml:"identity_dir"`
+	// PromptMinScore gates prompt recall: nothing is injected unless the
+	// best hit's real score reaches it, and weaker hits are dropped.
+	PromptMinScore float64 `toml:"prompt_min_score" range:"0,1"`
+	// PromptChars and PromptMaxMemories bound each prompt's inject.
+	PromptChars       int `toml:"prompt_chars" range:"0,10000"`
+	PromptMaxMemories int `toml:"prompt_max_memories" range:"0,50"`
+	// DedupPrompts: a memory injected in the last N prompts of a session
+	// is not injected again.
+	DedupPrompts int `toml:"dedup_prompts" range:"0,1000"`
+	// CrossProject lets hooks inject memories of other projects.
+	CrossProject bool `toml:"cross_project"`
+	// TranscriptMaxChars caps a stored (normalized) transcript; longer
+	// ones keep their beginning and end.
+	TranscriptMaxChars int `toml:"transcript_max_chars" range:"1000,100000000"`
+	// MaxBodyBytes bounds hook request bodies (inline transcripts).
+	MaxBodyBytes int64 `toml:"max_body_bytes" range:"1024,1073741824"`
+}
+
+// DefaultHooksConfig is the hooks section of DefaultConfig.
+func DefaultHooksConfig() HooksConfig {
+	return HooksConfig{
+		MaxInjectChars:         9000,
+		SessionStartChars:      2000,
+		SessionStartCandidates: 150,
+		PromptMinScore:         0.3,
+		PromptChars:            500,
+		PromptMaxMemories:      5,
+		DedupPrompts:           5,
+		TranscriptMaxChars:     2_000_000,
+		MaxBodyBytes:           16 << 20,
+	}
+}
+
+// HintsConfig turns on prospective indexing (seed 003): each memory gets a
+// few hypothetical questions it answers, searched beside its content.
+type HintsConfig struct {
+	Enabled bool `toml:"enabled"`
+	Max     int  `toml:"max" range:"1,20"`
+}
