@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -244,7 +246,7 @@ func spoolHook(a *app, kind string, in map[string]any) {
 		if p, _ := in["transcript_path"].(string); p != "" {
 			if st, err := os.Stat(p); err == nil && st.Size() <= spoolTranscriptMax {
 				if f, err := os.Open(p); err == nil {
-					tr, err := core.NormalizeTranscript(f, a.cfg.Hooks.TranscriptMaxChars)
+					tr, err := text.NormalizeTranscript(f, a.cfg.Hooks.TranscriptMaxChars)
 					f.Close()
 					if err == nil {
 						in["transcript"] = tr.Text

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -518,7 +520,7 @@ func filterFromQuery(r *http.Request) (storage.MemoryFilter, *Error) {
 		SourceType: strings.TrimSpace(firstNonEmpty(q.Get("source_type"), q.Get("sourceType"))),
 	}
 	if t := q.Get("tags"); t != "" {
-		f.Tags = SplitTags(t)
+		f.Tags = text.SplitTags(t)
 	}
 	if p := q.Get("pinned"); p != "" {
 		v, ok := parseBool(p)

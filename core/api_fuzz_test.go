@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/core"
 )
 
@@ -216,7 +218,7 @@ func isJSSpace(r rune) bool {
 
 func FuzzParsePrefixes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
-		p := core.ParsePrefixes(in)
+		p := text.ParsePrefixes(in)
 		if !strings.HasSuffix(in, p.Body) {
 			t.Fatalf("ParsePrefixes(%q).Body = %q is not a suffix of the input", in, p.Body)
 		}
@@ -238,7 +240,7 @@ func FuzzParsePrefixes(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, tag := range p.Tags {
-			if tag == "" || tag != core.CollapseSpace(tag) || strings.Contains(tag, ",") || tag != strings.ToLower(tag) {
+			if tag == "" || tag != text.CollapseSpace(tag) || strings.Contains(tag, ",") || tag != strings.ToLower(tag) {
 				t.Fatalf("ParsePrefixes(%q): bad tag %q in %q", in, tag, p.Tags)
 			}
 			if seen[strings.ToLower(tag)] {
@@ -255,9 +257,9 @@ func FuzzSanitizeFTSQuery(f *testing.F) {
 		e.mustID(f, c)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		match := core.SanitizeFTSQuery(q)
+		match := text.SanitizeFTSQuery(q)
 		if match == "" {
-			if terms := core.QueryTerms(q); len(terms) != 0 {
+			if terms := text.QueryTerms(q); len(terms) != 0 {
 				t.Fatalf("SanitizeFTSQuery(%q) = \"\" but QueryTerms = %q", q, terms)
 			}
 			return

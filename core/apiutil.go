@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -178,12 +180,12 @@ func (b body) tags(names ...string) (*[]string, *Error) {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		t := SplitTags(s)
+		t := text.SplitTags(s)
 		return &t, nil
 	}
 	var arr []string
 	if json.Unmarshal(raw, &arr) == nil {
-		t := CleanTags(arr)
+		t := text.CleanTags(arr)
 		return &t, nil
 	}
 	return nil, invalid(name, "%s must be a string, string array, or null", name)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/cairnmem/cairn/core/text"
 )
 
 // The semantic contradiction check asks the model whether an UPDATE or
@@ -85,7 +87,7 @@ func ParseContradiction(raw string) (v SemanticVerdict, ok bool, warnings []stri
 	if rr, has := lookupJSONKey(top, "reason"); has {
 		var reason string
 		if json.Unmarshal(rr, &reason) == nil {
-			v.Reason = truncateToRunes(CollapseSpace(strings.ToValidUTF8(reason, "\uFFFD")), 300)
+			v.Reason = truncateToRunes(text.CollapseSpace(strings.ToValidUTF8(reason, "\uFFFD")), 300)
 		}
 	}
 	return v, true, w.list
@@ -97,7 +99,7 @@ func sharedContentTokens(a, b string) int {
 	ta, tb := contradictionTokens(a), contradictionTokens(b)
 	n := 0
 	for t := range ta {
-		if tb[t] && !isPolarityToken(t) && !stopwords[t] {
+		if tb[t] && !isPolarityToken(t) && !text.Stopwords[t] {
 			n++
 		}
 	}

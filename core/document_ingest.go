@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -94,11 +96,11 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 		}
 		content, title, ctype = s.Redact(fr.Content), fr.Title, fr.ContentType
 	}
-	if strings.TrimFunc(content, isJSSpace) == "" {
+	if strings.TrimFunc(content, text.IsSpace) == "" {
 		return nil, fmt.Errorf("%w: Empty content", ErrDocumentPermanent)
 	}
 	if d.Title == "" {
-		d.Title = CollapseSpace(title)
+		d.Title = text.CollapseSpace(title)
 	}
 
 	// chunking
@@ -178,7 +180,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 						Content: c.Storage, NormalizedContent: c.Normalized, ContentHash: c.Hash,
 						Type: DocumentChunkType, Importance: documentChunkImportance, Confidence: 1.0,
 						Who: d.ID, Why: documentWhy, SourceType: documentSourceType, SourceID: d.ID,
-						Tags: CleanTags(tags), ExtractionStatus: "none",
+						Tags: text.CleanTags(tags), ExtractionStatus: "none",
 					}
 					if err := s.insertNew(ctx, tx, mem, documentActor, documentWhy,
 						map[string]any{"documentId": d.ID, "chunkIndex": i}); err != nil {
@@ -267,10 +269,10 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 }
 
 // documentChunks cuts content into normalized chunks, dropping empty ones.
-func (s *Service) documentChunks(content string) []Normalized {
-	var out []Normalized
+func (s *Service) documentChunks(content string) []text.Normalized {
+	var out []text.Normalized
 	for _, c := range ChunkDocument(content, s.cfg.Documents.ChunkSize, s.cfg.Documents.ChunkOverlap) {
-		if n := NormalizeContent(c); n.Storage != "" {
+		if n := text.NormalizeContent(c); n.Storage != "" {
 			out = append(out, n)
 		}
 	}
@@ -282,7 +284,7 @@ func (s *Service) documentChunks(content string) []Normalized {
 // absent provider, or a document too long to embed within half the job's
 // lease, leaves the rest to the embedding tracker: the chunks are stored
 // either way, and the lease is not lost to a slow model.
-func (s *Service) embedChunks(ctx context.Context, chunks []Normalized) [][]float32 {
+func (s *Service) embedChunks(ctx context.Context, chunks []text.Normalized) [][]float32 {
 	budget := time.Now().Add(s.cfg.PipelineV2.LeaseTimeout.D() / 2)
 	vecs := make([][]float32, len(chunks))
 	if s.embedder == nil || !s.providerHealthy() {
@@ -325,18 +327,18 @@ func (s *Service) embedChunks(ctx context.Context, chunks []Normalized) [][]floa
 // A window ends, when it can, at a paragraph or sentence end, else at a
 // space, found in its last fifth; otherwise it is cut at size. Text no
 // longer than size is one chunk.
-func ChunkDocument(text string, size, overlap int) []string {
+func ChunkDocument(body string, size, overlap int) []string {
 	if size < 1 {
 		size = 1
 	}
 	overlap = max(min(overlap, size-1), 0)
-	if strings.TrimFunc(text, isJSSpace) == "" {
+	if strings.TrimFunc(body, text.IsSpace) == "" {
 		return nil
 	}
-	if utf8.RuneCountInString(text) <= size {
-		return []string{text}
+	if utf8.RuneCountInString(body) <= size {
+		return []string{body}
 	}
-	r := []rune(text)
+	r := []rune(body)
 	var out []string
 	start := 0
 	for start < len(r) {
@@ -350,11 +352,11 @@ func ChunkDocument(text string, size, overlap int) []string {
 		space := -1
 		for j := end - 1; j >= lo; j-- {
 			c := r[j]
-			if c == '\n' || ((c == '.' || c == '!' || c == '?') && isJSSpace(r[j+1])) {
+			if c == '\n' || ((c == '.' || c == '!' || c == '?') && text.IsSpace(r[j+1])) {
 				cut = j + 1
 				break
 			}
-			if space < 0 && isJSSpace(c) {
+			if space < 0 && text.IsSpace(c) {
 				space = j + 1
 			}
 		}

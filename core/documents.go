@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -86,7 +88,7 @@ func (s *Service) validateDocument(in *DocumentInput) *Error {
 		}
 	}
 	in.URL = strings.TrimSpace(in.URL)
-	hasContent := strings.TrimFunc(in.Content, isJSSpace) != ""
+	hasContent := strings.TrimFunc(in.Content, text.IsSpace) != ""
 	switch in.SourceType {
 	case "text", "file":
 		if !hasContent {
@@ -141,7 +143,7 @@ func (s *Service) CreateDocument(ctx context.Context, in DocumentInput) (*Create
 	}
 	now := s.timestamp()
 	d := &storage.Document{
-		ID: NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: CollapseSpace(in.Title),
+		ID: NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: text.CollapseSpace(in.Title),
 		ContentType: strings.TrimSpace(in.ContentType), ConnectorID: strings.TrimSpace(in.ConnectorID),
 		Status: storage.DocQueued, CreatedAt: now, UpdatedAt: now,
 	}

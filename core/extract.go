@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/core/text"
 )
 
 // This file is the model-facing half of pipeline V2 (seed 003 "Extraction
@@ -106,16 +108,16 @@ type ExtractionResult struct {
 // cut at ExtractMaxInputChars with a " [truncated]" marker. tooShort reports
 // input under ExtractMinInputChars, which yields no facts and needs no model
 // call.
-func ExtractionInput(content string) (text string, tooShort bool) {
-	text = CollapseSpace(strings.ToValidUTF8(content, "\uFFFD"))
-	n := utf8.RuneCountInString(text)
+func ExtractionInput(content string) (body string, tooShort bool) {
+	body = text.CollapseSpace(strings.ToValidUTF8(content, "\uFFFD"))
+	n := utf8.RuneCountInString(body)
 	if n < ExtractMinInputChars {
-		return text, true
+		return body, true
 	}
 	if n > ExtractMaxInputChars {
-		text = truncateToRunes(text, ExtractMaxInputChars) + " " + truncatedMarker
+		body = truncateToRunes(body, ExtractMaxInputChars) + " " + truncatedMarker
 	}
-	return text, false
+	return body, false
 }
 
 // Markers around the input inside prompts. The heuristic provider finds its
@@ -281,7 +283,7 @@ func parseFacts(raw json.RawMessage, w *extractWarnings) []Fact {
 			w.add("fact %d dropped: no \"content\" string", n)
 			continue
 		}
-		content = CollapseSpace(strings.ToValidUTF8(content, "\uFFFD"))
+		content = text.CollapseSpace(strings.ToValidUTF8(content, "\uFFFD"))
 		chars := utf8.RuneCountInString(content)
 		if chars < FactMinChars {
 			w.add("fact %d dropped: %d characters, fewer than %d (%q)", n, chars, FactMinChars, content)
@@ -385,7 +387,7 @@ func jsonTextField(raw json.RawMessage) string {
 	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
 		return ""
 	}
-	return truncateToRunes(CollapseSpace(strings.ToValidUTF8(s, "\uFFFD")), entityMaxChars)
+	return truncateToRunes(text.CollapseSpace(strings.ToValidUTF8(s, "\uFFFD")), entityMaxChars)
 }
 
 func validFactType(s string) bool {
@@ -796,7 +798,7 @@ func DecisionPromptInput(prompt string) (Fact, []Candidate, bool) {
 // promptLine collapses whitespace (so a memory cannot forge prompt lines) and
 // caps s at n runes.
 func promptLine(s string, n int) string {
-	return truncateToRunes(CollapseSpace(strings.ToValidUTF8(s, "\uFFFD")), n)
+	return truncateToRunes(text.CollapseSpace(strings.ToValidUTF8(s, "\uFFFD")), n)
 }
 
 // ParseDecision reads a model's decision answer (same think/fence/JSON
@@ -839,7 +841,7 @@ func ParseDecision(raw string, candidateIDs []string) (Decision, []string) {
 	reasonRaw, _ := lookupJSONKey(top, "reason")
 	var reason string
 	if json.Unmarshal(reasonRaw, &reason) == nil {
-		reason = truncateToRunes(CollapseSpace(strings.ToValidUTF8(reason, "\uFFFD")), FactMaxChars)
+		reason = truncateToRunes(text.CollapseSpace(strings.ToValidUTF8(reason, "\uFFFD")), FactMaxChars)
 	}
 	if reason == "" {
 		w.add("decision rejected: %s without a reason", act)
@@ -938,10 +940,10 @@ var sentenceAbbreviations = []string{"e.g.", "i.e.", "etc.", "vs.", "approx.", "
 
 // extractSentences splits text at line breaks and at . ! ? followed by
 // whitespace, not after a few common sentenceAbbreviations.
-func extractSentences(text string) []string {
+func extractSentences(body string) []string {
 	var out []string
-	for _, line := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
-		line = CollapseSpace(line)
+	for _, line := range strings.FieldsFunc(body, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		line = text.CollapseSpace(line)
 		line = strings.TrimLeft(line, "-*• \t")
 		start := 0
 		for i := 0; i < len(line); i++ {
@@ -1006,7 +1008,7 @@ func HeuristicExtract(content string) ExtractionResult {
 			continue
 		}
 		seen[key] = true
-		f := Fact{Content: s, Type: InferType(s), Confidence: heuristicConfidence}
+		f := Fact{Content: s, Type: text.InferType(s), Confidence: heuristicConfidence}
 		if IsDecisionContent(s) {
 			f.Type = "decision"
 			f.Confidence = heuristicDecisionConfidence
@@ -1072,7 +1074,7 @@ func heuristicRelations(content string) []Entity {
 				src, tgt := cleanEntityTerm(m[1]), cleanEntityTerm(m[2])
 				// For "X prefers Y over Z" and "chose Y over Z" the first two
 				// names are the relation; the loser is only in the fact.
-				if src == "" || tgt == "" || strings.EqualFold(src, tgt) || stopwords[strings.ToLower(src)] || stopwords[strings.ToLower(tgt)] {
+				if src == "" || tgt == "" || strings.EqualFold(src, tgt) || text.Stopwords[strings.ToLower(src)] || text.Stopwords[strings.ToLower(tgt)] {
 					continue
 				}
 				key := strings.ToLower(src + "\x00" + p.label + "\x00" + tgt)
@@ -1173,7 +1175,7 @@ func hasInnerUpperOrDigit(w string) bool {
 // -ing or -ly is a verb or adverb, not a name.
 func isCommonStarter(w string) bool {
 	l := strings.ToLower(w)
-	return strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "ing") || strings.HasSuffix(l, "ly") || stopwords[l]
+	return strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "ing") || strings.HasSuffix(l, "ly") || text.Stopwords[l]
 }
 
 // --- contradiction --------------------------------------------------------
@@ -1246,7 +1248,7 @@ func DetectContradiction(a, b string) (risk bool, why string) {
 	for t := range ta {
 		if tb[t] && !isPolarityToken(t) {
 			shared = append(shared, t)
-			if !stopwords[t] {
+			if !text.Stopwords[t] {
 				content = true
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/core/text"
 )
 
 func TestStripHTML(t *testing.T) {
@@ -48,21 +50,21 @@ func FuzzStripHTML(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		text, title := StripHTML(in)
-		if utf8.ValidString(in) && (!utf8.ValidString(text) || !utf8.ValidString(title)) {
-			t.Fatalf("valid input gave invalid UTF-8: %q → %q, %q", in, text, title)
+		body, title := StripHTML(in)
+		if utf8.ValidString(in) && (!utf8.ValidString(body) || !utf8.ValidString(title)) {
+			t.Fatalf("valid input gave invalid UTF-8: %q → %q, %q", in, body, title)
 		}
-		if text != strings.TrimSpace(text) || strings.Contains(text, "\n\n\n") || strings.Contains(text, "  ") {
-			t.Fatalf("whitespace not collapsed: %q → %q", in, text)
+		if body != strings.TrimSpace(body) || strings.Contains(body, "\n\n\n") || strings.Contains(body, "  ") {
+			t.Fatalf("whitespace not collapsed: %q → %q", in, body)
 		}
 		// Markup-free input without entities is only whitespace-collapsed.
-		if !strings.ContainsAny(in, "<&") && utf8.ValidString(in) && text != CollapseSpace(in) {
-			t.Fatalf("plain text changed: %q → %q", in, text)
+		if !strings.ContainsAny(in, "<&") && utf8.ValidString(in) && body != text.CollapseSpace(in) {
+			t.Fatalf("plain body changed: %q → %q", in, body)
 		}
 		// Stripping is idempotent on text that has no markup left.
-		if !strings.ContainsAny(text, "<&") {
-			if again, _ := StripHTML(text); again != CollapseSpace(text) && utf8.ValidString(text) {
-				t.Fatalf("not stable: %q → %q → %q", in, text, again)
+		if !strings.ContainsAny(body, "<&") {
+			if again, _ := StripHTML(body); again != text.CollapseSpace(body) && utf8.ValidString(body) {
+				t.Fatalf("not stable: %q → %q → %q", in, body, again)
 			}
 		}
 	})

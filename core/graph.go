@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -90,7 +92,7 @@ func (s *Service) PersistGraph(ctx context.Context, memoryID string, res Extract
 			}
 			return canon
 		}
-		nodes[canon] = &graphNode{name: CollapseSpace(strings.TrimSpace(name)), canon: canon, typ: typ, conf: conf}
+		nodes[canon] = &graphNode{name: text.CollapseSpace(strings.TrimSpace(name)), canon: canon, typ: typ, conf: conf}
 		order = append(order, canon)
 		return canon
 	}
@@ -105,7 +107,7 @@ func (s *Service) PersistGraph(ctx context.Context, memoryID string, res Extract
 		if a == "" || b == "" || a == b {
 			continue
 		}
-		typ := strings.ToLower(CollapseSpace(strings.TrimSpace(e.Relationship)))
+		typ := strings.ToLower(text.CollapseSpace(strings.TrimSpace(e.Relationship)))
 		if typ == "" {
 			typ = "related_to"
 		}
@@ -207,7 +209,7 @@ func (s *Service) PersistGraph(ctx context.Context, memoryID string, res Extract
 // candidates are returned. Bounded by a 50 ms deadline; an error or a
 // timeout means no boost.
 func (s *Service) graphBoost(ctx context.Context, query string, cands map[string]*candidate) map[string]bool {
-	terms := QueryTerms(query)
+	terms := text.QueryTerms(query)
 	if len(terms) == 0 || len(cands) == 0 {
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -53,7 +55,7 @@ var questionStems = map[string]string{
 // key words with the words a question might use instead.
 func HeuristicHints(content, typ string, max int) []string {
 	var hints []string
-	terms := QueryTerms(content)
+	terms := text.QueryTerms(content)
 	if stem, ok := questionStems[typ]; ok {
 		key := strings.Join(terms[:min(len(terms), 4)], " ")
 		hints = append(hints, stem+": "+key)

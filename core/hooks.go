@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -365,7 +367,7 @@ func (s *Service) HookSessionStart(ctx context.Context, h HookRequest) (*Session
 			line += " [" + strings.Join(c.tags, ", ") + "]"
 		}
 		line += " (" + shortDate(c.m.CreatedAt) + ")"
-		n := CharCount(line) + 1
+		n := text.CharCount(line) + 1
 		if !c.m.Pinned && used+n > cfg.SessionStartChars {
 			continue // a shorter one further down may still fit
 		}
@@ -377,20 +379,20 @@ func (s *Service) HookSessionStart(ctx context.Context, h HookRequest) (*Session
 	}
 	res.MemoryCount = len(res.Memories)
 
-	header := fmt.Sprintf("%s | project=%s | memories=%d]", contextOpen, orDefault(h.Project, "none"), res.MemoryCount)
+	header := fmt.Sprintf("%s | project=%s | memories=%d]", text.ContextOpen, orDefault(h.Project, "none"), res.MemoryCount)
 	head := header + "\n# Current Date & Time\n" + now.Format("Monday, January 2, 2006 at 3:04 PM") + " (" + now.Location().String() + ")\n"
 	var mem string
 	if len(lines) > 0 {
 		mem = fmt.Sprintf("\n## Relevant Memories (current project first | scored by importance x recency | %d results)\n", len(lines)) +
 			strings.Join(lines, "\n") + "\n"
 	}
-	tail := contextClose
-	budget := cfg.MaxInjectChars - CharCount(head) - CharCount(tail)
-	if CharCount(mem) > budget {
+	tail := text.ContextClose
+	budget := cfg.MaxInjectChars - text.CharCount(head) - text.CharCount(tail)
+	if text.CharCount(mem) > budget {
 		mem = truncateRunes(mem, max(0, budget-len("\n[context truncated]\n"))) + "\n[context truncated]\n"
 	}
 	// Identity files get what the memories leave.
-	room := budget - CharCount(mem)
+	room := budget - text.CharCount(mem)
 	var ident strings.Builder
 	if dir := cfg.IdentityDir; dir != "" {
 		// Each file has its share (AGENTS.md 4,000, USER.md 1,500,
@@ -406,17 +408,17 @@ func (s *Service) HookSessionStart(ctx context.Context, h HookRequest) (*Session
 			if err != nil || strings.TrimSpace(string(data)) == "" {
 				continue
 			}
-			text := s.Redact(strings.TrimSpace(StripInjected(string(data))))
+			body := s.Redact(strings.TrimSpace(text.StripInjected(string(data))))
 			sect := "\n## " + f.title + "\n"
-			avail := min(room, int(float64(f.limit)*scale)) - CharCount(sect) - 1
+			avail := min(room, int(float64(f.limit)*scale)) - text.CharCount(sect) - 1
 			if avail < 100 {
 				continue
 			}
-			if CharCount(text) > avail {
-				text = truncateRunes(text, avail-len("\n[truncated]")) + "\n[truncated]"
+			if text.CharCount(body) > avail {
+				body = truncateRunes(body, avail-len("\n[truncated]")) + "\n[truncated]"
 			}
-			ident.WriteString(sect + text + "\n")
-			room -= CharCount(sect) + CharCount(text) + 1
+			ident.WriteString(sect + body + "\n")
+			room -= text.CharCount(sect) + text.CharCount(body) + 1
 			res.Identity = append(res.Identity, f.name)
 		}
 	}
@@ -543,7 +545,7 @@ type PromptResult struct {
 var untrusted = regexp.MustCompile(`(?is)(?:conversation info|sender|untrusted context)\s*\(untrusted[^)]*\):\s*(?:\{.*?\}\s*)?`)
 
 func cleanPrompt(p string) string {
-	p = StripInjected(p)
+	p = text.StripInjected(p)
 	p = untrusted.ReplaceAllString(p, "")
 	return strings.TrimSpace(p)
 }
@@ -556,7 +558,7 @@ func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptRes
 	cfg := s.cfg.Hooks
 	res := &PromptResult{QueryTerms: []string{}, Memories: []*InjectedMemory{}}
 	prompt := cleanPrompt(h.Prompt)
-	terms := QueryTerms(prompt)
+	terms := text.QueryTerms(prompt)
 	if len(terms) > 12 {
 		terms = terms[:12]
 	}
@@ -612,7 +614,7 @@ func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptRes
 		}
 		content := s.Redact(hit.Content)
 		line := "- " + oneLine(content) + " (" + shortDate(hit.CreatedAt) + ")"
-		if n := CharCount(line) + 1; used+n > cfg.PromptChars {
+		if n := text.CharCount(line) + 1; used+n > cfg.PromptChars {
 			continue
 		} else {
 			used += n
@@ -627,7 +629,7 @@ func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptRes
 		return res, nil
 	}
 	res.Inject = fmt.Sprintf("%s | query=%q | results=%d | engine=%s]\n%s\n%s",
-		recallOpen, strings.Join(terms, " "), res.MemoryCount, method, strings.Join(lines, "\n"), recallClose)
+		text.RecallOpen, strings.Join(terms, " "), res.MemoryCount, method, strings.Join(lines, "\n"), text.RecallClose)
 	if h.SessionKey != "" && !s.MutationsFrozen() {
 		now := s.timestamp()
 		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
@@ -734,15 +736,15 @@ func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath b
 		h.SessionKey = "anon-" + NewID()
 	}
 	res := &SessionEndResult{Queued: true, SessionKey: h.SessionKey}
-	var tr *Transcript
+	var tr *text.Transcript
 	var err error
 	switch {
 	case h.Transcript != "":
-		tr, err = NormalizeTranscript(strings.NewReader(h.Transcript), s.cfg.Hooks.TranscriptMaxChars)
+		tr, err = text.NormalizeTranscript(strings.NewReader(h.Transcript), s.cfg.Hooks.TranscriptMaxChars)
 	case h.TranscriptPath != "" && allowPath:
 		var f *os.File
 		if f, err = os.Open(expandHome(h.TranscriptPath)); err == nil {
-			tr, err = NormalizeTranscript(f, s.cfg.Hooks.TranscriptMaxChars)
+			tr, err = text.NormalizeTranscript(f, s.cfg.Hooks.TranscriptMaxChars)
 			f.Close()
 		}
 		if err != nil {
@@ -766,7 +768,7 @@ func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath b
 			return nil
 		}
 		content := s.Redact(tr.Text)
-		res.Format, res.TranscriptChars, res.Truncated = tr.Format, CharCount(content), tr.Truncated
+		res.Format, res.TranscriptChars, res.Truncated = tr.Format, text.CharCount(content), tr.Truncated
 		if _, err := tx.ExecContext(ctx, `INSERT INTO session_transcripts
 			(session_key, content, format, harness, project, source_bytes, truncated, created_at)
 			VALUES (?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?)
@@ -821,7 +823,7 @@ func (s *Service) HookRemember(ctx context.Context, h HookRequest) (*HookRemembe
 		return nil, invalid("content", "harness and content are required")
 	}
 	in := RememberInput{
-		Content: s.Redact(StripInjected(h.Content)), Type: h.Type, Tags: h.Tags, Importance: h.Importance, Pinned: h.Pinned,
+		Content: s.Redact(text.StripInjected(h.Content)), Type: h.Type, Tags: h.Tags, Importance: h.Importance, Pinned: h.Pinned,
 		Who: orDefault(h.Who, h.Harness), Project: h.Project, SessionID: h.SessionKey, SourceType: "hook",
 		IdempotencyKey: h.IdempotencyKey, RuntimePath: h.RuntimePath,
 	}
@@ -950,7 +952,7 @@ func (s *Service) HookCompactionComplete(ctx context.Context, h HookRequest) (*C
 		return nil, invalid("summary", "harness and summary are required")
 	}
 	imp := 0.8
-	summary := s.Redact(StripInjected(h.Summary))
+	summary := s.Redact(text.StripInjected(h.Summary))
 	key := h.IdempotencyKey
 	if key == "" {
 		sum := sha256.Sum256([]byte(h.SessionKey + "\x00" + summary))

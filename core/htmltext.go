@@ -4,6 +4,8 @@ import (
 	"html"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/core/text"
 )
 
 // StripHTML reduces an HTML page to its text and returns the text of its
@@ -14,7 +16,7 @@ import (
 // entities are decoded (in text only, so an escaped "&lt;b&gt;" stays
 // text) and whitespace runs collapse to one space. Malformed markup never
 // panics: an unterminated tag or comment ends the text.
-func StripHTML(s string) (text, title string) {
+func StripHTML(s string) (body, title string) {
 	var w htmlTextWriter
 	w.out.Grow(len(s) / 2)
 	titleSeen := false
@@ -63,7 +65,7 @@ func StripHTML(s string) (text, title string) {
 			nameEnd++
 		}
 		if nameEnd == nameStart {
-			i++ // a lone '<' is text
+			i++ // a lone '<' is body
 			continue
 		}
 		flushText(i)
@@ -82,7 +84,7 @@ func StripHTML(s string) (text, title string) {
 			case name == "title" && !selfClosing:
 				stop := findEndTag(s, i, "title")
 				if !titleSeen {
-					title = CollapseSpace(html.UnescapeString(s[i:stop]))
+					title = text.CollapseSpace(html.UnescapeString(s[i:stop]))
 					titleSeen = true
 				}
 				i = skipRawText(s, i, "title")
@@ -112,7 +114,7 @@ type htmlTextWriter struct {
 func (w *htmlTextWriter) brk(n int) { w.brks = max(w.brks, n); w.space = false }
 
 func (w *htmlTextWriter) text(t string) {
-	body := CollapseSpace(t)
+	body := text.CollapseSpace(t)
 	if body == "" {
 		if t != "" && w.brks == 0 {
 			w.space = true
@@ -134,12 +136,12 @@ func (w *htmlTextWriter) text(t string) {
 
 func startsWithSpace(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
-	return isJSSpace(r)
+	return text.IsSpace(r)
 }
 
 func endsWithSpace(s string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)
-	return isJSSpace(r)
+	return text.IsSpace(r)
 }
 
 // rawTextElements hold text that is not part of the page's text.

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -528,7 +530,7 @@ func mcpTagFilter(tags []string) []string {
 	if len(tags) == 0 {
 		return nil
 	}
-	return CleanTags(tags)
+	return text.CleanTags(tags)
 }
 
 func mcpPin(pinned bool) string {

@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -120,10 +122,10 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	if !utf8.ValidString(in.Content) {
 		return nil, invalid("content", "content is not valid UTF-8")
 	}
-	if strings.TrimFunc(in.Content, isJSSpace) == "" {
+	if strings.TrimFunc(in.Content, text.IsSpace) == "" {
 		return nil, invalid("content", "content is required")
 	}
-	if n, limit := CharCount(in.Content), s.cfg.Guardrails.MaxRememberChars; n > limit {
+	if n, limit := text.CharCount(in.Content), s.cfg.Guardrails.MaxRememberChars; n > limit {
 		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
 			Message: fmt.Sprintf("content is %d characters; the limit is %d (guardrails.max_remember_chars); use the documents API for long text", n, limit),
 			Extra:   map[string]any{"field": "content"}}
@@ -131,8 +133,8 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	// Secrets never become memories, whichever way they arrive (API, MCP,
 	// CLI, hooks, import of new content, the pipeline).
 	in.Content = s.Redact(in.Content)
-	pre := ParsePrefixes(in.Content)
-	if strings.TrimFunc(pre.Body, isJSSpace) == "" {
+	pre := text.ParsePrefixes(in.Content)
+	if strings.TrimFunc(pre.Body, text.IsSpace) == "" {
 		return nil, invalid("content", "content is required")
 	}
 	if in.Importance != nil && !validUnit(*in.Importance) {
@@ -166,7 +168,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 		base.Why = orDefault(in.Why, "explicit-critical")
 	}
 	if in.Tags != nil {
-		base.Tags = CleanTags(in.Tags)
+		base.Tags = text.CleanTags(in.Tags)
 	}
 	if in.Importance != nil {
 		base.Importance = *in.Importance
@@ -181,14 +183,14 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 		base.ExtractionStatus = "pending"
 	}
 
-	if CharCount(pre.Body) > s.cfg.Guardrails.MaxContentChars {
+	if text.CharCount(pre.Body) > s.cfg.Guardrails.MaxContentChars {
 		return s.rememberChunks(ctx, pre.Body, base, actor)
 	}
-	norm := NormalizeContent(pre.Body)
+	norm := text.NormalizeContent(pre.Body)
 	m := base
 	m.Content, m.NormalizedContent, m.ContentHash = norm.Storage, norm.Normalized, norm.Hash
 	if m.Type == "" {
-		m.Type = InferType(m.Content)
+		m.Type = text.InferType(m.Content)
 	}
 	var res RememberResult
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
@@ -214,7 +216,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 }
 
 func (s *Service) rememberChunks(ctx context.Context, body string, base storage.Memory, actor Actor) (*RememberResult, error) {
-	chunks := ChunkContent(body, s.cfg.Guardrails.ChunkTargetChars)
+	chunks := text.ChunkContent(body, s.cfg.Guardrails.ChunkTargetChars)
 	if len(chunks) == 0 {
 		return nil, invalid("content", "content produced no valid chunks")
 	}
@@ -242,7 +244,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 		}
 		seen := map[string]bool{}
 		for _, c := range chunks {
-			norm := NormalizeContent(c)
+			norm := text.NormalizeContent(c)
 			if norm.Storage == "" {
 				continue
 			}
@@ -254,7 +256,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 				m.IdempotencyKey = key
 			}
 			if m.Type == "" {
-				m.Type = InferType(m.Content)
+				m.Type = text.InferType(m.Content)
 			}
 			stored, deduped, err := s.insertOrDedup(ctx, tx, &m, actor)
 			if err != nil {

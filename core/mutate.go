@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -69,13 +71,13 @@ func (p *Patch) validate(maxChars int) *Error {
 		return invalid("patch", "at least one of content, type, tags, importance, pinned, who, project is required")
 	}
 	if p.Content != nil {
-		if !utfValid(*p.Content) {
+		if !text.ValidUTF8(*p.Content) {
 			return invalid("content", "content is not valid UTF-8")
 		}
-		if NormalizeContent(*p.Content).Storage == "" {
+		if text.NormalizeContent(*p.Content).Storage == "" {
 			return invalid("content", "content must not be empty")
 		}
-		if n := CharCount(*p.Content); n > maxChars {
+		if n := text.CharCount(*p.Content); n > maxChars {
 			return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
 				Message: fmt.Sprintf("content is %d characters; the limit is %d (guardrails.max_remember_chars)", n, maxChars),
 				Extra:   map[string]any{"field": "content"}}
@@ -139,7 +141,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 		var changed []string
 		contentChanged := false
 		if p.Content != nil {
-			norm := NormalizeContent(*p.Content)
+			norm := text.NormalizeContent(*p.Content)
 			if norm.Storage != m.Content {
 				m.Content, m.NormalizedContent, m.ContentHash = norm.Storage, norm.Normalized, norm.Hash
 				contentChanged = true
@@ -151,7 +153,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 			changed = append(changed, "type")
 		}
 		if p.Tags != nil {
-			if tags := CleanTags(*p.Tags); !slices.Equal(tags, m.Tags) {
+			if tags := text.CleanTags(*p.Tags); !slices.Equal(tags, m.Tags) {
 				m.Tags = tags
 				changed = append(changed, "tags")
 			}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -313,9 +315,9 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 	res.Source = src.ID
 
 	// Extraction: outside any transaction.
-	text := stripInjectedBlocks(raw)
-	res.StrippedRun = len(raw) - len(text)
-	ext, warns, err := s.extractWindows(ctx, text, job.JobType == JobSessionExtract, llm, src.ID)
+	body := stripInjectedBlocks(raw)
+	res.StrippedRun = len(raw) - len(body)
+	ext, warns, err := s.extractWindows(ctx, body, job.JobType == JobSessionExtract, llm, src.ID)
 	res.Warnings = append(res.Warnings, warns...)
 	if err != nil {
 		return nil, err
@@ -366,7 +368,7 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 				case p.Confidence < minConf:
 					p.SkippedReason = "low_fact_confidence"
 					res.WriteStats.Skipped++
-				case NormalizeContent(p.Fact).Storage == "":
+				case text.NormalizeContent(p.Fact).Storage == "":
 					p.SkippedReason = "empty_fact_content"
 					res.WriteStats.Skipped++
 				default:
@@ -538,7 +540,7 @@ func (s *Service) decide(ctx context.Context, job *storage.Job, src *storage.Mem
 // would fold every fact of one source memory into the first, so the hash
 // dedup is applied here and the insert is insertNew's.)
 func (s *Service) insertFact(ctx context.Context, tx *storage.Tx, p *storage.Proposal, src *storage.Memory, model string, actor Actor) (string, bool, error) {
-	norm := NormalizeContent(p.Fact)
+	norm := text.NormalizeContent(p.Fact)
 	existing, err := storage.FindLiveByHash(ctx, tx, norm.Hash, src.Project)
 	if err == nil {
 		return existing.ID, true, nil
@@ -547,7 +549,7 @@ func (s *Service) insertFact(ctx context.Context, tx *storage.Tx, p *storage.Pro
 	}
 	typ := p.FactType
 	if typ == "" {
-		typ = InferType(norm.Storage)
+		typ = text.InferType(norm.Storage)
 	}
 	m := &storage.Memory{
 		Content: norm.Storage, NormalizedContent: norm.Normalized, ContentHash: norm.Hash,

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -59,12 +60,12 @@ func (s *Service) sessionSource(ctx context.Context, job *storage.Job) (*storage
 // consecutive windows of a long transcript, merged with duplicate facts
 // dropped and the usual caps applied. A model error fails the job (it is
 // retried); parse problems are warnings.
-func (s *Service) extractWindows(ctx context.Context, text string, windowed bool, llm LLM, srcID string) (ExtractionResult, []string, error) {
+func (s *Service) extractWindows(ctx context.Context, body string, windowed bool, llm LLM, srcID string) (ExtractionResult, []string, error) {
 	var out ExtractionResult
 	var warns []string
-	windows := []string{text}
+	windows := []string{body}
 	if windowed {
-		windows = ChunkContent(text, ExtractMaxInputChars-200)
+		windows = text.ChunkContent(body, ExtractMaxInputChars-200)
 		if len(windows) > sessionMaxWindows {
 			warns = append(warns, fmt.Sprintf("transcript has %d extraction windows; the last %d were not read", len(windows), len(windows)-sessionMaxWindows))
 			windows = windows[:sessionMaxWindows]
@@ -90,7 +91,7 @@ func (s *Service) extractWindows(ctx context.Context, text string, windowed bool
 		warns = append(warns, ws...)
 		parseWarns = append(parseWarns, ws...)
 		for _, f := range ext.Facts {
-			h := NormalizeContent(f.Content).Hash
+			h := text.NormalizeContent(f.Content).Hash
 			if seen[h] || len(out.Facts) >= ExtractMaxFacts {
 				continue
 			}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -149,7 +151,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 		ranKeyword = true
 		var hintBM map[string]float64
 		if s.cfg.Hints.Enabled {
-			if match := SanitizeFTSQuery(kq); match != "" {
+			if match := text.SanitizeFTSQuery(kq); match != "" {
 				if hintBM, err = s.hintMatches(ctx, match, f, k); err != nil {
 					return nil, err
 				}
@@ -312,7 +314,7 @@ func (s *Service) expandTranscripts(ctx context.Context, ranked []*candidate, hi
 // embeds questions far from the statements that answer them; on LoCoMo this
 // lifted vector-only R@10 from 41.2 to 52.3 and hybrid from 63.3 to 65.2.
 func vectorQuery(q string) string {
-	if terms := QueryTerms(q); len(terms) > 0 {
+	if terms := text.QueryTerms(q); len(terms) > 0 {
 		return strings.Join(terms, " ")
 	}
 	return q
@@ -358,12 +360,12 @@ func termCoverage(qterms []string, content string) float64 {
 		return 0
 	}
 	have := map[string]bool{}
-	for _, t := range QueryTerms(content) {
+	for _, t := range text.QueryTerms(content) {
 		have[t] = true
 	}
 	n := 0
 	for _, t := range qterms {
-		if have[t] || slices.ContainsFunc(irregularVerbs[t], func(f string) bool { return have[f] }) {
+		if have[t] || slices.ContainsFunc(text.IrregularVerbs[t], func(f string) bool { return have[f] }) {
 			n++
 		}
 	}
@@ -394,7 +396,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	var terms map[string]bool
 	if cfg.Dampening {
 		terms = map[string]bool{}
-		for _, t := range QueryTerms(query) {
+		for _, t := range text.QueryTerms(query) {
 			terms[t] = true
 		}
 	}
@@ -402,7 +404,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	// with the share of the query's words the memory contains: BM25 is
 	// dominated by rare words, coverage by how much of the question a
 	// memory answers.
-	qterms := QueryTerms(query)
+	qterms := text.QueryTerms(query)
 	for _, c := range cands {
 		if c.mem != nil {
 			c.coverage = termCoverage(qterms, c.mem.Content)
@@ -473,7 +475,7 @@ func dampening(c *candidate, terms map[string]bool, score float64, hub bool) flo
 	}
 	if c.kwRank < 0 && score > 0.3 && len(terms) > 0 {
 		overlap := false
-		for _, t := range QueryTerms(c.mem.Content) {
+		for _, t := range text.QueryTerms(c.mem.Content) {
 			if terms[t] {
 				overlap = true
 				break
@@ -483,7 +485,7 @@ func dampening(c *candidate, terms map[string]bool, score float64, hub bool) flo
 			m *= 0.5
 		}
 	}
-	if CharCount(c.mem.Content) >= 50 {
+	if text.CharCount(c.mem.Content) >= 50 {
 		switch {
 		case c.mem.Type == "decision" || c.mem.Type == "constraint":
 			m *= 1.2
@@ -583,7 +585,7 @@ func (s *Service) trackAccess(ctx context.Context, ids []string) {
 }
 
 func (s *Service) recallHit(m *Memory, score float64, source string) *RecallHit {
-	content, n := m.Content, CharCount(m.Content)
+	content, n := m.Content, text.CharCount(m.Content)
 	truncated := false
 	if limit := s.cfg.Guardrails.RecallTruncateChars; n > limit {
 		content = string([]rune(content)[:limit]) + " [truncated]"

@@ -2,14 +2,16 @@ package core
 
 import (
 	"sync/atomic"
+
+	"github.com/cairnmem/cairn/core/text"
 )
 
 func (s *Service) redactionCounter() *atomic.Int64 { return &s.redactions }
 
 // Redact removes secrets from text and counts them in the service's
 // diagnostics.
-func (s *Service) Redact(text string) string {
-	out, n := Redact(text)
+func (s *Service) Redact(body string) string {
+	out, n := text.Redact(body)
 	if n > 0 {
 		s.redactionCounter().Add(int64(n))
 	}

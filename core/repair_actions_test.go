@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -271,7 +273,7 @@ func TestRepairCleanOrphans(t *testing.T) {
 // or a raw import would, with its own hash.
 func insertRaw(t *testing.T, e *env, id, content, hash, project string, importance float64, pinned bool, tags string) {
 	t.Helper()
-	norm := core.NormalizeContent(content)
+	norm := text.NormalizeContent(content)
 	now := storage.FormatTime(e.clock.Now())
 	var proj any
 	if project != "" {

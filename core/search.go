@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -21,7 +23,7 @@ type KeywordHit struct {
 // KeywordSearch runs a sanitized full-text query over live memories that
 // match f, best first.
 func (s *Service) KeywordSearch(ctx context.Context, query string, f storage.MemoryFilter, limit int) ([]KeywordHit, error) {
-	match := SanitizeFTSQuery(query)
+	match := text.SanitizeFTSQuery(query)
 	if match == "" || limit <= 0 {
 		return []KeywordHit{}, nil
 	}

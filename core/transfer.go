@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -83,7 +85,7 @@ func lineError(line int, field, msg string) *Error {
 }
 
 func validateImport(m *Memory) *Error {
-	if !utfValid(m.Content) || NormalizeContent(m.Content).Storage == "" {
+	if !text.ValidUTF8(m.Content) || text.NormalizeContent(m.Content).Storage == "" {
 		return invalid("content", "content is required")
 	}
 	if !validUnit(m.Importance) {
@@ -193,19 +195,19 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 // storageOf turns an exported memory back into a row, re-deriving the
 // normalized form and hash from its content.
 func storageOf(v *Memory) *storage.Memory {
-	norm := NormalizeContent(v.Content)
+	norm := text.NormalizeContent(v.Content)
 	vc := v.VectorClock
 	if vc == "" {
 		vc = "{}"
 	}
 	typ := strings.TrimSpace(v.Type)
 	if typ == "" {
-		typ = InferType(norm.Storage)
+		typ = text.InferType(norm.Storage)
 	}
 	return &storage.Memory{
 		ID: v.ID, Type: typ, Category: v.Category, Content: norm.Storage, NormalizedContent: norm.Normalized,
 		ContentHash: norm.Hash, Confidence: v.Confidence, Importance: v.Importance, SourceID: v.SourceID,
-		SourceType: orDefault(v.SourceType, "manual"), Tags: CleanTags(v.Tags), Who: v.Who, Why: v.Why,
+		SourceType: orDefault(v.SourceType, "manual"), Tags: text.CleanTags(v.Tags), Who: v.Who, Why: v.Why,
 		Project: v.Project, SessionID: v.SessionID, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt,
 		UpdatedBy: v.UpdatedBy, LastAccessed: v.LastAccessed, AccessCount: v.AccessCount, VectorClock: vc,
 		Version: max(v.Version, 1), ManualOverride: v.ManualOverride, Pinned: v.Pinned, IsDeleted: v.IsDeleted,

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -168,7 +170,7 @@ func (f *form) validate() error {
 // are sent.
 func (f *form) save(b backend.Backend, reason string) tea.Cmd {
 	content := f.content.Value()
-	tags := core.SplitTags(f.tags.Value())
+	tags := text.SplitTags(f.tags.Value())
 	typ := strings.TrimSpace(f.typ.Value())
 	var imp *float64
 	if s := strings.TrimSpace(f.importance.Value()); s != "" {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -24,18 +24,18 @@ type Query struct {
 // A token with an unknown key is plain text ("http://x" stays text).
 func ParseQuery(s string, now time.Time) (Query, error) {
 	var q Query
-	var text []string
+	var words []string
 	for _, tok := range strings.Fields(s) {
 		k, v, ok := strings.Cut(tok, ":")
 		if !ok || v == "" {
-			text = append(text, tok)
+			words = append(words, tok)
 			continue
 		}
 		switch strings.ToLower(k) {
 		case "type":
 			q.Filter.Type = v
 		case "tag", "tags":
-			q.Filter.Tags = append(q.Filter.Tags, core.SplitTags(v)...)
+			q.Filter.Tags = append(q.Filter.Tags, text.SplitTags(v)...)
 		case "who":
 			q.Filter.Who = v
 		case "project":
@@ -59,10 +59,10 @@ func ParseQuery(s string, now time.Time) (Query, error) {
 			}
 			q.Filter.Since = storage.FormatTime(t)
 		default:
-			text = append(text, tok)
+			words = append(words, tok)
 		}
 	}
-	q.Text = strings.Join(text, " ")
+	q.Text = strings.Join(words, " ")
 	return q, nil
 }
 

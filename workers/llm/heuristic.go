@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/text"
+
 	"github.com/cairnmem/cairn/core"
 )
 
@@ -59,10 +61,10 @@ func (h *Heuristic) Generate(ctx context.Context, prompt string, _ core.Generate
 }
 
 func heuristicDecide(fact core.Fact, cands []core.Candidate) core.Decision {
-	fn := core.NormalizeContent(fact.Content)
+	fn := text.NormalizeContent(fact.Content)
 	ft := termSet(fact.Content)
 	for _, c := range cands {
-		if core.NormalizeContent(c.Content).Hash == fn.Hash {
+		if text.NormalizeContent(c.Content).Hash == fn.Hash {
 			return core.Decision{Action: core.ActionNone, TargetID: c.ID, Confidence: 0.95, Reason: "an existing memory has the same content"}
 		}
 		if jaccard(ft, termSet(c.Content)) >= 0.9 {
@@ -78,7 +80,7 @@ func heuristicDecide(fact core.Fact, cands []core.Candidate) core.Decision {
 
 func termSet(s string) map[string]bool {
 	m := map[string]bool{}
-	for _, t := range core.QueryTerms(strings.ToLower(s)) {
+	for _, t := range text.QueryTerms(strings.ToLower(s)) {
 		m[t] = true
 	}
 	return m

@@ -1,4 +1,4 @@
-package core
+package text
 
 import (
 	"strings"
@@ -13,10 +13,10 @@ const (
 	minTermRunes  = 1
 )
 
-// stopwords are dropped from natural-language queries when anything else
+// Stopwords are dropped from natural-language queries when anything else
 // remains, so "what does the user prefer for builds" searches for
 // "user prefer builds".
-var stopwords = map[string]bool{}
+var Stopwords = map[string]bool{}
 
 func init() {
 	for _, w := range strings.Fields(`a about above after again against all am an and any are aren't as at
@@ -28,7 +28,7 @@ func init() {
 		then there there's these they this those through to too under until up very was wasn't we were
 		weren't what what's when when's where where's which while who who's whom why why's will with won't
 		would wouldn't you your yours yourself yourselves s t d ll m re ve y`) {
-		stopwords[w] = true
+		Stopwords[w] = true
 	}
 }
 
@@ -52,7 +52,7 @@ func QueryTerms(q string) []string {
 			if !seen[t] && len(all) < 4*maxQueryTerms {
 				seen[t] = true
 				all = append(all, t)
-				if !stopwords[t] {
+				if !Stopwords[t] {
 					content = append(content, t)
 				}
 			}

@@ -1,4 +1,4 @@
-package core
+package text
 
 import (
 	"strings"
@@ -17,17 +17,17 @@ type Prefixes struct {
 // "critical: [project,auth]: never expose tokens".
 func ParsePrefixes(content string) Prefixes {
 	var p Prefixes
-	s := strings.TrimLeftFunc(content, isJSSpace)
+	s := strings.TrimLeftFunc(content, IsSpace)
 	if len(s) >= len("critical:") && strings.EqualFold(s[:len("critical:")], "critical:") {
 		p.Pinned = true
-		s = strings.TrimLeftFunc(s[len("critical:"):], isJSSpace)
+		s = strings.TrimLeftFunc(s[len("critical:"):], IsSpace)
 	}
 	if strings.HasPrefix(s, "[") {
 		if end := strings.Index(s, "]:"); end > 1 {
 			inner := s[1:end]
 			if !strings.ContainsAny(inner, "[]\n") {
 				p.Tags = SplitTags(strings.ToLower(inner))
-				s = strings.TrimLeftFunc(s[end+2:], isJSSpace)
+				s = strings.TrimLeftFunc(s[end+2:], IsSpace)
 			}
 		}
 	}

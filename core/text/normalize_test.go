@@ -1,4 +1,4 @@
-package core
+package text
 
 import (
 	"crypto/sha256"

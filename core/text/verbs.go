@@ -1,12 +1,12 @@
-package core
+package text
 
 import "strings"
 
-// irregularVerbs maps irregular English verb forms to each other. Questions
+// IrregularVerbs maps irregular English verb forms to each other. Questions
 // ask in the base form ("when did she go", "what did he buy") while
 // memories tell in the past ("I went", "he bought"); Porter stemming cannot
 // join these, so the keyword leg adds the other forms of each query word.
-var irregularVerbs = map[string][]string{}
+var IrregularVerbs = map[string][]string{}
 
 func init() {
 	for _, line := range strings.Split(`be was were been
@@ -84,7 +84,7 @@ write wrote written`, "\n") {
 		for _, f := range forms {
 			for _, g := range forms {
 				if f != g {
-					irregularVerbs[f] = append(irregularVerbs[f], g)
+					IrregularVerbs[f] = append(IrregularVerbs[f], g)
 				}
 			}
 		}
@@ -100,7 +100,7 @@ func expandVerbForms(terms []string) []string {
 	}
 	out := terms
 	for _, t := range terms {
-		for _, f := range irregularVerbs[t] {
+		for _, f := range IrregularVerbs[t] {
 			if !seen[f] {
 				seen[f] = true
 				out = append(out, f)

@@ -1,4 +1,4 @@
-package core_test
+package text_test
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/text"
 )
 
 func TestNormalizeTranscriptCapsHugeInput(t *testing.T) {
@@ -18,7 +18,7 @@ func TestNormalizeTranscriptCapsHugeInput(t *testing.T) {
 		fmt.Fprintf(&b, `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"reply %d é"}]}}`+"\n", i)
 	}
 	b.WriteString(`{"type":"user","message":{"role":"user","content":"LAST"}}`)
-	tr, err := core.NormalizeTranscript(strings.NewReader(b.String()), 10000)
+	tr, err := text.NormalizeTranscript(strings.NewReader(b.String()), 10000)
 	if err != nil {
 		t.Fatal(err)
 	}

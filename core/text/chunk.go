@@ -1,4 +1,4 @@
-package core
+package text
 
 import (
 	"strings"
@@ -52,7 +52,7 @@ func splitSentences(s string) []string {
 	start := 0
 	prevEnd := false
 	for i, r := range s {
-		if isJSSpace(r) && prevEnd {
+		if IsSpace(r) && prevEnd {
 			if part := CollapseSpace(s[start:i]); part != "" {
 				out = append(out, part)
 			}

@@ -1,10 +1,10 @@
-package core_test
+package text_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/text"
 )
 
 func TestRedactEachKind(t *testing.T) {
@@ -25,7 +25,7 @@ func TestRedactEachKind(t *testing.T) {
 		{"high entropy", "token value Zx8Qm2Lk9Vb4Nc7Rt1Yp6Wd3Hs5Gf0Ja2Ke", "Zx8Qm2Lk9Vb4", "high_entropy"},
 	}
 	for _, c := range cases {
-		out, n := core.Redact(c.in)
+		out, n := text.Redact(c.in)
 		if n == 0 || strings.Contains(out, c.secret) || !strings.Contains(out, "[REDACTED:") {
 			t.Errorf("%s: %q -> %q (%d)", c.name, c.in, out, n)
 		}
@@ -34,11 +34,11 @@ func TestRedactEachKind(t *testing.T) {
 		}
 	}
 	// What is kept.
-	out, _ := core.Redact("postgres://admin:s3cr3tpw@db.internal:5432/app")
+	out, _ := text.Redact("postgres://admin:s3cr3tpw@db.internal:5432/app")
 	if out != "postgres://admin:[REDACTED:url_password]@db.internal:5432/app" {
 		t.Errorf("url: %q", out)
 	}
-	out, _ = core.Redact("DEBUG=1\nSTRIPE_SECRET_KEY=rk_live_abc123\nexport DB_PASSWORD='p@ss w0rd'\n")
+	out, _ = text.Redact("DEBUG=1\nSTRIPE_SECRET_KEY=rk_live_abc123\nexport DB_PASSWORD='p@ss w0rd'\n")
 	if out != "DEBUG=1\nSTRIPE_SECRET_KEY=[REDACTED:env_secret]\nexport DB_PASSWORD=[REDACTED:env_secret]\n" {
 		t.Errorf("env: %q", out)
 	}
@@ -50,7 +50,7 @@ func TestRedactEachKind(t *testing.T) {
 		"KEYBOARD_LAYOUT=us",
 		"the monkey=banana rule",
 	} {
-		if out, n := core.Redact(s); n != 0 || out != s {
+		if out, n := text.Redact(s); n != 0 || out != s {
 			t.Errorf("false positive: %q -> %q", s, out)
 		}
 	}

@@ -1,4 +1,4 @@
-package core
+package text
 
 import (
 	"crypto/sha256"
@@ -19,10 +19,10 @@ type Normalized struct {
 	Hash string
 }
 
-// isJSSpace reports whether r is in JavaScript's \s class, which Signet's
+// IsSpace reports whether r is in JavaScript's \s class, which Signet's
 // normalization (and so its hashes) is defined by. It differs from
 // unicode.IsSpace: it includes U+FEFF and excludes U+0085.
-func isJSSpace(r rune) bool {
+func IsSpace(r rune) bool {
 	switch r {
 	case '\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', '\u2028', '\u2029',
 		'\u202f', '\u205f', '\u3000', '\ufeff':
@@ -37,7 +37,7 @@ func CollapseSpace(s string) string {
 	b.Grow(len(s))
 	pendingSpace := false
 	for _, r := range s {
-		if isJSSpace(r) {
+		if IsSpace(r) {
 			pendingSpace = b.Len() > 0
 			continue
 		}
@@ -82,4 +82,5 @@ func NormalizeContent(content string) Normalized {
 // are expressed in.
 func CharCount(s string) int { return utf8.RuneCountInString(s) }
 
-func utfValid(s string) bool { return utf8.ValidString(s) }
+// ValidUTF8 reports whether s is valid UTF-8.
+func ValidUTF8(s string) bool { return utf8.ValidString(s) }

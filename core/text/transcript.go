@@ -1,4 +1,4 @@
-package core
+package text
 
 import (
 	"bufio"
@@ -31,7 +31,7 @@ var harnessNoise = regexp.MustCompile(`(?s)<(system-reminder|environment_context
 // NormalizeTranscript streams r and keeps the conversation: for Claude Code
 // JSONL the user and assistant message text (tool calls, tool results and
 // thinking dropped), for Codex JSONL the message items, for other JSONL any
-// role/content records, else the text itself. cairn's injected blocks are
+// Role/content records, else the text itself. cairn's injected blocks are
 // removed. Beyond maxChars bytes the beginning and the end are kept, with a
 // marker saying how much was left out; memory stays bounded by maxChars
 // whatever the input's size.

@@ -1,4 +1,4 @@
-package core
+package text
 
 import (
 	"regexp"
@@ -8,10 +8,10 @@ import (
 // Markers around everything cairn injects, so transcripts and prompts can
 // be stripped of it before extraction (no feedback loop).
 const (
-	contextOpen  = "[cairn:context"
-	contextClose = "[/cairn:context]"
-	recallOpen   = "[cairn:recall"
-	recallClose  = "[/cairn:recall]"
+	ContextOpen  = "[cairn:context"
+	ContextClose = "[/cairn:context]"
+	RecallOpen   = "[cairn:recall"
+	RecallClose  = "[/cairn:recall]"
 )
 
 var injectedBlock = regexp.MustCompile(`(?s)\[cairn:(?:context|recall)\b[^\]\n]*\].*?(?:\[/cairn:(?:context|recall)\]|\z)`)
