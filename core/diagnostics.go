@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -467,7 +469,7 @@ func (s *Service) diagProvider(ctx context.Context, q storage.Querier, now time.
 		d.Signals = append(d.Signals, gate("extraction_provider_unavailable", "count", v, 0, 1, false, msg))
 		streak := s.analytics.EmptyExtractionStreak()
 		d.Signals = append(d.Signals, gate("empty_extractions_in_a_row", "count", float64(streak), EmptyExtractionsMax-1, 0.3, false,
-			fmt.Sprintf("%d extractions in a row over inputs of at least %d characters produced no fact (%d or more costs 0.3: the model may be answering nothing usable)", streak, ExtractMinInputChars, EmptyExtractionsMax)))
+			fmt.Sprintf("%d extractions in a row over inputs of at least %d characters produced no fact (%d or more costs 0.3: the model may be answering nothing usable)", streak, extract.ExtractMinInputChars, EmptyExtractionsMax)))
 	} else {
 		d.Note = "pipeline disabled: only embedding calls are tracked"
 	}
@@ -522,7 +524,7 @@ func (s *Service) diagConnector(ctx context.Context, q storage.Querier, now time
 				return d, err
 			}
 			if last.Valid && last.String != "" {
-				msg += "; latest: " + clipForWarning(last.String, 200)
+				msg += "; latest: " + extract.ClipForWarning(last.String, 200)
 			}
 		}
 		d.Signals = append(d.Signals,

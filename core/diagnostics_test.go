@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -323,7 +325,7 @@ func TestDiagnosticsProviderRingAndAvailability(t *testing.T) {
 // silentLLM answers every prompt with a valid, empty extraction.
 type silentLLM struct{}
 
-func (silentLLM) Generate(context.Context, string, core.GenerateOptions) (string, error) {
+func (silentLLM) Generate(context.Context, string, extract.GenerateOptions) (string, error) {
 	return `{"facts": [], "entities": []}`, nil
 }
 func (silentLLM) Name() string { return "silent/test" }

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -74,7 +76,7 @@ type graphNode struct {
 // short write transaction.
 // Entities whose canonical name is shorter than four characters are
 // skipped (and so are relations touching them).
-func (s *Service) PersistGraph(ctx context.Context, memoryID string, res ExtractionResult) (GraphStats, error) {
+func (s *Service) PersistGraph(ctx context.Context, memoryID string, res extract.ExtractionResult) (GraphStats, error) {
 	var st GraphStats
 	nodes := map[string]*graphNode{}
 	var order []string
@@ -418,7 +420,7 @@ func placeholders(n int) string {
 // in its own transaction: a failure is logged and noted in the job's
 // result, never reverting the facts. Shadow mode records the graph too (it
 // changes no memory); frozen mutations do not.
-func (s *Service) persistJobGraph(ctx context.Context, job *storage.Job, srcID string, ext ExtractionResult, res *ExtractJobResult) {
+func (s *Service) persistJobGraph(ctx context.Context, job *storage.Job, srcID string, ext extract.ExtractionResult, res *ExtractJobResult) {
 	if s.MutationsFrozen() || len(ext.Entities)+len(ext.Mentions) == 0 {
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -14,7 +16,7 @@ import (
 
 func noEmbed(c *config.Config) { c.Embedding.Provider = "none" }
 
-func persist(t *testing.T, e *env, memID string, res core.ExtractionResult) core.GraphStats {
+func persist(t *testing.T, e *env, memID string, res extract.ExtractionResult) core.GraphStats {
 	t.Helper()
 	st, err := e.svc.PersistGraph(context.Background(), memID, res)
 	if err != nil {
@@ -27,12 +29,12 @@ func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
 	e := newStoreEnv(t, noEmbed)
 	a := e.mustID(t, "first memory about the billing service")
 	b := e.mustID(t, "second memory about the billing service")
-	st := persist(t, e, a, core.ExtractionResult{
-		Entities: []core.Entity{
+	st := persist(t, e, a, extract.ExtractionResult{
+		Entities: []extract.Entity{
 			{Source: "Billing  Service", SourceType: "service", Relationship: "uses", Target: "PostgreSQL", TargetType: "tool", Confidence: 0.8},
 			{Source: "billing service", Relationship: "uses", Target: "Go", Confidence: 0.9}, // "go" is too short
 		},
-		Mentions: []core.Mention{{Name: "  BILLING service ", Type: "name"}, {Name: "api", Type: "name"}},
+		Mentions: []extract.Mention{{Name: "  BILLING service ", Type: "name"}, {Name: "api", Type: "name"}},
 	})
 	if st.EntitiesCreated != 2 || st.Entities != 2 || st.Mentions != 2 || st.RelationsNew != 1 || st.Skipped != 2 {
 		t.Fatalf("stats %+v", st)
@@ -48,7 +50,7 @@ func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
 	}
 	// Another memory names the same entities: mentions grow, the relation's
 	// confidence is the running average.
-	st = persist(t, e, b, core.ExtractionResult{Entities: []core.Entity{
+	st = persist(t, e, b, extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "BILLING SERVICE", Relationship: "uses", Target: "postgresql", Confidence: 0.4},
 	}})
 	if st.EntitiesCreated != 0 || st.Mentions != 2 || st.RelationsNew != 0 || st.Relations != 1 {
@@ -82,7 +84,7 @@ func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
 func TestGraphPersistIdempotent(t *testing.T) {
 	e := newStoreEnv(t, noEmbed)
 	a := e.mustID(t, "the billing service uses postgresql")
-	res := core.ExtractionResult{Entities: []core.Entity{
+	res := extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "billing service", Relationship: "uses", Target: "postgresql", Confidence: 0.8},
 	}}
 	persist(t, e, a, res)
@@ -123,11 +125,11 @@ func TestGraphBoostLiftsLinkedMemory(t *testing.T) {
 	d := e.mustID(t, "the deploy script for delta")
 	x := e.mustID(t, "an unrelated note about infrastructure")
 	// "deploy pipeline" is named by the query; a and d reach it one hop away.
-	persist(t, e, x, core.ExtractionResult{Entities: []core.Entity{
+	persist(t, e, x, extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "Deploy Pipeline", Relationship: "runs_on", Target: "Kubernetes", Confidence: 0.9},
 	}})
-	persist(t, e, a, core.ExtractionResult{Mentions: []core.Mention{{Name: "Kubernetes"}}})
-	persist(t, e, d, core.ExtractionResult{Mentions: []core.Mention{{Name: "Kubernetes"}}})
+	persist(t, e, a, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Kubernetes"}}})
+	persist(t, e, d, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Kubernetes"}}})
 
 	hits := recallParts(t, e, "deploy script")
 	ha, hb, hd := hits[a], hits[b], hits[d]
@@ -155,17 +157,17 @@ func TestGraphHubDampening(t *testing.T) {
 	e := newStoreEnv(t, noEmbed)
 	hub := e.mustID(t, "zebra notes on the hub topic")
 	plain := e.mustID(t, "zebra notes on a niche topic")
-	persist(t, e, hub, core.ExtractionResult{Mentions: []core.Mention{{Name: "Popular Thing"}}})
-	persist(t, e, plain, core.ExtractionResult{Mentions: []core.Mention{{Name: "Niche Thing 0"}}})
+	persist(t, e, hub, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Popular Thing"}}})
+	persist(t, e, plain, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Niche Thing 0"}}})
 	// Nine more memories name the hub; eight more niche entities with one
 	// mention each: P90 of mentions is 1, the hub has 10.
 	for i := 1; i <= 9; i++ {
 		id := e.mustID(t, fmt.Sprintf("filler memory number %d", i))
-		ms := []core.Mention{{Name: "Popular Thing"}}
+		ms := []extract.Mention{{Name: "Popular Thing"}}
 		if i <= 8 {
-			ms = append(ms, core.Mention{Name: fmt.Sprintf("Niche Thing %d", i)})
+			ms = append(ms, extract.Mention{Name: fmt.Sprintf("Niche Thing %d", i)})
 		}
-		persist(t, e, id, core.ExtractionResult{Mentions: ms})
+		persist(t, e, id, extract.ExtractionResult{Mentions: ms})
 	}
 	hits := recallParts(t, e, "zebra notes")
 	if hits[hub] == nil || hits[plain] == nil {
@@ -178,7 +180,7 @@ func TestGraphHubDampening(t *testing.T) {
 		t.Fatalf("non-hub dampening %v, want 1", got)
 	}
 	// A memory linked to a hub and a non-hub is not dampened.
-	persist(t, e, hub, core.ExtractionResult{Mentions: []core.Mention{{Name: "Rare Thing"}}})
+	persist(t, e, hub, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Rare Thing"}}})
 	if got := recallParts(t, e, "zebra notes")[hub].Explain.Dampening; got != 1 {
 		t.Fatalf("mixed links dampened: %v", got)
 	}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -203,8 +205,8 @@ type ExtractJobResult struct {
 	Source      string              `json:"source,omitempty"` // the source memory id, or session:<key>
 	Provider    string              `json:"provider"`
 	WriteMode   string              `json:"writeMode"` // shadow or controlled-write
-	Facts       []Fact              `json:"facts"`
-	Entities    []Entity            `json:"entities"`
+	Facts       []extract.Fact      `json:"facts"`
+	Entities    []extract.Entity    `json:"entities"`
 	FactCount   int                 `json:"factCount"`
 	EntityCount int                 `json:"entityCount"`
 	Proposals   []*storage.Proposal `json:"proposals"`
@@ -289,9 +291,9 @@ func (s *Service) pipelineWriteMode() string {
 // UPDATE and DELETE (controlled-write with allow_update_delete only) are
 // applied afterwards through Modify and Forget guarded by the target's
 // version. An error leaves the job leased for the caller to FailJob.
-func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm LLM) (*ExtractJobResult, error) {
+func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm extract.LLM) (*ExtractJobResult, error) {
 	res := &ExtractJobResult{Status: "completed", Provider: llm.Name(), WriteMode: s.pipelineWriteMode(),
-		Facts: []Fact{}, Entities: []Entity{}, Proposals: []*storage.Proposal{}}
+		Facts: []extract.Fact{}, Entities: []extract.Entity{}, Proposals: []*storage.Proposal{}}
 	var src *storage.Memory
 	var raw string
 	var err error
@@ -361,7 +363,7 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 		for _, p := range res.Proposals {
 			p.State, p.Shadow, p.Blocked, p.BlockedReason, p.SkippedReason, p.AppliedMemoryID = storage.ProposalPending, !cw, false, decided[p], "", ""
 			switch p.Action {
-			case ActionAdd:
+			case extract.ActionAdd:
 				switch {
 				case !cw:
 					res.WriteStats.Recorded++
@@ -386,7 +388,7 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 						res.WriteStats.Added++
 					}
 				}
-			case ActionUpdate, ActionDelete:
+			case extract.ActionUpdate, extract.ActionDelete:
 				switch {
 				case p.BlockedReason != "": // set by decide: a pinned target
 					p.Blocked = true
@@ -403,7 +405,7 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 				} else if !cw {
 					res.WriteStats.Recorded++
 				}
-			case ActionNone:
+			case extract.ActionNone:
 				p.State, p.SkippedReason = storage.ProposalSkipped, "no_action"
 				res.WriteStats.Recorded++
 			}
@@ -436,7 +438,7 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 	s.persistJobGraph(ctx, job, graphMemory, ext, res)
 	if len(created) > 0 && job.JobType == JobSessionExtract {
 		for _, p := range res.Proposals {
-			if p.State == storage.ProposalApplied && p.Action == ActionAdd && p.AppliedMemoryID != "" {
+			if p.State == storage.ProposalApplied && p.Action == extract.ActionAdd && p.AppliedMemoryID != "" {
 				s.linkSessionFact(ctx, p.AppliedMemoryID, p.Fact)
 			}
 		}
@@ -453,7 +455,7 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s of %s not applied: %v", p.Action, p.TargetMemoryID, err))
 			continue
 		}
-		if p.Action == ActionUpdate {
+		if p.Action == extract.ActionUpdate {
 			res.WriteStats.Updated++
 		} else {
 			res.WriteStats.Deleted++
@@ -469,7 +471,7 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm L
 // decide turns one fact into a proposal: ADD without a model call when no
 // other memory is similar, else the model's decision over the top 5. A
 // rejected decision (hallucinated id, no reason) returns nil and warnings.
-func (s *Service) decide(ctx context.Context, job *storage.Job, src *storage.Memory, f Fact, llm LLM) (*storage.Proposal, []string, error) {
+func (s *Service) decide(ctx context.Context, job *storage.Job, src *storage.Memory, f extract.Fact, llm extract.LLM) (*storage.Proposal, []string, error) {
 	p := &storage.Proposal{ID: NewID(), JobID: job.ID, SourceMemoryID: src.ID, Fact: f.Content, FactType: f.Type, Confidence: f.Confidence}
 	rec, err := s.Recall(ctx, RecallInput{Query: f.Content, Limit: 6, NoTracking: true, Mode: ModeHybrid})
 	if err != nil {
@@ -480,33 +482,33 @@ func (s *Service) decide(ctx context.Context, job *storage.Job, src *storage.Mem
 			return nil, nil, fmt.Errorf("decision candidates: %w", err)
 		}
 	}
-	var cands []Candidate
+	var cands []extract.Candidate
 	var ids []string
 	for _, h := range rec.Results {
 		if h.ID == src.ID || len(cands) == 5 {
 			continue
 		}
-		cands = append(cands, Candidate{ID: h.ID, Type: h.Type, Content: h.Content})
+		cands = append(cands, extract.Candidate{ID: h.ID, Type: h.Type, Content: h.Content})
 		ids = append(ids, h.ID)
 	}
 	if len(cands) == 0 {
-		p.Action, p.Reason = ActionAdd, "no similar memory exists"
+		p.Action, p.Reason = extract.ActionAdd, "no similar memory exists"
 		return p, nil, nil
 	}
 	t0 := time.Now()
-	raw, err := llm.Generate(ctx, DecisionPrompt(f, cands), GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
+	raw, err := llm.Generate(ctx, extract.DecisionPrompt(f, cands), extract.GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
 	s.analytics.RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 	if err != nil {
 		s.noteExtraction(StageDecision, extractionErrCode(err, CodeDecisionTimeout, CodeDecisionProvider), err.Error(), src.ID)
-		return nil, []string{fmt.Sprintf("decision for %q: %v", clipForWarning(f.Content, 60), err)}, nil
+		return nil, []string{fmt.Sprintf("decision for %q: %v", extract.ClipForWarning(f.Content, 60), err)}, nil
 	}
-	d, warns := ParseDecision(raw, ids)
+	d, warns := extract.ParseDecision(raw, ids)
 	if d.Action == "" {
 		s.noteExtraction(StageDecision, CodeDecisionInvalid, strings.Join(warns, "; "), src.ID)
 		return nil, warns, nil
 	}
 	p.Action, p.Reason = d.Action, d.Reason
-	if d.Action == ActionAdd {
+	if d.Action == extract.ActionAdd {
 		return p, warns, nil
 	}
 	p.TargetMemoryID = d.TargetID
@@ -518,8 +520,8 @@ func (s *Service) decide(ctx context.Context, job *storage.Job, src *storage.Mem
 		return nil, append(warns, fmt.Sprintf("decision target %s is gone", d.TargetID)), nil
 	}
 	p.TargetVersion = target.Version
-	if d.Action == ActionUpdate || d.Action == ActionDelete {
-		if risk, _ := DetectContradiction(f.Content, target.Content); risk {
+	if d.Action == extract.ActionUpdate || d.Action == extract.ActionDelete {
+		if risk, _ := extract.DetectContradiction(f.Content, target.Content); risk {
 			p.ContradictionRisk, p.ReviewNeeded = true, true
 		} else if risk, why, cw := s.semanticContradiction(ctx, llm, f.Content, target.Content); risk {
 			p.ContradictionRisk, p.ReviewNeeded = true, true
@@ -582,10 +584,10 @@ func (s *Service) applyDestructive(ctx context.Context, p *storage.Proposal, act
 		ifv = &v
 	}
 	switch p.Action {
-	case ActionUpdate:
+	case extract.ActionUpdate:
 		content := p.Fact
 		_, err = s.Modify(ctx, Patch{ID: p.TargetMemoryID, Reason: reason, IfVersion: ifv, Content: &content}, actor)
-	case ActionDelete:
+	case extract.ActionDelete:
 		_, err = s.Forget(ctx, ForgetInput{ID: p.TargetMemoryID, Reason: reason, IfVersion: ifv}, actor)
 	default:
 		return fmt.Errorf("not a destructive action: %s", p.Action)

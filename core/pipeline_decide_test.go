@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -21,14 +23,14 @@ import (
 // format) whose answers are scripted per prompt kind.
 type scriptedModel struct {
 	extract    string
-	decide     func(fact core.Fact, cands []core.Candidate) string
+	decide     func(fact extract.Fact, cands []extract.Candidate) string
 	contradict string
 	hang       bool // contradiction calls never answer
 	calls      atomic.Int64
 	checks     atomic.Int64
 }
 
-func (m *scriptedModel) serve(t *testing.T) core.LLM {
+func (m *scriptedModel) serve(t *testing.T) extract.LLM {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/api/generate" {
@@ -44,11 +46,11 @@ func (m *scriptedModel) serve(t *testing.T) core.LLM {
 		}
 		m.calls.Add(1)
 		var out string
-		if _, ok := core.ExtractionPromptInput(req.Prompt); ok {
+		if _, ok := extract.ExtractionPromptInput(req.Prompt); ok {
 			out = m.extract
-		} else if f, c, ok := core.DecisionPromptInput(req.Prompt); ok {
+		} else if f, c, ok := extract.DecisionPromptInput(req.Prompt); ok {
 			out = m.decide(f, c)
-		} else if strings.Contains(req.Prompt, core.ContradictionBeginMarker) {
+		} else if strings.Contains(req.Prompt, extract.ContradictionBeginMarker) {
 			m.checks.Add(1)
 			if m.hang {
 				<-r.Context().Done()
@@ -94,13 +96,13 @@ func extractAnswer(fact string) string {
 	return "<think>The user moved databases.</think>\n```json\n{\"facts\": [{\"content\": \"" + fact + "\", \"type\": \"fact\", \"confidence\": 0.9}], \"entities\": []}\n```"
 }
 
-func updateTo(target string) func(core.Fact, []core.Candidate) string {
-	return func(_ core.Fact, cands []core.Candidate) string {
+func updateTo(target string) func(extract.Fact, []extract.Candidate) string {
+	return func(_ extract.Fact, cands []extract.Candidate) string {
 		return `{"action": "update", "targetId": "` + target + `", "confidence": 0.85, "reason": "the database changed"}`
 	}
 }
 
-func runScripted(t *testing.T, e *env, m core.LLM) *core.ExtractJobResult {
+func runScripted(t *testing.T, e *env, m extract.LLM) *core.ExtractJobResult {
 	t.Helper()
 	job, err := e.svc.LeaseJob(context.Background(), "test", core.JobExtract)
 	if err != nil || job == nil {
@@ -194,7 +196,7 @@ func TestSemanticContradictionFlagsReview(t *testing.T) {
 		c.PipelineV2.AllowUpdateDelete = true
 		c.PipelineV2.SemanticContradictionTimeout = config.Duration(300 * time.Millisecond)
 	}
-	if risk, why := core.DetectContradiction(newFact, oldFact); risk {
+	if risk, why := extract.DetectContradiction(newFact, oldFact); risk {
 		t.Fatalf("the syntactic detector already flags these (%s); the test needs a pair it misses", why)
 	}
 	cases := []struct {
@@ -242,11 +244,11 @@ func TestSemanticContradictionFlagsReview(t *testing.T) {
 
 func TestSemanticContradictionSkippedForUnrelatedOrHeuristic(t *testing.T) {
 	ctx := context.Background()
-	v, ok, _ := core.ParseContradiction("```json\n{\"contradicts\": \"yes\", \"confidence\": 7}\n```")
+	v, ok, _ := extract.ParseContradiction("```json\n{\"contradicts\": \"yes\", \"confidence\": 7}\n```")
 	if !ok || !v.Contradicts || v.Confidence != 1 {
 		t.Fatalf("parse: %+v ok=%v", v, ok)
 	}
-	if _, ok, w := core.ParseContradiction(`{"contradicts": "perhaps"}`); ok || len(w) == 0 {
+	if _, ok, w := extract.ParseContradiction(`{"contradicts": "perhaps"}`); ok || len(w) == 0 {
 		t.Fatal("a non-boolean verdict was accepted")
 	}
 	// Few shared words: no model call at all.

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -60,12 +62,12 @@ func (s *Service) sessionSource(ctx context.Context, job *storage.Job) (*storage
 // consecutive windows of a long transcript, merged with duplicate facts
 // dropped and the usual caps applied. A model error fails the job (it is
 // retried); parse problems are warnings.
-func (s *Service) extractWindows(ctx context.Context, body string, windowed bool, llm LLM, srcID string) (ExtractionResult, []string, error) {
-	var out ExtractionResult
+func (s *Service) extractWindows(ctx context.Context, body string, windowed bool, llm extract.LLM, srcID string) (extract.ExtractionResult, []string, error) {
+	var out extract.ExtractionResult
 	var warns []string
 	windows := []string{body}
 	if windowed {
-		windows = text.ChunkContent(body, ExtractMaxInputChars-200)
+		windows = text.ChunkContent(body, extract.ExtractMaxInputChars-200)
 		if len(windows) > sessionMaxWindows {
 			warns = append(warns, fmt.Sprintf("transcript has %d extraction windows; the last %d were not read", len(windows), len(windows)-sessionMaxWindows))
 			windows = windows[:sessionMaxWindows]
@@ -75,31 +77,31 @@ func (s *Service) extractWindows(ctx context.Context, body string, windowed bool
 	called := false
 	var parseWarns []string
 	for _, w := range windows {
-		input, tooShort := ExtractionInput(w)
+		input, tooShort := extract.ExtractionInput(w)
 		if tooShort {
 			continue
 		}
 		called = true
 		t0 := time.Now()
-		raw, err := llm.Generate(ctx, ExtractionPrompt(input), GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
+		raw, err := llm.Generate(ctx, extract.ExtractionPrompt(input), extract.GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
 		s.analytics.RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 		if err != nil {
 			s.noteExtraction(StageExtraction, extractionErrCode(err, CodeExtractionTimeout, CodeExtractionProvider), err.Error(), srcID)
 			return out, warns, fmt.Errorf("extraction: %w", err)
 		}
-		ext, ws := ParseExtraction(raw)
+		ext, ws := extract.ParseExtraction(raw)
 		warns = append(warns, ws...)
 		parseWarns = append(parseWarns, ws...)
 		for _, f := range ext.Facts {
 			h := text.NormalizeContent(f.Content).Hash
-			if seen[h] || len(out.Facts) >= ExtractMaxFacts {
+			if seen[h] || len(out.Facts) >= extract.ExtractMaxFacts {
 				continue
 			}
 			seen[h] = true
 			out.Facts = append(out.Facts, f)
 		}
 		for _, e := range ext.Entities {
-			if len(out.Entities) < ExtractMaxEntities {
+			if len(out.Entities) < extract.ExtractMaxEntities {
 				out.Entities = append(out.Entities, e)
 			}
 		}
@@ -141,11 +143,11 @@ func (s *Service) proposalSource(ctx context.Context, id string) *storage.Memory
 // graph links go to the facts it produced). Failure is logged, never
 // fatal: the memory is written.
 func (s *Service) linkSessionFact(ctx context.Context, memoryID, content string) {
-	ms := heuristicMentions(content)
+	ms := extract.HeuristicMentions(content)
 	if len(ms) == 0 || s.MutationsFrozen() {
 		return
 	}
-	if _, err := s.PersistGraph(ctx, memoryID, ExtractionResult{Mentions: ms}); err != nil {
+	if _, err := s.PersistGraph(ctx, memoryID, extract.ExtractionResult{Mentions: ms}); err != nil {
 		s.log.Warn("graph links of a session fact", "memory", memoryID, "err", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -80,7 +82,7 @@ func TestSessionExtractJob(t *testing.T) {
 type failingModel struct{}
 
 func (failingModel) Name() string { return "broken" }
-func (failingModel) Generate(context.Context, string, core.GenerateOptions) (string, error) {
+func (failingModel) Generate(context.Context, string, extract.GenerateOptions) (string, error) {
 	return "", context.DeadlineExceeded
 }
 

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -34,7 +36,7 @@ func (s *Service) ListProposals(ctx context.Context, f ProposalFilter, limit int
 		return nil, invalid("state", "state must be one of pending, approved, rejected, applied, skipped")
 	}
 	switch f.Action {
-	case "", ActionAdd, ActionUpdate, ActionDelete, ActionNone:
+	case "", extract.ActionAdd, extract.ActionUpdate, extract.ActionDelete, extract.ActionNone:
 	default:
 		return nil, invalid("action", "action must be one of add, update, delete, none")
 	}
@@ -84,7 +86,7 @@ func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, r
 	state := storage.ProposalApplied
 	var created string
 	switch p.Action {
-	case ActionAdd:
+	case extract.ActionAdd:
 		src := s.proposalSource(ctx, p.SourceMemoryID)
 		err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			created = ""
@@ -109,7 +111,7 @@ func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, r
 			s.events.publish(Event{Kind: EventCreated, MemoryID: created, Actor: actor.Name})
 		}
 		return s.GetProposal(ctx, id)
-	case ActionUpdate, ActionDelete:
+	case extract.ActionUpdate, extract.ActionDelete:
 		if err := s.applyDestructive(ctx, p, actor, "approved proposal "+p.ID+": "+why); err != nil {
 			return nil, err
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -68,10 +70,10 @@ func TestRetentionSweepWindowsAndOrder(t *testing.T) {
 	a := e.mustID(t, "The zebrafish billing service stores invoices in PostgreSQL.")
 	b := e.mustID(t, "The reporting job reads PostgreSQL replicas every night.")
 	c := e.mustID(t, "The quokka deploy pipeline publishes images nightly.")
-	persist(t, e, a, core.ExtractionResult{Entities: []core.Entity{
+	persist(t, e, a, extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "billing service", Relationship: "uses", Target: "PostgreSQL", Confidence: 0.9},
 	}})
-	persist(t, e, b, core.ExtractionResult{Mentions: []core.Mention{{Name: "PostgreSQL", Type: "name"}}})
+	persist(t, e, b, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "PostgreSQL", Type: "name"}}})
 	if n := e.count(t, `SELECT mentions FROM entities WHERE canonical_name = 'postgresql'`); n != 2 {
 		t.Fatalf("postgresql mentions before = %d", n)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
@@ -54,11 +56,11 @@ func TestHTTPBackendQueueAndProposals(t *testing.T) {
 		t.Fatalf("status over HTTP: %+v %v", st, err)
 	}
 
-	ps, err := hb.Proposals(ctx, core.ProposalFilter{State: storage.ProposalPending, Action: core.ActionUpdate}, 10)
+	ps, err := hb.Proposals(ctx, core.ProposalFilter{State: storage.ProposalPending, Action: extract.ActionUpdate}, 10)
 	if err != nil || len(ps) != 1 || ps[0].ID != propUpdate {
 		t.Fatalf("proposals over HTTP: %v %v", ps, err)
 	}
-	if p, err := hb.Proposal(ctx, propDelete); err != nil || p.Action != core.ActionDelete {
+	if p, err := hb.Proposal(ctx, propDelete); err != nil || p.Action != extract.ActionDelete {
 		t.Fatalf("proposal over HTTP: %+v %v", p, err)
 	}
 	if _, err := hb.RejectProposal(ctx, propDelete, ""); !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest {

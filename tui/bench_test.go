@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	tea "charm.land/bubbletea/v2"
@@ -212,11 +214,11 @@ func queueService(b *testing.B) *core.Service {
 			}
 		}
 		for i := range benchProposals {
-			p := &storage.Proposal{ID: fmt.Sprintf("prop-%06d", i), SourceMemoryID: idSQLite, Action: core.ActionAdd,
+			p := &storage.Proposal{ID: fmt.Sprintf("prop-%06d", i), SourceMemoryID: idSQLite, Action: extract.ActionAdd,
 				Fact:       fmt.Sprintf("fact number %d: the deploy needs VPN access and a hardware key on staging", i),
 				Confidence: float64(i%100) / 100, Shadow: true, CreatedAt: storage.FormatTime(fixedNow.Add(-time.Duration(i) * time.Second))}
 			if i%5 == 0 {
-				p.Action, p.TargetMemoryID, p.TargetVersion, p.ContradictionRisk = core.ActionUpdate, idPostgres, 1, true
+				p.Action, p.TargetMemoryID, p.TargetVersion, p.ContradictionRisk = extract.ActionUpdate, idPostgres, 1, true
 				p.Fact = fmt.Sprintf("postgres runs on port %d in staging; production uses the default 5432", 5000+i)
 			}
 			if err := storage.InsertProposal(ctx, tx, p); err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
@@ -73,11 +75,11 @@ func pipelineFixture(h *harness) {
 			}
 		}
 		for _, p := range []*storage.Proposal{
-			{ID: propUpdate, JobID: jobDone, SourceMemoryID: idSQLite, Action: core.ActionUpdate, FactType: "fact",
+			{ID: propUpdate, JobID: jobDone, SourceMemoryID: idSQLite, Action: extract.ActionUpdate, FactType: "fact",
 				Fact: "postgres runs on port 5434 in staging; production uses the default 5432", Confidence: 0.74,
 				TargetMemoryID: idPostgres, TargetVersion: 1, Reason: "newer port for staging", Shadow: true,
 				ReviewNeeded: true, ContradictionRisk: true, CreatedAt: at(5 * time.Minute)},
-			{ID: propDelete, JobID: jobDone, SourceMemoryID: idSQLite, Action: core.ActionDelete, FactType: "issue",
+			{ID: propDelete, JobID: jobDone, SourceMemoryID: idSQLite, Action: extract.ActionDelete, FactType: "issue",
 				Fact: "the flaky export test was fixed", Confidence: 0.62, TargetMemoryID: idFlakyTest, TargetVersion: 1,
 				Shadow: true, Blocked: true, BlockedReason: "update/delete not allowed in shadow mode", CreatedAt: at(6 * time.Minute)},
 		} {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
@@ -52,7 +54,7 @@ func (h *harness) selectProposal(id string) {
 func (h *harness) addProposal() *storage.Proposal {
 	h.t.Helper()
 	for _, p := range h.proposalsPane().Visible() {
-		if p.Action == core.ActionAdd {
+		if p.Action == extract.ActionAdd {
 			return p
 		}
 	}
@@ -204,7 +206,7 @@ func TestProposalsFilters(t *testing.T) {
 	h := newProposalsHarness(t)
 	p := h.proposalsPane()
 	h.press("f") // add
-	if len(p.Visible()) != 1 || p.Visible()[0].Action != core.ActionAdd || !strings.Contains(h.screen(), "action=add") {
+	if len(p.Visible()) != 1 || p.Visible()[0].Action != extract.ActionAdd || !strings.Contains(h.screen(), "action=add") {
 		t.Fatalf("f → add: %d\n%s", len(p.Visible()), h.screen())
 	}
 	h.press("f") // update

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/llm"
@@ -20,7 +22,7 @@ import (
 // on consecutive failures, and a reaper returns stale leases.
 type PipelineWorker struct {
 	Svc         *core.Service
-	LLM         core.LLM
+	LLM         extract.LLM
 	Concurrency int
 	Poll        time.Duration
 	Log         *slog.Logger

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -159,7 +161,7 @@ func TestPipelineWorkerDeadLetters(t *testing.T) {
 type failingLLM struct{}
 
 func (failingLLM) Name() string { return "broken" }
-func (failingLLM) Generate(ctx context.Context, prompt string, _ core.GenerateOptions) (string, error) {
+func (failingLLM) Generate(ctx context.Context, prompt string, _ extract.GenerateOptions) (string, error) {
 	return "", fmt.Errorf("model server said 500")
 }
 

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/bubbles/v2/viewport"
@@ -37,7 +39,7 @@ const RefreshInterval = 2 * time.Second
 const ApproveReason = "approved in the TUI"
 
 // Actions are the action filters f cycles through ("" is every action).
-var Actions = []string{"", core.ActionAdd, core.ActionUpdate, core.ActionDelete, core.ActionNone}
+var Actions = []string{"", extract.ActionAdd, extract.ActionUpdate, extract.ActionDelete, extract.ActionNone}
 
 // Flags are the flag filters x cycles through.
 var Flags = []string{"", FlagContradiction, FlagReview, FlagBlocked}
@@ -551,7 +553,7 @@ func (m *Model) askApproveAll(v string) tea.Cmd {
 	m.input.Blur()
 	m.bulk, m.bulkMin = nil, min
 	for _, p := range m.all {
-		if p.State == storage.ProposalPending && p.Action == core.ActionAdd && p.Confidence >= min {
+		if p.State == storage.ProposalPending && p.Action == extract.ActionAdd && p.Confidence >= min {
 			m.bulk = append(m.bulk, p.ID)
 		}
 	}

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/diff"
 	"github.com/cairnmem/cairn/tui/pane"
@@ -249,9 +250,9 @@ func (m *Model) targetView(p *storage.Proposal, width int) string {
 	proposed := p.Fact
 	label := "proposed"
 	switch p.Action {
-	case core.ActionDelete:
+	case extract.ActionDelete:
 		proposed, label = "", "proposed: delete"
-	case core.ActionNone, core.ActionAdd:
+	case extract.ActionNone, extract.ActionAdd:
 		label = "proposed (added beside it)"
 	}
 	left := fmt.Sprintf("current %s v%d", pane.ShortID(cur.ID), cur.Version)
@@ -275,7 +276,7 @@ func (m *Model) targetView(p *storage.Proposal, width int) string {
 	rightCol := col(label, proposed, text)
 	sep := st.Rule.Render(strings.Repeat(" │ \n", max(lipgloss.Height(leftCol), lipgloss.Height(rightCol))))
 	out := lipgloss.JoinHorizontal(lipgloss.Top, leftCol, strings.TrimSuffix(sep, "\n"), rightCol) + "\n"
-	if p.Action == core.ActionUpdate || p.Action == core.ActionDelete {
+	if p.Action == extract.ActionUpdate || p.Action == extract.ActionDelete {
 		out += st.Faint.Render("diff") + "\n"
 		for _, l := range wrap(m.wordDiff(cur.Content, proposed), width) {
 			out += l + "\n"

@@ -5,9 +5,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/extract"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 )
 
 // Anthropic generates with the Anthropic Messages API: POST
@@ -58,7 +58,7 @@ type anthropicResponse struct {
 }
 
 // Generate sends one message and returns the first text block.
-func (a *Anthropic) Generate(ctx context.Context, prompt string, opts core.GenerateOptions) (string, error) {
+func (a *Anthropic) Generate(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, error) {
 	timeout, maxTokens := a.c.call(opts)
 	req := anthropicRequest{Model: a.c.model, MaxTokens: maxTokens, Messages: []chatMessage{{Role: "user", Content: prompt}}}
 	var resp anthropicResponse

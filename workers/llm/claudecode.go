@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/extract"
 )
 
 // ClaudeCode generates with the Claude Code CLI, as Signet does:
@@ -95,7 +95,7 @@ type claudeEnvelope struct {
 }
 
 // Generate runs the CLI once.
-func (c *ClaudeCode) Generate(ctx context.Context, prompt string, opts core.GenerateOptions) (string, error) {
+func (c *ClaudeCode) Generate(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, error) {
 	timeout, _ := c.s.call(opts)
 	bin, err := exec.LookPath(c.bin)
 	if err != nil {

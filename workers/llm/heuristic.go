@@ -6,9 +6,9 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/core/extract"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/text"
 )
 
 // Heuristic is the provider that needs no model. The pipeline talks to
@@ -35,19 +35,19 @@ func NewHeuristic() *Heuristic { return &Heuristic{} }
 func (*Heuristic) Name() string { return ProviderHeuristic }
 
 // Extract runs core.HeuristicExtract.
-func (*Heuristic) Extract(content string) core.ExtractionResult {
-	return core.HeuristicExtract(content)
+func (*Heuristic) Extract(content string) extract.ExtractionResult {
+	return extract.HeuristicExtract(content)
 }
 
 // Generate answers an extraction or decision prompt; see Heuristic.
-func (h *Heuristic) Generate(ctx context.Context, prompt string, _ core.GenerateOptions) (string, error) {
+func (h *Heuristic) Generate(ctx context.Context, prompt string, _ extract.GenerateOptions) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", &Error{Provider: ProviderHeuristic, URL: "builtin", Msg: "call abandoned", Err: err}
 	}
 	var v any
-	if text, ok := core.ExtractionPromptInput(prompt); ok {
-		v = core.HeuristicExtract(text)
-	} else if fact, cands, ok := core.DecisionPromptInput(prompt); ok {
+	if text, ok := extract.ExtractionPromptInput(prompt); ok {
+		v = extract.HeuristicExtract(text)
+	} else if fact, cands, ok := extract.DecisionPromptInput(prompt); ok {
 		v = heuristicDecide(fact, cands)
 	} else {
 		return "", &Error{Provider: ProviderHeuristic, URL: "builtin", Msg: "it answers only cairn's extraction and decision prompts",
@@ -60,22 +60,22 @@ func (h *Heuristic) Generate(ctx context.Context, prompt string, _ core.Generate
 	return string(b), nil
 }
 
-func heuristicDecide(fact core.Fact, cands []core.Candidate) core.Decision {
+func heuristicDecide(fact extract.Fact, cands []extract.Candidate) extract.Decision {
 	fn := text.NormalizeContent(fact.Content)
 	ft := termSet(fact.Content)
 	for _, c := range cands {
 		if text.NormalizeContent(c.Content).Hash == fn.Hash {
-			return core.Decision{Action: core.ActionNone, TargetID: c.ID, Confidence: 0.95, Reason: "an existing memory has the same content"}
+			return extract.Decision{Action: extract.ActionNone, TargetID: c.ID, Confidence: 0.95, Reason: "an existing memory has the same content"}
 		}
 		if jaccard(ft, termSet(c.Content)) >= 0.9 {
-			return core.Decision{Action: core.ActionNone, TargetID: c.ID, Confidence: 0.8, Reason: "an existing memory has nearly the same terms"}
+			return extract.Decision{Action: extract.ActionNone, TargetID: c.ID, Confidence: 0.8, Reason: "an existing memory has nearly the same terms"}
 		}
 	}
 	conf := fact.Confidence
 	if conf <= 0 || conf > 1 {
-		conf = core.DefaultFactConfidence
+		conf = extract.DefaultFactConfidence
 	}
-	return core.Decision{Action: core.ActionAdd, Confidence: conf, Reason: "no existing memory has the same content (heuristic provider)"}
+	return extract.Decision{Action: extract.ActionAdd, Confidence: conf, Reason: "no existing memory has the same content (heuristic provider)"}
 }
 
 func termSet(s string) map[string]bool {

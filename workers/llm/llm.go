@@ -25,9 +25,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/extract"
+
 	"github.com/cairnmem/cairn/core/config"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/workers/internal/provider"
 )
 
@@ -79,7 +80,7 @@ type Error = provider.Error
 // New returns the provider cfg names, with defaults applied and the
 // configuration checked. Nothing is contacted here. Provider "" or "auto"
 // is resolved with Detect(context.Background()).
-func New(name string, cfg Config) (core.LLM, error) {
+func New(name string, cfg Config) (extract.LLM, error) {
 	if name == "" {
 		name = cfg.Provider
 	}
@@ -131,7 +132,7 @@ func resolve(cfg Config, defModel string) settings {
 }
 
 // call returns the timeout and token limit for one call.
-func (s settings) call(opts core.GenerateOptions) (time.Duration, int) {
+func (s settings) call(opts extract.GenerateOptions) (time.Duration, int) {
 	t, n := s.timeout, s.maxTokens
 	if opts.Timeout > 0 {
 		t = opts.Timeout

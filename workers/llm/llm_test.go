@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/extract"
 )
 
 // captured is one request a fake server saw.
@@ -65,7 +65,7 @@ func TestOllamaWire(t *testing.T) {
 	if p.Name() != "ollama/llama3.2:3b" {
 		t.Errorf("Name %q", p.Name())
 	}
-	out, err := p.Generate(context.Background(), "extract this", core.GenerateOptions{JSON: true})
+	out, err := p.Generate(context.Background(), "extract this", extract.GenerateOptions{JSON: true})
 	if err != nil || out != `{"facts":[]}` {
 		t.Fatalf("Generate = %q, %v", out, err)
 	}
@@ -78,7 +78,7 @@ func TestOllamaWire(t *testing.T) {
 		t.Errorf("body\n%s\nwant\n%s", c.body, want)
 	}
 	// Without JSON: no format; per-call MaxTokens wins.
-	p.Generate(context.Background(), "p", core.GenerateOptions{MaxTokens: 64})
+	p.Generate(context.Background(), "p", extract.GenerateOptions{MaxTokens: 64})
 	want = `{"model":"llama3.2:3b","prompt":"p","stream":false,"options":{"num_predict":64}}`
 	if (*calls)[1].body != want {
 		t.Errorf("body\n%s\nwant\n%s", (*calls)[1].body, want)
@@ -92,7 +92,7 @@ func TestOpenAIWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := p.Generate(context.Background(), "decide", core.GenerateOptions{JSON: true})
+	out, err := p.Generate(context.Background(), "decide", extract.GenerateOptions{JSON: true})
 	if err != nil || out != `{"action":"add"}` {
 		t.Fatalf("Generate = %q, %v", out, err)
 	}
@@ -109,7 +109,7 @@ func TestOpenAIWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Generate(context.Background(), "q", core.GenerateOptions{})
+	p.Generate(context.Background(), "q", extract.GenerateOptions{})
 	c = (*calls)[1]
 	if c.header.Get("Authorization") != "" || c.path != "/chat/completions" {
 		t.Errorf("local server: auth %q path %s", c.header.Get("Authorization"), c.path)
@@ -143,7 +143,7 @@ func TestAnthropicWire(t *testing.T) {
 	if p.Name() != "anthropic/claude-haiku-4-5" {
 		t.Errorf("Name %q", p.Name())
 	}
-	out, err := p.Generate(context.Background(), "extract", core.GenerateOptions{JSON: true})
+	out, err := p.Generate(context.Background(), "extract", extract.GenerateOptions{JSON: true})
 	if err != nil || out != `{"facts":[]}` {
 		t.Fatalf("Generate = %q, %v", out, err)
 	}
@@ -167,7 +167,7 @@ func TestAnthropicWire(t *testing.T) {
 func TestAnthropicErrorBodyAndRedaction(t *testing.T) {
 	srv, _ := fakeServer(t, 401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key sk-ant-secret"}}`)
 	p, _ := New("anthropic", Config{BaseURL: srv.URL, APIKey: "sk-ant-secret"})
-	_, err := p.Generate(context.Background(), "x", core.GenerateOptions{})
+	_, err := p.Generate(context.Background(), "x", extract.GenerateOptions{})
 	e := wantErr(t, err, "anthropic at "+srv.URL+"/v1/messages", "HTTP 401", "authentication_error", "[redacted]", "check the API key")
 	if strings.Contains(err.Error(), "sk-ant-secret") || e.StatusCode != 401 {
 		t.Errorf("key leaked or status wrong: %v", err)
@@ -199,7 +199,7 @@ func TestHTTPErrors(t *testing.T) {
 	}))
 	defer huge.Close()
 
-	gen := func(provider, base string, opts core.GenerateOptions) error {
+	gen := func(provider, base string, opts extract.GenerateOptions) error {
 		p, err := New(provider, Config{BaseURL: base, APIKey: "k", Timeout: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -207,17 +207,17 @@ func TestHTTPErrors(t *testing.T) {
 		_, err = p.Generate(context.Background(), "x", opts)
 		return err
 	}
-	wantErr(t, gen("ollama", down, core.GenerateOptions{}), "ollama at "+down+"/api/generate", "not reachable")
-	e := wantErr(t, gen("ollama", s500.URL, core.GenerateOptions{}), "HTTP 500", `model "llama3.2:3b" not found`)
+	wantErr(t, gen("ollama", down, extract.GenerateOptions{}), "ollama at "+down+"/api/generate", "not reachable")
+	e := wantErr(t, gen("ollama", s500.URL, extract.GenerateOptions{}), "HTTP 500", `model "llama3.2:3b" not found`)
 	if e.StatusCode != 500 {
 		t.Errorf("status %d", e.StatusCode)
 	}
-	wantErr(t, gen("ollama", bad.URL, core.GenerateOptions{}), "malformed JSON answer")
-	wantErr(t, gen("openai", empty.URL, core.GenerateOptions{}), "openai at "+empty.URL+"/chat/completions", "no choices")
-	wantErr(t, gen("ollama", huge.URL, core.GenerateOptions{}), "answer larger than")
+	wantErr(t, gen("ollama", bad.URL, extract.GenerateOptions{}), "malformed JSON answer")
+	wantErr(t, gen("openai", empty.URL, extract.GenerateOptions{}), "openai at "+empty.URL+"/chat/completions", "no choices")
+	wantErr(t, gen("ollama", huge.URL, extract.GenerateOptions{}), "answer larger than")
 
 	start := time.Now()
-	err := gen("ollama", hang.URL, core.GenerateOptions{Timeout: 100 * time.Millisecond})
+	err := gen("ollama", hang.URL, extract.GenerateOptions{Timeout: 100 * time.Millisecond})
 	wantErr(t, err, "no answer within 100ms")
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 3*time.Second {
 		t.Errorf("timeout: %v after %v", err, time.Since(start))
@@ -226,7 +226,7 @@ func TestHTTPErrors(t *testing.T) {
 	p, _ := New("anthropic", Config{BaseURL: hang.URL, APIKey: "k"})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	_, err = p.Generate(ctx, "x", core.GenerateOptions{})
+	_, err = p.Generate(ctx, "x", extract.GenerateOptions{})
 	wantErr(t, err, "request abandoned")
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancel: %v", err)
@@ -261,34 +261,34 @@ func TestHeuristicProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	memory := "We switched from MySQL to PostgreSQL for JSONB support. The API server uses Redis for rate limiting."
-	out, err := p.Generate(context.Background(), core.ExtractionPrompt(memory), core.GenerateOptions{JSON: true})
+	out, err := p.Generate(context.Background(), extract.ExtractionPrompt(memory), extract.GenerateOptions{JSON: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, ws := core.ParseExtraction(out)
+	r, ws := extract.ParseExtraction(out)
 	if len(r.Facts) != 2 || r.Facts[0].Type != "decision" || len(r.Entities) == 0 || len(ws) != 0 {
 		t.Errorf("extraction through the prompt: %+v, warnings %q", r, ws)
 	}
 
-	fact := core.Fact{Content: "The API server uses Redis for rate limiting.", Type: "fact", Confidence: 0.75}
-	cands := []core.Candidate{{ID: "m1", Type: "fact", Content: "Deploys run on Fridays."}, {ID: "m2", Type: "fact", Content: "the API server uses Redis for rate limiting"}}
-	out, err = p.Generate(context.Background(), core.DecisionPrompt(fact, cands), core.GenerateOptions{JSON: true})
+	fact := extract.Fact{Content: "The API server uses Redis for rate limiting.", Type: "fact", Confidence: 0.75}
+	cands := []extract.Candidate{{ID: "m1", Type: "fact", Content: "Deploys run on Fridays."}, {ID: "m2", Type: "fact", Content: "the API server uses Redis for rate limiting"}}
+	out, err = p.Generate(context.Background(), extract.DecisionPrompt(fact, cands), extract.GenerateOptions{JSON: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, ws := core.ParseDecision(out, []string{"m1", "m2"})
+	d, ws := extract.ParseDecision(out, []string{"m1", "m2"})
 	if d.Action != "none" || d.TargetID != "m2" || len(ws) != 0 {
 		t.Errorf("duplicate decision %+v %q", d, ws)
 	}
-	out, _ = p.Generate(context.Background(), core.DecisionPrompt(fact, cands[:1]), core.GenerateOptions{})
-	if d, _ := core.ParseDecision(out, []string{"m1"}); d.Action != "add" || d.Confidence != 0.75 {
+	out, _ = p.Generate(context.Background(), extract.DecisionPrompt(fact, cands[:1]), extract.GenerateOptions{})
+	if d, _ := extract.ParseDecision(out, []string{"m1"}); d.Action != "add" || d.Confidence != 0.75 {
 		t.Errorf("new fact decision %+v", d)
 	}
-	_, err = p.Generate(context.Background(), "write me a poem", core.GenerateOptions{})
+	_, err = p.Generate(context.Background(), "write me a poem", extract.GenerateOptions{})
 	wantErr(t, err, "heuristic", "only cairn's extraction and decision prompts")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = p.Generate(ctx, core.ExtractionPrompt(memory), core.GenerateOptions{})
+	_, err = p.Generate(ctx, extract.ExtractionPrompt(memory), extract.GenerateOptions{})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled ctx: %v", err)
 	}
@@ -331,7 +331,7 @@ func TestClaudeCode(t *testing.T) {
 	if p.Name() != "claude-code/haiku" {
 		t.Errorf("Name %q", p.Name())
 	}
-	out, err := p.Generate(context.Background(), "PROMPT-MARKER hello\nmore lines\n", core.GenerateOptions{JSON: true})
+	out, err := p.Generate(context.Background(), "PROMPT-MARKER hello\nmore lines\n", extract.GenerateOptions{JSON: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,36 +339,36 @@ func TestClaudeCode(t *testing.T) {
 		t.Errorf("result %q", out)
 	}
 	// Wrong prompt: the script exits 5; the error carries its stderr.
-	_, err = p.Generate(context.Background(), "other", core.GenerateOptions{})
+	_, err = p.Generate(context.Background(), "other", extract.GenerateOptions{})
 	wantErr(t, err, "claude-code at ", "exited with status 5", "prompt not on stdin")
 }
 
 func TestClaudeCodeErrors(t *testing.T) {
 	fakeClaude(t, `cat >/dev/null; printf '%s' '{"type":"result","subtype":"error_during_execution","is_error":true,"result":"Credit balance is too low"}'`)
 	p, _ := New("claude-code", Config{})
-	_, err := p.Generate(context.Background(), "x", core.GenerateOptions{})
+	_, err := p.Generate(context.Background(), "x", extract.GenerateOptions{})
 	wantErr(t, err, "reported an error", "Credit balance is too low")
 
 	fakeClaude(t, `cat >/dev/null; echo "not json"`)
-	_, err = p.Generate(context.Background(), "x", core.GenerateOptions{})
+	_, err = p.Generate(context.Background(), "x", extract.GenerateOptions{})
 	wantErr(t, err, "malformed JSON envelope")
 
 	fakeClaude(t, `cat >/dev/null; exec sleep 30`)
 	start := time.Now()
-	_, err = p.Generate(context.Background(), "x", core.GenerateOptions{Timeout: 200 * time.Millisecond})
+	_, err = p.Generate(context.Background(), "x", extract.GenerateOptions{Timeout: 200 * time.Millisecond})
 	wantErr(t, err, "no answer within 200ms", "stopped")
 	if time.Since(start) > 4*time.Second {
 		t.Errorf("hung CLI not killed in time: %v", time.Since(start))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(150*time.Millisecond, cancel)
-	_, err = p.Generate(ctx, "x", core.GenerateOptions{})
+	_, err = p.Generate(ctx, "x", extract.GenerateOptions{})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancel: %v", err)
 	}
 
 	t.Setenv("PATH", t.TempDir()) // no claude at all
-	_, err = p.Generate(context.Background(), "x", core.GenerateOptions{})
+	_, err = p.Generate(context.Background(), "x", extract.GenerateOptions{})
 	wantErr(t, err, "claude CLI is not on PATH")
 }
 

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/extract"
 )
 
 // Ollama generates with an Ollama server: POST {base}/api/generate with
@@ -48,7 +48,7 @@ type ollamaGenerateResponse struct {
 }
 
 // Generate sends one non-streaming generate request.
-func (o *Ollama) Generate(ctx context.Context, prompt string, opts core.GenerateOptions) (string, error) {
+func (o *Ollama) Generate(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, error) {
 	timeout, maxTokens := o.c.call(opts)
 	req := ollamaGenerateRequest{Model: o.c.model, Prompt: prompt, Options: ollamaOptions{NumPredict: maxTokens}}
 	if opts.JSON {

@@ -5,9 +5,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/extract"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 )
 
 // OpenAI generates with any server speaking the OpenAI chat completions
@@ -84,7 +84,7 @@ type chatResponse struct {
 }
 
 // Generate sends one chat completion with the prompt as the user message.
-func (o *OpenAI) Generate(ctx context.Context, prompt string, opts core.GenerateOptions) (string, error) {
+func (o *OpenAI) Generate(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, error) {
 	timeout, maxTokens := o.c.call(opts)
 	req := chatRequest{Model: o.c.model, Messages: []chatMessage{{Role: "user", Content: prompt}}, MaxTokens: maxTokens}
 	if opts.JSON {

@@ -1,4 +1,4 @@
-package core
+package extract
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package core
+package extract
 
 import (
 	"context"
@@ -305,7 +305,7 @@ func parseFacts(raw json.RawMessage, w *extractWarnings) []Fact {
 			if json.Unmarshal(f.Type, &s) == nil && validFactType(s) {
 				typ = strings.ToLower(strings.TrimSpace(s))
 			} else {
-				w.add("fact %d: type %s is not one of %s; using fact", n, clipForWarning(string(f.Type), 40), strings.Join(FactTypes, ", "))
+				w.add("fact %d: type %s is not one of %s; using fact", n, ClipForWarning(string(f.Type), 40), strings.Join(FactTypes, ", "))
 			}
 		}
 		conf := parseConfidence(f.Confidence, fmt.Sprintf("fact %d", n), w)
@@ -410,14 +410,14 @@ func parseConfidence(raw json.RawMessage, what string, w *extractWarnings) float
 	if err := json.Unmarshal(raw, &f); err != nil {
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
-			w.add("%s: confidence %s is not a number; using %g", what, clipForWarning(string(raw), 40), DefaultFactConfidence)
+			w.add("%s: confidence %s is not a number; using %g", what, ClipForWarning(string(raw), 40), DefaultFactConfidence)
 			return DefaultFactConfidence
 		}
 		s = strings.TrimSpace(s)
 		pct := strings.HasSuffix(s, "%")
 		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			w.add("%s: confidence %s is not a number; using %g", what, clipForWarning(string(raw), 40), DefaultFactConfidence)
+			w.add("%s: confidence %s is not a number; using %g", what, ClipForWarning(string(raw), 40), DefaultFactConfidence)
 			return DefaultFactConfidence
 		}
 		if pct {
@@ -468,7 +468,7 @@ func (w *extractWarnings) add(format string, args ...any) {
 }
 
 // clip shortens s to n runes for a warning, with an ellipsis.
-func clipForWarning(s string, n int) string {
+func ClipForWarning(s string, n int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if utf8.RuneCountInString(s) <= n {
 		return s
@@ -828,7 +828,7 @@ func ParseDecision(raw string, candidateIDs []string) (Decision, []string) {
 	switch act {
 	case ActionAdd, ActionUpdate, ActionDelete, ActionNone:
 	default:
-		w.add("decision rejected: action %q is not add, update, delete or none", clipForWarning(act, 40))
+		w.add("decision rejected: action %q is not add, update, delete or none", ClipForWarning(act, 40))
 		return Decision{}, w.list
 	}
 	var target string
@@ -861,17 +861,17 @@ func ParseDecision(raw string, candidateIDs []string) (Decision, []string) {
 			return Decision{}, w.list
 		}
 		if !known {
-			w.add("decision rejected: %s names %q, which is not one of the candidates (%s)", act, clipForWarning(target, 80), clipForWarning(strings.Join(candidateIDs, ", "), 200))
+			w.add("decision rejected: %s names %q, which is not one of the candidates (%s)", act, ClipForWarning(target, 80), ClipForWarning(strings.Join(candidateIDs, ", "), 200))
 			return Decision{}, w.list
 		}
 	case ActionAdd:
 		if target != "" {
-			w.add("add named targetId %q; ignored", clipForWarning(target, 80))
+			w.add("add named targetId %q; ignored", ClipForWarning(target, 80))
 			target = ""
 		}
 	case ActionNone:
 		if target != "" && !known {
-			w.add("none named %q, which is not a candidate; ignored", clipForWarning(target, 80))
+			w.add("none named %q, which is not a candidate; ignored", ClipForWarning(target, 80))
 			target = ""
 		}
 	}
@@ -1022,7 +1022,7 @@ func HeuristicExtract(content string) ExtractionResult {
 		res.Facts = append(res.Facts, f)
 	}
 	res.Entities = heuristicRelations(content)
-	res.Mentions = heuristicMentions(content)
+	res.Mentions = HeuristicMentions(content)
 	return res
 }
 
@@ -1113,7 +1113,7 @@ func init() {
 	}
 }
 
-func heuristicMentions(content string) []Mention {
+func HeuristicMentions(content string) []Mention {
 	const maxMentions = 30
 	out := []Mention{}
 	seen := map[string]bool{}

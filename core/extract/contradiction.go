@@ -1,11 +1,8 @@
-package core
+package extract
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/cairnmem/cairn/core/text"
 )
@@ -76,7 +73,7 @@ func ParseContradiction(raw string) (v SemanticVerdict, ok bool, warnings []stri
 		v.Contradicts = true
 	case "false", "no":
 	default:
-		w.add("contradiction check: \"contradicts\" is %s, not a boolean", clipForWarning(string(c), 40))
+		w.add("contradiction check: \"contradicts\" is %s, not a boolean", ClipForWarning(string(c), 40))
 		return v, false, w.list
 	}
 	if cr, has := lookupJSONKey(top, "confidence"); has {
@@ -93,9 +90,9 @@ func ParseContradiction(raw string) (v SemanticVerdict, ok bool, warnings []stri
 	return v, true, w.list
 }
 
-// sharedContentTokens counts the non-stopword, non-polarity tokens a and b
+// SharedContentTokens counts the non-stopword, non-polarity tokens a and b
 // share.
-func sharedContentTokens(a, b string) int {
+func SharedContentTokens(a, b string) int {
 	ta, tb := contradictionTokens(a), contradictionTokens(b)
 	n := 0
 	for t := range ta {
@@ -104,37 +101,4 @@ func sharedContentTokens(a, b string) int {
 		}
 	}
 	return n
-}
-
-// semanticContradiction runs the model check for an UPDATE or DELETE of
-// target by fact when it applies (enabled, a real model, the syntactic
-// detector negative, ≥ 3 shared content tokens). It reports a positive
-// verdict at or above the configured confidence, and warnings for a model
-// that failed or answered badly; a failure never fails the job.
-func (s *Service) semanticContradiction(ctx context.Context, llm LLM, fact, target string) (bool, string, []string) {
-	cfg := s.cfg.PipelineV2
-	if !cfg.SemanticContradiction || llm.Name() == "heuristic" || sharedContentTokens(fact, target) < 3 {
-		return false, "", nil
-	}
-	timeout := min(cfg.SemanticContradictionTimeout.D(), s.pipelineTimeout())
-	if timeout <= 0 {
-		timeout = 15 * time.Second
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	t0 := time.Now()
-	raw, err := llm.Generate(cctx, ContradictionPrompt(fact, target), GenerateOptions{JSON: true, Timeout: timeout})
-	s.analytics.RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
-	if err != nil {
-		return false, "", []string{fmt.Sprintf("contradiction check for %q skipped: %v", clipForWarning(fact, 60), err)}
-	}
-	v, ok, warns := ParseContradiction(raw)
-	if !ok || !v.Contradicts || v.Confidence < cfg.SemanticContradictionMinConfidence {
-		return false, "", warns
-	}
-	why := v.Reason
-	if why == "" {
-		why = "the model judged the statements contradictory"
-	}
-	return true, fmt.Sprintf("semantic (confidence %.2f): %s", v.Confidence, why), warns
 }
