@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/core/fetch"
 
 	"github.com/cairnmem/cairn/core/text"
 
@@ -86,10 +87,10 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 	content, title, ctype := d.Content, "", ""
 	if d.SourceType == "url" {
 		dc := s.cfg.Documents
-		fr, err := FetchURL(ctx, d.SourceURL, FetchOptions{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
+		fr, err := fetch.FetchURL(ctx, d.SourceURL, fetch.FetchOptions{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
 			MaxRedirects: dc.MaxRedirects, AllowPrivate: dc.AllowPrivateFetch})
 		if err != nil {
-			if IsPermanentFetchError(err) {
+			if fetch.IsPermanentFetchError(err) {
 				return nil, fmt.Errorf("%w: %v", ErrDocumentPermanent, err)
 			}
 			return nil, err
@@ -271,7 +272,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 // documentChunks cuts content into normalized chunks, dropping empty ones.
 func (s *Service) documentChunks(content string) []text.Normalized {
 	var out []text.Normalized
-	for _, c := range ChunkDocument(content, s.cfg.Documents.ChunkSize, s.cfg.Documents.ChunkOverlap) {
+	for _, c := range text.ChunkDocument(content, s.cfg.Documents.ChunkSize, s.cfg.Documents.ChunkOverlap) {
 		if n := text.NormalizeContent(c); n.Storage != "" {
 			out = append(out, n)
 		}
@@ -320,56 +321,6 @@ func (s *Service) embedChunks(ctx context.Context, chunks []text.Normalized) [][
 		}
 	}
 	return vecs
-}
-
-// ChunkDocument cuts text into windows of at most size characters (code
-// points), each starting overlap characters before the previous one ended.
-// A window ends, when it can, at a paragraph or sentence end, else at a
-// space, found in its last fifth; otherwise it is cut at size. Text no
-// longer than size is one chunk.
-func ChunkDocument(body string, size, overlap int) []string {
-	if size < 1 {
-		size = 1
-	}
-	overlap = max(min(overlap, size-1), 0)
-	if strings.TrimFunc(body, text.IsSpace) == "" {
-		return nil
-	}
-	if utf8.RuneCountInString(body) <= size {
-		return []string{body}
-	}
-	r := []rune(body)
-	var out []string
-	start := 0
-	for start < len(r) {
-		end := start + size
-		if end >= len(r) {
-			out = append(out, string(r[start:]))
-			break
-		}
-		lo := max(start+overlap+1, end-size/5)
-		cut := -1
-		space := -1
-		for j := end - 1; j >= lo; j-- {
-			c := r[j]
-			if c == '\n' || ((c == '.' || c == '!' || c == '?') && text.IsSpace(r[j+1])) {
-				cut = j + 1
-				break
-			}
-			if space < 0 && text.IsSpace(c) {
-				space = j + 1
-			}
-		}
-		if cut < 0 {
-			cut = space
-		}
-		if cut < 0 {
-			cut = end
-		}
-		out = append(out, string(r[start:cut]))
-		start = cut - overlap
-	}
-	return out
 }
 
 // FailDocumentJob records a failed ingest attempt in one transaction: a

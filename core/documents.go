@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/fetch"
+
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -98,7 +100,7 @@ func (s *Service) validateDocument(in *DocumentInput) *Error {
 		if in.URL == "" {
 			return invalid("url", "url is required for url source_type")
 		}
-		if _, err := ValidateFetchURL(in.URL, s.cfg.Documents.AllowPrivateFetch); err != nil {
+		if _, err := fetch.ValidateFetchURL(in.URL, s.cfg.Documents.AllowPrivateFetch); err != nil {
 			msg := err.Error()
 			if strings.HasPrefix(msg, "only http") || strings.HasPrefix(msg, "the URL has no host") || strings.HasPrefix(msg, "url is not") {
 				msg = "url must be an http or https URL with a host"

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/fetch"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -386,11 +388,11 @@ func TestDocumentRetryableFetchFailureRetriesThenFails(t *testing.T) {
 func TestDocumentFetchRefusesLoopbackByDefault(t *testing.T) {
 	t.Parallel()
 	srv := page(t, map[string]http.HandlerFunc{"/": func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secret") }})
-	_, err := core.FetchURL(context.Background(), srv.URL+"/", core.FetchOptions{Timeout: 5 * time.Second, MaxBytes: 1024})
-	if err == nil || !strings.Contains(err.Error(), "loopback") || !core.IsPermanentFetchError(err) {
+	_, err := fetch.FetchURL(context.Background(), srv.URL+"/", fetch.FetchOptions{Timeout: 5 * time.Second, MaxBytes: 1024})
+	if err == nil || !strings.Contains(err.Error(), "loopback") || !fetch.IsPermanentFetchError(err) {
 		t.Fatalf("fetch of %s by default: %v, want a permanent loopback refusal", srv.URL, err)
 	}
-	res, err := core.FetchURL(context.Background(), srv.URL+"/", core.FetchOptions{Timeout: 5 * time.Second, MaxBytes: 1024, AllowPrivate: true})
+	res, err := fetch.FetchURL(context.Background(), srv.URL+"/", fetch.FetchOptions{Timeout: 5 * time.Second, MaxBytes: 1024, AllowPrivate: true})
 	if err != nil || res.Content != "secret" {
 		t.Fatalf("fetch with allow_private_fetch: %v %+v", err, res)
 	}

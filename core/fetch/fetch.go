@@ -1,4 +1,4 @@
-package core
+package fetch
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // URL fetching for documents (seed 003 "URL Fetcher"): http and https
 // only, a timeout, a bounded number of redirects, a byte limit enforced on
 // what is read (never trusting Content-Length), a short list of textual
-// content types, HTML reduced to text, and no connection to a non-public
+// Content types, HTML reduced to text, and no connection to a non-public
 // address unless documents.allow_private_fetch is on. The address check
 // runs on the resolved IP at connect time, so redirects and DNS answers
 // that change between lookups are covered.
