@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/vector"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -69,7 +71,7 @@ func (s *Service) Similar(ctx context.Context, id string, k int, typ string) ([]
 	if err != nil {
 		return nil, &Error{Status: http.StatusServiceUnavailable, Code: "vectors_unavailable", Message: err.Error()}
 	}
-	v, ok := ix.vector(id)
+	v, ok := ix.Vector(id)
 	if !ok {
 		if _, err := s.Get(ctx, id, false); err != nil {
 			return nil, err
@@ -77,11 +79,11 @@ func (s *Service) Similar(ctx context.Context, id string, k int, typ string) ([]
 		return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "No embedding found for this memory"}
 	}
 	f := storage.MemoryFilter{Type: typ}
-	hits := ix.search(v, k+1, &f)
+	hits := ix.Search(v, k+1, &f)
 	cands := map[string]*candidate{}
 	for _, h := range hits {
-		if h.id != id {
-			cands[h.id] = &candidate{id: h.id, vector: float64(h.score)}
+		if h.ID != id {
+			cands[h.ID] = &candidate{id: h.ID, vector: float64(h.Score)}
 		}
 	}
 	if err := s.hydrate(ctx, cands); err != nil {
@@ -89,7 +91,7 @@ func (s *Service) Similar(ctx context.Context, id string, k int, typ string) ([]
 	}
 	out := []*SimilarHit{}
 	for _, h := range hits {
-		c, ok := cands[h.id]
+		c, ok := cands[h.ID]
 		if !ok || c.mem == nil || len(out) == k {
 			continue
 		}
@@ -166,7 +168,7 @@ func (s *Service) Embeddings(ctx context.Context, limit, offset int, withVectors
 			Tags: viewOf(m).Tags, SourceType: m.SourceType, SourceID: m.SourceID, CreatedAt: m.CreatedAt,
 			Model: model, Dimensions: dims}
 		if withVectors {
-			if e.Vector, err = DecodeVector(blob); err != nil {
+			if e.Vector, err = vector.Decode(blob); err != nil {
 				return nil, 0, err
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/vector"
+
 	"github.com/cairnmem/cairn/core/fetch"
 
 	"github.com/cairnmem/cairn/core/text"
@@ -196,7 +198,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 				if v := vecs[i]; v != nil {
 					if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
 						VALUES (?, ?, ?, ?, ?) ON CONFLICT (content_hash, model) DO UPDATE SET dimensions = excluded.dimensions,
-						vector = excluded.vector, created_at = excluded.created_at`, c.Hash, model, len(v), EncodeVector(v), now); err != nil {
+						vector = excluded.vector, created_at = excluded.created_at`, c.Hash, model, len(v), vector.Encode(v), now); err != nil {
 						return fmt.Errorf("store chunk embedding: %w", err)
 					}
 					if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_model = ? WHERE id = ? AND content_hash = ?`,

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairnmem/cairn/core/vector"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -16,7 +18,7 @@ import (
 // recent health.
 type embedState struct {
 	loadMu sync.Mutex
-	ix     atomic.Pointer[vectorIndex]
+	ix     atomic.Pointer[vector.Index]
 
 	qmu    sync.Mutex
 	qcache map[string][]float32
@@ -83,7 +85,7 @@ func (s *Service) embed(ctx context.Context, texts []string) ([][]float32, error
 				err = fmt.Errorf("embedding provider returned a vector of %d dimensions, expected %d", len(v), want)
 				break
 			}
-			if !normalize(v) {
+			if !vector.Normalize(v) {
 				err = fmt.Errorf("embedding provider returned an unusable vector (zero, NaN or infinite) for text %d", i)
 				break
 			}
@@ -127,7 +129,7 @@ func (s *Service) queryVector(ctx context.Context, q string) ([]float32, error) 
 // index returns the vector index, loading it on first use. The TUI and
 // the server warm it in the background (WarmVectors) so the first frame
 // never waits for it.
-func (s *Service) index(ctx context.Context) (*vectorIndex, error) {
+func (s *Service) index(ctx context.Context) (*vector.Index, error) {
 	if s.embedder == nil {
 		return nil, errors.New("no embedding provider configured")
 	}
@@ -153,11 +155,11 @@ func (s *Service) index(ctx context.Context) (*vectorIndex, error) {
 		dim = len(v[0])
 	}
 	start := time.Now()
-	ix, err := loadVectorIndex(ctx, s.db.Reader(), s.embedder.Model(), dim)
+	ix, err := vector.Load(ctx, s.db.Reader(), s.embedder.Model(), dim)
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info("vector index loaded", "model", ix.model, "vectors", ix.len(), "ms", time.Since(start).Milliseconds())
+	s.log.Info("vector index loaded", "model", ix.Model, "vectors", ix.Len(), "ms", time.Since(start).Milliseconds())
 	s.emb.ix.Store(ix)
 	return ix, nil
 }
@@ -168,14 +170,14 @@ const calibrationQueries = 16
 // maybeCalibrate measures the prefilter in the background, on the recent
 // queries, when the index is large enough and grew since the last
 // measurement; searches stay exact meanwhile.
-func (s *Service) maybeCalibrate(ix *vectorIndex) {
-	if !ix.needsCalibration() {
+func (s *Service) maybeCalibrate(ix *vector.Index) {
+	if !ix.NeedsCalibration() {
 		return
 	}
 	s.emb.qmu.Lock()
 	queries := make([][]float32, 0, len(s.emb.qorder))
 	for _, q := range s.emb.qorder {
-		if v := s.emb.qcache[q]; len(v) == ix.dim {
+		if v := s.emb.qcache[q]; len(v) == ix.Dim {
 			queries = append(queries, v)
 		}
 	}
@@ -186,8 +188,8 @@ func (s *Service) maybeCalibrate(ix *vectorIndex) {
 	go func() {
 		defer s.emb.calibrating.Store(false)
 		start := time.Now()
-		cands, recall := ix.calibrate(queries)
-		s.log.Info("vector prefilter calibrated", "vectors", ix.len(), "queries", len(queries), "candidates", cands,
+		cands, recall := ix.Calibrate(queries)
+		s.log.Info("vector prefilter calibrated", "vectors", ix.Len(), "queries", len(queries), "candidates", cands,
 			"recall_at_10", recall, "enabled", cands > 0, "ms", time.Since(start).Milliseconds())
 	}()
 }
@@ -213,17 +215,17 @@ func (s *Service) syncVectors(ctx context.Context, ids ...string) {
 	for _, id := range ids {
 		m, err := storage.GetMemory(ctx, r, id)
 		if err != nil || m.IsDeleted {
-			ix.remove(id)
+			ix.Remove(id)
 			continue
 		}
 		var blob []byte
-		err = r.QueryRowContext(ctx, `SELECT vector FROM embeddings WHERE content_hash = ? AND model = ?`, m.ContentHash, ix.model).Scan(&blob)
-		v, derr := DecodeVector(blob)
-		if err != nil || derr != nil || len(v) != ix.dim {
-			ix.remove(id)
+		err = r.QueryRowContext(ctx, `SELECT vector FROM embeddings WHERE content_hash = ? AND model = ?`, m.ContentHash, ix.Model).Scan(&blob)
+		v, derr := vector.Decode(blob)
+		if err != nil || derr != nil || len(v) != ix.Dim {
+			ix.Remove(id)
 			continue
 		}
-		ix.put(metaOf(m), v)
+		ix.Put(vector.MetaOf(m), v)
 	}
 }
 
@@ -306,7 +308,7 @@ func (s *Service) embedRows(ctx context.Context, pend []pendingRow) (int, error)
 					VALUES (?, ?, ?, ?, ?)
 					ON CONFLICT (content_hash, model) DO UPDATE SET dimensions = excluded.dimensions,
 						vector = excluded.vector, created_at = excluded.created_at`,
-					p.hash, model, len(vecs[i]), EncodeVector(vecs[i]), now); err != nil {
+					p.hash, model, len(vecs[i]), vector.Encode(vecs[i]), now); err != nil {
 					return err
 				}
 				// Only if the content did not change while we were embedding.
@@ -442,9 +444,9 @@ func (s *Service) EmbeddingStatus(ctx context.Context) (*EmbeddingStatus, error)
 			st.Error, st.ErrorAt = pe.err.Error(), storage.FormatTime(pe.at)
 		}
 		if ix := s.emb.ix.Load(); ix != nil {
-			st.IndexReady, st.Indexed = true, ix.len()
+			st.IndexReady, st.Indexed = true, ix.Len()
 			if st.Dimensions == 0 {
-				st.Dimensions = ix.dim
+				st.Dimensions = ix.Dim
 			}
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/vector"
+
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -184,7 +186,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 	}
 
 	ranVector := false
-	var ix *vectorIndex
+	var ix *vector.Index
 	var qv []float32
 	if mode != ModeKeyword && s.embedder != nil {
 		var err error
@@ -203,16 +205,16 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 		} else {
 			ranVector = true
 			s.maybeCalibrate(ix)
-			for i, h := range ix.search(qv, k, &f) {
-				c := get(h.id)
-				c.vector, c.hasVec, c.vecRank = clamp01(float64(h.score)), true, i
+			for i, h := range ix.Search(qv, k, &f) {
+				c := get(h.ID)
+				c.vector, c.hasVec, c.vecRank = clamp01(float64(h.Score)), true, i
 			}
 			// Candidates found only by keyword still get their exact
 			// similarity (the embedding reranker of seed 003).
 			for _, c := range cands {
 				if !c.hasVec {
-					if v, ok := ix.vector(c.id); ok {
-						c.vector, c.hasVec = clamp01(float64(dot(qv, v))), true
+					if v, ok := ix.Vector(c.id); ok {
+						c.vector, c.hasVec = clamp01(float64(vector.Dot(qv, v))), true
 					}
 				}
 			}

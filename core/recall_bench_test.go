@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/vector"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -95,7 +97,7 @@ func recallStore(b *testing.B, n int) *core.Service {
 					v[j] /= float32(math.Sqrt(ss))
 				}
 				if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES (?,?,?,?,?)`,
-					h, uselite.ModelName, uselite.Dimensions, core.EncodeVector(v), "2026-01-01T00:00:00.000Z"); err != nil {
+					h, uselite.ModelName, uselite.Dimensions, vector.Encode(v), "2026-01-01T00:00:00.000Z"); err != nil {
 					return err
 				}
 			}

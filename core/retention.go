@@ -159,7 +159,7 @@ func (s *Service) retentionSweep(ctx context.Context, batch int) (*RetentionRepo
 	})
 	if ix := s.emb.ix.Load(); ix != nil {
 		for _, id := range purged { // tombstones are not indexed; this only guards against drift
-			ix.remove(id)
+			ix.Remove(id)
 		}
 	}
 	if err != nil {

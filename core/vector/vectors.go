@@ -1,4 +1,4 @@
-package core
+package vector
 
 import (
 	"container/heap"
@@ -15,7 +15,7 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// vectorIndex holds the embedding of every live memory for one model, in
+// Index holds the embedding of every live memory for one model, in
 // memory, with the fields recall filters on, so the vector leg applies the
 // same filters as the keyword leg without a database round trip. Vectors
 // are L2-normalized, so cosine similarity is a dot product.
@@ -25,15 +25,15 @@ import (
 // the best candidates, but only when calibrate measured, on the index's own
 // vectors, that this keeps recall@10 at or above 0.99 against the exact
 // scan; otherwise every search stays exact.
-type vectorIndex struct {
+type Index struct {
 	mu    sync.RWMutex
-	model string
-	dim   int
+	Model string
+	Dim   int
 	words int // uint64 words of sign bits per vector
 
 	vecs  []float32 // slot-major, dim per slot
 	signs []uint64  // slot-major, words per slot
-	meta  []vecMeta
+	meta  []Meta
 	slot  map[string]int // memory id → slot
 
 	// pfCands is how many prefilter candidates get an exact score; 0 means
@@ -43,8 +43,8 @@ type vectorIndex struct {
 	pfAt    int
 }
 
-// vecMeta is what the vector leg filters on.
-type vecMeta struct {
+// Meta is what the vector leg filters on.
+type Meta struct {
 	id         string
 	live       bool // false once removed (the slot is reused)
 	typ        string
@@ -61,19 +61,19 @@ type vecMeta struct {
 // below it the exact scan is already a few milliseconds.
 const prefilterMin = 20000
 
-func newVectorIndex(model string, dim int) *vectorIndex {
-	return &vectorIndex{model: model, dim: dim, words: (dim + 63) / 64, slot: map[string]int{}}
+func newIndex(model string, dim int) *Index {
+	return &Index{Model: model, Dim: dim, words: (dim + 63) / 64, slot: map[string]int{}}
 }
 
-func metaOf(m *storage.Memory) vecMeta {
-	return vecMeta{id: m.ID, live: !m.IsDeleted, typ: m.Type, who: m.Who, project: m.Project,
+func MetaOf(m *storage.Memory) Meta {
+	return Meta{id: m.ID, live: !m.IsDeleted, typ: m.Type, who: m.Who, project: m.Project,
 		sourceType: m.SourceType, tags: m.Tags, pinned: m.Pinned, importance: m.Importance, createdAt: m.CreatedAt}
 }
 
-// put inserts or replaces the vector of one memory; vec must be normalized
+// Put inserts or replaces the vector of one memory; vec must be normalized
 // and of the index's dimension.
-func (ix *vectorIndex) put(meta vecMeta, vec []float32) {
-	if len(vec) != ix.dim {
+func (ix *Index) Put(meta Meta, vec []float32) {
+	if len(vec) != ix.Dim {
 		return
 	}
 	ix.mu.Lock()
@@ -87,13 +87,13 @@ func (ix *vectorIndex) put(meta vecMeta, vec []float32) {
 		ix.slot[meta.id] = i
 	} else {
 		ix.meta[i] = meta
-		copy(ix.vecs[i*ix.dim:], vec)
+		copy(ix.vecs[i*ix.Dim:], vec)
 	}
 	signBits(vec, ix.signs[i*ix.words:(i+1)*ix.words])
 }
 
-// remove drops a memory: its slot is swapped with the last one.
-func (ix *vectorIndex) remove(id string) {
+// Remove drops a memory: its slot is swapped with the last one.
+func (ix *Index) Remove(id string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	i, ok := ix.slot[id]
@@ -103,35 +103,35 @@ func (ix *vectorIndex) remove(id string) {
 	last := len(ix.meta) - 1
 	if i != last {
 		ix.meta[i] = ix.meta[last]
-		copy(ix.vecs[i*ix.dim:(i+1)*ix.dim], ix.vecs[last*ix.dim:(last+1)*ix.dim])
+		copy(ix.vecs[i*ix.Dim:(i+1)*ix.Dim], ix.vecs[last*ix.Dim:(last+1)*ix.Dim])
 		copy(ix.signs[i*ix.words:(i+1)*ix.words], ix.signs[last*ix.words:(last+1)*ix.words])
 		ix.slot[ix.meta[i].id] = i
 	}
 	ix.meta = ix.meta[:last]
-	ix.vecs = ix.vecs[:last*ix.dim]
+	ix.vecs = ix.vecs[:last*ix.Dim]
 	ix.signs = ix.signs[:last*ix.words]
 	delete(ix.slot, id)
 }
 
 // vector returns a copy of a memory's vector, if indexed.
-func (ix *vectorIndex) vector(id string) ([]float32, bool) {
+func (ix *Index) Vector(id string) ([]float32, bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	i, ok := ix.slot[id]
 	if !ok {
 		return nil, false
 	}
-	return slices.Clone(ix.vecs[i*ix.dim : (i+1)*ix.dim]), true
+	return slices.Clone(ix.vecs[i*ix.Dim : (i+1)*ix.Dim]), true
 }
 
-func (ix *vectorIndex) len() int {
+func (ix *Index) Len() int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return len(ix.meta)
 }
 
 // matches applies a recall filter to one memory's fields.
-func (m *vecMeta) matches(f *storage.MemoryFilter) bool {
+func (m *Meta) matches(f *storage.MemoryFilter) bool {
 	switch {
 	case f.Type != "" && m.typ != f.Type,
 		f.Who != "" && m.who != f.Who,
@@ -154,15 +154,15 @@ func (m *vecMeta) matches(f *storage.MemoryFilter) bool {
 	return true
 }
 
-// vecHit is one vector search result.
-type vecHit struct {
-	id    string
-	score float32
+// Hit is one vector search result.
+type Hit struct {
+	ID    string
+	Score float32
 }
 
-// search returns the k most similar live memories matching f.
-func (ix *vectorIndex) search(q []float32, k int, f *storage.MemoryFilter) []vecHit {
-	if len(q) != ix.dim || k <= 0 {
+// Search returns the k most similar live memories matching f.
+func (ix *Index) Search(q []float32, k int, f *storage.MemoryFilter) []Hit {
+	if len(q) != ix.Dim || k <= 0 {
 		return nil
 	}
 	ix.mu.RLock()
@@ -177,21 +177,21 @@ func (ix *vectorIndex) search(q []float32, k int, f *storage.MemoryFilter) []vec
 		cands = ix.prefilter(q, max(ix.pfCands, 20*k), allowed)
 	}
 	h := ix.exact(q, k, cands, allowed)
-	out := make([]vecHit, len(h))
+	out := make([]Hit, len(h))
 	for i := len(h) - 1; i >= 0; i-- {
 		top := heap.Pop(&h).(scored)
-		out[i] = vecHit{id: ix.meta[top.slot].id, score: top.score}
+		out[i] = Hit{ID: ix.meta[top.slot].id, Score: top.score}
 	}
 	return out
 }
 
-// calibrate measures the sign-bit prefilter against the exact scan on
+// Calibrate measures the sign-bit prefilter against the exact scan on
 // real queries (the recent query vectors recall has seen) and turns it on
 // with the smallest candidate count whose recall@10 is at least 0.99, if
 // that count is at most a quarter of the index (beyond that it saves
 // nothing); otherwise it turns it off. It reports the choice and the
 // recall measured at it (or at the largest count tried).
-func (ix *vectorIndex) calibrate(queries [][]float32) (cands int, recall float64) {
+func (ix *Index) Calibrate(queries [][]float32) (cands int, recall float64) {
 	ix.mu.RLock()
 	n := len(ix.meta)
 	if n < prefilterMin || len(queries) == 0 {
@@ -232,9 +232,9 @@ func (ix *vectorIndex) calibrate(queries [][]float32) (cands int, recall float64
 	return chosen, measured
 }
 
-// needsCalibration reports whether the index grew enough since the last
+// NeedsCalibration reports whether the index grew enough since the last
 // calibration (or never had one) to measure again.
-func (ix *vectorIndex) needsCalibration() bool {
+func (ix *Index) NeedsCalibration() bool {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	n := len(ix.meta)
@@ -243,12 +243,12 @@ func (ix *vectorIndex) needsCalibration() bool {
 
 // prefilter ranks slots by Hamming distance between sign bits and returns
 // the best m (in no particular order).
-func (ix *vectorIndex) prefilter(q []float32, m int, allowed func(int) bool) []int {
+func (ix *Index) prefilter(q []float32, m int, allowed func(int) bool) []int {
 	qs := make([]uint64, ix.words)
 	signBits(q, qs)
 	n := len(ix.meta)
 	// Bucket by distance (0..dim) and take the nearest buckets: linear time.
-	buckets := make([][]int, ix.dim+1)
+	buckets := make([][]int, ix.Dim+1)
 	for i := 0; i < n; i++ {
 		if !allowed(i) {
 			continue
@@ -291,7 +291,7 @@ func (h *minHeap) Pop() any {
 
 // exact scores cands (all slots when nil) with exact dot products, split
 // across the CPUs, and keeps the top k.
-func (ix *vectorIndex) exact(q []float32, k int, cands []int, allowed func(int) bool) minHeap {
+func (ix *Index) exact(q []float32, k int, cands []int, allowed func(int) bool) minHeap {
 	total := len(ix.meta)
 	if cands != nil {
 		total = len(cands)
@@ -312,7 +312,7 @@ func (ix *vectorIndex) exact(q []float32, k int, cands []int, allowed func(int) 
 				} else if !allowed(i) {
 					continue
 				}
-				s := dot(q, ix.vecs[i*ix.dim:(i+1)*ix.dim])
+				s := Dot(q, ix.vecs[i*ix.Dim:(i+1)*ix.Dim])
 				if len(h) < k {
 					heap.Push(&h, scored{i, s})
 				} else if s > h[0].score {
@@ -340,7 +340,7 @@ func (ix *vectorIndex) exact(q []float32, k int, cands []int, allowed func(int) 
 
 // dot is an unrolled dot product (8 accumulators measured ~25% faster
 // than the naive loop on this kind of machine).
-func dot(a, b []float32) float32 {
+func Dot(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3, s4, s5, s6, s7 float32
 	i := 0
@@ -371,7 +371,7 @@ func signBits(v []float32, out []uint64) {
 
 // normalize scales v to unit length in place; it reports false for a zero,
 // NaN or infinite vector, which cannot be stored.
-func normalize(v []float32) bool {
+func Normalize(v []float32) bool {
 	var ss float64
 	for _, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
@@ -389,8 +389,8 @@ func normalize(v []float32) bool {
 	return true
 }
 
-// EncodeVector renders v as little-endian float32 bytes (the BLOB format).
-func EncodeVector(v []float32) []byte {
+// Encode renders v as little-endian float32 bytes (the BLOB format).
+func Encode(v []float32) []byte {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
@@ -398,8 +398,8 @@ func EncodeVector(v []float32) []byte {
 	return b
 }
 
-// DecodeVector reads a little-endian float32 BLOB.
-func DecodeVector(b []byte) ([]float32, error) {
+// Decode reads a little-endian float32 BLOB.
+func Decode(b []byte) ([]float32, error) {
 	if len(b)%4 != 0 {
 		return nil, fmt.Errorf("vector blob of %d bytes is not a multiple of 4", len(b))
 	}
@@ -413,8 +413,8 @@ func DecodeVector(b []byte) ([]float32, error) {
 // loadVectorIndex reads every live memory's vector for model. It reads only
 // the columns the index keeps and sizes its arrays once (a full row scan
 // per memory made loading 100k vectors take seconds).
-func loadVectorIndex(ctx context.Context, r storage.Querier, model string, dim int) (*vectorIndex, error) {
-	ix := newVectorIndex(model, dim)
+func Load(ctx context.Context, r storage.Querier, model string, dim int) (*Index, error) {
+	ix := newIndex(model, dim)
 	var n int
 	if err := r.QueryRowContext(ctx, `SELECT count(*) FROM memories m JOIN embeddings e
 		ON e.content_hash = m.content_hash AND e.model = ? WHERE m.is_deleted = 0`, model).Scan(&n); err != nil {
@@ -422,7 +422,7 @@ func loadVectorIndex(ctx context.Context, r storage.Querier, model string, dim i
 	}
 	ix.vecs = make([]float32, 0, n*dim)
 	ix.signs = make([]uint64, 0, n*ix.words)
-	ix.meta = make([]vecMeta, 0, n)
+	ix.meta = make([]Meta, 0, n)
 	ix.slot = make(map[string]int, n)
 	rows, err := r.QueryContext(ctx, `SELECT m.id, m.type, COALESCE(m.who, ''), COALESCE(m.project, ''), m.source_type,
 		m.tags, m.pinned, m.importance, m.created_at, e.vector
@@ -443,7 +443,7 @@ func loadVectorIndex(ctx context.Context, r storage.Querier, model string, dim i
 	var tags string
 	var blob []byte
 	for rows.Next() {
-		var m vecMeta
+		var m Meta
 		if err := rows.Scan(&m.id, &m.typ, &m.who, &m.project, &m.sourceType, &tags, &m.pinned, &m.importance, &m.createdAt, &blob); err != nil {
 			return nil, err
 		}

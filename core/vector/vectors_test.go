@@ -1,4 +1,4 @@
-package core
+package vector
 
 import (
 	"math/rand/v2"
@@ -24,7 +24,7 @@ func clustered(r *rand.Rand, n, dim int, noise float64) [][]float32 {
 		for j := range v {
 			v[j] = c[j] + float32(noise*r.NormFloat64())
 		}
-		normalize(v)
+		Normalize(v)
 		out[i] = v
 	}
 	return out
@@ -43,9 +43,9 @@ func TestVectorPrefilterKeepsRecall(t *testing.T) {
 			const dim, n, queries, k = 128, prefilterMin + 2000, 30, 10
 			noise := max(tc.noise, 0.5)
 			data := clustered(r, n+40+queries, dim, noise)
-			ix := newVectorIndex("test", dim)
+			ix := newIndex("test", dim)
 			for i, v := range data[:n] {
-				ix.put(vecMeta{id: itoa(i), live: true}, v)
+				ix.Put(Meta{id: itoa(i), live: true}, v)
 			}
 			// Queries either come from other topics than the data (fresh
 			// centres) or from the data's own topics (held-out points).
@@ -55,7 +55,7 @@ func TestVectorPrefilterKeepsRecall(t *testing.T) {
 				}
 				return clustered(rand.New(rand.NewPCG(9, uint64(m))), m, dim, noise)
 			}
-			cands, measured := ix.calibrate(queryKind(40))
+			cands, measured := ix.Calibrate(queryKind(40))
 			t.Logf("calibration: candidates %d (0 = exact), measured recall@10 %.3f", cands, measured)
 			all := func(int) bool { return true }
 			hits := 0
@@ -64,8 +64,8 @@ func TestVectorPrefilterKeepsRecall(t *testing.T) {
 				for _, s := range ix.exact(q, k, nil, all) {
 					want[s.slot] = true
 				}
-				for _, h := range ix.search(q, k, &storage.MemoryFilter{}) {
-					if want[ix.slot[h.id]] {
+				for _, h := range ix.Search(q, k, &storage.MemoryFilter{}) {
+					if want[ix.slot[h.ID]] {
 						hits++
 					}
 				}
@@ -89,40 +89,40 @@ func itoa(i int) string {
 }
 
 func TestVectorIndexPutRemoveFilter(t *testing.T) {
-	ix := newVectorIndex("m", 4)
+	ix := newIndex("m", 4)
 	pinned := true
-	ix.put(vecMeta{id: "a", typ: "fact", project: "p", tags: []string{"X"}}, []float32{1, 0, 0, 0})
-	ix.put(vecMeta{id: "b", typ: "rule", pinned: true}, []float32{0, 1, 0, 0})
-	ix.put(vecMeta{id: "c", typ: "fact"}, []float32{0.9, 0.1, 0, 0})
+	ix.Put(Meta{id: "a", typ: "fact", project: "p", tags: []string{"X"}}, []float32{1, 0, 0, 0})
+	ix.Put(Meta{id: "b", typ: "rule", pinned: true}, []float32{0, 1, 0, 0})
+	ix.Put(Meta{id: "c", typ: "fact"}, []float32{0.9, 0.1, 0, 0})
 	q := []float32{1, 0, 0, 0}
-	if got := ix.search(q, 1, &storage.MemoryFilter{}); got[0].id != "a" {
+	if got := ix.Search(q, 1, &storage.MemoryFilter{}); got[0].ID != "a" {
 		t.Fatalf("top = %v", got)
 	}
-	if got := ix.search(q, 3, &storage.MemoryFilter{Tags: []string{"x"}}); len(got) != 1 || got[0].id != "a" {
+	if got := ix.Search(q, 3, &storage.MemoryFilter{Tags: []string{"x"}}); len(got) != 1 || got[0].ID != "a" {
 		t.Fatalf("tag filter (case-insensitive) = %v", got)
 	}
-	if got := ix.search(q, 3, &storage.MemoryFilter{Pinned: &pinned}); len(got) != 1 || got[0].id != "b" {
+	if got := ix.Search(q, 3, &storage.MemoryFilter{Pinned: &pinned}); len(got) != 1 || got[0].ID != "b" {
 		t.Fatalf("pinned filter = %v", got)
 	}
-	ix.remove("a")
-	if got := ix.search(q, 3, &storage.MemoryFilter{}); len(got) != 2 || got[0].id != "c" {
+	ix.Remove("a")
+	if got := ix.Search(q, 3, &storage.MemoryFilter{}); len(got) != 2 || got[0].ID != "c" {
 		t.Fatalf("after remove = %v", got)
 	}
-	if v, ok := ix.vector("b"); !ok || v[1] != 1 {
+	if v, ok := ix.Vector("b"); !ok || v[1] != 1 {
 		t.Fatal("slot moved by remove lost its vector")
 	}
-	ix.put(vecMeta{id: "c", typ: "fact"}, []float32{0, 0, 1, 0})
-	if ix.len() != 2 {
-		t.Fatalf("re-put grew the index: %d", ix.len())
+	ix.Put(Meta{id: "c", typ: "fact"}, []float32{0, 0, 1, 0})
+	if ix.Len() != 2 {
+		t.Fatalf("re-put grew the index: %d", ix.Len())
 	}
-	if normalize([]float32{0, 0}) {
+	if Normalize([]float32{0, 0}) {
 		t.Fatal("zero vector normalized")
 	}
-	v, err := DecodeVector(EncodeVector([]float32{1.5, -2}))
+	v, err := Decode(Encode([]float32{1.5, -2}))
 	if err != nil || v[0] != 1.5 || v[1] != -2 {
 		t.Fatalf("blob round trip: %v %v", v, err)
 	}
-	if _, err := DecodeVector([]byte{1, 2, 3}); err == nil {
+	if _, err := Decode([]byte{1, 2, 3}); err == nil {
 		t.Fatal("odd blob accepted")
 	}
 }
