@@ -177,9 +177,6 @@ func NewAnalytics(now func() time.Time) *Analytics {
 	return a
 }
 
-// Analytics returns the service's analytics.
-func (s *Service) Analytics() *Analytics { return s.analytics }
-
 func bump(m map[string]*UsageCounter, key string, failed bool, ms float64) {
 	c := m[key]
 	if c == nil {

@@ -1,0 +1,4 @@
+package core
+
+// Analytics returns the service's analytics.
+func (s *Service) Analytics() *Analytics { return s.analytics }
