@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/auth"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -104,7 +106,7 @@ func (b *httpBackend) do(ctx context.Context, method, path, contentType string, 
 	if err != nil {
 		return err
 	}
-	core.AuthorizeRequest(req)
+	auth.AuthorizeRequest(req)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -162,7 +164,7 @@ func (b *httpBackend) Export(ctx context.Context, f storage.MemoryFilter, fn fun
 	if err != nil {
 		return err
 	}
-	core.AuthorizeRequest(req)
+	auth.AuthorizeRequest(req)
 	client := *b.client
 	client.Timeout = 0 // a large export streams for as long as it needs
 	resp, err := client.Do(req)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cairnmem/cairn/core/auth"
+
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/core"
@@ -212,7 +214,7 @@ func postHook(ctx context.Context, addr, path string, in map[string]any, deadlin
 	if err != nil {
 		return nil, err
 	}
-	core.AuthorizeRequest(req)
+	auth.AuthorizeRequest(req)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Cairn-Actor", fmt.Sprint(in["harness"]))
 	req.Header.Set("X-Cairn-Actor-Type", core.ActorHarness)

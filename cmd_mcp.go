@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/auth"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -213,6 +215,6 @@ type tokenTransport struct{ next http.RoundTripper }
 
 func (t tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
-	core.AuthorizeRequest(req)
+	auth.AuthorizeRequest(req)
 	return t.next.RoundTrip(req)
 }

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/auth"
 )
 
 // runToken signs API tokens with the secret in the data folder, so it works
 // whether or not cairn is running: cairn token create --role R [--project P].
 func runToken(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("token", "token create --role ROLE [--project P] [--agent A] [--user U] [--ttl 24h]")
-	role := fs.String("role", "", "role: "+strings.Join(core.Roles, ", "))
+	role := fs.String("role", "", "role: "+strings.Join(auth.Roles, ", "))
 	project := fs.String("project", "", "limit the token to one project")
 	agent := fs.String("agent", "", "limit the token to one agent")
 	user := fs.String("user", "", "limit the token to one user")
@@ -29,8 +29,8 @@ func runToken(ctx context.Context, args []string) error {
 	if len(pos) != 1 || pos[0] != "create" {
 		return usageError{"usage: cairn token create --role ROLE [--project P] [--ttl 24h]"}
 	}
-	if !core.ValidRole(*role) {
-		return usageError{"--role must be one of " + strings.Join(core.Roles, ", ")}
+	if !auth.ValidRole(*role) {
+		return usageError{"--role must be one of " + strings.Join(auth.Roles, ", ")}
 	}
 	a, err := loadApp(common)
 	if err != nil {
@@ -44,11 +44,11 @@ func runToken(ctx context.Context, args []string) error {
 	if life <= 0 {
 		return usageError{"--ttl must be positive"}
 	}
-	secret, err := core.LoadOrCreateSecret(core.AuthSecretPath(a.cfg.Auth, a.paths.DataDir))
+	secret, err := auth.LoadOrCreateSecret(auth.AuthSecretPath(a.cfg.Auth, a.paths.DataDir))
 	if err != nil {
 		return err
 	}
-	tok, err := core.SignToken(secret, core.NewClaims(*role, core.TokenScope{Project: *project, Agent: *agent, User: *user}, life, time.Now()))
+	tok, err := auth.SignToken(secret, auth.NewClaims(*role, auth.TokenScope{Project: *project, Agent: *agent, User: *user}, life, time.Now()))
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/analytics"
 )
 
 func TestAnalyticsUsageKeyedByPattern(t *testing.T) {
@@ -53,7 +53,7 @@ func TestAnalyticsUsageKeyedByPattern(t *testing.T) {
 	}
 	e.get(t, "/api/analytics/latency/samples?op=teleport").wantInvalid(t, "op", "op must be one of remember, recall, mutate, jobs")
 	e.del(t, a, map[string]any{"reason": "test"}).want(t, http.StatusOK)
-	if m := e.svc.Analytics().Latency(core.LatencyMutate); m.Count != 1 {
+	if m := e.svc.Analytics().Latency(analytics.LatencyMutate); m.Count != 1 {
 		t.Fatalf("mutate latency %+v", m)
 	}
 }
@@ -62,10 +62,10 @@ func TestAnalyticsErrorsEndpoint(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, noPipeline)
 	an := e.svc.Analytics()
-	an.RecordError(core.ErrorEvent{Stage: core.StageExtraction, Code: core.CodeExtractionParseFail, Message: "no JSON", MemoryID: "m1"})
+	an.RecordError(analytics.ErrorEvent{Stage: analytics.StageExtraction, Code: analytics.CodeExtractionParseFail, Message: "no JSON", MemoryID: "m1"})
 	e.clock.Advance(time.Hour)
-	an.RecordError(core.ErrorEvent{Stage: core.StageEmbedding, Code: core.CodeEmbeddingTimeout, Message: "slow"})
-	an.RecordError(core.ErrorEvent{Stage: core.StageEmbedding, Code: core.CodeEmbeddingTimeout, Message: "slow again"})
+	an.RecordError(analytics.ErrorEvent{Stage: analytics.StageEmbedding, Code: analytics.CodeEmbeddingTimeout, Message: "slow"})
+	an.RecordError(analytics.ErrorEvent{Stage: analytics.StageEmbedding, Code: analytics.CodeEmbeddingTimeout, Message: "slow again"})
 
 	r := e.get(t, "/api/analytics/errors").want(t, http.StatusOK)
 	if errs := r.JSON["errors"].([]any); len(errs) != 3 || errs[0].(map[string]any)["message"] != "slow again" {
@@ -98,8 +98,8 @@ func TestAnalyticsServerErrorsRecorded(t *testing.T) {
 	if r.Status != http.StatusInternalServerError {
 		t.Fatalf("want 500, got %s", r)
 	}
-	errs, _ := e.svc.Analytics().Errors(core.ErrorFilter{Stage: core.StageAPI})
-	if len(errs) != 1 || errs[0].Code != core.CodeAPIServerError || errs[0].RequestID == "" {
+	errs, _ := e.svc.Analytics().Errors(analytics.ErrorFilter{Stage: analytics.StageAPI})
+	if len(errs) != 1 || errs[0].Code != analytics.CodeAPIServerError || errs[0].RequestID == "" {
 		t.Fatalf("api errors %+v", errs)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/auth"
+
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -219,7 +221,7 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	out := a.overview(r)
-	if a.svc.cfg.Auth.Mode != "" && a.svc.cfg.Auth.Mode != AuthLocal {
+	if a.svc.cfg.Auth.Mode != "" && a.svc.cfg.Auth.Mode != auth.AuthLocal {
 		// /health answers without a token: off a local-only setup it says
 		// whether cairn is up and well, not what it holds.
 		out = map[string]any{"authMode": out["authMode"], "health": out["health"], "startedAt": out["startedAt"]}

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
+	"github.com/cairnmem/cairn/core/auth"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -36,7 +40,7 @@ func (a *API) recordRequest(r *http.Request, pattern string, rw *statusWriter, s
 	an := a.svc.analytics
 	an.RecordRequest(pattern, actor, status, time.Since(start))
 	if status >= 500 {
-		an.RecordError(ErrorEvent{Stage: StageAPI, Code: CodeAPIServerError,
+		an.RecordError(analytics.ErrorEvent{Stage: analytics.StageAPI, Code: analytics.CodeAPIServerError,
 			Message:   http.StatusText(status) + " on " + firstNonEmpty(pattern, r.Method+" "+r.URL.Path),
 			RequestID: r.Header.Get("X-Request-Id"), Actor: actor})
 	}
@@ -66,10 +70,10 @@ func (a *API) analyticsUsage(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) analyticsErrors(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	var f ErrorFilter
+	var f analytics.ErrorFilter
 	if st := strings.TrimSpace(q.Get("stage")); st != "" {
-		if !ValidErrorStage(st) {
-			writeError(w, invalid("stage", "stage must be one of %s", strings.Join(ErrorStages, ", ")))
+		if !analytics.ValidErrorStage(st) {
+			writeError(w, invalid("stage", "stage must be one of %s", strings.Join(analytics.ErrorStages, ", ")))
 			return
 		}
 		f.Stage = st
@@ -89,7 +93,7 @@ func (a *API) analyticsErrors(w http.ResponseWriter, r *http.Request) {
 			f.Since = pt
 		}
 	}
-	limit, e := queryInt(r, "limit", 50, 1, ErrorRingSize)
+	limit, e := queryInt(r, "limit", 50, 1, analytics.ErrorRingSize)
 	if e != nil {
 		writeError(w, e)
 		return
@@ -108,8 +112,8 @@ func (a *API) analyticsLatency(w http.ResponseWriter, r *http.Request) {
 // data).
 func (a *API) analyticsLatencySamples(w http.ResponseWriter, r *http.Request) {
 	op := r.URL.Query().Get("op")
-	if !oneOf(op, LatencyOps) {
-		writeError(w, invalid("op", "op must be one of %s", strings.Join(LatencyOps, ", ")))
+	if !oneOf(op, analytics.LatencyOps) {
+		writeError(w, invalid("op", "op must be one of %s", strings.Join(analytics.LatencyOps, ", ")))
 		return
 	}
 	samples := a.svc.analytics.LatencySamples(op)
@@ -140,7 +144,7 @@ func (a *API) overview(r *http.Request) map[string]any {
 		"uptime":       time.Since(a.started).Seconds(),
 		"startedAt":    storage.FormatTime(a.started),
 		"address":      a.addr,
-		"authMode":     firstNonEmpty(cfg.Auth.Mode, AuthLocal),
+		"authMode":     firstNonEmpty(cfg.Auth.Mode, auth.AuthLocal),
 		"pipelineMode": s.PipelineMode(),
 		"providers":    map[string]any{"extraction": extraction, "embedding": a.embeddingSummary()},
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/auth"
+
 	"github.com/cairnmem/cairn/core"
 )
 
@@ -71,8 +73,8 @@ func TestAPIRepairNeedsAdmin(t *testing.T) {
 	e := newEnv(t, noEmbed, authMode("team"))
 	for _, role := range []string{"operator", "agent", "readonly"} {
 		tok := e.token(t, role, "")
-		e.do(t, "POST", "/api/repair/check-fts", nil, bearer(tok)).wantErr(t, http.StatusForbidden, core.CodeForbidden)
-		e.do(t, "GET", "/api/repair/dedup-stats", nil, bearer(tok)).wantErr(t, http.StatusForbidden, core.CodeForbidden)
+		e.do(t, "POST", "/api/repair/check-fts", nil, bearer(tok)).wantErr(t, http.StatusForbidden, auth.CodeForbidden)
+		e.do(t, "GET", "/api/repair/dedup-stats", nil, bearer(tok)).wantErr(t, http.StatusForbidden, auth.CodeForbidden)
 	}
 	e.do(t, "POST", "/api/repair/check-fts", nil, bearer(e.token(t, "admin", ""))).want(t, http.StatusOK)
 }

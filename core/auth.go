@@ -15,12 +15,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/auth"
+
 	"github.com/cairnmem/cairn/core/config"
 )
 
 // authInfo is what the auth layer learned about a request.
 type authInfo struct {
-	claims        *Claims
+	claims        *auth.Claims
 	authenticated bool // a valid token was presented
 }
 
@@ -58,7 +60,7 @@ func (g *authGate) loadSecret() ([]byte, error) {
 	if g.secret != nil {
 		return g.secret, nil
 	}
-	s, err := LoadOrCreateSecret(AuthSecretPath(g.cfg(), filepath.Dir(g.a.svc.db.Path())))
+	s, err := auth.LoadOrCreateSecret(auth.AuthSecretPath(g.cfg(), filepath.Dir(g.a.svc.db.Path())))
 	if err != nil {
 		return nil, err
 	}
@@ -89,66 +91,66 @@ const (
 // routeRules maps the router's patterns to what they need. A pattern not
 // listed needs admin, so a new route is closed until someone opens it.
 var routeRules = map[string]routeRule{
-	"GET /api/status":                     {perm: PermRecall},
+	"GET /api/status":                     {perm: auth.PermRecall},
 	"GET /api/auth/whoami":                {},
-	"POST /api/auth/token":                {perm: PermAdmin, limiter: "admin"},
-	"POST /api/memory/remember":           {perm: PermRemember, scope: scopeBody},
-	"POST /api/memory/save":               {perm: PermRemember, scope: scopeBody},
-	"POST /api/memory/recall":             {perm: PermRecall, scope: scopeBody},
-	"GET /api/memory/search":              {perm: PermRecall, scope: scopeQuery},
-	"GET /memory/search":                  {perm: PermRecall, scope: scopeQuery},
-	"GET /memory/similar":                 {perm: PermRecall, scope: scopeDenied},
-	"GET /api/embeddings":                 {perm: PermDiagnostics, scope: scopeDenied},
-	"GET /api/embeddings/status":          {perm: PermDiagnostics},
-	"GET /api/memories":                   {perm: PermRecall, scope: scopeQuery},
-	"GET /api/memories/export":            {perm: PermRecall, scope: scopeQuery},
-	"POST /api/memories/import":           {perm: PermAdmin, limiter: "admin"},
-	"POST /api/memory/modify":             {perm: PermModify, limiter: "modify", scope: scopeBatch},
-	"POST /api/memory/forget":             {perm: PermForget, limiter: "batchForget", scope: scopeBatch},
-	"GET /api/memory/{id}":                {perm: PermRecall, scope: scopeID},
-	"PATCH /api/memory/{id}":              {perm: PermModify, limiter: "modify", scope: scopeIDWrite},
-	"DELETE /api/memory/{id}":             {perm: PermForget, limiter: "forget", scope: scopeIDWrite},
-	"POST /api/memory/{id}/recover":       {perm: PermRecover, scope: scopeIDWrite},
-	"GET /api/history":                    {perm: PermDiagnostics, scope: scopeDenied},
-	"/mcp":                                {perm: PermRemember, scope: scopeDenied},
-	"POST /api/hooks/session-start":       {perm: PermRecall},
-	"POST /api/hooks/user-prompt-submit":  {perm: PermRecall},
-	"POST /api/hooks/recall":              {perm: PermRecall},
-	"POST /api/hooks/session-end":         {perm: PermRemember},
-	"POST /api/hooks/remember":            {perm: PermRemember},
-	"POST /api/hooks/pre-compaction":      {perm: PermRemember},
-	"POST /api/hooks/compaction-complete": {perm: PermRemember},
-	"GET /api/sessions":                   {perm: PermRecall},
-	"GET /api/sessions/{key}":             {perm: PermRecall},
-	"GET /api/proposals":                  {perm: PermDiagnostics, scope: scopeDenied},
-	"GET /api/proposals/{id}":             {perm: PermDiagnostics, scope: scopeDenied},
-	"POST /api/proposals/{id}/approve":    {perm: PermModify, limiter: "modify", scope: scopeDenied},
-	"POST /api/proposals/{id}/reject":     {perm: PermModify, limiter: "modify", scope: scopeDenied},
-	"GET /api/jobs/{id}":                  {perm: PermDocuments},
-	"GET /api/jobs":                       {perm: PermDiagnostics},
-	"POST /api/jobs/{id}/retry":           {perm: PermAdmin, limiter: "admin"},
-	"GET /api/graph/entities":             {perm: PermRecall, scope: scopeDenied},
-	"GET /api/pipeline/status":            {perm: PermDiagnostics},
-	"GET /api/diagnostics":                {perm: PermDiagnostics},
-	"GET /api/diagnostics/{domain}":       {perm: PermDiagnostics},
-	"GET /api/analytics/usage":            {perm: PermAnalytics},
-	"GET /api/analytics/errors":           {perm: PermAnalytics},
-	"GET /api/analytics/latency":          {perm: PermAnalytics},
-	"GET /api/analytics/latency/samples":  {perm: PermAnalytics},
-	"GET /api/memory/{a}/{b} jobs":        {perm: PermDocuments},
-	"GET /api/memory/{a}/{b} history":     {perm: PermRecall, scope: scopeID},
+	"POST /api/auth/token":                {perm: auth.PermAdmin, limiter: "admin"},
+	"POST /api/memory/remember":           {perm: auth.PermRemember, scope: scopeBody},
+	"POST /api/memory/save":               {perm: auth.PermRemember, scope: scopeBody},
+	"POST /api/memory/recall":             {perm: auth.PermRecall, scope: scopeBody},
+	"GET /api/memory/search":              {perm: auth.PermRecall, scope: scopeQuery},
+	"GET /memory/search":                  {perm: auth.PermRecall, scope: scopeQuery},
+	"GET /memory/similar":                 {perm: auth.PermRecall, scope: scopeDenied},
+	"GET /api/embeddings":                 {perm: auth.PermDiagnostics, scope: scopeDenied},
+	"GET /api/embeddings/status":          {perm: auth.PermDiagnostics},
+	"GET /api/memories":                   {perm: auth.PermRecall, scope: scopeQuery},
+	"GET /api/memories/export":            {perm: auth.PermRecall, scope: scopeQuery},
+	"POST /api/memories/import":           {perm: auth.PermAdmin, limiter: "admin"},
+	"POST /api/memory/modify":             {perm: auth.PermModify, limiter: "modify", scope: scopeBatch},
+	"POST /api/memory/forget":             {perm: auth.PermForget, limiter: "batchForget", scope: scopeBatch},
+	"GET /api/memory/{id}":                {perm: auth.PermRecall, scope: scopeID},
+	"PATCH /api/memory/{id}":              {perm: auth.PermModify, limiter: "modify", scope: scopeIDWrite},
+	"DELETE /api/memory/{id}":             {perm: auth.PermForget, limiter: "forget", scope: scopeIDWrite},
+	"POST /api/memory/{id}/recover":       {perm: auth.PermRecover, scope: scopeIDWrite},
+	"GET /api/history":                    {perm: auth.PermDiagnostics, scope: scopeDenied},
+	"/mcp":                                {perm: auth.PermRemember, scope: scopeDenied},
+	"POST /api/hooks/session-start":       {perm: auth.PermRecall},
+	"POST /api/hooks/user-prompt-submit":  {perm: auth.PermRecall},
+	"POST /api/hooks/recall":              {perm: auth.PermRecall},
+	"POST /api/hooks/session-end":         {perm: auth.PermRemember},
+	"POST /api/hooks/remember":            {perm: auth.PermRemember},
+	"POST /api/hooks/pre-compaction":      {perm: auth.PermRemember},
+	"POST /api/hooks/compaction-complete": {perm: auth.PermRemember},
+	"GET /api/sessions":                   {perm: auth.PermRecall},
+	"GET /api/sessions/{key}":             {perm: auth.PermRecall},
+	"GET /api/proposals":                  {perm: auth.PermDiagnostics, scope: scopeDenied},
+	"GET /api/proposals/{id}":             {perm: auth.PermDiagnostics, scope: scopeDenied},
+	"POST /api/proposals/{id}/approve":    {perm: auth.PermModify, limiter: "modify", scope: scopeDenied},
+	"POST /api/proposals/{id}/reject":     {perm: auth.PermModify, limiter: "modify", scope: scopeDenied},
+	"GET /api/jobs/{id}":                  {perm: auth.PermDocuments},
+	"GET /api/jobs":                       {perm: auth.PermDiagnostics},
+	"POST /api/jobs/{id}/retry":           {perm: auth.PermAdmin, limiter: "admin"},
+	"GET /api/graph/entities":             {perm: auth.PermRecall, scope: scopeDenied},
+	"GET /api/pipeline/status":            {perm: auth.PermDiagnostics},
+	"GET /api/diagnostics":                {perm: auth.PermDiagnostics},
+	"GET /api/diagnostics/{domain}":       {perm: auth.PermDiagnostics},
+	"GET /api/analytics/usage":            {perm: auth.PermAnalytics},
+	"GET /api/analytics/errors":           {perm: auth.PermAnalytics},
+	"GET /api/analytics/latency":          {perm: auth.PermAnalytics},
+	"GET /api/analytics/latency/samples":  {perm: auth.PermAnalytics},
+	"GET /api/memory/{a}/{b} jobs":        {perm: auth.PermDocuments},
+	"GET /api/memory/{a}/{b} history":     {perm: auth.PermRecall, scope: scopeID},
 	"GET /api/memory/{a}/{b} other":       {},
-	"GET /api/repair":                     {perm: PermAdmin, scope: scopeDenied},
-	"GET /api/repair/embedding-gaps":      {perm: PermAdmin, scope: scopeDenied},
-	"GET /api/repair/dedup-stats":         {perm: PermAdmin, scope: scopeDenied},
-	"GET /api/maintenance":                {perm: PermAdmin, scope: scopeDenied},
-	"POST /api/maintenance/run":           {perm: PermAdmin, limiter: "admin", scope: scopeDenied},
-	"POST /api/repair/{action}":           {perm: PermAdmin, limiter: "admin", scope: scopeDenied},
-	"POST /api/documents":                 {perm: PermDocuments, scope: scopeDenied},
-	"GET /api/documents":                  {perm: PermDocuments, scope: scopeDenied},
-	"GET /api/documents/{id}":             {perm: PermDocuments, scope: scopeDenied},
-	"GET /api/documents/{id}/chunks":      {perm: PermDocuments, scope: scopeDenied},
-	"DELETE /api/documents/{id}":          {perm: PermDocuments, limiter: "forget", scope: scopeDenied},
+	"GET /api/repair":                     {perm: auth.PermAdmin, scope: scopeDenied},
+	"GET /api/repair/embedding-gaps":      {perm: auth.PermAdmin, scope: scopeDenied},
+	"GET /api/repair/dedup-stats":         {perm: auth.PermAdmin, scope: scopeDenied},
+	"GET /api/maintenance":                {perm: auth.PermAdmin, scope: scopeDenied},
+	"POST /api/maintenance/run":           {perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied},
+	"POST /api/repair/{action}":           {perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied},
+	"POST /api/documents":                 {perm: auth.PermDocuments, scope: scopeDenied},
+	"GET /api/documents":                  {perm: auth.PermDocuments, scope: scopeDenied},
+	"GET /api/documents/{id}":             {perm: auth.PermDocuments, scope: scopeDenied},
+	"GET /api/documents/{id}/chunks":      {perm: auth.PermDocuments, scope: scopeDenied},
+	"DELETE /api/documents/{id}":          {perm: auth.PermDocuments, limiter: "forget", scope: scopeDenied},
 }
 
 // ruleFor finds the rule of the route r will reach; pattern is "" when no
@@ -171,14 +173,14 @@ func (g *authGate) ruleFor(r *http.Request) (routeRule, string) {
 	if rule, ok := routeRules[pattern]; ok {
 		return rule, pattern
 	}
-	return routeRule{perm: PermAdmin}, pattern
+	return routeRule{perm: auth.PermAdmin}, pattern
 }
 
 // wrap guards next according to auth.mode.
 func (g *authGate) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mode := g.cfg().Mode
-		if mode == "" || mode == AuthLocal || r.URL.Path == "/health" {
+		if mode == "" || mode == auth.AuthLocal || r.URL.Path == "/health" {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -186,19 +188,19 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 		r.Header.Del("Authorization") // nothing downstream may see or log it
 		var info authInfo
 		switch {
-		case authz == "" && mode == AuthHybrid && remoteIsLoopback(r):
+		case authz == "" && mode == auth.AuthHybrid && remoteIsLoopback(r):
 			// A local caller in hybrid mode is trusted as the owner; the
 			// connection's address decides, never the Host header.
-			info = authInfo{claims: &Claims{Sub: "local", Role: "admin"}}
+			info = authInfo{claims: &auth.Claims{Sub: "local", Role: "admin"}}
 		case authz == "":
 			w.Header().Set("WWW-Authenticate", "Bearer")
-			writeError(w, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "authentication required"})
+			writeError(w, &Error{Status: http.StatusUnauthorized, Code: auth.CodeUnauthorized, Message: "authentication required"})
 			return
 		default:
 			scheme, tok, _ := strings.Cut(authz, " ")
 			if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
 				w.Header().Set("WWW-Authenticate", "Bearer")
-				writeError(w, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "authentication required: use Authorization: Bearer <token>"})
+				writeError(w, &Error{Status: http.StatusUnauthorized, Code: auth.CodeUnauthorized, Message: "authentication required: use Authorization: Bearer <token>"})
 				return
 			}
 			secret, err := g.loadSecret()
@@ -207,10 +209,10 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 				writeError(w, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "auth secret unavailable"})
 				return
 			}
-			c, err := VerifyToken(secret, strings.TrimSpace(tok), g.now())
+			c, err := auth.VerifyToken(secret, strings.TrimSpace(tok), g.now())
 			if err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-				writeError(w, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: err.Error()})
+				writeError(w, &Error{Status: http.StatusUnauthorized, Code: auth.CodeUnauthorized, Message: err.Error()})
 				return
 			}
 			info = authInfo{claims: c, authenticated: true}
@@ -226,8 +228,8 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 			return
 		}
 		c := info.claims
-		if rule.perm != "" && !RoleHas(c.Role, rule.perm) {
-			writeError(w, &Error{Status: http.StatusForbidden, Code: CodeForbidden,
+		if rule.perm != "" && !auth.RoleHas(c.Role, rule.perm) {
+			writeError(w, &Error{Status: http.StatusForbidden, Code: auth.CodeForbidden,
 				Message: fmt.Sprintf("role '%s' lacks '%s' permission", c.Role, rule.perm)})
 			return
 		}
@@ -235,7 +237,7 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 			if retry, ok := g.allow(c.Sub, rule.limiter); !ok {
 				secs := int(math.Ceil(retry.Seconds()))
 				w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-				writeError(w, &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited, Message: "rate limit exceeded",
+				writeError(w, &Error{Status: http.StatusTooManyRequests, Code: auth.CodeRateLimited, Message: "rate limit exceeded",
 					Extra: map[string]any{"retryAfter": g.now().Add(retry).UnixMilli(), "operation": rule.limiter}})
 				return
 			}
@@ -289,7 +291,7 @@ func (g *authGate) allow(sub, op string) (time.Duration, bool) {
 	return 0, true
 }
 
-var errOutOfScope = &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: "token scope does not cover this project"}
+var errOutOfScope = &Error{Status: http.StatusForbidden, Code: auth.CodeForbidden, Message: "token scope does not cover this project"}
 
 // applyScope confines a project-scoped caller to its project: list and
 // search filters are forced to it, bodies are rewritten, and a memory of
@@ -302,7 +304,7 @@ func (g *authGate) applyScope(w http.ResponseWriter, r *http.Request, kind scope
 		q.Set("project", project)
 		r.URL.RawQuery = q.Encode()
 	case scopeDenied:
-		return r, &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: "not available to a project-scoped token"}
+		return r, &Error{Status: http.StatusForbidden, Code: auth.CodeForbidden, Message: "not available to a project-scoped token"}
 	case scopeID, scopeIDWrite:
 		// The router has not set path values yet: every such route is
 		// /api/memory/{id}[/...].
@@ -399,7 +401,7 @@ func (a *API) authToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	if a.auth.cfg().Mode == AuthLocal || a.auth.cfg().Mode == "" {
+	if a.auth.cfg().Mode == auth.AuthLocal || a.auth.cfg().Mode == "" {
 		writeError(w, invalid("mode", "tokens need auth.mode team or hybrid; local mode has no secret"))
 		return
 	}
@@ -408,11 +410,11 @@ func (a *API) authToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	if !ValidRole(role) {
-		writeError(w, invalid("role", "role must be one of %s", strings.Join(Roles, ", ")))
+	if !auth.ValidRole(role) {
+		writeError(w, invalid("role", "role must be one of %s", strings.Join(auth.Roles, ", ")))
 		return
 	}
-	var scope TokenScope
+	var scope auth.TokenScope
 	if raw, _ := b.field("scope"); raw != nil && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &scope); err != nil {
 			writeError(w, invalid("scope", "scope must be an object {project?, agent?, user?}"))
@@ -436,8 +438,8 @@ func (a *API) authToken(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	c := NewClaims(role, scope, ttl, a.svc.now())
-	tok, err := SignToken(secret, c)
+	c := auth.NewClaims(role, scope, ttl, a.svc.now())
+	tok, err := auth.SignToken(secret, c)
 	if err != nil {
 		a.fail(w, r, err)
 		return

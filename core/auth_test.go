@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/auth"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -20,7 +22,7 @@ func authMode(mode string) func(*config.Config) {
 // secret returns the env's signing secret (created on first use).
 func (e *env) secret(tb testing.TB) []byte {
 	tb.Helper()
-	s, err := core.LoadOrCreateSecret(filepath.Join(filepath.Dir(e.db.Path()), "auth-secret"))
+	s, err := auth.LoadOrCreateSecret(filepath.Join(filepath.Dir(e.db.Path()), "auth-secret"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -29,7 +31,7 @@ func (e *env) secret(tb testing.TB) []byte {
 
 func (e *env) token(tb testing.TB, role, project string) string {
 	tb.Helper()
-	t, err := core.SignToken(e.secret(tb), core.NewClaims(role, core.TokenScope{Project: project}, time.Hour, e.clock.Now()))
+	t, err := auth.SignToken(e.secret(tb), auth.NewClaims(role, auth.TokenScope{Project: project}, time.Hour, e.clock.Now()))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestAuthTeamMode(t *testing.T) {
 	if h := e.get(t, "/health").want(t, 200); h.JSON["counts"] != nil || h.JSON["providers"] != nil || h.JSON["health"] == nil {
 		t.Fatalf("team /health tells an anonymous caller what it holds: %s", h)
 	}
-	r := e.get(t, "/api/memories").wantErr(t, 401, core.CodeUnauthorized)
+	r := e.get(t, "/api/memories").wantErr(t, 401, auth.CodeUnauthorized)
 	if r.Header.Get("WWW-Authenticate") != "Bearer" || r.str("error") != "authentication required" {
 		t.Fatalf("401: %s %v", r, r.Header)
 	}
@@ -56,7 +58,7 @@ func TestAuthTeamMode(t *testing.T) {
 		"forged":    {bearer(strings.Split(tok, ".")[0] + ".AAAA"), "invalid signature"},
 		"basic":     {hdr("Authorization", "Basic dTpw"), "authentication required: use Authorization: Bearer <token>"},
 	} {
-		r := e.do(t, "GET", "/api/memories", nil, c.h).wantErr(t, 401, core.CodeUnauthorized)
+		r := e.do(t, "GET", "/api/memories", nil, c.h).wantErr(t, 401, auth.CodeUnauthorized)
 		if r.str("error") != c.want {
 			t.Errorf("%s: %s", name, r)
 		}
@@ -70,7 +72,7 @@ func TestAuthTeamMode(t *testing.T) {
 	}
 	// Expiry against the service clock.
 	e.clock.Advance(2 * time.Hour)
-	e.do(t, "GET", "/api/memories", nil, bearer(tok)).wantErr(t, 401, core.CodeUnauthorized)
+	e.do(t, "GET", "/api/memories", nil, bearer(tok)).wantErr(t, 401, auth.CodeUnauthorized)
 	if r := e.do(t, "GET", "/api/memories", nil, bearer(tok)); r.str("error") != "token expired" {
 		t.Fatalf("expired: %s", r)
 	}
@@ -81,11 +83,11 @@ func TestAuthTeamMode(t *testing.T) {
 		t.Fatalf("whoami: %s", r)
 	}
 	// hooks and MCP are guarded too
-	e.post(t, "/api/hooks/remember", map[string]any{"content": "x"}).wantErr(t, 401, core.CodeUnauthorized)
-	e.post(t, "/api/hooks/session-start", map[string]any{}).wantErr(t, 401, core.CodeUnauthorized)
-	e.post(t, "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).wantErr(t, 401, core.CodeUnauthorized)
-	e.do(t, "POST", "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, bearer(tok)).wantErr(t, 403, core.CodeForbidden)
-	e.do(t, "POST", "/api/hooks/remember", map[string]any{"content": "x"}, bearer(tok)).wantErr(t, 403, core.CodeForbidden)
+	e.post(t, "/api/hooks/remember", map[string]any{"content": "x"}).wantErr(t, 401, auth.CodeUnauthorized)
+	e.post(t, "/api/hooks/session-start", map[string]any{}).wantErr(t, 401, auth.CodeUnauthorized)
+	e.post(t, "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).wantErr(t, 401, auth.CodeUnauthorized)
+	e.do(t, "POST", "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, bearer(tok)).wantErr(t, 403, auth.CodeForbidden)
+	e.do(t, "POST", "/api/hooks/remember", map[string]any{"content": "x"}, bearer(tok)).wantErr(t, 403, auth.CodeForbidden)
 	agent := e.token(t, "agent", "")
 	if r := e.do(t, "POST", "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, bearer(agent)); r.Status == 401 || r.Status == 403 {
 		t.Fatalf("agent on /mcp: %s", r)
@@ -108,16 +110,16 @@ func TestAuthPermissionMatrix(t *testing.T) {
 		{"diagnostics", "GET", "/api/pipeline/status", nil},
 		{"admin", "POST", "/api/auth/token", map[string]any{"role": "readonly"}},
 	}
-	for _, role := range core.Roles {
+	for _, role := range auth.Roles {
 		tok := e.token(t, role, "")
 		for _, rt := range routes {
 			r := e.do(t, rt.method, rt.path, rt.body, bearer(tok))
-			if core.RoleHas(role, rt.perm) {
+			if auth.RoleHas(role, rt.perm) {
 				if r.Status == 401 || r.Status == 403 {
 					t.Errorf("%s %s %s: %s", role, rt.method, rt.path, r)
 				}
 			} else {
-				r.wantErr(t, 403, core.CodeForbidden)
+				r.wantErr(t, 403, auth.CodeForbidden)
 				if want := "role '" + role + "' lacks '" + rt.perm + "' permission"; r.str("error") != want {
 					t.Errorf("%s: %q, want %q", rt.path, r.str("error"), want)
 				}
@@ -168,9 +170,9 @@ func TestAuthScope(t *testing.T) {
 	e.do(t, "GET", "/api/memory/"+mine, nil, tok).want(t, 200)
 	e.do(t, "GET", "/api/memory/"+theirs, nil, tok).wantErr(t, 404, core.CodeNotFound)
 	e.do(t, "GET", "/api/memory/"+theirs+"/history", nil, tok).wantErr(t, 404, core.CodeNotFound)
-	e.do(t, "PATCH", "/api/memory/"+theirs, map[string]any{"importance": 0.1, "reason": "x"}, tok).wantErr(t, 403, core.CodeForbidden)
-	e.do(t, "DELETE", "/api/memory/"+theirs, nil, tok).wantErr(t, 403, core.CodeForbidden)
-	e.do(t, "POST", "/api/memory/forget", map[string]any{"ids": []string{theirs}, "reason": "x"}, tok).wantErr(t, 403, core.CodeForbidden)
+	e.do(t, "PATCH", "/api/memory/"+theirs, map[string]any{"importance": 0.1, "reason": "x"}, tok).wantErr(t, 403, auth.CodeForbidden)
+	e.do(t, "DELETE", "/api/memory/"+theirs, nil, tok).wantErr(t, 403, auth.CodeForbidden)
+	e.do(t, "POST", "/api/memory/forget", map[string]any{"ids": []string{theirs}, "reason": "x"}, tok).wantErr(t, 403, auth.CodeForbidden)
 	// A scoped remember lands in the token's project.
 	r = e.do(t, "POST", "/api/memory/remember", map[string]any{"content": "sneaky write", "project": "beta"}, tok).want(t, 200)
 	if r.str("project") != "alpha" {
@@ -192,7 +194,7 @@ func TestAuthRateLimit(t *testing.T) {
 		}
 	}
 	e.clock.Advance(15 * time.Second)
-	r := e.do(t, "DELETE", "/api/memory/nope", nil, tok).wantErr(t, 429, core.CodeRateLimited)
+	r := e.do(t, "DELETE", "/api/memory/nope", nil, tok).wantErr(t, 429, auth.CodeRateLimited)
 	if r.Header.Get("Retry-After") != "45" {
 		t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
 	}

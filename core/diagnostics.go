@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/storage"
@@ -259,7 +261,7 @@ func (s *Service) ComputeDiagnostics(ctx context.Context) (*DiagnosticsReport, e
 		total /= wsum
 	}
 	rep.Composite = HealthScore{Score: round3(total), Status: HealthStatus(round3(total))}
-	rep.ComputeMs = durMs(time.Since(start))
+	rep.ComputeMs = analytics.DurMs(time.Since(start))
 	return rep, nil
 }
 
@@ -531,7 +533,7 @@ func (s *Service) diagConnector(ctx context.Context, q storage.Querier, now time
 			gate("documents_failed_24h", "count", float64(failed), 0, 0.3, false, msg),
 			gate("documents_failed_24h_many", "count", float64(failed), 4, 0.2, false, fmt.Sprintf("%d failed documents (5 or more costs 0.2)", failed)))
 	}
-	errs, _ := s.analytics.Errors(ErrorFilter{Stage: StageConnector, Since: now.Add(-24 * time.Hour)})
+	errs, _ := s.analytics.Errors(analytics.ErrorFilter{Stage: analytics.StageConnector, Since: now.Add(-24 * time.Hour)})
 	if len(errs) > 0 {
 		d.Signals = append(d.Signals, info("connector_errors_24h", "count", float64(len(errs)), "latest: "+errs[0].Code+" "+errs[0].Message))
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -118,13 +120,13 @@ func BenchmarkDiagnostics(b *testing.B) {
 }
 
 func BenchmarkAnalyticsRecord(b *testing.B) {
-	a := core.NewAnalytics(nil)
+	a := analytics.NewAnalytics(nil)
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {
 			i++
 			a.RecordRequest("GET /api/memory/{id}", "agent", 200+i%3*100, time.Millisecond)
-			a.RecordLatency(core.LatencyRecall, time.Duration(i)*time.Microsecond)
+			a.RecordLatency(analytics.LatencyRecall, time.Duration(i)*time.Microsecond)
 		}
 	})
 }

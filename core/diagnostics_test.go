@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -367,14 +369,14 @@ func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 	if silent == nil || !silent.Triggered || silent.Domain != "provider" {
 		t.Fatalf("silent failures %+v", r.SilentFailures)
 	}
-	errs, summary := e.svc.Analytics().Errors(core.ErrorFilter{Stage: core.StageExtraction})
-	if summary[core.CodeExtractionEmptyRepeated] != 1 || len(errs) != 1 {
+	errs, summary := e.svc.Analytics().Errors(analytics.ErrorFilter{Stage: analytics.StageExtraction})
+	if summary[analytics.CodeExtractionEmptyRepeated] != 1 || len(errs) != 1 {
 		t.Fatalf("error ring %+v %v", errs, summary)
 	}
 	if u := e.svc.Analytics().Usage().Providers["llm:silent/test"]; u.Count != int64(core.EmptyExtractionsMax) || u.Errors != 0 {
 		t.Fatalf("provider usage %+v", u)
 	}
-	if l := e.svc.Analytics().Latency(core.LatencyJobs); l.Count != core.EmptyExtractionsMax+1 {
+	if l := e.svc.Analytics().Latency(analytics.LatencyJobs); l.Count != core.EmptyExtractionsMax+1 {
 		t.Fatalf("jobs latency %+v", l)
 	}
 	// A model that finds facts again ends the streak.

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core/vector"
 
 	"github.com/cairnmem/cairn/storage"
@@ -463,7 +465,7 @@ func (s *Service) EmbeddingStatus(ctx context.Context) (*EmbeddingStatus, error)
 func (s *Service) noteEmbedCall(d time.Duration, err error) {
 	s.analytics.RecordProviderCall("embedding:"+s.cfg.Embedding.Provider+"/"+s.embedder.Model(), d, err)
 	if err != nil {
-		s.analytics.RecordError(ErrorEvent{Stage: StageEmbedding,
-			Code: extractionErrCode(err, CodeEmbeddingTimeout, CodeEmbeddingProviderDown), Message: err.Error()})
+		s.analytics.RecordError(analytics.ErrorEvent{Stage: analytics.StageEmbedding,
+			Code: extractionErrCode(err, analytics.CodeEmbeddingTimeout, analytics.CodeEmbeddingProviderDown), Message: err.Error()})
 	}
 }

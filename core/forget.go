@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -104,7 +106,7 @@ func ConfirmToken(ids []string) string {
 // reason, and a confirm token from a preview of the same selection when it
 // holds more than memory.forget_confirm_threshold memories.
 func (s *Service) ForgetBatch(ctx context.Context, in BatchForgetInput, actor Actor) (*BatchForgetResult, error) {
-	defer s.analytics.Since(LatencyMutate, time.Now())
+	defer s.analytics.Since(analytics.LatencyMutate, time.Now())
 	mode := in.Mode
 	if mode == "" {
 		mode = "preview"

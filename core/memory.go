@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -114,7 +116,7 @@ type RememberResult struct {
 // long content, a "created" history event, and (when the pipeline is on) an
 // extraction job, all in one short transaction.
 func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (*RememberResult, error) {
-	defer s.analytics.Since(LatencyRemember, time.Now())
+	defer s.analytics.Since(analytics.LatencyRemember, time.Now())
 	if err := s.checkFrozen(); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -106,7 +108,7 @@ func notFound(id string) (*MutationResult, error) {
 // given. A content change re-derives the hash and refuses to collide with
 // another live memory.
 func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationResult, error) {
-	defer s.analytics.Since(LatencyMutate, time.Now())
+	defer s.analytics.Since(analytics.LatencyMutate, time.Now())
 	if err := s.checkFrozen(); err != nil {
 		return nil, err
 	}
@@ -245,7 +247,7 @@ type ForgetInput struct {
 // Forget soft-deletes one memory in its own transaction. Pinned memories
 // need Force, and a pipeline actor may never force.
 func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*MutationResult, error) {
-	defer s.analytics.Since(LatencyMutate, time.Now())
+	defer s.analytics.Since(analytics.LatencyMutate, time.Now())
 	if err := s.checkFrozen(); err != nil {
 		return nil, err
 	}
@@ -323,7 +325,7 @@ type RecoverInput struct {
 
 // Recover restores a soft-deleted memory within the recover window.
 func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*MutationResult, error) {
-	defer s.analytics.Since(LatencyMutate, time.Now())
+	defer s.analytics.Since(analytics.LatencyMutate, time.Now())
 	if err := s.checkFrozen(); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core/text"
@@ -499,12 +501,12 @@ func (s *Service) decide(ctx context.Context, job *storage.Job, src *storage.Mem
 	raw, err := llm.Generate(ctx, extract.DecisionPrompt(f, cands), extract.GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
 	s.analytics.RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 	if err != nil {
-		s.noteExtraction(StageDecision, extractionErrCode(err, CodeDecisionTimeout, CodeDecisionProvider), err.Error(), src.ID)
+		s.noteExtraction(analytics.StageDecision, extractionErrCode(err, analytics.CodeDecisionTimeout, analytics.CodeDecisionProvider), err.Error(), src.ID)
 		return nil, []string{fmt.Sprintf("decision for %q: %v", extract.ClipForWarning(f.Content, 60), err)}, nil
 	}
 	d, warns := extract.ParseDecision(raw, ids)
 	if d.Action == "" {
-		s.noteExtraction(StageDecision, CodeDecisionInvalid, strings.Join(warns, "; "), src.ID)
+		s.noteExtraction(analytics.StageDecision, analytics.CodeDecisionInvalid, strings.Join(warns, "; "), src.ID)
 		return nil, warns, nil
 	}
 	p.Action, p.Reason = d.Action, d.Reason
@@ -640,13 +642,13 @@ func (s *Service) PipelineStatus(ctx context.Context) (map[string]any, error) {
 
 // noteExtraction records a pipeline error in the analytics error ring.
 func (s *Service) noteExtraction(stage, code, msg, memoryID string) {
-	s.analytics.RecordError(ErrorEvent{Stage: stage, Code: code, Message: msg, MemoryID: memoryID, Actor: PipelineActorName})
+	s.analytics.RecordError(analytics.ErrorEvent{Stage: stage, Code: code, Message: msg, MemoryID: memoryID, Actor: PipelineActorName})
 }
 
 // extractionErrCode is timeout for a model call that ran out of time, else
 // other.
 func extractionErrCode(err error, timeout, other string) string {
-	if isTimeout(err) {
+	if analytics.IsTimeout(err) {
 		return timeout
 	}
 	return other

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core/text"
@@ -86,7 +88,7 @@ func (s *Service) extractWindows(ctx context.Context, body string, windowed bool
 		raw, err := llm.Generate(ctx, extract.ExtractionPrompt(input), extract.GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
 		s.analytics.RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 		if err != nil {
-			s.noteExtraction(StageExtraction, extractionErrCode(err, CodeExtractionTimeout, CodeExtractionProvider), err.Error(), srcID)
+			s.noteExtraction(analytics.StageExtraction, extractionErrCode(err, analytics.CodeExtractionTimeout, analytics.CodeExtractionProvider), err.Error(), srcID)
 			return out, warns, fmt.Errorf("extraction: %w", err)
 		}
 		ext, ws := extract.ParseExtraction(raw)
@@ -109,10 +111,10 @@ func (s *Service) extractWindows(ctx context.Context, body string, windowed bool
 	}
 	if called {
 		if len(out.Facts) == 0 && len(parseWarns) > 0 {
-			s.noteExtraction(StageExtraction, CodeExtractionParseFail, strings.Join(parseWarns, "; "), srcID)
+			s.noteExtraction(analytics.StageExtraction, analytics.CodeExtractionParseFail, strings.Join(parseWarns, "; "), srcID)
 		}
-		if n := s.analytics.recordExtraction(len(out.Facts)); n == EmptyExtractionsMax {
-			s.noteExtraction(StageExtraction, CodeExtractionEmptyRepeated,
+		if n := s.analytics.RecordExtraction(len(out.Facts)); n == EmptyExtractionsMax {
+			s.noteExtraction(analytics.StageExtraction, analytics.CodeExtractionEmptyRepeated,
 				fmt.Sprintf("%d extractions in a row by %s produced no fact", n, llm.Name()), srcID)
 		}
 	}

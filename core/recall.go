@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core/vector"
 
 	"github.com/cairnmem/cairn/core/text"
@@ -107,7 +109,7 @@ type RecallResult struct {
 // ranked. Without an embedder, or when the provider fails, recall is
 // keyword-only and Method says so; nothing fails.
 func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, error) {
-	defer s.analytics.Since(LatencyRecall, time.Now())
+	defer s.analytics.Since(analytics.LatencyRecall, time.Now())
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, invalid("query", "query is required")
 	}

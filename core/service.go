@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/storage"
@@ -31,8 +33,8 @@ type Service struct {
 	// redactions counts secrets redacted since start (diagnostics).
 	redactions atomic.Int64
 
-	analytics *Analytics // in-memory usage, errors and latencies
-	diag      diagCache  // the last diagnostics report, shared for a second
+	analytics *analytics.Analytics // in-memory usage, errors and latencies
+	diag      diagCache            // the last diagnostics report, shared for a second
 }
 
 // ServiceOptions are optional dependencies of a Service.
@@ -56,7 +58,7 @@ func NewService(db *storage.DB, cfg config.Config, opts ServiceOptions) *Service
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s.frozen.Store(cfg.Pipeline.MutationsFrozen)
-	s.analytics = NewAnalytics(s.now)
+	s.analytics = analytics.NewAnalytics(s.now)
 	return s
 }
 

@@ -1,4 +1,6 @@
 package core
 
+import "github.com/cairnmem/cairn/core/analytics"
+
 // Analytics returns the service's analytics.
-func (s *Service) Analytics() *Analytics { return s.analytics }
+func (s *Service) Analytics() *analytics.Analytics { return s.analytics }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/cairnmem/cairn/core"
@@ -97,13 +99,13 @@ func TestDiagnosticsRefreshKeyAndLivePolling(t *testing.T) {
 		t.Fatalf("errors before any:\n%s", h.screen())
 	}
 	an := h.svc.Analytics()
-	an.RecordError(core.ErrorEvent{Stage: "api", Code: "first_test_error", Message: "seen after R"})
+	an.RecordError(analytics.ErrorEvent{Stage: "api", Code: "first_test_error", Message: "seen after R"})
 	h.press("R")
 	if !strings.Contains(h.screen(), "first_test_error") {
 		t.Fatalf("R does not re-read:\n%s", h.screen())
 	}
 	// While shown, the pane polls every second without a key.
-	an.RecordError(core.ErrorEvent{Stage: "api", Code: "second_test_error", Message: "seen by polling"})
+	an.RecordError(analytics.ErrorEvent{Stage: "api", Code: "second_test_error", Message: "seen by polling"})
 	if !h.pumpUntil(3*diagnostics.PollInterval, func() bool { return strings.Contains(h.screen(), "second_test_error") }) {
 		t.Fatalf("the pane does not poll while shown:\n%s", h.screen())
 	}
@@ -248,7 +250,7 @@ type fixedOps struct {
 	report, after *core.DiagnosticsReport
 	recs          []core.Recommendation
 	latency       backend.Latency
-	errs          []core.ErrorEvent
+	errs          []analytics.ErrorEvent
 	diagErr       error
 	result        *core.RepairResult
 	repairErr     error
@@ -266,7 +268,7 @@ func (f *fixedOps) MaintenanceRecommendations(context.Context) ([]core.Recommend
 	return f.recs, f.diagErr
 }
 func (f *fixedOps) Latency(context.Context) (backend.Latency, error) { return f.latency, nil }
-func (f *fixedOps) RecentErrors(context.Context, int) ([]core.ErrorEvent, error) {
+func (f *fixedOps) RecentErrors(context.Context, int) ([]analytics.ErrorEvent, error) {
 	return f.errs, nil
 }
 
@@ -349,12 +351,12 @@ func busyOps(b backend.Backend) *fixedOps {
 			{Action: core.RepairReEmbed, Domain: "index", Signal: "embedding_coverage", Reason: "embedding_coverage 0.5 < 0.8", Halted: true},
 			{Action: core.RepairRetentionSweep, Domain: "storage", Signal: "tombstone_ratio", Reason: "tombstone_ratio 0.42 > 0.3"},
 		},
-		latency: backend.Latency{Summaries: map[string]core.LatencySummary{
+		latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{
 			"remember": {P50: 2.1, P95: 5.8, P99: 12.4, Count: 120, Mean: 2.6},
 			"recall":   {P50: 6.3, P95: 9.9, P99: 10.5, Count: 300, Mean: 6.6},
 			"mutate":   {P50: 3.2, P95: 7.7, P99: 8.1, Count: 14, Mean: 3.9},
 		}, RecallSamples: samples},
-		errs: []core.ErrorEvent{
+		errs: []analytics.ErrorEvent{
 			{Timestamp: at(2 * time.Minute), Stage: "embedding", Code: "provider_timeout", Message: "ollama did not answer within 10s"},
 			{Timestamp: at(3 * time.Hour), Stage: "api", Code: "api_server_error", Message: "Internal Server Error on POST /api/memory/recall"},
 		},
@@ -370,13 +372,13 @@ var diagGoldenViews = []struct {
 }{
 	{"healthy", func(b backend.Backend) *fixedOps {
 		return &fixedOps{Backend: b, report: healthyReport(), recs: []core.Recommendation{},
-			latency: backend.Latency{Summaries: map[string]core.LatencySummary{}}, errs: []core.ErrorEvent{}}
+			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{}}
 	}, func(h *harness) {}},
 	{"busy-repaired", busyOps, func(h *harness) { h.press("F", "y") }},
 	{"busy-confirm", busyOps, func(h *harness) { h.press("j", "j", "j", "s") }},
 	{"error", func(b backend.Backend) *fixedOps {
 		return &fixedOps{Backend: b, diagErr: errors.New("cairn at http://127.0.0.1:3850 does not answer: connection refused"),
-			latency: backend.Latency{Summaries: map[string]core.LatencySummary{}}, errs: []core.ErrorEvent{},
+			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{},
 			repairErr: &core.Error{Status: http.StatusConflict, Code: core.CodeRepairInProgress, Message: "repair check-fts is already running"}}
 	}, func(h *harness) { h.press("f") }},
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core"
@@ -165,7 +167,7 @@ func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
 	if err != nil || job == nil {
 		return false, err
 	}
-	defer w.Svc.Analytics().Since(core.LatencyJobs, time.Now())
+	defer w.Svc.Analytics().Since(analytics.LatencyJobs, time.Now())
 	_, perr := w.Svc.ProcessExtractJob(ctx, job, w.LLM)
 	if perr == nil {
 		w.Svc.PipelineRuntime().RecordProcessed()

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/auth"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -51,7 +53,7 @@ func (h *HTTP) do(ctx context.Context, method, path string, in, out any) error {
 	if err != nil {
 		return err
 	}
-	core.AuthorizeRequest(req)
+	auth.AuthorizeRequest(req)
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

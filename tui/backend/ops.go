@@ -3,6 +3,8 @@ package backend
 import (
 	"context"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core"
 )
 
@@ -25,13 +27,13 @@ type Ops interface {
 	Latency(ctx context.Context) (Latency, error)
 	// RecentErrors returns up to limit entries of the error ring, newest
 	// first.
-	RecentErrors(ctx context.Context, limit int) ([]core.ErrorEvent, error)
+	RecentErrors(ctx context.Context, limit int) ([]analytics.ErrorEvent, error)
 }
 
 // Latency is the analytics view of recent operation latencies.
 type Latency struct {
 	// Summaries are keyed by operation (core.LatencyOps).
-	Summaries map[string]core.LatencySummary
+	Summaries map[string]analytics.LatencySummary
 	// RecallSamples are recent recall latencies in milliseconds, oldest
 	// first.
 	RecallSamples []float64

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core"
 )
 
@@ -58,23 +60,23 @@ func (h *HTTP) MaintenanceRecommendations(ctx context.Context) ([]core.Recommend
 // Latency implements Ops with GET /api/analytics/latency and the recall
 // samples of GET /api/analytics/latency/samples.
 func (h *HTTP) Latency(ctx context.Context) (Latency, error) {
-	var out map[string]core.LatencySummary
+	var out map[string]analytics.LatencySummary
 	if err := h.do(ctx, http.MethodGet, "/api/analytics/latency", nil, &out); err != nil {
 		return Latency{}, err
 	}
 	var samples struct {
 		Samples []float64 `json:"samples"`
 	}
-	if err := h.do(ctx, http.MethodGet, "/api/analytics/latency/samples?op="+core.LatencyRecall, nil, &samples); err != nil {
+	if err := h.do(ctx, http.MethodGet, "/api/analytics/latency/samples?op="+analytics.LatencyRecall, nil, &samples); err != nil {
 		return Latency{}, err
 	}
 	return Latency{Summaries: out, RecallSamples: samples.Samples}, nil
 }
 
 // RecentErrors implements Ops with GET /api/analytics/errors.
-func (h *HTTP) RecentErrors(ctx context.Context, limit int) ([]core.ErrorEvent, error) {
+func (h *HTTP) RecentErrors(ctx context.Context, limit int) ([]analytics.ErrorEvent, error) {
 	var out struct {
-		Errors []core.ErrorEvent `json:"errors"`
+		Errors []analytics.ErrorEvent `json:"errors"`
 	}
 	err := h.do(ctx, http.MethodGet, "/api/analytics/errors?limit="+strconv.Itoa(limit), nil, &out)
 	return out.Errors, err

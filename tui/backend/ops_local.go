@@ -3,6 +3,8 @@ package backend
 import (
 	"context"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core"
 )
 
@@ -30,11 +32,11 @@ func (l *Local) MaintenanceRecommendations(ctx context.Context) ([]core.Recommen
 // Latency implements Ops.
 func (l *Local) Latency(context.Context) (Latency, error) {
 	a := l.svc.Analytics()
-	return Latency{Summaries: a.LatencyAll(), RecallSamples: a.LatencySamples(core.LatencyRecall)}, nil
+	return Latency{Summaries: a.LatencyAll(), RecallSamples: a.LatencySamples(analytics.LatencyRecall)}, nil
 }
 
 // RecentErrors implements Ops.
-func (l *Local) RecentErrors(_ context.Context, limit int) ([]core.ErrorEvent, error) {
-	errs, _ := l.svc.Analytics().Errors(core.ErrorFilter{Limit: limit})
+func (l *Local) RecentErrors(_ context.Context, limit int) ([]analytics.ErrorEvent, error) {
+	errs, _ := l.svc.Analytics().Errors(analytics.ErrorFilter{Limit: limit})
 	return errs, nil
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -43,7 +45,7 @@ func TestOpsBothBackends(t *testing.T) {
 	if _, err := svc.Recall(ctx, core.RecallInput{Query: "staging"}); err != nil {
 		t.Fatal(err)
 	}
-	svc.Analytics().RecordError(core.ErrorEvent{Stage: "api", Code: "test_error", Message: "seeded for the test"})
+	svc.Analytics().RecordError(analytics.ErrorEvent{Stage: "api", Code: "test_error", Message: "seeded for the test"})
 	for name, b := range backends {
 		t.Run(name, func(t *testing.T) {
 			rep, err := b.Diagnostics(ctx, false)
@@ -64,7 +66,7 @@ func TestOpsBothBackends(t *testing.T) {
 				t.Fatal(err)
 			}
 			lat, err := b.Latency(ctx)
-			if err != nil || lat.Summaries[core.LatencyRecall].Count < 1 {
+			if err != nil || lat.Summaries[analytics.LatencyRecall].Count < 1 {
 				t.Fatalf("latency: %+v %v", lat, err)
 			}
 			if len(lat.RecallSamples) < 1 {

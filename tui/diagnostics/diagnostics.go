@@ -10,6 +10,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/viewport"
@@ -46,7 +48,7 @@ type (
 		Recs    []core.Recommendation
 		HasRecs bool // Recs were read in this poll
 		Latency backend.Latency
-		Errors  []core.ErrorEvent
+		Errors  []analytics.ErrorEvent
 		Err     error
 	}
 	// repairDoneMsg is a repair's outcome with the report measured after it.
@@ -90,7 +92,7 @@ type Model struct {
 	report  *core.DiagnosticsReport
 	recs    []core.Recommendation
 	latency backend.Latency
-	errs    []core.ErrorEvent
+	errs    []analytics.ErrorEvent
 	loadErr error
 
 	actions []core.RepairInfo

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/analytics"
+
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/lipgloss/v2"
 
@@ -332,7 +334,7 @@ func (m *Model) latencyLines() []string {
 	if sums == nil {
 		return append(out, st.Faint.Render("  not read yet"))
 	}
-	for _, op := range core.LatencyOps {
+	for _, op := range analytics.LatencyOps {
 		s := sums[op]
 		line := "  " + pane.Pad(op, colAction)
 		if s.Count == 0 {

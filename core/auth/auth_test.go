@@ -1,4 +1,4 @@
-package core_test
+package auth_test
 
 import (
 	"os"
@@ -7,39 +7,39 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/auth"
 )
 
 func TestTokenSignVerify(t *testing.T) {
 	secret := []byte(strings.Repeat("k", 32))
 	now := time.Unix(1_800_000_000, 0)
-	c := core.NewClaims("agent", core.TokenScope{Project: "p"}, time.Hour, now)
-	tok, err := core.SignToken(secret, c)
+	c := auth.NewClaims("agent", auth.TokenScope{Project: "p"}, time.Hour, now)
+	tok, err := auth.SignToken(secret, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Count(tok, ".") != 1 {
 		t.Fatalf("token %q is not two parts", tok)
 	}
-	got, err := core.VerifyToken(secret, tok, now)
+	got, err := auth.VerifyToken(secret, tok, now)
 	if err != nil || got.Sub != "token:agent" || got.Role != "agent" || got.Scope.Project != "p" || got.Exp != now.Add(time.Hour).Unix() {
 		t.Fatalf("round trip: %+v %v", got, err)
 	}
-	if _, err := core.VerifyToken(secret, tok, now.Add(time.Hour)); err != core.ErrTokenExpired {
+	if _, err := auth.VerifyToken(secret, tok, now.Add(time.Hour)); err != auth.ErrTokenExpired {
 		t.Fatalf("expired: %v", err)
 	}
-	if _, err := core.VerifyToken([]byte(strings.Repeat("x", 32)), tok, now); err != core.ErrTokenSignature {
+	if _, err := auth.VerifyToken([]byte(strings.Repeat("x", 32)), tok, now); err != auth.ErrTokenSignature {
 		t.Fatalf("other secret: %v", err)
 	}
 	payload, sig, _ := strings.Cut(tok, ".")
 	// A payload changed to admin keeps the old signature: forged.
-	forged, _ := core.SignToken([]byte("attacker-secret-attacker-secret!!"), core.NewClaims("admin", core.TokenScope{}, time.Hour, now))
+	forged, _ := auth.SignToken([]byte("attacker-secret-attacker-secret!!"), auth.NewClaims("admin", auth.TokenScope{}, time.Hour, now))
 	fp, _, _ := strings.Cut(forged, ".")
-	if _, err := core.VerifyToken(secret, fp+"."+sig, now); err != core.ErrTokenSignature {
+	if _, err := auth.VerifyToken(secret, fp+"."+sig, now); err != auth.ErrTokenSignature {
 		t.Fatalf("forged: %v", err)
 	}
 	for _, bad := range []string{"", "abc", payload, payload + ".", "." + sig, tok + ".x", payload + "." + sig + "." + sig, payload + ".!!!"} {
-		if _, err := core.VerifyToken(secret, bad, now); err != core.ErrTokenMalformed {
+		if _, err := auth.VerifyToken(secret, bad, now); err != auth.ErrTokenMalformed {
 			t.Errorf("%q: got %v, want malformed", bad, err)
 		}
 	}
@@ -47,7 +47,7 @@ func TestTokenSignVerify(t *testing.T) {
 
 func TestSecretFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "sub", "auth-secret")
-	a, err := core.LoadOrCreateSecret(p)
+	a, err := auth.LoadOrCreateSecret(p)
 	if err != nil || len(a) != 32 {
 		t.Fatalf("create: %d %v", len(a), err)
 	}
@@ -55,7 +55,7 @@ func TestSecretFile(t *testing.T) {
 	if st.Mode().Perm() != 0o600 {
 		t.Fatalf("mode %v", st.Mode())
 	}
-	b, _ := core.LoadOrCreateSecret(p)
+	b, _ := auth.LoadOrCreateSecret(p)
 	if string(a) != string(b) {
 		t.Fatal("secret changed on reload")
 	}

@@ -1,4 +1,4 @@
-package core
+package analytics
 
 import (
 	"context"
@@ -196,7 +196,7 @@ func bump(m map[string]*UsageCounter, key string, failed bool, ms float64) {
 	c.TotalLatencyMs += ms
 }
 
-func durMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+func DurMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // RecordRequest counts one API request under its route pattern and actor;
 // a status of 400 or more counts as an error.
@@ -204,7 +204,7 @@ func (a *Analytics) RecordRequest(pattern, actor string, status int, d time.Dura
 	if pattern == "" {
 		pattern = "unmatched"
 	}
-	failed, ms := status >= 400, durMs(d)
+	failed, ms := status >= 400, DurMs(d)
 	a.usageMu.Lock()
 	bump(a.endpoints, pattern, failed, ms)
 	if actor != "" {
@@ -217,7 +217,7 @@ func (a *Analytics) RecordRequest(pattern, actor string, status int, d time.Dura
 // "embedding:<name>") and feeds the provider ring diagnostics reads.
 func (a *Analytics) RecordProviderCall(provider string, d time.Duration, err error) {
 	a.usageMu.Lock()
-	bump(a.providers, provider, err != nil, durMs(d))
+	bump(a.providers, provider, err != nil, DurMs(d))
 	a.usageMu.Unlock()
 	a.provMu.Lock()
 	if a.provN == ProviderRingSize && !a.provRing[a.provPos] {
@@ -305,7 +305,7 @@ func (a *Analytics) RecordLatency(op string, d time.Duration) {
 	if r == nil {
 		return
 	}
-	ms := durMs(d)
+	ms := DurMs(d)
 	r.mu.Lock()
 	r.buf[r.pos] = ms
 	r.pos = (r.pos + 1) % LatencyRingSize
@@ -373,9 +373,9 @@ func Percentile(sorted []float64, p float64) float64 {
 	return sorted[min(max(i, 0), n-1)]
 }
 
-// recordExtraction notes an extraction over an input long enough to hold
+// RecordExtraction notes an extraction over an input long enough to hold
 // facts; it returns the current streak of such extractions without one.
-func (a *Analytics) recordExtraction(facts int) int64 {
+func (a *Analytics) RecordExtraction(facts int) int64 {
 	if facts > 0 {
 		a.emptyStreak.Store(0)
 		return 0
@@ -387,7 +387,7 @@ func (a *Analytics) recordExtraction(facts int) int64 {
 // enough to hold facts, produced none.
 func (a *Analytics) EmptyExtractionStreak() int64 { return a.emptyStreak.Load() }
 
-func isTimeout(err error) bool {
+func IsTimeout(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
