@@ -239,20 +239,6 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// PipelineMode names the pipeline's effective mode.
-func (s *Service) PipelineMode() string {
-	p := s.cfg.Pipeline
-	switch {
-	case !p.Enabled:
-		return "disabled"
-	case s.MutationsFrozen():
-		return "frozen"
-	case p.ShadowMode:
-		return "shadow"
-	}
-	return "controlled-write"
-}
-
 func (a *API) status(w http.ResponseWriter, r *http.Request) {
 	stats, err := a.svc.Stats(r.Context())
 	if err != nil {
@@ -320,31 +306,6 @@ func (a *API) remember(w http.ResponseWriter, r *http.Request) {
 }
 
 // RememberResponse is the API's answer to a remember that stored (or found)
-// one memory.
-type RememberResponse struct {
-	*Memory
-	Embedded bool `json:"embedded"`
-	Deduped  bool `json:"deduped,omitempty"`
-}
-
-// ChunkedResponse is the API's answer to a remember that was split into
-// chunks.
-type ChunkedResponse struct {
-	Chunked    bool     `json:"chunked"`
-	ChunkCount int      `json:"chunk_count"`
-	IDs        []string `json:"ids"`
-	GroupID    string   `json:"group_id"`
-}
-
-// Response renders the result as the API returns it: a RememberResponse or
-// a ChunkedResponse.
-func (res *RememberResult) Response() any {
-	if res.Chunked {
-		return ChunkedResponse{Chunked: true, ChunkCount: len(res.IDs), IDs: res.IDs, GroupID: res.GroupID}
-	}
-	return RememberResponse{Memory: res.Memory, Embedded: res.Embedded, Deduped: res.Deduped}
-}
-
 func rememberInputFrom(b body) (RememberInput, *Error) {
 	var in RememberInput
 	raw, name := b.field("content")

@@ -3,6 +3,7 @@ package core
 import (
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,7 +113,7 @@ func (a *API) analyticsLatency(w http.ResponseWriter, r *http.Request) {
 // data).
 func (a *API) analyticsLatencySamples(w http.ResponseWriter, r *http.Request) {
 	op := r.URL.Query().Get("op")
-	if !oneOf(op, analytics.LatencyOps) {
+	if !slices.Contains(analytics.LatencyOps, op) {
 		writeError(w, invalid("op", "op must be one of %s", strings.Join(analytics.LatencyOps, ", ")))
 		return
 	}

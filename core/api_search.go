@@ -1,14 +1,8 @@
 package core
 
 import (
-	"context"
-	"math"
 	"net/http"
 	"strings"
-
-	"github.com/cairnmem/cairn/core/vector"
-
-	"github.com/cairnmem/cairn/storage"
 )
 
 // recallFromQuery builds a recall request from URL parameters (the GET
@@ -53,54 +47,6 @@ func (a *API) searchGET(defLimit int) http.HandlerFunc {
 }
 
 // SimilarHit is one memory close in meaning to another.
-type SimilarHit struct {
-	ID         string   `json:"id"`
-	Content    string   `json:"content"`
-	Type       string   `json:"type"`
-	Tags       []string `json:"tags"`
-	Score      float64  `json:"score"`
-	Confidence float64  `json:"confidence"`
-	CreatedAt  string   `json:"created_at"`
-}
-
-// Similar returns the k live memories closest in meaning to memory id,
-// optionally of one type. It fails with not_found when the memory has no
-// vector yet.
-func (s *Service) Similar(ctx context.Context, id string, k int, typ string) ([]*SimilarHit, error) {
-	ix, err := s.index(ctx)
-	if err != nil {
-		return nil, &Error{Status: http.StatusServiceUnavailable, Code: "vectors_unavailable", Message: err.Error()}
-	}
-	v, ok := ix.Vector(id)
-	if !ok {
-		if _, err := s.Get(ctx, id, false); err != nil {
-			return nil, err
-		}
-		return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "No embedding found for this memory"}
-	}
-	f := storage.MemoryFilter{Type: typ}
-	hits := ix.Search(v, k+1, &f)
-	cands := map[string]*candidate{}
-	for _, h := range hits {
-		if h.ID != id {
-			cands[h.ID] = &candidate{id: h.ID, vector: float64(h.Score)}
-		}
-	}
-	if err := s.hydrate(ctx, cands); err != nil {
-		return nil, err
-	}
-	out := []*SimilarHit{}
-	for _, h := range hits {
-		c, ok := cands[h.ID]
-		if !ok || c.mem == nil || len(out) == k {
-			continue
-		}
-		out = append(out, &SimilarHit{ID: c.id, Content: c.mem.Content, Type: c.mem.Type, Tags: c.mem.Tags,
-			Score: math.Round(clamp01(c.vector)*100) / 100, Confidence: c.mem.Confidence, CreatedAt: c.mem.CreatedAt})
-	}
-	return out, nil
-}
-
 func (a *API) similar(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimSpace(r.URL.Query().Get("id"))
 	if id == "" {
@@ -121,69 +67,6 @@ func (a *API) similar(w http.ResponseWriter, r *http.Request) {
 }
 
 // ExportedEmbedding is one row of GET /api/embeddings.
-type ExportedEmbedding struct {
-	ID         string    `json:"id"`
-	Content    string    `json:"content"`
-	Who        string    `json:"who,omitempty"`
-	Importance float64   `json:"importance"`
-	Type       string    `json:"type"`
-	Tags       []string  `json:"tags"`
-	SourceType string    `json:"sourceType"`
-	SourceID   string    `json:"sourceId,omitempty"`
-	CreatedAt  string    `json:"createdAt"`
-	Model      string    `json:"model"`
-	Dimensions int       `json:"dimensions"`
-	Vector     []float32 `json:"vector,omitempty"`
-}
-
-// Embeddings pages through live memories that have a vector for the
-// current model, oldest first.
-func (s *Service) Embeddings(ctx context.Context, limit, offset int, withVectors bool) ([]*ExportedEmbedding, int, error) {
-	if s.embedder == nil {
-		return []*ExportedEmbedding{}, 0, nil
-	}
-	model := s.embedder.Model()
-	r := s.db.Reader()
-	var total int
-	if err := r.QueryRowContext(ctx, `SELECT count(*) FROM memories m JOIN embeddings e
-		ON e.content_hash = m.content_hash AND e.model = ? WHERE m.is_deleted = 0`, model).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	rows, err := r.QueryContext(ctx, `SELECT `+storage.MemoryColumns+`, e.dimensions, e.vector
-		FROM memories m JOIN embeddings e ON e.content_hash = m.content_hash AND e.model = ?
-		WHERE m.is_deleted = 0 ORDER BY m.rid LIMIT ? OFFSET ?`, model, limit, offset)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	out := []*ExportedEmbedding{}
-	for rows.Next() {
-		var dims int
-		var blob []byte
-		m, err := storage.ScanMemory(extraScanner{rows, []any{&dims, &blob}})
-		if err != nil {
-			return nil, 0, err
-		}
-		e := &ExportedEmbedding{ID: m.ID, Content: m.Content, Who: m.Who, Importance: m.Importance, Type: m.Type,
-			Tags: viewOf(m).Tags, SourceType: m.SourceType, SourceID: m.SourceID, CreatedAt: m.CreatedAt,
-			Model: model, Dimensions: dims}
-		if withVectors {
-			if e.Vector, err = vector.Decode(blob); err != nil {
-				return nil, 0, err
-			}
-		}
-		out = append(out, e)
-	}
-	return out, total, rows.Err()
-}
-
-type extraScanner struct {
-	rows  interface{ Scan(...any) error }
-	extra []any
-}
-
-func (x extraScanner) Scan(dest ...any) error { return x.rows.Scan(append(dest, x.extra...)...) }
-
 func (a *API) embeddings(w http.ResponseWriter, r *http.Request) {
 	limit, e := queryInt(r, "limit", 600, 1, 5000)
 	if e != nil {

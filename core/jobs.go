@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/cairnmem/cairn/storage"
@@ -16,7 +17,7 @@ var jobStatuses = []string{storage.JobPending, storage.JobLeased, storage.JobCom
 
 // ListJobs returns queue rows matching f (live first, then newest).
 func (s *Service) ListJobs(ctx context.Context, f JobFilter, limit int) ([]*storage.Job, error) {
-	if f.Status != "" && !oneOf(f.Status, jobStatuses) {
+	if f.Status != "" && !slices.Contains(jobStatuses, f.Status) {
 		return nil, invalid("status", "status must be one of %s", strings.Join(jobStatuses, ", "))
 	}
 	if limit < 1 || limit > 1000 {
@@ -46,47 +47,4 @@ func (s *Service) RetryJob(ctx context.Context, id string) (*storage.Job, error)
 		return nil, &Error{Status: http.StatusConflict, Code: "job_not_retryable", Message: err.Error()}
 	}
 	return j, err
-}
-
-func oneOf(v string, set []string) bool {
-	for _, s := range set {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
-// listJobs serves GET /api/jobs?status=&type=&memory_id=&limit=.
-func (a *API) listJobs(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	limit, e := queryInt(r, "limit", 100, 1, 1000)
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	jobs, err := a.svc.ListJobs(r.Context(), JobFilter{Status: q.Get("status"), JobType: q.Get("type"), MemoryID: q.Get("memory_id")}, limit)
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	byStatus, byType, err := a.svc.JobCounts(r.Context())
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	if jobs == nil {
-		jobs = []*storage.Job{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"jobs": jobs, "count": len(jobs), "counts": byStatus, "byType": byType})
-}
-
-// retryJob serves POST /api/jobs/{id}/retry.
-func (a *API) retryJob(w http.ResponseWriter, r *http.Request) {
-	j, err := a.svc.RetryJob(r.Context(), r.PathValue("id"))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "job": j})
 }

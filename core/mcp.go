@@ -42,6 +42,9 @@ func mcpActor(req *mcp.CallToolRequest) Actor {
 	return a
 }
 
+// mcpTools holds the MCP tool handlers; each calls the service it wraps.
+type mcpTools struct{ *Service }
+
 // mcpToolError is a tool failure shown to the model as an isError result
 // whose text names cairn's error code.
 type mcpToolError struct {
@@ -53,7 +56,7 @@ func (e *mcpToolError) Error() string { return e.Code + ": " + e.Message }
 
 // mcpErr converts a service error into a tool failure. Internal errors are
 // logged and reported with their text so a local user can act on them.
-func (s *Service) mcpErr(tool string, err error) error {
+func (s mcpTools) mcpErr(tool string, err error) error {
 	var ce *Error
 	if errors.As(err, &ce) {
 		msg := ce.Message
@@ -65,7 +68,7 @@ func (s *Service) mcpErr(tool string, err error) error {
 		}
 		return &mcpToolError{Code: ce.Code, Message: msg}
 	}
-	s.log.Error("mcp tool failed", "tool", tool, "err", err)
+	s.Logger().Error("mcp tool failed", "tool", tool, "err", err)
 	return &mcpToolError{Code: CodeInternal, Message: err.Error()}
 }
 
@@ -142,7 +145,7 @@ type MCPSearchOutput struct {
 	Warnings []string       `json:"warnings,omitempty" jsonschema:"why a search leg did not run, if one did not"`
 }
 
-func (s *Service) mcpSearch(ctx context.Context, _ *mcp.CallToolRequest, in MCPSearchInput) (*mcp.CallToolResult, *MCPSearchOutput, error) {
+func (s mcpTools) mcpSearch(ctx context.Context, _ *mcp.CallToolRequest, in MCPSearchInput) (*mcp.CallToolResult, *MCPSearchOutput, error) {
 	if in.Limit == 0 {
 		in.Limit = MCPSearchDefaultLimit
 	}
@@ -223,7 +226,7 @@ type MCPStoreOutput struct {
 	GroupID    string   `json:"group_id,omitempty" jsonschema:"id shared by the chunks, when chunked"`
 }
 
-func (s *Service) mcpStore(ctx context.Context, req *mcp.CallToolRequest, in MCPStoreInput) (*mcp.CallToolResult, *MCPStoreOutput, error) {
+func (s mcpTools) mcpStore(ctx context.Context, req *mcp.CallToolRequest, in MCPStoreInput) (*mcp.CallToolResult, *MCPStoreOutput, error) {
 	actor := mcpActor(req)
 	rin := RememberInput{Content: in.Content, Type: in.Type, Importance: in.Importance, Pinned: in.Pinned,
 		Project: in.Project, Who: in.Who, SourceType: "mcp"}
@@ -256,7 +259,7 @@ type MCPGetInput struct {
 	ID string `json:"id" jsonschema:"memory id"`
 }
 
-func (s *Service) mcpGet(ctx context.Context, _ *mcp.CallToolRequest, in MCPGetInput) (*mcp.CallToolResult, *Memory, error) {
+func (s mcpTools) mcpGet(ctx context.Context, _ *mcp.CallToolRequest, in MCPGetInput) (*mcp.CallToolResult, *Memory, error) {
 	if strings.TrimSpace(in.ID) == "" {
 		return nil, nil, s.mcpErr("memory_get", invalid("id", "id is required"))
 	}
@@ -299,7 +302,7 @@ type MCPListOutput struct {
 	HasMore  bool      `json:"has_more" jsonschema:"true when more memories follow this page"`
 }
 
-func (s *Service) mcpList(ctx context.Context, _ *mcp.CallToolRequest, in MCPListInput) (*mcp.CallToolResult, *MCPListOutput, error) {
+func (s mcpTools) mcpList(ctx context.Context, _ *mcp.CallToolRequest, in MCPListInput) (*mcp.CallToolResult, *MCPListOutput, error) {
 	if in.Limit == 0 {
 		in.Limit = MCPListDefaultLimit
 	}
@@ -371,7 +374,7 @@ func mcpMutationOut(r *MutationResult) *MCPMutationOutput {
 }
 
 // mcpMutationErr reports a failed change, naming the current version on a conflict.
-func (s *Service) mcpMutationErr(tool string, r *MutationResult, err error) error {
+func (s mcpTools) mcpMutationErr(tool string, r *MutationResult, err error) error {
 	te := s.mcpErr(tool, err)
 	if e, ok := te.(*mcpToolError); ok && r != nil && r.CurrentVersion > 0 && !strings.Contains(e.Message, "version "+strconv.FormatInt(r.CurrentVersion, 10)) {
 		e.Message += fmt.Sprintf(" (the memory is at version %d)", r.CurrentVersion)
@@ -382,7 +385,7 @@ func (s *Service) mcpMutationErr(tool string, r *MutationResult, err error) erro
 	return te
 }
 
-func (s *Service) mcpModify(ctx context.Context, req *mcp.CallToolRequest, in MCPModifyInput) (*mcp.CallToolResult, *MCPMutationOutput, error) {
+func (s mcpTools) mcpModify(ctx context.Context, req *mcp.CallToolRequest, in MCPModifyInput) (*mcp.CallToolResult, *MCPMutationOutput, error) {
 	p := Patch{ID: strings.TrimSpace(in.ID), Reason: in.Reason, IfVersion: in.IfVersion, Content: in.Content,
 		Type: in.Type, Importance: in.Importance, Tags: in.Tags, Pinned: in.Pinned}
 	if p.Tags != nil && *p.Tags == nil {
@@ -400,13 +403,13 @@ func (s *Service) mcpModify(ctx context.Context, req *mcp.CallToolRequest, in MC
 	return mcpText(msg), out, nil
 }
 
-func (s *Service) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCPForgetInput) (*mcp.CallToolResult, *MCPMutationOutput, error) {
+func (s mcpTools) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCPForgetInput) (*mcp.CallToolResult, *MCPMutationOutput, error) {
 	r, err := s.Forget(ctx, ForgetInput{ID: strings.TrimSpace(in.ID), Reason: in.Reason, IfVersion: in.IfVersion, Force: in.Force}, mcpActor(req))
 	if err != nil {
 		return nil, nil, s.mcpMutationErr("memory_forget", r, err)
 	}
 	out := mcpMutationOut(r)
-	days := int(s.cfg.Memory.RecoverWindow.D().Hours() / 24)
+	days := int(s.Config().Memory.RecoverWindow.D().Hours() / 24)
 	return mcpText(fmt.Sprintf("memory %s forgotten (soft-deleted, now version %d; recoverable for %d days)", r.ID, out.Version, days)), out, nil
 }
 
@@ -418,11 +421,12 @@ func (s *Service) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MC
 // the calling client as an agent actor. Tool failures are isError results
 // whose text starts with cairn's error code.
 func NewMCPServer(svc *Service, version string) *mcp.Server {
+	tools := mcpTools{svc}
 	if version == "" {
 		version = "dev"
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Title: "cairn memory", Version: version},
-		&mcp.ServerOptions{Instructions: mcpInstructions, Logger: svc.log})
+		&mcp.ServerOptions{Instructions: mcpInstructions, Logger: svc.Logger()})
 	closed := mcpBool(false)
 
 	mcp.AddTool(srv, &mcp.Tool{
@@ -439,7 +443,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 			p["mode"].Enum = []any{ModeHybrid, ModeKeyword, ModeVector}
 		}),
 		Annotations: &mcp.ToolAnnotations{Title: "Search memories", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closed},
-	}, svc.mcpSearch)
+	}, tools.mcpSearch)
 
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:         "memory_store",
@@ -452,7 +456,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 			p["importance"].Minimum, p["importance"].Maximum = mcpF64(0), mcpF64(1)
 		}),
 		Annotations: &mcp.ToolAnnotations{Title: "Store a memory", DestructiveHint: mcpBool(false), IdempotentHint: true, OpenWorldHint: closed},
-	}, svc.mcpStore)
+	}, tools.mcpStore)
 
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:         "memory_get",
@@ -461,7 +465,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 		Description:  "Return one memory with every field (content, type, tags, importance, version, history counters, ...).",
 		InputSchema:  mcpSchema[MCPGetInput](func(p map[string]*jsonschema.Schema) { p["id"].MinLength = mcpInt(1) }),
 		Annotations:  &mcp.ToolAnnotations{Title: "Get a memory", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closed},
-	}, svc.mcpGet)
+	}, tools.mcpGet)
 
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:         "memory_list",
@@ -473,7 +477,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 			p["offset"].Minimum, p["offset"].Default = mcpF64(0), mcpRaw(0)
 		}),
 		Annotations: &mcp.ToolAnnotations{Title: "List memories", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closed},
-	}, svc.mcpList)
+	}, tools.mcpList)
 
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:         "memory_modify",
@@ -488,7 +492,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 			p["content"].MinLength = mcpInt(1)
 		}),
 		Annotations: &mcp.ToolAnnotations{Title: "Modify a memory", DestructiveHint: mcpBool(false), IdempotentHint: true, OpenWorldHint: closed},
-	}, svc.mcpModify)
+	}, tools.mcpModify)
 
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:         "memory_forget",
@@ -501,7 +505,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 			p["if_version"].Minimum = mcpF64(1)
 		}),
 		Annotations: &mcp.ToolAnnotations{Title: "Forget a memory", DestructiveHint: mcpBool(true), IdempotentHint: true, OpenWorldHint: closed},
-	}, svc.mcpForget)
+	}, tools.mcpForget)
 
 	return srv
 }

@@ -133,3 +133,6 @@ func (a Actor) normalized() Actor {
 func (s *Service) Stats(ctx context.Context) (storage.MemoryStats, error) {
 	return storage.Stats(ctx, s.db.Reader())
 }
+
+// Logger returns the service's structured logger.
+func (s *Service) Logger() *slog.Logger { return s.log }

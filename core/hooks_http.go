@@ -1,0 +1,240 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+func hookRequestFrom(b body) (HookRequest, *Error) {
+	var h HookRequest
+	var e *Error
+	str := func(dst *string, names ...string) {
+		if e == nil {
+			*dst, _, e = b.str(names...)
+		}
+	}
+	str(&h.Harness, "harness")
+	str(&h.Project, "project")
+	if h.Project == "" {
+		str(&h.Project, "cwd")
+	}
+	str(&h.SessionKey, "session_key", "sessionKey", "session_id", "sessionId")
+	str(&h.Prompt, "user_message", "userMessage", "user_prompt", "userPrompt", "prompt")
+	str(&h.LastAssistant, "last_assistant_message", "lastAssistantMessage")
+	str(&h.TranscriptPath, "transcript_path", "transcriptPath")
+	str(&h.Transcript, "transcript")
+	str(&h.Reason, "reason")
+	str(&h.Source, "source")
+	str(&h.Content, "content")
+	str(&h.Query, "query")
+	str(&h.Summary, "summary")
+	str(&h.Who, "who")
+	str(&h.Type, "type")
+	str(&h.IdempotencyKey, "idempotency_key", "idempotencyKey")
+	str(&h.RuntimePath, "runtime_path", "runtimePath")
+	if e != nil {
+		return h, e
+	}
+	h.Harness = strings.TrimSpace(h.Harness)
+	if h.Harness == "" {
+		return h, invalid("harness", "harness is required")
+	}
+	if h.Project = strings.TrimSpace(h.Project); h.Project != "" && filepath.IsAbs(h.Project) {
+		h.Project = filepath.Clean(h.Project)
+	}
+	h.SessionKey = strings.TrimSpace(h.SessionKey)
+	if h.Importance, e = b.number("importance"); e != nil {
+		return h, e
+	}
+	if h.Pinned, e = b.boolean("pinned"); e != nil {
+		return h, e
+	}
+	tags, e := b.tags("tags")
+	if e != nil {
+		return h, e
+	}
+	if tags != nil {
+		h.Tags = *tags
+	}
+	if raw, _ := b.field("limit"); raw != nil {
+		n, err := b.integer("limit")
+		if err != nil || n == nil || *n < 1 || *n > MaxRecallLimit {
+			return h, invalid("limit", "limit must be an integer from 1 to %d", MaxRecallLimit)
+		}
+		h.Limit = int(*n)
+	}
+	return h, nil
+}
+
+// DecodeHookRequest decodes a hook body (used by the spool).
+func DecodeHookRequest(raw []byte) (HookRequest, error) {
+	b, e := parseBody(raw)
+	if e != nil {
+		return HookRequest{}, e
+	}
+	h, e := hookRequestFrom(b)
+	if e != nil {
+		return h, e
+	}
+	return h, nil
+}
+
+// ---------------------------------------------------------------------------
+// HTTP handlers
+// ---------------------------------------------------------------------------
+
+func (a *API) hookBody(w http.ResponseWriter, r *http.Request) (HookRequest, bool) {
+	limit := a.svc.cfg.Hooks.MaxBodyBytes
+	if limit <= 0 {
+		limit = a.svc.cfg.Server.MaxBodyBytes
+	}
+	b, e := readBody(w, r, limit)
+	if e == nil {
+		var h HookRequest
+		if h, e = hookRequestFrom(b); e == nil {
+			return h, true
+		}
+	}
+	writeError(w, e)
+	return HookRequest{}, false
+}
+
+func (a *API) hookSessionStart(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	res, err := a.svc.HookSessionStart(r.Context(), h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) hookUserPrompt(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	if strings.TrimSpace(h.Prompt) == "" {
+		writeError(w, invalid("userMessage", "harness and userMessage or userPrompt are required"))
+		return
+	}
+	res, err := a.svc.HookUserPrompt(r.Context(), h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) hookSessionEnd(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	// Reading a transcript by path is for local callers only: the path
+	// names a file on this machine.
+	allowPath := isLoopback(r.RemoteAddr)
+	// The caller (a 1-second shim) may hang up; the work still finishes.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 60*time.Second)
+	defer cancel()
+	res, err := a.svc.HookSessionEnd(ctx, h, allowPath)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) hookRemember(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	res, err := a.svc.HookRemember(r.Context(), h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) hookRecall(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	res, err := a.svc.HookRecall(r.Context(), h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) hookPreCompaction(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	res, err := a.svc.HookPreCompaction(r.Context(), h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) hookCompactionComplete(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	res, err := a.svc.HookCompactionComplete(r.Context(), h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (a *API) listSessions(w http.ResponseWriter, r *http.Request) {
+	limit := 50
+	if v := r.URL.Query().Get("limit"); v != "" {
+		if _, err := fmt.Sscan(v, &limit); err != nil || limit < 1 || limit > 1000 {
+			writeError(w, invalid("limit", "limit must be an integer from 1 to 1000"))
+			return
+		}
+	}
+	out, err := a.svc.Sessions(r.Context(), r.URL.Query().Get("project"), limit)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": out, "count": len(out)})
+}
+
+func (a *API) getSession(w http.ResponseWriter, r *http.Request) {
+	s, err := a.svc.Session(r.Context(), r.PathValue("key"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s)
+}
+
+func isLoopback(remote string) bool {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

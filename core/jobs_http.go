@@ -1,0 +1,41 @@
+package core
+
+import (
+	"net/http"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// listJobs serves GET /api/jobs?status=&type=&memory_id=&limit=.
+func (a *API) listJobs(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, e := queryInt(r, "limit", 100, 1, 1000)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	jobs, err := a.svc.ListJobs(r.Context(), JobFilter{Status: q.Get("status"), JobType: q.Get("type"), MemoryID: q.Get("memory_id")}, limit)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	byStatus, byType, err := a.svc.JobCounts(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if jobs == nil {
+		jobs = []*storage.Job{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"jobs": jobs, "count": len(jobs), "counts": byStatus, "byType": byType})
+}
+
+// retryJob serves POST /api/jobs/{id}/retry.
+func (a *API) retryJob(w http.ResponseWriter, r *http.Request) {
+	j, err := a.svc.RetryJob(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "job": j})
+}
