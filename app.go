@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -170,7 +172,7 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 // ingestSpool stores what `cairn hook` spooled while no cairn was running
 // (memories, session transcripts); each entry is ingested once.
 func (a *app) ingestSpool(ctx context.Context, svc *core.Service) {
-	if n, err := core.IngestSpool(ctx, svc, a.paths.DataDir); err != nil {
+	if n, err := httpapi.IngestSpool(ctx, svc, a.paths.DataDir); err != nil {
 		a.log.Warn("hook spool", "ingested", n, "err", err)
 	} else if n > 0 {
 		a.log.Info("hook spool ingested", "entries", n)
@@ -190,7 +192,7 @@ func (a *app) listen() (net.Listener, error) {
 }
 
 // serveAPI serves the API on ln until ctx ends, then shuts it down.
-func serveAPI(ctx context.Context, api *core.API, ln net.Listener, timeout time.Duration) error {
+func serveAPI(ctx context.Context, api *httpapi.API, ln net.Listener, timeout time.Duration) error {
 	srv := &http.Server{
 		Handler:           api.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/cairnmem/cairn/core/auth"
 
 	"github.com/cairnmem/cairn/core"
@@ -54,7 +56,7 @@ func (b *localBackend) Close() error     { return b.st.Close() }
 
 func (b *localBackend) Remember(ctx context.Context, in map[string]any) (json.RawMessage, error) {
 	raw, _ := json.Marshal(in)
-	rin, err := core.DecodeRememberInput(raw)
+	rin, err := httpapi.DecodeRememberInput(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +69,7 @@ func (b *localBackend) Remember(ctx context.Context, in map[string]any) (json.Ra
 
 func (b *localBackend) Recall(ctx context.Context, in map[string]any) (*core.RecallResult, error) {
 	raw, _ := json.Marshal(in)
-	rin, err := core.DecodeRecallInput(raw)
+	rin, err := httpapi.DecodeRecallInput(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/cairnmem/cairn/core/auth"
 
 	"github.com/cairnmem/cairn/core/text"
@@ -259,7 +261,7 @@ func spoolHook(a *app, kind string, in map[string]any) {
 	}
 	body, err := json.Marshal(in)
 	if err == nil {
-		_, err = core.WriteSpool(a.paths.DataDir, core.SpoolEntry{Kind: kind, At: storage.FormatTime(time.Now()), Body: body})
+		_, err = httpapi.WriteSpool(a.paths.DataDir, httpapi.SpoolEntry{Kind: kind, At: storage.FormatTime(time.Now()), Body: body})
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cairn hook: spool:", err)

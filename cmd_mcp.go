@@ -8,9 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/cairnmem/cairn/core/auth"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,7 +57,7 @@ func runMCP(ctx context.Context, args []string) error {
 	}()
 	a.ingestSpool(ctx, st.svc)
 	a.log.Info("mcp over stdio", "version", cairnVersion(), "db", a.paths.Database)
-	srv := core.NewMCPServer(st.svc, cairnVersion())
+	srv := httpapi.NewMCPServer(st.svc, cairnVersion())
 	mctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// While this process owns the database it also serves the HTTP API
@@ -67,7 +68,7 @@ func runMCP(ctx context.Context, args []string) error {
 		if err := st.lock.SetAddr(addr); err != nil {
 			a.log.Warn("record address in lock file", "err", err)
 		}
-		api := core.NewAPI(st.svc, cairnVersion(), addr)
+		api := httpapi.NewAPI(st.svc, cairnVersion(), addr)
 		apiDone = make(chan error, 1)
 		go func() { apiDone <- serveAPI(mctx, api, ln, a.cfg.Server.ShutdownTimeout.D()) }()
 	} else {

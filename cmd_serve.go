@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
@@ -57,7 +59,7 @@ func (a *app) serve(ctx context.Context, ready func(addr string)) error {
 	if err := st.lock.SetAddr(addr); err != nil {
 		a.log.Warn("record address in lock file", "err", err)
 	}
-	api := core.NewAPI(st.svc, cairnVersion(), addr)
+	api := httpapi.NewAPI(st.svc, cairnVersion(), addr)
 	a.log.Info("cairn started", "version", cairnVersion(), "addr", addr, "db", a.paths.Database, "auth", a.cfg.Auth.Mode,
 		"pipeline", st.svc.PipelineMode(), "embedding", a.cfg.Embedding.Provider)
 	if ready != nil {

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"charm.land/bubbles/v2/progress"
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -110,7 +112,7 @@ func runImport(ctx context.Context, args []string) error {
 	}
 	// Check every line before writing anything: a bad line N stops the
 	// import with nothing written.
-	lines, e := core.ReadImportLines(bytes.NewReader(data))
+	lines, e := httpapi.ReadImportLines(bytes.NewReader(data))
 	if e != nil {
 		return e
 	}

@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/charmbracelet/x/term"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
 	"github.com/cairnmem/cairn/tui"
@@ -105,7 +106,7 @@ func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
 	if err := st.lock.SetAddr(addr); err != nil {
 		a.log.Warn("record address in lock file", "err", err)
 	}
-	api := core.NewAPI(st.svc, cairnVersion(), addr)
+	api := httpapi.NewAPI(st.svc, cairnVersion(), addr)
 	a.log.Info("cairn started", "version", cairnVersion(), "addr", addr, "db", a.paths.Database, "auth", a.cfg.Auth.Mode, "pipeline", st.svc.PipelineMode(), "ui", true)
 	// Quitting the UI ends the run: the API shuts down, the workers stop,
 	// and only then is the store closed (deferred above).

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -91,7 +93,7 @@ func newStoreEnv(tb testing.TB, mods ...func(*config.Config)) *env {
 	}
 	clock := &testClock{t: clockStart}
 	svc := core.NewService(db, cfg, core.ServiceOptions{Now: clock.Now})
-	return &env{db: db, ro: ro, svc: svc, h: core.NewAPI(svc, "test", "127.0.0.1:0").Handler(), clock: clock}
+	return &env{db: db, ro: ro, svc: svc, h: httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler(), clock: clock}
 }
 
 // resp is a decoded API answer.

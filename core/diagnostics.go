@@ -137,7 +137,7 @@ func (r *DiagnosticsReport) Domain(name string) *DomainReport {
 // ErrUnknownDomain is returned (wrapped in an *Error) for a domain that
 // does not exist.
 func unknownDomain(name string) *Error {
-	return invalid("domain", "unknown domain %q; valid domains: %s", name, strings.Join(DiagnosticsDomains, ", "))
+	return Invalid("domain", "unknown domain %q; valid domains: %s", name, strings.Join(DiagnosticsDomains, ", "))
 }
 
 type diagCache struct {
@@ -289,7 +289,7 @@ func info(name, unit string, value float64, msg string) Signal {
 	return Signal{Name: name, Value: value, Unit: unit, Informational: true, Message: msg}
 }
 
-func count(ctx context.Context, q storage.Querier, query string, args ...any) (int64, error) {
+func Count(ctx context.Context, q storage.Querier, query string, args ...any) (int64, error) {
 	var n int64
 	err := q.QueryRowContext(ctx, query, args...).Scan(&n)
 	return n, err
@@ -297,16 +297,16 @@ func count(ctx context.Context, q storage.Querier, query string, args ...any) (i
 
 func (s *Service) diagQueue(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainQueue}
-	pending, err := count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'pending'`)
+	pending, err := Count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'pending'`)
 	if err != nil {
 		return d, err
 	}
 	hour := storage.FormatTime(now.Add(-time.Hour))
-	dead, err := count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'dead' AND updated_at >= ?`, hour)
+	dead, err := Count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'dead' AND updated_at >= ?`, hour)
 	if err != nil {
 		return d, err
 	}
-	done, err := count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'completed' AND updated_at >= ?`, hour)
+	done, err := Count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'completed' AND updated_at >= ?`, hour)
 	if err != nil {
 		return d, err
 	}
@@ -314,7 +314,7 @@ func (s *Service) diagQueue(ctx context.Context, q storage.Querier, now time.Tim
 	if err := q.QueryRowContext(ctx, `SELECT min(created_at) FROM memory_jobs WHERE status = 'pending'`).Scan(&oldest); err != nil {
 		return d, err
 	}
-	stale, err := count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'leased' AND leased_at < ?`,
+	stale, err := Count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'leased' AND leased_at < ?`,
 		storage.FormatTime(now.Add(-QueueStaleLeaseAge)))
 	if err != nil {
 		return d, err
@@ -344,14 +344,14 @@ func (s *Service) diagQueue(ctx context.Context, q storage.Querier, now time.Tim
 
 // memoryCounts reads the rows and tombstones of memories from the
 // trigger-maintained memory_counts row (migration 0008).
-func memoryCounts(ctx context.Context, q storage.Querier) (total, deleted int64, err error) {
+func MemoryCounts(ctx context.Context, q storage.Querier) (total, deleted int64, err error) {
 	err = q.QueryRowContext(ctx, `SELECT total, deleted FROM memory_counts WHERE id = 1`).Scan(&total, &deleted)
 	return
 }
 
 func (s *Service) diagStorage(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainStorage}
-	total, deleted, err := memoryCounts(ctx, q)
+	total, deleted, err := MemoryCounts(ctx, q)
 	if err != nil {
 		return d, err
 	}
@@ -383,11 +383,11 @@ func (s *Service) diagIndex(ctx context.Context, q storage.Querier, now time.Tim
 	// (soft deletes leave the index alone), so it should hold exactly
 	// count(memories) documents; _docsize holds one row per document. The
 	// row count comes from memory_counts, kept by its own triggers.
-	total, deleted, err := memoryCounts(ctx, q)
+	total, deleted, err := MemoryCounts(ctx, q)
 	if err != nil {
 		return d, err
 	}
-	fts, err := count(ctx, q, `SELECT count(*) FROM memories_fts_docsize`)
+	fts, err := Count(ctx, q, `SELECT count(*) FROM memories_fts_docsize`)
 	if err != nil {
 		return d, err
 	}
@@ -436,7 +436,7 @@ func (s *Service) embeddingCoverage(ctx context.Context, q storage.Querier, live
 	if fresh {
 		return math.Min(1, float64(c.covN)/float64(live)), c.covN, nil
 	}
-	n, err := count(ctx, q, `SELECT count(*) FROM memories m INDEXED BY idx_memories_hash_live
+	n, err := Count(ctx, q, `SELECT count(*) FROM memories m INDEXED BY idx_memories_hash_live
 		WHERE m.is_deleted = 0 AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)`, s.embedder.Model())
 	if err != nil {
 		return 0, 0, err
@@ -475,7 +475,7 @@ func (s *Service) diagProvider(ctx context.Context, q storage.Querier, now time.
 	} else {
 		d.Note = "pipeline disabled: only embedding calls are tracked"
 	}
-	if s.embedder != nil && !s.providerHealthy() {
+	if s.embedder != nil && !s.ProviderHealthy() {
 		msg := "embedding provider failed recently"
 		if pe := s.emb.lastErr.Load(); pe != nil {
 			msg = "embedding provider failed: " + pe.err.Error()
@@ -489,7 +489,7 @@ func (s *Service) diagProvider(ctx context.Context, q storage.Querier, now time.
 
 func (s *Service) diagMutation(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainMutation}
-	rec, err := count(ctx, q, `SELECT count(*) FROM memory_history WHERE event = ? AND created_at >= ?`,
+	rec, err := Count(ctx, q, `SELECT count(*) FROM memory_history WHERE event = ? AND created_at >= ?`,
 		storage.EventRecovered, storage.FormatTime(now.Add(-7*24*time.Hour)))
 	if err != nil {
 		return d, err
@@ -508,13 +508,13 @@ func (s *Service) diagMutation(ctx context.Context, q storage.Querier, now time.
 
 func (s *Service) diagConnector(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainConnector, Signals: []Signal{}}
-	has, err := count(ctx, q, `SELECT count(*) FROM (SELECT 1 FROM documents LIMIT 1)`)
+	has, err := Count(ctx, q, `SELECT count(*) FROM (SELECT 1 FROM documents LIMIT 1)`)
 	if err != nil {
 		return d, err
 	}
 	since := storage.FormatTime(now.Add(-24 * time.Hour))
 	if has > 0 {
-		failed, err := count(ctx, q, `SELECT count(*) FROM documents WHERE status = 'failed' AND updated_at >= ?`, since)
+		failed, err := Count(ctx, q, `SELECT count(*) FROM documents WHERE status = 'failed' AND updated_at >= ?`, since)
 		if err != nil {
 			return d, err
 		}

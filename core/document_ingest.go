@@ -290,7 +290,7 @@ func (s *Service) documentChunks(content string) []text.Normalized {
 func (s *Service) embedChunks(ctx context.Context, chunks []text.Normalized) [][]float32 {
 	budget := time.Now().Add(s.cfg.PipelineV2.LeaseTimeout.D() / 2)
 	vecs := make([][]float32, len(chunks))
-	if s.embedder == nil || !s.providerHealthy() {
+	if s.embedder == nil || !s.ProviderHealthy() {
 		return vecs
 	}
 	model := s.embedder.Model()

@@ -81,12 +81,12 @@ func (s *Service) validateDocument(in *DocumentInput) *Error {
 	switch in.SourceType {
 	case "text", "url", "file":
 	default:
-		return invalid("source_type", "source_type must be text, url, or file")
+		return Invalid("source_type", "source_type must be text, url, or file")
 	}
 	for _, f := range []struct{ name, v string }{{"content", in.Content}, {"url", in.URL}, {"title", in.Title},
 		{"content_type", in.ContentType}, {"connector_id", in.ConnectorID}} {
 		if !utf8.ValidString(f.v) {
-			return invalid(f.name, "%s is not valid UTF-8", f.name)
+			return Invalid(f.name, "%s is not valid UTF-8", f.name)
 		}
 	}
 	in.URL = strings.TrimSpace(in.URL)
@@ -94,21 +94,21 @@ func (s *Service) validateDocument(in *DocumentInput) *Error {
 	switch in.SourceType {
 	case "text", "file":
 		if !hasContent {
-			return invalid("content", "content is required for %s source_type", in.SourceType)
+			return Invalid("content", "content is required for %s source_type", in.SourceType)
 		}
 	case "url":
 		if in.URL == "" {
-			return invalid("url", "url is required for url source_type")
+			return Invalid("url", "url is required for url source_type")
 		}
 		if _, err := fetch.ValidateFetchURL(in.URL, s.cfg.Documents.AllowPrivateFetch); err != nil {
 			msg := err.Error()
 			if strings.HasPrefix(msg, "only http") || strings.HasPrefix(msg, "the URL has no host") || strings.HasPrefix(msg, "url is not") {
 				msg = "url must be an http or https URL with a host"
 			}
-			return invalid("url", "%s", msg)
+			return Invalid("url", "%s", msg)
 		}
 		if hasContent {
-			return invalid("content", "content must be empty for url source_type (the page is fetched)")
+			return Invalid("content", "content must be empty for url source_type (the page is fetched)")
 		}
 	}
 	if max := s.cfg.Documents.MaxContentBytes; int64(len(in.Content)) > max {
@@ -117,17 +117,17 @@ func (s *Service) validateDocument(in *DocumentInput) *Error {
 			Extra:   map[string]any{"field": "content"}}
 	}
 	if len(in.Title) > 1000 {
-		return invalid("title", "title must be at most 1000 bytes")
+		return Invalid("title", "title must be at most 1000 bytes")
 	}
 	if len(in.URL) > 8192 {
-		return invalid("url", "url must be at most 8192 bytes")
+		return Invalid("url", "url must be at most 8192 bytes")
 	}
 	if len(in.Metadata) > 0 {
 		m := strings.TrimSpace(string(in.Metadata))
 		if m == "null" {
 			in.Metadata = nil
 		} else if !strings.HasPrefix(m, "{") || !json.Valid(in.Metadata) {
-			return invalid("metadata", "metadata must be a JSON object")
+			return Invalid("metadata", "metadata must be a JSON object")
 		}
 	}
 	return nil
@@ -156,7 +156,7 @@ func (s *Service) CreateDocument(ctx context.Context, in DocumentInput) (*Create
 	if len(in.Metadata) > 0 {
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, in.Metadata); err != nil {
-			return nil, invalid("metadata", "metadata must be a JSON object")
+			return nil, Invalid("metadata", "metadata must be a JSON object")
 		}
 		d.Metadata = compact.String()
 	}
@@ -204,13 +204,13 @@ type DocumentList struct {
 func (s *Service) ListDocuments(ctx context.Context, status string, limit, offset int) (*DocumentList, error) {
 	status = strings.TrimSpace(status)
 	if status != "" && !containsStr(documentStatuses, status) {
-		return nil, invalid("status", "status must be one of %s", strings.Join(documentStatuses, ", "))
+		return nil, Invalid("status", "status must be one of %s", strings.Join(documentStatuses, ", "))
 	}
 	if limit < 0 {
-		return nil, invalid("limit", "limit must be a positive integer")
+		return nil, Invalid("limit", "limit must be a positive integer")
 	}
 	if offset < 0 {
-		return nil, invalid("offset", "offset must be a non-negative integer")
+		return nil, Invalid("offset", "offset must be a non-negative integer")
 	}
 	if limit == 0 {
 		limit = 50
@@ -300,12 +300,12 @@ func (s *Service) DeleteDocument(ctx context.Context, id, reason string, actor A
 	}
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return nil, invalid("reason", "reason is required")
+		return nil, Invalid("reason", "reason is required")
 	}
 	if !utf8.ValidString(reason) {
-		return nil, invalid("reason", "reason is not valid UTF-8")
+		return nil, Invalid("reason", "reason is not valid UTF-8")
 	}
-	actor = actor.normalized()
+	actor = actor.Normalized()
 	var removed []string
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		removed = removed[:0]

@@ -58,7 +58,7 @@ func (s *Service) noteProvider(err error) {
 	s.emb.lastErr.Store(&providerError{err: err, at: s.now()})
 }
 
-func (s *Service) providerHealthy() bool {
+func (s *Service) ProviderHealthy() bool {
 	pe := s.emb.lastErr.Load()
 	return pe == nil || s.now().Sub(pe.at) > providerBackoff
 }
@@ -372,7 +372,7 @@ func (s *Service) EmbedPending(ctx context.Context, progress func(done, total in
 // transaction, so they are searchable by meaning at once. A slow or failing
 // provider is left to the tracker; the write has already succeeded.
 func (s *Service) embedAfterWrite(ctx context.Context, ids ...string) bool {
-	if s.embedder == nil || len(ids) == 0 || !s.providerHealthy() {
+	if s.embedder == nil || len(ids) == 0 || !s.ProviderHealthy() {
 		return false
 	}
 	var pend []pendingRow

@@ -51,7 +51,7 @@ var (
 )
 
 // invalid reports a bad request field.
-func invalid(field, format string, args ...any) *Error {
+func Invalid(field, format string, args ...any) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: CodeInvalidRequest,
 		Message: fmt.Sprintf(format, args...), Extra: map[string]any{"field": field}}
 }

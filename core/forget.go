@@ -112,13 +112,13 @@ func (s *Service) ForgetBatch(ctx context.Context, in BatchForgetInput, actor Ac
 		mode = "preview"
 	}
 	if mode != "preview" && mode != "execute" {
-		return nil, invalid("mode", "mode must be preview or execute")
+		return nil, Invalid("mode", "mode must be preview or execute")
 	}
 	if len(in.IDs) == 0 && strings.TrimSpace(in.Query) == "" && !in.hasFilter() {
-		return nil, invalid("query", "query, ids, or at least one filter (type/tags/who/source_type/since/until/project) is required")
+		return nil, Invalid("query", "query, ids, or at least one filter (type/tags/who/source_type/since/until/project) is required")
 	}
 	if in.Limit < 0 {
-		return nil, invalid("limit", "limit must be a positive integer")
+		return nil, Invalid("limit", "limit must be a positive integer")
 	}
 	limit := in.Limit
 	if limit == 0 {
@@ -133,10 +133,10 @@ func (s *Service) ForgetBatch(ctx context.Context, in BatchForgetInput, actor Ac
 			return nil, err
 		}
 		if strings.TrimSpace(in.Reason) == "" {
-			return nil, invalid("reason", "reason is required for execute mode")
+			return nil, Invalid("reason", "reason is required for execute mode")
 		}
 		if in.IfVersionGiven {
-			return nil, invalid("if_version", "if_version is not supported for batch forget; use DELETE /api/memory/{id} for version-guarded deletes")
+			return nil, Invalid("if_version", "if_version is not supported for batch forget; use DELETE /api/memory/{id} for version-guarded deletes")
 		}
 	}
 	cands, err := s.forgetCandidates(ctx, in, limit)

@@ -148,7 +148,7 @@ func (s *Service) HookSessionStart(ctx context.Context, h HookRequest) (*Session
 	}
 	res.MemoryCount = len(res.Memories)
 
-	header := fmt.Sprintf("%s | project=%s | memories=%d]", text.ContextOpen, orDefault(h.Project, "none"), res.MemoryCount)
+	header := fmt.Sprintf("%s | project=%s | memories=%d]", text.ContextOpen, OrDefault(h.Project, "none"), res.MemoryCount)
 	head := header + "\n# Current Date & Time\n" + now.Format("Monday, January 2, 2006 at 3:04 PM") + " (" + now.Location().String() + ")\n"
 	var mem string
 	if len(lines) > 0 {
@@ -589,11 +589,11 @@ type HookRememberResult struct {
 // secrets redacted and the harness, project and session recorded.
 func (s *Service) HookRemember(ctx context.Context, h HookRequest) (*HookRememberResult, error) {
 	if strings.TrimSpace(h.Content) == "" {
-		return nil, invalid("content", "harness and content are required")
+		return nil, Invalid("content", "harness and content are required")
 	}
 	in := RememberInput{
 		Content: s.Redact(text.StripInjected(h.Content)), Type: h.Type, Tags: h.Tags, Importance: h.Importance, Pinned: h.Pinned,
-		Who: orDefault(h.Who, h.Harness), Project: h.Project, SessionID: h.SessionKey, SourceType: "hook",
+		Who: OrDefault(h.Who, h.Harness), Project: h.Project, SessionID: h.SessionKey, SourceType: "hook",
 		IdempotencyKey: h.IdempotencyKey, RuntimePath: h.RuntimePath,
 	}
 	res, err := s.Remember(ctx, in, Actor{Name: h.Harness, Type: ActorHarness, SessionID: h.SessionKey})
@@ -624,7 +624,7 @@ type HookRecallResult struct {
 // scoped to the project.
 func (s *Service) HookRecall(ctx context.Context, h HookRequest) (*HookRecallResult, error) {
 	if strings.TrimSpace(h.Query) == "" {
-		return nil, invalid("query", "harness and query are required")
+		return nil, Invalid("query", "harness and query are required")
 	}
 	limit := h.Limit
 	if limit == 0 {
@@ -718,7 +718,7 @@ type CompactionResult struct {
 // injection dedup (the compacted context no longer holds them).
 func (s *Service) HookCompactionComplete(ctx context.Context, h HookRequest) (*CompactionResult, error) {
 	if strings.TrimSpace(h.Summary) == "" {
-		return nil, invalid("summary", "harness and summary are required")
+		return nil, Invalid("summary", "harness and summary are required")
 	}
 	imp := 0.8
 	summary := s.Redact(text.StripInjected(h.Summary))

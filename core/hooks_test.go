@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -289,21 +291,21 @@ func TestIngestSpoolOnce(t *testing.T) {
 	e := newEnv(t)
 	dir := t.TempDir()
 	body, _ := json.Marshal(map[string]any{"harness": "claude-code", "content": "spooled fact about the release train", "cwd": projA, "idempotency_key": "spool-1"})
-	if _, err := core.WriteSpool(dir, core.SpoolEntry{Kind: "remember", Body: body}); err != nil {
+	if _, err := httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "remember", Body: body}); err != nil {
 		t.Fatal(err)
 	}
 	end, _ := json.Marshal(map[string]any{"harness": "claude-code", "session_id": "sp1", "transcript": "User: hello there"})
-	core.WriteSpool(dir, core.SpoolEntry{Kind: "session-end", Body: end})
+	httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "session-end", Body: end})
 	bad, _ := json.Marshal(map[string]any{"content": "no harness"})
-	core.WriteSpool(dir, core.SpoolEntry{Kind: "remember", Body: bad})
+	httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "remember", Body: bad})
 	// A crash after storing but before removing: the same entry twice.
-	core.WriteSpool(dir, core.SpoolEntry{Kind: "remember", Body: body})
+	httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "remember", Body: body})
 
-	n, err := core.IngestSpool(context.Background(), e.svc, dir)
+	n, err := httpapi.IngestSpool(context.Background(), e.svc, dir)
 	if n != 3 || err == nil {
 		t.Fatalf("ingested %d, err %v", n, err)
 	}
-	if n, err := core.IngestSpool(context.Background(), e.svc, dir); n != 0 || err != nil {
+	if n, err := httpapi.IngestSpool(context.Background(), e.svc, dir); n != 0 || err != nil {
 		t.Fatalf("second ingest: %d %v", n, err)
 	}
 	l := e.get(t, "/api/memories?limit=50").want(t, 200)
@@ -319,7 +321,7 @@ func TestIngestSpoolOnce(t *testing.T) {
 	if e.get(t, "/api/sessions/sp1").str("transcript") != "User: hello there" {
 		t.Fatal("spooled transcript missing")
 	}
-	if bads, _ := filepath.Glob(filepath.Join(core.SpoolDir(dir), "*.bad")); len(bads) != 1 {
+	if bads, _ := filepath.Glob(filepath.Join(httpapi.SpoolDir(dir), "*.bad")); len(bads) != 1 {
 		t.Fatalf("bad entries: %v", bads)
 	}
 }

@@ -18,10 +18,10 @@ var jobStatuses = []string{storage.JobPending, storage.JobLeased, storage.JobCom
 // ListJobs returns queue rows matching f (live first, then newest).
 func (s *Service) ListJobs(ctx context.Context, f JobFilter, limit int) ([]*storage.Job, error) {
 	if f.Status != "" && !slices.Contains(jobStatuses, f.Status) {
-		return nil, invalid("status", "status must be one of %s", strings.Join(jobStatuses, ", "))
+		return nil, Invalid("status", "status must be one of %s", strings.Join(jobStatuses, ", "))
 	}
 	if limit < 1 || limit > 1000 {
-		return nil, invalid("limit", "limit must be from 1 to 1000")
+		return nil, Invalid("limit", "limit must be from 1 to 1000")
 	}
 	return storage.ListJobs(ctx, s.db.Reader(), f, limit)
 }

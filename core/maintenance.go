@@ -184,7 +184,7 @@ func (s *Service) MaintenanceStatus() MaintenanceState {
 // at once (409 maintenance_in_progress).
 func (s *Service) RunMaintenance(ctx context.Context, mode string, actor Actor) (*MaintenanceRun, error) {
 	if mode != "observe" && mode != "execute" {
-		return nil, invalid("mode", "mode must be observe or execute")
+		return nil, Invalid("mode", "mode must be observe or execute")
 	}
 	s.maint.mu.Lock()
 	if s.maint.running {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -35,7 +37,7 @@ func mcpSession(t *testing.T, svc *core.Service) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := core.NewMCPServer(svc, "test").Connect(ctx, st, nil)
+	ss, err := httpapi.NewMCPServer(svc, "test").Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,7 +505,7 @@ func TestMCPFrozen(t *testing.T) {
 // The same tools over the API's /mcp (stateless Streamable HTTP).
 func TestMCPOverHTTP(t *testing.T) {
 	svc := mcpService(t)
-	ts := httptest.NewServer(core.NewAPI(svc, "test", "").Handler())
+	ts := httptest.NewServer(httpapi.NewAPI(svc, "test", "").Handler())
 	defer ts.Close()
 	ctx := context.Background()
 

@@ -120,12 +120,12 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	if err := s.checkFrozen(); err != nil {
 		return nil, err
 	}
-	actor = actor.normalized()
+	actor = actor.Normalized()
 	if !utf8.ValidString(in.Content) {
-		return nil, invalid("content", "content is not valid UTF-8")
+		return nil, Invalid("content", "content is not valid UTF-8")
 	}
 	if strings.TrimFunc(in.Content, text.IsSpace) == "" {
-		return nil, invalid("content", "content is required")
+		return nil, Invalid("content", "content is required")
 	}
 	if n, limit := text.CharCount(in.Content), s.cfg.Guardrails.MaxRememberChars; n > limit {
 		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
@@ -137,16 +137,16 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	in.Content = s.Redact(in.Content)
 	pre := text.ParsePrefixes(in.Content)
 	if strings.TrimFunc(pre.Body, text.IsSpace) == "" {
-		return nil, invalid("content", "content is required")
+		return nil, Invalid("content", "content is required")
 	}
-	if in.Importance != nil && !validUnit(*in.Importance) {
-		return nil, invalid("importance", "importance must be a number between 0 and 1")
+	if in.Importance != nil && !ValidUnit(*in.Importance) {
+		return nil, Invalid("importance", "importance must be a number between 0 and 1")
 	}
-	if in.Confidence != nil && !validUnit(*in.Confidence) {
-		return nil, invalid("confidence", "confidence must be a number between 0 and 1")
+	if in.Confidence != nil && !ValidUnit(*in.Confidence) {
+		return nil, Invalid("confidence", "confidence must be a number between 0 and 1")
 	}
 	if in.Type != "" && strings.TrimSpace(in.Type) == "" {
-		return nil, invalid("type", "type must be a non-empty string")
+		return nil, Invalid("type", "type must be a non-empty string")
 	}
 
 	base := storage.Memory{
@@ -154,20 +154,20 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 		Category:       in.Category,
 		Confidence:     1.0,
 		Importance:     s.cfg.Memory.DefaultImportance,
-		SourceType:     orDefault(in.SourceType, "manual"),
+		SourceType:     OrDefault(in.SourceType, "manual"),
 		SourceID:       in.SourceID,
 		Tags:           pre.Tags,
-		Who:            orDefault(in.Who, actor.Name),
-		Why:            orDefault(in.Why, "explicit"),
+		Who:            OrDefault(in.Who, actor.Name),
+		Why:            OrDefault(in.Why, "explicit"),
 		Project:        in.Project,
-		SessionID:      orDefault(in.SessionID, actor.SessionID),
+		SessionID:      OrDefault(in.SessionID, actor.SessionID),
 		Pinned:         pre.Pinned,
 		IdempotencyKey: in.IdempotencyKey,
 		RuntimePath:    in.RuntimePath,
 	}
 	if pre.Pinned {
 		base.Importance = 1.0
-		base.Why = orDefault(in.Why, "explicit-critical")
+		base.Why = OrDefault(in.Why, "explicit-critical")
 	}
 	if in.Tags != nil {
 		base.Tags = text.CleanTags(in.Tags)
@@ -220,7 +220,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 func (s *Service) rememberChunks(ctx context.Context, body string, base storage.Memory, actor Actor) (*RememberResult, error) {
 	chunks := text.ChunkContent(body, s.cfg.Guardrails.ChunkTargetChars)
 	if len(chunks) == 0 {
-		return nil, invalid("content", "content produced no valid chunks")
+		return nil, Invalid("content", "content produced no valid chunks")
 	}
 	groupID := NewID()
 	res := &RememberResult{Chunked: true, GroupID: groupID}
@@ -279,7 +279,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 		return nil, err
 	}
 	if len(res.IDs) == 0 {
-		return nil, invalid("content", "content produced no valid chunks")
+		return nil, Invalid("content", "content produced no valid chunks")
 	}
 	res.Embedded = s.embedAfterWrite(ctx, created...)
 	for _, id := range created {
@@ -415,9 +415,9 @@ func (s *Service) addHistory(ctx context.Context, tx *storage.Tx, memoryID, even
 	return nil
 }
 
-func validUnit(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x >= 0 && x <= 1 }
+func ValidUnit(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x >= 0 && x <= 1 }
 
-func orDefault(s, def string) string {
+func OrDefault(s, def string) string {
 	if strings.TrimSpace(s) == "" {
 		return def
 	}

@@ -45,9 +45,9 @@ type Patch struct {
 	Who        *string
 	Project    *string
 
-	// invalid is set when the request that carried this patch was malformed;
+	// Malformed is set when the request that carried this patch was malformed;
 	// Modify reports it instead of applying anything.
-	invalid *Error
+	Malformed *Error `json:"-"`
 }
 
 func (p *Patch) empty() bool {
@@ -57,27 +57,27 @@ func (p *Patch) empty() bool {
 
 // validate checks a patch without touching the store.
 func (p *Patch) validate(maxChars int) *Error {
-	if p.invalid != nil {
-		return p.invalid
+	if p.Malformed != nil {
+		return p.Malformed
 	}
 	if strings.TrimSpace(p.ID) == "" {
-		return invalid("id", "id is required")
+		return Invalid("id", "id is required")
 	}
 	if strings.TrimSpace(p.Reason) == "" {
-		return invalid("reason", "reason is required")
+		return Invalid("reason", "reason is required")
 	}
 	if p.IfVersion != nil && *p.IfVersion < 1 {
-		return invalid("if_version", "if_version must be a positive integer")
+		return Invalid("if_version", "if_version must be a positive integer")
 	}
 	if p.empty() {
-		return invalid("patch", "at least one of content, type, tags, importance, pinned, who, project is required")
+		return Invalid("patch", "at least one of content, type, tags, importance, pinned, who, project is required")
 	}
 	if p.Content != nil {
 		if !text.ValidUTF8(*p.Content) {
-			return invalid("content", "content is not valid UTF-8")
+			return Invalid("content", "content is not valid UTF-8")
 		}
 		if text.NormalizeContent(*p.Content).Storage == "" {
-			return invalid("content", "content must not be empty")
+			return Invalid("content", "content must not be empty")
 		}
 		if n := text.CharCount(*p.Content); n > maxChars {
 			return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
@@ -86,10 +86,10 @@ func (p *Patch) validate(maxChars int) *Error {
 		}
 	}
 	if p.Type != nil && strings.TrimSpace(*p.Type) == "" {
-		return invalid("type", "type must be a non-empty string")
+		return Invalid("type", "type must be a non-empty string")
 	}
-	if p.Importance != nil && !validUnit(*p.Importance) {
-		return invalid("importance", "importance must be a finite number between 0 and 1")
+	if p.Importance != nil && !ValidUnit(*p.Importance) {
+		return Invalid("importance", "importance must be a finite number between 0 and 1")
 	}
 	return nil
 }
@@ -119,7 +119,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	if err := p.validate(s.cfg.Guardrails.MaxRememberChars); err != nil {
 		return &MutationResult{ID: p.ID, Status: "invalid_request", Error: err.Message}, err
 	}
-	actor = actor.normalized()
+	actor = actor.Normalized()
 	var res *MutationResult
 	var resErr error
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
@@ -252,14 +252,14 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 		return nil, err
 	}
 	if strings.TrimSpace(in.Reason) == "" {
-		e := invalid("reason", "reason is required")
+		e := Invalid("reason", "reason is required")
 		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
 	}
 	if in.IfVersion != nil && *in.IfVersion < 1 {
-		e := invalid("if_version", "if_version must be a positive integer")
+		e := Invalid("if_version", "if_version must be a positive integer")
 		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
 	}
-	actor = actor.normalized()
+	actor = actor.Normalized()
 	var res *MutationResult
 	var resErr error
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
@@ -330,14 +330,14 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		return nil, err
 	}
 	if strings.TrimSpace(in.Reason) == "" {
-		e := invalid("reason", "reason is required")
+		e := Invalid("reason", "reason is required")
 		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
 	}
 	if in.IfVersion != nil && *in.IfVersion < 1 {
-		e := invalid("if_version", "if_version must be a positive integer")
+		e := Invalid("if_version", "if_version must be a positive integer")
 		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
 	}
-	actor = actor.normalized()
+	actor = actor.Normalized()
 	window := s.cfg.Memory.RecoverWindow.D()
 	days := int(window / (24 * time.Hour))
 	var res *MutationResult
@@ -426,10 +426,10 @@ func (s *Service) ModifyBatch(ctx context.Context, patches []Patch, defaultReaso
 		return nil, err
 	}
 	if len(patches) == 0 {
-		return nil, invalid("patches", "patches[] is required")
+		return nil, Invalid("patches", "patches[] is required")
 	}
 	if n := s.cfg.Memory.MaxBatch; len(patches) > n {
-		return nil, invalid("patches", "patches[] exceeds maximum batch size (%d)", n)
+		return nil, Invalid("patches", "patches[] exceeds maximum batch size (%d)", n)
 	}
 	out := &BatchModifyResult{Total: len(patches), Results: make([]*MutationResult, 0, len(patches))}
 	for _, p := range patches {

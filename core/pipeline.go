@@ -561,7 +561,7 @@ func (s *Service) insertFact(ctx context.Context, tx *storage.Tx, p *storage.Pro
 		Who: PipelineActorName, Why: "extracted-fact", Project: src.Project, SessionID: src.SessionID,
 		SourceType: "pipeline-v2", SourceID: src.ID, ExtractionStatus: "completed", ExtractionModel: model,
 	}
-	if err := s.insertNew(ctx, tx, m, actor.normalized(), "extracted-fact", map[string]any{"proposalId": p.ID, "sourceMemoryId": src.ID}); err != nil {
+	if err := s.insertNew(ctx, tx, m, actor.Normalized(), "extracted-fact", map[string]any{"proposalId": p.ID, "sourceMemoryId": src.ID}); err != nil {
 		return "", false, err
 	}
 	return m.ID, false, nil

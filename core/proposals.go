@@ -28,17 +28,17 @@ func (s *Service) ListProposals(ctx context.Context, f ProposalFilter, limit int
 		limit = 50
 	}
 	if limit > 1000 {
-		return nil, invalid("limit", "limit must be an integer from 1 to 1000")
+		return nil, Invalid("limit", "limit must be an integer from 1 to 1000")
 	}
 	switch f.State {
 	case "", storage.ProposalPending, storage.ProposalApproved, storage.ProposalRejected, storage.ProposalApplied, storage.ProposalSkipped:
 	default:
-		return nil, invalid("state", "state must be one of pending, approved, rejected, applied, skipped")
+		return nil, Invalid("state", "state must be one of pending, approved, rejected, applied, skipped")
 	}
 	switch f.Action {
 	case "", extract.ActionAdd, extract.ActionUpdate, extract.ActionDelete, extract.ActionNone:
 	default:
-		return nil, invalid("action", "action must be one of add, update, delete, none")
+		return nil, Invalid("action", "action must be one of add, update, delete, none")
 	}
 	return storage.ListProposals(ctx, s.db.Reader(), f, limit)
 }
@@ -73,7 +73,7 @@ func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, r
 	if err := s.checkFrozen(); err != nil {
 		return nil, err
 	}
-	actor = actor.normalized()
+	actor = actor.Normalized()
 	p, err := s.pendingProposal(ctx, id)
 	if err != nil {
 		return nil, err
@@ -131,9 +131,9 @@ func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, r
 // RejectProposal marks a pending proposal rejected; reason is required.
 func (s *Service) RejectProposal(ctx context.Context, id string, actor Actor, reason string) (*storage.Proposal, error) {
 	if strings.TrimSpace(reason) == "" {
-		return nil, invalid("reason", "reason is required")
+		return nil, Invalid("reason", "reason is required")
 	}
-	actor = actor.normalized()
+	actor = actor.Normalized()
 	p, err := s.pendingProposal(ctx, id)
 	if err != nil {
 		return nil, err

@@ -111,21 +111,21 @@ type RecallResult struct {
 func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, error) {
 	defer s.analytics.Since(analytics.LatencyRecall, time.Now())
 	if strings.TrimSpace(in.Query) == "" {
-		return nil, invalid("query", "query is required")
+		return nil, Invalid("query", "query is required")
 	}
 	limit := in.Limit
 	if limit == 0 {
 		limit = DefaultRecallLimit
 	}
 	if limit < 1 || limit > MaxRecallLimit {
-		return nil, invalid("limit", "limit must be an integer from 1 to %d", MaxRecallLimit)
+		return nil, Invalid("limit", "limit must be an integer from 1 to %d", MaxRecallLimit)
 	}
 	mode := in.Mode
 	if mode == "" {
 		mode = ModeHybrid
 	}
 	if mode != ModeHybrid && mode != ModeKeyword && mode != ModeVector {
-		return nil, invalid("mode", "mode must be hybrid, keyword or vector")
+		return nil, Invalid("mode", "mode must be hybrid, keyword or vector")
 	}
 	f := in.Filter
 	f.IncludeDeleted, f.OnlyDeleted = false, false
@@ -192,7 +192,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 	var qv []float32
 	if mode != ModeKeyword && s.embedder != nil {
 		var err error
-		if !s.providerHealthy() {
+		if !s.ProviderHealthy() {
 			pe := s.emb.lastErr.Load()
 			err = fmt.Errorf("the embedding provider failed %s ago (%v); retrying after %s",
 				s.now().Sub(pe.at).Round(time.Second), pe.err, providerBackoff)

@@ -38,7 +38,7 @@ func RepairActions() []RepairInfo {
 	}
 }
 
-func knownRepair(action string) bool {
+func KnownRepair(action string) bool {
 	switch action {
 	case RepairRequeueDead, RepairReleaseLeases, RepairCheckFTS, RepairRetentionSweep, RepairReEmbed, RepairCleanOrphans, RepairDeduplicate:
 		return true
@@ -93,16 +93,16 @@ type RepairInfo struct {
 // job (no embedder, a mismatch found but not repaired); an error means it
 // did not run or failed.
 func (s *Service) Repair(ctx context.Context, action string, actor Actor, opts RepairOptions) (*RepairResult, error) {
-	actor = actor.normalized()
-	if !knownRepair(action) {
+	actor = actor.Normalized()
+	if !KnownRepair(action) {
 		return nil, &Error{Status: http.StatusNotFound, Code: CodeUnknownRepair, Message: fmt.Sprintf("unknown repair action %q", action),
 			Extra: map[string]any{"field": "action"}}
 	}
 	if opts.BatchSize < 0 || opts.BatchSize > MaxRepairBatch {
-		return nil, invalid("batchSize", "batchSize must be between 1 and %d", MaxRepairBatch)
+		return nil, Invalid("batchSize", "batchSize must be between 1 and %d", MaxRepairBatch)
 	}
 	if opts.JobID != "" && action != RepairRequeueDead {
-		return nil, invalid("jobId", "jobId only applies to %s", RepairRequeueDead)
+		return nil, Invalid("jobId", "jobId only applies to %s", RepairRequeueDead)
 	}
 	if err := s.checkRepairPolicy(action, actor); err != nil {
 		return nil, err
@@ -148,7 +148,7 @@ func (s *Service) Repair(ctx context.Context, action string, actor Actor, opts R
 // event "none"), as every repair is; the retention worker records its
 // scheduled sweeps with it.
 func (s *Service) AuditRepair(ctx context.Context, res *RepairResult, actor Actor, reason string) error {
-	return s.auditRepair(ctx, res, actor.normalized(), reason)
+	return s.auditRepair(ctx, res, actor.Normalized(), reason)
 }
 
 func (s *Service) auditRepair(ctx context.Context, res *RepairResult, actor Actor, reason string) error {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -73,7 +75,7 @@ func (e *env) withEmbedder(emb core.Embedder, mods ...func(*config.Config)) {
 		m(&cfg)
 	}
 	e.svc = core.NewService(e.db, cfg, core.ServiceOptions{Now: e.clock.Now, Embedder: emb})
-	e.h = core.NewAPI(e.svc, "test", "127.0.0.1:0").Handler()
+	e.h = httpapi.NewAPI(e.svc, "test", "127.0.0.1:0").Handler()
 }
 
 func repair(t *testing.T, e *env, action string, actor core.Actor, opts core.RepairOptions) *core.RepairResult {

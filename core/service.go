@@ -119,7 +119,8 @@ func ValidActorType(t string) bool {
 	return false
 }
 
-func (a Actor) normalized() Actor {
+// Normalized fills in a missing name and type (operator).
+func (a Actor) Normalized() Actor {
 	if a.Name == "" {
 		a.Name = "operator"
 	}
@@ -136,3 +137,6 @@ func (s *Service) Stats(ctx context.Context) (storage.MemoryStats, error) {
 
 // Logger returns the service's structured logger.
 func (s *Service) Logger() *slog.Logger { return s.log }
+
+// Now returns the service clock's current time.
+func (s *Service) Now() time.Time { return s.now() }

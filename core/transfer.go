@@ -42,7 +42,7 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 	if err := s.checkFrozen(); err != nil {
 		return nil, err
 	}
-	actor = actor.normalized()
+	actor = actor.Normalized()
 	res := &ImportResult{Total: len(lines)}
 	var created []string
 	for start := 0; start < len(lines); start += importBatch {
@@ -116,11 +116,11 @@ func storageOf(v *Memory) *storage.Memory {
 	return &storage.Memory{
 		ID: v.ID, Type: typ, Category: v.Category, Content: norm.Storage, NormalizedContent: norm.Normalized,
 		ContentHash: norm.Hash, Confidence: v.Confidence, Importance: v.Importance, SourceID: v.SourceID,
-		SourceType: orDefault(v.SourceType, "manual"), Tags: text.CleanTags(v.Tags), Who: v.Who, Why: v.Why,
+		SourceType: OrDefault(v.SourceType, "manual"), Tags: text.CleanTags(v.Tags), Who: v.Who, Why: v.Why,
 		Project: v.Project, SessionID: v.SessionID, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt,
 		UpdatedBy: v.UpdatedBy, LastAccessed: v.LastAccessed, AccessCount: v.AccessCount, VectorClock: vc,
 		Version: max(v.Version, 1), ManualOverride: v.ManualOverride, Pinned: v.Pinned, IsDeleted: v.IsDeleted,
-		DeletedAt: v.DeletedAt, ExtractionStatus: orDefault(v.ExtractionStatus, "none"),
+		DeletedAt: v.DeletedAt, ExtractionStatus: OrDefault(v.ExtractionStatus, "none"),
 		EmbeddingModel: v.EmbeddingModel, ExtractionModel: v.ExtractionModel, UpdateCount: v.UpdateCount,
 		IdempotencyKey: v.IdempotencyKey, RuntimePath: v.RuntimePath, SourcePath: v.SourcePath,
 		SourceSection: v.SourceSection,

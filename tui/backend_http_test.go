@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core"
@@ -22,7 +24,7 @@ import (
 func TestHTTPBackendQueueAndProposals(t *testing.T) {
 	var srv *httptest.Server
 	h := newHarness(t, harnessOpts{width: 120, height: 40, backend: func(svc *core.Service) backend.Backend {
-		srv = httptest.NewServer(core.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+		srv = httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
 		t.Cleanup(srv.Close)
 		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 	}})

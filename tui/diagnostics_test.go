@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/cairnmem/cairn/core/analytics"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -410,7 +412,7 @@ func TestGoldenDiagnostics(t *testing.T) {
 // change all come over the HTTP API.
 func TestDiagnosticsClientMode(t *testing.T) {
 	h := newHarness(t, harnessOpts{width: 120, height: 60, backend: func(svc *core.Service) backend.Backend {
-		srv := httptest.NewServer(core.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+		srv := httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
 		t.Cleanup(srv.Close)
 		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 	}})

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -383,7 +385,7 @@ func TestLiveChangesAppearWithoutAKeypress(t *testing.T) {
 func TestClientMode(t *testing.T) {
 	var srv *httptest.Server
 	h := newHarness(t, harnessOpts{backend: func(svc *core.Service) backend.Backend {
-		srv = httptest.NewServer(core.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+		srv = httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
 		t.Cleanup(srv.Close)
 		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 	}})

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/httpapi"
+
 	"github.com/cairnmem/cairn/core/analytics"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -28,7 +30,7 @@ func opsBackends(t *testing.T) (*core.Service, map[string]backend.Backend) {
 	}
 	t.Cleanup(func() { db.Close() })
 	svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
-	srv := httptest.NewServer(core.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+	srv := httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
 	t.Cleanup(srv.Close)
 	return svc, map[string]backend.Backend{
 		"local": backend.NewLocal(svc, ""),

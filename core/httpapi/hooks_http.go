@@ -1,4 +1,4 @@
-package core
+package httpapi
 
 import (
 	"context"
@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/cairnmem/cairn/core"
 )
 
-func hookRequestFrom(b body) (HookRequest, *Error) {
-	var h HookRequest
-	var e *Error
+func hookRequestFrom(b body) (core.HookRequest, *core.Error) {
+	var h core.HookRequest
+	var e *core.Error
 	str := func(dst *string, names ...string) {
 		if e == nil {
 			*dst, _, e = b.str(names...)
@@ -42,7 +44,7 @@ func hookRequestFrom(b body) (HookRequest, *Error) {
 	}
 	h.Harness = strings.TrimSpace(h.Harness)
 	if h.Harness == "" {
-		return h, invalid("harness", "harness is required")
+		return h, core.Invalid("harness", "harness is required")
 	}
 	if h.Project = strings.TrimSpace(h.Project); h.Project != "" && filepath.IsAbs(h.Project) {
 		h.Project = filepath.Clean(h.Project)
@@ -63,8 +65,8 @@ func hookRequestFrom(b body) (HookRequest, *Error) {
 	}
 	if raw, _ := b.field("limit"); raw != nil {
 		n, err := b.integer("limit")
-		if err != nil || n == nil || *n < 1 || *n > MaxRecallLimit {
-			return h, invalid("limit", "limit must be an integer from 1 to %d", MaxRecallLimit)
+		if err != nil || n == nil || *n < 1 || *n > core.MaxRecallLimit {
+			return h, core.Invalid("limit", "limit must be an integer from 1 to %d", core.MaxRecallLimit)
 		}
 		h.Limit = int(*n)
 	}
@@ -72,10 +74,10 @@ func hookRequestFrom(b body) (HookRequest, *Error) {
 }
 
 // DecodeHookRequest decodes a hook body (used by the spool).
-func DecodeHookRequest(raw []byte) (HookRequest, error) {
+func DecodeHookRequest(raw []byte) (core.HookRequest, error) {
 	b, e := parseBody(raw)
 	if e != nil {
-		return HookRequest{}, e
+		return core.HookRequest{}, e
 	}
 	h, e := hookRequestFrom(b)
 	if e != nil {
@@ -88,20 +90,20 @@ func DecodeHookRequest(raw []byte) (HookRequest, error) {
 // HTTP handlers
 // ---------------------------------------------------------------------------
 
-func (a *API) hookBody(w http.ResponseWriter, r *http.Request) (HookRequest, bool) {
-	limit := a.svc.cfg.Hooks.MaxBodyBytes
+func (a *API) hookBody(w http.ResponseWriter, r *http.Request) (core.HookRequest, bool) {
+	limit := a.svc.Config().Hooks.MaxBodyBytes
 	if limit <= 0 {
-		limit = a.svc.cfg.Server.MaxBodyBytes
+		limit = a.svc.Config().Server.MaxBodyBytes
 	}
 	b, e := readBody(w, r, limit)
 	if e == nil {
-		var h HookRequest
+		var h core.HookRequest
 		if h, e = hookRequestFrom(b); e == nil {
 			return h, true
 		}
 	}
 	writeError(w, e)
-	return HookRequest{}, false
+	return core.HookRequest{}, false
 }
 
 func (a *API) hookSessionStart(w http.ResponseWriter, r *http.Request) {
@@ -123,7 +125,7 @@ func (a *API) hookUserPrompt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.TrimSpace(h.Prompt) == "" {
-		writeError(w, invalid("userMessage", "harness and userMessage or userPrompt are required"))
+		writeError(w, core.Invalid("userMessage", "harness and userMessage or userPrompt are required"))
 		return
 	}
 	res, err := a.svc.HookUserPrompt(r.Context(), h)
@@ -209,7 +211,7 @@ func (a *API) listSessions(w http.ResponseWriter, r *http.Request) {
 	limit := 50
 	if v := r.URL.Query().Get("limit"); v != "" {
 		if _, err := fmt.Sscan(v, &limit); err != nil || limit < 1 || limit > 1000 {
-			writeError(w, invalid("limit", "limit must be an integer from 1 to 1000"))
+			writeError(w, core.Invalid("limit", "limit must be an integer from 1 to 1000"))
 			return
 		}
 	}

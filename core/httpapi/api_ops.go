@@ -1,4 +1,4 @@
-package core
+package httpapi
 
 import (
 	"net/http"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/analytics"
 
@@ -38,7 +40,7 @@ func (a *API) recordRequest(r *http.Request, pattern string, rw *statusWriter, s
 	if actor == "" {
 		actor = "api"
 	}
-	an := a.svc.analytics
+	an := a.svc.Analytics()
 	an.RecordRequest(pattern, actor, status, time.Since(start))
 	if status >= 500 {
 		an.RecordError(analytics.ErrorEvent{Stage: analytics.StageAPI, Code: analytics.CodeAPIServerError,
@@ -66,7 +68,7 @@ func (a *API) diagnosticsDomain(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) analyticsUsage(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, a.svc.analytics.Usage())
+	writeJSON(w, http.StatusOK, a.svc.Analytics().Usage())
 }
 
 func (a *API) analyticsErrors(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +76,7 @@ func (a *API) analyticsErrors(w http.ResponseWriter, r *http.Request) {
 	var f analytics.ErrorFilter
 	if st := strings.TrimSpace(q.Get("stage")); st != "" {
 		if !analytics.ValidErrorStage(st) {
-			writeError(w, invalid("stage", "stage must be one of %s", strings.Join(analytics.ErrorStages, ", ")))
+			writeError(w, core.Invalid("stage", "stage must be one of %s", strings.Join(analytics.ErrorStages, ", ")))
 			return
 		}
 		f.Stage = st
@@ -88,7 +90,7 @@ func (a *API) analyticsErrors(w http.ResponseWriter, r *http.Request) {
 		if t != "" {
 			pt, err := storage.ParseTime(t)
 			if err != nil {
-				writeError(w, invalid("since", "since must be an RFC 3339 time or a date"))
+				writeError(w, core.Invalid("since", "since must be an RFC 3339 time or a date"))
 				return
 			}
 			f.Since = pt
@@ -100,12 +102,12 @@ func (a *API) analyticsErrors(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Limit = limit
-	errs, summary := a.svc.analytics.Errors(f)
+	errs, summary := a.svc.Analytics().Errors(f)
 	writeJSON(w, http.StatusOK, map[string]any{"errors": errs, "summary": summary, "count": len(errs)})
 }
 
 func (a *API) analyticsLatency(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, a.svc.analytics.LatencyAll())
+	writeJSON(w, http.StatusOK, a.svc.Analytics().LatencyAll())
 }
 
 // analyticsLatencySamples serves GET /api/analytics/latency/samples?op=:
@@ -114,10 +116,10 @@ func (a *API) analyticsLatency(w http.ResponseWriter, r *http.Request) {
 func (a *API) analyticsLatencySamples(w http.ResponseWriter, r *http.Request) {
 	op := r.URL.Query().Get("op")
 	if !slices.Contains(analytics.LatencyOps, op) {
-		writeError(w, invalid("op", "op must be one of %s", strings.Join(analytics.LatencyOps, ", ")))
+		writeError(w, core.Invalid("op", "op must be one of %s", strings.Join(analytics.LatencyOps, ", ")))
 		return
 	}
-	samples := a.svc.analytics.LatencySamples(op)
+	samples := a.svc.Analytics().LatencySamples(op)
 	if samples == nil {
 		samples = []float64{}
 	}
@@ -129,16 +131,14 @@ func (a *API) analyticsLatencySamples(w http.ResponseWriter, r *http.Request) {
 func (a *API) overview(r *http.Request) map[string]any {
 	ctx := r.Context()
 	s := a.svc
-	cfg := s.cfg
-	rt := s.PipelineRuntime()
-	rt.mu.Lock()
+	cfg := s.Config()
+	ps := s.PipelineRuntime().Provider()
 	extraction := map[string]any{
 		"configured": cfg.PipelineV2.Provider,
-		"resolved":   rt.provider,
-		"available":  rt.providerAvailable,
-		"lastError":  firstNonEmpty(rt.providerError, rt.lastError),
+		"resolved":   ps.Provider,
+		"available":  ps.Available,
+		"lastError":  ps.Error,
 	}
-	rt.mu.Unlock()
 	out := map[string]any{
 		"version":      a.version,
 		"pid":          os.Getpid(),
@@ -150,23 +150,22 @@ func (a *API) overview(r *http.Request) map[string]any {
 		"providers":    map[string]any{"extraction": extraction, "embedding": a.embeddingSummary()},
 	}
 	counts := map[string]any{}
-	q := s.db.Reader()
-	if total, deleted, err := memoryCounts(ctx, q); err == nil {
-		counts["memories"], counts["deleted"] = total-deleted, deleted
+	if live, deleted, err := s.MemoryTotals(ctx); err == nil {
+		counts["memories"], counts["deleted"] = live, deleted
 	} else {
 		a.log.Warn("status counts", "err", err)
 	}
 	if jobs, err := s.QueueCounts(ctx); err == nil {
 		counts["jobs"] = jobs
 	}
-	if n, err := count(ctx, q, `SELECT count(*) FROM pipeline_proposals WHERE state = ?`, storage.ProposalPending); err == nil {
+	if n, err := s.PendingProposals(ctx); err == nil {
 		counts["pendingProposals"] = n
 	}
 	out["counts"] = counts
 	if h, err := s.HealthSummary(ctx); err == nil {
 		out["health"] = h
 	} else {
-		out["health"] = HealthScore{Status: "unknown"}
+		out["health"] = core.HealthScore{Status: "unknown"}
 	}
 	return out
 }

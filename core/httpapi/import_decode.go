@@ -1,4 +1,4 @@
-package core
+package httpapi
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
@@ -21,10 +23,10 @@ const maxImportLine = 16 << 20
 // lines and the export's trailer ignored. Every line is checked before
 // anything is written; the first bad line is reported with its number and
 // field.
-func ReadImportLines(r io.Reader) ([]ImportLine, *Error) {
+func ReadImportLines(r io.Reader) ([]core.ImportLine, *core.Error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxImportLine)
-	var out []ImportLine
+	var out []core.ImportLine
 	n := 0
 	for sc.Scan() {
 		n++
@@ -39,7 +41,7 @@ func ReadImportLines(r io.Reader) ([]ImportLine, *Error) {
 		if _, end := b["_end"]; end && len(b) == 1 {
 			continue
 		}
-		var m Memory
+		var m core.Memory
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			var ute *json.UnmarshalTypeError
 			if errors.As(err, &ute) {
@@ -50,52 +52,52 @@ func ReadImportLines(r io.Reader) ([]ImportLine, *Error) {
 		if e := validateImport(&m); e != nil {
 			return nil, lineError(n, fmt.Sprint(e.Extra["field"]), e.Message)
 		}
-		out = append(out, ImportLine{Line: n, Memory: m})
+		out = append(out, core.ImportLine{Line: n, Memory: m})
 	}
 	if err := sc.Err(); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge, Message: "import body is too large; send it in smaller batches"}
+			return nil, &core.Error{Status: http.StatusRequestEntityTooLarge, Code: core.CodeTooLarge, Message: "import body is too large; send it in smaller batches"}
 		}
 		return nil, lineError(n+1, "", err.Error())
 	}
 	return out, nil
 }
 
-func lineError(line int, field, msg string) *Error {
+func lineError(line int, field, msg string) *core.Error {
 	extra := map[string]any{"line": line}
 	if field != "" {
 		extra["field"] = field
 	}
-	return &Error{Status: http.StatusBadRequest, Code: CodeInvalidRequest, Message: fmt.Sprintf("line %d: %s", line, msg), Extra: extra}
+	return &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidRequest, Message: fmt.Sprintf("line %d: %s", line, msg), Extra: extra}
 }
 
-func validateImport(m *Memory) *Error {
+func validateImport(m *core.Memory) *core.Error {
 	if !text.ValidUTF8(m.Content) || text.NormalizeContent(m.Content).Storage == "" {
-		return invalid("content", "content is required")
+		return core.Invalid("content", "content is required")
 	}
-	if !validUnit(m.Importance) {
-		return invalid("importance", "importance must be a number between 0 and 1")
+	if !core.ValidUnit(m.Importance) {
+		return core.Invalid("importance", "importance must be a number between 0 and 1")
 	}
 	if m.Confidence == 0 {
 		m.Confidence = 1
 	}
-	if !validUnit(m.Confidence) {
-		return invalid("confidence", "confidence must be a number between 0 and 1")
+	if !core.ValidUnit(m.Confidence) {
+		return core.Invalid("confidence", "confidence must be a number between 0 and 1")
 	}
 	if m.Version < 0 {
-		return invalid("version", "version must be a positive integer")
+		return core.Invalid("version", "version must be a positive integer")
 	}
 	for field, ts := range map[string]string{"created_at": m.CreatedAt, "updated_at": m.UpdatedAt, "deleted_at": m.DeletedAt, "last_accessed": m.LastAccessed} {
 		if ts == "" {
 			continue
 		}
 		if _, err := storage.ParseTime(ts); err != nil {
-			return invalid(field, "%s must be an RFC 3339 time", field)
+			return core.Invalid(field, "%s must be an RFC 3339 time", field)
 		}
 	}
 	if m.IsDeleted && m.DeletedAt == "" {
-		return invalid("deleted_at", "deleted_at is required when is_deleted is true")
+		return core.Invalid("deleted_at", "deleted_at is required when is_deleted is true")
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package core
+package httpapi
 
 import (
 	"encoding/json"
@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core"
+
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -22,25 +24,25 @@ import (
 type body map[string]json.RawMessage
 
 // readBody reads and decodes a JSON object request body within limit bytes.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *Error) {
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *core.Error) {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+			return nil, &core.Error{Status: http.StatusRequestEntityTooLarge, Code: core.CodeTooLarge,
 				Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
 		}
-		return nil, &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: "could not read request body"}
+		return nil, &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidJSON, Message: "could not read request body"}
 	}
 	return parseBody(raw)
 }
 
 // readOptionalBody is readBody for routes whose body may be empty (an
 // empty body is an empty object).
-func readOptionalBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *Error) {
+func readOptionalBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *core.Error) {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+		return nil, &core.Error{Status: http.StatusRequestEntityTooLarge, Code: core.CodeTooLarge,
 			Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
 	}
 	if len(strings.TrimSpace(string(raw))) == 0 {
@@ -50,23 +52,23 @@ func readOptionalBody(w http.ResponseWriter, r *http.Request, limit int64) (body
 }
 
 // parseBody decodes raw as a JSON object.
-func parseBody(raw []byte) (body, *Error) {
+func parseBody(raw []byte) (body, *core.Error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
-		return nil, &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: "Invalid JSON body: the body is empty"}
+		return nil, &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body is empty"}
 	}
 	if !utf8.Valid(raw) {
-		return nil, &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: "Invalid JSON body: the body is not valid UTF-8"}
+		return nil, &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body is not valid UTF-8"}
 	}
 	var b body
 	if err := json.Unmarshal(raw, &b); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
-			return nil, &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: "Invalid JSON body: the body must be a JSON object"}
+			return nil, &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body must be a JSON object"}
 		}
-		return nil, &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: "Invalid JSON body: " + err.Error()}
+		return nil, &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidJSON, Message: "Invalid JSON body: " + err.Error()}
 	}
 	if b == nil { // the literal null
-		return nil, &Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON, Message: "Invalid JSON body: the body must be a JSON object"}
+		return nil, &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body must be a JSON object"}
 	}
 	return b, nil
 }
@@ -93,34 +95,34 @@ func (b body) has(names ...string) bool {
 }
 
 // str reads an optional string field.
-func (b body) str(names ...string) (string, bool, *Error) {
+func (b body) str(names ...string) (string, bool, *core.Error) {
 	raw, name := b.field(names...)
 	if raw == nil {
 		return "", false, nil
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
-		return "", false, invalid(name, "%s must be a string", name)
+		return "", false, core.Invalid(name, "%s must be a string", name)
 	}
 	return s, true, nil
 }
 
 // number reads an optional finite number field.
-func (b body) number(names ...string) (*float64, *Error) {
+func (b body) number(names ...string) (*float64, *core.Error) {
 	raw, name := b.field(names...)
 	if raw == nil {
 		return nil, nil
 	}
 	var x float64
 	if json.Unmarshal(raw, &x) != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil, invalid(name, "%s must be a number", name)
+		return nil, core.Invalid(name, "%s must be a number", name)
 	}
 	return &x, nil
 }
 
 // integer reads an optional integer field, accepting a JSON number without
 // a fraction or a string of digits.
-func (b body) integer(names ...string) (*int64, *Error) {
+func (b body) integer(names ...string) (*int64, *core.Error) {
 	raw, name := b.field(names...)
 	if raw == nil {
 		return nil, nil
@@ -131,21 +133,21 @@ func (b body) integer(names ...string) (*int64, *Error) {
 		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 			n = int64(f)
 		} else {
-			return nil, invalid(name, "%s must be an integer", name)
+			return nil, core.Invalid(name, "%s must be an integer", name)
 		}
 	}
 	return &n, nil
 }
 
 // boolean reads an optional boolean, also accepting 1/0 and "true"/"false".
-func (b body) boolean(names ...string) (*bool, *Error) {
+func (b body) boolean(names ...string) (*bool, *core.Error) {
 	raw, name := b.field(names...)
 	if raw == nil {
 		return nil, nil
 	}
 	v, ok := parseBool(strings.Trim(string(raw), `"`))
 	if !ok {
-		return nil, invalid(name, "%s must be a boolean", name)
+		return nil, core.Invalid(name, "%s must be a boolean", name)
 	}
 	return &v, nil
 }
@@ -162,7 +164,7 @@ func parseBool(s string) (bool, bool) {
 
 // tags reads an optional tags field: an array of strings, a comma-separated
 // string, or null (which clears tags where clearing makes sense).
-func (b body) tags(names ...string) (*[]string, *Error) {
+func (b body) tags(names ...string) (*[]string, *core.Error) {
 	var raw json.RawMessage
 	name := names[0]
 	for _, n := range names {
@@ -188,22 +190,22 @@ func (b body) tags(names ...string) (*[]string, *Error) {
 		t := text.CleanTags(arr)
 		return &t, nil
 	}
-	return nil, invalid(name, "%s must be a string, string array, or null", name)
+	return nil, core.Invalid(name, "%s must be a string, string array, or null", name)
 }
 
 // strList reads an optional array of non-empty strings.
-func (b body) strList(names ...string) ([]string, *Error) {
+func (b body) strList(names ...string) ([]string, *core.Error) {
 	raw, name := b.field(names...)
 	if raw == nil {
 		return nil, nil
 	}
 	var arr []string
 	if json.Unmarshal(raw, &arr) != nil {
-		return nil, invalid(name, "%s must be an array of strings", name)
+		return nil, core.Invalid(name, "%s must be an array of strings", name)
 	}
 	for _, s := range arr {
 		if strings.TrimSpace(s) == "" {
-			return nil, invalid(name, "%s must not contain empty strings", name)
+			return nil, core.Invalid(name, "%s must not contain empty strings", name)
 		}
 	}
 	return arr, nil
@@ -211,7 +213,7 @@ func (b body) strList(names ...string) ([]string, *Error) {
 
 // parseTimeParam accepts RFC 3339 or a plain date and renders it in the
 // stored layout so string comparison on created_at works.
-func parseTimeParam(field, s string, endOfDay bool) (string, *Error) {
+func parseTimeParam(field, s string, endOfDay bool) (string, *core.Error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return "", nil
@@ -225,7 +227,7 @@ func parseTimeParam(field, s string, endOfDay bool) (string, *Error) {
 		}
 		return storage.FormatTime(t), nil
 	}
-	return "", invalid(field, "%s must be an RFC 3339 time or a date like 2026-01-31", field)
+	return "", core.Invalid(field, "%s must be an RFC 3339 time or a date like 2026-01-31", field)
 }
 
 // writeJSON writes v with status.
@@ -238,7 +240,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // writeError writes e as {"error": ..., "code": ...} plus its extra fields.
-func writeError(w http.ResponseWriter, e *Error) {
+func writeError(w http.ResponseWriter, e *core.Error) {
 	out := map[string]any{}
 	for k, v := range e.Extra {
 		out[k] = v
@@ -249,12 +251,12 @@ func writeError(w http.ResponseWriter, e *Error) {
 
 // writeMutation writes a mutation result, with its error's status and code
 // when it failed.
-func writeMutation(w http.ResponseWriter, res *MutationResult, err error) {
+func writeMutation(w http.ResponseWriter, res *core.MutationResult, err error) {
 	if err == nil {
 		writeJSON(w, http.StatusOK, res)
 		return
 	}
-	e := AsError(err)
+	e := core.AsError(err)
 	if res == nil {
 		writeError(w, e)
 		return

@@ -1,8 +1,10 @@
-package core
+package httpapi
 
 import (
 	"net/http"
 	"strings"
+
+	"github.com/cairnmem/cairn/core"
 )
 
 // repairRoutes serves /api/repair (permission admin):
@@ -20,7 +22,7 @@ func (a *API) repairRoutes() {
 }
 
 func (a *API) repairList(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"actions": RepairActions()})
+	writeJSON(w, http.StatusOK, map[string]any{"actions": core.RepairActions()})
 }
 
 func (a *API) repairEmbeddingGaps(w http.ResponseWriter, r *http.Request) {
@@ -49,17 +51,17 @@ func (a *API) repairDedupStats(w http.ResponseWriter, r *http.Request) {
 // already in progress 409.
 func (a *API) repairRun(w http.ResponseWriter, r *http.Request) {
 	action := r.PathValue("action")
-	if !knownRepair(action) {
-		a.fail(w, r, &Error{Status: http.StatusNotFound, Code: CodeUnknownRepair, Message: "unknown repair action " + quote(action),
+	if !core.KnownRepair(action) {
+		a.fail(w, r, &core.Error{Status: http.StatusNotFound, Code: core.CodeUnknownRepair, Message: "unknown repair action " + quote(action),
 			Extra: map[string]any{"field": "action"}})
 		return
 	}
-	b, e := readOptionalBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	b, e := readOptionalBody(w, r, a.svc.Config().Server.MaxBodyBytes)
 	if e != nil {
 		a.fail(w, r, e)
 		return
 	}
-	opts := RepairOptions{Reason: strings.TrimSpace(firstHeader(r, "X-Cairn-Reason", "X-Signet-Reason"))}
+	opts := core.RepairOptions{Reason: strings.TrimSpace(firstHeader(r, "X-Cairn-Reason", "X-Signet-Reason"))}
 	if b != nil {
 		n, e := b.integer("batchSize", "batch_size")
 		if e != nil {
@@ -67,9 +69,9 @@ func (a *API) repairRun(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if n != nil {
-			if *n < 1 || *n > MaxRepairBatch {
+			if *n < 1 || *n > core.MaxRepairBatch {
 				_, name := b.field("batchSize", "batch_size")
-				a.fail(w, r, invalid(name, "%s must be between 1 and %d", name, MaxRepairBatch))
+				a.fail(w, r, core.Invalid(name, "%s must be between 1 and %d", name, core.MaxRepairBatch))
 				return
 			}
 			opts.BatchSize = int(*n)

@@ -1,4 +1,4 @@
-package core
+package httpapi
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/cairnmem/cairn/core"
 )
 
 // ---------------------------------------------------------------------------
@@ -36,7 +38,7 @@ func WriteSpool(dataDir string, e SpoolEntry) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name := filepath.Join(dir, time.Now().UTC().Format("20060102T150405.000000000")+"-"+NewID()+".json")
+	name := filepath.Join(dir, time.Now().UTC().Format("20060102T150405.000000000")+"-"+core.NewID()+".json")
 	tmp := name + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return "", err
@@ -50,7 +52,7 @@ func WriteSpool(dataDir string, e SpoolEntry) (string, error) {
 // crash between storing and removing never duplicates. Entries that fail
 // validation are moved aside to *.bad; a frozen store leaves them for the
 // next start. It returns how many entries were ingested.
-func IngestSpool(ctx context.Context, svc *Service, dataDir string) (int, error) {
+func IngestSpool(ctx context.Context, svc *core.Service, dataDir string) (int, error) {
 	dir := SpoolDir(dataDir)
 	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(names) == 0 {
@@ -69,7 +71,7 @@ func IngestSpool(ctx context.Context, svc *Service, dataDir string) (int, error)
 			continue
 		}
 		var e SpoolEntry
-		var h HookRequest
+		var h core.HookRequest
 		if err = json.Unmarshal(data, &e); err == nil {
 			h, err = DecodeHookRequest(e.Body)
 		}
@@ -80,14 +82,14 @@ func IngestSpool(ctx context.Context, svc *Service, dataDir string) (int, error)
 			case "session-end":
 				_, err = svc.HookSessionEnd(ctx, h, true)
 			default:
-				err = invalid("kind", "unknown spool kind %q", e.Kind)
+				err = core.Invalid("kind", "unknown spool kind %q", e.Kind)
 			}
 		}
-		if errors.Is(err, ErrFrozen) {
+		if errors.Is(err, core.ErrFrozen) {
 			return n, nil
 		}
 		if err != nil {
-			var ce *Error
+			var ce *core.Error
 			if errors.As(err, &ce) && ce.Status < 500 {
 				_ = os.Rename(name, name+".bad")
 			}

@@ -1,4 +1,4 @@
-package core
+package httpapi
 
 import "net/http"
 
@@ -10,7 +10,7 @@ func (a *API) maintenance(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	m := a.svc.cfg.Maintenance
+	m := a.svc.Config().Maintenance
 	writeJSON(w, http.StatusOK, map[string]any{
 		"enabled": m.AutonomousEnabled, "frozen": m.AutonomousFrozen, "mode": m.Mode,
 		"interval": m.Interval.D().String(), "recommendations": recs, "state": a.svc.MaintenanceStatus(),
@@ -20,7 +20,7 @@ func (a *API) maintenance(w http.ResponseWriter, r *http.Request) {
 // runMaintenance serves POST /api/maintenance/run {mode}: one pass now, as
 // the caller (an operator is not throttled; an agent needs autonomy).
 func (a *API) runMaintenance(w http.ResponseWriter, r *http.Request) {
-	b, e := readOptionalBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	b, e := readOptionalBody(w, r, a.svc.Config().Server.MaxBodyBytes)
 	if e != nil {
 		writeError(w, e)
 		return

@@ -1,4 +1,4 @@
-package core
+package httpapi
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core"
+
 	"github.com/cairnmem/cairn/core/auth"
 
 	"github.com/cairnmem/cairn/core/text"
@@ -21,7 +23,7 @@ import (
 
 // API serves cairn's HTTP interface over a Service.
 type API struct {
-	svc     *Service
+	svc     *core.Service
 	version string
 	started time.Time
 	addr    string
@@ -32,8 +34,8 @@ type API struct {
 
 // NewAPI builds the HTTP API. version is reported by /health and
 // /api/status; addr is the address it will be served on.
-func NewAPI(svc *Service, version, addr string) *API {
-	a := &API{svc: svc, version: version, started: time.Now(), addr: addr, log: svc.log, mux: http.NewServeMux()}
+func NewAPI(svc *core.Service, version, addr string) *API {
+	a := &API{svc: svc, version: version, started: time.Now(), addr: addr, log: svc.Logger(), mux: http.NewServeMux()}
 	a.auth = newAuthGate(a)
 	a.routes()
 	return a
@@ -52,7 +54,7 @@ func (a *API) routes() {
 	m.HandleFunc("POST /api/memory/remember", a.remember)
 	m.HandleFunc("POST /api/memory/save", a.remember)
 	m.HandleFunc("POST /api/memory/recall", a.recall)
-	m.HandleFunc("GET /api/memory/search", a.searchGET(DefaultRecallLimit))
+	m.HandleFunc("GET /api/memory/search", a.searchGET(core.DefaultRecallLimit))
 	m.HandleFunc("GET /memory/search", a.searchGET(20))
 	m.HandleFunc("GET /memory/similar", a.similar)
 	m.HandleFunc("GET /api/embeddings", a.embeddings)
@@ -78,9 +80,9 @@ func (a *API) routes() {
 			a.memoryHistory(w, r)
 		case r.PathValue("b") == "recover":
 			w.Header().Set("Allow", "POST")
-			writeError(w, &Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: "method not allowed; allowed: POST"})
+			writeError(w, &core.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: "method not allowed; allowed: POST"})
 		default:
-			writeError(w, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no such route"})
+			writeError(w, &core.Error{Status: http.StatusNotFound, Code: core.CodeNotFound, Message: "no such route"})
 		}
 	})
 	m.HandleFunc("POST /api/memory/{id}/recover", a.recover)
@@ -110,7 +112,7 @@ func (a *API) Handler() http.Handler {
 		start := time.Now()
 		reqID := firstHeader(r, "X-Request-Id", "X-Cairn-Request-Id", "X-Signet-Request-Id")
 		if reqID == "" {
-			reqID = NewID()
+			reqID = core.NewID()
 		}
 		r.Header.Set("X-Request-Id", reqID) // actorOf reads the one canonical name
 		w.Header().Set("X-Request-Id", reqID)
@@ -121,7 +123,7 @@ func (a *API) Handler() http.Handler {
 			if p := recover(); p != nil {
 				a.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
 				if !rw.wroteHeader {
-					writeError(rw, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"})
+					writeError(rw, &core.Error{Status: http.StatusInternalServerError, Code: core.CodeInternal, Message: "internal error"})
 				}
 			}
 			a.log.Debug("http", "method", r.Method, "route", r.Pattern, "status", rw.status, "ms", time.Since(start).Milliseconds(), "request_id", reqID)
@@ -149,7 +151,7 @@ func (w *statusWriter) WriteHeader(code int) {
 	if (code == http.StatusMethodNotAllowed || code == http.StatusNotFound) &&
 		strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
 		w.swallow = true
-		body := map[string]any{"error": "no such route", "code": CodeNotFound}
+		body := map[string]any{"error": "no such route", "code": core.CodeNotFound}
 		if code == http.StatusMethodNotAllowed {
 			body = map[string]any{"error": "method not allowed; allowed: " + w.Header().Get("Allow"), "code": "method_not_allowed"}
 		}
@@ -193,8 +195,8 @@ func firstHeader(r *http.Request, names ...string) string {
 
 // actorOf resolves who is calling: the actor headers, then the body's
 // changed_by, then "api".
-func actorOf(r *http.Request, b body) Actor {
-	a := Actor{
+func actorOf(r *http.Request, b body) core.Actor {
+	a := core.Actor{
 		Name:      firstHeader(r, "X-Cairn-Actor", "X-Signet-Actor"),
 		Type:      firstHeader(r, "X-Cairn-Actor-Type", "X-Signet-Actor-Type"),
 		SessionID: firstHeader(r, "X-Cairn-Session-Id", "X-Signet-Session-Id"),
@@ -208,12 +210,12 @@ func actorOf(r *http.Request, b body) Actor {
 	if a.Name == "" {
 		a.Name = "api"
 	}
-	return a.normalized()
+	return a.Normalized()
 }
 
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
-	e := AsError(err)
-	if e.Code == CodeInternal {
+	e := core.AsError(err)
+	if e.Code == core.CodeInternal {
 		a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	writeError(w, e)
@@ -221,7 +223,7 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	out := a.overview(r)
-	if a.svc.cfg.Auth.Mode != "" && a.svc.cfg.Auth.Mode != auth.AuthLocal {
+	if a.svc.Config().Auth.Mode != "" && a.svc.Config().Auth.Mode != auth.AuthLocal {
 		// /health answers without a token: off a local-only setup it says
 		// whether cairn is up and well, not what it holds.
 		out = map[string]any{"authMode": out["authMode"], "health": out["health"], "startedAt": out["startedAt"]}
@@ -250,7 +252,7 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	cfg := a.svc.cfg
+	cfg := a.svc.Config()
 	out := a.overview(r)
 	for k, v := range map[string]any{
 		"status":        "running",
@@ -277,9 +279,9 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) embeddingSummary() map[string]any {
-	out := map[string]any{"provider": a.svc.cfg.Embedding.Provider}
+	out := map[string]any{"provider": a.svc.Config().Embedding.Provider}
 	if e := a.svc.Embedder(); e != nil {
-		out["model"], out["available"] = e.Model(), a.svc.providerHealthy()
+		out["model"], out["available"] = e.Model(), a.svc.ProviderHealthy()
 	} else {
 		out["provider"] = "none"
 	}
@@ -287,7 +289,7 @@ func (a *API) embeddingSummary() map[string]any {
 }
 
 func (a *API) remember(w http.ResponseWriter, r *http.Request) {
-	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	b, e := readBody(w, r, a.svc.Config().Server.MaxBodyBytes)
 	if e != nil {
 		writeError(w, e)
 		return
@@ -306,16 +308,16 @@ func (a *API) remember(w http.ResponseWriter, r *http.Request) {
 }
 
 // RememberResponse is the API's answer to a remember that stored (or found)
-func rememberInputFrom(b body) (RememberInput, *Error) {
-	var in RememberInput
+func rememberInputFrom(b body) (core.RememberInput, *core.Error) {
+	var in core.RememberInput
 	raw, name := b.field("content")
 	if raw == nil {
-		return in, invalid("content", "content is required")
+		return in, core.Invalid("content", "content is required")
 	}
 	if json.Unmarshal(raw, &in.Content) != nil {
-		return in, invalid(name, "content must be a string")
+		return in, core.Invalid(name, "content must be a string")
 	}
-	var e *Error
+	var e *core.Error
 	str := func(dst *string, names ...string) {
 		if e == nil {
 			*dst, _, e = b.str(names...)
@@ -354,7 +356,7 @@ func rememberInputFrom(b body) (RememberInput, *Error) {
 }
 
 func (a *API) recall(w http.ResponseWriter, r *http.Request) {
-	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	b, e := readBody(w, r, a.svc.Config().Server.MaxBodyBytes)
 	if e != nil {
 		writeError(w, e)
 		return
@@ -372,14 +374,14 @@ func (a *API) recall(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res)
 }
 
-func recallInputFrom(b body) (RecallInput, *Error) {
-	var in RecallInput
+func recallInputFrom(b body) (core.RecallInput, *core.Error) {
+	var in core.RecallInput
 	q, ok, e := b.str("query")
 	if e != nil {
 		return in, e
 	}
 	if !ok || strings.TrimSpace(q) == "" {
-		return in, invalid("query", "query is required")
+		return in, core.Invalid("query", "query is required")
 	}
 	in.Query = q
 	if in.KeywordQuery, _, e = b.str("keyword_query", "keywordQuery"); e != nil {
@@ -405,8 +407,8 @@ func recallInputFrom(b body) (RecallInput, *Error) {
 	in.NoTracking = track != nil && !*track
 	if raw, _ := b.field("limit"); raw != nil {
 		n, err := b.integer("limit")
-		if err != nil || n == nil || *n < 1 || *n > MaxRecallLimit {
-			return in, invalid("limit", "limit must be an integer from 1 to %d", MaxRecallLimit)
+		if err != nil || n == nil || *n < 1 || *n > core.MaxRecallLimit {
+			return in, core.Invalid("limit", "limit must be an integer from 1 to %d", core.MaxRecallLimit)
 		}
 		in.Limit = int(*n)
 	}
@@ -443,8 +445,8 @@ func recallInputFrom(b body) (RecallInput, *Error) {
 		return in, e
 	}
 	imp, e := b.number("importance_min", "importanceMin")
-	if e != nil || (imp != nil && !validUnit(*imp)) {
-		return in, invalid("importance_min", "importance_min must be a number between 0 and 1")
+	if e != nil || (imp != nil && !core.ValidUnit(*imp)) {
+		return in, core.Invalid("importance_min", "importance_min must be a number between 0 and 1")
 	}
 	f.ImportanceMin = imp
 	return in, nil
@@ -461,20 +463,20 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) {
 }
 
 // queryLimit reads an integer query parameter within [min, max].
-func queryInt(r *http.Request, name string, def, min, max int) (int, *Error) {
+func queryInt(r *http.Request, name string, def, min, max int) (int, *core.Error) {
 	s := strings.TrimSpace(r.URL.Query().Get(name))
 	if s == "" {
 		return def, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < min || n > max {
-		return 0, invalid(name, "%s must be an integer from %d to %d", name, min, max)
+		return 0, core.Invalid(name, "%s must be an integer from %d to %d", name, min, max)
 	}
 	return n, nil
 }
 
 // filterFromQuery reads the shared list filters from URL parameters.
-func filterFromQuery(r *http.Request) (storage.MemoryFilter, *Error) {
+func filterFromQuery(r *http.Request) (storage.MemoryFilter, *core.Error) {
 	q := r.URL.Query()
 	f := storage.MemoryFilter{
 		Type:       strings.TrimSpace(q.Get("type")),
@@ -488,18 +490,18 @@ func filterFromQuery(r *http.Request) (storage.MemoryFilter, *Error) {
 	if p := q.Get("pinned"); p != "" {
 		v, ok := parseBool(p)
 		if !ok {
-			return f, invalid("pinned", "pinned must be true or false")
+			return f, core.Invalid("pinned", "pinned must be true or false")
 		}
 		f.Pinned = &v
 	}
 	if s := firstNonEmpty(q.Get("importance_min"), q.Get("importanceMin")); s != "" {
 		x, err := strconv.ParseFloat(s, 64)
-		if err != nil || !validUnit(x) {
-			return f, invalid("importance_min", "importance_min must be a number between 0 and 1")
+		if err != nil || !core.ValidUnit(x) {
+			return f, core.Invalid("importance_min", "importance_min must be a number between 0 and 1")
 		}
 		f.ImportanceMin = &x
 	}
-	var e *Error
+	var e *core.Error
 	if f.Since, e = parseTimeParam("since", q.Get("since"), false); e != nil {
 		return f, e
 	}
@@ -549,7 +551,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) patch(w http.ResponseWriter, r *http.Request) {
-	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	b, e := readBody(w, r, a.svc.Config().Server.MaxBodyBytes)
 	if e != nil {
 		writeError(w, e)
 		return
@@ -563,9 +565,9 @@ func (a *API) patch(w http.ResponseWriter, r *http.Request) {
 	writeMutation(w, res, err)
 }
 
-func patchFrom(b body, id string) (Patch, *Error) {
-	p := Patch{ID: id}
-	var e *Error
+func patchFrom(b body, id string) (core.Patch, *core.Error) {
+	p := core.Patch{ID: id}
+	var e *core.Error
 	if id == "" {
 		s, _, err := b.str("id")
 		if err != nil {
@@ -579,14 +581,14 @@ func patchFrom(b body, id string) (Patch, *Error) {
 	if raw, _ := b.field("if_version", "ifVersion"); raw != nil {
 		v, err := b.integer("if_version", "ifVersion")
 		if err != nil || v == nil || *v < 1 {
-			return p, invalid("if_version", "if_version must be a positive integer")
+			return p, core.Invalid("if_version", "if_version must be a positive integer")
 		}
 		p.IfVersion = v
 	}
 	if raw, name := b.field("content"); raw != nil {
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
-			return p, invalid(name, "content must be a string")
+			return p, core.Invalid(name, "content must be a string")
 		}
 		p.Content = &s
 	}
@@ -610,7 +612,7 @@ func patchFrom(b body, id string) (Patch, *Error) {
 		return p, e
 	}
 	if p.Importance, e = b.number("importance"); e != nil {
-		return p, invalid("importance", "importance must be a finite number between 0 and 1")
+		return p, core.Invalid("importance", "importance must be a finite number between 0 and 1")
 	}
 	if p.Pinned, e = b.boolean("pinned"); e != nil {
 		return p, e
@@ -620,11 +622,11 @@ func patchFrom(b body, id string) (Patch, *Error) {
 
 // optionalBody reads a JSON body if one was sent; DELETE and recover accept
 // their fields in the body or the query string.
-func (a *API) optionalBody(w http.ResponseWriter, r *http.Request) (body, *Error) {
+func (a *API) optionalBody(w http.ResponseWriter, r *http.Request) (body, *core.Error) {
 	if r.ContentLength == 0 && r.Header.Get("Transfer-Encoding") == "" {
 		return body{}, nil
 	}
-	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	b, e := readBody(w, r, a.svc.Config().Server.MaxBodyBytes)
 	if e != nil && e.Message == "Invalid JSON body: the body is empty" {
 		return body{}, nil
 	}
@@ -632,7 +634,7 @@ func (a *API) optionalBody(w http.ResponseWriter, r *http.Request) (body, *Error
 }
 
 // reasonVersion reads reason and if_version from the body or the query.
-func reasonVersion(r *http.Request, b body) (string, *int64, *Error) {
+func reasonVersion(r *http.Request, b body) (string, *int64, *core.Error) {
 	reason, _, e := b.str("reason")
 	if e != nil {
 		return "", nil, e
@@ -644,13 +646,13 @@ func reasonVersion(r *http.Request, b body) (string, *int64, *Error) {
 	if raw, _ := b.field("if_version", "ifVersion"); raw != nil {
 		v, err := b.integer("if_version", "ifVersion")
 		if err != nil || v == nil || *v < 1 {
-			return "", nil, invalid("if_version", "if_version must be a positive integer")
+			return "", nil, core.Invalid("if_version", "if_version must be a positive integer")
 		}
 		ver = v
 	} else if s := firstNonEmpty(r.URL.Query().Get("if_version"), r.URL.Query().Get("ifVersion")); s != "" {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n < 1 {
-			return "", nil, invalid("if_version", "if_version must be a positive integer")
+			return "", nil, core.Invalid("if_version", "if_version must be a positive integer")
 		}
 		ver = &n
 	}
@@ -673,7 +675,7 @@ func (a *API) delete(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	in := ForgetInput{ID: r.PathValue("id"), Reason: reason, IfVersion: ver}
+	in := core.ForgetInput{ID: r.PathValue("id"), Reason: reason, IfVersion: ver}
 	if force != nil {
 		in.Force = *force
 	} else if v, ok := parseBool(r.URL.Query().Get("force")); ok {
@@ -694,24 +696,24 @@ func (a *API) recover(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	res, err := a.svc.Recover(r.Context(), RecoverInput{ID: r.PathValue("id"), Reason: reason, IfVersion: ver}, actorOf(r, b))
+	res, err := a.svc.Recover(r.Context(), core.RecoverInput{ID: r.PathValue("id"), Reason: reason, IfVersion: ver}, actorOf(r, b))
 	writeMutation(w, res, err)
 }
 
 func (a *API) modifyBatch(w http.ResponseWriter, r *http.Request) {
-	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	b, e := readBody(w, r, a.svc.Config().Server.MaxBodyBytes)
 	if e != nil {
 		writeError(w, e)
 		return
 	}
 	raw, _ := b.field("patches")
 	if raw == nil {
-		writeError(w, invalid("patches", "patches[] is required"))
+		writeError(w, core.Invalid("patches", "patches[] is required"))
 		return
 	}
 	var items []json.RawMessage
 	if json.Unmarshal(raw, &items) != nil {
-		writeError(w, invalid("patches", "patches must be an array of objects"))
+		writeError(w, core.Invalid("patches", "patches must be an array of objects"))
 		return
 	}
 	reason, _, e := b.str("reason")
@@ -721,18 +723,18 @@ func (a *API) modifyBatch(w http.ResponseWriter, r *http.Request) {
 	}
 	// A malformed patch becomes an invalid_request result of its own; the
 	// other patches still apply.
-	patches := make([]Patch, len(items))
+	patches := make([]core.Patch, len(items))
 	for i, item := range items {
 		pb, perr := parseBody(item)
 		if perr != nil {
-			patches[i].invalid = invalid("patches", "patch %d must be a JSON object", i)
+			patches[i].Malformed = core.Invalid("patches", "patch %d must be a JSON object", i)
 			continue
 		}
 		p, perr := patchFrom(pb, "")
 		if perr == nil && strings.TrimSpace(p.ID) == "" {
-			perr = invalid("id", "Patch id is required")
+			perr = core.Invalid("id", "Patch id is required")
 		}
-		p.invalid = perr
+		p.Malformed = perr
 		patches[i] = p
 	}
 	res, err := a.svc.ModifyBatch(r.Context(), patches, reason, actorOf(r, b))
@@ -744,7 +746,7 @@ func (a *API) modifyBatch(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) forgetBatch(w http.ResponseWriter, r *http.Request) {
-	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	b, e := readBody(w, r, a.svc.Config().Server.MaxBodyBytes)
 	if e != nil {
 		writeError(w, e)
 		return
@@ -762,9 +764,9 @@ func (a *API) forgetBatch(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res.Response())
 }
 
-func forgetInputFrom(b body) (BatchForgetInput, *Error) {
-	var in BatchForgetInput
-	var e *Error
+func forgetInputFrom(b body) (core.BatchForgetInput, *core.Error) {
+	var in core.BatchForgetInput
+	var e *core.Error
 	str := func(dst *string, names ...string) {
 		if e == nil {
 			*dst, _, e = b.str(names...)
@@ -803,7 +805,7 @@ func forgetInputFrom(b body) (BatchForgetInput, *Error) {
 	if raw, _ := b.field("limit"); raw != nil {
 		n, err := b.integer("limit")
 		if err != nil || n == nil || *n < 1 {
-			return in, invalid("limit", "limit must be a positive integer")
+			return in, core.Invalid("limit", "limit must be a positive integer")
 		}
 		in.Limit = int(min(*n, 1<<20))
 	}
@@ -824,8 +826,8 @@ func (a *API) memoryHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("id")
 	hist, err := a.svc.MemoryHistory(r.Context(), id, limit)
-	if errors.Is(err, ErrNotFound) {
-		writeError(w, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "Not found", Extra: map[string]any{"memoryId": id}})
+	if errors.Is(err, core.ErrNotFound) {
+		writeError(w, &core.Error{Status: http.StatusNotFound, Code: core.CodeNotFound, Message: "Not found", Extra: map[string]any{"memoryId": id}})
 		return
 	} else if err != nil {
 		a.fail(w, r, err)
@@ -865,7 +867,7 @@ func (a *API) export(w http.ResponseWriter, r *http.Request) {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	err := a.svc.Export(r.Context(), f, func(m *Memory) error { return enc.Encode(m) })
+	err := a.svc.Export(r.Context(), f, func(m *core.Memory) error { return enc.Encode(m) })
 	if err != nil {
 		// Headers are gone; a truncated stream is detected by the client
 		// through the missing trailer line.
@@ -877,7 +879,7 @@ func (a *API) export(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) importMemories(w http.ResponseWriter, r *http.Request) {
-	limit := max(a.svc.cfg.Server.MaxBodyBytes, 64<<20)
+	limit := max(a.svc.Config().Server.MaxBodyBytes, 64<<20)
 	body := http.MaxBytesReader(w, r.Body, limit)
 	recs, e := ReadImportLines(body)
 	if e != nil {
@@ -895,10 +897,10 @@ func (a *API) importMemories(w http.ResponseWriter, r *http.Request) {
 
 // DecodeRememberInput reads a remember request body as the API does, so the
 // CLI's direct mode accepts exactly what the API accepts.
-func DecodeRememberInput(raw []byte) (RememberInput, error) {
+func DecodeRememberInput(raw []byte) (core.RememberInput, error) {
 	b, e := parseBody(raw)
 	if e != nil {
-		return RememberInput{}, e
+		return core.RememberInput{}, e
 	}
 	in, e := rememberInputFrom(b)
 	if e != nil {
@@ -908,10 +910,10 @@ func DecodeRememberInput(raw []byte) (RememberInput, error) {
 }
 
 // DecodeRecallInput reads a recall request body as the API does.
-func DecodeRecallInput(raw []byte) (RecallInput, error) {
+func DecodeRecallInput(raw []byte) (core.RecallInput, error) {
 	b, e := parseBody(raw)
 	if e != nil {
-		return RecallInput{}, e
+		return core.RecallInput{}, e
 	}
 	in, e := recallInputFrom(b)
 	if e != nil {

@@ -1,7 +1,9 @@
-package core
+package httpapi
 
 import (
 	"net/http"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -28,7 +30,7 @@ func (a *API) listProposals(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	ps, err := a.svc.ListProposals(r.Context(), ProposalFilter{State: q.Get("state"), Action: q.Get("action"),
+	ps, err := a.svc.ListProposals(r.Context(), core.ProposalFilter{State: q.Get("state"), Action: q.Get("action"),
 		SourceMemoryID: q.Get("source_memory_id"), JobID: q.Get("job_id")}, limit)
 	if err != nil {
 		a.fail(w, r, err)
@@ -47,7 +49,7 @@ func (a *API) getProposal(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) decideProposal(w http.ResponseWriter, r *http.Request, approve bool) {
-	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	b, e := readBody(w, r, a.svc.Config().Server.MaxBodyBytes)
 	if e != nil {
 		writeError(w, e)
 		return

@@ -1,4 +1,4 @@
-package core
+package httpapi
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/text"
 
@@ -32,8 +34,8 @@ const mcpInstructions = `cairn is a local, persistent memory shared across sessi
 
 // mcpActor is who the history records for a write made through MCP: the
 // client's name when it gave one, always as an agent.
-func mcpActor(req *mcp.CallToolRequest) Actor {
-	a := Actor{Name: "mcp", Type: ActorAgent}
+func mcpActor(req *mcp.CallToolRequest) core.Actor {
+	a := core.Actor{Name: "mcp", Type: core.ActorAgent}
 	if req != nil {
 		if ci := req.ClientInfo(); ci != nil && strings.TrimSpace(ci.Name) != "" {
 			a.Name = strings.TrimSpace(ci.Name)
@@ -43,7 +45,7 @@ func mcpActor(req *mcp.CallToolRequest) Actor {
 }
 
 // mcpTools holds the MCP tool handlers; each calls the service it wraps.
-type mcpTools struct{ *Service }
+type mcpTools struct{ *core.Service }
 
 // mcpToolError is a tool failure shown to the model as an isError result
 // whose text names cairn's error code.
@@ -57,7 +59,7 @@ func (e *mcpToolError) Error() string { return e.Code + ": " + e.Message }
 // mcpErr converts a service error into a tool failure. Internal errors are
 // logged and reported with their text so a local user can act on them.
 func (s mcpTools) mcpErr(tool string, err error) error {
-	var ce *Error
+	var ce *core.Error
 	if errors.As(err, &ce) {
 		msg := ce.Message
 		if f, ok := ce.Extra["field"].(string); ok && f != "" && !strings.Contains(msg, f) {
@@ -69,7 +71,7 @@ func (s mcpTools) mcpErr(tool string, err error) error {
 		return &mcpToolError{Code: ce.Code, Message: msg}
 	}
 	s.Logger().Error("mcp tool failed", "tool", tool, "err", err)
-	return &mcpToolError{Code: CodeInternal, Message: err.Error()}
+	return &mcpToolError{Code: core.CodeInternal, Message: err.Error()}
 }
 
 func mcpF64(x float64) *float64 { return &x }
@@ -150,24 +152,24 @@ func (s mcpTools) mcpSearch(ctx context.Context, _ *mcp.CallToolRequest, in MCPS
 		in.Limit = MCPSearchDefaultLimit
 	}
 	if in.Limit < 1 || in.Limit > MCPSearchMaxLimit {
-		return nil, nil, s.mcpErr("memory_search", invalid("limit", "limit must be an integer from 1 to %d", MCPSearchMaxLimit))
+		return nil, nil, s.mcpErr("memory_search", core.Invalid("limit", "limit must be an integer from 1 to %d", MCPSearchMaxLimit))
 	}
-	if in.MinScore != nil && !validUnit(*in.MinScore) {
-		return nil, nil, s.mcpErr("memory_search", invalid("min_score", "min_score must be a number between 0 and 1"))
+	if in.MinScore != nil && !core.ValidUnit(*in.MinScore) {
+		return nil, nil, s.mcpErr("memory_search", core.Invalid("min_score", "min_score must be a number between 0 and 1"))
 	}
-	if in.ImportanceMin != nil && !validUnit(*in.ImportanceMin) {
-		return nil, nil, s.mcpErr("memory_search", invalid("importance_min", "importance_min must be a number between 0 and 1"))
+	if in.ImportanceMin != nil && !core.ValidUnit(*in.ImportanceMin) {
+		return nil, nil, s.mcpErr("memory_search", core.Invalid("importance_min", "importance_min must be a number between 0 and 1"))
 	}
 	f := storage.MemoryFilter{Type: strings.TrimSpace(in.Type), Tags: mcpTagFilter(in.Tags), Project: in.Project,
 		Who: in.Who, ImportanceMin: in.ImportanceMin}
-	var e *Error
+	var e *core.Error
 	if f.Since, e = parseTimeParam("since", in.Since, false); e != nil {
 		return nil, nil, s.mcpErr("memory_search", e)
 	}
 	if f.Until, e = parseTimeParam("until", in.Until, true); e != nil {
 		return nil, nil, s.mcpErr("memory_search", e)
 	}
-	res, err := s.Recall(ctx, RecallInput{Query: in.Query, Limit: in.Limit, Filter: f, Mode: strings.TrimSpace(in.Mode)})
+	res, err := s.Recall(ctx, core.RecallInput{Query: in.Query, Limit: in.Limit, Filter: f, Mode: strings.TrimSpace(in.Mode)})
 	if err != nil {
 		return nil, nil, s.mcpErr("memory_search", err)
 	}
@@ -228,7 +230,7 @@ type MCPStoreOutput struct {
 
 func (s mcpTools) mcpStore(ctx context.Context, req *mcp.CallToolRequest, in MCPStoreInput) (*mcp.CallToolResult, *MCPStoreOutput, error) {
 	actor := mcpActor(req)
-	rin := RememberInput{Content: in.Content, Type: in.Type, Importance: in.Importance, Pinned: in.Pinned,
+	rin := core.RememberInput{Content: in.Content, Type: in.Type, Importance: in.Importance, Pinned: in.Pinned,
 		Project: in.Project, Who: in.Who, SourceType: "mcp"}
 	if in.Tags != nil {
 		rin.Tags = in.Tags
@@ -259,20 +261,20 @@ type MCPGetInput struct {
 	ID string `json:"id" jsonschema:"memory id"`
 }
 
-func (s mcpTools) mcpGet(ctx context.Context, _ *mcp.CallToolRequest, in MCPGetInput) (*mcp.CallToolResult, *Memory, error) {
+func (s mcpTools) mcpGet(ctx context.Context, _ *mcp.CallToolRequest, in MCPGetInput) (*mcp.CallToolResult, *core.Memory, error) {
 	if strings.TrimSpace(in.ID) == "" {
-		return nil, nil, s.mcpErr("memory_get", invalid("id", "id is required"))
+		return nil, nil, s.mcpErr("memory_get", core.Invalid("id", "id is required"))
 	}
 	m, err := s.Get(ctx, strings.TrimSpace(in.ID), false)
 	if err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return nil, nil, &mcpToolError{Code: CodeNotFound, Message: "no memory with id " + in.ID}
+		if errors.Is(err, core.ErrNotFound) {
+			return nil, nil, &mcpToolError{Code: core.CodeNotFound, Message: "no memory with id " + in.ID}
 		}
 		return nil, nil, s.mcpErr("memory_get", err)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s%s\nid %s · version %d · %s%s · importance %.2f · created %s by %s", mcpPin(m.Pinned), m.Content,
-		m.ID, m.Version, m.Type, mcpTags(m.Tags), m.Importance, m.CreatedAt, orDefault(m.Who, m.UpdatedBy))
+		m.ID, m.Version, m.Type, mcpTags(m.Tags), m.Importance, m.CreatedAt, core.OrDefault(m.Who, m.UpdatedBy))
 	if m.Project != "" {
 		b.WriteString(" · project " + m.Project)
 	}
@@ -294,12 +296,12 @@ type MCPListInput struct {
 
 // MCPListOutput is memory_list's structured result.
 type MCPListOutput struct {
-	Memories []*Memory `json:"memories" jsonschema:"this page of memories, newest first"`
-	Count    int       `json:"count" jsonschema:"number of memories on this page"`
-	Total    int       `json:"total" jsonschema:"number of memories matching the filters"`
-	Limit    int       `json:"limit" jsonschema:"page size used"`
-	Offset   int       `json:"offset" jsonschema:"offset used"`
-	HasMore  bool      `json:"has_more" jsonschema:"true when more memories follow this page"`
+	Memories []*core.Memory `json:"memories" jsonschema:"this page of memories, newest first"`
+	Count    int            `json:"count" jsonschema:"number of memories on this page"`
+	Total    int            `json:"total" jsonschema:"number of memories matching the filters"`
+	Limit    int            `json:"limit" jsonschema:"page size used"`
+	Offset   int            `json:"offset" jsonschema:"offset used"`
+	HasMore  bool           `json:"has_more" jsonschema:"true when more memories follow this page"`
 }
 
 func (s mcpTools) mcpList(ctx context.Context, _ *mcp.CallToolRequest, in MCPListInput) (*mcp.CallToolResult, *MCPListOutput, error) {
@@ -307,10 +309,10 @@ func (s mcpTools) mcpList(ctx context.Context, _ *mcp.CallToolRequest, in MCPLis
 		in.Limit = MCPListDefaultLimit
 	}
 	if in.Limit < 1 || in.Limit > MCPListMaxLimit {
-		return nil, nil, s.mcpErr("memory_list", invalid("limit", "limit must be an integer from 1 to %d", MCPListMaxLimit))
+		return nil, nil, s.mcpErr("memory_list", core.Invalid("limit", "limit must be an integer from 1 to %d", MCPListMaxLimit))
 	}
 	if in.Offset < 0 {
-		return nil, nil, s.mcpErr("memory_list", invalid("offset", "offset must not be negative"))
+		return nil, nil, s.mcpErr("memory_list", core.Invalid("offset", "offset must not be negative"))
 	}
 	f := storage.MemoryFilter{Type: strings.TrimSpace(in.Type), Tags: mcpTagFilter(in.Tags), Project: in.Project,
 		Who: in.Who, Pinned: in.Pinned}
@@ -364,7 +366,7 @@ type MCPMutationOutput struct {
 	Embedded        *bool  `json:"embedded,omitempty" jsonschema:"whether the new text has a vector already"`
 }
 
-func mcpMutationOut(r *MutationResult) *MCPMutationOutput {
+func mcpMutationOut(r *core.MutationResult) *MCPMutationOutput {
 	out := &MCPMutationOutput{ID: r.ID, Status: r.Status, Version: r.CurrentVersion,
 		ContentChanged: r.ContentChanged, Embedded: r.Embedded}
 	if r.NewVersion != 0 {
@@ -374,19 +376,19 @@ func mcpMutationOut(r *MutationResult) *MCPMutationOutput {
 }
 
 // mcpMutationErr reports a failed change, naming the current version on a conflict.
-func (s mcpTools) mcpMutationErr(tool string, r *MutationResult, err error) error {
+func (s mcpTools) mcpMutationErr(tool string, r *core.MutationResult, err error) error {
 	te := s.mcpErr(tool, err)
 	if e, ok := te.(*mcpToolError); ok && r != nil && r.CurrentVersion > 0 && !strings.Contains(e.Message, "version "+strconv.FormatInt(r.CurrentVersion, 10)) {
 		e.Message += fmt.Sprintf(" (the memory is at version %d)", r.CurrentVersion)
 	}
-	if e, ok := te.(*mcpToolError); ok && e.Code == CodeNotFound {
+	if e, ok := te.(*mcpToolError); ok && e.Code == core.CodeNotFound {
 		e.Message = "no memory with id " + r.ID
 	}
 	return te
 }
 
 func (s mcpTools) mcpModify(ctx context.Context, req *mcp.CallToolRequest, in MCPModifyInput) (*mcp.CallToolResult, *MCPMutationOutput, error) {
-	p := Patch{ID: strings.TrimSpace(in.ID), Reason: in.Reason, IfVersion: in.IfVersion, Content: in.Content,
+	p := core.Patch{ID: strings.TrimSpace(in.ID), Reason: in.Reason, IfVersion: in.IfVersion, Content: in.Content,
 		Type: in.Type, Importance: in.Importance, Tags: in.Tags, Pinned: in.Pinned}
 	if p.Tags != nil && *p.Tags == nil {
 		p.Tags = &[]string{}
@@ -404,7 +406,7 @@ func (s mcpTools) mcpModify(ctx context.Context, req *mcp.CallToolRequest, in MC
 }
 
 func (s mcpTools) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCPForgetInput) (*mcp.CallToolResult, *MCPMutationOutput, error) {
-	r, err := s.Forget(ctx, ForgetInput{ID: strings.TrimSpace(in.ID), Reason: in.Reason, IfVersion: in.IfVersion, Force: in.Force}, mcpActor(req))
+	r, err := s.Forget(ctx, core.ForgetInput{ID: strings.TrimSpace(in.ID), Reason: in.Reason, IfVersion: in.IfVersion, Force: in.Force}, mcpActor(req))
 	if err != nil {
 		return nil, nil, s.mcpMutationErr("memory_forget", r, err)
 	}
@@ -420,7 +422,7 @@ func (s mcpTools) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MC
 // memory_forget. Every write goes through the service's one write path with
 // the calling client as an agent actor. Tool failures are isError results
 // whose text starts with cairn's error code.
-func NewMCPServer(svc *Service, version string) *mcp.Server {
+func NewMCPServer(svc *core.Service, version string) *mcp.Server {
 	tools := mcpTools{svc}
 	if version == "" {
 		version = "dev"
@@ -440,7 +442,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 			p["limit"].Minimum, p["limit"].Maximum, p["limit"].Default = mcpF64(1), mcpF64(MCPSearchMaxLimit), mcpRaw(MCPSearchDefaultLimit)
 			p["min_score"].Minimum, p["min_score"].Maximum = mcpF64(0), mcpF64(1)
 			p["importance_min"].Minimum, p["importance_min"].Maximum = mcpF64(0), mcpF64(1)
-			p["mode"].Enum = []any{ModeHybrid, ModeKeyword, ModeVector}
+			p["mode"].Enum = []any{core.ModeHybrid, core.ModeKeyword, core.ModeVector}
 		}),
 		Annotations: &mcp.ToolAnnotations{Title: "Search memories", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: closed},
 	}, tools.mcpSearch)
@@ -460,7 +462,7 @@ func NewMCPServer(svc *Service, version string) *mcp.Server {
 
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:         "memory_get",
-		OutputSchema: mcpSchema[Memory](nil),
+		OutputSchema: mcpSchema[core.Memory](nil),
 		Title:        "Get a memory",
 		Description:  "Return one memory with every field (content, type, tags, importance, version, history counters, ...).",
 		InputSchema:  mcpSchema[MCPGetInput](func(p map[string]*jsonschema.Schema) { p["id"].MinLength = mcpInt(1) }),

@@ -1,4 +1,4 @@
-package core
+package httpapi
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/auth"
 
@@ -49,9 +51,9 @@ type rateWindow struct {
 
 func newAuthGate(a *API) *authGate { return &authGate{a: a, windows: map[string]*rateWindow{}} }
 
-func (g *authGate) cfg() config.AuthConfig { return g.a.svc.cfg.Auth }
+func (g *authGate) cfg() config.AuthConfig { return g.a.svc.Config().Auth }
 
-func (g *authGate) now() time.Time { return g.a.svc.now() }
+func (g *authGate) now() time.Time { return g.a.svc.Now() }
 
 // loadSecret returns the signing secret, creating it on first use.
 func (g *authGate) loadSecret() ([]byte, error) {
@@ -60,7 +62,7 @@ func (g *authGate) loadSecret() ([]byte, error) {
 	if g.secret != nil {
 		return g.secret, nil
 	}
-	s, err := auth.LoadOrCreateSecret(auth.AuthSecretPath(g.cfg(), filepath.Dir(g.a.svc.db.Path())))
+	s, err := auth.LoadOrCreateSecret(auth.AuthSecretPath(g.cfg(), filepath.Dir(g.a.svc.DB().Path())))
 	if err != nil {
 		return nil, err
 	}
@@ -194,25 +196,25 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 			info = authInfo{claims: &auth.Claims{Sub: "local", Role: "admin"}}
 		case authz == "":
 			w.Header().Set("WWW-Authenticate", "Bearer")
-			writeError(w, &Error{Status: http.StatusUnauthorized, Code: auth.CodeUnauthorized, Message: "authentication required"})
+			writeError(w, &core.Error{Status: http.StatusUnauthorized, Code: auth.CodeUnauthorized, Message: "authentication required"})
 			return
 		default:
 			scheme, tok, _ := strings.Cut(authz, " ")
 			if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
 				w.Header().Set("WWW-Authenticate", "Bearer")
-				writeError(w, &Error{Status: http.StatusUnauthorized, Code: auth.CodeUnauthorized, Message: "authentication required: use Authorization: Bearer <token>"})
+				writeError(w, &core.Error{Status: http.StatusUnauthorized, Code: auth.CodeUnauthorized, Message: "authentication required: use Authorization: Bearer <token>"})
 				return
 			}
 			secret, err := g.loadSecret()
 			if err != nil {
 				g.a.log.Error("auth secret", "err", err)
-				writeError(w, &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "auth secret unavailable"})
+				writeError(w, &core.Error{Status: http.StatusInternalServerError, Code: core.CodeInternal, Message: "auth secret unavailable"})
 				return
 			}
 			c, err := auth.VerifyToken(secret, strings.TrimSpace(tok), g.now())
 			if err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-				writeError(w, &Error{Status: http.StatusUnauthorized, Code: auth.CodeUnauthorized, Message: err.Error()})
+				writeError(w, &core.Error{Status: http.StatusUnauthorized, Code: auth.CodeUnauthorized, Message: err.Error()})
 				return
 			}
 			info = authInfo{claims: c, authenticated: true}
@@ -229,7 +231,7 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 		}
 		c := info.claims
 		if rule.perm != "" && !auth.RoleHas(c.Role, rule.perm) {
-			writeError(w, &Error{Status: http.StatusForbidden, Code: auth.CodeForbidden,
+			writeError(w, &core.Error{Status: http.StatusForbidden, Code: auth.CodeForbidden,
 				Message: fmt.Sprintf("role '%s' lacks '%s' permission", c.Role, rule.perm)})
 			return
 		}
@@ -237,13 +239,13 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 			if retry, ok := g.allow(c.Sub, rule.limiter); !ok {
 				secs := int(math.Ceil(retry.Seconds()))
 				w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-				writeError(w, &Error{Status: http.StatusTooManyRequests, Code: auth.CodeRateLimited, Message: "rate limit exceeded",
+				writeError(w, &core.Error{Status: http.StatusTooManyRequests, Code: auth.CodeRateLimited, Message: "rate limit exceeded",
 					Extra: map[string]any{"retryAfter": g.now().Add(retry).UnixMilli(), "operation": rule.limiter}})
 				return
 			}
 		}
 		if c.Role != "admin" && c.Scope.Project != "" {
-			var e *Error
+			var e *core.Error
 			r, e = g.applyScope(w, r, rule.scope, c.Scope.Project)
 			if e != nil {
 				writeError(w, e)
@@ -291,12 +293,12 @@ func (g *authGate) allow(sub, op string) (time.Duration, bool) {
 	return 0, true
 }
 
-var errOutOfScope = &Error{Status: http.StatusForbidden, Code: auth.CodeForbidden, Message: "token scope does not cover this project"}
+var errOutOfScope = &core.Error{Status: http.StatusForbidden, Code: auth.CodeForbidden, Message: "token scope does not cover this project"}
 
 // applyScope confines a project-scoped caller to its project: list and
 // search filters are forced to it, bodies are rewritten, and a memory of
 // another project is not found (reads) or forbidden (writes).
-func (g *authGate) applyScope(w http.ResponseWriter, r *http.Request, kind scopeKind, project string) (*http.Request, *Error) {
+func (g *authGate) applyScope(w http.ResponseWriter, r *http.Request, kind scopeKind, project string) (*http.Request, *core.Error) {
 	switch kind {
 	case scopeQuery:
 		q := r.URL.Query()
@@ -304,7 +306,7 @@ func (g *authGate) applyScope(w http.ResponseWriter, r *http.Request, kind scope
 		q.Set("project", project)
 		r.URL.RawQuery = q.Encode()
 	case scopeDenied:
-		return r, &Error{Status: http.StatusForbidden, Code: auth.CodeForbidden, Message: "not available to a project-scoped token"}
+		return r, &core.Error{Status: http.StatusForbidden, Code: auth.CodeForbidden, Message: "not available to a project-scoped token"}
 	case scopeID, scopeIDWrite:
 		// The router has not set path values yet: every such route is
 		// /api/memory/{id}[/...].
@@ -340,10 +342,10 @@ func (g *authGate) applyScope(w http.ResponseWriter, r *http.Request, kind scope
 	return r, nil
 }
 
-func (g *authGate) readObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, []byte, *Error) {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.a.svc.cfg.Server.MaxBodyBytes))
+func (g *authGate) readObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, []byte, *core.Error) {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.a.svc.Config().Server.MaxBodyBytes))
 	if err != nil {
-		return nil, nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge, Message: "request body too large"}
+		return nil, nil, &core.Error{Status: http.StatusRequestEntityTooLarge, Code: core.CodeTooLarge, Message: "request body too large"}
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil {
@@ -352,7 +354,7 @@ func (g *authGate) readObject(w http.ResponseWriter, r *http.Request) (map[strin
 	return obj, raw, nil
 }
 
-func (g *authGate) memoryInScope(r *http.Request, id, project string, write bool) *Error {
+func (g *authGate) memoryInScope(r *http.Request, id, project string, write bool) *core.Error {
 	m, err := g.a.svc.Get(r.Context(), id, true)
 	if err != nil || m == nil {
 		return nil // the handler answers not found
@@ -363,12 +365,12 @@ func (g *authGate) memoryInScope(r *http.Request, id, project string, write bool
 	if write {
 		return errOutOfScope
 	}
-	return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "Not found", Extra: map[string]any{"memoryId": id}}
+	return &core.Error{Status: http.StatusNotFound, Code: core.CodeNotFound, Message: "Not found", Extra: map[string]any{"memoryId": id}}
 }
 
 // batchInScope checks the ids of a batch forget and the patches of a batch
 // modify.
-func (g *authGate) batchInScope(r *http.Request, obj map[string]json.RawMessage, project string) *Error {
+func (g *authGate) batchInScope(r *http.Request, obj map[string]json.RawMessage, project string) *core.Error {
 	var ids []string
 	if raw, ok := obj["ids"]; ok {
 		_ = json.Unmarshal(raw, &ids)
@@ -396,13 +398,13 @@ func (g *authGate) batchInScope(r *http.Request, obj map[string]json.RawMessage,
 
 // authToken issues a token: POST /api/auth/token {role, scope?, ttlSeconds?}.
 func (a *API) authToken(w http.ResponseWriter, r *http.Request) {
-	b, e := readBody(w, r, a.svc.cfg.Server.MaxBodyBytes)
+	b, e := readBody(w, r, a.svc.Config().Server.MaxBodyBytes)
 	if e != nil {
 		writeError(w, e)
 		return
 	}
 	if a.auth.cfg().Mode == auth.AuthLocal || a.auth.cfg().Mode == "" {
-		writeError(w, invalid("mode", "tokens need auth.mode team or hybrid; local mode has no secret"))
+		writeError(w, core.Invalid("mode", "tokens need auth.mode team or hybrid; local mode has no secret"))
 		return
 	}
 	role, _, e := b.str("role")
@@ -411,13 +413,13 @@ func (a *API) authToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !auth.ValidRole(role) {
-		writeError(w, invalid("role", "role must be one of %s", strings.Join(auth.Roles, ", ")))
+		writeError(w, core.Invalid("role", "role must be one of %s", strings.Join(auth.Roles, ", ")))
 		return
 	}
 	var scope auth.TokenScope
 	if raw, _ := b.field("scope"); raw != nil && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &scope); err != nil {
-			writeError(w, invalid("scope", "scope must be an object {project?, agent?, user?}"))
+			writeError(w, core.Invalid("scope", "scope must be an object {project?, agent?, user?}"))
 			return
 		}
 	}
@@ -425,7 +427,7 @@ func (a *API) authToken(w http.ResponseWriter, r *http.Request) {
 	if raw, _ := b.field("ttlSeconds", "ttl_seconds"); raw != nil {
 		n, err := b.integer("ttlSeconds", "ttl_seconds")
 		if err != nil || n == nil || *n < 1 || *n > 10*366*24*3600 {
-			writeError(w, invalid("ttlSeconds", "ttlSeconds must be a positive integer of at most ten years"))
+			writeError(w, core.Invalid("ttlSeconds", "ttlSeconds must be a positive integer of at most ten years"))
 			return
 		}
 		ttl = time.Duration(*n) * time.Second
@@ -438,7 +440,7 @@ func (a *API) authToken(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	c := auth.NewClaims(role, scope, ttl, a.svc.now())
+	c := auth.NewClaims(role, scope, ttl, a.svc.Now())
 	tok, err := auth.SignToken(secret, c)
 	if err != nil {
 		a.fail(w, r, err)
@@ -450,7 +452,7 @@ func (a *API) authToken(w http.ResponseWriter, r *http.Request) {
 // whoami answers GET /api/auth/whoami.
 func (a *API) whoami(w http.ResponseWriter, r *http.Request) {
 	info := authFrom(r.Context())
-	out := map[string]any{"authenticated": info.authenticated, "mode": a.svc.cfg.Auth.Mode, "claims": nil}
+	out := map[string]any{"authenticated": info.authenticated, "mode": a.svc.Config().Auth.Mode, "claims": nil}
 	if info.claims != nil {
 		out["claims"] = info.claims
 	}

@@ -1,10 +1,12 @@
-package core
+package httpapi
 
 import (
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/cairnmem/cairn/core"
 )
 
 // documentRoutes registers the documents API (reference section 2.5).
@@ -22,19 +24,19 @@ func (a *API) documentRoutes() {
 // escaping can double the size of text); the content itself is then held
 // to documents.max_content_bytes.
 func (a *API) documentBodyLimit() int64 {
-	return max(a.svc.cfg.Server.MaxBodyBytes, 2*a.svc.cfg.Documents.MaxContentBytes)
+	return max(a.svc.Config().Server.MaxBodyBytes, 2*a.svc.Config().Documents.MaxContentBytes)
 }
 
 // documentInputFrom reads a document request. Fields are snake_case, with
 // the camelCase aliases Signet clients send.
-func documentInputFrom(b body) (DocumentInput, *Error) {
-	var in DocumentInput
-	var e *Error
+func documentInputFrom(b body) (core.DocumentInput, *core.Error) {
+	var in core.DocumentInput
+	var e *core.Error
 	var ok bool
 	if in.SourceType, ok, e = b.str("source_type", "sourceType"); e != nil {
 		return in, e
 	} else if !ok {
-		return in, invalid("source_type", "source_type must be text, url, or file")
+		return in, core.Invalid("source_type", "source_type must be text, url, or file")
 	}
 	for _, f := range []struct {
 		dst   *string
@@ -85,7 +87,7 @@ func (a *API) listDocuments(w http.ResponseWriter, r *http.Request) {
 	if v := strings.TrimSpace(q.Get("limit")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			writeError(w, invalid("limit", "limit must be a positive integer (at most 500)"))
+			writeError(w, core.Invalid("limit", "limit must be a positive integer (at most 500)"))
 			return
 		}
 		limit = n
@@ -93,7 +95,7 @@ func (a *API) listDocuments(w http.ResponseWriter, r *http.Request) {
 	if v := strings.TrimSpace(q.Get("offset")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			writeError(w, invalid("offset", "offset must be a non-negative integer"))
+			writeError(w, core.Invalid("offset", "offset must be a non-negative integer"))
 			return
 		}
 		offset = n

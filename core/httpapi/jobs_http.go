@@ -1,7 +1,9 @@
-package core
+package httpapi
 
 import (
 	"net/http"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -14,7 +16,7 @@ func (a *API) listJobs(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	jobs, err := a.svc.ListJobs(r.Context(), JobFilter{Status: q.Get("status"), JobType: q.Get("type"), MemoryID: q.Get("memory_id")}, limit)
+	jobs, err := a.svc.ListJobs(r.Context(), core.JobFilter{Status: q.Get("status"), JobType: q.Get("type"), MemoryID: q.Get("memory_id")}, limit)
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -1,23 +1,25 @@
-package core
+package httpapi
 
 import (
 	"net/http"
 	"strings"
+
+	"github.com/cairnmem/cairn/core"
 )
 
 // recallFromQuery builds a recall request from URL parameters (the GET
 // search routes): q, limit, and the list filters.
-func recallFromQuery(r *http.Request, defLimit int) (RecallInput, *Error) {
-	var in RecallInput
+func recallFromQuery(r *http.Request, defLimit int) (core.RecallInput, *core.Error) {
+	var in core.RecallInput
 	q := r.URL.Query()
 	in.Query = q.Get("q")
 	if strings.TrimSpace(in.Query) == "" {
 		in.Query = q.Get("query")
 	}
 	if strings.TrimSpace(in.Query) == "" {
-		return in, invalid("q", "q is required")
+		return in, core.Invalid("q", "q is required")
 	}
-	limit, e := queryInt(r, "limit", defLimit, 1, MaxRecallLimit)
+	limit, e := queryInt(r, "limit", defLimit, 1, core.MaxRecallLimit)
 	if e != nil {
 		return in, e
 	}
@@ -50,10 +52,10 @@ func (a *API) searchGET(defLimit int) http.HandlerFunc {
 func (a *API) similar(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimSpace(r.URL.Query().Get("id"))
 	if id == "" {
-		writeError(w, invalid("id", "id is required"))
+		writeError(w, core.Invalid("id", "id is required"))
 		return
 	}
-	k, e := queryInt(r, "k", 10, 1, MaxRecallLimit)
+	k, e := queryInt(r, "k", 10, 1, core.MaxRecallLimit)
 	if e != nil {
 		writeError(w, e)
 		return

@@ -1,5 +1,0 @@
-package core
-
-import "runtime"
-
-func runtimeProcs() int { return runtime.GOMAXPROCS(0) }

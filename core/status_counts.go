@@ -1,0 +1,38 @@
+package core
+
+import (
+	"context"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// ProviderState is the extraction provider as the pipeline last saw it.
+type ProviderState struct {
+	Provider  string // the provider the workers resolved
+	Available bool
+	// Error is the provider's own error, else the pipeline's last error.
+	Error string
+}
+
+// Provider returns the extraction provider's state.
+func (r *PipelineRuntime) Provider() ProviderState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.providerError
+	if e == "" {
+		e = r.lastError
+	}
+	return ProviderState{Provider: r.provider, Available: r.providerAvailable, Error: e}
+}
+
+// MemoryTotals returns the live and deleted memory counts (cheap: a
+// trigger-kept row).
+func (s *Service) MemoryTotals(ctx context.Context) (live, deleted int64, err error) {
+	total, deleted, err := MemoryCounts(ctx, s.db.Reader())
+	return total - deleted, deleted, err
+}
+
+// PendingProposals counts the proposals waiting for a decision.
+func (s *Service) PendingProposals(ctx context.Context) (int64, error) {
+	return Count(ctx, s.db.Reader(), `SELECT count(*) FROM pipeline_proposals WHERE state = ?`, storage.ProposalPending)
+}
