@@ -19,7 +19,7 @@ import (
 
 // checkAnswer asserts the invariants every API answer keeps: never a 5xx,
 // always a JSON object, and errors in the {"error","code"} shape.
-func checkAnswer(t *testing.T, r *resp, input []byte) {
+func checkAnswer(t *testing.T, r *Resp, input []byte) {
 	t.Helper()
 	if r.Status >= 500 {
 		t.Fatalf("input %q: %s", input, r)
@@ -28,16 +28,16 @@ func checkAnswer(t *testing.T, r *resp, input []byte) {
 		t.Fatalf("input %q: answer is not a JSON object: %s", input, r)
 	}
 	if r.Status >= 400 {
-		if r.str("error") == "" || r.str("code") == "" {
+		if r.Str("error") == "" || r.Str("code") == "" {
 			t.Fatalf("input %q: error answer without error/code: %s", input, r)
 		}
 	}
 }
 
-// liveState counts what a request may change, cheaply.
-func (e *env) liveState(t testing.TB) (live, deleted, history int) {
+// LiveState counts what a request may change, cheaply.
+func (e *Env) LiveState(t testing.TB) (live, deleted, history int) {
 	t.Helper()
-	err := e.ro.QueryRow(`SELECT COALESCE(SUM(is_deleted = 0), 0), COALESCE(SUM(is_deleted = 1), 0),
+	err := e.RO.QueryRow(`SELECT COALESCE(SUM(is_deleted = 0), 0), COALESCE(SUM(is_deleted = 1), 0),
 		(SELECT count(*) FROM memory_history) FROM memories`).Scan(&live, &deleted, &history)
 	if err != nil {
 		t.Fatalf("live state: %v", err)
@@ -46,12 +46,12 @@ func (e *env) liveState(t testing.TB) (live, deleted, history int) {
 }
 
 func FuzzRememberBody(f *testing.F) {
-	e := newStoreEnv(f)
+	e := NewStoreEnv(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		live0, _, hist0 := e.liveState(t)
-		r := e.do(t, "POST", "/api/memory/remember", rawBody(body), nil)
+		live0, _, hist0 := e.LiveState(t)
+		r := e.Do(t, "POST", "/api/memory/remember", RawBody(body), nil)
 		checkAnswer(t, r, body)
-		live1, _, hist1 := e.liveState(t)
+		live1, _, hist1 := e.LiveState(t)
 		if r.Status != http.StatusOK {
 			if live1 != live0 || hist1 != hist0 {
 				t.Fatalf("input %q: refused with %d but the store changed (%d→%d rows, %d→%d history)", body, r.Status, live0, live1, hist0, hist1)
@@ -61,23 +61,23 @@ func FuzzRememberBody(f *testing.F) {
 		if live1-live0 != hist1-hist0 {
 			t.Fatalf("input %q: %d memories created but %d history events", body, live1-live0, hist1-hist0)
 		}
-		ids := []string{r.str("id")}
-		if r.boolean("chunked") {
-			ids = strs(r.JSON["ids"])
-			if len(ids) == 0 || int(r.num("chunk_count")) != len(ids) || r.str("group_id") == "" {
+		ids := []string{r.Str("id")}
+		if r.Bool("chunked") {
+			ids = Strs(r.JSON["ids"])
+			if len(ids) == 0 || int(r.Num("chunk_count")) != len(ids) || r.Str("group_id") == "" {
 				t.Fatalf("input %q: chunked answer %s", body, r)
 			}
 		}
 		for _, id := range ids {
-			g := e.do(t, "GET", "/api/memory/"+id, nil, nil)
+			g := e.Do(t, "GET", "/api/memory/"+id, nil, nil)
 			if g.Status != http.StatusOK {
 				t.Fatalf("input %q: remembered %s but GET says %s", body, id, g)
 			}
-			c := g.str("content")
+			c := g.Str("content")
 			if c == "" || c != strings.TrimSpace(c) || !utf8.ValidString(c) {
 				t.Fatalf("input %q: stored content %q", body, c)
 			}
-			if imp := g.num("importance"); imp < 0 || imp > 1 {
+			if imp := g.Num("importance"); imp < 0 || imp > 1 {
 				t.Fatalf("input %q: importance %v", body, imp)
 			}
 			if _, ok := g.JSON["tags"].([]any); !ok {
@@ -88,62 +88,62 @@ func FuzzRememberBody(f *testing.F) {
 }
 
 func FuzzPatchBody(f *testing.F) {
-	e := newStoreEnv(f)
-	target := e.mustID(f, "fuzz patch target")
-	e.mustID(f, "fuzz duplicate candidate")
+	e := NewStoreEnv(f)
+	target := e.MustID(f, "fuzz patch target")
+	e.MustID(f, "fuzz duplicate candidate")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		before := e.do(t, "GET", "/api/memory/"+target, nil, nil).want(t, http.StatusOK)
-		_, _, hist0 := e.liveState(t)
-		r := e.do(t, "PATCH", "/api/memory/"+target, rawBody(body), nil)
+		before := e.Do(t, "GET", "/api/memory/"+target, nil, nil).Want(t, http.StatusOK)
+		_, _, hist0 := e.LiveState(t)
+		r := e.Do(t, "PATCH", "/api/memory/"+target, RawBody(body), nil)
 		checkAnswer(t, r, body)
-		after := e.do(t, "GET", "/api/memory/"+target, nil, nil).want(t, http.StatusOK)
-		_, _, hist1 := e.liveState(t)
-		v0, v1 := before.num("version"), after.num("version")
-		if r.Status == http.StatusOK && r.str("status") == "updated" {
-			if r.num("newVersion") != v0+1 || v1 != v0+1 || hist1 != hist0+1 {
+		after := e.Do(t, "GET", "/api/memory/"+target, nil, nil).Want(t, http.StatusOK)
+		_, _, hist1 := e.LiveState(t)
+		v0, v1 := before.Num("version"), after.Num("version")
+		if r.Status == http.StatusOK && r.Str("status") == "updated" {
+			if r.Num("newVersion") != v0+1 || v1 != v0+1 || hist1 != hist0+1 {
 				t.Fatalf("input %q: updated %s, version %v→%v, history %d→%d", body, r, v0, v1, hist0, hist1)
 			}
-			if c := after.str("content"); c == "" || !utf8.ValidString(c) {
+			if c := after.Str("content"); c == "" || !utf8.ValidString(c) {
 				t.Fatalf("input %q: content %q", body, c)
 			}
-			if imp := after.num("importance"); imp < 0 || imp > 1 {
+			if imp := after.Num("importance"); imp < 0 || imp > 1 {
 				t.Fatalf("input %q: importance %v", body, imp)
 			}
 			return
 		}
-		if r.Status == http.StatusOK && r.str("status") != "no_changes" {
-			t.Fatalf("input %q: 200 with status %q", body, r.str("status"))
+		if r.Status == http.StatusOK && r.Str("status") != "no_changes" {
+			t.Fatalf("input %q: 200 with status %q", body, r.Str("status"))
 		}
-		if v1 != v0 || hist1 != hist0 || after.str("content") != before.str("content") {
+		if v1 != v0 || hist1 != hist0 || after.Str("content") != before.Str("content") {
 			t.Fatalf("input %q: answered %s but the memory changed (version %v→%v, history %d→%d)", body, r, v0, v1, hist0, hist1)
 		}
 	})
 }
 
 func FuzzForgetBody(f *testing.F) {
-	e := newStoreEnv(f)
+	e := NewStoreEnv(f)
 	n := 0
 	replenish := func(tb testing.TB) {
 		for {
-			live, _, _ := e.liveState(tb)
+			live, _, _ := e.LiveState(tb)
 			if live >= 8 {
 				return
 			}
 			n++
-			e.mustID(tb, fmt.Sprintf("fuzz forget memory %d about deploys", n), "tags", []string{"fuzz", fmt.Sprint(n % 3)}, "pinned", n%4 == 0)
+			e.MustID(tb, fmt.Sprintf("fuzz forget memory %d about deploys", n), "tags", []string{"fuzz", fmt.Sprint(n % 3)}, "pinned", n%4 == 0)
 		}
 	}
 	for i := range 8 {
 		n++
-		e.mustID(f, fmt.Sprintf("fuzz forget memory %d about deploys", n), "tags", []string{"fuzz", fmt.Sprint(i % 3)}, "pinned", i%4 == 0)
+		e.MustID(f, fmt.Sprintf("fuzz forget memory %d about deploys", n), "tags", []string{"fuzz", fmt.Sprint(i % 3)}, "pinned", i%4 == 0)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		replenish(t)
-		live0, del0, hist0 := e.liveState(t)
-		r := e.do(t, "POST", "/api/memory/forget", rawBody(body), nil)
+		live0, del0, hist0 := e.LiveState(t)
+		r := e.Do(t, "POST", "/api/memory/forget", RawBody(body), nil)
 		checkAnswer(t, r, body)
-		live1, del1, hist1 := e.liveState(t)
-		if r.Status == http.StatusOK && r.str("mode") == "execute" {
+		live1, del1, hist1 := e.LiveState(t)
+		if r.Status == http.StatusOK && r.Str("mode") == "execute" {
 			deleted := 0
 			results, _ := r.JSON["results"].([]any)
 			for _, res := range results {
@@ -151,22 +151,22 @@ func FuzzForgetBody(f *testing.F) {
 					deleted++
 				}
 			}
-			if int(r.num("deleted")) != deleted || live0-live1 != deleted || del1-del0 != deleted || hist1-hist0 != deleted {
+			if int(r.Num("deleted")) != deleted || live0-live1 != deleted || del1-del0 != deleted || hist1-hist0 != deleted {
 				t.Fatalf("input %q: answered deleted=%v (%d results deleted); live %d→%d, deleted %d→%d, history %d→%d",
-					body, r.num("deleted"), deleted, live0, live1, del0, del1, hist0, hist1)
+					body, r.Num("deleted"), deleted, live0, live1, del0, del1, hist0, hist1)
 			}
 			return
 		}
 		if r.Status == http.StatusOK {
-			if r.str("mode") != "preview" {
-				t.Fatalf("input %q: mode %q", body, r.str("mode"))
+			if r.Str("mode") != "preview" {
+				t.Fatalf("input %q: mode %q", body, r.Str("mode"))
 			}
 			// An empty preview omits "candidates" (reported separately by
 			// TestBatchForgetEmptySelectionShape); treat it as empty here.
 			cands, _ := r.JSON["candidates"].([]any)
 			for _, c := range cands {
 				id, _ := c.(map[string]any)["id"].(string)
-				if g := e.do(t, "GET", "/api/memory/"+id, nil, nil); g.Status != http.StatusOK {
+				if g := e.Do(t, "GET", "/api/memory/"+id, nil, nil); g.Status != http.StatusOK {
 					t.Fatalf("input %q: preview offers %s which is not live: %s", body, id, g)
 				}
 			}
@@ -178,20 +178,20 @@ func FuzzForgetBody(f *testing.F) {
 }
 
 func FuzzRecallBody(f *testing.F) {
-	e := newStoreEnv(f)
+	e := NewStoreEnv(f)
 	for _, c := range []string{deployFact, "User prefers bun over npm for TypeScript projects.", "Ünïcödé test: 東京 meeting moved to Thursday 🚀",
 		"critical: never commit secrets to git", "[infra,db]: postgres runs on port 5433 in staging"} {
-		e.mustID(f, c)
+		e.MustID(f, c)
 	}
-	gone := e.mustID(f, "deleted deploy atlas postgres secrets meeting notes")
-	e.del(f, gone, map[string]any{"reason": "fuzz"}).want(f, http.StatusOK)
+	gone := e.MustID(f, "deleted deploy atlas postgres secrets meeting notes")
+	e.Del(f, gone, map[string]any{"reason": "fuzz"}).Want(f, http.StatusOK)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r := e.do(t, "POST", "/api/memory/recall", rawBody(body), nil)
+		r := e.Do(t, "POST", "/api/memory/recall", RawBody(body), nil)
 		checkAnswer(t, r, body)
 		if r.Status != http.StatusOK {
 			return
 		}
-		hits := r.list(t, "results")
+		hits := r.List(t, "results")
 		if len(hits) > core.MaxRecallLimit {
 			t.Fatalf("input %q: %d results", body, len(hits))
 		}
@@ -252,9 +252,9 @@ func FuzzParsePrefixes(f *testing.F) {
 }
 
 func FuzzSanitizeFTSQuery(f *testing.F) {
-	e := newStoreEnv(f)
+	e := NewStoreEnv(f)
 	for _, c := range []string{deployFact, "Ünïcödé test: 東京 meeting moved to Thursday 🚀", "crème brûlée", "İstanbul ǅ ﬁ"} {
-		e.mustID(f, c)
+		e.MustID(f, c)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
 		match := text.SanitizeFTSQuery(q)
@@ -274,11 +274,11 @@ func FuzzSanitizeFTSQuery(f *testing.F) {
 			}
 		}
 		var n int
-		if err := e.ro.QueryRow(`SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?`, match).Scan(&n); err != nil {
+		if err := e.RO.QueryRow(`SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?`, match).Scan(&n); err != nil {
 			t.Fatalf("SanitizeFTSQuery(%q) = %q: SQLite: %v", q, match, err)
 		}
 		// The same text through the API never fails either.
-		r := e.do(t, "POST", "/api/memory/recall", map[string]any{"query": q}, nil)
+		r := e.Do(t, "POST", "/api/memory/recall", map[string]any{"query": q}, nil)
 		if r.Status != http.StatusOK {
 			t.Fatalf("recall %q: %s", q, r)
 		}

@@ -30,48 +30,48 @@ import (
 // test controls, and the real HTTP handler behind httptest.NewServer.
 // ---------------------------------------------------------------------------
 
-// testClock is a clock tests move by hand.
-type testClock struct {
+// Clock is a clock tests move by hand.
+type Clock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func (c *testClock) Now() time.Time {
+func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
 }
 
-func (c *testClock) Advance(d time.Duration) {
+func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t = c.t.Add(d)
 }
 
-var clockStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+var ClockStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-type env struct {
-	db    *storage.DB
-	ro    *sql.DB // an independent read-only connection for inspecting the store
-	svc   *core.Service
-	h     http.Handler
-	srv   *httptest.Server // nil for in-process (recorder) environments
-	clock *testClock
+type Env struct {
+	DB    *storage.DB
+	RO    *sql.DB // an independent read-only connection for inspecting the store
+	Svc   *core.Service
+	H     http.Handler
+	Srv   *httptest.Server // nil for in-process (recorder) environments
+	Clock *Clock
 }
 
-// newEnv opens a fresh store and serves the API over a real HTTP server.
-func newEnv(tb testing.TB, mods ...func(*config.Config)) *env {
+// NewEnv opens a fresh store and serves the API over a real HTTP server.
+func NewEnv(tb testing.TB, mods ...func(*config.Config)) *Env {
 	tb.Helper()
-	e := newStoreEnv(tb, mods...)
-	e.srv = httptest.NewServer(e.h)
-	tb.Cleanup(e.srv.Close)
+	e := NewStoreEnv(tb, mods...)
+	e.Srv = httptest.NewServer(e.H)
+	tb.Cleanup(e.Srv.Close)
 	return e
 }
 
-// newStoreEnv opens a fresh store and builds the API handler without a
+// NewStoreEnv opens a fresh store and builds the API handler without a
 // listener; requests go through httptest.NewRecorder. Fuzz targets use it
 // because it is several times faster per input.
-func newStoreEnv(tb testing.TB, mods ...func(*config.Config)) *env {
+func NewStoreEnv(tb testing.TB, mods ...func(*config.Config)) *Env {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "memories.db")
 	db, err := storage.Open(context.Background(), storage.Options{Path: path, NoBackup: true})
@@ -91,21 +91,21 @@ func newStoreEnv(tb testing.TB, mods ...func(*config.Config)) *env {
 	for _, m := range mods {
 		m(&cfg)
 	}
-	clock := &testClock{t: clockStart}
+	clock := &Clock{t: ClockStart}
 	svc := core.NewService(db, cfg, core.ServiceOptions{Now: clock.Now})
-	return &env{db: db, ro: ro, svc: svc, h: httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler(), clock: clock}
+	return &Env{DB: db, RO: ro, Svc: svc, H: httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler(), Clock: clock}
 }
 
-// resp is a decoded API answer.
-type resp struct {
+// Resp is a decoded API answer.
+type Resp struct {
 	Status int
 	Header http.Header
 	Raw    []byte
 	JSON   map[string]any // nil unless the body is a JSON object
 }
 
-// hdr builds request headers from name/value pairs.
-func hdr(kv ...string) http.Header {
+// Hdr builds request headers from name/value pairs.
+func Hdr(kv ...string) http.Header {
 	h := http.Header{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		h.Set(kv[i], kv[i+1])
@@ -113,32 +113,32 @@ func hdr(kv ...string) http.Header {
 	return h
 }
 
-// rawBody marks a request body to be sent byte for byte.
-type rawBody []byte
+// RawBody marks a request body to be sent byte for byte.
+type RawBody []byte
 
-// do sends one request. body may be nil (no body), rawBody/string (sent as
+// Do sends one request. body may be nil (no body), rawBody/string (sent as
 // is) or anything else (marshalled to JSON).
-func (e *env) do(tb testing.TB, method, path string, body any, h http.Header) *resp {
+func (e *Env) Do(tb testing.TB, method, path string, body any, h http.Header) *Resp {
 	tb.Helper()
-	r, err := e.send(method, path, body, h)
+	r, err := e.Send(method, path, body, h)
 	if err != nil {
 		tb.Fatalf("%s %s: %v", method, path, err)
 	}
 	return r
 }
 
-// send is do without a testing.TB, for use off the test goroutine.
-func (e *env) send(method, path string, body any, h http.Header) (*resp, error) {
-	return e.sendCtx(context.Background(), method, path, body, h)
+// Send is do without a testing.TB, for use off the test goroutine.
+func (e *Env) Send(method, path string, body any, h http.Header) (*Resp, error) {
+	return e.SendCtx(context.Background(), method, path, body, h)
 }
 
-// sendCtx is send bounded by ctx: when ctx ends the client gives up, and the
+// SendCtx is send bounded by ctx: when ctx ends the client gives up, and the
 // server sees its request context cancelled.
-func (e *env) sendCtx(ctx context.Context, method, path string, body any, h http.Header) (*resp, error) {
+func (e *Env) SendCtx(ctx context.Context, method, path string, body any, h http.Header) (*Resp, error) {
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
-	case rawBody:
+	case RawBody:
 		rd = bytes.NewReader(b)
 	case string:
 		rd = strings.NewReader(b)
@@ -149,9 +149,9 @@ func (e *env) sendCtx(ctx context.Context, method, path string, body any, h http
 		}
 		rd = bytes.NewReader(j)
 	}
-	var r *resp
-	if e.srv != nil {
-		req, err := http.NewRequestWithContext(ctx, method, e.srv.URL+path, rd)
+	var r *Resp
+	if e.Srv != nil {
+		req, err := http.NewRequestWithContext(ctx, method, e.Srv.URL+path, rd)
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +161,7 @@ func (e *env) sendCtx(ctx context.Context, method, path string, body any, h http
 		for k, v := range h {
 			req.Header[k] = v
 		}
-		res, err := e.srv.Client().Do(req)
+		res, err := e.Srv.Client().Do(req)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +170,7 @@ func (e *env) sendCtx(ctx context.Context, method, path string, body any, h http
 		if err != nil {
 			return nil, fmt.Errorf("read response: %w", err)
 		}
-		r = &resp{Status: res.StatusCode, Header: res.Header, Raw: raw}
+		r = &Resp{Status: res.StatusCode, Header: res.Header, Raw: raw}
 	} else {
 		req := httptest.NewRequestWithContext(ctx, method, path, rd)
 		if rd != nil {
@@ -180,8 +180,8 @@ func (e *env) sendCtx(ctx context.Context, method, path string, body any, h http
 			req.Header[k] = v
 		}
 		rec := httptest.NewRecorder()
-		e.h.ServeHTTP(rec, req)
-		r = &resp{Status: rec.Code, Header: rec.Header(), Raw: rec.Body.Bytes()}
+		e.H.ServeHTTP(rec, req)
+		r = &Resp{Status: rec.Code, Header: rec.Header(), Raw: rec.Body.Bytes()}
 	}
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 		var m map[string]any
@@ -192,18 +192,18 @@ func (e *env) sendCtx(ctx context.Context, method, path string, body any, h http
 	return r, nil
 }
 
-func (e *env) get(tb testing.TB, path string) *resp { return e.do(tb, "GET", path, nil, nil) }
-func (e *env) post(tb testing.TB, path string, body any) *resp {
-	return e.do(tb, "POST", path, body, nil)
+func (e *Env) Get(tb testing.TB, path string) *Resp { return e.Do(tb, "GET", path, nil, nil) }
+func (e *Env) Post(tb testing.TB, path string, body any) *Resp {
+	return e.Do(tb, "POST", path, body, nil)
 }
-func (e *env) patch(tb testing.TB, id string, body any) *resp {
-	return e.do(tb, "PATCH", "/api/memory/"+id, body, nil)
+func (e *Env) Patch(tb testing.TB, id string, body any) *Resp {
+	return e.Do(tb, "PATCH", "/api/memory/"+id, body, nil)
 }
-func (e *env) del(tb testing.TB, id string, body any) *resp {
-	return e.do(tb, "DELETE", "/api/memory/"+id, body, nil)
+func (e *Env) Del(tb testing.TB, id string, body any) *Resp {
+	return e.Do(tb, "DELETE", "/api/memory/"+id, body, nil)
 }
 
-func (r *resp) String() string {
+func (r *Resp) String() string {
 	s := string(r.Raw)
 	if len(s) > 600 {
 		s = s[:600] + "…"
@@ -211,8 +211,8 @@ func (r *resp) String() string {
 	return fmt.Sprintf("HTTP %d %s", r.Status, s)
 }
 
-// want asserts the status code.
-func (r *resp) want(tb testing.TB, status int) *resp {
+// Want asserts the status code.
+func (r *Resp) Want(tb testing.TB, status int) *Resp {
 	tb.Helper()
 	if r.Status != status {
 		tb.Fatalf("status = %d, want %d; body: %s", r.Status, status, r)
@@ -223,11 +223,11 @@ func (r *resp) want(tb testing.TB, status int) *resp {
 	return r
 }
 
-// wantErr asserts an error answer: status, the JSON {"error","code"} shape,
+// WantErr asserts an error answer: status, the JSON {"error","code"} shape,
 // and the code.
-func (r *resp) wantErr(tb testing.TB, status int, code string) *resp {
+func (r *Resp) WantErr(tb testing.TB, status int, code string) *Resp {
 	tb.Helper()
-	r.want(tb, status)
+	r.Want(tb, status)
 	if msg, _ := r.JSON["error"].(string); msg == "" {
 		tb.Fatalf("error answer without an error message: %s", r)
 	}
@@ -237,29 +237,29 @@ func (r *resp) wantErr(tb testing.TB, status int, code string) *resp {
 	return r
 }
 
-// wantInvalid asserts a 400 invalid_request naming field, whose message
+// WantInvalid asserts a 400 invalid_request naming field, whose message
 // contains msg.
-func (r *resp) wantInvalid(tb testing.TB, field, msg string) *resp {
+func (r *Resp) WantInvalid(tb testing.TB, field, msg string) *Resp {
 	tb.Helper()
-	r.wantErr(tb, http.StatusBadRequest, core.CodeInvalidRequest)
+	r.WantErr(tb, http.StatusBadRequest, core.CodeInvalidRequest)
 	if got, _ := r.JSON["field"].(string); got != field {
 		tb.Fatalf("field = %q, want %q; body: %s", got, field, r)
 	}
-	if !strings.Contains(r.str("error"), msg) {
-		tb.Fatalf("error = %q, want it to contain %q", r.str("error"), msg)
+	if !strings.Contains(r.Str("error"), msg) {
+		tb.Fatalf("error = %q, want it to contain %q", r.Str("error"), msg)
 	}
 	return r
 }
 
-func (r *resp) str(key string) string { s, _ := r.JSON[key].(string); return s }
-func (r *resp) num(key string) float64 {
+func (r *Resp) Str(key string) string { s, _ := r.JSON[key].(string); return s }
+func (r *Resp) Num(key string) float64 {
 	f, _ := r.JSON[key].(float64)
 	return f
 }
-func (r *resp) boolean(key string) bool { b, _ := r.JSON[key].(bool); return b }
+func (r *Resp) Bool(key string) bool { b, _ := r.JSON[key].(bool); return b }
 
-// list returns a JSON array field as objects.
-func (r *resp) list(tb testing.TB, key string) []map[string]any {
+// List returns a JSON array field as objects.
+func (r *Resp) List(tb testing.TB, key string) []map[string]any {
 	tb.Helper()
 	arr, ok := r.JSON[key].([]any)
 	if !ok {
@@ -276,7 +276,7 @@ func (r *resp) list(tb testing.TB, key string) []map[string]any {
 	return out
 }
 
-func strs(v any) []string {
+func Strs(v any) []string {
 	arr, _ := v.([]any)
 	out := make([]string, 0, len(arr))
 	for _, x := range arr {
@@ -286,33 +286,33 @@ func strs(v any) []string {
 	return out
 }
 
-// remember stores content (with optional extra fields) and returns the answer.
-func (e *env) remember(tb testing.TB, content string, extra ...any) *resp {
+// Remember stores content (with optional extra fields) and returns the answer.
+func (e *Env) Remember(tb testing.TB, content string, extra ...any) *Resp {
 	tb.Helper()
 	body := map[string]any{"content": content}
 	for i := 0; i+1 < len(extra); i += 2 {
 		body[extra[i].(string)] = extra[i+1]
 	}
-	r := e.post(tb, "/api/memory/remember", body).want(tb, http.StatusOK)
-	if r.str("id") == "" {
+	r := e.Post(tb, "/api/memory/remember", body).Want(tb, http.StatusOK)
+	if r.Str("id") == "" {
 		tb.Fatalf("remember returned no id: %s", r)
 	}
 	return r
 }
 
-func (e *env) mustID(tb testing.TB, content string, extra ...any) string {
+func (e *Env) MustID(tb testing.TB, content string, extra ...any) string {
 	tb.Helper()
-	return e.remember(tb, content, extra...).str("id")
+	return e.Remember(tb, content, extra...).Str("id")
 }
 
-// state summarises everything a failed request must not change: every
+// State summarises everything a failed request must not change: every
 // memory row's id, version, deletion and hash, and the number of history
 // events and jobs.
-func (e *env) state(tb testing.TB) string {
+func (e *Env) State(tb testing.TB) string {
 	tb.Helper()
 	var rows, hist, jobs int
 	var digest string
-	r := e.ro
+	r := e.RO
 	err := r.QueryRow(`SELECT count(*), COALESCE(group_concat(d, ';'), '') FROM (
 		SELECT id || ':' || version || ':' || is_deleted || ':' || content_hash || ':' || pinned || ':' || importance || ':' || tags AS d
 		FROM memories ORDER BY rid)`).Scan(&rows, &digest)
@@ -328,29 +328,29 @@ func (e *env) state(tb testing.TB) string {
 	return fmt.Sprintf("rows=%d history=%d jobs=%d digest=%s", rows, hist, jobs, digest)
 }
 
-// unchanged asserts the store still has the state before.
-func (e *env) unchanged(tb testing.TB, before string) {
+// Unchanged asserts the store still has the state before.
+func (e *Env) Unchanged(tb testing.TB, before string) {
 	tb.Helper()
-	if after := e.state(tb); after != before {
+	if after := e.State(tb); after != before {
 		tb.Fatalf("store changed by a failed request:\nbefore %s\nafter  %s", before, after)
 	}
 }
 
-func (e *env) count(tb testing.TB, query string, args ...any) int {
+func (e *Env) Count(tb testing.TB, query string, args ...any) int {
 	tb.Helper()
 	var n int
-	if err := e.ro.QueryRow(query, args...).Scan(&n); err != nil {
+	if err := e.RO.QueryRow(query, args...).Scan(&n); err != nil {
 		tb.Fatalf("%s: %v", query, err)
 	}
 	return n
 }
 
-func (e *env) historyEvents(tb testing.TB, id string) []map[string]any {
+func (e *Env) HistoryEvents(tb testing.TB, id string) []map[string]any {
 	tb.Helper()
-	return e.get(tb, "/api/memory/"+id+"/history").want(tb, http.StatusOK).list(tb, "history")
+	return e.Get(tb, "/api/memory/"+id+"/history").Want(tb, http.StatusOK).List(tb, "history")
 }
 
-func eventNames(hist []map[string]any) []string {
+func EventNames(hist []map[string]any) []string {
 	out := make([]string, len(hist))
 	for i, h := range hist {
 		out[i], _ = h["event"].(string)
@@ -364,20 +364,20 @@ func eventNames(hist []map[string]any) []string {
 
 func TestHealthAndStatus(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	h := e.get(t, "/health").want(t, http.StatusOK)
-	if h.str("status") != "healthy" || h.str("version") != "test" || h.JSON["db"] != true {
+	e := NewEnv(t)
+	h := e.Get(t, "/health").Want(t, http.StatusOK)
+	if h.Str("status") != "healthy" || h.Str("version") != "test" || h.JSON["db"] != true {
 		t.Fatalf("health: %s", h)
 	}
 	if h.Header.Get("X-Request-Id") == "" {
 		t.Fatalf("no X-Request-Id on the answer")
 	}
-	e.mustID(t, "status counts this memory")
-	d := e.mustID(t, "status counts this deleted memory")
-	e.del(t, d, map[string]any{"reason": "test"}).want(t, http.StatusOK)
+	e.MustID(t, "status counts this memory")
+	d := e.MustID(t, "status counts this deleted memory")
+	e.Del(t, d, map[string]any{"reason": "test"}).Want(t, http.StatusOK)
 
-	s := e.get(t, "/api/status").want(t, http.StatusOK)
-	if s.str("status") != "running" || s.str("version") != "test" {
+	s := e.Get(t, "/api/status").Want(t, http.StatusOK)
+	if s.Str("status") != "running" || s.Str("version") != "test" {
 		t.Fatalf("status: %s", s)
 	}
 	mem, _ := s.JSON["memories"].(map[string]any)
@@ -388,8 +388,8 @@ func TestHealthAndStatus(t *testing.T) {
 	if pipe["mutationsFrozen"] != false {
 		t.Fatalf("pipeline = %v", pipe)
 	}
-	e.svc.SetMutationsFrozen(true)
-	s = e.get(t, "/api/status").want(t, http.StatusOK)
+	e.Svc.SetMutationsFrozen(true)
+	s = e.Get(t, "/api/status").Want(t, http.StatusOK)
 	pipe, _ = s.JSON["pipeline"].(map[string]any)
 	if pipe["mutationsFrozen"] != true {
 		t.Fatalf("pipeline after freeze = %v", pipe)
@@ -398,15 +398,15 @@ func TestHealthAndStatus(t *testing.T) {
 	// Both answers carry the overview: identity, modes, providers, counts
 	// and the cached health score.
 	for _, path := range []string{"/health", "/api/status"} {
-		e.clock.Advance(core.DiagnosticsTTL) // a fresh report sees the freeze
-		o := e.get(t, path).want(t, http.StatusOK)
-		if o.str("version") != "test" || o.JSON["pid"] == nil || o.JSON["uptime"] == nil || o.str("address") != "127.0.0.1:0" {
+		e.Clock.Advance(core.DiagnosticsTTL) // a fresh report sees the freeze
+		o := e.Get(t, path).Want(t, http.StatusOK)
+		if o.Str("version") != "test" || o.JSON["pid"] == nil || o.JSON["uptime"] == nil || o.Str("address") != "127.0.0.1:0" {
 			t.Fatalf("%s identity: %s", path, o)
 		}
-		if _, err := time.Parse(time.RFC3339, o.str("startedAt")); err != nil {
+		if _, err := time.Parse(time.RFC3339, o.Str("startedAt")); err != nil {
 			t.Fatalf("%s startedAt: %s", path, o)
 		}
-		if o.str("authMode") != "local" || o.str("pipelineMode") != "frozen" {
+		if o.Str("authMode") != "local" || o.Str("pipelineMode") != "frozen" {
 			t.Fatalf("%s modes: %s", path, o)
 		}
 		prov, _ := o.JSON["providers"].(map[string]any)
@@ -431,7 +431,7 @@ func TestHealthAndStatus(t *testing.T) {
 
 func TestRouting(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	cases := []struct {
 		method, path string
 		status       int
@@ -449,7 +449,7 @@ func TestRouting(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.method+" "+c.path, func(t *testing.T) {
-			r := e.do(t, c.method, c.path, nil, nil).wantErr(t, c.status, c.code)
+			r := e.Do(t, c.method, c.path, nil, nil).WantErr(t, c.status, c.code)
 			if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 				t.Fatalf("Content-Type = %q", r.Header.Get("Content-Type"))
 			}
@@ -468,37 +468,37 @@ const deployFact = "The deploy script for project atlas lives in tools/deploy.sh
 
 func TestRememberMinimal(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	r := e.remember(t, deployFact)
-	if r.str("type") != "fact" || r.num("importance") != 0.8 || r.boolean("pinned") || r.boolean("deduped") {
+	e := NewEnv(t)
+	r := e.Remember(t, deployFact)
+	if r.Str("type") != "fact" || r.Num("importance") != 0.8 || r.Bool("pinned") || r.Bool("deduped") {
 		t.Fatalf("remember: %s", r)
 	}
 	if tags, ok := r.JSON["tags"].([]any); !ok || len(tags) != 0 {
 		t.Fatalf("tags = %#v, want an empty JSON array", r.JSON["tags"])
 	}
-	if r.str("content") != deployFact || r.str("source_type") != "manual" || r.num("version") != 1 {
+	if r.Str("content") != deployFact || r.Str("source_type") != "manual" || r.Num("version") != 1 {
 		t.Fatalf("remember: %s", r)
 	}
 	if _, ok := r.JSON["embedded"].(bool); !ok {
 		t.Fatalf("embedded missing: %s", r)
 	}
-	if r.str("created_at") != storage.FormatTime(clockStart) {
-		t.Fatalf("created_at = %q, want the service clock %q", r.str("created_at"), storage.FormatTime(clockStart))
+	if r.Str("created_at") != storage.FormatTime(ClockStart) {
+		t.Fatalf("created_at = %q, want the service clock %q", r.Str("created_at"), storage.FormatTime(ClockStart))
 	}
-	g := e.get(t, "/api/memory/"+r.str("id")).want(t, http.StatusOK)
-	if g.str("content") != deployFact || g.boolean("is_deleted") {
+	g := e.Get(t, "/api/memory/"+r.Str("id")).Want(t, http.StatusOK)
+	if g.Str("content") != deployFact || g.Bool("is_deleted") {
 		t.Fatalf("get: %s", g)
 	}
-	hist := e.historyEvents(t, r.str("id"))
-	if got := eventNames(hist); !slices.Equal(got, []string{"created"}) {
+	hist := e.HistoryEvents(t, r.Str("id"))
+	if got := EventNames(hist); !slices.Equal(got, []string{"created"}) {
 		t.Fatalf("history = %v, want [created]", got)
 	}
 	if hist[0]["newContent"] != deployFact {
 		t.Fatalf("created event newContent = %v", hist[0]["newContent"])
 	}
 	// No Content-Type header is fine too.
-	req, _ := http.NewRequest("POST", e.srv.URL+"/api/memory/remember", strings.NewReader(`{"content":"no content type header test"}`))
-	res, err := e.srv.Client().Do(req)
+	req, _ := http.NewRequest("POST", e.Srv.URL+"/api/memory/remember", strings.NewReader(`{"content":"no content type header test"}`))
+	res, err := e.Srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -510,9 +510,9 @@ func TestRememberMinimal(t *testing.T) {
 
 func TestRememberDedupByHash(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	id := e.mustID(t, deployFact)
-	before := e.state(t)
+	e := NewEnv(t)
+	id := e.MustID(t, deployFact)
+	before := e.State(t)
 	variants := []string{
 		deployFact,
 		"  the DEPLOY script for project atlas lives in   tools/deploy.sh and needs AWS_PROFILE=prod.  ",
@@ -523,63 +523,63 @@ func TestRememberDedupByHash(t *testing.T) {
 	}
 	for i, v := range variants {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			r := e.remember(t, v)
-			if r.str("id") != id || !r.boolean("deduped") {
+			r := e.Remember(t, v)
+			if r.Str("id") != id || !r.Bool("deduped") {
 				t.Fatalf("variant %q: want deduped to %s, got %s", v, id, r)
 			}
-			if r.str("content") != deployFact {
-				t.Fatalf("deduped answer should carry the stored content, got %q", r.str("content"))
+			if r.Str("content") != deployFact {
+				t.Fatalf("deduped answer should carry the stored content, got %q", r.Str("content"))
 			}
 		})
 	}
-	e.unchanged(t, before)
+	e.Unchanged(t, before)
 
 	// A different project is a different memory.
-	r := e.remember(t, deployFact, "project", "other")
-	if r.str("id") == id || r.boolean("deduped") {
+	r := e.Remember(t, deployFact, "project", "other")
+	if r.Str("id") == id || r.Bool("deduped") {
 		t.Fatalf("same content in another project should not dedupe: %s", r)
 	}
 	// A deleted memory does not dedupe a new one.
-	e.del(t, id, map[string]any{"reason": "test"}).want(t, http.StatusOK)
-	r = e.remember(t, deployFact)
-	if r.str("id") == id || r.boolean("deduped") {
+	e.Del(t, id, map[string]any{"reason": "test"}).Want(t, http.StatusOK)
+	r = e.Remember(t, deployFact)
+	if r.Str("id") == id || r.Bool("deduped") {
 		t.Fatalf("content of a deleted memory should be stored anew: %s", r)
 	}
 }
 
 func TestRememberDedupBySource(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	first := e.remember(t, "User prefers bun over npm for TypeScript projects.",
+	e := NewEnv(t)
+	first := e.Remember(t, "User prefers bun over npm for TypeScript projects.",
 		"who", "bench", "project", "atlas", "importance", 0.9, "tags", "tooling,preference",
 		"pinned", true, "sourceType", "bench", "sourceId", "bench-1")
-	if first.str("type") != "preference" || first.num("importance") != 0.9 || !first.boolean("pinned") ||
-		first.str("who") != "bench" || first.str("project") != "atlas" ||
-		first.str("source_type") != "bench" || first.str("source_id") != "bench-1" ||
-		!slices.Equal(strs(first.JSON["tags"]), []string{"tooling", "preference"}) {
+	if first.Str("type") != "preference" || first.Num("importance") != 0.9 || !first.Bool("pinned") ||
+		first.Str("who") != "bench" || first.Str("project") != "atlas" ||
+		first.Str("source_type") != "bench" || first.Str("source_id") != "bench-1" ||
+		!slices.Equal(Strs(first.JSON["tags"]), []string{"tooling", "preference"}) {
 		t.Fatalf("all optional fields: %s", first)
 	}
-	before := e.state(t)
+	before := e.State(t)
 	for _, body := range []map[string]any{
 		{"content": "Completely different text but same source id.", "sourceType": "bench", "sourceId": "bench-1"},
 		{"content": "Completely different text again.", "source_type": "bench", "source_id": "bench-1"},
 	} {
-		r := e.post(t, "/api/memory/remember", body).want(t, http.StatusOK)
-		if r.str("id") != first.str("id") || !r.boolean("deduped") || r.str("content") != first.str("content") {
+		r := e.Post(t, "/api/memory/remember", body).Want(t, http.StatusOK)
+		if r.Str("id") != first.Str("id") || !r.Bool("deduped") || r.Str("content") != first.Str("content") {
 			t.Fatalf("dedupe by source: %s", r)
 		}
 	}
-	e.unchanged(t, before)
+	e.Unchanged(t, before)
 	// Same source id under another source type is a different memory.
-	r := e.remember(t, "Completely different text but same source id.", "sourceType", "other", "sourceId", "bench-1")
-	if r.str("id") == first.str("id") || r.boolean("deduped") {
+	r := e.Remember(t, "Completely different text but same source id.", "sourceType", "other", "sourceId", "bench-1")
+	if r.Str("id") == first.Str("id") || r.Bool("deduped") {
 		t.Fatalf("another source type should not dedupe: %s", r)
 	}
 }
 
 func TestRememberPrefixes(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	cases := []struct {
 		name       string
 		content    string
@@ -601,33 +601,33 @@ func TestRememberPrefixes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := e.remember(t, c.content)
-			if r.str("content") != c.wantBody {
-				t.Errorf("content = %q, want %q", r.str("content"), c.wantBody)
+			r := e.Remember(t, c.content)
+			if r.Str("content") != c.wantBody {
+				t.Errorf("content = %q, want %q", r.Str("content"), c.wantBody)
 			}
-			if got := strs(r.JSON["tags"]); !slices.Equal(got, c.wantTags) {
+			if got := Strs(r.JSON["tags"]); !slices.Equal(got, c.wantTags) {
 				t.Errorf("tags = %q, want %q", got, c.wantTags)
 			}
-			if r.boolean("pinned") != c.wantPinned || r.num("importance") != c.wantImp {
-				t.Errorf("pinned/importance = %v/%v, want %v/%v", r.boolean("pinned"), r.num("importance"), c.wantPinned, c.wantImp)
+			if r.Bool("pinned") != c.wantPinned || r.Num("importance") != c.wantImp {
+				t.Errorf("pinned/importance = %v/%v, want %v/%v", r.Bool("pinned"), r.Num("importance"), c.wantPinned, c.wantImp)
 			}
-			if r.str("type") != c.wantType || r.str("why") != c.wantWhy {
-				t.Errorf("type/why = %q/%q, want %q/%q", r.str("type"), r.str("why"), c.wantType, c.wantWhy)
+			if r.Str("type") != c.wantType || r.Str("why") != c.wantWhy {
+				t.Errorf("type/why = %q/%q, want %q/%q", r.Str("type"), r.Str("why"), c.wantType, c.wantWhy)
 			}
 		})
 	}
 	t.Run("critical alone", func(t *testing.T) {
 		for _, c := range []string{"critical:", "  critical:   ", "critical: [a,b]:", "[a]:  "} {
-			before := e.state(t)
-			e.post(t, "/api/memory/remember", map[string]any{"content": c}).wantInvalid(t, "content", "content is required")
-			e.unchanged(t, before)
+			before := e.State(t)
+			e.Post(t, "/api/memory/remember", map[string]any{"content": c}).WantInvalid(t, "content", "content is required")
+			e.Unchanged(t, before)
 		}
 	})
 }
 
 func TestRememberTypeInference(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	cases := map[string]string{
 		"User prefers tabs over spaces": "preference",
 		"We decided to use SQLite with WAL mode instead of Postgres for the local cache.": "decision",
@@ -639,7 +639,7 @@ func TestRememberTypeInference(t *testing.T) {
 		"The user wants a bug fix that must always work":                                  "preference", // first rule wins
 	}
 	for content, want := range cases {
-		if got := e.remember(t, content).str("type"); got != want {
+		if got := e.Remember(t, content).Str("type"); got != want {
 			t.Errorf("%q: type = %q, want %q", content, got, want)
 		}
 	}
@@ -647,31 +647,31 @@ func TestRememberTypeInference(t *testing.T) {
 
 func TestRememberExplicitFieldsWin(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	r := e.remember(t, "critical: [pfx]: we decided to never use tabs",
+	e := NewEnv(t)
+	r := e.Remember(t, "critical: [pfx]: we decided to never use tabs",
 		"type", "note", "importance", 0.3, "tags", []string{"Explicit", "two"}, "pinned", false)
-	if r.str("type") != "note" || r.num("importance") != 0.3 || r.boolean("pinned") ||
-		!slices.Equal(strs(r.JSON["tags"]), []string{"Explicit", "two"}) {
+	if r.Str("type") != "note" || r.Num("importance") != 0.3 || r.Bool("pinned") ||
+		!slices.Equal(Strs(r.JSON["tags"]), []string{"Explicit", "two"}) {
 		t.Fatalf("explicit fields should win over prefixes and inference: %s", r)
 	}
-	if r.str("content") != "we decided to never use tabs" {
-		t.Fatalf("prefixes should still be stripped: %q", r.str("content"))
+	if r.Str("content") != "we decided to never use tabs" {
+		t.Fatalf("prefixes should still be stripped: %q", r.Str("content"))
 	}
 	// Explicit pinned true without critical keeps the default importance.
-	r = e.remember(t, "plain text pinned explicitly", "pinned", true)
-	if !r.boolean("pinned") || r.num("importance") != 0.8 {
+	r = e.Remember(t, "plain text pinned explicitly", "pinned", true)
+	if !r.Bool("pinned") || r.Num("importance") != 0.8 {
 		t.Fatalf("explicit pinned: %s", r)
 	}
 	// Explicit importance with critical: overrides the 1.0.
-	r = e.remember(t, "critical: explicit importance wins", "importance", 0)
-	if !r.boolean("pinned") || r.num("importance") != 0 {
+	r = e.Remember(t, "critical: explicit importance wins", "importance", 0)
+	if !r.Bool("pinned") || r.Num("importance") != 0 {
 		t.Fatalf("explicit importance 0 with critical: %s", r)
 	}
 }
 
 func TestRememberTags(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	cases := []struct {
 		tags any
 		want []string
@@ -684,15 +684,15 @@ func TestRememberTags(t *testing.T) {
 		{[]string{}, []string{}},
 	}
 	for i, c := range cases {
-		r := e.remember(t, fmt.Sprintf("tags case %d", i), "tags", c.tags)
-		if got := strs(r.JSON["tags"]); !slices.Equal(got, c.want) {
+		r := e.Remember(t, fmt.Sprintf("tags case %d", i), "tags", c.tags)
+		if got := Strs(r.JSON["tags"]); !slices.Equal(got, c.want) {
 			t.Errorf("tags %#v: got %q, want %q", c.tags, got, c.want)
 		}
 		if _, ok := r.JSON["tags"].([]any); !ok {
 			t.Errorf("tags %#v: not a JSON array: %s", c.tags, r)
 		}
-		g := e.get(t, "/api/memory/"+r.str("id")).want(t, http.StatusOK)
-		if got := strs(g.JSON["tags"]); !slices.Equal(got, c.want) {
+		g := e.Get(t, "/api/memory/"+r.Str("id")).Want(t, http.StatusOK)
+		if got := Strs(g.JSON["tags"]); !slices.Equal(got, c.want) {
 			t.Errorf("tags %#v after GET: got %q, want %q", c.tags, got, c.want)
 		}
 	}
@@ -700,22 +700,22 @@ func TestRememberTags(t *testing.T) {
 
 func TestRememberCamelCaseAliases(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	r := e.post(t, "/api/memory/remember", map[string]any{
+	e := NewEnv(t)
+	r := e.Post(t, "/api/memory/remember", map[string]any{
 		"content": "aliases are accepted", "sourceType": "hook", "sourceId": "h-1", "sessionId": "s-9",
 		"changedBy": "camel-actor", "idempotencyKey": "idem-1",
-	}).want(t, http.StatusOK)
-	if r.str("source_type") != "hook" || r.str("source_id") != "h-1" || r.str("session_id") != "s-9" ||
-		r.str("idempotency_key") != "idem-1" {
+	}).Want(t, http.StatusOK)
+	if r.Str("source_type") != "hook" || r.Str("source_id") != "h-1" || r.Str("session_id") != "s-9" ||
+		r.Str("idempotency_key") != "idem-1" {
 		t.Fatalf("camelCase aliases: %s", r)
 	}
-	hist := e.historyEvents(t, r.str("id"))
+	hist := e.HistoryEvents(t, r.Str("id"))
 	if hist[0]["changedBy"] != "camel-actor" {
 		t.Fatalf("changedBy alias: history actor = %v", hist[0]["changedBy"])
 	}
 	// Same idempotency key returns the first memory.
-	r2 := e.post(t, "/api/memory/remember", map[string]any{"content": "other text", "idempotency_key": "idem-1"}).want(t, http.StatusOK)
-	if r2.str("id") != r.str("id") || !r2.boolean("deduped") {
+	r2 := e.Post(t, "/api/memory/remember", map[string]any{"content": "other text", "idempotency_key": "idem-1"}).Want(t, http.StatusOK)
+	if r2.Str("id") != r.Str("id") || !r2.Bool("deduped") {
 		t.Fatalf("idempotency key: %s", r2)
 	}
 }
@@ -725,74 +725,74 @@ func TestRememberCamelCaseAliases(t *testing.T) {
 // that GET reports as not found (and silently drop the new content).
 func TestRememberIdempotencyKeyOfDeletedMemory(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	id := e.mustID(t, "first use of the key", "idempotency_key", "K")
-	e.del(t, id, map[string]any{"reason": "r"}).want(t, http.StatusOK)
-	r := e.post(t, "/api/memory/remember", map[string]any{"content": "fresh content under the same key", "idempotency_key": "K"})
+	e := NewEnv(t)
+	id := e.MustID(t, "first use of the key", "idempotency_key", "K")
+	e.Del(t, id, map[string]any{"reason": "r"}).Want(t, http.StatusOK)
+	r := e.Post(t, "/api/memory/remember", map[string]any{"content": "fresh content under the same key", "idempotency_key": "K"})
 	if r.Status != http.StatusOK {
-		r.wantErr(t, r.Status, r.str("code")) // a clear 4xx is acceptable
+		r.WantErr(t, r.Status, r.Str("code")) // a clear 4xx is acceptable
 		return
 	}
-	if g := e.get(t, "/api/memory/"+r.str("id")); g.Status != http.StatusOK {
+	if g := e.Get(t, "/api/memory/"+r.Str("id")); g.Status != http.StatusOK {
 		t.Errorf("BUG: remember answered 200 deduped=%v with id %s (is_deleted=%v), but GET says %d: the new content was not stored and the answer names a deleted memory",
-			r.boolean("deduped"), r.str("id"), r.JSON["is_deleted"], g.Status)
+			r.Bool("deduped"), r.Str("id"), r.JSON["is_deleted"], g.Status)
 	}
 }
 
 func TestRememberRejects(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.mustID(t, "an existing memory so the store is not empty")
+	e := NewEnv(t)
+	e.MustID(t, "an existing memory so the store is not empty")
 	type row struct {
 		name   string
-		body   rawBody
+		body   RawBody
 		status int
 		code   string
 		field  string
 	}
 	cases := []row{
-		{"invalid JSON", rawBody(`{not json`), 400, core.CodeInvalidJSON, ""},
-		{"empty body", rawBody(``), 400, core.CodeInvalidJSON, ""},
-		{"whitespace body", rawBody(" \n\t"), 400, core.CodeInvalidJSON, ""},
-		{"JSON array", rawBody(`[1,2]`), 400, core.CodeInvalidJSON, ""},
-		{"JSON string", rawBody(`"content"`), 400, core.CodeInvalidJSON, ""},
-		{"JSON number", rawBody(`42`), 400, core.CodeInvalidJSON, ""},
-		{"null body", rawBody(`null`), 400, core.CodeInvalidJSON, ""},
-		{"trailing garbage", rawBody(`{"content":"x"} {}`), 400, core.CodeInvalidJSON, ""},
-		{"invalid UTF-8 in string", rawBody("{\"content\":\"bad \xff\xfe bytes\"}"), 400, core.CodeInvalidJSON, ""},
-		{"invalid UTF-8 outside string", rawBody("{\"content\":\"ok\"}\xc3"), 400, core.CodeInvalidJSON, ""},
-		{"empty object", rawBody(`{}`), 400, core.CodeInvalidRequest, "content"},
-		{"content null", rawBody(`{"content":null}`), 400, core.CodeInvalidRequest, "content"},
-		{"content number", rawBody(`{"content":12345}`), 400, core.CodeInvalidRequest, "content"},
-		{"content bool", rawBody(`{"content":true}`), 400, core.CodeInvalidRequest, "content"},
-		{"content array", rawBody(`{"content":["a"]}`), 400, core.CodeInvalidRequest, "content"},
-		{"content empty", rawBody(`{"content":""}`), 400, core.CodeInvalidRequest, "content"},
-		{"content whitespace", rawBody(`{"content":"   \n\t "}`), 400, core.CodeInvalidRequest, "content"},
-		{"content JS whitespace", rawBody(`{"content":"\u00a0\u2003\ufeff\u3000"}`), 400, core.CodeInvalidRequest, "content"},
-		{"importance 5", rawBody(`{"content":"importance out of range test","importance":5}`), 400, core.CodeInvalidRequest, "importance"},
-		{"importance -0.1", rawBody(`{"content":"importance out of range test","importance":-0.1}`), 400, core.CodeInvalidRequest, "importance"},
-		{"importance high", rawBody(`{"content":"importance string test","importance":"high"}`), 400, core.CodeInvalidRequest, "importance"},
-		{"importance numeric string", rawBody(`{"content":"importance string test","importance":"0.5"}`), 400, core.CodeInvalidRequest, "importance"},
-		{"confidence 2", rawBody(`{"content":"confidence test","confidence":2}`), 400, core.CodeInvalidRequest, "confidence"},
-		{"pinned maybe", rawBody(`{"content":"pinned test","pinned":"maybe"}`), 400, core.CodeInvalidRequest, "pinned"},
-		{"tags number", rawBody(`{"content":"tags test","tags":5}`), 400, core.CodeInvalidRequest, "tags"},
-		{"tags mixed array", rawBody(`{"content":"tags test","tags":["a",1]}`), 400, core.CodeInvalidRequest, "tags"},
-		{"tags object", rawBody(`{"content":"tags test","tags":{"a":1}}`), 400, core.CodeInvalidRequest, "tags"},
-		{"type number", rawBody(`{"content":"type test","type":7}`), 400, core.CodeInvalidRequest, "type"},
-		{"type blank", rawBody(`{"content":"type test","type":"   "}`), 400, core.CodeInvalidRequest, "type"},
-		{"who number", rawBody(`{"content":"who test","who":1}`), 400, core.CodeInvalidRequest, "who"},
-		{"sourceId object", rawBody(`{"content":"source test","sourceId":{}}`), 400, core.CodeInvalidRequest, "sourceId"},
-		{"project array", rawBody(`{"content":"project test","project":["a"]}`), 400, core.CodeInvalidRequest, "project"},
+		{"invalid JSON", RawBody(`{not json`), 400, core.CodeInvalidJSON, ""},
+		{"empty body", RawBody(``), 400, core.CodeInvalidJSON, ""},
+		{"whitespace body", RawBody(" \n\t"), 400, core.CodeInvalidJSON, ""},
+		{"JSON array", RawBody(`[1,2]`), 400, core.CodeInvalidJSON, ""},
+		{"JSON string", RawBody(`"content"`), 400, core.CodeInvalidJSON, ""},
+		{"JSON number", RawBody(`42`), 400, core.CodeInvalidJSON, ""},
+		{"null body", RawBody(`null`), 400, core.CodeInvalidJSON, ""},
+		{"trailing garbage", RawBody(`{"content":"x"} {}`), 400, core.CodeInvalidJSON, ""},
+		{"invalid UTF-8 in string", RawBody("{\"content\":\"bad \xff\xfe bytes\"}"), 400, core.CodeInvalidJSON, ""},
+		{"invalid UTF-8 outside string", RawBody("{\"content\":\"ok\"}\xc3"), 400, core.CodeInvalidJSON, ""},
+		{"empty object", RawBody(`{}`), 400, core.CodeInvalidRequest, "content"},
+		{"content null", RawBody(`{"content":null}`), 400, core.CodeInvalidRequest, "content"},
+		{"content number", RawBody(`{"content":12345}`), 400, core.CodeInvalidRequest, "content"},
+		{"content bool", RawBody(`{"content":true}`), 400, core.CodeInvalidRequest, "content"},
+		{"content array", RawBody(`{"content":["a"]}`), 400, core.CodeInvalidRequest, "content"},
+		{"content empty", RawBody(`{"content":""}`), 400, core.CodeInvalidRequest, "content"},
+		{"content whitespace", RawBody(`{"content":"   \n\t "}`), 400, core.CodeInvalidRequest, "content"},
+		{"content JS whitespace", RawBody(`{"content":"\u00a0\u2003\ufeff\u3000"}`), 400, core.CodeInvalidRequest, "content"},
+		{"importance 5", RawBody(`{"content":"importance out of range test","importance":5}`), 400, core.CodeInvalidRequest, "importance"},
+		{"importance -0.1", RawBody(`{"content":"importance out of range test","importance":-0.1}`), 400, core.CodeInvalidRequest, "importance"},
+		{"importance high", RawBody(`{"content":"importance string test","importance":"high"}`), 400, core.CodeInvalidRequest, "importance"},
+		{"importance numeric string", RawBody(`{"content":"importance string test","importance":"0.5"}`), 400, core.CodeInvalidRequest, "importance"},
+		{"confidence 2", RawBody(`{"content":"confidence test","confidence":2}`), 400, core.CodeInvalidRequest, "confidence"},
+		{"pinned maybe", RawBody(`{"content":"pinned test","pinned":"maybe"}`), 400, core.CodeInvalidRequest, "pinned"},
+		{"tags number", RawBody(`{"content":"tags test","tags":5}`), 400, core.CodeInvalidRequest, "tags"},
+		{"tags mixed array", RawBody(`{"content":"tags test","tags":["a",1]}`), 400, core.CodeInvalidRequest, "tags"},
+		{"tags object", RawBody(`{"content":"tags test","tags":{"a":1}}`), 400, core.CodeInvalidRequest, "tags"},
+		{"type number", RawBody(`{"content":"type test","type":7}`), 400, core.CodeInvalidRequest, "type"},
+		{"type blank", RawBody(`{"content":"type test","type":"   "}`), 400, core.CodeInvalidRequest, "type"},
+		{"who number", RawBody(`{"content":"who test","who":1}`), 400, core.CodeInvalidRequest, "who"},
+		{"sourceId object", RawBody(`{"content":"source test","sourceId":{}}`), 400, core.CodeInvalidRequest, "sourceId"},
+		{"project array", RawBody(`{"content":"project test","project":["a"]}`), 400, core.CodeInvalidRequest, "project"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, path := range []string{"/api/memory/remember", "/api/memory/save"} {
-				before := e.state(t)
-				r := e.post(t, path, c.body).wantErr(t, c.status, c.code)
-				if c.field != "" && r.str("field") != c.field {
-					t.Fatalf("%s: field = %q, want %q", path, r.str("field"), c.field)
+				before := e.State(t)
+				r := e.Post(t, path, c.body).WantErr(t, c.status, c.code)
+				if c.field != "" && r.Str("field") != c.field {
+					t.Fatalf("%s: field = %q, want %q", path, r.Str("field"), c.field)
 				}
-				e.unchanged(t, before)
+				e.Unchanged(t, before)
 			}
 		})
 	}
@@ -800,38 +800,38 @@ func TestRememberRejects(t *testing.T) {
 
 func TestRememberTooLarge(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	before := e.state(t)
+	e := NewEnv(t)
+	before := e.State(t)
 	// 1 MB of content fits in server.max_body_bytes (1 MiB) but is far over
 	// guardrails.max_remember_chars (65536): 413, nothing stored.
 	big := strings.Repeat("word ", 200_000)
-	r := e.post(t, "/api/memory/remember", map[string]any{"content": big}).wantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
-	if r.str("field") != "content" {
-		t.Fatalf("field = %q", r.str("field"))
+	r := e.Post(t, "/api/memory/remember", map[string]any{"content": big}).WantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
+	if r.Str("field") != "content" {
+		t.Fatalf("field = %q", r.Str("field"))
 	}
-	e.unchanged(t, before)
+	e.Unchanged(t, before)
 	// Just over the limit, in characters not bytes.
 	over := strings.Repeat("é", 65537)
-	e.post(t, "/api/memory/remember", map[string]any{"content": over}).wantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
-	e.unchanged(t, before)
+	e.Post(t, "/api/memory/remember", map[string]any{"content": over}).WantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
+	e.Unchanged(t, before)
 	// A body over server.max_body_bytes is refused before it is parsed.
 	huge := `{"content":"` + strings.Repeat("x", 1<<20) + `"}`
-	e.post(t, "/api/memory/remember", rawBody(huge)).wantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
-	e.unchanged(t, before)
+	e.Post(t, "/api/memory/remember", RawBody(huge)).WantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
+	e.Unchanged(t, before)
 	// Exactly the limit in characters is accepted (and chunked).
 	at := strings.TrimSpace(strings.Repeat("Short sentence here. ", 65536/21))
 	if n := len([]rune(at)); n > 65536 {
 		t.Fatalf("test content too long: %d", n)
 	}
-	e.post(t, "/api/memory/remember", map[string]any{"content": at}).want(t, http.StatusOK)
+	e.Post(t, "/api/memory/remember", map[string]any{"content": at}).Want(t, http.StatusOK)
 }
 
 func TestRememberExactlyMaxContentIsNotChunked(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	c := strings.Repeat("x", 499) + "y"
-	r := e.remember(t, c)
-	if r.boolean("chunked") || r.str("content") != c {
+	r := e.Remember(t, c)
+	if r.Bool("chunked") || r.Str("content") != c {
 		t.Fatalf("500 chars should be one memory: %s", r)
 	}
 }
@@ -850,43 +850,43 @@ func tenKB() (string, []string) {
 
 func TestRememberChunking(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	content, sentences := tenKB()
-	r := e.post(t, "/api/memory/remember", map[string]any{"content": content, "tags": "big", "project": "p"}).want(t, http.StatusOK)
-	if !r.boolean("chunked") {
+	r := e.Post(t, "/api/memory/remember", map[string]any{"content": content, "tags": "big", "project": "p"}).Want(t, http.StatusOK)
+	if !r.Bool("chunked") {
 		t.Fatalf("~10 KB should be chunked: %s", r)
 	}
-	ids := strs(r.JSON["ids"])
-	group := r.str("group_id")
-	if int(r.num("chunk_count")) != len(ids) || len(ids) < 20 || group == "" {
-		t.Fatalf("chunk_count %v, %d ids, group %q", r.num("chunk_count"), len(ids), group)
+	ids := Strs(r.JSON["ids"])
+	group := r.Str("group_id")
+	if int(r.Num("chunk_count")) != len(ids) || len(ids) < 20 || group == "" {
+		t.Fatalf("chunk_count %v, %d ids, group %q", r.Num("chunk_count"), len(ids), group)
 	}
 	if len(slices.Compact(slices.Sorted(slices.Values(ids)))) != len(ids) {
 		t.Fatalf("ids are not distinct: %v", ids)
 	}
 	var joined []string
 	for _, id := range ids {
-		g := e.get(t, "/api/memory/"+id).want(t, http.StatusOK)
-		if g.str("source_type") != "chunk" || g.str("source_id") != group {
-			t.Fatalf("chunk %s: source %q/%q, want chunk/%s", id, g.str("source_type"), g.str("source_id"), group)
+		g := e.Get(t, "/api/memory/"+id).Want(t, http.StatusOK)
+		if g.Str("source_type") != "chunk" || g.Str("source_id") != group {
+			t.Fatalf("chunk %s: source %q/%q, want chunk/%s", id, g.Str("source_type"), g.Str("source_id"), group)
 		}
-		if n := len([]rune(g.str("content"))); n == 0 || n > 600 {
+		if n := len([]rune(g.Str("content"))); n == 0 || n > 600 {
 			t.Fatalf("chunk %s has %d characters", id, n)
 		}
-		if !slices.Equal(strs(g.JSON["tags"]), []string{"big"}) || g.str("project") != "p" {
+		if !slices.Equal(Strs(g.JSON["tags"]), []string{"big"}) || g.Str("project") != "p" {
 			t.Fatalf("chunk %s lost the request's fields: %s", id, g)
 		}
-		if got := eventNames(e.historyEvents(t, id)); !slices.Equal(got, []string{"created"}) {
+		if got := EventNames(e.HistoryEvents(t, id)); !slices.Equal(got, []string{"created"}) {
 			t.Fatalf("chunk %s history = %v", id, got)
 		}
-		joined = append(joined, g.str("content"))
+		joined = append(joined, g.Str("content"))
 	}
 	if strings.Join(joined, " ") != strings.Join(sentences, " ") {
 		t.Fatalf("chunks do not reassemble the content")
 	}
-	list := e.get(t, "/api/memories?source_type=chunk&limit=1000").want(t, http.StatusOK)
-	if int(list.num("total")) != len(ids) {
-		t.Fatalf("list by source_type=chunk: total %v, want %d", list.num("total"), len(ids))
+	list := e.Get(t, "/api/memories?source_type=chunk&limit=1000").Want(t, http.StatusOK)
+	if int(list.Num("total")) != len(ids) {
+		t.Fatalf("list by source_type=chunk: total %v, want %d", list.Num("total"), len(ids))
 	}
 }
 
@@ -895,18 +895,18 @@ func TestRememberChunking(t *testing.T) {
 // ids must at least not repeat, and chunk_count must match them.
 func TestRememberChunkingRepeatedSentences(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	content := strings.Repeat("This is a sentence in a very large memory. ", 60) // 2580 chars
-	r := e.post(t, "/api/memory/remember", map[string]any{"content": content}).want(t, http.StatusOK)
-	ids := strs(r.JSON["ids"])
+	r := e.Post(t, "/api/memory/remember", map[string]any{"content": content}).Want(t, http.StatusOK)
+	ids := Strs(r.JSON["ids"])
 	distinct := slices.Compact(slices.Sorted(slices.Values(ids)))
-	if int(r.num("chunk_count")) != len(ids) {
-		t.Fatalf("chunk_count %v but %d ids", r.num("chunk_count"), len(ids))
+	if int(r.Num("chunk_count")) != len(ids) {
+		t.Fatalf("chunk_count %v but %d ids", r.Num("chunk_count"), len(ids))
 	}
 	if len(distinct) != len(ids) {
 		t.Errorf("BUG: chunked remember returns the same id several times (%d ids, %d distinct): %v", len(ids), len(distinct), ids)
 	}
-	if rows := e.count(t, `SELECT count(*) FROM memories`); rows != len(distinct) {
+	if rows := e.Count(t, `SELECT count(*) FROM memories`); rows != len(distinct) {
 		t.Fatalf("%d rows stored, %d distinct ids", rows, len(distinct))
 	}
 }
@@ -915,14 +915,14 @@ func TestRememberChunkingRepeatedSentences(t *testing.T) {
 // first one: the rest of the content would be silently lost.
 func TestRememberChunkingWithIdempotencyKey(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	content, sentences := tenKB()
-	r := e.post(t, "/api/memory/remember", map[string]any{"content": content, "idempotency_key": "idem-long"}).want(t, http.StatusOK)
-	ids := strs(r.JSON["ids"])
+	r := e.Post(t, "/api/memory/remember", map[string]any{"content": content, "idempotency_key": "idem-long"}).Want(t, http.StatusOK)
+	ids := Strs(r.JSON["ids"])
 	distinct := slices.Compact(slices.Sorted(slices.Values(ids)))
 	var stored []string
 	for _, id := range distinct {
-		stored = append(stored, e.get(t, "/api/memory/"+id).want(t, http.StatusOK).str("content"))
+		stored = append(stored, e.Get(t, "/api/memory/"+id).Want(t, http.StatusOK).Str("content"))
 	}
 	last := sentences[len(sentences)-1]
 	if !strings.Contains(strings.Join(stored, " "), last) {
@@ -930,9 +930,9 @@ func TestRememberChunkingWithIdempotencyKey(t *testing.T) {
 			len(distinct), len(ids), ids)
 	}
 	// Replaying the same request must not store anything new.
-	before := e.state(t)
-	e.post(t, "/api/memory/remember", map[string]any{"content": content, "idempotency_key": "idem-long"}).want(t, http.StatusOK)
-	e.unchanged(t, before)
+	before := e.State(t)
+	e.Post(t, "/api/memory/remember", map[string]any{"content": content, "idempotency_key": "idem-long"}).Want(t, http.StatusOK)
+	e.Unchanged(t, before)
 }
 
 // ---------------------------------------------------------------------------
@@ -941,11 +941,11 @@ func TestRememberChunkingWithIdempotencyKey(t *testing.T) {
 
 func TestGetMemory(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	id := e.mustID(t, deployFact)
-	e.get(t, "/api/memory/00000000-0000-0000-0000-000000000000").wantErr(t, 404, core.CodeNotFound)
-	e.get(t, "/api/memory/not-a-real-id").wantErr(t, 404, core.CodeNotFound)
-	g := e.get(t, "/api/memory/"+id).want(t, http.StatusOK)
+	e := NewEnv(t)
+	id := e.MustID(t, deployFact)
+	e.Get(t, "/api/memory/00000000-0000-0000-0000-000000000000").WantErr(t, 404, core.CodeNotFound)
+	e.Get(t, "/api/memory/not-a-real-id").WantErr(t, 404, core.CodeNotFound)
+	g := e.Get(t, "/api/memory/"+id).Want(t, http.StatusOK)
 	for _, k := range []string{"id", "content", "type", "importance", "tags", "pinned", "source_type", "confidence",
 		"access_count", "is_deleted", "extraction_status", "version", "created_at", "updated_at", "updated_by"} {
 		if _, ok := g.JSON[k]; !ok {
@@ -955,33 +955,33 @@ func TestGetMemory(t *testing.T) {
 	if g.JSON["pinned"] != false || g.JSON["is_deleted"] != false {
 		t.Fatalf("booleans should be JSON booleans: %s", g)
 	}
-	e.del(t, id, map[string]any{"reason": "gone"}).want(t, http.StatusOK)
-	e.get(t, "/api/memory/"+id).wantErr(t, 404, core.CodeNotFound)
-	e.get(t, "/api/memory/"+id+"?include_deleted=false").wantErr(t, 404, core.CodeNotFound)
-	d := e.get(t, "/api/memory/"+id+"?include_deleted=true").want(t, http.StatusOK)
-	if !d.boolean("is_deleted") || d.str("deleted_at") == "" || d.num("version") != 2 {
+	e.Del(t, id, map[string]any{"reason": "gone"}).Want(t, http.StatusOK)
+	e.Get(t, "/api/memory/"+id).WantErr(t, 404, core.CodeNotFound)
+	e.Get(t, "/api/memory/"+id+"?include_deleted=false").WantErr(t, 404, core.CodeNotFound)
+	d := e.Get(t, "/api/memory/"+id+"?include_deleted=true").Want(t, http.StatusOK)
+	if !d.Bool("is_deleted") || d.Str("deleted_at") == "" || d.Num("version") != 2 {
 		t.Fatalf("include_deleted: %s", d)
 	}
 }
 
 func TestListMemories(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	day := 24 * time.Hour
 	// Day 0 (2026-03-01).
-	a := e.mustID(t, "alpha fact about builds", "type", "fact", "tags", "build,ci", "who", "alice", "project", "atlas")
-	e.clock.Advance(day)
+	a := e.MustID(t, "alpha fact about builds", "type", "fact", "tags", "build,ci", "who", "alice", "project", "atlas")
+	e.Clock.Advance(day)
 	// Day 1 (2026-03-02).
-	b := e.mustID(t, "beta preference about editors", "type", "preference", "tags", "editor", "who", "bob", "project", "atlas", "pinned", true)
-	e.clock.Advance(day)
+	b := e.MustID(t, "beta preference about editors", "type", "preference", "tags", "editor", "who", "bob", "project", "atlas", "pinned", true)
+	e.Clock.Advance(day)
 	// Day 2 (2026-03-03).
-	c := e.mustID(t, "gamma rule about tests", "type", "rule", "tags", []string{"CI", "tests"}, "who", "alice", "project", "zeus")
-	d := e.mustID(t, "delta deleted memory", "type", "fact", "tags", "build", "who", "alice", "project", "atlas")
-	e.del(t, d, map[string]any{"reason": "gone"}).want(t, http.StatusOK)
+	c := e.MustID(t, "gamma rule about tests", "type", "rule", "tags", []string{"CI", "tests"}, "who", "alice", "project", "zeus")
+	d := e.MustID(t, "delta deleted memory", "type", "fact", "tags", "build", "who", "alice", "project", "atlas")
+	e.Del(t, d, map[string]any{"reason": "gone"}).Want(t, http.StatusOK)
 
-	ids := func(r *resp) []string {
+	ids := func(r *Resp) []string {
 		var out []string
-		for _, m := range r.list(t, "memories") {
+		for _, m := range r.List(t, "memories") {
 			out = append(out, m["id"].(string))
 		}
 		return out
@@ -1011,11 +1011,11 @@ func TestListMemories(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {
-			r := e.get(t, "/api/memories"+tc.query).want(t, http.StatusOK)
+			r := e.Get(t, "/api/memories"+tc.query).Want(t, http.StatusOK)
 			if got := ids(r); !slices.Equal(got, tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
-			if int(r.num("total")) != len(tc.want) || int(r.num("count")) != len(tc.want) || r.boolean("hasMore") {
+			if int(r.Num("total")) != len(tc.want) || int(r.Num("count")) != len(tc.want) || r.Bool("hasMore") {
 				t.Fatalf("total/count/hasMore: %s", r)
 			}
 			if _, ok := r.JSON["memories"].([]any); !ok {
@@ -1024,16 +1024,16 @@ func TestListMemories(t *testing.T) {
 		})
 	}
 	t.Run("paging", func(t *testing.T) {
-		p1 := e.get(t, "/api/memories?limit=2").want(t, http.StatusOK)
-		if got := ids(p1); !slices.Equal(got, []string{c, b}) || !p1.boolean("hasMore") || p1.num("total") != 3 || p1.num("limit") != 2 {
+		p1 := e.Get(t, "/api/memories?limit=2").Want(t, http.StatusOK)
+		if got := ids(p1); !slices.Equal(got, []string{c, b}) || !p1.Bool("hasMore") || p1.Num("total") != 3 || p1.Num("limit") != 2 {
 			t.Fatalf("page 1: %s", p1)
 		}
-		p2 := e.get(t, "/api/memories?limit=2&offset=2").want(t, http.StatusOK)
-		if got := ids(p2); !slices.Equal(got, []string{a}) || p2.boolean("hasMore") || p2.num("offset") != 2 {
+		p2 := e.Get(t, "/api/memories?limit=2&offset=2").Want(t, http.StatusOK)
+		if got := ids(p2); !slices.Equal(got, []string{a}) || p2.Bool("hasMore") || p2.Num("offset") != 2 {
 			t.Fatalf("page 2: %s", p2)
 		}
-		p3 := e.get(t, "/api/memories?limit=2&offset=10").want(t, http.StatusOK)
-		if len(ids(p3)) != 0 || p3.boolean("hasMore") {
+		p3 := e.Get(t, "/api/memories?limit=2&offset=10").Want(t, http.StatusOK)
+		if len(ids(p3)) != 0 || p3.Bool("hasMore") {
 			t.Fatalf("past the end: %s", p3)
 		}
 		stats, _ := p1.JSON["stats"].(map[string]any)
@@ -1048,35 +1048,35 @@ func TestListMemories(t *testing.T) {
 		{"importance_min=2", "importance_min"}, {"importance_min=abc", "importance_min"},
 	} {
 		t.Run("bad "+bad.q, func(t *testing.T) {
-			e.get(t, "/api/memories?"+bad.q).wantInvalid(t, bad.field, "")
+			e.Get(t, "/api/memories?"+bad.q).WantInvalid(t, bad.field, "")
 		})
 	}
 }
 
 func TestMemoryHistory(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	as := func(actor, typ, req, sess string) http.Header {
-		return hdr("X-Cairn-Actor", actor, "X-Cairn-Actor-Type", typ, "X-Request-Id", req, "X-Cairn-Session-Id", sess)
+		return Hdr("X-Cairn-Actor", actor, "X-Cairn-Actor-Type", typ, "X-Request-Id", req, "X-Cairn-Session-Id", sess)
 	}
-	r := e.do(t, "POST", "/api/memory/remember", map[string]any{"content": "history subject"}, as("alice", "agent", "req-1", "sess-1")).want(t, 200)
-	id := r.str("id")
+	r := e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "history subject"}, as("alice", "agent", "req-1", "sess-1")).Want(t, 200)
+	id := r.Str("id")
 	if r.Header.Get("X-Request-Id") != "req-1" {
 		t.Fatalf("X-Request-Id not echoed: %q", r.Header.Get("X-Request-Id"))
 	}
-	e.clock.Advance(time.Minute)
-	e.do(t, "PATCH", "/api/memory/"+id, map[string]any{"content": "history subject, edited", "reason": "fix wording", "if_version": 1},
-		as("bob", "harness", "req-2", "sess-2")).want(t, 200)
-	e.clock.Advance(time.Minute)
-	e.do(t, "DELETE", "/api/memory/"+id, map[string]any{"reason": "obsolete"}, as("carol", "operator", "req-3", "sess-3")).want(t, 200)
-	e.clock.Advance(time.Minute)
-	e.do(t, "POST", "/api/memory/"+id+"/recover", map[string]any{"reason": "mistake"}, as("dave", "sdk", "req-4", "sess-4")).want(t, 200)
+	e.Clock.Advance(time.Minute)
+	e.Do(t, "PATCH", "/api/memory/"+id, map[string]any{"content": "history subject, edited", "reason": "fix wording", "if_version": 1},
+		as("bob", "harness", "req-2", "sess-2")).Want(t, 200)
+	e.Clock.Advance(time.Minute)
+	e.Do(t, "DELETE", "/api/memory/"+id, map[string]any{"reason": "obsolete"}, as("carol", "operator", "req-3", "sess-3")).Want(t, 200)
+	e.Clock.Advance(time.Minute)
+	e.Do(t, "POST", "/api/memory/"+id+"/recover", map[string]any{"reason": "mistake"}, as("dave", "sdk", "req-4", "sess-4")).Want(t, 200)
 
-	h := e.get(t, "/api/memory/"+id+"/history").want(t, 200)
-	if h.str("memoryId") != id || h.num("count") != 4 {
+	h := e.Get(t, "/api/memory/"+id+"/history").Want(t, 200)
+	if h.Str("memoryId") != id || h.Num("count") != 4 {
 		t.Fatalf("history: %s", h)
 	}
-	hist := h.list(t, "history")
+	hist := h.List(t, "history")
 	want := []struct{ event, actor, typ, reason, req, sess string }{
 		{"created", "alice", "agent", "remember", "req-1", "sess-1"},
 		{"updated", "bob", "harness", "fix wording", "req-2", "sess-2"},
@@ -1094,7 +1094,7 @@ func TestMemoryHistory(t *testing.T) {
 		t.Errorf("updated event content: %v", hist[1])
 	}
 	meta, _ := hist[1]["metadata"].(map[string]any)
-	if meta["contentChanged"] != true || meta["ifVersion"] != 1.0 || !slices.Equal(strs(meta["changedFields"]), []string{"content"}) {
+	if meta["contentChanged"] != true || meta["ifVersion"] != 1.0 || !slices.Equal(Strs(meta["changedFields"]), []string{"content"}) {
 		t.Errorf("updated metadata = %v", meta)
 	}
 	if meta, _ := hist[2]["metadata"].(map[string]any); meta["force"] != false {
@@ -1103,29 +1103,29 @@ func TestMemoryHistory(t *testing.T) {
 	// Oldest first by time, not by insertion luck.
 	for i := 1; i < len(hist); i++ {
 		if hist[i]["createdAt"].(string) < hist[i-1]["createdAt"].(string) {
-			t.Errorf("history not oldest first: %v", eventNames(hist))
+			t.Errorf("history not oldest first: %v", EventNames(hist))
 		}
 	}
-	if !slices.Equal(eventNames(e.get(t, "/api/memory/"+id+"/history?limit=2").want(t, 200).list(t, "history")), []string{"created", "updated"}) {
+	if !slices.Equal(EventNames(e.Get(t, "/api/memory/"+id+"/history?limit=2").Want(t, 200).List(t, "history")), []string{"created", "updated"}) {
 		t.Errorf("history limit=2 should keep the oldest two")
 	}
-	nf := e.get(t, "/api/memory/00000000-0000-0000-0000-000000000000/history").wantErr(t, 404, core.CodeNotFound)
-	if nf.str("memoryId") != "00000000-0000-0000-0000-000000000000" {
+	nf := e.Get(t, "/api/memory/00000000-0000-0000-0000-000000000000/history").WantErr(t, 404, core.CodeNotFound)
+	if nf.Str("memoryId") != "00000000-0000-0000-0000-000000000000" {
 		t.Errorf("404 should name memoryId: %s", nf)
 	}
-	e.get(t, "/api/memory/"+id+"/history?limit=0").wantInvalid(t, "limit", "")
-	e.get(t, "/api/memory/"+id+"/history?limit=1001").wantInvalid(t, "limit", "")
+	e.Get(t, "/api/memory/"+id+"/history?limit=0").WantInvalid(t, "limit", "")
+	e.Get(t, "/api/memory/"+id+"/history?limit=1001").WantInvalid(t, "limit", "")
 
 	// Signet spells the headers x-signet-*; they work too.
-	r = e.do(t, "POST", "/api/memory/remember", map[string]any{"content": "signet headers"},
-		hdr("X-Signet-Actor", "sig", "X-Signet-Actor-Type", "pipeline", "X-Signet-Session-Id", "sig-sess")).want(t, 200)
-	got := e.historyEvents(t, r.str("id"))[0]
+	r = e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "signet headers"},
+		Hdr("X-Signet-Actor", "sig", "X-Signet-Actor-Type", "pipeline", "X-Signet-Session-Id", "sig-sess")).Want(t, 200)
+	got := e.HistoryEvents(t, r.Str("id"))[0]
 	if got["changedBy"] != "sig" || got["actorType"] != "pipeline" || got["sessionId"] != "sig-sess" {
 		t.Errorf("x-signet-* headers: %v", got)
 	}
 	// Unknown actor types fall back to operator; no actor is "api".
-	r = e.do(t, "POST", "/api/memory/remember", map[string]any{"content": "unknown actor type"}, hdr("X-Cairn-Actor-Type", "robot")).want(t, 200)
-	if got := e.historyEvents(t, r.str("id"))[0]; got["actorType"] != "operator" || got["changedBy"] != "api" {
+	r = e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "unknown actor type"}, Hdr("X-Cairn-Actor-Type", "robot")).Want(t, 200)
+	if got := e.HistoryEvents(t, r.Str("id"))[0]; got["actorType"] != "operator" || got["changedBy"] != "api" {
 		t.Errorf("defaults: %v", got)
 	}
 }
@@ -1135,56 +1135,56 @@ func TestMemoryHistory(t *testing.T) {
 // be the one recorded in memory_history (Signet stores x-signet-request-id).
 func TestHistoryRequestIDHeaderAliases(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	for i, name := range []string{"X-Request-Id", "X-Cairn-Request-Id", "X-Signet-Request-Id"} {
 		t.Run(name, func(t *testing.T) {
 			reqID := fmt.Sprintf("rid-%d", i)
-			r := e.do(t, "POST", "/api/memory/remember", map[string]any{"content": "request id via " + name}, hdr(name, reqID)).want(t, 200)
+			r := e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "request id via " + name}, Hdr(name, reqID)).Want(t, 200)
 			if r.Header.Get("X-Request-Id") != reqID {
 				t.Fatalf("echoed X-Request-Id = %q, want %q", r.Header.Get("X-Request-Id"), reqID)
 			}
-			if got := e.historyEvents(t, r.str("id"))[0]["requestId"]; got != reqID {
+			if got := e.HistoryEvents(t, r.Str("id"))[0]["requestId"]; got != reqID {
 				t.Errorf("BUG: request id sent as %s is echoed but history.requestId = %v, want %q", name, got, reqID)
 			}
 		})
 	}
 	// Without any header the generated id is recorded.
-	r := e.post(t, "/api/memory/remember", map[string]any{"content": "generated request id"}).want(t, 200)
-	if got := e.historyEvents(t, r.str("id"))[0]["requestId"]; got == nil || got != r.Header.Get("X-Request-Id") {
+	r := e.Post(t, "/api/memory/remember", map[string]any{"content": "generated request id"}).Want(t, 200)
+	if got := e.HistoryEvents(t, r.Str("id"))[0]["requestId"]; got == nil || got != r.Header.Get("X-Request-Id") {
 		t.Errorf("generated request id %q, history has %v", r.Header.Get("X-Request-Id"), got)
 	}
 }
 
 func TestGlobalHistory(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	a := e.mustID(t, "global history one")
-	e.clock.Advance(time.Second)
-	b := e.mustID(t, "global history two")
-	e.clock.Advance(time.Second)
-	e.del(t, a, map[string]any{"reason": "r"}).want(t, 200)
-	h := e.get(t, "/api/history").want(t, 200)
-	hist := h.list(t, "history")
-	if h.num("count") != 3 || hist[0]["event"] != "deleted" || hist[2]["memoryId"] != a {
+	e := NewEnv(t)
+	a := e.MustID(t, "global history one")
+	e.Clock.Advance(time.Second)
+	b := e.MustID(t, "global history two")
+	e.Clock.Advance(time.Second)
+	e.Del(t, a, map[string]any{"reason": "r"}).Want(t, 200)
+	h := e.Get(t, "/api/history").Want(t, 200)
+	hist := h.List(t, "history")
+	if h.Num("count") != 3 || hist[0]["event"] != "deleted" || hist[2]["memoryId"] != a {
 		t.Fatalf("global history newest first: %s", h)
 	}
-	if got := e.get(t, "/api/history?memory_id="+b).want(t, 200).num("count"); got != 1 {
+	if got := e.Get(t, "/api/history?memory_id="+b).Want(t, 200).Num("count"); got != 1 {
 		t.Errorf("memory_id filter: %v", got)
 	}
-	if got := e.get(t, "/api/history?event=deleted").want(t, 200).num("count"); got != 1 {
+	if got := e.Get(t, "/api/history?event=deleted").Want(t, 200).Num("count"); got != 1 {
 		t.Errorf("event filter: %v", got)
 	}
-	if got := e.get(t, "/api/history?actor=api").want(t, 200).num("count"); got != 3 {
+	if got := e.Get(t, "/api/history?actor=api").Want(t, 200).Num("count"); got != 3 {
 		t.Errorf("actor filter: %v", got)
 	}
-	if got := e.get(t, "/api/history?before="+storage.FormatTime(clockStart.Add(time.Second))).want(t, 200).num("count"); got != 1 {
+	if got := e.Get(t, "/api/history?before="+storage.FormatTime(ClockStart.Add(time.Second))).Want(t, 200).Num("count"); got != 1 {
 		t.Errorf("before filter: %v", got)
 	}
-	if got := e.get(t, "/api/history?limit=1").want(t, 200).num("count"); got != 1 {
+	if got := e.Get(t, "/api/history?limit=1").Want(t, 200).Num("count"); got != 1 {
 		t.Errorf("limit: %v", got)
 	}
-	e.get(t, "/api/history?limit=0").wantInvalid(t, "limit", "")
-	e.get(t, "/api/history?before=soon").wantInvalid(t, "before", "")
+	e.Get(t, "/api/history?limit=0").WantInvalid(t, "limit", "")
+	e.Get(t, "/api/history?before=soon").WantInvalid(t, "before", "")
 }
 
 // ---------------------------------------------------------------------------
@@ -1193,8 +1193,8 @@ func TestGlobalHistory(t *testing.T) {
 
 func TestPatchValidation(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	id := e.mustID(t, "patch validation subject")
+	e := NewEnv(t)
+	id := e.MustID(t, "patch validation subject")
 	cases := []struct {
 		name, body, field, msg string
 	}{
@@ -1229,9 +1229,9 @@ func TestPatchValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			before := e.state(t)
-			e.patch(t, id, rawBody(c.body)).wantInvalid(t, c.field, c.msg)
-			e.unchanged(t, before)
+			before := e.State(t)
+			e.Patch(t, id, RawBody(c.body)).WantInvalid(t, c.field, c.msg)
+			e.Unchanged(t, before)
 		})
 	}
 	for _, c := range []struct{ name, body string }{
@@ -1239,113 +1239,113 @@ func TestPatchValidation(t *testing.T) {
 		{"invalid UTF-8", "{\"reason\":\"r\",\"content\":\"\xff\"}"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			before := e.state(t)
-			e.patch(t, id, rawBody(c.body)).wantErr(t, 400, core.CodeInvalidJSON)
-			e.unchanged(t, before)
+			before := e.State(t)
+			e.Patch(t, id, RawBody(c.body)).WantErr(t, 400, core.CodeInvalidJSON)
+			e.Unchanged(t, before)
 		})
 	}
 }
 
 func TestPatchOutcomes(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	id := e.mustID(t, deployFact)
-	other := e.mustID(t, "A different memory that already exists.")
+	e := NewEnv(t)
+	id := e.MustID(t, deployFact)
+	other := e.MustID(t, "A different memory that already exists.")
 
 	t.Run("unknown id", func(t *testing.T) {
-		before := e.state(t)
-		r := e.patch(t, "00000000-0000-0000-0000-000000000000", map[string]any{"importance": 0.4, "reason": "bench"}).wantErr(t, 404, core.CodeNotFound)
-		if r.str("status") != "not_found" || r.str("id") != "00000000-0000-0000-0000-000000000000" {
+		before := e.State(t)
+		r := e.Patch(t, "00000000-0000-0000-0000-000000000000", map[string]any{"importance": 0.4, "reason": "bench"}).WantErr(t, 404, core.CodeNotFound)
+		if r.Str("status") != "not_found" || r.Str("id") != "00000000-0000-0000-0000-000000000000" {
 			t.Fatalf("not found: %s", r)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
 	t.Run("no changes", func(t *testing.T) {
-		before := e.state(t)
+		before := e.State(t)
 		// Whitespace-only differences are not content changes.
-		r := e.patch(t, id, map[string]any{"importance": 0.8, "content": "  " + strings.ReplaceAll(deployFact, " ", "   ") + "\n",
-			"type": "fact", "tags": []string{}, "pinned": false, "reason": "noop"}).want(t, 200)
-		if r.str("status") != "no_changes" || r.str("id") != id || r.num("currentVersion") != 1 {
+		r := e.Patch(t, id, map[string]any{"importance": 0.8, "content": "  " + strings.ReplaceAll(deployFact, " ", "   ") + "\n",
+			"type": "fact", "tags": []string{}, "pinned": false, "reason": "noop"}).Want(t, 200)
+		if r.Str("status") != "no_changes" || r.Str("id") != id || r.Num("currentVersion") != 1 {
 			t.Fatalf("no_changes: %s", r)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
 	var v int
 	t.Run("updated", func(t *testing.T) {
-		cur := e.get(t, "/api/memory/"+id).want(t, 200)
-		v = int(cur.num("version"))
-		e.clock.Advance(time.Hour)
-		r := e.patch(t, id, map[string]any{"importance": 0.4, "reason": "bench", "if_version": v}).want(t, 200)
-		if r.str("status") != "updated" || r.num("currentVersion") != float64(v) || r.num("newVersion") != float64(v+1) || r.JSON["contentChanged"] != false {
+		cur := e.Get(t, "/api/memory/"+id).Want(t, 200)
+		v = int(cur.Num("version"))
+		e.Clock.Advance(time.Hour)
+		r := e.Patch(t, id, map[string]any{"importance": 0.4, "reason": "bench", "if_version": v}).Want(t, 200)
+		if r.Str("status") != "updated" || r.Num("currentVersion") != float64(v) || r.Num("newVersion") != float64(v+1) || r.JSON["contentChanged"] != false {
 			t.Fatalf("updated: %s", r)
 		}
-		g := e.get(t, "/api/memory/"+id).want(t, 200)
-		if g.num("importance") != 0.4 || g.num("version") != float64(v+1) || g.num("update_count") < 1 ||
-			g.str("updated_at") != storage.FormatTime(e.clock.Now()) || g.str("updated_by") != "api" {
+		g := e.Get(t, "/api/memory/"+id).Want(t, 200)
+		if g.Num("importance") != 0.4 || g.Num("version") != float64(v+1) || g.Num("update_count") < 1 ||
+			g.Str("updated_at") != storage.FormatTime(e.Clock.Now()) || g.Str("updated_by") != "api" {
 			t.Fatalf("after update: %s", g)
 		}
 		v++
-		r = e.patch(t, id, map[string]any{"content": deployFact + " Also staging.", "tags": "a,b", "type": "runbook", "pinned": "true",
-			"reason": "edit", "ifVersion": fmt.Sprint(v), "changedBy": "editor"}).want(t, 200)
-		if r.str("status") != "updated" || r.JSON["contentChanged"] != true || r.num("newVersion") != float64(v+1) {
+		r = e.Patch(t, id, map[string]any{"content": deployFact + " Also staging.", "tags": "a,b", "type": "runbook", "pinned": "true",
+			"reason": "edit", "ifVersion": fmt.Sprint(v), "changedBy": "editor"}).Want(t, 200)
+		if r.Str("status") != "updated" || r.JSON["contentChanged"] != true || r.Num("newVersion") != float64(v+1) {
 			t.Fatalf("content update: %s", r)
 		}
 		v++
-		g = e.get(t, "/api/memory/"+id).want(t, 200)
-		if g.str("content") != deployFact+" Also staging." || g.str("type") != "runbook" || !g.boolean("pinned") ||
-			!slices.Equal(strs(g.JSON["tags"]), []string{"a", "b"}) || g.str("updated_by") != "editor" {
+		g = e.Get(t, "/api/memory/"+id).Want(t, 200)
+		if g.Str("content") != deployFact+" Also staging." || g.Str("type") != "runbook" || !g.Bool("pinned") ||
+			!slices.Equal(Strs(g.JSON["tags"]), []string{"a", "b"}) || g.Str("updated_by") != "editor" {
 			t.Fatalf("after content update: %s", g)
 		}
 		// tags null clears them.
-		e.patch(t, id, map[string]any{"tags": nil, "reason": "clear tags"}).want(t, 200)
+		e.Patch(t, id, map[string]any{"tags": nil, "reason": "clear tags"}).Want(t, 200)
 		v++
-		if g := e.get(t, "/api/memory/"+id).want(t, 200); len(strs(g.JSON["tags"])) != 0 {
+		if g := e.Get(t, "/api/memory/"+id).Want(t, 200); len(Strs(g.JSON["tags"])) != 0 {
 			t.Fatalf("tags null should clear: %s", g)
 		}
 		// The new content is what recall finds.
-		rec := e.post(t, "/api/memory/recall", map[string]any{"query": "staging"}).want(t, 200)
-		if hits := rec.list(t, "results"); len(hits) != 1 || hits[0]["id"] != id {
+		rec := e.Post(t, "/api/memory/recall", map[string]any{"query": "staging"}).Want(t, 200)
+		if hits := rec.List(t, "results"); len(hits) != 1 || hits[0]["id"] != id {
 			t.Fatalf("recall after content edit: %s", rec)
 		}
 	})
 	t.Run("stale if_version", func(t *testing.T) {
-		before := e.state(t)
+		before := e.State(t)
 		for _, body := range []map[string]any{
 			{"importance": 0.1, "reason": "stale", "if_version": 1},
 			{"importance": 0.1, "reason": "stale", "ifVersion": v + 5},
 		} {
-			r := e.patch(t, id, body).wantErr(t, 409, core.CodeVersionConflict)
-			if r.str("status") != "version_conflict" || r.num("currentVersion") != float64(v) {
+			r := e.Patch(t, id, body).WantErr(t, 409, core.CodeVersionConflict)
+			if r.Str("status") != "version_conflict" || r.Num("currentVersion") != float64(v) {
 				t.Fatalf("version conflict should report currentVersion %d: %s", v, r)
 			}
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
 	t.Run("duplicate content", func(t *testing.T) {
-		before := e.state(t)
-		r := e.patch(t, id, map[string]any{"content": "a different memory that already exists", "reason": "dup"}).wantErr(t, 409, core.CodeDuplicate)
-		if r.str("duplicateMemoryId") != other || r.str("status") != "duplicate_content_hash" {
+		before := e.State(t)
+		r := e.Patch(t, id, map[string]any{"content": "a different memory that already exists", "reason": "dup"}).WantErr(t, 409, core.CodeDuplicate)
+		if r.Str("duplicateMemoryId") != other || r.Str("status") != "duplicate_content_hash" {
 			t.Fatalf("duplicate: %s", r)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 		// Moving to another project where the content is free is fine...
-		e.patch(t, other, map[string]any{"project": "elsewhere", "reason": "move"}).want(t, 200)
+		e.Patch(t, other, map[string]any{"project": "elsewhere", "reason": "move"}).Want(t, 200)
 		// ...and moving back into a project where it collides is refused.
-		e.patch(t, id, map[string]any{"content": "A different memory that already exists.", "project": "elsewhere", "reason": "dup"}).wantErr(t, 409, core.CodeDuplicate)
+		e.Patch(t, id, map[string]any{"content": "A different memory that already exists.", "project": "elsewhere", "reason": "dup"}).WantErr(t, 409, core.CodeDuplicate)
 	})
 	t.Run("deleted", func(t *testing.T) {
-		gone := e.mustID(t, "soon deleted")
-		e.del(t, gone, map[string]any{"reason": "r"}).want(t, 200)
-		before := e.state(t)
-		r := e.patch(t, gone, map[string]any{"importance": 0.2, "reason": "r"}).wantErr(t, 409, core.CodeDeleted)
-		if r.str("status") != "deleted" || r.num("currentVersion") != 2 {
+		gone := e.MustID(t, "soon deleted")
+		e.Del(t, gone, map[string]any{"reason": "r"}).Want(t, 200)
+		before := e.State(t)
+		r := e.Patch(t, gone, map[string]any{"importance": 0.2, "reason": "r"}).WantErr(t, 409, core.CodeDeleted)
+		if r.Str("status") != "deleted" || r.Num("currentVersion") != 2 {
 			t.Fatalf("patch deleted: %s", r)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
 	t.Run("history", func(t *testing.T) {
-		hist := e.historyEvents(t, id)
-		got := eventNames(hist)
+		hist := e.HistoryEvents(t, id)
+		got := EventNames(hist)
 		want := []string{"created", "updated", "updated", "updated"}
 		if !slices.Equal(got, want) {
 			t.Fatalf("history = %v, want %v", got, want)
@@ -1357,16 +1357,16 @@ func TestPatchOutcomes(t *testing.T) {
 // must not be bypassed by remembering something short and editing it long.
 func TestPatchContentOverRememberLimit(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	id := e.mustID(t, "short at first")
-	before := e.state(t)
-	r := e.patch(t, id, map[string]any{"content": strings.Repeat("long ", 20_000), "reason": "grow"})
+	e := NewEnv(t)
+	id := e.MustID(t, "short at first")
+	before := e.State(t)
+	r := e.Patch(t, id, map[string]any{"content": strings.Repeat("long ", 20_000), "reason": "grow"})
 	if r.Status != http.StatusRequestEntityTooLarge {
 		t.Errorf("BUG: PATCH with 100000-character content = %d, want 413 payload_too_large like remember (guardrails.max_remember_chars = 65536)", r.Status)
 		return
 	}
-	r.wantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
-	e.unchanged(t, before)
+	r.WantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
+	e.Unchanged(t, before)
 }
 
 // ---------------------------------------------------------------------------
@@ -1375,109 +1375,109 @@ func TestPatchContentOverRememberLimit(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	id := e.mustID(t, deployFact)
-	pinned := e.mustID(t, "User prefers bun over npm for TypeScript projects.", "pinned", true)
+	e := NewEnv(t)
+	id := e.MustID(t, deployFact)
+	pinned := e.MustID(t, "User prefers bun over npm for TypeScript projects.", "pinned", true)
 
 	t.Run("reason missing", func(t *testing.T) {
-		for _, body := range []any{nil, map[string]any{}, map[string]any{"reason": ""}, map[string]any{"reason": "   "}, rawBody("")} {
-			before := e.state(t)
-			e.del(t, id, body).wantInvalid(t, "reason", "reason is required")
-			e.unchanged(t, before)
+		for _, body := range []any{nil, map[string]any{}, map[string]any{"reason": ""}, map[string]any{"reason": "   "}, RawBody("")} {
+			before := e.State(t)
+			e.Del(t, id, body).WantInvalid(t, "reason", "reason is required")
+			e.Unchanged(t, before)
 		}
-		before := e.state(t)
-		e.del(t, id, map[string]any{"reason": 5}).wantInvalid(t, "reason", "reason must be a string")
-		e.del(t, id, rawBody("{bad")).wantErr(t, 400, core.CodeInvalidJSON)
-		e.del(t, id, rawBody("null")).wantErr(t, 400, core.CodeInvalidJSON)
-		e.unchanged(t, before)
+		before := e.State(t)
+		e.Del(t, id, map[string]any{"reason": 5}).WantInvalid(t, "reason", "reason must be a string")
+		e.Del(t, id, RawBody("{bad")).WantErr(t, 400, core.CodeInvalidJSON)
+		e.Del(t, id, RawBody("null")).WantErr(t, 400, core.CodeInvalidJSON)
+		e.Unchanged(t, before)
 	})
 	t.Run("unknown", func(t *testing.T) {
-		before := e.state(t)
-		r := e.del(t, "00000000-0000-0000-0000-000000000000", map[string]any{"reason": "bench"}).wantErr(t, 404, core.CodeNotFound)
-		if r.str("status") != "not_found" {
+		before := e.State(t)
+		r := e.Del(t, "00000000-0000-0000-0000-000000000000", map[string]any{"reason": "bench"}).WantErr(t, 404, core.CodeNotFound)
+		if r.Str("status") != "not_found" {
 			t.Fatalf("unknown: %s", r)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
 	t.Run("bad if_version", func(t *testing.T) {
-		before := e.state(t)
+		before := e.State(t)
 		for _, q := range []string{"?reason=r&if_version=0", "?reason=r&if_version=abc", "?reason=r&if_version=-2", "?reason=r&ifVersion=1.5"} {
-			e.do(t, "DELETE", "/api/memory/"+id+q, nil, nil).wantInvalid(t, "if_version", "if_version must be a positive integer")
+			e.Do(t, "DELETE", "/api/memory/"+id+q, nil, nil).WantInvalid(t, "if_version", "if_version must be a positive integer")
 		}
 		for _, v := range []any{0, -1, "abc", 1.5} {
-			e.del(t, id, map[string]any{"reason": "r", "if_version": v}).wantInvalid(t, "if_version", "if_version must be a positive integer")
+			e.Del(t, id, map[string]any{"reason": "r", "if_version": v}).WantInvalid(t, "if_version", "if_version must be a positive integer")
 		}
-		e.del(t, id, map[string]any{"reason": "r", "force": "sure"}).wantInvalid(t, "force", "force must be a boolean")
-		e.unchanged(t, before)
+		e.Del(t, id, map[string]any{"reason": "r", "force": "sure"}).WantInvalid(t, "force", "force must be a boolean")
+		e.Unchanged(t, before)
 	})
 	t.Run("stale if_version", func(t *testing.T) {
-		before := e.state(t)
-		r := e.del(t, id, map[string]any{"reason": "r", "if_version": 7}).wantErr(t, 409, core.CodeVersionConflict)
-		if r.num("currentVersion") != 1 || r.str("status") != "version_conflict" {
+		before := e.State(t)
+		r := e.Del(t, id, map[string]any{"reason": "r", "if_version": 7}).WantErr(t, 409, core.CodeVersionConflict)
+		if r.Num("currentVersion") != 1 || r.Str("status") != "version_conflict" {
 			t.Fatalf("stale: %s", r)
 		}
-		e.do(t, "DELETE", "/api/memory/"+id+"?reason=r&if_version=3", nil, nil).wantErr(t, 409, core.CodeVersionConflict)
-		e.unchanged(t, before)
+		e.Do(t, "DELETE", "/api/memory/"+id+"?reason=r&if_version=3", nil, nil).WantErr(t, 409, core.CodeVersionConflict)
+		e.Unchanged(t, before)
 	})
 	t.Run("pinned without force", func(t *testing.T) {
-		before := e.state(t)
-		r := e.del(t, pinned, map[string]any{"reason": "bench"}).wantErr(t, 409, core.CodePinned)
-		if r.str("status") != "pinned_requires_force" || r.num("currentVersion") != 1 || r.str("error") != "Pinned memories require force=true" {
+		before := e.State(t)
+		r := e.Del(t, pinned, map[string]any{"reason": "bench"}).WantErr(t, 409, core.CodePinned)
+		if r.Str("status") != "pinned_requires_force" || r.Num("currentVersion") != 1 || r.Str("error") != "Pinned memories require force=true" {
 			t.Fatalf("pinned: %s", r)
 		}
-		e.del(t, pinned, map[string]any{"reason": "bench", "force": false}).wantErr(t, 409, core.CodePinned)
-		e.unchanged(t, before)
+		e.Del(t, pinned, map[string]any{"reason": "bench", "force": false}).WantErr(t, 409, core.CodePinned)
+		e.Unchanged(t, before)
 	})
 	t.Run("pipeline may not force", func(t *testing.T) {
-		before := e.state(t)
-		r := e.do(t, "DELETE", "/api/memory/"+pinned, map[string]any{"reason": "auto", "force": true},
-			hdr("X-Cairn-Actor-Type", "pipeline", "X-Cairn-Actor", "pipeline-v2")).wantErr(t, 403, core.CodeForceDenied)
-		if r.str("status") != "autonomous_force_denied" {
+		before := e.State(t)
+		r := e.Do(t, "DELETE", "/api/memory/"+pinned, map[string]any{"reason": "auto", "force": true},
+			Hdr("X-Cairn-Actor-Type", "pipeline", "X-Cairn-Actor", "pipeline-v2")).WantErr(t, 403, core.CodeForceDenied)
+		if r.Str("status") != "autonomous_force_denied" {
 			t.Fatalf("pipeline force: %s", r)
 		}
-		e.do(t, "DELETE", "/api/memory/"+pinned+"?reason=auto&force=true", nil, hdr("X-Signet-Actor-Type", "pipeline")).wantErr(t, 403, core.CodeForceDenied)
-		e.unchanged(t, before)
+		e.Do(t, "DELETE", "/api/memory/"+pinned+"?reason=auto&force=true", nil, Hdr("X-Signet-Actor-Type", "pipeline")).WantErr(t, 403, core.CodeForceDenied)
+		e.Unchanged(t, before)
 	})
 	t.Run("pinned with force", func(t *testing.T) {
-		r := e.do(t, "DELETE", "/api/memory/"+pinned+"?reason=cleanup&force=true", nil, nil).want(t, 200)
-		if r.str("status") != "deleted" || r.num("currentVersion") != 1 || r.num("newVersion") != 2 {
+		r := e.Do(t, "DELETE", "/api/memory/"+pinned+"?reason=cleanup&force=true", nil, nil).Want(t, 200)
+		if r.Str("status") != "deleted" || r.Num("currentVersion") != 1 || r.Num("newVersion") != 2 {
 			t.Fatalf("force: %s", r)
 		}
-		hist := e.historyEvents(t, pinned)
+		hist := e.HistoryEvents(t, pinned)
 		if meta, _ := hist[len(hist)-1]["metadata"].(map[string]any); meta["force"] != true {
 			t.Fatalf("deleted metadata: %v", hist[len(hist)-1])
 		}
 	})
 	t.Run("reason in query", func(t *testing.T) {
-		r := e.do(t, "DELETE", "/api/memory/"+id+"?reason=bench%20cleanup&if_version=1", nil, nil).want(t, 200)
-		if r.str("status") != "deleted" || r.num("newVersion") != 2 {
+		r := e.Do(t, "DELETE", "/api/memory/"+id+"?reason=bench%20cleanup&if_version=1", nil, nil).Want(t, 200)
+		if r.Str("status") != "deleted" || r.Num("newVersion") != 2 {
 			t.Fatalf("delete: %s", r)
 		}
-		hist := e.historyEvents(t, id)
+		hist := e.HistoryEvents(t, id)
 		if last := hist[len(hist)-1]; last["event"] != "deleted" || last["reason"] != "bench cleanup" || last["oldContent"] != deployFact {
 			t.Fatalf("deleted event: %v", last)
 		}
 	})
 	t.Run("already deleted", func(t *testing.T) {
-		before := e.state(t)
-		r := e.del(t, id, map[string]any{"reason": "again"}).wantErr(t, 409, core.CodeAlreadyDeleted)
-		if r.str("status") != "already_deleted" {
+		before := e.State(t)
+		r := e.Del(t, id, map[string]any{"reason": "again"}).WantErr(t, 409, core.CodeAlreadyDeleted)
+		if r.Str("status") != "already_deleted" {
 			t.Fatalf("already deleted: %s", r)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
 	t.Run("deleted is hidden", func(t *testing.T) {
-		e.get(t, "/api/memory/"+id).wantErr(t, 404, core.CodeNotFound)
-		if g := e.get(t, "/api/memory/"+id+"?include_deleted=true").want(t, 200); !g.boolean("is_deleted") {
+		e.Get(t, "/api/memory/"+id).WantErr(t, 404, core.CodeNotFound)
+		if g := e.Get(t, "/api/memory/"+id+"?include_deleted=true").Want(t, 200); !g.Bool("is_deleted") {
 			t.Fatalf("include_deleted: %s", g)
 		}
-		if l := e.get(t, "/api/memories").want(t, 200); l.num("total") != 0 {
+		if l := e.Get(t, "/api/memories").Want(t, 200); l.Num("total") != 0 {
 			t.Fatalf("deleted rows listed: %s", l)
 		}
-		if r := e.post(t, "/api/memory/recall", map[string]any{"query": "deploy script atlas"}).want(t, 200); len(r.list(t, "results")) != 0 {
+		if r := e.Post(t, "/api/memory/recall", map[string]any{"query": "deploy script atlas"}).Want(t, 200); len(r.List(t, "results")) != 0 {
 			t.Fatalf("recall after delete returns the deleted memory: %s", r)
 		}
-		if l := e.get(t, "/api/memories?include_deleted=true").want(t, 200); l.num("total") != 2 {
+		if l := e.Get(t, "/api/memories?include_deleted=true").Want(t, 200); l.Num("total") != 2 {
 			t.Fatalf("include_deleted list: %s", l)
 		}
 	})
@@ -1485,86 +1485,86 @@ func TestDelete(t *testing.T) {
 
 func TestRecover(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	id := e.mustID(t, deployFact)
-	live := e.mustID(t, "never deleted")
+	e := NewEnv(t)
+	id := e.MustID(t, deployFact)
+	live := e.MustID(t, "never deleted")
 
 	t.Run("unknown", func(t *testing.T) {
-		before := e.state(t)
-		e.post(t, "/api/memory/00000000-0000-0000-0000-000000000000/recover", map[string]any{"reason": "r"}).wantErr(t, 404, core.CodeNotFound)
-		e.unchanged(t, before)
+		before := e.State(t)
+		e.Post(t, "/api/memory/00000000-0000-0000-0000-000000000000/recover", map[string]any{"reason": "r"}).WantErr(t, 404, core.CodeNotFound)
+		e.Unchanged(t, before)
 	})
 	t.Run("not deleted", func(t *testing.T) {
-		before := e.state(t)
-		r := e.post(t, "/api/memory/"+live+"/recover", map[string]any{"reason": "r"}).wantErr(t, 409, core.CodeNotDeleted)
-		if r.str("status") != "not_deleted" || r.str("error") != "Memory is not deleted" || r.num("currentVersion") != 1 {
+		before := e.State(t)
+		r := e.Post(t, "/api/memory/"+live+"/recover", map[string]any{"reason": "r"}).WantErr(t, 409, core.CodeNotDeleted)
+		if r.Str("status") != "not_deleted" || r.Str("error") != "Memory is not deleted" || r.Num("currentVersion") != 1 {
 			t.Fatalf("not deleted: %s", r)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
-	e.del(t, id, map[string]any{"reason": "oops"}).want(t, 200)
+	e.Del(t, id, map[string]any{"reason": "oops"}).Want(t, 200)
 	t.Run("reason missing", func(t *testing.T) {
-		before := e.state(t)
-		e.post(t, "/api/memory/"+id+"/recover", nil).wantInvalid(t, "reason", "reason is required")
-		e.post(t, "/api/memory/"+id+"/recover", map[string]any{}).wantInvalid(t, "reason", "reason is required")
-		e.post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "r", "if_version": 0}).wantInvalid(t, "if_version", "")
-		e.unchanged(t, before)
+		before := e.State(t)
+		e.Post(t, "/api/memory/"+id+"/recover", nil).WantInvalid(t, "reason", "reason is required")
+		e.Post(t, "/api/memory/"+id+"/recover", map[string]any{}).WantInvalid(t, "reason", "reason is required")
+		e.Post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "r", "if_version": 0}).WantInvalid(t, "if_version", "")
+		e.Unchanged(t, before)
 	})
 	t.Run("stale if_version", func(t *testing.T) {
-		before := e.state(t)
-		r := e.post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "r", "if_version": 1}).wantErr(t, 409, core.CodeVersionConflict)
-		if r.num("currentVersion") != 2 {
+		before := e.State(t)
+		r := e.Post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "r", "if_version": 1}).WantErr(t, 409, core.CodeVersionConflict)
+		if r.Num("currentVersion") != 2 {
 			t.Fatalf("stale recover: %s", r)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
 	t.Run("live duplicate", func(t *testing.T) {
-		dup := e.mustID(t, "the deploy script for project atlas lives in tools/deploy.sh and needs AWS_PROFILE=prod")
-		before := e.state(t)
-		r := e.post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "r"}).wantErr(t, 409, core.CodeDuplicate)
-		if r.str("duplicateMemoryId") != dup {
+		dup := e.MustID(t, "the deploy script for project atlas lives in tools/deploy.sh and needs AWS_PROFILE=prod")
+		before := e.State(t)
+		r := e.Post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "r"}).WantErr(t, 409, core.CodeDuplicate)
+		if r.Str("duplicateMemoryId") != dup {
 			t.Fatalf("duplicate on recover: %s", r)
 		}
-		e.unchanged(t, before)
-		e.del(t, dup, map[string]any{"reason": "make room"}).want(t, 200)
+		e.Unchanged(t, before)
+		e.Del(t, dup, map[string]any{"reason": "make room"}).Want(t, 200)
 	})
 	t.Run("within window", func(t *testing.T) {
-		e.clock.Advance(29 * 24 * time.Hour)
-		r := e.do(t, "POST", "/api/memory/"+id+"/recover?reason=changed%20my%20mind&if_version=2", nil, nil).want(t, 200)
-		if r.str("status") != "recovered" || r.num("currentVersion") != 2 || r.num("newVersion") != 3 || r.num("retentionDays") != 30 {
+		e.Clock.Advance(29 * 24 * time.Hour)
+		r := e.Do(t, "POST", "/api/memory/"+id+"/recover?reason=changed%20my%20mind&if_version=2", nil, nil).Want(t, 200)
+		if r.Str("status") != "recovered" || r.Num("currentVersion") != 2 || r.Num("newVersion") != 3 || r.Num("retentionDays") != 30 {
 			t.Fatalf("recover: %s", r)
 		}
-		g := e.get(t, "/api/memory/"+id).want(t, 200)
-		if g.boolean("is_deleted") || g.str("deleted_at") != "" || g.num("version") != 3 {
+		g := e.Get(t, "/api/memory/"+id).Want(t, 200)
+		if g.Bool("is_deleted") || g.Str("deleted_at") != "" || g.Num("version") != 3 {
 			t.Fatalf("after recover: %s", g)
 		}
-		if got := eventNames(e.historyEvents(t, id)); !slices.Equal(got, []string{"created", "deleted", "recovered"}) {
+		if got := EventNames(e.HistoryEvents(t, id)); !slices.Equal(got, []string{"created", "deleted", "recovered"}) {
 			t.Fatalf("history = %v", got)
 		}
-		if r := e.post(t, "/api/memory/recall", map[string]any{"query": "deploy atlas"}).want(t, 200); len(r.list(t, "results")) != 1 {
+		if r := e.Post(t, "/api/memory/recall", map[string]any{"query": "deploy atlas"}).Want(t, 200); len(r.List(t, "results")) != 1 {
 			t.Fatalf("recovered memory not recalled: %s", r)
 		}
 	})
 	t.Run("after 31 days", func(t *testing.T) {
-		e.del(t, id, map[string]any{"reason": "again"}).want(t, 200)
-		e.clock.Advance(30 * 24 * time.Hour) // exactly the window: still recoverable
-		before := e.state(t)
-		e.clock.Advance(24 * time.Hour)
-		r := e.post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "too late"}).wantErr(t, 409, core.CodeExpired)
-		if r.str("status") != "retention_expired" || r.str("error") != "Recover window expired (30 days)" {
+		e.Del(t, id, map[string]any{"reason": "again"}).Want(t, 200)
+		e.Clock.Advance(30 * 24 * time.Hour) // exactly the window: still recoverable
+		before := e.State(t)
+		e.Clock.Advance(24 * time.Hour)
+		r := e.Post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "too late"}).WantErr(t, 409, core.CodeExpired)
+		if r.Str("status") != "retention_expired" || r.Str("error") != "Recover window expired (30 days)" {
 			t.Fatalf("expired: %s", r)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
 }
 
 func TestRecoverAtExactWindow(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	id := e.mustID(t, "recover at the edge of the window")
-	e.del(t, id, map[string]any{"reason": "r"}).want(t, 200)
-	e.clock.Advance(30 * 24 * time.Hour)
-	e.post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "edge"}).want(t, 200)
+	e := NewEnv(t)
+	id := e.MustID(t, "recover at the edge of the window")
+	e.Del(t, id, map[string]any{"reason": "r"}).Want(t, 200)
+	e.Clock.Advance(30 * 24 * time.Hour)
+	e.Post(t, "/api/memory/"+id+"/recover", map[string]any{"reason": "edge"}).Want(t, 200)
 }
 
 // ---------------------------------------------------------------------------
@@ -1573,10 +1573,10 @@ func TestRecoverAtExactWindow(t *testing.T) {
 
 func TestBatchModify(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	a := e.mustID(t, "batch modify a")
-	b := e.mustID(t, "batch modify b")
-	c := e.mustID(t, "batch modify c")
+	e := NewEnv(t)
+	a := e.MustID(t, "batch modify a")
+	b := e.MustID(t, "batch modify b")
+	c := e.MustID(t, "batch modify c")
 
 	for _, bad := range []struct {
 		name string
@@ -1584,46 +1584,46 @@ func TestBatchModify(t *testing.T) {
 		msg  string
 	}{
 		{"missing patches", map[string]any{"reason": "r"}, "patches[] is required"},
-		{"null patches", rawBody(`{"patches":null}`), "patches[] is required"},
+		{"null patches", RawBody(`{"patches":null}`), "patches[] is required"},
 		{"empty patches", map[string]any{"patches": []any{}, "reason": "r"}, "patches[] is required"},
 		{"patches not array", map[string]any{"patches": "x"}, "patches must be an array"},
 		{"patches object", map[string]any{"patches": map[string]any{"id": a}}, "patches must be an array"},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
-			before := e.state(t)
-			e.post(t, "/api/memory/modify", bad.body).wantInvalid(t, "patches", bad.msg)
-			e.unchanged(t, before)
+			before := e.State(t)
+			e.Post(t, "/api/memory/modify", bad.body).WantInvalid(t, "patches", bad.msg)
+			e.Unchanged(t, before)
 		})
 	}
 	t.Run("invalid bodies", func(t *testing.T) {
-		before := e.state(t)
+		before := e.State(t)
 		for _, body := range []string{"", "{", "null", "[]"} {
-			e.post(t, "/api/memory/modify", rawBody(body)).wantErr(t, 400, core.CodeInvalidJSON)
+			e.Post(t, "/api/memory/modify", RawBody(body)).WantErr(t, 400, core.CodeInvalidJSON)
 		}
-		e.post(t, "/api/memory/modify", map[string]any{"patches": []any{}, "reason": 3}).wantInvalid(t, "reason", "")
-		e.unchanged(t, before)
+		e.Post(t, "/api/memory/modify", map[string]any{"patches": []any{}, "reason": 3}).WantInvalid(t, "reason", "")
+		e.Unchanged(t, before)
 	})
 	t.Run("201 patches", func(t *testing.T) {
 		patches := make([]map[string]any, 201)
 		for i := range patches {
 			patches[i] = map[string]any{"id": a, "importance": 0.1, "reason": "bulk"}
 		}
-		before := e.state(t)
-		e.post(t, "/api/memory/modify", map[string]any{"patches": patches}).wantInvalid(t, "patches", "patches[] exceeds maximum batch size (200)")
-		e.unchanged(t, before)
+		before := e.State(t)
+		e.Post(t, "/api/memory/modify", map[string]any{"patches": patches}).WantInvalid(t, "patches", "patches[] exceeds maximum batch size (200)")
+		e.Unchanged(t, before)
 	})
 	t.Run("200 patches", func(t *testing.T) {
 		patches := make([]map[string]any, 200)
 		for i := range patches {
 			patches[i] = map[string]any{"id": fmt.Sprintf("missing-%d", i), "importance": 0.1}
 		}
-		r := e.post(t, "/api/memory/modify", map[string]any{"patches": patches, "reason": "bulk"}).want(t, 200)
-		if r.num("total") != 200 || r.num("updated") != 0 || len(r.list(t, "results")) != 200 {
-			t.Fatalf("200 patches: total %v updated %v", r.num("total"), r.num("updated"))
+		r := e.Post(t, "/api/memory/modify", map[string]any{"patches": patches, "reason": "bulk"}).Want(t, 200)
+		if r.Num("total") != 200 || r.Num("updated") != 0 || len(r.List(t, "results")) != 200 {
+			t.Fatalf("200 patches: total %v updated %v", r.Num("total"), r.Num("updated"))
 		}
 	})
 	t.Run("mixed results", func(t *testing.T) {
-		r := e.post(t, "/api/memory/modify", map[string]any{
+		r := e.Post(t, "/api/memory/modify", map[string]any{
 			"reason":    "top-level reason",
 			"changedBy": "batcher",
 			"patches": []any{
@@ -1637,8 +1637,8 @@ func TestBatchModify(t *testing.T) {
 				map[string]any{"id": c},
 				map[string]any{"id": c, "importance": 0.8},
 			},
-		}).want(t, 200)
-		res := r.list(t, "results")
+		}).Want(t, 200)
+		res := r.List(t, "results")
 		want := []struct{ id, status, errPart string }{
 			{a, "updated", ""},
 			{b, "version_conflict", ""},
@@ -1650,7 +1650,7 @@ func TestBatchModify(t *testing.T) {
 			{c, "invalid_request", "at least one of"},
 			{c, "no_changes", ""},
 		}
-		if r.num("total") != float64(len(want)) || r.num("updated") != 2 || len(res) != len(want) {
+		if r.Num("total") != float64(len(want)) || r.Num("updated") != 2 || len(res) != len(want) {
 			t.Fatalf("mixed: %s", r)
 		}
 		for i, w := range want {
@@ -1667,32 +1667,32 @@ func TestBatchModify(t *testing.T) {
 		if res[1]["currentVersion"] != 1.0 {
 			t.Errorf("conflict result: %v", res[1])
 		}
-		ha := e.historyEvents(t, a)
-		hc := e.historyEvents(t, c)
+		ha := e.HistoryEvents(t, a)
+		hc := e.HistoryEvents(t, c)
 		if ha[1]["reason"] != "own reason" || hc[1]["reason"] != "top-level reason" || hc[1]["changedBy"] != "batcher" {
 			t.Errorf("reasons: a %v, c %v", ha[1], hc[1])
 		}
-		if len(e.historyEvents(t, b)) != 1 {
+		if len(e.HistoryEvents(t, b)) != 1 {
 			t.Errorf("version conflict wrote history")
 		}
 	})
 	t.Run("no reason anywhere", func(t *testing.T) {
-		before := e.state(t)
-		r := e.post(t, "/api/memory/modify", map[string]any{"patches": []any{map[string]any{"id": a, "importance": 0.9}}}).want(t, 200)
-		res := r.list(t, "results")
-		if r.num("updated") != 0 || res[0]["status"] != "invalid_request" || !strings.Contains(fmt.Sprint(res[0]["error"]), "reason is required") {
+		before := e.State(t)
+		r := e.Post(t, "/api/memory/modify", map[string]any{"patches": []any{map[string]any{"id": a, "importance": 0.9}}}).Want(t, 200)
+		res := r.List(t, "results")
+		if r.Num("updated") != 0 || res[0]["status"] != "invalid_request" || !strings.Contains(fmt.Sprint(res[0]["error"]), "reason is required") {
 			t.Fatalf("missing reason: %s", r)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
 	t.Run("duplicate and deleted", func(t *testing.T) {
-		gone := e.mustID(t, "batch modify gone")
-		e.del(t, gone, map[string]any{"reason": "r"}).want(t, 200)
-		r := e.post(t, "/api/memory/modify", map[string]any{"reason": "r", "patches": []any{
+		gone := e.MustID(t, "batch modify gone")
+		e.Del(t, gone, map[string]any{"reason": "r"}).Want(t, 200)
+		r := e.Post(t, "/api/memory/modify", map[string]any{"reason": "r", "patches": []any{
 			map[string]any{"id": a, "content": "Batch modify B."},
 			map[string]any{"id": gone, "importance": 0.1},
-		}}).want(t, 200)
-		res := r.list(t, "results")
+		}}).Want(t, 200)
+		res := r.List(t, "results")
 		if res[0]["status"] != "duplicate_content_hash" || res[0]["duplicateMemoryId"] != b || res[1]["status"] != "deleted" {
 			t.Fatalf("duplicate/deleted: %s", r)
 		}
@@ -1705,26 +1705,26 @@ func TestBatchModify(t *testing.T) {
 
 func TestBatchForget(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	var bulk []string
 	for i := range 26 {
-		bulk = append(bulk, e.mustID(t, fmt.Sprintf("bulk memory number %d about rotation", i), "tags", "bulk"))
+		bulk = append(bulk, e.MustID(t, fmt.Sprintf("bulk memory number %d about rotation", i), "tags", "bulk"))
 	}
 	small := []string{
-		e.mustID(t, "small one about logging", "tags", "small"),
-		e.mustID(t, "small two about logging", "tags", "small"),
+		e.MustID(t, "small one about logging", "tags", "small"),
+		e.MustID(t, "small two about logging", "tags", "small"),
 	}
-	pin := e.mustID(t, "small pinned about logging", "tags", "small", "pinned", true)
+	pin := e.MustID(t, "small pinned about logging", "tags", "small", "pinned", true)
 
 	t.Run("nothing given", func(t *testing.T) {
-		before := e.state(t)
+		before := e.State(t)
 		for _, body := range []map[string]any{{}, {"mode": "execute", "reason": "r"}, {"query": "   "}, {"ids": []string{}}} {
-			e.post(t, "/api/memory/forget", body).wantInvalid(t, "query", "query, ids, or at least one filter")
+			e.Post(t, "/api/memory/forget", body).WantInvalid(t, "query", "query, ids, or at least one filter")
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
 	t.Run("bad fields", func(t *testing.T) {
-		before := e.state(t)
+		before := e.State(t)
 		for _, c := range []struct {
 			body  any
 			field string
@@ -1743,115 +1743,115 @@ func TestBatchForget(t *testing.T) {
 			{map[string]any{"tags": "bulk", "force": "perhaps"}, "force"},
 			{map[string]any{"tags": "bulk", "mode": "execute", "reason": "r", "limit": 0}, "limit"},
 		} {
-			e.post(t, "/api/memory/forget", c.body).wantInvalid(t, c.field, "")
+			e.Post(t, "/api/memory/forget", c.body).WantInvalid(t, c.field, "")
 		}
 		for _, body := range []string{"", "{", "null", "[1]"} {
-			e.post(t, "/api/memory/forget", rawBody(body)).wantErr(t, 400, core.CodeInvalidJSON)
+			e.Post(t, "/api/memory/forget", RawBody(body)).WantErr(t, 400, core.CodeInvalidJSON)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
 	t.Run("small preview and execute", func(t *testing.T) {
-		before := e.state(t)
-		p := e.post(t, "/api/memory/forget", map[string]any{"tags": "small"}).want(t, 200)
-		cands := p.list(t, "candidates")
-		if p.str("mode") != "preview" || p.num("count") != 3 || p.boolean("requiresConfirm") || p.str("confirmToken") == "" || len(cands) != 3 {
+		before := e.State(t)
+		p := e.Post(t, "/api/memory/forget", map[string]any{"tags": "small"}).Want(t, 200)
+		cands := p.List(t, "candidates")
+		if p.Str("mode") != "preview" || p.Num("count") != 3 || p.Bool("requiresConfirm") || p.Str("confirmToken") == "" || len(cands) != 3 {
 			t.Fatalf("preview: %s", p)
 		}
 		if cands[0]["id"] != pin || cands[0]["pinned"] != true || cands[0]["version"] != 1.0 {
 			t.Fatalf("filter-only candidates are ordered pinned first: %v", cands)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 
 		// Without force the pinned one is refused, the others go.
-		r := e.post(t, "/api/memory/forget", map[string]any{"tags": "small", "mode": "execute", "reason": "cleanup"}).want(t, 200)
-		if r.str("mode") != "execute" || r.num("requested") != 3 || r.num("deleted") != 2 {
+		r := e.Post(t, "/api/memory/forget", map[string]any{"tags": "small", "mode": "execute", "reason": "cleanup"}).Want(t, 200)
+		if r.Str("mode") != "execute" || r.Num("requested") != 3 || r.Num("deleted") != 2 {
 			t.Fatalf("execute: %s", r)
 		}
 		status := map[string]string{}
-		for _, res := range r.list(t, "results") {
+		for _, res := range r.List(t, "results") {
 			status[res["id"].(string)] = res["status"].(string)
 		}
 		if status[pin] != "pinned_requires_force" || status[small[0]] != "deleted" || status[small[1]] != "deleted" {
 			t.Fatalf("results: %v", status)
 		}
-		if h := e.historyEvents(t, small[0]); h[len(h)-1]["reason"] != "cleanup" {
+		if h := e.HistoryEvents(t, small[0]); h[len(h)-1]["reason"] != "cleanup" {
 			t.Fatalf("history reason: %v", h[len(h)-1])
 		}
 		// Force takes the pinned one, except for the pipeline.
-		r = e.do(t, "POST", "/api/memory/forget", map[string]any{"tags": "small", "mode": "execute", "reason": "auto", "force": true},
-			hdr("X-Cairn-Actor-Type", "pipeline")).want(t, 200)
-		if r.num("deleted") != 0 || r.list(t, "results")[0]["status"] != "autonomous_force_denied" {
+		r = e.Do(t, "POST", "/api/memory/forget", map[string]any{"tags": "small", "mode": "execute", "reason": "auto", "force": true},
+			Hdr("X-Cairn-Actor-Type", "pipeline")).Want(t, 200)
+		if r.Num("deleted") != 0 || r.List(t, "results")[0]["status"] != "autonomous_force_denied" {
 			t.Fatalf("pipeline force: %s", r)
 		}
-		r = e.post(t, "/api/memory/forget", map[string]any{"ids": []string{pin}, "mode": "execute", "reason": "cleanup", "force": true}).want(t, 200)
-		if r.num("deleted") != 1 {
+		r = e.Post(t, "/api/memory/forget", map[string]any{"ids": []string{pin}, "mode": "execute", "reason": "cleanup", "force": true}).Want(t, 200)
+		if r.Num("deleted") != 1 {
 			t.Fatalf("force: %s", r)
 		}
 		// Deleted rows are no longer candidates.
-		if p := e.post(t, "/api/memory/forget", map[string]any{"tags": "small"}).want(t, 200); p.num("count") != 0 {
+		if p := e.Post(t, "/api/memory/forget", map[string]any{"tags": "small"}).Want(t, 200); p.Num("count") != 0 {
 			t.Fatalf("deleted memories are candidates: %s", p)
 		}
 	})
 	t.Run("execute guards", func(t *testing.T) {
-		before := e.state(t)
-		e.post(t, "/api/memory/forget", map[string]any{"tags": "bulk", "mode": "execute"}).wantInvalid(t, "reason", "reason is required for execute mode")
-		e.post(t, "/api/memory/forget", map[string]any{"tags": "bulk", "mode": "execute", "reason": "  "}).wantInvalid(t, "reason", "reason is required")
+		before := e.State(t)
+		e.Post(t, "/api/memory/forget", map[string]any{"tags": "bulk", "mode": "execute"}).WantInvalid(t, "reason", "reason is required for execute mode")
+		e.Post(t, "/api/memory/forget", map[string]any{"tags": "bulk", "mode": "execute", "reason": "  "}).WantInvalid(t, "reason", "reason is required")
 		for _, k := range []string{"if_version", "ifVersion"} {
-			e.post(t, "/api/memory/forget", map[string]any{"ids": bulk[:1], "mode": "execute", "reason": "r", k: 1}).
-				wantInvalid(t, "if_version", "if_version is not supported for batch forget")
+			e.Post(t, "/api/memory/forget", map[string]any{"ids": bulk[:1], "mode": "execute", "reason": "r", k: 1}).
+				WantInvalid(t, "if_version", "if_version is not supported for batch forget")
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
 	t.Run("26 need a token", func(t *testing.T) {
 		sel := map[string]any{"tags": "bulk", "limit": 50}
-		p := e.post(t, "/api/memory/forget", sel).want(t, 200)
-		token := p.str("confirmToken")
-		if p.num("count") != 26 || !p.boolean("requiresConfirm") || token != core.ConfirmToken(bulk) {
-			t.Fatalf("preview of 26: count %v requiresConfirm %v token %q (want %q)", p.num("count"), p.boolean("requiresConfirm"), token, core.ConfirmToken(bulk))
+		p := e.Post(t, "/api/memory/forget", sel).Want(t, 200)
+		token := p.Str("confirmToken")
+		if p.Num("count") != 26 || !p.Bool("requiresConfirm") || token != core.ConfirmToken(bulk) {
+			t.Fatalf("preview of 26: count %v requiresConfirm %v token %q (want %q)", p.Num("count"), p.Bool("requiresConfirm"), token, core.ConfirmToken(bulk))
 		}
 		// The same selection by ids gives the same token.
-		if p2 := e.post(t, "/api/memory/forget", map[string]any{"ids": bulk, "limit": 26}).want(t, 200); p2.str("confirmToken") != token {
+		if p2 := e.Post(t, "/api/memory/forget", map[string]any{"ids": bulk, "limit": 26}).Want(t, 200); p2.Str("confirmToken") != token {
 			t.Fatalf("token differs for the same selection: %s", p2)
 		}
-		before := e.state(t)
+		before := e.State(t)
 		exec := map[string]any{"tags": "bulk", "limit": 50, "mode": "execute", "reason": "rotate"}
-		r := e.post(t, "/api/memory/forget", exec).wantErr(t, 400, core.CodeConfirmRequired)
-		if !r.boolean("requiresConfirm") || r.str("confirmToken") != token || r.num("count") != 26 {
+		r := e.Post(t, "/api/memory/forget", exec).WantErr(t, 400, core.CodeConfirmRequired)
+		if !r.Bool("requiresConfirm") || r.Str("confirmToken") != token || r.Num("count") != 26 {
 			t.Fatalf("execute without token: %s", r)
 		}
 		// A token from another preview (25 of the 26) does not unlock this one.
-		other := e.post(t, "/api/memory/forget", map[string]any{"tags": "bulk", "limit": 25}).want(t, 200)
-		if other.boolean("requiresConfirm") || other.str("confirmToken") == token {
+		other := e.Post(t, "/api/memory/forget", map[string]any{"tags": "bulk", "limit": 25}).Want(t, 200)
+		if other.Bool("requiresConfirm") || other.Str("confirmToken") == token {
 			t.Fatalf("preview of 25: %s", other)
 		}
-		exec["confirm_token"] = other.str("confirmToken")
-		e.post(t, "/api/memory/forget", exec).wantErr(t, 400, core.CodeConfirmRequired)
+		exec["confirm_token"] = other.Str("confirmToken")
+		e.Post(t, "/api/memory/forget", exec).WantErr(t, 400, core.CodeConfirmRequired)
 		exec["confirm_token"] = "not-a-token"
-		e.post(t, "/api/memory/forget", exec).wantErr(t, 400, core.CodeConfirmRequired)
-		e.unchanged(t, before)
+		e.Post(t, "/api/memory/forget", exec).WantErr(t, 400, core.CodeConfirmRequired)
+		e.Unchanged(t, before)
 
 		delete(exec, "confirm_token")
 		exec["confirmToken"] = token
-		r = e.post(t, "/api/memory/forget", exec).want(t, 200)
-		if r.num("deleted") != 26 || r.num("requested") != 26 {
+		r = e.Post(t, "/api/memory/forget", exec).Want(t, 200)
+		if r.Num("deleted") != 26 || r.Num("requested") != 26 {
 			t.Fatalf("execute with token: %s", r)
 		}
-		for _, res := range r.list(t, "results") {
+		for _, res := range r.List(t, "results") {
 			if res["status"] != "deleted" {
 				t.Fatalf("result: %v", res)
 			}
 		}
-		if n := e.count(t, `SELECT count(*) FROM memory_history WHERE event = 'deleted' AND reason = 'rotate'`); n != 26 {
+		if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE event = 'deleted' AND reason = 'rotate'`); n != 26 {
 			t.Fatalf("%d deleted events with the reason, want 26", n)
 		}
-		if l := e.get(t, "/api/memories?tags=bulk").want(t, 200); l.num("total") != 0 {
+		if l := e.Get(t, "/api/memories?tags=bulk").Want(t, 200); l.Num("total") != 0 {
 			t.Fatalf("bulk memories still listed: %s", l)
 		}
 	})
 	t.Run("query selection", func(t *testing.T) {
-		x := e.mustID(t, "the rotation schedule for oncall")
-		p := e.post(t, "/api/memory/forget", map[string]any{"query": "\"oncall\" AND (rotation OR *)"}).want(t, 200)
-		c := p.list(t, "candidates")
+		x := e.MustID(t, "the rotation schedule for oncall")
+		p := e.Post(t, "/api/memory/forget", map[string]any{"query": "\"oncall\" AND (rotation OR *)"}).Want(t, 200)
+		c := p.List(t, "candidates")
 		if len(c) != 1 || c[0]["id"] != x {
 			t.Fatalf("query preview: %s", p)
 		}
@@ -1867,17 +1867,17 @@ func TestBatchForget(t *testing.T) {
 // without checking for a missing field.
 func TestBatchForgetEmptySelectionShape(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.mustID(t, "a memory that does not match")
-	p := e.post(t, "/api/memory/forget", map[string]any{"tags": "nothing-has-this"}).want(t, 200)
-	if p.num("count") != 0 || p.boolean("requiresConfirm") {
+	e := NewEnv(t)
+	e.MustID(t, "a memory that does not match")
+	p := e.Post(t, "/api/memory/forget", map[string]any{"tags": "nothing-has-this"}).Want(t, 200)
+	if p.Num("count") != 0 || p.Bool("requiresConfirm") {
 		t.Fatalf("empty preview: %s", p)
 	}
 	if c, ok := p.JSON["candidates"].([]any); !ok || len(c) != 0 {
 		t.Errorf("BUG: preview of an empty selection has no \"candidates\": [] (got %s)", p)
 	}
-	x := e.post(t, "/api/memory/forget", map[string]any{"tags": "nothing-has-this", "mode": "execute", "reason": "r"}).want(t, 200)
-	if x.num("deleted") != 0 {
+	x := e.Post(t, "/api/memory/forget", map[string]any{"tags": "nothing-has-this", "mode": "execute", "reason": "r"}).Want(t, 200)
+	if x.Num("deleted") != 0 {
 		t.Fatalf("empty execute: %s", x)
 	}
 	if res, ok := x.JSON["results"].([]any); !ok || len(res) != 0 {
@@ -1894,24 +1894,24 @@ func TestBatchForgetEmptySelectionShape(t *testing.T) {
 
 func TestRecall(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	deploy := e.mustID(t, deployFact)
-	bun := e.mustID(t, "User prefers bun over npm for TypeScript projects.", "who", "bench", "pinned", true, "importance", 0.9, "tags", "tooling")
-	uni := e.mustID(t, "Ünïcödé test: 東京 meeting moved to Thursday 🚀")
-	gone := e.mustID(t, "deploy atlas secret rotation notes")
-	e.del(t, gone, map[string]any{"reason": "r"}).want(t, 200)
+	e := NewEnv(t)
+	deploy := e.MustID(t, deployFact)
+	bun := e.MustID(t, "User prefers bun over npm for TypeScript projects.", "who", "bench", "pinned", true, "importance", 0.9, "tags", "tooling")
+	uni := e.MustID(t, "Ünïcödé test: 東京 meeting moved to Thursday 🚀")
+	gone := e.MustID(t, "deploy atlas secret rotation notes")
+	e.Del(t, gone, map[string]any{"reason": "r"}).Want(t, 200)
 
-	ids := func(r *resp) []string {
+	ids := func(r *Resp) []string {
 		var out []string
-		for _, h := range r.list(t, "results") {
+		for _, h := range r.List(t, "results") {
 			out = append(out, h["id"].(string))
 		}
 		return out
 	}
 	t.Run("basic", func(t *testing.T) {
-		r := e.post(t, "/api/memory/recall", map[string]any{"query": "deploy script atlas"}).want(t, 200)
-		hits := r.list(t, "results")
-		if len(hits) != 1 || hits[0]["id"] != deploy || r.str("method") != "keyword" || r.str("query") != "deploy script atlas" {
+		r := e.Post(t, "/api/memory/recall", map[string]any{"query": "deploy script atlas"}).Want(t, 200)
+		hits := r.List(t, "results")
+		if len(hits) != 1 || hits[0]["id"] != deploy || r.Str("method") != "keyword" || r.Str("query") != "deploy script atlas" {
 			t.Fatalf("basic: %s", r)
 		}
 		h := hits[0]
@@ -1926,35 +1926,35 @@ func TestRecall(t *testing.T) {
 		}
 	})
 	t.Run("filters", func(t *testing.T) {
-		r := e.post(t, "/api/memory/recall", map[string]any{"query": "bun npm", "who": "bench", "pinned": true, "importance_min": 0.5, "tags": "tooling"}).want(t, 200)
+		r := e.Post(t, "/api/memory/recall", map[string]any{"query": "bun npm", "who": "bench", "pinned": true, "importance_min": 0.5, "tags": "tooling"}).Want(t, 200)
 		if got := ids(r); !slices.Equal(got, []string{bun}) {
 			t.Fatalf("filters: %v", got)
 		}
-		r = e.post(t, "/api/memory/recall", map[string]any{"query": "bun npm", "pinned": false}).want(t, 200)
+		r = e.Post(t, "/api/memory/recall", map[string]any{"query": "bun npm", "pinned": false}).Want(t, 200)
 		if len(ids(r)) != 0 {
 			t.Fatalf("pinned=false: %s", r)
 		}
-		r = e.post(t, "/api/memory/recall", map[string]any{"query": "bun", "keywordQuery": "deploy"}).want(t, 200)
+		r = e.Post(t, "/api/memory/recall", map[string]any{"query": "bun", "keywordQuery": "deploy"}).Want(t, 200)
 		if got := ids(r); !slices.Equal(got, []string{deploy}) {
 			t.Fatalf("keywordQuery: %v", got)
 		}
 	})
 	t.Run("unicode", func(t *testing.T) {
-		r := e.post(t, "/api/memory/recall", map[string]any{"query": "東京 meeting"}).want(t, 200)
+		r := e.Post(t, "/api/memory/recall", map[string]any{"query": "東京 meeting"}).Want(t, 200)
 		if got := ids(r); !slices.Equal(got, []string{uni}) {
 			t.Fatalf("unicode: %v", got)
 		}
-		r = e.post(t, "/api/memory/recall", map[string]any{"query": "unicode"}).want(t, 200) // remove_diacritics
+		r = e.Post(t, "/api/memory/recall", map[string]any{"query": "unicode"}).Want(t, 200) // remove_diacritics
 		if got := ids(r); !slices.Equal(got, []string{uni}) {
 			t.Fatalf("diacritics: %v", got)
 		}
 	})
 	t.Run("limit", func(t *testing.T) {
-		r := e.post(t, "/api/memory/recall", map[string]any{"query": "deploy bun meeting", "limit": 2}).want(t, 200)
+		r := e.Post(t, "/api/memory/recall", map[string]any{"query": "deploy bun meeting", "limit": 2}).Want(t, 200)
 		if len(ids(r)) != 2 {
 			t.Fatalf("limit 2: %s", r)
 		}
-		r = e.post(t, "/api/memory/recall", map[string]any{"query": "deploy", "limit": "5"}).want(t, 200)
+		r = e.Post(t, "/api/memory/recall", map[string]any{"query": "deploy", "limit": "5"}).Want(t, 200)
 		if len(ids(r)) != 1 {
 			t.Fatalf("limit as string: %s", r)
 		}
@@ -1982,10 +1982,10 @@ func TestRecall(t *testing.T) {
 			{map[string]any{"query": "deploy", "tags": 1}, "tags"},
 			{map[string]any{"query": "deploy", "keyword_query": 1}, "keyword_query"},
 		} {
-			e.post(t, "/api/memory/recall", c.body).wantInvalid(t, c.field, "")
+			e.Post(t, "/api/memory/recall", c.body).WantInvalid(t, c.field, "")
 		}
 		for _, body := range []string{"{oops", "", "null", "[]", "\"deploy\""} {
-			e.post(t, "/api/memory/recall", rawBody(body)).wantErr(t, 400, core.CodeInvalidJSON)
+			e.Post(t, "/api/memory/recall", RawBody(body)).WantErr(t, 400, core.CodeInvalidJSON)
 		}
 	})
 	t.Run("hostile queries", func(t *testing.T) {
@@ -2002,7 +2002,7 @@ func TestRecall(t *testing.T) {
 			"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", `\"\\`, "'; DROP TABLE memories; --", "%_%", "rotation notes",
 		}
 		for _, q := range queries {
-			r := e.post(t, "/api/memory/recall", map[string]any{"query": q})
+			r := e.Post(t, "/api/memory/recall", map[string]any{"query": q})
 			if r.Status != 200 {
 				t.Errorf("query %.60q: %s", q, r)
 				continue
@@ -2013,13 +2013,13 @@ func TestRecall(t *testing.T) {
 		}
 		// Batch forget runs the same sanitizer.
 		for _, q := range queries[:10] {
-			if r := e.post(t, "/api/memory/forget", map[string]any{"query": q}); r.Status != 200 {
+			if r := e.Post(t, "/api/memory/forget", map[string]any{"query": q}); r.Status != 200 {
 				t.Errorf("forget query %.60q: %s", q, r)
 			}
 		}
 	})
 	t.Run("deleted never returned", func(t *testing.T) {
-		r := e.post(t, "/api/memory/recall", map[string]any{"query": "secret rotation notes", "limit": 1000}).want(t, 200)
+		r := e.Post(t, "/api/memory/recall", map[string]any{"query": "secret rotation notes", "limit": 1000}).Want(t, 200)
 		if slices.Contains(ids(r), gone) {
 			t.Fatalf("deleted memory recalled: %s", r)
 		}
@@ -2032,18 +2032,18 @@ func TestRecall(t *testing.T) {
 
 func TestMutationsFrozen(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	live := e.mustID(t, "frozen live memory", "tags", "frozen")
-	dead := e.mustID(t, "frozen deleted memory", "tags", "frozen")
-	e.del(t, dead, map[string]any{"reason": "r"}).want(t, 200)
-	export := e.get(t, "/api/memories/export?include_deleted=true")
+	e := NewEnv(t)
+	live := e.MustID(t, "frozen live memory", "tags", "frozen")
+	dead := e.MustID(t, "frozen deleted memory", "tags", "frozen")
+	e.Del(t, dead, map[string]any{"reason": "r"}).Want(t, 200)
+	export := e.Get(t, "/api/memories/export?include_deleted=true")
 	if export.Status != 200 {
 		t.Fatalf("export: %s", export)
 	}
 	freshLine := `{"id":"0197aaaa-0000-7000-8000-000000000001","content":"imported while frozen","importance":0.5}` + "\n"
 
-	e.svc.SetMutationsFrozen(true)
-	before := e.state(t)
+	e.Svc.SetMutationsFrozen(true)
+	before := e.State(t)
 	cases := []struct {
 		name, method, path string
 		body               any
@@ -2057,36 +2057,36 @@ func TestMutationsFrozen(t *testing.T) {
 		{"recover", "POST", "/api/memory/" + dead + "/recover", map[string]any{"reason": "r"}},
 		{"modify", "POST", "/api/memory/modify", map[string]any{"reason": "r", "patches": []any{map[string]any{"id": live, "importance": 0.1}}}},
 		{"forget execute", "POST", "/api/memory/forget", map[string]any{"tags": "frozen", "mode": "execute", "reason": "r"}},
-		{"import", "POST", "/api/memories/import", rawBody(freshLine)},
+		{"import", "POST", "/api/memories/import", RawBody(freshLine)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := e.do(t, c.method, c.path, c.body, nil).wantErr(t, http.StatusServiceUnavailable, core.CodeFrozen)
-			if r.str("error") != "Mutations are frozen (kill switch active)" {
-				t.Fatalf("message: %q", r.str("error"))
+			r := e.Do(t, c.method, c.path, c.body, nil).WantErr(t, http.StatusServiceUnavailable, core.CodeFrozen)
+			if r.Str("error") != "Mutations are frozen (kill switch active)" {
+				t.Fatalf("message: %q", r.Str("error"))
 			}
-			e.unchanged(t, before)
+			e.Unchanged(t, before)
 		})
 	}
 	t.Run("reads still work", func(t *testing.T) {
-		e.get(t, "/api/memories").want(t, 200)
-		e.get(t, "/api/memory/"+live).want(t, 200)
-		e.get(t, "/api/memory/"+live+"/history").want(t, 200)
-		e.get(t, "/api/history").want(t, 200)
-		e.get(t, "/health").want(t, 200)
-		e.get(t, "/api/status").want(t, 200)
-		e.post(t, "/api/memory/recall", map[string]any{"query": "frozen"}).want(t, 200)
-		if ex := e.get(t, "/api/memories/export"); ex.Status != 200 {
+		e.Get(t, "/api/memories").Want(t, 200)
+		e.Get(t, "/api/memory/"+live).Want(t, 200)
+		e.Get(t, "/api/memory/"+live+"/history").Want(t, 200)
+		e.Get(t, "/api/history").Want(t, 200)
+		e.Get(t, "/health").Want(t, 200)
+		e.Get(t, "/api/status").Want(t, 200)
+		e.Post(t, "/api/memory/recall", map[string]any{"query": "frozen"}).Want(t, 200)
+		if ex := e.Get(t, "/api/memories/export"); ex.Status != 200 {
 			t.Fatalf("export while frozen: %s", ex)
 		}
-		p := e.post(t, "/api/memory/forget", map[string]any{"tags": "frozen"}).want(t, 200)
-		if p.str("mode") != "preview" || p.num("count") != 1 {
+		p := e.Post(t, "/api/memory/forget", map[string]any{"tags": "frozen"}).Want(t, 200)
+		if p.Str("mode") != "preview" || p.Num("count") != 1 {
 			t.Fatalf("forget preview while frozen: %s", p)
 		}
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	})
-	e.svc.SetMutationsFrozen(false)
-	e.remember(t, "new after thaw")
+	e.Svc.SetMutationsFrozen(false)
+	e.Remember(t, "new after thaw")
 }
 
 // ---------------------------------------------------------------------------
@@ -2108,15 +2108,15 @@ func ndjson(tb testing.TB, raw []byte) []map[string]any {
 
 func TestExportImport(t *testing.T) {
 	t.Parallel()
-	src := newEnv(t)
-	a := src.mustID(t, "export me first", "tags", "x,y", "project", "atlas")
-	src.clock.Advance(time.Minute)
-	b := src.mustID(t, "export me second", "pinned", true)
-	src.patch(t, b, map[string]any{"importance": 0.2, "reason": "r"}).want(t, 200)
-	d := src.mustID(t, "export me deleted")
-	src.del(t, d, map[string]any{"reason": "r"}).want(t, 200)
+	src := NewEnv(t)
+	a := src.MustID(t, "export me first", "tags", "x,y", "project", "atlas")
+	src.Clock.Advance(time.Minute)
+	b := src.MustID(t, "export me second", "pinned", true)
+	src.Patch(t, b, map[string]any{"importance": 0.2, "reason": "r"}).Want(t, 200)
+	d := src.MustID(t, "export me deleted")
+	src.Del(t, d, map[string]any{"reason": "r"}).Want(t, 200)
 
-	ex := src.get(t, "/api/memories/export")
+	ex := src.Get(t, "/api/memories/export")
 	if ex.Status != 200 || ex.Header.Get("Content-Type") != "application/x-ndjson" {
 		t.Fatalf("export: %s", ex)
 	}
@@ -2124,45 +2124,45 @@ func TestExportImport(t *testing.T) {
 	if len(lines) != 3 || lines[2]["_end"] != true || lines[0]["id"] != a || lines[1]["id"] != b {
 		t.Fatalf("export lines: %v", lines)
 	}
-	all := src.get(t, "/api/memories/export?include_deleted=true")
+	all := src.Get(t, "/api/memories/export?include_deleted=true")
 	if n := len(ndjson(t, all.Raw)); n != 4 {
 		t.Fatalf("export include_deleted: %d lines", n)
 	}
-	src.get(t, "/api/memories/export?pinned=maybe").wantInvalid(t, "pinned", "")
+	src.Get(t, "/api/memories/export?pinned=maybe").WantInvalid(t, "pinned", "")
 
-	dst := newEnv(t)
-	r := dst.post(t, "/api/memories/import", rawBody(all.Raw)).want(t, 200)
-	if r.num("total") != 3 || r.num("imported") != 3 || r.num("existing") != 0 || r.num("deduped") != 0 {
+	dst := NewEnv(t)
+	r := dst.Post(t, "/api/memories/import", RawBody(all.Raw)).Want(t, 200)
+	if r.Num("total") != 3 || r.Num("imported") != 3 || r.Num("existing") != 0 || r.Num("deduped") != 0 {
 		t.Fatalf("import: %s", r)
 	}
-	g := dst.get(t, "/api/memory/"+b).want(t, 200)
-	if g.num("version") != 2 || g.num("importance") != 0.2 || !g.boolean("pinned") {
+	g := dst.Get(t, "/api/memory/"+b).Want(t, 200)
+	if g.Num("version") != 2 || g.Num("importance") != 0.2 || !g.Bool("pinned") {
 		t.Fatalf("imported b: %s", g)
 	}
-	if g := dst.get(t, "/api/memory/"+a).want(t, 200); g.str("project") != "atlas" || !slices.Equal(strs(g.JSON["tags"]), []string{"x", "y"}) {
+	if g := dst.Get(t, "/api/memory/"+a).Want(t, 200); g.Str("project") != "atlas" || !slices.Equal(Strs(g.JSON["tags"]), []string{"x", "y"}) {
 		t.Fatalf("imported a: %s", g)
 	}
-	dst.get(t, "/api/memory/"+d).wantErr(t, 404, core.CodeNotFound)
-	if g := dst.get(t, "/api/memory/"+d+"?include_deleted=true").want(t, 200); !g.boolean("is_deleted") {
+	dst.Get(t, "/api/memory/"+d).WantErr(t, 404, core.CodeNotFound)
+	if g := dst.Get(t, "/api/memory/"+d+"?include_deleted=true").Want(t, 200); !g.Bool("is_deleted") {
 		t.Fatalf("imported d: %s", g)
 	}
-	h := dst.historyEvents(t, a)
+	h := dst.HistoryEvents(t, a)
 	if len(h) != 1 || h[0]["event"] != "created" || h[0]["reason"] != "import" {
 		t.Fatalf("import history: %v", h)
 	}
 	// Importing again changes nothing.
-	before := dst.state(t)
-	r = dst.post(t, "/api/memories/import", rawBody(all.Raw)).want(t, 200)
-	if r.num("existing") != 3 || r.num("imported") != 0 {
+	before := dst.State(t)
+	r = dst.Post(t, "/api/memories/import", RawBody(all.Raw)).Want(t, 200)
+	if r.Num("existing") != 3 || r.Num("imported") != 0 {
 		t.Fatalf("re-import: %s", r)
 	}
-	dst.unchanged(t, before)
+	dst.Unchanged(t, before)
 	// Same content under a new id is deduped.
-	r = dst.post(t, "/api/memories/import", rawBody(`{"id":"new-id-1","content":"EXPORT ME SECOND."}`+"\n")).want(t, 200)
-	if r.num("deduped") != 1 {
+	r = dst.Post(t, "/api/memories/import", RawBody(`{"id":"new-id-1","content":"EXPORT ME SECOND."}`+"\n")).Want(t, 200)
+	if r.Num("deduped") != 1 {
 		t.Fatalf("dedup on import: %s", r)
 	}
-	dst.unchanged(t, before)
+	dst.Unchanged(t, before)
 
 	t.Run("bad lines write nothing", func(t *testing.T) {
 		good := `{"content":"fine line"}` + "\n"
@@ -2184,12 +2184,12 @@ func TestExportImport(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				before := dst.state(t)
-				r := dst.post(t, "/api/memories/import", rawBody(c.body)).wantErr(t, 400, core.CodeInvalidRequest)
-				if r.num("line") != c.line || (c.field != "" && r.str("field") != c.field) {
+				before := dst.State(t)
+				r := dst.Post(t, "/api/memories/import", RawBody(c.body)).WantErr(t, 400, core.CodeInvalidRequest)
+				if r.Num("line") != c.line || (c.field != "" && r.Str("field") != c.field) {
 					t.Fatalf("line/field: %s", r)
 				}
-				dst.unchanged(t, before)
+				dst.Unchanged(t, before)
 			})
 		}
 	})
@@ -2200,15 +2200,15 @@ func TestExportImport(t *testing.T) {
 // not be half applied.
 func TestImportIdempotencyKeyCollision(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.remember(t, "owner of the key", "idempotency_key", "k-1")
-	before := e.state(t)
+	e := NewEnv(t)
+	e.Remember(t, "owner of the key", "idempotency_key", "k-1")
+	before := e.State(t)
 	body := `{"content":"first import line"}` + "\n" + `{"content":"another memory with the same key","idempotency_key":"k-1"}` + "\n"
-	r := e.post(t, "/api/memories/import", rawBody(body))
+	r := e.Post(t, "/api/memories/import", RawBody(body))
 	if r.Status >= 500 {
 		t.Errorf("BUG: import with a taken idempotency_key answers %s; want a 4xx naming the line (or the record counted as existing/deduped)", r)
 	}
 	if r.Status >= 400 {
-		e.unchanged(t, before)
+		e.Unchanged(t, before)
 	}
 }

@@ -15,88 +15,88 @@ import (
 	"github.com/cairnmem/cairn/core"
 )
 
-func authMode(mode string) func(*config.Config) {
+func AuthMode(mode string) func(*config.Config) {
 	return func(c *config.Config) { c.Auth.Mode = mode }
 }
 
-// secret returns the env's signing secret (created on first use).
-func (e *env) secret(tb testing.TB) []byte {
+// Secret returns the env's signing Secret (created on first use).
+func (e *Env) Secret(tb testing.TB) []byte {
 	tb.Helper()
-	s, err := auth.LoadOrCreateSecret(filepath.Join(filepath.Dir(e.db.Path()), "auth-secret"))
+	s, err := auth.LoadOrCreateSecret(filepath.Join(filepath.Dir(e.DB.Path()), "auth-secret"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return s
 }
 
-func (e *env) token(tb testing.TB, role, project string) string {
+func (e *Env) Token(tb testing.TB, role, project string) string {
 	tb.Helper()
-	t, err := auth.SignToken(e.secret(tb), auth.NewClaims(role, auth.TokenScope{Project: project}, time.Hour, e.clock.Now()))
+	t, err := auth.SignToken(e.Secret(tb), auth.NewClaims(role, auth.TokenScope{Project: project}, time.Hour, e.Clock.Now()))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return t
 }
 
-func bearer(tok string) http.Header { return hdr("Authorization", "Bearer "+tok) }
+func Bearer(tok string) http.Header { return Hdr("Authorization", "Bearer "+tok) }
 
 func TestAuthTeamMode(t *testing.T) {
-	e := newStoreEnv(t, authMode("team"))
-	if h := e.get(t, "/health").want(t, 200); h.JSON["counts"] != nil || h.JSON["providers"] != nil || h.JSON["health"] == nil {
+	e := NewStoreEnv(t, AuthMode("team"))
+	if h := e.Get(t, "/health").Want(t, 200); h.JSON["counts"] != nil || h.JSON["providers"] != nil || h.JSON["health"] == nil {
 		t.Fatalf("team /health tells an anonymous caller what it holds: %s", h)
 	}
-	r := e.get(t, "/api/memories").wantErr(t, 401, auth.CodeUnauthorized)
-	if r.Header.Get("WWW-Authenticate") != "Bearer" || r.str("error") != "authentication required" {
+	r := e.Get(t, "/api/memories").WantErr(t, 401, auth.CodeUnauthorized)
+	if r.Header.Get("WWW-Authenticate") != "Bearer" || r.Str("error") != "authentication required" {
 		t.Fatalf("401: %s %v", r, r.Header)
 	}
-	tok := e.token(t, "agent", "")
+	tok := e.Token(t, "agent", "")
 	for name, c := range map[string]struct {
 		h    http.Header
 		want string
 	}{
-		"malformed": {bearer("nonsense"), "malformed token"},
-		"forged":    {bearer(strings.Split(tok, ".")[0] + ".AAAA"), "invalid signature"},
-		"basic":     {hdr("Authorization", "Basic dTpw"), "authentication required: use Authorization: Bearer <token>"},
+		"malformed": {Bearer("nonsense"), "malformed token"},
+		"forged":    {Bearer(strings.Split(tok, ".")[0] + ".AAAA"), "invalid signature"},
+		"basic":     {Hdr("Authorization", "Basic dTpw"), "authentication required: use Authorization: Bearer <token>"},
 	} {
-		r := e.do(t, "GET", "/api/memories", nil, c.h).wantErr(t, 401, auth.CodeUnauthorized)
-		if r.str("error") != c.want {
+		r := e.Do(t, "GET", "/api/memories", nil, c.h).WantErr(t, 401, auth.CodeUnauthorized)
+		if r.Str("error") != c.want {
 			t.Errorf("%s: %s", name, r)
 		}
 	}
 	// A valid token's subject becomes the actor.
-	r = e.do(t, "POST", "/api/memory/remember", map[string]any{"content": "team memory one"}, bearer(tok)).want(t, 200)
-	id := r.str("id")
-	h := e.do(t, "GET", "/api/memory/"+id+"/history", nil, bearer(tok)).want(t, 200).list(t, "history")
+	r = e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "team memory one"}, Bearer(tok)).Want(t, 200)
+	id := r.Str("id")
+	h := e.Do(t, "GET", "/api/memory/"+id+"/history", nil, Bearer(tok)).Want(t, 200).List(t, "history")
 	if len(h) == 0 || h[0]["changedBy"] != "token:agent" {
 		t.Fatalf("actor: %v", h)
 	}
 	// Expiry against the service clock.
-	e.clock.Advance(2 * time.Hour)
-	e.do(t, "GET", "/api/memories", nil, bearer(tok)).wantErr(t, 401, auth.CodeUnauthorized)
-	if r := e.do(t, "GET", "/api/memories", nil, bearer(tok)); r.str("error") != "token expired" {
+	e.Clock.Advance(2 * time.Hour)
+	e.Do(t, "GET", "/api/memories", nil, Bearer(tok)).WantErr(t, 401, auth.CodeUnauthorized)
+	if r := e.Do(t, "GET", "/api/memories", nil, Bearer(tok)); r.Str("error") != "token expired" {
 		t.Fatalf("expired: %s", r)
 	}
 	// whoami
-	tok = e.token(t, "readonly", "")
-	r = e.do(t, "GET", "/api/auth/whoami", nil, bearer(tok)).want(t, 200)
-	if !r.boolean("authenticated") || r.str("mode") != "team" || r.JSON["claims"].(map[string]any)["role"] != "readonly" {
+	tok = e.Token(t, "readonly", "")
+	r = e.Do(t, "GET", "/api/auth/whoami", nil, Bearer(tok)).Want(t, 200)
+	if !r.Bool("authenticated") || r.Str("mode") != "team" || r.JSON["claims"].(map[string]any)["role"] != "readonly" {
 		t.Fatalf("whoami: %s", r)
 	}
 	// hooks and MCP are guarded too
-	e.post(t, "/api/hooks/remember", map[string]any{"content": "x"}).wantErr(t, 401, auth.CodeUnauthorized)
-	e.post(t, "/api/hooks/session-start", map[string]any{}).wantErr(t, 401, auth.CodeUnauthorized)
-	e.post(t, "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).wantErr(t, 401, auth.CodeUnauthorized)
-	e.do(t, "POST", "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, bearer(tok)).wantErr(t, 403, auth.CodeForbidden)
-	e.do(t, "POST", "/api/hooks/remember", map[string]any{"content": "x"}, bearer(tok)).wantErr(t, 403, auth.CodeForbidden)
-	agent := e.token(t, "agent", "")
-	if r := e.do(t, "POST", "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, bearer(agent)); r.Status == 401 || r.Status == 403 {
+	e.Post(t, "/api/hooks/remember", map[string]any{"content": "x"}).WantErr(t, 401, auth.CodeUnauthorized)
+	e.Post(t, "/api/hooks/session-start", map[string]any{}).WantErr(t, 401, auth.CodeUnauthorized)
+	e.Post(t, "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).WantErr(t, 401, auth.CodeUnauthorized)
+	e.Do(t, "POST", "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, Bearer(tok)).WantErr(t, 403, auth.CodeForbidden)
+	e.Do(t, "POST", "/api/hooks/remember", map[string]any{"content": "x"}, Bearer(tok)).WantErr(t, 403, auth.CodeForbidden)
+	agent := e.Token(t, "agent", "")
+	if r := e.Do(t, "POST", "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, Bearer(agent)); r.Status == 401 || r.Status == 403 {
 		t.Fatalf("agent on /mcp: %s", r)
 	}
 }
 
 func TestAuthPermissionMatrix(t *testing.T) {
-	e := newStoreEnv(t, authMode("team"), func(c *config.Config) { c.Auth.RateAdmin = 1000 })
-	id := e.mustIDAs(t, "matrix memory")
+	e := NewStoreEnv(t, AuthMode("team"), func(c *config.Config) { c.Auth.RateAdmin = 1000 })
+	id := e.MustIDAs(t, "matrix memory")
 	routes := []struct {
 		perm, method, path string
 		body               any
@@ -111,105 +111,105 @@ func TestAuthPermissionMatrix(t *testing.T) {
 		{"admin", "POST", "/api/auth/token", map[string]any{"role": "readonly"}},
 	}
 	for _, role := range auth.Roles {
-		tok := e.token(t, role, "")
+		tok := e.Token(t, role, "")
 		for _, rt := range routes {
-			r := e.do(t, rt.method, rt.path, rt.body, bearer(tok))
+			r := e.Do(t, rt.method, rt.path, rt.body, Bearer(tok))
 			if auth.RoleHas(role, rt.perm) {
 				if r.Status == 401 || r.Status == 403 {
 					t.Errorf("%s %s %s: %s", role, rt.method, rt.path, r)
 				}
 			} else {
-				r.wantErr(t, 403, auth.CodeForbidden)
-				if want := "role '" + role + "' lacks '" + rt.perm + "' permission"; r.str("error") != want {
-					t.Errorf("%s: %q, want %q", rt.path, r.str("error"), want)
+				r.WantErr(t, 403, auth.CodeForbidden)
+				if want := "role '" + role + "' lacks '" + rt.perm + "' permission"; r.Str("error") != want {
+					t.Errorf("%s: %q, want %q", rt.path, r.Str("error"), want)
 				}
 			}
 		}
 	}
 	// The issued token works.
-	r := e.do(t, "POST", "/api/auth/token", map[string]any{"role": "agent", "scope": map[string]any{"project": "p"}, "ttlSeconds": 60}, bearer(e.token(t, "admin", ""))).want(t, 200)
-	if r.str("expiresAt") == "" {
+	r := e.Do(t, "POST", "/api/auth/token", map[string]any{"role": "agent", "scope": map[string]any{"project": "p"}, "ttlSeconds": 60}, Bearer(e.Token(t, "admin", ""))).Want(t, 200)
+	if r.Str("expiresAt") == "" {
 		t.Fatalf("token: %s", r)
 	}
-	w := e.do(t, "GET", "/api/auth/whoami", nil, bearer(r.str("token"))).want(t, 200)
+	w := e.Do(t, "GET", "/api/auth/whoami", nil, Bearer(r.Str("token"))).Want(t, 200)
 	if c := w.JSON["claims"].(map[string]any); c["sub"] != "token:agent" || c["scope"].(map[string]any)["project"] != "p" {
 		t.Fatalf("whoami: %s", w)
 	}
-	e.do(t, "POST", "/api/auth/token", map[string]any{"role": "god"}, bearer(e.token(t, "admin", ""))).wantErr(t, 400, core.CodeInvalidRequest)
+	e.Do(t, "POST", "/api/auth/token", map[string]any{"role": "god"}, Bearer(e.Token(t, "admin", ""))).WantErr(t, 400, core.CodeInvalidRequest)
 }
 
-// mustIDAs remembers content as an admin of a non-local env.
-func (e *env) mustIDAs(tb testing.TB, content string, extra ...any) string {
+// MustIDAs remembers content as an admin of a non-local env.
+func (e *Env) MustIDAs(tb testing.TB, content string, extra ...any) string {
 	tb.Helper()
 	body := map[string]any{"content": content}
 	for i := 0; i+1 < len(extra); i += 2 {
 		body[extra[i].(string)] = extra[i+1]
 	}
-	r := e.do(tb, "POST", "/api/memory/remember", body, bearer(e.token(tb, "admin", ""))).want(tb, 200)
-	return r.str("id")
+	r := e.Do(tb, "POST", "/api/memory/remember", body, Bearer(e.Token(tb, "admin", ""))).Want(tb, 200)
+	return r.Str("id")
 }
 
 func TestAuthScope(t *testing.T) {
-	e := newStoreEnv(t, authMode("team"))
-	mine := e.mustIDAs(t, "alpha project fact about kettles", "project", "alpha")
-	theirs := e.mustIDAs(t, "beta project fact about kettles", "project", "beta")
-	tok := bearer(e.token(t, "agent", "alpha"))
+	e := NewStoreEnv(t, AuthMode("team"))
+	mine := e.MustIDAs(t, "alpha project fact about kettles", "project", "alpha")
+	theirs := e.MustIDAs(t, "beta project fact about kettles", "project", "beta")
+	tok := Bearer(e.Token(t, "agent", "alpha"))
 
-	r := e.do(t, "GET", "/api/memories?project=beta", nil, tok).want(t, 200)
+	r := e.Do(t, "GET", "/api/memories?project=beta", nil, tok).Want(t, 200)
 	if s := r.String(); !strings.Contains(s, mine) || strings.Contains(s, theirs) {
 		t.Fatalf("list: %s", s)
 	}
-	r = e.do(t, "POST", "/api/memory/recall", map[string]any{"query": "kettles", "project": "beta"}, tok).want(t, 200)
+	r = e.Do(t, "POST", "/api/memory/recall", map[string]any{"query": "kettles", "project": "beta"}, tok).Want(t, 200)
 	if s := r.String(); !strings.Contains(s, mine) || strings.Contains(s, theirs) {
 		t.Fatalf("recall: %s", s)
 	}
-	r = e.do(t, "GET", "/api/memory/search?q=kettles", nil, tok).want(t, 200)
+	r = e.Do(t, "GET", "/api/memory/search?q=kettles", nil, tok).Want(t, 200)
 	if s := r.String(); strings.Contains(s, theirs) {
 		t.Fatalf("search: %s", s)
 	}
-	e.do(t, "GET", "/api/memory/"+mine, nil, tok).want(t, 200)
-	e.do(t, "GET", "/api/memory/"+theirs, nil, tok).wantErr(t, 404, core.CodeNotFound)
-	e.do(t, "GET", "/api/memory/"+theirs+"/history", nil, tok).wantErr(t, 404, core.CodeNotFound)
-	e.do(t, "PATCH", "/api/memory/"+theirs, map[string]any{"importance": 0.1, "reason": "x"}, tok).wantErr(t, 403, auth.CodeForbidden)
-	e.do(t, "DELETE", "/api/memory/"+theirs, nil, tok).wantErr(t, 403, auth.CodeForbidden)
-	e.do(t, "POST", "/api/memory/forget", map[string]any{"ids": []string{theirs}, "reason": "x"}, tok).wantErr(t, 403, auth.CodeForbidden)
+	e.Do(t, "GET", "/api/memory/"+mine, nil, tok).Want(t, 200)
+	e.Do(t, "GET", "/api/memory/"+theirs, nil, tok).WantErr(t, 404, core.CodeNotFound)
+	e.Do(t, "GET", "/api/memory/"+theirs+"/history", nil, tok).WantErr(t, 404, core.CodeNotFound)
+	e.Do(t, "PATCH", "/api/memory/"+theirs, map[string]any{"importance": 0.1, "reason": "x"}, tok).WantErr(t, 403, auth.CodeForbidden)
+	e.Do(t, "DELETE", "/api/memory/"+theirs, nil, tok).WantErr(t, 403, auth.CodeForbidden)
+	e.Do(t, "POST", "/api/memory/forget", map[string]any{"ids": []string{theirs}, "reason": "x"}, tok).WantErr(t, 403, auth.CodeForbidden)
 	// A scoped remember lands in the token's project.
-	r = e.do(t, "POST", "/api/memory/remember", map[string]any{"content": "sneaky write", "project": "beta"}, tok).want(t, 200)
-	if r.str("project") != "alpha" {
+	r = e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "sneaky write", "project": "beta"}, tok).Want(t, 200)
+	if r.Str("project") != "alpha" {
 		t.Fatalf("remember project: %s", r)
 	}
 	// An admin token is not narrowed.
-	r = e.do(t, "GET", "/api/memories", nil, bearer(e.token(t, "admin", "alpha"))).want(t, 200)
+	r = e.Do(t, "GET", "/api/memories", nil, Bearer(e.Token(t, "admin", "alpha"))).Want(t, 200)
 	if !strings.Contains(r.String(), theirs) {
 		t.Fatalf("admin list: %s", r)
 	}
 }
 
 func TestAuthRateLimit(t *testing.T) {
-	e := newStoreEnv(t, authMode("team"), func(c *config.Config) { c.Auth.RateForget = 2 })
-	tok := bearer(e.token(t, "agent", ""))
+	e := NewStoreEnv(t, AuthMode("team"), func(c *config.Config) { c.Auth.RateForget = 2 })
+	tok := Bearer(e.Token(t, "agent", ""))
 	for range 2 {
-		if r := e.do(t, "DELETE", "/api/memory/nope", nil, tok); r.Status == 429 {
+		if r := e.Do(t, "DELETE", "/api/memory/nope", nil, tok); r.Status == 429 {
 			t.Fatalf("limited early: %s", r)
 		}
 	}
-	e.clock.Advance(15 * time.Second)
-	r := e.do(t, "DELETE", "/api/memory/nope", nil, tok).wantErr(t, 429, auth.CodeRateLimited)
+	e.Clock.Advance(15 * time.Second)
+	r := e.Do(t, "DELETE", "/api/memory/nope", nil, tok).WantErr(t, 429, auth.CodeRateLimited)
 	if r.Header.Get("Retry-After") != "45" {
 		t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
 	}
 	// Another actor has its own window.
-	if r := e.do(t, "DELETE", "/api/memory/nope", nil, bearer(e.token(t, "operator", ""))); r.Status == 429 {
+	if r := e.Do(t, "DELETE", "/api/memory/nope", nil, Bearer(e.Token(t, "operator", ""))); r.Status == 429 {
 		t.Fatalf("operator limited: %s", r)
 	}
-	e.clock.Advance(45 * time.Second)
-	if r := e.do(t, "DELETE", "/api/memory/nope", nil, tok); r.Status == 429 {
+	e.Clock.Advance(45 * time.Second)
+	if r := e.Do(t, "DELETE", "/api/memory/nope", nil, tok); r.Status == 429 {
 		t.Fatalf("still limited after the window: %s", r)
 	}
 }
 
 func TestAuthHybrid(t *testing.T) {
-	e := newStoreEnv(t, authMode("hybrid"))
+	e := NewStoreEnv(t, AuthMode("hybrid"))
 	serve := func(remote, host string, h http.Header) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("GET", "/api/memories", nil)
 		req.RemoteAddr = remote
@@ -220,7 +220,7 @@ func TestAuthHybrid(t *testing.T) {
 			req.Header[k] = v
 		}
 		rec := httptest.NewRecorder()
-		e.h.ServeHTTP(rec, req)
+		e.H.ServeHTTP(rec, req)
 		return rec
 	}
 	if rec := serve("127.0.0.1:5555", "", nil); rec.Code != 200 {
@@ -238,21 +238,21 @@ func TestAuthHybrid(t *testing.T) {
 	if rec := serve("203.0.113.9:5555", "127.0.0.1:3850", nil); rec.Code != 401 {
 		t.Fatalf("spoofed Host: %d %s", rec.Code, rec.Body)
 	}
-	if rec := serve("203.0.113.9:5555", "", bearer(e.token(t, "readonly", ""))); rec.Code != 200 {
+	if rec := serve("203.0.113.9:5555", "", Bearer(e.Token(t, "readonly", ""))); rec.Code != 200 {
 		t.Fatalf("remote with token: %d %s", rec.Code, rec.Body)
 	}
 	// A loopback caller that sends a token is judged by it.
-	if rec := serve("127.0.0.1:5555", "", bearer("bad")); rec.Code != 401 {
+	if rec := serve("127.0.0.1:5555", "", Bearer("bad")); rec.Code != 401 {
 		t.Fatalf("loopback bad token: %d %s", rec.Code, rec.Body)
 	}
 }
 
 func TestAuthLocalModeOpen(t *testing.T) {
-	e := newStoreEnv(t) // recorder RemoteAddr is not loopback; local mode does not care
-	e.remember(t, "local mode memory")
-	r := e.get(t, "/api/auth/whoami").want(t, 200)
-	if r.boolean("authenticated") || r.str("mode") != "local" {
+	e := NewStoreEnv(t) // recorder RemoteAddr is not loopback; local mode does not care
+	e.Remember(t, "local mode memory")
+	r := e.Get(t, "/api/auth/whoami").Want(t, 200)
+	if r.Bool("authenticated") || r.Str("mode") != "local" {
 		t.Fatalf("whoami: %s", r)
 	}
-	e.post(t, "/api/auth/token", map[string]any{"role": "agent"}).wantErr(t, 400, core.CodeInvalidRequest)
+	e.Post(t, "/api/auth/token", map[string]any{"role": "agent"}).WantErr(t, 400, core.CodeInvalidRequest)
 }

@@ -25,11 +25,11 @@ const raceTimeout = 30 * time.Second
 // race runs fn on concurrentWorkers goroutines released together and
 // returns their answers in worker order. fn runs off the test goroutine, so
 // it returns errors instead of failing the test.
-func race(t *testing.T, fn func(ctx context.Context, i int) (*resp, error)) []*resp {
+func race(t *testing.T, fn func(ctx context.Context, i int) (*Resp, error)) []*Resp {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), raceTimeout)
 	defer cancel()
-	out := make([]*resp, concurrentWorkers)
+	out := make([]*Resp, concurrentWorkers)
 	errs := make([]error, concurrentWorkers)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -52,10 +52,10 @@ func race(t *testing.T, fn func(ctx context.Context, i int) (*resp, error)) []*r
 }
 
 // tally counts answers by "<status> <status field>".
-func tally(rs []*resp) map[string]int {
+func tally(rs []*Resp) map[string]int {
 	m := map[string]int{}
 	for _, r := range rs {
-		m[fmt.Sprintf("%d %s", r.Status, r.str("status"))]++
+		m[fmt.Sprintf("%d %s", r.Status, r.Str("status"))]++
 	}
 	return m
 }
@@ -65,12 +65,12 @@ func tally(rs []*resp) map[string]int {
 // recorded.
 func TestConcurrentPatchSameVersion(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	id := e.mustID(t, "contended memory")
-	rs := race(t, func(ctx context.Context, i int) (*resp, error) {
-		return e.sendCtx(ctx, "PATCH", "/api/memory/"+id, map[string]any{
+	e := NewEnv(t)
+	id := e.MustID(t, "contended memory")
+	rs := race(t, func(ctx context.Context, i int) (*Resp, error) {
+		return e.SendCtx(ctx, "PATCH", "/api/memory/"+id, map[string]any{
 			"importance": float64(i) / 10, "reason": fmt.Sprintf("writer %d", i), "if_version": 1,
-		}, hdr("X-Cairn-Actor", fmt.Sprintf("writer-%d", i)))
+		}, Hdr("X-Cairn-Actor", fmt.Sprintf("writer-%d", i)))
 	})
 	got := tally(rs)
 	want := map[string]int{"200 updated": 1, "409 version_conflict": concurrentWorkers - 1}
@@ -82,21 +82,21 @@ func TestConcurrentPatchSameVersion(t *testing.T) {
 		switch r.Status {
 		case http.StatusOK:
 			winner = i
-			if r.num("newVersion") != 2 || r.num("currentVersion") != 1 {
+			if r.Num("newVersion") != 2 || r.Num("currentVersion") != 1 {
 				t.Errorf("winner: %s", r)
 			}
 		case http.StatusConflict:
-			if r.str("code") != core.CodeVersionConflict || r.num("currentVersion") != 2 {
+			if r.Str("code") != core.CodeVersionConflict || r.Num("currentVersion") != 2 {
 				t.Errorf("loser %d: %s", i, r)
 			}
 		}
 	}
-	g := e.get(t, "/api/memory/"+id).want(t, http.StatusOK)
-	if g.num("version") != 2 || g.num("importance") != float64(winner)/10 || g.str("updated_by") != fmt.Sprintf("writer-%d", winner) {
+	g := e.Get(t, "/api/memory/"+id).Want(t, http.StatusOK)
+	if g.Num("version") != 2 || g.Num("importance") != float64(winner)/10 || g.Str("updated_by") != fmt.Sprintf("writer-%d", winner) {
 		t.Fatalf("final memory %s, winner %d", g, winner)
 	}
-	hist := e.historyEvents(t, id)
-	if names := eventNames(hist); !slices.Equal(names, []string{"created", "updated"}) {
+	hist := e.HistoryEvents(t, id)
+	if names := EventNames(hist); !slices.Equal(names, []string{"created", "updated"}) {
 		t.Fatalf("history = %v, want exactly one update", names)
 	}
 	if hist[1]["changedBy"] != fmt.Sprintf("writer-%d", winner) {
@@ -108,15 +108,15 @@ func TestConcurrentPatchSameVersion(t *testing.T) {
 // it is already deleted, and one deleted event is written.
 func TestConcurrentDeleteSameMemory(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	id := e.mustID(t, "deleted by many")
-	rs := race(t, func(ctx context.Context, i int) (*resp, error) {
-		return e.sendCtx(ctx, "DELETE", "/api/memory/"+id, map[string]any{"reason": "race"}, nil)
+	e := NewEnv(t)
+	id := e.MustID(t, "deleted by many")
+	rs := race(t, func(ctx context.Context, i int) (*Resp, error) {
+		return e.SendCtx(ctx, "DELETE", "/api/memory/"+id, map[string]any{"reason": "race"}, nil)
 	})
 	if got := tally(rs); got["200 deleted"] != 1 || got["409 already_deleted"] != concurrentWorkers-1 {
 		t.Fatalf("outcomes = %v", got)
 	}
-	if names := eventNames(e.historyEvents(t, id)); !slices.Equal(names, []string{"created", "deleted"}) {
+	if names := EventNames(e.HistoryEvents(t, id)); !slices.Equal(names, []string{"created", "deleted"}) {
 		t.Fatalf("history = %v", names)
 	}
 }
@@ -125,13 +125,13 @@ func TestConcurrentDeleteSameMemory(t *testing.T) {
 // memory, one created event, and every answer names it.
 func TestConcurrentRememberSameContent(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	rs := race(t, func(ctx context.Context, i int) (*resp, error) {
+	e := NewEnv(t)
+	rs := race(t, func(ctx context.Context, i int) (*Resp, error) {
 		content := "Concurrent dedup target."
 		if i%2 == 1 {
 			content = "  concurrent   DEDUP target "
 		}
-		return e.sendCtx(ctx, "POST", "/api/memory/remember", map[string]any{"content": content}, nil)
+		return e.SendCtx(ctx, "POST", "/api/memory/remember", map[string]any{"content": content}, nil)
 	})
 	ids := map[string]bool{}
 	deduped := 0
@@ -139,15 +139,15 @@ func TestConcurrentRememberSameContent(t *testing.T) {
 		if r.Status != http.StatusOK {
 			t.Fatalf("remember: %s", r)
 		}
-		ids[r.str("id")] = true
-		if r.boolean("deduped") {
+		ids[r.Str("id")] = true
+		if r.Bool("deduped") {
 			deduped++
 		}
 	}
 	if len(ids) != 1 || deduped != concurrentWorkers-1 {
 		t.Fatalf("%d distinct ids, %d deduped; want 1 and %d", len(ids), deduped, concurrentWorkers-1)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_history WHERE event = 'created'`); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE event = 'created'`); n != 1 {
 		t.Fatalf("%d created events", n)
 	}
 }

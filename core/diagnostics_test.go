@@ -24,7 +24,7 @@ import (
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
-func noPipeline(c *config.Config) { c.Pipeline.Enabled = false; c.Embedding.Provider = "none" }
+func NoPipeline(c *config.Config) { c.Pipeline.Enabled = false; c.Embedding.Provider = "none" }
 
 func diag(t *testing.T, svc *core.Service) *core.DiagnosticsReport {
 	t.Helper()
@@ -59,9 +59,9 @@ func wantDomain(t *testing.T, r *core.DiagnosticsReport, domain string, score fl
 	}
 }
 
-func (e *env) exec(t *testing.T, query string, args ...any) {
+func (e *Env) Exec(t *testing.T, query string, args ...any) {
 	t.Helper()
-	err := e.db.WriteTx(context.Background(), func(tx *storage.Tx) error {
+	err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
 		_, err := tx.ExecContext(context.Background(), query, args...)
 		return err
 	})
@@ -70,20 +70,20 @@ func (e *env) exec(t *testing.T, query string, args ...any) {
 	}
 }
 
-func (e *env) job(t *testing.T, status string, created, updated time.Time, leased *time.Time) {
+func (e *Env) Job(t *testing.T, status string, created, updated time.Time, leased *time.Time) {
 	t.Helper()
 	var l any
 	if leased != nil {
 		l = storage.FormatTime(*leased)
 	}
-	e.exec(t, `INSERT INTO memory_jobs (id, job_type, status, created_at, updated_at, leased_at) VALUES (?, 'extract', ?, ?, ?, ?)`,
+	e.Exec(t, `INSERT INTO memory_jobs (id, job_type, status, created_at, updated_at, leased_at) VALUES (?, 'extract', ?, ?, ?, ?)`,
 		core.NewID(), status, storage.FormatTime(created), storage.FormatTime(updated), l)
 }
 
 func TestDiagnosticsHealthyWhenEmpty(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, noPipeline)
-	r := diag(t, e.svc)
+	e := NewEnv(t, NoPipeline)
+	r := diag(t, e.Svc)
 	if r.Composite.Score != 1 || r.Composite.Status != core.StatusHealthy {
 		t.Fatalf("composite %+v", r.Composite)
 	}
@@ -108,47 +108,47 @@ func TestDiagnosticsHealthyWhenEmpty(t *testing.T) {
 
 func TestDiagnosticsQueueThresholds(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, noPipeline)
-	now := e.clock.Now()
+	e := NewEnv(t, NoPipeline)
+	now := e.Clock.Now()
 	for range core.QueuePendingMax {
-		e.job(t, "pending", now, now, nil)
+		e.Job(t, "pending", now, now, nil)
 	}
-	r := diag(t, e.svc)
+	r := diag(t, e.Svc)
 	wantDomain(t, r, core.DomainQueue, 1, core.StatusHealthy) // exactly 50 is fine
-	e.job(t, "pending", now, now, nil)
-	r = diag(t, e.svc)
+	e.Job(t, "pending", now, now, nil)
+	r = diag(t, e.Svc)
 	wantDomain(t, r, core.DomainQueue, 0.7, core.StatusDegraded)
 	if s := signal(t, r, "queue", "pending_jobs"); !s.Triggered || s.Value != 51 || s.Penalty != 0.3 {
 		t.Fatalf("pending signal %+v", s)
 	}
 	// Oldest pending job: 300 s is fine, 301 s costs 0.2.
-	e.clock.Advance(300 * time.Second)
-	wantDomain(t, diag(t, e.svc), core.DomainQueue, 0.7, core.StatusDegraded)
-	e.clock.Advance(time.Second)
-	wantDomain(t, diag(t, e.svc), core.DomainQueue, 0.5, core.StatusDegraded)
+	e.Clock.Advance(300 * time.Second)
+	wantDomain(t, diag(t, e.Svc), core.DomainQueue, 0.7, core.StatusDegraded)
+	e.Clock.Advance(time.Second)
+	wantDomain(t, diag(t, e.Svc), core.DomainQueue, 0.5, core.StatusDegraded)
 
 	// Dead rate over jobs finished in the last hour: 1 dead of 100 is 1%,
 	// not above; 2 of 101 is.
-	now = e.clock.Now()
+	now = e.Clock.Now()
 	for range 99 {
-		e.job(t, "completed", now, now, nil)
+		e.Job(t, "completed", now, now, nil)
 	}
-	e.job(t, "dead", now, now, nil)
-	e.job(t, "dead", now, now.Add(-2*time.Hour), nil) // outside the window
-	wantDomain(t, diag(t, e.svc), core.DomainQueue, 0.5, core.StatusDegraded)
-	e.job(t, "dead", now, now, nil)
-	r = diag(t, e.svc)
+	e.Job(t, "dead", now, now, nil)
+	e.Job(t, "dead", now, now.Add(-2*time.Hour), nil) // outside the window
+	wantDomain(t, diag(t, e.Svc), core.DomainQueue, 0.5, core.StatusDegraded)
+	e.Job(t, "dead", now, now, nil)
+	r = diag(t, e.Svc)
 	wantDomain(t, r, core.DomainQueue, 0.2, core.StatusUnhealthy)
 	if s := signal(t, r, "queue", "dead_rate"); s.Value != 0.02 {
 		t.Fatalf("dead rate %+v", s)
 	}
 	// A lease taken 10 min ago is fine, one older is stale.
 	l := now.Add(-core.QueueStaleLeaseAge)
-	e.job(t, "leased", l, l, &l)
-	wantDomain(t, diag(t, e.svc), core.DomainQueue, 0.2, core.StatusUnhealthy)
+	e.Job(t, "leased", l, l, &l)
+	wantDomain(t, diag(t, e.Svc), core.DomainQueue, 0.2, core.StatusUnhealthy)
 	l2 := l.Add(-time.Second)
-	e.job(t, "leased", l2, l2, &l2)
-	r = diag(t, e.svc)
+	e.Job(t, "leased", l2, l2, &l2)
+	r = diag(t, e.Svc)
 	wantDomain(t, r, core.DomainQueue, 0, core.StatusUnhealthy)
 	// Composite is the weighted average.
 	want := 0.0
@@ -165,33 +165,33 @@ func TestDiagnosticsQueueThresholds(t *testing.T) {
 
 func TestDiagnosticsStorageAndCounts(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, noPipeline)
+	e := NewEnv(t, NoPipeline)
 	var ids []string
 	for i := range 10 {
-		ids = append(ids, e.mustID(t, fmt.Sprintf("storage memory number %d", i)))
+		ids = append(ids, e.MustID(t, fmt.Sprintf("storage memory number %d", i)))
 	}
 	for _, id := range ids[:3] {
-		e.del(t, id, map[string]any{"reason": "test"}).want(t, http.StatusOK)
+		e.Del(t, id, map[string]any{"reason": "test"}).Want(t, http.StatusOK)
 	}
-	r := diag(t, e.svc)
+	r := diag(t, e.Svc)
 	wantDomain(t, r, core.DomainStorage, 1, core.StatusHealthy) // 3 of 10 is not above 0.3
-	e.del(t, ids[3], map[string]any{"reason": "test"}).want(t, http.StatusOK)
-	r = diag(t, e.svc)
+	e.Del(t, ids[3], map[string]any{"reason": "test"}).Want(t, http.StatusOK)
+	r = diag(t, e.Svc)
 	wantDomain(t, r, core.DomainStorage, 0.7, core.StatusDegraded)
 	// A recover moves the tombstone count back (trigger-kept counts).
-	e.post(t, "/api/memory/"+ids[3]+"/recover", map[string]any{"reason": "oops"}).want(t, http.StatusOK)
-	wantDomain(t, diag(t, e.svc), core.DomainStorage, 1, core.StatusHealthy)
-	if got, want := e.count(t, `SELECT deleted FROM memory_counts`), e.count(t, `SELECT count(*) FROM memories WHERE is_deleted = 1`); got != want || want != 3 {
+	e.Post(t, "/api/memory/"+ids[3]+"/recover", map[string]any{"reason": "oops"}).Want(t, http.StatusOK)
+	wantDomain(t, diag(t, e.Svc), core.DomainStorage, 1, core.StatusHealthy)
+	if got, want := e.Count(t, `SELECT deleted FROM memory_counts`), e.Count(t, `SELECT count(*) FROM memories WHERE is_deleted = 1`); got != want || want != 3 {
 		t.Fatalf("memory_counts.deleted %d, real %d", got, want)
 	}
 	// A hard delete (retention purge) keeps the total right.
-	e.exec(t, `DELETE FROM memories WHERE id = ?`, ids[0])
-	if got, want := e.count(t, `SELECT total FROM memory_counts`), e.count(t, `SELECT count(*) FROM memories`); got != want || want != 9 {
+	e.Exec(t, `DELETE FROM memories WHERE id = ?`, ids[0])
+	if got, want := e.Count(t, `SELECT total FROM memory_counts`), e.Count(t, `SELECT count(*) FROM memories`); got != want || want != 9 {
 		t.Fatalf("memory_counts.total %d, real %d", got, want)
 	}
-	r = diag(t, e.svc)
+	r = diag(t, e.Svc)
 	var pages, size int
-	if err := e.ro.QueryRow(`SELECT page_count * page_size, page_size FROM pragma_page_count(), pragma_page_size()`).Scan(&pages, &size); err != nil {
+	if err := e.RO.QueryRow(`SELECT page_count * page_size, page_size FROM pragma_page_count(), pragma_page_size()`).Scan(&pages, &size); err != nil {
 		t.Fatal(err)
 	}
 	if s := signal(t, r, "storage", "db_size"); int(s.Value) != pages || !s.Informational || s.Value <= 0 {
@@ -201,20 +201,20 @@ func TestDiagnosticsStorageAndCounts(t *testing.T) {
 
 func TestDiagnosticsIndexFTSMismatch(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, noPipeline)
+	e := NewEnv(t, NoPipeline)
 	for i := range 10 {
-		e.mustID(t, fmt.Sprintf("indexed memory number %d", i))
+		e.MustID(t, fmt.Sprintf("indexed memory number %d", i))
 	}
-	wantDomain(t, diag(t, e.svc), core.DomainIndex, 1, core.StatusHealthy)
+	wantDomain(t, diag(t, e.Svc), core.DomainIndex, 1, core.StatusHealthy)
 	unindex := func() {
-		e.exec(t, `INSERT INTO memories_fts(memories_fts, rowid, content)
+		e.Exec(t, `INSERT INTO memories_fts(memories_fts, rowid, content)
 			SELECT 'delete', rid, content FROM memories WHERE rid = (SELECT min(d.id) FROM memories_fts_docsize d)`)
 	}
 	unindex() // 1 of 10 missing: a gap, not above 10%
-	r := diag(t, e.svc)
+	r := diag(t, e.Svc)
 	wantDomain(t, r, core.DomainIndex, 0.8, core.StatusHealthy)
 	unindex() // 2 of 10
-	r = diag(t, e.svc)
+	r = diag(t, e.Svc)
 	wantDomain(t, r, core.DomainIndex, 0.5, core.StatusDegraded)
 	found := false
 	for _, s := range r.SilentFailures {
@@ -232,7 +232,7 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	clock := &testClock{t: clockStart}
+	clock := &Clock{t: ClockStart}
 	cfg := config.DefaultConfig()
 	cfg.Pipeline.Enabled = false
 	svc := core.NewService(db, cfg, core.ServiceOptions{Now: clock.Now, Embedder: fixedEmbedder{}})
@@ -286,8 +286,8 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 
 func TestDiagnosticsProviderRingAndAvailability(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	an := e.svc.Analytics()
+	e := NewEnv(t)
+	an := e.Svc.Analytics()
 	if h := an.ProviderHealth(); h.Ratio != 1 || h.Samples != 0 {
 		t.Fatalf("no data: %+v", h)
 	}
@@ -301,7 +301,7 @@ func TestDiagnosticsProviderRingAndAvailability(t *testing.T) {
 	if h := an.ProviderHealth(); h.Samples != 100 || h.Failures != 30 || h.Ratio != 0.7 {
 		t.Fatalf("ring after 130: %+v", h)
 	}
-	r := diag(t, e.svc)
+	r := diag(t, e.Svc)
 	wantDomain(t, r, core.DomainProvider, 0.7, core.StatusDegraded)
 	for range 70 {
 		an.RecordProviderCall("llm:test", time.Millisecond, nil)
@@ -315,9 +315,9 @@ func TestDiagnosticsProviderRingAndAvailability(t *testing.T) {
 	if h := an.ProviderHealth(); h.Failures != 0 || h.Ratio != 1 {
 		t.Fatalf("failures evicted: %+v", h)
 	}
-	wantDomain(t, diag(t, e.svc), core.DomainProvider, 1, core.StatusHealthy)
-	e.svc.PipelineRuntime().SetProvider("ollama", false, errors.New("connection refused"))
-	r = diag(t, e.svc)
+	wantDomain(t, diag(t, e.Svc), core.DomainProvider, 1, core.StatusHealthy)
+	e.Svc.PipelineRuntime().SetProvider("ollama", false, errors.New("connection refused"))
+	r = diag(t, e.Svc)
 	wantDomain(t, r, core.DomainProvider, 0, core.StatusUnhealthy)
 	if s := signal(t, r, "provider", "extraction_provider_unavailable"); !strings.Contains(s.Message, "connection refused") {
 		t.Fatalf("unavailable signal %+v", s)
@@ -334,8 +334,8 @@ func (silentLLM) Name() string { return "silent/test" }
 
 func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
-	w := &workers.PipelineWorker{Svc: e.svc, LLM: silentLLM{}}
+	e := NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
+	w := &workers.PipelineWorker{Svc: e.Svc, LLM: silentLLM{}}
 	ctx := context.Background()
 	step := func() {
 		t.Helper()
@@ -345,20 +345,20 @@ func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 		}
 	}
 	// Inputs too short to hold a fact do not count.
-	e.mustID(t, "tiny")
+	e.MustID(t, "tiny")
 	step()
 	for i := range core.EmptyExtractionsMax - 1 {
-		e.mustID(t, fmt.Sprintf("We decided to deploy the billing service %d on Fridays because the team prefers it.", i))
+		e.MustID(t, fmt.Sprintf("We decided to deploy the billing service %d on Fridays because the team prefers it.", i))
 		step()
 	}
-	r := diag(t, e.svc)
+	r := diag(t, e.Svc)
 	if s := signal(t, r, "provider", "empty_extractions_in_a_row"); s.Triggered || s.Value != float64(core.EmptyExtractionsMax-1) {
 		t.Fatalf("after %d: %+v", core.EmptyExtractionsMax-1, s)
 	}
 	wantDomain(t, r, core.DomainProvider, 1, core.StatusHealthy)
-	e.mustID(t, "The staging database moved to a new host called db-stage-2 with Postgres 16 last week.")
+	e.MustID(t, "The staging database moved to a new host called db-stage-2 with Postgres 16 last week.")
 	step()
-	r = diag(t, e.svc)
+	r = diag(t, e.Svc)
 	wantDomain(t, r, core.DomainProvider, 0.7, core.StatusDegraded)
 	var silent *core.Signal
 	for i, s := range r.SilentFailures {
@@ -369,58 +369,58 @@ func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 	if silent == nil || !silent.Triggered || silent.Domain != "provider" {
 		t.Fatalf("silent failures %+v", r.SilentFailures)
 	}
-	errs, summary := e.svc.Analytics().Errors(analytics.ErrorFilter{Stage: analytics.StageExtraction})
+	errs, summary := e.Svc.Analytics().Errors(analytics.ErrorFilter{Stage: analytics.StageExtraction})
 	if summary[analytics.CodeExtractionEmptyRepeated] != 1 || len(errs) != 1 {
 		t.Fatalf("error ring %+v %v", errs, summary)
 	}
-	if u := e.svc.Analytics().Usage().Providers["llm:silent/test"]; u.Count != int64(core.EmptyExtractionsMax) || u.Errors != 0 {
+	if u := e.Svc.Analytics().Usage().Providers["llm:silent/test"]; u.Count != int64(core.EmptyExtractionsMax) || u.Errors != 0 {
 		t.Fatalf("provider usage %+v", u)
 	}
-	if l := e.svc.Analytics().Latency(analytics.LatencyJobs); l.Count != core.EmptyExtractionsMax+1 {
+	if l := e.Svc.Analytics().Latency(analytics.LatencyJobs); l.Count != core.EmptyExtractionsMax+1 {
 		t.Fatalf("jobs latency %+v", l)
 	}
 	// A model that finds facts again ends the streak.
 	w.LLM = llm.NewHeuristic()
-	e.mustID(t, "We decided to use PostgreSQL for the billing service because it supports row level locking.")
+	e.MustID(t, "We decided to use PostgreSQL for the billing service because it supports row level locking.")
 	step()
-	wantDomain(t, diag(t, e.svc), core.DomainProvider, 1, core.StatusHealthy)
+	wantDomain(t, diag(t, e.Svc), core.DomainProvider, 1, core.StatusHealthy)
 }
 
 func TestDiagnosticsMutationAndFreeze(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, noPipeline)
-	now := e.clock.Now()
+	e := NewEnv(t, NoPipeline)
+	now := e.Clock.Now()
 	add := func(at time.Time) {
-		e.exec(t, `INSERT INTO memory_history (id, memory_id, event, changed_by, created_at) VALUES (?, 'm', 'recovered', 'test', ?)`,
+		e.Exec(t, `INSERT INTO memory_history (id, memory_id, event, changed_by, created_at) VALUES (?, 'm', 'recovered', 'test', ?)`,
 			core.NewID(), storage.FormatTime(at))
 	}
 	add(now.Add(-8 * 24 * time.Hour)) // outside the 7-day window
 	for range core.RecoveredEventsMax {
 		add(now.Add(-time.Hour))
 	}
-	wantDomain(t, diag(t, e.svc), core.DomainMutation, 1, core.StatusHealthy)
+	wantDomain(t, diag(t, e.Svc), core.DomainMutation, 1, core.StatusHealthy)
 	add(now)
-	wantDomain(t, diag(t, e.svc), core.DomainMutation, 0.7, core.StatusDegraded)
-	e.svc.SetMutationsFrozen(true)
-	wantDomain(t, diag(t, e.svc), core.DomainMutation, 0.4, core.StatusUnhealthy)
+	wantDomain(t, diag(t, e.Svc), core.DomainMutation, 0.7, core.StatusDegraded)
+	e.Svc.SetMutationsFrozen(true)
+	wantDomain(t, diag(t, e.Svc), core.DomainMutation, 0.4, core.StatusUnhealthy)
 }
 
 func TestDiagnosticsConnectorDocuments(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, noPipeline)
-	now := e.clock.Now()
+	e := NewEnv(t, NoPipeline)
+	now := e.Clock.Now()
 	doc := func(status, errMsg string, at time.Time) {
-		e.exec(t, `INSERT INTO documents (id, source_type, status, error, created_at, updated_at) VALUES (?, 'text', ?, ?, ?, ?)`, core.NewID(), status, errMsg, storage.FormatTime(at), storage.FormatTime(at))
+		e.Exec(t, `INSERT INTO documents (id, source_type, status, error, created_at, updated_at) VALUES (?, 'text', ?, ?, ?, ?)`, core.NewID(), status, errMsg, storage.FormatTime(at), storage.FormatTime(at))
 	}
 	doc("done", "", now)
 	doc("failed", "old failure", now.Add(-25*time.Hour))
-	r := diag(t, e.svc)
+	r := diag(t, e.Svc)
 	wantDomain(t, r, core.DomainConnector, 1, core.StatusHealthy)
 	if r.Domain(core.DomainConnector).Note != "" {
 		t.Fatalf("note with a documents table: %q", r.Domain(core.DomainConnector).Note)
 	}
 	doc("failed", "pdf parser crashed", now.Add(-time.Hour))
-	r = diag(t, e.svc)
+	r = diag(t, e.Svc)
 	wantDomain(t, r, core.DomainConnector, 0.7, core.StatusDegraded)
 	if s := signal(t, r, "connector", "documents_failed_24h"); !strings.Contains(s.Message, "pdf parser crashed") {
 		t.Fatalf("signal %+v", s)
@@ -428,12 +428,12 @@ func TestDiagnosticsConnectorDocuments(t *testing.T) {
 	for range 4 {
 		doc("failed", "again", now)
 	}
-	wantDomain(t, diag(t, e.svc), core.DomainConnector, 0.5, core.StatusDegraded)
+	wantDomain(t, diag(t, e.Svc), core.DomainConnector, 0.5, core.StatusDegraded)
 }
 
 func TestDiagnosticsCacheAndSingleFlight(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, noPipeline)
+	e := NewEnv(t, NoPipeline)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	reps := make([]*core.DiagnosticsReport, 16)
@@ -441,7 +441,7 @@ func TestDiagnosticsCacheAndSingleFlight(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := e.svc.Diagnostics(ctx)
+			r, err := e.Svc.Diagnostics(ctx)
 			if err != nil {
 				t.Error(err)
 			}
@@ -454,44 +454,44 @@ func TestDiagnosticsCacheAndSingleFlight(t *testing.T) {
 			t.Fatal("concurrent callers got different reports")
 		}
 	}
-	e.job(t, "pending", e.clock.Now(), e.clock.Now(), nil)
-	if r, _ := e.svc.Diagnostics(ctx); r != reps[0] {
+	e.Job(t, "pending", e.Clock.Now(), e.Clock.Now(), nil)
+	if r, _ := e.Svc.Diagnostics(ctx); r != reps[0] {
 		t.Fatal("report recomputed within the TTL")
 	}
-	e.clock.Advance(core.DiagnosticsTTL)
-	r, _ := e.svc.Diagnostics(ctx)
+	e.Clock.Advance(core.DiagnosticsTTL)
+	r, _ := e.Svc.Diagnostics(ctx)
 	if r == reps[0] || signal(t, r, "queue", "pending_jobs").Value != 1 {
 		t.Fatal("report not recomputed after the TTL")
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	e.clock.Advance(core.DiagnosticsTTL)
-	if _, err := e.svc.Diagnostics(cctx); err == nil {
+	e.Clock.Advance(core.DiagnosticsTTL)
+	if _, err := e.Svc.Diagnostics(cctx); err == nil {
 		// A cancelled caller may still win the race with a fast compute;
 		// what matters is that the next caller gets a report.
 		t.Log("cancelled caller got a report")
 	}
-	if _, err := e.svc.Diagnostics(ctx); err != nil {
+	if _, err := e.Svc.Diagnostics(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestDiagnosticsAPI(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, noPipeline)
-	r := e.get(t, "/api/diagnostics").want(t, http.StatusOK)
+	e := NewEnv(t, NoPipeline)
+	r := e.Get(t, "/api/diagnostics").Want(t, http.StatusOK)
 	if comp, _ := r.JSON["composite"].(map[string]any); comp["status"] != "healthy" {
 		t.Fatalf("composite %s", r)
 	}
 	if ds, _ := r.JSON["domains"].([]any); len(ds) != 6 {
 		t.Fatalf("domains %s", r)
 	}
-	q := e.get(t, "/api/diagnostics/queue").want(t, http.StatusOK)
-	if q.str("name") != "queue" || q.JSON["weight"] != 0.28 {
+	q := e.Get(t, "/api/diagnostics/queue").Want(t, http.StatusOK)
+	if q.Str("name") != "queue" || q.JSON["weight"] != 0.28 {
 		t.Fatalf("queue %s", q)
 	}
-	bad := e.get(t, "/api/diagnostics/duplicate").want(t, http.StatusBadRequest)
-	if msg := bad.str("error"); !strings.Contains(msg, `"duplicate"`) || !strings.Contains(msg, "queue, storage, index, provider, mutation, connector") {
+	bad := e.Get(t, "/api/diagnostics/duplicate").Want(t, http.StatusBadRequest)
+	if msg := bad.Str("error"); !strings.Contains(msg, `"duplicate"`) || !strings.Contains(msg, "queue, storage, index, provider, mutation, connector") {
 		t.Fatalf("unknown domain: %s", bad)
 	}
 }

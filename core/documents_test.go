@@ -29,9 +29,9 @@ func docText(n int, tag string) string {
 }
 
 // runDocJobs runs the document worker's Step until no job is due.
-func runDocJobs(tb testing.TB, e *env) {
+func runDocJobs(tb testing.TB, e *Env) {
 	tb.Helper()
-	w := &workers.DocumentWorker{Svc: e.svc}
+	w := &workers.DocumentWorker{Svc: e.Svc}
 	for i := 0; i < 20; i++ {
 		worked, err := w.Step(context.Background(), "test-doc-worker")
 		if !worked {
@@ -46,21 +46,21 @@ func runDocJobs(tb testing.TB, e *env) {
 
 func allowPrivate(c *config.Config) { c.Documents.AllowPrivateFetch = true }
 
-func createDoc(tb testing.TB, e *env, body map[string]any) string {
+func createDoc(tb testing.TB, e *Env, body map[string]any) string {
 	tb.Helper()
-	r := e.post(tb, "/api/documents", body).want(tb, http.StatusCreated)
-	if r.str("status") != "queued" || r.str("id") == "" || r.str("jobId") == "" {
+	r := e.Post(tb, "/api/documents", body).Want(tb, http.StatusCreated)
+	if r.Str("status") != "queued" || r.Str("id") == "" || r.Str("jobId") == "" {
 		tb.Fatalf("create document: %s", r)
 	}
-	return r.str("id")
+	return r.Str("id")
 }
 
-func chunkContents(tb testing.TB, e *env, id string) ([]string, []string) {
+func chunkContents(tb testing.TB, e *Env, id string) ([]string, []string) {
 	tb.Helper()
-	r := e.get(tb, "/api/documents/"+id+"/chunks").want(tb, http.StatusOK)
-	cs := r.list(tb, "chunks")
-	if int(r.num("count")) != len(cs) {
-		tb.Fatalf("count %v != %d chunks", r.num("count"), len(cs))
+	r := e.Get(tb, "/api/documents/"+id+"/chunks").Want(tb, http.StatusOK)
+	cs := r.List(tb, "chunks")
+	if int(r.Num("count")) != len(cs) {
+		tb.Fatalf("count %v != %d chunks", r.Num("count"), len(cs))
 	}
 	var contents, ids []string
 	for i, c := range cs {
@@ -73,10 +73,10 @@ func chunkContents(tb testing.TB, e *env, id string) ([]string, []string) {
 	return contents, ids
 }
 
-func recallIDs(tb testing.TB, e *env, query string) []string {
+func recallIDs(tb testing.TB, e *Env, query string) []string {
 	tb.Helper()
 	var ids []string
-	for _, h := range e.post(tb, "/api/memory/recall", map[string]any{"query": query}).want(tb, http.StatusOK).list(tb, "results") {
+	for _, h := range e.Post(tb, "/api/memory/recall", map[string]any{"query": query}).Want(tb, http.StatusOK).List(tb, "results") {
 		ids = append(ids, h["id"].(string))
 	}
 	return ids
@@ -84,24 +84,24 @@ func recallIDs(tb testing.TB, e *env, query string) []string {
 
 func TestDocumentTextRoundTrip(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	text := docText(4500, "alpha")
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": text, "title": "Ops Guide",
 		"metadata": map[string]any{"team": "infra", "n": 1}})
-	if got := e.get(t, "/api/documents/"+id).want(t, 200); got.str("status") != "queued" {
+	if got := e.Get(t, "/api/documents/"+id).Want(t, 200); got.Str("status") != "queued" {
 		t.Fatalf("before the worker: %s", got)
 	}
 	runDocJobs(t, e)
-	d := e.get(t, "/api/documents/"+id).want(t, 200)
-	if d.str("status") != "done" || d.str("title") != "Ops Guide" || d.str("completed_at") == "" || d.str("content") != text {
+	d := e.Get(t, "/api/documents/"+id).Want(t, 200)
+	if d.Str("status") != "done" || d.Str("title") != "Ops Guide" || d.Str("completed_at") == "" || d.Str("content") != text {
 		t.Fatalf("document after ingest: %s", d)
 	}
 	if md, _ := d.JSON["metadata"].(map[string]any); md["team"] != "infra" {
 		t.Fatalf("metadata = %v", d.JSON["metadata"])
 	}
 	chunks, ids := chunkContents(t, e, id)
-	if len(chunks) != 3 || int(d.num("chunk_count")) != 3 {
-		t.Fatalf("%d chunks (chunk_count %v) for %d characters, want 3", len(chunks), d.num("chunk_count"), len(text))
+	if len(chunks) != 3 || int(d.Num("chunk_count")) != 3 {
+		t.Fatalf("%d chunks (chunk_count %v) for %d characters, want 3", len(chunks), d.Num("chunk_count"), len(text))
 	}
 	for i, c := range chunks {
 		if n := utf8.RuneCountInString(c); n > 2000 {
@@ -122,18 +122,18 @@ func TestDocumentTextRoundTrip(t *testing.T) {
 			t.Fatalf("sentence %q is in no chunk", s)
 		}
 	}
-	m := e.get(t, "/api/memory/"+ids[1]).want(t, 200)
-	if m.str("type") != "document_chunk" || m.num("importance") != 0.3 || m.str("who") != id || m.str("why") != "document_ingest" ||
-		m.str("source_type") != "document" || m.str("source_id") != id || m.str("extraction_status") != "none" {
+	m := e.Get(t, "/api/memory/"+ids[1]).Want(t, 200)
+	if m.Str("type") != "document_chunk" || m.Num("importance") != 0.3 || m.Str("who") != id || m.Str("why") != "document_ingest" ||
+		m.Str("source_type") != "document" || m.Str("source_id") != id || m.Str("extraction_status") != "none" {
 		t.Fatalf("chunk memory: %s", m)
 	}
 	if tags, _ := m.JSON["tags"].([]any); len(tags) != 1 || tags[0] != "document:Ops Guide" {
 		t.Fatalf("chunk tags = %v", m.JSON["tags"])
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE job_type = 'extract'`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE job_type = 'extract'`); n != 0 {
 		t.Fatalf("%d extract jobs for document chunks, want none", n)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE document_id = ? AND job_type = 'document_ingest' AND status = 'completed'`, id); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE document_id = ? AND job_type = 'document_ingest' AND status = 'completed'`, id); n != 1 {
 		t.Fatalf("completed ingest jobs = %d", n)
 	}
 	// A word only in the middle chunk is found by recall.
@@ -149,17 +149,17 @@ func TestDocumentTextRoundTrip(t *testing.T) {
 		t.Fatalf("recall of %q does not find chunk 1", word)
 	}
 	// Listing, with its filters.
-	l := e.get(t, "/api/documents").want(t, 200)
-	if l.num("total") != 1 || l.num("limit") != 50 || l.num("offset") != 0 || len(l.list(t, "documents")) != 1 {
+	l := e.Get(t, "/api/documents").Want(t, 200)
+	if l.Num("total") != 1 || l.Num("limit") != 50 || l.Num("offset") != 0 || len(l.List(t, "documents")) != 1 {
 		t.Fatalf("list: %s", l)
 	}
-	if docs := l.list(t, "documents"); docs[0]["id"] != id || docs[0]["content"] != nil {
+	if docs := l.List(t, "documents"); docs[0]["id"] != id || docs[0]["content"] != nil {
 		t.Fatalf("list must show the document without its content: %v", docs[0])
 	}
-	if l := e.get(t, "/api/documents?status=failed").want(t, 200); l.num("total") != 0 {
+	if l := e.Get(t, "/api/documents?status=failed").Want(t, 200); l.Num("total") != 0 {
 		t.Fatalf("status filter: %s", l)
 	}
-	if l := e.get(t, "/api/documents?limit=9999&offset=1").want(t, 200); l.num("limit") != 500 || len(l.list(t, "documents")) != 0 || l.num("total") != 1 {
+	if l := e.Get(t, "/api/documents?limit=9999&offset=1").Want(t, 200); l.Num("limit") != 500 || len(l.List(t, "documents")) != 0 || l.Num("total") != 1 {
 		t.Fatalf("limit clamp and offset: %s", l)
 	}
 }
@@ -175,7 +175,7 @@ func containsStr(list []string, s string) bool {
 
 func TestDocumentBadInputNamesTheField(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	for _, tc := range []struct {
 		body       any
 		field, msg string
@@ -200,27 +200,27 @@ func TestDocumentBadInputNamesTheField(t *testing.T) {
 		{map[string]any{"source_type": "text", "content": "x", "title": 5}, "title", "title must be a string"},
 		{map[string]any{"source_type": "text", "content": "x", "url": []string{}}, "url", "url must be a string"},
 	} {
-		e.post(t, "/api/documents", tc.body).wantInvalid(t, tc.field, tc.msg)
+		e.Post(t, "/api/documents", tc.body).WantInvalid(t, tc.field, tc.msg)
 	}
-	e.post(t, "/api/documents", "[1]").wantErr(t, 400, core.CodeInvalidJSON)
-	e.post(t, "/api/documents", "{").wantErr(t, 400, core.CodeInvalidJSON)
-	if n := e.count(t, `SELECT count(*) FROM documents`) + e.count(t, `SELECT count(*) FROM memory_jobs`); n != 0 {
+	e.Post(t, "/api/documents", "[1]").WantErr(t, 400, core.CodeInvalidJSON)
+	e.Post(t, "/api/documents", "{").WantErr(t, 400, core.CodeInvalidJSON)
+	if n := e.Count(t, `SELECT count(*) FROM documents`) + e.Count(t, `SELECT count(*) FROM memory_jobs`); n != 0 {
 		t.Fatalf("rejected requests wrote %d rows", n)
 	}
-	e.get(t, "/api/documents?status=nope").wantInvalid(t, "status", "status must be one of")
-	e.get(t, "/api/documents?limit=x").wantInvalid(t, "limit", "limit must be")
-	e.get(t, "/api/documents?offset=-1").wantInvalid(t, "offset", "offset must be")
-	if r := e.get(t, "/api/documents/nope").wantErr(t, 404, core.CodeNotFound); r.str("error") != "Document not found" {
+	e.Get(t, "/api/documents?status=nope").WantInvalid(t, "status", "status must be one of")
+	e.Get(t, "/api/documents?limit=x").WantInvalid(t, "limit", "limit must be")
+	e.Get(t, "/api/documents?offset=-1").WantInvalid(t, "offset", "offset must be")
+	if r := e.Get(t, "/api/documents/nope").WantErr(t, 404, core.CodeNotFound); r.Str("error") != "Document not found" {
 		t.Fatalf("404: %s", r)
 	}
-	e.get(t, "/api/documents/nope/chunks").wantErr(t, 404, core.CodeNotFound)
-	e.do(t, "DELETE", "/api/documents/nope?reason=x", nil, nil).wantErr(t, 404, core.CodeNotFound)
+	e.Get(t, "/api/documents/nope/chunks").WantErr(t, 404, core.CodeNotFound)
+	e.Do(t, "DELETE", "/api/documents/nope?reason=x", nil, nil).WantErr(t, 404, core.CodeNotFound)
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": "short note"})
-	e.do(t, "DELETE", "/api/documents/"+id, nil, nil).wantInvalid(t, "reason", "reason is required")
-	e.do(t, "DELETE", "/api/documents/"+id, map[string]any{"reason": 1}, nil).wantInvalid(t, "reason", "reason must be a string")
+	e.Do(t, "DELETE", "/api/documents/"+id, nil, nil).WantInvalid(t, "reason", "reason is required")
+	e.Do(t, "DELETE", "/api/documents/"+id, map[string]any{"reason": 1}, nil).WantInvalid(t, "reason", "reason must be a string")
 	// Too large: the content limit, in bytes.
-	small := newEnv(t, func(c *config.Config) { c.Documents.MaxContentBytes = 1024 })
-	small.post(t, "/api/documents", map[string]any{"source_type": "text", "content": strings.Repeat("a", 1025)}).wantErr(t, 413, core.CodeTooLarge)
+	small := NewEnv(t, func(c *config.Config) { c.Documents.MaxContentBytes = 1024 })
+	small.Post(t, "/api/documents", map[string]any{"source_type": "text", "content": strings.Repeat("a", 1025)}).WantErr(t, 413, core.CodeTooLarge)
 }
 
 // page serves the routes of a small web site for fetch tests.
@@ -236,7 +236,7 @@ func page(t *testing.T, routes map[string]http.HandlerFunc) *httptest.Server {
 
 func TestDocumentURLFetchesHTML(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, allowPrivate)
+	e := NewEnv(t, allowPrivate)
 	srv := page(t, map[string]http.HandlerFunc{
 		"/start": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/guide", http.StatusFound) },
 		"/guide": func(w http.ResponseWriter, r *http.Request) {
@@ -249,12 +249,12 @@ func TestDocumentURLFetchesHTML(t *testing.T) {
 	})
 	id := createDoc(t, e, map[string]any{"source_type": "url", "url": srv.URL + "/start"})
 	runDocJobs(t, e)
-	d := e.get(t, "/api/documents/"+id).want(t, 200)
-	if d.str("status") != "done" || d.str("title") != "Runbook & Notes" || d.str("content_type") != "text/html" {
+	d := e.Get(t, "/api/documents/"+id).Want(t, 200)
+	if d.Str("status") != "done" || d.Str("title") != "Runbook & Notes" || d.Str("content_type") != "text/html" {
 		t.Fatalf("document: %s", d)
 	}
 	want := "Rollback\n\nUse the blue lever <carefully>.\n\nfirst step\nsecond\u00a0step"
-	if got := d.str("content"); got != want && got != strings.ReplaceAll(want, "\u00a0", " ") {
+	if got := d.Str("content"); got != want && got != strings.ReplaceAll(want, "\u00a0", " ") {
 		t.Fatalf("stripped content = %q, want %q", got, want)
 	}
 	chunks, _ := chunkContents(t, e, id)
@@ -266,16 +266,16 @@ func TestDocumentURLFetchesHTML(t *testing.T) {
 			t.Fatalf("chunk keeps %q: %q", bad, chunks[0])
 		}
 	}
-	m := e.get(t, "/api/memory/"+e.svcChunkID(t, id)).want(t, 200)
+	m := e.Get(t, "/api/memory/"+e.SvcChunkID(t, id)).Want(t, 200)
 	if tags, _ := m.JSON["tags"].([]any); len(tags) != 1 || tags[0] != "document:Runbook & Notes" {
 		t.Fatalf("tags from the fetched title: %v", m.JSON["tags"])
 	}
 }
 
-func (e *env) svcChunkID(tb testing.TB, docID string) string {
+func (e *Env) SvcChunkID(tb testing.TB, docID string) string {
 	tb.Helper()
 	var id string
-	if err := e.ro.QueryRow(`SELECT memory_id FROM document_memories WHERE document_id = ? ORDER BY chunk_index LIMIT 1`, docID).Scan(&id); err != nil {
+	if err := e.RO.QueryRow(`SELECT memory_id FROM document_memories WHERE document_id = ? ORDER BY chunk_index LIMIT 1`, docID).Scan(&id); err != nil {
 		tb.Fatal(err)
 	}
 	return id
@@ -307,7 +307,7 @@ func lyingServer(t *testing.T, size int) string {
 func TestDocumentURLFailures(t *testing.T) {
 	t.Parallel()
 	const max = 8 << 10
-	e := newEnv(t, allowPrivate, func(c *config.Config) { c.Documents.MaxContentBytes = max })
+	e := NewEnv(t, allowPrivate, func(c *config.Config) { c.Documents.MaxContentBytes = max })
 	srv := page(t, map[string]http.HandlerFunc{
 		"/a": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/b", http.StatusFound) },
 		"/b": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/a", http.StatusFound) },
@@ -342,45 +342,45 @@ func TestDocumentURLFailures(t *testing.T) {
 	} {
 		id := createDoc(t, e, map[string]any{"source_type": "url", "url": tc.url})
 		runDocJobs(t, e)
-		d := e.get(t, "/api/documents/"+id).want(t, 200)
-		if d.str("status") != "failed" || !strings.Contains(d.str("error"), tc.want) {
-			t.Errorf("%s: status %q error %q, want failed with %q", tc.url, d.str("status"), d.str("error"), tc.want)
+		d := e.Get(t, "/api/documents/"+id).Want(t, 200)
+		if d.Str("status") != "failed" || !strings.Contains(d.Str("error"), tc.want) {
+			t.Errorf("%s: status %q error %q, want failed with %q", tc.url, d.Str("status"), d.Str("error"), tc.want)
 		}
 		// A failure no retry can fix kills the job on its first attempt.
-		if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE document_id = ? AND status = 'dead' AND attempts = 1`, id); n != 1 {
+		if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE document_id = ? AND status = 'dead' AND attempts = 1`, id); n != 1 {
 			t.Errorf("%s: the job is not dead after one attempt", tc.url)
 		}
 	}
-	if n := e.count(t, `SELECT count(*) FROM memories`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM memories`); n != 0 {
 		t.Fatalf("failed documents wrote %d memories", n)
 	}
 }
 
 func TestDocumentRetryableFetchFailureRetriesThenFails(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, allowPrivate)
+	e := NewEnv(t, allowPrivate)
 	srv := page(t, map[string]http.HandlerFunc{"/down": func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "maintenance", http.StatusServiceUnavailable)
 	}})
 	id := createDoc(t, e, map[string]any{"source_type": "url", "url": srv.URL + "/down"})
 	runDocJobs(t, e)
-	d := e.get(t, "/api/documents/"+id).want(t, 200)
-	if d.str("status") != "queued" || !strings.Contains(d.str("error"), "retrying: ") || !strings.Contains(d.str("error"), "503") {
+	d := e.Get(t, "/api/documents/"+id).Want(t, 200)
+	if d.Str("status") != "queued" || !strings.Contains(d.Str("error"), "retrying: ") || !strings.Contains(d.Str("error"), "503") {
 		t.Fatalf("after a retryable failure: %s", d)
 	}
 	// While it waits for its retry, the URL is still taken.
-	if r := e.post(t, "/api/documents", map[string]any{"source_type": "url", "url": srv.URL + "/down"}).want(t, 200); !r.boolean("deduplicated") || r.str("id") != id {
+	if r := e.Post(t, "/api/documents", map[string]any{"source_type": "url", "url": srv.URL + "/down"}).Want(t, 200); !r.Bool("deduplicated") || r.Str("id") != id {
 		t.Fatalf("dedup while retrying: %s", r)
 	}
 	for range 3 {
-		e.clock.Advance(3 * time.Minute) // past the retry backoff
+		e.Clock.Advance(3 * time.Minute) // past the retry backoff
 		runDocJobs(t, e)
 	}
-	d = e.get(t, "/api/documents/"+id).want(t, 200)
-	if d.str("status") != "failed" || !strings.Contains(d.str("error"), "HTTP 503") {
+	d = e.Get(t, "/api/documents/"+id).Want(t, 200)
+	if d.Str("status") != "failed" || !strings.Contains(d.Str("error"), "HTTP 503") {
 		t.Fatalf("after the last attempt: %s", d)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE document_id = ? AND status = 'dead' AND attempts = 3`, id); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE document_id = ? AND status = 'dead' AND attempts = 3`, id); n != 1 {
 		t.Fatal("the job is not dead after 3 attempts")
 	}
 }
@@ -396,31 +396,31 @@ func TestDocumentFetchRefusesLoopbackByDefault(t *testing.T) {
 	if err != nil || res.Content != "secret" {
 		t.Fatalf("fetch with allow_private_fetch: %v %+v", err, res)
 	}
-	e := newEnv(t)
-	e.post(t, "/api/documents", map[string]any{"source_type": "url", "url": srv.URL + "/"}).wantInvalid(t, "url", "loopback")
+	e := NewEnv(t)
+	e.Post(t, "/api/documents", map[string]any{"source_type": "url", "url": srv.URL + "/"}).WantInvalid(t, "url", "loopback")
 }
 
 func TestDocumentDedupByURL(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, allowPrivate)
+	e := NewEnv(t, allowPrivate)
 	srv := page(t, map[string]http.HandlerFunc{"/doc": func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, "The release train leaves every Tuesday at noon.")
 	}})
 	u := srv.URL + "/doc"
 	id := createDoc(t, e, map[string]any{"source_type": "url", "url": u})
-	r := e.post(t, "/api/documents", map[string]any{"source_type": "url", "url": u}).want(t, http.StatusOK)
-	if !r.boolean("deduplicated") || r.str("id") != id || r.str("status") != "queued" || r.JSON["jobId"] != nil {
+	r := e.Post(t, "/api/documents", map[string]any{"source_type": "url", "url": u}).Want(t, http.StatusOK)
+	if !r.Bool("deduplicated") || r.Str("id") != id || r.Str("status") != "queued" || r.JSON["jobId"] != nil {
 		t.Fatalf("duplicate: %s", r)
 	}
 	runDocJobs(t, e)
-	if r := e.post(t, "/api/documents", map[string]any{"source_type": "url", "url": u}).want(t, http.StatusOK); r.str("status") != "done" {
+	if r := e.Post(t, "/api/documents", map[string]any{"source_type": "url", "url": u}).Want(t, http.StatusOK); r.Str("status") != "done" {
 		t.Fatalf("duplicate after ingest: %s", r)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE job_type = 'document_ingest'`); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE job_type = 'document_ingest'`); n != 1 {
 		t.Fatalf("%d ingest jobs, want 1", n)
 	}
-	e.do(t, "DELETE", "/api/documents/"+id+"?reason=stale", nil, nil).want(t, 200)
+	e.Do(t, "DELETE", "/api/documents/"+id+"?reason=stale", nil, nil).Want(t, 200)
 	if again := createDoc(t, e, map[string]any{"source_type": "url", "url": u}); again == id {
 		t.Fatal("a deleted document still deduplicates")
 	}
@@ -428,24 +428,24 @@ func TestDocumentDedupByURL(t *testing.T) {
 
 func TestDocumentDeleteRemovesChunksFromRecall(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": docText(3000, "beta"), "title": "Beta"})
 	// An unrelated memory whose content equals nothing in the document.
-	e.post(t, "/api/memory/remember", map[string]any{"content": "tokenbeta5 is also a user note"}).want(t, 200)
+	e.Post(t, "/api/memory/remember", map[string]any{"content": "tokenbeta5 is also a user note"}).Want(t, 200)
 	runDocJobs(t, e)
 	_, ids := chunkContents(t, e, id)
 	if len(ids) != 2 || !containsStr(recallIDs(t, e, "tokenbeta1"), ids[0]) {
 		t.Fatalf("before delete: %d chunks", len(ids))
 	}
-	r := e.do(t, "DELETE", "/api/documents/"+id, map[string]any{"reason": "superseded by v2"}, nil).want(t, 200)
-	if !r.boolean("deleted") || int(r.num("memoriesRemoved")) != 2 {
+	r := e.Do(t, "DELETE", "/api/documents/"+id, map[string]any{"reason": "superseded by v2"}, nil).Want(t, 200)
+	if !r.Bool("deleted") || int(r.Num("memoriesRemoved")) != 2 {
 		t.Fatalf("delete: %s", r)
 	}
 	for _, mid := range ids {
 		if containsStr(recallIDs(t, e, "tokenbeta1"), mid) {
 			t.Fatal("recall still finds a chunk of a deleted document")
 		}
-		hist := e.historyEvents(t, mid)
+		hist := e.HistoryEvents(t, mid)
 		last := hist[len(hist)-1]
 		if last["event"] != "deleted" || last["reason"] != "Document deleted: superseded by v2" {
 			t.Fatalf("history of %s: %v", mid, hist)
@@ -457,17 +457,17 @@ func TestDocumentDeleteRemovesChunksFromRecall(t *testing.T) {
 	if cs, _ := chunkContents(t, e, id); len(cs) != 0 {
 		t.Fatalf("chunks of a deleted document: %d", len(cs))
 	}
-	d := e.get(t, "/api/documents/"+id).want(t, 200)
-	if d.str("status") != "deleted" || d.str("error") != "superseded by v2" {
+	d := e.Get(t, "/api/documents/"+id).Want(t, 200)
+	if d.Str("status") != "deleted" || d.Str("error") != "superseded by v2" {
 		t.Fatalf("deleted document: %s", d)
 	}
-	e.do(t, "DELETE", "/api/documents/"+id+"?reason=again", nil, nil).wantErr(t, 409, core.CodeAlreadyDeleted)
+	e.Do(t, "DELETE", "/api/documents/"+id+"?reason=again", nil, nil).WantErr(t, 409, core.CodeAlreadyDeleted)
 }
 
 // A chunk shared by two documents (same text) stays while either lives.
 func TestDocumentSharedChunkSurvivesOneDelete(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	text := "Shared paragraph about the incident review process and its owners."
 	a := createDoc(t, e, map[string]any{"source_type": "text", "content": text})
 	b := createDoc(t, e, map[string]any{"source_type": "text", "content": text})
@@ -477,10 +477,10 @@ func TestDocumentSharedChunkSurvivesOneDelete(t *testing.T) {
 	if len(ia) != 1 || len(ib) != 1 || ia[0] != ib[0] {
 		t.Fatalf("identical chunks are not one memory: %v %v", ia, ib)
 	}
-	if r := e.do(t, "DELETE", "/api/documents/"+a+"?reason=dup", nil, nil).want(t, 200); r.num("memoriesRemoved") != 0 {
+	if r := e.Do(t, "DELETE", "/api/documents/"+a+"?reason=dup", nil, nil).Want(t, 200); r.Num("memoriesRemoved") != 0 {
 		t.Fatalf("deleting one of two documents removed the shared chunk: %s", r)
 	}
-	if r := e.do(t, "DELETE", "/api/documents/"+b+"?reason=dup", nil, nil).want(t, 200); r.num("memoriesRemoved") != 1 {
+	if r := e.Do(t, "DELETE", "/api/documents/"+b+"?reason=dup", nil, nil).Want(t, 200); r.Num("memoriesRemoved") != 1 {
 		t.Fatalf("deleting the last document kept the chunk: %s", r)
 	}
 }
@@ -490,20 +490,20 @@ func TestDocumentSharedChunkSurvivesOneDelete(t *testing.T) {
 // is written twice.
 func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *config.Config) { c.Documents.ChunkSize, c.Documents.ChunkOverlap = 200, 20 })
+	e := NewEnv(t, func(c *config.Config) { c.Documents.ChunkSize, c.Documents.ChunkOverlap = 200, 20 })
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": docText(16000, "gamma")})
 	ctx := context.Background()
-	job, err := e.svc.LeaseJob(ctx, "crashing-worker", core.JobDocumentIngest)
+	job, err := e.Svc.LeaseJob(ctx, "crashing-worker", core.JobDocumentIngest)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	res, err := e.svc.ProcessDocumentJob(ctx, job)
+	res, err := e.Svc.ProcessDocumentJob(ctx, job)
 	if err != nil || res.Chunks <= 64 || res.Created != res.Chunks {
 		t.Fatalf("first run: %+v %v (want more chunks than one write batch)", res, err)
 	}
 	// ... crash: the job is never completed.
-	e.clock.Advance(6 * time.Minute)
-	if reaped, _, err := e.svc.ReapStaleLeases(ctx); err != nil || reaped != 1 {
+	e.Clock.Advance(6 * time.Minute)
+	if reaped, _, err := e.Svc.ReapStaleLeases(ctx); err != nil || reaped != 1 {
 		t.Fatalf("reap: %d %v", reaped, err)
 	}
 	runDocJobs(t, e)
@@ -516,15 +516,15 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 		`SELECT count(*) FROM memory_jobs WHERE document_id = ? AND status = 'completed' AND attempts = 2`:                           1,
 		`SELECT chunk_count FROM documents WHERE id = ? AND status = 'done'`:                                                         n,
 	} {
-		if got := e.count(t, q, id); got != want {
+		if got := e.Count(t, q, id); got != want {
 			t.Errorf("%s = %d, want %d", q, got, want)
 		}
 	}
 	// The crashed worker cannot complete the job it lost.
-	if err := e.svc.CompleteJob(ctx, job, res); err == nil {
+	if err := e.Svc.CompleteJob(ctx, job, res); err == nil {
 		t.Fatal("the crashed worker completed a job it no longer holds")
 	}
-	if _, err := e.svc.ProcessDocumentJob(ctx, job); err == nil {
+	if _, err := e.Svc.ProcessDocumentJob(ctx, job); err == nil {
 		t.Fatal("the crashed worker processed a job it no longer holds")
 	}
 }
@@ -533,21 +533,21 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 // extract jobs, the document worker only document jobs.
 func TestDocumentJobsAreLeasedOnlyByTheDocumentWorker(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	createDoc(t, e, map[string]any{"source_type": "text", "content": "A queued document."})
 	ctx := context.Background()
-	if j, err := e.svc.LeaseJob(ctx, "x", core.JobExtract); err != nil || j != nil {
+	if j, err := e.Svc.LeaseJob(ctx, "x", core.JobExtract); err != nil || j != nil {
 		t.Fatalf("an extract lease took %v (%v)", j, err)
 	}
-	e.post(t, "/api/memory/remember", map[string]any{"content": "we decided to use blue-green deploys"}).want(t, 200)
+	e.Post(t, "/api/memory/remember", map[string]any{"content": "we decided to use blue-green deploys"}).Want(t, 200)
 	runDocJobs(t, e)
-	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE job_type = 'extract' AND status = 'pending'`); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE job_type = 'extract' AND status = 'pending'`); n != 1 {
 		t.Fatalf("the document worker touched the extract job (%d pending)", n)
 	}
 	// Frozen mutations: the document worker leases nothing.
 	createDoc(t, e, map[string]any{"source_type": "text", "content": "Another queued document."})
-	e.svc.SetMutationsFrozen(true)
-	if worked, err := (&workers.DocumentWorker{Svc: e.svc}).Step(ctx, "w"); worked || err != nil {
+	e.Svc.SetMutationsFrozen(true)
+	if worked, err := (&workers.DocumentWorker{Svc: e.Svc}).Step(ctx, "w"); worked || err != nil {
 		t.Fatalf("frozen: worked=%v err=%v", worked, err)
 	}
 }
@@ -555,42 +555,42 @@ func TestDocumentJobsAreLeasedOnlyByTheDocumentWorker(t *testing.T) {
 // A deleted document's pending job is completed without writing anything.
 func TestDocumentDeletedBeforeIngest(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := NewEnv(t)
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": "To be deleted before the worker runs."})
-	if r := e.do(t, "DELETE", "/api/documents/"+id+"?reason=oops", nil, nil).want(t, 200); r.num("memoriesRemoved") != 0 {
+	if r := e.Do(t, "DELETE", "/api/documents/"+id+"?reason=oops", nil, nil).Want(t, 200); r.Num("memoriesRemoved") != 0 {
 		t.Fatalf("delete: %s", r)
 	}
 	runDocJobs(t, e)
-	if n := e.count(t, `SELECT count(*) FROM memories`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM memories`); n != 0 {
 		t.Fatalf("%d memories from a deleted document", n)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE document_id = ? AND status = 'completed'`, id); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE document_id = ? AND status = 'completed'`, id); n != 1 {
 		t.Fatal("the job of a deleted document is not completed")
 	}
-	if d := e.get(t, "/api/documents/"+id).want(t, 200); d.str("status") != "deleted" {
+	if d := e.Get(t, "/api/documents/"+id).Want(t, 200); d.Str("status") != "deleted" {
 		t.Fatalf("status: %s", d)
 	}
 }
 
 func BenchmarkDocumentIngest(b *testing.B) {
-	e := newStoreEnv(b)
+	e := NewStoreEnv(b)
 	ctx := context.Background()
 	b.SetBytes(200 << 10)
 	for i := 0; b.Loop(); i++ {
 		text := docText(200<<10, fmt.Sprintf("b%d", i))
-		res, err := e.svc.CreateDocument(ctx, core.DocumentInput{SourceType: "text", Content: text, Title: "bench"})
+		res, err := e.Svc.CreateDocument(ctx, core.DocumentInput{SourceType: "text", Content: text, Title: "bench"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		job, err := e.svc.LeaseJob(ctx, "bench", core.JobDocumentIngest)
+		job, err := e.Svc.LeaseJob(ctx, "bench", core.JobDocumentIngest)
 		if err != nil || job == nil {
 			b.Fatal(job, err)
 		}
-		out, err := e.svc.ProcessDocumentJob(ctx, job)
+		out, err := e.Svc.ProcessDocumentJob(ctx, job)
 		if err != nil || out.Created < 100 {
 			b.Fatal(out, err)
 		}
-		if err := e.svc.CompleteJob(ctx, job, out); err != nil {
+		if err := e.Svc.CompleteJob(ctx, job, out); err != nil {
 			b.Fatal(err)
 		}
 		if res.ID != job.DocumentID {

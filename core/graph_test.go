@@ -16,9 +16,9 @@ import (
 
 func noEmbed(c *config.Config) { c.Embedding.Provider = "none" }
 
-func persist(t *testing.T, e *env, memID string, res extract.ExtractionResult) core.GraphStats {
+func persist(t *testing.T, e *Env, memID string, res extract.ExtractionResult) core.GraphStats {
 	t.Helper()
-	st, err := e.svc.PersistGraph(context.Background(), memID, res)
+	st, err := e.Svc.PersistGraph(context.Background(), memID, res)
 	if err != nil {
 		t.Fatalf("persist graph: %v", err)
 	}
@@ -26,9 +26,9 @@ func persist(t *testing.T, e *env, memID string, res extract.ExtractionResult) c
 }
 
 func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
-	e := newStoreEnv(t, noEmbed)
-	a := e.mustID(t, "first memory about the billing service")
-	b := e.mustID(t, "second memory about the billing service")
+	e := NewStoreEnv(t, noEmbed)
+	a := e.MustID(t, "first memory about the billing service")
+	b := e.MustID(t, "second memory about the billing service")
 	st := persist(t, e, a, extract.ExtractionResult{
 		Entities: []extract.Entity{
 			{Source: "Billing  Service", SourceType: "service", Relationship: "uses", Target: "PostgreSQL", TargetType: "tool", Confidence: 0.8},
@@ -39,13 +39,13 @@ func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
 	if st.EntitiesCreated != 2 || st.Entities != 2 || st.Mentions != 2 || st.RelationsNew != 1 || st.Skipped != 2 {
 		t.Fatalf("stats %+v", st)
 	}
-	if n := e.count(t, `SELECT count(*) FROM entities`); n != 2 {
+	if n := e.Count(t, `SELECT count(*) FROM entities`); n != 2 {
 		t.Fatalf("entities %d", n)
 	}
-	if n := e.count(t, `SELECT count(*) FROM entities WHERE canonical_name = 'billing service' AND name = 'Billing Service' AND entity_type = 'service' AND mentions = 1`); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM entities WHERE canonical_name = 'billing service' AND name = 'Billing Service' AND entity_type = 'service' AND mentions = 1`); n != 1 {
 		t.Fatal("billing service not canonicalised once")
 	}
-	if n := e.count(t, `SELECT count(*) FROM entities WHERE length(canonical_name) < 4`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM entities WHERE length(canonical_name) < 4`); n != 0 {
 		t.Fatal("short name stored")
 	}
 	// Another memory names the same entities: mentions grow, the relation's
@@ -56,34 +56,34 @@ func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
 	if st.EntitiesCreated != 0 || st.Mentions != 2 || st.RelationsNew != 0 || st.Relations != 1 {
 		t.Fatalf("second stats %+v", st)
 	}
-	if n := e.count(t, `SELECT mentions FROM entities WHERE canonical_name = 'postgresql'`); n != 2 {
+	if n := e.Count(t, `SELECT mentions FROM entities WHERE canonical_name = 'postgresql'`); n != 2 {
 		t.Fatalf("postgresql mentions %d", n)
 	}
 	var mentions int
 	var conf float64
-	if err := e.ro.QueryRow(`SELECT mentions, confidence FROM relations`).Scan(&mentions, &conf); err != nil {
+	if err := e.RO.QueryRow(`SELECT mentions, confidence FROM relations`).Scan(&mentions, &conf); err != nil {
 		t.Fatal(err)
 	}
 	if mentions != 2 || math.Abs(conf-0.6) > 1e-9 {
 		t.Fatalf("relation mentions %d confidence %v, want 2 and 0.6", mentions, conf)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ? AND mention_text = 'PostgreSQL'`, a); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ? AND mention_text = 'PostgreSQL'`, a); n != 1 {
 		t.Fatal("mention text not kept")
 	}
-	list, err := e.svc.GraphEntities(context.Background(), "Billing", 10)
+	list, err := e.Svc.GraphEntities(context.Background(), "Billing", 10)
 	if err != nil || len(list) != 1 || list[0].Mentions != 2 {
 		t.Fatalf("GraphEntities: %+v %v", list, err)
 	}
-	r := e.get(t, "/api/graph/entities?q=billing&limit=5").want(t, 200)
-	if ents := r.list(t, "entities"); len(ents) != 1 || ents[0]["mentions"].(float64) != 2 {
+	r := e.Get(t, "/api/graph/entities?q=billing&limit=5").Want(t, 200)
+	if ents := r.List(t, "entities"); len(ents) != 1 || ents[0]["mentions"].(float64) != 2 {
 		t.Fatalf("GET /api/graph/entities: %s", r)
 	}
-	e.get(t, "/api/graph/entities?limit=0").wantInvalid(t, "limit", "limit must be an integer from 1 to 1000")
+	e.Get(t, "/api/graph/entities?limit=0").WantInvalid(t, "limit", "limit must be an integer from 1 to 1000")
 }
 
 func TestGraphPersistIdempotent(t *testing.T) {
-	e := newStoreEnv(t, noEmbed)
-	a := e.mustID(t, "the billing service uses postgresql")
+	e := NewStoreEnv(t, noEmbed)
+	a := e.MustID(t, "the billing service uses postgresql")
 	res := extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "billing service", Relationship: "uses", Target: "postgresql", Confidence: 0.8},
 	}}
@@ -93,20 +93,20 @@ func TestGraphPersistIdempotent(t *testing.T) {
 	if st.Mentions != 0 || st.EntitiesCreated != 0 || st.RelationsNew != 0 {
 		t.Fatalf("re-processing wrote %+v", st)
 	}
-	if n := e.count(t, `SELECT count(*) FROM entities WHERE mentions = 1`); n != 2 {
+	if n := e.Count(t, `SELECT count(*) FROM entities WHERE mentions = 1`); n != 2 {
 		t.Fatal("mentions double counted")
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions`); n != 2 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions`); n != 2 {
 		t.Fatalf("links %d", n)
 	}
-	if n := e.count(t, `SELECT count(*) FROM relations WHERE mentions = 1 AND confidence = 0.8`); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM relations WHERE mentions = 1 AND confidence = 0.8`); n != 1 {
 		t.Fatal("relation counted again for the same memory")
 	}
 }
 
-func recallParts(t *testing.T, e *env, q string) map[string]*core.RecallHit {
+func recallParts(t *testing.T, e *Env, q string) map[string]*core.RecallHit {
 	t.Helper()
-	res, err := e.svc.Recall(context.Background(), core.RecallInput{Query: q, Explain: true, NoTracking: true, Limit: 20})
+	res, err := e.Svc.Recall(context.Background(), core.RecallInput{Query: q, Explain: true, NoTracking: true, Limit: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,12 +118,12 @@ func recallParts(t *testing.T, e *env, q string) map[string]*core.RecallHit {
 }
 
 func TestGraphBoostLiftsLinkedMemory(t *testing.T) {
-	e := newStoreEnv(t, noEmbed)
-	e.mustID(t, "deploy script deploy script deploy script") // the best keyword hit, so the others score below 1
-	a := e.mustID(t, "the deploy script for alpha")
-	b := e.mustID(t, "the deploy script for bravo")
-	d := e.mustID(t, "the deploy script for delta")
-	x := e.mustID(t, "an unrelated note about infrastructure")
+	e := NewStoreEnv(t, noEmbed)
+	e.MustID(t, "deploy script deploy script deploy script") // the best keyword hit, so the others score below 1
+	a := e.MustID(t, "the deploy script for alpha")
+	b := e.MustID(t, "the deploy script for bravo")
+	d := e.MustID(t, "the deploy script for delta")
+	x := e.MustID(t, "an unrelated note about infrastructure")
 	// "deploy pipeline" is named by the query; a and d reach it one hop away.
 	persist(t, e, x, extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "Deploy Pipeline", Relationship: "runs_on", Target: "Kubernetes", Confidence: 0.9},
@@ -143,26 +143,26 @@ func TestGraphBoostLiftsLinkedMemory(t *testing.T) {
 		t.Fatalf("a (linked) %+v should beat b %+v", ha.Explain, hb.Explain)
 	}
 	// A deleted memory is never boosted (nor returned); the live one still is.
-	e.del(t, d, map[string]any{"reason": "test"}).want(t, http.StatusOK)
+	e.Del(t, d, map[string]any{"reason": "test"}).Want(t, http.StatusOK)
 	hits = recallParts(t, e, "deploy script")
 	if hits[d] != nil || hits[a] == nil || hits[a].Explain.Graph <= 0 {
 		t.Fatalf("after delete: %v", hits)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ?`, d); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ?`, d); n != 1 {
 		t.Fatal("the deleted memory's link is kept for retention to purge")
 	}
 }
 
 func TestGraphHubDampening(t *testing.T) {
-	e := newStoreEnv(t, noEmbed)
-	hub := e.mustID(t, "zebra notes on the hub topic")
-	plain := e.mustID(t, "zebra notes on a niche topic")
+	e := NewStoreEnv(t, noEmbed)
+	hub := e.MustID(t, "zebra notes on the hub topic")
+	plain := e.MustID(t, "zebra notes on a niche topic")
 	persist(t, e, hub, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Popular Thing"}}})
 	persist(t, e, plain, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Niche Thing 0"}}})
 	// Nine more memories name the hub; eight more niche entities with one
 	// mention each: P90 of mentions is 1, the hub has 10.
 	for i := 1; i <= 9; i++ {
-		id := e.mustID(t, fmt.Sprintf("filler memory number %d", i))
+		id := e.MustID(t, fmt.Sprintf("filler memory number %d", i))
 		ms := []extract.Mention{{Name: "Popular Thing"}}
 		if i <= 8 {
 			ms = append(ms, extract.Mention{Name: fmt.Sprintf("Niche Thing %d", i)})
@@ -187,22 +187,22 @@ func TestGraphHubDampening(t *testing.T) {
 }
 
 func TestPipelinePersistsGraph(t *testing.T) {
-	e := newEnv(t, noEmbed)
-	src := e.mustID(t, "The API server uses Redis for session caching and rate limiting in production. We decided to keep it that way.")
+	e := NewEnv(t, noEmbed)
+	src := e.MustID(t, "The API server uses Redis for session caching and rate limiting in production. We decided to keep it that way.")
 	res := runOneJob(t, e)
 	if res.Graph == nil || res.Graph.Error != "" || res.Graph.Entities == 0 || res.Graph.Mentions == 0 {
 		t.Fatalf("graph stats %+v (entities %v)", res.Graph, res.Entities)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ?`, src); n != res.Graph.Mentions {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ?`, src); n != res.Graph.Mentions {
 		t.Fatalf("links %d, stats %+v", n, res.Graph)
 	}
-	if n := e.count(t, `SELECT count(*) FROM entities WHERE canonical_name = 'redis'`); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM entities WHERE canonical_name = 'redis'`); n != 1 {
 		t.Fatal("redis not an entity")
 	}
-	if n := e.count(t, `SELECT count(*) FROM relations WHERE relation_type = 'uses'`); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM relations WHERE relation_type = 'uses'`); n != 1 {
 		t.Fatal("no uses relation")
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE memory_id = ? AND json_extract(result, '$.graph.mentions') > 0`, src); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE memory_id = ? AND json_extract(result, '$.graph.mentions') > 0`, src); n != 1 {
 		t.Fatal("graph stats not in the stored job result")
 	}
 }

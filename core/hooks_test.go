@@ -22,46 +22,46 @@ const (
 	projB = "/work/beta"
 )
 
-func (e *env) mem(tb testing.TB, content string, extra map[string]any) string {
+func (e *Env) Mem(tb testing.TB, content string, extra map[string]any) string {
 	tb.Helper()
 	b := map[string]any{"content": content}
 	for k, v := range extra {
 		b[k] = v
 	}
-	r := e.post(tb, "/api/memory/remember", b).want(tb, 200)
-	return r.str("id")
+	r := e.Post(tb, "/api/memory/remember", b).Want(tb, 200)
+	return r.Str("id")
 }
 
 func TestHooksRequireHarness(t *testing.T) {
-	e := newEnv(t)
+	e := NewEnv(t)
 	for _, ep := range []string{"session-start", "user-prompt-submit", "session-end", "remember", "recall", "pre-compaction", "compaction-complete"} {
-		e.post(t, "/api/hooks/"+ep, map[string]any{"project": projA, "prompt": "x", "content": "x", "query": "x", "summary": "x"}).
-			wantInvalid(t, "harness", "harness is required")
-		e.post(t, "/api/hooks/"+ep, map[string]any{"harness": 7}).wantInvalid(t, "harness", "must be a string")
+		e.Post(t, "/api/hooks/"+ep, map[string]any{"project": projA, "prompt": "x", "content": "x", "query": "x", "summary": "x"}).
+			WantInvalid(t, "harness", "harness is required")
+		e.Post(t, "/api/hooks/"+ep, map[string]any{"harness": 7}).WantInvalid(t, "harness", "must be a string")
 	}
-	e.post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code"}).wantInvalid(t, "userMessage", "userPrompt")
-	e.post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code"}).wantInvalid(t, "content", "content are required")
-	e.post(t, "/api/hooks/recall", map[string]any{"harness": "claude-code"}).wantInvalid(t, "query", "query are required")
-	e.post(t, "/api/hooks/compaction-complete", map[string]any{"harness": "claude-code"}).wantInvalid(t, "summary", "summary are required")
+	e.Post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code"}).WantInvalid(t, "userMessage", "userPrompt")
+	e.Post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code"}).WantInvalid(t, "content", "content are required")
+	e.Post(t, "/api/hooks/recall", map[string]any{"harness": "claude-code"}).WantInvalid(t, "query", "query are required")
+	e.Post(t, "/api/hooks/compaction-complete", map[string]any{"harness": "claude-code"}).WantInvalid(t, "summary", "summary are required")
 }
 
 func TestHookSessionStartScopeBudgetPinnedIdentity(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("Use tabs. "+strings.Repeat("agent rule ", 3000)), 0o600)
 	os.WriteFile(filepath.Join(dir, "USER.md"), []byte("The user is Ada."), 0o600)
-	e := newEnv(t, func(c *config.Config) { c.Hooks.IdentityDir = dir })
+	e := NewEnv(t, func(c *config.Config) { c.Hooks.IdentityDir = dir })
 
-	pinnedOld := e.mem(t, "alpha pinned rule: never force-push main", map[string]any{"project": projA, "pinned": true})
-	e.clock.Advance(400 * 24 * 3600e9) // far older than the newest-N window would keep
+	pinnedOld := e.Mem(t, "alpha pinned rule: never force-push main", map[string]any{"project": projA, "pinned": true})
+	e.Clock.Advance(400 * 24 * 3600e9) // far older than the newest-N window would keep
 	for i := range 30 {
-		e.mem(t, fmt.Sprintf("alpha fact number %d about the build cache", i), map[string]any{"project": projA})
+		e.Mem(t, fmt.Sprintf("alpha fact number %d about the build cache", i), map[string]any{"project": projA})
 	}
-	e.mem(t, "beta secret plan for the other client", map[string]any{"project": projB})
-	e.mem(t, "beta pinned rule", map[string]any{"project": projB, "pinned": true})
-	e.mem(t, "global fact: the user prefers short answers", nil)
+	e.Mem(t, "beta secret plan for the other client", map[string]any{"project": projB})
+	e.Mem(t, "beta pinned rule", map[string]any{"project": projB, "pinned": true})
+	e.Mem(t, "global fact: the user prefers short answers", nil)
 
-	r := e.post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "cwd": projA, "session_id": "s1", "source": "startup"}).want(t, 200)
-	inject := r.str("inject")
+	r := e.Post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "cwd": projA, "session_id": "s1", "source": "startup"}).Want(t, 200)
+	inject := r.Str("inject")
 	if !strings.HasPrefix(inject, "[cairn:context | project="+projA) || !strings.HasSuffix(inject, "[/cairn:context]") {
 		t.Fatalf("inject not marked:\n%s", inject)
 	}
@@ -78,7 +78,7 @@ func TestHookSessionStartScopeBudgetPinnedIdentity(t *testing.T) {
 		!strings.Contains(inject, "## About Your User\nThe user is Ada.") {
 		t.Fatalf("identity files missing or not truncated:\n%.2000s", inject)
 	}
-	mems := r.list(t, "memories")
+	mems := r.List(t, "memories")
 	if mems[0]["id"] != pinnedOld {
 		t.Fatalf("pinned memory not first: %v", mems[0])
 	}
@@ -92,35 +92,35 @@ func TestHookSessionStartScopeBudgetPinnedIdentity(t *testing.T) {
 	}
 
 	// A smaller cap is honoured whatever the identity files hold.
-	e2 := newEnv(t, func(c *config.Config) { c.Hooks.IdentityDir = dir; c.Hooks.MaxInjectChars = 1000 })
-	e2.mem(t, "alpha one", map[string]any{"project": projA})
-	inj := e2.post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "project": projA}).want(t, 200).str("inject")
+	e2 := NewEnv(t, func(c *config.Config) { c.Hooks.IdentityDir = dir; c.Hooks.MaxInjectChars = 1000 })
+	e2.Mem(t, "alpha one", map[string]any{"project": projA})
+	inj := e2.Post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "project": projA}).Want(t, 200).Str("inject")
 	if n := len([]rune(inj)); n > 1000 || !strings.Contains(inj, "alpha one") {
 		t.Fatalf("cap 1000: %d chars\n%s", n, inj)
 	}
 }
 
 func TestHookUserPromptScopeGateBudgetDedup(t *testing.T) {
-	e := newEnv(t)
-	a1 := e.mem(t, "deploys go through the blue green pipeline on friday", map[string]any{"project": projA})
-	e.mem(t, "deploys for beta use the canary pipeline", map[string]any{"project": projB})
+	e := NewEnv(t)
+	a1 := e.Mem(t, "deploys go through the blue green pipeline on friday", map[string]any{"project": projA})
+	e.Mem(t, "deploys for beta use the canary pipeline", map[string]any{"project": projB})
 	for i := range 8 {
-		e.mem(t, fmt.Sprintf("pipeline note %d: deploys are logged in the release channel", i), map[string]any{"project": projA})
+		e.Mem(t, fmt.Sprintf("pipeline note %d: deploys are logged in the release channel", i), map[string]any{"project": projA})
 	}
-	ask := func(key string) *resp {
-		return e.post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "cwd": projA,
-			"session_id": key, "prompt": "how do deploys through the pipeline work?", "hook_event_name": "UserPromptSubmit", "permission_mode": "default"}).want(t, 200)
+	ask := func(key string) *Resp {
+		return e.Post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "cwd": projA,
+			"session_id": key, "prompt": "how do deploys through the pipeline work?", "hook_event_name": "UserPromptSubmit", "permission_mode": "default"}).Want(t, 200)
 	}
 	r := ask("s1")
-	inject := r.str("inject")
+	inject := r.Str("inject")
 	if !strings.HasPrefix(inject, "[cairn:recall | query=") || !strings.HasSuffix(inject, "[/cairn:recall]") {
 		t.Fatalf("inject not marked:\n%s", inject)
 	}
 	if strings.Contains(inject, "canary") {
 		t.Fatalf("another project's memory injected:\n%s", inject)
 	}
-	n := int(r.num("memoryCount"))
-	if n < 1 || n > 5 || r.str("engine") == "" || len(r.list2(t, "queryTerms")) == 0 {
+	n := int(r.Num("memoryCount"))
+	if n < 1 || n > 5 || r.Str("engine") == "" || len(r.List2(t, "queryTerms")) == 0 {
 		t.Fatalf("bad answer: %s", r)
 	}
 	body := inject[strings.Index(inject, "\n")+1 : strings.LastIndex(inject, "\n")]
@@ -128,19 +128,19 @@ func TestHookUserPromptScopeGateBudgetDedup(t *testing.T) {
 		t.Fatalf("memory lines are %d chars, over 500", len([]rune(body)))
 	}
 	first := map[string]bool{}
-	for _, m := range r.list(t, "memories") {
+	for _, m := range r.List(t, "memories") {
 		first[m["id"].(string)] = true
 	}
 	// The next prompts of the session do not repeat what was injected.
 	for p := 2; p <= 6; p++ {
-		for _, m := range ask("s1").list(t, "memories") {
+		for _, m := range ask("s1").List(t, "memories") {
 			if first[m["id"].(string)] {
 				t.Fatalf("prompt %d re-injected %v", p, m["id"])
 			}
 		}
 	}
 	// Another session is not affected by s1's dedup.
-	if ask("s2").num("memoryCount") == 0 {
+	if ask("s2").Num("memoryCount") == 0 {
 		t.Fatal("dedup leaked across sessions")
 	}
 	_ = a1
@@ -152,17 +152,17 @@ func TestHookUserPromptScopeGateBudgetDedup(t *testing.T) {
 		gate   float64
 		inject bool
 	}{{0.6, false}, {0.4, true}} {
-		g := newEnv(t, func(c *config.Config) { c.Hooks.PromptMinScore = tc.gate })
-		g.mem(t, "deploys go through the blue green pipeline", map[string]any{"project": projA, "importance": 0.1})
-		r = g.post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "project": projA,
-			"userMessage": "deploys pipeline kubernetes helm"}).want(t, 200)
-		if got := r.num("memoryCount") == 1; got != tc.inject || r.num("topScore") != 0.5 {
+		g := NewEnv(t, func(c *config.Config) { c.Hooks.PromptMinScore = tc.gate })
+		g.Mem(t, "deploys go through the blue green pipeline", map[string]any{"project": projA, "importance": 0.1})
+		r = g.Post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "project": projA,
+			"userMessage": "deploys pipeline kubernetes helm"}).Want(t, 200)
+		if got := r.Num("memoryCount") == 1; got != tc.inject || r.Num("topScore") != 0.5 {
 			t.Fatalf("gate %.1f: %s", tc.gate, r)
 		}
 	}
 }
 
-func (r *resp) list2(tb testing.TB, key string) []any {
+func (r *Resp) List2(tb testing.TB, key string) []any {
 	arr, ok := r.JSON[key].([]any)
 	if !ok {
 		tb.Fatalf("%q is not an array: %s", key, r)
@@ -171,7 +171,7 @@ func (r *resp) list2(tb testing.TB, key string) []any {
 }
 
 func TestHookSessionEndTranscripts(t *testing.T) {
-	e := newEnv(t)
+	e := NewEnv(t)
 	cc := strings.Join([]string{
 		`{"type":"summary","summary":"x"}`,
 		`{"type":"user","isMeta":true,"message":{"role":"user","content":"<command-name>/clear</command-name>"}}`,
@@ -182,16 +182,16 @@ func TestHookSessionEndTranscripts(t *testing.T) {
 		`not json at all`,
 		``,
 	}, "\n")
-	r := e.post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "cc1", "cwd": projA, "transcript": cc, "reason": "prompt_input_exit", "unknown_field": 1}).want(t, 200)
-	if !r.boolean("queued") || r.str("format") != "claude-code" || r.str("jobId") == "" {
+	r := e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "cc1", "cwd": projA, "transcript": cc, "reason": "prompt_input_exit", "unknown_field": 1}).Want(t, 200)
+	if !r.Bool("queued") || r.Str("format") != "claude-code" || r.Str("jobId") == "" {
 		t.Fatalf("session-end: %s", r)
 	}
-	s := e.get(t, "/api/sessions/cc1").want(t, 200)
+	s := e.Get(t, "/api/sessions/cc1").Want(t, 200)
 	want := "User: Please fix the flaky test in parser_test.go\nAssistant: I found the race in the parser."
-	if got := s.str("transcript"); got != want {
+	if got := s.Str("transcript"); got != want {
 		t.Fatalf("claude code transcript:\n%q\nwant\n%q", got, want)
 	}
-	if s.str("ended_at") == "" || s.str("end_reason") != "prompt_input_exit" || s.str("project") != projA {
+	if s.Str("ended_at") == "" || s.Str("end_reason") != "prompt_input_exit" || s.Str("project") != projA {
 		t.Fatalf("session row: %s", s)
 	}
 
@@ -203,11 +203,11 @@ func TestHookSessionEndTranscripts(t *testing.T) {
 		`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Renamed --foo to --bar."}]}}`,
 		`{"type":"event_msg","payload":{"type":"agent_message","message":"Renamed --foo to --bar."}}`,
 	}, "\n")
-	r = e.post(t, "/api/hooks/session-end", map[string]any{"harness": "codex", "sessionKey": "cx1", "transcript": codex}).want(t, 200)
-	if r.str("format") != "codex" {
+	r = e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "codex", "sessionKey": "cx1", "transcript": codex}).Want(t, 200)
+	if r.Str("format") != "codex" {
 		t.Fatalf("codex: %s", r)
 	}
-	if got := e.get(t, "/api/sessions/cx1").str("transcript"); got != "User: rename the flag\nAssistant: Renamed --foo to --bar." {
+	if got := e.Get(t, "/api/sessions/cx1").Str("transcript"); got != "User: rename the flag\nAssistant: Renamed --foo to --bar." {
 		t.Fatalf("codex transcript: %q", got)
 	}
 
@@ -215,80 +215,80 @@ func TestHookSessionEndTranscripts(t *testing.T) {
 	// blocks stripped.
 	path := filepath.Join(t.TempDir(), "t.txt")
 	os.WriteFile(path, []byte("we chose sqlite\n[cairn:recall | query=\"x\" | results=1 | engine=keyword]\n- echo\n[/cairn:recall]\nbecause it is embedded\n"), 0o600)
-	r = e.post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "tx1", "transcript_path": path}).want(t, 200)
-	if r.str("format") != "text" {
+	r = e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "tx1", "transcript_path": path}).Want(t, 200)
+	if r.Str("format") != "text" {
 		t.Fatalf("text: %s", r)
 	}
-	if got := e.get(t, "/api/sessions/tx1").str("transcript"); got != "we chose sqlite\n\nbecause it is embedded" {
+	if got := e.Get(t, "/api/sessions/tx1").Str("transcript"); got != "we chose sqlite\n\nbecause it is embedded" {
 		t.Fatalf("text transcript: %q", got)
 	}
 
 	// Listing.
-	l := e.get(t, "/api/sessions").want(t, 200)
-	if l.num("count") != 3 {
+	l := e.Get(t, "/api/sessions").Want(t, 200)
+	if l.Num("count") != 3 {
 		t.Fatalf("sessions: %s", l)
 	}
-	e.get(t, "/api/sessions/nope").wantErr(t, 404, core.CodeNotFound)
+	e.Get(t, "/api/sessions/nope").WantErr(t, 404, core.CodeNotFound)
 }
 
 func TestHookWritesFrozen(t *testing.T) {
-	e := newEnv(t)
-	e.mem(t, "alpha deploy rule", map[string]any{"project": projA})
-	e.svc.SetMutationsFrozen(true)
+	e := NewEnv(t)
+	e.Mem(t, "alpha deploy rule", map[string]any{"project": projA})
+	e.Svc.SetMutationsFrozen(true)
 	for _, ep := range []string{"remember", "session-end", "compaction-complete"} {
-		e.post(t, "/api/hooks/"+ep, map[string]any{"harness": "claude-code", "content": "x y z", "summary": "s", "session_id": "f1", "transcript": "hi"}).
-			wantErr(t, http.StatusServiceUnavailable, core.CodeFrozen)
+		e.Post(t, "/api/hooks/"+ep, map[string]any{"harness": "claude-code", "content": "x y z", "summary": "s", "session_id": "f1", "transcript": "hi"}).
+			WantErr(t, http.StatusServiceUnavailable, core.CodeFrozen)
 	}
 	// Reads still answer.
-	e.post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "project": projA, "session_id": "f1"}).want(t, 200)
-	e.post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "project": projA, "session_id": "f1", "prompt": "deploy rule"}).want(t, 200)
-	e.post(t, "/api/hooks/recall", map[string]any{"harness": "claude-code", "project": projA, "query": "deploy"}).want(t, 200)
+	e.Post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "project": projA, "session_id": "f1"}).Want(t, 200)
+	e.Post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "project": projA, "session_id": "f1", "prompt": "deploy rule"}).Want(t, 200)
+	e.Post(t, "/api/hooks/recall", map[string]any{"harness": "claude-code", "project": projA, "query": "deploy"}).Want(t, 200)
 }
 
 func TestHookRememberRecallCompaction(t *testing.T) {
-	e := newEnv(t)
-	r := e.post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": "the staging db is on port 5433, password=hunter2hunter2",
-		"cwd": projA, "sessionKey": "s9", "idempotencyKey": "k1"}).want(t, 200)
-	id := r.str("id")
-	if !r.boolean("saved") || id == "" {
+	e := NewEnv(t)
+	r := e.Post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": "the staging db is on port 5433, password=hunter2hunter2",
+		"cwd": projA, "sessionKey": "s9", "idempotencyKey": "k1"}).Want(t, 200)
+	id := r.Str("id")
+	if !r.Bool("saved") || id == "" {
 		t.Fatalf("remember: %s", r)
 	}
-	again := e.post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": "different text", "idempotency_key": "k1"}).want(t, 200)
-	if again.str("id") != id {
+	again := e.Post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": "different text", "idempotency_key": "k1"}).Want(t, 200)
+	if again.Str("id") != id {
 		t.Fatalf("idempotency key ignored: %s", again)
 	}
-	m := e.get(t, "/api/memory/"+id).want(t, 200)
-	if m.str("source_type") != "hook" || m.str("who") != "claude-code" || m.str("project") != projA || m.str("session_id") != "s9" ||
-		strings.Contains(m.str("content"), "hunter2") {
+	m := e.Get(t, "/api/memory/"+id).Want(t, 200)
+	if m.Str("source_type") != "hook" || m.Str("who") != "claude-code" || m.Str("project") != projA || m.Str("session_id") != "s9" ||
+		strings.Contains(m.Str("content"), "hunter2") {
 		t.Fatalf("stored: %s", m)
 	}
-	e.mem(t, "staging db for beta is on port 6000", map[string]any{"project": projB})
-	rr := e.post(t, "/api/hooks/recall", map[string]any{"harness": "claude-code", "project": projA, "query": "staging db port"}).want(t, 200)
-	res := rr.list(t, "results")
-	if rr.num("count") != 1 || res[0]["id"] != id || rr.str("method") == "" {
+	e.Mem(t, "staging db for beta is on port 6000", map[string]any{"project": projB})
+	rr := e.Post(t, "/api/hooks/recall", map[string]any{"harness": "claude-code", "project": projA, "query": "staging db port"}).Want(t, 200)
+	res := rr.List(t, "results")
+	if rr.Num("count") != 1 || res[0]["id"] != id || rr.Str("method") == "" {
 		t.Fatalf("hook recall: %s", rr)
 	}
 
 	// Pre-compaction lists the project's memories.
-	pc := e.post(t, "/api/hooks/pre-compaction", map[string]any{"harness": "claude-code", "project": projA}).want(t, 200)
-	if !strings.HasPrefix(pc.str("summaryPrompt"), "Pre-compaction memory flush.") || len(pc.list(t, "memories")) != 1 {
+	pc := e.Post(t, "/api/hooks/pre-compaction", map[string]any{"harness": "claude-code", "project": projA}).Want(t, 200)
+	if !strings.HasPrefix(pc.Str("summaryPrompt"), "Pre-compaction memory flush.") || len(pc.List(t, "memories")) != 1 {
 		t.Fatalf("pre-compaction: %s", pc)
 	}
 
-	c := e.post(t, "/api/hooks/compaction-complete", map[string]any{"harness": "claude-code", "summary": "We moved staging to port 5433.", "session_id": "s9", "cwd": projA}).want(t, 200)
-	sm := e.get(t, "/api/memory/"+c.str("memoryId")).want(t, 200)
-	if !c.boolean("success") || sm.str("type") != "session_summary" || sm.str("source_type") != "hook" {
+	c := e.Post(t, "/api/hooks/compaction-complete", map[string]any{"harness": "claude-code", "summary": "We moved staging to port 5433.", "session_id": "s9", "cwd": projA}).Want(t, 200)
+	sm := e.Get(t, "/api/memory/"+c.Str("memoryId")).Want(t, 200)
+	if !c.Bool("success") || sm.Str("type") != "session_summary" || sm.Str("source_type") != "hook" {
 		t.Fatalf("compaction: %s / %s", c, sm)
 	}
 	// Replaying the same summary does not store it twice.
-	c2 := e.post(t, "/api/hooks/compaction-complete", map[string]any{"harness": "claude-code", "summary": "We moved staging to port 5433.", "session_id": "s9", "cwd": projA}).want(t, 200)
-	if c2.str("memoryId") != c.str("memoryId") {
+	c2 := e.Post(t, "/api/hooks/compaction-complete", map[string]any{"harness": "claude-code", "summary": "We moved staging to port 5433.", "session_id": "s9", "cwd": projA}).Want(t, 200)
+	if c2.Str("memoryId") != c.Str("memoryId") {
 		t.Fatalf("summary stored twice: %s", c2)
 	}
 }
 
 func TestIngestSpoolOnce(t *testing.T) {
-	e := newEnv(t)
+	e := NewEnv(t)
 	dir := t.TempDir()
 	body, _ := json.Marshal(map[string]any{"harness": "claude-code", "content": "spooled fact about the release train", "cwd": projA, "idempotency_key": "spool-1"})
 	if _, err := httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "remember", Body: body}); err != nil {
@@ -301,16 +301,16 @@ func TestIngestSpoolOnce(t *testing.T) {
 	// A crash after storing but before removing: the same entry twice.
 	httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "remember", Body: body})
 
-	n, err := httpapi.IngestSpool(context.Background(), e.svc, dir)
+	n, err := httpapi.IngestSpool(context.Background(), e.Svc, dir)
 	if n != 3 || err == nil {
 		t.Fatalf("ingested %d, err %v", n, err)
 	}
-	if n, err := httpapi.IngestSpool(context.Background(), e.svc, dir); n != 0 || err != nil {
+	if n, err := httpapi.IngestSpool(context.Background(), e.Svc, dir); n != 0 || err != nil {
 		t.Fatalf("second ingest: %d %v", n, err)
 	}
-	l := e.get(t, "/api/memories?limit=50").want(t, 200)
+	l := e.Get(t, "/api/memories?limit=50").Want(t, 200)
 	count := 0
-	for _, m := range l.list(t, "memories") {
+	for _, m := range l.List(t, "memories") {
 		if strings.Contains(m["content"].(string), "spooled fact") {
 			count++
 		}
@@ -318,7 +318,7 @@ func TestIngestSpoolOnce(t *testing.T) {
 	if count != 1 {
 		t.Fatalf("spooled memory stored %d times", count)
 	}
-	if e.get(t, "/api/sessions/sp1").str("transcript") != "User: hello there" {
+	if e.Get(t, "/api/sessions/sp1").Str("transcript") != "User: hello there" {
 		t.Fatal("spooled transcript missing")
 	}
 	if bads, _ := filepath.Glob(filepath.Join(httpapi.SpoolDir(dir), "*.bad")); len(bads) != 1 {
@@ -330,9 +330,9 @@ func TestIngestSpoolOnce(t *testing.T) {
 // never injected twice within the dedup window, and the session counts
 // every prompt.
 func TestHookPromptBurst(t *testing.T) {
-	e := newEnv(t)
+	e := NewEnv(t)
 	for i := 0; i < 30; i++ {
-		e.mem(t, fmt.Sprintf("deploy note %d: the pipeline for service %d runs on fridays", i, i), map[string]any{"project": projA})
+		e.Mem(t, fmt.Sprintf("deploy note %d: the pipeline for service %d runs on fridays", i, i), map[string]any{"project": projA})
 	}
 	ctx := context.Background()
 	last := map[string]int{}
@@ -341,19 +341,19 @@ func TestHookPromptBurst(t *testing.T) {
 		burst = 60
 	}
 	for i := 1; i <= burst; i++ {
-		res, err := e.svc.HookUserPrompt(ctx, core.HookRequest{Harness: "claude-code", Project: projA, SessionKey: "burst",
+		res, err := e.Svc.HookUserPrompt(ctx, core.HookRequest{Harness: "claude-code", Project: projA, SessionKey: "burst",
 			Prompt: "how does the deploy pipeline run on fridays"})
 		if err != nil {
 			t.Fatalf("prompt %d: %v", i, err)
 		}
 		for _, m := range res.Memories {
-			if prev, ok := last[m.ID]; ok && i-prev <= e.svc.Config().Hooks.DedupPrompts {
+			if prev, ok := last[m.ID]; ok && i-prev <= e.Svc.Config().Hooks.DedupPrompts {
 				t.Fatalf("prompt %d re-injected %s (last at %d)", i, m.ID, prev)
 			}
 			last[m.ID] = i
 		}
 	}
-	s, err := e.svc.Session(ctx, "burst")
+	s, err := e.Svc.Session(ctx, "burst")
 	if err != nil || s.PromptCount != burst {
 		t.Fatalf("session after the burst: %+v %v", s, err)
 	}
@@ -361,13 +361,13 @@ func TestHookPromptBurst(t *testing.T) {
 
 // Recall with expand joins the transcript of each result's session.
 func TestRecallExpandJoinsTranscript(t *testing.T) {
-	e := newEnv(t)
-	e.post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": "the flaky test was the clock in the scheduler",
-		"project": projA, "session_id": "s-expand"}).want(t, 200)
-	e.post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-expand",
-		"transcript": "User: why is the scheduler test flaky?\nAssistant: the clock is not injected."}).want(t, 200)
-	r := e.post(t, "/api/memory/recall", map[string]any{"query": "flaky scheduler test", "expand": true}).want(t, 200)
-	hits := r.list2(t, "results")
+	e := NewEnv(t)
+	e.Post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": "the flaky test was the clock in the scheduler",
+		"project": projA, "session_id": "s-expand"}).Want(t, 200)
+	e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-expand",
+		"transcript": "User: why is the scheduler test flaky?\nAssistant: the clock is not injected."}).Want(t, 200)
+	r := e.Post(t, "/api/memory/recall", map[string]any{"query": "flaky scheduler test", "expand": true}).Want(t, 200)
+	hits := r.List2(t, "results")
 	if len(hits) != 1 {
 		t.Fatalf("results: %s", r)
 	}
@@ -375,8 +375,8 @@ func TestRecallExpandJoinsTranscript(t *testing.T) {
 	if h["session_id"] != "s-expand" || !strings.Contains(fmt.Sprint(h["transcript"]), "clock is not injected") {
 		t.Fatalf("expanded hit: %v", h)
 	}
-	r = e.post(t, "/api/memory/recall", map[string]any{"query": "flaky scheduler test"}).want(t, 200)
-	if _, ok := r.list2(t, "results")[0].(map[string]any)["transcript"]; ok {
+	r = e.Post(t, "/api/memory/recall", map[string]any{"query": "flaky scheduler test"}).Want(t, 200)
+	if _, ok := r.List2(t, "results")[0].(map[string]any)["transcript"]; ok {
 		t.Fatal("transcript without expand")
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func autonomous(c *config.Config) {
-	noPipeline(c)
+	NoPipeline(c)
 	c.Maintenance.AutonomousEnabled = true
 }
 
@@ -27,9 +27,9 @@ func recActions(recs []core.Recommendation) []string {
 }
 
 func TestMaintenanceHealthyStoreRecommendsNothing(t *testing.T) {
-	e := newEnv(t, autonomous)
-	e.mustID(t, "The deploy pipeline publishes container images to the internal registry.")
-	run, err := e.svc.RunMaintenance(context.Background(), "execute", core.MaintenanceActor)
+	e := NewEnv(t, autonomous)
+	e.MustID(t, "The deploy pipeline publishes container images to the internal registry.")
+	run, err := e.Svc.RunMaintenance(context.Background(), "execute", core.MaintenanceActor)
 	if err != nil || len(run.Recommendations) != 0 || len(run.Steps) != 0 {
 		t.Fatalf("run = %+v, %v", run, err)
 	}
@@ -44,82 +44,82 @@ func TestMaintenanceHealthyStoreRecommendsNothing(t *testing.T) {
 // once they expire, a pass (halted actions are skipped) does nothing, but
 // an operator's sweep frees the rows and the next recommendation is gone.
 func TestMaintenanceObserveExecuteAndHalt(t *testing.T) {
-	e := newEnv(t, autonomous)
+	e := NewEnv(t, autonomous)
 	ctx := context.Background()
 	for i := range 10 {
-		id := e.mustID(t, fmt.Sprintf("Note %d about the billing service and its invoices in region %d.", i, i))
+		id := e.MustID(t, fmt.Sprintf("Note %d about the billing service and its invoices in region %d.", i, i))
 		if i < 4 {
-			e.del(t, id, map[string]any{"reason": "obsolete"}).want(t, 200)
+			e.Del(t, id, map[string]any{"reason": "obsolete"}).Want(t, 200)
 		}
 	}
-	run, err := e.svc.RunMaintenance(ctx, "observe", core.MaintenanceActor)
+	run, err := e.Svc.RunMaintenance(ctx, "observe", core.MaintenanceActor)
 	if err != nil || fmt.Sprint(recActions(run.Recommendations)) != "[retention-sweep]" || len(run.Steps) != 0 {
 		t.Fatalf("observe: %+v %v", run, err)
 	}
 	for i := range core.MaintenanceHaltAfter {
-		run, err = e.svc.RunMaintenance(ctx, "execute", core.MaintenanceActor)
+		run, err = e.Svc.RunMaintenance(ctx, "execute", core.MaintenanceActor)
 		if err != nil || len(run.Steps) != 1 || run.Steps[0].Improved || run.Steps[0].Result == nil || run.Steps[0].Result.Affected != 0 {
 			t.Fatalf("execute %d: %+v %v", i, run, err)
 		}
 	}
-	if st := e.svc.MaintenanceStatus(); fmt.Sprint(st.Halted) != "[retention-sweep]" || st.Runs != 1+core.MaintenanceHaltAfter {
+	if st := e.Svc.MaintenanceStatus(); fmt.Sprint(st.Halted) != "[retention-sweep]" || st.Runs != 1+core.MaintenanceHaltAfter {
 		t.Fatalf("state: %+v", st)
 	}
-	run, _ = e.svc.RunMaintenance(ctx, "execute", core.MaintenanceActor)
+	run, _ = e.Svc.RunMaintenance(ctx, "execute", core.MaintenanceActor)
 	if len(run.Steps) != 0 || !run.Recommendations[0].Halted {
 		t.Fatalf("a halted action ran: %+v", run)
 	}
-	recs, err := e.svc.MaintenanceRecommendations(ctx)
+	recs, err := e.Svc.MaintenanceRecommendations(ctx)
 	if err != nil || len(recs) != 1 || !recs[0].Halted {
 		t.Fatalf("recommendations: %+v %v", recs, err)
 	}
 	// The repairs were audited as the maintenance worker.
-	if n := e.count(t, `SELECT count(*) FROM memory_history WHERE memory_id = 'system' AND changed_by = 'maintenance-worker' AND actor_type = 'daemon'`); n != core.MaintenanceHaltAfter {
+	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE memory_id = 'system' AND changed_by = 'maintenance-worker' AND actor_type = 'daemon'`); n != core.MaintenanceHaltAfter {
 		t.Fatalf("audit rows = %d", n)
 	}
 	// Past the window, an operator's sweep helps and the tracker forgets.
-	e.clock.Advance(31 * 24 * time.Hour)
-	res, err := e.svc.Repair(ctx, core.RepairRetentionSweep, core.Actor{Name: "alice"}, core.RepairOptions{})
+	e.Clock.Advance(31 * 24 * time.Hour)
+	res, err := e.Svc.Repair(ctx, core.RepairRetentionSweep, core.Actor{Name: "alice"}, core.RepairOptions{})
 	if err != nil || res.Affected < 4 {
 		t.Fatalf("sweep: %+v %v", res, err)
 	}
-	run, _ = e.svc.RunMaintenance(ctx, "execute", core.MaintenanceActor)
+	run, _ = e.Svc.RunMaintenance(ctx, "execute", core.MaintenanceActor)
 	if len(run.Recommendations) != 0 {
 		t.Fatalf("after the sweep: %+v", run.Recommendations)
 	}
 }
 
 func TestMaintenanceExecuteImprovesAndRespectsTheGate(t *testing.T) {
-	e := newEnv(t, noPipeline) // autonomy off
+	e := NewEnv(t, NoPipeline) // autonomy off
 	ctx := context.Background()
 	for i := range 10 {
-		e.mustID(t, fmt.Sprintf("Job source %d about the deploy schedule for region %d.", i, i))
+		e.MustID(t, fmt.Sprintf("Job source %d about the deploy schedule for region %d.", i, i))
 	}
-	e.exec(t, `INSERT INTO memory_jobs (id, memory_id, job_type, status, attempts, max_attempts, error, created_at, updated_at)
-		SELECT 'j-' || id, id, 'extract', 'dead', 3, 3, 'boom', ?, ? FROM memories`, storage.FormatTime(e.clock.Now()), storage.FormatTime(e.clock.Now()))
-	run, err := e.svc.RunMaintenance(ctx, "execute", core.MaintenanceActor)
+	e.Exec(t, `INSERT INTO memory_jobs (id, memory_id, job_type, status, attempts, max_attempts, error, created_at, updated_at)
+		SELECT 'j-' || id, id, 'extract', 'dead', 3, 3, 'boom', ?, ? FROM memories`, storage.FormatTime(e.Clock.Now()), storage.FormatTime(e.Clock.Now()))
+	run, err := e.Svc.RunMaintenance(ctx, "execute", core.MaintenanceActor)
 	if err != nil || len(run.Steps) != 1 || run.Steps[0].Action != core.RepairRequeueDead || run.Steps[0].Error == "" {
 		t.Fatalf("denied run: %+v %v", run, err)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE status = 'dead'`); n != 10 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE status = 'dead'`); n != 10 {
 		t.Fatalf("the gate let the daemon requeue: %d dead left", n)
 	}
 	// An operator may run a pass whatever the autonomy settings.
-	run, err = e.svc.RunMaintenance(ctx, "execute", core.Actor{Name: "alice", Type: core.ActorOperator})
+	run, err = e.Svc.RunMaintenance(ctx, "execute", core.Actor{Name: "alice", Type: core.ActorOperator})
 	if err != nil || len(run.Steps) != 1 || !run.Steps[0].Improved || run.Steps[0].Result.Affected != 10 || run.After.Score <= run.Before.Score {
 		t.Fatalf("operator run: %+v %v", run, err)
 	}
 }
 
 func TestMaintenanceSingleFlightAndAPI(t *testing.T) {
-	e := newEnv(t, autonomous)
+	e := NewEnv(t, autonomous)
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = e.svc.RunMaintenance(context.Background(), "observe", core.MaintenanceActor)
+			_, errs[i] = e.Svc.RunMaintenance(context.Background(), "observe", core.MaintenanceActor)
 		}()
 	}
 	wg.Wait()
@@ -134,10 +134,10 @@ func TestMaintenanceSingleFlightAndAPI(t *testing.T) {
 	if ok == 0 {
 		t.Fatal("no pass ran")
 	}
-	r := e.get(t, "/api/maintenance").want(t, 200)
-	if !r.boolean("enabled") || r.str("mode") != "observe" {
+	r := e.Get(t, "/api/maintenance").Want(t, 200)
+	if !r.Bool("enabled") || r.Str("mode") != "observe" {
 		t.Fatalf("GET /api/maintenance: %s", r)
 	}
-	e.post(t, "/api/maintenance/run", map[string]any{"mode": "fix-everything"}).wantInvalid(t, "mode", "mode must be observe or execute")
-	e.do(t, "POST", "/api/maintenance/run", nil, nil).want(t, 200)
+	e.Post(t, "/api/maintenance/run", map[string]any{"mode": "fix-everything"}).WantInvalid(t, "mode", "mode must be observe or execute")
+	e.Do(t, "POST", "/api/maintenance/run", nil, nil).Want(t, 200)
 }

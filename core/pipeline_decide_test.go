@@ -78,17 +78,17 @@ const (
 
 // decideEnv stores the target memory (its own extract job retired) and a
 // source memory whose extraction yields newFact; it returns the target id.
-func decideEnv(t *testing.T, mods ...func(*config.Config)) (*env, string) {
+func decideEnv(t *testing.T, mods ...func(*config.Config)) (*Env, string) {
 	t.Helper()
-	e := newEnv(t, append([]func(*config.Config){func(c *config.Config) { c.Embedding.Provider = "none" }}, mods...)...)
-	target := e.mustID(t, oldFact)
-	if err := e.db.WriteTx(context.Background(), func(tx *storage.Tx) error {
+	e := NewEnv(t, append([]func(*config.Config){func(c *config.Config) { c.Embedding.Provider = "none" }}, mods...)...)
+	target := e.MustID(t, oldFact)
+	if err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
 		_, err := tx.ExecContext(context.Background(), `UPDATE memory_jobs SET status = 'completed' WHERE memory_id = ?`, target)
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
-	e.mustID(t, "After the migration last week, the billing service moved its invoices to MySQL; the Frankfurt primary cluster keeps them.")
+	e.MustID(t, "After the migration last week, the billing service moved its invoices to MySQL; the Frankfurt primary cluster keeps them.")
 	return e, target
 }
 
@@ -102,13 +102,13 @@ func updateTo(target string) func(extract.Fact, []extract.Candidate) string {
 	}
 }
 
-func runScripted(t *testing.T, e *env, m extract.LLM) *core.ExtractJobResult {
+func runScripted(t *testing.T, e *Env, m extract.LLM) *core.ExtractJobResult {
 	t.Helper()
-	job, err := e.svc.LeaseJob(context.Background(), "test", core.JobExtract)
+	job, err := e.Svc.LeaseJob(context.Background(), "test", core.JobExtract)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	res, err := e.svc.ProcessExtractJob(context.Background(), job, m)
+	res, err := e.Svc.ProcessExtractJob(context.Background(), job, m)
 	if err != nil {
 		t.Fatalf("process: %v", err)
 	}
@@ -125,14 +125,14 @@ func TestDecisionWithAHallucinatedTargetIsDropped(t *testing.T) {
 	if !strings.Contains(strings.Join(res.Warnings, "\n"), "not one of the candidates") {
 		t.Fatalf("warnings do not say why: %q", res.Warnings)
 	}
-	if n := e.count(t, `SELECT count(*) FROM pipeline_proposals`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM pipeline_proposals`); n != 0 {
 		t.Fatalf("%d proposals stored", n)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memories WHERE id = ? AND content = ? AND version = 1`, target, oldFact); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE id = ? AND content = ? AND version = 1`, target, oldFact); n != 1 {
 		t.Fatal("target changed")
 	}
 	// The job is completed with the warning visible in its result.
-	jobs := e.get(t, "/api/jobs?status=completed&type=extract").list(t, "jobs")
+	jobs := e.Get(t, "/api/jobs?status=completed&type=extract").List(t, "jobs")
 	found := false
 	for _, j := range jobs {
 		if r, _ := j["result"].(string); strings.Contains(r, "not one of the candidates") {
@@ -150,18 +150,18 @@ func TestPinnedTargetIsNeverChanged(t *testing.T) {
 		c.PipelineV2.AllowUpdateDelete = true
 		c.PipelineV2.SemanticContradiction = false
 	})
-	e.patch(t, target, map[string]any{"pinned": true, "reason": "keep"}).want(t, 200)
+	e.Patch(t, target, map[string]any{"pinned": true, "reason": "keep"}).Want(t, 200)
 	m := &scriptedModel{extract: extractAnswer(newFact), decide: updateTo(target)}
 	res := runScripted(t, e, m.serve(t))
 	if len(res.Proposals) != 1 || !res.Proposals[0].Blocked || res.Proposals[0].BlockedReason != "pinned_target" {
 		t.Fatalf("proposal: %+v warnings %q", res.Proposals[0], res.Warnings)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memories WHERE id = ? AND content = ?`, target, oldFact); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE id = ? AND content = ?`, target, oldFact); n != 1 {
 		t.Fatal("pinned target changed by the pipeline")
 	}
 	// An operator approving it is refused too: unpin first.
-	e.post(t, "/api/proposals/"+res.Proposals[0].ID+"/approve", map[string]any{"reason": "ok"}).wantErr(t, 409, core.CodePinned)
-	if n := e.count(t, `SELECT count(*) FROM pipeline_proposals WHERE state = 'pending'`); n != 1 {
+	e.Post(t, "/api/proposals/"+res.Proposals[0].ID+"/approve", map[string]any{"reason": "ok"}).WantErr(t, 409, core.CodePinned)
+	if n := e.Count(t, `SELECT count(*) FROM pipeline_proposals WHERE state = 'pending'`); n != 1 {
 		t.Fatal("refused approval changed the proposal's state")
 	}
 }
@@ -175,17 +175,17 @@ func TestApprovingAStaleUpdateFails(t *testing.T) {
 	}
 	pid := res.Proposals[0].ID
 	// Someone edits the target after the proposal was made.
-	e.patch(t, target, map[string]any{"content": "The billing service stores invoices in CockroachDB.", "reason": "moved again"}).want(t, 200)
-	e.post(t, "/api/proposals/"+pid+"/approve", map[string]any{"reason": "ok"}).wantErr(t, 409, core.CodeVersionConflict)
-	if n := e.count(t, `SELECT count(*) FROM memories WHERE id = ? AND content LIKE '%CockroachDB%'`, target); n != 1 {
+	e.Patch(t, target, map[string]any{"content": "The billing service stores invoices in CockroachDB.", "reason": "moved again"}).Want(t, 200)
+	e.Post(t, "/api/proposals/"+pid+"/approve", map[string]any{"reason": "ok"}).WantErr(t, 409, core.CodeVersionConflict)
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE id = ? AND content LIKE '%CockroachDB%'`, target); n != 1 {
 		t.Fatal("stale approval overwrote the newer content")
 	}
-	if n := e.count(t, `SELECT count(*) FROM pipeline_proposals WHERE id = ? AND state = 'pending'`, pid); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM pipeline_proposals WHERE id = ? AND state = 'pending'`, pid); n != 1 {
 		t.Fatal("stale proposal left pending state")
 	}
 	// Rejected instead: recorded in history with the reason.
-	e.post(t, "/api/proposals/"+pid+"/reject", map[string]any{"reason": "superseded"}).want(t, 200)
-	if n := e.count(t, `SELECT count(*) FROM memory_history WHERE reason LIKE '%superseded%'`); n < 1 {
+	e.Post(t, "/api/proposals/"+pid+"/reject", map[string]any{"reason": "superseded"}).Want(t, 200)
+	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE reason LIKE '%superseded%'`); n < 1 {
 		t.Fatal("rejection not in history")
 	}
 }
@@ -232,7 +232,7 @@ func TestSemanticContradictionFlagsReview(t *testing.T) {
 			} else if res.WriteStats.Updated != 1 {
 				t.Fatalf("unflagged update not applied: %+v %q", res.WriteStats, res.Warnings)
 			}
-			if n := e.count(t, `SELECT count(*) FROM memories WHERE id = ? AND content = ?`, target, content); n != 1 {
+			if n := e.Count(t, `SELECT count(*) FROM memories WHERE id = ? AND content = ?`, target, content); n != 1 {
 				t.Fatalf("target content is not %q", content)
 			}
 			if (tc.hang || tc.name == "garbage") && len(res.Warnings) == 0 {

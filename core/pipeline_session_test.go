@@ -17,20 +17,20 @@ import (
 // extracts its facts (never the blocks cairn injected) into reviewable
 // proposals whose source is the session.
 func TestSessionExtractJob(t *testing.T) {
-	e := newEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
+	e := NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
 	ctx := context.Background()
 	lines := []string{
 		`{"type":"user","message":{"role":"user","content":"We decided to use PostgreSQL for the billing service because it supports row level locking.\n[cairn:recall | query=\"x\" | results=1]\n- The old cache server Memcachier must never come back\n[/cairn:recall]"}}`,
 		`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Understood. The deploy pipeline now publishes container images to the internal registry every Tuesday, and the team prefers small releases."}]}}`,
 	}
-	r := e.post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-42", "cwd": projA,
-		"transcript": strings.Join(lines, "\n")}).want(t, 200)
-	jobID := r.str("jobId")
-	job, err := e.svc.LeaseJob(ctx, "w", core.ExtractJobTypes...)
+	r := e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-42", "cwd": projA,
+		"transcript": strings.Join(lines, "\n")}).Want(t, 200)
+	jobID := r.Str("jobId")
+	job, err := e.Svc.LeaseJob(ctx, "w", core.ExtractJobTypes...)
 	if err != nil || job == nil || job.ID != jobID || job.JobType != core.JobSessionExtract {
 		t.Fatalf("leased %+v (%v), want session job %s", job, err, jobID)
 	}
-	res, err := e.svc.ProcessExtractJob(ctx, job, llm.NewHeuristic())
+	res, err := e.Svc.ProcessExtractJob(ctx, job, llm.NewHeuristic())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,30 +49,30 @@ func TestSessionExtractJob(t *testing.T) {
 	if res.Graph == nil || res.Graph.Entities == 0 || res.Graph.Mentions != 0 {
 		t.Fatalf("graph: %+v", res.Graph)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id LIKE 'session:%'`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id LIKE 'session:%'`); n != 0 {
 		t.Fatalf("%d mentions link a session as if it were a memory", n)
 	}
 	// Approving one writes a memory in the session's project.
-	ap := e.post(t, "/api/proposals/"+res.Proposals[0].ID+"/approve", map[string]any{"reason": "yes"}).want(t, 200)
+	ap := e.Post(t, "/api/proposals/"+res.Proposals[0].ID+"/approve", map[string]any{"reason": "yes"}).Want(t, 200)
 	_ = ap
-	if n := e.count(t, `SELECT count(*) FROM memories WHERE source_id = 'session:s-42' AND project = ? AND session_id = 's-42'`, projA); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE source_id = 'session:s-42' AND project = ? AND session_id = 's-42'`, projA); n != 1 {
 		t.Fatalf("approved session fact not stored with its project: %d", n)
 	}
 	// The memory it wrote is linked to the entities its text names.
-	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
 		WHERE m.source_id = 'session:s-42'`); n == 0 {
 		t.Fatal("the approved session fact is linked to no entity")
 	}
-	if j, _ := e.svc.GetJob(ctx, jobID); j.Status != "completed" {
+	if j, _ := e.Svc.GetJob(ctx, jobID); j.Status != "completed" {
 		t.Fatalf("job %s", j.Status)
 	}
 
 	// A short transcript is skipped without a model call.
-	r = e.post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-43",
-		"transcript": `{"type":"user","message":{"role":"user","content":"ok thanks, bye for now then"}}`}).want(t, 200)
-	if r.str("jobId") != "" {
-		job, _ = e.svc.LeaseJob(ctx, "w", core.ExtractJobTypes...)
-		res, err = e.svc.ProcessExtractJob(ctx, job, failingModel{})
+	r = e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-43",
+		"transcript": `{"type":"user","message":{"role":"user","content":"ok thanks, bye for now then"}}`}).Want(t, 200)
+	if r.Str("jobId") != "" {
+		job, _ = e.Svc.LeaseJob(ctx, "w", core.ExtractJobTypes...)
+		res, err = e.Svc.ProcessExtractJob(ctx, job, failingModel{})
 		if err != nil || res.Status != "skipped" {
 			t.Fatalf("short transcript: %+v %v", res, err)
 		}
@@ -89,19 +89,19 @@ func (failingModel) Generate(context.Context, string, extract.GenerateOptions) (
 // In controlled-write mode a session's facts are written at once, each
 // linked to the entities it names.
 func TestSessionExtractControlledWrite(t *testing.T) {
-	e := newEnv(t, func(c *config.Config) { c.Embedding.Provider = "none"; c.Pipeline.ShadowMode = false })
+	e := NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none"; c.Pipeline.ShadowMode = false })
 	ctx := context.Background()
-	e.post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-7", "cwd": projA,
-		"transcript": `{"type":"user","message":{"role":"user","content":"We decided to use PostgreSQL for the billing service because it supports row level locking. The deploy pipeline publishes container images to the internal Harbor registry every Tuesday. The on-call rotation for the payments team changes every Monday at noon."}}`}).want(t, 200)
-	job, err := e.svc.LeaseJob(ctx, "w", core.JobSessionExtract)
+	e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-7", "cwd": projA,
+		"transcript": `{"type":"user","message":{"role":"user","content":"We decided to use PostgreSQL for the billing service because it supports row level locking. The deploy pipeline publishes container images to the internal Harbor registry every Tuesday. The on-call rotation for the payments team changes every Monday at noon."}}`}).Want(t, 200)
+	job, err := e.Svc.LeaseJob(ctx, "w", core.JobSessionExtract)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	res, err := e.svc.ProcessExtractJob(ctx, job, llm.NewHeuristic())
+	res, err := e.Svc.ProcessExtractJob(ctx, job, llm.NewHeuristic())
 	if err != nil || res.WriteStats.Added == 0 {
 		t.Fatalf("result: %+v %v", res, err)
 	}
-	if n := e.count(t, `SELECT count(DISTINCT mm.memory_id) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
+	if n := e.Count(t, `SELECT count(DISTINCT mm.memory_id) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
 		WHERE m.source_id = 'session:s-7'`); n == 0 {
 		t.Fatal("no written session fact is linked to an entity")
 	}

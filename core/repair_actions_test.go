@@ -68,19 +68,19 @@ func (h *hashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 func (h *hashEmbedder) Model() string   { return h.model }
 func (h *hashEmbedder) Dimensions() int { return h.dim }
 
-// withEmbedder rebuilds e's service over the same store with emb.
-func (e *env) withEmbedder(emb core.Embedder, mods ...func(*config.Config)) {
-	cfg := e.svc.Config()
+// WithEmbedder rebuilds e's service over the same store with emb.
+func (e *Env) WithEmbedder(emb core.Embedder, mods ...func(*config.Config)) {
+	cfg := e.Svc.Config()
 	for _, m := range mods {
 		m(&cfg)
 	}
-	e.svc = core.NewService(e.db, cfg, core.ServiceOptions{Now: e.clock.Now, Embedder: emb})
-	e.h = httpapi.NewAPI(e.svc, "test", "127.0.0.1:0").Handler()
+	e.Svc = core.NewService(e.DB, cfg, core.ServiceOptions{Now: e.Clock.Now, Embedder: emb})
+	e.H = httpapi.NewAPI(e.Svc, "test", "127.0.0.1:0").Handler()
 }
 
-func repair(t *testing.T, e *env, action string, actor core.Actor, opts core.RepairOptions) *core.RepairResult {
+func repair(t *testing.T, e *Env, action string, actor core.Actor, opts core.RepairOptions) *core.RepairResult {
 	t.Helper()
-	res, err := e.svc.Repair(context.Background(), action, actor, opts)
+	res, err := e.Svc.Repair(context.Background(), action, actor, opts)
 	if err != nil {
 		t.Fatalf("repair %s: %v", action, err)
 	}
@@ -98,9 +98,9 @@ func wantCode(t *testing.T, err error, status int, code string) *core.Error {
 
 var operator = core.Actor{Name: "alice", Type: core.ActorOperator}
 
-func ftsMatches(t *testing.T, e *env, word string) int {
+func ftsMatches(t *testing.T, e *Env, word string) int {
 	t.Helper()
-	return e.count(t, `SELECT count(*) FROM memories_fts f JOIN memories m ON m.rid = f.rowid WHERE memories_fts MATCH ?`, word)
+	return e.Count(t, `SELECT count(*) FROM memories_fts f JOIN memories m ON m.rid = f.rowid WHERE memories_fts MATCH ?`, word)
 }
 
 func TestRepairCheckFTSDetectsAndRebuilds(t *testing.T) {
@@ -117,10 +117,10 @@ func TestRepairCheckFTSDetectsAndRebuilds(t *testing.T) {
 		{"data pages lost", `DELETE FROM memories_fts_data WHERE id > 10`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newStoreEnv(t, noEmbed)
-			e.mustID(t, "The walrus cache keeps session tokens for ten minutes.")
-			e.mustID(t, "The narwhal queue retries webhooks with exponential backoff.")
-			forget(t, e, e.mustID(t, "The pelican report was retired last quarter."))
+			e := NewStoreEnv(t, noEmbed)
+			e.MustID(t, "The walrus cache keeps session tokens for ten minutes.")
+			e.MustID(t, "The narwhal queue retries webhooks with exponential backoff.")
+			forget(t, e, e.MustID(t, "The pelican report was retired last quarter."))
 			ok := repair(t, e, core.RepairCheckFTS, operator, core.RepairOptions{})
 			if !ok.Success || ok.Affected != 0 || !strings.Contains(ok.Message, "consistent") {
 				t.Fatalf("healthy index: %+v", ok)
@@ -142,11 +142,11 @@ func TestRepairCheckFTSDetectsAndRebuilds(t *testing.T) {
 			if ftsMatches(t, e, "walrus") != 1 || ftsMatches(t, e, "narwhal") != 1 || ftsMatches(t, e, "pelican") != 1 {
 				t.Fatal("search does not find the rows after the rebuild")
 			}
-			res, err := e.svc.Recall(context.Background(), core.RecallInput{Query: "walrus cache", NoTracking: true})
+			res, err := e.Svc.Recall(context.Background(), core.RecallInput{Query: "walrus cache", NoTracking: true})
 			if err != nil || len(res.Results) != 1 {
 				t.Fatalf("recall after rebuild = %+v, %v", res, err)
 			}
-			if n := e.count(t, `SELECT count(*) FROM memory_history WHERE memory_id = 'system' AND json_extract(metadata, '$.repairAction') = 'check-fts'`); n != 3 {
+			if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE memory_id = 'system' AND json_extract(metadata, '$.repairAction') = 'check-fts'`); n != 3 {
 				t.Fatalf("check-fts audit rows = %d, want 3 (dry run not audited)", n)
 			}
 		})
@@ -154,7 +154,7 @@ func TestRepairCheckFTSDetectsAndRebuilds(t *testing.T) {
 }
 
 func TestRepairRequeueTenThousandDeadInBatches(t *testing.T) {
-	e := newStoreEnv(t, noEmbed)
+	e := NewStoreEnv(t, noEmbed)
 	exec(t, e, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
 		INSERT INTO memory_jobs (id, job_type, status, attempts, max_attempts, error, created_at, updated_at)
 		SELECT 'job-' || i, 'extract', 'dead', 3, 3, 'boom', '2026-03-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z' FROM n`)
@@ -172,36 +172,36 @@ func TestRepairRequeueTenThousandDeadInBatches(t *testing.T) {
 			t.Fatal("requeue does not converge")
 		}
 	}
-	if total != 10000 || e.count(t, `SELECT count(*) FROM memory_jobs WHERE status = 'pending' AND attempts = 0`) != 10000 {
+	if total != 10000 || e.Count(t, `SELECT count(*) FROM memory_jobs WHERE status = 'pending' AND attempts = 0`) != 10000 {
 		t.Fatalf("requeued %d", total)
 	}
 }
 
 func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
-	e := newStoreEnv(t, noEmbed)
+	e := NewStoreEnv(t, noEmbed)
 	ctx := context.Background()
 	if res := repair(t, e, core.RepairReEmbed, operator, core.RepairOptions{}); res.Success || !strings.Contains(res.Message, "no embedding provider") {
 		t.Fatalf("without an embedder: %+v", res)
 	}
 	v1 := &hashEmbedder{model: "hash-v1", dim: 32}
-	e.withEmbedder(v1)
+	e.WithEmbedder(v1)
 	var ids []string
 	for i, s := range []string{"billing", "deploy", "search", "backup", "metrics", "alerts"} {
-		ids = append(ids, e.mustID(t, fmt.Sprintf("Note %d: the %s service runs on its own host.", i, s)))
+		ids = append(ids, e.MustID(t, fmt.Sprintf("Note %d: the %s service runs on its own host.", i, s)))
 	}
 	// The same content in two projects shares one vector.
-	ids = append(ids, e.mustID(t, "Shared fact across projects.", "project", "p1"), e.mustID(t, "Shared fact across projects.", "project", "p2"))
-	if g, err := e.svc.EmbeddingGaps(ctx); err != nil || g.Unembedded != 0 || g.Total != 8 || g.Coverage != "100.0%" {
+	ids = append(ids, e.MustID(t, "Shared fact across projects.", "project", "p1"), e.MustID(t, "Shared fact across projects.", "project", "p2"))
+	if g, err := e.Svc.EmbeddingGaps(ctx); err != nil || g.Unembedded != 0 || g.Total != 8 || g.Coverage != "100.0%" {
 		t.Fatalf("gaps after synchronous embedding = %+v, %v", g, err)
 	}
 	// A new model: every vector is stale. Two vectors of the old model
 	// are also deleted outright.
 	v2 := &hashEmbedder{model: "hash-v2", dim: 16}
-	e.withEmbedder(v2)
-	if err := e.svc.WarmVectors(ctx); err != nil {
+	e.WithEmbedder(v2)
+	if err := e.Svc.WarmVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
-	g, _ := e.svc.EmbeddingGaps(ctx)
+	g, _ := e.Svc.EmbeddingGaps(ctx)
 	if g.Unembedded != 8 || g.Coverage != "0.0%" {
 		t.Fatalf("gaps after the model change = %+v", g)
 	}
@@ -217,22 +217,22 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	if !all.Success || all.Affected != 5 || !strings.Contains(all.Message, "0 still without") {
 		t.Fatalf("full sweep = %+v", all)
 	}
-	if g, _ := e.svc.EmbeddingGaps(ctx); g.Unembedded != 0 {
+	if g, _ := e.Svc.EmbeddingGaps(ctx); g.Unembedded != 0 {
 		t.Fatalf("gaps after the sweep = %+v", g)
 	}
-	if n := e.count(t, `SELECT count(*) FROM embeddings WHERE model = 'hash-v2'`); n != 7 {
+	if n := e.Count(t, `SELECT count(*) FROM embeddings WHERE model = 'hash-v2'`); n != 7 {
 		t.Fatalf("hash-v2 vectors = %d, want 7 (one shared)", n)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memories WHERE embedding_model = 'hash-v2'`); n != 8 {
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE embedding_model = 'hash-v2'`); n != 8 {
 		t.Fatalf("memories marked hash-v2 = %d", n)
 	}
 	// The in-memory index follows: every live memory is indexed and
 	// vector search finds the right one.
-	st, err := e.svc.EmbeddingStatus(ctx)
+	st, err := e.Svc.EmbeddingStatus(ctx)
 	if err != nil || st.Indexed != 8 {
 		t.Fatalf("index = %+v, %v", st, err)
 	}
-	res, err := e.svc.Recall(ctx, core.RecallInput{Query: "metrics service host", NoTracking: true, Limit: 1})
+	res, err := e.Svc.Recall(ctx, core.RecallInput{Query: "metrics service host", NoTracking: true, Limit: 1})
 	if err != nil || len(res.Results) == 0 || res.Results[0].ID != ids[4] {
 		t.Fatalf("recall after re-embed = %+v, %v", res, err)
 	}
@@ -242,28 +242,28 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 }
 
 func TestRepairCleanOrphans(t *testing.T) {
-	e := newStoreEnv(t, noEmbed)
+	e := NewStoreEnv(t, noEmbed)
 	ctx := context.Background()
-	e.withEmbedder(&hashEmbedder{model: "hash-v1", dim: 16})
-	if err := e.svc.WarmVectors(ctx); err != nil {
+	e.WithEmbedder(&hashEmbedder{model: "hash-v1", dim: 16})
+	if err := e.Svc.WarmVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
-	keep := e.mustID(t, "The billing service runs on PostgreSQL.")
-	gone := e.mustID(t, "The old cron host was retired.")
+	keep := e.MustID(t, "The billing service runs on PostgreSQL.")
+	gone := e.MustID(t, "The old cron host was retired.")
 	forget(t, e, gone)
 	exec(t, e, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES ('no-memory', 'hash-v1', 1, x'0000803f', '2026-01-01T00:00:00.000Z')`)
 	dry := repair(t, e, core.RepairCleanOrphans, operator, core.RepairOptions{DryRun: true})
-	if dry.Affected != 2 || e.count(t, `SELECT count(*) FROM embeddings`) != 3 {
+	if dry.Affected != 2 || e.Count(t, `SELECT count(*) FROM embeddings`) != 3 {
 		t.Fatalf("dry run = %+v", dry)
 	}
 	res := repair(t, e, core.RepairCleanOrphans, operator, core.RepairOptions{BatchSize: 1})
 	if !res.Success || res.Affected != 2 {
 		t.Fatalf("clean = %+v", res)
 	}
-	if n := e.count(t, `SELECT count(*) FROM embeddings WHERE content_hash = ?`, hashOf(t, e, keep)); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM embeddings WHERE content_hash = ?`, hashOf(t, e, keep)); n != 1 {
 		t.Fatal("a live memory's vector was deleted")
 	}
-	if st, _ := e.svc.EmbeddingStatus(ctx); st.Indexed != 1 {
+	if st, _ := e.Svc.EmbeddingStatus(ctx); st.Indexed != 1 {
 		t.Fatalf("index = %d, want 1", st.Indexed)
 	}
 	if again := repair(t, e, core.RepairCleanOrphans, operator, core.RepairOptions{}); again.Affected != 0 {
@@ -273,10 +273,10 @@ func TestRepairCleanOrphans(t *testing.T) {
 
 // insertRaw writes a memory row straight into the table, as an older tool
 // or a raw import would, with its own hash.
-func insertRaw(t *testing.T, e *env, id, content, hash, project string, importance float64, pinned bool, tags string) {
+func insertRaw(t *testing.T, e *Env, id, content, hash, project string, importance float64, pinned bool, tags string) {
 	t.Helper()
 	norm := text.NormalizeContent(content)
-	now := storage.FormatTime(e.clock.Now())
+	now := storage.FormatTime(e.Clock.Now())
 	var proj any
 	if project != "" {
 		proj = project
@@ -286,10 +286,10 @@ func insertRaw(t *testing.T, e *env, id, content, hash, project string, importan
 }
 
 func TestRepairDeduplicate(t *testing.T) {
-	e := newStoreEnv(t, noEmbed)
+	e := NewStoreEnv(t, noEmbed)
 	ctx := context.Background()
-	first := e.mustID(t, "The deploy window is Tuesday at noon.", "tags", []string{"deploy"})
-	e.clock.Advance(time.Minute)
+	first := e.MustID(t, "The deploy window is Tuesday at noon.", "tags", []string{"deploy"})
+	e.Clock.Advance(time.Minute)
 	// Same normalized content, a legacy hash, more important: the keeper.
 	insertRaw(t, e, "dup-important", "the deploy window is tuesday at noon!", "legacy-1", "", 0.95, false, `["ops","Deploy"]`)
 	// A pinned copy is never touched; a copy in another project is not a
@@ -300,57 +300,57 @@ func TestRepairDeduplicate(t *testing.T) {
 	insertRaw(t, e, "pin-a", "Pinned twice.", "legacy-4", "", 0.5, true, `[]`)
 	insertRaw(t, e, "pin-b", "pinned twice", "legacy-5", "", 0.5, true, `[]`)
 
-	st, err := e.svc.DedupStats(ctx)
+	st, err := e.Svc.DedupStats(ctx)
 	if err != nil || st.ExactClusters != 1 || st.ExactExcess != 1 || st.TotalActive != 6 {
 		t.Fatalf("stats = %+v, %v", st, err)
 	}
-	before := e.state(t)
+	before := e.State(t)
 	dry := repair(t, e, core.RepairDeduplicate, operator, core.RepairOptions{DryRun: true})
 	if dry.Affected != 1 || !dry.DryRun {
 		t.Fatalf("dry run = %+v", dry)
 	}
-	e.unchanged(t, before)
+	e.Unchanged(t, before)
 	var version int
-	_ = e.ro.QueryRow(`SELECT version FROM memories WHERE id = ?`, first).Scan(&version)
+	_ = e.RO.QueryRow(`SELECT version FROM memories WHERE id = ?`, first).Scan(&version)
 
 	res := repair(t, e, core.RepairDeduplicate, core.Actor{Name: "maint", Type: core.ActorOperator}, core.RepairOptions{Reason: "weekly"})
 	if !res.Success || res.Affected != 1 {
 		t.Fatalf("dedup = %+v", res)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memories WHERE id = ? AND is_deleted = 1 AND version = ?`, first, version); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE id = ? AND is_deleted = 1 AND version = ?`, first, version); n != 1 {
 		t.Fatal("the lower-scored row was not retired without a version increment")
 	}
 	var tags string
-	_ = e.ro.QueryRow(`SELECT tags FROM memories WHERE id = 'dup-important' AND is_deleted = 0`).Scan(&tags)
+	_ = e.RO.QueryRow(`SELECT tags FROM memories WHERE id = 'dup-important' AND is_deleted = 0`).Scan(&tags)
 	if tags != `["ops","Deploy"]` {
 		// "deploy" is already there as "Deploy": tags merge case-insensitively.
 		t.Fatalf("keeper tags = %s", tags)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_history WHERE memory_id = ? AND event = 'deleted' AND reason = 'dedup: duplicate of dup-important' AND changed_by = 'maint'`, first); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE memory_id = ? AND event = 'deleted' AND reason = 'dedup: duplicate of dup-important' AND changed_by = 'maint'`, first); n != 1 {
 		t.Fatal("no deleted history with the dedup reason")
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_history WHERE memory_id = 'dup-important' AND event = 'merged'
+	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE memory_id = 'dup-important' AND event = 'merged'
 		AND json_extract(metadata, '$.duplicates[0]') = ?`, first); n != 1 {
 		t.Fatal("no merged history on the keeper")
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_history WHERE memory_id = 'system' AND reason = 'weekly'
+	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE memory_id = 'system' AND reason = 'weekly'
 		AND json_extract(metadata, '$.repairAction') = 'deduplicate' AND json_extract(metadata, '$.affected') = 1`); n != 1 {
 		t.Fatal("no audit row")
 	}
-	if n := e.count(t, `SELECT count(*) FROM memories WHERE id IN ('dup-pinned', 'other-project', 'pin-a', 'pin-b') AND is_deleted = 0`); n != 4 {
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE id IN ('dup-pinned', 'other-project', 'pin-a', 'pin-b') AND is_deleted = 0`); n != 4 {
 		t.Fatal("a pinned or other-project row was retired")
 	}
 	if again := repair(t, e, core.RepairDeduplicate, operator, core.RepairOptions{}); again.Affected != 0 {
 		t.Fatalf("second run = %+v", again)
 	}
-	if st, _ := e.svc.DedupStats(ctx); st.ExactClusters != 0 || st.TotalActive != 5 {
+	if st, _ := e.Svc.DedupStats(ctx); st.ExactClusters != 0 || st.TotalActive != 5 {
 		t.Fatalf("stats after = %+v", st)
 	}
 }
 
 func TestRepairDeduplicateMergesNewTags(t *testing.T) {
-	e := newStoreEnv(t, noEmbed)
-	id := e.mustID(t, "Backups run at 02:00 UTC.", "tags", []string{"backup"}, "importance", 0.9)
+	e := NewStoreEnv(t, noEmbed)
+	id := e.MustID(t, "Backups run at 02:00 UTC.", "tags", []string{"backup"}, "importance", 0.9)
 	insertRaw(t, e, "raw", "backups run at 02:00 utc", "legacy", "", 0.2, false, `["ops"]`)
 	res := repair(t, e, core.RepairDeduplicate, operator, core.RepairOptions{})
 	if res.Affected != 1 {
@@ -358,7 +358,7 @@ func TestRepairDeduplicateMergesNewTags(t *testing.T) {
 	}
 	var tags string
 	var version int
-	_ = e.ro.QueryRow(`SELECT tags, version FROM memories WHERE id = ? AND is_deleted = 0`, id).Scan(&tags, &version)
+	_ = e.RO.QueryRow(`SELECT tags, version FROM memories WHERE id = ? AND is_deleted = 0`, id).Scan(&tags, &version)
 	if tags != `["backup","ops"]` || version != 2 {
 		t.Fatalf("keeper tags %s version %d", tags, version)
 	}
@@ -370,30 +370,30 @@ func TestRepairGate(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("disabled", func(t *testing.T) {
-		e := newStoreEnv(t, noEmbed)
-		_, err := e.svc.Repair(ctx, core.RepairRequeueDead, agent, core.RepairOptions{})
+		e := NewStoreEnv(t, noEmbed)
+		_, err := e.Svc.Repair(ctx, core.RepairRequeueDead, agent, core.RepairOptions{})
 		wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairDisabled)
-		_, err = e.svc.Repair(ctx, core.RepairRequeueDead, daemon, core.RepairOptions{})
+		_, err = e.Svc.Repair(ctx, core.RepairRequeueDead, daemon, core.RepairOptions{})
 		wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairDisabled)
 		repair(t, e, core.RepairRequeueDead, operator, core.RepairOptions{})
 	})
 	t.Run("frozen", func(t *testing.T) {
-		e := newStoreEnv(t, noEmbed, func(c *config.Config) {
+		e := NewStoreEnv(t, noEmbed, func(c *config.Config) {
 			c.Maintenance.AutonomousEnabled, c.Maintenance.AutonomousFrozen = true, true
 		})
-		_, err := e.svc.Repair(ctx, core.RepairCheckFTS, agent, core.RepairOptions{})
+		_, err := e.Svc.Repair(ctx, core.RepairCheckFTS, agent, core.RepairOptions{})
 		wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairFrozen)
-		_, err = e.svc.Repair(ctx, core.RepairCheckFTS, daemon, core.RepairOptions{})
+		_, err = e.Svc.Repair(ctx, core.RepairCheckFTS, daemon, core.RepairOptions{})
 		wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairFrozen)
 		if res := repair(t, e, core.RepairCheckFTS, operator, core.RepairOptions{}); !res.Success {
 			t.Fatalf("operator denied while frozen: %+v", res)
 		}
 	})
 	t.Run("cooldown", func(t *testing.T) {
-		e := newStoreEnv(t, noEmbed, func(c *config.Config) { c.Maintenance.AutonomousEnabled = true })
+		e := NewStoreEnv(t, noEmbed, func(c *config.Config) { c.Maintenance.AutonomousEnabled = true })
 		repair(t, e, core.RepairRequeueDead, agent, core.RepairOptions{})
-		e.clock.Advance(15 * time.Second)
-		_, err := e.svc.Repair(ctx, core.RepairRequeueDead, agent, core.RepairOptions{})
+		e.Clock.Advance(15 * time.Second)
+		_, err := e.Svc.Repair(ctx, core.RepairRequeueDead, agent, core.RepairOptions{})
 		ce := wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairCooldown)
 		if ce.Message != "cooldown active, 45000ms remaining" {
 			t.Fatalf("message %q", ce.Message)
@@ -405,59 +405,59 @@ func TestRepairGate(t *testing.T) {
 			repair(t, e, core.RepairRequeueDead, operator, core.RepairOptions{})
 			repair(t, e, core.RepairRequeueDead, daemon, core.RepairOptions{})
 		}
-		e.clock.Advance(45 * time.Second)
+		e.Clock.Advance(45 * time.Second)
 		repair(t, e, core.RepairRequeueDead, agent, core.RepairOptions{})
 	})
 	t.Run("budget", func(t *testing.T) {
-		e := newStoreEnv(t, noEmbed, func(c *config.Config) {
+		e := NewStoreEnv(t, noEmbed, func(c *config.Config) {
 			c.Maintenance.AutonomousEnabled = true
 			c.Maintenance.DedupCooldown = 0
 			c.Maintenance.DedupHourlyBudget = 3
 		})
 		for i := 0; i < 3; i++ {
 			repair(t, e, core.RepairDeduplicate, agent, core.RepairOptions{})
-			e.clock.Advance(time.Minute)
+			e.Clock.Advance(time.Minute)
 		}
-		_, err := e.svc.Repair(ctx, core.RepairDeduplicate, agent, core.RepairOptions{})
+		_, err := e.Svc.Repair(ctx, core.RepairDeduplicate, agent, core.RepairOptions{})
 		ce := wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairBudget)
 		if ce.Message != "hourly budget exhausted (3 runs/hr)" {
 			t.Fatalf("message %q", ce.Message)
 		}
-		e.clock.Advance(56 * time.Minute) // 59 min after the first run
-		_, err = e.svc.Repair(ctx, core.RepairDeduplicate, agent, core.RepairOptions{})
+		e.Clock.Advance(56 * time.Minute) // 59 min after the first run
+		_, err = e.Svc.Repair(ctx, core.RepairDeduplicate, agent, core.RepairOptions{})
 		wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairBudget)
-		e.clock.Advance(time.Minute) // the hour window opened by the first run ends
+		e.Clock.Advance(time.Minute) // the hour window opened by the first run ends
 		repair(t, e, core.RepairDeduplicate, agent, core.RepairOptions{})
 	})
 	t.Run("bad options", func(t *testing.T) {
-		e := newStoreEnv(t, noEmbed)
-		_, err := e.svc.Repair(ctx, core.RepairReEmbed, operator, core.RepairOptions{BatchSize: -1})
+		e := NewStoreEnv(t, noEmbed)
+		_, err := e.Svc.Repair(ctx, core.RepairReEmbed, operator, core.RepairOptions{BatchSize: -1})
 		ce := wantCode(t, err, http.StatusBadRequest, core.CodeInvalidRequest)
 		if ce.Extra["field"] != "batchSize" {
 			t.Fatalf("field %v", ce.Extra["field"])
 		}
-		_, err = e.svc.Repair(ctx, core.RepairCheckFTS, operator, core.RepairOptions{JobID: "x"})
+		_, err = e.Svc.Repair(ctx, core.RepairCheckFTS, operator, core.RepairOptions{JobID: "x"})
 		wantCode(t, err, http.StatusBadRequest, core.CodeInvalidRequest)
-		_, err = e.svc.Repair(ctx, "nope", operator, core.RepairOptions{})
+		_, err = e.Svc.Repair(ctx, "nope", operator, core.RepairOptions{})
 		wantCode(t, err, http.StatusNotFound, core.CodeUnknownRepair)
 	})
 }
 
 func TestRepairSingleFlight(t *testing.T) {
-	e := newStoreEnv(t, noEmbed)
+	e := NewStoreEnv(t, noEmbed)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
-		e.mustID(t, fmt.Sprintf("Fact number %d about the cache layer.", i))
+		e.MustID(t, fmt.Sprintf("Fact number %d about the cache layer.", i))
 	}
 	emb := &hashEmbedder{model: "slow", dim: 8, hold: make(chan struct{}), entered: make(chan struct{}, 1)}
-	e.withEmbedder(emb)
+	e.WithEmbedder(emb)
 	type out struct {
 		res *core.RepairResult
 		err error
 	}
 	first := make(chan out, 1)
 	go func() {
-		res, err := e.svc.Repair(ctx, core.RepairReEmbed, operator, core.RepairOptions{FullSweep: true})
+		res, err := e.Svc.Repair(ctx, core.RepairReEmbed, operator, core.RepairOptions{FullSweep: true})
 		first <- out{res, err}
 	}()
 	select {
@@ -473,7 +473,7 @@ func TestRepairSingleFlight(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := e.svc.Repair(ctx, core.RepairReEmbed, core.Actor{Name: "bob"}, core.RepairOptions{})
+			_, err := e.Svc.Repair(ctx, core.RepairReEmbed, core.Actor{Name: "bob"}, core.RepairOptions{})
 			errs <- err
 		}()
 	}
@@ -485,7 +485,7 @@ func TestRepairSingleFlight(t *testing.T) {
 			t.Fatalf("message %q", ce.Message)
 		}
 	}
-	e.post(t, "/api/repair/re-embed", nil).wantErr(t, http.StatusConflict, core.CodeRepairInProgress)
+	e.Post(t, "/api/repair/re-embed", nil).WantErr(t, http.StatusConflict, core.CodeRepairInProgress)
 	repair(t, e, core.RepairCheckFTS, operator, core.RepairOptions{})
 	close(emb.hold)
 	o := <-first
@@ -497,12 +497,12 @@ func TestRepairSingleFlight(t *testing.T) {
 }
 
 func TestRepairRetentionSweepAction(t *testing.T) {
-	e := newStoreEnv(t, noEmbed, func(c *config.Config) { c.Maintenance.AutonomousEnabled = true })
-	forget(t, e, e.mustID(t, "An old note that nobody needs."))
-	e.mustID(t, "A note that stays.")
-	e.clock.Advance(31 * day)
+	e := NewStoreEnv(t, noEmbed, func(c *config.Config) { c.Maintenance.AutonomousEnabled = true })
+	forget(t, e, e.MustID(t, "An old note that nobody needs."))
+	e.MustID(t, "A note that stays.")
+	e.Clock.Advance(31 * day)
 	dry := repair(t, e, core.RepairRetentionSweep, operator, core.RepairOptions{DryRun: true})
-	if dry.Affected != 1 || e.count(t, `SELECT count(*) FROM memories`) != 2 {
+	if dry.Affected != 1 || e.Count(t, `SELECT count(*) FROM memories`) != 2 {
 		t.Fatalf("dry run = %+v", dry)
 	}
 	res := repair(t, e, core.RepairRetentionSweep, core.Actor{Name: "worker", Type: core.ActorDaemon}, core.RepairOptions{})

@@ -11,35 +11,35 @@ import (
 )
 
 func TestRepairRequeueDeadAudited(t *testing.T) {
-	e := newEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
+	e := NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
 	ctx := context.Background()
-	e.mustID(t, "The billing service runs on PostgreSQL with row level locking enabled.")
-	e.mustID(t, "The deploy pipeline publishes container images to the internal registry.")
-	if err := e.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	e.MustID(t, "The billing service runs on PostgreSQL with row level locking enabled.")
+	e.MustID(t, "The deploy pipeline publishes container images to the internal registry.")
+	if err := e.DB.WriteTx(ctx, func(tx *storage.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE memory_jobs SET status = 'dead', attempts = max_attempts, error = 'boom'`)
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
-	dry, err := e.svc.Repair(ctx, core.RepairRequeueDead, core.Actor{Name: "alice"}, core.RepairOptions{DryRun: true})
+	dry, err := e.Svc.Repair(ctx, core.RepairRequeueDead, core.Actor{Name: "alice"}, core.RepairOptions{DryRun: true})
 	if err != nil || dry.Affected != 2 || !dry.DryRun {
 		t.Fatalf("dry run = %+v, %v", dry, err)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE status = 'dead'`); n != 2 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE status = 'dead'`); n != 2 {
 		t.Fatalf("dry run changed jobs: %d dead", n)
 	}
-	res, err := e.svc.Repair(ctx, core.RepairRequeueDead, core.Actor{Name: "alice"}, core.RepairOptions{BatchSize: 1})
+	res, err := e.Svc.Repair(ctx, core.RepairRequeueDead, core.Actor{Name: "alice"}, core.RepairOptions{BatchSize: 1})
 	if err != nil || res.Affected != 1 || !res.Success {
 		t.Fatalf("requeue = %+v, %v", res, err)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_jobs WHERE status = 'pending' AND attempts = 0`); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE status = 'pending' AND attempts = 0`); n != 1 {
 		t.Fatalf("pending after requeue = %d", n)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_history WHERE memory_id = 'system' AND changed_by = 'alice'
+	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE memory_id = 'system' AND changed_by = 'alice'
 		AND json_extract(metadata, '$.repairAction') = 'requeue-dead' AND json_extract(metadata, '$.affected') = 1`); n != 1 {
 		t.Fatalf("audit rows = %d", n)
 	}
-	if _, err := e.svc.Repair(ctx, "nope", core.Actor{}, core.RepairOptions{}); err == nil {
+	if _, err := e.Svc.Repair(ctx, "nope", core.Actor{}, core.RepairOptions{}); err == nil {
 		t.Fatal("unknown action accepted")
 	}
 }

@@ -18,11 +18,11 @@ func BenchmarkRetentionSweep(b *testing.B) {
 	var elapsed time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		e := newStoreEnv(b, noEmbed)
+		e := NewStoreEnv(b, noEmbed)
 		seedRetentionBench(b, e, total, tombstones)
 		b.StartTimer()
 		start := time.Now()
-		rep, err := e.svc.RetentionSweep(ctx)
+		rep, err := e.Svc.RetentionSweep(ctx)
 		elapsed += time.Since(start)
 		if err != nil {
 			b.Fatal(err)
@@ -31,7 +31,7 @@ func BenchmarkRetentionSweep(b *testing.B) {
 		if rep.Tombstones != tombstones || rep.Embeddings != tombstones || rep.Capped {
 			b.Fatalf("sweep = %+v", rep)
 		}
-		if n := e.count(b, `SELECT count(*) FROM memories_fts_docsize`); n != total-tombstones {
+		if n := e.Count(b, `SELECT count(*) FROM memories_fts_docsize`); n != total-tombstones {
 			b.Fatalf("FTS documents %d after the sweep", n)
 		}
 		removed += rep.Total()
@@ -43,11 +43,11 @@ func BenchmarkRetentionSweep(b *testing.B) {
 // seedRetentionBench fills e with total memories (FTS indexed by the
 // trigger), the first tombstones of them deleted 40 days ago, a vector
 // each, 1,000 entities and a link from every fifth memory.
-func seedRetentionBench(b *testing.B, e *env, total, tombstones int) {
+func seedRetentionBench(b *testing.B, e *Env, total, tombstones int) {
 	ctx := context.Background()
-	old := storage.FormatTime(clockStart.Add(-40 * day))
-	recent := storage.FormatTime(clockStart.Add(-time.Hour))
-	err := e.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	old := storage.FormatTime(ClockStart.Add(-40 * day))
+	recent := storage.FormatTime(ClockStart.Add(-time.Hour))
+	err := e.DB.WriteTx(ctx, func(tx *storage.Tx) error {
 		// The first 30% are tombstones deleted 40 days ago (past the
 		// 30-day window); the rest are live. The FTS trigger indexes all.
 		if _, err := tx.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
@@ -84,11 +84,11 @@ func seedRetentionBench(b *testing.B, e *env, total, tombstones int) {
 // BenchmarkCheckFTS is check-fts on 100,000 memories: how long the
 // integrity-check holds the writer.
 func BenchmarkCheckFTS(b *testing.B) {
-	e := newStoreEnv(b, noEmbed)
+	e := NewStoreEnv(b, noEmbed)
 	seedRetentionBench(b, e, 100_000, 0)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c, err := e.svc.CheckFTS(context.Background())
+		c, err := e.Svc.CheckFTS(context.Background())
 		if err != nil || c.Mismatch {
 			b.Fatalf("%+v %v", c, err)
 		}

@@ -16,25 +16,25 @@ import (
 
 const day = 24 * time.Hour
 
-func forget(t *testing.T, e *env, id string) {
+func forget(t *testing.T, e *Env, id string) {
 	t.Helper()
-	if _, err := e.svc.Forget(context.Background(), core.ForgetInput{ID: id, Reason: "test"}, core.Actor{Name: "test"}); err != nil {
+	if _, err := e.Svc.Forget(context.Background(), core.ForgetInput{ID: id, Reason: "test"}, core.Actor{Name: "test"}); err != nil {
 		t.Fatalf("forget %s: %v", id, err)
 	}
 }
 
-func sweep(t *testing.T, e *env) *core.RetentionReport {
+func sweep(t *testing.T, e *Env) *core.RetentionReport {
 	t.Helper()
-	rep, err := e.svc.RetentionSweep(context.Background())
+	rep, err := e.Svc.RetentionSweep(context.Background())
 	if err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
 	return rep
 }
 
-func exec(t *testing.T, e *env, query string, args ...any) {
+func exec(t *testing.T, e *Env, query string, args ...any) {
 	t.Helper()
-	if err := e.db.WriteTx(context.Background(), func(tx *storage.Tx) error {
+	if err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
 		_, err := tx.ExecContext(context.Background(), query, args...)
 		return err
 	}); err != nil {
@@ -42,10 +42,10 @@ func exec(t *testing.T, e *env, query string, args ...any) {
 	}
 }
 
-func hashOf(t *testing.T, e *env, id string) string {
+func hashOf(t *testing.T, e *Env, id string) string {
 	t.Helper()
 	var h string
-	if err := e.ro.QueryRow(`SELECT content_hash FROM memories WHERE id = ?`, id).Scan(&h); err != nil {
+	if err := e.RO.QueryRow(`SELECT content_hash FROM memories WHERE id = ?`, id).Scan(&h); err != nil {
 		t.Fatal(err)
 	}
 	return h
@@ -53,28 +53,28 @@ func hashOf(t *testing.T, e *env, id string) string {
 
 // assertFTS checks that the full-text index holds exactly the memories rows
 // and passes FTS5's integrity-check.
-func assertFTS(t *testing.T, e *env) {
+func assertFTS(t *testing.T, e *Env) {
 	t.Helper()
-	rows := e.count(t, `SELECT count(*) FROM memories`)
-	if n := e.count(t, `SELECT count(*) FROM memories_fts_docsize`); n != rows {
+	rows := e.Count(t, `SELECT count(*) FROM memories`)
+	if n := e.Count(t, `SELECT count(*) FROM memories_fts_docsize`); n != rows {
 		t.Fatalf("FTS documents %d, memories rows %d", n, rows)
 	}
-	c, err := e.svc.CheckFTS(context.Background())
+	c, err := e.Svc.CheckFTS(context.Background())
 	if err != nil || c.Mismatch {
 		t.Fatalf("CheckFTS = %+v, %v", c, err)
 	}
 }
 
 func TestRetentionSweepWindowsAndOrder(t *testing.T) {
-	e := newStoreEnv(t, noEmbed)
-	a := e.mustID(t, "The zebrafish billing service stores invoices in PostgreSQL.")
-	b := e.mustID(t, "The reporting job reads PostgreSQL replicas every night.")
-	c := e.mustID(t, "The quokka deploy pipeline publishes images nightly.")
+	e := NewStoreEnv(t, noEmbed)
+	a := e.MustID(t, "The zebrafish billing service stores invoices in PostgreSQL.")
+	b := e.MustID(t, "The reporting job reads PostgreSQL replicas every night.")
+	c := e.MustID(t, "The quokka deploy pipeline publishes images nightly.")
 	persist(t, e, a, extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "billing service", Relationship: "uses", Target: "PostgreSQL", Confidence: 0.9},
 	}})
 	persist(t, e, b, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "PostgreSQL", Type: "name"}}})
-	if n := e.count(t, `SELECT mentions FROM entities WHERE canonical_name = 'postgresql'`); n != 2 {
+	if n := e.Count(t, `SELECT mentions FROM entities WHERE canonical_name = 'postgresql'`); n != 2 {
 		t.Fatalf("postgresql mentions before = %d", n)
 	}
 	// Links of a memory that no longer exists at all.
@@ -88,22 +88,22 @@ func TestRetentionSweepWindowsAndOrder(t *testing.T) {
 	}
 	// Jobs finished now.
 	exec(t, e, `DELETE FROM memory_jobs`)
-	now := storage.FormatTime(e.clock.Now())
+	now := storage.FormatTime(e.Clock.Now())
 	for i, st := range []string{"completed", "completed", "dead"} {
 		exec(t, e, `INSERT INTO memory_jobs (id, job_type, status, created_at, updated_at) VALUES (?, 'extract', ?, ?, ?)`,
 			[]string{"j1", "j2", "j3"}[i], st, now, now)
 	}
-	histAtStart := e.count(t, `SELECT count(*) FROM memory_history`)
+	histAtStart := e.Count(t, `SELECT count(*) FROM memory_history`)
 	forget(t, e, a)
 	histAtStart++
 
 	// Completed jobs: 14 days.
 	// Links and vectors of memories that are gone entirely go at once.
-	e.clock.Advance(14*day - time.Hour)
+	e.Clock.Advance(14*day - time.Hour)
 	if rep := sweep(t, e); rep.Total() != 2 || rep.GraphLinks != 1 || rep.Embeddings != 1 || rep.GraphEntities != 0 {
 		t.Fatalf("sweep before any window removed %+v", rep)
 	}
-	e.clock.Advance(2 * time.Hour)
+	e.Clock.Advance(2 * time.Hour)
 	rep := sweep(t, e)
 	if rep.CompletedJobs != 2 || rep.Total() != 2 {
 		t.Fatalf("sweep at 14 d: %+v", rep)
@@ -111,60 +111,60 @@ func TestRetentionSweepWindowsAndOrder(t *testing.T) {
 	forget(t, e, c) // deleted at 14 d + 1 h: recoverable until 44 d
 
 	// Tombstones and dead jobs: 30 days. Graph links go first.
-	e.clock.Advance(16*day - 2*time.Hour) // 30 d − 1 h
+	e.Clock.Advance(16*day - 2*time.Hour) // 30 d − 1 h
 	if rep := sweep(t, e); rep.Total() != 0 {
 		t.Fatalf("sweep at 30 d − 1 h removed %s", rep)
 	}
-	e.clock.Advance(2 * time.Hour)
+	e.Clock.Advance(2 * time.Hour)
 	rep = sweep(t, e)
 	if rep.Tombstones != 1 || rep.DeadJobs != 1 || rep.GraphMemories != 1 || rep.GraphLinks != 2 ||
 		rep.GraphEntities != 1 || rep.GraphRelations != 1 || rep.Embeddings != 1 || rep.History != 0 {
 		t.Fatalf("sweep at 30 d + 1 h: %+v", rep)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memories WHERE id = ?`, a); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE id = ?`, a); n != 0 {
 		t.Fatal("tombstone a not purged")
 	}
-	if n := e.count(t, `SELECT count(*) FROM memories WHERE id IN (?, ?)`, b, c); n != 2 {
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE id IN (?, ?)`, b, c); n != 2 {
 		t.Fatal("live or recoverable memory purged")
 	}
 	// The graph: billing service had only a; it is gone with its relation.
 	// postgresql keeps b's link and is decremented by a's and the gone one.
-	if n := e.count(t, `SELECT count(*) FROM entities WHERE canonical_name = 'billing service'`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM entities WHERE canonical_name = 'billing service'`); n != 0 {
 		t.Fatal("orphaned entity kept")
 	}
-	if n := e.count(t, `SELECT count(*) FROM relations`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM relations`); n != 0 {
 		t.Fatal("relation of an orphaned entity kept")
 	}
-	if n := e.count(t, `SELECT mentions FROM entities WHERE canonical_name = 'postgresql'`); n != 1 {
+	if n := e.Count(t, `SELECT mentions FROM entities WHERE canonical_name = 'postgresql'`); n != 1 {
 		t.Fatalf("postgresql mentions after = %d, want 1", n)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_entity_mentions mm WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = mm.memory_id)`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = mm.memory_id)`); n != 0 {
 		t.Fatalf("%d links to missing memories", n)
 	}
-	if n := e.count(t, `SELECT count(*) FROM embeddings WHERE content_hash IN (?, ?)`, hashOf(t, e, b), hashOf(t, e, c)); n != 2 {
+	if n := e.Count(t, `SELECT count(*) FROM embeddings WHERE content_hash IN (?, ?)`, hashOf(t, e, b), hashOf(t, e, c)); n != 2 {
 		t.Fatal("vector of a live or recoverable memory deleted")
 	}
 	// The index forgot a: its word matches nothing, b still matches.
 	assertFTS(t, e)
-	if n := e.count(t, `SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'zebrafish'`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'zebrafish'`); n != 0 {
 		t.Fatalf("purged memory still in the index (%d)", n)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'replicas'`); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'replicas'`); n != 1 {
 		t.Fatalf("live memory missing from the index (%d)", n)
 	}
 
 	// History: 180 days, from each event's own time.
-	e.clock.Advance(150*day - 2*time.Hour) // 180 d − 1 h
+	e.Clock.Advance(150*day - 2*time.Hour) // 180 d − 1 h
 	// c (deleted at 14 d + 1 h) is past its window now, vector included.
 	if rep := sweep(t, e); rep.History != 0 || rep.Tombstones != 1 || rep.Embeddings != 1 {
 		t.Fatalf("sweep at 180 d − 1 h: %+v", rep)
 	}
-	e.clock.Advance(2 * time.Hour)
+	e.Clock.Advance(2 * time.Hour)
 	rep = sweep(t, e)
 	if rep.History != int64(histAtStart) {
 		t.Fatalf("history purged %d, want the %d events of day 0", rep.History, histAtStart)
 	}
-	if n := e.count(t, `SELECT count(*) FROM memory_history WHERE memory_id = ? AND event = 'deleted'`, c); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE memory_id = ? AND event = 'deleted'`, c); n != 1 {
 		t.Fatal("a younger history event was purged")
 	}
 	assertFTS(t, e)
@@ -174,11 +174,11 @@ func TestRetentionSweepWindowsAndOrder(t *testing.T) {
 }
 
 func TestRetentionSweepBatchesAndCap(t *testing.T) {
-	e := newStoreEnv(t, noEmbed, func(c *config.Config) { c.Retention.BatchSize = 2; c.Retention.MaxBatches = 2 })
+	e := NewStoreEnv(t, noEmbed, func(c *config.Config) { c.Retention.BatchSize = 2; c.Retention.MaxBatches = 2 })
 	for _, s := range []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"} {
-		forget(t, e, e.mustID(t, "The "+s+" service handles one part of the billing flow."))
+		forget(t, e, e.MustID(t, "The "+s+" service handles one part of the billing flow."))
 	}
-	e.clock.Advance(31 * day)
+	e.Clock.Advance(31 * day)
 	rep := sweep(t, e)
 	if rep.Tombstones != 4 || !rep.Capped {
 		t.Fatalf("capped sweep = %+v, want 4 tombstones (2 batches of 2) and capped", rep)
@@ -188,7 +188,7 @@ func TestRetentionSweepBatchesAndCap(t *testing.T) {
 		t.Fatalf("next sweep = %+v, want the other 3", rep)
 	}
 	assertFTS(t, e)
-	if n := e.count(t, `SELECT count(*) FROM memories`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM memories`); n != 0 {
 		t.Fatalf("%d rows left", n)
 	}
 }
