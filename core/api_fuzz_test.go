@@ -34,17 +34,6 @@ func checkAnswer(t *testing.T, r *Resp, input []byte) {
 	}
 }
 
-// LiveState counts what a request may change, cheaply.
-func (e *Env) LiveState(t testing.TB) (live, deleted, history int) {
-	t.Helper()
-	err := e.RO.QueryRow(`SELECT COALESCE(SUM(is_deleted = 0), 0), COALESCE(SUM(is_deleted = 1), 0),
-		(SELECT count(*) FROM memory_history) FROM memories`).Scan(&live, &deleted, &history)
-	if err != nil {
-		t.Fatalf("live state: %v", err)
-	}
-	return
-}
-
 func FuzzRememberBody(f *testing.F) {
 	e := NewStoreEnv(f)
 	f.Fuzz(func(t *testing.T, body []byte) {

@@ -3,7 +3,6 @@ package core_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,31 +13,6 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 )
-
-func AuthMode(mode string) func(*config.Config) {
-	return func(c *config.Config) { c.Auth.Mode = mode }
-}
-
-// Secret returns the env's signing Secret (created on first use).
-func (e *Env) Secret(tb testing.TB) []byte {
-	tb.Helper()
-	s, err := auth.LoadOrCreateSecret(filepath.Join(filepath.Dir(e.DB.Path()), "auth-secret"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s
-}
-
-func (e *Env) Token(tb testing.TB, role, project string) string {
-	tb.Helper()
-	t, err := auth.SignToken(e.Secret(tb), auth.NewClaims(role, auth.TokenScope{Project: project}, time.Hour, e.Clock.Now()))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return t
-}
-
-func Bearer(tok string) http.Header { return Hdr("Authorization", "Bearer "+tok) }
 
 func TestAuthTeamMode(t *testing.T) {
 	e := NewStoreEnv(t, AuthMode("team"))
@@ -136,17 +110,6 @@ func TestAuthPermissionMatrix(t *testing.T) {
 		t.Fatalf("whoami: %s", w)
 	}
 	e.Do(t, "POST", "/api/auth/token", map[string]any{"role": "god"}, Bearer(e.Token(t, "admin", ""))).WantErr(t, 400, core.CodeInvalidRequest)
-}
-
-// MustIDAs remembers content as an admin of a non-local env.
-func (e *Env) MustIDAs(tb testing.TB, content string, extra ...any) string {
-	tb.Helper()
-	body := map[string]any{"content": content}
-	for i := 0; i+1 < len(extra); i += 2 {
-		body[extra[i].(string)] = extra[i+1]
-	}
-	r := e.Do(tb, "POST", "/api/memory/remember", body, Bearer(e.Token(tb, "admin", ""))).Want(tb, 200)
-	return r.Str("id")
 }
 
 func TestAuthScope(t *testing.T) {

@@ -24,8 +24,6 @@ import (
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
-func NoPipeline(c *config.Config) { c.Pipeline.Enabled = false; c.Embedding.Provider = "none" }
-
 func diag(t *testing.T, svc *core.Service) *core.DiagnosticsReport {
 	t.Helper()
 	r, err := svc.ComputeDiagnostics(context.Background())
@@ -57,27 +55,6 @@ func wantDomain(t *testing.T, r *core.DiagnosticsReport, domain string, score fl
 	if math.Abs(d.Score-score) > 1e-9 || d.Status != status {
 		t.Fatalf("%s = %.3f %s, want %.3f %s; signals %+v", domain, d.Score, d.Status, score, status, d.Signals)
 	}
-}
-
-func (e *Env) Exec(t *testing.T, query string, args ...any) {
-	t.Helper()
-	err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
-		_, err := tx.ExecContext(context.Background(), query, args...)
-		return err
-	})
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-}
-
-func (e *Env) Job(t *testing.T, status string, created, updated time.Time, leased *time.Time) {
-	t.Helper()
-	var l any
-	if leased != nil {
-		l = storage.FormatTime(*leased)
-	}
-	e.Exec(t, `INSERT INTO memory_jobs (id, job_type, status, created_at, updated_at, leased_at) VALUES (?, 'extract', ?, ?, ?, ?)`,
-		core.NewID(), status, storage.FormatTime(created), storage.FormatTime(updated), l)
 }
 
 func TestDiagnosticsHealthyWhenEmpty(t *testing.T) {

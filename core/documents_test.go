@@ -272,15 +272,6 @@ func TestDocumentURLFetchesHTML(t *testing.T) {
 	}
 }
 
-func (e *Env) SvcChunkID(tb testing.TB, docID string) string {
-	tb.Helper()
-	var id string
-	if err := e.RO.QueryRow(`SELECT memory_id FROM document_memories WHERE document_id = ? ORDER BY chunk_index LIMIT 1`, docID).Scan(&id); err != nil {
-		tb.Fatal(err)
-	}
-	return id
-}
-
 // lyingServer answers every request with a declared Content-Length of
 // 100 bytes while streaming size bytes in chunked encoding.
 func lyingServer(t *testing.T, size int) string {

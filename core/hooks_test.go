@@ -22,16 +22,6 @@ const (
 	projB = "/work/beta"
 )
 
-func (e *Env) Mem(tb testing.TB, content string, extra map[string]any) string {
-	tb.Helper()
-	b := map[string]any{"content": content}
-	for k, v := range extra {
-		b[k] = v
-	}
-	r := e.Post(tb, "/api/memory/remember", b).Want(tb, 200)
-	return r.Str("id")
-}
-
 func TestHooksRequireHarness(t *testing.T) {
 	e := NewEnv(t)
 	for _, ep := range []string{"session-start", "user-prompt-submit", "session-end", "remember", "recall", "pre-compaction", "compaction-complete"} {
@@ -160,14 +150,6 @@ func TestHookUserPromptScopeGateBudgetDedup(t *testing.T) {
 			t.Fatalf("gate %.1f: %s", tc.gate, r)
 		}
 	}
-}
-
-func (r *Resp) List2(tb testing.TB, key string) []any {
-	arr, ok := r.JSON[key].([]any)
-	if !ok {
-		tb.Fatalf("%q is not an array: %s", key, r)
-	}
-	return arr
 }
 
 func TestHookSessionEndTranscripts(t *testing.T) {

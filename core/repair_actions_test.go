@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core/httpapi"
-
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -67,16 +65,6 @@ func (h *hashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 }
 func (h *hashEmbedder) Model() string   { return h.model }
 func (h *hashEmbedder) Dimensions() int { return h.dim }
-
-// WithEmbedder rebuilds e's service over the same store with emb.
-func (e *Env) WithEmbedder(emb core.Embedder, mods ...func(*config.Config)) {
-	cfg := e.Svc.Config()
-	for _, m := range mods {
-		m(&cfg)
-	}
-	e.Svc = core.NewService(e.DB, cfg, core.ServiceOptions{Now: e.Clock.Now, Embedder: emb})
-	e.H = httpapi.NewAPI(e.Svc, "test", "127.0.0.1:0").Handler()
-}
 
 func repair(t *testing.T, e *Env, action string, actor core.Actor, opts core.RepairOptions) *core.RepairResult {
 	t.Helper()
