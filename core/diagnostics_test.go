@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
+
 	"github.com/cairnmem/cairn/core/analytics"
 
 	"github.com/cairnmem/cairn/core/extract"
@@ -59,7 +61,7 @@ func wantDomain(t *testing.T, r *core.DiagnosticsReport, domain string, score fl
 
 func TestDiagnosticsHealthyWhenEmpty(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, NoPipeline)
+	e := apitest.NewEnv(t, apitest.NoPipeline)
 	r := diag(t, e.Svc)
 	if r.Composite.Score != 1 || r.Composite.Status != core.StatusHealthy {
 		t.Fatalf("composite %+v", r.Composite)
@@ -85,7 +87,7 @@ func TestDiagnosticsHealthyWhenEmpty(t *testing.T) {
 
 func TestDiagnosticsQueueThresholds(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, NoPipeline)
+	e := apitest.NewEnv(t, apitest.NoPipeline)
 	now := e.Clock.Now()
 	for range core.QueuePendingMax {
 		e.Job(t, "pending", now, now, nil)
@@ -142,7 +144,7 @@ func TestDiagnosticsQueueThresholds(t *testing.T) {
 
 func TestDiagnosticsStorageAndCounts(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, NoPipeline)
+	e := apitest.NewEnv(t, apitest.NoPipeline)
 	var ids []string
 	for i := range 10 {
 		ids = append(ids, e.MustID(t, fmt.Sprintf("storage memory number %d", i)))
@@ -178,7 +180,7 @@ func TestDiagnosticsStorageAndCounts(t *testing.T) {
 
 func TestDiagnosticsIndexFTSMismatch(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, NoPipeline)
+	e := apitest.NewEnv(t, apitest.NoPipeline)
 	for i := range 10 {
 		e.MustID(t, fmt.Sprintf("indexed memory number %d", i))
 	}
@@ -209,7 +211,7 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	clock := &Clock{t: ClockStart}
+	clock := apitest.NewClock(apitest.ClockStart)
 	cfg := config.DefaultConfig()
 	cfg.Pipeline.Enabled = false
 	svc := core.NewService(db, cfg, core.ServiceOptions{Now: clock.Now, Embedder: fixedEmbedder{}})
@@ -263,7 +265,7 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 
 func TestDiagnosticsProviderRingAndAvailability(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	an := e.Svc.Analytics()
 	if h := an.ProviderHealth(); h.Ratio != 1 || h.Samples != 0 {
 		t.Fatalf("no data: %+v", h)
@@ -311,7 +313,7 @@ func (silentLLM) Name() string { return "silent/test" }
 
 func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
 	w := &workers.PipelineWorker{Svc: e.Svc, LLM: silentLLM{}}
 	ctx := context.Background()
 	step := func() {
@@ -365,7 +367,7 @@ func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 
 func TestDiagnosticsMutationAndFreeze(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, NoPipeline)
+	e := apitest.NewEnv(t, apitest.NoPipeline)
 	now := e.Clock.Now()
 	add := func(at time.Time) {
 		e.Exec(t, `INSERT INTO memory_history (id, memory_id, event, changed_by, created_at) VALUES (?, 'm', 'recovered', 'test', ?)`,
@@ -384,7 +386,7 @@ func TestDiagnosticsMutationAndFreeze(t *testing.T) {
 
 func TestDiagnosticsConnectorDocuments(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, NoPipeline)
+	e := apitest.NewEnv(t, apitest.NoPipeline)
 	now := e.Clock.Now()
 	doc := func(status, errMsg string, at time.Time) {
 		e.Exec(t, `INSERT INTO documents (id, source_type, status, error, created_at, updated_at) VALUES (?, 'text', ?, ?, ?, ?)`, core.NewID(), status, errMsg, storage.FormatTime(at), storage.FormatTime(at))
@@ -410,7 +412,7 @@ func TestDiagnosticsConnectorDocuments(t *testing.T) {
 
 func TestDiagnosticsCacheAndSingleFlight(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, NoPipeline)
+	e := apitest.NewEnv(t, apitest.NoPipeline)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	reps := make([]*core.DiagnosticsReport, 16)
@@ -455,7 +457,7 @@ func TestDiagnosticsCacheAndSingleFlight(t *testing.T) {
 
 func TestDiagnosticsAPI(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, NoPipeline)
+	e := apitest.NewEnv(t, apitest.NoPipeline)
 	r := e.Get(t, "/api/diagnostics").Want(t, http.StatusOK)
 	if comp, _ := r.JSON["composite"].(map[string]any); comp["status"] != "healthy" {
 		t.Fatalf("composite %s", r)

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
+
 	"github.com/cairnmem/cairn/core/fetch"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -29,7 +31,7 @@ func docText(n int, tag string) string {
 }
 
 // runDocJobs runs the document worker's Step until no job is due.
-func runDocJobs(tb testing.TB, e *Env) {
+func runDocJobs(tb testing.TB, e *apitest.Env) {
 	tb.Helper()
 	w := &workers.DocumentWorker{Svc: e.Svc}
 	for i := 0; i < 20; i++ {
@@ -46,7 +48,7 @@ func runDocJobs(tb testing.TB, e *Env) {
 
 func allowPrivate(c *config.Config) { c.Documents.AllowPrivateFetch = true }
 
-func createDoc(tb testing.TB, e *Env, body map[string]any) string {
+func createDoc(tb testing.TB, e *apitest.Env, body map[string]any) string {
 	tb.Helper()
 	r := e.Post(tb, "/api/documents", body).Want(tb, http.StatusCreated)
 	if r.Str("status") != "queued" || r.Str("id") == "" || r.Str("jobId") == "" {
@@ -55,7 +57,7 @@ func createDoc(tb testing.TB, e *Env, body map[string]any) string {
 	return r.Str("id")
 }
 
-func chunkContents(tb testing.TB, e *Env, id string) ([]string, []string) {
+func chunkContents(tb testing.TB, e *apitest.Env, id string) ([]string, []string) {
 	tb.Helper()
 	r := e.Get(tb, "/api/documents/"+id+"/chunks").Want(tb, http.StatusOK)
 	cs := r.List(tb, "chunks")
@@ -73,7 +75,7 @@ func chunkContents(tb testing.TB, e *Env, id string) ([]string, []string) {
 	return contents, ids
 }
 
-func recallIDs(tb testing.TB, e *Env, query string) []string {
+func recallIDs(tb testing.TB, e *apitest.Env, query string) []string {
 	tb.Helper()
 	var ids []string
 	for _, h := range e.Post(tb, "/api/memory/recall", map[string]any{"query": query}).Want(tb, http.StatusOK).List(tb, "results") {
@@ -84,7 +86,7 @@ func recallIDs(tb testing.TB, e *Env, query string) []string {
 
 func TestDocumentTextRoundTrip(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	text := docText(4500, "alpha")
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": text, "title": "Ops Guide",
 		"metadata": map[string]any{"team": "infra", "n": 1}})
@@ -175,7 +177,7 @@ func containsStr(list []string, s string) bool {
 
 func TestDocumentBadInputNamesTheField(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	for _, tc := range []struct {
 		body       any
 		field, msg string
@@ -219,7 +221,7 @@ func TestDocumentBadInputNamesTheField(t *testing.T) {
 	e.Do(t, "DELETE", "/api/documents/"+id, nil, nil).WantInvalid(t, "reason", "reason is required")
 	e.Do(t, "DELETE", "/api/documents/"+id, map[string]any{"reason": 1}, nil).WantInvalid(t, "reason", "reason must be a string")
 	// Too large: the content limit, in bytes.
-	small := NewEnv(t, func(c *config.Config) { c.Documents.MaxContentBytes = 1024 })
+	small := apitest.NewEnv(t, func(c *config.Config) { c.Documents.MaxContentBytes = 1024 })
 	small.Post(t, "/api/documents", map[string]any{"source_type": "text", "content": strings.Repeat("a", 1025)}).WantErr(t, 413, core.CodeTooLarge)
 }
 
@@ -236,7 +238,7 @@ func page(t *testing.T, routes map[string]http.HandlerFunc) *httptest.Server {
 
 func TestDocumentURLFetchesHTML(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, allowPrivate)
+	e := apitest.NewEnv(t, allowPrivate)
 	srv := page(t, map[string]http.HandlerFunc{
 		"/start": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/guide", http.StatusFound) },
 		"/guide": func(w http.ResponseWriter, r *http.Request) {
@@ -298,7 +300,7 @@ func lyingServer(t *testing.T, size int) string {
 func TestDocumentURLFailures(t *testing.T) {
 	t.Parallel()
 	const max = 8 << 10
-	e := NewEnv(t, allowPrivate, func(c *config.Config) { c.Documents.MaxContentBytes = max })
+	e := apitest.NewEnv(t, allowPrivate, func(c *config.Config) { c.Documents.MaxContentBytes = max })
 	srv := page(t, map[string]http.HandlerFunc{
 		"/a": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/b", http.StatusFound) },
 		"/b": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/a", http.StatusFound) },
@@ -349,7 +351,7 @@ func TestDocumentURLFailures(t *testing.T) {
 
 func TestDocumentRetryableFetchFailureRetriesThenFails(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, allowPrivate)
+	e := apitest.NewEnv(t, allowPrivate)
 	srv := page(t, map[string]http.HandlerFunc{"/down": func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "maintenance", http.StatusServiceUnavailable)
 	}})
@@ -387,13 +389,13 @@ func TestDocumentFetchRefusesLoopbackByDefault(t *testing.T) {
 	if err != nil || res.Content != "secret" {
 		t.Fatalf("fetch with allow_private_fetch: %v %+v", err, res)
 	}
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	e.Post(t, "/api/documents", map[string]any{"source_type": "url", "url": srv.URL + "/"}).WantInvalid(t, "url", "loopback")
 }
 
 func TestDocumentDedupByURL(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, allowPrivate)
+	e := apitest.NewEnv(t, allowPrivate)
 	srv := page(t, map[string]http.HandlerFunc{"/doc": func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, "The release train leaves every Tuesday at noon.")
@@ -419,7 +421,7 @@ func TestDocumentDedupByURL(t *testing.T) {
 
 func TestDocumentDeleteRemovesChunksFromRecall(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": docText(3000, "beta"), "title": "Beta"})
 	// An unrelated memory whose content equals nothing in the document.
 	e.Post(t, "/api/memory/remember", map[string]any{"content": "tokenbeta5 is also a user note"}).Want(t, 200)
@@ -458,7 +460,7 @@ func TestDocumentDeleteRemovesChunksFromRecall(t *testing.T) {
 // A chunk shared by two documents (same text) stays while either lives.
 func TestDocumentSharedChunkSurvivesOneDelete(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	text := "Shared paragraph about the incident review process and its owners."
 	a := createDoc(t, e, map[string]any{"source_type": "text", "content": text})
 	b := createDoc(t, e, map[string]any{"source_type": "text", "content": text})
@@ -481,7 +483,7 @@ func TestDocumentSharedChunkSurvivesOneDelete(t *testing.T) {
 // is written twice.
 func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, func(c *config.Config) { c.Documents.ChunkSize, c.Documents.ChunkOverlap = 200, 20 })
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Documents.ChunkSize, c.Documents.ChunkOverlap = 200, 20 })
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": docText(16000, "gamma")})
 	ctx := context.Background()
 	job, err := e.Svc.LeaseJob(ctx, "crashing-worker", core.JobDocumentIngest)
@@ -524,7 +526,7 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 // extract jobs, the document worker only document jobs.
 func TestDocumentJobsAreLeasedOnlyByTheDocumentWorker(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	createDoc(t, e, map[string]any{"source_type": "text", "content": "A queued document."})
 	ctx := context.Background()
 	if j, err := e.Svc.LeaseJob(ctx, "x", core.JobExtract); err != nil || j != nil {
@@ -546,7 +548,7 @@ func TestDocumentJobsAreLeasedOnlyByTheDocumentWorker(t *testing.T) {
 // A deleted document's pending job is completed without writing anything.
 func TestDocumentDeletedBeforeIngest(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": "To be deleted before the worker runs."})
 	if r := e.Do(t, "DELETE", "/api/documents/"+id+"?reason=oops", nil, nil).Want(t, 200); r.Num("memoriesRemoved") != 0 {
 		t.Fatalf("delete: %s", r)
@@ -564,7 +566,7 @@ func TestDocumentDeletedBeforeIngest(t *testing.T) {
 }
 
 func BenchmarkDocumentIngest(b *testing.B) {
-	e := NewStoreEnv(b)
+	e := apitest.NewStoreEnv(b)
 	ctx := context.Background()
 	b.SetBytes(200 << 10)
 	for i := 0; b.Loop(); i++ {

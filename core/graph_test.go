@@ -7,16 +7,14 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/internal/apitest"
 
-	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core"
 )
 
-func noEmbed(c *config.Config) { c.Embedding.Provider = "none" }
-
-func persist(t *testing.T, e *Env, memID string, res extract.ExtractionResult) core.GraphStats {
+func persist(t *testing.T, e *apitest.Env, memID string, res extract.ExtractionResult) core.GraphStats {
 	t.Helper()
 	st, err := e.Svc.PersistGraph(context.Background(), memID, res)
 	if err != nil {
@@ -26,7 +24,7 @@ func persist(t *testing.T, e *Env, memID string, res extract.ExtractionResult) c
 }
 
 func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed)
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	a := e.MustID(t, "first memory about the billing service")
 	b := e.MustID(t, "second memory about the billing service")
 	st := persist(t, e, a, extract.ExtractionResult{
@@ -82,7 +80,7 @@ func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
 }
 
 func TestGraphPersistIdempotent(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed)
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	a := e.MustID(t, "the billing service uses postgresql")
 	res := extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "billing service", Relationship: "uses", Target: "postgresql", Confidence: 0.8},
@@ -104,7 +102,7 @@ func TestGraphPersistIdempotent(t *testing.T) {
 	}
 }
 
-func recallParts(t *testing.T, e *Env, q string) map[string]*core.RecallHit {
+func recallParts(t *testing.T, e *apitest.Env, q string) map[string]*core.RecallHit {
 	t.Helper()
 	res, err := e.Svc.Recall(context.Background(), core.RecallInput{Query: q, Explain: true, NoTracking: true, Limit: 20})
 	if err != nil {
@@ -118,7 +116,7 @@ func recallParts(t *testing.T, e *Env, q string) map[string]*core.RecallHit {
 }
 
 func TestGraphBoostLiftsLinkedMemory(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed)
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	e.MustID(t, "deploy script deploy script deploy script") // the best keyword hit, so the others score below 1
 	a := e.MustID(t, "the deploy script for alpha")
 	b := e.MustID(t, "the deploy script for bravo")
@@ -154,7 +152,7 @@ func TestGraphBoostLiftsLinkedMemory(t *testing.T) {
 }
 
 func TestGraphHubDampening(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed)
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	hub := e.MustID(t, "zebra notes on the hub topic")
 	plain := e.MustID(t, "zebra notes on a niche topic")
 	persist(t, e, hub, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Popular Thing"}}})
@@ -187,7 +185,7 @@ func TestGraphHubDampening(t *testing.T) {
 }
 
 func TestPipelinePersistsGraph(t *testing.T) {
-	e := NewEnv(t, noEmbed)
+	e := apitest.NewEnv(t, apitest.NoEmbed)
 	src := e.MustID(t, "The API server uses Redis for session caching and rate limiting in production. We decided to keep it that way.")
 	res := runOneJob(t, e)
 	if res.Graph == nil || res.Graph.Error != "" || res.Graph.Entities == 0 || res.Graph.Mentions == 0 {

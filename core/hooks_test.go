@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
+
 	"github.com/cairnmem/cairn/core/httpapi"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -23,7 +25,7 @@ const (
 )
 
 func TestHooksRequireHarness(t *testing.T) {
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	for _, ep := range []string{"session-start", "user-prompt-submit", "session-end", "remember", "recall", "pre-compaction", "compaction-complete"} {
 		e.Post(t, "/api/hooks/"+ep, map[string]any{"project": projA, "prompt": "x", "content": "x", "query": "x", "summary": "x"}).
 			WantInvalid(t, "harness", "harness is required")
@@ -39,7 +41,7 @@ func TestHookSessionStartScopeBudgetPinnedIdentity(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("Use tabs. "+strings.Repeat("agent rule ", 3000)), 0o600)
 	os.WriteFile(filepath.Join(dir, "USER.md"), []byte("The user is Ada."), 0o600)
-	e := NewEnv(t, func(c *config.Config) { c.Hooks.IdentityDir = dir })
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Hooks.IdentityDir = dir })
 
 	pinnedOld := e.Mem(t, "alpha pinned rule: never force-push main", map[string]any{"project": projA, "pinned": true})
 	e.Clock.Advance(400 * 24 * 3600e9) // far older than the newest-N window would keep
@@ -82,7 +84,7 @@ func TestHookSessionStartScopeBudgetPinnedIdentity(t *testing.T) {
 	}
 
 	// A smaller cap is honoured whatever the identity files hold.
-	e2 := NewEnv(t, func(c *config.Config) { c.Hooks.IdentityDir = dir; c.Hooks.MaxInjectChars = 1000 })
+	e2 := apitest.NewEnv(t, func(c *config.Config) { c.Hooks.IdentityDir = dir; c.Hooks.MaxInjectChars = 1000 })
 	e2.Mem(t, "alpha one", map[string]any{"project": projA})
 	inj := e2.Post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "project": projA}).Want(t, 200).Str("inject")
 	if n := len([]rune(inj)); n > 1000 || !strings.Contains(inj, "alpha one") {
@@ -91,13 +93,13 @@ func TestHookSessionStartScopeBudgetPinnedIdentity(t *testing.T) {
 }
 
 func TestHookUserPromptScopeGateBudgetDedup(t *testing.T) {
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	a1 := e.Mem(t, "deploys go through the blue green pipeline on friday", map[string]any{"project": projA})
 	e.Mem(t, "deploys for beta use the canary pipeline", map[string]any{"project": projB})
 	for i := range 8 {
 		e.Mem(t, fmt.Sprintf("pipeline note %d: deploys are logged in the release channel", i), map[string]any{"project": projA})
 	}
-	ask := func(key string) *Resp {
+	ask := func(key string) *apitest.Resp {
 		return e.Post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "cwd": projA,
 			"session_id": key, "prompt": "how do deploys through the pipeline work?", "hook_event_name": "UserPromptSubmit", "permission_mode": "default"}).Want(t, 200)
 	}
@@ -142,7 +144,7 @@ func TestHookUserPromptScopeGateBudgetDedup(t *testing.T) {
 		gate   float64
 		inject bool
 	}{{0.6, false}, {0.4, true}} {
-		g := NewEnv(t, func(c *config.Config) { c.Hooks.PromptMinScore = tc.gate })
+		g := apitest.NewEnv(t, func(c *config.Config) { c.Hooks.PromptMinScore = tc.gate })
 		g.Mem(t, "deploys go through the blue green pipeline", map[string]any{"project": projA, "importance": 0.1})
 		r = g.Post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "project": projA,
 			"userMessage": "deploys pipeline kubernetes helm"}).Want(t, 200)
@@ -153,7 +155,7 @@ func TestHookUserPromptScopeGateBudgetDedup(t *testing.T) {
 }
 
 func TestHookSessionEndTranscripts(t *testing.T) {
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	cc := strings.Join([]string{
 		`{"type":"summary","summary":"x"}`,
 		`{"type":"user","isMeta":true,"message":{"role":"user","content":"<command-name>/clear</command-name>"}}`,
@@ -214,7 +216,7 @@ func TestHookSessionEndTranscripts(t *testing.T) {
 }
 
 func TestHookWritesFrozen(t *testing.T) {
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	e.Mem(t, "alpha deploy rule", map[string]any{"project": projA})
 	e.Svc.SetMutationsFrozen(true)
 	for _, ep := range []string{"remember", "session-end", "compaction-complete"} {
@@ -228,7 +230,7 @@ func TestHookWritesFrozen(t *testing.T) {
 }
 
 func TestHookRememberRecallCompaction(t *testing.T) {
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	r := e.Post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": "the staging db is on port 5433, password=hunter2hunter2",
 		"cwd": projA, "sessionKey": "s9", "idempotencyKey": "k1"}).Want(t, 200)
 	id := r.Str("id")
@@ -270,7 +272,7 @@ func TestHookRememberRecallCompaction(t *testing.T) {
 }
 
 func TestIngestSpoolOnce(t *testing.T) {
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	dir := t.TempDir()
 	body, _ := json.Marshal(map[string]any{"harness": "claude-code", "content": "spooled fact about the release train", "cwd": projA, "idempotency_key": "spool-1"})
 	if _, err := httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "remember", Body: body}); err != nil {
@@ -312,7 +314,7 @@ func TestIngestSpoolOnce(t *testing.T) {
 // never injected twice within the dedup window, and the session counts
 // every prompt.
 func TestHookPromptBurst(t *testing.T) {
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	for i := 0; i < 30; i++ {
 		e.Mem(t, fmt.Sprintf("deploy note %d: the pipeline for service %d runs on fridays", i, i), map[string]any{"project": projA})
 	}
@@ -343,7 +345,7 @@ func TestHookPromptBurst(t *testing.T) {
 
 // Recall with expand joins the transcript of each result's session.
 func TestRecallExpandJoinsTranscript(t *testing.T) {
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	e.Post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": "the flaky test was the clock in the scheduler",
 		"project": projA, "session_id": "s-expand"}).Want(t, 200)
 	e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-expand",

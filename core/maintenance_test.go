@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -14,7 +16,7 @@ import (
 )
 
 func autonomous(c *config.Config) {
-	NoPipeline(c)
+	apitest.NoPipeline(c)
 	c.Maintenance.AutonomousEnabled = true
 }
 
@@ -27,7 +29,7 @@ func recActions(recs []core.Recommendation) []string {
 }
 
 func TestMaintenanceHealthyStoreRecommendsNothing(t *testing.T) {
-	e := NewEnv(t, autonomous)
+	e := apitest.NewEnv(t, autonomous)
 	e.MustID(t, "The deploy pipeline publishes container images to the internal registry.")
 	run, err := e.Svc.RunMaintenance(context.Background(), "execute", core.MaintenanceActor)
 	if err != nil || len(run.Recommendations) != 0 || len(run.Steps) != 0 {
@@ -44,7 +46,7 @@ func TestMaintenanceHealthyStoreRecommendsNothing(t *testing.T) {
 // once they expire, a pass (halted actions are skipped) does nothing, but
 // an operator's sweep frees the rows and the next recommendation is gone.
 func TestMaintenanceObserveExecuteAndHalt(t *testing.T) {
-	e := NewEnv(t, autonomous)
+	e := apitest.NewEnv(t, autonomous)
 	ctx := context.Background()
 	for i := range 10 {
 		id := e.MustID(t, fmt.Sprintf("Note %d about the billing service and its invoices in region %d.", i, i))
@@ -90,7 +92,7 @@ func TestMaintenanceObserveExecuteAndHalt(t *testing.T) {
 }
 
 func TestMaintenanceExecuteImprovesAndRespectsTheGate(t *testing.T) {
-	e := NewEnv(t, NoPipeline) // autonomy off
+	e := apitest.NewEnv(t, apitest.NoPipeline) // autonomy off
 	ctx := context.Background()
 	for i := range 10 {
 		e.MustID(t, fmt.Sprintf("Job source %d about the deploy schedule for region %d.", i, i))
@@ -112,7 +114,7 @@ func TestMaintenanceExecuteImprovesAndRespectsTheGate(t *testing.T) {
 }
 
 func TestMaintenanceSingleFlightAndAPI(t *testing.T) {
-	e := NewEnv(t, autonomous)
+	e := apitest.NewEnv(t, autonomous)
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
+
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -78,9 +80,9 @@ const (
 
 // decideEnv stores the target memory (its own extract job retired) and a
 // source memory whose extraction yields newFact; it returns the target id.
-func decideEnv(t *testing.T, mods ...func(*config.Config)) (*Env, string) {
+func decideEnv(t *testing.T, mods ...func(*config.Config)) (*apitest.Env, string) {
 	t.Helper()
-	e := NewEnv(t, append([]func(*config.Config){func(c *config.Config) { c.Embedding.Provider = "none" }}, mods...)...)
+	e := apitest.NewEnv(t, append([]func(*config.Config){func(c *config.Config) { c.Embedding.Provider = "none" }}, mods...)...)
 	target := e.MustID(t, oldFact)
 	if err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
 		_, err := tx.ExecContext(context.Background(), `UPDATE memory_jobs SET status = 'completed' WHERE memory_id = ?`, target)
@@ -102,7 +104,7 @@ func updateTo(target string) func(extract.Fact, []extract.Candidate) string {
 	}
 }
 
-func runScripted(t *testing.T, e *Env, m extract.LLM) *core.ExtractJobResult {
+func runScripted(t *testing.T, e *apitest.Env, m extract.LLM) *core.ExtractJobResult {
 	t.Helper()
 	job, err := e.Svc.LeaseJob(context.Background(), "test", core.JobExtract)
 	if err != nil || job == nil {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
+
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -17,7 +19,7 @@ import (
 // extracts its facts (never the blocks cairn injected) into reviewable
 // proposals whose source is the session.
 func TestSessionExtractJob(t *testing.T) {
-	e := NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
 	ctx := context.Background()
 	lines := []string{
 		`{"type":"user","message":{"role":"user","content":"We decided to use PostgreSQL for the billing service because it supports row level locking.\n[cairn:recall | query=\"x\" | results=1]\n- The old cache server Memcachier must never come back\n[/cairn:recall]"}}`,
@@ -89,7 +91,7 @@ func (failingModel) Generate(context.Context, string, extract.GenerateOptions) (
 // In controlled-write mode a session's facts are written at once, each
 // linked to the entities it names.
 func TestSessionExtractControlledWrite(t *testing.T) {
-	e := NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none"; c.Pipeline.ShadowMode = false })
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none"; c.Pipeline.ShadowMode = false })
 	ctx := context.Background()
 	e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-7", "cwd": projA,
 		"transcript": `{"type":"user","message":{"role":"user","content":"We decided to use PostgreSQL for the billing service because it supports row level locking. The deploy pipeline publishes container images to the internal Harbor registry every Tuesday. The on-call rotation for the payments team changes every Monday at noon."}}`}).Want(t, 200)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -11,7 +13,7 @@ import (
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
-func runOneJob(t *testing.T, e *Env) *core.ExtractJobResult {
+func runOneJob(t *testing.T, e *apitest.Env) *core.ExtractJobResult {
 	t.Helper()
 	ctx := context.Background()
 	job, err := e.Svc.LeaseJob(ctx, "test", core.JobExtract)
@@ -26,7 +28,7 @@ func runOneJob(t *testing.T, e *Env) *core.ExtractJobResult {
 }
 
 func TestPipelineShadowApproveReject(t *testing.T) {
-	e := NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
 	src := e.MustID(t, "We decided to use PostgreSQL for the billing service because it supports row level locking. The team prefers Go for all new backend services going forward.")
 	res := runOneJob(t, e)
 	if res.WriteMode != "shadow" || res.FactCount < 2 || len(res.Proposals) < 2 {
@@ -48,7 +50,7 @@ func TestPipelineShadowApproveReject(t *testing.T) {
 	}
 	p0 := props[0].(map[string]any)["id"].(string)
 	p1 := props[1].(map[string]any)["id"].(string)
-	ap := e.Do(t, "POST", "/api/proposals/"+p0+"/approve", map[string]any{"reason": "looks right"}, Hdr("X-Cairn-Actor", "alice", "X-Cairn-Actor-Type", "operator"))
+	ap := e.Do(t, "POST", "/api/proposals/"+p0+"/approve", map[string]any{"reason": "looks right"}, apitest.Hdr("X-Cairn-Actor", "alice", "X-Cairn-Actor-Type", "operator"))
 	if ap.Status != 200 {
 		t.Fatalf("approve: %d %s", ap.Status, ap.Raw)
 	}
@@ -81,7 +83,7 @@ func TestPipelineShadowApproveReject(t *testing.T) {
 }
 
 func TestPipelineControlledWriteDedupAndLowConfidence(t *testing.T) {
-	e := NewEnv(t, func(c *config.Config) {
+	e := apitest.NewEnv(t, func(c *config.Config) {
 		c.Embedding.Provider = "none"
 		c.Pipeline.ShadowMode = false
 		c.PipelineV2.MinFactConfidenceForWrite = 0.0
@@ -104,7 +106,7 @@ func TestPipelineControlledWriteDedupAndLowConfidence(t *testing.T) {
 }
 
 func TestPipelineLowConfidenceSkipped(t *testing.T) {
-	e := NewEnv(t, func(c *config.Config) {
+	e := apitest.NewEnv(t, func(c *config.Config) {
 		c.Embedding.Provider = "none"
 		c.Pipeline.ShadowMode = false
 		c.PipelineV2.MinFactConfidenceForWrite = 1.0

@@ -3,10 +3,12 @@ package core_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/internal/apitest"
 )
 
 func TestRedactionCounterAndHookPaths(t *testing.T) {
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	if e.Svc.RedactionCount() != 0 {
 		t.Fatal("counter not zero")
 	}
@@ -39,7 +41,7 @@ func TestRedactionCounterAndHookPaths(t *testing.T) {
 
 // Every write path redacts: the API's remember and PATCH too, not only hooks.
 func TestRememberAndModifyRedact(t *testing.T) {
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	r := e.Post(t, "/api/memory/remember", map[string]any{"content": "the staging key is sk-proj-abcdefghijklmnopqrstuvwxyz0123456789 for now"}).Want(t, 200)
 	if c := r.Str("content"); strings.Contains(c, "sk-proj-") || !strings.Contains(c, "[REDACTED") {
 		t.Fatalf("remember stored a secret: %q", c)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
+
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -66,7 +68,7 @@ func (h *hashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 func (h *hashEmbedder) Model() string   { return h.model }
 func (h *hashEmbedder) Dimensions() int { return h.dim }
 
-func repair(t *testing.T, e *Env, action string, actor core.Actor, opts core.RepairOptions) *core.RepairResult {
+func repair(t *testing.T, e *apitest.Env, action string, actor core.Actor, opts core.RepairOptions) *core.RepairResult {
 	t.Helper()
 	res, err := e.Svc.Repair(context.Background(), action, actor, opts)
 	if err != nil {
@@ -86,7 +88,7 @@ func wantCode(t *testing.T, err error, status int, code string) *core.Error {
 
 var operator = core.Actor{Name: "alice", Type: core.ActorOperator}
 
-func ftsMatches(t *testing.T, e *Env, word string) int {
+func ftsMatches(t *testing.T, e *apitest.Env, word string) int {
 	t.Helper()
 	return e.Count(t, `SELECT count(*) FROM memories_fts f JOIN memories m ON m.rid = f.rowid WHERE memories_fts MATCH ?`, word)
 }
@@ -105,7 +107,7 @@ func TestRepairCheckFTSDetectsAndRebuilds(t *testing.T) {
 		{"data pages lost", `DELETE FROM memories_fts_data WHERE id > 10`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := NewStoreEnv(t, noEmbed)
+			e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 			e.MustID(t, "The walrus cache keeps session tokens for ten minutes.")
 			e.MustID(t, "The narwhal queue retries webhooks with exponential backoff.")
 			forget(t, e, e.MustID(t, "The pelican report was retired last quarter."))
@@ -142,7 +144,7 @@ func TestRepairCheckFTSDetectsAndRebuilds(t *testing.T) {
 }
 
 func TestRepairRequeueTenThousandDeadInBatches(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed)
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	exec(t, e, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
 		INSERT INTO memory_jobs (id, job_type, status, attempts, max_attempts, error, created_at, updated_at)
 		SELECT 'job-' || i, 'extract', 'dead', 3, 3, 'boom', '2026-03-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z' FROM n`)
@@ -166,7 +168,7 @@ func TestRepairRequeueTenThousandDeadInBatches(t *testing.T) {
 }
 
 func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed)
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	ctx := context.Background()
 	if res := repair(t, e, core.RepairReEmbed, operator, core.RepairOptions{}); res.Success || !strings.Contains(res.Message, "no embedding provider") {
 		t.Fatalf("without an embedder: %+v", res)
@@ -230,7 +232,7 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 }
 
 func TestRepairCleanOrphans(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed)
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	ctx := context.Background()
 	e.WithEmbedder(&hashEmbedder{model: "hash-v1", dim: 16})
 	if err := e.Svc.WarmVectors(ctx); err != nil {
@@ -261,7 +263,7 @@ func TestRepairCleanOrphans(t *testing.T) {
 
 // insertRaw writes a memory row straight into the table, as an older tool
 // or a raw import would, with its own hash.
-func insertRaw(t *testing.T, e *Env, id, content, hash, project string, importance float64, pinned bool, tags string) {
+func insertRaw(t *testing.T, e *apitest.Env, id, content, hash, project string, importance float64, pinned bool, tags string) {
 	t.Helper()
 	norm := text.NormalizeContent(content)
 	now := storage.FormatTime(e.Clock.Now())
@@ -274,7 +276,7 @@ func insertRaw(t *testing.T, e *Env, id, content, hash, project string, importan
 }
 
 func TestRepairDeduplicate(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed)
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	ctx := context.Background()
 	first := e.MustID(t, "The deploy window is Tuesday at noon.", "tags", []string{"deploy"})
 	e.Clock.Advance(time.Minute)
@@ -337,7 +339,7 @@ func TestRepairDeduplicate(t *testing.T) {
 }
 
 func TestRepairDeduplicateMergesNewTags(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed)
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	id := e.MustID(t, "Backups run at 02:00 UTC.", "tags", []string{"backup"}, "importance", 0.9)
 	insertRaw(t, e, "raw", "backups run at 02:00 utc", "legacy", "", 0.2, false, `["ops"]`)
 	res := repair(t, e, core.RepairDeduplicate, operator, core.RepairOptions{})
@@ -358,7 +360,7 @@ func TestRepairGate(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("disabled", func(t *testing.T) {
-		e := NewStoreEnv(t, noEmbed)
+		e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 		_, err := e.Svc.Repair(ctx, core.RepairRequeueDead, agent, core.RepairOptions{})
 		wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairDisabled)
 		_, err = e.Svc.Repair(ctx, core.RepairRequeueDead, daemon, core.RepairOptions{})
@@ -366,7 +368,7 @@ func TestRepairGate(t *testing.T) {
 		repair(t, e, core.RepairRequeueDead, operator, core.RepairOptions{})
 	})
 	t.Run("frozen", func(t *testing.T) {
-		e := NewStoreEnv(t, noEmbed, func(c *config.Config) {
+		e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) {
 			c.Maintenance.AutonomousEnabled, c.Maintenance.AutonomousFrozen = true, true
 		})
 		_, err := e.Svc.Repair(ctx, core.RepairCheckFTS, agent, core.RepairOptions{})
@@ -378,7 +380,7 @@ func TestRepairGate(t *testing.T) {
 		}
 	})
 	t.Run("cooldown", func(t *testing.T) {
-		e := NewStoreEnv(t, noEmbed, func(c *config.Config) { c.Maintenance.AutonomousEnabled = true })
+		e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) { c.Maintenance.AutonomousEnabled = true })
 		repair(t, e, core.RepairRequeueDead, agent, core.RepairOptions{})
 		e.Clock.Advance(15 * time.Second)
 		_, err := e.Svc.Repair(ctx, core.RepairRequeueDead, agent, core.RepairOptions{})
@@ -397,7 +399,7 @@ func TestRepairGate(t *testing.T) {
 		repair(t, e, core.RepairRequeueDead, agent, core.RepairOptions{})
 	})
 	t.Run("budget", func(t *testing.T) {
-		e := NewStoreEnv(t, noEmbed, func(c *config.Config) {
+		e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) {
 			c.Maintenance.AutonomousEnabled = true
 			c.Maintenance.DedupCooldown = 0
 			c.Maintenance.DedupHourlyBudget = 3
@@ -418,7 +420,7 @@ func TestRepairGate(t *testing.T) {
 		repair(t, e, core.RepairDeduplicate, agent, core.RepairOptions{})
 	})
 	t.Run("bad options", func(t *testing.T) {
-		e := NewStoreEnv(t, noEmbed)
+		e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 		_, err := e.Svc.Repair(ctx, core.RepairReEmbed, operator, core.RepairOptions{BatchSize: -1})
 		ce := wantCode(t, err, http.StatusBadRequest, core.CodeInvalidRequest)
 		if ce.Extra["field"] != "batchSize" {
@@ -432,7 +434,7 @@ func TestRepairGate(t *testing.T) {
 }
 
 func TestRepairSingleFlight(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed)
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
 		e.MustID(t, fmt.Sprintf("Fact number %d about the cache layer.", i))
@@ -485,7 +487,7 @@ func TestRepairSingleFlight(t *testing.T) {
 }
 
 func TestRepairRetentionSweepAction(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed, func(c *config.Config) { c.Maintenance.AutonomousEnabled = true })
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) { c.Maintenance.AutonomousEnabled = true })
 	forget(t, e, e.MustID(t, "An old note that nobody needs."))
 	e.MustID(t, "A note that stays.")
 	e.Clock.Advance(31 * day)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -11,7 +13,7 @@ import (
 )
 
 func TestRepairRequeueDeadAudited(t *testing.T) {
-	e := NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
 	ctx := context.Background()
 	e.MustID(t, "The billing service runs on PostgreSQL with row level locking enabled.")
 	e.MustID(t, "The deploy pipeline publishes container images to the internal registry.")

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
+
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -18,7 +20,7 @@ func BenchmarkRetentionSweep(b *testing.B) {
 	var elapsed time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		e := NewStoreEnv(b, noEmbed)
+		e := apitest.NewStoreEnv(b, apitest.NoEmbed)
 		seedRetentionBench(b, e, total, tombstones)
 		b.StartTimer()
 		start := time.Now()
@@ -43,10 +45,10 @@ func BenchmarkRetentionSweep(b *testing.B) {
 // seedRetentionBench fills e with total memories (FTS indexed by the
 // trigger), the first tombstones of them deleted 40 days ago, a vector
 // each, 1,000 entities and a link from every fifth memory.
-func seedRetentionBench(b *testing.B, e *Env, total, tombstones int) {
+func seedRetentionBench(b *testing.B, e *apitest.Env, total, tombstones int) {
 	ctx := context.Background()
-	old := storage.FormatTime(ClockStart.Add(-40 * day))
-	recent := storage.FormatTime(ClockStart.Add(-time.Hour))
+	old := storage.FormatTime(apitest.ClockStart.Add(-40 * day))
+	recent := storage.FormatTime(apitest.ClockStart.Add(-time.Hour))
 	err := e.DB.WriteTx(ctx, func(tx *storage.Tx) error {
 		// The first 30% are tombstones deleted 40 days ago (past the
 		// 30-day window); the rest are live. The FTS trigger indexes all.
@@ -84,7 +86,7 @@ func seedRetentionBench(b *testing.B, e *Env, total, tombstones int) {
 // BenchmarkCheckFTS is check-fts on 100,000 memories: how long the
 // integrity-check holds the writer.
 func BenchmarkCheckFTS(b *testing.B) {
-	e := NewStoreEnv(b, noEmbed)
+	e := apitest.NewStoreEnv(b, apitest.NoEmbed)
 	seedRetentionBench(b, e, 100_000, 0)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

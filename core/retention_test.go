@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
+
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -16,14 +18,14 @@ import (
 
 const day = 24 * time.Hour
 
-func forget(t *testing.T, e *Env, id string) {
+func forget(t *testing.T, e *apitest.Env, id string) {
 	t.Helper()
 	if _, err := e.Svc.Forget(context.Background(), core.ForgetInput{ID: id, Reason: "test"}, core.Actor{Name: "test"}); err != nil {
 		t.Fatalf("forget %s: %v", id, err)
 	}
 }
 
-func sweep(t *testing.T, e *Env) *core.RetentionReport {
+func sweep(t *testing.T, e *apitest.Env) *core.RetentionReport {
 	t.Helper()
 	rep, err := e.Svc.RetentionSweep(context.Background())
 	if err != nil {
@@ -32,7 +34,7 @@ func sweep(t *testing.T, e *Env) *core.RetentionReport {
 	return rep
 }
 
-func exec(t *testing.T, e *Env, query string, args ...any) {
+func exec(t *testing.T, e *apitest.Env, query string, args ...any) {
 	t.Helper()
 	if err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
 		_, err := tx.ExecContext(context.Background(), query, args...)
@@ -42,7 +44,7 @@ func exec(t *testing.T, e *Env, query string, args ...any) {
 	}
 }
 
-func hashOf(t *testing.T, e *Env, id string) string {
+func hashOf(t *testing.T, e *apitest.Env, id string) string {
 	t.Helper()
 	var h string
 	if err := e.RO.QueryRow(`SELECT content_hash FROM memories WHERE id = ?`, id).Scan(&h); err != nil {
@@ -53,7 +55,7 @@ func hashOf(t *testing.T, e *Env, id string) string {
 
 // assertFTS checks that the full-text index holds exactly the memories rows
 // and passes FTS5's integrity-check.
-func assertFTS(t *testing.T, e *Env) {
+func assertFTS(t *testing.T, e *apitest.Env) {
 	t.Helper()
 	rows := e.Count(t, `SELECT count(*) FROM memories`)
 	if n := e.Count(t, `SELECT count(*) FROM memories_fts_docsize`); n != rows {
@@ -66,7 +68,7 @@ func assertFTS(t *testing.T, e *Env) {
 }
 
 func TestRetentionSweepWindowsAndOrder(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed)
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	a := e.MustID(t, "The zebrafish billing service stores invoices in PostgreSQL.")
 	b := e.MustID(t, "The reporting job reads PostgreSQL replicas every night.")
 	c := e.MustID(t, "The quokka deploy pipeline publishes images nightly.")
@@ -174,7 +176,7 @@ func TestRetentionSweepWindowsAndOrder(t *testing.T) {
 }
 
 func TestRetentionSweepBatchesAndCap(t *testing.T) {
-	e := NewStoreEnv(t, noEmbed, func(c *config.Config) { c.Retention.BatchSize = 2; c.Retention.MaxBatches = 2 })
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) { c.Retention.BatchSize = 2; c.Retention.MaxBatches = 2 })
 	for _, s := range []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"} {
 		forget(t, e, e.MustID(t, "The "+s+" service handles one part of the billing flow."))
 	}

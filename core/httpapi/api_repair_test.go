@@ -1,9 +1,11 @@
-package core_test
+package httpapi_test
 
 import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/internal/apitest"
 
 	"github.com/cairnmem/cairn/core/auth"
 
@@ -11,7 +13,7 @@ import (
 )
 
 func TestAPIRepairRoutes(t *testing.T) {
-	e := NewEnv(t, noEmbed)
+	e := apitest.NewEnv(t, apitest.NoEmbed)
 	e.MustID(t, "The cache layer evicts entries after ten minutes.")
 
 	list := e.Get(t, "/api/repair").Want(t, http.StatusOK).List(t, "actions")
@@ -31,7 +33,7 @@ func TestAPIRepairRoutes(t *testing.T) {
 	}
 
 	// Body optional; the reason comes from the header.
-	r := e.Do(t, "POST", "/api/repair/check-fts", nil, Hdr("X-Cairn-Reason", "nightly check")).Want(t, http.StatusOK)
+	r := e.Do(t, "POST", "/api/repair/check-fts", nil, apitest.Hdr("X-Cairn-Reason", "nightly check")).Want(t, http.StatusOK)
 	if !r.Bool("success") || r.Str("action") != "check-fts" || r.Num("affected") != 0 || r.Str("message") == "" {
 		t.Fatalf("check-fts = %s", r)
 	}
@@ -57,7 +59,7 @@ func TestAPIRepairRoutes(t *testing.T) {
 	e.Get(t, "/api/repair/deduplicate").Want(t, http.StatusMethodNotAllowed)
 
 	// The gate: an agent caller is refused while autonomy is off.
-	e.Do(t, "POST", "/api/repair/requeue-dead", nil, Hdr("X-Cairn-Actor-Type", "agent")).WantErr(t, http.StatusTooManyRequests, core.CodeRepairDisabled)
+	e.Do(t, "POST", "/api/repair/requeue-dead", nil, apitest.Hdr("X-Cairn-Actor-Type", "agent")).WantErr(t, http.StatusTooManyRequests, core.CodeRepairDisabled)
 
 	g := e.Get(t, "/api/repair/embedding-gaps").Want(t, http.StatusOK)
 	if g.Num("total") != 1 || g.Num("unembedded") != 1 || g.Str("coverage") != "0.0%" {
@@ -70,11 +72,11 @@ func TestAPIRepairRoutes(t *testing.T) {
 }
 
 func TestAPIRepairNeedsAdmin(t *testing.T) {
-	e := NewEnv(t, noEmbed, AuthMode("team"))
+	e := apitest.NewEnv(t, apitest.NoEmbed, apitest.AuthMode("team"))
 	for _, role := range []string{"operator", "agent", "readonly"} {
 		tok := e.Token(t, role, "")
-		e.Do(t, "POST", "/api/repair/check-fts", nil, Bearer(tok)).WantErr(t, http.StatusForbidden, auth.CodeForbidden)
-		e.Do(t, "GET", "/api/repair/dedup-stats", nil, Bearer(tok)).WantErr(t, http.StatusForbidden, auth.CodeForbidden)
+		e.Do(t, "POST", "/api/repair/check-fts", nil, apitest.Bearer(tok)).WantErr(t, http.StatusForbidden, auth.CodeForbidden)
+		e.Do(t, "GET", "/api/repair/dedup-stats", nil, apitest.Bearer(tok)).WantErr(t, http.StatusForbidden, auth.CodeForbidden)
 	}
-	e.Do(t, "POST", "/api/repair/check-fts", nil, Bearer(e.Token(t, "admin", ""))).Want(t, http.StatusOK)
+	e.Do(t, "POST", "/api/repair/check-fts", nil, apitest.Bearer(e.Token(t, "admin", ""))).Want(t, http.StatusOK)
 }

@@ -1,4 +1,4 @@
-package core_test
+package httpapi_test
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/core/internal/apitest"
 
 	"github.com/cairnmem/cairn/core/text"
 
@@ -19,7 +21,7 @@ import (
 
 // checkAnswer asserts the invariants every API answer keeps: never a 5xx,
 // always a JSON object, and errors in the {"error","code"} shape.
-func checkAnswer(t *testing.T, r *Resp, input []byte) {
+func checkAnswer(t *testing.T, r *apitest.Resp, input []byte) {
 	t.Helper()
 	if r.Status >= 500 {
 		t.Fatalf("input %q: %s", input, r)
@@ -35,10 +37,10 @@ func checkAnswer(t *testing.T, r *Resp, input []byte) {
 }
 
 func FuzzRememberBody(f *testing.F) {
-	e := NewStoreEnv(f)
+	e := apitest.NewStoreEnv(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		live0, _, hist0 := e.LiveState(t)
-		r := e.Do(t, "POST", "/api/memory/remember", RawBody(body), nil)
+		r := e.Do(t, "POST", "/api/memory/remember", apitest.RawBody(body), nil)
 		checkAnswer(t, r, body)
 		live1, _, hist1 := e.LiveState(t)
 		if r.Status != http.StatusOK {
@@ -52,7 +54,7 @@ func FuzzRememberBody(f *testing.F) {
 		}
 		ids := []string{r.Str("id")}
 		if r.Bool("chunked") {
-			ids = Strs(r.JSON["ids"])
+			ids = apitest.Strs(r.JSON["ids"])
 			if len(ids) == 0 || int(r.Num("chunk_count")) != len(ids) || r.Str("group_id") == "" {
 				t.Fatalf("input %q: chunked answer %s", body, r)
 			}
@@ -77,13 +79,13 @@ func FuzzRememberBody(f *testing.F) {
 }
 
 func FuzzPatchBody(f *testing.F) {
-	e := NewStoreEnv(f)
+	e := apitest.NewStoreEnv(f)
 	target := e.MustID(f, "fuzz patch target")
 	e.MustID(f, "fuzz duplicate candidate")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		before := e.Do(t, "GET", "/api/memory/"+target, nil, nil).Want(t, http.StatusOK)
 		_, _, hist0 := e.LiveState(t)
-		r := e.Do(t, "PATCH", "/api/memory/"+target, RawBody(body), nil)
+		r := e.Do(t, "PATCH", "/api/memory/"+target, apitest.RawBody(body), nil)
 		checkAnswer(t, r, body)
 		after := e.Do(t, "GET", "/api/memory/"+target, nil, nil).Want(t, http.StatusOK)
 		_, _, hist1 := e.LiveState(t)
@@ -110,7 +112,7 @@ func FuzzPatchBody(f *testing.F) {
 }
 
 func FuzzForgetBody(f *testing.F) {
-	e := NewStoreEnv(f)
+	e := apitest.NewStoreEnv(f)
 	n := 0
 	replenish := func(tb testing.TB) {
 		for {
@@ -129,7 +131,7 @@ func FuzzForgetBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		replenish(t)
 		live0, del0, hist0 := e.LiveState(t)
-		r := e.Do(t, "POST", "/api/memory/forget", RawBody(body), nil)
+		r := e.Do(t, "POST", "/api/memory/forget", apitest.RawBody(body), nil)
 		checkAnswer(t, r, body)
 		live1, del1, hist1 := e.LiveState(t)
 		if r.Status == http.StatusOK && r.Str("mode") == "execute" {
@@ -167,7 +169,7 @@ func FuzzForgetBody(f *testing.F) {
 }
 
 func FuzzRecallBody(f *testing.F) {
-	e := NewStoreEnv(f)
+	e := apitest.NewStoreEnv(f)
 	for _, c := range []string{deployFact, "User prefers bun over npm for TypeScript projects.", "Ünïcödé test: 東京 meeting moved to Thursday 🚀",
 		"critical: never commit secrets to git", "[infra,db]: postgres runs on port 5433 in staging"} {
 		e.MustID(f, c)
@@ -175,7 +177,7 @@ func FuzzRecallBody(f *testing.F) {
 	gone := e.MustID(f, "deleted deploy atlas postgres secrets meeting notes")
 	e.Del(f, gone, map[string]any{"reason": "fuzz"}).Want(f, http.StatusOK)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r := e.Do(t, "POST", "/api/memory/recall", RawBody(body), nil)
+		r := e.Do(t, "POST", "/api/memory/recall", apitest.RawBody(body), nil)
 		checkAnswer(t, r, body)
 		if r.Status != http.StatusOK {
 			return
@@ -195,53 +197,8 @@ func FuzzRecallBody(f *testing.F) {
 	})
 }
 
-// isJSSpace mirrors JavaScript's \s, which the prefix parser trims.
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', '\u2028', '\u2029',
-		'\u202f', '\u205f', '\u3000', '\ufeff':
-		return true
-	}
-	return r >= '\u2000' && r <= '\u200a'
-}
-
-func FuzzParsePrefixes(f *testing.F) {
-	f.Fuzz(func(t *testing.T, in string) {
-		p := text.ParsePrefixes(in)
-		if !strings.HasSuffix(in, p.Body) {
-			t.Fatalf("ParsePrefixes(%q).Body = %q is not a suffix of the input", in, p.Body)
-		}
-		if r, _ := utf8.DecodeRuneInString(p.Body); p.Body != "" && isJSSpace(r) {
-			t.Fatalf("ParsePrefixes(%q).Body = %q starts with whitespace", in, p.Body)
-		}
-		trimmed := strings.TrimLeftFunc(in, isJSSpace)
-		if p.Pinned && !(len(trimmed) >= 9 && strings.EqualFold(trimmed[:9], "critical:")) {
-			t.Fatalf("ParsePrefixes(%q) pinned without a critical: prefix", in)
-		}
-		if !p.Pinned && len(trimmed) >= 9 && strings.EqualFold(trimmed[:9], "critical:") {
-			t.Fatalf("ParsePrefixes(%q) missed the critical: prefix", in)
-		}
-		if len(p.Tags) > 0 && !strings.Contains(in, "]:") {
-			t.Fatalf("ParsePrefixes(%q) found tags %q without a [..]: prefix", in, p.Tags)
-		}
-		if p.Tags == nil && !p.Pinned && p.Body != trimmed {
-			t.Fatalf("ParsePrefixes(%q) stripped something without finding a prefix: body %q", in, p.Body)
-		}
-		seen := map[string]bool{}
-		for _, tag := range p.Tags {
-			if tag == "" || tag != text.CollapseSpace(tag) || strings.Contains(tag, ",") || tag != strings.ToLower(tag) {
-				t.Fatalf("ParsePrefixes(%q): bad tag %q in %q", in, tag, p.Tags)
-			}
-			if seen[strings.ToLower(tag)] {
-				t.Fatalf("ParsePrefixes(%q): repeated tag %q", in, tag)
-			}
-			seen[strings.ToLower(tag)] = true
-		}
-	})
-}
-
 func FuzzSanitizeFTSQuery(f *testing.F) {
-	e := NewStoreEnv(f)
+	e := apitest.NewStoreEnv(f)
 	for _, c := range []string{deployFact, "Ünïcödé test: 東京 meeting moved to Thursday 🚀", "crème brûlée", "İstanbul ǅ ﬁ"} {
 		e.MustID(f, c)
 	}

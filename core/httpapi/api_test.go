@@ -1,4 +1,4 @@
-package core_test
+package httpapi_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairnmem/cairn/core/internal/apitest"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -26,7 +28,7 @@ import (
 
 func TestHealthAndStatus(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	h := e.Get(t, "/health").Want(t, http.StatusOK)
 	if h.Str("status") != "healthy" || h.Str("version") != "test" || h.JSON["db"] != true {
 		t.Fatalf("health: %s", h)
@@ -93,7 +95,7 @@ func TestHealthAndStatus(t *testing.T) {
 
 func TestRouting(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	cases := []struct {
 		method, path string
 		status       int
@@ -130,7 +132,7 @@ const deployFact = "The deploy script for project atlas lives in tools/deploy.sh
 
 func TestRememberMinimal(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	r := e.Remember(t, deployFact)
 	if r.Str("type") != "fact" || r.Num("importance") != 0.8 || r.Bool("pinned") || r.Bool("deduped") {
 		t.Fatalf("remember: %s", r)
@@ -144,15 +146,15 @@ func TestRememberMinimal(t *testing.T) {
 	if _, ok := r.JSON["embedded"].(bool); !ok {
 		t.Fatalf("embedded missing: %s", r)
 	}
-	if r.Str("created_at") != storage.FormatTime(ClockStart) {
-		t.Fatalf("created_at = %q, want the service clock %q", r.Str("created_at"), storage.FormatTime(ClockStart))
+	if r.Str("created_at") != storage.FormatTime(apitest.ClockStart) {
+		t.Fatalf("created_at = %q, want the service clock %q", r.Str("created_at"), storage.FormatTime(apitest.ClockStart))
 	}
 	g := e.Get(t, "/api/memory/"+r.Str("id")).Want(t, http.StatusOK)
 	if g.Str("content") != deployFact || g.Bool("is_deleted") {
 		t.Fatalf("get: %s", g)
 	}
 	hist := e.HistoryEvents(t, r.Str("id"))
-	if got := EventNames(hist); !slices.Equal(got, []string{"created"}) {
+	if got := apitest.EventNames(hist); !slices.Equal(got, []string{"created"}) {
 		t.Fatalf("history = %v, want [created]", got)
 	}
 	if hist[0]["newContent"] != deployFact {
@@ -172,7 +174,7 @@ func TestRememberMinimal(t *testing.T) {
 
 func TestRememberDedupByHash(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := e.MustID(t, deployFact)
 	before := e.State(t)
 	variants := []string{
@@ -211,14 +213,14 @@ func TestRememberDedupByHash(t *testing.T) {
 
 func TestRememberDedupBySource(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	first := e.Remember(t, "User prefers bun over npm for TypeScript projects.",
 		"who", "bench", "project", "atlas", "importance", 0.9, "tags", "tooling,preference",
 		"pinned", true, "sourceType", "bench", "sourceId", "bench-1")
 	if first.Str("type") != "preference" || first.Num("importance") != 0.9 || !first.Bool("pinned") ||
 		first.Str("who") != "bench" || first.Str("project") != "atlas" ||
 		first.Str("source_type") != "bench" || first.Str("source_id") != "bench-1" ||
-		!slices.Equal(Strs(first.JSON["tags"]), []string{"tooling", "preference"}) {
+		!slices.Equal(apitest.Strs(first.JSON["tags"]), []string{"tooling", "preference"}) {
 		t.Fatalf("all optional fields: %s", first)
 	}
 	before := e.State(t)
@@ -241,7 +243,7 @@ func TestRememberDedupBySource(t *testing.T) {
 
 func TestRememberPrefixes(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	cases := []struct {
 		name       string
 		content    string
@@ -267,7 +269,7 @@ func TestRememberPrefixes(t *testing.T) {
 			if r.Str("content") != c.wantBody {
 				t.Errorf("content = %q, want %q", r.Str("content"), c.wantBody)
 			}
-			if got := Strs(r.JSON["tags"]); !slices.Equal(got, c.wantTags) {
+			if got := apitest.Strs(r.JSON["tags"]); !slices.Equal(got, c.wantTags) {
 				t.Errorf("tags = %q, want %q", got, c.wantTags)
 			}
 			if r.Bool("pinned") != c.wantPinned || r.Num("importance") != c.wantImp {
@@ -289,7 +291,7 @@ func TestRememberPrefixes(t *testing.T) {
 
 func TestRememberTypeInference(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	cases := map[string]string{
 		"User prefers tabs over spaces": "preference",
 		"We decided to use SQLite with WAL mode instead of Postgres for the local cache.": "decision",
@@ -309,11 +311,11 @@ func TestRememberTypeInference(t *testing.T) {
 
 func TestRememberExplicitFieldsWin(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	r := e.Remember(t, "critical: [pfx]: we decided to never use tabs",
 		"type", "note", "importance", 0.3, "tags", []string{"Explicit", "two"}, "pinned", false)
 	if r.Str("type") != "note" || r.Num("importance") != 0.3 || r.Bool("pinned") ||
-		!slices.Equal(Strs(r.JSON["tags"]), []string{"Explicit", "two"}) {
+		!slices.Equal(apitest.Strs(r.JSON["tags"]), []string{"Explicit", "two"}) {
 		t.Fatalf("explicit fields should win over prefixes and inference: %s", r)
 	}
 	if r.Str("content") != "we decided to never use tabs" {
@@ -333,7 +335,7 @@ func TestRememberExplicitFieldsWin(t *testing.T) {
 
 func TestRememberTags(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	cases := []struct {
 		tags any
 		want []string
@@ -347,14 +349,14 @@ func TestRememberTags(t *testing.T) {
 	}
 	for i, c := range cases {
 		r := e.Remember(t, fmt.Sprintf("tags case %d", i), "tags", c.tags)
-		if got := Strs(r.JSON["tags"]); !slices.Equal(got, c.want) {
+		if got := apitest.Strs(r.JSON["tags"]); !slices.Equal(got, c.want) {
 			t.Errorf("tags %#v: got %q, want %q", c.tags, got, c.want)
 		}
 		if _, ok := r.JSON["tags"].([]any); !ok {
 			t.Errorf("tags %#v: not a JSON array: %s", c.tags, r)
 		}
 		g := e.Get(t, "/api/memory/"+r.Str("id")).Want(t, http.StatusOK)
-		if got := Strs(g.JSON["tags"]); !slices.Equal(got, c.want) {
+		if got := apitest.Strs(g.JSON["tags"]); !slices.Equal(got, c.want) {
 			t.Errorf("tags %#v after GET: got %q, want %q", c.tags, got, c.want)
 		}
 	}
@@ -362,7 +364,7 @@ func TestRememberTags(t *testing.T) {
 
 func TestRememberCamelCaseAliases(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	r := e.Post(t, "/api/memory/remember", map[string]any{
 		"content": "aliases are accepted", "sourceType": "hook", "sourceId": "h-1", "sessionId": "s-9",
 		"changedBy": "camel-actor", "idempotencyKey": "idem-1",
@@ -387,7 +389,7 @@ func TestRememberCamelCaseAliases(t *testing.T) {
 // that GET reports as not found (and silently drop the new content).
 func TestRememberIdempotencyKeyOfDeletedMemory(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := e.MustID(t, "first use of the key", "idempotency_key", "K")
 	e.Del(t, id, map[string]any{"reason": "r"}).Want(t, http.StatusOK)
 	r := e.Post(t, "/api/memory/remember", map[string]any{"content": "fresh content under the same key", "idempotency_key": "K"})
@@ -403,48 +405,48 @@ func TestRememberIdempotencyKeyOfDeletedMemory(t *testing.T) {
 
 func TestRememberRejects(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	e.MustID(t, "an existing memory so the store is not empty")
 	type row struct {
 		name   string
-		body   RawBody
+		body   apitest.RawBody
 		status int
 		code   string
 		field  string
 	}
 	cases := []row{
-		{"invalid JSON", RawBody(`{not json`), 400, core.CodeInvalidJSON, ""},
-		{"empty body", RawBody(``), 400, core.CodeInvalidJSON, ""},
-		{"whitespace body", RawBody(" \n\t"), 400, core.CodeInvalidJSON, ""},
-		{"JSON array", RawBody(`[1,2]`), 400, core.CodeInvalidJSON, ""},
-		{"JSON string", RawBody(`"content"`), 400, core.CodeInvalidJSON, ""},
-		{"JSON number", RawBody(`42`), 400, core.CodeInvalidJSON, ""},
-		{"null body", RawBody(`null`), 400, core.CodeInvalidJSON, ""},
-		{"trailing garbage", RawBody(`{"content":"x"} {}`), 400, core.CodeInvalidJSON, ""},
-		{"invalid UTF-8 in string", RawBody("{\"content\":\"bad \xff\xfe bytes\"}"), 400, core.CodeInvalidJSON, ""},
-		{"invalid UTF-8 outside string", RawBody("{\"content\":\"ok\"}\xc3"), 400, core.CodeInvalidJSON, ""},
-		{"empty object", RawBody(`{}`), 400, core.CodeInvalidRequest, "content"},
-		{"content null", RawBody(`{"content":null}`), 400, core.CodeInvalidRequest, "content"},
-		{"content number", RawBody(`{"content":12345}`), 400, core.CodeInvalidRequest, "content"},
-		{"content bool", RawBody(`{"content":true}`), 400, core.CodeInvalidRequest, "content"},
-		{"content array", RawBody(`{"content":["a"]}`), 400, core.CodeInvalidRequest, "content"},
-		{"content empty", RawBody(`{"content":""}`), 400, core.CodeInvalidRequest, "content"},
-		{"content whitespace", RawBody(`{"content":"   \n\t "}`), 400, core.CodeInvalidRequest, "content"},
-		{"content JS whitespace", RawBody(`{"content":"\u00a0\u2003\ufeff\u3000"}`), 400, core.CodeInvalidRequest, "content"},
-		{"importance 5", RawBody(`{"content":"importance out of range test","importance":5}`), 400, core.CodeInvalidRequest, "importance"},
-		{"importance -0.1", RawBody(`{"content":"importance out of range test","importance":-0.1}`), 400, core.CodeInvalidRequest, "importance"},
-		{"importance high", RawBody(`{"content":"importance string test","importance":"high"}`), 400, core.CodeInvalidRequest, "importance"},
-		{"importance numeric string", RawBody(`{"content":"importance string test","importance":"0.5"}`), 400, core.CodeInvalidRequest, "importance"},
-		{"confidence 2", RawBody(`{"content":"confidence test","confidence":2}`), 400, core.CodeInvalidRequest, "confidence"},
-		{"pinned maybe", RawBody(`{"content":"pinned test","pinned":"maybe"}`), 400, core.CodeInvalidRequest, "pinned"},
-		{"tags number", RawBody(`{"content":"tags test","tags":5}`), 400, core.CodeInvalidRequest, "tags"},
-		{"tags mixed array", RawBody(`{"content":"tags test","tags":["a",1]}`), 400, core.CodeInvalidRequest, "tags"},
-		{"tags object", RawBody(`{"content":"tags test","tags":{"a":1}}`), 400, core.CodeInvalidRequest, "tags"},
-		{"type number", RawBody(`{"content":"type test","type":7}`), 400, core.CodeInvalidRequest, "type"},
-		{"type blank", RawBody(`{"content":"type test","type":"   "}`), 400, core.CodeInvalidRequest, "type"},
-		{"who number", RawBody(`{"content":"who test","who":1}`), 400, core.CodeInvalidRequest, "who"},
-		{"sourceId object", RawBody(`{"content":"source test","sourceId":{}}`), 400, core.CodeInvalidRequest, "sourceId"},
-		{"project array", RawBody(`{"content":"project test","project":["a"]}`), 400, core.CodeInvalidRequest, "project"},
+		{"invalid JSON", apitest.RawBody(`{not json`), 400, core.CodeInvalidJSON, ""},
+		{"empty body", apitest.RawBody(``), 400, core.CodeInvalidJSON, ""},
+		{"whitespace body", apitest.RawBody(" \n\t"), 400, core.CodeInvalidJSON, ""},
+		{"JSON array", apitest.RawBody(`[1,2]`), 400, core.CodeInvalidJSON, ""},
+		{"JSON string", apitest.RawBody(`"content"`), 400, core.CodeInvalidJSON, ""},
+		{"JSON number", apitest.RawBody(`42`), 400, core.CodeInvalidJSON, ""},
+		{"null body", apitest.RawBody(`null`), 400, core.CodeInvalidJSON, ""},
+		{"trailing garbage", apitest.RawBody(`{"content":"x"} {}`), 400, core.CodeInvalidJSON, ""},
+		{"invalid UTF-8 in string", apitest.RawBody("{\"content\":\"bad \xff\xfe bytes\"}"), 400, core.CodeInvalidJSON, ""},
+		{"invalid UTF-8 outside string", apitest.RawBody("{\"content\":\"ok\"}\xc3"), 400, core.CodeInvalidJSON, ""},
+		{"empty object", apitest.RawBody(`{}`), 400, core.CodeInvalidRequest, "content"},
+		{"content null", apitest.RawBody(`{"content":null}`), 400, core.CodeInvalidRequest, "content"},
+		{"content number", apitest.RawBody(`{"content":12345}`), 400, core.CodeInvalidRequest, "content"},
+		{"content bool", apitest.RawBody(`{"content":true}`), 400, core.CodeInvalidRequest, "content"},
+		{"content array", apitest.RawBody(`{"content":["a"]}`), 400, core.CodeInvalidRequest, "content"},
+		{"content empty", apitest.RawBody(`{"content":""}`), 400, core.CodeInvalidRequest, "content"},
+		{"content whitespace", apitest.RawBody(`{"content":"   \n\t "}`), 400, core.CodeInvalidRequest, "content"},
+		{"content JS whitespace", apitest.RawBody(`{"content":"\u00a0\u2003\ufeff\u3000"}`), 400, core.CodeInvalidRequest, "content"},
+		{"importance 5", apitest.RawBody(`{"content":"importance out of range test","importance":5}`), 400, core.CodeInvalidRequest, "importance"},
+		{"importance -0.1", apitest.RawBody(`{"content":"importance out of range test","importance":-0.1}`), 400, core.CodeInvalidRequest, "importance"},
+		{"importance high", apitest.RawBody(`{"content":"importance string test","importance":"high"}`), 400, core.CodeInvalidRequest, "importance"},
+		{"importance numeric string", apitest.RawBody(`{"content":"importance string test","importance":"0.5"}`), 400, core.CodeInvalidRequest, "importance"},
+		{"confidence 2", apitest.RawBody(`{"content":"confidence test","confidence":2}`), 400, core.CodeInvalidRequest, "confidence"},
+		{"pinned maybe", apitest.RawBody(`{"content":"pinned test","pinned":"maybe"}`), 400, core.CodeInvalidRequest, "pinned"},
+		{"tags number", apitest.RawBody(`{"content":"tags test","tags":5}`), 400, core.CodeInvalidRequest, "tags"},
+		{"tags mixed array", apitest.RawBody(`{"content":"tags test","tags":["a",1]}`), 400, core.CodeInvalidRequest, "tags"},
+		{"tags object", apitest.RawBody(`{"content":"tags test","tags":{"a":1}}`), 400, core.CodeInvalidRequest, "tags"},
+		{"type number", apitest.RawBody(`{"content":"type test","type":7}`), 400, core.CodeInvalidRequest, "type"},
+		{"type blank", apitest.RawBody(`{"content":"type test","type":"   "}`), 400, core.CodeInvalidRequest, "type"},
+		{"who number", apitest.RawBody(`{"content":"who test","who":1}`), 400, core.CodeInvalidRequest, "who"},
+		{"sourceId object", apitest.RawBody(`{"content":"source test","sourceId":{}}`), 400, core.CodeInvalidRequest, "sourceId"},
+		{"project array", apitest.RawBody(`{"content":"project test","project":["a"]}`), 400, core.CodeInvalidRequest, "project"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -462,7 +464,7 @@ func TestRememberRejects(t *testing.T) {
 
 func TestRememberTooLarge(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	before := e.State(t)
 	// 1 MB of content fits in server.max_body_bytes (1 MiB) but is far over
 	// guardrails.max_remember_chars (65536): 413, nothing stored.
@@ -478,7 +480,7 @@ func TestRememberTooLarge(t *testing.T) {
 	e.Unchanged(t, before)
 	// A body over server.max_body_bytes is refused before it is parsed.
 	huge := `{"content":"` + strings.Repeat("x", 1<<20) + `"}`
-	e.Post(t, "/api/memory/remember", RawBody(huge)).WantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
+	e.Post(t, "/api/memory/remember", apitest.RawBody(huge)).WantErr(t, http.StatusRequestEntityTooLarge, core.CodeTooLarge)
 	e.Unchanged(t, before)
 	// Exactly the limit in characters is accepted (and chunked).
 	at := strings.TrimSpace(strings.Repeat("Short sentence here. ", 65536/21))
@@ -490,7 +492,7 @@ func TestRememberTooLarge(t *testing.T) {
 
 func TestRememberExactlyMaxContentIsNotChunked(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	c := strings.Repeat("x", 499) + "y"
 	r := e.Remember(t, c)
 	if r.Bool("chunked") || r.Str("content") != c {
@@ -512,13 +514,13 @@ func tenKB() (string, []string) {
 
 func TestRememberChunking(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	content, sentences := tenKB()
 	r := e.Post(t, "/api/memory/remember", map[string]any{"content": content, "tags": "big", "project": "p"}).Want(t, http.StatusOK)
 	if !r.Bool("chunked") {
 		t.Fatalf("~10 KB should be chunked: %s", r)
 	}
-	ids := Strs(r.JSON["ids"])
+	ids := apitest.Strs(r.JSON["ids"])
 	group := r.Str("group_id")
 	if int(r.Num("chunk_count")) != len(ids) || len(ids) < 20 || group == "" {
 		t.Fatalf("chunk_count %v, %d ids, group %q", r.Num("chunk_count"), len(ids), group)
@@ -535,10 +537,10 @@ func TestRememberChunking(t *testing.T) {
 		if n := len([]rune(g.Str("content"))); n == 0 || n > 600 {
 			t.Fatalf("chunk %s has %d characters", id, n)
 		}
-		if !slices.Equal(Strs(g.JSON["tags"]), []string{"big"}) || g.Str("project") != "p" {
+		if !slices.Equal(apitest.Strs(g.JSON["tags"]), []string{"big"}) || g.Str("project") != "p" {
 			t.Fatalf("chunk %s lost the request's fields: %s", id, g)
 		}
-		if got := EventNames(e.HistoryEvents(t, id)); !slices.Equal(got, []string{"created"}) {
+		if got := apitest.EventNames(e.HistoryEvents(t, id)); !slices.Equal(got, []string{"created"}) {
 			t.Fatalf("chunk %s history = %v", id, got)
 		}
 		joined = append(joined, g.Str("content"))
@@ -557,10 +559,10 @@ func TestRememberChunking(t *testing.T) {
 // ids must at least not repeat, and chunk_count must match them.
 func TestRememberChunkingRepeatedSentences(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	content := strings.Repeat("This is a sentence in a very large memory. ", 60) // 2580 chars
 	r := e.Post(t, "/api/memory/remember", map[string]any{"content": content}).Want(t, http.StatusOK)
-	ids := Strs(r.JSON["ids"])
+	ids := apitest.Strs(r.JSON["ids"])
 	distinct := slices.Compact(slices.Sorted(slices.Values(ids)))
 	if int(r.Num("chunk_count")) != len(ids) {
 		t.Fatalf("chunk_count %v but %d ids", r.Num("chunk_count"), len(ids))
@@ -577,10 +579,10 @@ func TestRememberChunkingRepeatedSentences(t *testing.T) {
 // first one: the rest of the content would be silently lost.
 func TestRememberChunkingWithIdempotencyKey(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	content, sentences := tenKB()
 	r := e.Post(t, "/api/memory/remember", map[string]any{"content": content, "idempotency_key": "idem-long"}).Want(t, http.StatusOK)
-	ids := Strs(r.JSON["ids"])
+	ids := apitest.Strs(r.JSON["ids"])
 	distinct := slices.Compact(slices.Sorted(slices.Values(ids)))
 	var stored []string
 	for _, id := range distinct {
@@ -603,7 +605,7 @@ func TestRememberChunkingWithIdempotencyKey(t *testing.T) {
 
 func TestGetMemory(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := e.MustID(t, deployFact)
 	e.Get(t, "/api/memory/00000000-0000-0000-0000-000000000000").WantErr(t, 404, core.CodeNotFound)
 	e.Get(t, "/api/memory/not-a-real-id").WantErr(t, 404, core.CodeNotFound)
@@ -628,7 +630,7 @@ func TestGetMemory(t *testing.T) {
 
 func TestListMemories(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	day := 24 * time.Hour
 	// Day 0 (2026-03-01).
 	a := e.MustID(t, "alpha fact about builds", "type", "fact", "tags", "build,ci", "who", "alice", "project", "atlas")
@@ -641,7 +643,7 @@ func TestListMemories(t *testing.T) {
 	d := e.MustID(t, "delta deleted memory", "type", "fact", "tags", "build", "who", "alice", "project", "atlas")
 	e.Del(t, d, map[string]any{"reason": "gone"}).Want(t, http.StatusOK)
 
-	ids := func(r *Resp) []string {
+	ids := func(r *apitest.Resp) []string {
 		var out []string
 		for _, m := range r.List(t, "memories") {
 			out = append(out, m["id"].(string))
@@ -717,9 +719,9 @@ func TestListMemories(t *testing.T) {
 
 func TestMemoryHistory(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	as := func(actor, typ, req, sess string) http.Header {
-		return Hdr("X-Cairn-Actor", actor, "X-Cairn-Actor-Type", typ, "X-Request-Id", req, "X-Cairn-Session-Id", sess)
+		return apitest.Hdr("X-Cairn-Actor", actor, "X-Cairn-Actor-Type", typ, "X-Request-Id", req, "X-Cairn-Session-Id", sess)
 	}
 	r := e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "history subject"}, as("alice", "agent", "req-1", "sess-1")).Want(t, 200)
 	id := r.Str("id")
@@ -756,7 +758,7 @@ func TestMemoryHistory(t *testing.T) {
 		t.Errorf("updated event content: %v", hist[1])
 	}
 	meta, _ := hist[1]["metadata"].(map[string]any)
-	if meta["contentChanged"] != true || meta["ifVersion"] != 1.0 || !slices.Equal(Strs(meta["changedFields"]), []string{"content"}) {
+	if meta["contentChanged"] != true || meta["ifVersion"] != 1.0 || !slices.Equal(apitest.Strs(meta["changedFields"]), []string{"content"}) {
 		t.Errorf("updated metadata = %v", meta)
 	}
 	if meta, _ := hist[2]["metadata"].(map[string]any); meta["force"] != false {
@@ -765,10 +767,10 @@ func TestMemoryHistory(t *testing.T) {
 	// Oldest first by time, not by insertion luck.
 	for i := 1; i < len(hist); i++ {
 		if hist[i]["createdAt"].(string) < hist[i-1]["createdAt"].(string) {
-			t.Errorf("history not oldest first: %v", EventNames(hist))
+			t.Errorf("history not oldest first: %v", apitest.EventNames(hist))
 		}
 	}
-	if !slices.Equal(EventNames(e.Get(t, "/api/memory/"+id+"/history?limit=2").Want(t, 200).List(t, "history")), []string{"created", "updated"}) {
+	if !slices.Equal(apitest.EventNames(e.Get(t, "/api/memory/"+id+"/history?limit=2").Want(t, 200).List(t, "history")), []string{"created", "updated"}) {
 		t.Errorf("history limit=2 should keep the oldest two")
 	}
 	nf := e.Get(t, "/api/memory/00000000-0000-0000-0000-000000000000/history").WantErr(t, 404, core.CodeNotFound)
@@ -780,13 +782,13 @@ func TestMemoryHistory(t *testing.T) {
 
 	// Signet spells the headers x-signet-*; they work too.
 	r = e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "signet headers"},
-		Hdr("X-Signet-Actor", "sig", "X-Signet-Actor-Type", "pipeline", "X-Signet-Session-Id", "sig-sess")).Want(t, 200)
+		apitest.Hdr("X-Signet-Actor", "sig", "X-Signet-Actor-Type", "pipeline", "X-Signet-Session-Id", "sig-sess")).Want(t, 200)
 	got := e.HistoryEvents(t, r.Str("id"))[0]
 	if got["changedBy"] != "sig" || got["actorType"] != "pipeline" || got["sessionId"] != "sig-sess" {
 		t.Errorf("x-signet-* headers: %v", got)
 	}
 	// Unknown actor types fall back to operator; no actor is "api".
-	r = e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "unknown actor type"}, Hdr("X-Cairn-Actor-Type", "robot")).Want(t, 200)
+	r = e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "unknown actor type"}, apitest.Hdr("X-Cairn-Actor-Type", "robot")).Want(t, 200)
 	if got := e.HistoryEvents(t, r.Str("id"))[0]; got["actorType"] != "operator" || got["changedBy"] != "api" {
 		t.Errorf("defaults: %v", got)
 	}
@@ -797,11 +799,11 @@ func TestMemoryHistory(t *testing.T) {
 // be the one recorded in memory_history (Signet stores x-signet-request-id).
 func TestHistoryRequestIDHeaderAliases(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	for i, name := range []string{"X-Request-Id", "X-Cairn-Request-Id", "X-Signet-Request-Id"} {
 		t.Run(name, func(t *testing.T) {
 			reqID := fmt.Sprintf("rid-%d", i)
-			r := e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "request id via " + name}, Hdr(name, reqID)).Want(t, 200)
+			r := e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "request id via " + name}, apitest.Hdr(name, reqID)).Want(t, 200)
 			if r.Header.Get("X-Request-Id") != reqID {
 				t.Fatalf("echoed X-Request-Id = %q, want %q", r.Header.Get("X-Request-Id"), reqID)
 			}
@@ -819,7 +821,7 @@ func TestHistoryRequestIDHeaderAliases(t *testing.T) {
 
 func TestGlobalHistory(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	a := e.MustID(t, "global history one")
 	e.Clock.Advance(time.Second)
 	b := e.MustID(t, "global history two")
@@ -839,7 +841,7 @@ func TestGlobalHistory(t *testing.T) {
 	if got := e.Get(t, "/api/history?actor=api").Want(t, 200).Num("count"); got != 3 {
 		t.Errorf("actor filter: %v", got)
 	}
-	if got := e.Get(t, "/api/history?before="+storage.FormatTime(ClockStart.Add(time.Second))).Want(t, 200).Num("count"); got != 1 {
+	if got := e.Get(t, "/api/history?before="+storage.FormatTime(apitest.ClockStart.Add(time.Second))).Want(t, 200).Num("count"); got != 1 {
 		t.Errorf("before filter: %v", got)
 	}
 	if got := e.Get(t, "/api/history?limit=1").Want(t, 200).Num("count"); got != 1 {
@@ -855,7 +857,7 @@ func TestGlobalHistory(t *testing.T) {
 
 func TestPatchValidation(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := e.MustID(t, "patch validation subject")
 	cases := []struct {
 		name, body, field, msg string
@@ -892,7 +894,7 @@ func TestPatchValidation(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := e.State(t)
-			e.Patch(t, id, RawBody(c.body)).WantInvalid(t, c.field, c.msg)
+			e.Patch(t, id, apitest.RawBody(c.body)).WantInvalid(t, c.field, c.msg)
 			e.Unchanged(t, before)
 		})
 	}
@@ -902,7 +904,7 @@ func TestPatchValidation(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := e.State(t)
-			e.Patch(t, id, RawBody(c.body)).WantErr(t, 400, core.CodeInvalidJSON)
+			e.Patch(t, id, apitest.RawBody(c.body)).WantErr(t, 400, core.CodeInvalidJSON)
 			e.Unchanged(t, before)
 		})
 	}
@@ -910,7 +912,7 @@ func TestPatchValidation(t *testing.T) {
 
 func TestPatchOutcomes(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := e.MustID(t, deployFact)
 	other := e.MustID(t, "A different memory that already exists.")
 
@@ -955,13 +957,13 @@ func TestPatchOutcomes(t *testing.T) {
 		v++
 		g = e.Get(t, "/api/memory/"+id).Want(t, 200)
 		if g.Str("content") != deployFact+" Also staging." || g.Str("type") != "runbook" || !g.Bool("pinned") ||
-			!slices.Equal(Strs(g.JSON["tags"]), []string{"a", "b"}) || g.Str("updated_by") != "editor" {
+			!slices.Equal(apitest.Strs(g.JSON["tags"]), []string{"a", "b"}) || g.Str("updated_by") != "editor" {
 			t.Fatalf("after content update: %s", g)
 		}
 		// tags null clears them.
 		e.Patch(t, id, map[string]any{"tags": nil, "reason": "clear tags"}).Want(t, 200)
 		v++
-		if g := e.Get(t, "/api/memory/"+id).Want(t, 200); len(Strs(g.JSON["tags"])) != 0 {
+		if g := e.Get(t, "/api/memory/"+id).Want(t, 200); len(apitest.Strs(g.JSON["tags"])) != 0 {
 			t.Fatalf("tags null should clear: %s", g)
 		}
 		// The new content is what recall finds.
@@ -1007,7 +1009,7 @@ func TestPatchOutcomes(t *testing.T) {
 	})
 	t.Run("history", func(t *testing.T) {
 		hist := e.HistoryEvents(t, id)
-		got := EventNames(hist)
+		got := apitest.EventNames(hist)
 		want := []string{"created", "updated", "updated", "updated"}
 		if !slices.Equal(got, want) {
 			t.Fatalf("history = %v, want %v", got, want)
@@ -1019,7 +1021,7 @@ func TestPatchOutcomes(t *testing.T) {
 // must not be bypassed by remembering something short and editing it long.
 func TestPatchContentOverRememberLimit(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := e.MustID(t, "short at first")
 	before := e.State(t)
 	r := e.Patch(t, id, map[string]any{"content": strings.Repeat("long ", 20_000), "reason": "grow"})
@@ -1037,20 +1039,20 @@ func TestPatchContentOverRememberLimit(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := e.MustID(t, deployFact)
 	pinned := e.MustID(t, "User prefers bun over npm for TypeScript projects.", "pinned", true)
 
 	t.Run("reason missing", func(t *testing.T) {
-		for _, body := range []any{nil, map[string]any{}, map[string]any{"reason": ""}, map[string]any{"reason": "   "}, RawBody("")} {
+		for _, body := range []any{nil, map[string]any{}, map[string]any{"reason": ""}, map[string]any{"reason": "   "}, apitest.RawBody("")} {
 			before := e.State(t)
 			e.Del(t, id, body).WantInvalid(t, "reason", "reason is required")
 			e.Unchanged(t, before)
 		}
 		before := e.State(t)
 		e.Del(t, id, map[string]any{"reason": 5}).WantInvalid(t, "reason", "reason must be a string")
-		e.Del(t, id, RawBody("{bad")).WantErr(t, 400, core.CodeInvalidJSON)
-		e.Del(t, id, RawBody("null")).WantErr(t, 400, core.CodeInvalidJSON)
+		e.Del(t, id, apitest.RawBody("{bad")).WantErr(t, 400, core.CodeInvalidJSON)
+		e.Del(t, id, apitest.RawBody("null")).WantErr(t, 400, core.CodeInvalidJSON)
 		e.Unchanged(t, before)
 	})
 	t.Run("unknown", func(t *testing.T) {
@@ -1093,11 +1095,11 @@ func TestDelete(t *testing.T) {
 	t.Run("pipeline may not force", func(t *testing.T) {
 		before := e.State(t)
 		r := e.Do(t, "DELETE", "/api/memory/"+pinned, map[string]any{"reason": "auto", "force": true},
-			Hdr("X-Cairn-Actor-Type", "pipeline", "X-Cairn-Actor", "pipeline-v2")).WantErr(t, 403, core.CodeForceDenied)
+			apitest.Hdr("X-Cairn-Actor-Type", "pipeline", "X-Cairn-Actor", "pipeline-v2")).WantErr(t, 403, core.CodeForceDenied)
 		if r.Str("status") != "autonomous_force_denied" {
 			t.Fatalf("pipeline force: %s", r)
 		}
-		e.Do(t, "DELETE", "/api/memory/"+pinned+"?reason=auto&force=true", nil, Hdr("X-Signet-Actor-Type", "pipeline")).WantErr(t, 403, core.CodeForceDenied)
+		e.Do(t, "DELETE", "/api/memory/"+pinned+"?reason=auto&force=true", nil, apitest.Hdr("X-Signet-Actor-Type", "pipeline")).WantErr(t, 403, core.CodeForceDenied)
 		e.Unchanged(t, before)
 	})
 	t.Run("pinned with force", func(t *testing.T) {
@@ -1147,7 +1149,7 @@ func TestDelete(t *testing.T) {
 
 func TestRecover(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := e.MustID(t, deployFact)
 	live := e.MustID(t, "never deleted")
 
@@ -1200,7 +1202,7 @@ func TestRecover(t *testing.T) {
 		if g.Bool("is_deleted") || g.Str("deleted_at") != "" || g.Num("version") != 3 {
 			t.Fatalf("after recover: %s", g)
 		}
-		if got := EventNames(e.HistoryEvents(t, id)); !slices.Equal(got, []string{"created", "deleted", "recovered"}) {
+		if got := apitest.EventNames(e.HistoryEvents(t, id)); !slices.Equal(got, []string{"created", "deleted", "recovered"}) {
 			t.Fatalf("history = %v", got)
 		}
 		if r := e.Post(t, "/api/memory/recall", map[string]any{"query": "deploy atlas"}).Want(t, 200); len(r.List(t, "results")) != 1 {
@@ -1222,7 +1224,7 @@ func TestRecover(t *testing.T) {
 
 func TestRecoverAtExactWindow(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := e.MustID(t, "recover at the edge of the window")
 	e.Del(t, id, map[string]any{"reason": "r"}).Want(t, 200)
 	e.Clock.Advance(30 * 24 * time.Hour)
@@ -1235,7 +1237,7 @@ func TestRecoverAtExactWindow(t *testing.T) {
 
 func TestBatchModify(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	a := e.MustID(t, "batch modify a")
 	b := e.MustID(t, "batch modify b")
 	c := e.MustID(t, "batch modify c")
@@ -1246,7 +1248,7 @@ func TestBatchModify(t *testing.T) {
 		msg  string
 	}{
 		{"missing patches", map[string]any{"reason": "r"}, "patches[] is required"},
-		{"null patches", RawBody(`{"patches":null}`), "patches[] is required"},
+		{"null patches", apitest.RawBody(`{"patches":null}`), "patches[] is required"},
 		{"empty patches", map[string]any{"patches": []any{}, "reason": "r"}, "patches[] is required"},
 		{"patches not array", map[string]any{"patches": "x"}, "patches must be an array"},
 		{"patches object", map[string]any{"patches": map[string]any{"id": a}}, "patches must be an array"},
@@ -1260,7 +1262,7 @@ func TestBatchModify(t *testing.T) {
 	t.Run("invalid bodies", func(t *testing.T) {
 		before := e.State(t)
 		for _, body := range []string{"", "{", "null", "[]"} {
-			e.Post(t, "/api/memory/modify", RawBody(body)).WantErr(t, 400, core.CodeInvalidJSON)
+			e.Post(t, "/api/memory/modify", apitest.RawBody(body)).WantErr(t, 400, core.CodeInvalidJSON)
 		}
 		e.Post(t, "/api/memory/modify", map[string]any{"patches": []any{}, "reason": 3}).WantInvalid(t, "reason", "")
 		e.Unchanged(t, before)
@@ -1367,7 +1369,7 @@ func TestBatchModify(t *testing.T) {
 
 func TestBatchForget(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	var bulk []string
 	for i := range 26 {
 		bulk = append(bulk, e.MustID(t, fmt.Sprintf("bulk memory number %d about rotation", i), "tags", "bulk"))
@@ -1408,7 +1410,7 @@ func TestBatchForget(t *testing.T) {
 			e.Post(t, "/api/memory/forget", c.body).WantInvalid(t, c.field, "")
 		}
 		for _, body := range []string{"", "{", "null", "[1]"} {
-			e.Post(t, "/api/memory/forget", RawBody(body)).WantErr(t, 400, core.CodeInvalidJSON)
+			e.Post(t, "/api/memory/forget", apitest.RawBody(body)).WantErr(t, 400, core.CodeInvalidJSON)
 		}
 		e.Unchanged(t, before)
 	})
@@ -1441,7 +1443,7 @@ func TestBatchForget(t *testing.T) {
 		}
 		// Force takes the pinned one, except for the pipeline.
 		r = e.Do(t, "POST", "/api/memory/forget", map[string]any{"tags": "small", "mode": "execute", "reason": "auto", "force": true},
-			Hdr("X-Cairn-Actor-Type", "pipeline")).Want(t, 200)
+			apitest.Hdr("X-Cairn-Actor-Type", "pipeline")).Want(t, 200)
 		if r.Num("deleted") != 0 || r.List(t, "results")[0]["status"] != "autonomous_force_denied" {
 			t.Fatalf("pipeline force: %s", r)
 		}
@@ -1529,7 +1531,7 @@ func TestBatchForget(t *testing.T) {
 // without checking for a missing field.
 func TestBatchForgetEmptySelectionShape(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	e.MustID(t, "a memory that does not match")
 	p := e.Post(t, "/api/memory/forget", map[string]any{"tags": "nothing-has-this"}).Want(t, 200)
 	if p.Num("count") != 0 || p.Bool("requiresConfirm") {
@@ -1556,14 +1558,14 @@ func TestBatchForgetEmptySelectionShape(t *testing.T) {
 
 func TestRecall(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	deploy := e.MustID(t, deployFact)
 	bun := e.MustID(t, "User prefers bun over npm for TypeScript projects.", "who", "bench", "pinned", true, "importance", 0.9, "tags", "tooling")
 	uni := e.MustID(t, "Ünïcödé test: 東京 meeting moved to Thursday 🚀")
 	gone := e.MustID(t, "deploy atlas secret rotation notes")
 	e.Del(t, gone, map[string]any{"reason": "r"}).Want(t, 200)
 
-	ids := func(r *Resp) []string {
+	ids := func(r *apitest.Resp) []string {
 		var out []string
 		for _, h := range r.List(t, "results") {
 			out = append(out, h["id"].(string))
@@ -1647,7 +1649,7 @@ func TestRecall(t *testing.T) {
 			e.Post(t, "/api/memory/recall", c.body).WantInvalid(t, c.field, "")
 		}
 		for _, body := range []string{"{oops", "", "null", "[]", "\"deploy\""} {
-			e.Post(t, "/api/memory/recall", RawBody(body)).WantErr(t, 400, core.CodeInvalidJSON)
+			e.Post(t, "/api/memory/recall", apitest.RawBody(body)).WantErr(t, 400, core.CodeInvalidJSON)
 		}
 	})
 	t.Run("hostile queries", func(t *testing.T) {
@@ -1694,7 +1696,7 @@ func TestRecall(t *testing.T) {
 
 func TestMutationsFrozen(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	live := e.MustID(t, "frozen live memory", "tags", "frozen")
 	dead := e.MustID(t, "frozen deleted memory", "tags", "frozen")
 	e.Del(t, dead, map[string]any{"reason": "r"}).Want(t, 200)
@@ -1719,7 +1721,7 @@ func TestMutationsFrozen(t *testing.T) {
 		{"recover", "POST", "/api/memory/" + dead + "/recover", map[string]any{"reason": "r"}},
 		{"modify", "POST", "/api/memory/modify", map[string]any{"reason": "r", "patches": []any{map[string]any{"id": live, "importance": 0.1}}}},
 		{"forget execute", "POST", "/api/memory/forget", map[string]any{"tags": "frozen", "mode": "execute", "reason": "r"}},
-		{"import", "POST", "/api/memories/import", RawBody(freshLine)},
+		{"import", "POST", "/api/memories/import", apitest.RawBody(freshLine)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -1770,7 +1772,7 @@ func ndjson(tb testing.TB, raw []byte) []map[string]any {
 
 func TestExportImport(t *testing.T) {
 	t.Parallel()
-	src := NewEnv(t)
+	src := apitest.NewEnv(t)
 	a := src.MustID(t, "export me first", "tags", "x,y", "project", "atlas")
 	src.Clock.Advance(time.Minute)
 	b := src.MustID(t, "export me second", "pinned", true)
@@ -1792,8 +1794,8 @@ func TestExportImport(t *testing.T) {
 	}
 	src.Get(t, "/api/memories/export?pinned=maybe").WantInvalid(t, "pinned", "")
 
-	dst := NewEnv(t)
-	r := dst.Post(t, "/api/memories/import", RawBody(all.Raw)).Want(t, 200)
+	dst := apitest.NewEnv(t)
+	r := dst.Post(t, "/api/memories/import", apitest.RawBody(all.Raw)).Want(t, 200)
 	if r.Num("total") != 3 || r.Num("imported") != 3 || r.Num("existing") != 0 || r.Num("deduped") != 0 {
 		t.Fatalf("import: %s", r)
 	}
@@ -1801,7 +1803,7 @@ func TestExportImport(t *testing.T) {
 	if g.Num("version") != 2 || g.Num("importance") != 0.2 || !g.Bool("pinned") {
 		t.Fatalf("imported b: %s", g)
 	}
-	if g := dst.Get(t, "/api/memory/"+a).Want(t, 200); g.Str("project") != "atlas" || !slices.Equal(Strs(g.JSON["tags"]), []string{"x", "y"}) {
+	if g := dst.Get(t, "/api/memory/"+a).Want(t, 200); g.Str("project") != "atlas" || !slices.Equal(apitest.Strs(g.JSON["tags"]), []string{"x", "y"}) {
 		t.Fatalf("imported a: %s", g)
 	}
 	dst.Get(t, "/api/memory/"+d).WantErr(t, 404, core.CodeNotFound)
@@ -1814,13 +1816,13 @@ func TestExportImport(t *testing.T) {
 	}
 	// Importing again changes nothing.
 	before := dst.State(t)
-	r = dst.Post(t, "/api/memories/import", RawBody(all.Raw)).Want(t, 200)
+	r = dst.Post(t, "/api/memories/import", apitest.RawBody(all.Raw)).Want(t, 200)
 	if r.Num("existing") != 3 || r.Num("imported") != 0 {
 		t.Fatalf("re-import: %s", r)
 	}
 	dst.Unchanged(t, before)
 	// Same content under a new id is deduped.
-	r = dst.Post(t, "/api/memories/import", RawBody(`{"id":"new-id-1","content":"EXPORT ME SECOND."}`+"\n")).Want(t, 200)
+	r = dst.Post(t, "/api/memories/import", apitest.RawBody(`{"id":"new-id-1","content":"EXPORT ME SECOND."}`+"\n")).Want(t, 200)
 	if r.Num("deduped") != 1 {
 		t.Fatalf("dedup on import: %s", r)
 	}
@@ -1847,7 +1849,7 @@ func TestExportImport(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				before := dst.State(t)
-				r := dst.Post(t, "/api/memories/import", RawBody(c.body)).WantErr(t, 400, core.CodeInvalidRequest)
+				r := dst.Post(t, "/api/memories/import", apitest.RawBody(c.body)).WantErr(t, 400, core.CodeInvalidRequest)
 				if r.Num("line") != c.line || (c.field != "" && r.Str("field") != c.field) {
 					t.Fatalf("line/field: %s", r)
 				}
@@ -1862,11 +1864,11 @@ func TestExportImport(t *testing.T) {
 // not be half applied.
 func TestImportIdempotencyKeyCollision(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	e.Remember(t, "owner of the key", "idempotency_key", "k-1")
 	before := e.State(t)
 	body := `{"content":"first import line"}` + "\n" + `{"content":"another memory with the same key","idempotency_key":"k-1"}` + "\n"
-	r := e.Post(t, "/api/memories/import", RawBody(body))
+	r := e.Post(t, "/api/memories/import", apitest.RawBody(body))
 	if r.Status >= 500 {
 		t.Errorf("BUG: import with a taken idempotency_key answers %s; want a 4xx naming the line (or the record counted as existing/deduped)", r)
 	}

@@ -1,4 +1,4 @@
-package core_test
+package httpapi_test
 
 import (
 	"net/http"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairnmem/cairn/core/internal/apitest"
 
 	"github.com/cairnmem/cairn/core/auth"
 
@@ -15,7 +17,7 @@ import (
 )
 
 func TestAuthTeamMode(t *testing.T) {
-	e := NewStoreEnv(t, AuthMode("team"))
+	e := apitest.NewStoreEnv(t, apitest.AuthMode("team"))
 	if h := e.Get(t, "/health").Want(t, 200); h.JSON["counts"] != nil || h.JSON["providers"] != nil || h.JSON["health"] == nil {
 		t.Fatalf("team /health tells an anonymous caller what it holds: %s", h)
 	}
@@ -28,9 +30,9 @@ func TestAuthTeamMode(t *testing.T) {
 		h    http.Header
 		want string
 	}{
-		"malformed": {Bearer("nonsense"), "malformed token"},
-		"forged":    {Bearer(strings.Split(tok, ".")[0] + ".AAAA"), "invalid signature"},
-		"basic":     {Hdr("Authorization", "Basic dTpw"), "authentication required: use Authorization: Bearer <token>"},
+		"malformed": {apitest.Bearer("nonsense"), "malformed token"},
+		"forged":    {apitest.Bearer(strings.Split(tok, ".")[0] + ".AAAA"), "invalid signature"},
+		"basic":     {apitest.Hdr("Authorization", "Basic dTpw"), "authentication required: use Authorization: Bearer <token>"},
 	} {
 		r := e.Do(t, "GET", "/api/memories", nil, c.h).WantErr(t, 401, auth.CodeUnauthorized)
 		if r.Str("error") != c.want {
@@ -38,21 +40,21 @@ func TestAuthTeamMode(t *testing.T) {
 		}
 	}
 	// A valid token's subject becomes the actor.
-	r = e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "team memory one"}, Bearer(tok)).Want(t, 200)
+	r = e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "team memory one"}, apitest.Bearer(tok)).Want(t, 200)
 	id := r.Str("id")
-	h := e.Do(t, "GET", "/api/memory/"+id+"/history", nil, Bearer(tok)).Want(t, 200).List(t, "history")
+	h := e.Do(t, "GET", "/api/memory/"+id+"/history", nil, apitest.Bearer(tok)).Want(t, 200).List(t, "history")
 	if len(h) == 0 || h[0]["changedBy"] != "token:agent" {
 		t.Fatalf("actor: %v", h)
 	}
 	// Expiry against the service clock.
 	e.Clock.Advance(2 * time.Hour)
-	e.Do(t, "GET", "/api/memories", nil, Bearer(tok)).WantErr(t, 401, auth.CodeUnauthorized)
-	if r := e.Do(t, "GET", "/api/memories", nil, Bearer(tok)); r.Str("error") != "token expired" {
+	e.Do(t, "GET", "/api/memories", nil, apitest.Bearer(tok)).WantErr(t, 401, auth.CodeUnauthorized)
+	if r := e.Do(t, "GET", "/api/memories", nil, apitest.Bearer(tok)); r.Str("error") != "token expired" {
 		t.Fatalf("expired: %s", r)
 	}
 	// whoami
 	tok = e.Token(t, "readonly", "")
-	r = e.Do(t, "GET", "/api/auth/whoami", nil, Bearer(tok)).Want(t, 200)
+	r = e.Do(t, "GET", "/api/auth/whoami", nil, apitest.Bearer(tok)).Want(t, 200)
 	if !r.Bool("authenticated") || r.Str("mode") != "team" || r.JSON["claims"].(map[string]any)["role"] != "readonly" {
 		t.Fatalf("whoami: %s", r)
 	}
@@ -60,16 +62,16 @@ func TestAuthTeamMode(t *testing.T) {
 	e.Post(t, "/api/hooks/remember", map[string]any{"content": "x"}).WantErr(t, 401, auth.CodeUnauthorized)
 	e.Post(t, "/api/hooks/session-start", map[string]any{}).WantErr(t, 401, auth.CodeUnauthorized)
 	e.Post(t, "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).WantErr(t, 401, auth.CodeUnauthorized)
-	e.Do(t, "POST", "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, Bearer(tok)).WantErr(t, 403, auth.CodeForbidden)
-	e.Do(t, "POST", "/api/hooks/remember", map[string]any{"content": "x"}, Bearer(tok)).WantErr(t, 403, auth.CodeForbidden)
+	e.Do(t, "POST", "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, apitest.Bearer(tok)).WantErr(t, 403, auth.CodeForbidden)
+	e.Do(t, "POST", "/api/hooks/remember", map[string]any{"content": "x"}, apitest.Bearer(tok)).WantErr(t, 403, auth.CodeForbidden)
 	agent := e.Token(t, "agent", "")
-	if r := e.Do(t, "POST", "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, Bearer(agent)); r.Status == 401 || r.Status == 403 {
+	if r := e.Do(t, "POST", "/mcp", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, apitest.Bearer(agent)); r.Status == 401 || r.Status == 403 {
 		t.Fatalf("agent on /mcp: %s", r)
 	}
 }
 
 func TestAuthPermissionMatrix(t *testing.T) {
-	e := NewStoreEnv(t, AuthMode("team"), func(c *config.Config) { c.Auth.RateAdmin = 1000 })
+	e := apitest.NewStoreEnv(t, apitest.AuthMode("team"), func(c *config.Config) { c.Auth.RateAdmin = 1000 })
 	id := e.MustIDAs(t, "matrix memory")
 	routes := []struct {
 		perm, method, path string
@@ -87,7 +89,7 @@ func TestAuthPermissionMatrix(t *testing.T) {
 	for _, role := range auth.Roles {
 		tok := e.Token(t, role, "")
 		for _, rt := range routes {
-			r := e.Do(t, rt.method, rt.path, rt.body, Bearer(tok))
+			r := e.Do(t, rt.method, rt.path, rt.body, apitest.Bearer(tok))
 			if auth.RoleHas(role, rt.perm) {
 				if r.Status == 401 || r.Status == 403 {
 					t.Errorf("%s %s %s: %s", role, rt.method, rt.path, r)
@@ -101,22 +103,22 @@ func TestAuthPermissionMatrix(t *testing.T) {
 		}
 	}
 	// The issued token works.
-	r := e.Do(t, "POST", "/api/auth/token", map[string]any{"role": "agent", "scope": map[string]any{"project": "p"}, "ttlSeconds": 60}, Bearer(e.Token(t, "admin", ""))).Want(t, 200)
+	r := e.Do(t, "POST", "/api/auth/token", map[string]any{"role": "agent", "scope": map[string]any{"project": "p"}, "ttlSeconds": 60}, apitest.Bearer(e.Token(t, "admin", ""))).Want(t, 200)
 	if r.Str("expiresAt") == "" {
 		t.Fatalf("token: %s", r)
 	}
-	w := e.Do(t, "GET", "/api/auth/whoami", nil, Bearer(r.Str("token"))).Want(t, 200)
+	w := e.Do(t, "GET", "/api/auth/whoami", nil, apitest.Bearer(r.Str("token"))).Want(t, 200)
 	if c := w.JSON["claims"].(map[string]any); c["sub"] != "token:agent" || c["scope"].(map[string]any)["project"] != "p" {
 		t.Fatalf("whoami: %s", w)
 	}
-	e.Do(t, "POST", "/api/auth/token", map[string]any{"role": "god"}, Bearer(e.Token(t, "admin", ""))).WantErr(t, 400, core.CodeInvalidRequest)
+	e.Do(t, "POST", "/api/auth/token", map[string]any{"role": "god"}, apitest.Bearer(e.Token(t, "admin", ""))).WantErr(t, 400, core.CodeInvalidRequest)
 }
 
 func TestAuthScope(t *testing.T) {
-	e := NewStoreEnv(t, AuthMode("team"))
+	e := apitest.NewStoreEnv(t, apitest.AuthMode("team"))
 	mine := e.MustIDAs(t, "alpha project fact about kettles", "project", "alpha")
 	theirs := e.MustIDAs(t, "beta project fact about kettles", "project", "beta")
-	tok := Bearer(e.Token(t, "agent", "alpha"))
+	tok := apitest.Bearer(e.Token(t, "agent", "alpha"))
 
 	r := e.Do(t, "GET", "/api/memories?project=beta", nil, tok).Want(t, 200)
 	if s := r.String(); !strings.Contains(s, mine) || strings.Contains(s, theirs) {
@@ -142,15 +144,15 @@ func TestAuthScope(t *testing.T) {
 		t.Fatalf("remember project: %s", r)
 	}
 	// An admin token is not narrowed.
-	r = e.Do(t, "GET", "/api/memories", nil, Bearer(e.Token(t, "admin", "alpha"))).Want(t, 200)
+	r = e.Do(t, "GET", "/api/memories", nil, apitest.Bearer(e.Token(t, "admin", "alpha"))).Want(t, 200)
 	if !strings.Contains(r.String(), theirs) {
 		t.Fatalf("admin list: %s", r)
 	}
 }
 
 func TestAuthRateLimit(t *testing.T) {
-	e := NewStoreEnv(t, AuthMode("team"), func(c *config.Config) { c.Auth.RateForget = 2 })
-	tok := Bearer(e.Token(t, "agent", ""))
+	e := apitest.NewStoreEnv(t, apitest.AuthMode("team"), func(c *config.Config) { c.Auth.RateForget = 2 })
+	tok := apitest.Bearer(e.Token(t, "agent", ""))
 	for range 2 {
 		if r := e.Do(t, "DELETE", "/api/memory/nope", nil, tok); r.Status == 429 {
 			t.Fatalf("limited early: %s", r)
@@ -162,7 +164,7 @@ func TestAuthRateLimit(t *testing.T) {
 		t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
 	}
 	// Another actor has its own window.
-	if r := e.Do(t, "DELETE", "/api/memory/nope", nil, Bearer(e.Token(t, "operator", ""))); r.Status == 429 {
+	if r := e.Do(t, "DELETE", "/api/memory/nope", nil, apitest.Bearer(e.Token(t, "operator", ""))); r.Status == 429 {
 		t.Fatalf("operator limited: %s", r)
 	}
 	e.Clock.Advance(45 * time.Second)
@@ -172,7 +174,7 @@ func TestAuthRateLimit(t *testing.T) {
 }
 
 func TestAuthHybrid(t *testing.T) {
-	e := NewStoreEnv(t, AuthMode("hybrid"))
+	e := apitest.NewStoreEnv(t, apitest.AuthMode("hybrid"))
 	serve := func(remote, host string, h http.Header) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("GET", "/api/memories", nil)
 		req.RemoteAddr = remote
@@ -201,17 +203,17 @@ func TestAuthHybrid(t *testing.T) {
 	if rec := serve("203.0.113.9:5555", "127.0.0.1:3850", nil); rec.Code != 401 {
 		t.Fatalf("spoofed Host: %d %s", rec.Code, rec.Body)
 	}
-	if rec := serve("203.0.113.9:5555", "", Bearer(e.Token(t, "readonly", ""))); rec.Code != 200 {
+	if rec := serve("203.0.113.9:5555", "", apitest.Bearer(e.Token(t, "readonly", ""))); rec.Code != 200 {
 		t.Fatalf("remote with token: %d %s", rec.Code, rec.Body)
 	}
 	// A loopback caller that sends a token is judged by it.
-	if rec := serve("127.0.0.1:5555", "", Bearer("bad")); rec.Code != 401 {
+	if rec := serve("127.0.0.1:5555", "", apitest.Bearer("bad")); rec.Code != 401 {
 		t.Fatalf("loopback bad token: %d %s", rec.Code, rec.Body)
 	}
 }
 
 func TestAuthLocalModeOpen(t *testing.T) {
-	e := NewStoreEnv(t) // recorder RemoteAddr is not loopback; local mode does not care
+	e := apitest.NewStoreEnv(t) // recorder RemoteAddr is not loopback; local mode does not care
 	e.Remember(t, "local mode memory")
 	r := e.Get(t, "/api/auth/whoami").Want(t, 200)
 	if r.Bool("authenticated") || r.Str("mode") != "local" {

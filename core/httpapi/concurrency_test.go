@@ -1,4 +1,4 @@
-package core_test
+package httpapi_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairnmem/cairn/core/internal/apitest"
 
 	"github.com/cairnmem/cairn/core"
 )
@@ -25,11 +27,11 @@ const raceTimeout = 30 * time.Second
 // race runs fn on concurrentWorkers goroutines released together and
 // returns their answers in worker order. fn runs off the test goroutine, so
 // it returns errors instead of failing the test.
-func race(t *testing.T, fn func(ctx context.Context, i int) (*Resp, error)) []*Resp {
+func race(t *testing.T, fn func(ctx context.Context, i int) (*apitest.Resp, error)) []*apitest.Resp {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), raceTimeout)
 	defer cancel()
-	out := make([]*Resp, concurrentWorkers)
+	out := make([]*apitest.Resp, concurrentWorkers)
 	errs := make([]error, concurrentWorkers)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -52,7 +54,7 @@ func race(t *testing.T, fn func(ctx context.Context, i int) (*Resp, error)) []*R
 }
 
 // tally counts answers by "<status> <status field>".
-func tally(rs []*Resp) map[string]int {
+func tally(rs []*apitest.Resp) map[string]int {
 	m := map[string]int{}
 	for _, r := range rs {
 		m[fmt.Sprintf("%d %s", r.Status, r.Str("status"))]++
@@ -65,12 +67,12 @@ func tally(rs []*Resp) map[string]int {
 // recorded.
 func TestConcurrentPatchSameVersion(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := e.MustID(t, "contended memory")
-	rs := race(t, func(ctx context.Context, i int) (*Resp, error) {
+	rs := race(t, func(ctx context.Context, i int) (*apitest.Resp, error) {
 		return e.SendCtx(ctx, "PATCH", "/api/memory/"+id, map[string]any{
 			"importance": float64(i) / 10, "reason": fmt.Sprintf("writer %d", i), "if_version": 1,
-		}, Hdr("X-Cairn-Actor", fmt.Sprintf("writer-%d", i)))
+		}, apitest.Hdr("X-Cairn-Actor", fmt.Sprintf("writer-%d", i)))
 	})
 	got := tally(rs)
 	want := map[string]int{"200 updated": 1, "409 version_conflict": concurrentWorkers - 1}
@@ -96,7 +98,7 @@ func TestConcurrentPatchSameVersion(t *testing.T) {
 		t.Fatalf("final memory %s, winner %d", g, winner)
 	}
 	hist := e.HistoryEvents(t, id)
-	if names := EventNames(hist); !slices.Equal(names, []string{"created", "updated"}) {
+	if names := apitest.EventNames(hist); !slices.Equal(names, []string{"created", "updated"}) {
 		t.Fatalf("history = %v, want exactly one update", names)
 	}
 	if hist[1]["changedBy"] != fmt.Sprintf("writer-%d", winner) {
@@ -108,15 +110,15 @@ func TestConcurrentPatchSameVersion(t *testing.T) {
 // it is already deleted, and one deleted event is written.
 func TestConcurrentDeleteSameMemory(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
+	e := apitest.NewEnv(t)
 	id := e.MustID(t, "deleted by many")
-	rs := race(t, func(ctx context.Context, i int) (*Resp, error) {
+	rs := race(t, func(ctx context.Context, i int) (*apitest.Resp, error) {
 		return e.SendCtx(ctx, "DELETE", "/api/memory/"+id, map[string]any{"reason": "race"}, nil)
 	})
 	if got := tally(rs); got["200 deleted"] != 1 || got["409 already_deleted"] != concurrentWorkers-1 {
 		t.Fatalf("outcomes = %v", got)
 	}
-	if names := EventNames(e.HistoryEvents(t, id)); !slices.Equal(names, []string{"created", "deleted"}) {
+	if names := apitest.EventNames(e.HistoryEvents(t, id)); !slices.Equal(names, []string{"created", "deleted"}) {
 		t.Fatalf("history = %v", names)
 	}
 }
@@ -125,8 +127,8 @@ func TestConcurrentDeleteSameMemory(t *testing.T) {
 // memory, one created event, and every answer names it.
 func TestConcurrentRememberSameContent(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t)
-	rs := race(t, func(ctx context.Context, i int) (*Resp, error) {
+	e := apitest.NewEnv(t)
+	rs := race(t, func(ctx context.Context, i int) (*apitest.Resp, error) {
 		content := "Concurrent dedup target."
 		if i%2 == 1 {
 			content = "  concurrent   DEDUP target "

@@ -1,4 +1,4 @@
-package core_test
+package httpapi_test
 
 import (
 	"context"

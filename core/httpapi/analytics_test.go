@@ -1,20 +1,22 @@
-package core_test
+package httpapi_test
 
 import (
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
+
 	"github.com/cairnmem/cairn/core/analytics"
 )
 
 func TestAnalyticsUsageKeyedByPattern(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, NoPipeline)
+	e := apitest.NewEnv(t, apitest.NoPipeline)
 	a := e.MustID(t, "first memory for usage")
 	b := e.MustID(t, "second memory for usage")
-	e.Do(t, "GET", "/api/memory/"+a, nil, Hdr("X-Cairn-Actor", "alice")).Want(t, http.StatusOK)
-	e.Do(t, "GET", "/api/memory/"+b, nil, Hdr("X-Cairn-Actor", "alice")).Want(t, http.StatusOK)
+	e.Do(t, "GET", "/api/memory/"+a, nil, apitest.Hdr("X-Cairn-Actor", "alice")).Want(t, http.StatusOK)
+	e.Do(t, "GET", "/api/memory/"+b, nil, apitest.Hdr("X-Cairn-Actor", "alice")).Want(t, http.StatusOK)
 	e.Get(t, "/api/memory/missing-id").Want(t, http.StatusNotFound)
 	e.Get(t, "/no/such/route").Want(t, http.StatusNotFound)
 	e.Post(t, "/api/memory/recall", map[string]any{"query": "usage"}).Want(t, http.StatusOK)
@@ -60,7 +62,7 @@ func TestAnalyticsUsageKeyedByPattern(t *testing.T) {
 
 func TestAnalyticsErrorsEndpoint(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, NoPipeline)
+	e := apitest.NewEnv(t, apitest.NoPipeline)
 	an := e.Svc.Analytics()
 	an.RecordError(analytics.ErrorEvent{Stage: analytics.StageExtraction, Code: analytics.CodeExtractionParseFail, Message: "no JSON", MemoryID: "m1"})
 	e.Clock.Advance(time.Hour)
@@ -78,7 +80,7 @@ func TestAnalyticsErrorsEndpoint(t *testing.T) {
 	if errs := r.JSON["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["memoryId"] != "m1" {
 		t.Fatalf("stage filter %s", r)
 	}
-	since := ClockStart.Add(30 * time.Minute).Format(time.RFC3339)
+	since := apitest.ClockStart.Add(30 * time.Minute).Format(time.RFC3339)
 	r = e.Get(t, "/api/analytics/errors?since="+since+"&limit=1").Want(t, http.StatusOK)
 	if errs := r.JSON["errors"].([]any); len(errs) != 1 || r.JSON["summary"].(map[string]any)["EMBEDDING_TIMEOUT"] != 2.0 {
 		t.Fatalf("since+limit %s", r)
@@ -92,7 +94,7 @@ func TestAnalyticsErrorsEndpoint(t *testing.T) {
 
 func TestAnalyticsServerErrorsRecorded(t *testing.T) {
 	t.Parallel()
-	e := NewEnv(t, NoPipeline)
+	e := apitest.NewEnv(t, apitest.NoPipeline)
 	e.DB.Close() // every query now fails: a 500
 	r := e.Get(t, "/api/memories")
 	if r.Status != http.StatusInternalServerError {

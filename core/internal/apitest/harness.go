@@ -1,4 +1,8 @@
-package core_test
+// Package apitest is the test harness of the HTTP API: a real SQLite store in
+// a temp dir, a Service with a clock the test controls, and the real HTTP
+// handler behind httptest.NewServer (or a recorder). Tests of core and of
+// httpapi share it.
+package apitest
 
 import (
 	"bytes"
@@ -22,10 +26,8 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Package apitest is the test harness of the HTTP API: a real SQLite store in
-// a temp dir, a Service with a clock the test controls, and the real HTTP
-// handler behind httptest.NewServer (or a recorder). Tests of core and of
-// httpapi share it.
+// NewClock returns a clock standing at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
 
 // Clock is a clock tests move by hand.
 type Clock struct {
@@ -461,3 +463,6 @@ func (e *Env) WithEmbedder(emb core.Embedder, mods ...func(*config.Config)) {
 	e.Svc = core.NewService(e.DB, cfg, core.ServiceOptions{Now: e.Clock.Now, Embedder: emb})
 	e.H = httpapi.NewAPI(e.Svc, "test", "127.0.0.1:0").Handler()
 }
+
+// NoEmbed turns the embedder off.
+func NoEmbed(c *config.Config) { c.Embedding.Provider = "none" }
