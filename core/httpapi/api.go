@@ -30,80 +30,22 @@ type API struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	auth    *authGate
+	routes  map[string]route // by pattern: the table the router and the auth gate share
 }
 
 // NewAPI builds the HTTP API. version is reported by /health and
 // /api/status; addr is the address it will be served on.
 func NewAPI(svc *core.Service, version, addr string) *API {
-	a := &API{svc: svc, version: version, started: time.Now(), addr: addr, log: svc.Logger(), mux: http.NewServeMux()}
+	a := &API{svc: svc, version: version, started: time.Now(), addr: addr, log: svc.Logger(), mux: http.NewServeMux(), routes: map[string]route{}}
 	a.auth = newAuthGate(a)
-	a.routes()
+	for _, rt := range a.routeTable() {
+		a.register(rt)
+	}
 	return a
 }
 
 // SetAddr records the address actually listened on (after ":0" resolves).
 func (a *API) SetAddr(addr string) { a.addr = addr }
-
-func (a *API) routes() {
-	m := a.mux
-	m.HandleFunc("GET /health", a.health)
-	m.HandleFunc("GET /api/status", a.status)
-	m.HandleFunc("POST /api/auth/token", a.authToken)
-	m.HandleFunc("GET /api/auth/whoami", a.whoami)
-
-	m.HandleFunc("POST /api/memory/remember", a.remember)
-	m.HandleFunc("POST /api/memory/save", a.remember)
-	m.HandleFunc("POST /api/memory/recall", a.recall)
-	m.HandleFunc("GET /api/memory/search", a.searchGET(core.DefaultRecallLimit))
-	m.HandleFunc("GET /memory/search", a.searchGET(20))
-	m.HandleFunc("GET /memory/similar", a.similar)
-	m.HandleFunc("GET /api/embeddings", a.embeddings)
-	m.HandleFunc("GET /api/embeddings/status", a.embeddingStatus)
-	m.HandleFunc("GET /api/memories", a.list)
-	m.HandleFunc("GET /api/memories/export", a.export)
-	m.HandleFunc("POST /api/memories/import", a.importMemories)
-	m.HandleFunc("POST /api/memory/modify", a.modifyBatch)
-	m.HandleFunc("POST /api/memory/forget", a.forgetBatch)
-	m.HandleFunc("GET /api/memory/{id}", a.get)
-	m.HandleFunc("PATCH /api/memory/{id}", a.patch)
-	m.HandleFunc("DELETE /api/memory/{id}", a.delete)
-	// GET /api/memory/jobs/{id} and GET /api/memory/{id}/history overlap in
-	// the router's eyes (neither is more specific), so one pattern serves
-	// both and dispatches on the segments.
-	m.HandleFunc("GET /api/memory/{a}/{b}", func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.PathValue("a") == "jobs":
-			r.SetPathValue("id", r.PathValue("b"))
-			a.getJob(w, r)
-		case r.PathValue("b") == "history":
-			r.SetPathValue("id", r.PathValue("a"))
-			a.memoryHistory(w, r)
-		case r.PathValue("b") == "recover":
-			w.Header().Set("Allow", "POST")
-			writeError(w, &core.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: "method not allowed; allowed: POST"})
-		default:
-			writeError(w, &core.Error{Status: http.StatusNotFound, Code: core.CodeNotFound, Message: "no such route"})
-		}
-	})
-	m.HandleFunc("POST /api/memory/{id}/recover", a.recover)
-	m.HandleFunc("GET /api/history", a.history)
-	m.Handle("/mcp", a.mcpHandler())
-	m.HandleFunc("POST /api/hooks/session-start", a.hookSessionStart)
-	m.HandleFunc("POST /api/hooks/user-prompt-submit", a.hookUserPrompt)
-	m.HandleFunc("POST /api/hooks/session-end", a.hookSessionEnd)
-	m.HandleFunc("POST /api/hooks/remember", a.hookRemember)
-	m.HandleFunc("POST /api/hooks/recall", a.hookRecall)
-	m.HandleFunc("POST /api/hooks/pre-compaction", a.hookPreCompaction)
-	m.HandleFunc("POST /api/hooks/compaction-complete", a.hookCompactionComplete)
-	m.HandleFunc("GET /api/sessions", a.listSessions)
-	m.HandleFunc("GET /api/sessions/{key}", a.getSession)
-	a.pipelineRoutes()
-	a.repairRoutes()
-	a.mux.HandleFunc("GET /api/maintenance", a.maintenance)
-	a.mux.HandleFunc("POST /api/maintenance/run", a.runMaintenance)
-	a.opsRoutes()
-	a.documentRoutes()
-}
 
 // Handler returns the API with its middleware: request ids, panic recovery,
 // JSON for the router's own 404/405 answers, and request logging.

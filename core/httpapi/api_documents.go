@@ -9,16 +9,6 @@ import (
 	"github.com/cairnmem/cairn/core"
 )
 
-// documentRoutes registers the documents API (reference section 2.5).
-func (a *API) documentRoutes() {
-	m := a.mux
-	m.HandleFunc("POST /api/documents", a.createDocument)
-	m.HandleFunc("GET /api/documents", a.listDocuments)
-	m.HandleFunc("GET /api/documents/{id}", a.getDocument)
-	m.HandleFunc("GET /api/documents/{id}/chunks", a.documentChunks)
-	m.HandleFunc("DELETE /api/documents/{id}", a.deleteDocument)
-}
-
 // documentBodyLimit bounds a POST /api/documents body: the larger of
 // server.max_body_bytes and twice documents.max_content_bytes (JSON
 // escaping can double the size of text); the content itself is then held

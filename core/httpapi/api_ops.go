@@ -16,18 +16,6 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// opsRoutes registers diagnostics and analytics (permissions diagnostics
-// and analytics, see routeRules).
-func (a *API) opsRoutes() {
-	m := a.mux
-	m.HandleFunc("GET /api/diagnostics", a.diagnostics)
-	m.HandleFunc("GET /api/diagnostics/{domain}", a.diagnosticsDomain)
-	m.HandleFunc("GET /api/analytics/usage", a.analyticsUsage)
-	m.HandleFunc("GET /api/analytics/errors", a.analyticsErrors)
-	m.HandleFunc("GET /api/analytics/latency", a.analyticsLatency)
-	m.HandleFunc("GET /api/analytics/latency/samples", a.analyticsLatencySamples)
-}
-
 // recordRequest counts a served request under its route pattern and actor
 // (the token's subject when auth is on: the gate rewrites the header), and
 // puts server errors in the error ring.

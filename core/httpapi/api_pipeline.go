@@ -8,21 +8,6 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// pipelineRoutes registers the pipeline's API. A job is also read at
-// GET /api/memory/jobs/{id} (routed in routes()).
-func (a *API) pipelineRoutes() {
-	m := a.mux
-	m.HandleFunc("GET /api/proposals", a.listProposals)
-	m.HandleFunc("GET /api/proposals/{id}", a.getProposal)
-	m.HandleFunc("POST /api/proposals/{id}/approve", a.approveProposal)
-	m.HandleFunc("POST /api/proposals/{id}/reject", a.rejectProposal)
-	m.HandleFunc("GET /api/jobs", a.listJobs)
-	m.HandleFunc("GET /api/jobs/{id}", a.getJob)
-	m.HandleFunc("POST /api/jobs/{id}/retry", a.retryJob)
-	m.HandleFunc("GET /api/pipeline/status", a.pipelineStatus)
-	m.HandleFunc("GET /api/graph/entities", a.graphEntities)
-}
-
 func (a *API) listProposals(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	limit, e := queryInt(r, "limit", 50, 1, 1000)

@@ -7,20 +7,6 @@ import (
 	"github.com/cairnmem/cairn/core"
 )
 
-// repairRoutes serves /api/repair (permission admin):
-//
-//	GET  /api/repair                  the actions, for menus
-//	GET  /api/repair/embedding-gaps   {unembedded,total,coverage}
-//	GET  /api/repair/dedup-stats      {exactClusters,exactExcess,totalActive}
-//	POST /api/repair/{action}         run one; body optional
-func (a *API) repairRoutes() {
-	m := a.mux
-	m.HandleFunc("GET /api/repair", a.repairList)
-	m.HandleFunc("GET /api/repair/embedding-gaps", a.repairEmbeddingGaps)
-	m.HandleFunc("GET /api/repair/dedup-stats", a.repairDedupStats)
-	m.HandleFunc("POST /api/repair/{action}", a.repairRun)
-}
-
 func (a *API) repairList(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"actions": core.RepairActions()})
 }

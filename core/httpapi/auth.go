@@ -70,112 +70,21 @@ func (g *authGate) loadSecret() ([]byte, error) {
 	return s, nil
 }
 
-// routeRule is what a route needs: a permission, an optional rate limiter,
-// and how a project scope applies to it.
-type routeRule struct {
-	perm    string // "" means any caller that got past authentication
-	limiter string
-	scope   scopeKind
-}
-
-type scopeKind int
-
-const (
-	scopeNone    scopeKind = iota // not project data, or scoped elsewhere
-	scopeQuery                    // force the "project" query parameter
-	scopeBody                     // force the "project" field of a JSON body
-	scopeID                       // the memory named by {id} must be in scope
-	scopeIDWrite                  // as scopeID, for a mutation
-	scopeBatch                    // ids/patches in the body must be in scope
-	scopeDenied                   // not available to project-scoped tokens
-)
-
-// routeRules maps the router's patterns to what they need. A pattern not
-// listed needs admin, so a new route is closed until someone opens it.
-var routeRules = map[string]routeRule{
-	"GET /api/status":                     {perm: auth.PermRecall},
-	"GET /api/auth/whoami":                {},
-	"POST /api/auth/token":                {perm: auth.PermAdmin, limiter: "admin"},
-	"POST /api/memory/remember":           {perm: auth.PermRemember, scope: scopeBody},
-	"POST /api/memory/save":               {perm: auth.PermRemember, scope: scopeBody},
-	"POST /api/memory/recall":             {perm: auth.PermRecall, scope: scopeBody},
-	"GET /api/memory/search":              {perm: auth.PermRecall, scope: scopeQuery},
-	"GET /memory/search":                  {perm: auth.PermRecall, scope: scopeQuery},
-	"GET /memory/similar":                 {perm: auth.PermRecall, scope: scopeDenied},
-	"GET /api/embeddings":                 {perm: auth.PermDiagnostics, scope: scopeDenied},
-	"GET /api/embeddings/status":          {perm: auth.PermDiagnostics},
-	"GET /api/memories":                   {perm: auth.PermRecall, scope: scopeQuery},
-	"GET /api/memories/export":            {perm: auth.PermRecall, scope: scopeQuery},
-	"POST /api/memories/import":           {perm: auth.PermAdmin, limiter: "admin"},
-	"POST /api/memory/modify":             {perm: auth.PermModify, limiter: "modify", scope: scopeBatch},
-	"POST /api/memory/forget":             {perm: auth.PermForget, limiter: "batchForget", scope: scopeBatch},
-	"GET /api/memory/{id}":                {perm: auth.PermRecall, scope: scopeID},
-	"PATCH /api/memory/{id}":              {perm: auth.PermModify, limiter: "modify", scope: scopeIDWrite},
-	"DELETE /api/memory/{id}":             {perm: auth.PermForget, limiter: "forget", scope: scopeIDWrite},
-	"POST /api/memory/{id}/recover":       {perm: auth.PermRecover, scope: scopeIDWrite},
-	"GET /api/history":                    {perm: auth.PermDiagnostics, scope: scopeDenied},
-	"/mcp":                                {perm: auth.PermRemember, scope: scopeDenied},
-	"POST /api/hooks/session-start":       {perm: auth.PermRecall},
-	"POST /api/hooks/user-prompt-submit":  {perm: auth.PermRecall},
-	"POST /api/hooks/recall":              {perm: auth.PermRecall},
-	"POST /api/hooks/session-end":         {perm: auth.PermRemember},
-	"POST /api/hooks/remember":            {perm: auth.PermRemember},
-	"POST /api/hooks/pre-compaction":      {perm: auth.PermRemember},
-	"POST /api/hooks/compaction-complete": {perm: auth.PermRemember},
-	"GET /api/sessions":                   {perm: auth.PermRecall},
-	"GET /api/sessions/{key}":             {perm: auth.PermRecall},
-	"GET /api/proposals":                  {perm: auth.PermDiagnostics, scope: scopeDenied},
-	"GET /api/proposals/{id}":             {perm: auth.PermDiagnostics, scope: scopeDenied},
-	"POST /api/proposals/{id}/approve":    {perm: auth.PermModify, limiter: "modify", scope: scopeDenied},
-	"POST /api/proposals/{id}/reject":     {perm: auth.PermModify, limiter: "modify", scope: scopeDenied},
-	"GET /api/jobs/{id}":                  {perm: auth.PermDocuments},
-	"GET /api/jobs":                       {perm: auth.PermDiagnostics},
-	"POST /api/jobs/{id}/retry":           {perm: auth.PermAdmin, limiter: "admin"},
-	"GET /api/graph/entities":             {perm: auth.PermRecall, scope: scopeDenied},
-	"GET /api/pipeline/status":            {perm: auth.PermDiagnostics},
-	"GET /api/diagnostics":                {perm: auth.PermDiagnostics},
-	"GET /api/diagnostics/{domain}":       {perm: auth.PermDiagnostics},
-	"GET /api/analytics/usage":            {perm: auth.PermAnalytics},
-	"GET /api/analytics/errors":           {perm: auth.PermAnalytics},
-	"GET /api/analytics/latency":          {perm: auth.PermAnalytics},
-	"GET /api/analytics/latency/samples":  {perm: auth.PermAnalytics},
-	"GET /api/memory/{a}/{b} jobs":        {perm: auth.PermDocuments},
-	"GET /api/memory/{a}/{b} history":     {perm: auth.PermRecall, scope: scopeID},
-	"GET /api/memory/{a}/{b} other":       {},
-	"GET /api/repair":                     {perm: auth.PermAdmin, scope: scopeDenied},
-	"GET /api/repair/embedding-gaps":      {perm: auth.PermAdmin, scope: scopeDenied},
-	"GET /api/repair/dedup-stats":         {perm: auth.PermAdmin, scope: scopeDenied},
-	"GET /api/maintenance":                {perm: auth.PermAdmin, scope: scopeDenied},
-	"POST /api/maintenance/run":           {perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied},
-	"POST /api/repair/{action}":           {perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied},
-	"POST /api/documents":                 {perm: auth.PermDocuments, scope: scopeDenied},
-	"GET /api/documents":                  {perm: auth.PermDocuments, scope: scopeDenied},
-	"GET /api/documents/{id}":             {perm: auth.PermDocuments, scope: scopeDenied},
-	"GET /api/documents/{id}/chunks":      {perm: auth.PermDocuments, scope: scopeDenied},
-	"DELETE /api/documents/{id}":          {perm: auth.PermDocuments, limiter: "forget", scope: scopeDenied},
-}
-
-// ruleFor finds the rule of the route r will reach; pattern is "" when no
-// route matches (the router will answer 404 or 405).
-func (g *authGate) ruleFor(r *http.Request) (routeRule, string) {
+// accessFor finds the access rule of the route r will reach; pattern is ""
+// when no route matches (the router will answer 404 or 405).
+func (g *authGate) accessFor(r *http.Request) (access, string) {
 	_, pattern := g.a.mux.Handler(r)
 	if pattern == "" {
-		return routeRule{}, ""
+		return access{}, ""
 	}
-	if pattern == "GET /api/memory/{a}/{b}" {
-		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-		switch {
-		case len(parts) == 4 && parts[2] == "jobs":
-			return routeRules[pattern+" jobs"], pattern
-		case len(parts) == 4 && parts[3] == "history":
-			return routeRules[pattern+" history"], pattern
-		}
-		return routeRules[pattern+" other"], pattern
+	rt, ok := g.a.routes[pattern]
+	switch {
+	case !ok:
+		return access{perm: auth.PermAdmin}, pattern // unreachable: every pattern is registered with its access
+	case rt.pick != nil:
+		return rt.pick(r), pattern
 	}
-	if rule, ok := routeRules[pattern]; ok {
-		return rule, pattern
-	}
-	return routeRule{perm: auth.PermAdmin}, pattern
+	return rt.access, pattern
 }
 
 // wrap guards next according to auth.mode.
@@ -224,13 +133,13 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 		}
 		r = r.WithContext(context.WithValue(r.Context(), authCtxKey{}, info))
 
-		rule, pattern := g.ruleFor(r)
+		rule, pattern := g.accessFor(r)
 		if pattern == "" {
 			next.ServeHTTP(w, r) // the router's own 404/405
 			return
 		}
 		c := info.claims
-		if rule.perm != "" && !auth.RoleHas(c.Role, rule.perm) {
+		if rule.perm != permAnyRole && !auth.RoleHas(c.Role, rule.perm) {
 			writeError(w, &core.Error{Status: http.StatusForbidden, Code: auth.CodeForbidden,
 				Message: fmt.Sprintf("role '%s' lacks '%s' permission", c.Role, rule.perm)})
 			return
