@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/cairnmem/cairn/core/config"
 )
 
 // The maintenance loop of seed 003: diagnostics → recommendations →
@@ -270,5 +272,5 @@ func (s *Service) MaintenanceInterval() time.Duration {
 	if d := s.cfg.Maintenance.Interval.D(); d > 0 {
 		return d
 	}
-	return 30 * time.Minute
+	return config.DefaultMaintenanceInterval
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core/extract"
 
@@ -267,7 +268,7 @@ func stripInjectedBlocks(content string) string {
 func (s *Service) pipelineTimeout() time.Duration {
 	t := s.cfg.PipelineV2.Timeout.D()
 	if t <= 0 {
-		t = 90 * time.Second
+		t = config.DefaultPipelineV2Timeout
 	}
 	if half := s.cfg.PipelineV2.LeaseTimeout.D() / 2; half > 0 && t > max(half, 30*time.Second) {
 		t = max(half, 30*time.Second)

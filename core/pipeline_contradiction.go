@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/extract"
 )
 
@@ -20,7 +21,7 @@ func (s *Service) semanticContradiction(ctx context.Context, llm extract.LLM, fa
 	}
 	timeout := min(cfg.SemanticContradictionTimeout.D(), s.pipelineTimeout())
 	if timeout <= 0 {
-		timeout = 15 * time.Second
+		timeout = config.DefaultPipelineV2SemanticContradictionTimeout
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -75,11 +75,11 @@ func (s *Service) retentionSweep(ctx context.Context, batch int) (*RetentionRepo
 		batch = cfg.BatchSize
 	}
 	if batch <= 0 {
-		batch = 500
+		batch = config.DefaultRetentionBatchSize
 	}
 	maxBatches := cfg.MaxBatches
 	if maxBatches <= 0 {
-		maxBatches = 200
+		maxBatches = config.DefaultRetentionMaxBatches
 	}
 	start := time.Now()
 	now := s.now()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -18,8 +19,10 @@ import (
 type DocumentWorker struct {
 	Svc         *core.Service
 	Concurrency int
-	Poll        time.Duration
-	Log         *slog.Logger
+	// Poll is how often an idle worker looks for jobs; zero means
+	// config.DefaultDocumentsWorkerInterval.
+	Poll time.Duration
+	Log  *slog.Logger
 	// ReapEvery is how often stale leases are reaped and documents whose
 	// job died are marked failed; default min(60 s, lease timeout / 2).
 	ReapEvery time.Duration
@@ -38,7 +41,7 @@ func (w *DocumentWorker) Run(ctx context.Context) error {
 	n := min(max(w.Concurrency, 1), 8)
 	poll := w.Poll
 	if poll <= 0 {
-		poll = 10 * time.Second
+		poll = config.DefaultDocumentsWorkerInterval
 	}
 	reap := reapInterval(w.ReapEvery, w.Svc)
 	log.Info("document worker started", "concurrency", n, "interval", poll)

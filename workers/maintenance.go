@@ -6,10 +6,13 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 )
 
 // MaintenanceWorker runs core.Service.RunMaintenance every Interval as
-// core.MaintenanceActor, in Mode (observe or execute).
+// core.MaintenanceActor, in Mode (observe or execute). A zero Interval or
+// an empty Mode takes config.DefaultMaintenanceInterval or
+// config.DefaultMaintenanceMode.
 type MaintenanceWorker struct {
 	Svc        *core.Service
 	Mode       string
@@ -40,11 +43,11 @@ func (w *MaintenanceWorker) Run(ctx context.Context) error {
 	log := logOrDiscard(w.Log)
 	mode := w.Mode
 	if mode == "" {
-		mode = "observe"
+		mode = config.DefaultMaintenanceMode
 	}
 	interval := w.Interval
 	if interval <= 0 {
-		interval = 30 * time.Minute
+		interval = config.DefaultMaintenanceInterval
 	}
 	log.Info("maintenance worker started", "mode", mode, "interval", interval)
 	every(ctx, w.FirstDelay, interval, func() bool {

@@ -15,6 +15,7 @@ import (
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/llm"
 )
@@ -26,8 +27,10 @@ type PipelineWorker struct {
 	Svc         *core.Service
 	LLM         extract.LLM
 	Concurrency int
-	Poll        time.Duration
-	Log         *slog.Logger
+	// Poll is how often an idle worker looks for jobs; zero means
+	// config.DefaultPipelineV2PollInterval.
+	Poll time.Duration
+	Log  *slog.Logger
 	// ReapEvery is how often stale leases are reaped; default
 	// min(60 s, lease timeout / 2).
 	ReapEvery time.Duration
@@ -72,7 +75,7 @@ func (w *PipelineWorker) Run(ctx context.Context) error {
 	n := min(max(w.Concurrency, 1), 8)
 	poll := w.Poll
 	if poll <= 0 {
-		poll = 2 * time.Second
+		poll = config.DefaultPipelineV2PollInterval
 	}
 	rt := w.Svc.PipelineRuntime()
 	rt.SetProvider(w.LLM.Name(), true, nil)

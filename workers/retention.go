@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 )
 
 // RetentionWorker runs a retention sweep (core.Service.RetentionSweep) every
-// Interval, the first one FirstDelay after start, and logs each report.
+// Interval (zero means config.DefaultRetentionInterval), the first one
+// FirstDelay after start, and logs each report.
 type RetentionWorker struct {
 	Svc        *core.Service
 	Interval   time.Duration
@@ -47,7 +49,7 @@ func (w *RetentionWorker) Run(ctx context.Context) error {
 	log := logOrDiscard(w.Log)
 	interval := w.Interval
 	if interval <= 0 {
-		interval = 6 * time.Hour
+		interval = config.DefaultRetentionInterval
 	}
 	every(ctx, w.FirstDelay, interval, func() bool {
 		rep, err := w.Svc.RetentionSweep(ctx)

@@ -16,9 +16,6 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// DefaultAddr is where the API listens unless configured otherwise.
-const DefaultAddr = "127.0.0.1:3850"
-
 // Config is cairn's whole configuration. Every key has a default (see
 // [DefaultConfig]); a file, the environment (CAIRN_<SECTION>_<KEY>) and
 // command-line flags override it in that order. Field tags give each key's
@@ -120,13 +117,13 @@ type DocumentsConfig struct {
 // DefaultDocumentsConfig returns the document ingest defaults.
 func DefaultDocumentsConfig() DocumentsConfig {
 	return DocumentsConfig{
-		WorkerInterval:  Duration(10 * time.Second),
-		ChunkSize:       2000,
-		ChunkOverlap:    200,
-		MaxContentBytes: 10 << 20,
-		FetchTimeout:    Duration(30 * time.Second),
-		MaxRedirects:    5,
-		Concurrency:     1,
+		WorkerInterval:  Duration(DefaultDocumentsWorkerInterval),
+		ChunkSize:       DefaultDocumentsChunkSize,
+		ChunkOverlap:    DefaultDocumentsChunkOverlap,
+		MaxContentBytes: DefaultDocumentsMaxContentBytes,
+		FetchTimeout:    Duration(DefaultDocumentsFetchTimeout),
+		MaxRedirects:    DefaultDocumentsMaxRedirects,
+		Concurrency:     DefaultDocumentsConcurrency,
 	}
 }
 
@@ -253,78 +250,86 @@ type LogConfig struct {
 	File string `toml:"file"`
 }
 
-// DefaultConfig returns the configuration used when nothing is set.
+// DefaultConfig returns the configuration used when nothing is set, built
+// from the Default* constants; keys without one are off, empty or 0.
 func DefaultConfig() Config {
 	return Config{
 		Server: ServerConfig{
 			Addr:            DefaultAddr,
-			MaxBodyBytes:    1 << 20,
-			ShutdownTimeout: Duration(10 * time.Second),
+			MaxBodyBytes:    DefaultServerMaxBodyBytes,
+			ShutdownTimeout: Duration(DefaultServerShutdownTimeout),
 		},
 		Storage: StorageConfig{
-			Synchronous: "normal",
-			BusyTimeout: Duration(5 * time.Second),
-			ReadConns:   4,
+			Synchronous: DefaultStorageSynchronous,
+			BusyTimeout: Duration(DefaultStorageBusyTimeout),
+			ReadConns:   DefaultStorageReadConns,
 		},
-		Auth: AuthConfig{Mode: "local", TokenTTL: Duration(7 * 24 * time.Hour), RateWindow: Duration(time.Minute),
-			RateForget: 30, RateModify: 60, RateBatchForget: 5, RateAdmin: 10},
+		Auth: AuthConfig{
+			Mode:            DefaultAuthMode,
+			TokenTTL:        Duration(DefaultAuthTokenTTL),
+			RateWindow:      Duration(DefaultAuthRateWindow),
+			RateForget:      DefaultAuthRateForget,
+			RateModify:      DefaultAuthRateModify,
+			RateBatchForget: DefaultAuthRateBatchForget,
+			RateAdmin:       DefaultAuthRateAdmin,
+		},
 		Memory: MemoryConfig{
-			DefaultImportance:      0.8,
-			RecoverWindow:          Duration(30 * 24 * time.Hour),
-			ForgetConfirmThreshold: 25,
-			MaxBatch:               200,
+			DefaultImportance:      DefaultMemoryImportance,
+			RecoverWindow:          Duration(DefaultMemoryRecoverWindow),
+			ForgetConfirmThreshold: DefaultMemoryForgetConfirmThreshold,
+			MaxBatch:               DefaultMemoryMaxBatch,
 		},
 		Guardrails: GuardrailsConfig{
-			MaxContentChars:     500,
-			ChunkTargetChars:    300,
-			MaxRememberChars:    65536,
-			RecallTruncateChars: 500,
+			MaxContentChars:     DefaultGuardrailsMaxContentChars,
+			ChunkTargetChars:    DefaultGuardrailsChunkTargetChars,
+			MaxRememberChars:    DefaultGuardrailsMaxRememberChars,
+			RecallTruncateChars: DefaultGuardrailsRecallTruncateChars,
 		},
 		Embedding: EmbeddingConfig{
-			Provider:        "builtin",
-			Timeout:         Duration(30 * time.Second),
-			BatchSize:       16,
-			TrackerInterval: Duration(5 * time.Second),
-			TrackerBatch:    64,
+			Provider:        DefaultEmbeddingProvider,
+			Timeout:         Duration(DefaultEmbeddingTimeout),
+			BatchSize:       DefaultEmbeddingBatchSize,
+			TrackerInterval: Duration(DefaultEmbeddingTrackerInterval),
+			TrackerBatch:    DefaultEmbeddingTrackerBatch,
 		},
 		Search: SearchConfig{
-			Alpha:          0.7,
-			MinScore:       0.1,
-			TopK:           50,
-			DecayRate:      0.95,
-			Fusion:         "blend",
-			CoverageWeight: 0.7,
-			Dampening:      true,
+			Alpha:          DefaultSearchAlpha,
+			MinScore:       DefaultSearchMinScore,
+			TopK:           DefaultSearchTopK,
+			DecayRate:      DefaultSearchDecayRate,
+			Fusion:         DefaultSearchFusion,
+			CoverageWeight: DefaultSearchCoverageWeight,
+			Dampening:      DefaultSearchDampening,
 		},
-		Hints:      HintsConfig{Enabled: false, Max: 5},
-		Pipeline:   PipelineConfig{Enabled: true, ShadowMode: true},
+		Hints:      HintsConfig{Max: DefaultHintsMax},
+		Pipeline:   PipelineConfig{Enabled: DefaultPipelineEnabled, ShadowMode: DefaultPipelineShadowMode},
 		PipelineV2: DefaultPipelineV2Config(),
 		Hooks:      DefaultHooksConfig(),
-		Log:        LogConfig{Level: "info"},
+		Log:        LogConfig{Level: DefaultLogLevel},
 		Documents:  DefaultDocumentsConfig(),
 		Retention: RetentionConfig{
-			Enabled:             true,
-			Interval:            Duration(6 * time.Hour),
-			TombstoneWindow:     Duration(30 * 24 * time.Hour),
-			HistoryWindow:       Duration(180 * 24 * time.Hour),
-			CompletedJobsWindow: Duration(14 * 24 * time.Hour),
-			DeadJobsWindow:      Duration(30 * 24 * time.Hour),
-			BatchSize:           500,
-			MaxBatches:          200,
+			Enabled:             DefaultRetentionEnabled,
+			Interval:            Duration(DefaultRetentionInterval),
+			TombstoneWindow:     Duration(DefaultRetentionTombstoneWindow),
+			HistoryWindow:       Duration(DefaultRetentionHistoryWindow),
+			CompletedJobsWindow: Duration(DefaultRetentionCompletedJobsWindow),
+			DeadJobsWindow:      Duration(DefaultRetentionDeadJobsWindow),
+			BatchSize:           DefaultRetentionBatchSize,
+			MaxBatches:          DefaultRetentionMaxBatches,
 		},
 		Maintenance: MaintenanceConfig{
-			Mode:                  "observe",
-			Interval:              Duration(30 * time.Minute),
-			RequeueCooldown:       Duration(60 * time.Second),
-			RequeueHourlyBudget:   50,
-			ReembedCooldown:       Duration(300 * time.Second),
-			ReembedHourlyBudget:   10,
-			FTSCooldown:           Duration(300 * time.Second),
-			FTSHourlyBudget:       5,
-			DedupCooldown:         Duration(600 * time.Second),
-			DedupHourlyBudget:     3,
-			RetentionCooldown:     Duration(600 * time.Second),
-			RetentionHourlyBudget: 3,
+			Mode:                  DefaultMaintenanceMode,
+			Interval:              Duration(DefaultMaintenanceInterval),
+			RequeueCooldown:       Duration(DefaultMaintenanceRequeueCooldown),
+			RequeueHourlyBudget:   DefaultMaintenanceRequeueHourlyBudget,
+			ReembedCooldown:       Duration(DefaultMaintenanceReembedCooldown),
+			ReembedHourlyBudget:   DefaultMaintenanceReembedHourlyBudget,
+			FTSCooldown:           Duration(DefaultMaintenanceFTSCooldown),
+			FTSHourlyBudget:       DefaultMaintenanceFTSHourlyBudget,
+			DedupCooldown:         Duration(DefaultMaintenanceDedupCooldown),
+			DedupHourlyBudget:     DefaultMaintenanceDedupHourlyBudget,
+			RetentionCooldown:     Duration(DefaultMaintenanceRetentionCooldown),
+			RetentionHourlyBudget: DefaultMaintenanceRetentionHourlyBudget,
 		},
 	}
 }

@@ -34,15 +34,15 @@ type HooksConfig struct {
 // DefaultHooksConfig is the hooks section of DefaultConfig.
 func DefaultHooksConfig() HooksConfig {
 	return HooksConfig{
-		MaxInjectChars:         9000,
-		SessionStartChars:      2000,
-		SessionStartCandidates: 150,
-		PromptMinScore:         0.3,
-		PromptChars:            500,
-		PromptMaxMemories:      5,
-		DedupPrompts:           5,
-		TranscriptMaxChars:     2_000_000,
-		MaxBodyBytes:           16 << 20,
+		MaxInjectChars:         DefaultHooksMaxInjectChars,
+		SessionStartChars:      DefaultHooksSessionStartChars,
+		SessionStartCandidates: DefaultHooksSessionStartCandidates,
+		PromptMinScore:         DefaultHooksPromptMinScore,
+		PromptChars:            DefaultHooksPromptChars,
+		PromptMaxMemories:      DefaultHooksPromptMaxMemories,
+		DedupPrompts:           DefaultHooksDedupPrompts,
+		TranscriptMaxChars:     DefaultHooksTranscriptMaxChars,
+		MaxBodyBytes:           DefaultHooksMaxBodyBytes,
 	}
 }
 

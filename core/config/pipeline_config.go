@@ -1,7 +1,5 @@
 package config
 
-import "time"
-
 // PipelineV2Config configures the background extraction pipeline's worker:
 // which model it uses, how it writes and how its job queue runs. The mode
 // flags (enabled, shadow_mode, mutations_frozen) stay in [PipelineConfig].
@@ -44,16 +42,16 @@ type PipelineV2Config struct {
 // DefaultPipelineV2Config returns the pipeline worker's defaults.
 func DefaultPipelineV2Config() PipelineV2Config {
 	return PipelineV2Config{
-		MinFactConfidenceForWrite: 0.7,
-		Provider:                  "auto",
-		Timeout:                   Duration(90 * time.Second),
-		Concurrency:               1,
-		PollInterval:              Duration(2 * time.Second),
-		LeaseTimeout:              Duration(5 * time.Minute),
-		MaxAttempts:               3,
+		MinFactConfidenceForWrite: DefaultPipelineV2MinFactConfidenceForWrite,
+		Provider:                  DefaultPipelineV2Provider,
+		Timeout:                   Duration(DefaultPipelineV2Timeout),
+		Concurrency:               DefaultPipelineV2Concurrency,
+		PollInterval:              Duration(DefaultPipelineV2PollInterval),
+		LeaseTimeout:              Duration(DefaultPipelineV2LeaseTimeout),
+		MaxAttempts:               DefaultPipelineV2MaxAttempts,
 
-		SemanticContradiction:              true,
-		SemanticContradictionTimeout:       Duration(15 * time.Second),
-		SemanticContradictionMinConfidence: 0.7,
+		SemanticContradiction:              DefaultPipelineV2SemanticContradiction,
+		SemanticContradictionTimeout:       Duration(DefaultPipelineV2SemanticContradictionTimeout),
+		SemanticContradictionMinConfidence: DefaultPipelineV2SemanticContradictionMinConfidence,
 	}
 }

@@ -24,14 +24,13 @@ import (
 )
 
 // Provider defaults, applied by New and the New* constructors when the
-// configuration leaves a field empty.
+// configuration leaves a field empty (a zero timeout or batch size takes
+// config.DefaultEmbeddingTimeout or config.DefaultEmbeddingBatchSize).
 const (
 	DefaultOllamaModel   = "nomic-embed-text"
 	DefaultOllamaBaseURL = "http://127.0.0.1:11434"
 	DefaultOpenAIModel   = "text-embedding-3-small"
 	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
-	DefaultTimeout       = 30 * time.Second
-	DefaultBatchSize     = 16
 
 	// MaxResponseBytes bounds the body read from an embedding server.
 	MaxResponseBytes = 64 << 20
@@ -92,10 +91,10 @@ func commonSettings(cfg config.EmbeddingConfig, defaultModel string) (common, er
 		c.model = defaultModel
 	}
 	if c.timeout <= 0 {
-		c.timeout = DefaultTimeout
+		c.timeout = config.DefaultEmbeddingTimeout
 	}
 	if c.batchSize <= 0 {
-		c.batchSize = DefaultBatchSize
+		c.batchSize = config.DefaultEmbeddingBatchSize
 	}
 	if c.dimensions < 0 {
 		return c, &config.ConfigError{Key: "embedding.dimensions", Value: fmt.Sprint(c.dimensions),

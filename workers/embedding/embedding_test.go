@@ -77,7 +77,7 @@ func TestNewDefaults(t *testing.T) {
 		t.Errorf("explicit: model %q, base %q, dims %d, timeout %v, batch %d", o.Model(), o.BaseURL(), o.Dimensions(), o.r.timeout, o.r.batchSize)
 	}
 	e, _ = New(config.EmbeddingConfig{Provider: "ollama"})
-	if o := e.(*Ollama); o.r.timeout != DefaultTimeout || o.r.batchSize != DefaultBatchSize {
+	if o := e.(*Ollama); o.r.timeout != config.DefaultEmbeddingTimeout || o.r.batchSize != config.DefaultEmbeddingBatchSize {
 		t.Errorf("zero config: timeout %v, batch %d", o.r.timeout, o.r.batchSize)
 	}
 }

@@ -52,8 +52,6 @@ const (
 	DefaultClaudeCodeModel  = "haiku"
 	AnthropicVersion        = "2023-06-01"
 
-	// DefaultTimeout is extraction.timeout's default (reference section 5).
-	DefaultTimeout = 90 * time.Second
 	// DefaultMaxTokens is the "low" extraction strength.
 	DefaultMaxTokens = 1024
 	// MaxResponseBytes bounds what is read from a server or the CLI.
@@ -69,7 +67,7 @@ type Config struct {
 	Model     string        // provider default when empty
 	BaseURL   string        // ollama, openai, anthropic
 	APIKey    string        // openai (else OPENAI_API_KEY), anthropic (else ANTHROPIC_API_KEY)
-	Timeout   time.Duration // per call; DefaultTimeout when 0
+	Timeout   time.Duration // per call; config.DefaultPipelineV2Timeout when 0
 	MaxTokens int           // per call; DefaultMaxTokens when 0
 }
 
@@ -123,7 +121,7 @@ func resolve(cfg Config, defModel string) settings {
 		s.model = defModel
 	}
 	if s.timeout <= 0 {
-		s.timeout = DefaultTimeout
+		s.timeout = config.DefaultPipelineV2Timeout
 	}
 	if s.maxTokens <= 0 {
 		s.maxTokens = DefaultMaxTokens

@@ -1,0 +1,271 @@
+package config
+
+import "time"
+
+// The defaults of every key, one constant each, grouped by section.
+// DefaultConfig and the section default functions are built from them, and
+// code that must fill in a key left at zero (a worker built by hand, a
+// Service given an unvalidated Config) uses the same constant. Keys not
+// listed default to their zero value: off, empty or 0.
+
+// Server defaults.
+const (
+	// DefaultAddr is where the API listens: loopback only, since the
+	// default auth.mode (local) has no authentication.
+	DefaultAddr = "127.0.0.1:3850"
+	// DefaultServerMaxBodyBytes bounds an API request body (1 MiB).
+	DefaultServerMaxBodyBytes = 1 << 20
+	// DefaultServerShutdownTimeout is how long a stopping server waits for
+	// requests in flight.
+	DefaultServerShutdownTimeout = 10 * time.Second
+)
+
+// Storage defaults.
+const (
+	// DefaultStorageSynchronous is SQLite's synchronous pragma (the
+	// database runs in WAL mode).
+	DefaultStorageSynchronous = "normal"
+	// DefaultStorageBusyTimeout is how long a connection waits for a lock.
+	DefaultStorageBusyTimeout = 5 * time.Second
+	// DefaultStorageReadConns is the size of the read connection pool.
+	DefaultStorageReadConns = 4
+)
+
+// Auth defaults.
+const (
+	// DefaultAuthMode is local: no tokens, loopback only.
+	DefaultAuthMode = "local"
+	// DefaultAuthTokenTTL is a token's lifetime when none is asked for
+	// (7 days).
+	DefaultAuthTokenTTL = 7 * 24 * time.Hour
+	// DefaultAuthRateWindow is the fixed window of the rate limits.
+	DefaultAuthRateWindow = time.Minute
+	// DefaultAuthRateForget is the forget requests allowed per actor and
+	// window.
+	DefaultAuthRateForget = 30
+	// DefaultAuthRateModify is the modify requests allowed per actor and
+	// window.
+	DefaultAuthRateModify = 60
+	// DefaultAuthRateBatchForget is the batch forget requests allowed per
+	// actor and window.
+	DefaultAuthRateBatchForget = 5
+	// DefaultAuthRateAdmin is the admin requests allowed per actor and
+	// window.
+	DefaultAuthRateAdmin = 10
+)
+
+// Memory defaults.
+const (
+	// DefaultMemoryImportance is the importance of a memory stored without
+	// one (memory.default_importance).
+	DefaultMemoryImportance = 0.8
+	// DefaultMemoryRecoverWindow is how long a forgotten memory can be
+	// recovered (30 days).
+	DefaultMemoryRecoverWindow = 30 * 24 * time.Hour
+	// DefaultMemoryForgetConfirmThreshold: a batch forget of more
+	// memories than this needs confirmation.
+	DefaultMemoryForgetConfirmThreshold = 25
+	// DefaultMemoryMaxBatch is the most memories one batch call touches.
+	DefaultMemoryMaxBatch = 200
+)
+
+// Guardrails defaults, in characters.
+const (
+	// DefaultGuardrailsMaxContentChars: longer content is split into chunks.
+	DefaultGuardrailsMaxContentChars = 500
+	// DefaultGuardrailsChunkTargetChars is the size aimed at when splitting.
+	DefaultGuardrailsChunkTargetChars = 300
+	// DefaultGuardrailsMaxRememberChars: longer content is refused (64 KiB
+	// of characters).
+	DefaultGuardrailsMaxRememberChars = 65536
+	// DefaultGuardrailsRecallTruncateChars: longer recalled content is cut.
+	DefaultGuardrailsRecallTruncateChars = 500
+)
+
+// Embedding defaults.
+const (
+	// DefaultEmbeddingProvider is the offline model compiled into cairn.
+	DefaultEmbeddingProvider = "builtin"
+	// DefaultEmbeddingTimeout bounds one call to the provider.
+	DefaultEmbeddingTimeout = 30 * time.Second
+	// DefaultEmbeddingBatchSize is how many texts go to the provider in
+	// one call.
+	DefaultEmbeddingBatchSize = 16
+	// DefaultEmbeddingTrackerInterval is how often the embedding tracker
+	// looks for memories without a vector.
+	DefaultEmbeddingTrackerInterval = 5 * time.Second
+	// DefaultEmbeddingTrackerBatch is how many memories one tracker pass
+	// embeds.
+	DefaultEmbeddingTrackerBatch = 64
+)
+
+// Search defaults.
+const (
+	// DefaultSearchAlpha weighs the vector leg against the keyword leg.
+	DefaultSearchAlpha = 0.7
+	// DefaultSearchMinScore drops weaker fused results.
+	DefaultSearchMinScore = 0.1
+	// DefaultSearchTopK is how many candidates each leg contributes.
+	DefaultSearchTopK = 50
+	// DefaultSearchDecayRate is the per-day importance decay.
+	DefaultSearchDecayRate = 0.95
+	// DefaultSearchFusion combines the legs by weighted blend.
+	DefaultSearchFusion = "blend"
+	// DefaultSearchCoverageWeight blends query word coverage with BM25.
+	DefaultSearchCoverageWeight = 0.7
+	// DefaultSearchDampening turns the post-fusion corrections on.
+	DefaultSearchDampening = true
+)
+
+// Hints defaults (hints are off by default).
+const (
+	// DefaultHintsMax is how many hypothetical questions a memory gets.
+	DefaultHintsMax = 5
+)
+
+// Pipeline mode defaults: the pipeline runs, in shadow mode (it proposes,
+// it does not write).
+const (
+	// DefaultPipelineEnabled starts the extraction pipeline.
+	DefaultPipelineEnabled = true
+	// DefaultPipelineShadowMode keeps the pipeline from writing.
+	DefaultPipelineShadowMode = true
+)
+
+// Pipeline worker (pipeline_v2) defaults.
+const (
+	// DefaultPipelineV2MinFactConfidenceForWrite: facts below it are not
+	// written in controlled-write mode.
+	DefaultPipelineV2MinFactConfidenceForWrite = 0.7
+	// DefaultPipelineV2Provider picks the first available model at start.
+	DefaultPipelineV2Provider = "auto"
+	// DefaultPipelineV2Timeout bounds one model call.
+	DefaultPipelineV2Timeout = 90 * time.Second
+	// DefaultPipelineV2Concurrency is how many jobs run at once.
+	DefaultPipelineV2Concurrency = 1
+	// DefaultPipelineV2PollInterval is how often an idle worker looks for
+	// jobs.
+	DefaultPipelineV2PollInterval = 2 * time.Second
+	// DefaultPipelineV2LeaseTimeout: a job leased longer is returned to the
+	// queue.
+	DefaultPipelineV2LeaseTimeout = 5 * time.Minute
+	// DefaultPipelineV2MaxAttempts is the attempts before a job is dead.
+	DefaultPipelineV2MaxAttempts = 3
+	// DefaultPipelineV2SemanticContradiction turns the model's
+	// contradiction check on.
+	DefaultPipelineV2SemanticContradiction = true
+	// DefaultPipelineV2SemanticContradictionTimeout bounds one check.
+	DefaultPipelineV2SemanticContradictionTimeout = 15 * time.Second
+	// DefaultPipelineV2SemanticContradictionMinConfidence: weaker verdicts
+	// are ignored.
+	DefaultPipelineV2SemanticContradictionMinConfidence = 0.7
+)
+
+// Hooks defaults, in characters unless named otherwise.
+const (
+	// DefaultHooksMaxInjectChars caps any inject, under Claude Code's
+	// 10,000-character cut of additionalContext.
+	DefaultHooksMaxInjectChars = 9000
+	// DefaultHooksSessionStartChars is the session-start list's budget.
+	DefaultHooksSessionStartChars = 2000
+	// DefaultHooksSessionStartCandidates is how many of the newest
+	// memories session start considers.
+	DefaultHooksSessionStartCandidates = 150
+	// DefaultHooksPromptMinScore gates prompt recall.
+	DefaultHooksPromptMinScore = 0.3
+	// DefaultHooksPromptChars is each prompt inject's budget.
+	DefaultHooksPromptChars = 500
+	// DefaultHooksPromptMaxMemories is the most memories one prompt
+	// inject holds.
+	DefaultHooksPromptMaxMemories = 5
+	// DefaultHooksDedupPrompts: a memory injected in the last this many
+	// prompts is not injected again.
+	DefaultHooksDedupPrompts = 5
+	// DefaultHooksTranscriptMaxChars caps a stored transcript.
+	DefaultHooksTranscriptMaxChars = 2_000_000
+	// DefaultHooksMaxBodyBytes bounds a hook request body (16 MiB; inline
+	// transcripts are large).
+	DefaultHooksMaxBodyBytes = 16 << 20
+)
+
+// Log defaults.
+const (
+	// DefaultLogLevel is the least severe level logged.
+	DefaultLogLevel = "info"
+)
+
+// Documents defaults.
+const (
+	// DefaultDocumentsWorkerInterval is how often an idle document worker
+	// looks for jobs.
+	DefaultDocumentsWorkerInterval = 10 * time.Second
+	// DefaultDocumentsChunkSize is a document window, in characters.
+	DefaultDocumentsChunkSize = 2000
+	// DefaultDocumentsChunkOverlap is the overlap of two windows, in
+	// characters.
+	DefaultDocumentsChunkOverlap = 200
+	// DefaultDocumentsMaxContentBytes bounds a fetched page or a text
+	// document (10 MiB).
+	DefaultDocumentsMaxContentBytes = 10 << 20
+	// DefaultDocumentsFetchTimeout bounds one URL fetch.
+	DefaultDocumentsFetchTimeout = 30 * time.Second
+	// DefaultDocumentsMaxRedirects is the most redirects a fetch follows.
+	DefaultDocumentsMaxRedirects = 5
+	// DefaultDocumentsConcurrency is how many documents are ingested at
+	// once.
+	DefaultDocumentsConcurrency = 1
+)
+
+// Retention defaults.
+const (
+	// DefaultRetentionEnabled starts the retention worker.
+	DefaultRetentionEnabled = true
+	// DefaultRetentionInterval is the time between two sweeps.
+	DefaultRetentionInterval = 6 * time.Hour
+	// DefaultRetentionTombstoneWindow keeps forgotten memories as long as
+	// they can be recovered (memory.recover_window, 30 days).
+	DefaultRetentionTombstoneWindow = DefaultMemoryRecoverWindow
+	// DefaultRetentionHistoryWindow keeps history events 180 days.
+	DefaultRetentionHistoryWindow = 180 * 24 * time.Hour
+	// DefaultRetentionCompletedJobsWindow keeps completed jobs 14 days.
+	DefaultRetentionCompletedJobsWindow = 14 * 24 * time.Hour
+	// DefaultRetentionDeadJobsWindow keeps dead jobs 30 days.
+	DefaultRetentionDeadJobsWindow = 30 * 24 * time.Hour
+	// DefaultRetentionBatchSize is the most rows one write transaction
+	// removes.
+	DefaultRetentionBatchSize = 500
+	// DefaultRetentionMaxBatches caps the batches of each step in a sweep.
+	DefaultRetentionMaxBatches = 200
+)
+
+// Maintenance defaults: autonomy is off (opt-in) and, once on, the worker
+// only observes.
+const (
+	// DefaultMaintenanceMode logs recommendations without running them.
+	DefaultMaintenanceMode = "observe"
+	// DefaultMaintenanceInterval is the time between two passes.
+	DefaultMaintenanceInterval = 30 * time.Minute
+	// DefaultMaintenanceRequeueCooldown and the other cooldowns are the
+	// least time between two agent runs of one action group.
+	DefaultMaintenanceRequeueCooldown = time.Minute
+	// DefaultMaintenanceRequeueHourlyBudget and the other budgets are the
+	// agent runs of one action group allowed per hour.
+	DefaultMaintenanceRequeueHourlyBudget = 50
+	// DefaultMaintenanceReembedCooldown is the reembed group's cooldown.
+	DefaultMaintenanceReembedCooldown = 5 * time.Minute
+	// DefaultMaintenanceReembedHourlyBudget is the reembed group's budget.
+	DefaultMaintenanceReembedHourlyBudget = 10
+	// DefaultMaintenanceFTSCooldown is the fts group's cooldown.
+	DefaultMaintenanceFTSCooldown = 5 * time.Minute
+	// DefaultMaintenanceFTSHourlyBudget is the fts group's budget.
+	DefaultMaintenanceFTSHourlyBudget = 5
+	// DefaultMaintenanceDedupCooldown is the dedup group's cooldown.
+	DefaultMaintenanceDedupCooldown = 10 * time.Minute
+	// DefaultMaintenanceDedupHourlyBudget is the dedup group's budget.
+	DefaultMaintenanceDedupHourlyBudget = 3
+	// DefaultMaintenanceRetentionCooldown is the retention group's cooldown.
+	DefaultMaintenanceRetentionCooldown = 10 * time.Minute
+	// DefaultMaintenanceRetentionHourlyBudget is the retention group's
+	// budget.
+	DefaultMaintenanceRetentionHourlyBudget = 3
+)
