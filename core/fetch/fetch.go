@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/config"
 	"golang.org/x/text/encoding/htmlindex"
 )
 
@@ -228,10 +229,10 @@ func fetchClient(opts FetchOptions) *http.Client {
 // FetchURL fetches raw and reduces it to text.
 func FetchURL(ctx context.Context, raw string, opts FetchOptions) (*FetchResult, error) {
 	if opts.Timeout <= 0 {
-		opts.Timeout = 30 * time.Second
+		opts.Timeout = config.DefaultDocumentsFetchTimeout
 	}
 	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = 10 << 20
+		opts.MaxBytes = config.DefaultDocumentsMaxContentBytes
 	}
 	if opts.MaxRedirects < 0 {
 		opts.MaxRedirects = 0

@@ -184,7 +184,7 @@ func (g *authGate) allow(sub, op string) (time.Duration, bool) {
 	}
 	window := time.Duration(cfg.RateWindow)
 	if window <= 0 {
-		window = time.Minute
+		window = config.DefaultAuthRateWindow
 	}
 	now := g.now()
 	g.mu.Lock()
@@ -342,7 +342,7 @@ func (a *API) authToken(w http.ResponseWriter, r *http.Request) {
 		ttl = time.Duration(*n) * time.Second
 	}
 	if ttl <= 0 {
-		ttl = 7 * 24 * time.Hour
+		ttl = config.DefaultAuthTokenTTL
 	}
 	secret, err := a.auth.loadSecret()
 	if err != nil {
