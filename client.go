@@ -129,7 +129,7 @@ func (b *httpBackend) do(ctx context.Context, method, path, contentType string, 
 			Code  string `json:"code"`
 		}
 		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			return &core.Error{Status: resp.StatusCode, Code: e.Code, Message: e.Error}
+			return &core.Error{Code: e.Code, Message: e.Error}
 		}
 		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
 	}

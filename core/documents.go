@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"unicode/utf8"
 
@@ -39,7 +38,7 @@ const (
 var documentActor = Actor{Name: "document-worker", Type: ActorDaemon}
 
 // ErrDocumentNotFound is the 404 of the documents API.
-var ErrDocumentNotFound = &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "Document not found"}
+var ErrDocumentNotFound = &Error{Code: CodeNotFound, Message: "Document not found"}
 
 // DocumentInput is a request to register a document.
 type DocumentInput struct {
@@ -112,7 +111,7 @@ func (s *Service) validateDocument(in *DocumentInput) *Error {
 		}
 	}
 	if max := s.cfg.Documents.MaxContentBytes; int64(len(in.Content)) > max {
-		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+		return &Error{Code: CodeTooLarge,
 			Message: fmt.Sprintf("content is %d bytes; the limit is %d (documents.max_content_bytes)", len(in.Content), max),
 			Extra:   map[string]any{"field": "content"}}
 	}
@@ -316,7 +315,7 @@ func (s *Service) DeleteDocument(ctx context.Context, id, reason string, actor A
 			return err
 		}
 		if d.Status == storage.DocDeleted {
-			return &Error{Status: http.StatusConflict, Code: CodeAlreadyDeleted, Message: "Document is already deleted"}
+			return &Error{Code: CodeAlreadyDeleted, Message: "Document is already deleted"}
 		}
 		now := s.timestamp()
 		if err := storage.SetDocumentStatus(ctx, tx, id, storage.DocDeleted, reason, now); err != nil {

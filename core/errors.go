@@ -3,20 +3,24 @@ package core
 import (
 	"errors"
 	"fmt"
-	"net/http"
 )
 
-// Error is a failure with meaning for the caller: an HTTP status, a stable
-// machine-readable code, a message naming the problem, and optional extra
-// fields that the API merges into its JSON body.
+// Error is a failure with meaning for the caller: a stable machine-readable
+// code, a message naming the problem, optional extra fields the API merges
+// into its JSON body, and the cause, if any. It carries no transport
+// status: the HTTP edge maps codes to statuses in one place
+// (httpapi.StatusOf), so the domain never chooses one.
 type Error struct {
-	Status  int
 	Code    string
 	Message string
 	Extra   map[string]any
+	Err     error // the underlying cause, for errors.Is/As; never shown
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Is matches any *Error with the same code, so errors.Is(err, ErrVersionConflict) works.
 func (e *Error) Is(target error) bool {
@@ -26,33 +30,37 @@ func (e *Error) Is(target error) bool {
 
 // Codes shared by the API, CLI and TUI.
 const (
-	CodeInvalidJSON     = "invalid_json"
-	CodeInvalidRequest  = "invalid_request"
-	CodeTooLarge        = "payload_too_large"
-	CodeNotFound        = "not_found"
-	CodeVersionConflict = "version_conflict"
-	CodeDeleted         = "deleted"
-	CodeAlreadyDeleted  = "already_deleted"
-	CodeNotDeleted      = "not_deleted"
-	CodeDuplicate       = "duplicate_content_hash"
-	CodePinned          = "pinned_requires_force"
-	CodeForceDenied     = "autonomous_force_denied"
-	CodeExpired         = "retention_expired"
-	CodeFrozen          = "mutations_frozen"
-	CodeConfirmRequired = "confirm_required"
-	CodeInternal        = "internal"
+	CodeInvalidJSON           = "invalid_json"
+	CodeInvalidRequest        = "invalid_request"
+	CodeTooLarge              = "payload_too_large"
+	CodeNotFound              = "not_found"
+	CodeVersionConflict       = "version_conflict"
+	CodeDeleted               = "deleted"
+	CodeAlreadyDeleted        = "already_deleted"
+	CodeNotDeleted            = "not_deleted"
+	CodeDuplicate             = "duplicate_content_hash"
+	CodePinned                = "pinned_requires_force"
+	CodeForceDenied           = "autonomous_force_denied"
+	CodeExpired               = "retention_expired"
+	CodeFrozen                = "mutations_frozen"
+	CodeConfirmRequired       = "confirm_required"
+	CodeVectorsUnavailable    = "vectors_unavailable"
+	CodeMaintenanceInProgress = "maintenance_in_progress"
+	CodeJobNotRetryable       = "job_not_retryable"
+	CodeMethodNotAllowed      = "method_not_allowed"
+	CodeInternal              = "internal"
 )
 
 // Sentinels for errors.Is.
 var (
-	ErrNotFound        = &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "not found"}
-	ErrVersionConflict = &Error{Status: http.StatusConflict, Code: CodeVersionConflict, Message: "version conflict"}
-	ErrFrozen          = &Error{Status: http.StatusServiceUnavailable, Code: CodeFrozen, Message: "Mutations are frozen (kill switch active)"}
+	ErrNotFound        = &Error{Code: CodeNotFound, Message: "not found"}
+	ErrVersionConflict = &Error{Code: CodeVersionConflict, Message: "version conflict"}
+	ErrFrozen          = &Error{Code: CodeFrozen, Message: "Mutations are frozen (kill switch active)"}
 )
 
-// invalid reports a bad request field.
+// Invalid reports a bad request field.
 func Invalid(field, format string, args ...any) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: CodeInvalidRequest,
+	return &Error{Code: CodeInvalidRequest,
 		Message: fmt.Sprintf(format, args...), Extra: map[string]any{"field": field}}
 }
 
@@ -62,5 +70,5 @@ func AsError(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"}
+	return &Error{Code: CodeInternal, Message: "internal error", Err: err}
 }

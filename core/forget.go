@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -158,7 +157,7 @@ func (s *Service) ForgetBatch(ctx context.Context, in BatchForgetInput, actor Ac
 		if in.ConfirmToken != "" {
 			msg = "confirm_token does not match the current selection; run preview again"
 		}
-		return nil, &Error{Status: http.StatusBadRequest, Code: CodeConfirmRequired, Message: msg,
+		return nil, &Error{Code: CodeConfirmRequired, Message: msg,
 			Extra: map[string]any{"field": "confirm_token", "requiresConfirm": true, "confirmToken": token, "count": len(cands)}}
 	}
 	out := &BatchForgetResult{Mode: "execute", Requested: len(cands), Count: len(cands), Results: []*MutationResult{}}

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -817,7 +816,7 @@ func (s *Service) Session(ctx context.Context, key string) (*SessionInfo, error)
 		FROM sessions s LEFT JOIN session_transcripts t ON t.session_key = s.key WHERE s.key = ?`, key),
 		&content, &format, &truncated)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no session " + key}
+		return nil, &Error{Code: CodeNotFound, Message: "no session " + key}
 	}
 	if err != nil {
 		return nil, err

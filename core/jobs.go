@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"errors"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -44,7 +43,7 @@ func (s *Service) RetryJob(ctx context.Context, id string) (*storage.Job, error)
 	case errors.Is(err, storage.ErrNotFound):
 		return nil, ErrNotFound
 	case errors.Is(err, storage.ErrConflict):
-		return nil, &Error{Status: http.StatusConflict, Code: "job_not_retryable", Message: err.Error()}
+		return nil, &Error{Code: CodeJobNotRetryable, Message: err.Error()}
 	}
 	return j, err
 }

@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
@@ -191,7 +190,7 @@ func (s *Service) RunMaintenance(ctx context.Context, mode string, actor Actor) 
 	s.maint.mu.Lock()
 	if s.maint.running {
 		s.maint.mu.Unlock()
-		return nil, &Error{Status: http.StatusConflict, Code: "maintenance_in_progress", Message: "a maintenance pass is already running"}
+		return nil, &Error{Code: CodeMaintenanceInProgress, Message: "a maintenance pass is already running"}
 	}
 	s.maint.running = true
 	if s.maint.nonImproving == nil {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -128,7 +127,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 		return nil, Invalid("content", "content is required")
 	}
 	if n, limit := text.CharCount(in.Content), s.cfg.Guardrails.MaxRememberChars; n > limit {
-		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+		return nil, &Error{Code: CodeTooLarge,
 			Message: fmt.Sprintf("content is %d characters; the limit is %d (guardrails.max_remember_chars); use the documents API for long text", n, limit),
 			Extra:   map[string]any{"field": "content"}}
 	}

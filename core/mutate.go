@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -80,7 +79,7 @@ func (p *Patch) validate(maxChars int) *Error {
 			return Invalid("content", "content must not be empty")
 		}
 		if n := text.CharCount(*p.Content); n > maxChars {
-			return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+			return &Error{Code: CodeTooLarge,
 				Message: fmt.Sprintf("content is %d characters; the limit is %d (guardrails.max_remember_chars)", n, maxChars),
 				Extra:   map[string]any{"field": "content"}}
 		}
@@ -96,12 +95,12 @@ func (p *Patch) validate(maxChars int) *Error {
 
 func conflict(code, msg string, m *storage.Memory) (*MutationResult, error) {
 	r := &MutationResult{ID: m.ID, Status: code, CurrentVersion: m.Version, Error: msg}
-	return r, &Error{Status: http.StatusConflict, Code: code, Message: msg}
+	return r, &Error{Code: code, Message: msg}
 }
 
 func notFound(id string) (*MutationResult, error) {
 	return &MutationResult{ID: id, Status: CodeNotFound, Error: "Not found"},
-		&Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "Not found"}
+		&Error{Code: CodeNotFound, Message: "Not found"}
 }
 
 // Modify applies a patch in its own transaction, guarded by IfVersion when
@@ -295,7 +294,7 @@ func (s *Service) forgetTx(ctx context.Context, tx *storage.Tx, in ForgetInput, 
 	if m.Pinned && in.Force && actor.Type == ActorPipeline {
 		r := &MutationResult{ID: m.ID, Status: CodeForceDenied, CurrentVersion: m.Version,
 			Error: "the pipeline may not force-delete a pinned memory"}
-		return r, &Error{Status: http.StatusForbidden, Code: CodeForceDenied, Message: r.Error}
+		return r, &Error{Code: CodeForceDenied, Message: r.Error}
 	}
 	prev := m.Version
 	now := s.timestamp()

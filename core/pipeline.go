@@ -579,7 +579,7 @@ func (s *Service) applyDestructive(ctx context.Context, p *storage.Proposal, act
 		return err
 	}
 	if target.Pinned {
-		return &Error{Status: 409, Code: CodePinned, Message: "the proposal's target is pinned; the pipeline never changes pinned memories"}
+		return &Error{Code: CodePinned, Message: "the proposal's target is pinned; the pipeline never changes pinned memories"}
 	}
 	var ifv *int64
 	if p.TargetVersion > 0 {

@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 
 	"github.com/cairnmem/cairn/core/extract"
@@ -58,7 +57,7 @@ func (s *Service) pendingProposal(ctx context.Context, id string) (*storage.Prop
 		return nil, err
 	}
 	if p.State != storage.ProposalPending {
-		return nil, &Error{Status: http.StatusConflict, Code: CodeProposalNotPending,
+		return nil, &Error{Code: CodeProposalNotPending,
 			Message: "proposal is " + p.State + ", not pending", Extra: map[string]any{"state": p.State}}
 	}
 	return p, nil
@@ -158,7 +157,7 @@ func (s *Service) finishDecision(ctx context.Context, tx *storage.Tx, p *storage
 
 func decisionErr(err error) error {
 	if errors.Is(err, storage.ErrNotFound) {
-		return &Error{Status: http.StatusConflict, Code: CodeProposalNotPending, Message: "proposal was decided concurrently"}
+		return &Error{Code: CodeProposalNotPending, Message: "proposal was decided concurrently"}
 	}
 	return err
 }

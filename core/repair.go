@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -95,7 +94,7 @@ type RepairInfo struct {
 func (s *Service) Repair(ctx context.Context, action string, actor Actor, opts RepairOptions) (*RepairResult, error) {
 	actor = actor.Normalized()
 	if !KnownRepair(action) {
-		return nil, &Error{Status: http.StatusNotFound, Code: CodeUnknownRepair, Message: fmt.Sprintf("unknown repair action %q", action),
+		return nil, &Error{Code: CodeUnknownRepair, Message: fmt.Sprintf("unknown repair action %q", action),
 			Extra: map[string]any{"field": "action"}}
 	}
 	if opts.BatchSize < 0 || opts.BatchSize > MaxRepairBatch {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
 	"github.com/cairnmem/cairn/core/text"
@@ -80,7 +81,7 @@ func repair(t *testing.T, e *apitest.Env, action string, actor core.Actor, opts 
 func wantCode(t *testing.T, err error, status int, code string) *core.Error {
 	t.Helper()
 	var ce *core.Error
-	if !errors.As(err, &ce) || ce.Status != status || ce.Code != code {
+	if !errors.As(err, &ce) || httpapi.StatusOf(ce.Code) != status || ce.Code != code {
 		t.Fatalf("error = %v (%+v), want %d %s", err, ce, status, code)
 	}
 	return ce

@@ -2,7 +2,6 @@ package core
 
 import (
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 )
@@ -40,7 +39,7 @@ func (r *repairState) acquire(action string) (release func(), err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.running[action] {
-		return nil, &Error{Status: http.StatusConflict, Code: CodeRepairInProgress,
+		return nil, &Error{Code: CodeRepairInProgress,
 			Message: fmt.Sprintf("repair %s is already in progress", action), Extra: map[string]any{"action": action}}
 	}
 	if r.running == nil {
@@ -95,11 +94,11 @@ func (s *Service) checkRepairPolicy(action string, actor Actor) error {
 	}
 	m := s.cfg.Maintenance
 	if m.AutonomousFrozen {
-		return &Error{Status: http.StatusTooManyRequests, Code: CodeRepairFrozen,
+		return &Error{Code: CodeRepairFrozen,
 			Message: fmt.Sprintf("repair %s denied: maintenance.autonomous_frozen is set (only operators may repair)", action)}
 	}
 	if !m.AutonomousEnabled {
-		return &Error{Status: http.StatusTooManyRequests, Code: CodeRepairDisabled,
+		return &Error{Code: CodeRepairDisabled,
 			Message: fmt.Sprintf("repair %s denied: %s callers cannot run repairs while maintenance.autonomous_enabled is false", action, class)}
 	}
 	return nil
@@ -129,7 +128,7 @@ func (s *Service) limitRepair(action string, actor Actor) error {
 	}
 	if !w.lastRun.IsZero() {
 		if left := w.lastRun.Add(cooldown).Sub(now); left > 0 {
-			return &Error{Status: http.StatusTooManyRequests, Code: CodeRepairCooldown,
+			return &Error{Code: CodeRepairCooldown,
 				Message: fmt.Sprintf("cooldown active, %dms remaining", left.Milliseconds()),
 				Extra:   map[string]any{"action": action, "retryAfterMs": left.Milliseconds()}}
 		}
@@ -138,7 +137,7 @@ func (s *Service) limitRepair(action string, actor Actor) error {
 		w.count, w.hourReset = 0, now.Add(time.Hour)
 	}
 	if w.count >= budget {
-		return &Error{Status: http.StatusTooManyRequests, Code: CodeRepairBudget,
+		return &Error{Code: CodeRepairBudget,
 			Message: fmt.Sprintf("hourly budget exhausted (%d runs/hr)", budget),
 			Extra:   map[string]any{"action": action, "retryAfterMs": w.hourReset.Sub(now).Milliseconds()}}
 	}

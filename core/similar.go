@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"math"
-	"net/http"
 
 	"github.com/cairnmem/cairn/core/vector"
 	"github.com/cairnmem/cairn/storage"
@@ -88,14 +87,14 @@ type SimilarHit struct {
 func (s *Service) Similar(ctx context.Context, id string, k int, typ string) ([]*SimilarHit, error) {
 	ix, err := s.index(ctx)
 	if err != nil {
-		return nil, &Error{Status: http.StatusServiceUnavailable, Code: "vectors_unavailable", Message: err.Error()}
+		return nil, &Error{Code: CodeVectorsUnavailable, Message: err.Error()}
 	}
 	v, ok := ix.Vector(id)
 	if !ok {
 		if _, err := s.Get(ctx, id, false); err != nil {
 			return nil, err
 		}
-		return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "No embedding found for this memory"}
+		return nil, &Error{Code: CodeNotFound, Message: "No embedding found for this memory"}
 	}
 	f := storage.MemoryFilter{Type: typ}
 	hits := ix.Search(v, k+1, &f)

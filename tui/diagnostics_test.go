@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -208,10 +207,10 @@ func TestDiagnosticsShowsRepairErrors(t *testing.T) {
 		err  *core.Error
 		want string
 	}{
-		{&core.Error{Status: http.StatusConflict, Code: core.CodeRepairInProgress, Message: "repair check-fts is already running"},
-			"✗ check-fts failed: repair_in_progress (409): repair check-fts is already running"},
-		{&core.Error{Status: http.StatusTooManyRequests, Code: core.CodeRepairDisabled, Message: "repair check-fts denied"},
-			"✗ check-fts failed: " + core.CodeRepairDisabled + " (429): repair check-fts denied"},
+		{&core.Error{Code: core.CodeRepairInProgress, Message: "repair check-fts is already running"},
+			"✗ check-fts failed: repair_in_progress: repair check-fts is already running"},
+		{&core.Error{Code: core.CodeRepairDisabled, Message: "repair check-fts denied"},
+			"✗ check-fts failed: " + core.CodeRepairDisabled + ": repair check-fts denied"},
 	} {
 		h := newHarness(t, harnessOpts{width: 120, height: 40, backend: func(svc *core.Service) backend.Backend {
 			return repairRefuser{Backend: backend.NewLocal(svc, "127.0.0.1:3850"), err: c.err}
@@ -381,7 +380,7 @@ var diagGoldenViews = []struct {
 	{"error", func(b backend.Backend) *fixedOps {
 		return &fixedOps{Backend: b, diagErr: errors.New("cairn at http://127.0.0.1:3850 does not answer: connection refused"),
 			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{},
-			repairErr: &core.Error{Status: http.StatusConflict, Code: core.CodeRepairInProgress, Message: "repair check-fts is already running"}}
+			repairErr: &core.Error{Code: core.CodeRepairInProgress, Message: "repair check-fts is already running"}}
 	}, func(h *harness) { h.press("f") }},
 }
 

@@ -65,7 +65,7 @@ func (a *API) Handler() http.Handler {
 			if p := recover(); p != nil {
 				a.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
 				if !rw.wroteHeader {
-					writeError(rw, &core.Error{Status: http.StatusInternalServerError, Code: core.CodeInternal, Message: "internal error"})
+					writeError(rw, &core.Error{Code: core.CodeInternal, Message: "internal error"})
 				}
 			}
 			a.log.Debug("http", "method", r.Method, "route", r.Pattern, "status", rw.status, "ms", time.Since(start).Milliseconds(), "request_id", reqID)
@@ -769,7 +769,7 @@ func (a *API) memoryHistory(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	hist, err := a.svc.MemoryHistory(r.Context(), id, limit)
 	if errors.Is(err, core.ErrNotFound) {
-		writeError(w, &core.Error{Status: http.StatusNotFound, Code: core.CodeNotFound, Message: "Not found", Extra: map[string]any{"memoryId": id}})
+		writeError(w, &core.Error{Code: core.CodeNotFound, Message: "Not found", Extra: map[string]any{"memoryId": id}})
 		return
 	} else if err != nil {
 		a.fail(w, r, err)

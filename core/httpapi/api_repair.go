@@ -38,7 +38,7 @@ func (a *API) repairDedupStats(w http.ResponseWriter, r *http.Request) {
 func (a *API) repairRun(w http.ResponseWriter, r *http.Request) {
 	action := r.PathValue("action")
 	if !core.KnownRepair(action) {
-		a.fail(w, r, &core.Error{Status: http.StatusNotFound, Code: core.CodeUnknownRepair, Message: "unknown repair action " + quote(action),
+		a.fail(w, r, &core.Error{Code: core.CodeUnknownRepair, Message: "unknown repair action " + quote(action),
 			Extra: map[string]any{"field": "action"}})
 		return
 	}

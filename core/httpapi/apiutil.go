@@ -29,10 +29,10 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *core.
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &core.Error{Status: http.StatusRequestEntityTooLarge, Code: core.CodeTooLarge,
+			return nil, &core.Error{Code: core.CodeTooLarge,
 				Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
 		}
-		return nil, &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidJSON, Message: "could not read request body"}
+		return nil, &core.Error{Code: core.CodeInvalidJSON, Message: "could not read request body"}
 	}
 	return parseBody(raw)
 }
@@ -42,7 +42,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *core.
 func readOptionalBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *core.Error) {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		return nil, &core.Error{Status: http.StatusRequestEntityTooLarge, Code: core.CodeTooLarge,
+		return nil, &core.Error{Code: core.CodeTooLarge,
 			Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
 	}
 	if len(strings.TrimSpace(string(raw))) == 0 {
@@ -54,21 +54,21 @@ func readOptionalBody(w http.ResponseWriter, r *http.Request, limit int64) (body
 // parseBody decodes raw as a JSON object.
 func parseBody(raw []byte) (body, *core.Error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
-		return nil, &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body is empty"}
+		return nil, &core.Error{Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body is empty"}
 	}
 	if !utf8.Valid(raw) {
-		return nil, &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body is not valid UTF-8"}
+		return nil, &core.Error{Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body is not valid UTF-8"}
 	}
 	var b body
 	if err := json.Unmarshal(raw, &b); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
-			return nil, &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body must be a JSON object"}
+			return nil, &core.Error{Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body must be a JSON object"}
 		}
-		return nil, &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidJSON, Message: "Invalid JSON body: " + err.Error()}
+		return nil, &core.Error{Code: core.CodeInvalidJSON, Message: "Invalid JSON body: " + err.Error()}
 	}
 	if b == nil { // the literal null
-		return nil, &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body must be a JSON object"}
+		return nil, &core.Error{Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body must be a JSON object"}
 	}
 	return b, nil
 }
@@ -246,7 +246,7 @@ func writeError(w http.ResponseWriter, e *core.Error) {
 		out[k] = v
 	}
 	out["error"], out["code"] = e.Message, e.Code
-	writeJSON(w, e.Status, out)
+	writeJSON(w, StatusOf(e.Code), out)
 }
 
 // writeMutation writes a mutation result, with its error's status and code
@@ -273,5 +273,5 @@ func writeMutation(w http.ResponseWriter, res *core.MutationResult, err error) {
 			out[k] = v
 		}
 	}
-	writeJSON(w, e.Status, out)
+	writeJSON(w, StatusOf(e.Code), out)
 }

@@ -105,25 +105,25 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 			info = authInfo{claims: &auth.Claims{Sub: "local", Role: "admin"}}
 		case authz == "":
 			w.Header().Set("WWW-Authenticate", "Bearer")
-			writeError(w, &core.Error{Status: http.StatusUnauthorized, Code: auth.CodeUnauthorized, Message: "authentication required"})
+			writeError(w, &core.Error{Code: auth.CodeUnauthorized, Message: "authentication required"})
 			return
 		default:
 			scheme, tok, _ := strings.Cut(authz, " ")
 			if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
 				w.Header().Set("WWW-Authenticate", "Bearer")
-				writeError(w, &core.Error{Status: http.StatusUnauthorized, Code: auth.CodeUnauthorized, Message: "authentication required: use Authorization: Bearer <token>"})
+				writeError(w, &core.Error{Code: auth.CodeUnauthorized, Message: "authentication required: use Authorization: Bearer <token>"})
 				return
 			}
 			secret, err := g.loadSecret()
 			if err != nil {
 				g.a.log.Error("auth secret", "err", err)
-				writeError(w, &core.Error{Status: http.StatusInternalServerError, Code: core.CodeInternal, Message: "auth secret unavailable"})
+				writeError(w, &core.Error{Code: core.CodeInternal, Message: "auth secret unavailable"})
 				return
 			}
 			c, err := auth.VerifyToken(secret, strings.TrimSpace(tok), g.now())
 			if err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-				writeError(w, &core.Error{Status: http.StatusUnauthorized, Code: auth.CodeUnauthorized, Message: err.Error()})
+				writeError(w, &core.Error{Code: auth.CodeUnauthorized, Message: err.Error()})
 				return
 			}
 			info = authInfo{claims: c, authenticated: true}
@@ -140,7 +140,7 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 		}
 		c := info.claims
 		if rule.perm != permAnyRole && !auth.RoleHas(c.Role, rule.perm) {
-			writeError(w, &core.Error{Status: http.StatusForbidden, Code: auth.CodeForbidden,
+			writeError(w, &core.Error{Code: auth.CodeForbidden,
 				Message: fmt.Sprintf("role '%s' lacks '%s' permission", c.Role, rule.perm)})
 			return
 		}
@@ -148,7 +148,7 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 			if retry, ok := g.allow(c.Sub, rule.limiter); !ok {
 				secs := int(math.Ceil(retry.Seconds()))
 				w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-				writeError(w, &core.Error{Status: http.StatusTooManyRequests, Code: auth.CodeRateLimited, Message: "rate limit exceeded",
+				writeError(w, &core.Error{Code: auth.CodeRateLimited, Message: "rate limit exceeded",
 					Extra: map[string]any{"retryAfter": g.now().Add(retry).UnixMilli(), "operation": rule.limiter}})
 				return
 			}
@@ -202,7 +202,7 @@ func (g *authGate) allow(sub, op string) (time.Duration, bool) {
 	return 0, true
 }
 
-var errOutOfScope = &core.Error{Status: http.StatusForbidden, Code: auth.CodeForbidden, Message: "token scope does not cover this project"}
+var errOutOfScope = &core.Error{Code: auth.CodeForbidden, Message: "token scope does not cover this project"}
 
 // applyScope confines a project-scoped caller to its project: list and
 // search filters are forced to it, bodies are rewritten, and a memory of
@@ -215,7 +215,7 @@ func (g *authGate) applyScope(w http.ResponseWriter, r *http.Request, kind scope
 		q.Set("project", project)
 		r.URL.RawQuery = q.Encode()
 	case scopeDenied:
-		return r, &core.Error{Status: http.StatusForbidden, Code: auth.CodeForbidden, Message: "not available to a project-scoped token"}
+		return r, &core.Error{Code: auth.CodeForbidden, Message: "not available to a project-scoped token"}
 	case scopeID, scopeIDWrite:
 		// The router has not set path values yet: every such route is
 		// /api/memory/{id}[/...].
@@ -254,7 +254,7 @@ func (g *authGate) applyScope(w http.ResponseWriter, r *http.Request, kind scope
 func (g *authGate) readObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, []byte, *core.Error) {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.a.svc.Config().Server.MaxBodyBytes))
 	if err != nil {
-		return nil, nil, &core.Error{Status: http.StatusRequestEntityTooLarge, Code: core.CodeTooLarge, Message: "request body too large"}
+		return nil, nil, &core.Error{Code: core.CodeTooLarge, Message: "request body too large"}
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil {
@@ -274,7 +274,7 @@ func (g *authGate) memoryInScope(r *http.Request, id, project string, write bool
 	if write {
 		return errOutOfScope
 	}
-	return &core.Error{Status: http.StatusNotFound, Code: core.CodeNotFound, Message: "Not found", Extra: map[string]any{"memoryId": id}}
+	return &core.Error{Code: core.CodeNotFound, Message: "Not found", Extra: map[string]any{"memoryId": id}}
 }
 
 // batchInScope checks the ids of a batch forget and the patches of a batch

@@ -57,7 +57,7 @@ func ReadImportLines(r io.Reader) ([]core.ImportLine, *core.Error) {
 	if err := sc.Err(); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &core.Error{Status: http.StatusRequestEntityTooLarge, Code: core.CodeTooLarge, Message: "import body is too large; send it in smaller batches"}
+			return nil, &core.Error{Code: core.CodeTooLarge, Message: "import body is too large; send it in smaller batches"}
 		}
 		return nil, lineError(n+1, "", err.Error())
 	}
@@ -69,7 +69,7 @@ func lineError(line int, field, msg string) *core.Error {
 	if field != "" {
 		extra["field"] = field
 	}
-	return &core.Error{Status: http.StatusBadRequest, Code: core.CodeInvalidRequest, Message: fmt.Sprintf("line %d: %s", line, msg), Extra: extra}
+	return &core.Error{Code: core.CodeInvalidRequest, Message: fmt.Sprintf("line %d: %s", line, msg), Extra: extra}
 }
 
 func validateImport(m *core.Memory) *core.Error {

@@ -145,9 +145,9 @@ func (a *API) memorySubroute() route {
 				a.memoryHistory(w, r)
 			case r.PathValue("b") == "recover":
 				w.Header().Set("Allow", "POST")
-				writeError(w, &core.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Message: "method not allowed; allowed: POST"})
+				writeError(w, &core.Error{Code: core.CodeMethodNotAllowed, Message: "method not allowed; allowed: POST"})
 			default:
-				writeError(w, &core.Error{Status: http.StatusNotFound, Code: core.CodeNotFound, Message: "no such route"})
+				writeError(w, &core.Error{Code: core.CodeNotFound, Message: "no such route"})
 			}
 		}),
 		pick: func(r *http.Request) access {

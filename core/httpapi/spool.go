@@ -90,7 +90,7 @@ func IngestSpool(ctx context.Context, svc *core.Service, dataDir string) (int, e
 		}
 		if err != nil {
 			var ce *core.Error
-			if errors.As(err, &ce) && ce.Status < 500 {
+			if errors.As(err, &ce) && StatusOf(ce.Code) < 500 {
 				_ = os.Rename(name, name+".bad")
 			}
 			errs = append(errs, fmt.Errorf("%s: %w", filepath.Base(name), err))

@@ -73,7 +73,7 @@ func (h *HTTP) do(ctx context.Context, method, path string, in, out any) error {
 		if json.Unmarshal(data, &e) == nil {
 			if msg, _ := e["error"].(string); msg != "" {
 				code, _ := e["code"].(string)
-				return &core.Error{Status: resp.StatusCode, Code: code, Message: msg, Extra: e}
+				return &core.Error{Code: code, Message: msg, Extra: e}
 			}
 		}
 		return fmt.Errorf("%s %s: %s", method, path, resp.Status)

@@ -147,14 +147,11 @@ func label(a core.RepairInfo) string {
 	return a.Action
 }
 
-// describe renders an error with its API code and status when it has them
-// ("repair_in_progress (409): ...").
+// describe renders an error with its code when it has one
+// ("repair_in_progress: ...").
 func describe(err error) string {
 	var ce *core.Error
 	if errors.As(err, &ce) && ce.Code != "" {
-		if ce.Status != 0 {
-			return fmt.Sprintf("%s (%d): %s", ce.Code, ce.Status, ce.Message)
-		}
 		return ce.Code + ": " + ce.Message
 	}
 	return err.Error()

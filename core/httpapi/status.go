@@ -1,0 +1,50 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/auth"
+)
+
+// statusByCode is the one place an error code becomes an HTTP status.
+var statusByCode = map[string]int{
+	core.CodeInvalidJSON:           http.StatusBadRequest,
+	core.CodeInvalidRequest:        http.StatusBadRequest,
+	core.CodeConfirmRequired:       http.StatusBadRequest,
+	auth.CodeUnauthorized:          http.StatusUnauthorized,
+	auth.CodeForbidden:             http.StatusForbidden,
+	core.CodeForceDenied:           http.StatusForbidden,
+	core.CodeNotFound:              http.StatusNotFound,
+	core.CodeUnknownRepair:         http.StatusNotFound,
+	core.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
+	core.CodeVersionConflict:       http.StatusConflict,
+	core.CodeDeleted:               http.StatusConflict,
+	core.CodeAlreadyDeleted:        http.StatusConflict,
+	core.CodeNotDeleted:            http.StatusConflict,
+	core.CodeDuplicate:             http.StatusConflict,
+	core.CodePinned:                http.StatusConflict,
+	core.CodeExpired:               http.StatusConflict,
+	core.CodeProposalNotPending:    http.StatusConflict,
+	core.CodeRepairInProgress:      http.StatusConflict,
+	core.CodeMaintenanceInProgress: http.StatusConflict,
+	core.CodeJobNotRetryable:       http.StatusConflict,
+	core.CodeTooLarge:              http.StatusRequestEntityTooLarge,
+	auth.CodeRateLimited:           http.StatusTooManyRequests,
+	core.CodeRepairFrozen:          http.StatusTooManyRequests,
+	core.CodeRepairDisabled:        http.StatusTooManyRequests,
+	core.CodeRepairCooldown:        http.StatusTooManyRequests,
+	core.CodeRepairBudget:          http.StatusTooManyRequests,
+	core.CodeInternal:              http.StatusInternalServerError,
+	core.CodeFrozen:                http.StatusServiceUnavailable,
+	core.CodeVectorsUnavailable:    http.StatusServiceUnavailable,
+}
+
+// StatusOf returns the HTTP status the API answers an error code with; a
+// code it does not know is a server error.
+func StatusOf(code string) int {
+	if s, ok := statusByCode[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
