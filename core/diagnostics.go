@@ -2,8 +2,6 @@ package core
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -289,43 +287,21 @@ func info(name, unit string, value float64, msg string) Signal {
 	return Signal{Name: name, Value: value, Unit: unit, Informational: true, Message: msg}
 }
 
-func Count(ctx context.Context, q storage.Querier, query string, args ...any) (int64, error) {
-	var n int64
-	err := q.QueryRowContext(ctx, query, args...).Scan(&n)
-	return n, err
-}
-
 func (s *Service) diagQueue(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainQueue}
-	pending, err := Count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'pending'`)
-	if err != nil {
-		return d, err
-	}
-	hour := storage.FormatTime(now.Add(-time.Hour))
-	dead, err := Count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'dead' AND updated_at >= ?`, hour)
-	if err != nil {
-		return d, err
-	}
-	done, err := Count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'completed' AND updated_at >= ?`, hour)
-	if err != nil {
-		return d, err
-	}
-	var oldest sql.NullString
-	if err := q.QueryRowContext(ctx, `SELECT min(created_at) FROM memory_jobs WHERE status = 'pending'`).Scan(&oldest); err != nil {
-		return d, err
-	}
-	stale, err := Count(ctx, q, `SELECT count(*) FROM memory_jobs WHERE status = 'leased' AND leased_at < ?`,
+	qh, err := storage.ReadQueueHealth(ctx, q, storage.FormatTime(now.Add(-time.Hour)),
 		storage.FormatTime(now.Add(-QueueStaleLeaseAge)))
 	if err != nil {
 		return d, err
 	}
+	pending, dead, done, stale := qh.Pending, qh.DeadSince, qh.CompletedSince, qh.StaleLeases
 	rate := 0.0
 	if dead+done > 0 {
 		rate = float64(dead) / float64(dead+done)
 	}
 	age := 0.0
-	if oldest.Valid {
-		if t, err := storage.ParseTime(oldest.String); err == nil {
+	if qh.OldestPending != "" {
+		if t, err := storage.ParseTime(qh.OldestPending); err == nil {
 			age = math.Max(0, now.Sub(t).Seconds())
 		}
 	}
@@ -342,21 +318,14 @@ func (s *Service) diagQueue(ctx context.Context, q storage.Querier, now time.Tim
 	return d, nil
 }
 
-// memoryCounts reads the rows and tombstones of memories from the
-// trigger-maintained memory_counts row (migration 0008).
-func MemoryCounts(ctx context.Context, q storage.Querier) (total, deleted int64, err error) {
-	err = q.QueryRowContext(ctx, `SELECT total, deleted FROM memory_counts WHERE id = 1`).Scan(&total, &deleted)
-	return
-}
-
 func (s *Service) diagStorage(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainStorage}
-	total, deleted, err := MemoryCounts(ctx, q)
+	total, deleted, err := storage.MemoryCounts(ctx, q)
 	if err != nil {
 		return d, err
 	}
-	var pages, size, free int64
-	if err := q.QueryRowContext(ctx, `SELECT page_count, page_size, freelist_count FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()`).Scan(&pages, &size, &free); err != nil {
+	pages, size, free, err := storage.PageStats(ctx, q)
+	if err != nil {
 		return d, err
 	}
 	var wal int64
@@ -383,11 +352,11 @@ func (s *Service) diagIndex(ctx context.Context, q storage.Querier, now time.Tim
 	// (soft deletes leave the index alone), so it should hold exactly
 	// count(memories) documents; _docsize holds one row per document. The
 	// row count comes from memory_counts, kept by its own triggers.
-	total, deleted, err := MemoryCounts(ctx, q)
+	total, deleted, err := storage.MemoryCounts(ctx, q)
 	if err != nil {
 		return d, err
 	}
-	fts, err := Count(ctx, q, `SELECT count(*) FROM memories_fts_docsize`)
+	fts, err := storage.CountFTSDocuments(ctx, q)
 	if err != nil {
 		return d, err
 	}
@@ -436,8 +405,7 @@ func (s *Service) embeddingCoverage(ctx context.Context, q storage.Querier, live
 	if fresh {
 		return math.Min(1, float64(c.covN)/float64(live)), c.covN, nil
 	}
-	n, err := Count(ctx, q, `SELECT count(*) FROM memories m INDEXED BY idx_memories_hash_live
-		WHERE m.is_deleted = 0 AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)`, s.embedder.Model())
+	n, err := storage.CountCoveredMemories(ctx, q, s.embedder.Model())
 	if err != nil {
 		return 0, 0, err
 	}
@@ -489,8 +457,7 @@ func (s *Service) diagProvider(ctx context.Context, q storage.Querier, now time.
 
 func (s *Service) diagMutation(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainMutation}
-	rec, err := Count(ctx, q, `SELECT count(*) FROM memory_history WHERE event = ? AND created_at >= ?`,
-		storage.EventRecovered, storage.FormatTime(now.Add(-7*24*time.Hour)))
+	rec, err := storage.CountHistoryEvents(ctx, q, storage.EventRecovered, storage.FormatTime(now.Add(-7*24*time.Hour)))
 	if err != nil {
 		return d, err
 	}
@@ -508,26 +475,15 @@ func (s *Service) diagMutation(ctx context.Context, q storage.Querier, now time.
 
 func (s *Service) diagConnector(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainConnector, Signals: []Signal{}}
-	has, err := Count(ctx, q, `SELECT count(*) FROM (SELECT 1 FROM documents LIMIT 1)`)
+	docs, err := storage.ReadDocumentFailures(ctx, q, storage.FormatTime(now.Add(-24*time.Hour)))
 	if err != nil {
 		return d, err
 	}
-	since := storage.FormatTime(now.Add(-24 * time.Hour))
-	if has > 0 {
-		failed, err := Count(ctx, q, `SELECT count(*) FROM documents WHERE status = 'failed' AND updated_at >= ?`, since)
-		if err != nil {
-			return d, err
-		}
+	if docs.Any {
+		failed := docs.Failed
 		msg := fmt.Sprintf("%d documents failed to ingest in the last 24 h (any costs 0.3, 5 or more another 0.2)", failed)
-		if failed > 0 {
-			var last sql.NullString
-			err := q.QueryRowContext(ctx, `SELECT error FROM documents WHERE status = 'failed' AND updated_at >= ? ORDER BY updated_at DESC LIMIT 1`, since).Scan(&last)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return d, err
-			}
-			if last.Valid && last.String != "" {
-				msg += "; latest: " + extract.ClipForWarning(last.String, 200)
-			}
+		if failed > 0 && docs.LastError != "" {
+			msg += "; latest: " + extract.ClipForWarning(docs.LastError, 200)
 		}
 		d.Signals = append(d.Signals,
 			gate("documents_failed_24h", "count", float64(failed), 0, 0.3, false, msg),

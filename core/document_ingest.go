@@ -196,13 +196,10 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 				}
 				bTouched = append(bTouched, mem.ID)
 				if v := vecs[i]; v != nil {
-					if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
-						VALUES (?, ?, ?, ?, ?) ON CONFLICT (content_hash, model) DO UPDATE SET dimensions = excluded.dimensions,
-						vector = excluded.vector, created_at = excluded.created_at`, c.Hash, model, len(v), vector.Encode(v), now); err != nil {
+					if err := storage.UpsertEmbedding(ctx, tx, c.Hash, model, len(v), vector.Encode(v), now); err != nil {
 						return fmt.Errorf("store chunk embedding: %w", err)
 					}
-					if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_model = ? WHERE id = ? AND content_hash = ?`,
-						model, mem.ID, c.Hash); err != nil {
+					if _, err := storage.SetEmbeddingModel(ctx, tx, mem.ID, c.Hash, model); err != nil {
 						return err
 					}
 					bEmbedded++
@@ -297,8 +294,7 @@ func (s *Service) embedChunks(ctx context.Context, chunks []text.Normalized) [][
 	r := s.db.Reader()
 	var todo []int
 	for i, c := range chunks {
-		var one int
-		if r.QueryRowContext(ctx, `SELECT 1 FROM embeddings WHERE content_hash = ? AND model = ?`, c.Hash, model).Scan(&one) != nil {
+		if ok, _ := storage.HasEmbedding(ctx, r, c.Hash, model); !ok {
 			todo = append(todo, i)
 		}
 	}

@@ -263,22 +263,15 @@ func (s *Service) DocumentChunks(ctx context.Context, id string) ([]*DocumentChu
 	} else if err != nil {
 		return nil, err
 	}
-	rows, err := r.QueryContext(ctx, `SELECT m.id, m.content, m.type, m.created_at, dm.chunk_index
-		FROM document_memories dm JOIN memories m ON m.id = dm.memory_id
-		WHERE dm.document_id = ? AND m.is_deleted = 0 ORDER BY dm.chunk_index`, id)
+	chunks, err := storage.DocumentChunks(ctx, r, id)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []*DocumentChunk{}
-	for rows.Next() {
-		var c DocumentChunk
-		if err := rows.Scan(&c.ID, &c.Content, &c.Type, &c.CreatedAt, &c.ChunkIndex); err != nil {
-			return nil, err
-		}
-		out = append(out, &c)
+	out := make([]*DocumentChunk, 0, len(chunks))
+	for _, c := range chunks {
+		out = append(out, &DocumentChunk{ID: c.MemoryID, Content: c.Content, Type: c.Type, CreatedAt: c.CreatedAt, ChunkIndex: c.ChunkIndex})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // DeleteDocumentResult is what DELETE /api/documents/{id} answers.

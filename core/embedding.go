@@ -145,7 +145,7 @@ func (s *Service) index(ctx context.Context) (*vector.Index, error) {
 	}
 	dim := s.embedder.Dimensions()
 	if dim == 0 {
-		_ = s.db.Reader().QueryRowContext(ctx, `SELECT dimensions FROM embeddings WHERE model = ? LIMIT 1`, s.embedder.Model()).Scan(&dim)
+		dim, _ = storage.EmbeddingDimensions(ctx, s.db.Reader(), s.embedder.Model())
 	}
 	if dim == 0 {
 		// Nothing stored yet and the provider does not say: learn it from
@@ -220,8 +220,7 @@ func (s *Service) syncVectors(ctx context.Context, ids ...string) {
 			ix.Remove(id)
 			continue
 		}
-		var blob []byte
-		err = r.QueryRowContext(ctx, `SELECT vector FROM embeddings WHERE content_hash = ? AND model = ?`, m.ContentHash, ix.Model).Scan(&blob)
+		blob, err := storage.EmbeddingVector(ctx, r, m.ContentHash, ix.Model)
 		v, derr := vector.Decode(blob)
 		if err != nil || derr != nil || len(v) != ix.Dim {
 			ix.Remove(id)
@@ -236,10 +235,14 @@ type pendingRow struct {
 	id, hash, content string
 }
 
-const pendingQuery = `SELECT m.id, m.content_hash, m.content FROM memories m
-	WHERE m.is_deleted = 0 AND NOT EXISTS (
-		SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)
-	ORDER BY m.updated_at DESC LIMIT ?`
+// pendingRows converts storage's pending rows.
+func pendingRows(ps []storage.PendingEmbedding) []pendingRow {
+	out := make([]pendingRow, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, pendingRow{id: p.ID, hash: p.ContentHash, content: p.Content})
+	}
+	return out
+}
 
 // CountPendingEmbeddings counts live memories without a vector for the
 // current model (missing, stale after a content change, or from another
@@ -248,11 +251,7 @@ func (s *Service) CountPendingEmbeddings(ctx context.Context) (int, error) {
 	if s.embedder == nil {
 		return 0, nil
 	}
-	var n int
-	err := s.db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM memories m
-		WHERE m.is_deleted = 0 AND NOT EXISTS (
-			SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)`, s.embedder.Model()).Scan(&n)
-	return n, err
+	return storage.CountPendingEmbeddings(ctx, s.db.Reader(), s.embedder.Model())
 }
 
 // EmbedBatch embeds up to n pending memories, newest first: the provider
@@ -263,24 +262,11 @@ func (s *Service) EmbedBatch(ctx context.Context, n int) (int, error) {
 		return 0, nil
 	}
 	model := s.embedder.Model()
-	rows, err := s.db.Reader().QueryContext(ctx, pendingQuery, model, n)
-	if err != nil {
+	pend, err := storage.PendingEmbeddings(ctx, s.db.Reader(), model, n)
+	if err != nil || len(pend) == 0 {
 		return 0, err
 	}
-	var pend []pendingRow
-	for rows.Next() {
-		var p pendingRow
-		if err := rows.Scan(&p.id, &p.hash, &p.content); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		pend = append(pend, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(pend) == 0 {
-		return 0, err
-	}
-	done, err := s.embedRows(ctx, pend)
+	done, err := s.embedRows(ctx, pendingRows(pend))
 	s.emb.lastCycle.Store(s.now().UnixMilli())
 	return done, err
 }
@@ -306,19 +292,15 @@ func (s *Service) embedRows(ctx context.Context, pend []pendingRow) (int, error)
 		err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			ids = ids[:0]
 			for i, p := range batch {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
-					VALUES (?, ?, ?, ?, ?)
-					ON CONFLICT (content_hash, model) DO UPDATE SET dimensions = excluded.dimensions,
-						vector = excluded.vector, created_at = excluded.created_at`,
-					p.hash, model, len(vecs[i]), vector.Encode(vecs[i]), now); err != nil {
+				if err := storage.UpsertEmbedding(ctx, tx, p.hash, model, len(vecs[i]), vector.Encode(vecs[i]), now); err != nil {
 					return err
 				}
 				// Only if the content did not change while we were embedding.
-				res, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_model = ? WHERE id = ? AND content_hash = ?`, model, p.id, p.hash)
+				updated, err := storage.SetEmbeddingModel(ctx, tx, p.id, p.hash, model)
 				if err != nil {
 					return err
 				}
-				if n, _ := res.RowsAffected(); n > 0 {
+				if updated {
 					ids = append(ids, p.id)
 				}
 			}
@@ -383,11 +365,10 @@ func (s *Service) embedAfterWrite(ctx context.Context, ids ...string) bool {
 		if err != nil || m.IsDeleted {
 			continue
 		}
-		var one int
-		if r.QueryRowContext(ctx, `SELECT 1 FROM embeddings WHERE content_hash = ? AND model = ?`, m.ContentHash, model).Scan(&one) == nil {
+		if ok, _ := storage.HasEmbedding(ctx, r, m.ContentHash, model); ok {
 			if m.EmbeddingModel != model {
 				_ = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-					_, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_model = ? WHERE id = ? AND content_hash = ?`, model, m.ID, m.ContentHash)
+					_, err := storage.SetEmbeddingModel(ctx, tx, m.ID, m.ContentHash, model)
 					return err
 				})
 			}

@@ -209,22 +209,12 @@ func (s *Service) forgetCandidates(ctx context.Context, in BatchForgetInput, lim
 				Pinned: h.Memory.Pinned, Version: h.Memory.Version, Content: h.Memory.Content})
 		}
 	default:
-		where, args := f.Where()
-		rows, err := s.db.Reader().QueryContext(ctx, `SELECT `+storage.MemoryColumns+` FROM memories m WHERE `+where+`
-			ORDER BY m.pinned DESC, m.importance DESC, m.updated_at DESC LIMIT ?`, append(args, limit)...)
+		rows, err := storage.ListMemoriesByRank(ctx, s.db.Reader(), f, limit)
 		if err != nil {
 			return nil, err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			m, err := storage.ScanMemory(rows)
-			if err != nil {
-				return nil, err
-			}
+		for _, m := range rows {
 			out = append(out, &ForgetCandidate{ID: m.ID, Score: 1, Pinned: m.Pinned, Version: m.Version, Content: m.Content})
-		}
-		if err := rows.Err(); err != nil {
-			return nil, err
 		}
 	}
 	if len(out) > limit {

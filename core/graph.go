@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -134,12 +133,7 @@ func (s *Service) PersistGraph(ctx context.Context, memoryID string, res extract
 				typ = "unknown"
 			}
 			newID := NewID()
-			var id string
-			err := tx.QueryRowContext(ctx, `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
-				VALUES (?, ?, ?, ?, 0, ?, ?)
-				ON CONFLICT (canonical_name) DO UPDATE SET updated_at = excluded.updated_at,
-					entity_type = CASE WHEN entities.entity_type = 'unknown' THEN excluded.entity_type ELSE entities.entity_type END
-				RETURNING id`, newID, n.name, canon, typ, now, now).Scan(&id)
+			id, err := storage.UpsertEntity(ctx, tx, newID, n.name, canon, typ, now)
 			if err != nil {
 				return err
 			}
@@ -151,32 +145,23 @@ func (s *Service) PersistGraph(ctx context.Context, memoryID string, res extract
 			if memoryID == "" {
 				continue // no memory to link (a session transcript's entities)
 			}
-			r, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memory_entity_mentions (memory_id, entity_id, mention_text, confidence, created_at)
-				VALUES (?, ?, ?, ?, ?)`, memoryID, id, n.name, n.conf, now)
+			isNew, err := storage.LinkMention(ctx, tx, memoryID, id, n.name, n.conf, now)
+			if isNew {
+				st.Mentions++
+			}
 			if err != nil {
 				return err
 			}
-			if k, _ := r.RowsAffected(); k == 0 {
+			if !isNew {
 				linkedBefore[canon] = true
-				continue
-			}
-			st.Mentions++
-			if _, err := tx.ExecContext(ctx, `UPDATE entities SET mentions = mentions + 1 WHERE id = ?`, id); err != nil {
-				return err
 			}
 		}
 		for _, e := range edges {
 			src, dst := ids[e.src], ids[e.dst]
-			var relID string
-			var n int
-			var old float64
-			err := tx.QueryRowContext(ctx, `SELECT id, mentions, confidence FROM relations
-				WHERE source_entity_id = ? AND target_entity_id = ? AND relation_type = ?`, src, dst, e.typ).Scan(&relID, &n, &old)
+			rel, err := storage.FindRelation(ctx, tx, src, dst, e.typ)
 			switch {
-			case errors.Is(err, sql.ErrNoRows):
-				if _, err := tx.ExecContext(ctx, `INSERT INTO relations (id, source_entity_id, target_entity_id, relation_type,
-					strength, mentions, confidence, created_at, updated_at) VALUES (?, ?, ?, ?, 1.0, 1, ?, ?, ?)`,
-					NewID(), src, dst, e.typ, e.conf, now, now); err != nil {
+			case errors.Is(err, storage.ErrNotFound):
+				if err := storage.InsertRelation(ctx, tx, NewID(), src, dst, e.typ, e.conf, now); err != nil {
 					return err
 				}
 				st.RelationsNew++
@@ -185,10 +170,9 @@ func (s *Service) PersistGraph(ctx context.Context, memoryID string, res extract
 			case linkedBefore[e.src] && linkedBefore[e.dst]:
 				// The same memory re-processed: already counted.
 			default:
-				n = max(n, 1)
-				conf := (old*float64(n) + e.conf) / float64(n+1)
-				if _, err := tx.ExecContext(ctx, `UPDATE relations SET mentions = ?, confidence = ?, updated_at = ? WHERE id = ?`,
-					n+1, conf, now, relID); err != nil {
+				n := max(rel.Mentions, 1)
+				conf := (rel.Confidence*float64(n) + e.conf) / float64(n+1)
+				if err := storage.UpdateRelation(ctx, tx, rel.ID, n+1, conf, now); err != nil {
 					return err
 				}
 			}
@@ -231,15 +215,7 @@ var errGraphDeadline = errors.New("graph lookup deadline exceeded")
 func (s *Service) graphLookup(ctx context.Context, terms []string, cands map[string]*candidate, deadline time.Time) (map[string]bool, error) {
 	r := s.db.Reader()
 	// 1. Entities named by the query.
-	var where []string
-	var args []any
-	for _, t := range terms {
-		where = append(where, `canonical_name LIKE ? ESCAPE '\'`)
-		args = append(args, "%"+likeEscape(t)+"%")
-	}
-	args = append(args, graphEntityHits)
-	seeds, err := storage.Strings(ctx, r, `SELECT id FROM entities WHERE `+strings.Join(where, " OR ")+
-		` ORDER BY mentions DESC, id LIMIT ?`, args...)
+	seeds, err := storage.EntitiesNamed(ctx, r, terms, graphEntityHits)
 	if err != nil || len(seeds) == 0 {
 		return nil, err
 	}
@@ -247,16 +223,7 @@ func (s *Service) graphLookup(ctx context.Context, terms []string, cands map[str
 		return nil, errGraphDeadline
 	}
 	// 2. One hop both ways.
-	in := placeholders(len(seeds))
-	args = args[:0]
-	for range 2 {
-		for _, id := range seeds {
-			args = append(args, id)
-		}
-	}
-	args = append(args, graphNeighbors)
-	hops, err := storage.Strings(ctx, r, `SELECT target_entity_id FROM relations WHERE source_entity_id IN (`+in+`)
-		UNION SELECT source_entity_id FROM relations WHERE target_entity_id IN (`+in+`) LIMIT ?`, args...)
+	hops, err := storage.EntityNeighbors(ctx, r, seeds, graphNeighbors)
 	if err != nil {
 		return nil, err
 	}
@@ -274,17 +241,7 @@ func (s *Service) graphLookup(ctx context.Context, terms []string, cands map[str
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	args = args[:0]
-	for _, id := range ents {
-		args = append(args, id)
-	}
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	args = append(args, graphMemoryLimit)
-	mems, err := storage.Strings(ctx, r, `SELECT DISTINCT mem.memory_id FROM memory_entity_mentions mem
-		JOIN memories m ON m.id = mem.memory_id AND m.is_deleted = 0
-		WHERE mem.entity_id IN (`+placeholders(len(ents))+`) AND mem.memory_id IN (`+placeholders(len(ids))+`) LIMIT ?`, args...)
+	mems, err := storage.MemoriesMentioning(ctx, r, ents, ids, graphMemoryLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -303,36 +260,25 @@ func (s *Service) hubCandidates(ctx context.Context, cands map[string]*candidate
 	if !ok || len(cands) == 0 {
 		return nil
 	}
-	var args []any
+	var ids []string
 	for id, c := range cands {
 		if c.mem != nil {
-			args = append(args, id)
+			ids = append(ids, id)
 		}
 	}
-	if len(args) == 0 {
+	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := s.db.Reader().QueryContext(ctx, `SELECT mem.memory_id, MIN(e.mentions) FROM memory_entity_mentions mem
-		JOIN entities e ON e.id = mem.entity_id
-		WHERE mem.memory_id IN (`+placeholders(len(args))+`) GROUP BY mem.memory_id`, args...)
+	least, err := storage.LeastEntityMentions(ctx, s.db.Reader(), ids)
 	if err != nil {
 		s.log.Warn("hub dampening skipped", "err", err)
 		return nil
 	}
-	defer rows.Close()
 	out := map[string]bool{}
-	for rows.Next() {
-		var id string
-		var least int64
-		if err := rows.Scan(&id, &least); err != nil {
-			return nil
-		}
-		if least > p90 {
+	for id, n := range least {
+		if n > p90 {
 			out[id] = true
 		}
-	}
-	if rows.Err() != nil {
-		return nil
 	}
 	return out
 }
@@ -357,14 +303,14 @@ func (s *Service) hubThreshold(ctx context.Context) (int64, bool) {
 		}
 	}
 	r := s.db.Reader()
-	var n int64
-	if err := r.QueryRowContext(ctx, `SELECT count(*) FROM entities`).Scan(&n); err != nil {
+	n, err := storage.CountEntities(ctx, r)
+	if err != nil {
 		return 0, false
 	}
 	e := hubEntry{at: now}
 	if n >= hubMinEntities {
 		off := int64(hubPercentile * float64(n-1))
-		if err := r.QueryRowContext(ctx, `SELECT mentions FROM entities ORDER BY mentions LIMIT 1 OFFSET ?`, off).Scan(&e.p90); err != nil {
+		if e.p90, err = storage.EntityMentionsAt(ctx, r, off); err != nil {
 			return 0, false
 		}
 		e.ok = true
@@ -390,30 +336,16 @@ func (s *Service) GraphEntities(ctx context.Context, q string, limit int) ([]Gra
 		limit = 50
 	}
 	limit = min(limit, 1000)
-	rows, err := s.db.Reader().QueryContext(ctx, `SELECT id, name, canonical_name, entity_type, mentions, updated_at FROM entities
-		WHERE canonical_name LIKE ? ESCAPE '\' ORDER BY mentions DESC, canonical_name LIMIT ?`,
-		"%"+likeEscape(CanonicalEntityName(q))+"%", limit)
+	ents, err := storage.ListEntities(ctx, s.db.Reader(), CanonicalEntityName(q), limit)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []GraphEntity{}
-	for rows.Next() {
-		var e GraphEntity
-		if err := rows.Scan(&e.ID, &e.Name, &e.CanonicalName, &e.EntityType, &e.Mentions, &e.UpdatedAt); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+	out := make([]GraphEntity, 0, len(ents))
+	for _, e := range ents {
+		out = append(out, GraphEntity{ID: e.ID, Name: e.Name, CanonicalName: e.CanonicalName, EntityType: e.EntityType,
+			Mentions: e.Mentions, UpdatedAt: e.UpdatedAt})
 	}
-	return out, rows.Err()
-}
-
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+	return out, nil
 }
 
 // persistJobGraph records an extract job's graph after its facts committed,
@@ -433,8 +365,7 @@ func (s *Service) persistJobGraph(ctx context.Context, job *storage.Job, srcID s
 	b, err := json.Marshal(res)
 	if err == nil {
 		err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-			_, err := tx.ExecContext(ctx, `UPDATE memory_jobs SET result = ? WHERE id = ?`, string(b), job.ID)
-			return err
+			return storage.SetJobResult(ctx, tx, job.ID, string(b))
 		})
 	}
 	if err != nil {

@@ -79,46 +79,26 @@ func (s *Service) writeHints(ctx context.Context, tx *storage.Tx, m *storage.Mem
 	if !s.cfg.Hints.Enabled {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_hints WHERE memory_id = ? AND source = 'heuristic'`, m.ID); err != nil {
-		return fmt.Errorf("replace hints: %w", err)
-	}
-	now := s.timestamp()
-	for _, h := range HeuristicHints(m.Content, m.Type, s.cfg.Hints.Max) {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO memory_hints (memory_id, hint, source, created_at) VALUES (?, ?, 'heuristic', ?)`,
-			m.ID, h, now); err != nil {
-			return fmt.Errorf("write hints: %w", err)
-		}
-	}
-	return nil
+	return storage.ReplaceHeuristicHints(ctx, tx, m.ID, HeuristicHints(m.Content, m.Type, s.cfg.Hints.Max), s.timestamp())
 }
 
 // hintMatches returns, per memory, the best (most negative) bm25 of its
 // hints against the match expression, for live memories passing f.
 func (s *Service) hintMatches(ctx context.Context, match string, f storage.MemoryFilter, limit int) (map[string]float64, error) {
-	where, args := f.Where()
 	// Best hint per memory, taken in Go: SQLite refuses bm25() under an
 	// aggregate.
-	rows, err := s.db.Reader().QueryContext(ctx, `SELECT h.memory_id, bm25(memory_hints_fts) AS s
-		FROM memory_hints_fts JOIN memory_hints h ON h.id = memory_hints_fts.rowid
-		JOIN memories m ON m.id = h.memory_id
-		WHERE memory_hints_fts MATCH ? AND `+where+`
-		ORDER BY s LIMIT ?`, append(append([]any{match}, args...), limit*max(1, s.cfg.Hints.Max))...)
+	hints, err := storage.MatchHints(ctx, s.db.Reader(), match, f, limit*max(1, s.cfg.Hints.Max))
 	if err != nil {
 		return nil, fmt.Errorf("hint search: %w", err)
 	}
-	defer rows.Close()
 	out := map[string]float64{}
-	for rows.Next() {
-		var id string
-		var bm float64
-		if err := rows.Scan(&id, &bm); err != nil {
-			return nil, err
-		}
+	for _, h := range hints {
+		id, bm := h.MemoryID, h.BM25
 		if prev, ok := out[id]; !ok || bm < prev {
 			if ok || len(out) < limit {
 				out[id] = bm
 			}
 		}
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -214,53 +213,41 @@ func boolOrder(first bool) int {
 // startCandidates reads the newest memories in scope plus every pinned one
 // in scope (an old pinned memory is never crowded out by newer ones).
 func (s *Service) startCandidates(ctx context.Context, project string) ([]*startCandidate, error) {
-	scope, args := s.projectScope(project)
-	cols := `id, content, type, importance, pinned, COALESCE(project, ''), tags, created_at, COALESCE(last_accessed, '')`
-	q := `SELECT ` + cols + ` FROM memories WHERE is_deleted = 0 AND ` + scope + ` ORDER BY created_at DESC LIMIT ?`
+	scope := s.projectScope(project)
 	out := map[string]*startCandidate{}
 	var order []*startCandidate
-	scan := func(query string, args ...any) error {
-		rows, err := s.db.Reader().QueryContext(ctx, query, args...)
+	scan := func(pinnedOnly bool, limit int) error {
+		rows, err := storage.InjectCandidates(ctx, s.db.Reader(), scope, pinnedOnly, limit)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			c := &startCandidate{}
-			var tags string
-			if err := rows.Scan(&c.m.ID, &c.m.Content, &c.m.Type, &c.m.Importance, &c.m.Pinned, &c.m.Project, &tags, &c.m.CreatedAt, &c.lastAccess); err != nil {
-				return err
-			}
-			if _, dup := out[c.m.ID]; dup {
+		for _, r := range rows {
+			if _, dup := out[r.ID]; dup {
 				continue
 			}
-			_ = json.Unmarshal([]byte(tags), &c.tags)
+			c := &startCandidate{lastAccess: r.LastAccessed}
+			c.m.ID, c.m.Content, c.m.Type, c.m.Importance, c.m.Pinned, c.m.Project, c.m.CreatedAt =
+				r.ID, r.Content, r.Type, r.Importance, r.Pinned, r.Project, r.CreatedAt
+			_ = json.Unmarshal([]byte(r.Tags), &c.tags)
 			c.sameProj = project != "" && c.m.Project == project
 			out[c.m.ID] = c
 			order = append(order, c)
 		}
-		return rows.Err()
+		return nil
 	}
-	if err := scan(q, append(slices.Clone(args), s.cfg.Hooks.SessionStartCandidates)...); err != nil {
+	if err := scan(false, s.cfg.Hooks.SessionStartCandidates); err != nil {
 		return nil, err
 	}
-	if err := scan(`SELECT `+cols+` FROM memories WHERE is_deleted = 0 AND pinned = 1 AND `+scope+` ORDER BY created_at DESC LIMIT 200`, args...); err != nil {
+	if err := scan(true, 200); err != nil {
 		return nil, err
 	}
 	return order, nil
 }
 
-// projectScope is the SQL condition of what hooks may inject for project:
-// its own memories and those without a project; everything when
-// hooks.cross_project is on.
-func (s *Service) projectScope(project string) (string, []any) {
-	if s.cfg.Hooks.CrossProject {
-		return "1 = 1", nil
-	}
-	if project == "" {
-		return "COALESCE(project, '') = ''", nil
-	}
-	return "(project = ? OR COALESCE(project, '') = '')", []any{project}
+// projectScope is what hooks may inject for project: its own memories and
+// those without a project; everything when hooks.cross_project is on.
+func (s *Service) projectScope(project string) storage.ProjectScope {
+	return storage.ProjectScope{Project: project, All: s.cfg.Hooks.CrossProject}
 }
 
 func (s *Service) inScope(project, memProject string) bool {
@@ -276,21 +263,12 @@ func (s *Service) recordSessionStart(ctx context.Context, h HookRequest, ids []s
 		if err := upsertSession(ctx, tx, h, now); err != nil {
 			return err
 		}
-		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO session_injections (session_key, memory_id, injected_at, prompt_no)
-				VALUES (?, ?, ?, 0)`, h.SessionKey, id, now); err != nil {
-				return err
-			}
-		}
-		return nil
+		return storage.RecordInjections(ctx, tx, h.SessionKey, 0, now, ids...)
 	})
 }
 
 func upsertSession(ctx context.Context, tx *storage.Tx, h HookRequest, now string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO sessions (key, harness, project, started_at) VALUES (?, ?, NULLIF(?, ''), ?)
-		ON CONFLICT(key) DO UPDATE SET project = COALESCE(sessions.project, excluded.project)`,
-		h.SessionKey, h.Harness, h.Project, now)
-	return err
+	return storage.UpsertSession(ctx, tx, h.SessionKey, h.Harness, h.Project, now)
 }
 
 // ---------------------------------------------------------------------------
@@ -338,8 +316,9 @@ func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptRes
 			if err := upsertSession(ctx, tx, h, s.timestamp()); err != nil {
 				return err
 			}
-			return tx.QueryRowContext(ctx, `UPDATE sessions SET prompt_count = prompt_count + 1, last_prompt_at = ?
-				WHERE key = ? RETURNING prompt_count`, s.timestamp(), h.SessionKey).Scan(&promptNo)
+			var err error
+			promptNo, err = storage.BumpSessionPrompt(ctx, tx, h.SessionKey, s.timestamp())
+			return err
 		})
 		if err != nil {
 			s.log.Warn("record prompt", "err", err)
@@ -400,14 +379,12 @@ func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptRes
 		text.RecallOpen, strings.Join(terms, " "), res.MemoryCount, method, strings.Join(lines, "\n"), text.RecallClose)
 	if h.SessionKey != "" && !s.MutationsFrozen() {
 		now := s.timestamp()
+		ids := make([]string, len(res.Memories))
+		for i, m := range res.Memories {
+			ids[i] = m.ID
+		}
 		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-			for _, m := range res.Memories {
-				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO session_injections (session_key, memory_id, injected_at, prompt_no)
-					VALUES (?, ?, ?, ?)`, h.SessionKey, m.ID, now, promptNo); err != nil {
-					return err
-				}
-			}
-			return nil
+			return storage.RecordInjections(ctx, tx, h.SessionKey, promptNo, now, ids...)
 		})
 		if err != nil {
 			s.log.Warn("record injections", "err", err)
@@ -462,20 +439,14 @@ func (s *Service) recentlyInjected(ctx context.Context, key string, promptNo int
 	if key == "" || s.cfg.Hooks.DedupPrompts == 0 {
 		return seen, nil
 	}
-	rows, err := s.db.Reader().QueryContext(ctx, `SELECT memory_id FROM session_injections
-		WHERE session_key = ? AND prompt_no > ?`, key, promptNo-1-s.cfg.Hooks.DedupPrompts)
+	ids, err := storage.InjectedSince(ctx, s.db.Reader(), key, promptNo-1-s.cfg.Hooks.DedupPrompts)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
+	for _, id := range ids {
 		seen[id] = true
 	}
-	return seen, rows.Err()
+	return seen, nil
 }
 
 // ---------------------------------------------------------------------------
@@ -528,8 +499,7 @@ func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath b
 		if err := upsertSession(ctx, tx, h, now); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET ended_at = ?, end_reason = NULLIF(?, '') WHERE key = ?`,
-			now, h.Reason, h.SessionKey); err != nil {
+		if err := storage.EndSession(ctx, tx, h.SessionKey, h.Reason, now); err != nil {
 			return err
 		}
 		if tr == nil {
@@ -537,12 +507,9 @@ func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath b
 		}
 		content := s.Redact(tr.Text)
 		res.Format, res.TranscriptChars, res.Truncated = tr.Format, text.CharCount(content), tr.Truncated
-		if _, err := tx.ExecContext(ctx, `INSERT INTO session_transcripts
-			(session_key, content, format, harness, project, source_bytes, truncated, created_at)
-			VALUES (?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?)
-			ON CONFLICT(session_key) DO UPDATE SET content = excluded.content, format = excluded.format,
-				source_bytes = excluded.source_bytes, truncated = excluded.truncated, created_at = excluded.created_at`,
-			h.SessionKey, content, tr.Format, h.Harness, h.Project, tr.SourceBytes, tr.Truncated, now); err != nil {
+		if err := storage.SaveTranscript(ctx, tx, &storage.Transcript{SessionKey: h.SessionKey, Content: content,
+			Format: tr.Format, Harness: h.Harness, Project: h.Project, SourceBytes: tr.SourceBytes,
+			Truncated: tr.Truncated, CreatedAt: now}); err != nil {
 			return err
 		}
 		if strings.TrimSpace(content) == "" {
@@ -551,19 +518,8 @@ func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath b
 		// The pipeline worker extracts facts from the transcript
 		// (ProcessExtractJob); one live job per session.
 		payload, _ := json.Marshal(map[string]string{"session_key": h.SessionKey, "harness": h.Harness, "project": h.Project})
-		var existing string
-		err := tx.QueryRowContext(ctx, `SELECT id FROM memory_jobs WHERE job_type = 'session_extract' AND payload = ?
-			AND status IN ('pending', 'leased')`, string(payload)).Scan(&existing)
-		if err == nil {
-			res.JobID = existing
-			return nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		res.JobID = NewID()
-		_, err = tx.ExecContext(ctx, `INSERT INTO memory_jobs (id, job_type, status, payload, attempts, max_attempts, created_at, updated_at)
-			VALUES (?, ?, 'pending', ?, 0, ?, ?, ?)`, res.JobID, JobSessionExtract, string(payload), s.cfg.PipelineV2.MaxAttempts, now, now)
+		var err error
+		res.JobID, err = storage.EnqueueJobOnce(ctx, tx, NewID(), JobSessionExtract, string(payload), s.cfg.PipelineV2.MaxAttempts, now)
 		return err
 	})
 	if err != nil {
@@ -744,8 +700,7 @@ func (s *Service) HookCompactionComplete(ctx context.Context, h HookRequest) (*C
 	}
 	if h.SessionKey != "" {
 		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-			_, err := tx.ExecContext(ctx, `DELETE FROM session_injections WHERE session_key = ?`, h.SessionKey)
-			return err
+			return storage.ClearInjections(ctx, tx, h.SessionKey)
 		})
 		if err != nil {
 			s.log.Warn("reset injections", "err", err)
@@ -776,56 +731,37 @@ type SessionInfo struct {
 	Truncated        bool    `json:"transcript_truncated,omitempty"`
 }
 
-const sessionCols = `s.key, s.harness, COALESCE(s.project, ''), s.started_at, COALESCE(s.ended_at, ''), COALESCE(s.end_reason, ''),
-	s.prompt_count, COALESCE(s.last_prompt_at, ''), COALESCE(length(t.content), 0),
-	(SELECT count(*) FROM session_injections i WHERE i.session_key = s.key)`
-
-func scanSession(sc interface{ Scan(...any) error }, extra ...any) (*SessionInfo, error) {
-	var si SessionInfo
-	err := sc.Scan(append([]any{&si.Key, &si.Harness, &si.Project, &si.StartedAt, &si.EndedAt, &si.EndReason,
-		&si.PromptCount, &si.LastPromptAt, &si.TranscriptChars, &si.Injections}, extra...)...)
-	return &si, err
+// sessionInfo is the API view of a stored session.
+func sessionInfo(st *storage.Session) *SessionInfo {
+	return &SessionInfo{Key: st.Key, Harness: st.Harness, Project: st.Project, StartedAt: st.StartedAt,
+		EndedAt: st.EndedAt, EndReason: st.EndReason, PromptCount: st.PromptCount, LastPromptAt: st.LastPromptAt,
+		TranscriptChars: st.TranscriptChars, Injections: st.Injections,
+		Transcript: st.Transcript, TranscriptFormat: st.TranscriptFormat, Truncated: st.Truncated}
 }
 
 // Sessions lists sessions, newest first, optionally of one project.
 func (s *Service) Sessions(ctx context.Context, project string, limit int) ([]*SessionInfo, error) {
-	rows, err := s.db.Reader().QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions s
-		LEFT JOIN session_transcripts t ON t.session_key = s.key
-		WHERE (? = '' OR s.project = ?) ORDER BY s.started_at DESC, s.key LIMIT ?`, project, project, limit)
+	sessions, err := storage.ListSessions(ctx, s.db.Reader(), project, limit)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []*SessionInfo{}
-	for rows.Next() {
-		si, err := scanSession(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, si)
+	out := make([]*SessionInfo, 0, len(sessions))
+	for _, st := range sessions {
+		out = append(out, sessionInfo(st))
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Session returns one session with its transcript.
 func (s *Service) Session(ctx context.Context, key string) (*SessionInfo, error) {
-	var content sql.NullString
-	var format sql.NullString
-	var truncated sql.NullBool
-	si, err := scanSession(s.db.Reader().QueryRowContext(ctx, `SELECT `+sessionCols+`, t.content, t.format, t.truncated
-		FROM sessions s LEFT JOIN session_transcripts t ON t.session_key = s.key WHERE s.key = ?`, key),
-		&content, &format, &truncated)
-	if errors.Is(err, sql.ErrNoRows) {
+	st, err := storage.GetSession(ctx, s.db.Reader(), key)
+	if errors.Is(err, storage.ErrNotFound) {
 		return nil, &Error{Code: CodeNotFound, Message: "no session " + key}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if content.Valid {
-		si.Transcript = &content.String
-	}
-	si.TranscriptFormat, si.Truncated = format.String, truncated.Bool
-	return si, nil
+	return sessionInfo(st), nil
 }
 
 // ---------------------------------------------------------------------------

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -321,29 +320,17 @@ func (s *Service) insertOrDedup(ctx context.Context, tx *storage.Tx, m *storage.
 
 // findByIdempotencyKey returns the live memory holding key.
 func findByIdempotencyKey(ctx context.Context, q storage.Querier, key string) (*storage.Memory, error) {
-	m, err := storage.ScanMemory(q.QueryRowContext(ctx, `SELECT `+storage.MemoryColumns+` FROM memories m
-		WHERE m.idempotency_key = ? AND m.is_deleted = 0`, key))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, storage.ErrNotFound
-	}
-	return m, err
+	return storage.FindLiveByIdempotencyKey(ctx, q, key)
 }
 
 // collectGroup appends the ids of a chunk group's live memories, in order.
 func collectGroup(ctx context.Context, q storage.Querier, groupID string, ids *[]string) error {
-	rows, err := q.QueryContext(ctx, `SELECT id FROM memories WHERE source_type = 'chunk' AND source_id = ? AND is_deleted = 0 ORDER BY rid`, groupID)
+	group, err := storage.ChunkGroupIDs(ctx, q, groupID)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		*ids = append(*ids, id)
-	}
-	return rows.Err()
+	*ids = append(*ids, group...)
+	return nil
 }
 
 // insertNew inserts a memory that is known not to duplicate a live one, and

@@ -419,7 +419,7 @@ func (s *Service) ProcessExtractJob(ctx context.Context, job *storage.Job, llm e
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE memories SET extraction_status = 'completed', extraction_model = ? WHERE id = ?`, llm.Name(), src.ID); err != nil {
+		if err := storage.MarkExtracted(ctx, tx, src.ID, llm.Name()); err != nil {
 			return err
 		}
 		b, err := json.Marshal(res)

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,10 +40,8 @@ func (s *Service) sessionSource(ctx context.Context, job *storage.Job) (*storage
 	if err := json.Unmarshal([]byte(job.Payload), &p); err != nil || p.SessionKey == "" {
 		return nil, "", errSkipJob("payload has no session_key")
 	}
-	var content string
-	var project sql.NullString
-	err := s.db.Reader().QueryRowContext(ctx, `SELECT content, project FROM session_transcripts WHERE session_key = ?`, p.SessionKey).Scan(&content, &project)
-	if errors.Is(err, sql.ErrNoRows) {
+	content, project, err := storage.TranscriptContent(ctx, s.db.Reader(), p.SessionKey)
+	if errors.Is(err, storage.ErrNotFound) {
 		return nil, "", errSkipJob("session transcript is gone")
 	} else if err != nil {
 		return nil, "", err
@@ -52,7 +49,7 @@ func (s *Service) sessionSource(ctx context.Context, job *storage.Job) (*storage
 	if utf8.RuneCountInString(stripInjectedBlocks(content)) < SessionMinTranscriptChars {
 		return nil, "", errSkipJob(fmt.Sprintf("transcript shorter than %d characters", SessionMinTranscriptChars))
 	}
-	proj := project.String
+	proj := project
 	if proj == "" {
 		proj = p.Project
 	}
@@ -127,9 +124,8 @@ func (s *Service) extractWindows(ctx context.Context, body string, windowed bool
 func (s *Service) proposalSource(ctx context.Context, id string) *storage.Memory {
 	if key, ok := strings.CutPrefix(id, "session:"); ok {
 		m := &storage.Memory{ID: id, SessionID: key}
-		var project sql.NullString
-		if err := s.db.Reader().QueryRowContext(ctx, `SELECT project FROM sessions WHERE key = ?`, key).Scan(&project); err == nil {
-			m.Project = project.String
+		if project, err := storage.SessionProject(ctx, s.db.Reader(), key); err == nil {
+			m.Project = project
 		}
 		return m
 	}

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -302,8 +301,9 @@ func (s *Service) expandTranscripts(ctx context.Context, ranked []*candidate, hi
 		hits[i].SessionID = key
 		t, ok := cache[key]
 		if !ok {
-			err := s.db.Reader().QueryRowContext(ctx, `SELECT content FROM session_transcripts WHERE session_key = ?`, key).Scan(&t)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			var err error
+			t, _, err = storage.TranscriptContent(ctx, s.db.Reader(), key)
+			if err != nil && !errors.Is(err, storage.ErrNotFound) {
 				return fmt.Errorf("expand: %w", err)
 			}
 			cache[key] = t
@@ -574,14 +574,8 @@ func (s *Service) trackAccess(ctx context.Context, ids []string) {
 		return
 	}
 	now := s.timestamp()
-	args := []any{now}
-	for _, id := range ids {
-		args = append(args, id)
-	}
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE memories SET last_accessed = ?, access_count = access_count + 1
-			WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, args...)
-		return err
+		return storage.RecordAccess(ctx, tx, now, ids)
 	})
 	if err != nil {
 		s.log.Warn("access tracking", "err", err)

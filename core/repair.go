@@ -193,8 +193,8 @@ func (s *Service) repairReleaseLeases(ctx context.Context, opts RepairOptions) (
 	res := &RepairResult{Action: RepairReleaseLeases, Success: true, DryRun: opts.DryRun}
 	if opts.DryRun {
 		cutoff := storage.FormatTime(s.now().Add(-s.cfg.PipelineV2.LeaseTimeout.D()))
-		var n int
-		if err := s.db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM memory_jobs WHERE status = 'leased' AND leased_at < ?`, cutoff).Scan(&n); err != nil {
+		n, err := storage.CountStaleLeases(ctx, s.db.Reader(), cutoff)
+		if err != nil {
 			return nil, err
 		}
 		res.Affected = n

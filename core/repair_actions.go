@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -39,14 +38,17 @@ type FTSCheck struct {
 func (s *Service) CheckFTS(ctx context.Context) (*FTSCheck, error) {
 	c := &FTSCheck{}
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories`).Scan(&c.Rows); err != nil {
+		var err error
+		if c.Rows, err = storage.CountMemoryRows(ctx, tx); err != nil {
 			return err
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories_fts_docsize`).Scan(&c.Indexed); err != nil {
+		indexed, err := storage.CountFTSDocuments(ctx, tx)
+		if err != nil {
 			c.IntegrityError = err.Error()
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+		c.Indexed = int(indexed)
+		if err := storage.CheckFTSIntegrity(ctx, tx); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -64,8 +66,7 @@ func (s *Service) CheckFTS(ctx context.Context) (*FTSCheck, error) {
 // RebuildFTS rebuilds the full-text index from the memories table.
 func (s *Service) RebuildFTS(ctx context.Context) error {
 	return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')`)
-		return err
+		return storage.RebuildFTS(ctx, tx)
 	})
 }
 
@@ -125,24 +126,14 @@ func (s *Service) RetentionPreview(ctx context.Context) (*RetentionReport, error
 	now := s.now()
 	cut := func(d config.Duration) string { return storage.FormatTime(now.Add(-d.D())) }
 	rep := &RetentionReport{}
-	r := s.db.Reader()
-	queries := []struct {
-		dst   *int64
-		query string
-		args  []any
-	}{
-		{&rep.GraphLinks, `SELECT count(*) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
-			WHERE m.is_deleted = 1 AND m.deleted_at < ?`, []any{cut(cfg.TombstoneWindow)}},
-		{&rep.Tombstones, `SELECT count(*) FROM memories WHERE is_deleted = 1 AND deleted_at < ?`, []any{cut(cfg.TombstoneWindow)}},
-		{&rep.History, `SELECT count(*) FROM memory_history WHERE created_at < ?`, []any{cut(cfg.HistoryWindow)}},
-		{&rep.CompletedJobs, `SELECT count(*) FROM memory_jobs WHERE status = 'completed' AND updated_at < ?`, []any{cut(cfg.CompletedJobsWindow)}},
-		{&rep.DeadJobs, `SELECT count(*) FROM memory_jobs WHERE status = 'dead' AND updated_at < ?`, []any{cut(cfg.DeadJobsWindow)}},
+	b, err := storage.CountRetentionBacklog(ctx, s.db.Reader(), storage.RetentionCutoffs{
+		Tombstones: cut(cfg.TombstoneWindow), History: cut(cfg.HistoryWindow),
+		CompletedJobs: cut(cfg.CompletedJobsWindow), DeadJobs: cut(cfg.DeadJobsWindow)})
+	if err != nil {
+		return nil, err
 	}
-	for _, q := range queries {
-		if err := r.QueryRowContext(ctx, q.query, q.args...).Scan(q.dst); err != nil {
-			return nil, err
-		}
-	}
+	rep.GraphLinks, rep.Tombstones, rep.History, rep.CompletedJobs, rep.DeadJobs =
+		b.GraphLinks, b.Tombstones, b.History, b.CompletedJobs, b.DeadJobs
 	return rep, nil
 }
 
@@ -172,13 +163,6 @@ func (s *Service) repairRetentionSweep(ctx context.Context, opts RepairOptions) 
 // ---------------------------------------------------------------------------
 // re-embed
 // ---------------------------------------------------------------------------
-
-// pendingOldestQuery is pendingQuery oldest first: a repair catches up on
-// the backlog in the order it built up.
-const pendingOldestQuery = `SELECT m.id, m.content_hash, m.content FROM memories m
-	WHERE m.is_deleted = 0 AND NOT EXISTS (
-		SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)
-	ORDER BY m.created_at, m.rid LIMIT ?`
 
 func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
 	res := &RepairResult{Action: RepairReEmbed, DryRun: opts.DryRun}
@@ -211,26 +195,19 @@ func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*Repai
 		passes = pending/batch + 2
 	}
 	for pass := 0; pass < passes; pass++ {
-		rows, err := s.db.Reader().QueryContext(ctx, pendingOldestQuery, model, batch)
+		// Oldest first: a repair catches up on the backlog in the order it
+		// built up.
+		pend, err := storage.OldestPendingEmbeddings(ctx, s.db.Reader(), model, batch)
 		if err != nil {
 			return nil, err
 		}
 		var uniq []pendingRow
 		seen := map[string]bool{}
-		for rows.Next() {
-			var p pendingRow
-			if err := rows.Scan(&p.id, &p.hash, &p.content); err != nil {
-				rows.Close()
-				return nil, err
-			}
+		for _, p := range pendingRows(pend) {
 			if !seen[p.hash] { // one provider call per distinct content
 				seen[p.hash] = true
 				uniq = append(uniq, p)
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
 		}
 		if len(uniq) == 0 {
 			break
@@ -254,10 +231,7 @@ func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*Repai
 		var others []string
 		if err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			var err error
-			others, err = storage.Strings(ctx, tx, `UPDATE memories SET embedding_model = ?
-				WHERE is_deleted = 0 AND content_hash IN (SELECT value FROM json_each(?)) AND embedding_model IS NOT ?
-				AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = memories.content_hash AND e.model = ?)
-				RETURNING id`, model, jsonStrings(hashes), model, model)
+			others, err = storage.MarkEmbeddedByHash(ctx, tx, model, hashes)
 			return err
 		}); err != nil {
 			return nil, err
@@ -286,7 +260,8 @@ type EmbeddingGaps struct {
 // model. Without an embedder every memory is unembedded.
 func (s *Service) EmbeddingGaps(ctx context.Context) (*EmbeddingGaps, error) {
 	var g EmbeddingGaps
-	if err := s.db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE is_deleted = 0`).Scan(&g.Total); err != nil {
+	var err error
+	if g.Total, err = storage.CountMemories(ctx, s.db.Reader(), storage.MemoryFilter{}); err != nil {
 		return nil, err
 	}
 	g.Unembedded = g.Total
@@ -360,10 +335,7 @@ func (s *Service) repairCleanOrphans(ctx context.Context, opts RepairOptions) (*
 // the table. A cluster is therefore: live, not pinned, not manual_override
 // memories of the same project (NULL and ” alike) with the same non-empty
 // normalized_content. The same fact in two projects is not a duplicate:
-// projects are kept apart on purpose.
-const dedupClusterSelect = `SELECT normalized_content, COALESCE(project, '') AS p, count(*) AS n
-	FROM memories WHERE is_deleted = 0 AND pinned = 0 AND manual_override = 0 AND normalized_content != ''
-	GROUP BY normalized_content, p HAVING n > 1`
+// projects are kept apart on purpose. storage.DedupClusters finds them.
 
 // DedupStats is GET /api/repair/dedup-stats.
 type DedupStats struct {
@@ -377,11 +349,11 @@ type DedupStats struct {
 func (s *Service) DedupStats(ctx context.Context) (*DedupStats, error) {
 	var st DedupStats
 	r := s.db.Reader()
-	if err := r.QueryRowContext(ctx, `SELECT count(*), COALESCE(sum(n - 1), 0) FROM (`+dedupClusterSelect+`)`).
-		Scan(&st.ExactClusters, &st.ExactExcess); err != nil {
+	var err error
+	if st.ExactClusters, st.ExactExcess, err = storage.DedupClusterStats(ctx, r); err != nil {
 		return nil, err
 	}
-	if err := r.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE is_deleted = 0`).Scan(&st.TotalActive); err != nil {
+	if st.TotalActive, err = storage.CountMemories(ctx, r, storage.MemoryFilter{}); err != nil {
 		return nil, err
 	}
 	return &st, nil
@@ -412,25 +384,15 @@ func (s *Service) repairDeduplicate(ctx context.Context, actor Actor, opts Repai
 	if batch <= 0 {
 		batch = 100
 	}
-	rows, err := s.db.Reader().QueryContext(ctx, dedupClusterSelect+` ORDER BY min(rid) LIMIT ?`, batch)
+	found, err := storage.DedupClusters(ctx, s.db.Reader(), batch)
 	if err != nil {
 		return nil, err
 	}
 	var clusters []dedupCluster
 	excess := 0
-	for rows.Next() {
-		var c dedupCluster
-		var n int
-		if err := rows.Scan(&c.normalized, &c.project, &n); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		clusters = append(clusters, c)
-		excess += n - 1
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
+	for _, c := range found {
+		clusters = append(clusters, dedupCluster{normalized: c.Normalized, project: c.Project})
+		excess += c.Size - 1
 	}
 	if opts.DryRun {
 		res.Affected = excess
@@ -469,23 +431,8 @@ func (s *Service) repairDeduplicate(ctx context.Context, actor Actor, opts Repai
 // into it and soft-deletes them. It returns how many rows it retired and
 // the ids it touched, keeper first.
 func (s *Service) mergeCluster(ctx context.Context, tx *storage.Tx, c dedupCluster, actor Actor, reasonFmt, why string) (int, []string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT `+storage.MemoryColumns+` FROM memories m
-		WHERE m.is_deleted = 0 AND m.pinned = 0 AND m.manual_override = 0
-		AND m.normalized_content = ? AND COALESCE(m.project, '') = ? ORDER BY m.created_at, m.rid`, c.normalized, c.project)
+	ms, err := storage.DedupClusterMembers(ctx, tx, c.normalized, c.project)
 	if err != nil {
-		return 0, nil, err
-	}
-	var ms []*storage.Memory
-	for rows.Next() {
-		m, err := storage.ScanMemory(rows)
-		if err != nil {
-			rows.Close()
-			return 0, nil, err
-		}
-		ms = append(ms, m)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, nil, err
 	}
 	if len(ms) < 2 {
@@ -542,10 +489,4 @@ func (s *Service) mergeCluster(ctx context.Context, tx *storage.Tx, c dedupClust
 		return 0, nil, err
 	}
 	return len(retired), append([]string{keeper.ID}, retired...), nil
-}
-
-// jsonStrings encodes ids for `IN (SELECT value FROM json_each(?))`.
-func jsonStrings(ids []string) string {
-	b, _ := json.Marshal(ids)
-	return string(b)
 }

@@ -31,45 +31,29 @@ func (s *Service) Embeddings(ctx context.Context, limit, offset int, withVectors
 	}
 	model := s.embedder.Model()
 	r := s.db.Reader()
-	var total int
-	if err := r.QueryRowContext(ctx, `SELECT count(*) FROM memories m JOIN embeddings e
-		ON e.content_hash = m.content_hash AND e.model = ? WHERE m.is_deleted = 0`, model).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	rows, err := r.QueryContext(ctx, `SELECT `+storage.MemoryColumns+`, e.dimensions, e.vector
-		FROM memories m JOIN embeddings e ON e.content_hash = m.content_hash AND e.model = ?
-		WHERE m.is_deleted = 0 ORDER BY m.rid LIMIT ? OFFSET ?`, model, limit, offset)
+	total, err := storage.CountEmbeddedMemories(ctx, r, model)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []*ExportedEmbedding{}
-	for rows.Next() {
-		var dims int
-		var blob []byte
-		m, err := storage.ScanMemory(extraScanner{rows, []any{&dims, &blob}})
-		if err != nil {
-			return nil, 0, err
-		}
+	rows, err := storage.ListEmbeddedMemories(ctx, r, model, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]*ExportedEmbedding, 0, len(rows))
+	for _, row := range rows {
+		m := row.Memory
 		e := &ExportedEmbedding{ID: m.ID, Content: m.Content, Who: m.Who, Importance: m.Importance, Type: m.Type,
 			Tags: viewOf(m).Tags, SourceType: m.SourceType, SourceID: m.SourceID, CreatedAt: m.CreatedAt,
-			Model: model, Dimensions: dims}
+			Model: model, Dimensions: row.Dimensions}
 		if withVectors {
-			if e.Vector, err = vector.Decode(blob); err != nil {
+			if e.Vector, err = vector.Decode(row.Vector); err != nil {
 				return nil, 0, err
 			}
 		}
 		out = append(out, e)
 	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
-
-type extraScanner struct {
-	rows  interface{ Scan(...any) error }
-	extra []any
-}
-
-func (x extraScanner) Scan(dest ...any) error { return x.rows.Scan(append(dest, x.extra...)...) }
 
 type SimilarHit struct {
 	ID         string   `json:"id"`

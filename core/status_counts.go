@@ -28,11 +28,12 @@ func (r *PipelineRuntime) Provider() ProviderState {
 // MemoryTotals returns the live and deleted memory counts (cheap: a
 // trigger-kept row).
 func (s *Service) MemoryTotals(ctx context.Context) (live, deleted int64, err error) {
-	total, deleted, err := MemoryCounts(ctx, s.db.Reader())
+	total, deleted, err := storage.MemoryCounts(ctx, s.db.Reader())
 	return total - deleted, deleted, err
 }
 
 // PendingProposals counts the proposals waiting for a decision.
 func (s *Service) PendingProposals(ctx context.Context) (int64, error) {
-	return Count(ctx, s.db.Reader(), `SELECT count(*) FROM pipeline_proposals WHERE state = ?`, storage.ProposalPending)
+	n, err := storage.CountProposals(ctx, s.db.Reader(), storage.ProposalPending)
+	return int64(n), err
 }

@@ -285,3 +285,32 @@ func FailOrphanedDocuments(ctx context.Context, q Querier, now string) (int64, e
 	}
 	return res.RowsAffected()
 }
+
+// DocumentChunk is a live chunk memory of a document.
+type DocumentChunk struct {
+	MemoryID   string
+	Content    string
+	Type       string
+	CreatedAt  string
+	ChunkIndex int
+}
+
+// DocumentChunks returns a document's live chunk memories in chunk order.
+func DocumentChunks(ctx context.Context, q Querier, docID string) ([]DocumentChunk, error) {
+	rows, err := q.QueryContext(ctx, `SELECT m.id, m.content, m.type, m.created_at, dm.chunk_index
+		FROM document_memories dm JOIN memories m ON m.id = dm.memory_id
+		WHERE dm.document_id = ? AND m.is_deleted = 0 ORDER BY dm.chunk_index`, docID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []DocumentChunk
+	for rows.Next() {
+		var c DocumentChunk
+		if err := rows.Scan(&c.MemoryID, &c.Content, &c.Type, &c.CreatedAt, &c.ChunkIndex); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}

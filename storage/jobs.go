@@ -252,6 +252,50 @@ func JobCounts(ctx context.Context, q Querier) (byStatus map[string]int, byType 
 	return byStatus, byType, rows.Err()
 }
 
+// CountJobsByStatus counts jobs by status; statuses without jobs are
+// absent.
+func CountJobsByStatus(ctx context.Context, q Querier) (map[string]int, error) {
+	rows, err := q.QueryContext(ctx, `SELECT status, count(*) FROM memory_jobs GROUP BY status`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, err
+		}
+		out[st] = n
+	}
+	return out, rows.Err()
+}
+
+// SetJobResult replaces the result of job id.
+func SetJobResult(ctx context.Context, q Querier, id, result string) error {
+	_, err := q.ExecContext(ctx, `UPDATE memory_jobs SET result = ? WHERE id = ?`, result, id)
+	return err
+}
+
+// EnqueueJobOnce inserts a pending job of jobType with payload and id,
+// unless a live (pending or leased) job of that type with the same payload
+// exists. It returns the id of the live job: id, or the existing job's.
+func EnqueueJobOnce(ctx context.Context, q Querier, id, jobType, payload string, maxAttempts int, now string) (string, error) {
+	var existing string
+	err := q.QueryRowContext(ctx, `SELECT id FROM memory_jobs WHERE job_type = ? AND payload = ?
+		AND status IN ('pending', 'leased')`, jobType, payload).Scan(&existing)
+	if err == nil {
+		return existing, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", err
+	}
+	_, err = q.ExecContext(ctx, `INSERT INTO memory_jobs (id, job_type, status, payload, attempts, max_attempts, created_at, updated_at)
+		VALUES (?, ?, 'pending', ?, 0, ?, ?, ?)`, id, jobType, payload, maxAttempts, now, now)
+	return id, err
+}
+
 // --- proposals --------------------------------------------------------------
 
 // Proposal states.
@@ -394,4 +438,11 @@ func ListProposals(ctx context.Context, q Querier, f ProposalFilter, limit int) 
 		out = append(out, p)
 	}
 	return out, rows.Err()
+}
+
+// CountProposals counts proposals in state (one indexed query).
+func CountProposals(ctx context.Context, q Querier, state string) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM pipeline_proposals WHERE state = ?`, state).Scan(&n)
+	return n, err
 }

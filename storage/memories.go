@@ -388,3 +388,51 @@ func Stats(ctx context.Context, q Querier) (MemoryStats, error) {
 	}
 	return s, nil
 }
+
+// FindLiveByIdempotencyKey returns the live memory holding idempotency
+// key, or ErrNotFound.
+func FindLiveByIdempotencyKey(ctx context.Context, q Querier, key string) (*Memory, error) {
+	m, err := ScanMemory(q.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m
+		WHERE m.idempotency_key = ? AND m.is_deleted = 0`, key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return m, err
+}
+
+// ChunkGroupIDs returns the ids of the live memories of chunk group
+// groupID (source_type 'chunk', source_id groupID), in insertion order.
+func ChunkGroupIDs(ctx context.Context, q Querier, groupID string) ([]string, error) {
+	return Strings(ctx, q, `SELECT id FROM memories WHERE source_type = 'chunk' AND source_id = ? AND is_deleted = 0 ORDER BY rid`, groupID)
+}
+
+// ListMemoriesByRank returns up to limit memories matching f, pinned
+// first, then by importance, then most recently updated.
+func ListMemoriesByRank(ctx context.Context, q Querier, f MemoryFilter, limit int) ([]*Memory, error) {
+	where, args := f.Where()
+	rows, err := q.QueryContext(ctx, `SELECT `+memoryColumns+` FROM memories m WHERE `+where+`
+		ORDER BY m.pinned DESC, m.importance DESC, m.updated_at DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, err
+	}
+	return collectMemories(rows)
+}
+
+// MarkExtracted records that memory id's facts were extracted by model.
+func MarkExtracted(ctx context.Context, q Querier, id, model string) error {
+	_, err := q.ExecContext(ctx, `UPDATE memories SET extraction_status = 'completed', extraction_model = ? WHERE id = ?`, model, id)
+	return err
+}
+
+// RecordAccess records that memories ids were read now: last_accessed and
+// access_count only, which neither bumps the version nor re-indexes FTS.
+func RecordAccess(ctx context.Context, q Querier, now string, ids []string) error {
+	args := make([]any, 0, len(ids)+1)
+	args = append(args, now)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	_, err := q.ExecContext(ctx, `UPDATE memories SET last_accessed = ?, access_count = access_count + 1
+		WHERE id IN (`+placeholders(len(ids))+`)`, args...)
+	return err
+}

@@ -261,3 +261,54 @@ func Strings(ctx context.Context, q Querier, query string, args ...any) ([]strin
 	}
 	return out, rows.Err()
 }
+
+// RetentionCutoffs are the stored timestamps (FormatTime) before which a
+// sweep removes each kind of row.
+type RetentionCutoffs struct {
+	Tombstones    string // tombstones and their graph links
+	History       string
+	CompletedJobs string
+	DeadJobs      string
+}
+
+// RetentionBacklog counts the rows a sweep would remove.
+type RetentionBacklog struct {
+	GraphLinks    int64
+	Tombstones    int64
+	History       int64
+	CompletedJobs int64
+	DeadJobs      int64
+}
+
+const (
+	countPurgeableLinksQuery = `SELECT count(*) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
+			WHERE m.is_deleted = 1 AND m.deleted_at < ?`
+	countPurgeableTombstonesQuery = `SELECT count(*) FROM memories WHERE is_deleted = 1 AND deleted_at < ?`
+	countPurgeableHistoryQuery    = `SELECT count(*) FROM memory_history WHERE created_at < ?`
+	countPurgeableCompletedQuery  = `SELECT count(*) FROM memory_jobs WHERE status = 'completed' AND updated_at < ?`
+	countPurgeableDeadQuery       = `SELECT count(*) FROM memory_jobs WHERE status = 'dead' AND updated_at < ?`
+)
+
+// CountRetentionBacklog counts the graph links of old tombstones, the old
+// tombstones, history events and completed and dead jobs older than their
+// cutoffs (vectors are not counted).
+func CountRetentionBacklog(ctx context.Context, q Querier, c RetentionCutoffs) (RetentionBacklog, error) {
+	var b RetentionBacklog
+	counts := []struct {
+		dst    *int64
+		query  string
+		cutoff string
+	}{
+		{&b.GraphLinks, countPurgeableLinksQuery, c.Tombstones},
+		{&b.Tombstones, countPurgeableTombstonesQuery, c.Tombstones},
+		{&b.History, countPurgeableHistoryQuery, c.History},
+		{&b.CompletedJobs, countPurgeableCompletedQuery, c.CompletedJobs},
+		{&b.DeadJobs, countPurgeableDeadQuery, c.DeadJobs},
+	}
+	for _, n := range counts {
+		if err := q.QueryRowContext(ctx, n.query, n.cutoff).Scan(n.dst); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}

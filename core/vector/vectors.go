@@ -415,23 +415,14 @@ func Decode(b []byte) ([]float32, error) {
 // per memory made loading 100k vectors take seconds).
 func Load(ctx context.Context, r storage.Querier, model string, dim int) (*Index, error) {
 	ix := newIndex(model, dim)
-	var n int
-	if err := r.QueryRowContext(ctx, `SELECT count(*) FROM memories m JOIN embeddings e
-		ON e.content_hash = m.content_hash AND e.model = ? WHERE m.is_deleted = 0`, model).Scan(&n); err != nil {
+	n, err := storage.CountEmbeddedMemories(ctx, r, model)
+	if err != nil {
 		return nil, fmt.Errorf("count vectors: %w", err)
 	}
 	ix.vecs = make([]float32, 0, n*dim)
 	ix.signs = make([]uint64, 0, n*ix.words)
 	ix.meta = make([]Meta, 0, n)
 	ix.slot = make(map[string]int, n)
-	rows, err := r.QueryContext(ctx, `SELECT m.id, m.type, COALESCE(m.who, ''), COALESCE(m.project, ''), m.source_type,
-		m.tags, m.pinned, m.importance, m.created_at, e.vector
-		FROM memories m JOIN embeddings e ON e.content_hash = m.content_hash AND e.model = ?
-		WHERE m.is_deleted = 0`, model)
-	if err != nil {
-		return nil, fmt.Errorf("load vectors: %w", err)
-	}
-	defer rows.Close()
 	intern := map[string]string{}
 	in := func(s string) string {
 		if v, ok := intern[s]; ok {
@@ -440,18 +431,13 @@ func Load(ctx context.Context, r storage.Querier, model string, dim int) (*Index
 		intern[s] = s
 		return s
 	}
-	var tags string
-	var blob []byte
-	for rows.Next() {
-		var m Meta
-		if err := rows.Scan(&m.id, &m.typ, &m.who, &m.project, &m.sourceType, &tags, &m.pinned, &m.importance, &m.createdAt, &blob); err != nil {
-			return nil, err
-		}
+	err = storage.EachVectorRow(ctx, r, model, func(row *storage.VectorRow) error {
+		blob, tags := row.Vector, row.Tags
 		if len(blob) != 4*dim {
-			continue // a vector of another dimension is stale: the tracker re-embeds it
+			return nil // a vector of another dimension is stale: the tracker re-embeds it
 		}
-		m.live = true
-		m.typ, m.who, m.project, m.sourceType = in(m.typ), in(m.who), in(m.project), in(m.sourceType)
+		m := Meta{id: row.ID, live: true, typ: in(row.Type), who: in(row.Who), project: in(row.Project),
+			sourceType: in(row.SourceType), pinned: row.Pinned, importance: row.Importance, createdAt: row.CreatedAt}
 		if tags != "[]" && tags != "" {
 			m.tags = storage.DecodeTags(tags)
 		}
@@ -465,6 +451,10 @@ func Load(ctx context.Context, r storage.Querier, model string, dim int) (*Index
 		}
 		ix.signs = ix.signs[:(i+1)*ix.words]
 		signBits(dst, ix.signs[i*ix.words:])
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load vectors: %w", err)
 	}
-	return ix, rows.Err()
+	return ix, nil
 }

@@ -1,0 +1,254 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// Embeddings are keyed by (content_hash, model): memories with the same
+// content share one vector. A memory's embedding_model column records the
+// model whose vector covers its current content. Vectors are stored as
+// little-endian float32 BLOBs; core/vector encodes and decodes them.
+
+const upsertEmbeddingQuery = `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
+	VALUES (?, ?, ?, ?, ?)
+	ON CONFLICT (content_hash, model) DO UPDATE SET dimensions = excluded.dimensions,
+		vector = excluded.vector, created_at = excluded.created_at`
+
+// UpsertEmbedding stores the vector blob of contentHash for model,
+// replacing any previous one.
+func UpsertEmbedding(ctx context.Context, q Querier, contentHash, model string, dimensions int, blob []byte, now string) error {
+	_, err := q.ExecContext(ctx, upsertEmbeddingQuery, contentHash, model, dimensions, blob, now)
+	return err
+}
+
+const setEmbeddingModelQuery = `UPDATE memories SET embedding_model = ? WHERE id = ? AND content_hash = ?`
+
+// SetEmbeddingModel records that memory id is embedded with model, only if
+// its content hash is still contentHash (the content may have changed while
+// it was being embedded). It reports whether the row was updated.
+func SetEmbeddingModel(ctx context.Context, q Querier, id, contentHash, model string) (bool, error) {
+	res, err := q.ExecContext(ctx, setEmbeddingModelQuery, model, id, contentHash)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+const markEmbeddedByHashQuery = `UPDATE memories SET embedding_model = ?
+	WHERE is_deleted = 0 AND content_hash IN (SELECT value FROM json_each(?)) AND embedding_model IS NOT ?
+	AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = memories.content_hash AND e.model = ?)
+	RETURNING id`
+
+// MarkEmbeddedByHash sets embedding_model to model on the live memories
+// whose content hash is among hashes, that a vector for model covers and
+// that are not marked yet. It returns their ids.
+func MarkEmbeddedByHash(ctx context.Context, q Querier, model string, hashes []string) ([]string, error) {
+	return Strings(ctx, q, markEmbeddedByHashQuery, model, jsonList(hashes), model, model)
+}
+
+const embeddingDimensionsQuery = `SELECT dimensions FROM embeddings WHERE model = ? LIMIT 1`
+
+// EmbeddingDimensions returns the dimensions of one stored vector of
+// model, or ErrNotFound when there is none.
+func EmbeddingDimensions(ctx context.Context, q Querier, model string) (int, error) {
+	var dim int
+	err := q.QueryRowContext(ctx, embeddingDimensionsQuery, model).Scan(&dim)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	return dim, err
+}
+
+const embeddingVectorQuery = `SELECT vector FROM embeddings WHERE content_hash = ? AND model = ?`
+
+// EmbeddingVector returns the vector blob of contentHash for model, or
+// ErrNotFound.
+func EmbeddingVector(ctx context.Context, q Querier, contentHash, model string) ([]byte, error) {
+	var blob []byte
+	err := q.QueryRowContext(ctx, embeddingVectorQuery, contentHash, model).Scan(&blob)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return blob, err
+}
+
+const hasEmbeddingQuery = `SELECT 1 FROM embeddings WHERE content_hash = ? AND model = ?`
+
+// HasEmbedding reports whether a vector of contentHash for model exists.
+func HasEmbedding(ctx context.Context, q Querier, contentHash, model string) (bool, error) {
+	var one int
+	err := q.QueryRowContext(ctx, hasEmbeddingQuery, contentHash, model).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// PendingEmbedding is a live memory whose content has no vector for a
+// model.
+type PendingEmbedding struct {
+	ID          string
+	ContentHash string
+	Content     string
+}
+
+const countPendingEmbeddingsQuery = `SELECT count(*) FROM memories m
+	WHERE m.is_deleted = 0 AND NOT EXISTS (
+		SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)`
+
+// CountPendingEmbeddings counts live memories without a vector for model.
+func CountPendingEmbeddings(ctx context.Context, q Querier, model string) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, countPendingEmbeddingsQuery, model).Scan(&n)
+	return n, err
+}
+
+const pendingEmbeddingsQuery = `SELECT m.id, m.content_hash, m.content FROM memories m
+	WHERE m.is_deleted = 0 AND NOT EXISTS (
+		SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)
+	ORDER BY m.updated_at DESC LIMIT ?`
+
+// PendingEmbeddings returns up to limit live memories without a vector for
+// model, most recently updated first.
+func PendingEmbeddings(ctx context.Context, q Querier, model string, limit int) ([]PendingEmbedding, error) {
+	return pendingEmbeddings(ctx, q, pendingEmbeddingsQuery, model, limit)
+}
+
+// oldestPendingEmbeddingsQuery is pendingEmbeddingsQuery oldest first.
+const oldestPendingEmbeddingsQuery = `SELECT m.id, m.content_hash, m.content FROM memories m
+	WHERE m.is_deleted = 0 AND NOT EXISTS (
+		SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)
+	ORDER BY m.created_at, m.rid LIMIT ?`
+
+// OldestPendingEmbeddings returns up to limit live memories without a
+// vector for model, oldest first (the order a backlog built up in).
+func OldestPendingEmbeddings(ctx context.Context, q Querier, model string, limit int) ([]PendingEmbedding, error) {
+	return pendingEmbeddings(ctx, q, oldestPendingEmbeddingsQuery, model, limit)
+}
+
+func pendingEmbeddings(ctx context.Context, q Querier, query, model string, limit int) ([]PendingEmbedding, error) {
+	rows, err := q.QueryContext(ctx, query, model, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []PendingEmbedding
+	for rows.Next() {
+		var p PendingEmbedding
+		if err := rows.Scan(&p.ID, &p.ContentHash, &p.Content); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+const countEmbeddedMemoriesQuery = `SELECT count(*) FROM memories m JOIN embeddings e
+	ON e.content_hash = m.content_hash AND e.model = ? WHERE m.is_deleted = 0`
+
+// CountEmbeddedMemories counts live memories with a vector for model, by
+// joining the two tables (what the vector index loads and the export
+// pages through).
+func CountEmbeddedMemories(ctx context.Context, q Querier, model string) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, countEmbeddedMemoriesQuery, model).Scan(&n)
+	return n, err
+}
+
+const countCoveredMemoriesQuery = `SELECT count(*) FROM memories m INDEXED BY idx_memories_hash_live
+	WHERE m.is_deleted = 0 AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)`
+
+// CountCoveredMemories counts live memories with a vector for model: one
+// probe of the embeddings' unique index per live row through the covering
+// live-hash index, faster than the join of CountEmbeddedMemories on a
+// large store.
+func CountCoveredMemories(ctx context.Context, q Querier, model string) (int64, error) {
+	var n int64
+	err := q.QueryRowContext(ctx, countCoveredMemoriesQuery, model).Scan(&n)
+	return n, err
+}
+
+// VectorRow is one live memory's vector with the memory fields the vector
+// index filters on. Tags is the stored JSON text; Vector the stored blob.
+type VectorRow struct {
+	ID         string
+	Type       string
+	Who        string
+	Project    string
+	SourceType string
+	Tags       string
+	Pinned     bool
+	Importance float64
+	CreatedAt  string
+	Vector     []byte
+}
+
+const vectorRowsQuery = `SELECT m.id, m.type, COALESCE(m.who, ''), COALESCE(m.project, ''), m.source_type,
+	m.tags, m.pinned, m.importance, m.created_at, e.vector
+	FROM memories m JOIN embeddings e ON e.content_hash = m.content_hash AND e.model = ?
+	WHERE m.is_deleted = 0`
+
+// EachVectorRow calls fn for every live memory with a vector for model.
+// It reads only the columns the vector index keeps. The row passed to fn
+// is reused: fn must copy what it keeps.
+func EachVectorRow(ctx context.Context, q Querier, model string, fn func(*VectorRow) error) error {
+	rows, err := q.QueryContext(ctx, vectorRowsQuery, model)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var r VectorRow
+	for rows.Next() {
+		if err := rows.Scan(&r.ID, &r.Type, &r.Who, &r.Project, &r.SourceType, &r.Tags, &r.Pinned, &r.Importance,
+			&r.CreatedAt, &r.Vector); err != nil {
+			return err
+		}
+		if err := fn(&r); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// EmbeddedMemory is a live memory with its vector for one model.
+type EmbeddedMemory struct {
+	Memory     *Memory
+	Dimensions int
+	Vector     []byte
+}
+
+const listEmbeddedMemoriesQuery = `SELECT ` + memoryColumns + `, e.dimensions, e.vector
+	FROM memories m JOIN embeddings e ON e.content_hash = m.content_hash AND e.model = ?
+	WHERE m.is_deleted = 0 ORDER BY m.rid LIMIT ? OFFSET ?`
+
+// ListEmbeddedMemories pages through live memories with a vector for
+// model, oldest first.
+func ListEmbeddedMemories(ctx context.Context, q Querier, model string, limit, offset int) ([]*EmbeddedMemory, error) {
+	rows, err := q.QueryContext(ctx, listEmbeddedMemoriesQuery, model, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*EmbeddedMemory{}
+	for rows.Next() {
+		e := &EmbeddedMemory{}
+		m, err := ScanMemory(extraScanner{rows, []any{&e.Dimensions, &e.Vector}})
+		if err != nil {
+			return nil, err
+		}
+		e.Memory = m
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// extraScanner appends columns after those of a ScanMemory scan.
+type extraScanner struct {
+	rows  rowScanner
+	extra []any
+}
+
+func (x extraScanner) Scan(dest ...any) error { return x.rows.Scan(append(dest, x.extra...)...) }

@@ -1,0 +1,45 @@
+package storage
+
+import "context"
+
+// memories_fts is an external-content FTS5 index over memories.content,
+// kept by triggers on insert, hard delete and content update. Soft deletes
+// leave it alone, so it holds one document per memories row, live or
+// deleted; memories_fts_docsize holds one row per document.
+
+const countMemoryRowsQuery = `SELECT count(*) FROM memories`
+
+// CountMemoryRows counts the rows of memories, live and deleted.
+func CountMemoryRows(ctx context.Context, q Querier) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, countMemoryRowsQuery).Scan(&n)
+	return n, err
+}
+
+const countFTSDocumentsQuery = `SELECT count(*) FROM memories_fts_docsize`
+
+// CountFTSDocuments counts the documents the full-text index holds.
+func CountFTSDocuments(ctx context.Context, q Querier) (int64, error) {
+	var n int64
+	err := q.QueryRowContext(ctx, countFTSDocumentsQuery).Scan(&n)
+	return n, err
+}
+
+const ftsIntegrityCheckQuery = `INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)`
+
+// CheckFTSIntegrity runs FTS5's integrity-check, which also compares the
+// index with the content table; it fails when they differ. It is an
+// INSERT command, so it needs a write transaction (and changes nothing);
+// it reads the whole index.
+func CheckFTSIntegrity(ctx context.Context, tx *Tx) error {
+	_, err := tx.ExecContext(ctx, ftsIntegrityCheckQuery)
+	return err
+}
+
+const rebuildFTSQuery = `INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')`
+
+// RebuildFTS rebuilds the full-text index from the memories table.
+func RebuildFTS(ctx context.Context, tx *Tx) error {
+	_, err := tx.ExecContext(ctx, rebuildFTSQuery)
+	return err
+}

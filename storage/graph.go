@@ -1,0 +1,219 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+)
+
+// The knowledge graph: entities (unique by canonical name, with a count of
+// the memories mentioning them), memory_entity_mentions (which memory
+// mentions which entity) and relations between entities.
+
+const upsertEntityQuery = `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
+	VALUES (?, ?, ?, ?, 0, ?, ?)
+	ON CONFLICT (canonical_name) DO UPDATE SET updated_at = excluded.updated_at,
+		entity_type = CASE WHEN entities.entity_type = 'unknown' THEN excluded.entity_type ELSE entities.entity_type END
+	RETURNING id`
+
+// UpsertEntity creates the entity of canonical name with id (and no
+// mentions yet), or touches the existing one, which takes entityType if
+// its own is "unknown". It returns the entity's id: id when it was created.
+func UpsertEntity(ctx context.Context, q Querier, id, name, canonical, entityType, now string) (string, error) {
+	var got string
+	err := q.QueryRowContext(ctx, upsertEntityQuery, id, name, canonical, entityType, now, now).Scan(&got)
+	return got, err
+}
+
+const linkMentionQuery = `INSERT OR IGNORE INTO memory_entity_mentions (memory_id, entity_id, mention_text, confidence, created_at)
+	VALUES (?, ?, ?, ?, ?)`
+
+const countMentionQuery = `UPDATE entities SET mentions = mentions + 1 WHERE id = ?`
+
+// LinkMention records that memory memoryID mentions entity entityID and,
+// when the link is new, counts one more mention of the entity. It reports
+// whether the link is new.
+func LinkMention(ctx context.Context, q Querier, memoryID, entityID, text string, confidence float64, now string) (bool, error) {
+	res, err := q.ExecContext(ctx, linkMentionQuery, memoryID, entityID, text, confidence, now)
+	if err != nil {
+		return false, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	if _, err := q.ExecContext(ctx, countMentionQuery, entityID); err != nil {
+		return true, err
+	}
+	return true, nil
+}
+
+// Relation is the state of one relation between two entities.
+type Relation struct {
+	ID         string
+	Mentions   int
+	Confidence float64
+}
+
+const findRelationQuery = `SELECT id, mentions, confidence FROM relations
+	WHERE source_entity_id = ? AND target_entity_id = ? AND relation_type = ?`
+
+// FindRelation returns the relation of relType from entity src to entity
+// dst, or ErrNotFound.
+func FindRelation(ctx context.Context, q Querier, src, dst, relType string) (*Relation, error) {
+	var r Relation
+	err := q.QueryRowContext(ctx, findRelationQuery, src, dst, relType).Scan(&r.ID, &r.Mentions, &r.Confidence)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+const insertRelationQuery = `INSERT INTO relations (id, source_entity_id, target_entity_id, relation_type,
+	strength, mentions, confidence, created_at, updated_at) VALUES (?, ?, ?, ?, 1.0, 1, ?, ?, ?)`
+
+// InsertRelation stores a new relation of relType from src to dst, seen
+// once with confidence.
+func InsertRelation(ctx context.Context, q Querier, id, src, dst, relType string, confidence float64, now string) error {
+	_, err := q.ExecContext(ctx, insertRelationQuery, id, src, dst, relType, confidence, now, now)
+	return err
+}
+
+const updateRelationQuery = `UPDATE relations SET mentions = ?, confidence = ?, updated_at = ? WHERE id = ?`
+
+// UpdateRelation sets the mentions and confidence of relation id.
+func UpdateRelation(ctx context.Context, q Querier, id string, mentions int, confidence float64, now string) error {
+	_, err := q.ExecContext(ctx, updateRelationQuery, mentions, confidence, now, id)
+	return err
+}
+
+// likeEscape escapes the LIKE wildcards of s for ESCAPE '\'.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// EntitiesNamed returns the ids of up to limit entities whose canonical
+// name contains any of terms, most mentioned first.
+func EntitiesNamed(ctx context.Context, q Querier, terms []string, limit int) ([]string, error) {
+	var where []string
+	var args []any
+	for _, t := range terms {
+		where = append(where, `canonical_name LIKE ? ESCAPE '\'`)
+		args = append(args, "%"+likeEscape(t)+"%")
+	}
+	args = append(args, limit)
+	return Strings(ctx, q, `SELECT id FROM entities WHERE `+strings.Join(where, " OR ")+
+		` ORDER BY mentions DESC, id LIMIT ?`, args...)
+}
+
+// EntityNeighbors returns up to limit entities one relation away from any
+// of ids, in either direction.
+func EntityNeighbors(ctx context.Context, q Querier, ids []string, limit int) ([]string, error) {
+	in := placeholders(len(ids))
+	var args []any
+	for range 2 {
+		for _, id := range ids {
+			args = append(args, id)
+		}
+	}
+	args = append(args, limit)
+	return Strings(ctx, q, `SELECT target_entity_id FROM relations WHERE source_entity_id IN (`+in+`)
+		UNION SELECT source_entity_id FROM relations WHERE target_entity_id IN (`+in+`) LIMIT ?`, args...)
+}
+
+// MemoriesMentioning returns up to limit of memoryIDs that are live and
+// mention any of entityIDs.
+func MemoriesMentioning(ctx context.Context, q Querier, entityIDs, memoryIDs []string, limit int) ([]string, error) {
+	args := make([]any, 0, len(entityIDs)+len(memoryIDs)+1)
+	for _, id := range entityIDs {
+		args = append(args, id)
+	}
+	for _, id := range memoryIDs {
+		args = append(args, id)
+	}
+	args = append(args, limit)
+	return Strings(ctx, q, `SELECT DISTINCT mem.memory_id FROM memory_entity_mentions mem
+		JOIN memories m ON m.id = mem.memory_id AND m.is_deleted = 0
+		WHERE mem.entity_id IN (`+placeholders(len(entityIDs))+`) AND mem.memory_id IN (`+placeholders(len(memoryIDs))+`) LIMIT ?`, args...)
+}
+
+// LeastEntityMentions returns, for each of memoryIDs linked to an entity,
+// the smallest mention count among its entities.
+func LeastEntityMentions(ctx context.Context, q Querier, memoryIDs []string) (map[string]int64, error) {
+	args := make([]any, len(memoryIDs))
+	for i, id := range memoryIDs {
+		args[i] = id
+	}
+	rows, err := q.QueryContext(ctx, `SELECT mem.memory_id, MIN(e.mentions) FROM memory_entity_mentions mem
+		JOIN entities e ON e.id = mem.entity_id
+		WHERE mem.memory_id IN (`+placeholders(len(args))+`) GROUP BY mem.memory_id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var id string
+		var least int64
+		if err := rows.Scan(&id, &least); err != nil {
+			return nil, err
+		}
+		out[id] = least
+	}
+	return out, rows.Err()
+}
+
+const countEntitiesQuery = `SELECT count(*) FROM entities`
+
+// CountEntities counts entities.
+func CountEntities(ctx context.Context, q Querier) (int64, error) {
+	var n int64
+	err := q.QueryRowContext(ctx, countEntitiesQuery).Scan(&n)
+	return n, err
+}
+
+const entityMentionsAtQuery = `SELECT mentions FROM entities ORDER BY mentions LIMIT 1 OFFSET ?`
+
+// EntityMentionsAt returns the mention count of the entity at rank offset
+// (0-based) in ascending order of mentions: with offset p·(n-1) it is the
+// p-quantile, nearest rank below.
+func EntityMentionsAt(ctx context.Context, q Querier, offset int64) (int64, error) {
+	var n int64
+	err := q.QueryRowContext(ctx, entityMentionsAtQuery, offset).Scan(&n)
+	return n, err
+}
+
+// Entity is one row of entities.
+type Entity struct {
+	ID            string
+	Name          string
+	CanonicalName string
+	EntityType    string
+	Mentions      int
+	UpdatedAt     string
+}
+
+const listEntitiesQuery = `SELECT id, name, canonical_name, entity_type, mentions, updated_at FROM entities
+	WHERE canonical_name LIKE ? ESCAPE '\' ORDER BY mentions DESC, canonical_name LIMIT ?`
+
+// ListEntities lists up to limit entities whose canonical name contains
+// substr (all when it is empty), most mentioned first.
+func ListEntities(ctx context.Context, q Querier, substr string, limit int) ([]Entity, error) {
+	rows, err := q.QueryContext(ctx, listEntitiesQuery, "%"+likeEscape(substr)+"%", limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Entity{}
+	for rows.Next() {
+		var e Entity
+		if err := rows.Scan(&e.ID, &e.Name, &e.CanonicalName, &e.EntityType, &e.Mentions, &e.UpdatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,683 @@
+package storage_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// Table tests of the named queries core calls, on a real database.
+
+func write(t *testing.T, db *storage.DB, fn func(ctx context.Context, tx *storage.Tx) error) {
+	t.Helper()
+	ctx := context.Background()
+	if err := db.WriteTx(ctx, func(tx *storage.Tx) error { return fn(ctx, tx) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ts(d time.Duration) string { return storage.FormatTime(t0.Add(d)) }
+
+// addMemory inserts a live memory; edit adjusts it first.
+func addMemory(t *testing.T, db *storage.DB, id, content string, edit func(*storage.Memory)) *storage.Memory {
+	t.Helper()
+	m := &storage.Memory{ID: id, Type: "fact", Content: content, NormalizedContent: content, ContentHash: "h-" + id,
+		Confidence: 1, Importance: 0.5, SourceType: "manual", CreatedAt: ts(0), UpdatedAt: ts(0), UpdatedBy: "test"}
+	if edit != nil {
+		edit(m)
+	}
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error { return storage.InsertMemory(ctx, tx, m) })
+	return m
+}
+
+func TestEmbeddingQueries(t *testing.T) {
+	db := openJobsDB(t)
+	ctx := context.Background()
+	r := db.Reader()
+	addMemory(t, db, "a", "alpha", func(m *storage.Memory) { m.UpdatedAt, m.Tags, m.Who = ts(3*time.Second), []string{"x"}, "me" })
+	addMemory(t, db, "b", "beta", func(m *storage.Memory) { m.CreatedAt, m.UpdatedAt = ts(time.Second), ts(time.Second) })
+	addMemory(t, db, "c", "gamma", func(m *storage.Memory) { m.CreatedAt, m.UpdatedAt = ts(2*time.Second), ts(2*time.Second) })
+	// d shares b's content in another project; e is deleted.
+	addMemory(t, db, "d", "beta", func(m *storage.Memory) { m.ContentHash, m.Project = "h-b", "p" })
+	addMemory(t, db, "e", "gone", func(m *storage.Memory) { m.IsDeleted, m.DeletedAt = true, ts(0) })
+
+	if _, err := storage.EmbeddingDimensions(ctx, r, "m1"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("dimensions of an empty model: %v", err)
+	}
+	n, err := storage.CountPendingEmbeddings(ctx, r, "m1")
+	if err != nil || n != 4 {
+		t.Fatalf("pending = %d, %v; want 4", n, err)
+	}
+	ids := func(ps []storage.PendingEmbedding) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.ID)
+		}
+		return out
+	}
+	newest, err := storage.PendingEmbeddings(ctx, r, "m1", 2)
+	if err != nil || !slices.Equal(ids(newest), []string{"a", "c"}) {
+		t.Fatalf("newest pending = %v, %v", ids(newest), err)
+	}
+	oldest, err := storage.OldestPendingEmbeddings(ctx, r, "m1", 3)
+	if err != nil || !slices.Equal(ids(oldest), []string{"a", "d", "b"}) {
+		t.Fatalf("oldest pending = %v, %v", ids(oldest), err)
+	}
+
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		if err := storage.UpsertEmbedding(ctx, tx, "h-a", "m1", 2, []byte{1, 2, 3, 4, 5, 6, 7, 8}, ts(0)); err != nil {
+			return err
+		}
+		// A second upsert replaces the first.
+		if err := storage.UpsertEmbedding(ctx, tx, "h-b", "m1", 1, []byte{0, 0, 0, 0}, ts(0)); err != nil {
+			return err
+		}
+		return storage.UpsertEmbedding(ctx, tx, "h-b", "m1", 2, []byte{9, 9, 9, 9, 9, 9, 9, 9}, ts(time.Second))
+	})
+	if dim, err := storage.EmbeddingDimensions(ctx, r, "m1"); err != nil || dim != 2 {
+		t.Fatalf("dimensions = %d, %v", dim, err)
+	}
+	if blob, err := storage.EmbeddingVector(ctx, r, "h-b", "m1"); err != nil || len(blob) != 8 || blob[0] != 9 {
+		t.Fatalf("vector = %v, %v", blob, err)
+	}
+	if _, err := storage.EmbeddingVector(ctx, r, "h-c", "m1"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("missing vector: %v", err)
+	}
+	for _, tc := range []struct {
+		hash, model string
+		want        bool
+	}{{"h-a", "m1", true}, {"h-a", "m2", false}, {"h-c", "m1", false}} {
+		if got, err := storage.HasEmbedding(ctx, r, tc.hash, tc.model); err != nil || got != tc.want {
+			t.Errorf("HasEmbedding(%s, %s) = %v, %v", tc.hash, tc.model, got, err)
+		}
+	}
+
+	var marked bool
+	var others []string
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		if stale, err := storage.SetEmbeddingModel(ctx, tx, "a", "other-hash", "m1"); err != nil || stale {
+			t.Errorf("a changed content must not be marked: %v %v", stale, err)
+		}
+		var err error
+		if marked, err = storage.SetEmbeddingModel(ctx, tx, "a", "h-a", "m1"); err != nil {
+			return err
+		}
+		others, err = storage.MarkEmbeddedByHash(ctx, tx, "m1", []string{"h-a", "h-b", "h-c"})
+		return err
+	})
+	sort.Strings(others)
+	if !marked || !slices.Equal(others, []string{"b", "d"}) {
+		t.Fatalf("marked a = %v, others = %v", marked, others)
+	}
+	if m, _ := storage.GetMemory(ctx, r, "d"); m.EmbeddingModel != "m1" {
+		t.Fatalf("d embedding_model = %q", m.EmbeddingModel)
+	}
+
+	if n, err := storage.CountEmbeddedMemories(ctx, r, "m1"); err != nil || n != 3 {
+		t.Fatalf("embedded = %d, %v; want 3", n, err)
+	}
+	if n, err := storage.CountCoveredMemories(ctx, r, "m1"); err != nil || n != 3 {
+		t.Fatalf("covered = %d, %v; want 3", n, err)
+	}
+	var rows []storage.VectorRow
+	err = storage.EachVectorRow(ctx, r, "m1", func(v *storage.VectorRow) error {
+		rows = append(rows, *v)
+		return nil
+	})
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("vector rows = %d, %v", len(rows), err)
+	}
+	for _, v := range rows {
+		if v.ID == "a" && (v.Who != "me" || v.Tags != `["x"]` || len(v.Vector) != 8 || v.Vector[0] != 1) {
+			t.Fatalf("row a = %+v", v)
+		}
+		if v.ID == "d" && v.Project != "p" {
+			t.Fatalf("row d = %+v", v)
+		}
+	}
+	stop := errors.New("stop")
+	if err := storage.EachVectorRow(ctx, r, "m1", func(*storage.VectorRow) error { return stop }); !errors.Is(err, stop) {
+		t.Fatalf("callback error not returned: %v", err)
+	}
+	page, err := storage.ListEmbeddedMemories(ctx, r, "m1", 2, 1)
+	if err != nil || len(page) != 2 || page[0].Memory.ID != "b" || page[1].Memory.ID != "d" || page[0].Dimensions != 2 {
+		t.Fatalf("page = %+v, %v", page, err)
+	}
+}
+
+func TestSessionQueries(t *testing.T) {
+	db := openJobsDB(t)
+	ctx := context.Background()
+	r := db.Reader()
+	if _, err := storage.GetSession(ctx, r, "s1"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("missing session: %v", err)
+	}
+	if _, err := storage.SessionProject(ctx, r, "s1"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("missing session project: %v", err)
+	}
+	var prompt int
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		if err := storage.UpsertSession(ctx, tx, "s1", "claude", "", ts(0)); err != nil {
+			return err
+		}
+		// A later upsert fills a missing project but never replaces one.
+		if err := storage.UpsertSession(ctx, tx, "s1", "claude", "p1", ts(time.Second)); err != nil {
+			return err
+		}
+		if err := storage.UpsertSession(ctx, tx, "s1", "claude", "p2", ts(time.Second)); err != nil {
+			return err
+		}
+		if err := storage.UpsertSession(ctx, tx, "s2", "codex", "", ts(time.Minute)); err != nil {
+			return err
+		}
+		if err := storage.RecordInjections(ctx, tx, "s1", 0, ts(0), "m1", "m2"); err != nil {
+			return err
+		}
+		for range 2 {
+			var err error
+			if prompt, err = storage.BumpSessionPrompt(ctx, tx, "s1", ts(2*time.Second)); err != nil {
+				return err
+			}
+		}
+		return storage.RecordInjections(ctx, tx, "s1", prompt, ts(2*time.Second), "m2", "m3", "m3")
+	})
+	if prompt != 2 {
+		t.Fatalf("prompt number = %d, want 2", prompt)
+	}
+	if p, err := storage.SessionProject(ctx, r, "s1"); err != nil || p != "p1" {
+		t.Fatalf("project = %q, %v", p, err)
+	}
+	for _, tc := range []struct {
+		after int
+		want  []string
+	}{{-1, []string{"m1", "m2", "m3"}}, {0, []string{"m2", "m3"}}, {2, nil}} {
+		got, err := storage.InjectedSince(ctx, r, "s1", tc.after)
+		sort.Strings(got)
+		got = slices.Compact(got)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("injected after prompt %d = %v, %v; want %v", tc.after, got, err, tc.want)
+		}
+	}
+
+	if _, _, err := storage.TranscriptContent(ctx, r, "s1"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("missing transcript: %v", err)
+	}
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		if err := storage.EndSession(ctx, tx, "s1", "", ts(time.Hour)); err != nil {
+			return err
+		}
+		if err := storage.SaveTranscript(ctx, tx, &storage.Transcript{SessionKey: "s1", Content: "old", Format: "text",
+			Harness: "claude", Project: "p1", SourceBytes: 3, CreatedAt: ts(time.Hour)}); err != nil {
+			return err
+		}
+		return storage.SaveTranscript(ctx, tx, &storage.Transcript{SessionKey: "s1", Content: "hello", Format: "jsonl",
+			Harness: "other", Project: "p9", SourceBytes: 50, Truncated: true, CreatedAt: ts(time.Hour)})
+	})
+	content, project, err := storage.TranscriptContent(ctx, r, "s1")
+	if err != nil || content != "hello" || project != "p1" {
+		t.Fatalf("transcript = %q %q %v", content, project, err)
+	}
+	s, err := storage.GetSession(ctx, r, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Project != "p1" || s.EndedAt != ts(time.Hour) || s.EndReason != "" || s.PromptCount != 2 || s.Injections != 4 ||
+		s.TranscriptChars != 5 || s.Transcript == nil || *s.Transcript != "hello" || s.TranscriptFormat != "jsonl" || !s.Truncated {
+		t.Fatalf("session = %+v", s)
+	}
+	all, err := storage.ListSessions(ctx, r, "", 10)
+	if err != nil || len(all) != 2 || all[0].Key != "s2" || all[0].Transcript != nil || all[1].Injections != 4 {
+		t.Fatalf("sessions = %+v, %v", all, err)
+	}
+	if mine, err := storage.ListSessions(ctx, r, "p1", 10); err != nil || len(mine) != 1 || mine[0].Key != "s1" {
+		t.Fatalf("sessions of p1 = %+v, %v", mine, err)
+	}
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error { return storage.ClearInjections(ctx, tx, "s1") })
+	if got, err := storage.InjectedSince(ctx, r, "s1", -1); err != nil || len(got) != 0 {
+		t.Fatalf("after clearing: %v, %v", got, err)
+	}
+}
+
+func TestGraphQueries(t *testing.T) {
+	db := openJobsDB(t)
+	ctx := context.Background()
+	r := db.Reader()
+	addMemory(t, db, "m1", "one", nil)
+	addMemory(t, db, "m2", "two", nil)
+	addMemory(t, db, "m3", "three", func(m *storage.Memory) { m.IsDeleted = true })
+	var ids []string
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		for _, e := range []struct{ id, name, typ string }{
+			{"e1", "Go_lang", "unknown"}, {"e2", "SQLite", "tool"}, {"e3", "100% test", "concept"},
+		} {
+			id, err := storage.UpsertEntity(ctx, tx, e.id, e.name, e.name, e.typ, ts(0))
+			if err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		// Upserting an existing canonical name keeps the id and takes a
+		// known type over "unknown".
+		id, err := storage.UpsertEntity(ctx, tx, "e9", "go_lang", "Go_lang", "language", ts(time.Second))
+		if err != nil {
+			return err
+		}
+		ids = append(ids, id)
+		links := []struct{ mem, ent string }{{"m1", "e1"}, {"m1", "e2"}, {"m2", "e2"}, {"m3", "e3"}, {"m1", "e1"}}
+		for i, l := range links {
+			isNew, err := storage.LinkMention(ctx, tx, l.mem, l.ent, l.ent, 0.9, ts(0))
+			if err != nil {
+				return err
+			}
+			if isNew != (i < 4) {
+				t.Errorf("link %v new = %v", l, isNew)
+			}
+		}
+		if _, err := storage.FindRelation(ctx, tx, "e1", "e2", "uses"); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("missing relation: %v", err)
+		}
+		if err := storage.InsertRelation(ctx, tx, "r1", "e1", "e2", "uses", 0.4, ts(0)); err != nil {
+			return err
+		}
+		return storage.UpdateRelation(ctx, tx, "r1", 2, 0.6, ts(time.Second))
+	})
+	if !slices.Equal(ids, []string{"e1", "e2", "e3", "e1"}) {
+		t.Fatalf("entity ids = %v", ids)
+	}
+	rel, err := storage.FindRelation(ctx, r, "e1", "e2", "uses")
+	if err != nil || rel.ID != "r1" || rel.Mentions != 2 || rel.Confidence != 0.6 {
+		t.Fatalf("relation = %+v, %v", rel, err)
+	}
+
+	for _, tc := range []struct {
+		terms []string
+		want  []string
+	}{
+		{[]string{"sql"}, []string{"e2"}},
+		{[]string{"_"}, []string{"e1"}},                  // an underscore is literal, not a wildcard
+		{[]string{"%"}, []string{"e3"}},                  // so is a percent sign
+		{[]string{"lang", "lite"}, []string{"e2", "e1"}}, // most mentioned first
+		{[]string{"nothing"}, nil},
+	} {
+		got, err := storage.EntitiesNamed(ctx, r, tc.terms, 10)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("EntitiesNamed(%v) = %v, %v; want %v", tc.terms, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		ids, want []string
+	}{{[]string{"e1"}, []string{"e2"}}, {[]string{"e2"}, []string{"e1"}}, {[]string{"e3"}, nil}} {
+		got, err := storage.EntityNeighbors(ctx, r, tc.ids, 10)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("EntityNeighbors(%v) = %v, %v", tc.ids, got, err)
+		}
+	}
+	got, err := storage.MemoriesMentioning(ctx, r, []string{"e2", "e3"}, []string{"m1", "m3", "m9"}, 10)
+	if err != nil || !slices.Equal(got, []string{"m1"}) {
+		t.Fatalf("memories mentioning = %v, %v", got, err)
+	}
+	least, err := storage.LeastEntityMentions(ctx, r, []string{"m1", "m2", "m9"})
+	if err != nil || len(least) != 2 || least["m1"] != 1 || least["m2"] != 2 {
+		t.Fatalf("least mentions = %v, %v", least, err)
+	}
+	if n, err := storage.CountEntities(ctx, r); err != nil || n != 3 {
+		t.Fatalf("entities = %d, %v", n, err)
+	}
+	for off, want := range []int64{1, 1, 2} {
+		if got, err := storage.EntityMentionsAt(ctx, r, int64(off)); err != nil || got != want {
+			t.Errorf("mentions at %d = %d, %v; want %d", off, got, err, want)
+		}
+	}
+	ents, err := storage.ListEntities(ctx, r, "", 10)
+	if err != nil || len(ents) != 3 || ents[0].ID != "e2" || ents[0].Mentions != 2 {
+		t.Fatalf("entities = %+v, %v", ents, err)
+	}
+	if ents, err := storage.ListEntities(ctx, r, "_", 10); err != nil || len(ents) != 1 || ents[0].EntityType != "language" {
+		t.Fatalf("entities named _ = %+v, %v", ents, err)
+	}
+}
+
+func TestHintAndFullTextQueries(t *testing.T) {
+	db := openJobsDB(t)
+	ctx := context.Background()
+	r := db.Reader()
+	addMemory(t, db, "a", "the deploy script lives in tools", func(m *storage.Memory) { m.Project = "p" })
+	addMemory(t, db, "b", "deploy on fridays is forbidden", nil)
+	addMemory(t, db, "c", "deploy notes removed", func(m *storage.Memory) { m.IsDeleted = true })
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		if err := storage.ReplaceHeuristicHints(ctx, tx, "a", []string{"stale hint"}, ts(0)); err != nil {
+			return err
+		}
+		if err := storage.ReplaceHeuristicHints(ctx, tx, "a", []string{"how to ship", "ship release"}, ts(0)); err != nil {
+			return err
+		}
+		return storage.ReplaceHeuristicHints(ctx, tx, "c", []string{"ship it"}, ts(0))
+	})
+	for _, tc := range []struct {
+		match string
+		f     storage.MemoryFilter
+		want  []string
+	}{
+		{"stale", storage.MemoryFilter{}, nil},
+		{"ship", storage.MemoryFilter{}, []string{"a", "a"}},
+		{"ship", storage.MemoryFilter{Project: "other"}, nil},
+	} {
+		hits, err := storage.MatchHints(ctx, r, tc.match, tc.f, 10)
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.MemoryID)
+			if h.BM25 >= 0 {
+				t.Errorf("bm25 = %v, want negative", h.BM25)
+			}
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("MatchHints(%q, %+v) = %v, %v; want %v", tc.match, tc.f, got, err, tc.want)
+		}
+	}
+
+	for _, tc := range []struct {
+		name  string
+		f     storage.MemoryFilter
+		inner int
+		want  []string
+	}{
+		{"all live", storage.MemoryFilter{}, 10, []string{"a", "b"}},
+		{"project", storage.MemoryFilter{Project: "p"}, 10, []string{"a"}},
+		{"deleted too", storage.MemoryFilter{IncludeDeleted: true}, 10, []string{"a", "b", "c"}},
+	} {
+		exact, err := storage.SearchFTS(ctx, r, "deploy", tc.f, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranked, err := storage.SearchFTSRanked(ctx, r, "deploy", tc.f, tc.inner, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, hits := range [][]storage.FTSHit{exact, ranked} {
+			var got []string
+			for _, h := range hits {
+				got = append(got, h.Memory.ID)
+			}
+			sort.Strings(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s: hits = %v, want %v", tc.name, got, tc.want)
+			}
+		}
+	}
+	// The ranked search only joins the inner best matches.
+	if hits, err := storage.SearchFTSRanked(ctx, r, "deploy", storage.MemoryFilter{}, 1, 10); err != nil || len(hits) > 1 {
+		t.Fatalf("inner 1 gave %d hits, %v", len(hits), err)
+	}
+}
+
+func TestDiagnosticAndRepairQueries(t *testing.T) {
+	db := openJobsDB(t)
+	ctx := context.Background()
+	r := db.Reader()
+	h, err := storage.ReadQueueHealth(ctx, r, ts(0), ts(0))
+	if err != nil || h != (storage.QueueHealth{}) {
+		t.Fatalf("empty queue = %+v, %v", h, err)
+	}
+	enqueue(t, db, 3, "extract", t0)
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		j, err := storage.LeaseJob(ctx, tx, "w", nil, ts(time.Minute))
+		if err != nil {
+			return err
+		}
+		return storage.CompleteJob(ctx, tx, j, "{}", ts(time.Minute))
+	})
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		_, err := storage.LeaseJob(ctx, tx, "w", nil, ts(2*time.Minute))
+		return err
+	})
+	h, err = storage.ReadQueueHealth(ctx, r, ts(30*time.Second), ts(3*time.Minute))
+	if err != nil || h.Pending != 1 || h.CompletedSince != 1 || h.DeadSince != 0 || h.StaleLeases != 1 || h.OldestPending == "" {
+		t.Fatalf("queue = %+v, %v", h, err)
+	}
+	if n, err := storage.CountStaleLeases(ctx, r, ts(time.Minute)); err != nil || n != 0 {
+		t.Fatalf("stale leases before the lease = %d, %v", n, err)
+	}
+	byStatus, err := storage.CountJobsByStatus(ctx, r)
+	if err != nil || len(byStatus) != 3 || byStatus["pending"] != 1 || byStatus["leased"] != 1 || byStatus["completed"] != 1 {
+		t.Fatalf("by status = %v, %v", byStatus, err)
+	}
+
+	addMemory(t, db, "a", "alpha", nil)
+	addMemory(t, db, "b", "beta", func(m *storage.Memory) { m.IsDeleted, m.DeletedAt = true, ts(0) })
+	if total, deleted, err := storage.MemoryCounts(ctx, r); err != nil || total != 2 || deleted != 1 {
+		t.Fatalf("memory counts = %d %d %v", total, deleted, err)
+	}
+	if n, err := storage.CountMemoryRows(ctx, r); err != nil || n != 2 {
+		t.Fatalf("memory rows = %d, %v", n, err)
+	}
+	if n, err := storage.CountFTSDocuments(ctx, r); err != nil || n != 2 {
+		t.Fatalf("fts documents = %d, %v", n, err)
+	}
+	if pages, size, _, err := storage.PageStats(ctx, r); err != nil || pages == 0 || size == 0 {
+		t.Fatalf("pages = %d × %d, %v", pages, size, err)
+	}
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		if err := storage.CheckFTSIntegrity(ctx, tx); err != nil {
+			return err
+		}
+		return storage.RebuildFTS(ctx, tx)
+	})
+
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		for i, at := range []time.Duration{-time.Hour, time.Hour, 2 * time.Hour} {
+			if err := storage.InsertHistory(ctx, tx, &storage.HistoryEvent{ID: string(rune('x' + i)), MemoryID: "a",
+				Event: storage.EventRecovered, ChangedBy: "t", CreatedAt: ts(at)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if n, err := storage.CountHistoryEvents(ctx, r, storage.EventRecovered, ts(0)); err != nil || n != 2 {
+		t.Fatalf("recovered events = %d, %v", n, err)
+	}
+	if n, err := storage.CountHistoryEvents(ctx, r, storage.EventDeleted, ts(-2*time.Hour)); err != nil || n != 0 {
+		t.Fatalf("deleted events = %d, %v", n, err)
+	}
+
+	if d, err := storage.ReadDocumentFailures(ctx, r, ts(0)); err != nil || d != (storage.DocumentFailures{}) {
+		t.Fatalf("no documents = %+v, %v", d, err)
+	}
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		for _, d := range []*storage.Document{
+			{ID: "d1", SourceType: "text", Status: storage.DocFailed, Error: "old failure", CreatedAt: ts(-time.Hour), UpdatedAt: ts(-time.Hour)},
+			{ID: "d2", SourceType: "text", Status: storage.DocDone, CreatedAt: ts(time.Hour)},
+		} {
+			if err := storage.InsertDocument(ctx, tx, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if d, err := storage.ReadDocumentFailures(ctx, r, ts(0)); err != nil || !d.Any || d.Failed != 0 || d.LastError != "" {
+		t.Fatalf("no recent failure = %+v, %v", d, err)
+	}
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		if err := storage.InsertDocument(ctx, tx, &storage.Document{ID: "d3", SourceType: "url", Status: storage.DocFailed,
+			Error: "fetch failed", CreatedAt: ts(time.Hour)}); err != nil {
+			return err
+		}
+		return storage.InsertDocument(ctx, tx, &storage.Document{ID: "d4", SourceType: "url", Status: storage.DocFailed,
+			Error: "latest failure", CreatedAt: ts(2 * time.Hour)})
+	})
+	if d, err := storage.ReadDocumentFailures(ctx, r, ts(0)); err != nil || d.Failed != 2 || d.LastError != "latest failure" {
+		t.Fatalf("recent failures = %+v, %v", d, err)
+	}
+}
+
+func TestRetentionBacklogAndDedupQueries(t *testing.T) {
+	db := openJobsDB(t)
+	ctx := context.Background()
+	r := db.Reader()
+	addMemory(t, db, "old", "old", func(m *storage.Memory) { m.IsDeleted, m.DeletedAt = true, ts(-48*time.Hour) })
+	addMemory(t, db, "new", "new", func(m *storage.Memory) { m.IsDeleted, m.DeletedAt = true, ts(0) })
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		if _, err := storage.UpsertEntity(ctx, tx, "e", "e", "e", "unknown", ts(0)); err != nil {
+			return err
+		}
+		for _, m := range []string{"old", "new"} {
+			if _, err := storage.LinkMention(ctx, tx, m, "e", "e", 1, ts(0)); err != nil {
+				return err
+			}
+		}
+		return storage.InsertHistory(ctx, tx, &storage.HistoryEvent{ID: "h", MemoryID: "old", Event: storage.EventDeleted,
+			ChangedBy: "t", CreatedAt: ts(-48 * time.Hour)})
+	})
+	b, err := storage.CountRetentionBacklog(ctx, r, storage.RetentionCutoffs{
+		Tombstones: ts(-time.Hour), History: ts(-time.Hour), CompletedJobs: ts(0), DeadJobs: ts(0)})
+	want := storage.RetentionBacklog{GraphLinks: 1, Tombstones: 1, History: 1}
+	if err != nil || b != want {
+		t.Fatalf("backlog = %+v, %v; want %+v", b, err, want)
+	}
+
+	// Two clusters: x (three rows in no project, one pinned) and y (two
+	// rows in project p); z is alone in its project.
+	for _, m := range []struct {
+		id, norm, project string
+		pinned            bool
+	}{
+		{"x1", "x", "", false}, {"x2", "x", "", false}, {"x3", "x", "", false}, {"x4", "x", "", true},
+		{"y1", "y", "p", false}, {"y2", "y", "p", false}, {"z1", "y", "q", false},
+	} {
+		addMemory(t, db, m.id, m.norm, func(mm *storage.Memory) { mm.Project, mm.Pinned = m.project, m.pinned })
+	}
+	clusters, excess, err := storage.DedupClusterStats(ctx, r)
+	if err != nil || clusters != 2 || excess != 3 {
+		t.Fatalf("clusters = %d, excess = %d, %v", clusters, excess, err)
+	}
+	found, err := storage.DedupClusters(ctx, r, 10)
+	wantFound := []storage.DedupCluster{{Normalized: "x", Size: 3}, {Normalized: "y", Project: "p", Size: 2}}
+	if err != nil || !slices.Equal(found, wantFound) {
+		t.Fatalf("clusters = %+v, %v", found, err)
+	}
+	if found, err := storage.DedupClusters(ctx, r, 1); err != nil || len(found) != 1 {
+		t.Fatalf("limited clusters = %+v, %v", found, err)
+	}
+	ms, err := storage.DedupClusterMembers(ctx, r, "x", "")
+	if err != nil || len(ms) != 3 || ms[0].ID != "x1" || ms[2].ID != "x3" {
+		t.Fatalf("members = %v, %v", ms, err)
+	}
+}
+
+func TestMemoryJobDocumentAndInjectQueries(t *testing.T) {
+	db := openJobsDB(t)
+	ctx := context.Background()
+	r := db.Reader()
+	addMemory(t, db, "k", "keyed", func(m *storage.Memory) { m.IdempotencyKey = "key-1" })
+	addMemory(t, db, "kd", "keyed deleted", func(m *storage.Memory) { m.IdempotencyKey, m.IsDeleted = "key-2", true })
+	for i, id := range []string{"c1", "c2", "c3"} {
+		addMemory(t, db, id, id, func(m *storage.Memory) {
+			m.SourceType, m.SourceID, m.IsDeleted = "chunk", "g", i == 1
+			m.Importance, m.Pinned = float64(i)/4, i == 0
+			m.CreatedAt, m.UpdatedAt = ts(time.Duration(i+1)*time.Minute), ts(time.Duration(i)*time.Second)
+		})
+	}
+	if m, err := storage.FindLiveByIdempotencyKey(ctx, r, "key-1"); err != nil || m.ID != "k" {
+		t.Fatalf("by key = %v, %v", m, err)
+	}
+	if _, err := storage.FindLiveByIdempotencyKey(ctx, r, "key-2"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("deleted key: %v", err)
+	}
+	if ids, err := storage.ChunkGroupIDs(ctx, r, "g"); err != nil || !slices.Equal(ids, []string{"c1", "c3"}) {
+		t.Fatalf("group = %v, %v", ids, err)
+	}
+	ranked, err := storage.ListMemoriesByRank(ctx, r, storage.MemoryFilter{SourceType: "chunk"}, 10)
+	if err != nil || len(ranked) != 2 || ranked[0].ID != "c1" || ranked[1].ID != "c3" {
+		t.Fatalf("by rank = %v, %v", ranked, err)
+	}
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		if err := storage.MarkExtracted(ctx, tx, "k", "llm"); err != nil {
+			return err
+		}
+		if err := storage.RecordAccess(ctx, tx, ts(time.Hour), []string{"k", "c1"}); err != nil {
+			return err
+		}
+		return storage.RecordAccess(ctx, tx, ts(2*time.Hour), []string{"k"})
+	})
+	m, _ := storage.GetMemory(ctx, r, "k")
+	if m.ExtractionStatus != "completed" || m.ExtractionModel != "llm" || m.AccessCount != 2 || m.LastAccessed != ts(2*time.Hour) || m.Version != 1 {
+		t.Fatalf("k = %+v", m)
+	}
+
+	var first, again, other string
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		var err error
+		if first, err = storage.EnqueueJobOnce(ctx, tx, "j1", "session_extract", `{"s":1}`, 3, ts(0)); err != nil {
+			return err
+		}
+		if again, err = storage.EnqueueJobOnce(ctx, tx, "j2", "session_extract", `{"s":1}`, 3, ts(0)); err != nil {
+			return err
+		}
+		if other, err = storage.EnqueueJobOnce(ctx, tx, "j3", "session_extract", `{"s":2}`, 3, ts(0)); err != nil {
+			return err
+		}
+		return storage.SetJobResult(ctx, tx, "j1", `{"ok":true}`)
+	})
+	if first != "j1" || again != "j1" || other != "j3" {
+		t.Fatalf("job ids = %s %s %s", first, again, other)
+	}
+	if j, err := storage.GetJob(ctx, r, "j1"); err != nil || j.Result != `{"ok":true}` || j.Status != storage.JobPending {
+		t.Fatalf("job = %+v, %v", j, err)
+	}
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		for i, st := range []string{storage.ProposalPending, storage.ProposalPending, storage.ProposalSkipped} {
+			if err := storage.InsertProposal(ctx, tx, &storage.Proposal{ID: string(rune('a' + i)), JobID: "j1", SourceMemoryID: "k",
+				Action: "add", Fact: "f", State: st, CreatedAt: ts(0)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if n, err := storage.CountProposals(ctx, r, storage.ProposalPending); err != nil || n != 2 {
+		t.Fatalf("pending proposals = %d, %v", n, err)
+	}
+
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		if err := storage.InsertDocument(ctx, tx, &storage.Document{ID: "doc", SourceType: "text", CreatedAt: ts(0)}); err != nil {
+			return err
+		}
+		for i, id := range []string{"c3", "c2", "c1"} {
+			if err := storage.LinkDocumentChunk(ctx, tx, "doc", id, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	chunks, err := storage.DocumentChunks(ctx, r, "doc")
+	if err != nil || len(chunks) != 2 || chunks[0].MemoryID != "c3" || chunks[1].ChunkIndex != 2 || chunks[1].Content != "c1" {
+		t.Fatalf("chunks = %+v, %v", chunks, err)
+	}
+
+	addMemory(t, db, "p1", "in p", func(m *storage.Memory) { m.Project, m.CreatedAt = "p", ts(time.Hour) })
+	addMemory(t, db, "q1", "in q", func(m *storage.Memory) { m.Project, m.Pinned, m.CreatedAt = "q", true, ts(2*time.Hour) })
+	for _, tc := range []struct {
+		scope      storage.ProjectScope
+		pinnedOnly bool
+		limit      int
+		want       []string
+	}{
+		{storage.ProjectScope{Project: "p"}, false, 10, []string{"p1", "c3", "c1", "k"}},
+		{storage.ProjectScope{Project: "p"}, false, 1, []string{"p1"}},
+		{storage.ProjectScope{}, false, 10, []string{"c3", "c1", "k"}},
+		{storage.ProjectScope{All: true}, true, 10, []string{"q1", "c1"}},
+		{storage.ProjectScope{Project: "p"}, true, 10, []string{"c1"}},
+	} {
+		rows, err := storage.InjectCandidates(ctx, r, tc.scope, tc.pinnedOnly, tc.limit)
+		var got []string
+		for _, c := range rows {
+			got = append(got, c.ID)
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("InjectCandidates(%+v, pinned %v) = %v, %v; want %v", tc.scope, tc.pinnedOnly, got, err, tc.want)
+		}
+	}
+}
