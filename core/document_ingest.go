@@ -209,7 +209,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 		})
 		if err != nil {
 			if len(touched) > 0 {
-				s.syncVectors(ctx, touched...)
+				s.SyncVectors(ctx, touched...)
 			}
 			return gone(err)
 		}
@@ -257,7 +257,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 		}
 		return nil
 	})
-	s.syncVectors(ctx, append(touched, dropped...)...)
+	s.SyncVectors(ctx, append(touched, dropped...)...)
 	if err != nil {
 		return gone(err)
 	}

@@ -136,7 +136,7 @@ func (s *Service) validateDocument(in *DocumentInput) *Error {
 // one transaction. A URL already registered by a document that is neither
 // failed nor deleted returns that document, marked deduplicated.
 func (s *Service) CreateDocument(ctx context.Context, in DocumentInput) (*CreateDocumentResult, error) {
-	if err := s.checkFrozen(); err != nil {
+	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	if e := s.validateDocument(&in); e != nil {
@@ -287,7 +287,7 @@ type DeleteDocumentResult struct {
 // kept, and so is a memory that is not a document chunk (a chunk that
 // deduplicated onto an existing memory).
 func (s *Service) DeleteDocument(ctx context.Context, id, reason string, actor Actor) (*DeleteDocumentResult, error) {
-	if err := s.checkFrozen(); err != nil {
+	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	reason = strings.TrimSpace(reason)
@@ -337,7 +337,7 @@ func (s *Service) DeleteDocument(ctx context.Context, id, reason string, actor A
 	if err != nil {
 		return nil, err
 	}
-	s.syncVectors(ctx, removed...)
+	s.SyncVectors(ctx, removed...)
 	for _, mid := range removed {
 		s.events.publish(Event{Kind: EventDeleted, MemoryID: mid, Actor: actor.Name})
 	}

@@ -205,10 +205,10 @@ func (s *Service) WarmVectors(ctx context.Context) error {
 	return err
 }
 
-// syncVectors brings the index in line with the rows of ids after a write:
+// SyncVectors brings the index in line with the rows of ids after a write:
 // live memories whose current content has a vector are (re)indexed with
 // fresh filter fields, the rest are dropped.
-func (s *Service) syncVectors(ctx context.Context, ids ...string) {
+func (s *Service) SyncVectors(ctx context.Context, ids ...string) {
 	ix := s.emb.ix.Load()
 	if ix == nil || len(ids) == 0 {
 		return
@@ -230,16 +230,16 @@ func (s *Service) syncVectors(ctx context.Context, ids ...string) {
 	}
 }
 
-// pendingRow is a live memory whose content has no vector for the model.
-type pendingRow struct {
-	id, hash, content string
+// PendingRow is a live memory whose content has no vector for the model.
+type PendingRow struct {
+	ID, Hash, Content string
 }
 
-// pendingRows converts storage's pending rows.
-func pendingRows(ps []storage.PendingEmbedding) []pendingRow {
-	out := make([]pendingRow, 0, len(ps))
+// PendingRows converts storage's pending rows.
+func PendingRows(ps []storage.PendingEmbedding) []PendingRow {
+	out := make([]PendingRow, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, pendingRow{id: p.ID, hash: p.ContentHash, content: p.Content})
+		out = append(out, PendingRow{ID: p.ID, Hash: p.ContentHash, Content: p.Content})
 	}
 	return out
 }
@@ -266,13 +266,13 @@ func (s *Service) EmbedBatch(ctx context.Context, n int) (int, error) {
 	if err != nil || len(pend) == 0 {
 		return 0, err
 	}
-	done, err := s.embedRows(ctx, pendingRows(pend))
+	done, err := s.EmbedRows(ctx, PendingRows(pend))
 	s.emb.lastCycle.Store(s.now().UnixMilli())
 	return done, err
 }
 
-// embedRows embeds and stores the given rows in provider-sized batches.
-func (s *Service) embedRows(ctx context.Context, pend []pendingRow) (int, error) {
+// EmbedRows embeds and stores the given rows in provider-sized batches.
+func (s *Service) EmbedRows(ctx context.Context, pend []PendingRow) (int, error) {
 	model := s.embedder.Model()
 	bs := s.cfg.Embedding.BatchSize
 	done := 0
@@ -280,7 +280,7 @@ func (s *Service) embedRows(ctx context.Context, pend []pendingRow) (int, error)
 		batch := pend[start:min(start+bs, len(pend))]
 		texts := make([]string, len(batch))
 		for i, p := range batch {
-			texts[i] = p.content
+			texts[i] = p.Content
 		}
 		vecs, err := s.embed(ctx, texts)
 		if err != nil {
@@ -292,16 +292,16 @@ func (s *Service) embedRows(ctx context.Context, pend []pendingRow) (int, error)
 		err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			ids = ids[:0]
 			for i, p := range batch {
-				if err := storage.UpsertEmbedding(ctx, tx, p.hash, model, len(vecs[i]), vector.Encode(vecs[i]), now); err != nil {
+				if err := storage.UpsertEmbedding(ctx, tx, p.Hash, model, len(vecs[i]), vector.Encode(vecs[i]), now); err != nil {
 					return err
 				}
 				// Only if the content did not change while we were embedding.
-				updated, err := storage.SetEmbeddingModel(ctx, tx, p.id, p.hash, model)
+				updated, err := storage.SetEmbeddingModel(ctx, tx, p.ID, p.Hash, model)
 				if err != nil {
 					return err
 				}
 				if updated {
-					ids = append(ids, p.id)
+					ids = append(ids, p.ID)
 				}
 			}
 			return nil
@@ -309,7 +309,7 @@ func (s *Service) embedRows(ctx context.Context, pend []pendingRow) (int, error)
 		if err != nil {
 			return done, fmt.Errorf("store embeddings: %w", err)
 		}
-		s.syncVectors(ctx, ids...)
+		s.SyncVectors(ctx, ids...)
 		if ix := s.emb.ix.Load(); ix != nil {
 			s.maybeCalibrate(ix)
 		}
@@ -357,7 +357,7 @@ func (s *Service) embedAfterWrite(ctx context.Context, ids ...string) bool {
 	if s.embedder == nil || len(ids) == 0 || !s.ProviderHealthy() {
 		return false
 	}
-	var pend []pendingRow
+	var pend []PendingRow
 	r := s.db.Reader()
 	model := s.embedder.Model()
 	for _, id := range ids {
@@ -372,15 +372,15 @@ func (s *Service) embedAfterWrite(ctx context.Context, ids ...string) bool {
 					return err
 				})
 			}
-			s.syncVectors(ctx, m.ID)
+			s.SyncVectors(ctx, m.ID)
 			continue
 		}
-		pend = append(pend, pendingRow{id: m.ID, hash: m.ContentHash, content: m.Content})
+		pend = append(pend, PendingRow{ID: m.ID, Hash: m.ContentHash, Content: m.Content})
 	}
 	if len(pend) == 0 {
 		return true
 	}
-	n, err := s.embedRows(ctx, pend)
+	n, err := s.EmbedRows(ctx, pend)
 	if err != nil {
 		s.log.Warn("embedding after write failed; the tracker will retry", "err", err)
 	}

@@ -128,7 +128,7 @@ func (s *Service) ForgetBatch(ctx context.Context, in BatchForgetInput, actor Ac
 	}
 	limit = min(limit, s.cfg.Memory.MaxBatch)
 	if mode == "execute" {
-		if err := s.checkFrozen(); err != nil {
+		if err := s.CheckFrozen(); err != nil {
 			return nil, err
 		}
 		if strings.TrimSpace(in.Reason) == "" {

@@ -14,20 +14,11 @@ import (
 	"github.com/cairnmem/cairn/core"
 )
 
-func persist(t *testing.T, e *apitest.Env, memID string, res extract.ExtractionResult) core.GraphStats {
-	t.Helper()
-	st, err := e.Svc.PersistGraph(context.Background(), memID, res)
-	if err != nil {
-		t.Fatalf("persist graph: %v", err)
-	}
-	return st
-}
-
 func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
 	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	a := e.MustID(t, "first memory about the billing service")
 	b := e.MustID(t, "second memory about the billing service")
-	st := persist(t, e, a, extract.ExtractionResult{
+	st := e.Persist(t, a, extract.ExtractionResult{
 		Entities: []extract.Entity{
 			{Source: "Billing  Service", SourceType: "service", Relationship: "uses", Target: "PostgreSQL", TargetType: "tool", Confidence: 0.8},
 			{Source: "billing service", Relationship: "uses", Target: "Go", Confidence: 0.9}, // "go" is too short
@@ -48,7 +39,7 @@ func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
 	}
 	// Another memory names the same entities: mentions grow, the relation's
 	// confidence is the running average.
-	st = persist(t, e, b, extract.ExtractionResult{Entities: []extract.Entity{
+	st = e.Persist(t, b, extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "BILLING SERVICE", Relationship: "uses", Target: "postgresql", Confidence: 0.4},
 	}})
 	if st.EntitiesCreated != 0 || st.Mentions != 2 || st.RelationsNew != 0 || st.Relations != 1 {
@@ -85,9 +76,9 @@ func TestGraphPersistIdempotent(t *testing.T) {
 	res := extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "billing service", Relationship: "uses", Target: "postgresql", Confidence: 0.8},
 	}}
-	persist(t, e, a, res)
+	e.Persist(t, a, res)
 	res.Entities[0].Confidence = 0.2
-	st := persist(t, e, a, res) // the same memory re-processed
+	st := e.Persist(t, a, res) // the same memory re-processed
 	if st.Mentions != 0 || st.EntitiesCreated != 0 || st.RelationsNew != 0 {
 		t.Fatalf("re-processing wrote %+v", st)
 	}
@@ -123,11 +114,11 @@ func TestGraphBoostLiftsLinkedMemory(t *testing.T) {
 	d := e.MustID(t, "the deploy script for delta")
 	x := e.MustID(t, "an unrelated note about infrastructure")
 	// "deploy pipeline" is named by the query; a and d reach it one hop away.
-	persist(t, e, x, extract.ExtractionResult{Entities: []extract.Entity{
+	e.Persist(t, x, extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "Deploy Pipeline", Relationship: "runs_on", Target: "Kubernetes", Confidence: 0.9},
 	}})
-	persist(t, e, a, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Kubernetes"}}})
-	persist(t, e, d, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Kubernetes"}}})
+	e.Persist(t, a, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Kubernetes"}}})
+	e.Persist(t, d, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Kubernetes"}}})
 
 	hits := recallParts(t, e, "deploy script")
 	ha, hb, hd := hits[a], hits[b], hits[d]
@@ -155,8 +146,8 @@ func TestGraphHubDampening(t *testing.T) {
 	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	hub := e.MustID(t, "zebra notes on the hub topic")
 	plain := e.MustID(t, "zebra notes on a niche topic")
-	persist(t, e, hub, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Popular Thing"}}})
-	persist(t, e, plain, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Niche Thing 0"}}})
+	e.Persist(t, hub, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Popular Thing"}}})
+	e.Persist(t, plain, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Niche Thing 0"}}})
 	// Nine more memories name the hub; eight more niche entities with one
 	// mention each: P90 of mentions is 1, the hub has 10.
 	for i := 1; i <= 9; i++ {
@@ -165,7 +156,7 @@ func TestGraphHubDampening(t *testing.T) {
 		if i <= 8 {
 			ms = append(ms, extract.Mention{Name: fmt.Sprintf("Niche Thing %d", i)})
 		}
-		persist(t, e, id, extract.ExtractionResult{Mentions: ms})
+		e.Persist(t, id, extract.ExtractionResult{Mentions: ms})
 	}
 	hits := recallParts(t, e, "zebra notes")
 	if hits[hub] == nil || hits[plain] == nil {
@@ -178,7 +169,7 @@ func TestGraphHubDampening(t *testing.T) {
 		t.Fatalf("non-hub dampening %v, want 1", got)
 	}
 	// A memory linked to a hub and a non-hub is not dampened.
-	persist(t, e, hub, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Rare Thing"}}})
+	e.Persist(t, hub, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "Rare Thing"}}})
 	if got := recallParts(t, e, "zebra notes")[hub].Explain.Dampening; got != 1 {
 		t.Fatalf("mixed links dampened: %v", got)
 	}

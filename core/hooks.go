@@ -468,7 +468,7 @@ type SessionEndResult struct {
 // normalized and stripped of cairn's injections, then queues extraction.
 // allowPath lets it read transcriptPath from this machine's disk.
 func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath bool) (*SessionEndResult, error) {
-	if err := s.checkFrozen(); err != nil {
+	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	if h.SessionKey == "" {

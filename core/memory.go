@@ -115,7 +115,7 @@ type RememberResult struct {
 // extraction job, all in one short transaction.
 func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (*RememberResult, error) {
 	defer s.analytics.Since(analytics.LatencyRemember, time.Now())
-	if err := s.checkFrozen(); err != nil {
+	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	actor = actor.Normalized()
@@ -365,7 +365,7 @@ func (s *Service) insertNew(ctx context.Context, tx *storage.Tx, m *storage.Memo
 		return err
 	}
 	content := m.Content
-	if err := s.addHistory(ctx, tx, m.ID, storage.EventCreated, nil, &content, actor, reason, meta); err != nil {
+	if err := s.AddHistory(ctx, tx, m.ID, storage.EventCreated, nil, &content, actor, reason, meta); err != nil {
 		return err
 	}
 	if m.ExtractionStatus == "pending" && !m.IsDeleted {
@@ -381,7 +381,7 @@ func (s *Service) enqueueJob(ctx context.Context, tx *storage.Tx, memoryID, jobT
 	return err
 }
 
-func (s *Service) addHistory(ctx context.Context, tx *storage.Tx, memoryID, event string, oldContent, newContent *string, actor Actor, reason string, meta map[string]any) error {
+func (s *Service) AddHistory(ctx context.Context, tx *storage.Tx, memoryID, event string, oldContent, newContent *string, actor Actor, reason string, meta map[string]any) error {
 	var metaJSON string
 	if len(meta) > 0 {
 		b, err := json.Marshal(meta)

@@ -108,7 +108,7 @@ func notFound(id string) (*MutationResult, error) {
 // another live memory.
 func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationResult, error) {
 	defer s.analytics.Since(analytics.LatencyMutate, time.Now())
-	if err := s.checkFrozen(); err != nil {
+	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	if p.Content != nil {
@@ -210,7 +210,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 			meta["ifVersion"] = *p.IfVersion
 		}
 		oldC, newC := old.Content, m.Content
-		if err := s.addHistory(ctx, tx, m.ID, storage.EventUpdated, &oldC, &newC, actor, p.Reason, meta); err != nil {
+		if err := s.AddHistory(ctx, tx, m.ID, storage.EventUpdated, &oldC, &newC, actor, p.Reason, meta); err != nil {
 			return err
 		}
 		res = &MutationResult{ID: m.ID, Status: "updated", CurrentVersion: old.Version, NewVersion: m.Version,
@@ -225,10 +225,10 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 			embedded := s.embedAfterWrite(ctx, res.ID)
 			res.Embedded = &embedded
 			if !embedded {
-				s.syncVectors(ctx, res.ID) // the old vector no longer matches
+				s.SyncVectors(ctx, res.ID) // the old vector no longer matches
 			}
 		} else {
-			s.syncVectors(ctx, res.ID)
+			s.SyncVectors(ctx, res.ID)
 		}
 		s.events.publish(Event{Kind: EventUpdated, MemoryID: res.ID, Actor: actor.Name})
 	}
@@ -247,7 +247,7 @@ type ForgetInput struct {
 // need Force, and a pipeline actor may never force.
 func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*MutationResult, error) {
 	defer s.analytics.Since(analytics.LatencyMutate, time.Now())
-	if err := s.checkFrozen(); err != nil {
+	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(in.Reason) == "" {
@@ -269,7 +269,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 		return nil, err
 	}
 	if res.Status == "deleted" {
-		s.syncVectors(ctx, res.ID)
+		s.SyncVectors(ctx, res.ID)
 		s.events.publish(Event{Kind: EventDeleted, MemoryID: res.ID, Actor: actor.Name})
 	}
 	return res, resErr
@@ -309,7 +309,7 @@ func (s *Service) forgetTx(ctx context.Context, tx *storage.Tx, in ForgetInput, 
 		meta["ifVersion"] = *in.IfVersion
 	}
 	old := m.Content
-	if err := s.addHistory(ctx, tx, m.ID, storage.EventDeleted, &old, nil, actor, in.Reason, meta); err != nil {
+	if err := s.AddHistory(ctx, tx, m.ID, storage.EventDeleted, &old, nil, actor, in.Reason, meta); err != nil {
 		return nil, err
 	}
 	return &MutationResult{ID: m.ID, Status: "deleted", CurrentVersion: prev, NewVersion: m.Version}, nil
@@ -325,7 +325,7 @@ type RecoverInput struct {
 // Recover restores a soft-deleted memory within the recover window.
 func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*MutationResult, error) {
 	defer s.analytics.Since(analytics.LatencyMutate, time.Now())
-	if err := s.checkFrozen(); err != nil {
+	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(in.Reason) == "" {
@@ -392,7 +392,7 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 			return fmt.Errorf("recover memory: %w", err)
 		}
 		content := m.Content
-		if err := s.addHistory(ctx, tx, m.ID, storage.EventRecovered, nil, &content, actor, in.Reason, nil); err != nil {
+		if err := s.AddHistory(ctx, tx, m.ID, storage.EventRecovered, nil, &content, actor, in.Reason, nil); err != nil {
 			return err
 		}
 		res = &MutationResult{ID: m.ID, Status: "recovered", CurrentVersion: prev, NewVersion: m.Version, RetentionDays: days}
@@ -403,7 +403,7 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 	}
 	if res.Status == "recovered" {
 		if !s.embedAfterWrite(ctx, res.ID) {
-			s.syncVectors(ctx, res.ID)
+			s.SyncVectors(ctx, res.ID)
 		}
 		s.events.publish(Event{Kind: EventRecovered, MemoryID: res.ID, Actor: actor.Name})
 	}
@@ -421,7 +421,7 @@ type BatchModifyResult struct {
 // transaction, and reports each outcome; one failing patch does not stop
 // the others. defaultReason fills patches without a reason.
 func (s *Service) ModifyBatch(ctx context.Context, patches []Patch, defaultReason string, actor Actor) (*BatchModifyResult, error) {
-	if err := s.checkFrozen(); err != nil {
+	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	if len(patches) == 0 {

@@ -612,7 +612,7 @@ func (s *Service) proposalHistory(ctx context.Context, tx *storage.Tx, srcID str
 		"state": p.State, "appliedMemoryId": p.AppliedMemoryID, "extractionModel": model,
 		"factCount": res.FactCount, "entityCount": res.EntityCount,
 	}
-	return s.addHistory(ctx, tx, srcID, storage.EventNone, nil, nil, Actor{Name: by, Type: ActorPipeline}, "pipeline proposal: "+p.Action, meta)
+	return s.AddHistory(ctx, tx, srcID, storage.EventNone, nil, nil, Actor{Name: by, Type: ActorPipeline}, "pipeline proposal: "+p.Action, meta)
 }
 
 // PipelineStatus is what GET /api/pipeline/status reports.

@@ -152,3 +152,7 @@ func (s *Service) linkSessionFact(ctx context.Context, memoryID, content string)
 
 // isSessionSource reports whether a proposal's source is a session.
 func isSessionSource(id string) bool { return strings.HasPrefix(id, "session:") }
+
+// EmptyExtractionsMax is how many empty extractions in a row degrade the
+// provider (the pipeline counts the streak, diagnostics reports it).
+const EmptyExtractionsMax = 5

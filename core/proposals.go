@@ -69,7 +69,7 @@ func (s *Service) pendingProposal(ctx context.Context, id string) (*storage.Prop
 // proposal time, so a stale proposal fails with version_conflict and stays
 // pending. NONE is only marked approved.
 func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, reason string) (*storage.Proposal, error) {
-	if err := s.checkFrozen(); err != nil {
+	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	actor = actor.Normalized()
@@ -152,7 +152,7 @@ func (s *Service) finishDecision(ctx context.Context, tx *storage.Tx, p *storage
 	}
 	meta := map[string]any{"proposalId": p.ID, "proposedAction": p.Action, "fact": p.Fact,
 		"targetMemoryId": p.TargetMemoryID, "decision": outcome, "state": state, "appliedMemoryId": applied}
-	return s.addHistory(ctx, tx, p.SourceMemoryID, storage.EventNone, nil, nil, actor, "proposal "+outcome+": "+reason, meta)
+	return s.AddHistory(ctx, tx, p.SourceMemoryID, storage.EventNone, nil, nil, actor, "proposal "+outcome+": "+reason, meta)
 }
 
 func decisionErr(err error) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,14 +28,13 @@ type Service struct {
 	frozen   atomic.Bool
 	events   broker
 	emb      embedState
-	repair   repairState
-	maint    maintenanceState
 	runtime  PipelineRuntime
 	// redactions counts secrets redacted since start (diagnostics).
 	redactions atomic.Int64
 
+	attached sync.Map // key → subsystem (Attached)
+
 	analytics *analytics.Analytics // in-memory usage, errors and latencies
-	diag      diagCache            // the last diagnostics report, shared for a second
 }
 
 // ServiceOptions are optional dependencies of a Service.
@@ -74,7 +74,7 @@ func (s *Service) SetMutationsFrozen(on bool) { s.frozen.Store(on) }
 // MutationsFrozen reports whether the kill switch is on.
 func (s *Service) MutationsFrozen() bool { return s.frozen.Load() }
 
-func (s *Service) checkFrozen() error {
+func (s *Service) CheckFrozen() error {
 	if s.frozen.Load() {
 		return ErrFrozen
 	}
@@ -140,3 +140,16 @@ func (s *Service) Logger() *slog.Logger { return s.log }
 
 // Now returns the service clock's current time.
 func (s *Service) Now() time.Time { return s.now() }
+
+// Attached returns the value attached to the service under key, built by
+// build on first use. The subsystems built on the Service (core/ops: the
+// diagnostics, repairs and maintenance) attach their one instance here, so
+// the API, the workers and the TUI that share a Service share the
+// subsystem's state too (caches, single-flight repairs, halted actions).
+func (s *Service) Attached(key any, build func() any) any {
+	if v, ok := s.attached.Load(key); ok {
+		return v
+	}
+	v, _ := s.attached.LoadOrStore(key, build())
+	return v
+}

@@ -39,7 +39,7 @@ const importBatch = 500
 // skipped; one whose content duplicates a live memory in its project is
 // deduped. Each record gets a "created" history event with reason "import".
 func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (*ImportResult, error) {
-	if err := s.checkFrozen(); err != nil {
+	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	actor = actor.Normalized()
@@ -94,7 +94,7 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 		res.Existing += existing
 		created = append(created, ids...)
 	}
-	s.syncVectors(ctx, created...) // content already embedded under another id
+	s.SyncVectors(ctx, created...) // content already embedded under another id
 	for _, id := range created {
 		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
 	}

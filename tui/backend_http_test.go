@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core/httpapi"
 
 	"github.com/cairnmem/cairn/core/extract"
@@ -85,16 +87,16 @@ func TestHTTPBackendQueueAndProposals(t *testing.T) {
 // core.RepairResult out), which the API serves from another branch.
 func TestHTTPBackendRepairContract(t *testing.T) {
 	var got []string
-	var bodies []core.RepairOptions
+	var bodies []ops.RepairOptions
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var o core.RepairOptions
+		var o ops.RepairOptions
 		if err := json.NewDecoder(r.Body).Decode(&o); err != nil {
 			http.Error(w, err.Error(), 400)
 			return
 		}
 		got, bodies = append(got, r.Method+" "+r.URL.Path), append(bodies, o)
 		action := strings.TrimPrefix(r.URL.Path, "/api/repair/")
-		json.NewEncoder(w).Encode(core.RepairResult{Action: action, Success: true, Affected: 2, Message: "did " + action})
+		json.NewEncoder(w).Encode(ops.RepairResult{Action: action, Success: true, Affected: 2, Message: "did " + action})
 	}))
 	defer srv.Close()
 	hb := backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
@@ -102,7 +104,7 @@ func TestHTTPBackendRepairContract(t *testing.T) {
 	if err != nil || res.Message != "did requeue-dead" || res.Affected != 2 {
 		t.Fatalf("requeue: %+v %v", res, err)
 	}
-	if res, err := hb.ReleaseLeases(context.Background()); err != nil || res.Action != core.RepairReleaseLeases {
+	if res, err := hb.ReleaseLeases(context.Background()); err != nil || res.Action != ops.RepairReleaseLeases {
 		t.Fatalf("release: %+v %v", res, err)
 	}
 	want := []string{"POST /api/repair/requeue-dead", "POST /api/repair/release-leases"}

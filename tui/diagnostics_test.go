@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core/httpapi"
 
 	"github.com/cairnmem/cairn/core/analytics"
@@ -198,7 +200,7 @@ type repairRefuser struct {
 	err error
 }
 
-func (r repairRefuser) Repair(context.Context, string, core.RepairOptions) (*core.RepairResult, error) {
+func (r repairRefuser) Repair(context.Context, string, ops.RepairOptions) (*ops.RepairResult, error) {
 	return nil, r.err
 }
 
@@ -207,10 +209,10 @@ func TestDiagnosticsShowsRepairErrors(t *testing.T) {
 		err  *core.Error
 		want string
 	}{
-		{&core.Error{Code: core.CodeRepairInProgress, Message: "repair check-fts is already running"},
+		{&core.Error{Code: ops.CodeRepairInProgress, Message: "repair check-fts is already running"},
 			"✗ check-fts failed: repair_in_progress: repair check-fts is already running"},
-		{&core.Error{Code: core.CodeRepairDisabled, Message: "repair check-fts denied"},
-			"✗ check-fts failed: " + core.CodeRepairDisabled + ": repair check-fts denied"},
+		{&core.Error{Code: ops.CodeRepairDisabled, Message: "repair check-fts denied"},
+			"✗ check-fts failed: " + ops.CodeRepairDisabled + ": repair check-fts denied"},
 	} {
 		h := newHarness(t, harnessOpts{width: 120, height: 40, backend: func(svc *core.Service) backend.Backend {
 			return repairRefuser{Backend: backend.NewLocal(svc, "127.0.0.1:3850"), err: c.err}
@@ -248,16 +250,16 @@ func TestSparkline(t *testing.T) {
 type fixedOps struct {
 	backend.Backend
 	mu            sync.Mutex
-	report, after *core.DiagnosticsReport
-	recs          []core.Recommendation
+	report, after *ops.DiagnosticsReport
+	recs          []ops.Recommendation
 	latency       backend.Latency
 	errs          []analytics.ErrorEvent
 	diagErr       error
-	result        *core.RepairResult
+	result        *ops.RepairResult
 	repairErr     error
 }
 
-func (f *fixedOps) Diagnostics(_ context.Context, fresh bool) (*core.DiagnosticsReport, error) {
+func (f *fixedOps) Diagnostics(_ context.Context, fresh bool) (*ops.DiagnosticsReport, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if fresh && f.after != nil {
@@ -265,7 +267,7 @@ func (f *fixedOps) Diagnostics(_ context.Context, fresh bool) (*core.Diagnostics
 	}
 	return f.report, f.diagErr
 }
-func (f *fixedOps) MaintenanceRecommendations(context.Context) ([]core.Recommendation, error) {
+func (f *fixedOps) MaintenanceRecommendations(context.Context) ([]ops.Recommendation, error) {
 	return f.recs, f.diagErr
 }
 func (f *fixedOps) Latency(context.Context) (backend.Latency, error) { return f.latency, nil }
@@ -275,7 +277,7 @@ func (f *fixedOps) RecentErrors(context.Context, int) ([]analytics.ErrorEvent, e
 
 // Repair answers with the fixed result; after it, every report is the
 // after one, as the service's would be.
-func (f *fixedOps) Repair(context.Context, string, core.RepairOptions) (*core.RepairResult, error) {
+func (f *fixedOps) Repair(context.Context, string, ops.RepairOptions) (*ops.RepairResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.repairErr == nil && f.after != nil {
@@ -284,57 +286,57 @@ func (f *fixedOps) Repair(context.Context, string, core.RepairOptions) (*core.Re
 	return f.result, f.repairErr
 }
 
-func sig(domain, name, unit string, value, threshold, penalty float64, msg string) core.Signal {
-	return core.Signal{Name: name, Domain: domain, Value: value, Threshold: threshold, Unit: unit, Penalty: penalty,
+func sig(domain, name, unit string, value, threshold, penalty float64, msg string) ops.Signal {
+	return ops.Signal{Name: name, Domain: domain, Value: value, Threshold: threshold, Unit: unit, Penalty: penalty,
 		Triggered: penalty > 0, Message: msg}
 }
 
-func info(domain, name, unit string, value float64, msg string) core.Signal {
-	return core.Signal{Name: name, Domain: domain, Value: value, Unit: unit, Informational: true, Message: msg}
+func info(domain, name, unit string, value float64, msg string) ops.Signal {
+	return ops.Signal{Name: name, Domain: domain, Value: value, Unit: unit, Informational: true, Message: msg}
 }
 
 // healthyReport is a fresh store's report.
-func healthyReport() *core.DiagnosticsReport {
-	r := &core.DiagnosticsReport{Timestamp: storage.FormatTime(fixedNow), ComputeMs: 1.25, SilentFailures: []core.Signal{}}
-	for _, name := range core.DiagnosticsDomains {
-		r.Domains = append(r.Domains, core.DomainReport{Name: name, Score: 1, Weight: core.DomainWeights[name], Status: core.StatusHealthy})
+func healthyReport() *ops.DiagnosticsReport {
+	r := &ops.DiagnosticsReport{Timestamp: storage.FormatTime(fixedNow), ComputeMs: 1.25, SilentFailures: []ops.Signal{}}
+	for _, name := range ops.DiagnosticsDomains {
+		r.Domains = append(r.Domains, ops.DomainReport{Name: name, Score: 1, Weight: ops.DomainWeights[name], Status: ops.StatusHealthy})
 	}
-	r.Domains[0].Signals = []core.Signal{sig("queue", "pending_jobs", "count", 0, 50, 0, "0 jobs pending (more than 50 costs 0.3)")}
-	r.Domains[1].Signals = []core.Signal{sig("storage", "tombstone_ratio", "ratio", 0, 0.3, 0, "0 of 6 rows are tombstones"),
+	r.Domains[0].Signals = []ops.Signal{sig("queue", "pending_jobs", "count", 0, 50, 0, "0 jobs pending (more than 50 costs 0.3)")}
+	r.Domains[1].Signals = []ops.Signal{sig("storage", "tombstone_ratio", "ratio", 0, 0.3, 0, "0 of 6 rows are tombstones"),
 		info("storage", "db_size", "bytes", 335872, "database file holds 82 pages of 4096 bytes")}
-	r.Domains[2].Signals = []core.Signal{sig("index", "fts_mismatch", "ratio", 0, 0.1, 0, "full-text index holds 6 documents for 6 memory rows")}
-	r.SilentFailures = []core.Signal{r.Domains[2].Signals[0]}
-	r.Composite = core.HealthScore{Score: 1, Status: core.StatusHealthy}
+	r.Domains[2].Signals = []ops.Signal{sig("index", "fts_mismatch", "ratio", 0, 0.1, 0, "full-text index holds 6 documents for 6 memory rows")}
+	r.SilentFailures = []ops.Signal{r.Domains[2].Signals[0]}
+	r.Composite = ops.HealthScore{Score: 1, Status: ops.StatusHealthy}
 	return r
 }
 
 // busyReport has degraded and unhealthy domains.
-func busyReport(indexScore float64) *core.DiagnosticsReport {
+func busyReport(indexScore float64) *ops.DiagnosticsReport {
 	r := healthyReport()
 	r.ComputeMs = 3.5
-	r.Domains[0].Signals = []core.Signal{
+	r.Domains[0].Signals = []ops.Signal{
 		sig("queue", "pending_jobs", "count", 0, 50, 0, "0 jobs pending (more than 50 costs 0.3)"),
 		sig("queue", "stale_leases", "count", 3, 0, 0.2, "3 jobs leased more than 10m0s ago (any costs 0.2; repair release-leases frees them)"),
 	}
-	r.Domains[0].Score, r.Domains[0].Status = 0.8, core.StatusHealthy
-	r.Domains[1].Signals = append([]core.Signal{sig("storage", "tombstone_ratio", "ratio", 0.42, 0.3, 0.3,
+	r.Domains[0].Score, r.Domains[0].Status = 0.8, ops.StatusHealthy
+	r.Domains[1].Signals = append([]ops.Signal{sig("storage", "tombstone_ratio", "ratio", 0.42, 0.3, 0.3,
 		"420 of 1000 rows are tombstones (above 30% costs 0.3; retention purges them)")}, r.Domains[1].Signals[1:]...)
-	r.Domains[1].Score, r.Domains[1].Status = 0.7, core.StatusDegraded
+	r.Domains[1].Score, r.Domains[1].Status = 0.7, ops.StatusDegraded
 	fts := sig("index", "fts_mismatch", "ratio", 0.25, 0.1, 0.4, "full-text index holds 750 documents for 1000 memory rows (a gap above 10% costs 0.4)")
 	if indexScore == 1 {
 		fts = sig("index", "fts_mismatch", "ratio", 0, 0.1, 0, "full-text index holds 1000 documents for 1000 memory rows")
 	}
-	r.Domains[2].Signals = []core.Signal{fts,
+	r.Domains[2].Signals = []ops.Signal{fts,
 		sig("index", "embedding_coverage", "ratio", 0.5, 0.8, 0.3, "500 of 1000 live memories have a current vector (below 80% costs 0.3)")}
-	r.Domains[2].Score, r.Domains[2].Status = indexScore-0.3, core.HealthStatus(indexScore-0.3)
+	r.Domains[2].Score, r.Domains[2].Status = indexScore-0.3, ops.HealthStatus(indexScore-0.3)
 	r.Domains[3].Note = "pipeline disabled: only embedding calls are tracked"
-	r.SilentFailures = []core.Signal{fts, r.Domains[2].Signals[1]}
+	r.SilentFailures = []ops.Signal{fts, r.Domains[2].Signals[1]}
 	total := 0.0
 	for _, d := range r.Domains {
 		total += d.Score * d.Weight
 	}
 	total = math.Round(total*1000) / 1000
-	r.Composite = core.HealthScore{Score: total, Status: core.HealthStatus(total)}
+	r.Composite = ops.HealthScore{Score: total, Status: ops.HealthStatus(total)}
 	return r
 }
 
@@ -347,10 +349,10 @@ func busyOps(b backend.Backend) *fixedOps {
 	after := busyReport(1)
 	after.Timestamp = storage.FormatTime(fixedNow.Add(time.Second))
 	return &fixedOps{Backend: b, report: busyReport(0.6), after: after,
-		recs: []core.Recommendation{
-			{Action: core.RepairCheckFTS, Options: core.RepairOptions{Repair: true}, Domain: "index", Signal: "fts_mismatch", Reason: "fts_mismatch 0.25 > 0.1"},
-			{Action: core.RepairReEmbed, Domain: "index", Signal: "embedding_coverage", Reason: "embedding_coverage 0.5 < 0.8", Halted: true},
-			{Action: core.RepairRetentionSweep, Domain: "storage", Signal: "tombstone_ratio", Reason: "tombstone_ratio 0.42 > 0.3"},
+		recs: []ops.Recommendation{
+			{Action: ops.RepairCheckFTS, Options: ops.RepairOptions{Repair: true}, Domain: "index", Signal: "fts_mismatch", Reason: "fts_mismatch 0.25 > 0.1"},
+			{Action: ops.RepairReEmbed, Domain: "index", Signal: "embedding_coverage", Reason: "embedding_coverage 0.5 < 0.8", Halted: true},
+			{Action: ops.RepairRetentionSweep, Domain: "storage", Signal: "tombstone_ratio", Reason: "tombstone_ratio 0.42 > 0.3"},
 		},
 		latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{
 			"remember": {P50: 2.1, P95: 5.8, P99: 12.4, Count: 120, Mean: 2.6},
@@ -361,7 +363,7 @@ func busyOps(b backend.Backend) *fixedOps {
 			{Timestamp: at(2 * time.Minute), Stage: "embedding", Code: "provider_timeout", Message: "ollama did not answer within 10s"},
 			{Timestamp: at(3 * time.Hour), Stage: "api", Code: "api_server_error", Message: "Internal Server Error on POST /api/memory/recall"},
 		},
-		result: &core.RepairResult{Action: core.RepairCheckFTS, Success: true, Affected: 250, Message: "rebuilt the full-text index: 1000 rows indexed"},
+		result: &ops.RepairResult{Action: ops.RepairCheckFTS, Success: true, Affected: 250, Message: "rebuilt the full-text index: 1000 rows indexed"},
 	}
 }
 
@@ -372,7 +374,7 @@ var diagGoldenViews = []struct {
 	setup func(h *harness)
 }{
 	{"healthy", func(b backend.Backend) *fixedOps {
-		return &fixedOps{Backend: b, report: healthyReport(), recs: []core.Recommendation{},
+		return &fixedOps{Backend: b, report: healthyReport(), recs: []ops.Recommendation{},
 			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{}}
 	}, func(h *harness) {}},
 	{"busy-repaired", busyOps, func(h *harness) { h.press("F", "y") }},
@@ -380,7 +382,7 @@ var diagGoldenViews = []struct {
 	{"error", func(b backend.Backend) *fixedOps {
 		return &fixedOps{Backend: b, diagErr: errors.New("cairn at http://127.0.0.1:3850 does not answer: connection refused"),
 			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{},
-			repairErr: &core.Error{Code: core.CodeRepairInProgress, Message: "repair check-fts is already running"}}
+			repairErr: &core.Error{Code: ops.CodeRepairInProgress, Message: "repair check-fts is already running"}}
 	}, func(h *harness) { h.press("f") }},
 }
 

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
 )
@@ -20,7 +22,7 @@ type MaintenanceWorker struct {
 	FirstDelay time.Duration
 	Log        *slog.Logger
 	// OnRun, when set, receives every pass (tests use it).
-	OnRun func(*core.MaintenanceRun, error)
+	OnRun func(*ops.MaintenanceRun, error)
 }
 
 // RunMaintenance starts the maintenance worker for svc until ctx ends. It
@@ -33,7 +35,7 @@ func RunMaintenance(ctx context.Context, svc *core.Service, log *slog.Logger) er
 		log.Info("maintenance worker not started", "autonomous_enabled", cfg.AutonomousEnabled, "autonomous_frozen", cfg.AutonomousFrozen)
 		return nil
 	}
-	w := &MaintenanceWorker{Svc: svc, Mode: cfg.Mode, Interval: svc.MaintenanceInterval(), FirstDelay: time.Minute, Log: log}
+	w := &MaintenanceWorker{Svc: svc, Mode: cfg.Mode, Interval: ops.For(svc).MaintenanceInterval(), FirstDelay: time.Minute, Log: log}
 	return w.Run(ctx)
 }
 
@@ -51,7 +53,7 @@ func (w *MaintenanceWorker) Run(ctx context.Context) error {
 	}
 	log.Info("maintenance worker started", "mode", mode, "interval", interval)
 	every(ctx, w.FirstDelay, interval, func() bool {
-		run, err := w.Svc.RunMaintenance(ctx, mode, core.MaintenanceActor)
+		run, err := ops.For(w.Svc).RunMaintenance(ctx, mode, ops.MaintenanceActor)
 		if w.OnRun != nil {
 			w.OnRun(run, err)
 		}

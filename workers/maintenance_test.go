@@ -5,9 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core/config"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
 )
@@ -30,9 +31,9 @@ func TestMaintenanceWorker(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	runs := make(chan *core.MaintenanceRun, 16)
+	runs := make(chan *ops.MaintenanceRun, 16)
 	w := &workers.MaintenanceWorker{Svc: svc, Mode: "execute", Interval: 20 * time.Millisecond,
-		OnRun: func(r *core.MaintenanceRun, err error) {
+		OnRun: func(r *ops.MaintenanceRun, err error) {
 			if err != nil {
 				t.Error(err)
 			}
@@ -42,7 +43,7 @@ func TestMaintenanceWorker(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(rctx) }()
 	first := <-runs
-	if len(first.Steps) != 1 || first.Steps[0].Action != core.RepairRequeueDead || first.Steps[0].Result.Affected != 5 {
+	if len(first.Steps) != 1 || first.Steps[0].Action != ops.RepairRequeueDead || first.Steps[0].Result.Affected != 5 {
 		t.Fatalf("first pass: %+v", first)
 	}
 	if second := <-runs; len(second.Recommendations) != 0 {

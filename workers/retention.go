@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
 )
@@ -19,7 +21,7 @@ type RetentionWorker struct {
 	FirstDelay time.Duration
 	Log        *slog.Logger
 	// OnSweep, when set, receives every report (tests use it).
-	OnSweep func(*core.RetentionReport, error)
+	OnSweep func(*ops.RetentionReport, error)
 }
 
 // RetentionActor is who the scheduled sweeps are recorded as.
@@ -52,11 +54,11 @@ func (w *RetentionWorker) Run(ctx context.Context) error {
 		interval = config.DefaultRetentionInterval
 	}
 	every(ctx, w.FirstDelay, interval, func() bool {
-		rep, err := w.Svc.RetentionSweep(ctx)
+		rep, err := ops.For(w.Svc).RetentionSweep(ctx)
 		switch {
 		case ctx.Err() != nil:
 			return false
-		case errors.Is(err, &core.Error{Code: core.CodeRepairInProgress}):
+		case errors.Is(err, &core.Error{Code: ops.CodeRepairInProgress}):
 			log.Info("retention sweep skipped: a retention-sweep repair is running")
 		case err != nil:
 			log.Error("retention sweep failed", "err", err)
@@ -66,8 +68,8 @@ func (w *RetentionWorker) Run(ctx context.Context) error {
 				"completed_jobs", rep.CompletedJobs, "dead_jobs", rep.DeadJobs, "capped", rep.Capped, "ms", rep.DurationMs)
 			if rep.Total() > 0 {
 				// What the worker purged is in the audit trail, like a repair's.
-				res := &core.RepairResult{Action: core.RepairRetentionSweep, Success: true, Affected: int(rep.Total()), Message: "removed " + rep.String()}
-				if err := w.Svc.AuditRepair(ctx, res, RetentionActor, "scheduled retention sweep"); err != nil && ctx.Err() == nil {
+				res := &ops.RepairResult{Action: ops.RepairRetentionSweep, Success: true, Affected: int(rep.Total()), Message: "removed " + rep.String()}
+				if err := ops.For(w.Svc).AuditRepair(ctx, res, RetentionActor, "scheduled retention sweep"); err != nil && ctx.Err() == nil {
 					log.Warn("retention sweep not audited", "err", err)
 				}
 			}

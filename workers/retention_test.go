@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -45,9 +47,9 @@ func TestRetentionWorkerSweeps(t *testing.T) {
 	now = now.Add(31 * 24 * time.Hour)
 	mu.Unlock()
 
-	reports := make(chan *core.RetentionReport, 4)
+	reports := make(chan *ops.RetentionReport, 4)
 	w := &workers.RetentionWorker{Svc: svc, Interval: 50 * time.Millisecond, FirstDelay: time.Millisecond,
-		OnSweep: func(r *core.RetentionReport, err error) {
+		OnSweep: func(r *ops.RetentionReport, err error) {
 			if err != nil {
 				t.Errorf("sweep: %v", err)
 			}

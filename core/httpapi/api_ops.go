@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/analytics"
@@ -38,7 +40,7 @@ func (a *API) recordRequest(r *http.Request, pattern string, rw *statusWriter, s
 }
 
 func (a *API) diagnostics(w http.ResponseWriter, r *http.Request) {
-	rep, err := a.svc.Diagnostics(r.Context())
+	rep, err := ops.For(a.svc).Diagnostics(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -47,7 +49,7 @@ func (a *API) diagnostics(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) diagnosticsDomain(w http.ResponseWriter, r *http.Request) {
-	d, err := a.svc.DiagnosticsDomain(r.Context(), r.PathValue("domain"))
+	d, err := ops.For(a.svc).DiagnosticsDomain(r.Context(), r.PathValue("domain"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -125,7 +127,7 @@ func (a *API) overview(r *http.Request) map[string]any {
 		"configured": cfg.PipelineV2.Provider,
 		"resolved":   ps.Provider,
 		"available":  ps.Available,
-		"lastError":  ps.Error,
+		"lastError":  firstNonEmpty(ps.ProviderError, ps.LastError),
 	}
 	out := map[string]any{
 		"version":      a.version,
@@ -150,10 +152,10 @@ func (a *API) overview(r *http.Request) map[string]any {
 		counts["pendingProposals"] = n
 	}
 	out["counts"] = counts
-	if h, err := s.HealthSummary(ctx); err == nil {
+	if h, err := ops.For(s).HealthSummary(ctx); err == nil {
 		out["health"] = h
 	} else {
-		out["health"] = core.HealthScore{Status: "unknown"}
+		out["health"] = ops.HealthScore{Status: "unknown"}
 	}
 	return out
 }

@@ -4,15 +4,17 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core"
 )
 
 func (a *API) repairList(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"actions": core.RepairActions()})
+	writeJSON(w, http.StatusOK, map[string]any{"actions": ops.RepairActions()})
 }
 
 func (a *API) repairEmbeddingGaps(w http.ResponseWriter, r *http.Request) {
-	g, err := a.svc.EmbeddingGaps(r.Context())
+	g, err := ops.For(a.svc).EmbeddingGaps(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -21,7 +23,7 @@ func (a *API) repairEmbeddingGaps(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) repairDedupStats(w http.ResponseWriter, r *http.Request) {
-	st, err := a.svc.DedupStats(r.Context())
+	st, err := ops.For(a.svc).DedupStats(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -37,8 +39,8 @@ func (a *API) repairDedupStats(w http.ResponseWriter, r *http.Request) {
 // already in progress 409.
 func (a *API) repairRun(w http.ResponseWriter, r *http.Request) {
 	action := r.PathValue("action")
-	if !core.KnownRepair(action) {
-		a.fail(w, r, &core.Error{Code: core.CodeUnknownRepair, Message: "unknown repair action " + quote(action),
+	if !ops.KnownRepair(action) {
+		a.fail(w, r, &core.Error{Code: ops.CodeUnknownRepair, Message: "unknown repair action " + quote(action),
 			Extra: map[string]any{"field": "action"}})
 		return
 	}
@@ -47,7 +49,7 @@ func (a *API) repairRun(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, e)
 		return
 	}
-	opts := core.RepairOptions{Reason: strings.TrimSpace(firstHeader(r, "X-Cairn-Reason", "X-Signet-Reason"))}
+	opts := ops.RepairOptions{Reason: strings.TrimSpace(firstHeader(r, "X-Cairn-Reason", "X-Signet-Reason"))}
 	if b != nil {
 		n, e := b.integer("batchSize", "batch_size")
 		if e != nil {
@@ -55,9 +57,9 @@ func (a *API) repairRun(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if n != nil {
-			if *n < 1 || *n > core.MaxRepairBatch {
+			if *n < 1 || *n > ops.MaxRepairBatch {
 				_, name := b.field("batchSize", "batch_size")
-				a.fail(w, r, core.Invalid(name, "%s must be between 1 and %d", name, core.MaxRepairBatch))
+				a.fail(w, r, core.Invalid(name, "%s must be between 1 and %d", name, ops.MaxRepairBatch))
 				return
 			}
 			opts.BatchSize = int(*n)
@@ -96,7 +98,7 @@ func (a *API) repairRun(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	res, err := a.svc.Repair(r.Context(), action, actorOf(r, b), opts)
+	res, err := ops.For(a.svc).Repair(r.Context(), action, actorOf(r, b), opts)
 	if err != nil {
 		a.fail(w, r, err)
 		return

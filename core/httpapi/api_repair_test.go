@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
 	"github.com/cairnmem/cairn/core/auth"
@@ -17,7 +19,7 @@ func TestAPIRepairRoutes(t *testing.T) {
 	e.MustID(t, "The cache layer evicts entries after ten minutes.")
 
 	list := e.Get(t, "/api/repair").Want(t, http.StatusOK).List(t, "actions")
-	if len(list) != len(core.RepairActions()) {
+	if len(list) != len(ops.RepairActions()) {
 		t.Fatalf("actions = %v", list)
 	}
 	destructive := map[string]bool{}
@@ -55,11 +57,11 @@ func TestAPIRepairRoutes(t *testing.T) {
 	e.Post(t, "/api/repair/check-fts", map[string]any{"repair": "perhaps"}).WantInvalid(t, "repair", "repair must be a boolean")
 	e.Post(t, "/api/repair/check-fts", map[string]any{"jobId": "j1"}).WantInvalid(t, "jobId", "jobId only applies to requeue-dead")
 	e.Post(t, "/api/repair/check-fts", "[1]").WantErr(t, http.StatusBadRequest, core.CodeInvalidJSON)
-	e.Post(t, "/api/repair/frobnicate", nil).WantErr(t, http.StatusNotFound, core.CodeUnknownRepair)
+	e.Post(t, "/api/repair/frobnicate", nil).WantErr(t, http.StatusNotFound, ops.CodeUnknownRepair)
 	e.Get(t, "/api/repair/deduplicate").Want(t, http.StatusMethodNotAllowed)
 
 	// The gate: an agent caller is refused while autonomy is off.
-	e.Do(t, "POST", "/api/repair/requeue-dead", nil, apitest.Hdr("X-Cairn-Actor-Type", "agent")).WantErr(t, http.StatusTooManyRequests, core.CodeRepairDisabled)
+	e.Do(t, "POST", "/api/repair/requeue-dead", nil, apitest.Hdr("X-Cairn-Actor-Type", "agent")).WantErr(t, http.StatusTooManyRequests, ops.CodeRepairDisabled)
 
 	g := e.Get(t, "/api/repair/embedding-gaps").Want(t, http.StatusOK)
 	if g.Num("total") != 1 || g.Num("unembedded") != 1 || g.Str("coverage") != "0.0%" {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
 	"github.com/cairnmem/cairn/core"
@@ -62,7 +64,7 @@ func TestHealthAndStatus(t *testing.T) {
 	// Both answers carry the overview: identity, modes, providers, counts
 	// and the cached health score.
 	for _, path := range []string{"/health", "/api/status"} {
-		e.Clock.Advance(core.DiagnosticsTTL) // a fresh report sees the freeze
+		e.Clock.Advance(ops.DiagnosticsTTL) // a fresh report sees the freeze
 		o := e.Get(t, path).Want(t, http.StatusOK)
 		if o.Str("version") != "test" || o.JSON["pid"] == nil || o.JSON["uptime"] == nil || o.Str("address") != "127.0.0.1:0" {
 			t.Fatalf("%s identity: %s", path, o)

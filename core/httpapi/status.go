@@ -3,6 +3,8 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/auth"
 )
@@ -16,7 +18,7 @@ var statusByCode = map[string]int{
 	auth.CodeForbidden:             http.StatusForbidden,
 	core.CodeForceDenied:           http.StatusForbidden,
 	core.CodeNotFound:              http.StatusNotFound,
-	core.CodeUnknownRepair:         http.StatusNotFound,
+	ops.CodeUnknownRepair:          http.StatusNotFound,
 	core.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
 	core.CodeVersionConflict:       http.StatusConflict,
 	core.CodeDeleted:               http.StatusConflict,
@@ -26,15 +28,15 @@ var statusByCode = map[string]int{
 	core.CodePinned:                http.StatusConflict,
 	core.CodeExpired:               http.StatusConflict,
 	core.CodeProposalNotPending:    http.StatusConflict,
-	core.CodeRepairInProgress:      http.StatusConflict,
+	ops.CodeRepairInProgress:       http.StatusConflict,
 	core.CodeMaintenanceInProgress: http.StatusConflict,
 	core.CodeJobNotRetryable:       http.StatusConflict,
 	core.CodeTooLarge:              http.StatusRequestEntityTooLarge,
 	auth.CodeRateLimited:           http.StatusTooManyRequests,
-	core.CodeRepairFrozen:          http.StatusTooManyRequests,
-	core.CodeRepairDisabled:        http.StatusTooManyRequests,
-	core.CodeRepairCooldown:        http.StatusTooManyRequests,
-	core.CodeRepairBudget:          http.StatusTooManyRequests,
+	ops.CodeRepairFrozen:           http.StatusTooManyRequests,
+	ops.CodeRepairDisabled:         http.StatusTooManyRequests,
+	ops.CodeRepairCooldown:         http.StatusTooManyRequests,
+	ops.CodeRepairBudget:           http.StatusTooManyRequests,
 	core.CodeInternal:              http.StatusInternalServerError,
 	core.CodeFrozen:                http.StatusServiceUnavailable,
 	core.CodeVectorsUnavailable:    http.StatusServiceUnavailable,

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/auth"
 )
@@ -14,12 +16,12 @@ func TestStatusOf(t *testing.T) {
 	cases := map[string]int{
 		core.CodeInvalidJSON: 400, core.CodeInvalidRequest: 400, core.CodeConfirmRequired: 400,
 		auth.CodeUnauthorized: 401, auth.CodeForbidden: 403, core.CodeForceDenied: 403,
-		core.CodeNotFound: 404, core.CodeUnknownRepair: 404, core.CodeMethodNotAllowed: 405,
+		core.CodeNotFound: 404, ops.CodeUnknownRepair: 404, core.CodeMethodNotAllowed: 405,
 		core.CodeVersionConflict: 409, core.CodeDeleted: 409, core.CodeAlreadyDeleted: 409, core.CodeNotDeleted: 409,
 		core.CodeDuplicate: 409, core.CodePinned: 409, core.CodeExpired: 409, core.CodeProposalNotPending: 409,
-		core.CodeRepairInProgress: 409, core.CodeMaintenanceInProgress: 409, core.CodeJobNotRetryable: 409,
-		core.CodeTooLarge: 413, auth.CodeRateLimited: 429, core.CodeRepairFrozen: 429, core.CodeRepairDisabled: 429,
-		core.CodeRepairCooldown: 429, core.CodeRepairBudget: 429, core.CodeInternal: 500,
+		ops.CodeRepairInProgress: 409, core.CodeMaintenanceInProgress: 409, core.CodeJobNotRetryable: 409,
+		core.CodeTooLarge: 413, auth.CodeRateLimited: 429, ops.CodeRepairFrozen: 429, ops.CodeRepairDisabled: 429,
+		ops.CodeRepairCooldown: 429, ops.CodeRepairBudget: 429, core.CodeInternal: 500,
 		core.CodeFrozen: 503, core.CodeVectorsUnavailable: 503,
 		"some_new_code": http.StatusInternalServerError,
 	}

@@ -8,6 +8,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -54,10 +56,10 @@ type Backend interface {
 	RetryJob(ctx context.Context, id string) (*storage.Job, error)
 	// RequeueDead returns dead jobs to the queue through the requeue-dead
 	// repair: the one job id, or (id empty) up to limit of them.
-	RequeueDead(ctx context.Context, id string, limit int) (*core.RepairResult, error)
+	RequeueDead(ctx context.Context, id string, limit int) (*ops.RepairResult, error)
 	// ReleaseLeases returns jobs leased longer than the lease timeout to
 	// the queue through the release-leases repair.
-	ReleaseLeases(ctx context.Context) (*core.RepairResult, error)
+	ReleaseLeases(ctx context.Context) (*ops.RepairResult, error)
 
 	// Proposals returns pipeline proposals matching f, newest first.
 	Proposals(ctx context.Context, f core.ProposalFilter, limit int) ([]*storage.Proposal, error)

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core/auth"
 
 	"github.com/cairnmem/cairn/core"
@@ -358,8 +360,8 @@ func (h *HTTP) RetryJob(ctx context.Context, id string) (*storage.Job, error) {
 
 // repair posts one repair action: POST /api/repair/{action} with
 // core.RepairOptions as the body and core.RepairResult as the answer.
-func (h *HTTP) repair(ctx context.Context, action string, opts core.RepairOptions) (*core.RepairResult, error) {
-	var out core.RepairResult
+func (h *HTTP) repair(ctx context.Context, action string, opts ops.RepairOptions) (*ops.RepairResult, error) {
+	var out ops.RepairResult
 	if err := h.do(ctx, http.MethodPost, "/api/repair/"+url.PathEscape(action), opts, &out); err != nil {
 		return nil, err
 	}
@@ -367,13 +369,13 @@ func (h *HTTP) repair(ctx context.Context, action string, opts core.RepairOption
 }
 
 // RequeueDead implements Backend.
-func (h *HTTP) RequeueDead(ctx context.Context, id string, limit int) (*core.RepairResult, error) {
-	return h.repair(ctx, core.RepairRequeueDead, core.RepairOptions{JobID: id, BatchSize: limit, Reason: "requeued from the TUI"})
+func (h *HTTP) RequeueDead(ctx context.Context, id string, limit int) (*ops.RepairResult, error) {
+	return h.repair(ctx, ops.RepairRequeueDead, ops.RepairOptions{JobID: id, BatchSize: limit, Reason: "requeued from the TUI"})
 }
 
 // ReleaseLeases implements Backend.
-func (h *HTTP) ReleaseLeases(ctx context.Context) (*core.RepairResult, error) {
-	return h.repair(ctx, core.RepairReleaseLeases, core.RepairOptions{Reason: "released from the TUI"})
+func (h *HTTP) ReleaseLeases(ctx context.Context) (*ops.RepairResult, error) {
+	return h.repair(ctx, ops.RepairReleaseLeases, ops.RepairOptions{Reason: "released from the TUI"})
 }
 
 // Proposals implements Backend.

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -126,13 +128,13 @@ func (l *Local) RetryJob(ctx context.Context, id string) (*storage.Job, error) {
 }
 
 // RequeueDead implements Backend.
-func (l *Local) RequeueDead(ctx context.Context, id string, limit int) (*core.RepairResult, error) {
-	return l.svc.Repair(ctx, core.RepairRequeueDead, Actor, core.RepairOptions{JobID: id, BatchSize: limit, Reason: "requeued from the TUI"})
+func (l *Local) RequeueDead(ctx context.Context, id string, limit int) (*ops.RepairResult, error) {
+	return ops.For(l.svc).Repair(ctx, ops.RepairRequeueDead, Actor, ops.RepairOptions{JobID: id, BatchSize: limit, Reason: "requeued from the TUI"})
 }
 
 // ReleaseLeases implements Backend.
-func (l *Local) ReleaseLeases(ctx context.Context) (*core.RepairResult, error) {
-	return l.svc.Repair(ctx, core.RepairReleaseLeases, Actor, core.RepairOptions{Reason: "released from the TUI"})
+func (l *Local) ReleaseLeases(ctx context.Context) (*ops.RepairResult, error) {
+	return ops.For(l.svc).Repair(ctx, ops.RepairReleaseLeases, Actor, ops.RepairOptions{Reason: "released from the TUI"})
 }
 
 // Proposals implements Backend.

@@ -3,9 +3,9 @@ package backend
 import (
 	"context"
 
-	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/ops"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/analytics"
 )
 
 // Ops is what the Diagnostics pane reads and runs: the health report,
@@ -15,14 +15,14 @@ type Ops interface {
 	// Diagnostics returns the health report. The service shares one
 	// report for core.DiagnosticsTTL; fresh asks for one measured after
 	// the call began (the score after a repair).
-	Diagnostics(ctx context.Context, fresh bool) (*core.DiagnosticsReport, error)
+	Diagnostics(ctx context.Context, fresh bool) (*ops.DiagnosticsReport, error)
 	// RepairActions lists the repairs in menu order.
-	RepairActions() []core.RepairInfo
+	RepairActions() []ops.RepairInfo
 	// Repair runs one repair as Actor (an operator).
-	Repair(ctx context.Context, action string, opts core.RepairOptions) (*core.RepairResult, error)
+	Repair(ctx context.Context, action string, opts ops.RepairOptions) (*ops.RepairResult, error)
 	// MaintenanceRecommendations are the repairs the current report calls
 	// for, halted ones marked.
-	MaintenanceRecommendations(ctx context.Context) ([]core.Recommendation, error)
+	MaintenanceRecommendations(ctx context.Context) ([]ops.Recommendation, error)
 	// Latency summarises each operation of core.LatencyOps.
 	Latency(ctx context.Context) (Latency, error)
 	// RecentErrors returns up to limit entries of the error ring, newest

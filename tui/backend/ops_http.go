@@ -7,17 +7,17 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/ops"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/analytics"
 )
 
 // Diagnostics implements Ops. The API has no way to skip the report
 // cache, so a fresh report is asked for once the cache has turned over
 // (core.DiagnosticsTTL after the call began).
-func (h *HTTP) Diagnostics(ctx context.Context, fresh bool) (*core.DiagnosticsReport, error) {
+func (h *HTTP) Diagnostics(ctx context.Context, fresh bool) (*ops.DiagnosticsReport, error) {
 	if fresh {
-		t := time.NewTimer(core.DiagnosticsTTL)
+		t := time.NewTimer(ops.DiagnosticsTTL)
 		defer t.Stop()
 		select {
 		case <-ctx.Done():
@@ -25,7 +25,7 @@ func (h *HTTP) Diagnostics(ctx context.Context, fresh bool) (*core.DiagnosticsRe
 		case <-t.C:
 		}
 	}
-	var out core.DiagnosticsReport
+	var out ops.DiagnosticsReport
 	if err := h.do(ctx, http.MethodGet, "/api/diagnostics", nil, &out); err != nil {
 		return nil, err
 	}
@@ -34,12 +34,12 @@ func (h *HTTP) Diagnostics(ctx context.Context, fresh bool) (*core.DiagnosticsRe
 
 // RepairActions implements Ops. The list is compiled into both ends, so
 // it is not fetched.
-func (h *HTTP) RepairActions() []core.RepairInfo { return core.RepairActions() }
+func (h *HTTP) RepairActions() []ops.RepairInfo { return ops.RepairActions() }
 
 // Repair implements Ops with POST /api/repair/{action}; gate denials (429)
 // and a run already in progress (409) come back as *core.Error.
-func (h *HTTP) Repair(ctx context.Context, action string, opts core.RepairOptions) (*core.RepairResult, error) {
-	var out core.RepairResult
+func (h *HTTP) Repair(ctx context.Context, action string, opts ops.RepairOptions) (*ops.RepairResult, error) {
+	var out ops.RepairResult
 	if err := h.do(ctx, http.MethodPost, "/api/repair/"+url.PathEscape(action), opts, &out); err != nil {
 		return nil, err
 	}
@@ -47,9 +47,9 @@ func (h *HTTP) Repair(ctx context.Context, action string, opts core.RepairOption
 }
 
 // MaintenanceRecommendations implements Ops with GET /api/maintenance.
-func (h *HTTP) MaintenanceRecommendations(ctx context.Context) ([]core.Recommendation, error) {
+func (h *HTTP) MaintenanceRecommendations(ctx context.Context) ([]ops.Recommendation, error) {
 	var out struct {
-		Recommendations []core.Recommendation `json:"recommendations"`
+		Recommendations []ops.Recommendation `json:"recommendations"`
 	}
 	if err := h.do(ctx, http.MethodGet, "/api/maintenance", nil, &out); err != nil {
 		return nil, err

@@ -3,30 +3,30 @@ package backend
 import (
 	"context"
 
-	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/ops"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/analytics"
 )
 
 // Diagnostics implements Ops.
-func (l *Local) Diagnostics(ctx context.Context, fresh bool) (*core.DiagnosticsReport, error) {
+func (l *Local) Diagnostics(ctx context.Context, fresh bool) (*ops.DiagnosticsReport, error) {
 	if fresh {
-		return l.svc.ComputeDiagnostics(ctx)
+		return ops.For(l.svc).ComputeDiagnostics(ctx)
 	}
-	return l.svc.Diagnostics(ctx)
+	return ops.For(l.svc).Diagnostics(ctx)
 }
 
 // RepairActions implements Ops.
-func (l *Local) RepairActions() []core.RepairInfo { return core.RepairActions() }
+func (l *Local) RepairActions() []ops.RepairInfo { return ops.RepairActions() }
 
 // Repair implements Ops.
-func (l *Local) Repair(ctx context.Context, action string, opts core.RepairOptions) (*core.RepairResult, error) {
-	return l.svc.Repair(ctx, action, Actor, opts)
+func (l *Local) Repair(ctx context.Context, action string, opts ops.RepairOptions) (*ops.RepairResult, error) {
+	return ops.For(l.svc).Repair(ctx, action, Actor, opts)
 }
 
 // MaintenanceRecommendations implements Ops.
-func (l *Local) MaintenanceRecommendations(ctx context.Context) ([]core.Recommendation, error) {
-	return l.svc.MaintenanceRecommendations(ctx)
+func (l *Local) MaintenanceRecommendations(ctx context.Context) ([]ops.Recommendation, error) {
+	return ops.For(l.svc).MaintenanceRecommendations(ctx)
 }
 
 // Latency implements Ops.

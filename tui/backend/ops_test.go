@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core/httpapi"
 
 	"github.com/cairnmem/cairn/core/analytics"
@@ -51,17 +53,17 @@ func TestOpsBothBackends(t *testing.T) {
 	for name, b := range backends {
 		t.Run(name, func(t *testing.T) {
 			rep, err := b.Diagnostics(ctx, false)
-			if err != nil || len(rep.Domains) != len(core.DiagnosticsDomains) || rep.Composite.Status == "" {
+			if err != nil || len(rep.Domains) != len(ops.DiagnosticsDomains) || rep.Composite.Status == "" {
 				t.Fatalf("diagnostics: %+v %v", rep, err)
 			}
-			if len(b.RepairActions()) != len(core.RepairActions()) {
+			if len(b.RepairActions()) != len(ops.RepairActions()) {
 				t.Fatal("repair actions differ from core's")
 			}
-			res, err := b.Repair(ctx, core.RepairCheckFTS, core.RepairOptions{})
-			if err != nil || res.Action != core.RepairCheckFTS || !res.Success {
+			res, err := b.Repair(ctx, ops.RepairCheckFTS, ops.RepairOptions{})
+			if err != nil || res.Action != ops.RepairCheckFTS || !res.Success {
 				t.Fatalf("check-fts: %+v %v", res, err)
 			}
-			if _, err := b.Repair(ctx, "no-such-repair", core.RepairOptions{}); !errors.Is(err, &core.Error{Code: core.CodeUnknownRepair}) {
+			if _, err := b.Repair(ctx, "no-such-repair", ops.RepairOptions{}); !errors.Is(err, &core.Error{Code: ops.CodeUnknownRepair}) {
 				t.Fatalf("unknown repair: %v", err)
 			}
 			if _, err := b.MaintenanceRecommendations(ctx); err != nil {
@@ -96,9 +98,9 @@ func TestHTTPRepairErrorsKeepTheirCode(t *testing.T) {
 	}))
 	defer srv.Close()
 	b := backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
-	_, err := b.Repair(context.Background(), core.RepairCheckFTS, core.RepairOptions{Repair: true})
+	_, err := b.Repair(context.Background(), ops.RepairCheckFTS, ops.RepairOptions{Repair: true})
 	var ce *core.Error
-	if !errors.As(err, &ce) || ce.Code != core.CodeRepairInProgress {
+	if !errors.As(err, &ce) || ce.Code != ops.CodeRepairInProgress {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -111,7 +113,7 @@ func TestHTTPFreshDiagnosticsWaitsForTheCache(t *testing.T) {
 	if _, err := backends["http"].Diagnostics(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d < core.DiagnosticsTTL {
+	if d := time.Since(start); d < ops.DiagnosticsTTL {
 		t.Fatalf("fresh report after %v, before the cache turned over", d)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core/analytics"
 
 	"charm.land/bubbles/v2/key"
@@ -17,7 +19,6 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/keys"
@@ -44,8 +45,8 @@ type (
 	// read are left nil with their error in Err.
 	snapshotMsg struct {
 		Seq     int
-		Report  *core.DiagnosticsReport
-		Recs    []core.Recommendation
+		Report  *ops.DiagnosticsReport
+		Recs    []ops.Recommendation
 		HasRecs bool // Recs were read in this poll
 		Latency backend.Latency
 		Errors  []analytics.ErrorEvent
@@ -54,9 +55,9 @@ type (
 	// repairDoneMsg is a repair's outcome with the report measured after it.
 	repairDoneMsg struct {
 		Index    int
-		Result   *core.RepairResult
+		Result   *ops.RepairResult
 		Err      error
-		After    *core.DiagnosticsReport
+		After    *ops.DiagnosticsReport
 		AfterErr error
 	}
 )
@@ -64,17 +65,17 @@ type (
 // running is a repair in flight.
 type running struct {
 	index  int
-	before *core.HealthScore
+	before *ops.HealthScore
 	frame  int
 }
 
 // outcome is the last repair's result, shown until the next one.
 type outcome struct {
 	index  int
-	result *core.RepairResult
+	result *ops.RepairResult
 	err    error
-	before *core.HealthScore
-	after  *core.HealthScore
+	before *ops.HealthScore
+	after  *ops.HealthScore
 }
 
 // Model is the Diagnostics pane.
@@ -89,13 +90,13 @@ type Model struct {
 	seq           int
 	loading       bool
 
-	report  *core.DiagnosticsReport
-	recs    []core.Recommendation
+	report  *ops.DiagnosticsReport
+	recs    []ops.Recommendation
 	latency backend.Latency
 	errs    []analytics.ErrorEvent
 	loadErr error
 
-	actions []core.RepairInfo
+	actions []ops.RepairInfo
 	confirm int // index into actions awaiting y/n; -1 when none
 	run     *running
 	last    *outcome
@@ -236,7 +237,7 @@ func (m *Model) startRepair(i int) tea.Cmd {
 		m.run.before = &before
 	}
 	m.renderBody()
-	opts := core.RepairOptions{Reason: "operator repair from the TUI"}
+	opts := ops.RepairOptions{Reason: "operator repair from the TUI"}
 	if info.Options != nil {
 		opts = *info.Options
 		opts.Reason = "operator repair from the TUI"
@@ -310,7 +311,7 @@ func (m *Model) applySnapshot(msg snapshotMsg) {
 
 // older reports whether report r was measured before cur: a cached report
 // read just after a repair must not replace the fresh one measured after it.
-func older(r, cur *core.DiagnosticsReport) bool {
+func older(r, cur *ops.DiagnosticsReport) bool {
 	if cur == nil {
 		return false
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/ops"
+
 	"github.com/cairnmem/cairn/core/analytics"
 
 	"charm.land/bubbles/v2/spinner"
@@ -42,9 +44,9 @@ func (m *Model) View() string {
 func (m *Model) bandStyle(status string) lipgloss.Style {
 	st := m.ctx.Styles
 	switch status {
-	case core.StatusHealthy:
+	case ops.StatusHealthy:
 		return st.Success
-	case core.StatusDegraded:
+	case ops.StatusDegraded:
 		return st.Warning
 	}
 	return st.Error
@@ -131,7 +133,7 @@ func (m *Model) outcomeLine(w int) string {
 	return style.Render(text) + st.Text.Render(pane.Truncate(score, max(0, w-lipgloss.Width(text))))
 }
 
-func scoreText(h *core.HealthScore) string {
+func scoreText(h *ops.HealthScore) string {
 	if h == nil {
 		return "?"
 	}
@@ -140,7 +142,7 @@ func scoreText(h *core.HealthScore) string {
 
 // label names a repair entry: its action, and "rebuild" for the check
 // that repairs.
-func label(a core.RepairInfo) string {
+func label(a ops.RepairInfo) string {
 	if a.Options != nil && a.Options.Repair {
 		return a.Action + " --repair"
 	}
@@ -190,7 +192,7 @@ func (m *Model) renderBody() {
 	m.vp.SetContentLines(lines)
 }
 
-func (m *Model) domainLines(d core.DomainReport) []string {
+func (m *Model) domainLines(d ops.DomainReport) []string {
 	st := m.ctx.Styles
 	head := st.Bold.Render(pane.Pad(d.Name, colDomain)) + m.bar(d.Score, d.Status, barWidth) +
 		m.bandStyle(d.Status).Render(fmt.Sprintf(" %.3f %-9s", d.Score, d.Status)) + st.Faint.Render(fmt.Sprintf(" weight %.2f", d.Weight))
@@ -206,8 +208,8 @@ func (m *Model) domainLines(d core.DomainReport) []string {
 
 // sortSignals puts triggered signals first, then the scored ones, then the
 // informational ones, keeping the report's order within each group.
-func sortSignals(in []core.Signal) []core.Signal {
-	rank := func(s core.Signal) int {
+func sortSignals(in []ops.Signal) []ops.Signal {
+	rank := func(s ops.Signal) int {
 		switch {
 		case s.Informational:
 			return 2
@@ -217,11 +219,11 @@ func sortSignals(in []core.Signal) []core.Signal {
 		return 1
 	}
 	out := slices.Clone(in)
-	slices.SortStableFunc(out, func(a, b core.Signal) int { return rank(a) - rank(b) })
+	slices.SortStableFunc(out, func(a, b ops.Signal) int { return rank(a) - rank(b) })
 	return out
 }
 
-func (m *Model) signalLine(s core.Signal, prefix string) string {
+func (m *Model) signalLine(s ops.Signal, prefix string) string {
 	st := m.ctx.Styles
 	marker, style, penalty := "    ", st.Text, ""
 	switch {
@@ -295,7 +297,7 @@ func (m *Model) recommendationLines() []string {
 }
 
 // keyFor is the key that runs action with opts, or "" when none does.
-func (m *Model) keyFor(action string, opts core.RepairOptions) string {
+func (m *Model) keyFor(action string, opts ops.RepairOptions) string {
 	for i, a := range m.actions {
 		rebuild := a.Options != nil && a.Options.Repair
 		if a.Action == action && rebuild == opts.Repair && i < len(m.keys.Repairs) {

@@ -22,6 +22,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/auth"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -466,3 +467,13 @@ func (e *Env) WithEmbedder(emb core.Embedder, mods ...func(*config.Config)) {
 
 // NoEmbed turns the embedder off.
 func NoEmbed(c *config.Config) { c.Embedding.Provider = "none" }
+
+// Persist writes an extraction result's entities and mentions into the graph, linked to memID.
+func (e *Env) Persist(t *testing.T, memID string, res extract.ExtractionResult) core.GraphStats {
+	t.Helper()
+	st, err := e.Svc.PersistGraph(context.Background(), memID, res)
+	if err != nil {
+		t.Fatalf("persist graph: %v", err)
+	}
+	return st
+}

@@ -1,4 +1,4 @@
-package core
+package ops
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core"
+
 	"github.com/cairnmem/cairn/core/analytics"
 
 	"github.com/cairnmem/cairn/core/extract"
@@ -17,7 +19,7 @@ import (
 )
 
 // Diagnostics (seed 001 "Diagnostics and Repair", reference 7.5): six
-// domains, each starting at 1 and losing points per triggered signal,
+// Domains, each starting at 1 and losing points per triggered signal,
 // weighted into a composite. Every query is an indexed count, so a report
 // is cheap enough to poll; Diagnostics also shares one report for
 // DiagnosticsTTL.
@@ -58,7 +60,6 @@ const (
 	FTSMismatchMax        = 0.1
 	EmbeddingCoverageMin  = 0.8
 	RecoveredEventsMax    = 5
-	EmptyExtractionsMax   = 5 // this many empty extractions in a row degrade the provider
 	DiagnosticsTTL        = time.Second
 	CoverageTTL           = 30 * time.Second
 	// CoverageMinTTL: when the number of live rows changed, coverage is
@@ -78,7 +79,7 @@ func HealthStatus(score float64) string {
 }
 
 // Signal is one measured input of a domain. A triggered signal cost its
-// domain Penalty points; an informational one never costs anything.
+// Domain Penalty points; an informational one never costs anything.
 type Signal struct {
 	Name          string  `json:"name"`
 	Domain        string  `json:"domain"`
@@ -134,8 +135,8 @@ func (r *DiagnosticsReport) Domain(name string) *DomainReport {
 
 // ErrUnknownDomain is returned (wrapped in an *Error) for a domain that
 // does not exist.
-func unknownDomain(name string) *Error {
-	return Invalid("domain", "unknown domain %q; valid domains: %s", name, strings.Join(DiagnosticsDomains, ", "))
+func unknownDomain(name string) *core.Error {
+	return core.Invalid("domain", "unknown domain %q; valid domains: %s", name, strings.Join(DiagnosticsDomains, ", "))
 }
 
 type diagCache struct {
@@ -162,10 +163,10 @@ type diagCall struct {
 // Diagnostics returns the health report, computed at most once per
 // DiagnosticsTTL of the service clock: concurrent callers share one
 // computation.
-func (s *Service) Diagnostics(ctx context.Context) (*DiagnosticsReport, error) {
+func (s *Ops) Diagnostics(ctx context.Context) (*DiagnosticsReport, error) {
 	c := &s.diag
 	c.mu.Lock()
-	now := s.now()
+	now := s.svc.Now()
 	if c.report != nil && !now.Before(c.at) && now.Sub(c.at) < DiagnosticsTTL {
 		r := c.report
 		c.mu.Unlock()
@@ -200,8 +201,8 @@ func (s *Service) Diagnostics(ctx context.Context) (*DiagnosticsReport, error) {
 }
 
 // DiagnosticsDomain returns one domain of the (cached) report; an unknown
-// name is an invalid_request error naming the valid ones.
-func (s *Service) DiagnosticsDomain(ctx context.Context, name string) (*DomainReport, error) {
+// Name is an invalid_request error naming the valid ones.
+func (s *Ops) DiagnosticsDomain(ctx context.Context, name string) (*DomainReport, error) {
 	if _, ok := DomainWeights[name]; !ok {
 		return nil, unknownDomain(name)
 	}
@@ -215,7 +216,7 @@ func (s *Service) DiagnosticsDomain(ctx context.Context, name string) (*DomainRe
 }
 
 // HealthSummary is the composite of the cached report.
-func (s *Service) HealthSummary(ctx context.Context) (HealthScore, error) {
+func (s *Ops) HealthSummary(ctx context.Context) (HealthScore, error) {
 	r, err := s.Diagnostics(ctx)
 	if err != nil {
 		return HealthScore{}, err
@@ -224,10 +225,10 @@ func (s *Service) HealthSummary(ctx context.Context) (HealthScore, error) {
 }
 
 // ComputeDiagnostics computes a fresh report, bypassing the cache.
-func (s *Service) ComputeDiagnostics(ctx context.Context) (*DiagnosticsReport, error) {
+func (s *Ops) ComputeDiagnostics(ctx context.Context) (*DiagnosticsReport, error) {
 	start := time.Now()
-	now := s.now()
-	q := s.db.Reader()
+	now := s.svc.Now()
+	q := s.svc.DB().Reader()
 	rep := &DiagnosticsReport{Timestamp: storage.FormatTime(now), SilentFailures: []Signal{}}
 	builders := []func(context.Context, storage.Querier, time.Time) (DomainReport, error){
 		s.diagQueue, s.diagStorage, s.diagIndex, s.diagProvider, s.diagMutation, s.diagConnector,
@@ -270,7 +271,7 @@ var silentSignals = map[string]bool{
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 // gate returns a signal triggered when over (or, with below, under) the
-// threshold.
+// Threshold.
 func gate(name, unit string, value, threshold, penalty float64, below bool, msg string) Signal {
 	trig := value > threshold
 	if below {
@@ -287,7 +288,7 @@ func info(name, unit string, value float64, msg string) Signal {
 	return Signal{Name: name, Value: value, Unit: unit, Informational: true, Message: msg}
 }
 
-func (s *Service) diagQueue(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
+func (s *Ops) diagQueue(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainQueue}
 	qh, err := storage.ReadQueueHealth(ctx, q, storage.FormatTime(now.Add(-time.Hour)),
 		storage.FormatTime(now.Add(-QueueStaleLeaseAge)))
@@ -318,7 +319,7 @@ func (s *Service) diagQueue(ctx context.Context, q storage.Querier, now time.Tim
 	return d, nil
 }
 
-func (s *Service) diagStorage(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
+func (s *Ops) diagStorage(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainStorage}
 	total, deleted, err := storage.MemoryCounts(ctx, q)
 	if err != nil {
@@ -329,7 +330,7 @@ func (s *Service) diagStorage(ctx context.Context, q storage.Querier, now time.T
 		return d, err
 	}
 	var wal int64
-	if st, err := os.Stat(s.db.Path() + "-wal"); err == nil {
+	if st, err := os.Stat(s.svc.DB().Path() + "-wal"); err == nil {
 		wal = st.Size()
 	}
 	ratio := 0.0
@@ -346,7 +347,7 @@ func (s *Service) diagStorage(ctx context.Context, q storage.Querier, now time.T
 	return d, nil
 }
 
-func (s *Service) diagIndex(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
+func (s *Ops) diagIndex(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainIndex}
 	// The FTS triggers index every row of memories, tombstones included
 	// (soft deletes leave the index alone), so it should hold exactly
@@ -373,7 +374,7 @@ func (s *Service) diagIndex(ctx context.Context, q storage.Querier, now time.Tim
 		ftsSig.Triggered, ftsSig.Penalty, ftsSig.Threshold = true, 0.2, 0
 	}
 	d.Signals = []Signal{ftsSig}
-	if s.embedder == nil {
+	if s.svc.Embedder() == nil {
 		d.Note = "no embedder configured: embedding coverage is not scored"
 		return d, nil
 	}
@@ -383,7 +384,7 @@ func (s *Service) diagIndex(ctx context.Context, q storage.Querier, now time.Tim
 		return d, err
 	}
 	d.Signals = append(d.Signals, gate("embedding_coverage", "ratio", round3(cov), EmbeddingCoverageMin, 0.3, true,
-		fmt.Sprintf("%d of %d live memories have a vector for %s (below %.0f%% costs 0.3; counted at most every %s)", embedded, live, s.embedder.Model(), EmbeddingCoverageMin*100, CoverageTTL)))
+		fmt.Sprintf("%d of %d live memories have a vector for %s (below %.0f%% costs 0.3; counted at most every %s)", embedded, live, s.svc.Embedder().Model(), EmbeddingCoverageMin*100, CoverageTTL)))
 	return d, nil
 }
 
@@ -391,21 +392,21 @@ func (s *Service) diagIndex(ctx context.Context, q storage.Querier, now time.Tim
 // current model: one probe of the embeddings' unique index per live row
 // through the covering live-hash index (about 80 ms for 70k live rows), so
 // the count is reused for CoverageTTL of the service clock.
-func (s *Service) embeddingCoverage(ctx context.Context, q storage.Querier, live int64, now time.Time) (float64, int64, error) {
+func (s *Ops) embeddingCoverage(ctx context.Context, q storage.Querier, live int64, now time.Time) (float64, int64, error) {
 	if live == 0 {
 		return 1, 0, nil
 	}
 	c := &s.diag
 	c.covMu.Lock()
 	defer c.covMu.Unlock()
-	model := s.embedder.Model()
+	model := s.svc.Embedder().Model()
 	age := now.Sub(c.covAt)
 	fresh := !c.covAt.IsZero() && c.covModel == model && age >= 0 && age < CoverageTTL &&
 		(c.covLive == live || age < CoverageMinTTL) // rows came or went: measure again, at most every CoverageMinTTL
 	if fresh {
 		return math.Min(1, float64(c.covN)/float64(live)), c.covN, nil
 	}
-	n, err := storage.CountCoveredMemories(ctx, q, s.embedder.Model())
+	n, err := storage.CountCoveredMemories(ctx, q, s.svc.Embedder().Model())
 	if err != nil {
 		return 0, 0, err
 	}
@@ -413,17 +414,15 @@ func (s *Service) embeddingCoverage(ctx context.Context, q storage.Querier, live
 	return float64(n) / float64(live), n, nil
 }
 
-func (s *Service) diagProvider(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
+func (s *Ops) diagProvider(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainProvider}
-	h := s.analytics.ProviderHealth()
+	h := s.svc.Analytics().ProviderHealth()
 	ratio := gate("success_rate", "ratio", round3(h.Ratio), 1, round3(1-h.Ratio), true,
 		fmt.Sprintf("%d of the last %d provider calls succeeded (each failed share costs its points; 1 with no calls)", h.Successes, h.Samples))
 	d.Signals = append(d.Signals, ratio)
-	if s.cfg.Pipeline.Enabled {
-		rt := s.PipelineRuntime()
-		rt.mu.Lock()
-		name, avail, perr := rt.provider, rt.providerAvailable, rt.providerError
-		rt.mu.Unlock()
+	if s.svc.Config().Pipeline.Enabled {
+		ps := s.svc.PipelineRuntime().Provider()
+		name, avail, perr := ps.Provider, ps.Available, ps.ProviderError
 		down := perr != "" && !avail
 		v := 0.0
 		if down {
@@ -437,32 +436,32 @@ func (s *Service) diagProvider(ctx context.Context, q storage.Querier, now time.
 			msg = "extraction worker not started in this process"
 		}
 		d.Signals = append(d.Signals, gate("extraction_provider_unavailable", "count", v, 0, 1, false, msg))
-		streak := s.analytics.EmptyExtractionStreak()
-		d.Signals = append(d.Signals, gate("empty_extractions_in_a_row", "count", float64(streak), EmptyExtractionsMax-1, 0.3, false,
-			fmt.Sprintf("%d extractions in a row over inputs of at least %d characters produced no fact (%d or more costs 0.3: the model may be answering nothing usable)", streak, extract.ExtractMinInputChars, EmptyExtractionsMax)))
+		streak := s.svc.Analytics().EmptyExtractionStreak()
+		d.Signals = append(d.Signals, gate("empty_extractions_in_a_row", "count", float64(streak), core.EmptyExtractionsMax-1, 0.3, false,
+			fmt.Sprintf("%d extractions in a row over inputs of at least %d characters produced no fact (%d or more costs 0.3: the model may be answering nothing usable)", streak, extract.ExtractMinInputChars, core.EmptyExtractionsMax)))
 	} else {
 		d.Note = "pipeline disabled: only embedding calls are tracked"
 	}
-	if s.embedder != nil && !s.ProviderHealthy() {
+	if s.svc.Embedder() != nil && !s.svc.ProviderHealthy() {
 		msg := "embedding provider failed recently"
-		if pe := s.emb.lastErr.Load(); pe != nil {
-			msg = "embedding provider failed: " + pe.err.Error()
+		if err := s.svc.EmbedderError(); err != nil {
+			msg = "embedding provider failed: " + err.Error()
 		}
 		d.Signals = append(d.Signals, info("embedding_provider_backoff", "count", 1, msg))
 	}
-	d.Signals = append(d.Signals, info("secrets_redacted", "count", float64(s.RedactionCount()),
+	d.Signals = append(d.Signals, info("secrets_redacted", "count", float64(s.svc.RedactionCount()),
 		"secrets redacted from stored content since start (a rising count means agents are pasting credentials)"))
 	return d, nil
 }
 
-func (s *Service) diagMutation(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
+func (s *Ops) diagMutation(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainMutation}
 	rec, err := storage.CountHistoryEvents(ctx, q, storage.EventRecovered, storage.FormatTime(now.Add(-7*24*time.Hour)))
 	if err != nil {
 		return d, err
 	}
 	frozen, fmsg := 0.0, "mutations allowed"
-	if s.MutationsFrozen() {
+	if s.svc.MutationsFrozen() {
 		frozen, fmsg = 1, "mutations are frozen: writes are refused (costs 0.3)"
 	}
 	d.Signals = []Signal{
@@ -473,7 +472,7 @@ func (s *Service) diagMutation(ctx context.Context, q storage.Querier, now time.
 	return d, nil
 }
 
-func (s *Service) diagConnector(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
+func (s *Ops) diagConnector(ctx context.Context, q storage.Querier, now time.Time) (DomainReport, error) {
 	d := DomainReport{Name: DomainConnector, Signals: []Signal{}}
 	docs, err := storage.ReadDocumentFailures(ctx, q, storage.FormatTime(now.Add(-24*time.Hour)))
 	if err != nil {
@@ -489,7 +488,7 @@ func (s *Service) diagConnector(ctx context.Context, q storage.Querier, now time
 			gate("documents_failed_24h", "count", float64(failed), 0, 0.3, false, msg),
 			gate("documents_failed_24h_many", "count", float64(failed), 4, 0.2, false, fmt.Sprintf("%d failed documents (5 or more costs 0.2)", failed)))
 	}
-	errs, _ := s.analytics.Errors(analytics.ErrorFilter{Stage: analytics.StageConnector, Since: now.Add(-24 * time.Hour)})
+	errs, _ := s.svc.Analytics().Errors(analytics.ErrorFilter{Stage: analytics.StageConnector, Since: now.Add(-24 * time.Hour)})
 	if len(errs) > 0 {
 		d.Signals = append(d.Signals, info("connector_errors_24h", "count", float64(len(errs)), "latest: "+errs[0].Code+" "+errs[0].Message))
 	}

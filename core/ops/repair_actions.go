@@ -1,4 +1,4 @@
-package core
+package ops
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/config"
 
@@ -35,9 +37,9 @@ type FTSCheck struct {
 // CheckFTS checks the full-text index. FTS5's integrity-check is an INSERT
 // command, so it runs in a write transaction that changes nothing; it
 // reads the whole index, which takes about a second per 100k memories.
-func (s *Service) CheckFTS(ctx context.Context) (*FTSCheck, error) {
+func (s *Ops) CheckFTS(ctx context.Context) (*FTSCheck, error) {
 	c := &FTSCheck{}
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		var err error
 		if c.Rows, err = storage.CountMemoryRows(ctx, tx); err != nil {
 			return err
@@ -64,13 +66,13 @@ func (s *Service) CheckFTS(ctx context.Context) (*FTSCheck, error) {
 }
 
 // RebuildFTS rebuilds the full-text index from the memories table.
-func (s *Service) RebuildFTS(ctx context.Context) error {
-	return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+func (s *Ops) RebuildFTS(ctx context.Context) error {
+	return s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		return storage.RebuildFTS(ctx, tx)
 	})
 }
 
-func (s *Service) repairCheckFTS(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
+func (s *Ops) repairCheckFTS(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
 	res := &RepairResult{Action: RepairCheckFTS, DryRun: opts.DryRun}
 	c, err := s.CheckFTS(ctx)
 	if err != nil {
@@ -121,12 +123,12 @@ func abs(n int) int {
 
 // RetentionPreview counts what a sweep would remove now (graph links,
 // tombstones, history, completed and dead jobs; vectors are not counted).
-func (s *Service) RetentionPreview(ctx context.Context) (*RetentionReport, error) {
-	cfg := s.cfg.Retention
-	now := s.now()
+func (s *Ops) RetentionPreview(ctx context.Context) (*RetentionReport, error) {
+	cfg := s.svc.Config().Retention
+	now := s.svc.Now()
 	cut := func(d config.Duration) string { return storage.FormatTime(now.Add(-d.D())) }
 	rep := &RetentionReport{}
-	b, err := storage.CountRetentionBacklog(ctx, s.db.Reader(), storage.RetentionCutoffs{
+	b, err := storage.CountRetentionBacklog(ctx, s.svc.DB().Reader(), storage.RetentionCutoffs{
 		Tombstones: cut(cfg.TombstoneWindow), History: cut(cfg.HistoryWindow),
 		CompletedJobs: cut(cfg.CompletedJobsWindow), DeadJobs: cut(cfg.DeadJobsWindow)})
 	if err != nil {
@@ -137,7 +139,7 @@ func (s *Service) RetentionPreview(ctx context.Context) (*RetentionReport, error
 	return rep, nil
 }
 
-func (s *Service) repairRetentionSweep(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
+func (s *Ops) repairRetentionSweep(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
 	res := &RepairResult{Action: RepairRetentionSweep, DryRun: opts.DryRun, Success: true}
 	if opts.DryRun {
 		rep, err := s.RetentionPreview(ctx)
@@ -164,9 +166,9 @@ func (s *Service) repairRetentionSweep(ctx context.Context, opts RepairOptions) 
 // re-embed
 // ---------------------------------------------------------------------------
 
-func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
+func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
 	res := &RepairResult{Action: RepairReEmbed, DryRun: opts.DryRun}
-	if s.embedder == nil {
+	if s.svc.Embedder() == nil {
 		res.Message = "no embedding provider configured (embedding.provider = none): nothing can be embedded"
 		return res, nil
 	}
@@ -174,7 +176,7 @@ func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*Repai
 	if batch <= 0 {
 		batch = 50
 	}
-	pending, err := s.CountPendingEmbeddings(ctx)
+	pending, err := s.svc.CountPendingEmbeddings(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +189,7 @@ func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*Repai
 		res.Message = fmt.Sprintf("would embed %d of %d memories with missing or stale vectors", res.Affected, pending)
 		return res, nil
 	}
-	model := s.embedder.Model()
+	model := s.svc.Embedder().Model()
 	// Under continuous writes the backlog may never reach zero: a full
 	// sweep makes at most the passes the backlog it started with needs.
 	passes := 1
@@ -197,15 +199,15 @@ func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*Repai
 	for pass := 0; pass < passes; pass++ {
 		// Oldest first: a repair catches up on the backlog in the order it
 		// built up.
-		pend, err := storage.OldestPendingEmbeddings(ctx, s.db.Reader(), model, batch)
+		pend, err := storage.OldestPendingEmbeddings(ctx, s.svc.DB().Reader(), model, batch)
 		if err != nil {
 			return nil, err
 		}
-		var uniq []pendingRow
+		var uniq []core.PendingRow
 		seen := map[string]bool{}
-		for _, p := range pendingRows(pend) {
-			if !seen[p.hash] { // one provider call per distinct content
-				seen[p.hash] = true
+		for _, p := range core.PendingRows(pend) {
+			if !seen[p.Hash] { // one provider call per distinct content
+				seen[p.Hash] = true
 				uniq = append(uniq, p)
 			}
 		}
@@ -215,7 +217,7 @@ func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*Repai
 		// The provider is called outside any transaction; embedRows stores
 		// each provider batch in its own short one and updates the vector
 		// index.
-		n, err := s.embedRows(ctx, uniq)
+		n, err := s.svc.EmbedRows(ctx, uniq)
 		res.Affected += n
 		if err != nil {
 			res.Success = false
@@ -226,10 +228,10 @@ func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*Repai
 		// beyond this batch) share the vector: mark and index them too.
 		hashes := make([]string, 0, len(uniq))
 		for _, p := range uniq {
-			hashes = append(hashes, p.hash)
+			hashes = append(hashes, p.Hash)
 		}
 		var others []string
-		if err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 			var err error
 			others, err = storage.MarkEmbeddedByHash(ctx, tx, model, hashes)
 			return err
@@ -237,11 +239,11 @@ func (s *Service) repairReEmbed(ctx context.Context, opts RepairOptions) (*Repai
 			return nil, err
 		}
 		if len(others) > 0 {
-			s.syncVectors(ctx, others...)
+			s.svc.SyncVectors(ctx, others...)
 			res.Affected += len(others)
 		}
 	}
-	left, err := s.CountPendingEmbeddings(ctx)
+	left, err := s.svc.CountPendingEmbeddings(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -258,15 +260,15 @@ type EmbeddingGaps struct {
 
 // EmbeddingGaps counts live memories without a vector for the current
 // model. Without an embedder every memory is unembedded.
-func (s *Service) EmbeddingGaps(ctx context.Context) (*EmbeddingGaps, error) {
+func (s *Ops) EmbeddingGaps(ctx context.Context) (*EmbeddingGaps, error) {
 	var g EmbeddingGaps
 	var err error
-	if g.Total, err = storage.CountMemories(ctx, s.db.Reader(), storage.MemoryFilter{}); err != nil {
+	if g.Total, err = storage.CountMemories(ctx, s.svc.DB().Reader(), storage.MemoryFilter{}); err != nil {
 		return nil, err
 	}
 	g.Unembedded = g.Total
-	if s.embedder != nil {
-		n, err := s.CountPendingEmbeddings(ctx)
+	if s.svc.Embedder() != nil {
+		n, err := s.svc.CountPendingEmbeddings(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -284,10 +286,10 @@ func (s *Service) EmbeddingGaps(ctx context.Context) (*EmbeddingGaps, error) {
 // clean-orphans
 // ---------------------------------------------------------------------------
 
-func (s *Service) repairCleanOrphans(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
+func (s *Ops) repairCleanOrphans(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
 	res := &RepairResult{Action: RepairCleanOrphans, DryRun: opts.DryRun, Success: true}
 	if opts.DryRun {
-		n, err := storage.CountOrphanEmbeddings(ctx, s.db.Reader())
+		n, err := storage.CountOrphanEmbeddings(ctx, s.svc.DB().Reader())
 		if err != nil {
 			return nil, err
 		}
@@ -304,7 +306,7 @@ func (s *Service) repairCleanOrphans(ctx context.Context, opts RepairOptions) (*
 	var after int64
 	for {
 		var n, last int64
-		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 			var err error
 			n, last, err = storage.DeleteOrphanEmbeddings(ctx, tx, after, batch, "")
 			return err
@@ -345,10 +347,10 @@ type DedupStats struct {
 }
 
 // DedupStats counts exact duplicate clusters (pinned and manual_override
-// rows excluded) among live memories.
-func (s *Service) DedupStats(ctx context.Context) (*DedupStats, error) {
+// Rows excluded) among live memories.
+func (s *Ops) DedupStats(ctx context.Context) (*DedupStats, error) {
 	var st DedupStats
-	r := s.db.Reader()
+	r := s.svc.DB().Reader()
 	var err error
 	if st.ExactClusters, st.ExactExcess, err = storage.DedupClusterStats(ctx, r); err != nil {
 		return nil, err
@@ -373,10 +375,10 @@ type dedupCluster struct {
 	normalized, project string
 }
 
-func (s *Service) repairDeduplicate(ctx context.Context, actor Actor, opts RepairOptions) (*RepairResult, error) {
+func (s *Ops) repairDeduplicate(ctx context.Context, actor core.Actor, opts RepairOptions) (*RepairResult, error) {
 	res := &RepairResult{Action: RepairDeduplicate, DryRun: opts.DryRun, Success: true}
 	if !opts.DryRun {
-		if err := s.checkFrozen(); err != nil {
+		if err := s.svc.CheckFrozen(); err != nil {
 			return nil, err
 		}
 	}
@@ -384,7 +386,7 @@ func (s *Service) repairDeduplicate(ctx context.Context, actor Actor, opts Repai
 	if batch <= 0 {
 		batch = 100
 	}
-	found, err := storage.DedupClusters(ctx, s.db.Reader(), batch)
+	found, err := storage.DedupClusters(ctx, s.svc.DB().Reader(), batch)
 	if err != nil {
 		return nil, err
 	}
@@ -403,7 +405,7 @@ func (s *Service) repairDeduplicate(ctx context.Context, actor Actor, opts Repai
 	merged := 0
 	for _, c := range clusters {
 		var touched []string
-		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 			touched = touched[:0]
 			n, ids, err := s.mergeCluster(ctx, tx, c, actor, reason, opts.Reason)
 			merged += n
@@ -414,11 +416,11 @@ func (s *Service) repairDeduplicate(ctx context.Context, actor Actor, opts Repai
 			return nil, fmt.Errorf("deduplicate: %w", err)
 		}
 		if len(touched) > 0 {
-			s.syncVectors(ctx, touched...)
+			s.svc.SyncVectors(ctx, touched...)
 			for _, id := range touched[1:] {
-				s.events.publish(Event{Kind: EventDeleted, MemoryID: id, Actor: actor.Name})
+				s.svc.Publish(core.Event{Kind: core.EventDeleted, MemoryID: id, Actor: actor.Name})
 			}
-			s.events.publish(Event{Kind: EventUpdated, MemoryID: touched[0], Actor: actor.Name})
+			s.svc.Publish(core.Event{Kind: core.EventUpdated, MemoryID: touched[0], Actor: actor.Name})
 		}
 	}
 	res.Affected = merged
@@ -430,7 +432,7 @@ func (s *Service) repairDeduplicate(ctx context.Context, actor Actor, opts Repai
 // changed since it was found), keeps the best row, merges the others' tags
 // into it and soft-deletes them. It returns how many rows it retired and
 // the ids it touched, keeper first.
-func (s *Service) mergeCluster(ctx context.Context, tx *storage.Tx, c dedupCluster, actor Actor, reasonFmt, why string) (int, []string, error) {
+func (s *Ops) mergeCluster(ctx context.Context, tx *storage.Tx, c dedupCluster, actor core.Actor, reasonFmt, why string) (int, []string, error) {
 	ms, err := storage.DedupClusterMembers(ctx, tx, c.normalized, c.project)
 	if err != nil {
 		return 0, nil, err
@@ -444,7 +446,7 @@ func (s *Service) mergeCluster(ctx context.Context, tx *storage.Tx, c dedupClust
 			keeper = m
 		}
 	}
-	now := s.timestamp()
+	now := storage.FormatTime(s.svc.Now())
 	tags := slices.Clone(keeper.Tags)
 	var added, retired []string
 	for _, m := range ms {
@@ -466,7 +468,7 @@ func (s *Service) mergeCluster(ctx context.Context, tx *storage.Tx, c dedupClust
 		}
 		old := m.Content
 		reason := fmt.Sprintf(reasonFmt, keeper.ID)
-		if err := s.addHistory(ctx, tx, m.ID, storage.EventDeleted, &old, nil, actor, reason,
+		if err := s.svc.AddHistory(ctx, tx, m.ID, storage.EventDeleted, &old, nil, actor, reason,
 			map[string]any{"repairAction": RepairDeduplicate, "keeper": keeper.ID}); err != nil {
 			return 0, nil, err
 		}
@@ -484,7 +486,7 @@ func (s *Service) mergeCluster(ctx context.Context, tx *storage.Tx, c dedupClust
 	if why != "" {
 		meta["requestReason"] = why
 	}
-	if err := s.addHistory(ctx, tx, keeper.ID, storage.EventMerged, nil, nil, actor,
+	if err := s.svc.AddHistory(ctx, tx, keeper.ID, storage.EventMerged, nil, nil, actor,
 		fmt.Sprintf("dedup: merged %d duplicates", len(retired)), meta); err != nil {
 		return 0, nil, err
 	}

@@ -1,4 +1,4 @@
-package core
+package ops
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func (r *RetentionReport) String() string {
 // RetentionSweep runs one retention sweep (see retentionSweep). It shares
 // the retention-sweep repair's single flight: while either runs, the other
 // gets 409 repair_in_progress.
-func (s *Service) RetentionSweep(ctx context.Context) (*RetentionReport, error) {
+func (s *Ops) RetentionSweep(ctx context.Context) (*RetentionReport, error) {
 	release, err := s.repair.acquire(RepairRetentionSweep)
 	if err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func (s *Service) RetentionSweep(ctx context.Context) (*RetentionReport, error) 
 	return s.retentionSweep(ctx, 0)
 }
 
-// retentionSweep purges, in order and each step in its own short write
+// RetentionSweep purges, in order and each step in its own short write
 // transactions of at most batch rows:
 //
 //  1. the entity links of tombstones past retention.tombstone_window (and of
@@ -69,8 +69,8 @@ func (s *Service) RetentionSweep(ctx context.Context) (*RetentionReport, error) 
 //
 // Windows are measured against the service clock from stored timestamps.
 // batch 0 means retention.batch_size.
-func (s *Service) retentionSweep(ctx context.Context, batch int) (*RetentionReport, error) {
-	cfg := s.cfg.Retention
+func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, error) {
+	cfg := s.svc.Config().Retention
 	if batch <= 0 {
 		batch = cfg.BatchSize
 	}
@@ -82,7 +82,7 @@ func (s *Service) retentionSweep(ctx context.Context, batch int) (*RetentionRepo
 		maxBatches = config.DefaultRetentionMaxBatches
 	}
 	start := time.Now()
-	now := s.now()
+	now := s.svc.Now()
 	cut := func(d config.Duration) string { return storage.FormatTime(now.Add(-d.D())) }
 	tombCut := cut(cfg.TombstoneWindow)
 	rep := &RetentionReport{}
@@ -98,7 +98,7 @@ func (s *Service) retentionSweep(ctx context.Context, batch int) (*RetentionRepo
 				return err
 			}
 			var more bool
-			err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 				var err error
 				more, err = step(tx)
 				return err
@@ -157,11 +157,7 @@ func (s *Service) retentionSweep(ctx context.Context, batch int) (*RetentionRepo
 		purged = append(purged, ids...)
 		return len(ids) > 0, nil
 	})
-	if ix := s.emb.ix.Load(); ix != nil {
-		for _, id := range purged { // tombstones are not indexed; this only guards against drift
-			ix.Remove(id)
-		}
-	}
+	s.svc.DropVectors(purged...) // tombstones are not indexed; this only guards against drift
 	if err != nil {
 		return rep, err
 	}

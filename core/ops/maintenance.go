@@ -1,10 +1,13 @@
-package core
+package ops
 
 import (
 	"context"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
 
 	"github.com/cairnmem/cairn/core/config"
 )
@@ -16,7 +19,7 @@ import (
 // no longer executed) until it improves something or cairn restarts.
 
 // MaintenanceActor is who the maintenance worker's repairs are recorded as.
-var MaintenanceActor = Actor{Name: "maintenance-worker", Type: ActorDaemon}
+var MaintenanceActor = core.Actor{Name: "maintenance-worker", Type: core.ActorDaemon}
 
 // MaintenanceHaltAfter non-improving runs halt an action.
 const MaintenanceHaltAfter = 3
@@ -114,7 +117,7 @@ func Recommend(r *DiagnosticsReport, dup *DedupStats) []Recommendation {
 
 // MaintenanceRecommendations are the repairs the current diagnostics call
 // for, with the halt tracker's verdicts.
-func (s *Service) MaintenanceRecommendations(ctx context.Context) ([]Recommendation, error) {
+func (s *Ops) MaintenanceRecommendations(ctx context.Context) ([]Recommendation, error) {
 	rep, err := s.Diagnostics(ctx)
 	if err != nil {
 		return nil, err
@@ -139,14 +142,14 @@ func (s *Service) MaintenanceRecommendations(ctx context.Context) ([]Recommendat
 // 150 ms at 100k memories), so recommendations reuse it this long.
 const DedupStatsTTL = 30 * time.Second
 
-func (s *Service) forgetDedupStats() {
+func (s *Ops) forgetDedupStats() {
 	s.maint.mu.Lock()
 	s.maint.dup = nil
 	s.maint.mu.Unlock()
 }
 
-func (s *Service) cachedDedupStats(ctx context.Context) (*DedupStats, error) {
-	now := s.now()
+func (s *Ops) cachedDedupStats(ctx context.Context) (*DedupStats, error) {
+	now := s.svc.Now()
 	s.maint.mu.Lock()
 	if d := s.maint.dup; d != nil && !now.Before(s.maint.dupAt) && now.Sub(s.maint.dupAt) < DedupStatsTTL {
 		s.maint.mu.Unlock()
@@ -165,7 +168,7 @@ func (s *Service) cachedDedupStats(ctx context.Context) (*DedupStats, error) {
 
 // MaintenanceStatus reports the loop's memory: the last run and halted
 // actions.
-func (s *Service) MaintenanceStatus() MaintenanceState {
+func (s *Ops) MaintenanceStatus() MaintenanceState {
 	s.maint.mu.Lock()
 	defer s.maint.mu.Unlock()
 	st := MaintenanceState{LastRun: s.maint.last, Runs: s.maint.runs, NonImproving: map[string]int{}, Halted: []string{}}
@@ -182,15 +185,15 @@ func (s *Service) MaintenanceStatus() MaintenanceState {
 // execute mode each recommendation that is not halted through Repair as
 // actor (the worker passes MaintenanceActor, so the policy gate applies),
 // with the composite measured before and after each. Two passes never run
-// at once (409 maintenance_in_progress).
-func (s *Service) RunMaintenance(ctx context.Context, mode string, actor Actor) (*MaintenanceRun, error) {
+// At once (409 maintenance_in_progress).
+func (s *Ops) RunMaintenance(ctx context.Context, mode string, actor core.Actor) (*MaintenanceRun, error) {
 	if mode != "observe" && mode != "execute" {
-		return nil, Invalid("mode", "mode must be observe or execute")
+		return nil, core.Invalid("mode", "mode must be observe or execute")
 	}
 	s.maint.mu.Lock()
 	if s.maint.running {
 		s.maint.mu.Unlock()
-		return nil, &Error{Code: CodeMaintenanceInProgress, Message: "a maintenance pass is already running"}
+		return nil, &core.Error{Code: core.CodeMaintenanceInProgress, Message: "a maintenance pass is already running"}
 	}
 	s.maint.running = true
 	if s.maint.nonImproving == nil {
@@ -212,9 +215,9 @@ func (s *Service) RunMaintenance(ctx context.Context, mode string, actor Actor) 
 		return nil, err
 	}
 	s.maint.mu.Lock()
-	s.maint.dup, s.maint.dupAt = dup, s.now()
+	s.maint.dup, s.maint.dupAt = dup, s.svc.Now()
 	s.maint.mu.Unlock()
-	run := &MaintenanceRun{At: s.timestamp(), Mode: mode, Before: rep.Composite, After: rep.Composite,
+	run := &MaintenanceRun{At: storage.FormatTime(s.svc.Now()), Mode: mode, Before: rep.Composite, After: rep.Composite,
 		Recommendations: Recommend(rep, dup), Steps: []MaintenanceStep{}}
 	if run.Recommendations == nil {
 		run.Recommendations = []Recommendation{}
@@ -250,14 +253,14 @@ func (s *Service) RunMaintenance(ctx context.Context, mode string, actor Actor) 
 		} else {
 			s.maint.nonImproving[rec.Action]++
 			if s.maint.nonImproving[rec.Action] == MaintenanceHaltAfter {
-				s.log.Warn("maintenance action halted: it did not improve health in a row", "action", rec.Action, "runs", MaintenanceHaltAfter)
+				s.svc.Logger().Warn("maintenance action halted: it did not improve health in a row", "action", rec.Action, "runs", MaintenanceHaltAfter)
 			}
 		}
 		s.maint.mu.Unlock()
 		run.Steps = append(run.Steps, step)
 	}
 	for _, rec := range run.Recommendations {
-		s.log.Info("maintenance recommendation", "mode", mode, "action", rec.Action, "halted", rec.Halted, "reason", rec.Reason)
+		s.svc.Logger().Info("maintenance recommendation", "mode", mode, "action", rec.Action, "halted", rec.Halted, "reason", rec.Reason)
 	}
 	s.maint.mu.Lock()
 	s.maint.last = run
@@ -267,8 +270,8 @@ func (s *Service) RunMaintenance(ctx context.Context, mode string, actor Actor) 
 }
 
 // MaintenanceInterval is how often the maintenance worker runs a pass.
-func (s *Service) MaintenanceInterval() time.Duration {
-	if d := s.cfg.Maintenance.Interval.D(); d > 0 {
+func (s *Ops) MaintenanceInterval() time.Duration {
+	if d := s.svc.Config().Maintenance.Interval.D(); d > 0 {
 		return d
 	}
 	return config.DefaultMaintenanceInterval

@@ -1,10 +1,12 @@
-package core_test
+package ops_test
 
 import (
 	"context"
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
@@ -25,9 +27,9 @@ func forget(t *testing.T, e *apitest.Env, id string) {
 	}
 }
 
-func sweep(t *testing.T, e *apitest.Env) *core.RetentionReport {
+func sweep(t *testing.T, e *apitest.Env) *ops.RetentionReport {
 	t.Helper()
-	rep, err := e.Svc.RetentionSweep(context.Background())
+	rep, err := ops.For(e.Svc).RetentionSweep(context.Background())
 	if err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
@@ -61,7 +63,7 @@ func assertFTS(t *testing.T, e *apitest.Env) {
 	if n := e.Count(t, `SELECT count(*) FROM memories_fts_docsize`); n != rows {
 		t.Fatalf("FTS documents %d, memories rows %d", n, rows)
 	}
-	c, err := e.Svc.CheckFTS(context.Background())
+	c, err := ops.For(e.Svc).CheckFTS(context.Background())
 	if err != nil || c.Mismatch {
 		t.Fatalf("CheckFTS = %+v, %v", c, err)
 	}
@@ -72,10 +74,10 @@ func TestRetentionSweepWindowsAndOrder(t *testing.T) {
 	a := e.MustID(t, "The zebrafish billing service stores invoices in PostgreSQL.")
 	b := e.MustID(t, "The reporting job reads PostgreSQL replicas every night.")
 	c := e.MustID(t, "The quokka deploy pipeline publishes images nightly.")
-	persist(t, e, a, extract.ExtractionResult{Entities: []extract.Entity{
+	e.Persist(t, a, extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "billing service", Relationship: "uses", Target: "PostgreSQL", Confidence: 0.9},
 	}})
-	persist(t, e, b, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "PostgreSQL", Type: "name"}}})
+	e.Persist(t, b, extract.ExtractionResult{Mentions: []extract.Mention{{Name: "PostgreSQL", Type: "name"}}})
 	if n := e.Count(t, `SELECT mentions FROM entities WHERE canonical_name = 'postgresql'`); n != 2 {
 		t.Fatalf("postgresql mentions before = %d", n)
 	}

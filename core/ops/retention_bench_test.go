@@ -1,9 +1,11 @@
-package core_test
+package ops_test
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
@@ -24,7 +26,7 @@ func BenchmarkRetentionSweep(b *testing.B) {
 		seedRetentionBench(b, e, total, tombstones)
 		b.StartTimer()
 		start := time.Now()
-		rep, err := e.Svc.RetentionSweep(ctx)
+		rep, err := ops.For(e.Svc).RetentionSweep(ctx)
 		elapsed += time.Since(start)
 		if err != nil {
 			b.Fatal(err)
@@ -90,7 +92,7 @@ func BenchmarkCheckFTS(b *testing.B) {
 	seedRetentionBench(b, e, 100_000, 0)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c, err := e.Svc.CheckFTS(context.Background())
+		c, err := ops.For(e.Svc).CheckFTS(context.Background())
 		if err != nil || c.Mismatch {
 			b.Fatalf("%+v %v", c, err)
 		}

@@ -1,4 +1,4 @@
-package core_test
+package ops_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/core/internal/apitest"
@@ -69,9 +71,9 @@ func (h *hashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 func (h *hashEmbedder) Model() string   { return h.model }
 func (h *hashEmbedder) Dimensions() int { return h.dim }
 
-func repair(t *testing.T, e *apitest.Env, action string, actor core.Actor, opts core.RepairOptions) *core.RepairResult {
+func repair(t *testing.T, e *apitest.Env, action string, actor core.Actor, opts ops.RepairOptions) *ops.RepairResult {
 	t.Helper()
-	res, err := e.Svc.Repair(context.Background(), action, actor, opts)
+	res, err := ops.For(e.Svc).Repair(context.Background(), action, actor, opts)
 	if err != nil {
 		t.Fatalf("repair %s: %v", action, err)
 	}
@@ -112,20 +114,20 @@ func TestRepairCheckFTSDetectsAndRebuilds(t *testing.T) {
 			e.MustID(t, "The walrus cache keeps session tokens for ten minutes.")
 			e.MustID(t, "The narwhal queue retries webhooks with exponential backoff.")
 			forget(t, e, e.MustID(t, "The pelican report was retired last quarter."))
-			ok := repair(t, e, core.RepairCheckFTS, operator, core.RepairOptions{})
+			ok := repair(t, e, ops.RepairCheckFTS, operator, ops.RepairOptions{})
 			if !ok.Success || ok.Affected != 0 || !strings.Contains(ok.Message, "consistent") {
 				t.Fatalf("healthy index: %+v", ok)
 			}
 			exec(t, e, tc.corrupt)
-			check := repair(t, e, core.RepairCheckFTS, operator, core.RepairOptions{})
+			check := repair(t, e, ops.RepairCheckFTS, operator, ops.RepairOptions{})
 			if check.Success || check.Affected < 1 || !strings.Contains(check.Message, "mismatch") {
 				t.Fatalf("corrupted index passed the check: %+v", check)
 			}
-			dry := repair(t, e, core.RepairCheckFTS, operator, core.RepairOptions{Repair: true, DryRun: true})
+			dry := repair(t, e, ops.RepairCheckFTS, operator, ops.RepairOptions{Repair: true, DryRun: true})
 			if dry.Success || !strings.Contains(dry.Message, "would rebuild") {
 				t.Fatalf("dry run: %+v", dry)
 			}
-			fixed := repair(t, e, core.RepairCheckFTS, operator, core.RepairOptions{Repair: true})
+			fixed := repair(t, e, ops.RepairCheckFTS, operator, ops.RepairOptions{Repair: true})
 			if !fixed.Success || !strings.Contains(fixed.Message, "rebuilt") {
 				t.Fatalf("rebuild: %+v", fixed)
 			}
@@ -151,7 +153,7 @@ func TestRepairRequeueTenThousandDeadInBatches(t *testing.T) {
 		SELECT 'job-' || i, 'extract', 'dead', 3, 3, 'boom', '2026-03-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z' FROM n`)
 	total := 0
 	for run := 0; ; run++ {
-		res := repair(t, e, core.RepairRequeueDead, operator, core.RepairOptions{BatchSize: 2000})
+		res := repair(t, e, ops.RepairRequeueDead, operator, ops.RepairOptions{BatchSize: 2000})
 		if res.Affected > 2000 {
 			t.Fatalf("run %d requeued %d, more than the batch", run, res.Affected)
 		}
@@ -171,7 +173,7 @@ func TestRepairRequeueTenThousandDeadInBatches(t *testing.T) {
 func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	ctx := context.Background()
-	if res := repair(t, e, core.RepairReEmbed, operator, core.RepairOptions{}); res.Success || !strings.Contains(res.Message, "no embedding provider") {
+	if res := repair(t, e, ops.RepairReEmbed, operator, ops.RepairOptions{}); res.Success || !strings.Contains(res.Message, "no embedding provider") {
 		t.Fatalf("without an embedder: %+v", res)
 	}
 	v1 := &hashEmbedder{model: "hash-v1", dim: 32}
@@ -182,7 +184,7 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	}
 	// The same content in two projects shares one vector.
 	ids = append(ids, e.MustID(t, "Shared fact across projects.", "project", "p1"), e.MustID(t, "Shared fact across projects.", "project", "p2"))
-	if g, err := e.Svc.EmbeddingGaps(ctx); err != nil || g.Unembedded != 0 || g.Total != 8 || g.Coverage != "100.0%" {
+	if g, err := ops.For(e.Svc).EmbeddingGaps(ctx); err != nil || g.Unembedded != 0 || g.Total != 8 || g.Coverage != "100.0%" {
 		t.Fatalf("gaps after synchronous embedding = %+v, %v", g, err)
 	}
 	// A new model: every vector is stale. Two vectors of the old model
@@ -192,23 +194,23 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	if err := e.Svc.WarmVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
-	g, _ := e.Svc.EmbeddingGaps(ctx)
+	g, _ := ops.For(e.Svc).EmbeddingGaps(ctx)
 	if g.Unembedded != 8 || g.Coverage != "0.0%" {
 		t.Fatalf("gaps after the model change = %+v", g)
 	}
-	dry := repair(t, e, core.RepairReEmbed, operator, core.RepairOptions{BatchSize: 3, DryRun: true})
+	dry := repair(t, e, ops.RepairReEmbed, operator, ops.RepairOptions{BatchSize: 3, DryRun: true})
 	if dry.Affected != 3 || v2.texts != 0 {
 		t.Fatalf("dry run = %+v (texts embedded %d)", dry, v2.texts)
 	}
-	one := repair(t, e, core.RepairReEmbed, operator, core.RepairOptions{BatchSize: 3})
+	one := repair(t, e, ops.RepairReEmbed, operator, ops.RepairOptions{BatchSize: 3})
 	if !one.Success || one.Affected != 3 {
 		t.Fatalf("one batch = %+v", one)
 	}
-	all := repair(t, e, core.RepairReEmbed, operator, core.RepairOptions{BatchSize: 2, FullSweep: true})
+	all := repair(t, e, ops.RepairReEmbed, operator, ops.RepairOptions{BatchSize: 2, FullSweep: true})
 	if !all.Success || all.Affected != 5 || !strings.Contains(all.Message, "0 still without") {
 		t.Fatalf("full sweep = %+v", all)
 	}
-	if g, _ := e.Svc.EmbeddingGaps(ctx); g.Unembedded != 0 {
+	if g, _ := ops.For(e.Svc).EmbeddingGaps(ctx); g.Unembedded != 0 {
 		t.Fatalf("gaps after the sweep = %+v", g)
 	}
 	if n := e.Count(t, `SELECT count(*) FROM embeddings WHERE model = 'hash-v2'`); n != 7 {
@@ -227,7 +229,7 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	if err != nil || len(res.Results) == 0 || res.Results[0].ID != ids[4] {
 		t.Fatalf("recall after re-embed = %+v, %v", res, err)
 	}
-	if again := repair(t, e, core.RepairReEmbed, operator, core.RepairOptions{FullSweep: true}); again.Affected != 0 {
+	if again := repair(t, e, ops.RepairReEmbed, operator, ops.RepairOptions{FullSweep: true}); again.Affected != 0 {
 		t.Fatalf("second sweep = %+v", again)
 	}
 }
@@ -243,11 +245,11 @@ func TestRepairCleanOrphans(t *testing.T) {
 	gone := e.MustID(t, "The old cron host was retired.")
 	forget(t, e, gone)
 	exec(t, e, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES ('no-memory', 'hash-v1', 1, x'0000803f', '2026-01-01T00:00:00.000Z')`)
-	dry := repair(t, e, core.RepairCleanOrphans, operator, core.RepairOptions{DryRun: true})
+	dry := repair(t, e, ops.RepairCleanOrphans, operator, ops.RepairOptions{DryRun: true})
 	if dry.Affected != 2 || e.Count(t, `SELECT count(*) FROM embeddings`) != 3 {
 		t.Fatalf("dry run = %+v", dry)
 	}
-	res := repair(t, e, core.RepairCleanOrphans, operator, core.RepairOptions{BatchSize: 1})
+	res := repair(t, e, ops.RepairCleanOrphans, operator, ops.RepairOptions{BatchSize: 1})
 	if !res.Success || res.Affected != 2 {
 		t.Fatalf("clean = %+v", res)
 	}
@@ -257,7 +259,7 @@ func TestRepairCleanOrphans(t *testing.T) {
 	if st, _ := e.Svc.EmbeddingStatus(ctx); st.Indexed != 1 {
 		t.Fatalf("index = %d, want 1", st.Indexed)
 	}
-	if again := repair(t, e, core.RepairCleanOrphans, operator, core.RepairOptions{}); again.Affected != 0 {
+	if again := repair(t, e, ops.RepairCleanOrphans, operator, ops.RepairOptions{}); again.Affected != 0 {
 		t.Fatalf("second run = %+v", again)
 	}
 }
@@ -291,12 +293,12 @@ func TestRepairDeduplicate(t *testing.T) {
 	insertRaw(t, e, "pin-a", "Pinned twice.", "legacy-4", "", 0.5, true, `[]`)
 	insertRaw(t, e, "pin-b", "pinned twice", "legacy-5", "", 0.5, true, `[]`)
 
-	st, err := e.Svc.DedupStats(ctx)
+	st, err := ops.For(e.Svc).DedupStats(ctx)
 	if err != nil || st.ExactClusters != 1 || st.ExactExcess != 1 || st.TotalActive != 6 {
 		t.Fatalf("stats = %+v, %v", st, err)
 	}
 	before := e.State(t)
-	dry := repair(t, e, core.RepairDeduplicate, operator, core.RepairOptions{DryRun: true})
+	dry := repair(t, e, ops.RepairDeduplicate, operator, ops.RepairOptions{DryRun: true})
 	if dry.Affected != 1 || !dry.DryRun {
 		t.Fatalf("dry run = %+v", dry)
 	}
@@ -304,7 +306,7 @@ func TestRepairDeduplicate(t *testing.T) {
 	var version int
 	_ = e.RO.QueryRow(`SELECT version FROM memories WHERE id = ?`, first).Scan(&version)
 
-	res := repair(t, e, core.RepairDeduplicate, core.Actor{Name: "maint", Type: core.ActorOperator}, core.RepairOptions{Reason: "weekly"})
+	res := repair(t, e, ops.RepairDeduplicate, core.Actor{Name: "maint", Type: core.ActorOperator}, ops.RepairOptions{Reason: "weekly"})
 	if !res.Success || res.Affected != 1 {
 		t.Fatalf("dedup = %+v", res)
 	}
@@ -331,10 +333,10 @@ func TestRepairDeduplicate(t *testing.T) {
 	if n := e.Count(t, `SELECT count(*) FROM memories WHERE id IN ('dup-pinned', 'other-project', 'pin-a', 'pin-b') AND is_deleted = 0`); n != 4 {
 		t.Fatal("a pinned or other-project row was retired")
 	}
-	if again := repair(t, e, core.RepairDeduplicate, operator, core.RepairOptions{}); again.Affected != 0 {
+	if again := repair(t, e, ops.RepairDeduplicate, operator, ops.RepairOptions{}); again.Affected != 0 {
 		t.Fatalf("second run = %+v", again)
 	}
-	if st, _ := e.Svc.DedupStats(ctx); st.ExactClusters != 0 || st.TotalActive != 5 {
+	if st, _ := ops.For(e.Svc).DedupStats(ctx); st.ExactClusters != 0 || st.TotalActive != 5 {
 		t.Fatalf("stats after = %+v", st)
 	}
 }
@@ -343,7 +345,7 @@ func TestRepairDeduplicateMergesNewTags(t *testing.T) {
 	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	id := e.MustID(t, "Backups run at 02:00 UTC.", "tags", []string{"backup"}, "importance", 0.9)
 	insertRaw(t, e, "raw", "backups run at 02:00 utc", "legacy", "", 0.2, false, `["ops"]`)
-	res := repair(t, e, core.RepairDeduplicate, operator, core.RepairOptions{})
+	res := repair(t, e, ops.RepairDeduplicate, operator, ops.RepairOptions{})
 	if res.Affected != 1 {
 		t.Fatalf("dedup = %+v", res)
 	}
@@ -362,42 +364,42 @@ func TestRepairGate(t *testing.T) {
 
 	t.Run("disabled", func(t *testing.T) {
 		e := apitest.NewStoreEnv(t, apitest.NoEmbed)
-		_, err := e.Svc.Repair(ctx, core.RepairRequeueDead, agent, core.RepairOptions{})
-		wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairDisabled)
-		_, err = e.Svc.Repair(ctx, core.RepairRequeueDead, daemon, core.RepairOptions{})
-		wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairDisabled)
-		repair(t, e, core.RepairRequeueDead, operator, core.RepairOptions{})
+		_, err := ops.For(e.Svc).Repair(ctx, ops.RepairRequeueDead, agent, ops.RepairOptions{})
+		wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairDisabled)
+		_, err = ops.For(e.Svc).Repair(ctx, ops.RepairRequeueDead, daemon, ops.RepairOptions{})
+		wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairDisabled)
+		repair(t, e, ops.RepairRequeueDead, operator, ops.RepairOptions{})
 	})
 	t.Run("frozen", func(t *testing.T) {
 		e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) {
 			c.Maintenance.AutonomousEnabled, c.Maintenance.AutonomousFrozen = true, true
 		})
-		_, err := e.Svc.Repair(ctx, core.RepairCheckFTS, agent, core.RepairOptions{})
-		wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairFrozen)
-		_, err = e.Svc.Repair(ctx, core.RepairCheckFTS, daemon, core.RepairOptions{})
-		wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairFrozen)
-		if res := repair(t, e, core.RepairCheckFTS, operator, core.RepairOptions{}); !res.Success {
+		_, err := ops.For(e.Svc).Repair(ctx, ops.RepairCheckFTS, agent, ops.RepairOptions{})
+		wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairFrozen)
+		_, err = ops.For(e.Svc).Repair(ctx, ops.RepairCheckFTS, daemon, ops.RepairOptions{})
+		wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairFrozen)
+		if res := repair(t, e, ops.RepairCheckFTS, operator, ops.RepairOptions{}); !res.Success {
 			t.Fatalf("operator denied while frozen: %+v", res)
 		}
 	})
 	t.Run("cooldown", func(t *testing.T) {
 		e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) { c.Maintenance.AutonomousEnabled = true })
-		repair(t, e, core.RepairRequeueDead, agent, core.RepairOptions{})
+		repair(t, e, ops.RepairRequeueDead, agent, ops.RepairOptions{})
 		e.Clock.Advance(15 * time.Second)
-		_, err := e.Svc.Repair(ctx, core.RepairRequeueDead, agent, core.RepairOptions{})
-		ce := wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairCooldown)
+		_, err := ops.For(e.Svc).Repair(ctx, ops.RepairRequeueDead, agent, ops.RepairOptions{})
+		ce := wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairCooldown)
 		if ce.Message != "cooldown active, 45000ms remaining" {
 			t.Fatalf("message %q", ce.Message)
 		}
 		// Other actions have their own state; operators and the daemon are
 		// never limited.
-		repair(t, e, core.RepairReleaseLeases, agent, core.RepairOptions{})
+		repair(t, e, ops.RepairReleaseLeases, agent, ops.RepairOptions{})
 		for i := 0; i < 5; i++ {
-			repair(t, e, core.RepairRequeueDead, operator, core.RepairOptions{})
-			repair(t, e, core.RepairRequeueDead, daemon, core.RepairOptions{})
+			repair(t, e, ops.RepairRequeueDead, operator, ops.RepairOptions{})
+			repair(t, e, ops.RepairRequeueDead, daemon, ops.RepairOptions{})
 		}
 		e.Clock.Advance(45 * time.Second)
-		repair(t, e, core.RepairRequeueDead, agent, core.RepairOptions{})
+		repair(t, e, ops.RepairRequeueDead, agent, ops.RepairOptions{})
 	})
 	t.Run("budget", func(t *testing.T) {
 		e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) {
@@ -406,31 +408,31 @@ func TestRepairGate(t *testing.T) {
 			c.Maintenance.DedupHourlyBudget = 3
 		})
 		for i := 0; i < 3; i++ {
-			repair(t, e, core.RepairDeduplicate, agent, core.RepairOptions{})
+			repair(t, e, ops.RepairDeduplicate, agent, ops.RepairOptions{})
 			e.Clock.Advance(time.Minute)
 		}
-		_, err := e.Svc.Repair(ctx, core.RepairDeduplicate, agent, core.RepairOptions{})
-		ce := wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairBudget)
+		_, err := ops.For(e.Svc).Repair(ctx, ops.RepairDeduplicate, agent, ops.RepairOptions{})
+		ce := wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairBudget)
 		if ce.Message != "hourly budget exhausted (3 runs/hr)" {
 			t.Fatalf("message %q", ce.Message)
 		}
 		e.Clock.Advance(56 * time.Minute) // 59 min after the first run
-		_, err = e.Svc.Repair(ctx, core.RepairDeduplicate, agent, core.RepairOptions{})
-		wantCode(t, err, http.StatusTooManyRequests, core.CodeRepairBudget)
+		_, err = ops.For(e.Svc).Repair(ctx, ops.RepairDeduplicate, agent, ops.RepairOptions{})
+		wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairBudget)
 		e.Clock.Advance(time.Minute) // the hour window opened by the first run ends
-		repair(t, e, core.RepairDeduplicate, agent, core.RepairOptions{})
+		repair(t, e, ops.RepairDeduplicate, agent, ops.RepairOptions{})
 	})
 	t.Run("bad options", func(t *testing.T) {
 		e := apitest.NewStoreEnv(t, apitest.NoEmbed)
-		_, err := e.Svc.Repair(ctx, core.RepairReEmbed, operator, core.RepairOptions{BatchSize: -1})
+		_, err := ops.For(e.Svc).Repair(ctx, ops.RepairReEmbed, operator, ops.RepairOptions{BatchSize: -1})
 		ce := wantCode(t, err, http.StatusBadRequest, core.CodeInvalidRequest)
 		if ce.Extra["field"] != "batchSize" {
 			t.Fatalf("field %v", ce.Extra["field"])
 		}
-		_, err = e.Svc.Repair(ctx, core.RepairCheckFTS, operator, core.RepairOptions{JobID: "x"})
+		_, err = ops.For(e.Svc).Repair(ctx, ops.RepairCheckFTS, operator, ops.RepairOptions{JobID: "x"})
 		wantCode(t, err, http.StatusBadRequest, core.CodeInvalidRequest)
-		_, err = e.Svc.Repair(ctx, "nope", operator, core.RepairOptions{})
-		wantCode(t, err, http.StatusNotFound, core.CodeUnknownRepair)
+		_, err = ops.For(e.Svc).Repair(ctx, "nope", operator, ops.RepairOptions{})
+		wantCode(t, err, http.StatusNotFound, ops.CodeUnknownRepair)
 	})
 }
 
@@ -443,12 +445,12 @@ func TestRepairSingleFlight(t *testing.T) {
 	emb := &hashEmbedder{model: "slow", dim: 8, hold: make(chan struct{}), entered: make(chan struct{}, 1)}
 	e.WithEmbedder(emb)
 	type out struct {
-		res *core.RepairResult
+		res *ops.RepairResult
 		err error
 	}
 	first := make(chan out, 1)
 	go func() {
-		res, err := e.Svc.Repair(ctx, core.RepairReEmbed, operator, core.RepairOptions{FullSweep: true})
+		res, err := ops.For(e.Svc).Repair(ctx, ops.RepairReEmbed, operator, ops.RepairOptions{FullSweep: true})
 		first <- out{res, err}
 	}()
 	select {
@@ -464,27 +466,27 @@ func TestRepairSingleFlight(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := e.Svc.Repair(ctx, core.RepairReEmbed, core.Actor{Name: "bob"}, core.RepairOptions{})
+			_, err := ops.For(e.Svc).Repair(ctx, ops.RepairReEmbed, core.Actor{Name: "bob"}, ops.RepairOptions{})
 			errs <- err
 		}()
 	}
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		ce := wantCode(t, err, http.StatusConflict, core.CodeRepairInProgress)
+		ce := wantCode(t, err, http.StatusConflict, ops.CodeRepairInProgress)
 		if !strings.Contains(ce.Message, "already in progress") {
 			t.Fatalf("message %q", ce.Message)
 		}
 	}
-	e.Post(t, "/api/repair/re-embed", nil).WantErr(t, http.StatusConflict, core.CodeRepairInProgress)
-	repair(t, e, core.RepairCheckFTS, operator, core.RepairOptions{})
+	e.Post(t, "/api/repair/re-embed", nil).WantErr(t, http.StatusConflict, ops.CodeRepairInProgress)
+	repair(t, e, ops.RepairCheckFTS, operator, ops.RepairOptions{})
 	close(emb.hold)
 	o := <-first
 	if o.err != nil || !o.res.Success || o.res.Affected != 3 {
 		t.Fatalf("first run = %+v, %v", o.res, o.err)
 	}
 	// Released: the next run goes through.
-	repair(t, e, core.RepairReEmbed, operator, core.RepairOptions{})
+	repair(t, e, ops.RepairReEmbed, operator, ops.RepairOptions{})
 }
 
 func TestRepairRetentionSweepAction(t *testing.T) {
@@ -492,11 +494,11 @@ func TestRepairRetentionSweepAction(t *testing.T) {
 	forget(t, e, e.MustID(t, "An old note that nobody needs."))
 	e.MustID(t, "A note that stays.")
 	e.Clock.Advance(31 * day)
-	dry := repair(t, e, core.RepairRetentionSweep, operator, core.RepairOptions{DryRun: true})
+	dry := repair(t, e, ops.RepairRetentionSweep, operator, ops.RepairOptions{DryRun: true})
 	if dry.Affected != 1 || e.Count(t, `SELECT count(*) FROM memories`) != 2 {
 		t.Fatalf("dry run = %+v", dry)
 	}
-	res := repair(t, e, core.RepairRetentionSweep, core.Actor{Name: "worker", Type: core.ActorDaemon}, core.RepairOptions{})
+	res := repair(t, e, ops.RepairRetentionSweep, core.Actor{Name: "worker", Type: core.ActorDaemon}, ops.RepairOptions{})
 	if !res.Success || res.Affected != 1 || !strings.Contains(res.Message, "tombstones 1") {
 		t.Fatalf("sweep = %+v", res)
 	}

@@ -1,4 +1,4 @@
-package core_test
+package ops_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core/analytics"
 
@@ -102,16 +104,16 @@ func BenchmarkDiagnostics(b *testing.B) {
 		b.Run(fmt.Sprintf("embedder=%v", embedded), func(b *testing.B) {
 			svc := benchService(b, embedded)
 			ctx := context.Background()
-			rep, err := svc.ComputeDiagnostics(ctx)
+			rep, err := ops.For(svc).ComputeDiagnostics(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if st := rep.Domain(core.DomainStorage); st.Signals[0].Value != 0.3 {
+			if st := rep.Domain(ops.DomainStorage); st.Signals[0].Value != 0.3 {
 				b.Fatalf("tombstone ratio %v, want 0.3", st.Signals[0].Value)
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := svc.ComputeDiagnostics(ctx); err != nil {
+				if _, err := ops.For(svc).ComputeDiagnostics(ctx); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -138,7 +140,7 @@ func BenchmarkMaintenanceRecommendations(b *testing.B) {
 	svc := benchService(b, true)
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := svc.MaintenanceRecommendations(ctx); err != nil {
+		if _, err := ops.For(svc).MaintenanceRecommendations(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package core_test
+package ops_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
@@ -20,7 +22,7 @@ func autonomous(c *config.Config) {
 	c.Maintenance.AutonomousEnabled = true
 }
 
-func recActions(recs []core.Recommendation) []string {
+func recActions(recs []ops.Recommendation) []string {
 	var out []string
 	for _, r := range recs {
 		out = append(out, r.Action)
@@ -31,11 +33,11 @@ func recActions(recs []core.Recommendation) []string {
 func TestMaintenanceHealthyStoreRecommendsNothing(t *testing.T) {
 	e := apitest.NewEnv(t, autonomous)
 	e.MustID(t, "The deploy pipeline publishes container images to the internal registry.")
-	run, err := e.Svc.RunMaintenance(context.Background(), "execute", core.MaintenanceActor)
+	run, err := ops.For(e.Svc).RunMaintenance(context.Background(), "execute", ops.MaintenanceActor)
 	if err != nil || len(run.Recommendations) != 0 || len(run.Steps) != 0 {
 		t.Fatalf("run = %+v, %v", run, err)
 	}
-	if run.Before.Status != core.StatusHealthy {
+	if run.Before.Status != ops.StatusHealthy {
 		t.Fatalf("before = %+v", run.Before)
 	}
 }
@@ -54,38 +56,38 @@ func TestMaintenanceObserveExecuteAndHalt(t *testing.T) {
 			e.Del(t, id, map[string]any{"reason": "obsolete"}).Want(t, 200)
 		}
 	}
-	run, err := e.Svc.RunMaintenance(ctx, "observe", core.MaintenanceActor)
+	run, err := ops.For(e.Svc).RunMaintenance(ctx, "observe", ops.MaintenanceActor)
 	if err != nil || fmt.Sprint(recActions(run.Recommendations)) != "[retention-sweep]" || len(run.Steps) != 0 {
 		t.Fatalf("observe: %+v %v", run, err)
 	}
-	for i := range core.MaintenanceHaltAfter {
-		run, err = e.Svc.RunMaintenance(ctx, "execute", core.MaintenanceActor)
+	for i := range ops.MaintenanceHaltAfter {
+		run, err = ops.For(e.Svc).RunMaintenance(ctx, "execute", ops.MaintenanceActor)
 		if err != nil || len(run.Steps) != 1 || run.Steps[0].Improved || run.Steps[0].Result == nil || run.Steps[0].Result.Affected != 0 {
 			t.Fatalf("execute %d: %+v %v", i, run, err)
 		}
 	}
-	if st := e.Svc.MaintenanceStatus(); fmt.Sprint(st.Halted) != "[retention-sweep]" || st.Runs != 1+core.MaintenanceHaltAfter {
+	if st := ops.For(e.Svc).MaintenanceStatus(); fmt.Sprint(st.Halted) != "[retention-sweep]" || st.Runs != 1+ops.MaintenanceHaltAfter {
 		t.Fatalf("state: %+v", st)
 	}
-	run, _ = e.Svc.RunMaintenance(ctx, "execute", core.MaintenanceActor)
+	run, _ = ops.For(e.Svc).RunMaintenance(ctx, "execute", ops.MaintenanceActor)
 	if len(run.Steps) != 0 || !run.Recommendations[0].Halted {
 		t.Fatalf("a halted action ran: %+v", run)
 	}
-	recs, err := e.Svc.MaintenanceRecommendations(ctx)
+	recs, err := ops.For(e.Svc).MaintenanceRecommendations(ctx)
 	if err != nil || len(recs) != 1 || !recs[0].Halted {
 		t.Fatalf("recommendations: %+v %v", recs, err)
 	}
 	// The repairs were audited as the maintenance worker.
-	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE memory_id = 'system' AND changed_by = 'maintenance-worker' AND actor_type = 'daemon'`); n != core.MaintenanceHaltAfter {
+	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE memory_id = 'system' AND changed_by = 'maintenance-worker' AND actor_type = 'daemon'`); n != ops.MaintenanceHaltAfter {
 		t.Fatalf("audit rows = %d", n)
 	}
 	// Past the window, an operator's sweep helps and the tracker forgets.
 	e.Clock.Advance(31 * 24 * time.Hour)
-	res, err := e.Svc.Repair(ctx, core.RepairRetentionSweep, core.Actor{Name: "alice"}, core.RepairOptions{})
+	res, err := ops.For(e.Svc).Repair(ctx, ops.RepairRetentionSweep, core.Actor{Name: "alice"}, ops.RepairOptions{})
 	if err != nil || res.Affected < 4 {
 		t.Fatalf("sweep: %+v %v", res, err)
 	}
-	run, _ = e.Svc.RunMaintenance(ctx, "execute", core.MaintenanceActor)
+	run, _ = ops.For(e.Svc).RunMaintenance(ctx, "execute", ops.MaintenanceActor)
 	if len(run.Recommendations) != 0 {
 		t.Fatalf("after the sweep: %+v", run.Recommendations)
 	}
@@ -99,15 +101,15 @@ func TestMaintenanceExecuteImprovesAndRespectsTheGate(t *testing.T) {
 	}
 	e.Exec(t, `INSERT INTO memory_jobs (id, memory_id, job_type, status, attempts, max_attempts, error, created_at, updated_at)
 		SELECT 'j-' || id, id, 'extract', 'dead', 3, 3, 'boom', ?, ? FROM memories`, storage.FormatTime(e.Clock.Now()), storage.FormatTime(e.Clock.Now()))
-	run, err := e.Svc.RunMaintenance(ctx, "execute", core.MaintenanceActor)
-	if err != nil || len(run.Steps) != 1 || run.Steps[0].Action != core.RepairRequeueDead || run.Steps[0].Error == "" {
+	run, err := ops.For(e.Svc).RunMaintenance(ctx, "execute", ops.MaintenanceActor)
+	if err != nil || len(run.Steps) != 1 || run.Steps[0].Action != ops.RepairRequeueDead || run.Steps[0].Error == "" {
 		t.Fatalf("denied run: %+v %v", run, err)
 	}
 	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE status = 'dead'`); n != 10 {
 		t.Fatalf("the gate let the daemon requeue: %d dead left", n)
 	}
 	// An operator may run a pass whatever the autonomy settings.
-	run, err = e.Svc.RunMaintenance(ctx, "execute", core.Actor{Name: "alice", Type: core.ActorOperator})
+	run, err = ops.For(e.Svc).RunMaintenance(ctx, "execute", core.Actor{Name: "alice", Type: core.ActorOperator})
 	if err != nil || len(run.Steps) != 1 || !run.Steps[0].Improved || run.Steps[0].Result.Affected != 10 || run.After.Score <= run.Before.Score {
 		t.Fatalf("operator run: %+v %v", run, err)
 	}
@@ -121,7 +123,7 @@ func TestMaintenanceSingleFlightAndAPI(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = e.Svc.RunMaintenance(context.Background(), "observe", core.MaintenanceActor)
+			_, errs[i] = ops.For(e.Svc).RunMaintenance(context.Background(), "observe", ops.MaintenanceActor)
 		}()
 	}
 	wg.Wait()

@@ -1,8 +1,10 @@
-package core
+package ops
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -91,17 +93,17 @@ type RepairInfo struct {
 // A result with Success false means the action ran but could not do its
 // job (no embedder, a mismatch found but not repaired); an error means it
 // did not run or failed.
-func (s *Service) Repair(ctx context.Context, action string, actor Actor, opts RepairOptions) (*RepairResult, error) {
+func (s *Ops) Repair(ctx context.Context, action string, actor core.Actor, opts RepairOptions) (*RepairResult, error) {
 	actor = actor.Normalized()
 	if !KnownRepair(action) {
-		return nil, &Error{Code: CodeUnknownRepair, Message: fmt.Sprintf("unknown repair action %q", action),
+		return nil, &core.Error{Code: CodeUnknownRepair, Message: fmt.Sprintf("unknown repair action %q", action),
 			Extra: map[string]any{"field": "action"}}
 	}
 	if opts.BatchSize < 0 || opts.BatchSize > MaxRepairBatch {
-		return nil, Invalid("batchSize", "batchSize must be between 1 and %d", MaxRepairBatch)
+		return nil, core.Invalid("batchSize", "batchSize must be between 1 and %d", MaxRepairBatch)
 	}
 	if opts.JobID != "" && action != RepairRequeueDead {
-		return nil, Invalid("jobId", "jobId only applies to %s", RepairRequeueDead)
+		return nil, core.Invalid("jobId", "jobId only applies to %s", RepairRequeueDead)
 	}
 	if err := s.checkRepairPolicy(action, actor); err != nil {
 		return nil, err
@@ -146,28 +148,28 @@ func (s *Service) Repair(ctx context.Context, action string, actor Actor, opts R
 // AuditRepair records res in history as actor's (memory_id "system",
 // event "none"), as every repair is; the retention worker records its
 // scheduled sweeps with it.
-func (s *Service) AuditRepair(ctx context.Context, res *RepairResult, actor Actor, reason string) error {
+func (s *Ops) AuditRepair(ctx context.Context, res *RepairResult, actor core.Actor, reason string) error {
 	return s.auditRepair(ctx, res, actor.Normalized(), reason)
 }
 
-func (s *Service) auditRepair(ctx context.Context, res *RepairResult, actor Actor, reason string) error {
+func (s *Ops) auditRepair(ctx context.Context, res *RepairResult, actor core.Actor, reason string) error {
 	if reason == "" {
 		reason = "manual repair"
 	}
-	return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		return s.addHistory(ctx, tx, "system", storage.EventNone, nil, nil, actor, reason,
+	return s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+		return s.svc.AddHistory(ctx, tx, "system", storage.EventNone, nil, nil, actor, reason,
 			map[string]any{"repairAction": res.Action, "affected": res.Affected, "message": res.Message, "success": res.Success})
 	})
 }
 
-func (s *Service) repairRequeueDead(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
+func (s *Ops) repairRequeueDead(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
 	limit := opts.BatchSize
 	if limit <= 0 {
 		limit = 50
 	}
 	res := &RepairResult{Action: RepairRequeueDead, Success: true, DryRun: opts.DryRun}
 	if opts.DryRun {
-		jobs, err := storage.ListJobs(ctx, s.db.Reader(), storage.JobFilter{Status: storage.JobDead}, limit)
+		jobs, err := storage.ListJobs(ctx, s.svc.DB().Reader(), storage.JobFilter{Status: storage.JobDead}, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -176,9 +178,9 @@ func (s *Service) repairRequeueDead(ctx context.Context, opts RepairOptions) (*R
 		return res, nil
 	}
 	var n int64
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		var err error
-		n, err = storage.RequeueDeadJobs(ctx, tx, opts.JobID, limit, s.timestamp())
+		n, err = storage.RequeueDeadJobs(ctx, tx, opts.JobID, limit, storage.FormatTime(s.svc.Now()))
 		return err
 	})
 	if err != nil {
@@ -189,11 +191,11 @@ func (s *Service) repairRequeueDead(ctx context.Context, opts RepairOptions) (*R
 	return res, nil
 }
 
-func (s *Service) repairReleaseLeases(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
+func (s *Ops) repairReleaseLeases(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
 	res := &RepairResult{Action: RepairReleaseLeases, Success: true, DryRun: opts.DryRun}
 	if opts.DryRun {
-		cutoff := storage.FormatTime(s.now().Add(-s.cfg.PipelineV2.LeaseTimeout.D()))
-		n, err := storage.CountStaleLeases(ctx, s.db.Reader(), cutoff)
+		cutoff := storage.FormatTime(s.svc.Now().Add(-s.svc.Config().PipelineV2.LeaseTimeout.D()))
+		n, err := storage.CountStaleLeases(ctx, s.svc.DB().Reader(), cutoff)
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +203,7 @@ func (s *Service) repairReleaseLeases(ctx context.Context, opts RepairOptions) (
 		res.Message = fmt.Sprintf("would release %d stale leases", n)
 		return res, nil
 	}
-	reaped, dead, err := s.ReapStaleLeases(ctx)
+	reaped, dead, err := s.svc.ReapStaleLeases(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,11 @@
-package core
+package ops
 
 import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/cairnmem/cairn/core"
 )
 
 // Codes of repair denials. Policy denials are 429 (as Signet answers them);
@@ -39,7 +41,7 @@ func (r *repairState) acquire(action string) (release func(), err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.running[action] {
-		return nil, &Error{Code: CodeRepairInProgress,
+		return nil, &core.Error{Code: CodeRepairInProgress,
 			Message: fmt.Sprintf("repair %s is already in progress", action), Extra: map[string]any{"action": action}}
 	}
 	if r.running == nil {
@@ -57,17 +59,17 @@ func (r *repairState) acquire(action string) (release func(), err error) {
 // agent (agent, harness) and daemon (daemon, pipeline).
 func actorClass(t string) string {
 	switch t {
-	case ActorAgent, ActorHarness:
-		return ActorAgent
-	case ActorDaemon, ActorPipeline:
-		return ActorDaemon
+	case core.ActorAgent, core.ActorHarness:
+		return core.ActorAgent
+	case core.ActorDaemon, core.ActorPipeline:
+		return core.ActorDaemon
 	}
-	return ActorOperator
+	return core.ActorOperator
 }
 
 // repairPolicy is an action's cooldown and hourly budget for agents.
-func (s *Service) repairPolicy(action string) (cooldown time.Duration, budget int) {
-	m := s.cfg.Maintenance
+func (s *Ops) repairPolicy(action string) (cooldown time.Duration, budget int) {
+	m := s.svc.Config().Maintenance
 	switch action {
 	case RepairReEmbed:
 		return m.ReembedCooldown.D(), m.ReembedHourlyBudget
@@ -87,18 +89,18 @@ func (s *Service) repairPolicy(action string) (cooldown time.Duration, budget in
 //   - frozen denies agent and daemon callers; operators may still repair
 //     (the freeze stops autonomy, not the person at the keyboard);
 //   - agent and daemon callers need autonomous_enabled.
-func (s *Service) checkRepairPolicy(action string, actor Actor) error {
+func (s *Ops) checkRepairPolicy(action string, actor core.Actor) error {
 	class := actorClass(actor.Type)
-	if class == ActorOperator {
+	if class == core.ActorOperator {
 		return nil
 	}
-	m := s.cfg.Maintenance
+	m := s.svc.Config().Maintenance
 	if m.AutonomousFrozen {
-		return &Error{Code: CodeRepairFrozen,
+		return &core.Error{Code: CodeRepairFrozen,
 			Message: fmt.Sprintf("repair %s denied: maintenance.autonomous_frozen is set (only operators may repair)", action)}
 	}
 	if !m.AutonomousEnabled {
-		return &Error{Code: CodeRepairDisabled,
+		return &core.Error{Code: CodeRepairDisabled,
 			Message: fmt.Sprintf("repair %s denied: %s callers cannot run repairs while maintenance.autonomous_enabled is false", action, class)}
 	}
 	return nil
@@ -109,12 +111,12 @@ func (s *Service) checkRepairPolicy(action string, actor Actor) error {
 // runs reach the budget it denies with "hourly budget exhausted (N runs/hr)".
 // The hour is a fixed window opened by its first run. Operators and daemon
 // callers are never limited. An allowed run is counted at once.
-func (s *Service) limitRepair(action string, actor Actor) error {
-	if actorClass(actor.Type) != ActorAgent {
+func (s *Ops) limitRepair(action string, actor core.Actor) error {
+	if actorClass(actor.Type) != core.ActorAgent {
 		return nil
 	}
 	cooldown, budget := s.repairPolicy(action)
-	now := s.now()
+	now := s.svc.Now()
 	r := &s.repair
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -128,7 +130,7 @@ func (s *Service) limitRepair(action string, actor Actor) error {
 	}
 	if !w.lastRun.IsZero() {
 		if left := w.lastRun.Add(cooldown).Sub(now); left > 0 {
-			return &Error{Code: CodeRepairCooldown,
+			return &core.Error{Code: CodeRepairCooldown,
 				Message: fmt.Sprintf("cooldown active, %dms remaining", left.Milliseconds()),
 				Extra:   map[string]any{"action": action, "retryAfterMs": left.Milliseconds()}}
 		}
@@ -137,7 +139,7 @@ func (s *Service) limitRepair(action string, actor Actor) error {
 		w.count, w.hourReset = 0, now.Add(time.Hour)
 	}
 	if w.count >= budget {
-		return &Error{Code: CodeRepairBudget,
+		return &core.Error{Code: CodeRepairBudget,
 			Message: fmt.Sprintf("hourly budget exhausted (%d runs/hr)", budget),
 			Extra:   map[string]any{"action": action, "retryAfterMs": w.hourReset.Sub(now).Milliseconds()}}
 	}

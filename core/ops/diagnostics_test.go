@@ -1,4 +1,4 @@
-package core_test
+package ops_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
@@ -26,16 +28,16 @@ import (
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
-func diag(t *testing.T, svc *core.Service) *core.DiagnosticsReport {
+func diag(t *testing.T, svc *core.Service) *ops.DiagnosticsReport {
 	t.Helper()
-	r, err := svc.ComputeDiagnostics(context.Background())
+	r, err := ops.For(svc).ComputeDiagnostics(context.Background())
 	if err != nil {
 		t.Fatalf("diagnostics: %v", err)
 	}
 	return r
 }
 
-func signal(t *testing.T, r *core.DiagnosticsReport, domain, name string) core.Signal {
+func signal(t *testing.T, r *ops.DiagnosticsReport, domain, name string) ops.Signal {
 	t.Helper()
 	d := r.Domain(domain)
 	if d == nil {
@@ -47,11 +49,11 @@ func signal(t *testing.T, r *core.DiagnosticsReport, domain, name string) core.S
 		}
 	}
 	t.Fatalf("domain %s has no signal %s: %+v", domain, name, d.Signals)
-	return core.Signal{}
+	return ops.Signal{}
 }
 
 // wantDomain checks a domain's score and status.
-func wantDomain(t *testing.T, r *core.DiagnosticsReport, domain string, score float64, status string) {
+func wantDomain(t *testing.T, r *ops.DiagnosticsReport, domain string, score float64, status string) {
 	t.Helper()
 	d := r.Domain(domain)
 	if math.Abs(d.Score-score) > 1e-9 || d.Status != status {
@@ -63,7 +65,7 @@ func TestDiagnosticsHealthyWhenEmpty(t *testing.T) {
 	t.Parallel()
 	e := apitest.NewEnv(t, apitest.NoPipeline)
 	r := diag(t, e.Svc)
-	if r.Composite.Score != 1 || r.Composite.Status != core.StatusHealthy {
+	if r.Composite.Score != 1 || r.Composite.Status != ops.StatusHealthy {
 		t.Fatalf("composite %+v", r.Composite)
 	}
 	var names []string
@@ -74,13 +76,13 @@ func TestDiagnosticsHealthyWhenEmpty(t *testing.T) {
 		t.Fatalf("domain order %v", names)
 	}
 	sum := 0.0
-	for _, w := range core.DomainWeights {
+	for _, w := range ops.DomainWeights {
 		sum += w
 	}
 	if math.Abs(sum-1) > 1e-9 {
 		t.Fatalf("weights sum to %v", sum)
 	}
-	if c := r.Domain(core.DomainConnector); !strings.Contains(c.Note, "no connectors") {
+	if c := r.Domain(ops.DomainConnector); !strings.Contains(c.Note, "no connectors") {
 		t.Fatalf("connector note %q", c.Note)
 	}
 }
@@ -89,22 +91,22 @@ func TestDiagnosticsQueueThresholds(t *testing.T) {
 	t.Parallel()
 	e := apitest.NewEnv(t, apitest.NoPipeline)
 	now := e.Clock.Now()
-	for range core.QueuePendingMax {
+	for range ops.QueuePendingMax {
 		e.Job(t, "pending", now, now, nil)
 	}
 	r := diag(t, e.Svc)
-	wantDomain(t, r, core.DomainQueue, 1, core.StatusHealthy) // exactly 50 is fine
+	wantDomain(t, r, ops.DomainQueue, 1, ops.StatusHealthy) // exactly 50 is fine
 	e.Job(t, "pending", now, now, nil)
 	r = diag(t, e.Svc)
-	wantDomain(t, r, core.DomainQueue, 0.7, core.StatusDegraded)
+	wantDomain(t, r, ops.DomainQueue, 0.7, ops.StatusDegraded)
 	if s := signal(t, r, "queue", "pending_jobs"); !s.Triggered || s.Value != 51 || s.Penalty != 0.3 {
 		t.Fatalf("pending signal %+v", s)
 	}
 	// Oldest pending job: 300 s is fine, 301 s costs 0.2.
 	e.Clock.Advance(300 * time.Second)
-	wantDomain(t, diag(t, e.Svc), core.DomainQueue, 0.7, core.StatusDegraded)
+	wantDomain(t, diag(t, e.Svc), ops.DomainQueue, 0.7, ops.StatusDegraded)
 	e.Clock.Advance(time.Second)
-	wantDomain(t, diag(t, e.Svc), core.DomainQueue, 0.5, core.StatusDegraded)
+	wantDomain(t, diag(t, e.Svc), ops.DomainQueue, 0.5, ops.StatusDegraded)
 
 	// Dead rate over jobs finished in the last hour: 1 dead of 100 is 1%,
 	// not above; 2 of 101 is.
@@ -114,30 +116,30 @@ func TestDiagnosticsQueueThresholds(t *testing.T) {
 	}
 	e.Job(t, "dead", now, now, nil)
 	e.Job(t, "dead", now, now.Add(-2*time.Hour), nil) // outside the window
-	wantDomain(t, diag(t, e.Svc), core.DomainQueue, 0.5, core.StatusDegraded)
+	wantDomain(t, diag(t, e.Svc), ops.DomainQueue, 0.5, ops.StatusDegraded)
 	e.Job(t, "dead", now, now, nil)
 	r = diag(t, e.Svc)
-	wantDomain(t, r, core.DomainQueue, 0.2, core.StatusUnhealthy)
+	wantDomain(t, r, ops.DomainQueue, 0.2, ops.StatusUnhealthy)
 	if s := signal(t, r, "queue", "dead_rate"); s.Value != 0.02 {
 		t.Fatalf("dead rate %+v", s)
 	}
 	// A lease taken 10 min ago is fine, one older is stale.
-	l := now.Add(-core.QueueStaleLeaseAge)
+	l := now.Add(-ops.QueueStaleLeaseAge)
 	e.Job(t, "leased", l, l, &l)
-	wantDomain(t, diag(t, e.Svc), core.DomainQueue, 0.2, core.StatusUnhealthy)
+	wantDomain(t, diag(t, e.Svc), ops.DomainQueue, 0.2, ops.StatusUnhealthy)
 	l2 := l.Add(-time.Second)
 	e.Job(t, "leased", l2, l2, &l2)
 	r = diag(t, e.Svc)
-	wantDomain(t, r, core.DomainQueue, 0, core.StatusUnhealthy)
+	wantDomain(t, r, ops.DomainQueue, 0, ops.StatusUnhealthy)
 	// Composite is the weighted average.
 	want := 0.0
 	for _, d := range r.Domains {
 		want += d.Weight * d.Score
 	}
-	if math.Abs(r.Composite.Score-want) > 0.001 || math.Abs(r.Composite.Score-(1-core.DomainWeights["queue"])) > 0.001 {
+	if math.Abs(r.Composite.Score-want) > 0.001 || math.Abs(r.Composite.Score-(1-ops.DomainWeights["queue"])) > 0.001 {
 		t.Fatalf("composite %v, want %v", r.Composite.Score, want)
 	}
-	if r.Composite.Status != core.StatusDegraded { // 0.72: queue at 0, the rest at 1
+	if r.Composite.Status != ops.StatusDegraded { // 0.72: queue at 0, the rest at 1
 		t.Fatalf("composite status %s at %v", r.Composite.Status, r.Composite.Score)
 	}
 }
@@ -153,13 +155,13 @@ func TestDiagnosticsStorageAndCounts(t *testing.T) {
 		e.Del(t, id, map[string]any{"reason": "test"}).Want(t, http.StatusOK)
 	}
 	r := diag(t, e.Svc)
-	wantDomain(t, r, core.DomainStorage, 1, core.StatusHealthy) // 3 of 10 is not above 0.3
+	wantDomain(t, r, ops.DomainStorage, 1, ops.StatusHealthy) // 3 of 10 is not above 0.3
 	e.Del(t, ids[3], map[string]any{"reason": "test"}).Want(t, http.StatusOK)
 	r = diag(t, e.Svc)
-	wantDomain(t, r, core.DomainStorage, 0.7, core.StatusDegraded)
+	wantDomain(t, r, ops.DomainStorage, 0.7, ops.StatusDegraded)
 	// A recover moves the tombstone count back (trigger-kept counts).
 	e.Post(t, "/api/memory/"+ids[3]+"/recover", map[string]any{"reason": "oops"}).Want(t, http.StatusOK)
-	wantDomain(t, diag(t, e.Svc), core.DomainStorage, 1, core.StatusHealthy)
+	wantDomain(t, diag(t, e.Svc), ops.DomainStorage, 1, ops.StatusHealthy)
 	if got, want := e.Count(t, `SELECT deleted FROM memory_counts`), e.Count(t, `SELECT count(*) FROM memories WHERE is_deleted = 1`); got != want || want != 3 {
 		t.Fatalf("memory_counts.deleted %d, real %d", got, want)
 	}
@@ -184,17 +186,17 @@ func TestDiagnosticsIndexFTSMismatch(t *testing.T) {
 	for i := range 10 {
 		e.MustID(t, fmt.Sprintf("indexed memory number %d", i))
 	}
-	wantDomain(t, diag(t, e.Svc), core.DomainIndex, 1, core.StatusHealthy)
+	wantDomain(t, diag(t, e.Svc), ops.DomainIndex, 1, ops.StatusHealthy)
 	unindex := func() {
 		e.Exec(t, `INSERT INTO memories_fts(memories_fts, rowid, content)
 			SELECT 'delete', rid, content FROM memories WHERE rid = (SELECT min(d.id) FROM memories_fts_docsize d)`)
 	}
 	unindex() // 1 of 10 missing: a gap, not above 10%
 	r := diag(t, e.Svc)
-	wantDomain(t, r, core.DomainIndex, 0.8, core.StatusHealthy)
+	wantDomain(t, r, ops.DomainIndex, 0.8, ops.StatusHealthy)
 	unindex() // 2 of 10
 	r = diag(t, e.Svc)
-	wantDomain(t, r, core.DomainIndex, 0.5, core.StatusDegraded)
+	wantDomain(t, r, ops.DomainIndex, 0.5, ops.StatusDegraded)
 	found := false
 	for _, s := range r.SilentFailures {
 		found = found || (s.Name == "fts_mismatch" && s.Triggered && s.Domain == "index")
@@ -241,13 +243,13 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 	}
 	// Within the TTL the embedded count is reused (over the current live
 	// count): polling stays cheap.
-	clock.Advance(core.DiagnosticsTTL)
+	clock.Advance(ops.DiagnosticsTTL)
 	r = diag(t, svc)
 	s := signal(t, r, "index", "embedding_coverage")
 	if !s.Triggered || math.Abs(s.Value-8.0/11) > 0.001 {
 		t.Fatalf("coverage %+v", s)
 	}
-	wantDomain(t, r, core.DomainIndex, 0.7, core.StatusDegraded)
+	wantDomain(t, r, ops.DomainIndex, 0.7, ops.StatusDegraded)
 	// A new embedded memory: the live count changed, so once
 	// CoverageMinTTL has passed the embedded rows are counted again
 	// (9 of 12) rather than reused for the whole CoverageTTL (8 of 12).
@@ -257,7 +259,7 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 	if s := signal(t, diag(t, svc), "index", "embedding_coverage"); math.Abs(s.Value-8.0/12) > 0.001 {
 		t.Fatalf("counted again within CoverageMinTTL: %+v", s)
 	}
-	clock.Advance(core.CoverageMinTTL)
+	clock.Advance(ops.CoverageMinTTL)
 	if s := signal(t, diag(t, svc), "index", "embedding_coverage"); math.Abs(s.Value-9.0/12) > 0.001 {
 		t.Fatalf("not counted again after CoverageMinTTL: %+v", s)
 	}
@@ -281,7 +283,7 @@ func TestDiagnosticsProviderRingAndAvailability(t *testing.T) {
 		t.Fatalf("ring after 130: %+v", h)
 	}
 	r := diag(t, e.Svc)
-	wantDomain(t, r, core.DomainProvider, 0.7, core.StatusDegraded)
+	wantDomain(t, r, ops.DomainProvider, 0.7, ops.StatusDegraded)
 	for range 70 {
 		an.RecordProviderCall("llm:test", time.Millisecond, nil)
 	}
@@ -294,10 +296,10 @@ func TestDiagnosticsProviderRingAndAvailability(t *testing.T) {
 	if h := an.ProviderHealth(); h.Failures != 0 || h.Ratio != 1 {
 		t.Fatalf("failures evicted: %+v", h)
 	}
-	wantDomain(t, diag(t, e.Svc), core.DomainProvider, 1, core.StatusHealthy)
+	wantDomain(t, diag(t, e.Svc), ops.DomainProvider, 1, ops.StatusHealthy)
 	e.Svc.PipelineRuntime().SetProvider("ollama", false, errors.New("connection refused"))
 	r = diag(t, e.Svc)
-	wantDomain(t, r, core.DomainProvider, 0, core.StatusUnhealthy)
+	wantDomain(t, r, ops.DomainProvider, 0, ops.StatusUnhealthy)
 	if s := signal(t, r, "provider", "extraction_provider_unavailable"); !strings.Contains(s.Message, "connection refused") {
 		t.Fatalf("unavailable signal %+v", s)
 	}
@@ -334,12 +336,12 @@ func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 	if s := signal(t, r, "provider", "empty_extractions_in_a_row"); s.Triggered || s.Value != float64(core.EmptyExtractionsMax-1) {
 		t.Fatalf("after %d: %+v", core.EmptyExtractionsMax-1, s)
 	}
-	wantDomain(t, r, core.DomainProvider, 1, core.StatusHealthy)
+	wantDomain(t, r, ops.DomainProvider, 1, ops.StatusHealthy)
 	e.MustID(t, "The staging database moved to a new host called db-stage-2 with Postgres 16 last week.")
 	step()
 	r = diag(t, e.Svc)
-	wantDomain(t, r, core.DomainProvider, 0.7, core.StatusDegraded)
-	var silent *core.Signal
+	wantDomain(t, r, ops.DomainProvider, 0.7, ops.StatusDegraded)
+	var silent *ops.Signal
 	for i, s := range r.SilentFailures {
 		if s.Name == "empty_extractions_in_a_row" {
 			silent = &r.SilentFailures[i]
@@ -362,7 +364,7 @@ func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 	w.LLM = llm.NewHeuristic()
 	e.MustID(t, "We decided to use PostgreSQL for the billing service because it supports row level locking.")
 	step()
-	wantDomain(t, diag(t, e.Svc), core.DomainProvider, 1, core.StatusHealthy)
+	wantDomain(t, diag(t, e.Svc), ops.DomainProvider, 1, ops.StatusHealthy)
 }
 
 func TestDiagnosticsMutationAndFreeze(t *testing.T) {
@@ -374,14 +376,14 @@ func TestDiagnosticsMutationAndFreeze(t *testing.T) {
 			core.NewID(), storage.FormatTime(at))
 	}
 	add(now.Add(-8 * 24 * time.Hour)) // outside the 7-day window
-	for range core.RecoveredEventsMax {
+	for range ops.RecoveredEventsMax {
 		add(now.Add(-time.Hour))
 	}
-	wantDomain(t, diag(t, e.Svc), core.DomainMutation, 1, core.StatusHealthy)
+	wantDomain(t, diag(t, e.Svc), ops.DomainMutation, 1, ops.StatusHealthy)
 	add(now)
-	wantDomain(t, diag(t, e.Svc), core.DomainMutation, 0.7, core.StatusDegraded)
+	wantDomain(t, diag(t, e.Svc), ops.DomainMutation, 0.7, ops.StatusDegraded)
 	e.Svc.SetMutationsFrozen(true)
-	wantDomain(t, diag(t, e.Svc), core.DomainMutation, 0.4, core.StatusUnhealthy)
+	wantDomain(t, diag(t, e.Svc), ops.DomainMutation, 0.4, ops.StatusUnhealthy)
 }
 
 func TestDiagnosticsConnectorDocuments(t *testing.T) {
@@ -394,20 +396,20 @@ func TestDiagnosticsConnectorDocuments(t *testing.T) {
 	doc("done", "", now)
 	doc("failed", "old failure", now.Add(-25*time.Hour))
 	r := diag(t, e.Svc)
-	wantDomain(t, r, core.DomainConnector, 1, core.StatusHealthy)
-	if r.Domain(core.DomainConnector).Note != "" {
-		t.Fatalf("note with a documents table: %q", r.Domain(core.DomainConnector).Note)
+	wantDomain(t, r, ops.DomainConnector, 1, ops.StatusHealthy)
+	if r.Domain(ops.DomainConnector).Note != "" {
+		t.Fatalf("note with a documents table: %q", r.Domain(ops.DomainConnector).Note)
 	}
 	doc("failed", "pdf parser crashed", now.Add(-time.Hour))
 	r = diag(t, e.Svc)
-	wantDomain(t, r, core.DomainConnector, 0.7, core.StatusDegraded)
+	wantDomain(t, r, ops.DomainConnector, 0.7, ops.StatusDegraded)
 	if s := signal(t, r, "connector", "documents_failed_24h"); !strings.Contains(s.Message, "pdf parser crashed") {
 		t.Fatalf("signal %+v", s)
 	}
 	for range 4 {
 		doc("failed", "again", now)
 	}
-	wantDomain(t, diag(t, e.Svc), core.DomainConnector, 0.5, core.StatusDegraded)
+	wantDomain(t, diag(t, e.Svc), ops.DomainConnector, 0.5, ops.StatusDegraded)
 }
 
 func TestDiagnosticsCacheAndSingleFlight(t *testing.T) {
@@ -415,12 +417,12 @@ func TestDiagnosticsCacheAndSingleFlight(t *testing.T) {
 	e := apitest.NewEnv(t, apitest.NoPipeline)
 	ctx := context.Background()
 	var wg sync.WaitGroup
-	reps := make([]*core.DiagnosticsReport, 16)
+	reps := make([]*ops.DiagnosticsReport, 16)
 	for i := range reps {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := e.Svc.Diagnostics(ctx)
+			r, err := ops.For(e.Svc).Diagnostics(ctx)
 			if err != nil {
 				t.Error(err)
 			}
@@ -434,23 +436,23 @@ func TestDiagnosticsCacheAndSingleFlight(t *testing.T) {
 		}
 	}
 	e.Job(t, "pending", e.Clock.Now(), e.Clock.Now(), nil)
-	if r, _ := e.Svc.Diagnostics(ctx); r != reps[0] {
+	if r, _ := ops.For(e.Svc).Diagnostics(ctx); r != reps[0] {
 		t.Fatal("report recomputed within the TTL")
 	}
-	e.Clock.Advance(core.DiagnosticsTTL)
-	r, _ := e.Svc.Diagnostics(ctx)
+	e.Clock.Advance(ops.DiagnosticsTTL)
+	r, _ := ops.For(e.Svc).Diagnostics(ctx)
 	if r == reps[0] || signal(t, r, "queue", "pending_jobs").Value != 1 {
 		t.Fatal("report not recomputed after the TTL")
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	e.Clock.Advance(core.DiagnosticsTTL)
-	if _, err := e.Svc.Diagnostics(cctx); err == nil {
+	e.Clock.Advance(ops.DiagnosticsTTL)
+	if _, err := ops.For(e.Svc).Diagnostics(cctx); err == nil {
 		// A cancelled caller may still win the race with a fast compute;
 		// what matters is that the next caller gets a report.
 		t.Log("cancelled caller got a report")
 	}
-	if _, err := e.Svc.Diagnostics(ctx); err != nil {
+	if _, err := ops.For(e.Svc).Diagnostics(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,10 +1,12 @@
-package core
+package ops
 
 import (
 	"context"
 	"errors"
 	"path/filepath"
 	"testing"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/config"
 
@@ -23,15 +25,15 @@ func TestRetentionSharesRepairFlight(t *testing.T) {
 	defer db.Close()
 	cfg := config.DefaultConfig()
 	cfg.Maintenance.AutonomousEnabled = true
-	s := NewService(db, cfg, ServiceOptions{})
+	s := For(core.NewService(db, cfg, core.ServiceOptions{}))
 	release, err := s.repair.acquire(RepairRetentionSweep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.RetentionSweep(ctx); !errors.Is(err, &Error{Code: CodeRepairInProgress}) {
+	if _, err := s.RetentionSweep(ctx); !errors.Is(err, &core.Error{Code: CodeRepairInProgress}) {
 		t.Fatalf("sweep during a repair: %v", err)
 	}
-	if _, err := s.Repair(ctx, RepairRetentionSweep, Actor{}, RepairOptions{}); !errors.Is(err, &Error{Code: CodeRepairInProgress}) {
+	if _, err := s.Repair(ctx, RepairRetentionSweep, core.Actor{}, RepairOptions{}); !errors.Is(err, &core.Error{Code: CodeRepairInProgress}) {
 		t.Fatalf("repair during a sweep: %v", err)
 	}
 	release()
@@ -39,23 +41,23 @@ func TestRetentionSharesRepairFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	// An agent refused by the cooldown does not keep the action busy.
-	agent := Actor{Name: "a", Type: ActorAgent}
+	agent := core.Actor{Name: "a", Type: core.ActorAgent}
 	if _, err := s.Repair(ctx, RepairRetentionSweep, agent, RepairOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Repair(ctx, RepairRetentionSweep, agent, RepairOptions{}); !errors.Is(err, &Error{Code: CodeRepairCooldown}) {
+	if _, err := s.Repair(ctx, RepairRetentionSweep, agent, RepairOptions{}); !errors.Is(err, &core.Error{Code: CodeRepairCooldown}) {
 		t.Fatalf("second agent run: %v", err)
 	}
-	if _, err := s.Repair(ctx, RepairRetentionSweep, Actor{}, RepairOptions{}); err != nil {
+	if _, err := s.Repair(ctx, RepairRetentionSweep, core.Actor{}, RepairOptions{}); err != nil {
 		t.Fatalf("operator after a refused agent: %v", err)
 	}
 }
 
 func TestActorClass(t *testing.T) {
 	for typ, want := range map[string]string{
-		ActorOperator: ActorOperator, ActorSDK: ActorOperator, "": ActorOperator,
-		ActorAgent: ActorAgent, ActorHarness: ActorAgent,
-		ActorDaemon: ActorDaemon, ActorPipeline: ActorDaemon,
+		core.ActorOperator: core.ActorOperator, core.ActorSDK: core.ActorOperator, "": core.ActorOperator,
+		core.ActorAgent: core.ActorAgent, core.ActorHarness: core.ActorAgent,
+		core.ActorDaemon: core.ActorDaemon, core.ActorPipeline: core.ActorDaemon,
 	} {
 		if got := actorClass(typ); got != want {
 			t.Errorf("actorClass(%q) = %q, want %q", typ, got, want)
