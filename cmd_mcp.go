@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
-	"github.com/cairnmem/cairn/core/auth"
-
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -107,7 +105,7 @@ func (r *mcpRemote) session(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	cs, err := r.client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint: r.endpoint, DisableStandaloneSSE: true, MaxRetries: -1,
-		HTTPClient: &http.Client{Timeout: 2 * time.Minute, Transport: tokenTransport{http.DefaultTransport}},
+		HTTPClient: client.NewHTTPClient(2 * time.Minute),
 	}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("cairn (pid %d) holds the database but its MCP endpoint %s does not answer: %w", r.pid, r.endpoint, err)
@@ -207,14 +205,4 @@ func (a *app) proxyMCP(ctx context.Context, endpoint string, pid int) error {
 		return nil
 	}
 	return err
-}
-
-// tokenTransport adds CAIRN_TOKEN to the proxy's requests, for a cairn in
-// team or hybrid mode.
-type tokenTransport struct{ next http.RoundTripper }
-
-func (t tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	auth.AuthorizeRequest(req)
-	return t.next.RoundTrip(req)
 }
