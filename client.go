@@ -24,6 +24,34 @@ type backend interface {
 	Close() error
 }
 
+// connect loads the configuration the common flags name and opens the
+// backend: the preamble of the commands that read or write memories.
+// Closing the backend closes the app too.
+func connect(ctx context.Context, common *commonFlags) (backend, error) {
+	a, err := loadApp(common)
+	if err != nil {
+		return nil, err
+	}
+	be, err := a.openBackend(ctx)
+	if err != nil {
+		a.close()
+		return nil, err
+	}
+	return appBackend{be, a}, nil
+}
+
+// appBackend is a backend that owns its app.
+type appBackend struct {
+	backend
+	a *app
+}
+
+func (b appBackend) Close() error {
+	err := b.backend.Close()
+	b.a.close()
+	return err
+}
+
 // openBackend opens the store, or connects to the process holding it.
 func (a *app) openBackend(ctx context.Context) (backend, error) {
 	st, err := a.openStore(ctx)
@@ -34,10 +62,7 @@ func (a *app) openBackend(ctx context.Context) (backend, error) {
 	if !errors.As(err, &le) {
 		return nil, err
 	}
-	addr := le.Holder.Addr
-	if addr == "" {
-		addr = a.cfg.Server.Addr
-	}
+	addr := a.holderAddr(le.Holder)
 	return newHTTPBackend(addr, le.Holder.PID), nil
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +23,8 @@ func runBench(ctx context.Context, args []string) error {
 
 const benchUsage = "bench locomo --data FILE [--modes keyword,vector,hybrid] [--convs N] [--k 10] [--json]"
 
+// benchMain is runBench with its output streams: the report on stdout,
+// progress on stderr.
 func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, common := newFlagSet("bench", benchUsage)
 	data := fs.String("data", "", "LoCoMo-format JSON file (a list of samples)")
@@ -36,9 +37,6 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	asJSON := fs.Bool("json", false, "print one JSON object with every figure")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		if errors.Is(err, errHelp) {
-			return nil
-		}
 		return err
 	}
 	if len(pos) == 0 {

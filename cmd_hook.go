@@ -63,7 +63,7 @@ func runHook(ctx context.Context, args []string) error {
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		if errors.Is(err, errHelp) {
-			return nil
+			return err
 		}
 		return errors.New(err.Error()) // exit 1: non-blocking for Claude Code
 	}
@@ -180,10 +180,7 @@ func hookAddr(a *app) (string, bool) {
 	if !ok || !pidAlive(info.PID) {
 		return "", false
 	}
-	if info.Addr != "" {
-		return info.Addr, true
-	}
-	return a.cfg.Server.Addr, true
+	return a.holderAddr(info), true
 }
 
 func pidAlive(pid int) bool {

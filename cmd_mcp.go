@@ -22,9 +22,6 @@ import (
 func runMCP(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("mcp", "mcp [flags]")
 	if _, err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, errHelp) {
-			return nil
-		}
 		return err
 	}
 	a, err := loadApp(common)
@@ -41,10 +38,7 @@ func runMCP(ctx context.Context, args []string) error {
 		if !errors.As(err, &le) {
 			return err
 		}
-		addr := le.Holder.Addr
-		if addr == "" {
-			addr = a.cfg.Server.Addr
-		}
+		addr := a.holderAddr(le.Holder)
 		return a.proxyMCP(ctx, "http://"+addr+"/mcp", le.Holder.PID)
 	}
 	defer func() {
