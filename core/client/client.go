@@ -44,6 +44,7 @@ func NewHTTPClient(timeout time.Duration) *http.Client {
 // tokenTransport adds CAIRN_TOKEN to every request it sends.
 type tokenTransport struct{ next http.RoundTripper }
 
+// RoundTrip sends a copy of req with the token added.
 func (t tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	AuthorizeRequest(req)
@@ -98,6 +99,7 @@ type UnreachableError struct {
 	Err error  // what the transport said
 }
 
+// Error says which cairn did not answer and why.
 func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("cairn at %s does not answer: %v", e.URL, e.Err)
 }
