@@ -7,12 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
-	"syscall"
-	"time"
 
 	"github.com/cairnmem/cairn/core/httpapi"
 
@@ -169,6 +165,15 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 	return &store{db: db, lock: lock, svc: svc}, nil
 }
 
+// holderAddr is the API address of the cairn that holds the database: the
+// one in its lock file, else server.addr.
+func (a *app) holderAddr(h storage.LockInfo) string {
+	if h.Addr != "" {
+		return h.Addr
+	}
+	return a.cfg.Server.Addr
+}
+
 // ingestSpool stores what `cairn hook` spooled while no cairn was running
 // (memories, session transcripts); each entry is ingested once.
 func (a *app) ingestSpool(ctx context.Context, svc *core.Service) {
@@ -177,41 +182,4 @@ func (a *app) ingestSpool(ctx context.Context, svc *core.Service) {
 	} else if n > 0 {
 		a.log.Info("hook spool ingested", "entries", n)
 	}
-}
-
-// listen binds the API address, explaining the usual failure.
-func (a *app) listen() (net.Listener, error) {
-	ln, err := net.Listen("tcp", a.cfg.Server.Addr)
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("%s is already in use by another program; stop it or choose another address with --addr or CAIRN_ADDR", a.cfg.Server.Addr)
-		}
-		return nil, fmt.Errorf("listen on %s: %w", a.cfg.Server.Addr, err)
-	}
-	return ln, nil
-}
-
-// serveAPI serves the API on ln until ctx ends, then shuts it down.
-func serveAPI(ctx context.Context, api *httpapi.API, ln net.Listener, timeout time.Duration) error {
-	srv := &http.Server{
-		Handler:           api.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	return nil
 }

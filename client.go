@@ -1,22 +1,15 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"time"
 
-	"github.com/cairnmem/cairn/core/httpapi"
-
-	"github.com/cairnmem/cairn/core/auth"
-
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -32,6 +25,34 @@ type backend interface {
 	Close() error
 }
 
+// connect loads the configuration the common flags name and opens the
+// backend: the preamble of the commands that read or write memories.
+// Closing the backend closes the app too.
+func connect(ctx context.Context, common *commonFlags) (backend, error) {
+	a, err := loadApp(common)
+	if err != nil {
+		return nil, err
+	}
+	be, err := a.openBackend(ctx)
+	if err != nil {
+		a.close()
+		return nil, err
+	}
+	return appBackend{be, a}, nil
+}
+
+// appBackend is a backend that owns its app.
+type appBackend struct {
+	backend
+	a *app
+}
+
+func (b appBackend) Close() error {
+	err := b.backend.Close()
+	b.a.close()
+	return err
+}
+
 // openBackend opens the store, or connects to the process holding it.
 func (a *app) openBackend(ctx context.Context) (backend, error) {
 	st, err := a.openStore(ctx)
@@ -42,11 +63,8 @@ func (a *app) openBackend(ctx context.Context) (backend, error) {
 	if !errors.As(err, &le) {
 		return nil, err
 	}
-	addr := le.Holder.Addr
-	if addr == "" {
-		addr = a.cfg.Server.Addr
-	}
-	return &httpBackend{base: "http://" + addr, client: &http.Client{Timeout: 60 * time.Second}, pid: le.Holder.PID}, nil
+	addr := a.holderAddr(le.Holder)
+	return newHTTPBackend(addr, le.Holder.PID), nil
 }
 
 type localBackend struct{ st *store }
@@ -90,116 +108,56 @@ func (b *localBackend) Import(ctx context.Context, lines []core.ImportLine, _ []
 	return b.st.svc.Import(ctx, lines, core.Actor{Name: "cli-import", Type: core.ActorOperator})
 }
 
+// httpBackend reaches the cairn that holds the database through its API.
 type httpBackend struct {
-	base   string
-	client *http.Client
-	pid    int
+	c   *client.Client
+	pid int
+}
+
+// cliTimeout bounds one CLI call to the API (an export streams as long as
+// it needs).
+const cliTimeout = 60 * time.Second
+
+func newHTTPBackend(addr string, pid int) *httpBackend {
+	return &httpBackend{pid: pid, c: client.New(addr, client.Options{
+		Actor:   core.Actor{Name: "cli", Type: core.ActorOperator},
+		Timeout: cliTimeout,
+	})}
 }
 
 func (b *httpBackend) Describe() string {
-	return fmt.Sprintf("the running cairn (pid %d) at %s", b.pid, b.base)
+	return fmt.Sprintf("the running cairn (pid %d) at %s", b.pid, b.c.BaseURL())
 }
 func (b *httpBackend) Close() error { return nil }
 
-// do sends a request and decodes a JSON answer into out, turning the API's
-// error bodies into *core.Error.
-func (b *httpBackend) do(ctx context.Context, method, path, contentType string, body io.Reader, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, b.base+path, body)
-	if err != nil {
-		return err
+// explain names the process that holds the database when its API does not
+// answer.
+func (b *httpBackend) explain(err error) error {
+	var ue *client.UnreachableError
+	if errors.As(err, &ue) {
+		return fmt.Errorf("cairn (pid %d) holds the database but its API at %s does not answer: %w", b.pid, ue.URL, ue.Err)
 	}
-	auth.AuthorizeRequest(req)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	req.Header.Set("X-Cairn-Actor", "cli")
-	req.Header.Set("X-Cairn-Actor-Type", core.ActorOperator)
-	resp, err := b.client.Do(req)
-	if err != nil {
-		return fmt.Errorf("cairn (pid %d) holds the database but its API at %s does not answer: %w", b.pid, b.base, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode >= 300 {
-		var e struct {
-			Error string `json:"error"`
-			Code  string `json:"code"`
-		}
-		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			return &core.Error{Code: e.Code, Message: e.Error}
-		}
-		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
-	}
-	if out == nil {
-		return nil
-	}
-	if raw, ok := out.(*json.RawMessage); ok {
-		*raw = data
-		return nil
-	}
-	return json.Unmarshal(data, out)
+	return err
 }
 
 func (b *httpBackend) Remember(ctx context.Context, in map[string]any) (json.RawMessage, error) {
-	body, _ := json.Marshal(in)
-	var out json.RawMessage
-	err := b.do(ctx, http.MethodPost, "/api/memory/remember", "application/json", bytes.NewReader(body), &out)
-	return out, err
+	out, err := b.c.Remember(ctx, in)
+	if err != nil {
+		return nil, b.explain(err)
+	}
+	return out.Raw, nil
 }
 
 func (b *httpBackend) Recall(ctx context.Context, in map[string]any) (*core.RecallResult, error) {
-	body, _ := json.Marshal(in)
-	var out core.RecallResult
-	err := b.do(ctx, http.MethodPost, "/api/memory/recall", "application/json", bytes.NewReader(body), &out)
-	return &out, err
+	out, err := b.c.Recall(ctx, in)
+	return out, b.explain(err)
 }
 
 func (b *httpBackend) Export(ctx context.Context, f storage.MemoryFilter, fn func(json.RawMessage) error) error {
-	path := "/api/memories/export"
-	if f.IncludeDeleted {
-		path += "?include_deleted=true"
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.base+path, nil)
-	if err != nil {
-		return err
-	}
-	auth.AuthorizeRequest(req)
-	client := *b.client
-	client.Timeout = 0 // a large export streams for as long as it needs
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("export from %s: %w", b.base, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("export from %s: %s", b.base, resp.Status)
-	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		if bytes.HasPrefix(line, []byte(`{"_end"`)) {
-			return nil
-		}
-		if err := fn(append(json.RawMessage(nil), line...)); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	return errors.New("export stream ended early; the output is incomplete")
+	return b.explain(b.c.Export(ctx, f, fn))
 }
 
 func (b *httpBackend) Import(ctx context.Context, _ []core.ImportLine, raw [][]byte) (*core.ImportResult, error) {
-	var out core.ImportResult
-	err := b.do(ctx, http.MethodPost, "/api/memories/import", "application/x-ndjson",
-		strings.NewReader(string(bytes.Join(raw, []byte("\n")))), &out)
-	return &out, err
+	out, err := b.c.Import(ctx, raw)
+	return out, b.explain(err)
 }

@@ -2,17 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 )
 
+// runConfig is `cairn config`: the effective configuration as TOML, with
+// the files it comes from.
 func runConfig(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("config", "config [flags]")
 	if _, err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, errHelp) {
-			return nil
-		}
 		return err
 	}
 	a, err := loadApp(common)

@@ -9,16 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/httpapi"
-
-	"github.com/cairnmem/cairn/core/auth"
-
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/core"
@@ -67,7 +64,7 @@ func runHook(ctx context.Context, args []string) error {
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		if errors.Is(err, errHelp) {
-			return nil
+			return err
 		}
 		return errors.New(err.Error()) // exit 1: non-blocking for Claude Code
 	}
@@ -112,17 +109,17 @@ func runHook(ctx context.Context, args []string) error {
 	addr, up := hookAddr(a)
 	var out map[string]any
 	if up {
-		out, err = postHook(ctx, addr, ev.path, in, deadline)
+		out, err = postHook(ctx, addr, *harness, ev.path, in, deadline)
 	} else {
 		err = errors.New("cairn is not running")
 	}
 	if err != nil {
-		var he *hookHTTPError
+		var answered *core.Error // cairn got the event and refused it
 		// A live instance that answered too slowly for a session end still
 		// finishes it (the handler outlives the request); spooling it too
 		// would only redo the work.
 		slowEnd := up && ev.spool == "session-end" && errors.Is(err, context.DeadlineExceeded)
-		if ev.spool != "" && !errors.As(err, &he) && !slowEnd {
+		if ev.spool != "" && !errors.As(err, &answered) && !slowEnd {
 			spoolHook(a, ev.spool, in)
 		}
 		return nil
@@ -184,10 +181,7 @@ func hookAddr(a *app) (string, bool) {
 	if !ok || !pidAlive(info.PID) {
 		return "", false
 	}
-	if info.Addr != "" {
-		return info.Addr, true
-	}
-	return a.cfg.Server.Addr, true
+	return a.holderAddr(info), true
 }
 
 func pidAlive(pid int) bool {
@@ -198,46 +192,37 @@ func pidAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-type hookHTTPError struct {
-	status int
-	body   string
-}
+// hookResponseMax bounds what the shim reads of cairn's answer.
+const hookResponseMax = 4 << 20
 
-func (e *hookHTTPError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.body) }
-
-func postHook(ctx context.Context, addr, path string, in map[string]any, deadline time.Time) (map[string]any, error) {
+// postHook posts one hook event to the running cairn within deadline. An
+// answer with an error status is reported on stderr and returned as
+// *client.APIError (around a *core.Error).
+func postHook(ctx context.Context, addr, harness, path string, in map[string]any, deadline time.Time) (map[string]any, error) {
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	body, err := json.Marshal(in)
-	if err != nil {
-		return nil, err
+	c := client.New(addr, client.Options{Actor: core.Actor{Name: harness, Type: core.ActorHarness}, MaxResponse: hookResponseMax})
+	out, err := c.Hook(ctx, path, in)
+	var ce *core.Error
+	if errors.As(err, &ce) {
+		fmt.Fprintf(os.Stderr, "cairn hook %s: HTTP %d: %s\n", path, client.StatusOf(err), errorBody(ce))
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/api/hooks/"+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
+	return out, err
+}
+
+// errorBody renders an API error as the JSON body it came in, or its
+// message when the body was not the API's.
+func errorBody(e *core.Error) string {
+	if e.Extra == nil {
+		return e.Message
 	}
-	auth.AuthorizeRequest(req)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Cairn-Actor", fmt.Sprint(in["harness"]))
-	req.Header.Set("X-Cairn-Actor-Type", core.ActorHarness)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(e.Extra) != nil {
+		return e.Message
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 300 {
-		fmt.Fprintf(os.Stderr, "cairn hook %s: HTTP %d: %s\n", path, resp.StatusCode, bytes.TrimSpace(data))
-		return nil, &hookHTTPError{status: resp.StatusCode, body: string(data)}
-	}
-	var out map[string]any
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return strings.TrimSpace(b.String())
 }
 
 // spoolTranscriptMax: transcripts up to this size are normalized into the

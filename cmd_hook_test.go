@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -109,6 +111,15 @@ func TestHookShimLive(t *testing.T) {
 
 	// remember through the shim, then CAIRN_NO_HOOKS=1 silences everything.
 	runHookBin(t, home, nil, with("content", "hooks remember this fact"), "remember")
+	// cairn refusing the event is reported on stderr with its answer, and
+	// nothing is spooled: it would only be refused again.
+	out, errOut, _ := runHookBin(t, home, nil, with("content", 42), "remember")
+	if out != "" || !strings.Contains(errOut, "cairn hook remember: HTTP 400: {") || !strings.Contains(errOut, `"code":"invalid_request"`) {
+		t.Fatalf("refused remember: stdout %q stderr %q", out, errOut)
+	}
+	if spooled, _ := filepath.Glob(filepath.Join(home, "hook-spool", "*.json")); len(spooled) != 0 {
+		t.Fatalf("a refused event was spooled: %v", spooled)
+	}
 	out, _, _ = runHookBin(t, home, []string{"CAIRN_NO_HOOKS=1"}, with("hook_event_name", "SessionStart"), "session-start")
 	if out != "" {
 		t.Fatalf("CAIRN_NO_HOOKS=1 printed %q", out)

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/httpapi"
-
-	"github.com/cairnmem/cairn/core/auth"
-
 	"github.com/cairnmem/cairn/storage"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,9 +22,6 @@ import (
 func runMCP(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("mcp", "mcp [flags]")
 	if _, err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, errHelp) {
-			return nil
-		}
 		return err
 	}
 	a, err := loadApp(common)
@@ -44,10 +38,7 @@ func runMCP(ctx context.Context, args []string) error {
 		if !errors.As(err, &le) {
 			return err
 		}
-		addr := le.Holder.Addr
-		if addr == "" {
-			addr = a.cfg.Server.Addr
-		}
+		addr := a.holderAddr(le.Holder)
 		return a.proxyMCP(ctx, "http://"+addr+"/mcp", le.Holder.PID)
 	}
 	defer func() {
@@ -108,7 +99,7 @@ func (r *mcpRemote) session(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	cs, err := r.client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint: r.endpoint, DisableStandaloneSSE: true, MaxRetries: -1,
-		HTTPClient: &http.Client{Timeout: 2 * time.Minute, Transport: tokenTransport{http.DefaultTransport}},
+		HTTPClient: client.NewHTTPClient(2 * time.Minute),
 	}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("cairn (pid %d) holds the database but its MCP endpoint %s does not answer: %w", r.pid, r.endpoint, err)
@@ -208,14 +199,4 @@ func (a *app) proxyMCP(ctx context.Context, endpoint string, pid int) error {
 		return nil
 	}
 	return err
-}
-
-// tokenTransport adds CAIRN_TOKEN to the proxy's requests, for a cairn in
-// team or hybrid mode.
-type tokenTransport struct{ next http.RoundTripper }
-
-func (t tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	auth.AuthorizeRequest(req)
-	return t.next.RoundTrip(req)
 }

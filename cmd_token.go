@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -21,9 +20,6 @@ func runToken(ctx context.Context, args []string) error {
 	ttl := fs.Duration("ttl", 0, "lifetime (default auth.token_ttl, 168h)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		if errors.Is(err, errHelp) {
-			return nil
-		}
 		return err
 	}
 	if len(pos) != 1 || pos[0] != "create" {

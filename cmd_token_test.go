@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -7,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -128,28 +129,4 @@ func TestTokenCreateAcceptedByTeamServer(t *testing.T) {
 	if strings.Contains(stderr.String(), tok) {
 		t.Fatal("token on stderr")
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe to read while a process writes to it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *lockedBuffer) Len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Len()
 }

@@ -27,9 +27,6 @@ func runDefault(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("", "[flags]")
 	themeName := fs.String("theme", "", "terminal UI theme: "+fmt.Sprint(themes.BuiltinNames())+" or NAME for <config folder>/themes/NAME.toml (default: dark or light from the terminal)")
 	if _, err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, errHelp) {
-			return nil
-		}
 		return err
 	}
 	a, err := loadApp(common)
@@ -132,10 +129,7 @@ func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
 // offerClient explains that another cairn holds the database and offers
 // to drive that one through its API.
 func (a *app) offerClient(ctx context.Context, theme *themes.Theme, le *storage.LockedError) error {
-	addr := le.Holder.Addr
-	if addr == "" {
-		addr = a.cfg.Server.Addr
-	}
+	addr := a.holderAddr(le.Holder)
 	choice, err := tui.AskProblem(ctx, theme, tui.Problem{
 		Title: "The database is in use by another cairn",
 		Lines: []string{

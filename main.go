@@ -82,7 +82,16 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// run dispatches to the command args name; a command that printed its
+// help (-h) has done its job.
 func run(ctx context.Context, args []string) error {
+	if err := dispatch(ctx, args); err != nil && !errors.Is(err, errHelp) {
+		return err
+	}
+	return nil
+}
+
+func dispatch(ctx context.Context, args []string) error {
 	if len(args) == 0 || (len(args[0]) > 0 && args[0][0] == '-' && args[0] != "-h" && args[0] != "--help") {
 		return runDefault(ctx, args)
 	}
@@ -111,9 +120,4 @@ func printUsage() {
 	fmt.Println()
 	fmt.Println("Common flags: --home DIR (config, data and logs in one folder, like CAIRN_HOME),")
 	fmt.Println("--config FILE, --db FILE, --addr HOST:PORT. Run `cairn COMMAND -h` for a command's flags.")
-}
-
-func runVersionCmd(ctx context.Context, args []string) error {
-	fmt.Printf("cairn %s\n", cairnVersion())
-	return nil
 }

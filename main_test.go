@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -16,7 +18,12 @@ import (
 	"time"
 )
 
-// These tests run the real binary, built once by TestMain.
+// The integration tests of package main build the real binary once
+// (TestMain) and run it: as a server, as the CLI against a server or a
+// store, as the hook shim, the MCP server and, under tmux, the terminal UI.
+// They need the integration build tag: go test -tags integration .
+
+// cairnBin is the binary TestMain built.
 var cairnBin string
 
 func TestMain(m *testing.M) {
@@ -319,4 +326,28 @@ func TestCLIUsageAndConfig(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(out), "cairn ") {
 		t.Fatalf("version: %v %s", err, out)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while a process writes to it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *lockedBuffer) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Len()
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,19 +16,6 @@ import (
 
 	"github.com/cairnmem/cairn/core/config"
 )
-
-// TokenEnv is the environment variable clients (the CLI, the hook adapter,
-// the TUI in client mode) read a token from, for a cairn in team or hybrid
-// mode.
-const TokenEnv = "CAIRN_TOKEN"
-
-// AuthorizeRequest adds the token from CAIRN_TOKEN, if set, to an outgoing
-// request to a cairn API.
-func AuthorizeRequest(req *http.Request) {
-	if tok := strings.TrimSpace(os.Getenv(TokenEnv)); tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-}
 
 // Auth modes (auth.mode).
 const (

@@ -1,23 +1,14 @@
 package backend
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/cairnmem/cairn/core/ops"
-
-	"github.com/cairnmem/cairn/core/auth"
-
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/ops"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -27,129 +18,30 @@ import (
 const PollInterval = 2 * time.Second
 
 // HTTP is a Backend over the API of the cairn that holds the database.
+// API error bodies come back as *core.Error, so the panes handle both
+// backends alike.
 type HTTP struct {
-	base   string
-	client *http.Client
+	c *client.Client
 }
 
 // NewHTTP returns a Backend for the API at addr (host:port).
 func NewHTTP(addr string) *HTTP {
-	return &HTTP{base: "http://" + addr, client: &http.Client{Timeout: callTimeout}}
+	return &HTTP{c: client.New(addr, client.Options{Actor: Actor, Timeout: callTimeout})}
 }
 
 // Mode implements Backend.
 func (h *HTTP) Mode() string { return "client" }
 
-// do sends a JSON request and decodes the answer into out; API error bodies
-// become *core.Error so the panes handle both backends alike.
-func (h *HTTP) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, h.base+path, body)
-	if err != nil {
-		return err
-	}
-	auth.AuthorizeRequest(req)
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("X-Cairn-Actor", Actor.Name)
-	req.Header.Set("X-Cairn-Actor-Type", Actor.Type)
-	resp, err := h.client.Do(req)
-	if err != nil {
-		return fmt.Errorf("cairn at %s does not answer: %w", h.base, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode >= 300 {
-		var e map[string]any
-		if json.Unmarshal(data, &e) == nil {
-			if msg, _ := e["error"].(string); msg != "" {
-				code, _ := e["code"].(string)
-				return &core.Error{Code: code, Message: msg, Extra: e}
-			}
-		}
-		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
-	}
-	if out == nil {
-		return nil
-	}
-	return json.Unmarshal(data, out)
-}
-
-func filterQuery(f storage.MemoryFilter, q url.Values) {
-	set := func(k, v string) {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	set("type", f.Type)
-	set("who", f.Who)
-	set("project", f.Project)
-	set("source_type", f.SourceType)
-	set("since", f.Since)
-	set("until", f.Until)
-	if len(f.Tags) > 0 {
-		q.Set("tags", strings.Join(f.Tags, ","))
-	}
-	if f.Pinned != nil {
-		q.Set("pinned", strconv.FormatBool(*f.Pinned))
-	}
-	if f.ImportanceMin != nil {
-		q.Set("importance_min", strconv.FormatFloat(*f.ImportanceMin, 'f', -1, 64))
-	}
-	if f.IncludeDeleted {
-		q.Set("include_deleted", "true")
-	}
-	if f.OnlyDeleted {
-		q.Set("only_deleted", "true")
-	}
-}
-
-// Recall implements Backend.
+// Recall implements Backend. Like Local, it leaves access counts alone.
 func (h *HTTP) Recall(ctx context.Context, in core.RecallInput) (*core.RecallResult, error) {
-	f := in.Filter
-	body := map[string]any{"query": in.Query, "explain": in.Explain, "track": false}
-	if in.Limit > 0 {
-		body["limit"] = in.Limit
-	}
-	if in.Mode != "" {
-		body["mode"] = in.Mode
-	}
-	for k, v := range map[string]string{"type": f.Type, "who": f.Who, "project": f.Project, "since": f.Since, "until": f.Until} {
-		if v != "" {
-			body[k] = v
-		}
-	}
-	if len(f.Tags) > 0 {
-		body["tags"] = f.Tags
-	}
-	if f.Pinned != nil {
-		body["pinned"] = *f.Pinned
-	}
-	if f.ImportanceMin != nil {
-		body["importance_min"] = *f.ImportanceMin
-	}
-	var out core.RecallResult
-	err := h.do(ctx, http.MethodPost, "/api/memory/recall", body, &out)
-	return &out, err
+	in.NoTracking = true
+	return h.c.Recall(ctx, client.RecallBody(in))
 }
 
 // List implements Backend.
 func (h *HTTP) List(ctx context.Context, f storage.MemoryFilter, limit int) ([]*core.Memory, error) {
-	q := url.Values{"limit": {strconv.Itoa(limit)}}
-	filterQuery(f, q)
-	var out core.ListResult
-	if err := h.do(ctx, http.MethodGet, "/api/memories?"+q.Encode(), nil, &out); err != nil {
+	out, err := h.c.List(ctx, f, limit)
+	if err != nil {
 		return nil, err
 	}
 	return out.Memories, nil
@@ -157,31 +49,13 @@ func (h *HTTP) List(ctx context.Context, f storage.MemoryFilter, limit int) ([]*
 
 // Get implements Backend.
 func (h *HTTP) Get(ctx context.Context, id string) (*core.Memory, error) {
-	var m core.Memory
-	err := h.do(ctx, http.MethodGet, "/api/memory/"+url.PathEscape(id)+"?include_deleted=true", nil, &m)
-	return &m, err
+	return h.c.Get(ctx, id, true)
 }
 
 // Remember implements Backend.
 func (h *HTTP) Remember(ctx context.Context, in core.RememberInput) (*core.Memory, error) {
-	body := map[string]any{"content": in.Content}
-	if in.Type != "" {
-		body["type"] = in.Type
-	}
-	if in.Tags != nil {
-		body["tags"] = in.Tags
-	}
-	if in.Importance != nil {
-		body["importance"] = *in.Importance
-	}
-	if in.Pinned != nil {
-		body["pinned"] = *in.Pinned
-	}
-	var out struct {
-		ID  string   `json:"id"`
-		IDs []string `json:"ids"`
-	}
-	if err := h.do(ctx, http.MethodPost, "/api/memory/remember", body, &out); err != nil {
+	out, err := h.c.Remember(ctx, client.RememberBody(in))
+	if err != nil {
 		return nil, err
 	}
 	id := out.ID
@@ -194,108 +68,41 @@ func (h *HTTP) Remember(ctx context.Context, in core.RememberInput) (*core.Memor
 	return h.Get(ctx, id)
 }
 
-func patchBody(p core.Patch) map[string]any {
-	body := map[string]any{}
-	if p.Reason != "" {
-		body["reason"] = p.Reason
-	}
-	if p.IfVersion != nil {
-		body["if_version"] = *p.IfVersion
-	}
-	if p.Content != nil {
-		body["content"] = *p.Content
-	}
-	if p.Type != nil {
-		body["type"] = *p.Type
-	}
-	if p.Tags != nil {
-		body["tags"] = *p.Tags
-	}
-	if p.Importance != nil {
-		body["importance"] = *p.Importance
-	}
-	if p.Pinned != nil {
-		body["pinned"] = *p.Pinned
-	}
-	if p.Who != nil {
-		body["who"] = *p.Who
-	}
-	if p.Project != nil {
-		body["project"] = *p.Project
-	}
-	return body
-}
-
 // Modify implements Backend.
 func (h *HTTP) Modify(ctx context.Context, p core.Patch) (*core.MutationResult, error) {
-	var out core.MutationResult
-	err := h.do(ctx, http.MethodPatch, "/api/memory/"+url.PathEscape(p.ID), patchBody(p), &out)
-	return &out, err
+	return h.c.Modify(ctx, p)
 }
 
 // Forget implements Backend.
 func (h *HTTP) Forget(ctx context.Context, in core.ForgetInput) (*core.MutationResult, error) {
-	body := map[string]any{"reason": in.Reason, "force": in.Force}
-	if in.IfVersion != nil {
-		body["if_version"] = *in.IfVersion
-	}
-	var out core.MutationResult
-	err := h.do(ctx, http.MethodDelete, "/api/memory/"+url.PathEscape(in.ID), body, &out)
-	return &out, err
+	return h.c.Forget(ctx, in)
 }
 
 // Recover implements Backend.
 func (h *HTTP) Recover(ctx context.Context, in core.RecoverInput) (*core.MutationResult, error) {
-	body := map[string]any{"reason": in.Reason}
-	if in.IfVersion != nil {
-		body["if_version"] = *in.IfVersion
-	}
-	var out core.MutationResult
-	err := h.do(ctx, http.MethodPost, "/api/memory/"+url.PathEscape(in.ID)+"/recover", body, &out)
-	return &out, err
-}
-
-type historyPage struct {
-	History []*core.HistoryEntry `json:"history"`
+	return h.c.Recover(ctx, in)
 }
 
 // MemoryHistory implements Backend.
 func (h *HTTP) MemoryHistory(ctx context.Context, id string) ([]*core.HistoryEntry, error) {
-	var out historyPage
-	err := h.do(ctx, http.MethodGet, "/api/memory/"+url.PathEscape(id)+"/history?limit="+strconv.Itoa(HistoryLimit), nil, &out)
-	return out.History, err
+	return h.c.MemoryHistory(ctx, id, HistoryLimit)
 }
 
 // History implements Backend.
 func (h *HTTP) History(ctx context.Context, f storage.HistoryFilter, limit int) ([]*core.HistoryEntry, error) {
-	q := url.Values{"limit": {strconv.Itoa(limit)}}
-	for k, v := range map[string]string{"memory_id": f.MemoryID, "event": f.Event, "actor": f.Actor, "before": f.Before} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	var out historyPage
-	err := h.do(ctx, http.MethodGet, "/api/history?"+q.Encode(), nil, &out)
-	return out.History, err
+	return h.c.History(ctx, f, limit)
 }
 
 // Status implements Backend. Health is the round trip of GET /health.
 func (h *HTTP) Status(ctx context.Context) (Status, error) {
-	st := Status{Addr: strings.TrimPrefix(h.base, "http://")}
+	st := Status{Addr: h.c.Addr()}
 	start := time.Now()
-	if err := h.do(ctx, http.MethodGet, "/health", nil, nil); err != nil {
+	if err := h.c.Health(ctx); err != nil {
 		return st, err
 	}
 	st.Health = "api " + roundMS(time.Since(start))
-	var s struct {
-		AuthMode string `json:"authMode"`
-		Pipeline struct {
-			Mode string `json:"mode"`
-		} `json:"pipeline"`
-		Memories storage.MemoryStats `json:"memories"`
-		Queue    map[string]int      `json:"queue"`
-	}
-	if err := h.do(ctx, http.MethodGet, "/api/status", nil, &s); err != nil {
+	s, err := h.c.Status(ctx)
+	if err != nil {
 		return st, err
 	}
 	st.AuthMode, st.Pipeline = s.AuthMode, s.Pipeline.Mode
@@ -321,18 +128,8 @@ const statusProposalPage = 100
 // Jobs implements Backend with GET /api/jobs, which returns the counts
 // with the rows.
 func (h *HTTP) Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPage, error) {
-	q := url.Values{"limit": {strconv.Itoa(limit)}}
-	for k, v := range map[string]string{"status": f.Status, "type": f.JobType, "memory_id": f.MemoryID} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	var out struct {
-		Jobs   []*storage.Job            `json:"jobs"`
-		Counts map[string]int            `json:"counts"`
-		ByType map[string]map[string]int `json:"byType"`
-	}
-	if err := h.do(ctx, http.MethodGet, "/api/jobs?"+q.Encode(), nil, &out); err != nil {
+	out, err := h.c.Jobs(ctx, f, limit)
+	if err != nil {
 		return nil, err
 	}
 	return &JobsPage{Jobs: out.Jobs, ByStatus: out.Counts, ByType: out.ByType}, nil
@@ -340,88 +137,42 @@ func (h *HTTP) Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPage
 
 // Job implements Backend.
 func (h *HTTP) Job(ctx context.Context, id string) (*storage.Job, error) {
-	var j storage.Job
-	if err := h.do(ctx, http.MethodGet, "/api/jobs/"+url.PathEscape(id), nil, &j); err != nil {
-		return nil, err
-	}
-	return &j, nil
+	return h.c.Job(ctx, id)
 }
 
 // RetryJob implements Backend.
 func (h *HTTP) RetryJob(ctx context.Context, id string) (*storage.Job, error) {
-	var out struct {
-		Job *storage.Job `json:"job"`
-	}
-	if err := h.do(ctx, http.MethodPost, "/api/jobs/"+url.PathEscape(id)+"/retry", map[string]any{}, &out); err != nil {
-		return nil, err
-	}
-	return out.Job, nil
-}
-
-// repair posts one repair action: POST /api/repair/{action} with
-// core.RepairOptions as the body and core.RepairResult as the answer.
-func (h *HTTP) repair(ctx context.Context, action string, opts ops.RepairOptions) (*ops.RepairResult, error) {
-	var out ops.RepairResult
-	if err := h.do(ctx, http.MethodPost, "/api/repair/"+url.PathEscape(action), opts, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return h.c.RetryJob(ctx, id)
 }
 
 // RequeueDead implements Backend.
 func (h *HTTP) RequeueDead(ctx context.Context, id string, limit int) (*ops.RepairResult, error) {
-	return h.repair(ctx, ops.RepairRequeueDead, ops.RepairOptions{JobID: id, BatchSize: limit, Reason: "requeued from the TUI"})
+	return h.c.Repair(ctx, ops.RepairRequeueDead, ops.RepairOptions{JobID: id, BatchSize: limit, Reason: "requeued from the TUI"})
 }
 
 // ReleaseLeases implements Backend.
 func (h *HTTP) ReleaseLeases(ctx context.Context) (*ops.RepairResult, error) {
-	return h.repair(ctx, ops.RepairReleaseLeases, ops.RepairOptions{Reason: "released from the TUI"})
+	return h.c.Repair(ctx, ops.RepairReleaseLeases, ops.RepairOptions{Reason: "released from the TUI"})
 }
 
 // Proposals implements Backend.
 func (h *HTTP) Proposals(ctx context.Context, f core.ProposalFilter, limit int) ([]*storage.Proposal, error) {
-	q := url.Values{"limit": {strconv.Itoa(limit)}}
-	for k, v := range map[string]string{"state": f.State, "action": f.Action, "source_memory_id": f.SourceMemoryID, "job_id": f.JobID} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	var out struct {
-		Proposals []*storage.Proposal `json:"proposals"`
-	}
-	if err := h.do(ctx, http.MethodGet, "/api/proposals?"+q.Encode(), nil, &out); err != nil {
-		return nil, err
-	}
-	return out.Proposals, nil
+	return h.c.Proposals(ctx, f, limit)
 }
 
 // Proposal implements Backend.
 func (h *HTTP) Proposal(ctx context.Context, id string) (*storage.Proposal, error) {
-	var p storage.Proposal
-	if err := h.do(ctx, http.MethodGet, "/api/proposals/"+url.PathEscape(id), nil, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
-}
-
-func (h *HTTP) decide(ctx context.Context, id, verb, reason string) (*storage.Proposal, error) {
-	var out struct {
-		Proposal *storage.Proposal `json:"proposal"`
-	}
-	if err := h.do(ctx, http.MethodPost, "/api/proposals/"+url.PathEscape(id)+"/"+verb, map[string]any{"reason": reason}, &out); err != nil {
-		return nil, err
-	}
-	return out.Proposal, nil
+	return h.c.Proposal(ctx, id)
 }
 
 // ApproveProposal implements Backend.
 func (h *HTTP) ApproveProposal(ctx context.Context, id, reason string) (*storage.Proposal, error) {
-	return h.decide(ctx, id, "approve", reason)
+	return h.c.ApproveProposal(ctx, id, reason)
 }
 
 // RejectProposal implements Backend.
 func (h *HTTP) RejectProposal(ctx context.Context, id, reason string) (*storage.Proposal, error) {
-	return h.decide(ctx, id, "reject", reason)
+	return h.c.RejectProposal(ctx, id, reason)
 }
 
 // Changes implements Backend by polling the newest history event.

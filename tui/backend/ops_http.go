@@ -2,14 +2,10 @@ package backend
 
 import (
 	"context"
-	"net/http"
-	"net/url"
-	"strconv"
 	"time"
 
-	"github.com/cairnmem/cairn/core/ops"
-
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/ops"
 )
 
 // Diagnostics implements Ops. The API has no way to skip the report
@@ -25,11 +21,7 @@ func (h *HTTP) Diagnostics(ctx context.Context, fresh bool) (*ops.DiagnosticsRep
 		case <-t.C:
 		}
 	}
-	var out ops.DiagnosticsReport
-	if err := h.do(ctx, http.MethodGet, "/api/diagnostics", nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return h.c.Diagnostics(ctx)
 }
 
 // RepairActions implements Ops. The list is compiled into both ends, so
@@ -39,45 +31,29 @@ func (h *HTTP) RepairActions() []ops.RepairInfo { return ops.RepairActions() }
 // Repair implements Ops with POST /api/repair/{action}; gate denials (429)
 // and a run already in progress (409) come back as *core.Error.
 func (h *HTTP) Repair(ctx context.Context, action string, opts ops.RepairOptions) (*ops.RepairResult, error) {
-	var out ops.RepairResult
-	if err := h.do(ctx, http.MethodPost, "/api/repair/"+url.PathEscape(action), opts, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return h.c.Repair(ctx, action, opts)
 }
 
 // MaintenanceRecommendations implements Ops with GET /api/maintenance.
 func (h *HTTP) MaintenanceRecommendations(ctx context.Context) ([]ops.Recommendation, error) {
-	var out struct {
-		Recommendations []ops.Recommendation `json:"recommendations"`
-	}
-	if err := h.do(ctx, http.MethodGet, "/api/maintenance", nil, &out); err != nil {
-		return nil, err
-	}
-	return out.Recommendations, nil
+	return h.c.Maintenance(ctx)
 }
 
 // Latency implements Ops with GET /api/analytics/latency and the recall
 // samples of GET /api/analytics/latency/samples.
 func (h *HTTP) Latency(ctx context.Context) (Latency, error) {
-	var out map[string]analytics.LatencySummary
-	if err := h.do(ctx, http.MethodGet, "/api/analytics/latency", nil, &out); err != nil {
+	out, err := h.c.Latency(ctx)
+	if err != nil {
 		return Latency{}, err
 	}
-	var samples struct {
-		Samples []float64 `json:"samples"`
-	}
-	if err := h.do(ctx, http.MethodGet, "/api/analytics/latency/samples?op="+analytics.LatencyRecall, nil, &samples); err != nil {
+	samples, err := h.c.LatencySamples(ctx, analytics.LatencyRecall)
+	if err != nil {
 		return Latency{}, err
 	}
-	return Latency{Summaries: out, RecallSamples: samples.Samples}, nil
+	return Latency{Summaries: out, RecallSamples: samples}, nil
 }
 
 // RecentErrors implements Ops with GET /api/analytics/errors.
 func (h *HTTP) RecentErrors(ctx context.Context, limit int) ([]analytics.ErrorEvent, error) {
-	var out struct {
-		Errors []analytics.ErrorEvent `json:"errors"`
-	}
-	err := h.do(ctx, http.MethodGet, "/api/analytics/errors?limit="+strconv.Itoa(limit), nil, &out)
-	return out.Errors, err
+	return h.c.RecentErrors(ctx, limit)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core/httpapi"
@@ -100,7 +101,7 @@ func TestHTTPRepairErrorsKeepTheirCode(t *testing.T) {
 	b := backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 	_, err := b.Repair(context.Background(), ops.RepairCheckFTS, ops.RepairOptions{Repair: true})
 	var ce *core.Error
-	if !errors.As(err, &ce) || ce.Code != ops.CodeRepairInProgress {
+	if !errors.As(err, &ce) || client.StatusOf(err) != http.StatusConflict || ce.Code != ops.CodeRepairInProgress {
 		t.Fatalf("got %v", err)
 	}
 }

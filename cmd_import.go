@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,84 +11,17 @@ import (
 
 	"charm.land/bubbles/v2/progress"
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/storage"
 )
-
-func runExport(ctx context.Context, args []string) error {
-	fs, common := newFlagSet("export", "export [-o FILE] [--include-deleted]")
-	out := fs.String("o", "", "write to FILE instead of standard output")
-	includeDeleted := fs.Bool("include-deleted", false, "also export soft-deleted memories")
-	if _, err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, errHelp) {
-			return nil
-		}
-		return err
-	}
-	a, err := loadApp(common)
-	if err != nil {
-		return err
-	}
-	defer a.close()
-	be, err := a.openBackend(ctx)
-	if err != nil {
-		return err
-	}
-	defer be.Close()
-
-	var w io.Writer = os.Stdout
-	var f *os.File
-	if *out != "" {
-		// Write beside the target and rename at the end, so a failed export
-		// never leaves a truncated file under the real name.
-		f, err = os.CreateTemp(dirOf(*out), ".cairn-export-*")
-		if err != nil {
-			return err
-		}
-		defer os.Remove(f.Name())
-		w = f
-	}
-	bw := bufio.NewWriter(w)
-	n := 0
-	err = be.Export(ctx, storage.MemoryFilter{IncludeDeleted: *includeDeleted}, func(line json.RawMessage) error {
-		n++
-		bw.Write(line)
-		return bw.WriteByte('\n')
-	})
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if f != nil {
-		if err := f.Close(); err != nil {
-			return err
-		}
-		if err := os.Rename(f.Name(), *out); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(os.Stderr, "exported %d memories from %s\n", n, be.Describe())
-	return nil
-}
-
-func dirOf(p string) string {
-	if i := bytes.LastIndexByte([]byte(p), '/'); i >= 0 {
-		return p[:i+1]
-	}
-	return "."
-}
 
 // importChunk is how many lines go to the store (or the API) at a time.
 const importChunk = 1000
 
+// runImport is `cairn import`: it checks every line of an export first,
+// then writes them in chunks through the API or the store.
 func runImport(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("import", "import FILE (or - for standard input)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		if errors.Is(err, errHelp) {
-			return nil
-		}
 		return err
 	}
 	if len(pos) != 1 {
@@ -118,12 +48,7 @@ func runImport(ctx context.Context, args []string) error {
 	}
 	raw := nonEmptyLines(data)
 
-	a, err := loadApp(common)
-	if err != nil {
-		return err
-	}
-	defer a.close()
-	be, err := a.openBackend(ctx)
+	be, err := connect(ctx, common)
 	if err != nil {
 		return err
 	}

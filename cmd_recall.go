@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+)
+
+// runRecall is `cairn recall`: it searches memories, through the running
+// cairn's API or the store itself, and prints one line per hit.
+func runRecall(ctx context.Context, args []string) error {
+	fs, common := newFlagSet("recall", "recall [flags] QUERY")
+	limit := fs.Int("limit", 10, "how many results")
+	typ := fs.String("type", "", "only this memory type")
+	tags := fs.String("tags", "", "only memories with all of these comma-separated tags")
+	project := fs.String("project", "", "only this project")
+	who := fs.String("who", "", "only memories from this source")
+	asJSON := fs.Bool("json", false, "print the API's JSON answer")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	query := strings.Join(pos, " ")
+	if strings.TrimSpace(query) == "" {
+		return usageError{"nothing to search for: cairn recall [flags] QUERY"}
+	}
+	req := map[string]any{"query": query, "limit": *limit}
+	for k, v := range map[string]string{"type": *typ, "tags": *tags, "project": *project, "who": *who} {
+		if v != "" {
+			req[k] = v
+		}
+	}
+	be, err := connect(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	res, err := be.Recall(ctx, req)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	if len(res.Results) == 0 {
+		fmt.Fprintln(os.Stderr, "no memories match")
+		return nil
+	}
+	for _, r := range res.Results {
+		fmt.Println(formatHit(r))
+	}
+	return nil
+}
+
+// formatHit renders one result as "date [score] ★content [tags] · type · who".
+func formatHit(r *core.RecallHit) string {
+	date := r.CreatedAt
+	if t, err := storage.ParseTime(r.CreatedAt); err == nil {
+		date = t.Local().Format("2006-01-02")
+	}
+	pin := ""
+	if r.Pinned {
+		pin = "★ "
+	}
+	line := fmt.Sprintf("%s [%3.0f%%] %s%s", date, r.Score*100, pin, r.Content)
+	if len(r.Tags) > 0 {
+		line += " [" + strings.Join(r.Tags, ",") + "]"
+	}
+	line += " · " + r.Type
+	if r.Who != "" {
+		line += " · " + r.Who
+	}
+	return line
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cairnmem/cairn/core/client"
+)
+
+// runRemember is `cairn remember`: it stores TEXT through the running
+// cairn's API, or the store itself when none runs.
+func runRemember(ctx context.Context, args []string) error {
+	fs, common := newFlagSet("remember", "remember [flags] TEXT")
+	tags := fs.String("tags", "", "comma-separated tags")
+	typ := fs.String("type", "", "memory type (default: inferred from the text)")
+	importance := fs.Float64("importance", -1, "importance from 0 to 1 (default 0.8, or 1.0 with --critical)")
+	critical := fs.Bool("critical", false, "pin the memory with importance 1.0")
+	project := fs.String("project", "", "project the memory belongs to")
+	who := fs.String("who", "", "who the memory is from (default cli)")
+	asJSON := fs.Bool("json", false, "print the API's JSON answer")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	text := strings.Join(pos, " ")
+	if strings.TrimSpace(text) == "" {
+		return usageError{"nothing to remember: cairn remember [flags] TEXT"}
+	}
+	req := map[string]any{"content": text}
+	if *critical {
+		req["content"] = "critical: " + text
+	}
+	if *tags != "" {
+		req["tags"] = *tags
+	}
+	if *typ != "" {
+		req["type"] = *typ
+	}
+	if *importance >= 0 {
+		req["importance"] = *importance
+	}
+	if *project != "" {
+		req["project"] = *project
+	}
+	req["who"] = "cli"
+	if *who != "" {
+		req["who"] = *who
+	}
+	be, err := connect(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	raw, err := be.Remember(ctx, req)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		fmt.Println(string(raw))
+		return nil
+	}
+	var out client.Remembered // the API's answer, also what the local store returns
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return err
+	}
+	switch {
+	case out.Chunked:
+		fmt.Printf("remembered in %d chunks (group %s)\n", len(out.IDs), out.GroupID)
+	case out.Deduped:
+		fmt.Printf("already remembered as %s\n", out.ID)
+	default:
+		details := []string{out.Type, fmt.Sprintf("importance %.2g", out.Importance)}
+		if out.Pinned {
+			details = append(details, "pinned")
+		}
+		if len(out.Tags) > 0 {
+			details = append(details, "tags "+strings.Join(out.Tags, ","))
+		}
+		fmt.Printf("remembered %s (%s)\n", out.ID, strings.Join(details, ", "))
+	}
+	return nil
+}
