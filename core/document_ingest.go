@@ -185,7 +185,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 						Who: d.ID, Why: documentWhy, SourceType: documentSourceType, SourceID: d.ID,
 						Tags: text.CleanTags(tags), ExtractionStatus: "none",
 					}
-					if err := s.insertNew(ctx, tx, mem, documentActor, documentWhy,
+					if err := s.InsertNew(ctx, tx, mem, documentActor, documentWhy,
 						map[string]any{"documentId": d.ID, "chunkIndex": i}); err != nil {
 						return err
 					}

@@ -350,10 +350,10 @@ func (s *Service) EmbedPending(ctx context.Context, progress func(done, total in
 	return nil
 }
 
-// embedAfterWrite embeds freshly written memories right after their
+// EmbedAfterWrite embeds freshly written memories right after their
 // transaction, so they are searchable by meaning at once. A slow or failing
 // provider is left to the tracker; the write has already succeeded.
-func (s *Service) embedAfterWrite(ctx context.Context, ids ...string) bool {
+func (s *Service) EmbedAfterWrite(ctx context.Context, ids ...string) bool {
 	if s.embedder == nil || len(ids) == 0 || !s.ProviderHealthy() {
 		return false
 	}
@@ -447,6 +447,15 @@ func (s *Service) noteEmbedCall(d time.Duration, err error) {
 	s.analytics.RecordProviderCall("embedding:"+s.cfg.Embedding.Provider+"/"+s.embedder.Model(), d, err)
 	if err != nil {
 		s.analytics.RecordError(analytics.ErrorEvent{Stage: analytics.StageEmbedding,
-			Code: extractionErrCode(err, analytics.CodeEmbeddingTimeout, analytics.CodeEmbeddingProviderDown), Message: err.Error()})
+			Code: ExtractionErrCode(err, analytics.CodeEmbeddingTimeout, analytics.CodeEmbeddingProviderDown), Message: err.Error()})
 	}
+}
+
+// extractionErrCode is timeout for a model call that ran out of time, else
+// other.
+func ExtractionErrCode(err error, timeout, other string) string {
+	if analytics.IsTimeout(err) {
+		return timeout
+	}
+	return other
 }

@@ -208,7 +208,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 		res.Embedded = res.Memory.EmbeddingModel != ""
 		return &res, nil
 	}
-	if s.embedAfterWrite(ctx, res.Memory.ID) {
+	if s.EmbedAfterWrite(ctx, res.Memory.ID) {
 		res.Embedded, res.Memory.EmbeddingModel = true, s.embedder.Model()
 	}
 	s.events.publish(Event{Kind: EventCreated, MemoryID: res.Memory.ID, Actor: actor.Name})
@@ -279,7 +279,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 	if len(res.IDs) == 0 {
 		return nil, Invalid("content", "content produced no valid chunks")
 	}
-	res.Embedded = s.embedAfterWrite(ctx, created...)
+	res.Embedded = s.EmbedAfterWrite(ctx, created...)
 	for _, id := range created {
 		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
 	}
@@ -312,7 +312,7 @@ func (s *Service) insertOrDedup(ctx context.Context, tx *storage.Tx, m *storage.
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return nil, false, err
 	}
-	if err := s.insertNew(ctx, tx, m, actor, "remember", nil); err != nil {
+	if err := s.InsertNew(ctx, tx, m, actor, "remember", nil); err != nil {
 		return nil, false, err
 	}
 	return m, false, nil
@@ -333,9 +333,9 @@ func collectGroup(ctx context.Context, q storage.Querier, groupID string, ids *[
 	return nil
 }
 
-// insertNew inserts a memory that is known not to duplicate a live one, and
+// InsertNew inserts a memory that is known not to duplicate a live one, and
 // writes its "created" history event. It fills id and timestamps if unset.
-func (s *Service) insertNew(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
+func (s *Service) InsertNew(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
 	now := s.timestamp()
 	if m.ID == "" {
 		m.ID = NewID()

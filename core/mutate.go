@@ -222,7 +222,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	}
 	if res.Status == "updated" {
 		if *res.ContentChanged {
-			embedded := s.embedAfterWrite(ctx, res.ID)
+			embedded := s.EmbedAfterWrite(ctx, res.ID)
 			res.Embedded = &embedded
 			if !embedded {
 				s.SyncVectors(ctx, res.ID) // the old vector no longer matches
@@ -402,7 +402,7 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		return nil, err
 	}
 	if res.Status == "recovered" {
-		if !s.embedAfterWrite(ctx, res.ID) {
+		if !s.EmbedAfterWrite(ctx, res.ID) {
 			s.SyncVectors(ctx, res.ID)
 		}
 		s.events.publish(Event{Kind: EventRecovered, MemoryID: res.ID, Actor: actor.Name})

@@ -208,14 +208,14 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 			s.maybeCalibrate(ix)
 			for i, h := range ix.Search(qv, k, &f) {
 				c := get(h.ID)
-				c.vector, c.hasVec, c.vecRank = clamp01(float64(h.Score)), true, i
+				c.vector, c.hasVec, c.vecRank = Clamp01(float64(h.Score)), true, i
 			}
 			// Candidates found only by keyword still get their exact
 			// similarity (the embedding reranker of seed 003).
 			for _, c := range cands {
 				if !c.hasVec {
 					if v, ok := ix.Vector(c.id); ok {
-						c.vector, c.hasVec = clamp01(float64(vector.Dot(qv, v))), true
+						c.vector, c.hasVec = Clamp01(float64(vector.Dot(qv, v))), true
 					}
 				}
 			}
@@ -387,7 +387,7 @@ func keywordScore(bm25, best float64) float64 {
 	return math.Abs(bm25) / best
 }
 
-func clamp01(x float64) float64 { return max(0, min(1, x)) }
+func Clamp01(x float64) float64 { return max(0, min(1, x)) }
 
 // rrfK is the rank offset of reciprocal rank fusion (the customary 60).
 const rrfK = 60
@@ -543,7 +543,7 @@ func decayMultiplier(m *Memory, rate float64, now time.Time) float64 {
 		}
 		eff = m.Importance * math.Pow(rate, days)
 	}
-	return 0.8 + 0.2*clamp01(eff)
+	return 0.8 + 0.2*Clamp01(eff)
 }
 
 // hydrate loads the rows of candidates found only by the vector leg.

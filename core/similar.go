@@ -98,7 +98,7 @@ func (s *Service) Similar(ctx context.Context, id string, k int, typ string) ([]
 			continue
 		}
 		out = append(out, &SimilarHit{ID: c.id, Content: c.mem.Content, Type: c.mem.Type, Tags: c.mem.Tags,
-			Score: math.Round(clamp01(c.vector)*100) / 100, Confidence: c.mem.Confidence, CreatedAt: c.mem.CreatedAt})
+			Score: math.Round(Clamp01(c.vector)*100) / 100, Confidence: c.mem.Confidence, CreatedAt: c.mem.CreatedAt})
 	}
 	return out, nil
 }

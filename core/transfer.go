@@ -78,7 +78,7 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 						}
 					}
 				}
-				if err := s.insertNew(ctx, tx, m, actor, "import", map[string]any{"line": l.Line}); err != nil {
+				if err := s.InsertNew(ctx, tx, m, actor, "import", map[string]any{"line": l.Line}); err != nil {
 					return fmt.Errorf("line %d: %w", l.Line, err)
 				}
 				imported++

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/pipeline"
+
 	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core/httpapi"
@@ -60,7 +62,7 @@ func TestHTTPBackendQueueAndProposals(t *testing.T) {
 		t.Fatalf("status over HTTP: %+v %v", st, err)
 	}
 
-	ps, err := hb.Proposals(ctx, core.ProposalFilter{State: storage.ProposalPending, Action: extract.ActionUpdate}, 10)
+	ps, err := hb.Proposals(ctx, pipeline.ProposalFilter{State: storage.ProposalPending, Action: extract.ActionUpdate}, 10)
 	if err != nil || len(ps) != 1 || ps[0].ID != propUpdate {
 		t.Fatalf("proposals over HTTP: %v %v", ps, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairnmem/cairn/core/pipeline"
+
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core"
@@ -47,7 +49,7 @@ func pipelineFixture(h *harness) {
 	if err != nil || job == nil || job.ID != jobDone {
 		h.t.Fatalf("lease: %v %v", job, err)
 	}
-	if _, err := h.svc.ProcessExtractJob(ctx, job, llm.NewHeuristic()); err != nil {
+	if _, err := pipeline.For(h.svc).ProcessExtractJob(ctx, job, llm.NewHeuristic()); err != nil {
 		h.t.Fatal(err)
 	}
 	err = h.db.WriteTx(ctx, func(tx *storage.Tx) error {
@@ -120,6 +122,6 @@ func (failingBackend) Jobs(context.Context, core.JobFilter, int) (*backend.JobsP
 	return nil, fmt.Errorf("list jobs: %w", errStoreGone)
 }
 
-func (failingBackend) Proposals(context.Context, core.ProposalFilter, int) ([]*storage.Proposal, error) {
+func (failingBackend) Proposals(context.Context, pipeline.ProposalFilter, int) ([]*storage.Proposal, error) {
 	return nil, fmt.Errorf("list proposals: %w", errStoreGone)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/pipeline"
+
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core"
@@ -19,7 +21,7 @@ func (h *harness) proposalsPane() *proposals.Model {
 
 func (h *harness) proposal(id string) *storage.Proposal {
 	h.t.Helper()
-	p, err := h.svc.GetProposal(context.Background(), id)
+	p, err := pipeline.For(h.svc).GetProposal(context.Background(), id)
 	if err != nil {
 		h.t.Fatal(err)
 	}

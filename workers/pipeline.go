@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/pipeline"
+
 	"github.com/cairnmem/cairn/core/analytics"
 
 	"github.com/cairnmem/cairn/core/extract"
@@ -171,7 +173,7 @@ func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
 		return false, err
 	}
 	defer w.Svc.Analytics().Since(analytics.LatencyJobs, time.Now())
-	_, perr := w.Svc.ProcessExtractJob(ctx, job, w.LLM)
+	_, perr := pipeline.For(w.Svc).ProcessExtractJob(ctx, job, w.LLM)
 	if perr == nil {
 		w.Svc.PipelineRuntime().RecordProcessed()
 		return true, nil

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/cairnmem/cairn/core/pipeline"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/ops"
@@ -67,7 +69,7 @@ func (c *Client) Repair(ctx context.Context, action string, opts ops.RepairOptio
 }
 
 // Proposals calls GET /api/proposals: proposals matching f, newest first.
-func (c *Client) Proposals(ctx context.Context, f core.ProposalFilter, limit int) ([]*storage.Proposal, error) {
+func (c *Client) Proposals(ctx context.Context, f pipeline.ProposalFilter, limit int) ([]*storage.Proposal, error) {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	for k, v := range map[string]string{"state": f.State, "action": f.Action, "source_memory_id": f.SourceMemoryID, "job_id": f.JobID} {
 		if v != "" {

@@ -3,7 +3,7 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -15,7 +15,7 @@ func (a *API) listProposals(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	ps, err := a.svc.ListProposals(r.Context(), core.ProposalFilter{State: q.Get("state"), Action: q.Get("action"),
+	ps, err := pipeline.For(a.svc).ListProposals(r.Context(), pipeline.ProposalFilter{State: q.Get("state"), Action: q.Get("action"),
 		SourceMemoryID: q.Get("source_memory_id"), JobID: q.Get("job_id")}, limit)
 	if err != nil {
 		a.fail(w, r, err)
@@ -25,7 +25,7 @@ func (a *API) listProposals(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) getProposal(w http.ResponseWriter, r *http.Request) {
-	p, err := a.svc.GetProposal(r.Context(), r.PathValue("id"))
+	p, err := pipeline.For(a.svc).GetProposal(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -48,9 +48,9 @@ func (a *API) decideProposal(w http.ResponseWriter, r *http.Request, approve boo
 	var p *storage.Proposal
 	var err error
 	if approve {
-		p, err = a.svc.ApproveProposal(r.Context(), r.PathValue("id"), actor, reason)
+		p, err = pipeline.For(a.svc).ApproveProposal(r.Context(), r.PathValue("id"), actor, reason)
 	} else {
-		p, err = a.svc.RejectProposal(r.Context(), r.PathValue("id"), actor, reason)
+		p, err = pipeline.For(a.svc).RejectProposal(r.Context(), r.PathValue("id"), actor, reason)
 	}
 	if err != nil {
 		a.fail(w, r, err)

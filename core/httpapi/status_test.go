@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/pipeline"
+
 	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core"
@@ -18,7 +20,7 @@ func TestStatusOf(t *testing.T) {
 		auth.CodeUnauthorized: 401, auth.CodeForbidden: 403, core.CodeForceDenied: 403,
 		core.CodeNotFound: 404, ops.CodeUnknownRepair: 404, core.CodeMethodNotAllowed: 405,
 		core.CodeVersionConflict: 409, core.CodeDeleted: 409, core.CodeAlreadyDeleted: 409, core.CodeNotDeleted: 409,
-		core.CodeDuplicate: 409, core.CodePinned: 409, core.CodeExpired: 409, core.CodeProposalNotPending: 409,
+		core.CodeDuplicate: 409, core.CodePinned: 409, core.CodeExpired: 409, pipeline.CodeProposalNotPending: 409,
 		ops.CodeRepairInProgress: 409, core.CodeMaintenanceInProgress: 409, core.CodeJobNotRetryable: 409,
 		core.CodeTooLarge: 413, auth.CodeRateLimited: 429, ops.CodeRepairFrozen: 429, ops.CodeRepairDisabled: 429,
 		ops.CodeRepairCooldown: 429, ops.CodeRepairBudget: 429, core.CodeInternal: 500,

@@ -8,6 +8,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/cairnmem/cairn/core/pipeline"
+
 	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core"
@@ -62,7 +64,7 @@ type Backend interface {
 	ReleaseLeases(ctx context.Context) (*ops.RepairResult, error)
 
 	// Proposals returns pipeline proposals matching f, newest first.
-	Proposals(ctx context.Context, f core.ProposalFilter, limit int) ([]*storage.Proposal, error)
+	Proposals(ctx context.Context, f pipeline.ProposalFilter, limit int) ([]*storage.Proposal, error)
 	// Proposal returns one proposal.
 	Proposal(ctx context.Context, id string) (*storage.Proposal, error)
 	// ApproveProposal applies a pending proposal as Actor, the same

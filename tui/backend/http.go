@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/pipeline"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/ops"
@@ -113,7 +115,7 @@ func (h *HTTP) Status(ctx context.Context) (Status, error) {
 	}
 	// The API has no proposal count: one page of ids is enough to tell a
 	// person that decisions wait.
-	ps, err := h.Proposals(ctx, core.ProposalFilter{State: storage.ProposalPending}, statusProposalPage)
+	ps, err := h.Proposals(ctx, pipeline.ProposalFilter{State: storage.ProposalPending}, statusProposalPage)
 	if err != nil {
 		return st, err
 	}
@@ -156,7 +158,7 @@ func (h *HTTP) ReleaseLeases(ctx context.Context) (*ops.RepairResult, error) {
 }
 
 // Proposals implements Backend.
-func (h *HTTP) Proposals(ctx context.Context, f core.ProposalFilter, limit int) ([]*storage.Proposal, error) {
+func (h *HTTP) Proposals(ctx context.Context, f pipeline.ProposalFilter, limit int) ([]*storage.Proposal, error) {
 	return h.c.Proposals(ctx, f, limit)
 }
 

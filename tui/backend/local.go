@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/pipeline"
+
 	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core"
@@ -98,7 +100,7 @@ func (l *Local) Status(ctx context.Context) (Status, error) {
 	}
 	st.Queue, st.QueueKnown = q["pending"]+q["leased"], true
 	st.DeadJobs = q["dead"]
-	if st.PendingProposals, err = l.svc.CountProposals(ctx, storage.ProposalPending); err != nil {
+	if st.PendingProposals, err = pipeline.For(l.svc).CountProposals(ctx, storage.ProposalPending); err != nil {
 		return st, err
 	}
 	return st, nil
@@ -138,23 +140,23 @@ func (l *Local) ReleaseLeases(ctx context.Context) (*ops.RepairResult, error) {
 }
 
 // Proposals implements Backend.
-func (l *Local) Proposals(ctx context.Context, f core.ProposalFilter, limit int) ([]*storage.Proposal, error) {
-	return l.svc.ListProposals(ctx, f, limit)
+func (l *Local) Proposals(ctx context.Context, f pipeline.ProposalFilter, limit int) ([]*storage.Proposal, error) {
+	return pipeline.For(l.svc).ListProposals(ctx, f, limit)
 }
 
 // Proposal implements Backend.
 func (l *Local) Proposal(ctx context.Context, id string) (*storage.Proposal, error) {
-	return l.svc.GetProposal(ctx, id)
+	return pipeline.For(l.svc).GetProposal(ctx, id)
 }
 
 // ApproveProposal implements Backend.
 func (l *Local) ApproveProposal(ctx context.Context, id, reason string) (*storage.Proposal, error) {
-	return l.svc.ApproveProposal(ctx, id, Actor, reason)
+	return pipeline.For(l.svc).ApproveProposal(ctx, id, Actor, reason)
 }
 
 // RejectProposal implements Backend.
 func (l *Local) RejectProposal(ctx context.Context, id, reason string) (*storage.Proposal, error) {
-	return l.svc.RejectProposal(ctx, id, Actor, reason)
+	return pipeline.For(l.svc).RejectProposal(ctx, id, Actor, reason)
 }
 
 // Changes implements Backend with the service's event stream.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/pipeline"
+
 	"charm.land/lipgloss/v2"
 
 	"github.com/cairnmem/cairn/core"
@@ -60,7 +62,7 @@ func Detail(ctx *pane.Context, j *storage.Job, width int) string {
 	case strings.TrimSpace(j.Result) == "":
 		b.WriteString(st.Faint.Render("(none yet)") + "\n")
 	case j.JobType == core.JobExtract:
-		var r core.ExtractJobResult
+		var r pipeline.ExtractJobResult
 		if err := json.Unmarshal([]byte(j.Result), &r); err != nil {
 			b.WriteString(st.Warning.Render("the result is not an extract result ("+err.Error()+"):") + "\n")
 			text(indentJSON(j.Result), st.Text)
@@ -73,7 +75,7 @@ func Detail(ctx *pane.Context, j *storage.Job, width int) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func writeExtract(ctx *pane.Context, b *strings.Builder, r *core.ExtractJobResult, width int) {
+func writeExtract(ctx *pane.Context, b *strings.Builder, r *pipeline.ExtractJobResult, width int) {
 	st := ctx.Styles
 	line := func(style lipgloss.Style, s string) {
 		for i, l := range wrapLines(s, width-4) {

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/pipeline"
+
 	"github.com/cairnmem/cairn/core/extract"
 
 	"charm.land/bubbles/v2/key"
@@ -245,12 +247,12 @@ func (m *Model) load(user bool) tea.Cmd {
 		ctx, cancel := backend.Context()
 		defer cancel()
 		if !decided {
-			list, err := b.Proposals(ctx, core.ProposalFilter{State: storage.ProposalPending}, backend.ProposalsLimit)
+			list, err := b.Proposals(ctx, pipeline.ProposalFilter{State: storage.ProposalPending}, backend.ProposalsLimit)
 			return loadedMsg{seq: seq, list: list, err: err}
 		}
 		var all []*storage.Proposal
 		for _, s := range decidedStates {
-			list, err := b.Proposals(ctx, core.ProposalFilter{State: s}, backend.ProposalsLimit)
+			list, err := b.Proposals(ctx, pipeline.ProposalFilter{State: s}, backend.ProposalsLimit)
 			if err != nil {
 				return loadedMsg{seq: seq, decided: true, err: err}
 			}
@@ -641,7 +643,7 @@ func describe(err error) string {
 		switch ce.Code {
 		case core.CodeVersionConflict:
 			return "version_conflict: the target changed since; it stays pending"
-		case core.CodeProposalNotPending:
+		case pipeline.CodeProposalNotPending:
 			return ce.Message + " (" + ce.Code + ")"
 		case core.CodeFrozen:
 			return "mutations are frozen (kill switch): nothing can be applied"

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/pipeline"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/auth"
 	"github.com/cairnmem/cairn/core/config"
@@ -469,9 +471,9 @@ func (e *Env) WithEmbedder(emb core.Embedder, mods ...func(*config.Config)) {
 func NoEmbed(c *config.Config) { c.Embedding.Provider = "none" }
 
 // Persist writes an extraction result's entities and mentions into the graph, linked to memID.
-func (e *Env) Persist(t *testing.T, memID string, res extract.ExtractionResult) core.GraphStats {
+func (e *Env) Persist(t *testing.T, memID string, res extract.ExtractionResult) pipeline.GraphStats {
 	t.Helper()
-	st, err := e.Svc.PersistGraph(context.Background(), memID, res)
+	st, err := pipeline.For(e.Svc).PersistGraph(context.Background(), memID, res)
 	if err != nil {
 		t.Fatalf("persist graph: %v", err)
 	}

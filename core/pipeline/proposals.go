@@ -1,9 +1,11 @@
-package core
+package pipeline
 
 import (
 	"context"
 	"errors"
 	"strings"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/extract"
 
@@ -22,42 +24,42 @@ const CodeProposalNotPending = "proposal_not_pending"
 type ProposalFilter = storage.ProposalFilter
 
 // ListProposals returns proposals matching f, newest first.
-func (s *Service) ListProposals(ctx context.Context, f ProposalFilter, limit int) ([]*storage.Proposal, error) {
+func (s *Pipeline) ListProposals(ctx context.Context, f ProposalFilter, limit int) ([]*storage.Proposal, error) {
 	if limit <= 0 {
 		limit = 50
 	}
 	if limit > 1000 {
-		return nil, Invalid("limit", "limit must be an integer from 1 to 1000")
+		return nil, core.Invalid("limit", "limit must be an integer from 1 to 1000")
 	}
 	switch f.State {
 	case "", storage.ProposalPending, storage.ProposalApproved, storage.ProposalRejected, storage.ProposalApplied, storage.ProposalSkipped:
 	default:
-		return nil, Invalid("state", "state must be one of pending, approved, rejected, applied, skipped")
+		return nil, core.Invalid("state", "state must be one of pending, approved, rejected, applied, skipped")
 	}
 	switch f.Action {
 	case "", extract.ActionAdd, extract.ActionUpdate, extract.ActionDelete, extract.ActionNone:
 	default:
-		return nil, Invalid("action", "action must be one of add, update, delete, none")
+		return nil, core.Invalid("action", "action must be one of add, update, delete, none")
 	}
-	return storage.ListProposals(ctx, s.db.Reader(), f, limit)
+	return storage.ListProposals(ctx, s.svc.DB().Reader(), f, limit)
 }
 
 // GetProposal returns one proposal.
-func (s *Service) GetProposal(ctx context.Context, id string) (*storage.Proposal, error) {
-	p, err := storage.GetProposal(ctx, s.db.Reader(), id)
+func (s *Pipeline) GetProposal(ctx context.Context, id string) (*storage.Proposal, error) {
+	p, err := storage.GetProposal(ctx, s.svc.DB().Reader(), id)
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, ErrNotFound
+		return nil, core.ErrNotFound
 	}
 	return p, err
 }
 
-func (s *Service) pendingProposal(ctx context.Context, id string) (*storage.Proposal, error) {
+func (s *Pipeline) pendingProposal(ctx context.Context, id string) (*storage.Proposal, error) {
 	p, err := s.GetProposal(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	if p.State != storage.ProposalPending {
-		return nil, &Error{Code: CodeProposalNotPending,
+		return nil, &core.Error{Code: CodeProposalNotPending,
 			Message: "proposal is " + p.State + ", not pending", Extra: map[string]any{"state": p.State}}
 	}
 	return p, nil
@@ -68,8 +70,8 @@ func (s *Service) pendingProposal(ctx context.Context, id string) (*storage.Prop
 // Modify and DELETE through Forget, both guarded by the target's version at
 // proposal time, so a stale proposal fails with version_conflict and stays
 // pending. NONE is only marked approved.
-func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, reason string) (*storage.Proposal, error) {
-	if err := s.CheckFrozen(); err != nil {
+func (s *Pipeline) ApproveProposal(ctx context.Context, id string, actor core.Actor, reason string) (*storage.Proposal, error) {
+	if err := s.svc.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	actor = actor.Normalized()
@@ -87,7 +89,7 @@ func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, r
 	switch p.Action {
 	case extract.ActionAdd:
 		src := s.proposalSource(ctx, p.SourceMemoryID)
-		err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 			created = ""
 			id, deduped, err := s.insertFact(ctx, tx, p, src, "", actor)
 			if err != nil {
@@ -106,8 +108,8 @@ func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, r
 			if isSessionSource(p.SourceMemoryID) {
 				s.linkSessionFact(ctx, created, p.Fact)
 			}
-			s.embedAfterWrite(ctx, created)
-			s.events.publish(Event{Kind: EventCreated, MemoryID: created, Actor: actor.Name})
+			s.svc.EmbedAfterWrite(ctx, created)
+			s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: created, Actor: actor.Name})
 		}
 		return s.GetProposal(ctx, id)
 	case extract.ActionUpdate, extract.ActionDelete:
@@ -118,7 +120,7 @@ func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, r
 	default:
 		state = storage.ProposalApproved
 	}
-	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		return s.finishDecision(ctx, tx, p, state, applied, actor, why, "approved")
 	})
 	if err != nil {
@@ -128,16 +130,16 @@ func (s *Service) ApproveProposal(ctx context.Context, id string, actor Actor, r
 }
 
 // RejectProposal marks a pending proposal rejected; reason is required.
-func (s *Service) RejectProposal(ctx context.Context, id string, actor Actor, reason string) (*storage.Proposal, error) {
+func (s *Pipeline) RejectProposal(ctx context.Context, id string, actor core.Actor, reason string) (*storage.Proposal, error) {
 	if strings.TrimSpace(reason) == "" {
-		return nil, Invalid("reason", "reason is required")
+		return nil, core.Invalid("reason", "reason is required")
 	}
 	actor = actor.Normalized()
 	p, err := s.pendingProposal(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		return s.finishDecision(ctx, tx, p, storage.ProposalRejected, "", actor, strings.TrimSpace(reason), "rejected")
 	})
 	if err != nil {
@@ -146,18 +148,18 @@ func (s *Service) RejectProposal(ctx context.Context, id string, actor Actor, re
 	return s.GetProposal(ctx, id)
 }
 
-func (s *Service) finishDecision(ctx context.Context, tx *storage.Tx, p *storage.Proposal, state, applied string, actor Actor, reason, outcome string) error {
-	if err := storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, state, applied, actor.Name, reason, s.timestamp()); err != nil {
+func (s *Pipeline) finishDecision(ctx context.Context, tx *storage.Tx, p *storage.Proposal, state, applied string, actor core.Actor, reason, outcome string) error {
+	if err := storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, state, applied, actor.Name, reason, storage.FormatTime(s.svc.Now())); err != nil {
 		return err
 	}
 	meta := map[string]any{"proposalId": p.ID, "proposedAction": p.Action, "fact": p.Fact,
 		"targetMemoryId": p.TargetMemoryID, "decision": outcome, "state": state, "appliedMemoryId": applied}
-	return s.AddHistory(ctx, tx, p.SourceMemoryID, storage.EventNone, nil, nil, actor, "proposal "+outcome+": "+reason, meta)
+	return s.svc.AddHistory(ctx, tx, p.SourceMemoryID, storage.EventNone, nil, nil, actor, "proposal "+outcome+": "+reason, meta)
 }
 
 func decisionErr(err error) error {
 	if errors.Is(err, storage.ErrNotFound) {
-		return &Error{Code: CodeProposalNotPending, Message: "proposal was decided concurrently"}
+		return &core.Error{Code: CodeProposalNotPending, Message: "proposal was decided concurrently"}
 	}
 	return err
 }

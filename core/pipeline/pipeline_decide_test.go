@@ -1,4 +1,4 @@
-package core_test
+package pipeline_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
@@ -104,13 +106,13 @@ func updateTo(target string) func(extract.Fact, []extract.Candidate) string {
 	}
 }
 
-func runScripted(t *testing.T, e *apitest.Env, m extract.LLM) *core.ExtractJobResult {
+func runScripted(t *testing.T, e *apitest.Env, m extract.LLM) *pipeline.ExtractJobResult {
 	t.Helper()
 	job, err := e.Svc.LeaseJob(context.Background(), "test", core.JobExtract)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	res, err := e.Svc.ProcessExtractJob(context.Background(), job, m)
+	res, err := pipeline.For(e.Svc).ProcessExtractJob(context.Background(), job, m)
 	if err != nil {
 		t.Fatalf("process: %v", err)
 	}

@@ -1,4 +1,4 @@
-package core
+package pipeline
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/analytics"
 
@@ -32,7 +34,7 @@ const sessionMaxWindows = 5
 
 // sessionSource loads a session_extract job's transcript and a stand-in
 // source memory "session:<key>" carrying the session's project.
-func (s *Service) sessionSource(ctx context.Context, job *storage.Job) (*storage.Memory, string, error) {
+func (s *Pipeline) sessionSource(ctx context.Context, job *storage.Job) (*storage.Memory, string, error) {
 	var p struct {
 		SessionKey string `json:"session_key"`
 		Project    string `json:"project"`
@@ -40,7 +42,7 @@ func (s *Service) sessionSource(ctx context.Context, job *storage.Job) (*storage
 	if err := json.Unmarshal([]byte(job.Payload), &p); err != nil || p.SessionKey == "" {
 		return nil, "", errSkipJob("payload has no session_key")
 	}
-	content, project, err := storage.TranscriptContent(ctx, s.db.Reader(), p.SessionKey)
+	content, project, err := storage.TranscriptContent(ctx, s.svc.DB().Reader(), p.SessionKey)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, "", errSkipJob("session transcript is gone")
 	} else if err != nil {
@@ -61,7 +63,7 @@ func (s *Service) sessionSource(ctx context.Context, job *storage.Job) (*storage
 // consecutive windows of a long transcript, merged with duplicate facts
 // dropped and the usual caps applied. A model error fails the job (it is
 // retried); parse problems are warnings.
-func (s *Service) extractWindows(ctx context.Context, body string, windowed bool, llm extract.LLM, srcID string) (extract.ExtractionResult, []string, error) {
+func (s *Pipeline) extractWindows(ctx context.Context, body string, windowed bool, llm extract.LLM, srcID string) (extract.ExtractionResult, []string, error) {
 	var out extract.ExtractionResult
 	var warns []string
 	windows := []string{body}
@@ -83,9 +85,9 @@ func (s *Service) extractWindows(ctx context.Context, body string, windowed bool
 		called = true
 		t0 := time.Now()
 		raw, err := llm.Generate(ctx, extract.ExtractionPrompt(input), extract.GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
-		s.analytics.RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
+		s.svc.Analytics().RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 		if err != nil {
-			s.noteExtraction(analytics.StageExtraction, extractionErrCode(err, analytics.CodeExtractionTimeout, analytics.CodeExtractionProvider), err.Error(), srcID)
+			s.noteExtraction(analytics.StageExtraction, core.ExtractionErrCode(err, analytics.CodeExtractionTimeout, analytics.CodeExtractionProvider), err.Error(), srcID)
 			return out, warns, fmt.Errorf("extraction: %w", err)
 		}
 		ext, ws := extract.ParseExtraction(raw)
@@ -110,7 +112,7 @@ func (s *Service) extractWindows(ctx context.Context, body string, windowed bool
 		if len(out.Facts) == 0 && len(parseWarns) > 0 {
 			s.noteExtraction(analytics.StageExtraction, analytics.CodeExtractionParseFail, strings.Join(parseWarns, "; "), srcID)
 		}
-		if n := s.analytics.RecordExtraction(len(out.Facts)); n == EmptyExtractionsMax {
+		if n := s.svc.Analytics().RecordExtraction(len(out.Facts)); n == EmptyExtractionsMax {
 			s.noteExtraction(analytics.StageExtraction, analytics.CodeExtractionEmptyRepeated,
 				fmt.Sprintf("%d extractions in a row by %s produced no fact", n, llm.Name()), srcID)
 		}
@@ -121,15 +123,15 @@ func (s *Service) extractWindows(ctx context.Context, body string, windowed bool
 // proposalSource returns the memory a proposal came from, or for a
 // session's proposal ("session:<key>") a stand-in with the session's
 // project; a vanished source is a stand-in with the id only.
-func (s *Service) proposalSource(ctx context.Context, id string) *storage.Memory {
+func (s *Pipeline) proposalSource(ctx context.Context, id string) *storage.Memory {
 	if key, ok := strings.CutPrefix(id, "session:"); ok {
 		m := &storage.Memory{ID: id, SessionID: key}
-		if project, err := storage.SessionProject(ctx, s.db.Reader(), key); err == nil {
+		if project, err := storage.SessionProject(ctx, s.svc.DB().Reader(), key); err == nil {
 			m.Project = project
 		}
 		return m
 	}
-	src, err := storage.GetMemory(ctx, s.db.Reader(), id)
+	src, err := storage.GetMemory(ctx, s.svc.DB().Reader(), id)
 	if err != nil {
 		return &storage.Memory{ID: id}
 	}
@@ -140,13 +142,13 @@ func (s *Service) proposalSource(ctx context.Context, id string) *storage.Memory
 // entities its text names (the session itself is not a memory, so its
 // graph links go to the facts it produced). Failure is logged, never
 // fatal: the memory is written.
-func (s *Service) linkSessionFact(ctx context.Context, memoryID, content string) {
+func (s *Pipeline) linkSessionFact(ctx context.Context, memoryID, content string) {
 	ms := extract.HeuristicMentions(content)
-	if len(ms) == 0 || s.MutationsFrozen() {
+	if len(ms) == 0 || s.svc.MutationsFrozen() {
 		return
 	}
 	if _, err := s.PersistGraph(ctx, memoryID, extract.ExtractionResult{Mentions: ms}); err != nil {
-		s.log.Warn("graph links of a session fact", "memory", memoryID, "err", err)
+		s.svc.Logger().Warn("graph links of a session fact", "memory", memoryID, "err", err)
 	}
 }
 

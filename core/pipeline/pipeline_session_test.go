@@ -1,9 +1,11 @@
-package core_test
+package pipeline_test
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
@@ -18,6 +20,10 @@ import (
 // A session-end transcript becomes a session_extract job; the pipeline
 // extracts its facts (never the blocks cairn injected) into reviewable
 // proposals whose source is the session.
+
+// projA is the project of the sessions these tests end.
+const projA = "/work/alpha"
+
 func TestSessionExtractJob(t *testing.T) {
 	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
 	ctx := context.Background()
@@ -32,7 +38,7 @@ func TestSessionExtractJob(t *testing.T) {
 	if err != nil || job == nil || job.ID != jobID || job.JobType != core.JobSessionExtract {
 		t.Fatalf("leased %+v (%v), want session job %s", job, err, jobID)
 	}
-	res, err := e.Svc.ProcessExtractJob(ctx, job, llm.NewHeuristic())
+	res, err := pipeline.For(e.Svc).ProcessExtractJob(ctx, job, llm.NewHeuristic())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +80,7 @@ func TestSessionExtractJob(t *testing.T) {
 		"transcript": `{"type":"user","message":{"role":"user","content":"ok thanks, bye for now then"}}`}).Want(t, 200)
 	if r.Str("jobId") != "" {
 		job, _ = e.Svc.LeaseJob(ctx, "w", core.ExtractJobTypes...)
-		res, err = e.Svc.ProcessExtractJob(ctx, job, failingModel{})
+		res, err = pipeline.For(e.Svc).ProcessExtractJob(ctx, job, failingModel{})
 		if err != nil || res.Status != "skipped" {
 			t.Fatalf("short transcript: %+v %v", res, err)
 		}
@@ -99,7 +105,7 @@ func TestSessionExtractControlledWrite(t *testing.T) {
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	res, err := e.Svc.ProcessExtractJob(ctx, job, llm.NewHeuristic())
+	res, err := pipeline.For(e.Svc).ProcessExtractJob(ctx, job, llm.NewHeuristic())
 	if err != nil || res.WriteStats.Added == 0 {
 		t.Fatalf("result: %+v %v", res, err)
 	}

@@ -1,4 +1,4 @@
-package core
+package pipeline
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 
 // CountProposals counts proposals in state (one indexed query), for status
 // bars that only need to say how many wait for a decision.
-func (s *Service) CountProposals(ctx context.Context, state string) (int, error) {
-	n, err := storage.CountProposals(ctx, s.db.Reader(), state)
+func (s *Pipeline) CountProposals(ctx context.Context, state string) (int, error) {
+	n, err := storage.CountProposals(ctx, s.svc.DB().Reader(), state)
 	if err != nil {
 		return 0, fmt.Errorf("count proposals: %w", err)
 	}

@@ -1,4 +1,4 @@
-package core
+package pipeline
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 // detector negative, ≥ 3 shared content tokens). It reports a positive
 // verdict at or above the configured confidence, and warnings for a model
 // that failed or answered badly; a failure never fails the job.
-func (s *Service) semanticContradiction(ctx context.Context, llm extract.LLM, fact, target string) (bool, string, []string) {
-	cfg := s.cfg.PipelineV2
+func (s *Pipeline) semanticContradiction(ctx context.Context, llm extract.LLM, fact, target string) (bool, string, []string) {
+	cfg := s.svc.Config().PipelineV2
 	if !cfg.SemanticContradiction || llm.Name() == "heuristic" || extract.SharedContentTokens(fact, target) < 3 {
 		return false, "", nil
 	}
@@ -27,7 +27,7 @@ func (s *Service) semanticContradiction(ctx context.Context, llm extract.LLM, fa
 	defer cancel()
 	t0 := time.Now()
 	raw, err := llm.Generate(cctx, extract.ContradictionPrompt(fact, target), extract.GenerateOptions{JSON: true, Timeout: timeout})
-	s.analytics.RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
+	s.svc.Analytics().RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 	if err != nil {
 		return false, "", []string{fmt.Sprintf("contradiction check for %q skipped: %v", extract.ClipForWarning(fact, 60), err)}
 	}

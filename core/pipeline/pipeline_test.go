@@ -1,8 +1,10 @@
-package core_test
+package pipeline_test
 
 import (
 	"context"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
@@ -13,14 +15,14 @@ import (
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
-func runOneJob(t *testing.T, e *apitest.Env) *core.ExtractJobResult {
+func runOneJob(t *testing.T, e *apitest.Env) *pipeline.ExtractJobResult {
 	t.Helper()
 	ctx := context.Background()
 	job, err := e.Svc.LeaseJob(ctx, "test", core.JobExtract)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	res, err := e.Svc.ProcessExtractJob(ctx, job, llm.NewHeuristic())
+	res, err := pipeline.For(e.Svc).ProcessExtractJob(ctx, job, llm.NewHeuristic())
 	if err != nil {
 		t.Fatalf("process: %v", err)
 	}

@@ -1,4 +1,4 @@
-package core_test
+package pipeline_test
 
 import (
 	"context"
