@@ -20,6 +20,7 @@ import (
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
 	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/internal/tuitest"
 )
 
 // The benchmarks run against a large database named by CAIRN_BENCH_HOME
@@ -195,8 +196,8 @@ const (
 // memory, so the preview draws the side-by-side diff).
 func queueService(b *testing.B) *core.Service {
 	b.Helper()
-	svc, db := openService(b, b.TempDir())
-	seed(b, svc)
+	svc, db := tuitest.OpenService(b, b.TempDir())
+	tuitest.Seed(b, svc)
 	ctx := context.Background()
 	statuses := []string{storage.JobCompleted, storage.JobCompleted, storage.JobCompleted, storage.JobPending, storage.JobDead, storage.JobLeased}
 	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
@@ -300,7 +301,7 @@ func BenchmarkJobsFrame(b *testing.B) {
 // recall samples, errors): what each once-a-second poll costs the UI once
 // its snapshot has been applied. It needs no big database.
 func BenchmarkDiagnosticsFrame(b *testing.B) {
-	svc, _ := openService(b, b.TempDir())
+	svc, _ := tuitest.OpenService(b, b.TempDir())
 	m := New(Options{Backend: busyOps(backend.NewLocal(svc, "127.0.0.1:3850")), Theme: themes.MustBuiltin("dark"),
 		Now: func() time.Time { return fixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})

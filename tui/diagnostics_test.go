@@ -30,9 +30,9 @@ func diagKey(*harness) string { return fmt.Sprint(diagPane + 1) }
 
 func openDiagnostics(h *harness) {
 	h.t.Helper()
-	h.press(diagKey(h))
+	h.Press(diagKey(h))
 	if _, ok := h.m.Pane(h.m.Active()).(*diagnostics.Model); !ok {
-		h.t.Fatalf("key %s does not open the Diagnostics pane:\n%s", diagKey(h), h.screen())
+		h.t.Fatalf("key %s does not open the Diagnostics pane:\n%s", diagKey(h), h.Screen())
 	}
 }
 
@@ -49,7 +49,7 @@ func repairEvents(h *harness) int {
 func TestDiagnosticsShowsTheLiveReport(t *testing.T) {
 	h := newHarness(t, harnessOpts{width: 120, height: 80})
 	openDiagnostics(h)
-	s := h.screen()
+	s := h.Screen()
 	for _, want := range []string{"Health ", "1.000 healthy", "queue ", "tombstone_ratio", "Silent failures", "Recommendations",
 		"none: no signal calls for a repair", "Latency (ms)", "recall", "no samples yet", "Recent errors", "Repairs: press a key"} {
 		if !strings.Contains(s, want) {
@@ -64,30 +64,30 @@ func TestDiagnosticsShowsTheLiveReport(t *testing.T) {
 func TestDiagnosticsScrollKeys(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	openDiagnostics(h)
-	top := h.screen()
+	top := h.Screen()
 	if !strings.Contains(top, "Domains") || strings.Contains(top, "Recent errors") {
 		t.Fatalf("80x24 should show the top of the report only:\n%s", top)
 	}
 	for _, k := range [][]string{{"G"}, {"end"}, {"ctrl+d", "ctrl+d", "ctrl+d", "ctrl+d", "ctrl+d", "ctrl+d"}} {
-		h.press(k...)
-		if s := h.screen(); !strings.Contains(s, "Recent errors") || strings.Contains(s, "Domains") {
+		h.Press(k...)
+		if s := h.Screen(); !strings.Contains(s, "Recent errors") || strings.Contains(s, "Domains") {
 			t.Fatalf("%v does not reach the bottom:\n%s", k, s)
 		}
-		h.press("g")
-		if h.screen() != top {
-			t.Fatalf("g does not return to the top:\n%s", h.screen())
+		h.Press("g")
+		if h.Screen() != top {
+			t.Fatalf("g does not return to the top:\n%s", h.Screen())
 		}
 	}
-	h.press("j")
-	if s := h.screen(); strings.Contains(s, "Domains") {
+	h.Press("j")
+	if s := h.Screen(); strings.Contains(s, "Domains") {
 		t.Fatalf("j does not scroll:\n%s", s)
 	}
-	h.press("k")
-	if h.screen() != top {
+	h.Press("k")
+	if h.Screen() != top {
 		t.Fatal("k does not scroll back")
 	}
-	h.press("down", "ctrl+u")
-	if h.screen() != top {
+	h.Press("down", "ctrl+u")
+	if h.Screen() != top {
 		t.Fatal("down then ctrl+u does not come back to the top")
 	}
 }
@@ -95,25 +95,25 @@ func TestDiagnosticsScrollKeys(t *testing.T) {
 func TestDiagnosticsRefreshKeyAndLivePolling(t *testing.T) {
 	h := newHarness(t, harnessOpts{width: 120, height: 60})
 	openDiagnostics(h)
-	if !strings.Contains(h.screen(), "none since start") {
-		t.Fatalf("errors before any:\n%s", h.screen())
+	if !strings.Contains(h.Screen(), "none since start") {
+		t.Fatalf("errors before any:\n%s", h.Screen())
 	}
 	an := h.svc.Analytics()
 	an.RecordError(analytics.ErrorEvent{Stage: "api", Code: "first_test_error", Message: "seen after R"})
-	h.press("R")
-	if !strings.Contains(h.screen(), "first_test_error") {
-		t.Fatalf("R does not re-read:\n%s", h.screen())
+	h.Press("R")
+	if !strings.Contains(h.Screen(), "first_test_error") {
+		t.Fatalf("R does not re-read:\n%s", h.Screen())
 	}
 	// While shown, the pane polls every second without a key.
 	an.RecordError(analytics.ErrorEvent{Stage: "api", Code: "second_test_error", Message: "seen by polling"})
-	if !h.pumpUntil(3*diagnostics.PollInterval, func() bool { return strings.Contains(h.screen(), "second_test_error") }) {
-		t.Fatalf("the pane does not poll while shown:\n%s", h.screen())
+	if !h.PumpUntil(3*diagnostics.PollInterval, func() bool { return strings.Contains(h.Screen(), "second_test_error") }) {
+		t.Fatalf("the pane does not poll while shown:\n%s", h.Screen())
 	}
 	// Hidden, it stops: no poll after switching away.
-	h.press("1")
-	mark := len(h.sent)
-	h.pumpUntil(2*diagnostics.PollInterval+200*time.Millisecond, func() bool { return false })
-	for _, msg := range h.sent[mark:] {
+	h.Press("1")
+	mark := len(h.Sent)
+	h.Advance(2*diagnostics.PollInterval + 200*time.Millisecond)
+	for _, msg := range h.Sent[mark:] {
 		if name := fmt.Sprintf("%T", msg); name == "diagnostics.snapshotMsg" {
 			t.Fatalf("the pane polled while hidden (%s)", name)
 		}
@@ -133,8 +133,8 @@ func TestDiagnosticsNonDestructiveRepairsRunAtOnce(t *testing.T) {
 		{"l", "release-leases: 0 affected"},
 		{"e", "re-embed: 0 affected"},
 	} {
-		h.press(c.key)
-		s := h.screen()
+		h.Press(c.key)
+		s := h.Screen()
 		if !strings.Contains(s, c.want) || !strings.Contains(s, "health 1.000 → 1.000 (+0.000)") {
 			t.Fatalf("%s: no result %q with the score change:\n%s", c.key, c.want, s)
 		}
@@ -149,21 +149,21 @@ func TestDiagnosticsDestructiveRepairsAskFirst(t *testing.T) {
 	openDiagnostics(h)
 	before := repairEvents(h)
 	for _, k := range []string{"F", "o", "d", "s"} {
-		h.press(k)
-		if s := h.screen(); !strings.Contains(s, "? y/n") || !h.m.Pane(h.m.Active()).Capturing() {
+		h.Press(k)
+		if s := h.Screen(); !strings.Contains(s, "? y/n") || !h.m.Pane(h.m.Active()).Capturing() {
 			t.Fatalf("%s does not ask:\n%s", k, s)
 		}
 		// Under the prompt, digits and q answer nothing and go nowhere.
-		h.press("1", "q")
-		if h.quit || h.m.Active() != diagPane {
+		h.Press("1", "q")
+		if h.Quit || h.m.Active() != diagPane {
 			t.Fatalf("%s: a key under the prompt escaped it", k)
 		}
 		if k == "o" {
-			h.press("esc")
+			h.Press("esc")
 		} else {
-			h.press("n")
+			h.Press("n")
 		}
-		if strings.Contains(h.screen(), "? y/n") {
+		if strings.Contains(h.Screen(), "? y/n") {
 			t.Fatalf("%s: the prompt stays after cancelling", k)
 		}
 	}
@@ -171,18 +171,18 @@ func TestDiagnosticsDestructiveRepairsAskFirst(t *testing.T) {
 		t.Fatal("a cancelled repair ran")
 	}
 	// The retention sweep, confirmed.
-	h.press("s")
-	if s := h.screen(); !strings.Contains(s, "Run retention-sweep? y/n · Purge expired tombstones") {
+	h.Press("s")
+	if s := h.Screen(); !strings.Contains(s, "Run retention-sweep? y/n · Purge expired tombstones") {
 		t.Fatalf("the prompt does not name the repair:\n%s", s)
 	}
-	h.press("y")
-	s := h.screen()
+	h.Press("y")
+	s := h.Screen()
 	if !strings.Contains(s, "✓ retention-sweep: 0 affected") || !strings.Contains(s, "health 1.000 → 1.000") {
 		t.Fatalf("retention-sweep result:\n%s", s)
 	}
 	// And the FTS rebuild.
-	h.press("F", "y")
-	if s := h.screen(); !strings.Contains(s, "check-fts --repair: ") {
+	h.Press("F", "y")
+	if s := h.Screen(); !strings.Contains(s, "check-fts --repair: ") {
 		t.Fatalf("check-fts --repair result:\n%s", s)
 	}
 	if got := repairEvents(h) - before; got != 2 {
@@ -215,8 +215,8 @@ func TestDiagnosticsShowsRepairErrors(t *testing.T) {
 			return repairRefuser{Backend: backend.NewLocal(svc, "127.0.0.1:3850"), err: c.err}
 		}})
 		openDiagnostics(h)
-		h.press("f")
-		if s := h.screen(); !strings.Contains(s, c.want) {
+		h.Press("f")
+		if s := h.Screen(); !strings.Contains(s, c.want) {
 			t.Fatalf("no %q:\n%s", c.want, s)
 		}
 		if !h.m.noticeErr {
@@ -374,13 +374,13 @@ var diagGoldenViews = []struct {
 		return &fixedOps{Backend: b, report: healthyReport(), recs: []core.Recommendation{},
 			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{}}
 	}, func(h *harness) {}},
-	{"busy-repaired", busyOps, func(h *harness) { h.press("F", "y") }},
-	{"busy-confirm", busyOps, func(h *harness) { h.press("j", "j", "j", "s") }},
+	{"busy-repaired", busyOps, func(h *harness) { h.Press("F", "y") }},
+	{"busy-confirm", busyOps, func(h *harness) { h.Press("j", "j", "j", "s") }},
 	{"error", func(b backend.Backend) *fixedOps {
 		return &fixedOps{Backend: b, diagErr: errors.New("cairn at http://127.0.0.1:3850 does not answer: connection refused"),
 			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{},
 			repairErr: &core.Error{Status: http.StatusConflict, Code: core.CodeRepairInProgress, Message: "repair check-fts is already running"}}
-	}, func(h *harness) { h.press("f") }},
+	}, func(h *harness) { h.Press("f") }},
 }
 
 func TestGoldenDiagnostics(t *testing.T) {
@@ -415,16 +415,16 @@ func TestDiagnosticsClientMode(t *testing.T) {
 		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 	}})
 	openDiagnostics(h)
-	if !h.pumpUntil(5*time.Second, func() bool { return strings.Contains(h.screen(), "1.000 healthy") }) {
-		t.Fatalf("no report over HTTP:\n%s", h.screen())
+	if !h.PumpUntil(5*time.Second, func() bool { return strings.Contains(h.Screen(), "1.000 healthy") }) {
+		t.Fatalf("no report over HTTP:\n%s", h.Screen())
 	}
 	before := repairEvents(h)
-	h.press("f")
-	if !h.pumpUntil(10*time.Second, func() bool { return strings.Contains(h.screen(), "✓ check-fts: 0 affected") }) {
-		t.Fatalf("no repair result over HTTP:\n%s", h.screen())
+	h.Press("f")
+	if !h.PumpUntil(10*time.Second, func() bool { return strings.Contains(h.Screen(), "✓ check-fts: 0 affected") }) {
+		t.Fatalf("no repair result over HTTP:\n%s", h.Screen())
 	}
-	if !h.pumpUntil(5*time.Second, func() bool { return strings.Contains(h.screen(), "health 1.000 → 1.000") }) {
-		t.Fatalf("no score change over HTTP:\n%s", h.screen())
+	if !h.PumpUntil(5*time.Second, func() bool { return strings.Contains(h.Screen(), "health 1.000 → 1.000") }) {
+		t.Fatalf("no score change over HTTP:\n%s", h.Screen())
 	}
 	if repairEvents(h)-before != 1 {
 		t.Fatal("the repair was not audited")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/internal/tuitest"
 )
 
 // goldenViews puts the UI in each state worth pinning. Goldens hold the
@@ -28,28 +29,28 @@ var goldenViews = []struct {
 	status func(s *backend.Status)
 }{
 	{name: "recall-list", setup: func(h *harness) {}},
-	{name: "recall-detail", setup: func(h *harness) { h.press("enter") }},
-	{name: "recall-edit", setup: func(h *harness) { h.press("j", "j", "e") }},
-	{name: "recall-delete", setup: func(h *harness) { h.press("j", "d") }},
-	{name: "history-list", setup: func(h *harness) { h.press("2") }},
+	{name: "recall-detail", setup: func(h *harness) { h.Press("enter") }},
+	{name: "recall-edit", setup: func(h *harness) { h.Press("j", "j", "e") }},
+	{name: "recall-delete", setup: func(h *harness) { h.Press("j", "d") }},
+	{name: "history-list", setup: func(h *harness) { h.Press("2") }},
 	{name: "history-diff", setup: func(h *harness) {
 		c := "postgres runs on port 5433 in staging\nproduction uses the default 5432"
 		if _, err := h.svc.Modify(context.Background(), core.Patch{ID: idPostgres, Content: &c, Reason: "split into two lines"},
 			core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
 			h.t.Fatal(err)
 		}
-		h.press("2")
-		h.pumpUntil(2*time.Second, func() bool { return strings.Contains(h.screen(), "7 events") })
-		h.press("g", "enter")
+		h.Press("2")
+		h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "7 events") })
+		h.Press("g", "enter")
 	}},
-	{name: "jobs-empty", setup: func(h *harness) { h.press("3") }},
-	{name: "jobs-busy", setup: func(h *harness) { pipelineFixture(h); h.press("3", "j", "j") },
+	{name: "jobs-empty", setup: func(h *harness) { h.Press("3") }},
+	{name: "jobs-busy", setup: func(h *harness) { pipelineFixture(h); h.Press("3", "j", "j") },
 		status: func(s *backend.Status) { s.Pipeline, s.Queue, s.DeadJobs, s.PendingProposals = "shadow", 3, 1, 3 }},
-	{name: "jobs-detail", setup: func(h *harness) { pipelineFixture(h); h.press("3", "G", "enter") }},
-	{name: "jobs-confirm", setup: func(h *harness) { pipelineFixture(h); h.press("3", "R") }},
-	{name: "jobs-error", setup: func(h *harness) { h.press("3") }, backend: failing},
-	{name: "proposals-empty", setup: func(h *harness) { h.press("5") }},
-	{name: "proposals-busy", setup: func(h *harness) { pipelineFixture(h); h.press("5", "j") },
+	{name: "jobs-detail", setup: func(h *harness) { pipelineFixture(h); h.Press("3", "G", "enter") }},
+	{name: "jobs-confirm", setup: func(h *harness) { pipelineFixture(h); h.Press("3", "R") }},
+	{name: "jobs-error", setup: func(h *harness) { h.Press("3") }, backend: failing},
+	{name: "proposals-empty", setup: func(h *harness) { h.Press("5") }},
+	{name: "proposals-busy", setup: func(h *harness) { pipelineFixture(h); h.Press("5", "j") },
 		status: func(s *backend.Status) { s.Pipeline, s.PendingProposals, s.ProposalsCapped = "shadow", 100, true }},
 	{name: "proposals-conflict", setup: func(h *harness) {
 		pipelineFixture(h)
@@ -57,19 +58,19 @@ var goldenViews = []struct {
 		if _, err := h.svc.Modify(context.Background(), core.Patch{ID: idPostgres, Content: &c, Reason: "moved"}, core.Actor{Name: "agent"}); err != nil {
 			h.t.Fatal(err)
 		}
-		h.press("5", "j", "a")
+		h.Press("5", "j", "a")
 	}},
 	{name: "proposals-decided", setup: func(h *harness) {
 		pipelineFixture(h)
-		h.press("5", "G", "r")
-		h.typeText("still flaky")
-		h.press("enter", "d")
+		h.Press("5", "G", "r")
+		h.TypeText("still flaky")
+		h.Press("enter", "d")
 	}},
-	{name: "proposals-error", setup: func(h *harness) { h.press("5") }, backend: failing},
+	{name: "proposals-error", setup: func(h *harness) { h.Press("5") }, backend: failing},
 }
 
 func failing(svc *core.Service) backend.Backend {
-	return failingBackend{backend.NewLocal(svc, "127.0.0.1:3850")}
+	return tuitest.Failing(svc)
 }
 
 func TestGolden(t *testing.T) {
@@ -82,12 +83,12 @@ func TestGolden(t *testing.T) {
 					v.setup(h)
 					// A slow machine can leave a load in flight past the
 					// harness's wait: let it land before rendering.
-					h.pumpUntil(5*time.Second, func() bool { return !h.m.busy() })
+					h.PumpUntil(5*time.Second, func() bool { return !h.m.busy() })
 					h.fixStatus()
 					if v.status != nil {
 						st := h.m.status
 						v.status(&st)
-						h.send(StatusMsg{Status: st})
+						h.Send(StatusMsg{Status: st})
 					}
 					h.m.notice = ""
 					out := h.m.Render()
@@ -122,7 +123,7 @@ func TestNoColor(t *testing.T) {
 func TestResizeKeepsFrameSize(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	for _, size := range [][2]int{{120, 40}, {60, 15}, {200, 50}, {80, 24}} {
-		h.send(teaWindowSize(size[0], size[1]))
+		h.Send(teaWindowSize(size[0], size[1]))
 		out := h.m.Render()
 		if got := strings.Count(out, "\n") + 1; got != size[1] {
 			t.Errorf("%dx%d: %d lines", size[0], size[1], got)

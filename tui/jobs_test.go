@@ -11,6 +11,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/internal/tuitest"
 	"github.com/cairnmem/cairn/tui/jobs"
 )
 
@@ -33,14 +34,14 @@ func (h *harness) job(id string) *storage.Job {
 // selectJob moves the Jobs cursor to the row of the job on memory mem.
 func (h *harness) selectJob(mem string) {
 	h.t.Helper()
-	h.press("g")
+	h.Press("g")
 	for range len(h.jobsPane().Jobs()) {
-		if line := selectedLine(h.screen()); strings.Contains(line, pane8(mem)) {
+		if line := selectedLine(h.Screen()); strings.Contains(line, pane8(mem)) {
 			return
 		}
-		h.press("j")
+		h.Press("j")
 	}
-	h.t.Fatalf("no job row for memory %s:\n%s", mem, h.screen())
+	h.t.Fatalf("no job row for memory %s:\n%s", mem, h.Screen())
 }
 
 func pane8(id string) string { return id[len(id)-8:] }
@@ -57,7 +58,7 @@ func selectedLine(screen string) string {
 func newJobsHarness(t *testing.T) *harness {
 	h := newHarness(t, harnessOpts{width: 120, height: 40})
 	pipelineFixture(h)
-	h.press("3")
+	h.Press("3")
 	if h.m.Active() != paneJobs {
 		t.Fatalf("3 does not open Jobs: %d", h.m.Active())
 	}
@@ -66,7 +67,7 @@ func newJobsHarness(t *testing.T) *harness {
 
 func TestJobsCountsAndList(t *testing.T) {
 	h := newJobsHarness(t)
-	s := h.screen()
+	s := h.Screen()
 	for _, want := range []string{"pending 2 · leased 1 · completed 1 · failed 0 · dead 1", "by type: extract 5 (3 live, 1 dead)",
 		"5 all jobs, live first", "backing-off", "provider: ollama: connection refused", "0000a004 dead        3/3   3h"} {
 		if !strings.Contains(s, want) {
@@ -81,33 +82,33 @@ func TestJobsCountsAndList(t *testing.T) {
 
 func TestJobsNavigation(t *testing.T) {
 	h := newJobsHarness(t)
-	row := func() string { return selectedLine(h.screen()) }
+	row := func() string { return selectedLine(h.Screen()) }
 	first := row()
-	h.press("j")
+	h.Press("j")
 	if row() == first {
 		t.Fatal("j does not move down")
 	}
-	h.press("k")
+	h.Press("k")
 	if row() != first {
 		t.Fatal("k does not move up")
 	}
-	h.press("G")
+	h.Press("G")
 	if !strings.Contains(row(), "completed") {
 		t.Fatalf("G: %q", row())
 	}
-	h.press("g")
+	h.Press("g")
 	if row() != first {
 		t.Fatal("g does not go to the top")
 	}
-	h.send(tea.KeyPressMsg{Code: tea.KeyPgDown})
+	h.Send(tea.KeyPressMsg{Code: tea.KeyPgDown})
 	if !strings.Contains(row(), "completed") {
 		t.Fatalf("pgdown: %q", row())
 	}
-	h.send(tea.KeyPressMsg{Code: tea.KeyPgUp})
+	h.Send(tea.KeyPressMsg{Code: tea.KeyPgUp})
 	if row() != first {
 		t.Fatalf("pgup: %q", row())
 	}
-	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	h.Send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
 	if row() == first {
 		t.Fatal("the wheel does not scroll")
 	}
@@ -118,7 +119,7 @@ func TestJobsStatusFilters(t *testing.T) {
 	p := h.jobsPane()
 	want := []string{"pending", "leased", "completed", "failed", "dead", "backing-off", ""}
 	for _, w := range want {
-		h.press("f")
+		h.Press("f")
 		if p.Filter() != w {
 			t.Fatalf("f: filter %q, want %q", p.Filter(), w)
 		}
@@ -131,11 +132,11 @@ func TestJobsStatusFilters(t *testing.T) {
 			}
 		}
 	}
-	h.press("F")
-	if p.Filter() != "backing-off" || len(p.Jobs()) != 1 || !strings.Contains(h.screen(), "1 backing-off jobs") {
-		t.Fatalf("F: %q %d\n%s", p.Filter(), len(p.Jobs()), h.screen())
+	h.Press("F")
+	if p.Filter() != "backing-off" || len(p.Jobs()) != 1 || !strings.Contains(h.Screen(), "1 backing-off jobs") {
+		t.Fatalf("F: %q %d\n%s", p.Filter(), len(p.Jobs()), h.Screen())
 	}
-	h.press("esc")
+	h.Press("esc")
 	if p.Filter() != "" || len(p.Jobs()) != 5 {
 		t.Fatalf("esc does not clear the filter: %q", p.Filter())
 	}
@@ -144,8 +145,8 @@ func TestJobsStatusFilters(t *testing.T) {
 func TestJobsDetailShowsParsedResult(t *testing.T) {
 	h := newJobsHarness(t)
 	h.selectJob(idSQLite)
-	h.press("enter")
-	s := h.screen()
+	h.Press("enter")
+	s := h.Screen()
 	for _, want := range []string{"extract job 000b0001 · completed", "completed by heuristic, shadow mode", "Facts (", "Proposals (",
 		"ADD 0.85 pending: We decided to use SQLite"} {
 		if !strings.Contains(s, want) {
@@ -155,13 +156,13 @@ func TestJobsDetailShowsParsedResult(t *testing.T) {
 	if !h.m.Pane(paneJobs).Nested() {
 		t.Fatal("detail is not nested")
 	}
-	h.press("esc")
+	h.Press("esc")
 	if h.m.Pane(paneJobs).Nested() {
 		t.Fatal("esc does not close the detail")
 	}
 	h.selectJob(idDeploy)
-	h.press("enter")
-	s = h.screen()
+	h.Press("enter")
+	s = h.Screen()
 	if !strings.Contains(s, "Error") || !strings.Contains(s, "connection refused") || !strings.Contains(s, `"reason": "reextract"`) {
 		t.Fatalf("dead job detail lacks error or payload:\n%s", s)
 	}
@@ -170,7 +171,7 @@ func TestJobsDetailShowsParsedResult(t *testing.T) {
 func TestJobsRetryRequeuesDeadAndRetriesBackingOff(t *testing.T) {
 	h := newJobsHarness(t)
 	h.selectJob(idDeploy)
-	h.press("r")
+	h.Press("r")
 	if j := h.job(jobDead); j.Status != storage.JobPending || j.Attempts != 0 {
 		t.Fatalf("r on a dead job: %s attempts %d", j.Status, j.Attempts)
 	}
@@ -184,7 +185,7 @@ func TestJobsRetryRequeuesDeadAndRetriesBackingOff(t *testing.T) {
 	}
 
 	h.selectJob(idFlakyTest)
-	h.press("r")
+	h.Press("r")
 	if j := h.job(jobBacking); j.Status != storage.JobPending || j.NextAttemptAt != "" {
 		t.Fatalf("r on a backing-off job: %+v", j)
 	}
@@ -193,7 +194,7 @@ func TestJobsRetryRequeuesDeadAndRetriesBackingOff(t *testing.T) {
 	}
 
 	h.selectJob(idSQLite)
-	h.press("r")
+	h.Press("r")
 	if f := h.jobsPane().Flash(); !strings.Contains(f.Text, "only failed, backing-off or dead jobs") {
 		t.Fatalf("r on a completed job: %+v", f)
 	}
@@ -204,34 +205,34 @@ func TestJobsRetryRequeuesDeadAndRetriesBackingOff(t *testing.T) {
 
 func TestJobsRequeueAllAsksFirst(t *testing.T) {
 	h := newJobsHarness(t)
-	h.press("R")
-	if !h.m.Pane(paneJobs).Capturing() || !strings.Contains(h.screen(), "Requeue all 1 dead jobs? y/n") {
-		t.Fatalf("R does not ask:\n%s", h.screen())
+	h.Press("R")
+	if !h.m.Pane(paneJobs).Capturing() || !strings.Contains(h.Screen(), "Requeue all 1 dead jobs? y/n") {
+		t.Fatalf("R does not ask:\n%s", h.Screen())
 	}
-	h.press("q") // not an answer, and not a quit either
-	if h.quit || !h.m.Pane(paneJobs).Capturing() {
+	h.Press("q") // not an answer, and not a quit either
+	if h.Quit || !h.m.Pane(paneJobs).Capturing() {
 		t.Fatal("q during the question")
 	}
-	h.press("n")
+	h.Press("n")
 	if h.job(jobDead).Status != storage.JobDead || h.m.Pane(paneJobs).Capturing() {
 		t.Fatal("n requeued or kept asking")
 	}
-	h.press("R", "y")
+	h.Press("R", "y")
 	if h.job(jobDead).Status != storage.JobPending {
 		t.Fatal("y did not requeue")
 	}
-	if !strings.Contains(h.screen(), "requeued 1 dead jobs") || !strings.Contains(h.screen(), "dead 0") {
-		t.Fatalf("after requeue:\n%s", h.screen())
+	if !strings.Contains(h.Screen(), "requeued 1 dead jobs") || !strings.Contains(h.Screen(), "dead 0") {
+		t.Fatalf("after requeue:\n%s", h.Screen())
 	}
-	h.press("R")
-	if h.m.Pane(paneJobs).Capturing() || !strings.Contains(h.screen(), "no dead jobs to requeue") {
-		t.Fatalf("R with nothing dead:\n%s", h.screen())
+	h.Press("R")
+	if h.m.Pane(paneJobs).Capturing() || !strings.Contains(h.Screen(), "no dead jobs to requeue") {
+		t.Fatalf("R with nothing dead:\n%s", h.Screen())
 	}
 }
 
 func TestJobsReleaseStaleLeases(t *testing.T) {
 	h := newJobsHarness(t)
-	h.press("L")
+	h.Press("L")
 	if j := h.job(jobStale); j.Status != storage.JobPending || j.LeaseOwner != "" {
 		t.Fatalf("L left the stale lease: %+v", j)
 	}
@@ -248,20 +249,26 @@ func TestJobsLiveWhileShownOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !h.pumpUntil(3*time.Second, func() bool { return len(h.jobsPane().Jobs()) == 6 }) {
-		t.Fatalf("the new job %s never showed:\n%s", res.Memory.ID, h.screen())
+	if !h.PumpUntil(3*time.Second, func() bool { return len(h.jobsPane().Jobs()) == 6 }) {
+		t.Fatalf("the new job %s never showed:\n%s", res.Memory.ID, h.Screen())
 	}
 	// Hidden, the pane stops polling: its tick loop ends.
-	h.press("1")
+	h.Press("1")
 	before := len(h.jobsPane().Jobs())
+	changes := h.Background()
 	if _, err := h.svc.Remember(context.Background(), core.RememberInput{Content: "the staging VPN needs a hardware key"}, core.Actor{Name: "agent"}); err != nil {
 		t.Fatal(err)
 	}
-	h.pumpUntil(2500*time.Millisecond, func() bool { return false })
+	// The change reaches the shell (which refreshes the panes), then 2.5 s
+	// of ticks pass.
+	if !h.PumpUntil(3*time.Second, func() bool { return h.Background() > changes }) {
+		t.Fatal("the change never reached the UI")
+	}
+	h.Advance(2500 * time.Millisecond)
 	if got := len(h.jobsPane().Jobs()); got != before {
 		t.Fatalf("hidden pane reloaded: %d jobs, had %d", got, before)
 	}
-	h.press("3")
+	h.Press("3")
 	if got := len(h.jobsPane().Jobs()); got != before+1 {
 		t.Fatalf("showing the pane does not reload: %d", got)
 	}
@@ -269,17 +276,17 @@ func TestJobsLiveWhileShownOnly(t *testing.T) {
 
 func TestJobsErrorIsShown(t *testing.T) {
 	h := newHarness(t, harnessOpts{backend: func(svc *core.Service) backend.Backend {
-		return failingBackend{backend.NewLocal(svc, "127.0.0.1:3850")}
+		return tuitest.Failing(svc)
 	}})
-	h.press("3")
-	if s := h.screen(); !strings.Contains(s, "jobs: list jobs: database is locked") {
+	h.Press("3")
+	if s := h.Screen(); !strings.Contains(s, "jobs: list jobs: database is locked") {
 		t.Fatalf("error not shown:\n%s", s)
 	}
 }
 
 func TestStatusBarWarnsOfDeadJobsAndPendingProposals(t *testing.T) {
 	h := newHarness(t, harnessOpts{width: 120, height: 40})
-	if strings.Contains(h.screen(), "dead jobs") {
+	if strings.Contains(h.Screen(), "dead jobs") {
 		t.Fatal("warning without dead jobs")
 	}
 	pipelineFixture(h)
@@ -290,8 +297,8 @@ func TestStatusBarWarnsOfDeadJobsAndPendingProposals(t *testing.T) {
 	if st.DeadJobs != 1 || st.PendingProposals != 3 {
 		t.Fatalf("status counts: %+v", st)
 	}
-	h.send(StatusMsg{Status: st})
-	if s := h.screen(); !strings.Contains(s, "1 dead jobs · 3 proposals pending") {
+	h.Send(StatusMsg{Status: st})
+	if s := h.Screen(); !strings.Contains(s, "1 dead jobs · 3 proposals pending") {
 		t.Fatalf("status bar:\n%s", s)
 	}
 }

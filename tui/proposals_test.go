@@ -10,6 +10,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/internal/tuitest"
 	"github.com/cairnmem/cairn/tui/proposals"
 )
 
@@ -29,9 +30,9 @@ func (h *harness) proposal(id string) *storage.Proposal {
 func newProposalsHarness(t *testing.T) *harness {
 	h := newHarness(t, harnessOpts{width: 120, height: 40})
 	pipelineFixture(h)
-	h.press("5")
+	h.Press("5")
 	if h.m.Active() != paneProposals || len(h.proposalsPane().Visible()) != 3 {
-		t.Fatalf("4 does not list the 3 pending proposals:\n%s", h.screen())
+		t.Fatalf("4 does not list the 3 pending proposals:\n%s", h.Screen())
 	}
 	return h
 }
@@ -40,12 +41,12 @@ func newProposalsHarness(t *testing.T) *harness {
 func (h *harness) selectProposal(id string) {
 	h.t.Helper()
 	p := h.proposalsPane()
-	h.press("g")
+	h.Press("g")
 	for range len(p.Visible()) {
 		if s := p.Selected(); s != nil && s.ID == id {
 			return
 		}
-		h.press("j")
+		h.Press("j")
 	}
 	h.t.Fatalf("proposal %s not listed", id)
 }
@@ -65,7 +66,7 @@ func (h *harness) addProposal() *storage.Proposal {
 func TestProposalsListAndPreview(t *testing.T) {
 	h := newProposalsHarness(t)
 	h.selectProposal(propUpdate)
-	s := h.screen()
+	s := h.Screen()
 	for _, want := range []string{"3 pending proposals", "UPDATE 0.74 SRC  0000a002", "review needed · contradiction risk",
 		"current 0000a001 v1", "proposed", "[-5433-] {+5434+}"} {
 		if !strings.Contains(s, want) {
@@ -73,7 +74,7 @@ func TestProposalsListAndPreview(t *testing.T) {
 		}
 	}
 	h.selectProposal(propDelete)
-	s = h.screen()
+	s = h.Screen()
 	if !strings.Contains(s, "blocked: update/delete not allowed in shadow mode") || !strings.Contains(s, "proposed: delete") ||
 		!strings.Contains(s, "[-Flaky-]") {
 		t.Fatalf("delete preview:\n%s", s)
@@ -84,12 +85,12 @@ func TestProposalsApprove(t *testing.T) {
 	h := newProposalsHarness(t)
 	add := h.addProposal()
 	h.selectProposal(add.ID)
-	h.press("a")
+	h.Press("a")
 	got := h.proposal(add.ID)
 	if got.State != storage.ProposalApplied || got.DecidedBy != "tui" || got.AppliedMemoryID == "" {
 		t.Fatalf("after a: %+v", got)
 	}
-	mem := h.get(got.AppliedMemoryID)
+	mem := h.Get(got.AppliedMemoryID)
 	if !strings.Contains(mem.Content, "SQLite in WAL mode") {
 		t.Fatalf("applied memory %q", mem.Content)
 	}
@@ -106,18 +107,18 @@ func TestProposalsStaleApproveShowsConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.selectProposal(propUpdate)
-	h.press("a")
+	h.Press("a")
 	f := h.proposalsPane().Flash()
 	if !f.Err || !strings.Contains(f.Text, "version_conflict") || !strings.Contains(f.Text, "stays pending") {
 		t.Fatalf("flash %+v", f)
 	}
-	if !strings.Contains(h.screen(), "version_conflict") {
-		t.Fatalf("the conflict is not on screen:\n%s", h.screen())
+	if !strings.Contains(h.Screen(), "version_conflict") {
+		t.Fatalf("the conflict is not on screen:\n%s", h.Screen())
 	}
 	if h.proposal(propUpdate).State != storage.ProposalPending {
 		t.Fatal("a stale proposal left pending")
 	}
-	if h.get(idPostgres).Content != c {
+	if h.Get(idPostgres).Content != c {
 		t.Fatal("a stale proposal overwrote the memory")
 	}
 }
@@ -125,21 +126,21 @@ func TestProposalsStaleApproveShowsConflict(t *testing.T) {
 func TestProposalsRejectNeedsReason(t *testing.T) {
 	h := newProposalsHarness(t)
 	h.selectProposal(propDelete)
-	h.press("r")
-	if !h.m.Pane(paneProposals).Capturing() || !strings.Contains(h.screen(), "reject 000c0002 because:") {
-		t.Fatalf("r does not prompt:\n%s", h.screen())
+	h.Press("r")
+	if !h.m.Pane(paneProposals).Capturing() || !strings.Contains(h.Screen(), "reject 000c0002 because:") {
+		t.Fatalf("r does not prompt:\n%s", h.Screen())
 	}
-	h.press("enter")
+	h.Press("enter")
 	if f := h.proposalsPane().Flash(); !f.Err || !strings.Contains(f.Text, "needs a reason") {
 		t.Fatalf("empty reason: %+v", f)
 	}
-	h.press("esc")
+	h.Press("esc")
 	if h.m.Pane(paneProposals).Capturing() || h.proposal(propDelete).State != storage.ProposalPending {
 		t.Fatal("esc does not cancel the rejection")
 	}
-	h.press("r")
-	h.typeText("the test is still flaky")
-	h.press("enter")
+	h.Press("r")
+	h.TypeText("the test is still flaky")
+	h.Press("enter")
 	got := h.proposal(propDelete)
 	if got.State != storage.ProposalRejected || got.DecisionReason != "the test is still flaky" || got.DecidedBy != "tui" {
 		t.Fatalf("after reject: %+v", got)
@@ -149,9 +150,9 @@ func TestProposalsRejectNeedsReason(t *testing.T) {
 func TestProposalsSkip(t *testing.T) {
 	h := newProposalsHarness(t)
 	p := h.proposalsPane()
-	h.press("g")
+	h.Press("g")
 	first := p.Selected().ID
-	h.press("s")
+	h.Press("s")
 	if p.Selected().ID == first {
 		t.Fatal("s does not move on")
 	}
@@ -162,32 +163,32 @@ func TestProposalsSkip(t *testing.T) {
 
 func TestProposalsApproveAllAboveConfidence(t *testing.T) {
 	h := newProposalsHarness(t)
-	h.press("A")
-	h.typeText("abc")
-	h.press("enter")
+	h.Press("A")
+	h.TypeText("abc")
+	h.Press("enter")
 	if f := h.proposalsPane().Flash(); !f.Err || !strings.Contains(f.Text, "want a confidence from 0 to 1") {
 		t.Fatalf("bad threshold: %+v", f)
 	}
-	h.press("ctrl+u")
-	h.typeText("0.9")
-	h.press("enter")
+	h.Press("ctrl+u")
+	h.TypeText("0.9")
+	h.Press("enter")
 	if f := h.proposalsPane().Flash(); !strings.Contains(f.Text, "no pending ADD proposals at confidence ≥ 0.90") {
 		t.Fatalf("nothing above 0.9: %+v", f)
 	}
-	h.press("A")
-	h.typeText("0.8")
-	h.press("enter")
-	if !strings.Contains(h.screen(), "Approve 1 pending ADD proposals with confidence ≥ 0.80? y/n") {
-		t.Fatalf("no confirmation with the count:\n%s", h.screen())
+	h.Press("A")
+	h.TypeText("0.8")
+	h.Press("enter")
+	if !strings.Contains(h.Screen(), "Approve 1 pending ADD proposals with confidence ≥ 0.80? y/n") {
+		t.Fatalf("no confirmation with the count:\n%s", h.Screen())
 	}
-	h.press("n")
+	h.Press("n")
 	if h.proposal(h.addProposal().ID).State != storage.ProposalPending {
 		t.Fatal("n approved")
 	}
 	add := h.addProposal().ID
-	h.press("A")
-	h.typeText("0.8")
-	h.press("enter", "y")
+	h.Press("A")
+	h.TypeText("0.8")
+	h.Press("enter", "y")
 	if got := h.proposal(add); got.State != storage.ProposalApplied {
 		t.Fatalf("y: %+v", got)
 	}
@@ -205,35 +206,35 @@ func TestProposalsApproveAllAboveConfidence(t *testing.T) {
 func TestProposalsFilters(t *testing.T) {
 	h := newProposalsHarness(t)
 	p := h.proposalsPane()
-	h.press("f") // add
-	if len(p.Visible()) != 1 || p.Visible()[0].Action != extract.ActionAdd || !strings.Contains(h.screen(), "action=add") {
-		t.Fatalf("f → add: %d\n%s", len(p.Visible()), h.screen())
+	h.Press("f") // add
+	if len(p.Visible()) != 1 || p.Visible()[0].Action != extract.ActionAdd || !strings.Contains(h.Screen(), "action=add") {
+		t.Fatalf("f → add: %d\n%s", len(p.Visible()), h.Screen())
 	}
-	h.press("f") // update
+	h.Press("f") // update
 	if len(p.Visible()) != 1 || p.Visible()[0].ID != propUpdate {
 		t.Fatal("f → update")
 	}
-	h.press("f", "f", "f") // delete, none, all
+	h.Press("f", "f", "f") // delete, none, all
 	if len(p.Visible()) != 3 {
 		t.Fatalf("f cycles back to all: %d", len(p.Visible()))
 	}
-	h.press("x") // contradiction
-	if len(p.Visible()) != 1 || p.Visible()[0].ID != propUpdate || !strings.Contains(h.screen(), "flag=contradiction") {
+	h.Press("x") // contradiction
+	if len(p.Visible()) != 1 || p.Visible()[0].ID != propUpdate || !strings.Contains(h.Screen(), "flag=contradiction") {
 		t.Fatal("x → contradiction")
 	}
-	h.press("x") // review-needed
+	h.Press("x") // review-needed
 	if len(p.Visible()) != 1 || !p.Visible()[0].ReviewNeeded {
 		t.Fatal("x → review-needed")
 	}
-	h.press("x") // blocked
+	h.Press("x") // blocked
 	if len(p.Visible()) != 1 || p.Visible()[0].ID != propDelete {
 		t.Fatal("x → blocked")
 	}
-	h.press("f") // add + blocked: nothing
-	if len(p.Visible()) != 0 || !strings.Contains(h.screen(), "No pending proposal matches the filters") {
-		t.Fatalf("combined filters:\n%s", h.screen())
+	h.Press("f") // add + blocked: nothing
+	if len(p.Visible()) != 0 || !strings.Contains(h.Screen(), "No pending proposal matches the filters") {
+		t.Fatalf("combined filters:\n%s", h.Screen())
 	}
-	h.press("esc")
+	h.Press("esc")
 	if len(p.Visible()) != 3 {
 		t.Fatal("esc does not clear the filters")
 	}
@@ -242,39 +243,39 @@ func TestProposalsFilters(t *testing.T) {
 func TestProposalsDecidedViewAndDetail(t *testing.T) {
 	h := newProposalsHarness(t)
 	h.selectProposal(propDelete)
-	h.press("r")
-	h.typeText("still flaky")
-	h.press("enter")
-	h.press("d")
+	h.Press("r")
+	h.TypeText("still flaky")
+	h.Press("enter")
+	h.Press("d")
 	p := h.proposalsPane()
 	if len(p.Visible()) != 1 || p.Visible()[0].ID != propDelete {
 		t.Fatalf("decided view: %d", len(p.Visible()))
 	}
-	s := h.screen()
+	s := h.Screen()
 	if !strings.Contains(s, "1 decided proposals") || !strings.Contains(s, "rejected tui") || !strings.Contains(s, "rejected by tui at 2026-03-14T15:09:26.000Z: still flaky") {
 		t.Fatalf("decided view:\n%s", s)
 	}
-	h.press("a") // no decisions in the decided view
+	h.Press("a") // no decisions in the decided view
 	if h.proposal(propDelete).State != storage.ProposalRejected {
 		t.Fatal("a acted in the decided view")
 	}
-	h.press("enter")
-	if !p.Nested() || !strings.Contains(h.screen(), "DELETE proposal 000c0002 · rejected") {
-		t.Fatalf("enter in decided view:\n%s", h.screen())
+	h.Press("enter")
+	if !p.Nested() || !strings.Contains(h.Screen(), "DELETE proposal 000c0002 · rejected") {
+		t.Fatalf("enter in decided view:\n%s", h.Screen())
 	}
-	h.press("esc", "d")
+	h.Press("esc", "d")
 	if len(p.Visible()) != 2 {
 		t.Fatalf("back to pending: %d", len(p.Visible()))
 	}
 	// The detail of a pending one takes a and r too.
 	h.selectProposal(propUpdate)
-	h.press("enter")
-	if !strings.Contains(h.screen(), "UPDATE proposal 000c0001 · pending") {
-		t.Fatalf("detail:\n%s", h.screen())
+	h.Press("enter")
+	if !strings.Contains(h.Screen(), "UPDATE proposal 000c0001 · pending") {
+		t.Fatalf("detail:\n%s", h.Screen())
 	}
-	h.press("r")
-	h.typeText("wrong port")
-	h.press("enter")
+	h.Press("r")
+	h.TypeText("wrong port")
+	h.Press("enter")
 	if got := h.proposal(propUpdate); got.State != storage.ProposalRejected || got.DecisionReason != "wrong port" {
 		t.Fatalf("r in the detail: %+v", got)
 	}
@@ -285,10 +286,10 @@ func TestProposalsDecidedViewAndDetail(t *testing.T) {
 
 func TestProposalsErrorIsShown(t *testing.T) {
 	h := newHarness(t, harnessOpts{backend: func(svc *core.Service) backend.Backend {
-		return failingBackend{backend.NewLocal(svc, "127.0.0.1:3850")}
+		return tuitest.Failing(svc)
 	}})
-	h.press("5")
-	if s := h.screen(); !strings.Contains(s, "proposals: list proposals: database is locked") {
+	h.Press("5")
+	if s := h.Screen(); !strings.Contains(s, "proposals: list proposals: database is locked") {
 		t.Fatalf("error not shown:\n%s", s)
 	}
 }

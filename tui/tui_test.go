@@ -83,8 +83,8 @@ func TestKeyRouting(t *testing.T) {
 	step("1")
 
 	step("?")
-	if !m.ShowingFullHelp() || !strings.Contains(h.screen(), "show deleted") {
-		t.Fatalf("? does not open the full help:\n%s", h.screen())
+	if !m.ShowingFullHelp() || !strings.Contains(h.Screen(), "show deleted") {
+		t.Fatalf("? does not open the full help:\n%s", h.Screen())
 	}
 	step("esc")
 	if m.ShowingFullHelp() {
@@ -92,7 +92,7 @@ func TestKeyRouting(t *testing.T) {
 	}
 
 	// While the search box has the keyboard, q and digits are text.
-	h.press("/")
+	h.Press("/")
 	if !m.Pane(0).Capturing() {
 		t.Fatal("/ does not focus the search box")
 	}
@@ -110,7 +110,7 @@ func TestKeyRouting(t *testing.T) {
 	if !isQuit(step("q")) {
 		t.Fatal("q does not quit")
 	}
-	h.press("/")
+	h.Press("/")
 	if !isQuit(step("ctrl+c")) {
 		t.Fatal("ctrl+c does not quit while typing")
 	}
@@ -118,11 +118,11 @@ func TestKeyRouting(t *testing.T) {
 
 func TestEscBacksOutOfDetail(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
-	h.press("enter")
-	if !h.m.Pane(0).Nested() || !strings.Contains(h.screen(), "Fields") {
-		t.Fatalf("enter does not open the detail:\n%s", h.screen())
+	h.Press("enter")
+	if !h.m.Pane(0).Nested() || !strings.Contains(h.Screen(), "Fields") {
+		t.Fatalf("enter does not open the detail:\n%s", h.Screen())
 	}
-	h.press("esc")
+	h.Press("esc")
 	if h.m.Pane(0).Nested() {
 		t.Fatal("esc does not close the detail")
 	}
@@ -133,59 +133,59 @@ func TestEscBacksOutOfDetail(t *testing.T) {
 
 func TestRecallListsRecentThenSearchesAsYouType(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
-	s := h.screen()
+	s := h.Screen()
 	if !strings.Contains(s, "6 · recent memories") || !strings.Contains(s, "HTTP API binds") {
 		t.Fatalf("empty query does not list recent memories:\n%s", s)
 	}
-	h.press("/")
-	h.typeText("deploy")
-	s = h.screen()
+	h.Press("/")
+	h.TypeText("deploy")
+	s = h.Screen()
 	if !strings.Contains(s, "recall") || !strings.Contains(s, "ops/deploy.sh") || strings.Contains(s, "gofmt") {
 		t.Fatalf("search for deploy:\n%s", s)
 	}
 	// Filters: only decisions.
-	h.press("ctrl+u") // clear the box (textinput: delete before cursor)
-	h.typeText("type:decision")
-	s = h.screen()
+	h.Press("ctrl+u") // clear the box (textinput: delete before cursor)
+	h.TypeText("type:decision")
+	s = h.Screen()
 	if !strings.Contains(s, "1 · recent memories") || !strings.Contains(s, "WAL mode") {
 		t.Fatalf("type:decision:\n%s", s)
 	}
-	h.typeText(" imp:2")
-	if !strings.Contains(h.screen(), "imp:2: want a number from 0 to 1") {
-		t.Fatalf("a bad filter is not explained:\n%s", h.screen())
+	h.TypeText(" imp:2")
+	if !strings.Contains(h.Screen(), "imp:2: want a number from 0 to 1") {
+		t.Fatalf("a bad filter is not explained:\n%s", h.Screen())
 	}
 }
 
 func TestRecallDropsStaleSearches(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	rp := h.m.Pane(0)
-	h.press("/")
+	h.Press("/")
 	// Type two characters without running the debounce ticks.
 	_, first := h.m.Update(keyPress("x"))
 	_, second := h.m.Update(keyPress("y"))
 	// The first tick is stale: it must not search.
-	msgs := h.collect([]tea.Cmd{first})
+	msgs := h.Collect(first)
 	for _, msg := range msgs {
 		if cmd := rp.Update(msg); cmd != nil {
-			if out := h.collect([]tea.Cmd{cmd}); len(out) > 0 {
+			if out := h.Collect(cmd); len(out) > 0 {
 				t.Fatalf("a stale debounce tick searched: %#v", out)
 			}
 		}
 	}
-	h.run(second)
-	if !strings.Contains(h.screen(), "Nothing matches") {
-		t.Fatalf("search for xy:\n%s", h.screen())
+	h.Run(second)
+	if !strings.Contains(h.Screen(), "Nothing matches") {
+		t.Fatalf("search for xy:\n%s", h.Screen())
 	}
 }
 
 func TestRecallNewMemory(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
-	h.press("n")
-	h.typeText("the staging database password rotates monthly")
-	h.press("tab")
-	h.typeText("infra,secrets")
-	h.press("tab", "tab", "tab", "space") // type, importance, pinned: toggle on
-	h.press("ctrl+s")
+	h.Press("n")
+	h.TypeText("the staging database password rotates monthly")
+	h.Press("tab")
+	h.TypeText("infra,secrets")
+	h.Press("tab", "tab", "tab", "space") // type, importance, pinned: toggle on
+	h.Press("ctrl+s")
 	res, err := h.svc.List(context.Background(), storage.MemoryFilter{Tags: []string{"secrets"}}, 10, 0)
 	if err != nil || len(res.Memories) != 1 {
 		t.Fatalf("new memory not stored: %v %v", res, err)
@@ -194,8 +194,8 @@ func TestRecallNewMemory(t *testing.T) {
 	if got.Content != "the staging database password rotates monthly" || !got.Pinned || got.UpdatedBy != "tui" {
 		t.Fatalf("stored %+v", got)
 	}
-	if h.m.Pane(0).Nested() || !strings.Contains(h.screen(), "› ") || !strings.Contains(h.screen(), "password rotate") {
-		t.Fatalf("after saving, the list does not show the new memory:\n%s", h.screen())
+	if h.m.Pane(0).Nested() || !strings.Contains(h.Screen(), "› ") || !strings.Contains(h.Screen(), "password rotate") {
+		t.Fatalf("after saving, the list does not show the new memory:\n%s", h.Screen())
 	}
 }
 
@@ -203,32 +203,32 @@ func TestRecallNewMemory(t *testing.T) {
 func (h *harness) selectRow(text string) {
 	h.t.Helper()
 	for range 10 {
-		for _, line := range strings.Split(h.screen(), "\n") {
+		for _, line := range strings.Split(h.Screen(), "\n") {
 			if strings.HasPrefix(line, "› ") && strings.Contains(line, text) {
 				return
 			}
 		}
-		h.press("j")
+		h.Press("j")
 	}
-	h.t.Fatalf("no row with %q:\n%s", text, h.screen())
+	h.t.Fatalf("no row with %q:\n%s", text, h.Screen())
 }
 
 func TestRecallEditSendsIfVersionAndReason(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	h.selectRow("postgres runs")
-	h.press("e")
-	if !strings.Contains(h.screen(), "Edit 0000a001") {
-		t.Fatalf("e does not open the editor:\n%s", h.screen())
+	h.Press("e")
+	if !strings.Contains(h.Screen(), "Edit 0000a001") {
+		t.Fatalf("e does not open the editor:\n%s", h.Screen())
 	}
-	h.press("ctrl+e") // end of line
-	h.typeText(" (checked)")
-	h.press("ctrl+s")
-	if !strings.Contains(h.screen(), "Why this change?") {
-		t.Fatalf("saving an edit does not ask why:\n%s", h.screen())
+	h.Press("ctrl+e") // end of line
+	h.TypeText(" (checked)")
+	h.Press("ctrl+s")
+	if !strings.Contains(h.Screen(), "Why this change?") {
+		t.Fatalf("saving an edit does not ask why:\n%s", h.Screen())
 	}
-	h.typeText("verified in staging")
-	h.press("enter")
-	m := h.get(idPostgres)
+	h.TypeText("verified in staging")
+	h.Press("enter")
+	m := h.Get(idPostgres)
 	if !strings.HasSuffix(m.Content, "5432 (checked)") || m.Version != 2 {
 		t.Fatalf("after edit: %q v%d", m.Content, m.Version)
 	}
@@ -242,28 +242,28 @@ func TestRecallEditSendsIfVersionAndReason(t *testing.T) {
 func TestRecallEditConflictKeepsText(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	h.selectRow("postgres runs")
-	h.press("e")
-	h.press("ctrl+e")
-	h.typeText(" MINE")
+	h.Press("e")
+	h.Press("ctrl+e")
+	h.TypeText(" MINE")
 	// An agent changes the memory meanwhile.
 	theirs := "postgres moved to port 6543 everywhere"
 	if _, err := h.svc.Modify(context.Background(), core.Patch{ID: idPostgres, Content: &theirs, Reason: "agent"}, core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
 		t.Fatal(err)
 	}
-	h.press("ctrl+s")
-	h.typeText("mine")
-	h.press("enter")
-	s := h.screen()
+	h.Press("ctrl+s")
+	h.TypeText("mine")
+	h.Press("enter")
+	s := h.Screen()
 	if !strings.Contains(s, "Version conflict") || !strings.Contains(s, "6543") || !strings.Contains(s, "MINE") {
 		t.Fatalf("conflict screen:\n%s", s)
 	}
-	if got := h.get(idPostgres); got.Content != theirs {
+	if got := h.Get(idPostgres); got.Content != theirs {
 		t.Fatalf("the conflicting save wrote: %q", got.Content)
 	}
 	// Saving again overwrites knowingly (against the version now stored).
-	h.press("ctrl+s")
-	h.press("enter")
-	if got := h.get(idPostgres); !strings.HasSuffix(got.Content, "5432 MINE") || got.Version != 3 {
+	h.Press("ctrl+s")
+	h.Press("enter")
+	if got := h.Get(idPostgres); !strings.HasSuffix(got.Content, "5432 MINE") || got.Version != 3 {
 		t.Fatalf("second save: %q v%d", got.Content, got.Version)
 	}
 }
@@ -271,60 +271,60 @@ func TestRecallEditConflictKeepsText(t *testing.T) {
 func TestRecallPinDeleteRecoverCopy(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	h.selectRow("prefers tabs")
-	h.press("p")
-	if !h.get(idTabs).Pinned {
+	h.Press("p")
+	if !h.Get(idTabs).Pinned {
 		t.Fatal("p does not pin")
 	}
-	h.press("p")
-	if h.get(idTabs).Pinned {
+	h.Press("p")
+	if h.Get(idTabs).Pinned {
 		t.Fatal("p does not unpin")
 	}
 
-	h.press("d")
-	if !strings.Contains(h.screen(), "Delete 0000a003") {
-		t.Fatalf("d does not ask:\n%s", h.screen())
+	h.Press("d")
+	if !strings.Contains(h.Screen(), "Delete 0000a003") {
+		t.Fatalf("d does not ask:\n%s", h.Screen())
 	}
-	h.press("esc")
-	if h.get(idTabs).IsDeleted {
+	h.Press("esc")
+	if h.Get(idTabs).IsDeleted {
 		t.Fatal("esc deleted")
 	}
-	h.press("d")
-	h.typeText("obsolete")
-	h.press("enter")
-	if m := h.get(idTabs); !m.IsDeleted {
+	h.Press("d")
+	h.TypeText("obsolete")
+	h.Press("enter")
+	if m := h.Get(idTabs); !m.IsDeleted {
 		t.Fatal("d + enter does not delete")
 	}
-	if strings.Contains(h.screen(), "prefers tabs") {
-		t.Fatalf("deleted memory still listed:\n%s", h.screen())
+	if strings.Contains(h.Screen(), "prefers tabs") {
+		t.Fatalf("deleted memory still listed:\n%s", h.Screen())
 	}
 	hist, _ := h.svc.MemoryHistory(context.Background(), idTabs, 10)
 	if r := hist[len(hist)-1]; r.Event != "deleted" || r.Reason != "obsolete" {
 		t.Fatalf("delete history %+v", r)
 	}
 
-	h.press("D")
-	if !strings.Contains(h.screen(), "deleted memories") || !strings.Contains(h.screen(), "prefers tabs") {
-		t.Fatalf("D does not show deleted:\n%s", h.screen())
+	h.Press("D")
+	if !strings.Contains(h.Screen(), "deleted memories") || !strings.Contains(h.Screen(), "prefers tabs") {
+		t.Fatalf("D does not show deleted:\n%s", h.Screen())
 	}
-	h.press("u")
-	if h.get(idTabs).IsDeleted {
+	h.Press("u")
+	if h.Get(idTabs).IsDeleted {
 		t.Fatal("u does not recover")
 	}
-	h.press("D")
+	h.Press("D")
 
 	// Pinned memories need force: the confirmed delete sends it.
 	h.selectRow("WAL mode")
-	h.press("d", "enter")
-	if !h.get(idSQLite).IsDeleted {
+	h.Press("d", "enter")
+	if !h.Get(idSQLite).IsDeleted {
 		t.Fatal("deleting a pinned memory failed")
 	}
 
 	h.selectRow("HTTP API")
-	before := len(h.sent)
-	h.press("y")
-	want := h.get(idAPI).Content
+	before := len(h.Sent)
+	h.Press("y")
+	want := h.Get(idAPI).Content
 	var clip bool
-	for _, msg := range h.sent[before:] {
+	for _, msg := range h.Sent[before:] {
 		if fmt.Sprintf("%T", msg) == "tea.setClipboardMsg" && fmt.Sprint(msg) == want {
 			clip = true
 		}
@@ -340,31 +340,31 @@ func TestHistoryFilterAndDiff(t *testing.T) {
 	if _, err := h.svc.Modify(context.Background(), core.Patch{ID: idPostgres, Content: &c, Reason: "clarify"}, core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
 		t.Fatal(err)
 	}
-	h.press("2")
-	h.pumpUntil(2*time.Second, func() bool { return strings.Contains(h.screen(), "7 events") })
-	if !strings.Contains(h.screen(), "7 events") {
-		t.Fatalf("history does not list events (live refresh):\n%s", h.screen())
+	h.Press("2")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "7 events") })
+	if !strings.Contains(h.Screen(), "7 events") {
+		t.Fatalf("history does not list events (live refresh):\n%s", h.Screen())
 	}
-	h.press("/")
-	h.typeText("event:updated")
-	h.press("enter")
-	s := h.screen()
+	h.Press("/")
+	h.TypeText("event:updated")
+	h.Press("enter")
+	s := h.Screen()
 	if !strings.Contains(s, "1 events") || !strings.Contains(s, "claude-code") {
 		t.Fatalf("event filter:\n%s", s)
 	}
-	h.press("enter")
-	s = h.screen()
+	h.Press("enter")
+	s = h.Screen()
 	if !strings.Contains(s, "- postgres runs on port 5433 in staging; production uses the default 5432") ||
 		!strings.Contains(s, "+ postgres runs on port 5433 in staging; production uses 5432 too") ||
 		!strings.Contains(s, "reason: clarify") {
 		t.Fatalf("diff:\n%s", s)
 	}
-	h.press("esc")
-	h.press("/", "ctrl+u")
-	h.typeText("actor:seed")
-	h.press("enter")
-	if !strings.Contains(h.screen(), "6 events") {
-		t.Fatalf("actor filter:\n%s", h.screen())
+	h.Press("esc")
+	h.Press("/", "ctrl+u")
+	h.TypeText("actor:seed")
+	h.Press("enter")
+	if !strings.Contains(h.Screen(), "6 events") {
+		t.Fatalf("actor filter:\n%s", h.Screen())
 	}
 }
 
@@ -374,8 +374,8 @@ func TestLiveChangesAppearWithoutAKeypress(t *testing.T) {
 		core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
 		t.Fatal(err)
 	}
-	if !h.pumpUntil(3*time.Second, func() bool { return strings.Contains(h.screen(), "agents can add memories") }) {
-		t.Fatalf("new memory did not appear:\n%s", h.screen())
+	if !h.PumpUntil(3*time.Second, func() bool { return strings.Contains(h.Screen(), "agents can add memories") }) {
+		t.Fatalf("new memory did not appear:\n%s", h.Screen())
 	}
 }
 
@@ -387,33 +387,33 @@ func TestClientMode(t *testing.T) {
 		t.Cleanup(srv.Close)
 		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 	}})
-	if !strings.Contains(h.screen(), "6 · recent memories") {
-		t.Fatalf("client mode list:\n%s", h.screen())
+	if !strings.Contains(h.Screen(), "6 · recent memories") {
+		t.Fatalf("client mode list:\n%s", h.Screen())
 	}
-	h.press("/")
-	h.typeText("deploy")
-	h.press("esc")
+	h.Press("/")
+	h.TypeText("deploy")
+	h.Press("esc")
 	h.selectRow("ops/deploy.sh")
-	h.press("e", "ctrl+e")
-	h.typeText(" today")
-	h.press("ctrl+s")
-	h.typeText("over http")
-	h.press("enter")
-	got := h.get("0195a1b2-0000-7000-8000-00000000a004")
+	h.Press("e", "ctrl+e")
+	h.TypeText(" today")
+	h.Press("ctrl+s")
+	h.TypeText("over http")
+	h.Press("enter")
+	got := h.Get("0195a1b2-0000-7000-8000-00000000a004")
 	if !strings.HasSuffix(got.Content, "VPN access today") || got.UpdatedBy != "tui" {
 		t.Fatalf("edit over HTTP: %+v", got)
 	}
-	h.press("enter")
-	if s := h.screen(); !strings.Contains(s, "v2") || !strings.Contains(s, "by tui") {
-		t.Fatalf("detail over HTTP:\n%s", h.screen())
+	h.Press("enter")
+	if s := h.Screen(); !strings.Contains(s, "v2") || !strings.Contains(s, "by tui") {
+		t.Fatalf("detail over HTTP:\n%s", h.Screen())
 	}
 	// Live changes by polling.
 	if _, err := h.svc.Remember(context.Background(), core.RememberInput{Content: "seen by polling the history"}, core.Actor{Name: "agent"}); err != nil {
 		t.Fatal(err)
 	}
-	h.press("esc", "/", "ctrl+u", "esc")
-	if !h.pumpUntil(3*backend.PollInterval, func() bool { return strings.Contains(h.screen(), "seen by polling") }) {
-		t.Fatalf("client mode did not pick up a change:\n%s", h.screen())
+	h.Press("esc", "/", "ctrl+u", "esc")
+	if !h.PumpUntil(3*backend.PollInterval, func() bool { return strings.Contains(h.Screen(), "seen by polling") }) {
+		t.Fatalf("client mode did not pick up a change:\n%s", h.Screen())
 	}
 }
 
