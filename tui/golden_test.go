@@ -28,21 +28,6 @@ var goldenViews = []struct {
 	// status adjusts the fixed status after setup (warnings).
 	status func(s *backend.Status)
 }{
-	{name: "recall-list", setup: func(h *harness) {}},
-	{name: "recall-detail", setup: func(h *harness) { h.Press("enter") }},
-	{name: "recall-edit", setup: func(h *harness) { h.Press("j", "j", "e") }},
-	{name: "recall-delete", setup: func(h *harness) { h.Press("j", "d") }},
-	{name: "history-list", setup: func(h *harness) { h.Press("2") }},
-	{name: "history-diff", setup: func(h *harness) {
-		c := "postgres runs on port 5433 in staging\nproduction uses the default 5432"
-		if _, err := h.svc.Modify(context.Background(), core.Patch{ID: idPostgres, Content: &c, Reason: "split into two lines"},
-			core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
-			h.t.Fatal(err)
-		}
-		h.Press("2")
-		h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "7 events") })
-		h.Press("g", "enter")
-	}},
 	{name: "jobs-empty", setup: func(h *harness) { h.Press("3") }},
 	{name: "jobs-busy", setup: func(h *harness) { pipelineFixture(h); h.Press("3", "j", "j") },
 		status: func(s *backend.Status) { s.Pipeline, s.Queue, s.DeadJobs, s.PendingProposals = "shadow", 3, 1, 3 }},
@@ -83,7 +68,7 @@ func TestGolden(t *testing.T) {
 					v.setup(h)
 					// A slow machine can leave a load in flight past the
 					// harness's wait: let it land before rendering.
-					h.PumpUntil(5*time.Second, func() bool { return !h.m.busy() })
+					h.PumpUntil(5*time.Second, func() bool { return !h.m.Busy() })
 					h.fixStatus()
 					if v.status != nil {
 						st := h.m.status

@@ -201,6 +201,10 @@ func (m *Model) ShowingFullHelp() bool { return m.help.ShowAll }
 // Pane returns pane i (tests look inside).
 func (m *Model) Pane(i int) pane.Pane { return m.panes[i] }
 
+// Notice is the status bar's one-line outcome of the last action, and
+// whether it reports an error.
+func (m *Model) Notice() (text string, isErr bool) { return m.notice, m.noticeErr }
+
 func (m *Model) helpView() string {
 	p := m.panes[m.active]
 	if m.help.ShowAll {
@@ -241,7 +245,9 @@ func (m *Model) show(i int, shown bool) tea.Cmd {
 	return nil
 }
 
-func (m *Model) busy() bool {
+// Busy reports work in flight in any pane (the status bar's spinner
+// turns).
+func (m *Model) Busy() bool {
 	for _, p := range m.panes {
 		if p.Busy() {
 			return true
@@ -254,7 +260,7 @@ func (m *Model) busy() bool {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	// Start the spinner when work begins; it stops itself when idle.
-	if m.busy() && !m.spinning {
+	if m.Busy() && !m.spinning {
 		m.spinning = true
 		cmd = tea.Batch(cmd, m.spin.Tick)
 	}
@@ -278,7 +284,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case spinner.TickMsg:
-		if !m.busy() {
+		if !m.Busy() {
 			m.spinning = false
 			return nil
 		}

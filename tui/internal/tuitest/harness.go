@@ -379,3 +379,18 @@ func SelectedLine(screen string) string {
 	}
 	return ""
 }
+
+// SelectRow moves a list's cursor down (j) until a line marked as
+// selected ("› ") contains text.
+func (h *Harness[M]) SelectRow(text string) {
+	h.T.Helper()
+	for range 10 {
+		for _, line := range strings.Split(h.Screen(), "\n") {
+			if strings.HasPrefix(line, "› ") && strings.Contains(line, text) {
+				return
+			}
+		}
+		h.Press("j")
+	}
+	h.T.Fatalf("no row with %q:\n%s", text, h.Screen())
+}
