@@ -176,3 +176,22 @@ func TestClientMode(t *testing.T) {
 		t.Fatalf("client mode did not pick up a change:\n%s", h.Screen())
 	}
 }
+
+func TestStatusBarWarnsOfDeadJobsAndPendingProposals(t *testing.T) {
+	h := newHarness(t, harnessOpts{width: 120, height: 40})
+	if strings.Contains(h.Screen(), "dead jobs") {
+		t.Fatal("warning without dead jobs")
+	}
+	pipelineFixture(h)
+	st, err := backend.NewLocal(h.svc, "").Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.DeadJobs != 1 || st.PendingProposals != 3 {
+		t.Fatalf("status counts: %+v", st)
+	}
+	h.Send(StatusMsg{Status: st})
+	if s := h.Screen(); !strings.Contains(s, "1 dead jobs · 3 proposals pending") {
+		t.Fatalf("status bar:\n%s", s)
+	}
+}

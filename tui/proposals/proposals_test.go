@@ -1,46 +1,51 @@
-package tui
+// Tests of the Proposals pane, driven through the shell as a person uses
+// it.
+package proposals_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/cairnmem/cairn/core/extract"
-
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
 	"github.com/cairnmem/cairn/tui/proposals"
 )
 
-func (h *harness) proposalsPane() *proposals.Model {
-	return h.m.Pane(paneProposals).(*proposals.Model)
+// paneProposals is the Proposals pane's index in the tab list.
+const paneProposals = 4
+
+func proposalsPane(h *shelltest.Harness) *proposals.Model {
+	return h.M.Pane(paneProposals).(*proposals.Model)
 }
 
-func (h *harness) proposal(id string) *storage.Proposal {
-	h.t.Helper()
-	p, err := h.svc.GetProposal(context.Background(), id)
+func proposal(h *shelltest.Harness, id string) *storage.Proposal {
+	h.T.Helper()
+	p, err := h.Svc.GetProposal(context.Background(), id)
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	return p
 }
 
-func newProposalsHarness(t *testing.T) *harness {
-	h := newHarness(t, harnessOpts{width: 120, height: 40})
-	pipelineFixture(h)
+func newProposalsHarness(t *testing.T) *shelltest.Harness {
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40})
+	shelltest.PipelineFixture(h)
 	h.Press("5")
-	if h.m.Active() != paneProposals || len(h.proposalsPane().Visible()) != 3 {
+	if h.M.Active() != paneProposals || len(proposalsPane(h).Visible()) != 3 {
 		t.Fatalf("4 does not list the 3 pending proposals:\n%s", h.Screen())
 	}
 	return h
 }
 
 // selectProposal moves the cursor to proposal id.
-func (h *harness) selectProposal(id string) {
-	h.t.Helper()
-	p := h.proposalsPane()
+func selectProposal(h *shelltest.Harness, id string) {
+	h.T.Helper()
+	p := proposalsPane(h)
 	h.Press("g")
 	for range len(p.Visible()) {
 		if s := p.Selected(); s != nil && s.ID == id {
@@ -48,24 +53,24 @@ func (h *harness) selectProposal(id string) {
 		}
 		h.Press("j")
 	}
-	h.t.Fatalf("proposal %s not listed", id)
+	h.T.Fatalf("proposal %s not listed", id)
 }
 
 // addProposal is the ADD proposal the heuristic made for the WAL decision.
-func (h *harness) addProposal() *storage.Proposal {
-	h.t.Helper()
-	for _, p := range h.proposalsPane().Visible() {
+func addProposal(h *shelltest.Harness) *storage.Proposal {
+	h.T.Helper()
+	for _, p := range proposalsPane(h).Visible() {
 		if p.Action == extract.ActionAdd {
 			return p
 		}
 	}
-	h.t.Fatal("no ADD proposal")
+	h.T.Fatal("no ADD proposal")
 	return nil
 }
 
 func TestProposalsListAndPreview(t *testing.T) {
 	h := newProposalsHarness(t)
-	h.selectProposal(propUpdate)
+	selectProposal(h, tuitest.PropUpdate)
 	s := h.Screen()
 	for _, want := range []string{"3 pending proposals", "UPDATE 0.74 SRC  0000a002", "review needed · contradiction risk",
 		"current 0000a001 v1", "proposed", "[-5433-] {+5434+}"} {
@@ -73,7 +78,7 @@ func TestProposalsListAndPreview(t *testing.T) {
 			t.Fatalf("missing %q:\n%s", want, s)
 		}
 	}
-	h.selectProposal(propDelete)
+	selectProposal(h, tuitest.PropDelete)
 	s = h.Screen()
 	if !strings.Contains(s, "blocked: update/delete not allowed in shadow mode") || !strings.Contains(s, "proposed: delete") ||
 		!strings.Contains(s, "[-Flaky-]") {
@@ -83,10 +88,10 @@ func TestProposalsListAndPreview(t *testing.T) {
 
 func TestProposalsApprove(t *testing.T) {
 	h := newProposalsHarness(t)
-	add := h.addProposal()
-	h.selectProposal(add.ID)
+	add := addProposal(h)
+	selectProposal(h, add.ID)
 	h.Press("a")
-	got := h.proposal(add.ID)
+	got := proposal(h, add.ID)
 	if got.State != storage.ProposalApplied || got.DecidedBy != "tui" || got.AppliedMemoryID == "" {
 		t.Fatalf("after a: %+v", got)
 	}
@@ -94,7 +99,7 @@ func TestProposalsApprove(t *testing.T) {
 	if !strings.Contains(mem.Content, "SQLite in WAL mode") {
 		t.Fatalf("applied memory %q", mem.Content)
 	}
-	p := h.proposalsPane()
+	p := proposalsPane(h)
 	if len(p.Visible()) != 2 || !strings.Contains(p.Flash().Text, "approved ADD") {
 		t.Fatalf("after approve: %d listed, flash %+v", len(p.Visible()), p.Flash())
 	}
@@ -103,45 +108,45 @@ func TestProposalsApprove(t *testing.T) {
 func TestProposalsStaleApproveShowsConflict(t *testing.T) {
 	h := newProposalsHarness(t)
 	c := "postgres runs on port 5435 in staging"
-	if _, err := h.svc.Modify(context.Background(), core.Patch{ID: idPostgres, Content: &c, Reason: "staging moved"}, core.Actor{Name: "agent"}); err != nil {
+	if _, err := h.Svc.Modify(context.Background(), core.Patch{ID: tuitest.IDPostgres, Content: &c, Reason: "staging moved"}, core.Actor{Name: "agent"}); err != nil {
 		t.Fatal(err)
 	}
-	h.selectProposal(propUpdate)
+	selectProposal(h, tuitest.PropUpdate)
 	h.Press("a")
-	f := h.proposalsPane().Flash()
+	f := proposalsPane(h).Flash()
 	if !f.Err || !strings.Contains(f.Text, "version_conflict") || !strings.Contains(f.Text, "stays pending") {
 		t.Fatalf("flash %+v", f)
 	}
 	if !strings.Contains(h.Screen(), "version_conflict") {
 		t.Fatalf("the conflict is not on screen:\n%s", h.Screen())
 	}
-	if h.proposal(propUpdate).State != storage.ProposalPending {
+	if proposal(h, tuitest.PropUpdate).State != storage.ProposalPending {
 		t.Fatal("a stale proposal left pending")
 	}
-	if h.Get(idPostgres).Content != c {
+	if h.Get(tuitest.IDPostgres).Content != c {
 		t.Fatal("a stale proposal overwrote the memory")
 	}
 }
 
 func TestProposalsRejectNeedsReason(t *testing.T) {
 	h := newProposalsHarness(t)
-	h.selectProposal(propDelete)
+	selectProposal(h, tuitest.PropDelete)
 	h.Press("r")
-	if !h.m.Pane(paneProposals).Capturing() || !strings.Contains(h.Screen(), "reject 000c0002 because:") {
+	if !h.M.Pane(paneProposals).Capturing() || !strings.Contains(h.Screen(), "reject 000c0002 because:") {
 		t.Fatalf("r does not prompt:\n%s", h.Screen())
 	}
 	h.Press("enter")
-	if f := h.proposalsPane().Flash(); !f.Err || !strings.Contains(f.Text, "needs a reason") {
+	if f := proposalsPane(h).Flash(); !f.Err || !strings.Contains(f.Text, "needs a reason") {
 		t.Fatalf("empty reason: %+v", f)
 	}
 	h.Press("esc")
-	if h.m.Pane(paneProposals).Capturing() || h.proposal(propDelete).State != storage.ProposalPending {
+	if h.M.Pane(paneProposals).Capturing() || proposal(h, tuitest.PropDelete).State != storage.ProposalPending {
 		t.Fatal("esc does not cancel the rejection")
 	}
 	h.Press("r")
 	h.TypeText("the test is still flaky")
 	h.Press("enter")
-	got := h.proposal(propDelete)
+	got := proposal(h, tuitest.PropDelete)
 	if got.State != storage.ProposalRejected || got.DecisionReason != "the test is still flaky" || got.DecidedBy != "tui" {
 		t.Fatalf("after reject: %+v", got)
 	}
@@ -149,15 +154,15 @@ func TestProposalsRejectNeedsReason(t *testing.T) {
 
 func TestProposalsSkip(t *testing.T) {
 	h := newProposalsHarness(t)
-	p := h.proposalsPane()
+	p := proposalsPane(h)
 	h.Press("g")
 	first := p.Selected().ID
 	h.Press("s")
 	if p.Selected().ID == first {
 		t.Fatal("s does not move on")
 	}
-	if h.proposal(first).State != storage.ProposalPending || !strings.Contains(p.Flash().Text, "stays pending") {
-		t.Fatalf("s decided: %s", h.proposal(first).State)
+	if proposal(h, first).State != storage.ProposalPending || !strings.Contains(p.Flash().Text, "stays pending") {
+		t.Fatalf("s decided: %s", proposal(h, first).State)
 	}
 }
 
@@ -166,13 +171,13 @@ func TestProposalsApproveAllAboveConfidence(t *testing.T) {
 	h.Press("A")
 	h.TypeText("abc")
 	h.Press("enter")
-	if f := h.proposalsPane().Flash(); !f.Err || !strings.Contains(f.Text, "want a confidence from 0 to 1") {
+	if f := proposalsPane(h).Flash(); !f.Err || !strings.Contains(f.Text, "want a confidence from 0 to 1") {
 		t.Fatalf("bad threshold: %+v", f)
 	}
 	h.Press("ctrl+u")
 	h.TypeText("0.9")
 	h.Press("enter")
-	if f := h.proposalsPane().Flash(); !strings.Contains(f.Text, "no pending ADD proposals at confidence ≥ 0.90") {
+	if f := proposalsPane(h).Flash(); !strings.Contains(f.Text, "no pending ADD proposals at confidence ≥ 0.90") {
 		t.Fatalf("nothing above 0.9: %+v", f)
 	}
 	h.Press("A")
@@ -182,36 +187,36 @@ func TestProposalsApproveAllAboveConfidence(t *testing.T) {
 		t.Fatalf("no confirmation with the count:\n%s", h.Screen())
 	}
 	h.Press("n")
-	if h.proposal(h.addProposal().ID).State != storage.ProposalPending {
+	if proposal(h, addProposal(h).ID).State != storage.ProposalPending {
 		t.Fatal("n approved")
 	}
-	add := h.addProposal().ID
+	add := addProposal(h).ID
 	h.Press("A")
 	h.TypeText("0.8")
 	h.Press("enter", "y")
-	if got := h.proposal(add); got.State != storage.ProposalApplied {
+	if got := proposal(h, add); got.State != storage.ProposalApplied {
 		t.Fatalf("y: %+v", got)
 	}
 	// Below the threshold and not ADD: untouched.
-	for _, id := range []string{propUpdate, propDelete} {
-		if h.proposal(id).State != storage.ProposalPending {
+	for _, id := range []string{tuitest.PropUpdate, tuitest.PropDelete} {
+		if proposal(h, id).State != storage.ProposalPending {
 			t.Fatalf("%s decided by approve all", id)
 		}
 	}
-	if f := h.proposalsPane().Flash(); !strings.Contains(f.Text, "approved 1 ADD proposals") {
+	if f := proposalsPane(h).Flash(); !strings.Contains(f.Text, "approved 1 ADD proposals") {
 		t.Fatalf("flash %+v", f)
 	}
 }
 
 func TestProposalsFilters(t *testing.T) {
 	h := newProposalsHarness(t)
-	p := h.proposalsPane()
+	p := proposalsPane(h)
 	h.Press("f") // add
 	if len(p.Visible()) != 1 || p.Visible()[0].Action != extract.ActionAdd || !strings.Contains(h.Screen(), "action=add") {
 		t.Fatalf("f → add: %d\n%s", len(p.Visible()), h.Screen())
 	}
 	h.Press("f") // update
-	if len(p.Visible()) != 1 || p.Visible()[0].ID != propUpdate {
+	if len(p.Visible()) != 1 || p.Visible()[0].ID != tuitest.PropUpdate {
 		t.Fatal("f → update")
 	}
 	h.Press("f", "f", "f") // delete, none, all
@@ -219,7 +224,7 @@ func TestProposalsFilters(t *testing.T) {
 		t.Fatalf("f cycles back to all: %d", len(p.Visible()))
 	}
 	h.Press("x") // contradiction
-	if len(p.Visible()) != 1 || p.Visible()[0].ID != propUpdate || !strings.Contains(h.Screen(), "flag=contradiction") {
+	if len(p.Visible()) != 1 || p.Visible()[0].ID != tuitest.PropUpdate || !strings.Contains(h.Screen(), "flag=contradiction") {
 		t.Fatal("x → contradiction")
 	}
 	h.Press("x") // review-needed
@@ -227,7 +232,7 @@ func TestProposalsFilters(t *testing.T) {
 		t.Fatal("x → review-needed")
 	}
 	h.Press("x") // blocked
-	if len(p.Visible()) != 1 || p.Visible()[0].ID != propDelete {
+	if len(p.Visible()) != 1 || p.Visible()[0].ID != tuitest.PropDelete {
 		t.Fatal("x → blocked")
 	}
 	h.Press("f") // add + blocked: nothing
@@ -242,13 +247,13 @@ func TestProposalsFilters(t *testing.T) {
 
 func TestProposalsDecidedViewAndDetail(t *testing.T) {
 	h := newProposalsHarness(t)
-	h.selectProposal(propDelete)
+	selectProposal(h, tuitest.PropDelete)
 	h.Press("r")
 	h.TypeText("still flaky")
 	h.Press("enter")
 	h.Press("d")
-	p := h.proposalsPane()
-	if len(p.Visible()) != 1 || p.Visible()[0].ID != propDelete {
+	p := proposalsPane(h)
+	if len(p.Visible()) != 1 || p.Visible()[0].ID != tuitest.PropDelete {
 		t.Fatalf("decided view: %d", len(p.Visible()))
 	}
 	s := h.Screen()
@@ -256,7 +261,7 @@ func TestProposalsDecidedViewAndDetail(t *testing.T) {
 		t.Fatalf("decided view:\n%s", s)
 	}
 	h.Press("a") // no decisions in the decided view
-	if h.proposal(propDelete).State != storage.ProposalRejected {
+	if proposal(h, tuitest.PropDelete).State != storage.ProposalRejected {
 		t.Fatal("a acted in the decided view")
 	}
 	h.Press("enter")
@@ -268,7 +273,7 @@ func TestProposalsDecidedViewAndDetail(t *testing.T) {
 		t.Fatalf("back to pending: %d", len(p.Visible()))
 	}
 	// The detail of a pending one takes a and r too.
-	h.selectProposal(propUpdate)
+	selectProposal(h, tuitest.PropUpdate)
 	h.Press("enter")
 	if !strings.Contains(h.Screen(), "UPDATE proposal 000c0001 · pending") {
 		t.Fatalf("detail:\n%s", h.Screen())
@@ -276,7 +281,7 @@ func TestProposalsDecidedViewAndDetail(t *testing.T) {
 	h.Press("r")
 	h.TypeText("wrong port")
 	h.Press("enter")
-	if got := h.proposal(propUpdate); got.State != storage.ProposalRejected || got.DecisionReason != "wrong port" {
+	if got := proposal(h, tuitest.PropUpdate); got.State != storage.ProposalRejected || got.DecisionReason != "wrong port" {
 		t.Fatalf("r in the detail: %+v", got)
 	}
 	if p.Nested() {
@@ -285,7 +290,7 @@ func TestProposalsDecidedViewAndDetail(t *testing.T) {
 }
 
 func TestProposalsErrorIsShown(t *testing.T) {
-	h := newHarness(t, harnessOpts{backend: func(svc *core.Service) backend.Backend {
+	h := shelltest.New(t, shelltest.Options{Backend: func(svc *core.Service) backend.Backend {
 		return tuitest.Failing(svc)
 	}})
 	h.Press("5")
@@ -293,3 +298,27 @@ func TestProposalsErrorIsShown(t *testing.T) {
 		t.Fatalf("error not shown:\n%s", s)
 	}
 }
+
+// goldenViews are the Proposals pane's pinned states (shelltest.Golden).
+var goldenViews = []shelltest.View{
+	{Name: "proposals-empty", Setup: func(h *shelltest.Harness) { h.Press("5") }},
+	{Name: "proposals-busy", Setup: func(h *shelltest.Harness) { shelltest.PipelineFixture(h); h.Press("5", "j") },
+		Status: func(s *backend.Status) { s.Pipeline, s.PendingProposals, s.ProposalsCapped = "shadow", 100, true }},
+	{Name: "proposals-conflict", Setup: func(h *shelltest.Harness) {
+		shelltest.PipelineFixture(h)
+		c := "postgres runs on port 5435 in staging"
+		if _, err := h.Svc.Modify(context.Background(), core.Patch{ID: tuitest.IDPostgres, Content: &c, Reason: "moved"}, core.Actor{Name: "agent"}); err != nil {
+			h.T.Fatal(err)
+		}
+		h.Press("5", "j", "a")
+	}},
+	{Name: "proposals-decided", Setup: func(h *shelltest.Harness) {
+		shelltest.PipelineFixture(h)
+		h.Press("5", "G", "r")
+		h.TypeText("still flaky")
+		h.Press("enter", "d")
+	}},
+	{Name: "proposals-error", Setup: func(h *shelltest.Harness) { h.Press("5") }, Backend: tuitest.Failing},
+}
+
+func TestGolden(t *testing.T) { shelltest.Golden(t, goldenViews) }

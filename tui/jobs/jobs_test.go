@@ -1,4 +1,5 @@
-package tui
+// Tests of the Jobs pane, driven through the shell as a person uses it.
+package jobs_test
 
 import (
 	"context"
@@ -11,56 +12,46 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
 	"github.com/cairnmem/cairn/tui/jobs"
 )
 
-const (
-	paneJobs      = 2
-	paneProposals = 4
-)
+// paneJobs is the Jobs pane's index in the tab list.
+const paneJobs = 2
 
-func (h *harness) jobsPane() *jobs.Model { return h.m.Pane(paneJobs).(*jobs.Model) }
+func jobsPane(h *shelltest.Harness) *jobs.Model { return h.M.Pane(paneJobs).(*jobs.Model) }
 
-func (h *harness) job(id string) *storage.Job {
-	h.t.Helper()
-	j, err := h.svc.GetJob(context.Background(), id)
+func job(h *shelltest.Harness, id string) *storage.Job {
+	h.T.Helper()
+	j, err := h.Svc.GetJob(context.Background(), id)
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	return j
 }
 
 // selectJob moves the Jobs cursor to the row of the job on memory mem.
-func (h *harness) selectJob(mem string) {
-	h.t.Helper()
+func selectJob(h *shelltest.Harness, mem string) {
+	h.T.Helper()
 	h.Press("g")
-	for range len(h.jobsPane().Jobs()) {
-		if line := selectedLine(h.Screen()); strings.Contains(line, pane8(mem)) {
+	for range len(jobsPane(h).Jobs()) {
+		if line := tuitest.SelectedLine(h.Screen()); strings.Contains(line, pane8(mem)) {
 			return
 		}
 		h.Press("j")
 	}
-	h.t.Fatalf("no job row for memory %s:\n%s", mem, h.Screen())
+	h.T.Fatalf("no job row for memory %s:\n%s", mem, h.Screen())
 }
 
 func pane8(id string) string { return id[len(id)-8:] }
 
-func selectedLine(screen string) string {
-	for _, line := range strings.Split(screen, "\n") {
-		if strings.HasPrefix(line, "› ") {
-			return line
-		}
-	}
-	return ""
-}
-
-func newJobsHarness(t *testing.T) *harness {
-	h := newHarness(t, harnessOpts{width: 120, height: 40})
-	pipelineFixture(h)
+func newJobsHarness(t *testing.T) *shelltest.Harness {
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40})
+	shelltest.PipelineFixture(h)
 	h.Press("3")
-	if h.m.Active() != paneJobs {
-		t.Fatalf("3 does not open Jobs: %d", h.m.Active())
+	if h.M.Active() != paneJobs {
+		t.Fatalf("3 does not open Jobs: %d", h.M.Active())
 	}
 	return h
 }
@@ -75,14 +66,14 @@ func TestJobsCountsAndList(t *testing.T) {
 		}
 	}
 	// Live first: the leased job heads the list.
-	if line := selectedLine(s); !strings.Contains(line, "leased") {
+	if line := tuitest.SelectedLine(s); !strings.Contains(line, "leased") {
 		t.Fatalf("first row %q", line)
 	}
 }
 
 func TestJobsNavigation(t *testing.T) {
 	h := newJobsHarness(t)
-	row := func() string { return selectedLine(h.Screen()) }
+	row := func() string { return tuitest.SelectedLine(h.Screen()) }
 	first := row()
 	h.Press("j")
 	if row() == first {
@@ -116,7 +107,7 @@ func TestJobsNavigation(t *testing.T) {
 
 func TestJobsStatusFilters(t *testing.T) {
 	h := newJobsHarness(t)
-	p := h.jobsPane()
+	p := jobsPane(h)
 	want := []string{"pending", "leased", "completed", "failed", "dead", "backing-off", ""}
 	for _, w := range want {
 		h.Press("f")
@@ -144,7 +135,7 @@ func TestJobsStatusFilters(t *testing.T) {
 
 func TestJobsDetailShowsParsedResult(t *testing.T) {
 	h := newJobsHarness(t)
-	h.selectJob(idSQLite)
+	selectJob(h, tuitest.IDSQLite)
 	h.Press("enter")
 	s := h.Screen()
 	for _, want := range []string{"extract job 000b0001 · completed", "completed by heuristic, shadow mode", "Facts (", "Proposals (",
@@ -153,14 +144,14 @@ func TestJobsDetailShowsParsedResult(t *testing.T) {
 			t.Fatalf("detail lacks %q:\n%s", want, s)
 		}
 	}
-	if !h.m.Pane(paneJobs).Nested() {
+	if !h.M.Pane(paneJobs).Nested() {
 		t.Fatal("detail is not nested")
 	}
 	h.Press("esc")
-	if h.m.Pane(paneJobs).Nested() {
+	if h.M.Pane(paneJobs).Nested() {
 		t.Fatal("esc does not close the detail")
 	}
-	h.selectJob(idDeploy)
+	selectJob(h, tuitest.IDDeploy)
 	h.Press("enter")
 	s = h.Screen()
 	if !strings.Contains(s, "Error") || !strings.Contains(s, "connection refused") || !strings.Contains(s, `"reason": "reextract"`) {
@@ -170,35 +161,35 @@ func TestJobsDetailShowsParsedResult(t *testing.T) {
 
 func TestJobsRetryRequeuesDeadAndRetriesBackingOff(t *testing.T) {
 	h := newJobsHarness(t)
-	h.selectJob(idDeploy)
+	selectJob(h, tuitest.IDDeploy)
 	h.Press("r")
-	if j := h.job(jobDead); j.Status != storage.JobPending || j.Attempts != 0 {
+	if j := job(h, tuitest.JobDead); j.Status != storage.JobPending || j.Attempts != 0 {
 		t.Fatalf("r on a dead job: %s attempts %d", j.Status, j.Attempts)
 	}
-	if f := h.jobsPane().Flash(); f.Err || !strings.Contains(f.Text, "requeued 1 dead jobs") {
+	if f := jobsPane(h).Flash(); f.Err || !strings.Contains(f.Text, "requeued 1 dead jobs") {
 		t.Fatalf("flash %+v", f)
 	}
 	// The requeue is audited as a repair by the TUI.
-	hist, err := h.svc.History(context.Background(), storage.HistoryFilter{MemoryID: "system"}, 10)
+	hist, err := h.Svc.History(context.Background(), storage.HistoryFilter{MemoryID: "system"}, 10)
 	if err != nil || len(hist) == 0 || hist[0].ChangedBy != "tui" {
 		t.Fatalf("no audit event: %v %v", hist, err)
 	}
 
-	h.selectJob(idFlakyTest)
+	selectJob(h, tuitest.IDFlakyTest)
 	h.Press("r")
-	if j := h.job(jobBacking); j.Status != storage.JobPending || j.NextAttemptAt != "" {
+	if j := job(h, tuitest.JobBacking); j.Status != storage.JobPending || j.NextAttemptAt != "" {
 		t.Fatalf("r on a backing-off job: %+v", j)
 	}
-	if f := h.jobsPane().Flash(); !strings.Contains(f.Text, "is due now") {
+	if f := jobsPane(h).Flash(); !strings.Contains(f.Text, "is due now") {
 		t.Fatalf("flash %+v", f)
 	}
 
-	h.selectJob(idSQLite)
+	selectJob(h, tuitest.IDSQLite)
 	h.Press("r")
-	if f := h.jobsPane().Flash(); !strings.Contains(f.Text, "only failed, backing-off or dead jobs") {
+	if f := jobsPane(h).Flash(); !strings.Contains(f.Text, "only failed, backing-off or dead jobs") {
 		t.Fatalf("r on a completed job: %+v", f)
 	}
-	if h.job(jobDone).Status != storage.JobCompleted {
+	if job(h, tuitest.JobDone).Status != storage.JobCompleted {
 		t.Fatal("r changed a completed job")
 	}
 }
@@ -206,26 +197,26 @@ func TestJobsRetryRequeuesDeadAndRetriesBackingOff(t *testing.T) {
 func TestJobsRequeueAllAsksFirst(t *testing.T) {
 	h := newJobsHarness(t)
 	h.Press("R")
-	if !h.m.Pane(paneJobs).Capturing() || !strings.Contains(h.Screen(), "Requeue all 1 dead jobs? y/n") {
+	if !h.M.Pane(paneJobs).Capturing() || !strings.Contains(h.Screen(), "Requeue all 1 dead jobs? y/n") {
 		t.Fatalf("R does not ask:\n%s", h.Screen())
 	}
 	h.Press("q") // not an answer, and not a quit either
-	if h.Quit || !h.m.Pane(paneJobs).Capturing() {
+	if h.Quit || !h.M.Pane(paneJobs).Capturing() {
 		t.Fatal("q during the question")
 	}
 	h.Press("n")
-	if h.job(jobDead).Status != storage.JobDead || h.m.Pane(paneJobs).Capturing() {
+	if job(h, tuitest.JobDead).Status != storage.JobDead || h.M.Pane(paneJobs).Capturing() {
 		t.Fatal("n requeued or kept asking")
 	}
 	h.Press("R", "y")
-	if h.job(jobDead).Status != storage.JobPending {
+	if job(h, tuitest.JobDead).Status != storage.JobPending {
 		t.Fatal("y did not requeue")
 	}
 	if !strings.Contains(h.Screen(), "requeued 1 dead jobs") || !strings.Contains(h.Screen(), "dead 0") {
 		t.Fatalf("after requeue:\n%s", h.Screen())
 	}
 	h.Press("R")
-	if h.m.Pane(paneJobs).Capturing() || !strings.Contains(h.Screen(), "no dead jobs to requeue") {
+	if h.M.Pane(paneJobs).Capturing() || !strings.Contains(h.Screen(), "no dead jobs to requeue") {
 		t.Fatalf("R with nothing dead:\n%s", h.Screen())
 	}
 }
@@ -233,10 +224,10 @@ func TestJobsRequeueAllAsksFirst(t *testing.T) {
 func TestJobsReleaseStaleLeases(t *testing.T) {
 	h := newJobsHarness(t)
 	h.Press("L")
-	if j := h.job(jobStale); j.Status != storage.JobPending || j.LeaseOwner != "" {
+	if j := job(h, tuitest.JobStale); j.Status != storage.JobPending || j.LeaseOwner != "" {
 		t.Fatalf("L left the stale lease: %+v", j)
 	}
-	if f := h.jobsPane().Flash(); f.Err || !strings.Contains(f.Text, "released 1 stale leases") {
+	if f := jobsPane(h).Flash(); f.Err || !strings.Contains(f.Text, "released 1 stale leases") {
 		t.Fatalf("flash %+v", f)
 	}
 }
@@ -245,18 +236,18 @@ func TestJobsLiveWhileShownOnly(t *testing.T) {
 	h := newJobsHarness(t)
 	// A memory remembered with the pipeline on queues an extract job; the
 	// pane shows it on its next tick without a keypress.
-	res, err := h.svc.Remember(context.Background(), core.RememberInput{Content: "the nightly backup runs at 02:00 UTC from cron"}, core.Actor{Name: "agent"})
+	res, err := h.Svc.Remember(context.Background(), core.RememberInput{Content: "the nightly backup runs at 02:00 UTC from cron"}, core.Actor{Name: "agent"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !h.PumpUntil(3*time.Second, func() bool { return len(h.jobsPane().Jobs()) == 6 }) {
+	if !h.PumpUntil(3*time.Second, func() bool { return len(jobsPane(h).Jobs()) == 6 }) {
 		t.Fatalf("the new job %s never showed:\n%s", res.Memory.ID, h.Screen())
 	}
 	// Hidden, the pane stops polling: its tick loop ends.
 	h.Press("1")
-	before := len(h.jobsPane().Jobs())
+	before := len(jobsPane(h).Jobs())
 	changes := h.Background()
-	if _, err := h.svc.Remember(context.Background(), core.RememberInput{Content: "the staging VPN needs a hardware key"}, core.Actor{Name: "agent"}); err != nil {
+	if _, err := h.Svc.Remember(context.Background(), core.RememberInput{Content: "the staging VPN needs a hardware key"}, core.Actor{Name: "agent"}); err != nil {
 		t.Fatal(err)
 	}
 	// The change reaches the shell (which refreshes the panes), then 2.5 s
@@ -265,17 +256,17 @@ func TestJobsLiveWhileShownOnly(t *testing.T) {
 		t.Fatal("the change never reached the UI")
 	}
 	h.Advance(2500 * time.Millisecond)
-	if got := len(h.jobsPane().Jobs()); got != before {
+	if got := len(jobsPane(h).Jobs()); got != before {
 		t.Fatalf("hidden pane reloaded: %d jobs, had %d", got, before)
 	}
 	h.Press("3")
-	if got := len(h.jobsPane().Jobs()); got != before+1 {
+	if got := len(jobsPane(h).Jobs()); got != before+1 {
 		t.Fatalf("showing the pane does not reload: %d", got)
 	}
 }
 
 func TestJobsErrorIsShown(t *testing.T) {
-	h := newHarness(t, harnessOpts{backend: func(svc *core.Service) backend.Backend {
+	h := shelltest.New(t, shelltest.Options{Backend: func(svc *core.Service) backend.Backend {
 		return tuitest.Failing(svc)
 	}})
 	h.Press("3")
@@ -284,21 +275,14 @@ func TestJobsErrorIsShown(t *testing.T) {
 	}
 }
 
-func TestStatusBarWarnsOfDeadJobsAndPendingProposals(t *testing.T) {
-	h := newHarness(t, harnessOpts{width: 120, height: 40})
-	if strings.Contains(h.Screen(), "dead jobs") {
-		t.Fatal("warning without dead jobs")
-	}
-	pipelineFixture(h)
-	st, err := backend.NewLocal(h.svc, "").Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.DeadJobs != 1 || st.PendingProposals != 3 {
-		t.Fatalf("status counts: %+v", st)
-	}
-	h.Send(StatusMsg{Status: st})
-	if s := h.Screen(); !strings.Contains(s, "1 dead jobs · 3 proposals pending") {
-		t.Fatalf("status bar:\n%s", s)
-	}
+// goldenViews are the Jobs pane's pinned states (shelltest.Golden).
+var goldenViews = []shelltest.View{
+	{Name: "jobs-empty", Setup: func(h *shelltest.Harness) { h.Press("3") }},
+	{Name: "jobs-busy", Setup: func(h *shelltest.Harness) { shelltest.PipelineFixture(h); h.Press("3", "j", "j") },
+		Status: func(s *backend.Status) { s.Pipeline, s.Queue, s.DeadJobs, s.PendingProposals = "shadow", 3, 1, 3 }},
+	{Name: "jobs-detail", Setup: func(h *shelltest.Harness) { shelltest.PipelineFixture(h); h.Press("3", "G", "enter") }},
+	{Name: "jobs-confirm", Setup: func(h *shelltest.Harness) { shelltest.PipelineFixture(h); h.Press("3", "R") }},
+	{Name: "jobs-error", Setup: func(h *shelltest.Harness) { h.Press("3") }, Backend: tuitest.Failing},
 }
+
+func TestGolden(t *testing.T) { shelltest.Golden(t, goldenViews) }
