@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
@@ -12,6 +13,24 @@ import (
 
 // fixedNow is the clock of every UI test, so ages and goldens are stable.
 var fixedNow = tuitest.FixedNow
+
+// Ids of the seeded memories and of the pipeline fixture's jobs and
+// proposals, so renders are the same on every run.
+const (
+	idPostgres  = tuitest.IDPostgres
+	idSQLite    = tuitest.IDSQLite
+	idTabs      = tuitest.IDTabs
+	idDeploy    = tuitest.IDDeploy
+	idFlakyTest = tuitest.IDFlakyTest
+	idAPI       = tuitest.IDAPI
+	jobDone     = tuitest.JobDone
+	jobDead     = tuitest.JobDead
+	jobBacking  = tuitest.JobBacking
+	jobStale    = tuitest.JobStale
+	jobPending  = tuitest.JobPending
+	propUpdate  = tuitest.PropUpdate
+	propDelete  = tuitest.PropDelete
+)
 
 // harness is the tuitest harness over the root model, with short names
 // for what the tests of this package reach into.
@@ -46,6 +65,12 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 // fixStatus replaces the measured status (its health is a latency) with a
 // fixed one so renders are stable.
 func (h *harness) fixStatus() { h.Send(StatusMsg{Status: tuitest.FixedStatus}) }
+
+// pipelineFixture fills the queue and the proposals (tuitest.PipelineFixture).
+func pipelineFixture(h *harness) {
+	h.t.Helper()
+	tuitest.PipelineFixture(h.t, h.svc, h.db)
+}
 
 var keyPress = tuitest.KeyPress
 

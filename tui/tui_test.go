@@ -16,13 +16,6 @@ import (
 
 func stripANSI(s string) string { return ansi.Strip(s) }
 
-const (
-	idPostgres = "0195a1b2-0000-7000-8000-00000000a001"
-	idSQLite   = "0195a1b2-0000-7000-8000-00000000a002"
-	idTabs     = "0195a1b2-0000-7000-8000-00000000a003"
-	idAPI      = "0195a1b2-0000-7000-8000-00000000a006"
-)
-
 func isQuit(cmd tea.Cmd) bool {
 	if cmd == nil {
 		return false

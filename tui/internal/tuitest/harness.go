@@ -394,3 +394,21 @@ func (h *Harness[M]) SelectRow(text string) {
 	}
 	h.T.Fatalf("no row with %q:\n%s", text, h.Screen())
 }
+
+// RunAll runs cmd outside a Harness and returns its messages, batches
+// flattened, waiting for each command in turn (with the real clock, for
+// the ticks too). Benchmarks use it to prime a model.
+func RunAll(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range batch {
+			out = append(out, RunAll(c)...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
+}

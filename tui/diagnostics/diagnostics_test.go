@@ -1,4 +1,6 @@
-package tui
+// Tests of the Diagnostics pane, driven through the shell as a person
+// uses it, over the real backend or one serving fixed reports.
+package diagnostics_test
 
 import (
 	"context"
@@ -12,42 +14,44 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core/analytics"
-
-	"github.com/charmbracelet/x/exp/golden"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/themes"
+	"github.com/cairnmem/cairn/tui"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/diagnostics"
+	"github.com/cairnmem/cairn/tui/internal/shelltest"
+	"github.com/cairnmem/cairn/tui/internal/tuitest"
 )
 
-// diagPane is the Diagnostics pane's number key: it is the last pane.
 // diagPane is the Diagnostics pane's index in the tab list.
 const diagPane = 3
 
-func diagKey(*harness) string { return fmt.Sprint(diagPane + 1) }
+func diagKey(*shelltest.Harness) string { return fmt.Sprint(diagPane + 1) }
 
-func openDiagnostics(h *harness) {
-	h.t.Helper()
+func openDiagnostics(h *shelltest.Harness) {
+	h.T.Helper()
 	h.Press(diagKey(h))
-	if _, ok := h.m.Pane(h.m.Active()).(*diagnostics.Model); !ok {
-		h.t.Fatalf("key %s does not open the Diagnostics pane:\n%s", diagKey(h), h.Screen())
+	if _, ok := h.M.Pane(h.M.Active()).(*diagnostics.Model); !ok {
+		h.T.Fatalf("key %s does not open the Diagnostics pane:\n%s", diagKey(h), h.Screen())
 	}
 }
 
 // repairEvents counts the audit events of repairs run by the TUI.
-func repairEvents(h *harness) int {
-	h.t.Helper()
-	ev, err := h.svc.History(context.Background(), storage.HistoryFilter{Actor: backend.Actor.Name}, 100)
+func repairEvents(h *shelltest.Harness) int {
+	h.T.Helper()
+	ev, err := h.Svc.History(context.Background(), storage.HistoryFilter{Actor: backend.Actor.Name}, 100)
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	return len(ev)
 }
 
 func TestDiagnosticsShowsTheLiveReport(t *testing.T) {
-	h := newHarness(t, harnessOpts{width: 120, height: 80})
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 80})
 	openDiagnostics(h)
 	s := h.Screen()
 	for _, want := range []string{"Health ", "1.000 healthy", "queue ", "tombstone_ratio", "Silent failures", "Recommendations",
@@ -62,7 +66,7 @@ func TestDiagnosticsShowsTheLiveReport(t *testing.T) {
 }
 
 func TestDiagnosticsScrollKeys(t *testing.T) {
-	h := newHarness(t, harnessOpts{})
+	h := shelltest.New(t, shelltest.Options{})
 	openDiagnostics(h)
 	top := h.Screen()
 	if !strings.Contains(top, "Domains") || strings.Contains(top, "Recent errors") {
@@ -93,12 +97,12 @@ func TestDiagnosticsScrollKeys(t *testing.T) {
 }
 
 func TestDiagnosticsRefreshKeyAndLivePolling(t *testing.T) {
-	h := newHarness(t, harnessOpts{width: 120, height: 60})
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 60})
 	openDiagnostics(h)
 	if !strings.Contains(h.Screen(), "none since start") {
 		t.Fatalf("errors before any:\n%s", h.Screen())
 	}
-	an := h.svc.Analytics()
+	an := h.Svc.Analytics()
 	an.RecordError(analytics.ErrorEvent{Stage: "api", Code: "first_test_error", Message: "seen after R"})
 	h.Press("R")
 	if !strings.Contains(h.Screen(), "first_test_error") {
@@ -118,13 +122,13 @@ func TestDiagnosticsRefreshKeyAndLivePolling(t *testing.T) {
 			t.Fatalf("the pane polled while hidden (%s)", name)
 		}
 	}
-	if h.m.Pane(diagPane).(*diagnostics.Model).Visible() {
+	if h.M.Pane(diagPane).(*diagnostics.Model).Visible() {
 		t.Fatal("the pane thinks it is shown")
 	}
 }
 
 func TestDiagnosticsNonDestructiveRepairsRunAtOnce(t *testing.T) {
-	h := newHarness(t, harnessOpts{width: 120, height: 40})
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40})
 	openDiagnostics(h)
 	before := repairEvents(h)
 	for _, c := range []struct{ key, want string }{
@@ -145,17 +149,17 @@ func TestDiagnosticsNonDestructiveRepairsRunAtOnce(t *testing.T) {
 }
 
 func TestDiagnosticsDestructiveRepairsAskFirst(t *testing.T) {
-	h := newHarness(t, harnessOpts{width: 120, height: 40})
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40})
 	openDiagnostics(h)
 	before := repairEvents(h)
 	for _, k := range []string{"F", "o", "d", "s"} {
 		h.Press(k)
-		if s := h.Screen(); !strings.Contains(s, "? y/n") || !h.m.Pane(h.m.Active()).Capturing() {
+		if s := h.Screen(); !strings.Contains(s, "? y/n") || !h.M.Pane(h.M.Active()).Capturing() {
 			t.Fatalf("%s does not ask:\n%s", k, s)
 		}
 		// Under the prompt, digits and q answer nothing and go nowhere.
 		h.Press("1", "q")
-		if h.Quit || h.m.Active() != diagPane {
+		if h.Quit || h.M.Active() != diagPane {
 			t.Fatalf("%s: a key under the prompt escaped it", k)
 		}
 		if k == "o" {
@@ -211,7 +215,7 @@ func TestDiagnosticsShowsRepairErrors(t *testing.T) {
 		{&core.Error{Status: http.StatusTooManyRequests, Code: core.CodeRepairDisabled, Message: "repair check-fts denied"},
 			"✗ check-fts failed: " + core.CodeRepairDisabled + " (429): repair check-fts denied"},
 	} {
-		h := newHarness(t, harnessOpts{width: 120, height: 40, backend: func(svc *core.Service) backend.Backend {
+		h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40, Backend: func(svc *core.Service) backend.Backend {
 			return repairRefuser{Backend: backend.NewLocal(svc, "127.0.0.1:3850"), err: c.err}
 		}})
 		openDiagnostics(h)
@@ -219,7 +223,7 @@ func TestDiagnosticsShowsRepairErrors(t *testing.T) {
 		if s := h.Screen(); !strings.Contains(s, c.want) {
 			t.Fatalf("no %q:\n%s", c.want, s)
 		}
-		if !h.m.noticeErr {
+		if _, isErr := h.M.Notice(); !isErr {
 			t.Fatal("the status bar does not show the error")
 		}
 	}
@@ -264,10 +268,13 @@ func (f *fixedOps) Diagnostics(_ context.Context, fresh bool) (*core.Diagnostics
 	}
 	return f.report, f.diagErr
 }
+
 func (f *fixedOps) MaintenanceRecommendations(context.Context) ([]core.Recommendation, error) {
 	return f.recs, f.diagErr
 }
+
 func (f *fixedOps) Latency(context.Context) (backend.Latency, error) { return f.latency, nil }
+
 func (f *fixedOps) RecentErrors(context.Context, int) ([]analytics.ErrorEvent, error) {
 	return f.errs, nil
 }
@@ -294,7 +301,7 @@ func info(domain, name, unit string, value float64, msg string) core.Signal {
 
 // healthyReport is a fresh store's report.
 func healthyReport() *core.DiagnosticsReport {
-	r := &core.DiagnosticsReport{Timestamp: storage.FormatTime(fixedNow), ComputeMs: 1.25, SilentFailures: []core.Signal{}}
+	r := &core.DiagnosticsReport{Timestamp: storage.FormatTime(tuitest.FixedNow), ComputeMs: 1.25, SilentFailures: []core.Signal{}}
 	for _, name := range core.DiagnosticsDomains {
 		r.Domains = append(r.Domains, core.DomainReport{Name: name, Score: 1, Weight: core.DomainWeights[name], Status: core.StatusHealthy})
 	}
@@ -342,9 +349,9 @@ func busyOps(b backend.Backend) *fixedOps {
 	for i := range samples {
 		samples[i] = 4 + 3*math.Sin(float64(i)/7) + float64(i%11)/4
 	}
-	at := func(d time.Duration) string { return storage.FormatTime(fixedNow.Add(-d)) }
+	at := func(d time.Duration) string { return storage.FormatTime(tuitest.FixedNow.Add(-d)) }
 	after := busyReport(1)
-	after.Timestamp = storage.FormatTime(fixedNow.Add(time.Second))
+	after.Timestamp = storage.FormatTime(tuitest.FixedNow.Add(time.Second))
 	return &fixedOps{Backend: b, report: busyReport(0.6), after: after,
 		recs: []core.Recommendation{
 			{Action: core.RepairCheckFTS, Options: core.RepairOptions{Repair: true}, Domain: "index", Signal: "fts_mismatch", Reason: "fts_mismatch 0.25 > 0.1"},
@@ -364,52 +371,10 @@ func busyOps(b backend.Backend) *fixedOps {
 	}
 }
 
-// diagGoldenViews are the Diagnostics pane's pinned states.
-var diagGoldenViews = []struct {
-	name  string
-	ops   func(b backend.Backend) *fixedOps
-	setup func(h *harness)
-}{
-	{"healthy", func(b backend.Backend) *fixedOps {
-		return &fixedOps{Backend: b, report: healthyReport(), recs: []core.Recommendation{},
-			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{}}
-	}, func(h *harness) {}},
-	{"busy-repaired", busyOps, func(h *harness) { h.Press("F", "y") }},
-	{"busy-confirm", busyOps, func(h *harness) { h.Press("j", "j", "j", "s") }},
-	{"error", func(b backend.Backend) *fixedOps {
-		return &fixedOps{Backend: b, diagErr: errors.New("cairn at http://127.0.0.1:3850 does not answer: connection refused"),
-			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{},
-			repairErr: &core.Error{Status: http.StatusConflict, Code: core.CodeRepairInProgress, Message: "repair check-fts is already running"}}
-	}, func(h *harness) { h.Press("f") }},
-}
-
-func TestGoldenDiagnostics(t *testing.T) {
-	for _, v := range diagGoldenViews {
-		for _, size := range [][2]int{{80, 24}, {120, 40}} {
-			for _, theme := range []string{"dark", "light"} {
-				t.Run(fmt.Sprintf("%s_%dx%d_%s", v.name, size[0], size[1], theme), func(t *testing.T) {
-					t.Parallel() // each view has its own store; most of the time is waiting
-					h := newHarness(t, harnessOpts{theme: theme, width: size[0], height: size[1],
-						backend: func(svc *core.Service) backend.Backend { return v.ops(backend.NewLocal(svc, "127.0.0.1:3850")) }})
-					openDiagnostics(h)
-					v.setup(h)
-					h.fixStatus()
-					h.m.notice = ""
-					out := h.m.Render()
-					if got := strings.Count(out, "\n") + 1; got != size[1] {
-						t.Errorf("%d lines, want %d", got, size[1])
-					}
-					golden.RequireEqual(t, out)
-				})
-			}
-		}
-	}
-}
-
 // The Diagnostics pane in client mode: the report, a repair and its score
 // change all come over the HTTP API.
 func TestDiagnosticsClientMode(t *testing.T) {
-	h := newHarness(t, harnessOpts{width: 120, height: 60, backend: func(svc *core.Service) backend.Backend {
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 60, Backend: func(svc *core.Service) backend.Backend {
 		srv := httptest.NewServer(core.NewAPI(svc, "test", "127.0.0.1:0").Handler())
 		t.Cleanup(srv.Close)
 		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
@@ -428,5 +393,49 @@ func TestDiagnosticsClientMode(t *testing.T) {
 	}
 	if repairEvents(h)-before != 1 {
 		t.Fatal("the repair was not audited")
+	}
+}
+
+// goldenViews are the Diagnostics pane's pinned states (shelltest.Golden),
+// each over a backend serving fixed diagnostics.
+var goldenViews = []shelltest.View{
+	{Name: "healthy", Backend: fixed(func(b backend.Backend) *fixedOps {
+		return &fixedOps{Backend: b, report: healthyReport(), recs: []core.Recommendation{},
+			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{}}
+	}), Setup: func(h *shelltest.Harness) { openDiagnostics(h) }},
+	{Name: "busy-repaired", Backend: fixed(busyOps), Setup: func(h *shelltest.Harness) { openDiagnostics(h); h.Press("F", "y") }},
+	{Name: "busy-confirm", Backend: fixed(busyOps), Setup: func(h *shelltest.Harness) { openDiagnostics(h); h.Press("j", "j", "j", "s") }},
+	{Name: "error", Backend: fixed(func(b backend.Backend) *fixedOps {
+		return &fixedOps{Backend: b, diagErr: errors.New("cairn at http://127.0.0.1:3850 does not answer: connection refused"),
+			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{},
+			repairErr: &core.Error{Status: http.StatusConflict, Code: core.CodeRepairInProgress, Message: "repair check-fts is already running"}}
+	}), Setup: func(h *shelltest.Harness) { openDiagnostics(h); h.Press("f") }},
+}
+
+// fixed wraps the Local backend over the harness's service in ops.
+func fixed(ops func(b backend.Backend) *fixedOps) func(svc *core.Service) backend.Backend {
+	return func(svc *core.Service) backend.Backend { return ops(backend.NewLocal(svc, "127.0.0.1:3850")) }
+}
+
+func TestGoldenDiagnostics(t *testing.T) { shelltest.Golden(t, goldenViews) }
+
+// BenchmarkDiagnosticsFrame is one frame of the Diagnostics pane at
+// 120×40 with a realistic report (degraded domains, recommendations, 300
+// recall samples, errors): what each once-a-second poll costs the UI once
+// its snapshot has been applied. It needs no big database.
+func BenchmarkDiagnosticsFrame(b *testing.B) {
+	svc, _ := tuitest.OpenService(b, b.TempDir())
+	m := tui.New(tui.Options{Backend: busyOps(backend.NewLocal(svc, "127.0.0.1:3850")), Theme: themes.MustBuiltin("dark"),
+		Now: func() time.Time { return tuitest.FixedNow }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	_, cmd := m.Update(tuitest.KeyPress("4")) // Diagnostics
+	for _, msg := range tuitest.RunAll(cmd) { // the first poll (and one tick, a second)
+		m.Update(msg)
+	}
+	if !strings.Contains(m.Render(), "0.769 degraded") {
+		b.Fatalf("the pane does not show the report:\n%s", m.Render())
+	}
+	for b.Loop() {
+		_ = m.View()
 	}
 }
