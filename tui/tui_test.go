@@ -2,11 +2,13 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -186,5 +188,58 @@ func TestStatusBarWarnsOfDeadJobsAndPendingProposals(t *testing.T) {
 	h.Send(StatusMsg{Status: st})
 	if s := h.Screen(); !strings.Contains(s, "1 dead jobs · 3 proposals pending") {
 		t.Fatalf("status bar:\n%s", s)
+	}
+}
+
+// TestSpinnerFramesComeFromTheClock checks the status bar's spinner: it
+// starts with work in flight, each frame schedules the next on the clock,
+// and it stops at the first frame after the work ends.
+func TestSpinnerFramesComeFromTheClock(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	h.Press("/")
+	_, cmd := h.m.Update(keyPress("x"))
+	var debounce tea.Msg
+	for _, msg := range h.Collect(cmd) {
+		if fmt.Sprintf("%T", msg) == "recall.debounceMsg" {
+			debounce = msg
+		}
+	}
+	if debounce == nil {
+		t.Fatal("typing schedules no search")
+	}
+	_, cmd = h.m.Update(debounce) // the search starts
+	if !h.m.Busy() || !h.m.spinning {
+		t.Fatal("the spinner does not start with a search in flight")
+	}
+	var results, tick tea.Msg
+	for _, msg := range h.Collect(cmd) { // the results and the first frame
+		if _, ok := msg.(spinner.TickMsg); ok {
+			tick = msg
+		} else if fmt.Sprintf("%T", msg) == "recall.resultsMsg" {
+			results = msg
+		}
+	}
+	if tick == nil || results == nil {
+		t.Fatalf("no first frame (%v) or no results (%v)", tick, results)
+	}
+	frame := h.m.spin.View()
+	for i := range 3 {
+		_, next := h.m.Update(tick)
+		if h.m.spin.View() == frame {
+			t.Fatalf("frame %d did not advance", i)
+		}
+		frame = h.m.spin.View()
+		out := h.Collect(next)
+		if len(out) != 1 {
+			t.Fatalf("frame %d scheduled %v", i, out)
+		}
+		if _, ok := out[0].(spinner.TickMsg); !ok {
+			t.Fatalf("frame %d scheduled %T", i, out[0])
+		}
+		tick = out[0]
+	}
+	h.Send(results)
+	if _, next := h.m.Update(tick); next != nil || h.m.spinning || h.m.spin.View() != frame {
+		t.Fatal("the spinner turns on after the work ended")
 	}
 }

@@ -78,8 +78,11 @@ const maxRounds = 200
 // Harness drives a root model like the tea runtime does, synchronously:
 // send a message, run the returned commands, feed their messages back.
 type Harness[M Root] struct {
-	T   *testing.T
-	M   M
+	// T is the test the harness fails.
+	T *testing.T
+	// M is the root model under test.
+	M M
+	// Svc and DB are the store behind the backend.
 	Svc *core.Service
 	DB  *storage.DB
 	// Sent is every message delivered to the model, in order.
