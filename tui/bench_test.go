@@ -20,6 +20,7 @@ import (
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
 	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/internal/tuitest"
 )
 
 // The benchmarks run against a large database named by CAIRN_BENCH_HOME
@@ -105,9 +106,9 @@ func searchResult(b *testing.B, m *Model, query string) tea.Msg {
 		_, last = m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	// The last keystroke's batch holds the debounce tick; run it, then the search.
-	for _, msg := range runAll(last) {
+	for _, msg := range tuitest.RunAll(last) {
 		if _, cmd := m.Update(msg); cmd != nil {
-			for _, res := range runAll(cmd) {
+			for _, res := range tuitest.RunAll(cmd) {
 				if fmt.Sprintf("%T", res) == "recall.resultsMsg" {
 					return res
 				}
@@ -116,22 +117,6 @@ func searchResult(b *testing.B, m *Model, query string) tea.Msg {
 	}
 	b.Fatal("no search result")
 	return nil
-}
-
-// runAll runs a command and flattens batches, waiting for each.
-func runAll(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	msg := cmd()
-	if batch, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range batch {
-			out = append(out, runAll(c)...)
-		}
-		return out
-	}
-	return []tea.Msg{msg}
 }
 
 // BenchmarkSearchResultRender is the UI's share of a search on 100k
@@ -195,8 +180,8 @@ const (
 // memory, so the preview draws the side-by-side diff).
 func queueService(b *testing.B) *core.Service {
 	b.Helper()
-	svc, db := openService(b, b.TempDir())
-	seed(b, svc)
+	svc, db := tuitest.OpenService(b, b.TempDir())
+	tuitest.Seed(b, svc)
 	ctx := context.Background()
 	statuses := []string{storage.JobCompleted, storage.JobCompleted, storage.JobCompleted, storage.JobPending, storage.JobDead, storage.JobLeased}
 	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
@@ -289,27 +274,6 @@ func BenchmarkJobsFrame(b *testing.B) {
 	m := paneModel(b, queueService(b), 2)
 	if !strings.Contains(stripANSI(m.Render()), "dead ") {
 		b.Fatalf("no queue on screen:\n%s", stripANSI(m.Render()))
-	}
-	for b.Loop() {
-		_ = m.View()
-	}
-}
-
-// BenchmarkDiagnosticsFrame is one frame of the Diagnostics pane at
-// 120×40 with a realistic report (degraded domains, recommendations, 300
-// recall samples, errors): what each once-a-second poll costs the UI once
-// its snapshot has been applied. It needs no big database.
-func BenchmarkDiagnosticsFrame(b *testing.B) {
-	svc, _ := openService(b, b.TempDir())
-	m := New(Options{Backend: busyOps(backend.NewLocal(svc, "127.0.0.1:3850")), Theme: themes.MustBuiltin("dark"),
-		Now: func() time.Time { return fixedNow }})
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	_, cmd := m.Update(keyPress("4")) // Diagnostics
-	for _, msg := range runAll(cmd) { // the first poll (and one tick, a second)
-		m.Update(msg)
-	}
-	if !strings.Contains(m.Render(), "0.769 degraded") {
-		b.Fatalf("the pane does not show the report:\n%s", m.Render())
 	}
 	for b.Loop() {
 		_ = m.View()

@@ -50,6 +50,9 @@ type Options struct {
 	Version string
 	// Now replaces the clock (tests pin it).
 	Now func() time.Time
+	// Clock makes the UI's timers and its wait for live changes; nil is
+	// pane.RealClock. Tests put in a fake they can fire on demand.
+	Clock pane.Clock
 }
 
 // Messages of the shell.
@@ -102,7 +105,11 @@ func New(o Options) *Model {
 	if now == nil {
 		now = time.Now
 	}
-	ctx := &pane.Context{Backend: o.Backend, Styles: styles.New(th), Now: now}
+	clock := o.Clock
+	if clock == nil {
+		clock = pane.RealClock{}
+	}
+	ctx := &pane.Context{Backend: o.Backend, Styles: styles.New(th), Now: now, Clock: clock}
 	m := &Model{
 		ctx:       ctx,
 		keys:      keys.DefaultGlobal(),
@@ -162,10 +169,10 @@ func (m *Model) Close() {
 // next write anywhere; Update re-issues it after each one.
 func (m *Model) waitChange() tea.Cmd {
 	ch := m.changes
-	return func() tea.Msg {
+	return m.ctx.Clock.Wait(func() tea.Msg {
 		c, ok := <-ch
 		return changeMsg{change: c, ok: ok}
-	}
+	})
 }
 
 func (m *Model) fetchStatus() tea.Cmd {
@@ -182,7 +189,7 @@ func (m *Model) fetchStatus() tea.Cmd {
 }
 
 func (m *Model) tickStatus() tea.Cmd {
-	return tea.Tick(StatusInterval, func(time.Time) tea.Msg { return statusTickMsg{} })
+	return m.ctx.Clock.Tick(StatusInterval, func(time.Time) tea.Msg { return statusTickMsg{} })
 }
 
 // Active returns the index of the active pane.
@@ -193,6 +200,10 @@ func (m *Model) ShowingFullHelp() bool { return m.help.ShowAll }
 
 // Pane returns pane i (tests look inside).
 func (m *Model) Pane(i int) pane.Pane { return m.panes[i] }
+
+// Notice is the status bar's one-line outcome of the last action, and
+// whether it reports an error.
+func (m *Model) Notice() (text string, isErr bool) { return m.notice, m.noticeErr }
 
 func (m *Model) helpView() string {
 	p := m.panes[m.active]
@@ -234,7 +245,9 @@ func (m *Model) show(i int, shown bool) tea.Cmd {
 	return nil
 }
 
-func (m *Model) busy() bool {
+// Busy reports work in flight in any pane (the status bar's spinner
+// turns).
+func (m *Model) Busy() bool {
 	for _, p := range m.panes {
 		if p.Busy() {
 			return true
@@ -247,7 +260,7 @@ func (m *Model) busy() bool {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	// Start the spinner when work begins; it stops itself when idle.
-	if m.busy() && !m.spinning {
+	if m.Busy() && !m.spinning {
 		m.spinning = true
 		cmd = tea.Batch(cmd, m.spin.Tick)
 	}
@@ -271,13 +284,15 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case spinner.TickMsg:
-		if !m.busy() {
+		if !m.Busy() {
 			m.spinning = false
 			return nil
 		}
-		var cmd tea.Cmd
-		m.spin, cmd = m.spin.Update(msg)
-		return cmd
+		// The spinner advances a frame; its next frame is timed by the
+		// clock rather than by the tea.Tick the spinner would return.
+		m.spin, _ = m.spin.Update(msg)
+		id := m.spin.ID()
+		return m.ctx.Clock.Tick(m.spin.Spinner.FPS, func(t time.Time) tea.Msg { return spinner.TickMsg{ID: id, Time: t} })
 	case StatusMsg:
 		m.status, m.statusErr = msg.Status, msg.Err
 		return nil
@@ -291,7 +306,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if !m.refreshPending {
 			m.refreshPending = true
 			m.pendingChange = msg.change
-			cmds = append(cmds, tea.Tick(refreshDelay, func(time.Time) tea.Msg { return refreshMsg{} }))
+			cmds = append(cmds, m.ctx.Clock.Tick(refreshDelay, func(time.Time) tea.Msg { return refreshMsg{} }))
 		} else if m.pendingChange.MemoryID != msg.change.MemoryID {
 			m.pendingChange = backend.Change{} // several memories: refresh all
 		}

@@ -107,7 +107,7 @@ type Model struct {
 // New returns the Diagnostics pane.
 func New(ctx *pane.Context) *Model {
 	m := &Model{ctx: ctx, keys: keys.DefaultDiagnostics(), list: keys.DefaultList(), confirm: -1}
-	m.poller.Interval = PollInterval
+	m.poller.Interval, m.poller.Clock = PollInterval, ctx.Clock
 	if ctx.Backend != nil {
 		m.actions = ctx.Backend.RepairActions()
 	}
@@ -223,7 +223,7 @@ func readSnapshot(ctx context.Context, b backend.Ops, seq int, withRecs bool) sn
 }
 
 func (m *Model) spin(r *running) tea.Cmd {
-	return tea.Tick(spinInterval, func(time.Time) tea.Msg { return spinMsg{run: r} })
+	return m.ctx.Clock.Tick(spinInterval, func(time.Time) tea.Msg { return spinMsg{run: r} })
 }
 
 // startRepair runs actions[i] in a command, then measures a fresh report.

@@ -87,7 +87,8 @@ type Model struct {
 // New returns the Jobs pane.
 func New(ctx *pane.Context) *Model {
 	m := &Model{ctx: ctx, keys: keys.DefaultJobs(), list: keys.DefaultList(), confirm: keys.DefaultConfirm()}
-	m.poll.Interval = RefreshInterval
+	m.poll.Interval, m.poll.Clock = RefreshInterval, ctx.Clock
+	m.flash.Clock = ctx.Clock
 	m.vp = viewport.New()
 	m.vp.MouseWheelEnabled = true
 	return m

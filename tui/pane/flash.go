@@ -22,7 +22,9 @@ const FlashTTL = 6 * time.Second
 type Flash struct {
 	Text string
 	Err  bool
-	seq  int
+	// Clock times the expiry; nil is RealClock.
+	Clock Clock
+	seq   int
 }
 
 type flashExpiredMsg struct {
@@ -39,7 +41,7 @@ func (f *Flash) Set(text string, err bool) tea.Cmd {
 		return nil
 	}
 	seq := f.seq
-	return tea.Tick(FlashTTL, func(time.Time) tea.Msg { return flashExpiredMsg{flash: f, seq: seq} })
+	return clockOr(f.Clock).Tick(FlashTTL, func(time.Time) tea.Msg { return flashExpiredMsg{flash: f, seq: seq} })
 }
 
 // Clear removes the message.

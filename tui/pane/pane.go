@@ -24,6 +24,10 @@ type Context struct {
 	Styles  *styles.Styles
 	// Now is the clock for ages ("3m ago"); tests pin it.
 	Now func() time.Time
+	// Clock makes every timer and the wait for live changes; tui.New
+	// sets it (RealClock unless told otherwise), so it is never nil in
+	// the shell's Context.
+	Clock Clock
 }
 
 // Pane is one tab of the UI. Update and View never do I/O: panes return

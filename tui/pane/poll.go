@@ -12,8 +12,10 @@ import (
 // are its own, so several polling panes never take each other's.
 type Poller struct {
 	Interval time.Duration
-	shown    bool
-	gen      int // bumped on every show and hide: ticks of an older chain are stale
+	// Clock times the ticks; nil is RealClock.
+	Clock Clock
+	shown bool
+	gen   int // bumped on every show and hide: ticks of an older chain are stale
 }
 
 // PollTick is a Poller's tick message.
@@ -42,7 +44,7 @@ func (p *Poller) Shown() bool { return p.shown }
 // Tick schedules the chain's next tick.
 func (p *Poller) Tick() tea.Cmd {
 	gen := p.gen
-	return tea.Tick(p.Interval, func(time.Time) tea.Msg { return PollTick{p: p, gen: gen} })
+	return clockOr(p.Clock).Tick(p.Interval, func(time.Time) tea.Msg { return PollTick{p: p, gen: gen} })
 }
 
 // Due reports whether msg is this poller's current tick while shown; the

@@ -134,7 +134,8 @@ type Model struct {
 func New(ctx *pane.Context) *Model {
 	m := &Model{ctx: ctx, keys: keys.DefaultProposals(), list: keys.DefaultList(), form: keys.DefaultForm(),
 		confirm: keys.DefaultConfirm(), targets: map[string]target{}}
-	m.poll.Interval = RefreshInterval
+	m.poll.Interval, m.poll.Clock = RefreshInterval, ctx.Clock
+	m.flash.Clock = ctx.Clock
 	m.input = textinput.New()
 	m.input.CharLimit = 300
 	m.vp = viewport.New()

@@ -401,7 +401,7 @@ func (m *Model) typed() tea.Cmd {
 	} else {
 		m.filterErr = ""
 	}
-	return tea.Tick(Debounce, func(time.Time) tea.Msg { return debounceMsg{seq: seq} })
+	return m.ctx.Clock.Tick(Debounce, func(time.Time) tea.Msg { return debounceMsg{seq: seq} })
 }
 
 func (m *Model) move(d int) {

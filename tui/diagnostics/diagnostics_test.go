@@ -1,4 +1,6 @@
-package tui
+// Tests of the Diagnostics pane, driven through the shell as a person
+// uses it, over the real backend or one serving fixed reports.
+package diagnostics_test
 
 import (
 	"context"
@@ -11,48 +13,49 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/core/ops"
 
-	"github.com/cairnmem/cairn/core/httpapi"
-
-	"github.com/cairnmem/cairn/core/analytics"
-
-	"github.com/charmbracelet/x/exp/golden"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/themes"
+	"github.com/cairnmem/cairn/tui"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/diagnostics"
+	"github.com/cairnmem/cairn/tui/internal/shelltest"
+	"github.com/cairnmem/cairn/tui/internal/tuitest"
 )
 
-// diagPane is the Diagnostics pane's number key: it is the last pane.
 // diagPane is the Diagnostics pane's index in the tab list.
 const diagPane = 3
 
-func diagKey(*harness) string { return fmt.Sprint(diagPane + 1) }
+func diagKey(*shelltest.Harness) string { return fmt.Sprint(diagPane + 1) }
 
-func openDiagnostics(h *harness) {
-	h.t.Helper()
-	h.press(diagKey(h))
-	if _, ok := h.m.Pane(h.m.Active()).(*diagnostics.Model); !ok {
-		h.t.Fatalf("key %s does not open the Diagnostics pane:\n%s", diagKey(h), h.screen())
+func openDiagnostics(h *shelltest.Harness) {
+	h.T.Helper()
+	h.Press(diagKey(h))
+	if _, ok := h.M.Pane(h.M.Active()).(*diagnostics.Model); !ok {
+		h.T.Fatalf("key %s does not open the Diagnostics pane:\n%s", diagKey(h), h.Screen())
 	}
 }
 
 // repairEvents counts the audit events of repairs run by the TUI.
-func repairEvents(h *harness) int {
-	h.t.Helper()
-	ev, err := h.svc.History(context.Background(), storage.HistoryFilter{Actor: backend.Actor.Name}, 100)
+func repairEvents(h *shelltest.Harness) int {
+	h.T.Helper()
+	ev, err := h.Svc.History(context.Background(), storage.HistoryFilter{Actor: backend.Actor.Name}, 100)
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	return len(ev)
 }
 
 func TestDiagnosticsShowsTheLiveReport(t *testing.T) {
-	h := newHarness(t, harnessOpts{width: 120, height: 80})
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 80})
 	openDiagnostics(h)
-	s := h.screen()
+	s := h.Screen()
 	for _, want := range []string{"Health ", "1.000 healthy", "queue ", "tombstone_ratio", "Silent failures", "Recommendations",
 		"none: no signal calls for a repair", "Latency (ms)", "recall", "no samples yet", "Recent errors", "Repairs: press a key"} {
 		if !strings.Contains(s, want) {
@@ -65,69 +68,69 @@ func TestDiagnosticsShowsTheLiveReport(t *testing.T) {
 }
 
 func TestDiagnosticsScrollKeys(t *testing.T) {
-	h := newHarness(t, harnessOpts{})
+	h := shelltest.New(t, shelltest.Options{})
 	openDiagnostics(h)
-	top := h.screen()
+	top := h.Screen()
 	if !strings.Contains(top, "Domains") || strings.Contains(top, "Recent errors") {
 		t.Fatalf("80x24 should show the top of the report only:\n%s", top)
 	}
 	for _, k := range [][]string{{"G"}, {"end"}, {"ctrl+d", "ctrl+d", "ctrl+d", "ctrl+d", "ctrl+d", "ctrl+d"}} {
-		h.press(k...)
-		if s := h.screen(); !strings.Contains(s, "Recent errors") || strings.Contains(s, "Domains") {
+		h.Press(k...)
+		if s := h.Screen(); !strings.Contains(s, "Recent errors") || strings.Contains(s, "Domains") {
 			t.Fatalf("%v does not reach the bottom:\n%s", k, s)
 		}
-		h.press("g")
-		if h.screen() != top {
-			t.Fatalf("g does not return to the top:\n%s", h.screen())
+		h.Press("g")
+		if h.Screen() != top {
+			t.Fatalf("g does not return to the top:\n%s", h.Screen())
 		}
 	}
-	h.press("j")
-	if s := h.screen(); strings.Contains(s, "Domains") {
+	h.Press("j")
+	if s := h.Screen(); strings.Contains(s, "Domains") {
 		t.Fatalf("j does not scroll:\n%s", s)
 	}
-	h.press("k")
-	if h.screen() != top {
+	h.Press("k")
+	if h.Screen() != top {
 		t.Fatal("k does not scroll back")
 	}
-	h.press("down", "ctrl+u")
-	if h.screen() != top {
+	h.Press("down", "ctrl+u")
+	if h.Screen() != top {
 		t.Fatal("down then ctrl+u does not come back to the top")
 	}
 }
 
 func TestDiagnosticsRefreshKeyAndLivePolling(t *testing.T) {
-	h := newHarness(t, harnessOpts{width: 120, height: 60})
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 60})
 	openDiagnostics(h)
-	if !strings.Contains(h.screen(), "none since start") {
-		t.Fatalf("errors before any:\n%s", h.screen())
+	if !strings.Contains(h.Screen(), "none since start") {
+		t.Fatalf("errors before any:\n%s", h.Screen())
 	}
-	an := h.svc.Analytics()
+	an := h.Svc.Analytics()
 	an.RecordError(analytics.ErrorEvent{Stage: "api", Code: "first_test_error", Message: "seen after R"})
-	h.press("R")
-	if !strings.Contains(h.screen(), "first_test_error") {
-		t.Fatalf("R does not re-read:\n%s", h.screen())
+	h.Press("R")
+	if !strings.Contains(h.Screen(), "first_test_error") {
+		t.Fatalf("R does not re-read:\n%s", h.Screen())
 	}
 	// While shown, the pane polls every second without a key.
 	an.RecordError(analytics.ErrorEvent{Stage: "api", Code: "second_test_error", Message: "seen by polling"})
-	if !h.pumpUntil(3*diagnostics.PollInterval, func() bool { return strings.Contains(h.screen(), "second_test_error") }) {
-		t.Fatalf("the pane does not poll while shown:\n%s", h.screen())
+	if !h.PumpUntil(3*diagnostics.PollInterval, func() bool { return strings.Contains(h.Screen(), "second_test_error") }) {
+		t.Fatalf("the pane does not poll while shown:\n%s", h.Screen())
 	}
 	// Hidden, it stops: no poll after switching away.
-	h.press("1")
-	mark := len(h.sent)
-	h.pumpUntil(2*diagnostics.PollInterval+200*time.Millisecond, func() bool { return false })
-	for _, msg := range h.sent[mark:] {
+	h.Press("1")
+	mark := len(h.Sent)
+	h.Advance(2*diagnostics.PollInterval + 200*time.Millisecond)
+	for _, msg := range h.Sent[mark:] {
 		if name := fmt.Sprintf("%T", msg); name == "diagnostics.snapshotMsg" {
 			t.Fatalf("the pane polled while hidden (%s)", name)
 		}
 	}
-	if h.m.Pane(diagPane).(*diagnostics.Model).Visible() {
+	if h.M.Pane(diagPane).(*diagnostics.Model).Visible() {
 		t.Fatal("the pane thinks it is shown")
 	}
 }
 
 func TestDiagnosticsNonDestructiveRepairsRunAtOnce(t *testing.T) {
-	h := newHarness(t, harnessOpts{width: 120, height: 40})
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40})
 	openDiagnostics(h)
 	before := repairEvents(h)
 	for _, c := range []struct{ key, want string }{
@@ -136,8 +139,8 @@ func TestDiagnosticsNonDestructiveRepairsRunAtOnce(t *testing.T) {
 		{"l", "release-leases: 0 affected"},
 		{"e", "re-embed: 0 affected"},
 	} {
-		h.press(c.key)
-		s := h.screen()
+		h.Press(c.key)
+		s := h.Screen()
 		if !strings.Contains(s, c.want) || !strings.Contains(s, "health 1.000 → 1.000 (+0.000)") {
 			t.Fatalf("%s: no result %q with the score change:\n%s", c.key, c.want, s)
 		}
@@ -148,25 +151,25 @@ func TestDiagnosticsNonDestructiveRepairsRunAtOnce(t *testing.T) {
 }
 
 func TestDiagnosticsDestructiveRepairsAskFirst(t *testing.T) {
-	h := newHarness(t, harnessOpts{width: 120, height: 40})
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40})
 	openDiagnostics(h)
 	before := repairEvents(h)
 	for _, k := range []string{"F", "o", "d", "s"} {
-		h.press(k)
-		if s := h.screen(); !strings.Contains(s, "? y/n") || !h.m.Pane(h.m.Active()).Capturing() {
+		h.Press(k)
+		if s := h.Screen(); !strings.Contains(s, "? y/n") || !h.M.Pane(h.M.Active()).Capturing() {
 			t.Fatalf("%s does not ask:\n%s", k, s)
 		}
 		// Under the prompt, digits and q answer nothing and go nowhere.
-		h.press("1", "q")
-		if h.quit || h.m.Active() != diagPane {
+		h.Press("1", "q")
+		if h.Quit || h.M.Active() != diagPane {
 			t.Fatalf("%s: a key under the prompt escaped it", k)
 		}
 		if k == "o" {
-			h.press("esc")
+			h.Press("esc")
 		} else {
-			h.press("n")
+			h.Press("n")
 		}
-		if strings.Contains(h.screen(), "? y/n") {
+		if strings.Contains(h.Screen(), "? y/n") {
 			t.Fatalf("%s: the prompt stays after cancelling", k)
 		}
 	}
@@ -174,18 +177,18 @@ func TestDiagnosticsDestructiveRepairsAskFirst(t *testing.T) {
 		t.Fatal("a cancelled repair ran")
 	}
 	// The retention sweep, confirmed.
-	h.press("s")
-	if s := h.screen(); !strings.Contains(s, "Run retention-sweep? y/n · Purge expired tombstones") {
+	h.Press("s")
+	if s := h.Screen(); !strings.Contains(s, "Run retention-sweep? y/n · Purge expired tombstones") {
 		t.Fatalf("the prompt does not name the repair:\n%s", s)
 	}
-	h.press("y")
-	s := h.screen()
+	h.Press("y")
+	s := h.Screen()
 	if !strings.Contains(s, "✓ retention-sweep: 0 affected") || !strings.Contains(s, "health 1.000 → 1.000") {
 		t.Fatalf("retention-sweep result:\n%s", s)
 	}
 	// And the FTS rebuild.
-	h.press("F", "y")
-	if s := h.screen(); !strings.Contains(s, "check-fts --repair: ") {
+	h.Press("F", "y")
+	if s := h.Screen(); !strings.Contains(s, "check-fts --repair: ") {
 		t.Fatalf("check-fts --repair result:\n%s", s)
 	}
 	if got := repairEvents(h) - before; got != 2 {
@@ -214,15 +217,15 @@ func TestDiagnosticsShowsRepairErrors(t *testing.T) {
 		{&core.Error{Code: ops.CodeRepairDisabled, Message: "repair check-fts denied"},
 			"✗ check-fts failed: " + ops.CodeRepairDisabled + ": repair check-fts denied"},
 	} {
-		h := newHarness(t, harnessOpts{width: 120, height: 40, backend: func(svc *core.Service) backend.Backend {
+		h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40, Backend: func(svc *core.Service) backend.Backend {
 			return repairRefuser{Backend: backend.NewLocal(svc, "127.0.0.1:3850"), err: c.err}
 		}})
 		openDiagnostics(h)
-		h.press("f")
-		if s := h.screen(); !strings.Contains(s, c.want) {
+		h.Press("f")
+		if s := h.Screen(); !strings.Contains(s, c.want) {
 			t.Fatalf("no %q:\n%s", c.want, s)
 		}
-		if !h.m.noticeErr {
+		if _, isErr := h.M.Notice(); !isErr {
 			t.Fatal("the status bar does not show the error")
 		}
 	}
@@ -267,10 +270,13 @@ func (f *fixedOps) Diagnostics(_ context.Context, fresh bool) (*ops.DiagnosticsR
 	}
 	return f.report, f.diagErr
 }
+
 func (f *fixedOps) MaintenanceRecommendations(context.Context) ([]ops.Recommendation, error) {
 	return f.recs, f.diagErr
 }
+
 func (f *fixedOps) Latency(context.Context) (backend.Latency, error) { return f.latency, nil }
+
 func (f *fixedOps) RecentErrors(context.Context, int) ([]analytics.ErrorEvent, error) {
 	return f.errs, nil
 }
@@ -297,7 +303,7 @@ func info(domain, name, unit string, value float64, msg string) ops.Signal {
 
 // healthyReport is a fresh store's report.
 func healthyReport() *ops.DiagnosticsReport {
-	r := &ops.DiagnosticsReport{Timestamp: storage.FormatTime(fixedNow), ComputeMs: 1.25, SilentFailures: []ops.Signal{}}
+	r := &ops.DiagnosticsReport{Timestamp: storage.FormatTime(tuitest.FixedNow), ComputeMs: 1.25, SilentFailures: []ops.Signal{}}
 	for _, name := range ops.DiagnosticsDomains {
 		r.Domains = append(r.Domains, ops.DomainReport{Name: name, Score: 1, Weight: ops.DomainWeights[name], Status: ops.StatusHealthy})
 	}
@@ -345,9 +351,9 @@ func busyOps(b backend.Backend) *fixedOps {
 	for i := range samples {
 		samples[i] = 4 + 3*math.Sin(float64(i)/7) + float64(i%11)/4
 	}
-	at := func(d time.Duration) string { return storage.FormatTime(fixedNow.Add(-d)) }
+	at := func(d time.Duration) string { return storage.FormatTime(tuitest.FixedNow.Add(-d)) }
 	after := busyReport(1)
-	after.Timestamp = storage.FormatTime(fixedNow.Add(time.Second))
+	after.Timestamp = storage.FormatTime(tuitest.FixedNow.Add(time.Second))
 	return &fixedOps{Backend: b, report: busyReport(0.6), after: after,
 		recs: []ops.Recommendation{
 			{Action: ops.RepairCheckFTS, Options: ops.RepairOptions{Repair: true}, Domain: "index", Signal: "fts_mismatch", Reason: "fts_mismatch 0.25 > 0.1"},
@@ -367,69 +373,71 @@ func busyOps(b backend.Backend) *fixedOps {
 	}
 }
 
-// diagGoldenViews are the Diagnostics pane's pinned states.
-var diagGoldenViews = []struct {
-	name  string
-	ops   func(b backend.Backend) *fixedOps
-	setup func(h *harness)
-}{
-	{"healthy", func(b backend.Backend) *fixedOps {
-		return &fixedOps{Backend: b, report: healthyReport(), recs: []ops.Recommendation{},
-			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{}}
-	}, func(h *harness) {}},
-	{"busy-repaired", busyOps, func(h *harness) { h.press("F", "y") }},
-	{"busy-confirm", busyOps, func(h *harness) { h.press("j", "j", "j", "s") }},
-	{"error", func(b backend.Backend) *fixedOps {
-		return &fixedOps{Backend: b, diagErr: errors.New("cairn at http://127.0.0.1:3850 does not answer: connection refused"),
-			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{},
-			repairErr: &core.Error{Code: ops.CodeRepairInProgress, Message: "repair check-fts is already running"}}
-	}, func(h *harness) { h.press("f") }},
-}
-
-func TestGoldenDiagnostics(t *testing.T) {
-	for _, v := range diagGoldenViews {
-		for _, size := range [][2]int{{80, 24}, {120, 40}} {
-			for _, theme := range []string{"dark", "light"} {
-				t.Run(fmt.Sprintf("%s_%dx%d_%s", v.name, size[0], size[1], theme), func(t *testing.T) {
-					t.Parallel() // each view has its own store; most of the time is waiting
-					h := newHarness(t, harnessOpts{theme: theme, width: size[0], height: size[1],
-						backend: func(svc *core.Service) backend.Backend { return v.ops(backend.NewLocal(svc, "127.0.0.1:3850")) }})
-					openDiagnostics(h)
-					v.setup(h)
-					h.fixStatus()
-					h.m.notice = ""
-					out := h.m.Render()
-					if got := strings.Count(out, "\n") + 1; got != size[1] {
-						t.Errorf("%d lines, want %d", got, size[1])
-					}
-					golden.RequireEqual(t, out)
-				})
-			}
-		}
-	}
-}
-
 // The Diagnostics pane in client mode: the report, a repair and its score
 // change all come over the HTTP API.
 func TestDiagnosticsClientMode(t *testing.T) {
-	h := newHarness(t, harnessOpts{width: 120, height: 60, backend: func(svc *core.Service) backend.Backend {
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 60, Backend: func(svc *core.Service) backend.Backend {
 		srv := httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
 		t.Cleanup(srv.Close)
 		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 	}})
 	openDiagnostics(h)
-	if !h.pumpUntil(5*time.Second, func() bool { return strings.Contains(h.screen(), "1.000 healthy") }) {
-		t.Fatalf("no report over HTTP:\n%s", h.screen())
+	if !h.PumpUntil(5*time.Second, func() bool { return strings.Contains(h.Screen(), "1.000 healthy") }) {
+		t.Fatalf("no report over HTTP:\n%s", h.Screen())
 	}
 	before := repairEvents(h)
-	h.press("f")
-	if !h.pumpUntil(10*time.Second, func() bool { return strings.Contains(h.screen(), "✓ check-fts: 0 affected") }) {
-		t.Fatalf("no repair result over HTTP:\n%s", h.screen())
+	h.Press("f")
+	if !h.PumpUntil(10*time.Second, func() bool { return strings.Contains(h.Screen(), "✓ check-fts: 0 affected") }) {
+		t.Fatalf("no repair result over HTTP:\n%s", h.Screen())
 	}
-	if !h.pumpUntil(5*time.Second, func() bool { return strings.Contains(h.screen(), "health 1.000 → 1.000") }) {
-		t.Fatalf("no score change over HTTP:\n%s", h.screen())
+	if !h.PumpUntil(5*time.Second, func() bool { return strings.Contains(h.Screen(), "health 1.000 → 1.000") }) {
+		t.Fatalf("no score change over HTTP:\n%s", h.Screen())
 	}
 	if repairEvents(h)-before != 1 {
 		t.Fatal("the repair was not audited")
+	}
+}
+
+// goldenViews are the Diagnostics pane's pinned states (shelltest.Golden),
+// each over a backend serving fixed diagnostics.
+var goldenViews = []shelltest.View{
+	{Name: "healthy", Backend: fixed(func(b backend.Backend) *fixedOps {
+		return &fixedOps{Backend: b, report: healthyReport(), recs: []ops.Recommendation{},
+			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{}}
+	}), Setup: func(h *shelltest.Harness) { openDiagnostics(h) }},
+	{Name: "busy-repaired", Backend: fixed(busyOps), Setup: func(h *shelltest.Harness) { openDiagnostics(h); h.Press("F", "y") }},
+	{Name: "busy-confirm", Backend: fixed(busyOps), Setup: func(h *shelltest.Harness) { openDiagnostics(h); h.Press("j", "j", "j", "s") }},
+	{Name: "error", Backend: fixed(func(b backend.Backend) *fixedOps {
+		return &fixedOps{Backend: b, diagErr: errors.New("cairn at http://127.0.0.1:3850 does not answer: connection refused"),
+			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{},
+			repairErr: &core.Error{Code: ops.CodeRepairInProgress, Message: "repair check-fts is already running"}}
+	}), Setup: func(h *shelltest.Harness) { openDiagnostics(h); h.Press("f") }},
+}
+
+// fixed wraps the Local backend over the harness's service in ops.
+func fixed(ops func(b backend.Backend) *fixedOps) func(svc *core.Service) backend.Backend {
+	return func(svc *core.Service) backend.Backend { return ops(backend.NewLocal(svc, "127.0.0.1:3850")) }
+}
+
+func TestGoldenDiagnostics(t *testing.T) { shelltest.Golden(t, goldenViews) }
+
+// BenchmarkDiagnosticsFrame is one frame of the Diagnostics pane at
+// 120×40 with a realistic report (degraded domains, recommendations, 300
+// recall samples, errors): what each once-a-second poll costs the UI once
+// its snapshot has been applied. It needs no big database.
+func BenchmarkDiagnosticsFrame(b *testing.B) {
+	svc, _ := tuitest.OpenService(b, b.TempDir())
+	m := tui.New(tui.Options{Backend: busyOps(backend.NewLocal(svc, "127.0.0.1:3850")), Theme: themes.MustBuiltin("dark"),
+		Now: func() time.Time { return tuitest.FixedNow }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	_, cmd := m.Update(tuitest.KeyPress("4")) // Diagnostics
+	for _, msg := range tuitest.RunAll(cmd) { // the first poll (and one tick, a second)
+		m.Update(msg)
+	}
+	if !strings.Contains(m.Render(), "0.769 degraded") {
+		b.Fatalf("the pane does not show the report:\n%s", m.Render())
+	}
+	for b.Loop() {
+		_ = m.View()
 	}
 }

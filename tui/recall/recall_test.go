@@ -1,0 +1,250 @@
+// Tests of the Recall pane, driven through the shell as a person uses it.
+package recall_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/tui/internal/shelltest"
+	"github.com/cairnmem/cairn/tui/internal/tuitest"
+	"github.com/cairnmem/cairn/tui/recall"
+)
+
+func TestRecallListsRecentThenSearchesAsYouType(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	s := h.Screen()
+	if !strings.Contains(s, "6 · recent memories") || !strings.Contains(s, "HTTP API binds") {
+		t.Fatalf("empty query does not list recent memories:\n%s", s)
+	}
+	h.Press("/")
+	h.TypeText("deploy")
+	s = h.Screen()
+	if !strings.Contains(s, "recall") || !strings.Contains(s, "ops/deploy.sh") || strings.Contains(s, "gofmt") {
+		t.Fatalf("search for deploy:\n%s", s)
+	}
+	// Filters: only decisions.
+	h.Press("ctrl+u") // clear the box (textinput: delete before cursor)
+	h.TypeText("type:decision")
+	s = h.Screen()
+	if !strings.Contains(s, "1 · recent memories") || !strings.Contains(s, "WAL mode") {
+		t.Fatalf("type:decision:\n%s", s)
+	}
+	h.TypeText(" imp:2")
+	if !strings.Contains(h.Screen(), "imp:2: want a number from 0 to 1") {
+		t.Fatalf("a bad filter is not explained:\n%s", h.Screen())
+	}
+}
+
+func TestRecallDropsStaleSearches(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	rp := h.M.Pane(0)
+	h.Press("/")
+	// Type two characters without running the debounce ticks.
+	_, first := h.M.Update(tuitest.KeyPress("x"))
+	_, second := h.M.Update(tuitest.KeyPress("y"))
+	// The first tick is stale: it must not search.
+	msgs := h.Collect(first)
+	for _, msg := range msgs {
+		if cmd := rp.Update(msg); cmd != nil {
+			if out := h.Collect(cmd); len(out) > 0 {
+				t.Fatalf("a stale debounce tick searched: %#v", out)
+			}
+		}
+	}
+	h.Run(second)
+	if !strings.Contains(h.Screen(), "Nothing matches") {
+		t.Fatalf("search for xy:\n%s", h.Screen())
+	}
+}
+
+func TestRecallNewMemory(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	h.Press("n")
+	h.TypeText("the staging database password rotates monthly")
+	h.Press("tab")
+	h.TypeText("infra,secrets")
+	h.Press("tab", "tab", "tab", "space") // type, importance, pinned: toggle on
+	h.Press("ctrl+s")
+	res, err := h.Svc.List(context.Background(), storage.MemoryFilter{Tags: []string{"secrets"}}, 10, 0)
+	if err != nil || len(res.Memories) != 1 {
+		t.Fatalf("new memory not stored: %v %v", res, err)
+	}
+	got := res.Memories[0]
+	if got.Content != "the staging database password rotates monthly" || !got.Pinned || got.UpdatedBy != "tui" {
+		t.Fatalf("stored %+v", got)
+	}
+	if h.M.Pane(0).Nested() || !strings.Contains(h.Screen(), "› ") || !strings.Contains(h.Screen(), "password rotate") {
+		t.Fatalf("after saving, the list does not show the new memory:\n%s", h.Screen())
+	}
+}
+
+func TestRecallEditSendsIfVersionAndReason(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	h.SelectRow("postgres runs")
+	h.Press("e")
+	if !strings.Contains(h.Screen(), "Edit 0000a001") {
+		t.Fatalf("e does not open the editor:\n%s", h.Screen())
+	}
+	h.Press("ctrl+e") // end of line
+	h.TypeText(" (checked)")
+	h.Press("ctrl+s")
+	if !strings.Contains(h.Screen(), "Why this change?") {
+		t.Fatalf("saving an edit does not ask why:\n%s", h.Screen())
+	}
+	h.TypeText("verified in staging")
+	h.Press("enter")
+	m := h.Get(tuitest.IDPostgres)
+	if !strings.HasSuffix(m.Content, "5432 (checked)") || m.Version != 2 {
+		t.Fatalf("after edit: %q v%d", m.Content, m.Version)
+	}
+	hist, _ := h.Svc.MemoryHistory(context.Background(), tuitest.IDPostgres, 10)
+	last := hist[len(hist)-1]
+	if last.Reason != "verified in staging" || last.ChangedBy != "tui" || last.Metadata["ifVersion"] == nil {
+		t.Fatalf("history: %+v", last)
+	}
+}
+
+func TestRecallEditConflictKeepsText(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	h.SelectRow("postgres runs")
+	h.Press("e")
+	h.Press("ctrl+e")
+	h.TypeText(" MINE")
+	// An agent changes the memory meanwhile.
+	theirs := "postgres moved to port 6543 everywhere"
+	if _, err := h.Svc.Modify(context.Background(), core.Patch{ID: tuitest.IDPostgres, Content: &theirs, Reason: "agent"}, core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
+		t.Fatal(err)
+	}
+	h.Press("ctrl+s")
+	h.TypeText("mine")
+	h.Press("enter")
+	s := h.Screen()
+	if !strings.Contains(s, "Version conflict") || !strings.Contains(s, "6543") || !strings.Contains(s, "MINE") {
+		t.Fatalf("conflict screen:\n%s", s)
+	}
+	if got := h.Get(tuitest.IDPostgres); got.Content != theirs {
+		t.Fatalf("the conflicting save wrote: %q", got.Content)
+	}
+	// Saving again overwrites knowingly (against the version now stored).
+	h.Press("ctrl+s")
+	h.Press("enter")
+	if got := h.Get(tuitest.IDPostgres); !strings.HasSuffix(got.Content, "5432 MINE") || got.Version != 3 {
+		t.Fatalf("second save: %q v%d", got.Content, got.Version)
+	}
+}
+
+func TestRecallPinDeleteRecoverCopy(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	h.SelectRow("prefers tabs")
+	h.Press("p")
+	if !h.Get(tuitest.IDTabs).Pinned {
+		t.Fatal("p does not pin")
+	}
+	h.Press("p")
+	if h.Get(tuitest.IDTabs).Pinned {
+		t.Fatal("p does not unpin")
+	}
+
+	h.Press("d")
+	if !strings.Contains(h.Screen(), "Delete 0000a003") {
+		t.Fatalf("d does not ask:\n%s", h.Screen())
+	}
+	h.Press("esc")
+	if h.Get(tuitest.IDTabs).IsDeleted {
+		t.Fatal("esc deleted")
+	}
+	h.Press("d")
+	h.TypeText("obsolete")
+	h.Press("enter")
+	if m := h.Get(tuitest.IDTabs); !m.IsDeleted {
+		t.Fatal("d + enter does not delete")
+	}
+	if strings.Contains(h.Screen(), "prefers tabs") {
+		t.Fatalf("deleted memory still listed:\n%s", h.Screen())
+	}
+	hist, _ := h.Svc.MemoryHistory(context.Background(), tuitest.IDTabs, 10)
+	if r := hist[len(hist)-1]; r.Event != "deleted" || r.Reason != "obsolete" {
+		t.Fatalf("delete history %+v", r)
+	}
+
+	h.Press("D")
+	if !strings.Contains(h.Screen(), "deleted memories") || !strings.Contains(h.Screen(), "prefers tabs") {
+		t.Fatalf("D does not show deleted:\n%s", h.Screen())
+	}
+	h.Press("u")
+	if h.Get(tuitest.IDTabs).IsDeleted {
+		t.Fatal("u does not recover")
+	}
+	h.Press("D")
+
+	// Pinned memories need force: the confirmed delete sends it.
+	h.SelectRow("WAL mode")
+	h.Press("d", "enter")
+	if !h.Get(tuitest.IDSQLite).IsDeleted {
+		t.Fatal("deleting a pinned memory failed")
+	}
+
+	h.SelectRow("HTTP API")
+	before := len(h.Sent)
+	h.Press("y")
+	want := h.Get(tuitest.IDAPI).Content
+	var clip bool
+	for _, msg := range h.Sent[before:] {
+		if fmt.Sprintf("%T", msg) == "tea.setClipboardMsg" && fmt.Sprint(msg) == want {
+			clip = true
+		}
+	}
+	notice, _ := h.M.Notice()
+	if !clip || !strings.HasPrefix(notice, fmt.Sprintf("copied %d characters", len([]rune(want)))) {
+		t.Fatalf("y: clipboard %v, notice %q", clip, notice)
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	yes := true
+	tests := []struct {
+		in      string
+		text    string
+		check   func(f storage.MemoryFilter) bool
+		wantErr string
+	}{
+		{"postgres port", "postgres port", func(f storage.MemoryFilter) bool { return f.Type == "" }, ""},
+		{"type:decision wal", "wal", func(f storage.MemoryFilter) bool { return f.Type == "decision" }, ""},
+		{"tag:a,b tags:c x", "x", func(f storage.MemoryFilter) bool { return strings.Join(f.Tags, ",") == "a,b,c" }, ""},
+		{"who:claude project:cairn", "", func(f storage.MemoryFilter) bool { return f.Who == "claude" && f.Project == "cairn" }, ""},
+		{"pinned:yes", "", func(f storage.MemoryFilter) bool { return f.Pinned != nil && *f.Pinned == yes }, ""},
+		{"imp:0.7", "", func(f storage.MemoryFilter) bool { return *f.ImportanceMin == 0.7 }, ""},
+		{"since:2d", "", func(f storage.MemoryFilter) bool { return f.Since == "2026-03-12T15:09:26.000Z" }, ""},
+		{"since:2026-01-31", "", func(f storage.MemoryFilter) bool { return f.Since == "2026-01-31T00:00:00.000Z" }, ""},
+		{"http://example.com", "http://example.com", func(f storage.MemoryFilter) bool { return true }, ""},
+		{"pinned:maybe", "", nil, "pinned:maybe"},
+		{"imp:x", "", nil, "imp:x"},
+		{"since:soon", "", nil, "since:soon"},
+	}
+	for _, tt := range tests {
+		q, err := recall.ParseQuery(tt.in, tuitest.FixedNow)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%q: err %v", tt.in, err)
+			}
+			continue
+		}
+		if err != nil || q.Text != tt.text || !tt.check(q.Filter) {
+			t.Errorf("%q: %+v %v", tt.in, q, err)
+		}
+	}
+}
+
+// goldenViews are the Recall pane's pinned states (shelltest.Golden).
+var goldenViews = []shelltest.View{
+	{Name: "recall-list", Setup: func(h *shelltest.Harness) {}},
+	{Name: "recall-detail", Setup: func(h *shelltest.Harness) { h.Press("enter") }},
+	{Name: "recall-edit", Setup: func(h *shelltest.Harness) { h.Press("j", "j", "e") }},
+	{Name: "recall-delete", Setup: func(h *shelltest.Harness) { h.Press("j", "d") }},
+}
+
+func TestGolden(t *testing.T) { shelltest.Golden(t, goldenViews) }
