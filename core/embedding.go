@@ -63,9 +63,9 @@ func (s *Service) ProviderHealthy() bool {
 	return pe == nil || s.now().Sub(pe.at) > providerBackoff
 }
 
-// embed calls the provider outside any transaction, bounded by the
+// Embed calls the provider outside any transaction, bounded by the
 // configured timeout, and returns normalized vectors of one dimension.
-func (s *Service) embed(ctx context.Context, texts []string) ([][]float32, error) {
+func (s *Service) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if s.embedder == nil {
 		return nil, errors.New("no embedding provider configured")
 	}
@@ -108,7 +108,7 @@ func (s *Service) queryVector(ctx context.Context, q string) ([]float32, error) 
 		return v, nil
 	}
 	s.emb.qmu.Unlock()
-	vecs, err := s.embed(ctx, []string{q})
+	vecs, err := s.Embed(ctx, []string{q})
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (s *Service) index(ctx context.Context) (*vector.Index, error) {
 	if dim == 0 {
 		// Nothing stored yet and the provider does not say: learn it from
 		// one embedding.
-		v, err := s.embed(ctx, []string{"dimension probe"})
+		v, err := s.Embed(ctx, []string{"dimension probe"})
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +282,7 @@ func (s *Service) EmbedRows(ctx context.Context, pend []PendingRow) (int, error)
 		for i, p := range batch {
 			texts[i] = p.Content
 		}
-		vecs, err := s.embed(ctx, texts)
+		vecs, err := s.Embed(ctx, texts)
 		if err != nil {
 			s.emb.failed.Add(int64(len(batch)))
 			return done, err

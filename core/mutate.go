@@ -262,7 +262,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 	var res *MutationResult
 	var resErr error
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		res, resErr = s.forgetTx(ctx, tx, in, actor)
+		res, resErr = s.ForgetTx(ctx, tx, in, actor)
 		return nil
 	})
 	if err != nil {
@@ -275,7 +275,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 	return res, resErr
 }
 
-func (s *Service) forgetTx(ctx context.Context, tx *storage.Tx, in ForgetInput, actor Actor) (*MutationResult, error) {
+func (s *Service) ForgetTx(ctx context.Context, tx *storage.Tx, in ForgetInput, actor Actor) (*MutationResult, error) {
 	m, err := storage.GetMemory(ctx, tx, in.ID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return notFound(in.ID)

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cairnmem/cairn/core/documents"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
@@ -53,7 +55,7 @@ func (w *DocumentWorker) Run(ctx context.Context) error {
 // whose job died on a reaped last attempt.
 func (w *DocumentWorker) reap(ctx context.Context, log *slog.Logger) {
 	reapLeases(ctx, w.Svc, log)
-	if n, err := w.Svc.FailOrphanedDocuments(ctx); err != nil && ctx.Err() == nil {
+	if n, err := documents.For(w.Svc).FailOrphanedDocuments(ctx); err != nil && ctx.Err() == nil {
 		log.Warn("mark orphaned documents failed", "err", err)
 	} else if n > 0 {
 		log.Info("documents whose ingest job died marked failed", "documents", n)
@@ -74,11 +76,11 @@ func (w *DocumentWorker) Step(ctx context.Context, owner string) (bool, error) {
 	if w.Svc.MutationsFrozen() {
 		return false, nil
 	}
-	job, err := w.Svc.LeaseJob(ctx, owner, core.JobDocumentIngest)
+	job, err := w.Svc.LeaseJob(ctx, owner, documents.JobDocumentIngest)
 	if err != nil || job == nil {
 		return false, err
 	}
-	res, perr := w.Svc.ProcessDocumentJob(ctx, job)
+	res, perr := documents.For(w.Svc).ProcessDocumentJob(ctx, job)
 	if perr == nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
@@ -92,7 +94,7 @@ func (w *DocumentWorker) Step(ctx context.Context, owner string) (bool, error) {
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	dead, ferr := w.Svc.FailDocumentJob(fctx, job, perr)
+	dead, ferr := documents.For(w.Svc).FailDocumentJob(fctx, job, perr)
 	if ferr != nil {
 		return true, errors.Join(perr, ferr)
 	}

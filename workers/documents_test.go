@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/documents"
+
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
@@ -29,13 +31,13 @@ func TestDocumentWorkerRunsWithPipelineDisabled(t *testing.T) {
 	svc := core.NewService(db, cfg, core.ServiceOptions{})
 	done := make(chan error, 1)
 	go func() { done <- workers.RunDocuments(ctx, svc, nil) }()
-	res, err := svc.CreateDocument(ctx, core.DocumentInput{SourceType: "text", Content: "The on-call rota changes every Monday.", Title: "Rota"})
+	res, err := documents.For(svc).CreateDocument(ctx, documents.DocumentInput{SourceType: "text", Content: "The on-call rota changes every Monday.", Title: "Rota"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		d, err := svc.GetDocument(ctx, res.ID)
+		d, err := documents.For(svc).GetDocument(ctx, res.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/documents"
+
 	"github.com/cairnmem/cairn/core"
 )
 
@@ -19,8 +21,8 @@ func (a *API) documentBodyLimit() int64 {
 
 // documentInputFrom reads a document request. Fields are snake_case, with
 // the camelCase aliases Signet clients send.
-func documentInputFrom(b body) (core.DocumentInput, *core.Error) {
-	var in core.DocumentInput
+func documentInputFrom(b body) (documents.DocumentInput, *core.Error) {
+	var in documents.DocumentInput
 	var e *core.Error
 	var ok bool
 	if in.SourceType, ok, e = b.str("source_type", "sourceType"); e != nil {
@@ -59,7 +61,7 @@ func (a *API) createDocument(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	res, err := a.svc.CreateDocument(r.Context(), in)
+	res, err := documents.For(a.svc).CreateDocument(r.Context(), in)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -90,7 +92,7 @@ func (a *API) listDocuments(w http.ResponseWriter, r *http.Request) {
 		}
 		offset = n
 	}
-	res, err := a.svc.ListDocuments(r.Context(), q.Get("status"), limit, offset)
+	res, err := documents.For(a.svc).ListDocuments(r.Context(), q.Get("status"), limit, offset)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -99,7 +101,7 @@ func (a *API) listDocuments(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) getDocument(w http.ResponseWriter, r *http.Request) {
-	d, err := a.svc.GetDocument(r.Context(), r.PathValue("id"))
+	d, err := documents.For(a.svc).GetDocument(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -108,7 +110,7 @@ func (a *API) getDocument(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) documentChunks(w http.ResponseWriter, r *http.Request) {
-	cs, err := a.svc.DocumentChunks(r.Context(), r.PathValue("id"))
+	cs, err := documents.For(a.svc).DocumentChunks(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -130,7 +132,7 @@ func (a *API) deleteDocument(w http.ResponseWriter, r *http.Request) {
 	if strings.TrimSpace(reason) == "" {
 		reason = r.URL.Query().Get("reason")
 	}
-	res, err := a.svc.DeleteDocument(r.Context(), r.PathValue("id"), reason, actorOf(r, b))
+	res, err := documents.For(a.svc).DeleteDocument(r.Context(), r.PathValue("id"), reason, actorOf(r, b))
 	if err != nil {
 		a.fail(w, r, err)
 		return

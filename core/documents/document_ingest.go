@@ -1,4 +1,4 @@
-package core
+package documents
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/vector"
 
@@ -43,12 +45,12 @@ var errDocumentGone = errors.New("document deleted during ingest")
 // chunk twice: a chunk index already linked to a live memory with the
 // same content is kept, and a chunk whose content is already a live
 // memory is linked to it instead of inserted again.
-func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*DocumentIngestResult, error) {
+func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*DocumentIngestResult, error) {
 	if job == nil || job.JobType != JobDocumentIngest || job.DocumentID == "" {
 		return nil, fmt.Errorf("%w: not a document_ingest job with a document_id", ErrDocumentPermanent)
 	}
 	res := &DocumentIngestResult{DocumentID: job.DocumentID}
-	d, err := storage.GetDocument(ctx, s.db.Reader(), job.DocumentID)
+	d, err := storage.GetDocument(ctx, s.svc.DB().Reader(), job.DocumentID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, fmt.Errorf("%w: document %s not found", ErrDocumentPermanent, job.DocumentID)
 	} else if err != nil {
@@ -59,11 +61,11 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 		return res, nil
 	}
 	step := func(status string, fn func(tx *storage.Tx) error) error {
-		return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		return s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 			if err := storage.CheckLease(ctx, tx, job); err != nil {
 				return err
 			}
-			if err := storage.SetDocumentStatus(ctx, tx, d.ID, status, "", s.timestamp()); errors.Is(err, storage.ErrNotFound) {
+			if err := storage.SetDocumentStatus(ctx, tx, d.ID, status, "", storage.FormatTime(s.svc.Now())); errors.Is(err, storage.ErrNotFound) {
 				return errDocumentGone
 			} else if err != nil {
 				return err
@@ -88,7 +90,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 	}
 	content, title, ctype := d.Content, "", ""
 	if d.SourceType == "url" {
-		dc := s.cfg.Documents
+		dc := s.svc.Config().Documents
 		fr, err := fetch.FetchURL(ctx, d.SourceURL, fetch.FetchOptions{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
 			MaxRedirects: dc.MaxRedirects, AllowPrivate: dc.AllowPrivateFetch})
 		if err != nil {
@@ -97,7 +99,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 			}
 			return nil, err
 		}
-		content, title, ctype = s.Redact(fr.Content), fr.Title, fr.ContentType
+		content, title, ctype = s.svc.Redact(fr.Content), fr.Title, fr.ContentType
 	}
 	if strings.TrimFunc(content, text.IsSpace) == "" {
 		return nil, fmt.Errorf("%w: Empty content", ErrDocumentPermanent)
@@ -111,7 +113,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 		if d.SourceType != "url" {
 			return nil
 		}
-		return storage.SetDocumentContent(ctx, tx, d.ID, content, title, ctype, s.timestamp())
+		return storage.SetDocumentContent(ctx, tx, d.ID, content, title, ctype, storage.FormatTime(s.svc.Now()))
 	})
 	if err != nil {
 		return gone(err)
@@ -124,14 +126,14 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 
 	// embedding
 	if err := step(storage.DocEmbedding, func(tx *storage.Tx) error {
-		return storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.timestamp())
+		return storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), storage.FormatTime(s.svc.Now()))
 	}); err != nil {
 		return gone(err)
 	}
 	vecs := s.embedChunks(ctx, chunks)
 
 	// indexing, in batches
-	links, err := storage.DocumentLinks(ctx, s.db.Reader(), d.ID)
+	links, err := storage.DocumentLinks(ctx, s.svc.DB().Reader(), d.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -145,8 +147,8 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 	}
 	var touched, created, replaced []string
 	model := ""
-	if s.embedder != nil {
-		model = s.embedder.Model()
+	if s.svc.Embedder() != nil {
+		model = s.svc.Embedder().Model()
 	}
 	for start := 0; start < len(chunks); start += documentIndexBatch {
 		batch := chunks[start:min(start+documentIndexBatch, len(chunks))]
@@ -154,7 +156,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 		var bReused, bEmbedded int
 		err := step(storage.DocIndexing, func(tx *storage.Tx) error {
 			bTouched, bCreated, bReplaced, bReused, bEmbedded = nil, nil, nil, 0, 0
-			now := s.timestamp()
+			now := storage.FormatTime(s.svc.Now())
 			for k, c := range batch {
 				i := start + k
 				var mem *storage.Memory
@@ -185,7 +187,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 						Who: d.ID, Why: documentWhy, SourceType: documentSourceType, SourceID: d.ID,
 						Tags: text.CleanTags(tags), ExtractionStatus: "none",
 					}
-					if err := s.InsertNew(ctx, tx, mem, documentActor, documentWhy,
+					if err := s.svc.InsertNew(ctx, tx, mem, documentActor, documentWhy,
 						map[string]any{"documentId": d.ID, "chunkIndex": i}); err != nil {
 						return err
 					}
@@ -209,7 +211,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 		})
 		if err != nil {
 			if len(touched) > 0 {
-				s.SyncVectors(ctx, touched...)
+				s.svc.SyncVectors(ctx, touched...)
 			}
 			return gone(err)
 		}
@@ -222,7 +224,7 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 	// done: drop links beyond the last chunk (an earlier run cut the text
 	// into more pieces) and the chunk memories no longer linked.
 	var dropped []string
-	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		dropped = dropped[:0]
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
 			return err
@@ -247,31 +249,31 @@ func (s *Service) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*Do
 				dropped = append(dropped, id)
 			}
 		}
-		if err := storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.timestamp()); err != nil {
+		if err := storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), storage.FormatTime(s.svc.Now())); err != nil {
 			return err
 		}
-		if err := storage.SetDocumentStatus(ctx, tx, d.ID, storage.DocDone, "", s.timestamp()); errors.Is(err, storage.ErrNotFound) {
+		if err := storage.SetDocumentStatus(ctx, tx, d.ID, storage.DocDone, "", storage.FormatTime(s.svc.Now())); errors.Is(err, storage.ErrNotFound) {
 			return errDocumentGone
 		} else if err != nil {
 			return err
 		}
 		return nil
 	})
-	s.SyncVectors(ctx, append(touched, dropped...)...)
+	s.svc.SyncVectors(ctx, append(touched, dropped...)...)
 	if err != nil {
 		return gone(err)
 	}
 	for _, id := range created {
-		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: documentActor.Name})
+		s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: id, Actor: documentActor.Name})
 	}
 	res.Status = storage.DocDone
 	return res, nil
 }
 
 // documentChunks cuts content into normalized chunks, dropping empty ones.
-func (s *Service) documentChunks(content string) []text.Normalized {
+func (s *Documents) documentChunks(content string) []text.Normalized {
 	var out []text.Normalized
-	for _, c := range text.ChunkDocument(content, s.cfg.Documents.ChunkSize, s.cfg.Documents.ChunkOverlap) {
+	for _, c := range text.ChunkDocument(content, s.svc.Config().Documents.ChunkSize, s.svc.Config().Documents.ChunkOverlap) {
 		if n := text.NormalizeContent(c); n.Storage != "" {
 			out = append(out, n)
 		}
@@ -284,24 +286,24 @@ func (s *Service) documentChunks(content string) []text.Normalized {
 // absent provider, or a document too long to embed within half the job's
 // lease, leaves the rest to the embedding tracker: the chunks are stored
 // either way, and the lease is not lost to a slow model.
-func (s *Service) embedChunks(ctx context.Context, chunks []text.Normalized) [][]float32 {
-	budget := time.Now().Add(s.cfg.PipelineV2.LeaseTimeout.D() / 2)
+func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [][]float32 {
+	budget := time.Now().Add(s.svc.Config().PipelineV2.LeaseTimeout.D() / 2)
 	vecs := make([][]float32, len(chunks))
-	if s.embedder == nil || !s.ProviderHealthy() {
+	if s.svc.Embedder() == nil || !s.svc.ProviderHealthy() {
 		return vecs
 	}
-	model := s.embedder.Model()
-	r := s.db.Reader()
+	model := s.svc.Embedder().Model()
+	r := s.svc.DB().Reader()
 	var todo []int
 	for i, c := range chunks {
 		if ok, _ := storage.HasEmbedding(ctx, r, c.Hash, model); !ok {
 			todo = append(todo, i)
 		}
 	}
-	bs := max(s.cfg.Embedding.BatchSize, 1)
+	bs := max(s.svc.Config().Embedding.BatchSize, 1)
 	for start := 0; start < len(todo); start += bs {
 		if time.Now().After(budget) {
-			s.log.Info("document chunks left to the embedding tracker", "embedded", start, "left", len(todo)-start)
+			s.svc.Logger().Info("document chunks left to the embedding tracker", "embedded", start, "left", len(todo)-start)
 			return vecs
 		}
 		idx := todo[start:min(start+bs, len(todo))]
@@ -309,9 +311,9 @@ func (s *Service) embedChunks(ctx context.Context, chunks []text.Normalized) [][
 		for k, i := range idx {
 			texts[k] = chunks[i].Storage
 		}
-		got, err := s.embed(ctx, texts)
+		got, err := s.svc.Embed(ctx, texts)
 		if err != nil {
-			s.log.Warn("embedding document chunks failed; the tracker will retry", "err", err)
+			s.svc.Logger().Warn("embedding document chunks failed; the tracker will retry", "err", err)
 			return vecs
 		}
 		for k, i := range idx {
@@ -326,16 +328,16 @@ func (s *Service) embedChunks(ctx context.Context, chunks []text.Normalized) [][
 // backoff until max_attempts. The document is marked failed with the error
 // once the job is dead; while a retry is pending it is back to queued with
 // the error noted. It reports whether the job is dead.
-func (s *Service) FailDocumentJob(ctx context.Context, job *storage.Job, cause error) (bool, error) {
+func (s *Documents) FailDocumentJob(ctx context.Context, job *storage.Job, cause error) (bool, error) {
 	msg := strings.TrimPrefix(cause.Error(), ErrDocumentPermanent.Error()+": ")
 	permanent := errors.Is(cause, ErrDocumentPermanent)
 	var dead bool
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		var err error
 		if permanent {
-			dead, err = true, storage.KillJob(ctx, tx, job, msg, s.now())
+			dead, err = true, storage.KillJob(ctx, tx, job, msg, s.svc.Now())
 		} else {
-			dead, err = storage.FailJob(ctx, tx, job, msg, s.now(), storage.RetryDelay(job.Attempts))
+			dead, err = storage.FailJob(ctx, tx, job, msg, s.svc.Now(), storage.RetryDelay(job.Attempts))
 		}
 		if err != nil {
 			return err
@@ -347,7 +349,7 @@ func (s *Service) FailDocumentJob(ctx context.Context, job *storage.Job, cause e
 		if dead {
 			status, note = storage.DocFailed, msg
 		}
-		if err := storage.SetDocumentStatus(ctx, tx, job.DocumentID, status, note, s.timestamp()); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		if err := storage.SetDocumentStatus(ctx, tx, job.DocumentID, status, note, storage.FormatTime(s.svc.Now())); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
 		return nil
@@ -358,11 +360,11 @@ func (s *Service) FailDocumentJob(ctx context.Context, job *storage.Job, cause e
 // FailOrphanedDocuments marks failed the unfinished documents whose
 // ingest job died without a worker recording it (a stale lease reaped on
 // its last attempt).
-func (s *Service) FailOrphanedDocuments(ctx context.Context) (int64, error) {
+func (s *Documents) FailOrphanedDocuments(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		var err error
-		n, err = storage.FailOrphanedDocuments(ctx, tx, s.timestamp())
+		n, err = storage.FailOrphanedDocuments(ctx, tx, storage.FormatTime(s.svc.Now()))
 		return err
 	})
 	return n, err

@@ -1,4 +1,4 @@
-package core_test
+package documents_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/core/documents"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
@@ -66,7 +68,7 @@ func chunkContents(tb testing.TB, e *apitest.Env, id string) ([]string, []string
 	}
 	var contents, ids []string
 	for i, c := range cs {
-		if int(c["chunk_index"].(float64)) != i || c["type"] != core.DocumentChunkType || c["created_at"] == "" {
+		if int(c["chunk_index"].(float64)) != i || c["type"] != documents.DocumentChunkType || c["created_at"] == "" {
 			tb.Fatalf("chunk %d: %v", i, c)
 		}
 		contents = append(contents, c["content"].(string))
@@ -486,11 +488,11 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 	e := apitest.NewEnv(t, func(c *config.Config) { c.Documents.ChunkSize, c.Documents.ChunkOverlap = 200, 20 })
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": docText(16000, "gamma")})
 	ctx := context.Background()
-	job, err := e.Svc.LeaseJob(ctx, "crashing-worker", core.JobDocumentIngest)
+	job, err := e.Svc.LeaseJob(ctx, "crashing-worker", documents.JobDocumentIngest)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	res, err := e.Svc.ProcessDocumentJob(ctx, job)
+	res, err := documents.For(e.Svc).ProcessDocumentJob(ctx, job)
 	if err != nil || res.Chunks <= 64 || res.Created != res.Chunks {
 		t.Fatalf("first run: %+v %v (want more chunks than one write batch)", res, err)
 	}
@@ -517,7 +519,7 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 	if err := e.Svc.CompleteJob(ctx, job, res); err == nil {
 		t.Fatal("the crashed worker completed a job it no longer holds")
 	}
-	if _, err := e.Svc.ProcessDocumentJob(ctx, job); err == nil {
+	if _, err := documents.For(e.Svc).ProcessDocumentJob(ctx, job); err == nil {
 		t.Fatal("the crashed worker processed a job it no longer holds")
 	}
 }
@@ -571,15 +573,15 @@ func BenchmarkDocumentIngest(b *testing.B) {
 	b.SetBytes(200 << 10)
 	for i := 0; b.Loop(); i++ {
 		text := docText(200<<10, fmt.Sprintf("b%d", i))
-		res, err := e.Svc.CreateDocument(ctx, core.DocumentInput{SourceType: "text", Content: text, Title: "bench"})
+		res, err := documents.For(e.Svc).CreateDocument(ctx, documents.DocumentInput{SourceType: "text", Content: text, Title: "bench"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		job, err := e.Svc.LeaseJob(ctx, "bench", core.JobDocumentIngest)
+		job, err := e.Svc.LeaseJob(ctx, "bench", documents.JobDocumentIngest)
 		if err != nil || job == nil {
 			b.Fatal(job, err)
 		}
-		out, err := e.Svc.ProcessDocumentJob(ctx, job)
+		out, err := documents.For(e.Svc).ProcessDocumentJob(ctx, job)
 		if err != nil || out.Created < 100 {
 			b.Fatal(out, err)
 		}
@@ -604,15 +606,15 @@ func TestDocumentChunksAreEmbedded(t *testing.T) {
 	}
 	text := "Kubernetes pods restart when the liveness probe fails three times in a row. " +
 		docText(2600, "delta")
-	created, err := svc.CreateDocument(ctx, core.DocumentInput{SourceType: "text", Content: text, Title: "K8s"})
+	created, err := documents.For(svc).CreateDocument(ctx, documents.DocumentInput{SourceType: "text", Content: text, Title: "K8s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := svc.LeaseJob(ctx, "t", core.JobDocumentIngest)
+	job, err := svc.LeaseJob(ctx, "t", documents.JobDocumentIngest)
 	if err != nil || job == nil || job.DocumentID != created.ID {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	res, err := svc.ProcessDocumentJob(ctx, job)
+	res, err := documents.For(svc).ProcessDocumentJob(ctx, job)
 	if err != nil || res.Chunks != 2 || res.Embedded != 2 {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
@@ -620,7 +622,7 @@ func TestDocumentChunksAreEmbedded(t *testing.T) {
 		t.Fatalf("pending embeddings after ingest: %d %v", n, err)
 	}
 	got := recall(t, svc, core.RecallInput{Query: "why do containers get restarted by health checks", Mode: "vector", Limit: 3})
-	if len(got.Results) == 0 || got.Results[0].Type != core.DocumentChunkType {
+	if len(got.Results) == 0 || got.Results[0].Type != documents.DocumentChunkType {
 		t.Fatalf("vector recall: %+v", got.Results)
 	}
 }

@@ -1,4 +1,4 @@
-package core
+package documents
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/fetch"
 
@@ -35,10 +37,10 @@ const (
 	documentIndexBatch      = 64 // chunks written per transaction
 )
 
-var documentActor = Actor{Name: "document-worker", Type: ActorDaemon}
+var documentActor = core.Actor{Name: "document-worker", Type: core.ActorDaemon}
 
 // ErrDocumentNotFound is the 404 of the documents API.
-var ErrDocumentNotFound = &Error{Code: CodeNotFound, Message: "Document not found"}
+var ErrDocumentNotFound = &core.Error{Code: core.CodeNotFound, Message: "Document not found"}
 
 // DocumentInput is a request to register a document.
 type DocumentInput struct {
@@ -75,17 +77,17 @@ func documentView(d *storage.Document) *Document {
 }
 
 // validateDocument checks a document request without touching the store.
-func (s *Service) validateDocument(in *DocumentInput) *Error {
+func (s *Documents) validateDocument(in *DocumentInput) *core.Error {
 	in.SourceType = strings.TrimSpace(in.SourceType)
 	switch in.SourceType {
 	case "text", "url", "file":
 	default:
-		return Invalid("source_type", "source_type must be text, url, or file")
+		return core.Invalid("source_type", "source_type must be text, url, or file")
 	}
 	for _, f := range []struct{ name, v string }{{"content", in.Content}, {"url", in.URL}, {"title", in.Title},
 		{"content_type", in.ContentType}, {"connector_id", in.ConnectorID}} {
 		if !utf8.ValidString(f.v) {
-			return Invalid(f.name, "%s is not valid UTF-8", f.name)
+			return core.Invalid(f.name, "%s is not valid UTF-8", f.name)
 		}
 	}
 	in.URL = strings.TrimSpace(in.URL)
@@ -93,40 +95,40 @@ func (s *Service) validateDocument(in *DocumentInput) *Error {
 	switch in.SourceType {
 	case "text", "file":
 		if !hasContent {
-			return Invalid("content", "content is required for %s source_type", in.SourceType)
+			return core.Invalid("content", "content is required for %s source_type", in.SourceType)
 		}
 	case "url":
 		if in.URL == "" {
-			return Invalid("url", "url is required for url source_type")
+			return core.Invalid("url", "url is required for url source_type")
 		}
-		if _, err := fetch.ValidateFetchURL(in.URL, s.cfg.Documents.AllowPrivateFetch); err != nil {
+		if _, err := fetch.ValidateFetchURL(in.URL, s.svc.Config().Documents.AllowPrivateFetch); err != nil {
 			msg := err.Error()
 			if strings.HasPrefix(msg, "only http") || strings.HasPrefix(msg, "the URL has no host") || strings.HasPrefix(msg, "url is not") {
 				msg = "url must be an http or https URL with a host"
 			}
-			return Invalid("url", "%s", msg)
+			return core.Invalid("url", "%s", msg)
 		}
 		if hasContent {
-			return Invalid("content", "content must be empty for url source_type (the page is fetched)")
+			return core.Invalid("content", "content must be empty for url source_type (the page is fetched)")
 		}
 	}
-	if max := s.cfg.Documents.MaxContentBytes; int64(len(in.Content)) > max {
-		return &Error{Code: CodeTooLarge,
+	if max := s.svc.Config().Documents.MaxContentBytes; int64(len(in.Content)) > max {
+		return &core.Error{Code: core.CodeTooLarge,
 			Message: fmt.Sprintf("content is %d bytes; the limit is %d (documents.max_content_bytes)", len(in.Content), max),
 			Extra:   map[string]any{"field": "content"}}
 	}
 	if len(in.Title) > 1000 {
-		return Invalid("title", "title must be at most 1000 bytes")
+		return core.Invalid("title", "title must be at most 1000 bytes")
 	}
 	if len(in.URL) > 8192 {
-		return Invalid("url", "url must be at most 8192 bytes")
+		return core.Invalid("url", "url must be at most 8192 bytes")
 	}
 	if len(in.Metadata) > 0 {
 		m := strings.TrimSpace(string(in.Metadata))
 		if m == "null" {
 			in.Metadata = nil
 		} else if !strings.HasPrefix(m, "{") || !json.Valid(in.Metadata) {
-			return Invalid("metadata", "metadata must be a JSON object")
+			return core.Invalid("metadata", "metadata must be a JSON object")
 		}
 	}
 	return nil
@@ -135,32 +137,32 @@ func (s *Service) validateDocument(in *DocumentInput) *Error {
 // CreateDocument registers a document and queues its ingest job, both in
 // one transaction. A URL already registered by a document that is neither
 // failed nor deleted returns that document, marked deduplicated.
-func (s *Service) CreateDocument(ctx context.Context, in DocumentInput) (*CreateDocumentResult, error) {
-	if err := s.CheckFrozen(); err != nil {
+func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*CreateDocumentResult, error) {
+	if err := s.svc.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	if e := s.validateDocument(&in); e != nil {
 		return nil, e
 	}
-	now := s.timestamp()
+	now := storage.FormatTime(s.svc.Now())
 	d := &storage.Document{
-		ID: NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: text.CollapseSpace(in.Title),
+		ID: core.NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: text.CollapseSpace(in.Title),
 		ContentType: strings.TrimSpace(in.ContentType), ConnectorID: strings.TrimSpace(in.ConnectorID),
 		Status: storage.DocQueued, CreatedAt: now, UpdatedAt: now,
 	}
 	if in.Content != "" {
-		d.Content = s.Redact(in.Content) // secrets never reach the store
+		d.Content = s.svc.Redact(in.Content) // secrets never reach the store
 		d.Bytes = int64(len(d.Content))
 	}
 	if len(in.Metadata) > 0 {
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, in.Metadata); err != nil {
-			return nil, Invalid("metadata", "metadata must be a JSON object")
+			return nil, core.Invalid("metadata", "metadata must be a JSON object")
 		}
 		d.Metadata = compact.String()
 	}
 	res := &CreateDocumentResult{}
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		if d.SourceURL != "" {
 			prev, err := storage.FindLiveDocumentByURL(ctx, tx, d.SourceURL)
 			if err == nil {
@@ -173,8 +175,8 @@ func (s *Service) CreateDocument(ctx context.Context, in DocumentInput) (*Create
 		if err := storage.InsertDocument(ctx, tx, d); err != nil {
 			return err
 		}
-		jobID := NewID()
-		if err := storage.EnqueueDocumentJob(ctx, tx, jobID, d.ID, s.cfg.PipelineV2.MaxAttempts, now); err != nil {
+		jobID := core.NewID()
+		if err := storage.EnqueueDocumentJob(ctx, tx, jobID, d.ID, s.svc.Config().PipelineV2.MaxAttempts, now); err != nil {
 			return err
 		}
 		*res = CreateDocumentResult{ID: d.ID, Status: storage.DocQueued, JobID: jobID}
@@ -199,23 +201,23 @@ type DocumentList struct {
 }
 
 // ListDocuments returns documents newest first, without their content.
-// limit is clamped to 1..500 (0 means 50).
-func (s *Service) ListDocuments(ctx context.Context, status string, limit, offset int) (*DocumentList, error) {
+// Limit is clamped to 1..500 (0 means 50).
+func (s *Documents) ListDocuments(ctx context.Context, status string, limit, offset int) (*DocumentList, error) {
 	status = strings.TrimSpace(status)
 	if status != "" && !containsStr(documentStatuses, status) {
-		return nil, Invalid("status", "status must be one of %s", strings.Join(documentStatuses, ", "))
+		return nil, core.Invalid("status", "status must be one of %s", strings.Join(documentStatuses, ", "))
 	}
 	if limit < 0 {
-		return nil, Invalid("limit", "limit must be a positive integer")
+		return nil, core.Invalid("limit", "limit must be a positive integer")
 	}
 	if offset < 0 {
-		return nil, Invalid("offset", "offset must be a non-negative integer")
+		return nil, core.Invalid("offset", "offset must be a non-negative integer")
 	}
 	if limit == 0 {
 		limit = 50
 	}
 	limit = min(limit, 500)
-	docs, total, err := storage.ListDocuments(ctx, s.db.Reader(), status, limit, offset)
+	docs, total, err := storage.ListDocuments(ctx, s.svc.DB().Reader(), status, limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -236,8 +238,8 @@ func containsStr(list []string, s string) bool {
 }
 
 // GetDocument returns one document with its content.
-func (s *Service) GetDocument(ctx context.Context, id string) (*Document, error) {
-	d, err := storage.GetDocument(ctx, s.db.Reader(), id)
+func (s *Documents) GetDocument(ctx context.Context, id string) (*Document, error) {
+	d, err := storage.GetDocument(ctx, s.svc.DB().Reader(), id)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, ErrDocumentNotFound
 	} else if err != nil {
@@ -256,8 +258,8 @@ type DocumentChunk struct {
 }
 
 // DocumentChunks returns a document's live chunk memories in order.
-func (s *Service) DocumentChunks(ctx context.Context, id string) ([]*DocumentChunk, error) {
-	r := s.db.Reader()
+func (s *Documents) DocumentChunks(ctx context.Context, id string) ([]*DocumentChunk, error) {
+	r := s.svc.DB().Reader()
 	if _, err := storage.GetDocument(ctx, r, id); errors.Is(err, storage.ErrNotFound) {
 		return nil, ErrDocumentNotFound
 	} else if err != nil {
@@ -285,21 +287,21 @@ type DeleteDocumentResult struct {
 // marks the document deleted with the reason as its error, in one
 // transaction. A chunk memory another live document also links to is
 // kept, and so is a memory that is not a document chunk (a chunk that
-// deduplicated onto an existing memory).
-func (s *Service) DeleteDocument(ctx context.Context, id, reason string, actor Actor) (*DeleteDocumentResult, error) {
-	if err := s.CheckFrozen(); err != nil {
+// Deduplicated onto an existing memory).
+func (s *Documents) DeleteDocument(ctx context.Context, id, reason string, actor core.Actor) (*DeleteDocumentResult, error) {
+	if err := s.svc.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return nil, Invalid("reason", "reason is required")
+		return nil, core.Invalid("reason", "reason is required")
 	}
 	if !utf8.ValidString(reason) {
-		return nil, Invalid("reason", "reason is not valid UTF-8")
+		return nil, core.Invalid("reason", "reason is not valid UTF-8")
 	}
 	actor = actor.Normalized()
 	var removed []string
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		removed = removed[:0]
 		d, err := storage.GetDocument(ctx, tx, id)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -308,9 +310,9 @@ func (s *Service) DeleteDocument(ctx context.Context, id, reason string, actor A
 			return err
 		}
 		if d.Status == storage.DocDeleted {
-			return &Error{Code: CodeAlreadyDeleted, Message: "Document is already deleted"}
+			return &core.Error{Code: core.CodeAlreadyDeleted, Message: "Document is already deleted"}
 		}
-		now := s.timestamp()
+		now := storage.FormatTime(s.svc.Now())
 		if err := storage.SetDocumentStatus(ctx, tx, id, storage.DocDeleted, reason, now); err != nil {
 			return err
 		}
@@ -337,9 +339,9 @@ func (s *Service) DeleteDocument(ctx context.Context, id, reason string, actor A
 	if err != nil {
 		return nil, err
 	}
-	s.SyncVectors(ctx, removed...)
+	s.svc.SyncVectors(ctx, removed...)
 	for _, mid := range removed {
-		s.events.publish(Event{Kind: EventDeleted, MemoryID: mid, Actor: actor.Name})
+		s.svc.Publish(core.Event{Kind: core.EventDeleted, MemoryID: mid, Actor: actor.Name})
 	}
 	return &DeleteDocumentResult{Deleted: true, MemoriesRemoved: len(removed)}, nil
 }
@@ -347,7 +349,7 @@ func (s *Service) DeleteDocument(ctx context.Context, id, reason string, actor A
 // removeChunkMemory soft-deletes memoryID through forgetTx when it is a
 // live document chunk that no other live document links to. It reports
 // whether it deleted it.
-func (s *Service) removeChunkMemory(ctx context.Context, tx *storage.Tx, memoryID, docID, reason string, actor Actor) (bool, error) {
+func (s *Documents) removeChunkMemory(ctx context.Context, tx *storage.Tx, memoryID, docID, reason string, actor core.Actor) (bool, error) {
 	m, err := storage.GetMemory(ctx, tx, memoryID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return false, nil
@@ -361,7 +363,7 @@ func (s *Service) removeChunkMemory(ctx context.Context, tx *storage.Tx, memoryI
 	if err != nil || elsewhere {
 		return false, err
 	}
-	res, ferr := s.forgetTx(ctx, tx, ForgetInput{ID: memoryID, Reason: reason, Force: true}, actor)
+	res, ferr := s.svc.ForgetTx(ctx, tx, core.ForgetInput{ID: memoryID, Reason: reason, Force: true}, actor)
 	if res == nil {
 		return false, ferr
 	}
