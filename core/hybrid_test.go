@@ -3,67 +3,14 @@ package core_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
-	"github.com/cairnmem/cairn/core/config"
-
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/internal/apitest"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
 )
-
-// useEmbedder is the built-in model seen through core.Embedder: the real
-// model runs in these tests.
-type useEmbedder struct {
-	m    *uselite.Model
-	fail error // when set, every call fails (a provider that is down)
-	mu   sync.Mutex
-}
-
-var (
-	useOnce  sync.Once
-	useModel *uselite.Model
-	useErr   error
-)
-
-func builtin(t testing.TB) *useEmbedder {
-	t.Helper()
-	useOnce.Do(func() { useModel, useErr = uselite.Load() })
-	if useErr != nil {
-		t.Fatal(useErr)
-	}
-	return &useEmbedder{m: useModel}
-}
-
-func (u *useEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	u.mu.Lock()
-	fail := u.fail
-	u.mu.Unlock()
-	if fail != nil {
-		return nil, fail
-	}
-	return u.m.Embed(texts)
-}
-func (u *useEmbedder) Model() string   { return uselite.ModelName }
-func (u *useEmbedder) Dimensions() int { return uselite.Dimensions }
-func (u *useEmbedder) setFail(err error) {
-	u.mu.Lock()
-	u.fail = err
-	u.mu.Unlock()
-}
-
-func hybridService(t *testing.T, emb core.Embedder) *core.Service {
-	t.Helper()
-	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "h.db"), NoBackup: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: emb})
-}
 
 func remember(t *testing.T, svc *core.Service, content, project string) string {
 	t.Helper()
@@ -72,16 +19,6 @@ func remember(t *testing.T, svc *core.Service, content, project string) string {
 		t.Fatal(err)
 	}
 	return res.Memory.ID
-}
-
-func recall(t *testing.T, svc *core.Service, in core.RecallInput) *core.RecallResult {
-	t.Helper()
-	in.NoTracking = true
-	res, err := svc.Recall(context.Background(), in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 func ids(res *core.RecallResult) []string {
@@ -94,16 +31,16 @@ func ids(res *core.RecallResult) []string {
 
 func TestHybridFindsParaphrasesKeywordsMiss(t *testing.T) {
 	ctx := context.Background()
-	svc := hybridService(t, builtin(t))
+	svc := apitest.NewService(t, apitest.Builtin(t))
 	deploy := remember(t, svc, "we deploy on Fridays", "")
 	remember(t, svc, "my cat is grey", "")
 	remember(t, svc, "the database migration failed with a schema error", "")
 
-	kw := recall(t, svc, core.RecallInput{Query: "when do we ship?", Mode: core.ModeKeyword})
+	kw := apitest.Recall(t, svc, core.RecallInput{Query: "when do we ship?", Mode: core.ModeKeyword})
 	if slices.Contains(ids(kw), deploy) {
 		t.Fatal("keyword search should not connect 'ship' with 'deploy'")
 	}
-	res := recall(t, svc, core.RecallInput{Query: "when do we ship?", Explain: true, Limit: 3})
+	res := apitest.Recall(t, svc, core.RecallInput{Query: "when do we ship?", Explain: true, Limit: 3})
 	if res.Method != core.ModeHybrid {
 		t.Fatalf("method = %s", res.Method)
 	}
@@ -115,7 +52,7 @@ func TestHybridFindsParaphrasesKeywordsMiss(t *testing.T) {
 		t.Fatalf("explain of a vector-only hit: %+v source %s", top.Explain, top.Source)
 	}
 	// Both legs: an exact keyword match also has its similarity.
-	res = recall(t, svc, core.RecallInput{Query: "database migration", Explain: true, Limit: 1})
+	res = apitest.Recall(t, svc, core.RecallInput{Query: "database migration", Explain: true, Limit: 1})
 	if e := res.Results[0].Explain; e.Keyword != 1 || e.Vector <= 0 || e.BM25 >= 0 || e.Final <= 0 {
 		t.Fatalf("explain of a hybrid hit: %+v", e)
 	}
@@ -127,30 +64,30 @@ func TestHybridFindsParaphrasesKeywordsMiss(t *testing.T) {
 
 func TestVectorLegHonoursFiltersAndDeletes(t *testing.T) {
 	ctx := context.Background()
-	svc := hybridService(t, builtin(t))
+	svc := apitest.NewService(t, apitest.Builtin(t))
 	a := remember(t, svc, "we deploy on Fridays", "atlas")
 	b := remember(t, svc, "deployments happen every Friday afternoon", "zephyr")
 	q := core.RecallInput{Query: "when do we ship releases?", Mode: core.ModeVector}
 
 	q.Filter = storage.MemoryFilter{Project: "zephyr"}
-	if got := ids(recall(t, svc, q)); !slices.Equal(got, []string{b}) {
+	if got := ids(apitest.Recall(t, svc, q)); !slices.Equal(got, []string{b}) {
 		t.Fatalf("project filter on the vector leg: %v", got)
 	}
 	q.Filter = storage.MemoryFilter{Tags: []string{"nope"}}
-	if got := ids(recall(t, svc, q)); len(got) != 0 {
+	if got := ids(apitest.Recall(t, svc, q)); len(got) != 0 {
 		t.Fatalf("tag filter on the vector leg: %v", got)
 	}
 	q.Filter = storage.MemoryFilter{}
 	if _, err := svc.Forget(ctx, core.ForgetInput{ID: a, Reason: "test"}, core.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(recall(t, svc, q)); slices.Contains(got, a) {
+	if got := ids(apitest.Recall(t, svc, q)); slices.Contains(got, a) {
 		t.Fatalf("deleted memory still found by vectors: %v", got)
 	}
 	if _, err := svc.Recover(ctx, core.RecoverInput{ID: a, Reason: "test"}, core.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(recall(t, svc, q)); !slices.Contains(got, a) {
+	if got := ids(apitest.Recall(t, svc, q)); !slices.Contains(got, a) {
 		t.Fatalf("recovered memory not found by vectors: %v", got)
 	}
 	// A content change replaces the vector: the old meaning is gone.
@@ -158,7 +95,7 @@ func TestVectorLegHonoursFiltersAndDeletes(t *testing.T) {
 	if _, err := svc.Modify(ctx, core.Patch{ID: a, Reason: "test", Content: &content}, core.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	res := recall(t, svc, core.RecallInput{Query: "pets sleeping", Mode: core.ModeVector, Limit: 1})
+	res := apitest.Recall(t, svc, core.RecallInput{Query: "pets sleeping", Mode: core.ModeVector, Limit: 1})
 	if got := ids(res); !slices.Equal(got, []string{a}) {
 		t.Fatalf("edited memory not found by its new meaning: %v", got)
 	}
@@ -168,17 +105,17 @@ func TestVectorLegHonoursFiltersAndDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.Filter = storage.MemoryFilter{Type: "note"}
-	if got := ids(recall(t, svc, q)); !slices.Equal(got, []string{b}) {
+	if got := ids(apitest.Recall(t, svc, q)); !slices.Equal(got, []string{b}) {
 		t.Fatalf("type filter after an edit: %v", got)
 	}
 }
 
 func TestRecallDegradesToKeywordWhenProviderFails(t *testing.T) {
-	emb := builtin(t)
-	svc := hybridService(t, emb)
+	emb := apitest.Builtin(t)
+	svc := apitest.NewService(t, emb)
 	id := remember(t, svc, "postgres runs on port 5433 in staging", "")
-	emb.setFail(errors.New("connection refused"))
-	res := recall(t, svc, core.RecallInput{Query: "which port does postgres use"})
+	emb.SetFail(errors.New("connection refused"))
+	res := apitest.Recall(t, svc, core.RecallInput{Query: "which port does postgres use"})
 	if res.Method != core.ModeKeyword || len(res.Warnings) == 0 || !slices.Equal(ids(res), []string{id}) {
 		t.Fatalf("degraded recall: method %s warnings %v ids %v", res.Method, res.Warnings, ids(res))
 	}
@@ -191,26 +128,26 @@ func TestRecallDegradesToKeywordWhenProviderFails(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("pending = %d, want 1", n)
 	}
-	emb.setFail(nil)
+	emb.SetFail(nil)
 	if err := svc.EmbedPending(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := svc.CountPendingEmbeddings(context.Background()); n != 0 {
 		t.Fatalf("pending after the tracker = %d", n)
 	}
-	if res := recall(t, svc, core.RecallInput{Query: "which port does redis use"}); res.Method != core.ModeHybrid {
+	if res := apitest.Recall(t, svc, core.RecallInput{Query: "which port does redis use"}); res.Method != core.ModeHybrid {
 		t.Fatalf("method after recovery = %s", res.Method)
 	}
 }
 
 func TestRecallWithoutEmbedderIsKeyword(t *testing.T) {
-	svc := hybridService(t, nil)
+	svc := apitest.NewService(t, nil)
 	remember(t, svc, "postgres runs on port 5433", "")
-	res := recall(t, svc, core.RecallInput{Query: "postgres"})
+	res := apitest.Recall(t, svc, core.RecallInput{Query: "postgres"})
 	if res.Method != core.ModeKeyword || len(res.Results) != 1 {
 		t.Fatalf("%+v", res)
 	}
-	res = recall(t, svc, core.RecallInput{Query: "postgres", Mode: core.ModeVector})
+	res = apitest.Recall(t, svc, core.RecallInput{Query: "postgres", Mode: core.ModeVector})
 	if len(res.Results) != 0 {
 		t.Fatal("vector mode without vectors should find nothing")
 	}
@@ -218,7 +155,7 @@ func TestRecallWithoutEmbedderIsKeyword(t *testing.T) {
 
 func TestSimilarAndEmbeddingsExport(t *testing.T) {
 	ctx := context.Background()
-	svc := hybridService(t, builtin(t))
+	svc := apitest.NewService(t, apitest.Builtin(t))
 	a := remember(t, svc, "we deploy on Fridays", "")
 	b := remember(t, svc, "deployments go out every Friday", "")
 	remember(t, svc, "my cat is grey", "")
@@ -234,7 +171,7 @@ func TestSimilarAndEmbeddingsExport(t *testing.T) {
 
 func TestAccessTrackingDoesNotReindexOrVersion(t *testing.T) {
 	ctx := context.Background()
-	svc := hybridService(t, nil)
+	svc := apitest.NewService(t, nil)
 	id := remember(t, svc, "postgres runs on port 5433", "")
 	if _, err := svc.Recall(ctx, core.RecallInput{Query: "postgres"}); err != nil {
 		t.Fatal(err)

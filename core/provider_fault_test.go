@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/internal/apitest"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -77,7 +78,7 @@ func TestRecallWithAProviderOfTheWrongDimension(t *testing.T) {
 	if err != nil || res.Embedded {
 		t.Fatalf("remember: %v embedded=%v", err, res != nil && res.Embedded)
 	}
-	out := recall(t, svc, core.RecallInput{Query: "postgres port"})
+	out := apitest.Recall(t, svc, core.RecallInput{Query: "postgres port"})
 	if out.Method != core.ModeKeyword || len(out.Results) != 1 || len(out.Warnings) == 0 {
 		t.Fatalf("recall: %+v", out)
 	}
@@ -97,7 +98,7 @@ func TestRecallWithASlowProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	out := recall(t, svc, core.RecallInput{Query: "redis"})
+	out := apitest.Recall(t, svc, core.RecallInput{Query: "redis"})
 	if out.Method != core.ModeKeyword || len(out.Results) != 1 {
 		t.Fatalf("recall: %+v", out)
 	}
@@ -113,7 +114,7 @@ func TestRecallWithAWorkingRemoteProvider(t *testing.T) {
 	if err != nil || !res.Embedded {
 		t.Fatalf("remember: %v %+v", err, res)
 	}
-	if out := recall(t, svc, core.RecallInput{Query: "redis"}); out.Method != core.ModeHybrid || len(out.Results) != 1 {
+	if out := apitest.Recall(t, svc, core.RecallInput{Query: "redis"}); out.Method != core.ModeHybrid || len(out.Results) != 1 {
 		t.Fatalf("recall: %+v", out)
 	}
 }

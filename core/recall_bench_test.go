@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/internal/apitest"
 	"github.com/cairnmem/cairn/core/vector"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -70,7 +71,7 @@ func recallStore(b *testing.B, n int) *core.Service {
 				Content: fmt.Sprintf("%s(note %d)", words, i), Importance: 0.8, Confidence: 1,
 				Project: []string{"atlas", "zephyr", "orion"}[i%3], Type: "fact"}}
 		}
-		svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: builtin(b)})
+		svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: apitest.Builtin(b)})
 		if _, err := svc.Import(ctx, lines, core.Actor{Name: "bench"}); err != nil {
 			b.Fatal(err)
 		}
@@ -157,7 +158,7 @@ func BenchmarkRecall100kHybrid(b *testing.B)  { benchRecall(b, 100_000, core.Mod
 
 // BenchmarkQueryEmbedding is the built-in model embedding one recall query.
 func BenchmarkQueryEmbedding(b *testing.B) {
-	emb := builtin(b)
+	emb := apitest.Builtin(b)
 	i := 0
 	for b.Loop() {
 		if _, err := emb.Embed(context.Background(), []string{fmt.Sprintf("%s %d", benchQueries[i%len(benchQueries)], i)}); err != nil {
@@ -186,7 +187,7 @@ func BenchmarkBackgroundEmbedding(b *testing.B) {
 				benchWords[i%40], benchWords[(i*7)%40], benchWords[(i*13)%40], i), Importance: 0.5, Confidence: 1}}
 		}
 		svc.Import(ctx, lines, core.Actor{})
-		svc = core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: builtin(b)})
+		svc = core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: apitest.Builtin(b)})
 		b.StartTimer()
 		if err := svc.EmbedPending(ctx, nil); err != nil {
 			b.Fatal(err)

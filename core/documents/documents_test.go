@@ -599,7 +599,7 @@ func BenchmarkDocumentIngest(b *testing.B) {
 // vector leg finds them.
 func TestDocumentChunksAreEmbedded(t *testing.T) {
 	t.Parallel()
-	svc := hybridService(t, builtin(t))
+	svc := apitest.NewService(t, apitest.Builtin(t))
 	ctx := context.Background()
 	if err := svc.WarmVectors(ctx); err != nil {
 		t.Fatal(err)
@@ -621,7 +621,7 @@ func TestDocumentChunksAreEmbedded(t *testing.T) {
 	if n, err := svc.CountPendingEmbeddings(ctx); err != nil || n != 0 {
 		t.Fatalf("pending embeddings after ingest: %d %v", n, err)
 	}
-	got := recall(t, svc, core.RecallInput{Query: "why do containers get restarted by health checks", Mode: "vector", Limit: 3})
+	got := apitest.Recall(t, svc, core.RecallInput{Query: "why do containers get restarted by health checks", Mode: "vector", Limit: 3})
 	if len(got.Results) == 0 || got.Results[0].Type != documents.DocumentChunkType {
 		t.Fatalf("vector recall: %+v", got.Results)
 	}

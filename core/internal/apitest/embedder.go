@@ -1,0 +1,83 @@
+package apitest
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/workers/embedding/uselite"
+)
+
+// Embedder is the built-in model seen through core.Embedder: the real
+// model runs in the tests that use it.
+type Embedder struct {
+	m    *uselite.Model
+	fail error // when set, every call fails (a provider that is down)
+	mu   sync.Mutex
+}
+
+var (
+	useOnce  sync.Once
+	useModel *uselite.Model
+	useErr   error
+)
+
+// Builtin returns the built-in embedding model, loaded once per process.
+func Builtin(t testing.TB) *Embedder {
+	t.Helper()
+	useOnce.Do(func() { useModel, useErr = uselite.Load() })
+	if useErr != nil {
+		t.Fatal(useErr)
+	}
+	return &Embedder{m: useModel}
+}
+
+// Embed embeds texts with the built-in model, or fails as SetFail asked.
+func (u *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	u.mu.Lock()
+	fail := u.fail
+	u.mu.Unlock()
+	if fail != nil {
+		return nil, fail
+	}
+	return u.m.Embed(texts)
+}
+
+// Model names the built-in model.
+func (u *Embedder) Model() string { return uselite.ModelName }
+
+// Dimensions is the built-in model's vector size.
+func (u *Embedder) Dimensions() int { return uselite.Dimensions }
+
+// SetFail makes every later call fail with err (nil: succeed again).
+func (u *Embedder) SetFail(err error) {
+	u.mu.Lock()
+	u.fail = err
+	u.mu.Unlock()
+}
+
+// NewService opens a fresh store with the default configuration and emb.
+func NewService(t *testing.T, emb core.Embedder) *core.Service {
+	t.Helper()
+	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "h.db"), NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: emb})
+}
+
+// Recall recalls without access tracking, failing the test on error.
+func Recall(t *testing.T, svc *core.Service, in core.RecallInput) *core.RecallResult {
+	t.Helper()
+	in.NoTracking = true
+	res, err := svc.Recall(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
