@@ -68,12 +68,12 @@ func (a *app) runService(ctx context.Context, svc *core.Service, front func(cont
 	g.Go(func() error {
 		// Load the embedding model and the vector index in the background:
 		// the API and the first frame never wait for them.
-		if w, ok := svc.Embedder().(embedding.Warmer); ok {
+		if w, ok := svc.Vectors().Embedder().(embedding.Warmer); ok {
 			if err := w.Warm(gctx); err != nil && gctx.Err() == nil {
 				a.log.Warn("embedding model", "err", err)
 			}
 		}
-		if err := svc.WarmVectors(gctx); err != nil && gctx.Err() == nil {
+		if err := svc.Vectors().WarmVectors(gctx); err != nil && gctx.Err() == nil {
 			a.log.Warn("vector index", "err", err)
 		}
 		return nil

@@ -15,6 +15,13 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
+// Vectors owns a Service's vectors: its embedder, the in-memory vector
+// index, the query cache and the provider's health.
+type Vectors struct {
+	svc *Service
+	embedState
+}
+
 // embedState is the Service's view of its embedder: the in-memory vector
 // index (loaded lazily), a small cache of query vectors, and the provider's
 // recent health.
@@ -48,37 +55,37 @@ const queryCacheSize = 256
 const providerBackoff = 30 * time.Second
 
 // Embedder returns the configured embedder, or nil when vectors are off.
-func (s *Service) Embedder() Embedder { return s.embedder }
+func (s *Vectors) Embedder() Embedder { return s.svc.embedder }
 
-func (s *Service) noteProvider(err error) {
+func (s *Vectors) noteProvider(err error) {
 	if err == nil {
-		s.emb.lastErr.Store(nil)
+		s.lastErr.Store(nil)
 		return
 	}
-	s.emb.lastErr.Store(&providerError{err: err, at: s.now()})
+	s.lastErr.Store(&providerError{err: err, at: s.svc.now()})
 }
 
-func (s *Service) ProviderHealthy() bool {
-	pe := s.emb.lastErr.Load()
-	return pe == nil || s.now().Sub(pe.at) > providerBackoff
+func (s *Vectors) ProviderHealthy() bool {
+	pe := s.lastErr.Load()
+	return pe == nil || s.svc.now().Sub(pe.at) > providerBackoff
 }
 
 // Embed calls the provider outside any transaction, bounded by the
 // configured timeout, and returns normalized vectors of one dimension.
-func (s *Service) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if s.embedder == nil {
+func (s *Vectors) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if s.svc.embedder == nil {
 		return nil, errors.New("no embedding provider configured")
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Embedding.Timeout.D())
+	ctx, cancel := context.WithTimeout(ctx, s.svc.cfg.Embedding.Timeout.D())
 	defer cancel()
 	t0 := time.Now()
-	vecs, err := s.embedder.Embed(ctx, texts)
+	vecs, err := s.svc.embedder.Embed(ctx, texts)
 	defer func() { s.noteEmbedCall(time.Since(t0), err) }()
 	if err == nil && len(vecs) != len(texts) {
 		err = fmt.Errorf("embedding provider returned %d vectors for %d texts", len(vecs), len(texts))
 	}
 	if err == nil {
-		want := s.cfg.Embedding.Dimensions
+		want := s.svc.cfg.Embedding.Dimensions
 		for i, v := range vecs {
 			if want == 0 {
 				want = len(v)
@@ -101,29 +108,29 @@ func (s *Service) Embed(ctx context.Context, texts []string) ([][]float32, error
 }
 
 // queryVector embeds a recall query, through a small cache.
-func (s *Service) queryVector(ctx context.Context, q string) ([]float32, error) {
-	s.emb.qmu.Lock()
-	if v, ok := s.emb.qcache[q]; ok {
-		s.emb.qmu.Unlock()
+func (s *Vectors) queryVector(ctx context.Context, q string) ([]float32, error) {
+	s.qmu.Lock()
+	if v, ok := s.qcache[q]; ok {
+		s.qmu.Unlock()
 		return v, nil
 	}
-	s.emb.qmu.Unlock()
+	s.qmu.Unlock()
 	vecs, err := s.Embed(ctx, []string{q})
 	if err != nil {
 		return nil, err
 	}
-	s.emb.qmu.Lock()
-	defer s.emb.qmu.Unlock()
-	if s.emb.qcache == nil {
-		s.emb.qcache = map[string][]float32{}
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	if s.qcache == nil {
+		s.qcache = map[string][]float32{}
 	}
-	if _, ok := s.emb.qcache[q]; !ok {
-		if len(s.emb.qorder) >= queryCacheSize {
-			delete(s.emb.qcache, s.emb.qorder[0])
-			s.emb.qorder = s.emb.qorder[1:]
+	if _, ok := s.qcache[q]; !ok {
+		if len(s.qorder) >= queryCacheSize {
+			delete(s.qcache, s.qorder[0])
+			s.qorder = s.qorder[1:]
 		}
-		s.emb.qorder = append(s.emb.qorder, q)
-		s.emb.qcache[q] = vecs[0]
+		s.qorder = append(s.qorder, q)
+		s.qcache[q] = vecs[0]
 	}
 	return vecs[0], nil
 }
@@ -131,21 +138,21 @@ func (s *Service) queryVector(ctx context.Context, q string) ([]float32, error) 
 // index returns the vector index, loading it on first use. The TUI and
 // the server warm it in the background (WarmVectors) so the first frame
 // never waits for it.
-func (s *Service) index(ctx context.Context) (*vector.Index, error) {
-	if s.embedder == nil {
+func (s *Vectors) index(ctx context.Context) (*vector.Index, error) {
+	if s.svc.embedder == nil {
 		return nil, errors.New("no embedding provider configured")
 	}
-	if ix := s.emb.ix.Load(); ix != nil {
+	if ix := s.ix.Load(); ix != nil {
 		return ix, nil
 	}
-	s.emb.loadMu.Lock()
-	defer s.emb.loadMu.Unlock()
-	if ix := s.emb.ix.Load(); ix != nil {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	if ix := s.ix.Load(); ix != nil {
 		return ix, nil
 	}
-	dim := s.embedder.Dimensions()
+	dim := s.svc.embedder.Dimensions()
 	if dim == 0 {
-		dim, _ = storage.EmbeddingDimensions(ctx, s.db.Reader(), s.embedder.Model())
+		dim, _ = storage.EmbeddingDimensions(ctx, s.svc.db.Reader(), s.svc.embedder.Model())
 	}
 	if dim == 0 {
 		// Nothing stored yet and the provider does not say: learn it from
@@ -157,12 +164,12 @@ func (s *Service) index(ctx context.Context) (*vector.Index, error) {
 		dim = len(v[0])
 	}
 	start := time.Now()
-	ix, err := vector.Load(ctx, s.db.Reader(), s.embedder.Model(), dim)
+	ix, err := vector.Load(ctx, s.svc.db.Reader(), s.svc.embedder.Model(), dim)
 	if err != nil {
 		return nil, err
 	}
-	s.log.Info("vector index loaded", "model", ix.Model, "vectors", ix.Len(), "ms", time.Since(start).Milliseconds())
-	s.emb.ix.Store(ix)
+	s.svc.log.Info("vector index loaded", "model", ix.Model, "vectors", ix.Len(), "ms", time.Since(start).Milliseconds())
+	s.ix.Store(ix)
 	return ix, nil
 }
 
@@ -172,33 +179,33 @@ const calibrationQueries = 16
 // maybeCalibrate measures the prefilter in the background, on the recent
 // queries, when the index is large enough and grew since the last
 // measurement; searches stay exact meanwhile.
-func (s *Service) maybeCalibrate(ix *vector.Index) {
+func (s *Vectors) maybeCalibrate(ix *vector.Index) {
 	if !ix.NeedsCalibration() {
 		return
 	}
-	s.emb.qmu.Lock()
-	queries := make([][]float32, 0, len(s.emb.qorder))
-	for _, q := range s.emb.qorder {
-		if v := s.emb.qcache[q]; len(v) == ix.Dim {
+	s.qmu.Lock()
+	queries := make([][]float32, 0, len(s.qorder))
+	for _, q := range s.qorder {
+		if v := s.qcache[q]; len(v) == ix.Dim {
 			queries = append(queries, v)
 		}
 	}
-	s.emb.qmu.Unlock()
-	if len(queries) < calibrationQueries || !s.emb.calibrating.CompareAndSwap(false, true) {
+	s.qmu.Unlock()
+	if len(queries) < calibrationQueries || !s.calibrating.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {
-		defer s.emb.calibrating.Store(false)
+		defer s.calibrating.Store(false)
 		start := time.Now()
 		cands, recall := ix.Calibrate(queries)
-		s.log.Info("vector prefilter calibrated", "vectors", ix.Len(), "queries", len(queries), "candidates", cands,
+		s.svc.log.Info("vector prefilter calibrated", "vectors", ix.Len(), "queries", len(queries), "candidates", cands,
 			"recall_at_10", recall, "enabled", cands > 0, "ms", time.Since(start).Milliseconds())
 	}()
 }
 
 // WarmVectors loads the vector index now (call it in a goroutine at start).
-func (s *Service) WarmVectors(ctx context.Context) error {
-	if s.embedder == nil {
+func (s *Vectors) WarmVectors(ctx context.Context) error {
+	if s.svc.embedder == nil {
 		return nil
 	}
 	_, err := s.index(ctx)
@@ -208,12 +215,12 @@ func (s *Service) WarmVectors(ctx context.Context) error {
 // SyncVectors brings the index in line with the rows of ids after a write:
 // live memories whose current content has a vector are (re)indexed with
 // fresh filter fields, the rest are dropped.
-func (s *Service) SyncVectors(ctx context.Context, ids ...string) {
-	ix := s.emb.ix.Load()
+func (s *Vectors) SyncVectors(ctx context.Context, ids ...string) {
+	ix := s.ix.Load()
 	if ix == nil || len(ids) == 0 {
 		return
 	}
-	r := s.db.Reader()
+	r := s.svc.db.Reader()
 	for _, id := range ids {
 		m, err := storage.GetMemory(ctx, r, id)
 		if err != nil || m.IsDeleted {
@@ -247,34 +254,34 @@ func PendingRows(ps []storage.PendingEmbedding) []PendingRow {
 // CountPendingEmbeddings counts live memories without a vector for the
 // current model (missing, stale after a content change, or from another
 // model).
-func (s *Service) CountPendingEmbeddings(ctx context.Context) (int, error) {
-	if s.embedder == nil {
+func (s *Vectors) CountPendingEmbeddings(ctx context.Context) (int, error) {
+	if s.svc.embedder == nil {
 		return 0, nil
 	}
-	return storage.CountPendingEmbeddings(ctx, s.db.Reader(), s.embedder.Model())
+	return storage.CountPendingEmbeddings(ctx, s.svc.db.Reader(), s.svc.embedder.Model())
 }
 
 // EmbedBatch embeds up to n pending memories, newest first: the provider
 // is called outside any transaction, then one short transaction stores the
 // vectors. It returns how many were embedded.
-func (s *Service) EmbedBatch(ctx context.Context, n int) (int, error) {
-	if s.embedder == nil {
+func (s *Vectors) EmbedBatch(ctx context.Context, n int) (int, error) {
+	if s.svc.embedder == nil {
 		return 0, nil
 	}
-	model := s.embedder.Model()
-	pend, err := storage.PendingEmbeddings(ctx, s.db.Reader(), model, n)
+	model := s.svc.embedder.Model()
+	pend, err := storage.PendingEmbeddings(ctx, s.svc.db.Reader(), model, n)
 	if err != nil || len(pend) == 0 {
 		return 0, err
 	}
 	done, err := s.EmbedRows(ctx, PendingRows(pend))
-	s.emb.lastCycle.Store(s.now().UnixMilli())
+	s.lastCycle.Store(s.svc.now().UnixMilli())
 	return done, err
 }
 
 // EmbedRows embeds and stores the given rows in provider-sized batches.
-func (s *Service) EmbedRows(ctx context.Context, pend []PendingRow) (int, error) {
-	model := s.embedder.Model()
-	bs := s.cfg.Embedding.BatchSize
+func (s *Vectors) EmbedRows(ctx context.Context, pend []PendingRow) (int, error) {
+	model := s.svc.embedder.Model()
+	bs := s.svc.cfg.Embedding.BatchSize
 	done := 0
 	for start := 0; start < len(pend); start += bs {
 		batch := pend[start:min(start+bs, len(pend))]
@@ -284,12 +291,12 @@ func (s *Service) EmbedRows(ctx context.Context, pend []PendingRow) (int, error)
 		}
 		vecs, err := s.Embed(ctx, texts)
 		if err != nil {
-			s.emb.failed.Add(int64(len(batch)))
+			s.failed.Add(int64(len(batch)))
 			return done, err
 		}
-		now := s.timestamp()
+		now := s.svc.timestamp()
 		var ids []string
-		err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			ids = ids[:0]
 			for i, p := range batch {
 				if err := storage.UpsertEmbedding(ctx, tx, p.Hash, model, len(vecs[i]), vector.Encode(vecs[i]), now); err != nil {
@@ -310,11 +317,11 @@ func (s *Service) EmbedRows(ctx context.Context, pend []PendingRow) (int, error)
 			return done, fmt.Errorf("store embeddings: %w", err)
 		}
 		s.SyncVectors(ctx, ids...)
-		if ix := s.emb.ix.Load(); ix != nil {
+		if ix := s.ix.Load(); ix != nil {
 			s.maybeCalibrate(ix)
 		}
 		done += len(batch)
-		s.emb.processed.Add(int64(len(batch)))
+		s.processed.Add(int64(len(batch)))
 	}
 	return done, nil
 }
@@ -322,8 +329,8 @@ func (s *Service) EmbedRows(ctx context.Context, pend []PendingRow) (int, error)
 // EmbedPending embeds every pending memory, reporting progress, until none
 // is left (the benchmark and `cairn reindex` use it; the tracker embeds in
 // small batches instead).
-func (s *Service) EmbedPending(ctx context.Context, progress func(done, total int)) error {
-	if s.embedder == nil {
+func (s *Vectors) EmbedPending(ctx context.Context, progress func(done, total int)) error {
+	if s.svc.embedder == nil {
 		return nil
 	}
 	total, err := s.CountPendingEmbeddings(ctx)
@@ -353,13 +360,13 @@ func (s *Service) EmbedPending(ctx context.Context, progress func(done, total in
 // EmbedAfterWrite embeds freshly written memories right after their
 // transaction, so they are searchable by meaning at once. A slow or failing
 // provider is left to the tracker; the write has already succeeded.
-func (s *Service) EmbedAfterWrite(ctx context.Context, ids ...string) bool {
-	if s.embedder == nil || len(ids) == 0 || !s.ProviderHealthy() {
+func (s *Vectors) EmbedAfterWrite(ctx context.Context, ids ...string) bool {
+	if s.svc.embedder == nil || len(ids) == 0 || !s.ProviderHealthy() {
 		return false
 	}
 	var pend []PendingRow
-	r := s.db.Reader()
-	model := s.embedder.Model()
+	r := s.svc.db.Reader()
+	model := s.svc.embedder.Model()
 	for _, id := range ids {
 		m, err := storage.GetMemory(ctx, r, id)
 		if err != nil || m.IsDeleted {
@@ -367,7 +374,7 @@ func (s *Service) EmbedAfterWrite(ctx context.Context, ids ...string) bool {
 		}
 		if ok, _ := storage.HasEmbedding(ctx, r, m.ContentHash, model); ok {
 			if m.EmbeddingModel != model {
-				_ = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+				_ = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 					_, err := storage.SetEmbeddingModel(ctx, tx, m.ID, m.ContentHash, model)
 					return err
 				})
@@ -382,7 +389,7 @@ func (s *Service) EmbedAfterWrite(ctx context.Context, ids ...string) bool {
 	}
 	n, err := s.EmbedRows(ctx, pend)
 	if err != nil {
-		s.log.Warn("embedding after write failed; the tracker will retry", "err", err)
+		s.svc.log.Warn("embedding after write failed; the tracker will retry", "err", err)
 	}
 	return err == nil && n == len(pend)
 }
@@ -402,9 +409,9 @@ type EmbeddingStatus struct {
 }
 
 // EmbeddingStatus reports how embedding is doing.
-func (s *Service) EmbeddingStatus(ctx context.Context) (*EmbeddingStatus, error) {
-	st := &EmbeddingStatus{Provider: s.cfg.Embedding.Provider}
-	stats, err := storage.Stats(ctx, s.db.Reader())
+func (s *Vectors) EmbeddingStatus(ctx context.Context) (*EmbeddingStatus, error) {
+	st := &EmbeddingStatus{Provider: s.svc.cfg.Embedding.Provider}
+	stats, err := storage.Stats(ctx, s.svc.db.Reader())
 	if err != nil {
 		return nil, err
 	}
@@ -416,17 +423,17 @@ func (s *Service) EmbeddingStatus(ctx context.Context) (*EmbeddingStatus, error)
 	if stats.Total > 0 {
 		cov = float64(stats.Total-pending) / float64(stats.Total)
 	}
-	if s.embedder == nil {
+	if s.svc.embedder == nil {
 		st.Provider = "none"
 		cov, pending = 0, stats.Total
 	} else {
-		st.Model, st.Dimensions = s.embedder.Model(), s.embedder.Dimensions()
+		st.Model, st.Dimensions = s.svc.embedder.Model(), s.svc.embedder.Dimensions()
 		st.Available = true
-		if pe := s.emb.lastErr.Load(); pe != nil {
+		if pe := s.lastErr.Load(); pe != nil {
 			st.Available = false
 			st.Error, st.ErrorAt = pe.err.Error(), storage.FormatTime(pe.at)
 		}
-		if ix := s.emb.ix.Load(); ix != nil {
+		if ix := s.ix.Load(); ix != nil {
 			st.IndexReady, st.Indexed = true, ix.Len()
 			if st.Dimensions == 0 {
 				st.Dimensions = ix.Dim
@@ -435,18 +442,18 @@ func (s *Service) EmbeddingStatus(ctx context.Context) (*EmbeddingStatus, error)
 	}
 	st.Coverage = map[string]any{"total": stats.Total, "embedded": stats.Total - pending, "pending": pending, "ratio": cov}
 	last := ""
-	if ms := s.emb.lastCycle.Load(); ms > 0 {
+	if ms := s.lastCycle.Load(); ms > 0 {
 		last = storage.FormatTime(time.UnixMilli(ms))
 	}
-	st.Tracker = map[string]any{"processed": s.emb.processed.Load(), "failed": s.emb.failed.Load(), "lastCycleAt": last, "queueDepth": pending}
+	st.Tracker = map[string]any{"processed": s.processed.Load(), "failed": s.failed.Load(), "lastCycleAt": last, "queueDepth": pending}
 	return st, nil
 }
 
 // noteEmbedCall records one embedding call's outcome in analytics.
-func (s *Service) noteEmbedCall(d time.Duration, err error) {
-	s.analytics.RecordProviderCall("embedding:"+s.cfg.Embedding.Provider+"/"+s.embedder.Model(), d, err)
+func (s *Vectors) noteEmbedCall(d time.Duration, err error) {
+	s.svc.analytics.RecordProviderCall("embedding:"+s.svc.cfg.Embedding.Provider+"/"+s.svc.embedder.Model(), d, err)
 	if err != nil {
-		s.analytics.RecordError(analytics.ErrorEvent{Stage: analytics.StageEmbedding,
+		s.svc.analytics.RecordError(analytics.ErrorEvent{Stage: analytics.StageEmbedding,
 			Code: ExtractionErrCode(err, analytics.CodeEmbeddingTimeout, analytics.CodeEmbeddingProviderDown), Message: err.Error()})
 	}
 }

@@ -56,7 +56,7 @@ func TestHybridFindsParaphrasesKeywordsMiss(t *testing.T) {
 	if e := res.Results[0].Explain; e.Keyword != 1 || e.Vector <= 0 || e.BM25 >= 0 || e.Final <= 0 {
 		t.Fatalf("explain of a hybrid hit: %+v", e)
 	}
-	st, err := svc.EmbeddingStatus(ctx)
+	st, err := svc.Vectors().EmbeddingStatus(ctx)
 	if err != nil || st.Coverage["pending"] != 0 || !st.IndexReady || st.Indexed != 3 {
 		t.Fatalf("status after writes: %+v %v", st, err)
 	}
@@ -124,15 +124,15 @@ func TestRecallDegradesToKeywordWhenProviderFails(t *testing.T) {
 	if err != nil || res2.Embedded {
 		t.Fatalf("remember with the provider down: %v embedded=%v", err, res2 != nil && res2.Embedded)
 	}
-	n, _ := svc.CountPendingEmbeddings(context.Background())
+	n, _ := svc.Vectors().CountPendingEmbeddings(context.Background())
 	if n != 1 {
 		t.Fatalf("pending = %d, want 1", n)
 	}
 	emb.SetFail(nil)
-	if err := svc.EmbedPending(context.Background(), nil); err != nil {
+	if err := svc.Vectors().EmbedPending(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := svc.CountPendingEmbeddings(context.Background()); n != 0 {
+	if n, _ := svc.Vectors().CountPendingEmbeddings(context.Background()); n != 0 {
 		t.Fatalf("pending after the tracker = %d", n)
 	}
 	if res := apitest.Recall(t, svc, core.RecallInput{Query: "which port does redis use"}); res.Method != core.ModeHybrid {

@@ -208,7 +208,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 		res.Embedded = res.Memory.EmbeddingModel != ""
 		return &res, nil
 	}
-	if s.EmbedAfterWrite(ctx, res.Memory.ID) {
+	if s.emb.EmbedAfterWrite(ctx, res.Memory.ID) {
 		res.Embedded, res.Memory.EmbeddingModel = true, s.embedder.Model()
 	}
 	s.events.publish(Event{Kind: EventCreated, MemoryID: res.Memory.ID, Actor: actor.Name})
@@ -279,7 +279,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 	if len(res.IDs) == 0 {
 		return nil, Invalid("content", "content produced no valid chunks")
 	}
-	res.Embedded = s.EmbedAfterWrite(ctx, created...)
+	res.Embedded = s.emb.EmbedAfterWrite(ctx, created...)
 	for _, id := range created {
 		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
 	}

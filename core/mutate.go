@@ -222,13 +222,13 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	}
 	if res.Status == "updated" {
 		if *res.ContentChanged {
-			embedded := s.EmbedAfterWrite(ctx, res.ID)
+			embedded := s.emb.EmbedAfterWrite(ctx, res.ID)
 			res.Embedded = &embedded
 			if !embedded {
-				s.SyncVectors(ctx, res.ID) // the old vector no longer matches
+				s.emb.SyncVectors(ctx, res.ID) // the old vector no longer matches
 			}
 		} else {
-			s.SyncVectors(ctx, res.ID)
+			s.emb.SyncVectors(ctx, res.ID)
 		}
 		s.events.publish(Event{Kind: EventUpdated, MemoryID: res.ID, Actor: actor.Name})
 	}
@@ -269,7 +269,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 		return nil, err
 	}
 	if res.Status == "deleted" {
-		s.SyncVectors(ctx, res.ID)
+		s.emb.SyncVectors(ctx, res.ID)
 		s.events.publish(Event{Kind: EventDeleted, MemoryID: res.ID, Actor: actor.Name})
 	}
 	return res, resErr
@@ -402,8 +402,8 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		return nil, err
 	}
 	if res.Status == "recovered" {
-		if !s.EmbedAfterWrite(ctx, res.ID) {
-			s.SyncVectors(ctx, res.ID)
+		if !s.emb.EmbedAfterWrite(ctx, res.ID) {
+			s.emb.SyncVectors(ctx, res.ID)
 		}
 		s.events.publish(Event{Kind: EventRecovered, MemoryID: res.ID, Actor: actor.Name})
 	}

@@ -85,7 +85,7 @@ func TestRecallWithAProviderOfTheWrongDimension(t *testing.T) {
 	if !strings.Contains(out.Warnings[0], "dimension") {
 		t.Fatalf("warning does not explain: %q", out.Warnings[0])
 	}
-	st, _ := svc.EmbeddingStatus(context.Background())
+	st, _ := svc.Vectors().EmbeddingStatus(context.Background())
 	if st.Available || st.Error == "" || st.Coverage["pending"] != 1 {
 		t.Fatalf("status: %+v", st)
 	}

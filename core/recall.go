@@ -191,13 +191,13 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 	var qv []float32
 	if mode != ModeKeyword && s.embedder != nil {
 		var err error
-		if !s.ProviderHealthy() {
+		if !s.emb.ProviderHealthy() {
 			pe := s.emb.lastErr.Load()
 			err = fmt.Errorf("the embedding provider failed %s ago (%v); retrying after %s",
 				s.now().Sub(pe.at).Round(time.Second), pe.err, providerBackoff)
-		} else if ix, err = s.index(ctx); err == nil {
+		} else if ix, err = s.emb.index(ctx); err == nil {
 			qctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
-			qv, err = s.queryVector(qctx, vectorQuery(in.Query))
+			qv, err = s.emb.queryVector(qctx, vectorQuery(in.Query))
 			cancel()
 		}
 		if err != nil {
@@ -205,7 +205,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 			s.log.Warn("recall without vectors", "err", err)
 		} else {
 			ranVector = true
-			s.maybeCalibrate(ix)
+			s.emb.maybeCalibrate(ix)
 			for i, h := range ix.Search(qv, k, &f) {
 				c := get(h.ID)
 				c.vector, c.hasVec, c.vecRank = Clamp01(float64(h.Score)), true, i

@@ -109,7 +109,7 @@ func recallStore(b *testing.B, n int) *core.Service {
 			b.Fatal(err)
 		}
 		start := time.Now()
-		if err := svc.WarmVectors(ctx); err != nil {
+		if err := svc.Vectors().WarmVectors(ctx); err != nil {
 			b.Fatal(err)
 		}
 		b.Logf("%d memories: vector index loaded in %v", n, time.Since(start))
@@ -189,7 +189,7 @@ func BenchmarkBackgroundEmbedding(b *testing.B) {
 		svc.Import(ctx, lines, core.Actor{})
 		svc = core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: apitest.Builtin(b)})
 		b.StartTimer()
-		if err := svc.EmbedPending(ctx, nil); err != nil {
+		if err := svc.Vectors().EmbedPending(ctx, nil); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()

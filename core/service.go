@@ -27,7 +27,7 @@ type Service struct {
 	log      *slog.Logger
 	frozen   atomic.Bool
 	events   broker
-	emb      embedState
+	emb      *Vectors
 	runtime  PipelineRuntime
 	// redactions counts secrets redacted since start (diagnostics).
 	redactions atomic.Int64
@@ -59,6 +59,7 @@ func NewService(db *storage.DB, cfg config.Config, opts ServiceOptions) *Service
 	}
 	s.frozen.Store(cfg.Pipeline.MutationsFrozen)
 	s.analytics = analytics.NewAnalytics(s.now)
+	s.emb = &Vectors{svc: s}
 	return s
 }
 
@@ -153,3 +154,7 @@ func (s *Service) Attached(key any, build func() any) any {
 	v, _ := s.attached.LoadOrStore(key, build())
 	return v
 }
+
+// Vectors returns the service's vectors: the embedder, the vector index
+// and the provider's health.
+func (s *Service) Vectors() *Vectors { return s.emb }

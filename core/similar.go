@@ -69,7 +69,7 @@ type SimilarHit struct {
 // optionally of one type. It fails with not_found when the memory has no
 // vector yet.
 func (s *Service) Similar(ctx context.Context, id string, k int, typ string) ([]*SimilarHit, error) {
-	ix, err := s.index(ctx)
+	ix, err := s.emb.index(ctx)
 	if err != nil {
 		return nil, &Error{Code: CodeVectorsUnavailable, Message: err.Error()}
 	}

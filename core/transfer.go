@@ -94,7 +94,7 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 		res.Existing += existing
 		created = append(created, ids...)
 	}
-	s.SyncVectors(ctx, created...) // content already embedded under another id
+	s.emb.SyncVectors(ctx, created...) // content already embedded under another id
 	for _, id := range created {
 		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
 	}

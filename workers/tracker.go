@@ -24,7 +24,7 @@ const maxTrackerBackoff = 5 * time.Minute
 // Run works until ctx ends. A failing provider is retried with exponential
 // backoff; the failure is visible in /api/embeddings/status.
 func (t *EmbeddingTracker) Run(ctx context.Context) error {
-	if t.Svc.Embedder() == nil {
+	if t.Svc.Vectors().Embedder() == nil {
 		return nil
 	}
 	defer t.Svc.WorkerRunning(core.WorkerEmbedding)()
@@ -36,7 +36,7 @@ func (t *EmbeddingTracker) Run(ctx context.Context) error {
 			return nil
 		case <-time.After(wait):
 		}
-		n, err := t.Svc.EmbedBatch(ctx, t.Batch)
+		n, err := t.Svc.Vectors().EmbedBatch(ctx, t.Batch)
 		switch {
 		case ctx.Err() != nil:
 			return nil

@@ -41,7 +41,7 @@ func TestEmbeddingTrackerCatchesUp(t *testing.T) {
 	if _, err := svc.Import(ctx, lines, core.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := svc.CountPendingEmbeddings(ctx); n != 40 {
+	if n, _ := svc.Vectors().CountPendingEmbeddings(ctx); n != 40 {
 		t.Fatalf("pending before = %d", n)
 	}
 	tr := &workers.EmbeddingTracker{Svc: svc, Interval: 20 * time.Millisecond, Batch: 16,
@@ -50,7 +50,7 @@ func TestEmbeddingTrackerCatchesUp(t *testing.T) {
 	go func() { done <- tr.Run(ctx) }()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		n, err := svc.CountPendingEmbeddings(ctx)
+		n, err := svc.Vectors().CountPendingEmbeddings(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

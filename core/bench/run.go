@@ -99,7 +99,7 @@ func (s *Store) Embed(ctx context.Context, emb core.Embedder, rep *Report, progr
 	s.svc = core.NewService(s.db, s.cfg, core.ServiceOptions{Embedder: emb})
 	start := time.Now()
 	last := time.Time{}
-	err := s.svc.EmbedPending(ctx, func(done, total int) {
+	err := s.svc.Vectors().EmbedPending(ctx, func(done, total int) {
 		if time.Since(last) >= 2*time.Second || done == total {
 			last = time.Now()
 			fmt.Fprintf(progress, "bench: embedded %d/%d\n", done, total)

@@ -339,7 +339,7 @@ func (s *Documents) DeleteDocument(ctx context.Context, id, reason string, actor
 	if err != nil {
 		return nil, err
 	}
-	s.svc.SyncVectors(ctx, removed...)
+	s.svc.Vectors().SyncVectors(ctx, removed...)
 	for _, mid := range removed {
 		s.svc.Publish(core.Event{Kind: core.EventDeleted, MemoryID: mid, Actor: actor.Name})
 	}

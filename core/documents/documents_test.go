@@ -601,7 +601,7 @@ func TestDocumentChunksAreEmbedded(t *testing.T) {
 	t.Parallel()
 	svc := apitest.NewService(t, apitest.Builtin(t))
 	ctx := context.Background()
-	if err := svc.WarmVectors(ctx); err != nil {
+	if err := svc.Vectors().WarmVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
 	text := "Kubernetes pods restart when the liveness probe fails three times in a row. " +
@@ -618,7 +618,7 @@ func TestDocumentChunksAreEmbedded(t *testing.T) {
 	if err != nil || res.Chunks != 2 || res.Embedded != 2 {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
-	if n, err := svc.CountPendingEmbeddings(ctx); err != nil || n != 0 {
+	if n, err := svc.Vectors().CountPendingEmbeddings(ctx); err != nil || n != 0 {
 		t.Fatalf("pending embeddings after ingest: %d %v", n, err)
 	}
 	got := apitest.Recall(t, svc, core.RecallInput{Query: "why do containers get restarted by health checks", Mode: "vector", Limit: 3})

@@ -222,8 +222,8 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) embeddingSummary() map[string]any {
 	out := map[string]any{"provider": a.svc.Config().Embedding.Provider}
-	if e := a.svc.Embedder(); e != nil {
-		out["model"], out["available"] = e.Model(), a.svc.ProviderHealthy()
+	if e := a.svc.Vectors().Embedder(); e != nil {
+		out["model"], out["available"] = e.Model(), a.svc.Vectors().ProviderHealthy()
 	} else {
 		out["provider"] = "none"
 	}

@@ -91,7 +91,7 @@ func (a *API) embeddings(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) embeddingStatus(w http.ResponseWriter, r *http.Request) {
-	st, err := a.svc.EmbeddingStatus(r.Context())
+	st, err := a.svc.Vectors().EmbeddingStatus(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return

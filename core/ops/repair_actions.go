@@ -168,7 +168,7 @@ func (s *Ops) repairRetentionSweep(ctx context.Context, opts RepairOptions) (*Re
 
 func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
 	res := &RepairResult{Action: RepairReEmbed, DryRun: opts.DryRun}
-	if s.svc.Embedder() == nil {
+	if s.svc.Vectors().Embedder() == nil {
 		res.Message = "no embedding provider configured (embedding.provider = none): nothing can be embedded"
 		return res, nil
 	}
@@ -176,7 +176,7 @@ func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairRes
 	if batch <= 0 {
 		batch = 50
 	}
-	pending, err := s.svc.CountPendingEmbeddings(ctx)
+	pending, err := s.svc.Vectors().CountPendingEmbeddings(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +189,7 @@ func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairRes
 		res.Message = fmt.Sprintf("would embed %d of %d memories with missing or stale vectors", res.Affected, pending)
 		return res, nil
 	}
-	model := s.svc.Embedder().Model()
+	model := s.svc.Vectors().Embedder().Model()
 	// Under continuous writes the backlog may never reach zero: a full
 	// sweep makes at most the passes the backlog it started with needs.
 	passes := 1
@@ -217,7 +217,7 @@ func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairRes
 		// The provider is called outside any transaction; embedRows stores
 		// each provider batch in its own short one and updates the vector
 		// index.
-		n, err := s.svc.EmbedRows(ctx, uniq)
+		n, err := s.svc.Vectors().EmbedRows(ctx, uniq)
 		res.Affected += n
 		if err != nil {
 			res.Success = false
@@ -239,11 +239,11 @@ func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairRes
 			return nil, err
 		}
 		if len(others) > 0 {
-			s.svc.SyncVectors(ctx, others...)
+			s.svc.Vectors().SyncVectors(ctx, others...)
 			res.Affected += len(others)
 		}
 	}
-	left, err := s.svc.CountPendingEmbeddings(ctx)
+	left, err := s.svc.Vectors().CountPendingEmbeddings(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -267,8 +267,8 @@ func (s *Ops) EmbeddingGaps(ctx context.Context) (*EmbeddingGaps, error) {
 		return nil, err
 	}
 	g.Unembedded = g.Total
-	if s.svc.Embedder() != nil {
-		n, err := s.svc.CountPendingEmbeddings(ctx)
+	if s.svc.Vectors().Embedder() != nil {
+		n, err := s.svc.Vectors().CountPendingEmbeddings(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -416,7 +416,7 @@ func (s *Ops) repairDeduplicate(ctx context.Context, actor core.Actor, opts Repa
 			return nil, fmt.Errorf("deduplicate: %w", err)
 		}
 		if len(touched) > 0 {
-			s.svc.SyncVectors(ctx, touched...)
+			s.svc.Vectors().SyncVectors(ctx, touched...)
 			for _, id := range touched[1:] {
 				s.svc.Publish(core.Event{Kind: core.EventDeleted, MemoryID: id, Actor: actor.Name})
 			}

@@ -191,7 +191,7 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	// are also deleted outright.
 	v2 := &hashEmbedder{model: "hash-v2", dim: 16}
 	e.WithEmbedder(v2)
-	if err := e.Svc.WarmVectors(ctx); err != nil {
+	if err := e.Svc.Vectors().WarmVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
 	g, _ := ops.For(e.Svc).EmbeddingGaps(ctx)
@@ -221,7 +221,7 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	}
 	// The in-memory index follows: every live memory is indexed and
 	// vector search finds the right one.
-	st, err := e.Svc.EmbeddingStatus(ctx)
+	st, err := e.Svc.Vectors().EmbeddingStatus(ctx)
 	if err != nil || st.Indexed != 8 {
 		t.Fatalf("index = %+v, %v", st, err)
 	}
@@ -238,7 +238,7 @@ func TestRepairCleanOrphans(t *testing.T) {
 	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	ctx := context.Background()
 	e.WithEmbedder(&hashEmbedder{model: "hash-v1", dim: 16})
-	if err := e.Svc.WarmVectors(ctx); err != nil {
+	if err := e.Svc.Vectors().WarmVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
 	keep := e.MustID(t, "The billing service runs on PostgreSQL.")
@@ -256,7 +256,7 @@ func TestRepairCleanOrphans(t *testing.T) {
 	if n := e.Count(t, `SELECT count(*) FROM embeddings WHERE content_hash = ?`, hashOf(t, e, keep)); n != 1 {
 		t.Fatal("a live memory's vector was deleted")
 	}
-	if st, _ := e.Svc.EmbeddingStatus(ctx); st.Indexed != 1 {
+	if st, _ := e.Svc.Vectors().EmbeddingStatus(ctx); st.Indexed != 1 {
 		t.Fatalf("index = %d, want 1", st.Indexed)
 	}
 	if again := repair(t, e, ops.RepairCleanOrphans, operator, ops.RepairOptions{}); again.Affected != 0 {
