@@ -77,18 +77,18 @@ type startCandidate struct {
 	lastAccess string
 }
 
-// HookSessionStart builds the context injected when an agent session
+// SessionStart builds the context injected when an agent session
 // starts: the current project's memories first, pinned ones always,
 // ranked by importance decayed with age, within a character budget, plus
 // the optional identity files.
-func (s *Service) HookSessionStart(ctx context.Context, h HookRequest) (*SessionStartResult, error) {
-	cfg := s.cfg.Hooks
-	now := s.now()
+func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartResult, error) {
+	cfg := s.svc.cfg.Hooks
+	now := s.svc.now()
 	cands, err := s.startCandidates(ctx, h.Project)
 	if err != nil {
 		return nil, err
 	}
-	rate := s.cfg.Search.DecayRate
+	rate := s.svc.cfg.Search.DecayRate
 	var keep []*startCandidate
 	for _, c := range cands {
 		if c.m.Pinned {
@@ -128,7 +128,7 @@ func (s *Service) HookSessionStart(ctx context.Context, h HookRequest) (*Session
 	var lines []string
 	used := 0
 	for _, c := range keep {
-		content := s.Redact(truncateRunes(c.m.Content, 500))
+		content := s.svc.Redact(truncateRunes(c.m.Content, 500))
 		line := "- " + oneLine(content)
 		if len(c.tags) > 0 {
 			line += " [" + strings.Join(c.tags, ", ") + "]"
@@ -175,7 +175,7 @@ func (s *Service) HookSessionStart(ctx context.Context, h HookRequest) (*Session
 			if err != nil || strings.TrimSpace(string(data)) == "" {
 				continue
 			}
-			body := s.Redact(strings.TrimSpace(text.StripInjected(string(data))))
+			body := s.svc.Redact(strings.TrimSpace(text.StripInjected(string(data))))
 			sect := "\n## " + f.title + "\n"
 			avail := min(room, int(float64(f.limit)*scale)) - text.CharCount(sect) - 1
 			if avail < 100 {
@@ -191,13 +191,13 @@ func (s *Service) HookSessionStart(ctx context.Context, h HookRequest) (*Session
 	}
 	res.Inject = head + ident.String() + mem + tail
 
-	if !s.MutationsFrozen() {
+	if !s.svc.MutationsFrozen() {
 		ids := make([]string, len(res.Memories))
 		for i, m := range res.Memories {
 			ids[i] = m.ID
 		}
 		if err := s.recordSessionStart(ctx, h, ids); err != nil {
-			s.log.Warn("record session start", "err", err)
+			s.svc.log.Warn("record session start", "err", err)
 		}
 	}
 	return res, nil
@@ -212,12 +212,12 @@ func boolOrder(first bool) int {
 
 // startCandidates reads the newest memories in scope plus every pinned one
 // in scope (an old pinned memory is never crowded out by newer ones).
-func (s *Service) startCandidates(ctx context.Context, project string) ([]*startCandidate, error) {
+func (s *Hooks) startCandidates(ctx context.Context, project string) ([]*startCandidate, error) {
 	scope := s.projectScope(project)
 	out := map[string]*startCandidate{}
 	var order []*startCandidate
 	scan := func(pinnedOnly bool, limit int) error {
-		rows, err := storage.InjectCandidates(ctx, s.db.Reader(), scope, pinnedOnly, limit)
+		rows, err := storage.InjectCandidates(ctx, s.svc.db.Reader(), scope, pinnedOnly, limit)
 		if err != nil {
 			return err
 		}
@@ -235,7 +235,7 @@ func (s *Service) startCandidates(ctx context.Context, project string) ([]*start
 		}
 		return nil
 	}
-	if err := scan(false, s.cfg.Hooks.SessionStartCandidates); err != nil {
+	if err := scan(false, s.svc.cfg.Hooks.SessionStartCandidates); err != nil {
 		return nil, err
 	}
 	if err := scan(true, 200); err != nil {
@@ -246,20 +246,20 @@ func (s *Service) startCandidates(ctx context.Context, project string) ([]*start
 
 // projectScope is what hooks may inject for project: its own memories and
 // those without a project; everything when hooks.cross_project is on.
-func (s *Service) projectScope(project string) storage.ProjectScope {
-	return storage.ProjectScope{Project: project, All: s.cfg.Hooks.CrossProject}
+func (s *Hooks) projectScope(project string) storage.ProjectScope {
+	return storage.ProjectScope{Project: project, All: s.svc.cfg.Hooks.CrossProject}
 }
 
-func (s *Service) inScope(project, memProject string) bool {
-	return s.cfg.Hooks.CrossProject || memProject == "" || memProject == project
+func (s *Hooks) inScope(project, memProject string) bool {
+	return s.svc.cfg.Hooks.CrossProject || memProject == "" || memProject == project
 }
 
-func (s *Service) recordSessionStart(ctx context.Context, h HookRequest, ids []string) error {
+func (s *Hooks) recordSessionStart(ctx context.Context, h HookRequest, ids []string) error {
 	if h.SessionKey == "" {
 		return nil
 	}
-	now := s.timestamp()
-	return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	now := s.svc.timestamp()
+	return s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		if err := upsertSession(ctx, tx, h, now); err != nil {
 			return err
 		}
@@ -296,12 +296,12 @@ func cleanPrompt(p string) string {
 	return strings.TrimSpace(p)
 }
 
-// HookUserPrompt recalls memories for one prompt with the same hybrid
+// UserPrompt recalls memories for one prompt with the same hybrid
 // search as /api/memory/recall, scoped to the project, gated on the real
 // top score, within a small budget, without repeating what the last
 // prompts of the session already got.
-func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptResult, error) {
-	cfg := s.cfg.Hooks
+func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, error) {
+	cfg := s.svc.cfg.Hooks
 	res := &PromptResult{QueryTerms: []string{}, Memories: []*InjectedMemory{}}
 	prompt := cleanPrompt(h.Prompt)
 	terms := text.QueryTerms(prompt)
@@ -311,17 +311,17 @@ func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptRes
 	res.QueryTerms = terms
 
 	promptNo := 0
-	if h.SessionKey != "" && !s.MutationsFrozen() {
-		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-			if err := upsertSession(ctx, tx, h, s.timestamp()); err != nil {
+	if h.SessionKey != "" && !s.svc.MutationsFrozen() {
+		err := s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			if err := upsertSession(ctx, tx, h, s.svc.timestamp()); err != nil {
 				return err
 			}
 			var err error
-			promptNo, err = storage.BumpSessionPrompt(ctx, tx, h.SessionKey, s.timestamp())
+			promptNo, err = storage.BumpSessionPrompt(ctx, tx, h.SessionKey, s.svc.timestamp())
 			return err
 		})
 		if err != nil {
-			s.log.Warn("record prompt", "err", err)
+			s.svc.log.Warn("record prompt", "err", err)
 		}
 	}
 	if len(terms) == 0 || cfg.PromptMaxMemories == 0 {
@@ -359,7 +359,7 @@ func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptRes
 		if hit.Relevance < cfg.PromptMinScore || seen[hit.ID] {
 			continue
 		}
-		content := s.Redact(hit.Content)
+		content := s.svc.Redact(hit.Content)
 		line := "- " + oneLine(content) + " (" + shortDate(hit.CreatedAt) + ")"
 		if n := text.CharCount(line) + 1; used+n > cfg.PromptChars {
 			continue
@@ -377,17 +377,17 @@ func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptRes
 	}
 	res.Inject = fmt.Sprintf("%s | query=%q | results=%d | engine=%s]\n%s\n%s",
 		text.RecallOpen, strings.Join(terms, " "), res.MemoryCount, method, strings.Join(lines, "\n"), text.RecallClose)
-	if h.SessionKey != "" && !s.MutationsFrozen() {
-		now := s.timestamp()
+	if h.SessionKey != "" && !s.svc.MutationsFrozen() {
+		now := s.svc.timestamp()
 		ids := make([]string, len(res.Memories))
 		for i, m := range res.Memories {
 			ids[i] = m.ID
 		}
-		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			return storage.RecordInjections(ctx, tx, h.SessionKey, promptNo, now, ids...)
 		})
 		if err != nil {
-			s.log.Warn("record injections", "err", err)
+			s.svc.log.Warn("record injections", "err", err)
 		}
 	}
 	return res, nil
@@ -395,11 +395,11 @@ func (s *Service) HookUserPrompt(ctx context.Context, h HookRequest) (*PromptRes
 
 // scopedRecall runs Recall and keeps hits hooks may inject for project:
 // the project's own memories, then those without a project.
-func (s *Service) scopedRecall(ctx context.Context, query, keywordQuery, project string, limit int) ([]*RecallHit, string, error) {
+func (s *Hooks) scopedRecall(ctx context.Context, query, keywordQuery, project string, limit int) ([]*RecallHit, string, error) {
 	var all []*RecallHit
 	method := ModeKeyword
 	run := func(f storage.MemoryFilter) error {
-		r, err := s.Recall(ctx, RecallInput{Query: query, KeywordQuery: keywordQuery, Limit: limit, Filter: f})
+		r, err := s.svc.Recall(ctx, RecallInput{Query: query, KeywordQuery: keywordQuery, Limit: limit, Filter: f})
 		if err != nil {
 			return err
 		}
@@ -411,7 +411,7 @@ func (s *Service) scopedRecall(ctx context.Context, query, keywordQuery, project
 		}
 		return nil
 	}
-	if project != "" && !s.cfg.Hooks.CrossProject {
+	if project != "" && !s.svc.cfg.Hooks.CrossProject {
 		if err := run(storage.MemoryFilter{Project: project}); err != nil {
 			return nil, method, err
 		}
@@ -434,12 +434,12 @@ func (s *Service) scopedRecall(ctx context.Context, query, keywordQuery, project
 	return all, method, nil
 }
 
-func (s *Service) recentlyInjected(ctx context.Context, key string, promptNo int) (map[string]bool, error) {
+func (s *Hooks) recentlyInjected(ctx context.Context, key string, promptNo int) (map[string]bool, error) {
 	seen := map[string]bool{}
-	if key == "" || s.cfg.Hooks.DedupPrompts == 0 {
+	if key == "" || s.svc.cfg.Hooks.DedupPrompts == 0 {
 		return seen, nil
 	}
-	ids, err := storage.InjectedSince(ctx, s.db.Reader(), key, promptNo-1-s.cfg.Hooks.DedupPrompts)
+	ids, err := storage.InjectedSince(ctx, s.svc.db.Reader(), key, promptNo-1-s.svc.cfg.Hooks.DedupPrompts)
 	if err != nil {
 		return nil, err
 	}
@@ -464,11 +464,11 @@ type SessionEndResult struct {
 	MemoriesSaved   int    `json:"memoriesSaved"`
 }
 
-// HookSessionEnd records the end of a session and stores its transcript,
+// SessionEnd records the end of a session and stores its transcript,
 // normalized and stripped of cairn's injections, then queues extraction.
 // allowPath lets it read transcriptPath from this machine's disk.
-func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath bool) (*SessionEndResult, error) {
-	if err := s.CheckFrozen(); err != nil {
+func (s *Hooks) SessionEnd(ctx context.Context, h HookRequest, allowPath bool) (*SessionEndResult, error) {
+	if err := s.svc.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	if h.SessionKey == "" {
@@ -479,23 +479,23 @@ func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath b
 	var err error
 	switch {
 	case h.Transcript != "":
-		tr, err = text.NormalizeTranscript(strings.NewReader(h.Transcript), s.cfg.Hooks.TranscriptMaxChars)
+		tr, err = text.NormalizeTranscript(strings.NewReader(h.Transcript), s.svc.cfg.Hooks.TranscriptMaxChars)
 	case h.TranscriptPath != "" && allowPath:
 		var f *os.File
 		if f, err = os.Open(expandHome(h.TranscriptPath)); err == nil {
-			tr, err = text.NormalizeTranscript(f, s.cfg.Hooks.TranscriptMaxChars)
+			tr, err = text.NormalizeTranscript(f, s.svc.cfg.Hooks.TranscriptMaxChars)
 			f.Close()
 		}
 		if err != nil {
-			s.log.Warn("read transcript", "path", h.TranscriptPath, "err", err)
+			s.svc.log.Warn("read transcript", "path", h.TranscriptPath, "err", err)
 			tr, err = nil, nil
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	now := s.timestamp()
-	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	now := s.svc.timestamp()
+	err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		if err := upsertSession(ctx, tx, h, now); err != nil {
 			return err
 		}
@@ -505,7 +505,7 @@ func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath b
 		if tr == nil {
 			return nil
 		}
-		content := s.Redact(tr.Text)
+		content := s.svc.Redact(tr.Text)
 		res.Format, res.TranscriptChars, res.Truncated = tr.Format, text.CharCount(content), tr.Truncated
 		if err := storage.SaveTranscript(ctx, tx, &storage.Transcript{SessionKey: h.SessionKey, Content: content,
 			Format: tr.Format, Harness: h.Harness, Project: h.Project, SourceBytes: tr.SourceBytes,
@@ -519,7 +519,7 @@ func (s *Service) HookSessionEnd(ctx context.Context, h HookRequest, allowPath b
 		// (ProcessExtractJob); one live job per session.
 		payload, _ := json.Marshal(map[string]string{"session_key": h.SessionKey, "harness": h.Harness, "project": h.Project})
 		var err error
-		res.JobID, err = storage.EnqueueJobOnce(ctx, tx, NewID(), JobSessionExtract, string(payload), s.cfg.PipelineV2.MaxAttempts, now)
+		res.JobID, err = storage.EnqueueJobOnce(ctx, tx, NewID(), JobSessionExtract, string(payload), s.svc.cfg.PipelineV2.MaxAttempts, now)
 		return err
 	})
 	if err != nil {
@@ -540,18 +540,18 @@ type HookRememberResult struct {
 	Deduped bool     `json:"deduped,omitempty"`
 }
 
-// HookRemember stores content through the one write path (Remember), with
+// Remember stores content through the one write path (Remember), with
 // secrets redacted and the harness, project and session recorded.
-func (s *Service) HookRemember(ctx context.Context, h HookRequest) (*HookRememberResult, error) {
+func (s *Hooks) Remember(ctx context.Context, h HookRequest) (*HookRememberResult, error) {
 	if strings.TrimSpace(h.Content) == "" {
 		return nil, Invalid("content", "harness and content are required")
 	}
 	in := RememberInput{
-		Content: s.Redact(text.StripInjected(h.Content)), Type: h.Type, Tags: h.Tags, Importance: h.Importance, Pinned: h.Pinned,
+		Content: s.svc.Redact(text.StripInjected(h.Content)), Type: h.Type, Tags: h.Tags, Importance: h.Importance, Pinned: h.Pinned,
 		Who: OrDefault(h.Who, h.Harness), Project: h.Project, SessionID: h.SessionKey, SourceType: "hook",
 		IdempotencyKey: h.IdempotencyKey, RuntimePath: h.RuntimePath,
 	}
-	res, err := s.Remember(ctx, in, Actor{Name: h.Harness, Type: ActorHarness, SessionID: h.SessionKey})
+	res, err := s.svc.Remember(ctx, in, Actor{Name: h.Harness, Type: ActorHarness, SessionID: h.SessionKey})
 	if err != nil {
 		return nil, err
 	}
@@ -575,9 +575,9 @@ type HookRecallResult struct {
 	Method  string       `json:"method"`
 }
 
-// HookRecall searches with the same hybrid recall as /api/memory/recall,
+// Recall searches with the same hybrid recall as /api/memory/recall,
 // scoped to the project.
-func (s *Service) HookRecall(ctx context.Context, h HookRequest) (*HookRecallResult, error) {
+func (s *Hooks) Recall(ctx context.Context, h HookRequest) (*HookRecallResult, error) {
 	if strings.TrimSpace(h.Query) == "" {
 		return nil, Invalid("query", "harness and query are required")
 	}
@@ -590,7 +590,7 @@ func (s *Service) HookRecall(ctx context.Context, h HookRequest) (*HookRecallRes
 		return nil, err
 	}
 	for _, hit := range hits {
-		hit.Content = s.Redact(hit.Content)
+		hit.Content = s.svc.Redact(hit.Content)
 	}
 	if hits == nil {
 		hits = []*RecallHit{}
@@ -612,15 +612,15 @@ const compactionGuidelines = `- Decisions made and why
 - Errors met and how they were fixed
 - A short first-person summary of the session`
 
-// HookPreCompaction returns the prompt that asks the agent to store
+// PreCompaction returns the prompt that asks the agent to store
 // durable memories before its context is compacted, with the project's
 // most relevant recent memories for reference.
-func (s *Service) HookPreCompaction(ctx context.Context, h HookRequest) (*PreCompactionResult, error) {
+func (s *Hooks) PreCompaction(ctx context.Context, h HookRequest) (*PreCompactionResult, error) {
 	cands, err := s.startCandidates(ctx, h.Project)
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
+	now := s.svc.now()
 	score := func(c *startCandidate) float64 {
 		days := 0.0
 		if t, err := storage.ParseTime(c.m.CreatedAt); err == nil {
@@ -652,7 +652,7 @@ func (s *Service) HookPreCompaction(ctx context.Context, h HookRequest) (*PreCom
 			b.WriteString("\nRecent memories for reference:\n")
 		}
 		m := c.m
-		m.Content = s.Redact(truncateRunes(m.Content, 300))
+		m.Content = s.svc.Redact(truncateRunes(m.Content, 300))
 		m.Score = math.Round(score(c)*1000) / 1000
 		res.Memories = append(res.Memories, &m)
 		b.WriteString("- " + oneLine(m.Content) + "\n")
@@ -668,21 +668,21 @@ type CompactionResult struct {
 	IDs      []string `json:"ids,omitempty"`
 }
 
-// HookCompactionComplete stores the compaction summary as a
+// CompactionComplete stores the compaction summary as a
 // session_summary memory through Remember and resets the session's
 // injection dedup (the compacted context no longer holds them).
-func (s *Service) HookCompactionComplete(ctx context.Context, h HookRequest) (*CompactionResult, error) {
+func (s *Hooks) CompactionComplete(ctx context.Context, h HookRequest) (*CompactionResult, error) {
 	if strings.TrimSpace(h.Summary) == "" {
 		return nil, Invalid("summary", "harness and summary are required")
 	}
 	imp := 0.8
-	summary := s.Redact(text.StripInjected(h.Summary))
+	summary := s.svc.Redact(text.StripInjected(h.Summary))
 	key := h.IdempotencyKey
 	if key == "" {
 		sum := sha256.Sum256([]byte(h.SessionKey + "\x00" + summary))
 		key = "compaction:" + hex.EncodeToString(sum[:12])
 	}
-	res, err := s.Remember(ctx, RememberInput{Content: summary, Type: "session_summary", Importance: &imp,
+	res, err := s.svc.Remember(ctx, RememberInput{Content: summary, Type: "session_summary", Importance: &imp,
 		Tags: []string{"session", "summary", h.Harness}, Who: h.Harness, Project: h.Project, SessionID: h.SessionKey,
 		SourceType: "hook", IdempotencyKey: key, RuntimePath: h.RuntimePath},
 		Actor{Name: h.Harness, Type: ActorHarness, SessionID: h.SessionKey})
@@ -699,11 +699,11 @@ func (s *Service) HookCompactionComplete(ctx context.Context, h HookRequest) (*C
 		out.MemoryID = res.Memory.ID
 	}
 	if h.SessionKey != "" {
-		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			return storage.ClearInjections(ctx, tx, h.SessionKey)
 		})
 		if err != nil {
-			s.log.Warn("reset injections", "err", err)
+			s.svc.log.Warn("reset injections", "err", err)
 		}
 	}
 	return out, nil
@@ -740,8 +740,8 @@ func sessionInfo(st *storage.Session) *SessionInfo {
 }
 
 // Sessions lists sessions, newest first, optionally of one project.
-func (s *Service) Sessions(ctx context.Context, project string, limit int) ([]*SessionInfo, error) {
-	sessions, err := storage.ListSessions(ctx, s.db.Reader(), project, limit)
+func (s *Hooks) Sessions(ctx context.Context, project string, limit int) ([]*SessionInfo, error) {
+	sessions, err := storage.ListSessions(ctx, s.svc.db.Reader(), project, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -753,8 +753,8 @@ func (s *Service) Sessions(ctx context.Context, project string, limit int) ([]*S
 }
 
 // Session returns one session with its transcript.
-func (s *Service) Session(ctx context.Context, key string) (*SessionInfo, error) {
-	st, err := storage.GetSession(ctx, s.db.Reader(), key)
+func (s *Hooks) Session(ctx context.Context, key string) (*SessionInfo, error) {
+	st, err := storage.GetSession(ctx, s.svc.db.Reader(), key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, &Error{Code: CodeNotFound, Message: "no session " + key}
 	}

@@ -325,7 +325,7 @@ func TestHookPromptBurst(t *testing.T) {
 		burst = 60
 	}
 	for i := 1; i <= burst; i++ {
-		res, err := e.Svc.HookUserPrompt(ctx, core.HookRequest{Harness: "claude-code", Project: projA, SessionKey: "burst",
+		res, err := e.Svc.Hooks().UserPrompt(ctx, core.HookRequest{Harness: "claude-code", Project: projA, SessionKey: "burst",
 			Prompt: "how does the deploy pipeline run on fridays"})
 		if err != nil {
 			t.Fatalf("prompt %d: %v", i, err)
@@ -337,7 +337,7 @@ func TestHookPromptBurst(t *testing.T) {
 			last[m.ID] = i
 		}
 	}
-	s, err := e.Svc.Session(ctx, "burst")
+	s, err := e.Svc.Hooks().Session(ctx, "burst")
 	if err != nil || s.PromptCount != burst {
 		t.Fatalf("session after the burst: %+v %v", s, err)
 	}

@@ -212,7 +212,7 @@ func benchPrompt(b *testing.B, n int) {
 	i := 0
 	for b.Loop() {
 		t0 := time.Now()
-		_, err := svc.HookUserPrompt(ctx, core.HookRequest{Harness: "claude-code", Project: "atlas",
+		_, err := svc.Hooks().UserPrompt(ctx, core.HookRequest{Harness: "claude-code", Project: "atlas",
 			SessionKey: fmt.Sprintf("bench-%d", i/50), Prompt: benchQueries[i%len(benchQueries)]})
 		lat = append(lat, time.Since(t0))
 		if err != nil {

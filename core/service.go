@@ -34,6 +34,7 @@ type Service struct {
 
 	attached sync.Map // key → subsystem (Attached)
 
+	hooks     *Hooks
 	analytics *analytics.Analytics // in-memory usage, errors and latencies
 }
 
@@ -60,6 +61,7 @@ func NewService(db *storage.DB, cfg config.Config, opts ServiceOptions) *Service
 	s.frozen.Store(cfg.Pipeline.MutationsFrozen)
 	s.analytics = analytics.NewAnalytics(s.now)
 	s.emb = &Vectors{svc: s}
+	s.hooks = &Hooks{svc: s}
 	return s
 }
 
@@ -158,3 +160,6 @@ func (s *Service) Attached(key any, build func() any) any {
 // Vectors returns the service's vectors: the embedder, the vector index
 // and the provider's health.
 func (s *Service) Vectors() *Vectors { return s.emb }
+
+// Hooks returns the service's hooks.
+func (s *Service) Hooks() *Hooks { return s.hooks }

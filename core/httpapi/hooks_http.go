@@ -111,7 +111,7 @@ func (a *API) hookSessionStart(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.svc.HookSessionStart(r.Context(), h)
+	res, err := a.svc.Hooks().SessionStart(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -128,7 +128,7 @@ func (a *API) hookUserPrompt(w http.ResponseWriter, r *http.Request) {
 		writeError(w, core.Invalid("userMessage", "harness and userMessage or userPrompt are required"))
 		return
 	}
-	res, err := a.svc.HookUserPrompt(r.Context(), h)
+	res, err := a.svc.Hooks().UserPrompt(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -147,7 +147,7 @@ func (a *API) hookSessionEnd(w http.ResponseWriter, r *http.Request) {
 	// The caller (a 1-second shim) may hang up; the work still finishes.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 60*time.Second)
 	defer cancel()
-	res, err := a.svc.HookSessionEnd(ctx, h, allowPath)
+	res, err := a.svc.Hooks().SessionEnd(ctx, h, allowPath)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -160,7 +160,7 @@ func (a *API) hookRemember(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.svc.HookRemember(r.Context(), h)
+	res, err := a.svc.Hooks().Remember(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -173,7 +173,7 @@ func (a *API) hookRecall(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.svc.HookRecall(r.Context(), h)
+	res, err := a.svc.Hooks().Recall(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -186,7 +186,7 @@ func (a *API) hookPreCompaction(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.svc.HookPreCompaction(r.Context(), h)
+	res, err := a.svc.Hooks().PreCompaction(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -199,7 +199,7 @@ func (a *API) hookCompactionComplete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.svc.HookCompactionComplete(r.Context(), h)
+	res, err := a.svc.Hooks().CompactionComplete(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -215,7 +215,7 @@ func (a *API) listSessions(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	out, err := a.svc.Sessions(r.Context(), r.URL.Query().Get("project"), limit)
+	out, err := a.svc.Hooks().Sessions(r.Context(), r.URL.Query().Get("project"), limit)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -224,7 +224,7 @@ func (a *API) listSessions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) getSession(w http.ResponseWriter, r *http.Request) {
-	s, err := a.svc.Session(r.Context(), r.PathValue("key"))
+	s, err := a.svc.Hooks().Session(r.Context(), r.PathValue("key"))
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -78,9 +78,9 @@ func IngestSpool(ctx context.Context, svc *core.Service, dataDir string) (int, e
 		if err == nil {
 			switch e.Kind {
 			case "remember":
-				_, err = svc.HookRemember(ctx, h)
+				_, err = svc.Hooks().Remember(ctx, h)
 			case "session-end":
-				_, err = svc.HookSessionEnd(ctx, h, true)
+				_, err = svc.Hooks().SessionEnd(ctx, h, true)
 			default:
 				err = core.Invalid("kind", "unknown spool kind %q", e.Kind)
 			}
