@@ -2,9 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -113,82 +110,6 @@ func (r *PipelineRuntime) RecordError(err error, at time.Time) {
 
 // RecordProcessed counts a processed job.
 func (r *PipelineRuntime) RecordProcessed() { r.processed.Add(1) }
-
-// --- queue --------------------------------------------------------------------
-
-// EnqueueJob adds a job for a memory unless a live one of that type exists.
-func (s *Service) EnqueueJob(ctx context.Context, memoryID, jobType, payload string) (bool, error) {
-	var ok bool
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		var err error
-		ok, err = storage.EnqueueJob(ctx, tx, NewID(), memoryID, jobType, payload, s.cfg.PipelineV2.MaxAttempts, s.timestamp())
-		return err
-	})
-	return ok, err
-}
-
-// LeaseJob atomically leases the next due job of one of types (any type
-// when empty) for owner; nil when nothing is due. See storage.LeaseJob for
-// the fairness rule.
-func (s *Service) LeaseJob(ctx context.Context, owner string, types ...string) (*storage.Job, error) {
-	var job *storage.Job
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		j, err := storage.LeaseJob(ctx, tx, owner, types, s.timestamp())
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil
-		}
-		job = j
-		return err
-	})
-	return job, err
-}
-
-// CompleteJob marks a leased job completed with result encoded as JSON.
-func (s *Service) CompleteJob(ctx context.Context, job *storage.Job, result any) error {
-	b, err := json.Marshal(result)
-	if err != nil {
-		return err
-	}
-	return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		return storage.CompleteJob(ctx, tx, job, string(b), s.timestamp())
-	})
-}
-
-// FailJob records a failed attempt: retried after min(2^attempts·5 s,
-// 120 s) plus up to 1 s of jitter, or dead after max_attempts. It reports
-// whether the job is dead.
-func (s *Service) FailJob(ctx context.Context, job *storage.Job, cause error) (bool, error) {
-	delay := storage.RetryDelay(job.Attempts) + time.Duration(rand.Int64N(int64(time.Second)))
-	var dead bool
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		var err error
-		dead, err = storage.FailJob(ctx, tx, job, cause.Error(), s.now(), delay)
-		return err
-	})
-	return dead, err
-}
-
-// ReapStaleLeases returns jobs leased longer than the lease timeout to the
-// queue.
-func (s *Service) ReapStaleLeases(ctx context.Context) (reaped, dead int64, err error) {
-	now := s.now()
-	cutoff := storage.FormatTime(now.Add(-s.cfg.PipelineV2.LeaseTimeout.D()))
-	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		var err error
-		reaped, dead, err = storage.ReapStaleLeases(ctx, tx, cutoff, storage.FormatTime(now))
-		return err
-	})
-	return reaped, dead, err
-}
-
-// GetJob returns one job.
-func (s *Service) GetJob(ctx context.Context, id string) (*storage.Job, error) {
-	j, err := storage.GetJob(ctx, s.db.Reader(), id)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, ErrNotFound
-	}
-	return j, err
-}
 
 func (s *Service) PipelineStatus(ctx context.Context) (map[string]any, error) {
 	byStatus, byType, err := storage.JobCounts(ctx, s.db.Reader())

@@ -35,6 +35,7 @@ type Service struct {
 	attached sync.Map // key → subsystem (Attached)
 
 	hooks     *Hooks
+	jobs      *Jobs
 	analytics *analytics.Analytics // in-memory usage, errors and latencies
 }
 
@@ -61,6 +62,7 @@ func NewService(db *storage.DB, cfg config.Config, opts ServiceOptions) *Service
 	s.frozen.Store(cfg.Pipeline.MutationsFrozen)
 	s.analytics = analytics.NewAnalytics(s.now)
 	s.emb = &Vectors{svc: s}
+	s.jobs = &Jobs{svc: s}
 	s.hooks = &Hooks{svc: s}
 	return s
 }
@@ -163,3 +165,6 @@ func (s *Service) Vectors() *Vectors { return s.emb }
 
 // Hooks returns the service's hooks.
 func (s *Service) Hooks() *Hooks { return s.hooks }
+
+// Jobs returns the service's jobs.
+func (s *Service) Jobs() *Jobs { return s.jobs }

@@ -76,7 +76,7 @@ func (w *DocumentWorker) Step(ctx context.Context, owner string) (bool, error) {
 	if w.Svc.MutationsFrozen() {
 		return false, nil
 	}
-	job, err := w.Svc.LeaseJob(ctx, owner, documents.JobDocumentIngest)
+	job, err := w.Svc.Jobs().Lease(ctx, owner, documents.JobDocumentIngest)
 	if err != nil || job == nil {
 		return false, err
 	}
@@ -84,7 +84,7 @@ func (w *DocumentWorker) Step(ctx context.Context, owner string) (bool, error) {
 	if perr == nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if err := w.Svc.CompleteJob(cctx, job, res); err != nil {
+		if err := w.Svc.Jobs().Complete(cctx, job, res); err != nil {
 			return true, fmt.Errorf("complete document job %s: %w", job.ID, err)
 		}
 		return true, nil

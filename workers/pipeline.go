@@ -124,7 +124,7 @@ func runPool(ctx context.Context, n int, tag string, reapEvery time.Duration, re
 
 // reapLeases returns stale leases to the queue and logs what it did.
 func reapLeases(ctx context.Context, svc *core.Service, log *slog.Logger) {
-	if r, d, err := svc.ReapStaleLeases(ctx); err != nil && ctx.Err() == nil {
+	if r, d, err := svc.Jobs().ReapStaleLeases(ctx); err != nil && ctx.Err() == nil {
 		log.Warn("reap stale leases", "err", err)
 	} else if r+d > 0 {
 		log.Info("reaped stale job leases", "returned", r, "dead", d)
@@ -168,7 +168,7 @@ func pollLoop(ctx context.Context, poll time.Duration, step func() (bool, error)
 // was found; a job's failure is recorded on the job (retry or dead) and
 // returned.
 func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
-	job, err := w.Svc.LeaseJob(ctx, owner, core.ExtractJobTypes...)
+	job, err := w.Svc.Jobs().Lease(ctx, owner, core.ExtractJobTypes...)
 	if err != nil || job == nil {
 		return false, err
 	}
@@ -183,7 +183,7 @@ func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	dead, ferr := w.Svc.FailJob(fctx, job, perr)
+	dead, ferr := w.Svc.Jobs().Fail(fctx, job, perr)
 	if ferr != nil {
 		return true, errors.Join(perr, ferr)
 	}

@@ -73,7 +73,7 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 	rememberN(t, svc, 12)
 	ctx := context.Background()
 	// A job leased by a process that died an hour ago.
-	orphan, err := svc.LeaseJob(ctx, "dead-process", core.JobExtract)
+	orphan, err := svc.Jobs().Lease(ctx, "dead-process", core.JobExtract)
 	if err != nil || orphan == nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 	if props == 0 || props != events || dupes != 0 {
 		t.Fatalf("proposals=%d history=%d duplicated=%d", props, events, dupes)
 	}
-	j, _ := svc.GetJob(ctx, orphan.ID)
+	j, _ := svc.Jobs().Get(ctx, orphan.ID)
 	if j.Status != "completed" || j.Attempts != 2 {
 		t.Fatalf("orphaned job: %+v", j)
 	}
@@ -147,7 +147,7 @@ func TestPipelineWorkerDeadLetters(t *testing.T) {
 			t.Fatalf("step %d: worked=%v err=%v", i, worked, err)
 		}
 	}
-	jobs, _ := svc.ListJobs(ctx, core.JobFilter{Status: "dead"}, 10)
+	jobs, _ := svc.Jobs().List(ctx, core.JobFilter{Status: "dead"}, 10)
 	if len(jobs) != 1 || jobs[0].Attempts != 2 || jobs[0].Error == "" {
 		t.Fatalf("dead jobs: %+v", jobs)
 	}
@@ -187,24 +187,24 @@ func BenchmarkQueueOverhead(b *testing.B) {
 	svc := pipelineService(b, func(c *config.Config) { c.Pipeline.Enabled = false })
 	ctx := context.Background()
 	for i := range 1000 { // a queue with history, as in use
-		if _, err := svc.EnqueueJob(ctx, fmt.Sprintf("old-%d", i), "extract", ""); err != nil {
+		if _, err := svc.Jobs().Enqueue(ctx, fmt.Sprintf("old-%d", i), "extract", ""); err != nil {
 			b.Fatal(err)
 		}
-		j, _ := svc.LeaseJob(ctx, "w")
-		if err := svc.CompleteJob(ctx, j, map[string]any{}); err != nil {
+		j, _ := svc.Jobs().Lease(ctx, "w")
+		if err := svc.Jobs().Complete(ctx, j, map[string]any{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := svc.EnqueueJob(ctx, fmt.Sprintf("m-%d", i), "extract", ""); err != nil {
+		if _, err := svc.Jobs().Enqueue(ctx, fmt.Sprintf("m-%d", i), "extract", ""); err != nil {
 			b.Fatal(err)
 		}
-		j, err := svc.LeaseJob(ctx, "w")
+		j, err := svc.Jobs().Lease(ctx, "w")
 		if err != nil || j == nil {
 			b.Fatal(err)
 		}
-		if err := svc.CompleteJob(ctx, j, map[string]any{"status": "completed"}); err != nil {
+		if err := svc.Jobs().Complete(ctx, j, map[string]any{"status": "completed"}); err != nil {
 			b.Fatal(err)
 		}
 	}

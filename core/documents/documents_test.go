@@ -488,7 +488,7 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 	e := apitest.NewEnv(t, func(c *config.Config) { c.Documents.ChunkSize, c.Documents.ChunkOverlap = 200, 20 })
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": docText(16000, "gamma")})
 	ctx := context.Background()
-	job, err := e.Svc.LeaseJob(ctx, "crashing-worker", documents.JobDocumentIngest)
+	job, err := e.Svc.Jobs().Lease(ctx, "crashing-worker", documents.JobDocumentIngest)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
@@ -498,7 +498,7 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 	}
 	// ... crash: the job is never completed.
 	e.Clock.Advance(6 * time.Minute)
-	if reaped, _, err := e.Svc.ReapStaleLeases(ctx); err != nil || reaped != 1 {
+	if reaped, _, err := e.Svc.Jobs().ReapStaleLeases(ctx); err != nil || reaped != 1 {
 		t.Fatalf("reap: %d %v", reaped, err)
 	}
 	runDocJobs(t, e)
@@ -516,7 +516,7 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 		}
 	}
 	// The crashed worker cannot complete the job it lost.
-	if err := e.Svc.CompleteJob(ctx, job, res); err == nil {
+	if err := e.Svc.Jobs().Complete(ctx, job, res); err == nil {
 		t.Fatal("the crashed worker completed a job it no longer holds")
 	}
 	if _, err := documents.For(e.Svc).ProcessDocumentJob(ctx, job); err == nil {
@@ -531,7 +531,7 @@ func TestDocumentJobsAreLeasedOnlyByTheDocumentWorker(t *testing.T) {
 	e := apitest.NewEnv(t)
 	createDoc(t, e, map[string]any{"source_type": "text", "content": "A queued document."})
 	ctx := context.Background()
-	if j, err := e.Svc.LeaseJob(ctx, "x", core.JobExtract); err != nil || j != nil {
+	if j, err := e.Svc.Jobs().Lease(ctx, "x", core.JobExtract); err != nil || j != nil {
 		t.Fatalf("an extract lease took %v (%v)", j, err)
 	}
 	e.Post(t, "/api/memory/remember", map[string]any{"content": "we decided to use blue-green deploys"}).Want(t, 200)
@@ -577,7 +577,7 @@ func BenchmarkDocumentIngest(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		job, err := e.Svc.LeaseJob(ctx, "bench", documents.JobDocumentIngest)
+		job, err := e.Svc.Jobs().Lease(ctx, "bench", documents.JobDocumentIngest)
 		if err != nil || job == nil {
 			b.Fatal(job, err)
 		}
@@ -585,7 +585,7 @@ func BenchmarkDocumentIngest(b *testing.B) {
 		if err != nil || out.Created < 100 {
 			b.Fatal(out, err)
 		}
-		if err := e.Svc.CompleteJob(ctx, job, out); err != nil {
+		if err := e.Svc.Jobs().Complete(ctx, job, out); err != nil {
 			b.Fatal(err)
 		}
 		if res.ID != job.DocumentID {
@@ -610,7 +610,7 @@ func TestDocumentChunksAreEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := svc.LeaseJob(ctx, "t", documents.JobDocumentIngest)
+	job, err := svc.Jobs().Lease(ctx, "t", documents.JobDocumentIngest)
 	if err != nil || job == nil || job.DocumentID != created.ID {
 		t.Fatalf("lease: %v %v", job, err)
 	}

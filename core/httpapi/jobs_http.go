@@ -16,12 +16,12 @@ func (a *API) listJobs(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	jobs, err := a.svc.ListJobs(r.Context(), core.JobFilter{Status: q.Get("status"), JobType: q.Get("type"), MemoryID: q.Get("memory_id")}, limit)
+	jobs, err := a.svc.Jobs().List(r.Context(), core.JobFilter{Status: q.Get("status"), JobType: q.Get("type"), MemoryID: q.Get("memory_id")}, limit)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	byStatus, byType, err := a.svc.JobCounts(r.Context())
+	byStatus, byType, err := a.svc.Jobs().Counts(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -34,7 +34,7 @@ func (a *API) listJobs(w http.ResponseWriter, r *http.Request) {
 
 // retryJob serves POST /api/jobs/{id}/retry.
 func (a *API) retryJob(w http.ResponseWriter, r *http.Request) {
-	j, err := a.svc.RetryJob(r.Context(), r.PathValue("id"))
+	j, err := a.svc.Jobs().Retry(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -131,7 +131,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 	var skip errSkipJob
 	if errors.As(err, &skip) {
 		res.Status, res.SkipReason = "skipped", string(skip)
-		return res, s.svc.CompleteJob(ctx, job, res)
+		return res, s.svc.Jobs().Complete(ctx, job, res)
 	} else if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ func updateTo(target string) func(extract.Fact, []extract.Candidate) string {
 
 func runScripted(t *testing.T, e *apitest.Env, m extract.LLM) *pipeline.ExtractJobResult {
 	t.Helper()
-	job, err := e.Svc.LeaseJob(context.Background(), "test", core.JobExtract)
+	job, err := e.Svc.Jobs().Lease(context.Background(), "test", core.JobExtract)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}

@@ -18,7 +18,7 @@ import (
 func runOneJob(t *testing.T, e *apitest.Env) *pipeline.ExtractJobResult {
 	t.Helper()
 	ctx := context.Background()
-	job, err := e.Svc.LeaseJob(ctx, "test", core.JobExtract)
+	job, err := e.Svc.Jobs().Lease(ctx, "test", core.JobExtract)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}

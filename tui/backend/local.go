@@ -108,11 +108,11 @@ func (l *Local) Status(ctx context.Context) (Status, error) {
 
 // Jobs implements Backend.
 func (l *Local) Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPage, error) {
-	jobs, err := l.svc.ListJobs(ctx, f, limit)
+	jobs, err := l.svc.Jobs().List(ctx, f, limit)
 	if err != nil {
 		return nil, err
 	}
-	byStatus, byType, err := l.svc.JobCounts(ctx)
+	byStatus, byType, err := l.svc.Jobs().Counts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -121,12 +121,12 @@ func (l *Local) Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPag
 
 // Job implements Backend.
 func (l *Local) Job(ctx context.Context, id string) (*storage.Job, error) {
-	return l.svc.GetJob(ctx, id)
+	return l.svc.Jobs().Get(ctx, id)
 }
 
 // RetryJob implements Backend.
 func (l *Local) RetryJob(ctx context.Context, id string) (*storage.Job, error) {
-	return l.svc.RetryJob(ctx, id)
+	return l.svc.Jobs().Retry(ctx, id)
 }
 
 // RequeueDead implements Backend.

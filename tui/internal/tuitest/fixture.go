@@ -110,7 +110,7 @@ func PipelineFixture(t testing.TB, svc *core.Service, db *storage.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := svc.LeaseJob(ctx, "fixture", core.JobExtract)
+	job, err := svc.Jobs().Lease(ctx, "fixture", core.JobExtract)
 	if err != nil || job == nil || job.ID != JobDone {
 		t.Fatalf("lease: %v %v", job, err)
 	}
