@@ -805,3 +805,10 @@ func expandHome(p string) string {
 
 // ---------------------------------------------------------------------------
 // transcripts
+
+// Hooks runs the agent hook flows of a Service (session start, each
+// prompt, session end, remember and recall, compaction) and keeps the
+// sessions they record.
+type Hooks struct {
+	svc *Service
+}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -475,7 +476,7 @@ func historyEntry(h *storage.HistoryEvent) *HistoryEntry {
 		NewContent: h.NewContent, ChangedBy: h.ChangedBy, ActorType: h.ActorType, Reason: h.Reason,
 		SessionID: h.SessionID, RequestID: h.RequestID, CreatedAt: h.CreatedAt}
 	if h.Metadata != "" {
-		_ = jsonUnmarshal(h.Metadata, &e.Metadata)
+		_ = json.Unmarshal([]byte(h.Metadata), &e.Metadata)
 	}
 	return e
 }
@@ -516,6 +517,22 @@ func (s *Service) History(ctx context.Context, f storage.HistoryFilter, limit in
 	out := make([]*HistoryEntry, len(rows))
 	for i, h := range rows {
 		out[i] = historyEntry(h)
+	}
+	return out, nil
+}
+
+// RecentMemories returns up to limit memories matching f, newest first.
+// It is List without the total count and the store statistics, which scan
+// every row: the terminal UI lists recent memories on every refresh and
+// reads the counts separately, less often.
+func (s *Service) RecentMemories(ctx context.Context, f storage.MemoryFilter, limit int) ([]*Memory, error) {
+	rows, err := storage.ListMemories(ctx, s.db.Reader(), f, limit, 0)
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
+	}
+	out := make([]*Memory, len(rows))
+	for i, m := range rows {
+		out[i] = viewOf(m)
 	}
 	return out, nil
 }

@@ -168,3 +168,6 @@ func (s *Service) Hooks() *Hooks { return s.hooks }
 
 // Jobs returns the service's jobs.
 func (s *Service) Jobs() *Jobs { return s.jobs }
+
+// Analytics returns the service's analytics.
+func (s *Service) Analytics() *analytics.Analytics { return s.analytics }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
@@ -162,4 +163,14 @@ func decisionErr(err error) error {
 		return &core.Error{Code: CodeProposalNotPending, Message: "proposal was decided concurrently"}
 	}
 	return err
+}
+
+// CountProposals counts proposals in state (one indexed query), for status
+// bars that only need to say how many wait for a decision.
+func (s *Pipeline) CountProposals(ctx context.Context, state string) (int, error) {
+	n, err := storage.CountProposals(ctx, s.svc.DB().Reader(), state)
+	if err != nil {
+		return 0, fmt.Errorf("count proposals: %w", err)
+	}
+	return n, nil
 }

@@ -137,3 +137,17 @@ func (s *Service) PipelineStatus(ctx context.Context) (map[string]any, error) {
 }
 
 // noteExtraction records a pipeline error in the analytics error ring.
+
+// PipelineMode names the pipeline's effective mode.
+func (s *Service) PipelineMode() string {
+	p := s.cfg.Pipeline
+	switch {
+	case !p.Enabled:
+		return "disabled"
+	case s.MutationsFrozen():
+		return "frozen"
+	case p.ShadowMode:
+		return "shadow"
+	}
+	return "controlled-write"
+}

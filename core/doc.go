@@ -1,0 +1,33 @@
+// Package core is cairn's domain: the Service that owns the memory
+// lifecycle on top of one storage.DB, and the smaller types that hang off
+// it. It knows nothing of HTTP (core/httpapi serves it) and holds no SQL
+// (storage does); every write goes through the Service's one write path.
+//
+// The files, by what they own:
+//
+//	service.go    Service, NewService, Actor, the kill switch, accessors
+//	memory.go     the write path: Remember, dedup, chunking, InsertNew, AddHistory
+//	mutate.go     Get, List, Modify, Forget, Recover, history, RecentMemories
+//	forget.go     batch forget with its confirm token
+//	transfer.go   Export and Import (JSONL)
+//	recall.go     Recall: keyword, vector and hybrid legs, fusion and scoring
+//	search.go     the keyword (FTS5) leg
+//	hints.go      heuristic prospective hints, searched beside content
+//	graph.go      the graph boost of recall and the entity listing
+//	similar.go    Similar memories and the embeddings export
+//	embedding.go  Vectors: the embedder, the vector index, the tracker's work
+//	hooks.go      Hooks: the agent hook flows and the sessions they record
+//	jobs.go       Jobs: the job queue (enqueue, lease, complete, fail, retry)
+//	runtime.go    the pipeline's run-time state and the workers' liveness
+//	status.go     counts and provider state for /health and /api/status
+//	redact.go     secret redaction, counted for diagnostics
+//	events.go     change events the TUI subscribes to
+//	errors.go     Error: a code and a message, mapped to HTTP by httpapi
+//
+// Subsystems built on a Service live in packages of their own and get their
+// one instance per Service with For: core/ops (diagnostics, repairs,
+// maintenance, retention), core/pipeline (extraction, decisions, proposals,
+// the graph's writes) and core/documents (document ingest). Leaf packages
+// need no Service: core/config, core/text, core/extract, core/fetch,
+// core/vector, core/analytics and core/auth.
+package core

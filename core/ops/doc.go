@@ -1,0 +1,6 @@
+// Package ops runs cairn's operations on a core.Service: diagnostics (six
+// domains, a composite score, silent-failure signals, a short cache),
+// repairs (gated, rate-limited and single-flight per action, each audited
+// in history), the maintenance loop's recommendations and halts, and the
+// retention sweep. One Ops serves a Service; For returns it.
+package ops
