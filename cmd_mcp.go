@@ -61,7 +61,7 @@ func runMCP(ctx context.Context, args []string) error {
 		}
 		api := httpapi.NewAPI(st.svc, cairnVersion(), addr)
 		apiDone = make(chan error, 1)
-		go func() { apiDone <- serveAPI(mctx, api, ln, a.cfg.Server.ShutdownTimeout.D()) }()
+		go func() { apiDone <- api.Serve(mctx, ln, a.cfg.Server.ShutdownTimeout.D()) }()
 	} else {
 		a.log.Warn("mcp: not serving the HTTP API", "err", lerr)
 	}

@@ -113,7 +113,7 @@ func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
 		defer quit()
 		sctx, stop := context.WithCancel(gctx)
 		served := make(chan error, 1)
-		go func() { served <- serveAPI(sctx, api, ln, a.cfg.Server.ShutdownTimeout.D()) }()
+		go func() { served <- api.Serve(sctx, ln, a.cfg.Server.ShutdownTimeout.D()) }()
 		uiErr := tui.Run(gctx, tui.Options{Backend: tuibackend.NewLocal(st.svc, addr), Theme: theme, Version: cairnVersion()})
 		stop()
 		apiErr := <-served

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"syscall"
-	"time"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/httpapi"
@@ -53,7 +51,7 @@ func (a *app) serve(ctx context.Context, ready func(addr string)) error {
 		ready(addr)
 	}
 	err = a.runService(ctx, st.svc, func(ctx context.Context) error {
-		return serveAPI(ctx, api, ln, a.cfg.Server.ShutdownTimeout.D())
+		return api.Serve(ctx, ln, a.cfg.Server.ShutdownTimeout.D())
 	})
 	a.log.Info("cairn stopping")
 	return err
@@ -98,29 +96,4 @@ func (a *app) listen() (net.Listener, error) {
 		return nil, fmt.Errorf("listen on %s: %w", a.cfg.Server.Addr, err)
 	}
 	return ln, nil
-}
-
-// serveAPI serves the API on ln until ctx ends, then shuts it down.
-func serveAPI(ctx context.Context, api *httpapi.API, ln net.Listener, timeout time.Duration) error {
-	srv := &http.Server{
-		Handler:           api.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	return nil
 }
