@@ -101,7 +101,7 @@ func (s *Documents) validateDocument(in *DocumentInput) *core.Error {
 		if in.URL == "" {
 			return core.Invalid("url", "url is required for url source_type")
 		}
-		if _, err := fetch.ValidateFetchURL(in.URL, s.svc.Config().Documents.AllowPrivateFetch); err != nil {
+		if _, err := fetch.ValidateURL(in.URL, s.svc.Config().Documents.AllowPrivateFetch); err != nil {
 			msg := err.Error()
 			if strings.HasPrefix(msg, "only http") || strings.HasPrefix(msg, "the URL has no host") || strings.HasPrefix(msg, "url is not") {
 				msg = "url must be an http or https URL with a host"

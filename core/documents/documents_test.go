@@ -383,11 +383,11 @@ func TestDocumentRetryableFetchFailureRetriesThenFails(t *testing.T) {
 func TestDocumentFetchRefusesLoopbackByDefault(t *testing.T) {
 	t.Parallel()
 	srv := page(t, map[string]http.HandlerFunc{"/": func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secret") }})
-	_, err := fetch.FetchURL(context.Background(), srv.URL+"/", fetch.FetchOptions{Timeout: 5 * time.Second, MaxBytes: 1024})
-	if err == nil || !strings.Contains(err.Error(), "loopback") || !fetch.IsPermanentFetchError(err) {
+	_, err := fetch.URL(context.Background(), srv.URL+"/", fetch.Options{Timeout: 5 * time.Second, MaxBytes: 1024})
+	if err == nil || !strings.Contains(err.Error(), "loopback") || !fetch.IsPermanent(err) {
 		t.Fatalf("fetch of %s by default: %v, want a permanent loopback refusal", srv.URL, err)
 	}
-	res, err := fetch.FetchURL(context.Background(), srv.URL+"/", fetch.FetchOptions{Timeout: 5 * time.Second, MaxBytes: 1024, AllowPrivate: true})
+	res, err := fetch.URL(context.Background(), srv.URL+"/", fetch.Options{Timeout: 5 * time.Second, MaxBytes: 1024, AllowPrivate: true})
 	if err != nil || res.Content != "secret" {
 		t.Fatalf("fetch with allow_private_fetch: %v %+v", err, res)
 	}

@@ -91,10 +91,10 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	content, title, ctype := d.Content, "", ""
 	if d.SourceType == "url" {
 		dc := s.svc.Config().Documents
-		fr, err := fetch.FetchURL(ctx, d.SourceURL, fetch.FetchOptions{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
+		fr, err := fetch.URL(ctx, d.SourceURL, fetch.Options{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
 			MaxRedirects: dc.MaxRedirects, AllowPrivate: dc.AllowPrivateFetch})
 		if err != nil {
-			if fetch.IsPermanentFetchError(err) {
+			if fetch.IsPermanent(err) {
 				return nil, fmt.Errorf("%w: %v", ErrDocumentPermanent, err)
 			}
 			return nil, err

@@ -27,16 +27,16 @@ import (
 // runs on the resolved IP at connect time, so redirects and DNS answers
 // that change between lookups are covered.
 
-// FetchOptions bound one fetch.
-type FetchOptions struct {
+// Options bound one fetch.
+type Options struct {
 	Timeout      time.Duration
 	MaxBytes     int64
 	MaxRedirects int
 	AllowPrivate bool
 }
 
-// FetchResult is a fetched page reduced to text.
-type FetchResult struct {
+// Result is a fetched page reduced to text.
+type Result struct {
 	Content     string // text (HTML stripped)
 	ContentType string // media type, without parameters
 	Title       string // from <title>, for HTML
@@ -44,25 +44,25 @@ type FetchResult struct {
 	FinalURL    string // after redirects
 }
 
-// FetchError is a failed fetch. Permanent errors (a refused address, an
+// Error is a failed fetch. Permanent errors (a refused address, an
 // unsupported content type, a page too large, a redirect loop, a 4xx
 // answer) will fail again; the others (network errors, timeouts, 5xx) may
 // not.
-type FetchError struct {
+type Error struct {
 	Msg       string
 	Permanent bool
 }
 
-func (e *FetchError) Error() string { return e.Msg }
+func (e *Error) Error() string { return e.Msg }
 
-func permanentf(format string, args ...any) *FetchError {
-	return &FetchError{Msg: fmt.Sprintf(format, args...), Permanent: true}
+func permanentf(format string, args ...any) *Error {
+	return &Error{Msg: fmt.Sprintf(format, args...), Permanent: true}
 }
 
-// IsPermanentFetchError reports whether err is a fetch failure that a
+// IsPermanent reports whether err is a fetch failure that a
 // retry cannot fix.
-func IsPermanentFetchError(err error) bool {
-	var fe *FetchError
+func IsPermanent(err error) bool {
+	var fe *Error
 	return errors.As(err, &fe) && fe.Permanent
 }
 
@@ -143,7 +143,7 @@ func blockedReason(ip netip.Addr) string {
 	return ""
 }
 
-func refused(host, why string) *FetchError {
+func refused(host, why string) *Error {
 	return permanentf("refusing to fetch from %s: it is %s (set documents.allow_private_fetch = true to allow)", host, why)
 }
 
@@ -173,8 +173,8 @@ func checkFetchURL(u *url.URL, allowPrivate bool) error {
 	return nil
 }
 
-// ValidateFetchURL parses and checks a document URL as the fetcher will.
-func ValidateFetchURL(raw string, allowPrivate bool) (*url.URL, error) {
+// ValidateURL parses and checks a document URL as the fetcher will.
+func ValidateURL(raw string, allowPrivate bool) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return nil, permanentf("url is not a valid URL")
@@ -186,7 +186,7 @@ func ValidateFetchURL(raw string, allowPrivate bool) (*url.URL, error) {
 }
 
 // fetchClient builds the HTTP client of one fetch.
-func fetchClient(opts FetchOptions) *http.Client {
+func fetchClient(opts Options) *http.Client {
 	dialer := &net.Dialer{Timeout: opts.Timeout}
 	if !opts.AllowPrivate {
 		dialer.Control = func(network, address string, _ syscall.RawConn) error {
@@ -226,8 +226,8 @@ func fetchClient(opts FetchOptions) *http.Client {
 	}
 }
 
-// FetchURL fetches raw and reduces it to text.
-func FetchURL(ctx context.Context, raw string, opts FetchOptions) (*FetchResult, error) {
+// URL fetches raw and reduces it to text.
+func URL(ctx context.Context, raw string, opts Options) (*Result, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = config.DefaultDocumentsFetchTimeout
 	}
@@ -237,7 +237,7 @@ func FetchURL(ctx context.Context, raw string, opts FetchOptions) (*FetchResult,
 	if opts.MaxRedirects < 0 {
 		opts.MaxRedirects = 0
 	}
-	u, err := ValidateFetchURL(raw, opts.AllowPrivate)
+	u, err := ValidateURL(raw, opts.AllowPrivate)
 	if err != nil {
 		return nil, err
 	}
@@ -253,19 +253,19 @@ func FetchURL(ctx context.Context, raw string, opts FetchOptions) (*FetchResult,
 	defer client.CloseIdleConnections()
 	res, err := client.Do(req)
 	if err != nil {
-		var fe *FetchError
+		var fe *Error
 		if errors.As(err, &fe) {
 			return nil, fe
 		}
 		if ctx.Err() != nil {
-			return nil, &FetchError{Msg: fmt.Sprintf("fetch %s: timed out after %s (documents.fetch_timeout)", u.Redacted(), opts.Timeout)}
+			return nil, &Error{Msg: fmt.Sprintf("fetch %s: timed out after %s (documents.fetch_timeout)", u.Redacted(), opts.Timeout)}
 		}
-		return nil, &FetchError{Msg: fmt.Sprintf("fetch %s: %v", u.Redacted(), unwrapURLError(err))}
+		return nil, &Error{Msg: fmt.Sprintf("fetch %s: %v", u.Redacted(), unwrapURLError(err))}
 	}
 	defer res.Body.Close()
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		perm := res.StatusCode >= 400 && res.StatusCode < 500 && res.StatusCode != 408 && res.StatusCode != 425 && res.StatusCode != 429
-		return nil, &FetchError{Msg: fmt.Sprintf("fetch %s: HTTP %s", u.Redacted(), res.Status), Permanent: perm}
+		return nil, &Error{Msg: fmt.Sprintf("fetch %s: HTTP %s", u.Redacted(), res.Status), Permanent: perm}
 	}
 	mediaType, params := "", map[string]string{}
 	if ct := res.Header.Get("Content-Type"); ct != "" {
@@ -285,9 +285,9 @@ func FetchURL(ctx context.Context, raw string, opts FetchOptions) (*FetchResult,
 	body, err := io.ReadAll(io.LimitReader(res.Body, opts.MaxBytes+1))
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, &FetchError{Msg: fmt.Sprintf("fetch %s: timed out after %s (documents.fetch_timeout)", u.Redacted(), opts.Timeout)}
+			return nil, &Error{Msg: fmt.Sprintf("fetch %s: timed out after %s (documents.fetch_timeout)", u.Redacted(), opts.Timeout)}
 		}
-		return nil, &FetchError{Msg: fmt.Sprintf("fetch %s: reading the body: %v", u.Redacted(), unwrapURLError(err))}
+		return nil, &Error{Msg: fmt.Sprintf("fetch %s: reading the body: %v", u.Redacted(), unwrapURLError(err))}
 	}
 	if int64(len(body)) > opts.MaxBytes {
 		return nil, permanentf("fetch %s: content exceeds %d bytes (documents.max_content_bytes)", u.Redacted(), opts.MaxBytes)
@@ -300,7 +300,7 @@ func FetchURL(ctx context.Context, raw string, opts FetchOptions) (*FetchResult,
 		}
 	}
 	text := decodeCharset(body, params["charset"])
-	out := &FetchResult{ContentType: mediaType, Bytes: len(body), FinalURL: res.Request.URL.String()}
+	out := &Result{ContentType: mediaType, Bytes: len(body), FinalURL: res.Request.URL.String()}
 	if mediaType == "text/html" || mediaType == "application/xhtml+xml" {
 		out.Content, out.Title = StripHTML(text)
 	} else {
@@ -334,7 +334,7 @@ func decodeCharset(body []byte, charset string) string {
 // unwrapURLError drops the *url.Error wrapper (its text repeats the method
 // and URL) and reports a refused address plainly.
 func unwrapURLError(err error) error {
-	var fe *FetchError
+	var fe *Error
 	if errors.As(err, &fe) {
 		return fe
 	}

@@ -91,9 +91,9 @@ func TestBlockedReason(t *testing.T) {
 func TestFetchDialGuard(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "internal") }))
 	defer srv.Close()
-	c := fetchClient(FetchOptions{Timeout: 5 * time.Second, MaxBytes: 1024, MaxRedirects: 5})
+	c := fetchClient(Options{Timeout: 5 * time.Second, MaxBytes: 1024, MaxRedirects: 5})
 	_, err := c.Get(srv.URL)
-	if err == nil || !strings.Contains(err.Error(), "loopback") || !IsPermanentFetchError(err) {
+	if err == nil || !strings.Contains(err.Error(), "loopback") || !IsPermanent(err) {
 		t.Fatalf("dial to %s: %v, want the loopback refusal", srv.URL, err)
 	}
 	// A redirect to a private address is refused before any connection,
@@ -107,7 +107,7 @@ func TestFetchDialGuard(t *testing.T) {
 		t.Fatalf("redirect loop: %v", err)
 	}
 	// With allow_private_fetch the same loopback server is reachable.
-	c = fetchClient(FetchOptions{Timeout: 5 * time.Second, MaxBytes: 1024, AllowPrivate: true})
+	c = fetchClient(Options{Timeout: 5 * time.Second, MaxBytes: 1024, AllowPrivate: true})
 	res, err := c.Get(srv.URL)
 	if err != nil {
 		t.Fatalf("allowed fetch: %v", err)
@@ -125,7 +125,7 @@ func FuzzValidateFetchURL(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		u, err := ValidateFetchURL(raw, false)
+		u, err := ValidateURL(raw, false)
 		if err != nil {
 			return
 		}
