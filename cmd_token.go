@@ -40,7 +40,7 @@ func runToken(ctx context.Context, args []string) error {
 	if life <= 0 {
 		return usageError{"--ttl must be positive"}
 	}
-	secret, err := auth.LoadOrCreateSecret(auth.AuthSecretPath(a.cfg.Auth, a.paths.DataDir))
+	secret, err := auth.LoadOrCreateSecret(auth.SecretPath(a.cfg.Auth, a.paths.DataDir))
 	if err != nil {
 		return err
 	}

@@ -19,9 +19,9 @@ import (
 
 // Auth modes (auth.mode).
 const (
-	AuthLocal  = "local"
-	AuthTeam   = "team"
-	AuthHybrid = "hybrid"
+	ModeLocal  = "local"
+	ModeTeam   = "team"
+	ModeHybrid = "hybrid"
 )
 
 // Error codes of the auth layer.
@@ -146,9 +146,9 @@ func NewClaims(role string, scope TokenScope, ttl time.Duration, now time.Time) 
 	return Claims{Sub: "token:" + role, Scope: scope, Role: role, IAT: now.Unix(), Exp: now.Add(ttl).Unix()}
 }
 
-// AuthSecretPath is where the signing secret lives: auth.secret_file, or
+// SecretPath is where the signing secret lives: auth.secret_file, or
 // auth-secret in dataDir.
-func AuthSecretPath(cfg config.AuthConfig, dataDir string) string {
+func SecretPath(cfg config.AuthConfig, dataDir string) string {
 	if cfg.SecretFile != "" {
 		return cfg.SecretFile
 	}

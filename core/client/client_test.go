@@ -267,7 +267,7 @@ func TestExportImport(t *testing.T) {
 }
 
 func TestTokenFromEnvironment(t *testing.T) {
-	a := newAPI(t, func(c *config.Config) { c.Auth.Mode = auth.AuthTeam })
+	a := newAPI(t, func(c *config.Config) { c.Auth.Mode = auth.ModeTeam })
 	ctx := context.Background()
 	c := client.New(a.addr, client.Options{Actor: tester})
 	t.Setenv(client.TokenEnv, "")

@@ -168,7 +168,7 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	out := a.overview(r)
-	if a.svc.Config().Auth.Mode != "" && a.svc.Config().Auth.Mode != auth.AuthLocal {
+	if a.svc.Config().Auth.Mode != "" && a.svc.Config().Auth.Mode != auth.ModeLocal {
 		// /health answers without a token: off a local-only setup it says
 		// whether cairn is up and well, not what it holds.
 		out = map[string]any{"authMode": out["authMode"], "health": out["health"], "startedAt": out["startedAt"]}

@@ -135,7 +135,7 @@ func (a *API) overview(r *http.Request) map[string]any {
 		"uptime":       time.Since(a.started).Seconds(),
 		"startedAt":    storage.FormatTime(a.started),
 		"address":      a.addr,
-		"authMode":     firstNonEmpty(cfg.Auth.Mode, auth.AuthLocal),
+		"authMode":     firstNonEmpty(cfg.Auth.Mode, auth.ModeLocal),
 		"pipelineMode": s.PipelineMode(),
 		"providers":    map[string]any{"extraction": extraction, "embedding": a.embeddingSummary()},
 	}

@@ -62,7 +62,7 @@ func (g *authGate) loadSecret() ([]byte, error) {
 	if g.secret != nil {
 		return g.secret, nil
 	}
-	s, err := auth.LoadOrCreateSecret(auth.AuthSecretPath(g.cfg(), filepath.Dir(g.a.svc.DB().Path())))
+	s, err := auth.LoadOrCreateSecret(auth.SecretPath(g.cfg(), filepath.Dir(g.a.svc.DB().Path())))
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (g *authGate) accessFor(r *http.Request) (access, string) {
 func (g *authGate) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mode := g.cfg().Mode
-		if mode == "" || mode == auth.AuthLocal || r.URL.Path == "/health" {
+		if mode == "" || mode == auth.ModeLocal || r.URL.Path == "/health" {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -99,7 +99,7 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 		r.Header.Del("Authorization") // nothing downstream may see or log it
 		var info authInfo
 		switch {
-		case authz == "" && mode == auth.AuthHybrid && remoteIsLoopback(r):
+		case authz == "" && mode == auth.ModeHybrid && remoteIsLoopback(r):
 			// A local caller in hybrid mode is trusted as the owner; the
 			// connection's address decides, never the Host header.
 			info = authInfo{claims: &auth.Claims{Sub: "local", Role: "admin"}}
@@ -312,7 +312,7 @@ func (a *API) authToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	if a.auth.cfg().Mode == auth.AuthLocal || a.auth.cfg().Mode == "" {
+	if a.auth.cfg().Mode == auth.ModeLocal || a.auth.cfg().Mode == "" {
 		writeError(w, core.Invalid("mode", "tokens need auth.mode team or hybrid; local mode has no secret"))
 		return
 	}
