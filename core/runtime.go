@@ -151,3 +151,7 @@ func (s *Service) PipelineMode() string {
 	}
 	return "controlled-write"
 }
+
+// EmptyExtractionsMax is how many empty extractions in a row degrade the
+// provider (the pipeline counts the streak, diagnostics reports it).
+const EmptyExtractionsMax = 5

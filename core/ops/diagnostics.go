@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cairnmem/cairn/core/pipeline"
-
 	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/analytics"
@@ -439,8 +437,8 @@ func (s *Ops) diagProvider(ctx context.Context, q storage.Querier, now time.Time
 		}
 		d.Signals = append(d.Signals, gate("extraction_provider_unavailable", "count", v, 0, 1, false, msg))
 		streak := s.svc.Analytics().EmptyExtractionStreak()
-		d.Signals = append(d.Signals, gate("empty_extractions_in_a_row", "count", float64(streak), pipeline.EmptyExtractionsMax-1, 0.3, false,
-			fmt.Sprintf("%d extractions in a row over inputs of at least %d characters produced no fact (%d or more costs 0.3: the model may be answering nothing usable)", streak, extract.ExtractMinInputChars, pipeline.EmptyExtractionsMax)))
+		d.Signals = append(d.Signals, gate("empty_extractions_in_a_row", "count", float64(streak), core.EmptyExtractionsMax-1, 0.3, false,
+			fmt.Sprintf("%d extractions in a row over inputs of at least %d characters produced no fact (%d or more costs 0.3: the model may be answering nothing usable)", streak, extract.ExtractMinInputChars, core.EmptyExtractionsMax)))
 	} else {
 		d.Note = "pipeline disabled: only embedding calls are tracked"
 	}

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core/pipeline"
-
 	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
@@ -330,13 +328,13 @@ func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 	// Inputs too short to hold a fact do not count.
 	e.MustID(t, "tiny")
 	step()
-	for i := range pipeline.EmptyExtractionsMax - 1 {
+	for i := range core.EmptyExtractionsMax - 1 {
 		e.MustID(t, fmt.Sprintf("We decided to deploy the billing service %d on Fridays because the team prefers it.", i))
 		step()
 	}
 	r := diag(t, e.Svc)
-	if s := signal(t, r, "provider", "empty_extractions_in_a_row"); s.Triggered || s.Value != float64(pipeline.EmptyExtractionsMax-1) {
-		t.Fatalf("after %d: %+v", pipeline.EmptyExtractionsMax-1, s)
+	if s := signal(t, r, "provider", "empty_extractions_in_a_row"); s.Triggered || s.Value != float64(core.EmptyExtractionsMax-1) {
+		t.Fatalf("after %d: %+v", core.EmptyExtractionsMax-1, s)
 	}
 	wantDomain(t, r, ops.DomainProvider, 1, ops.StatusHealthy)
 	e.MustID(t, "The staging database moved to a new host called db-stage-2 with Postgres 16 last week.")
@@ -356,10 +354,10 @@ func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 	if summary[analytics.CodeExtractionEmptyRepeated] != 1 || len(errs) != 1 {
 		t.Fatalf("error ring %+v %v", errs, summary)
 	}
-	if u := e.Svc.Analytics().Usage().Providers["llm:silent/test"]; u.Count != int64(pipeline.EmptyExtractionsMax) || u.Errors != 0 {
+	if u := e.Svc.Analytics().Usage().Providers["llm:silent/test"]; u.Count != int64(core.EmptyExtractionsMax) || u.Errors != 0 {
 		t.Fatalf("provider usage %+v", u)
 	}
-	if l := e.Svc.Analytics().Latency(analytics.LatencyJobs); l.Count != pipeline.EmptyExtractionsMax+1 {
+	if l := e.Svc.Analytics().Latency(analytics.LatencyJobs); l.Count != core.EmptyExtractionsMax+1 {
 		t.Fatalf("jobs latency %+v", l)
 	}
 	// A model that finds facts again ends the streak.

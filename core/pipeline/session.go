@@ -112,7 +112,7 @@ func (s *Pipeline) extractWindows(ctx context.Context, body string, windowed boo
 		if len(out.Facts) == 0 && len(parseWarns) > 0 {
 			s.noteExtraction(analytics.StageExtraction, analytics.CodeExtractionParseFail, strings.Join(parseWarns, "; "), srcID)
 		}
-		if n := s.svc.Analytics().RecordExtraction(len(out.Facts)); n == EmptyExtractionsMax {
+		if n := s.svc.Analytics().RecordExtraction(len(out.Facts)); n == core.EmptyExtractionsMax {
 			s.noteExtraction(analytics.StageExtraction, analytics.CodeExtractionEmptyRepeated,
 				fmt.Sprintf("%d extractions in a row by %s produced no fact", n, llm.Name()), srcID)
 		}
@@ -154,7 +154,3 @@ func (s *Pipeline) linkSessionFact(ctx context.Context, memoryID, content string
 
 // isSessionSource reports whether a proposal's source is a session.
 func isSessionSource(id string) bool { return strings.HasPrefix(id, "session:") }
-
-// EmptyExtractionsMax is how many empty extractions in a row degrade the
-// provider (the pipeline counts the streak, diagnostics reports it).
-const EmptyExtractionsMax = 5
