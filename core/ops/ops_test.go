@@ -29,7 +29,7 @@ func TestForIsOnePerService(t *testing.T) {
 	if ops.For(b) == got[0] {
 		t.Fatal("two services share one Ops")
 	}
-	if pipeline.For(a) != pipeline.For(a) || pipeline.For(a) == pipeline.For(b) {
+	if p := pipeline.For(a); p != pipeline.For(a) || p == pipeline.For(b) {
 		t.Fatal("pipeline.For is not one per service")
 	}
 }
