@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
@@ -136,14 +137,15 @@ func (a *API) memorySubroute() route {
 	return route{
 		pattern: "GET /api/memory/{a}/{b}",
 		handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			switch {
-			case r.PathValue("a") == "jobs":
-				r.SetPathValue("id", r.PathValue("b"))
+			kind, id := memorySub(r)
+			switch kind {
+			case "jobs":
+				r.SetPathValue("id", id)
 				a.getJob(w, r)
-			case r.PathValue("b") == "history":
-				r.SetPathValue("id", r.PathValue("a"))
+			case "history":
+				r.SetPathValue("id", id)
 				a.memoryHistory(w, r)
-			case r.PathValue("b") == "recover":
+			case "recover":
 				w.Header().Set("Allow", "POST")
 				writeError(w, &core.Error{Code: core.CodeMethodNotAllowed, Message: "method not allowed; allowed: POST"})
 			default:
@@ -151,16 +153,39 @@ func (a *API) memorySubroute() route {
 			}
 		}),
 		pick: func(r *http.Request) access {
-			parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-			switch {
-			case len(parts) == 4 && parts[2] == "jobs":
+			switch kind, _ := memorySub(r); kind {
+			case "jobs":
 				return access{perm: auth.PermDocuments}
-			case len(parts) == 4 && parts[3] == "history":
+			case "history":
 				return access{perm: auth.PermRecall, scope: scopeID}
 			}
 			return access{perm: permAnyRole}
 		},
 	}
+}
+
+// memorySub names the endpoint a GET /api/memory/{a}/{b} request is for
+// ("jobs", "history", "recover" or "") and the id it names. It reads the
+// escaped path segment by segment as the router does, so the auth gate
+// (before routing) and the handler (after) always agree.
+func memorySub(r *http.Request) (kind, id string) {
+	segs := strings.Split(strings.Trim(r.URL.EscapedPath(), "/"), "/")
+	if len(segs) != 4 {
+		return "", ""
+	}
+	first, err1 := url.PathUnescape(segs[2])
+	second, err2 := url.PathUnescape(segs[3])
+	switch {
+	case err1 != nil || err2 != nil:
+		return "", ""
+	case first == "jobs":
+		return "jobs", second
+	case second == "history":
+		return "history", first
+	case second == "recover":
+		return "recover", first
+	}
+	return "", ""
 }
 
 // register adds rt to the router. A route without a declared permission is
