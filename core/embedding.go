@@ -294,7 +294,7 @@ func (s *Vectors) EmbedRows(ctx context.Context, pend []PendingRow) (int, error)
 			s.failed.Add(int64(len(batch)))
 			return done, err
 		}
-		now := s.svc.timestamp()
+		now := s.svc.Timestamp()
 		var ids []string
 		err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			ids = ids[:0]

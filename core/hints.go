@@ -79,7 +79,7 @@ func (s *Service) writeHints(ctx context.Context, tx *storage.Tx, m *storage.Mem
 	if !s.cfg.Hints.Enabled {
 		return nil
 	}
-	return storage.ReplaceHeuristicHints(ctx, tx, m.ID, HeuristicHints(m.Content, m.Type, s.cfg.Hints.Max), s.timestamp())
+	return storage.ReplaceHeuristicHints(ctx, tx, m.ID, HeuristicHints(m.Content, m.Type, s.cfg.Hints.Max), s.Timestamp())
 }
 
 // hintMatches returns, per memory, the best (most negative) bm25 of its

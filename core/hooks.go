@@ -258,7 +258,7 @@ func (s *Hooks) recordSessionStart(ctx context.Context, h HookRequest, ids []str
 	if h.SessionKey == "" {
 		return nil
 	}
-	now := s.svc.timestamp()
+	now := s.svc.Timestamp()
 	return s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		if err := upsertSession(ctx, tx, h, now); err != nil {
 			return err
@@ -313,11 +313,11 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 	promptNo := 0
 	if h.SessionKey != "" && !s.svc.MutationsFrozen() {
 		err := s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
-			if err := upsertSession(ctx, tx, h, s.svc.timestamp()); err != nil {
+			if err := upsertSession(ctx, tx, h, s.svc.Timestamp()); err != nil {
 				return err
 			}
 			var err error
-			promptNo, err = storage.BumpSessionPrompt(ctx, tx, h.SessionKey, s.svc.timestamp())
+			promptNo, err = storage.BumpSessionPrompt(ctx, tx, h.SessionKey, s.svc.Timestamp())
 			return err
 		})
 		if err != nil {
@@ -378,7 +378,7 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 	res.Inject = fmt.Sprintf("%s | query=%q | results=%d | engine=%s]\n%s\n%s",
 		text.RecallOpen, strings.Join(terms, " "), res.MemoryCount, method, strings.Join(lines, "\n"), text.RecallClose)
 	if h.SessionKey != "" && !s.svc.MutationsFrozen() {
-		now := s.svc.timestamp()
+		now := s.svc.Timestamp()
 		ids := make([]string, len(res.Memories))
 		for i, m := range res.Memories {
 			ids[i] = m.ID
@@ -494,7 +494,7 @@ func (s *Hooks) SessionEnd(ctx context.Context, h HookRequest, allowPath bool) (
 	if err != nil {
 		return nil, err
 	}
-	now := s.svc.timestamp()
+	now := s.svc.Timestamp()
 	err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		if err := upsertSession(ctx, tx, h, now); err != nil {
 			return err

@@ -39,7 +39,7 @@ func (s *Jobs) Retry(ctx context.Context, id string) (*storage.Job, error) {
 	var j *storage.Job
 	err := s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		var err error
-		j, err = storage.RetryJob(ctx, tx, id, s.svc.timestamp())
+		j, err = storage.RetryJob(ctx, tx, id, s.svc.Timestamp())
 		return err
 	})
 	switch {
@@ -58,7 +58,7 @@ func (s *Jobs) Enqueue(ctx context.Context, memoryID, jobType, payload string) (
 	var ok bool
 	err := s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		var err error
-		ok, err = storage.EnqueueJob(ctx, tx, NewID(), memoryID, jobType, payload, s.svc.cfg.PipelineV2.MaxAttempts, s.svc.timestamp())
+		ok, err = storage.EnqueueJob(ctx, tx, NewID(), memoryID, jobType, payload, s.svc.cfg.PipelineV2.MaxAttempts, s.svc.Timestamp())
 		return err
 	})
 	return ok, err
@@ -70,7 +70,7 @@ func (s *Jobs) Enqueue(ctx context.Context, memoryID, jobType, payload string) (
 func (s *Jobs) Lease(ctx context.Context, owner string, types ...string) (*storage.Job, error) {
 	var job *storage.Job
 	err := s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		j, err := storage.LeaseJob(ctx, tx, owner, types, s.svc.timestamp())
+		j, err := storage.LeaseJob(ctx, tx, owner, types, s.svc.Timestamp())
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil
 		}
@@ -87,7 +87,7 @@ func (s *Jobs) Complete(ctx context.Context, job *storage.Job, result any) error
 		return err
 	}
 	return s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		return storage.CompleteJob(ctx, tx, job, string(b), s.svc.timestamp())
+		return storage.CompleteJob(ctx, tx, job, string(b), s.svc.Timestamp())
 	})
 }
 

@@ -336,7 +336,7 @@ func collectGroup(ctx context.Context, q storage.Querier, groupID string, ids *[
 // InsertNew inserts a memory that is known not to duplicate a live one, and
 // writes its "created" history event. It fills id and timestamps if unset.
 func (s *Service) InsertNew(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
-	now := s.timestamp()
+	now := s.Timestamp()
 	if m.ID == "" {
 		m.ID = NewID()
 	}
@@ -377,7 +377,7 @@ func (s *Service) InsertNew(ctx context.Context, tx *storage.Tx, m *storage.Memo
 }
 
 func (s *Service) enqueueJob(ctx context.Context, tx *storage.Tx, memoryID, jobType string) error {
-	_, err := storage.EnqueueJob(ctx, tx, NewID(), memoryID, jobType, "", s.cfg.PipelineV2.MaxAttempts, s.timestamp())
+	_, err := storage.EnqueueJob(ctx, tx, NewID(), memoryID, jobType, "", s.cfg.PipelineV2.MaxAttempts, s.Timestamp())
 	return err
 }
 
@@ -393,7 +393,7 @@ func (s *Service) AddHistory(ctx context.Context, tx *storage.Tx, memoryID, even
 	err := storage.InsertHistory(ctx, tx, &storage.HistoryEvent{
 		ID: NewID(), MemoryID: memoryID, Event: event, OldContent: oldContent, NewContent: newContent,
 		ChangedBy: actor.Name, ActorType: actor.Type, Reason: reason, Metadata: metaJSON,
-		SessionID: actor.SessionID, RequestID: actor.RequestID, CreatedAt: s.timestamp(),
+		SessionID: actor.SessionID, RequestID: actor.RequestID, CreatedAt: s.Timestamp(),
 	})
 	if err != nil {
 		return fmt.Errorf("write history: %w", err)

@@ -197,7 +197,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 		}
 		m.Version++
 		m.UpdateCount++
-		m.UpdatedAt, m.UpdatedBy = s.timestamp(), actor.Name
+		m.UpdatedAt, m.UpdatedBy = s.Timestamp(), actor.Name
 		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
 			return fmt.Errorf("update memory: %w", err)
 		}
@@ -298,7 +298,7 @@ func (s *Service) ForgetTx(ctx context.Context, tx *storage.Tx, in ForgetInput, 
 		return r, &Error{Code: CodeForceDenied, Message: r.Error}
 	}
 	prev := m.Version
-	now := s.timestamp()
+	now := s.Timestamp()
 	m.IsDeleted, m.DeletedAt = true, now
 	m.Version++
 	m.UpdatedAt, m.UpdatedBy = now, actor.Name
@@ -388,7 +388,7 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		prev := m.Version
 		m.IsDeleted, m.DeletedAt = false, ""
 		m.Version++
-		m.UpdatedAt, m.UpdatedBy = s.timestamp(), actor.Name
+		m.UpdatedAt, m.UpdatedBy = s.Timestamp(), actor.Name
 		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
 			return fmt.Errorf("recover memory: %w", err)
 		}

@@ -573,7 +573,7 @@ func (s *Service) trackAccess(ctx context.Context, ids []string) {
 	if len(ids) == 0 || s.MutationsFrozen() {
 		return
 	}
-	now := s.timestamp()
+	now := s.Timestamp()
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		return storage.RecordAccess(ctx, tx, now, ids)
 	})

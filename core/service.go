@@ -86,7 +86,8 @@ func (s *Service) CheckFrozen() error {
 	return nil
 }
 
-func (s *Service) timestamp() string { return storage.FormatTime(s.now()) }
+// Timestamp is the service clock's now in the store's time format.
+func (s *Service) Timestamp() string { return storage.FormatTime(s.now()) }
 
 // NewID returns a new time-ordered UUID (v7).
 func NewID() string {

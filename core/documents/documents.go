@@ -144,7 +144,7 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 	if e := s.validateDocument(&in); e != nil {
 		return nil, e
 	}
-	now := storage.FormatTime(s.svc.Now())
+	now := s.svc.Timestamp()
 	d := &storage.Document{
 		ID: core.NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: text.CollapseSpace(in.Title),
 		ContentType: strings.TrimSpace(in.ContentType), ConnectorID: strings.TrimSpace(in.ConnectorID),
@@ -312,7 +312,7 @@ func (s *Documents) DeleteDocument(ctx context.Context, id, reason string, actor
 		if d.Status == storage.DocDeleted {
 			return &core.Error{Code: core.CodeAlreadyDeleted, Message: "Document is already deleted"}
 		}
-		now := storage.FormatTime(s.svc.Now())
+		now := s.svc.Timestamp()
 		if err := storage.SetDocumentStatus(ctx, tx, id, storage.DocDeleted, reason, now); err != nil {
 			return err
 		}

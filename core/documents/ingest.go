@@ -65,7 +65,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 			if err := storage.CheckLease(ctx, tx, job); err != nil {
 				return err
 			}
-			if err := storage.SetDocumentStatus(ctx, tx, d.ID, status, "", storage.FormatTime(s.svc.Now())); errors.Is(err, storage.ErrNotFound) {
+			if err := storage.SetDocumentStatus(ctx, tx, d.ID, status, "", s.svc.Timestamp()); errors.Is(err, storage.ErrNotFound) {
 				return errDocumentGone
 			} else if err != nil {
 				return err
@@ -113,7 +113,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		if d.SourceType != "url" {
 			return nil
 		}
-		return storage.SetDocumentContent(ctx, tx, d.ID, content, title, ctype, storage.FormatTime(s.svc.Now()))
+		return storage.SetDocumentContent(ctx, tx, d.ID, content, title, ctype, s.svc.Timestamp())
 	})
 	if err != nil {
 		return gone(err)
@@ -126,7 +126,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 
 	// embedding
 	if err := step(storage.DocEmbedding, func(tx *storage.Tx) error {
-		return storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), storage.FormatTime(s.svc.Now()))
+		return storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.svc.Timestamp())
 	}); err != nil {
 		return gone(err)
 	}
@@ -156,7 +156,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		var bReused, bEmbedded int
 		err := step(storage.DocIndexing, func(tx *storage.Tx) error {
 			bTouched, bCreated, bReplaced, bReused, bEmbedded = nil, nil, nil, 0, 0
-			now := storage.FormatTime(s.svc.Now())
+			now := s.svc.Timestamp()
 			for k, c := range batch {
 				i := start + k
 				var mem *storage.Memory
@@ -249,10 +249,10 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 				dropped = append(dropped, id)
 			}
 		}
-		if err := storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), storage.FormatTime(s.svc.Now())); err != nil {
+		if err := storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.svc.Timestamp()); err != nil {
 			return err
 		}
-		if err := storage.SetDocumentStatus(ctx, tx, d.ID, storage.DocDone, "", storage.FormatTime(s.svc.Now())); errors.Is(err, storage.ErrNotFound) {
+		if err := storage.SetDocumentStatus(ctx, tx, d.ID, storage.DocDone, "", s.svc.Timestamp()); errors.Is(err, storage.ErrNotFound) {
 			return errDocumentGone
 		} else if err != nil {
 			return err
@@ -349,7 +349,7 @@ func (s *Documents) FailDocumentJob(ctx context.Context, job *storage.Job, cause
 		if dead {
 			status, note = storage.DocFailed, msg
 		}
-		if err := storage.SetDocumentStatus(ctx, tx, job.DocumentID, status, note, storage.FormatTime(s.svc.Now())); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		if err := storage.SetDocumentStatus(ctx, tx, job.DocumentID, status, note, s.svc.Timestamp()); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
 		return nil
@@ -364,7 +364,7 @@ func (s *Documents) FailOrphanedDocuments(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		var err error
-		n, err = storage.FailOrphanedDocuments(ctx, tx, storage.FormatTime(s.svc.Now()))
+		n, err = storage.FailOrphanedDocuments(ctx, tx, s.svc.Timestamp())
 		return err
 	})
 	return n, err

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/storage"
 
 	"github.com/cairnmem/cairn/core/config"
 )
@@ -217,7 +216,7 @@ func (s *Ops) RunMaintenance(ctx context.Context, mode string, actor core.Actor)
 	s.maint.mu.Lock()
 	s.maint.dup, s.maint.dupAt = dup, s.svc.Now()
 	s.maint.mu.Unlock()
-	run := &MaintenanceRun{At: storage.FormatTime(s.svc.Now()), Mode: mode, Before: rep.Composite, After: rep.Composite,
+	run := &MaintenanceRun{At: s.svc.Timestamp(), Mode: mode, Before: rep.Composite, After: rep.Composite,
 		Recommendations: Recommend(rep, dup), Steps: []MaintenanceStep{}}
 	if run.Recommendations == nil {
 		run.Recommendations = []Recommendation{}

@@ -180,7 +180,7 @@ func (s *Ops) repairRequeueDead(ctx context.Context, opts RepairOptions) (*Repai
 	var n int64
 	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		var err error
-		n, err = storage.RequeueDeadJobs(ctx, tx, opts.JobID, limit, storage.FormatTime(s.svc.Now()))
+		n, err = storage.RequeueDeadJobs(ctx, tx, opts.JobID, limit, s.svc.Timestamp())
 		return err
 	})
 	if err != nil {

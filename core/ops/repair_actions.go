@@ -446,7 +446,7 @@ func (s *Ops) mergeCluster(ctx context.Context, tx *storage.Tx, c dedupCluster, 
 			keeper = m
 		}
 	}
-	now := storage.FormatTime(s.svc.Now())
+	now := s.svc.Timestamp()
 	tags := slices.Clone(keeper.Tags)
 	var added, retired []string
 	for _, m := range ms {

@@ -149,7 +149,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 	res.FactCount, res.EntityCount = len(ext.Facts), len(ext.Entities)
 
 	// Decisions: outside any transaction.
-	now := storage.FormatTime(s.svc.Now())
+	now := s.svc.Timestamp()
 	for _, f := range ext.Facts {
 		p, warns, err := s.decide(ctx, job, src, f, llm)
 		res.Warnings = append(res.Warnings, warns...)
@@ -244,7 +244,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 		if err != nil {
 			return err
 		}
-		return storage.CompleteJob(ctx, tx, job, string(b), storage.FormatTime(s.svc.Now()))
+		return storage.CompleteJob(ctx, tx, job, string(b), s.svc.Timestamp())
 	})
 	if err != nil {
 		return nil, err
@@ -282,7 +282,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 			res.WriteStats.Deleted++
 		}
 		_ = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
-			return storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, storage.ProposalApplied, p.TargetMemoryID, core.PipelineActorName, "applied by the pipeline", storage.FormatTime(s.svc.Now()))
+			return storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, storage.ProposalApplied, p.TargetMemoryID, core.PipelineActorName, "applied by the pipeline", s.svc.Timestamp())
 		})
 		p.State = storage.ProposalApplied
 	}

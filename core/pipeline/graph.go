@@ -84,7 +84,7 @@ func (s *Pipeline) PersistGraph(ctx context.Context, memoryID string, res extrac
 
 	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		st = GraphStats{Skipped: st.Skipped}
-		now := storage.FormatTime(s.svc.Now())
+		now := s.svc.Timestamp()
 		ids := map[string]string{}
 		linkedBefore := map[string]bool{}
 		for _, canon := range order {

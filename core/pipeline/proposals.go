@@ -150,7 +150,7 @@ func (s *Pipeline) RejectProposal(ctx context.Context, id string, actor core.Act
 }
 
 func (s *Pipeline) finishDecision(ctx context.Context, tx *storage.Tx, p *storage.Proposal, state, applied string, actor core.Actor, reason, outcome string) error {
-	if err := storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, state, applied, actor.Name, reason, storage.FormatTime(s.svc.Now())); err != nil {
+	if err := storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, state, applied, actor.Name, reason, s.svc.Timestamp()); err != nil {
 		return err
 	}
 	meta := map[string]any{"proposalId": p.ID, "proposedAction": p.Action, "fact": p.Fact,
