@@ -12,8 +12,9 @@ import (
 	"github.com/cairnmem/cairn/core/bench"
 	"github.com/cairnmem/cairn/core/config"
 
+	"time"
+
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/workers/embedding"
 )
 
 // runBench runs a retrieval benchmark: cairn bench locomo --data FILE.
@@ -21,19 +22,37 @@ func runBench(ctx context.Context, args []string) error {
 	return benchMain(ctx, args, os.Stdout, os.Stderr)
 }
 
-const benchUsage = "bench locomo --data FILE [--modes keyword,vector,hybrid] [--convs N] [--k 10] [--json]"
+const benchUsage = "bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--binary PATH] [--json]"
+
+// benchAblations are the variants measured beside the headline (the
+// default configuration, recall in the API's default mode).
+var benchAblations = map[string]string{
+	"pipeline-off": "a second server with the pipeline off (embedder on)",
+	"bare":         "a server with the pipeline and the embedder off",
+	"keyword":      "keyword-only recall on the default server",
+	"vector":       "vector-only recall on the default server",
+}
 
 // benchMain is runBench with its output streams: the report on stdout,
 // progress on stderr.
+//
+// The benchmark runs the product as users run it: the cairn binary as
+// `cairn serve` on a throwaway home folder with the default configuration
+// and every background worker, turns remembered through POST
+// /api/memory/remember, the workers drained (extraction queue empty, every
+// vector written) before any question, and questions asked through POST
+// /api/memory/recall.
 func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := newFlagSet("bench", benchUsage)
+	fs, _ := newFlagSet("bench", benchUsage)
 	data := fs.String("data", "", "LoCoMo-format JSON file (a list of samples)")
-	modes := fs.String("modes", "keyword,vector,hybrid", "comma-separated recall modes: keyword, vector, hybrid")
+	ablations := fs.String("ablations", "pipeline-off,keyword,vector", "variants beside the headline: pipeline-off, bare, keyword, vector (or none)")
 	var sets setFlags
-	fs.Var(&sets, "set", "override a config key for this run, as section.key=value (repeatable)")
-	sweep := fs.Bool("sweep", false, "also run hybrid over fusion (blend, rrf) × alpha (0.2..0.8) and print the headline of each")
+	fs.Var(&sets, "set", "override a config key on every server of this run, as section.key=value (repeatable)")
+	binary := fs.String("binary", "", "cairn binary to measure (default: this one)")
+	clients := fs.Int("clients", 1, "concurrent callers remembering the turns")
 	convs := fs.Int("convs", 0, "use only the first N conversations (0: all)")
 	k := fs.Int("k", 10, "how many memories to recall per question")
+	drainTimeout := fs.Duration("drain-timeout", 30*time.Minute, "how long to wait for the background work to finish")
 	asJSON := fs.Bool("json", false, "print one JSON object with every figure")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -54,40 +73,23 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *convs < 0 {
 		return usageError{"--convs must not be negative"}
 	}
-	modeList, err := parseBenchModes(*modes)
+	if *clients < 1 || *clients > 256 {
+		return usageError{"--clients must be from 1 to 256"}
+	}
+	abl, err := parseAblations(*ablations)
 	if err != nil {
 		return err
 	}
-
-	// The benchmark runs on the default configuration unless a config file
-	// or home folder is named explicitly (never the user's own config by
-	// accident: figures must be reproducible).
 	cfg := config.DefaultConfig()
-	if common.config != "" || common.home != "" {
-		a, err := loadApp(common)
-		if err != nil {
-			return err
-		}
-		a.close()
-		cfg = *a.cfg
-	}
-	// One turn, one memory: no turn may be chunked.
 	for _, kv := range sets {
-		k, v, ok := strings.Cut(kv, "=")
+		key, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			return usageError{fmt.Sprintf("--set %q: want section.key=value", kv)}
 		}
-		if err := cfg.Set(k, v); err != nil {
-			return err
+		if err := cfg.Set(strings.TrimSpace(key), v); err != nil {
+			return usageError{fmt.Sprintf("--set %q: %v", kv, err)}
 		}
 	}
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	cfg.Guardrails.MaxContentChars = 100000
-	cfg.Guardrails.ChunkTargetChars = 50000
-	cfg.Guardrails.MaxRememberChars = max(cfg.Guardrails.MaxRememberChars, 100000)
-	cfg.Guardrails.RecallTruncateChars = 100000
 
 	samples, ev, err := bench.LoadLocomo(*data)
 	if err != nil {
@@ -102,55 +104,27 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		len(samples), rep.Turns, rep.Questions, ev.Skipped)
 	fmt.Fprintf(stderr, "bench: evidence ids: %d repaired, %d dropped\n", ev.Repaired, ev.Dropped)
 
-	needVectors := false
-	for _, m := range modeList {
-		if m != core.ModeKeyword {
-			needVectors = true
-		}
+	runs := []benchRun{{name: "default", modes: []string{""}}}
+	if abl["keyword"] {
+		runs[0].modes = append(runs[0].modes, core.ModeKeyword)
 	}
-	var emb core.Embedder
-	if needVectors {
-		emb, err = embedding.New(cfg.Embedding)
-		if err != nil {
-			return fmt.Errorf("embedder: %w", err)
-		}
+	if abl["vector"] {
+		runs[0].modes = append(runs[0].modes, core.ModeVector)
 	}
-
-	st, err := bench.Open(ctx, cfg)
-	if err != nil {
-		return err
+	if abl["pipeline-off"] {
+		runs = append(runs, benchRun{name: "pipeline-off", set: []string{"pipeline.enabled=false"}, modes: []string{""}})
 	}
-	defer st.Close()
-	if err := st.Ingest(ctx, samples, rep, stderr); err != nil {
-		return err
+	if abl["bare"] {
+		runs = append(runs, benchRun{name: "bare", set: []string{"pipeline.enabled=false", "embedding.provider=none"}, modes: []string{""}})
 	}
-	if emb != nil {
-		if err := st.Embed(ctx, emb, rep, stderr); err != nil {
-			return err
-		}
-	}
-	for _, mode := range modeList {
-		mr, err := st.Mode(ctx, mode, *k, stderr)
+	for _, r := range runs {
+		rr, err := r.run(ctx, bench.ServerOptions{Name: r.name, Binary: *binary, Set: append(append([]string{}, sets...), r.set...)},
+			samples, *clients, *k, *drainTimeout, stderr)
 		if err != nil {
 			return err
 		}
-		rep.Modes = append(rep.Modes, mr)
+		rep.Runs = append(rep.Runs, rr)
 	}
-
-	if *sweep && emb != nil {
-		fmt.Fprintln(stdout, "sweep (hybrid, codes 1-4): fusion alpha  R@1  R@5  R@10  Hit@10  MRR  nDCG@10")
-		for _, fusion := range []string{"blend", "rrf"} {
-			for _, alpha := range []float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8} {
-				mr, err := st.Hybrid(ctx, fusion, alpha, *k)
-				if err != nil {
-					return err
-				}
-				h := mr.Row("1-4")
-				fmt.Fprintf(stdout, "sweep %-5s %.1f  %5.1f %5.1f %5.1f %6.1f %5.1f %6.1f\n", fusion, alpha, h.R1, h.R5, h.R10, h.Hit, h.MRR, h.NDCG)
-			}
-		}
-	}
-
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -160,58 +134,121 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-func parseBenchModes(s string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, m := range strings.Split(s, ",") {
-		m = strings.ToLower(strings.TrimSpace(m))
-		if m == "" || seen[m] {
+// benchRun is one server configuration and the recall modes asked of it.
+type benchRun struct {
+	name  string
+	set   []string
+	modes []string
+}
+
+// run starts a server, remembers the turns, drains the background work,
+// asks the questions, stops the server and reports what it all cost.
+func (r benchRun) run(ctx context.Context, o bench.ServerOptions, samples []bench.Sample, clients, k int, drain time.Duration, progress io.Writer) (*bench.RunReport, error) {
+	fmt.Fprintf(progress, "bench: %s: starting cairn serve %s\n", r.name, strings.Join(o.Set, " "))
+	srv, err := bench.StartServer(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Remove()
+	// The embedding model loads in the background at start: its cost is
+	// start-up, not ingest.
+	if _, err := srv.Drain(ctx, drain, io.Discard); err != nil {
+		return nil, err
+	}
+	if err := srv.WaitEmbedderReady(ctx, time.Minute); err != nil {
+		return nil, err
+	}
+	cpu0, _ := srv.CPU()
+	in, err := bench.IngestAPI(ctx, srv.Client, samples, clients, progress)
+	if err != nil {
+		return nil, err
+	}
+	cpu1, _ := srv.CPU()
+	t0 := time.Now()
+	backlog, err := srv.Drain(ctx, drain, progress)
+	if err != nil {
+		return nil, err
+	}
+	drained := time.Since(t0)
+	cpu2, cpuOK := srv.CPU()
+	fmt.Fprintf(progress, "bench: %s: background work done %s after the last remember\n", r.name, drained.Round(time.Millisecond))
+	rr := bench.NewRunReport(r.name, o.Set, in, clients)
+	rr.DrainMS = bench.MS(drained)
+	rr.PendingProposals = backlog.PendingProposals
+	if cpuOK {
+		rr.SetCPU(cpu1-cpu0, cpu2-cpu1)
+	}
+	for _, mode := range r.modes {
+		mr, err := bench.AskAPI(ctx, srv.Client, in, mode, k)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(progress, "bench: %s: %s recall: %d questions in %.0f ms\n", r.name, mr.Mode, mr.Row("all").N, mr.TotalMS)
+		rr.Modes = append(rr.Modes, mr)
+	}
+	if err := srv.Stop(); err != nil {
+		return nil, err
+	}
+	rr.SetDatabaseBytes(srv.DatabaseBytes())
+	return rr, nil
+}
+
+func parseAblations(s string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, a := range strings.Split(s, ",") {
+		a = strings.ToLower(strings.TrimSpace(a))
+		if a == "" || a == "none" {
 			continue
 		}
-		switch m {
-		case core.ModeKeyword, core.ModeVector, core.ModeHybrid:
-		default:
-			return nil, usageError{fmt.Sprintf("unknown mode %q (keyword, vector or hybrid)", m)}
+		if _, ok := benchAblations[a]; !ok {
+			names := make([]string, 0, len(benchAblations))
+			for n := range benchAblations {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return nil, usageError{fmt.Sprintf("unknown ablation %q (%s, or none)", a, strings.Join(names, ", "))}
 		}
-		seen[m] = true
-		out = append(out, m)
-	}
-	if len(out) == 0 {
-		return nil, usageError{"--modes is empty"}
+		out[a] = true
 	}
 	return out, nil
 }
 
-// printBenchReport prints r as tables: each mode by category, then the
-// headline of every mode.
+// printBenchReport prints r: the headline and every ablation's recall,
+// each recall run by category, then what the ingest cost each server.
 func printBenchReport(w io.Writer, r *bench.Report) {
-	fmt.Fprintf(w, "LoCoMo retrieval: %d conversations, %d turns -> %d memories, %d questions scored (%d skipped), k=%d\n",
-		r.Conversations, r.Turns, r.Memories, r.Questions, r.Evidence.Skipped, r.K)
+	fmt.Fprintf(w, "LoCoMo retrieval through the API: %d conversations, %d turns, %d questions scored (%d skipped), k=%d\n",
+		r.Conversations, r.Turns, r.Questions, r.Evidence.Skipped, r.K)
 	fmt.Fprintf(w, "evidence ids: %d repaired, %d dropped\n", r.Evidence.Repaired, r.Evidence.Dropped)
 	hitCol := fmt.Sprintf("Hit@%d", r.K)
-	for _, m := range r.Modes {
-		fmt.Fprintf(w, "\nmode %s (methods: %s)\n", m.Mode, formatMethods(m.Methods))
-		fmt.Fprintf(w, "%-4s %-12s %5s %6s %6s %6s %7s %6s %8s\n", "cat", "", "n", "R@1", "R@5", "R@10", hitCol, "MRR", "nDCG@10")
-		for _, row := range m.Rows {
-			fmt.Fprintf(w, "%-4s %-12s %5d %6.1f %6.1f %6.1f %7.1f %6.1f %8.1f\n",
-				row.Key, row.Name, row.N, row.R1, row.R5, row.R10, row.Hit, row.MRR, row.NDCG)
+	for _, run := range r.Runs {
+		for _, m := range run.Modes {
+			fmt.Fprintf(w, "\n%s server, %s recall (methods: %s)\n", run.Name, m.Mode, formatMethods(m.Methods))
+			fmt.Fprintf(w, "%-4s %-12s %5s %6s %6s %6s %7s %6s %8s\n", "cat", "", "n", "R@1", "R@5", "R@10", hitCol, "MRR", "nDCG@10")
+			for _, row := range m.Rows {
+				fmt.Fprintf(w, "%-4s %-12s %5d %6.1f %6.1f %6.1f %7.1f %6.1f %8.1f\n",
+					row.Key, row.Name, row.N, row.R1, row.R5, row.R10, row.Hit, row.MRR, row.NDCG)
+			}
 		}
 	}
-	fmt.Fprintf(w, "\nheadline (codes 1-4)\n")
-	fmt.Fprintf(w, "%-8s %5s %6s %6s %6s %7s %6s %8s %9s %9s\n", "mode", "n", "R@1", "R@5", "R@10", hitCol, "MRR", "nDCG@10", "p50 ms", "p99 ms")
-	for _, m := range r.Modes {
-		h := m.Row("1-4")
-		fmt.Fprintf(w, "%-8s %5d %6.1f %6.1f %6.1f %7.1f %6.1f %8.1f %9.2f %9.2f\n",
-			m.Mode, h.N, h.R1, h.R5, h.R10, h.Hit, h.MRR, h.NDCG, m.P50MS, m.P99MS)
+	fmt.Fprintf(w, "\nrecall (codes 1-4; the first line is the headline)\n")
+	fmt.Fprintf(w, "%-24s %5s %6s %6s %6s %7s %6s %8s %9s %9s\n", "server / recall", "n", "R@1", "R@5", "R@10", hitCol, "MRR", "nDCG@10", "p50 ms", "p99 ms")
+	for _, run := range r.Runs {
+		for _, m := range run.Modes {
+			h := m.Row("1-4")
+			fmt.Fprintf(w, "%-24s %5d %6.1f %6.1f %6.1f %7.1f %6.1f %8.1f %9.2f %9.2f\n",
+				run.Name+" / "+m.Mode, h.N, h.R1, h.R5, h.R10, h.Hit, h.MRR, h.NDCG, m.P50MS, m.P99MS)
+		}
 	}
-	fmt.Fprintf(w, "\ningest: %.0f ms", r.IngestMS)
-	switch {
-	case r.Embedded:
-		fmt.Fprintf(w, "; embedding (%s): %.0f ms", r.EmbeddingModel, r.EmbedMS)
-	default:
-		fmt.Fprint(w, "; embedding: none")
+	fmt.Fprintf(w, "\ningest (remember over HTTP, then the background work drained)\n")
+	fmt.Fprintf(w, "%-14s %7s %8s %7s %7s %7s %8s %8s %8s %7s %8s %11s\n", "server", "clients", "memories", "rem/s", "p50 ms", "p99 ms",
+		"CPU ms/m", "(during", "after)", "drain s", "DB B/m", "proposals/m")
+	for _, run := range r.Runs {
+		fmt.Fprintf(w, "%-14s %7d %8d %7.0f %7.2f %7.2f %8.2f %8.2f %8.2f %7.1f %8.0f %11.3f\n", run.Name, run.Clients, run.Memories,
+			run.RememberPerSec, run.RememberP50MS, run.RememberP99MS, run.CPUMSPerMemory, run.IngestCPUMSPerMemory, run.BackgroundCPUMSPerMemory,
+			run.DrainMS/1000, run.DatabaseBytesPerMemory, run.PendingProposalsPerMemory)
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, "CPU ms/m: the server's CPU per memory from the first remember until the background work was drained, split into")
+	fmt.Fprintln(w, "during the remembers and after the last one. The difference between two servers is what their configurations cost.")
 }
 
 func formatMethods(m map[string]int) string {

@@ -11,7 +11,8 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/bench"
-	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/internal/apitest"
 )
 
 const tinyLocomo = "testdata/tiny-locomo.json"
@@ -181,46 +182,74 @@ func TestLoadLocomo(t *testing.T) {
 	}
 }
 
-func TestStoreKeyword(t *testing.T) {
+// TestIngestAndAskThroughAPI runs the benchmark's client side against the
+// real API handler over HTTP: turns remembered through POST
+// /api/memory/remember, questions through POST /api/memory/recall.
+func TestIngestAndAskThroughAPI(t *testing.T) {
 	ctx := context.Background()
-	samples, ev, err := bench.LoadLocomo(tinyLocomo)
+	samples, _, err := bench.LoadLocomo(tinyLocomo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.DefaultConfig()
-	cfg.Guardrails.MaxContentChars = 100000
-	st, err := bench.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := bench.NewReport(tinyLocomo, 10, samples, ev)
+	e := apitest.NewEnv(t, apitest.NoPipeline)
+	cl := client.New(strings.TrimPrefix(e.Srv.URL, "http://"), client.Options{})
 	var progress bytes.Buffer
-	if err := st.Ingest(ctx, samples, rep, &progress); err != nil {
+	in, err := bench.IngestAPI(ctx, cl, samples, 3, &progress)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Turns != 15 || rep.Memories != 14 || rep.Deduped != 1 || rep.Questions != 10 || rep.IngestMS <= 0 {
-		t.Errorf("report after ingest: %+v", rep)
+	if in.Turns != 15 || in.Memories() != 14 || in.Deduped != 1 || len(in.Latency) != 15 || in.Rate() <= 0 {
+		t.Errorf("ingest: turns %d memories %d deduped %d rate %v", in.Turns, in.Memories(), in.Deduped, in.Rate())
 	}
-	m, err := st.Mode(ctx, core.ModeKeyword, 10, &progress)
+	if got := e.Count(t, "SELECT count(*) FROM memories WHERE source_type = 'locomo'"); got != 14 {
+		t.Errorf("stored %d memories, want 14", got)
+	}
+	if !strings.Contains(progress.String(), "remembered 15 turns -> 14 memories") {
+		t.Errorf("progress: %s", progress.String())
+	}
+	m, err := bench.AskAPI(ctx, cl, in, core.ModeKeyword, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r := m.Row("4"); r.N != 5 || r.R10 != 100 || r.Hit != 100 {
 		t.Errorf("category 4 row: %+v", r)
 	}
-	if r := m.Row("all"); r.N != 10 || m.Methods[core.ModeKeyword] != 10 {
+	if r := m.Row("1"); r.N != 1 || r.R10 != 100 {
+		t.Errorf("category 1 row (evidence split over two turns): %+v", r)
+	}
+	if r := m.Row("all"); r.N != 10 || m.Methods[core.ModeKeyword] != 10 || m.Mode != core.ModeKeyword {
 		t.Errorf("all row %+v, methods %v", r, m.Methods)
 	}
 	if r := m.Row("nope"); r.Key != "nope" || r.N != 0 {
 		t.Errorf("missing row: %+v", r)
 	}
-	for _, want := range []string{"bench: ingested tiny-a (10 turns)", "bench: ingest 15 turns -> 14 memories", "bench: keyword: 10 questions"} {
-		if !strings.Contains(progress.String(), want) {
-			t.Errorf("progress lacks %q:\n%s", want, progress.String())
-		}
+	// Questions stay in their conversation: tiny-b's memories never answer
+	// tiny-a's questions (project filter).
+	if n := e.Count(t, "SELECT count(*) FROM memories WHERE project NOT IN ('tiny-a','tiny-b')"); n != 0 {
+		t.Errorf("%d memories outside the conversations' projects", n)
 	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
+	rr := bench.NewRunReport("default", nil, in, 3)
+	rr.PendingProposals = 7
+	rr.SetCPU(140*time.Millisecond, 70*time.Millisecond)
+	rr.SetDatabaseBytes(14000)
+	if rr.IngestCPUMSPerMemory != 10 || rr.BackgroundCPUMSPerMemory != 5 || rr.CPUMSPerMemory != 15 ||
+		rr.DatabaseBytesPerMemory != 1000 || rr.PendingProposalsPerMemory != 0.5 {
+		t.Errorf("per-memory figures: %+v", rr)
+	}
+}
+
+func TestParseProcCPU(t *testing.T) {
+	// A command name with spaces and a parenthesis; utime 250, stime 50
+	// ticks.
+	line := "4242 (cairn (x) y) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 50 0 0 20 0 12 0 100 0 0"
+	d, ok := bench.ParseProcCPU([]byte(line))
+	if !ok || d != 3*time.Second {
+		t.Errorf("cpu = %v %v, want 3s", d, ok)
+	}
+	for _, bad := range []string{"", "4242 (cairn S 1", "1 (x) S 1 2 3 4 5 6 7 8 9 10 x 50 0"} {
+		if _, ok := bench.ParseProcCPU([]byte(bad)); ok {
+			t.Errorf("%q parsed", bad)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"time"
 )
 
 // CategoryNames names LoCoMo's question categories by code.
@@ -116,19 +117,15 @@ func (m *ModeReport) Row(key string) Row {
 
 // Report is every figure of one benchmark run.
 type Report struct {
-	Data           string        `json:"data"`
-	K              int           `json:"k"`
-	Conversations  int           `json:"conversations"`
-	Turns          int           `json:"turns"`
-	Memories       int           `json:"memories"`
-	Deduped        int           `json:"deduped_turns"`
-	Questions      int           `json:"questions"`
-	Evidence       EvidenceStats `json:"evidence"`
-	EmbeddingModel string        `json:"embedding_model,omitempty"`
-	Embedded       bool          `json:"embedded"`
-	IngestMS       float64       `json:"ingest_ms"`
-	EmbedMS        float64       `json:"embed_ms"`
-	Modes          []*ModeReport `json:"modes"`
+	Data          string        `json:"data"`
+	K             int           `json:"k"`
+	Conversations int           `json:"conversations"`
+	Turns         int           `json:"turns"`
+	Questions     int           `json:"questions"`
+	Evidence      EvidenceStats `json:"evidence"`
+	// Runs are the servers measured; the first is the default
+	// configuration, and its first mode the headline.
+	Runs []*RunReport `json:"runs"`
 }
 
 // NewReport starts the report of a run over samples of the file data,
@@ -140,4 +137,64 @@ func NewReport(data string, k int, samples []Sample, ev EvidenceStats) *Report {
 		r.Questions += len(s.Questions)
 	}
 	return r
+}
+
+// Headline is the default server's recall in the API's default mode.
+func (r *Report) Headline() *ModeReport {
+	if len(r.Runs) == 0 || len(r.Runs[0].Modes) == 0 {
+		return nil
+	}
+	return r.Runs[0].Modes[0]
+}
+
+// RunReport is one server: its configuration, what the ingest cost it and
+// the recall it gave.
+type RunReport struct {
+	Name           string   `json:"name"`
+	Set            []string `json:"set,omitempty"` // config overrides
+	Clients        int      `json:"clients"`
+	Turns          int      `json:"turns"`
+	Memories       int      `json:"memories"`
+	Deduped        int      `json:"deduped_turns"`
+	IngestMS       float64  `json:"ingest_ms"`
+	RememberPerSec float64  `json:"remember_per_sec"`
+	RememberP50MS  float64  `json:"remember_p50_ms"`
+	RememberP99MS  float64  `json:"remember_p99_ms"`
+	DrainMS        float64  `json:"drain_ms"` // after the last remember until the background work was done
+	// CPU of the server process, per memory: while the turns were
+	// remembered, and after that until the background work was drained.
+	IngestCPUMSPerMemory      float64       `json:"ingest_cpu_ms_per_memory"`
+	BackgroundCPUMSPerMemory  float64       `json:"background_cpu_ms_per_memory"`
+	CPUMSPerMemory            float64       `json:"cpu_ms_per_memory"`
+	DatabaseBytes             int64         `json:"database_bytes"`
+	DatabaseBytesPerMemory    float64       `json:"database_bytes_per_memory"`
+	PendingProposals          int64         `json:"pending_proposals"`
+	PendingProposalsPerMemory float64       `json:"pending_proposals_per_memory"`
+	Modes                     []*ModeReport `json:"modes"`
+}
+
+// NewRunReport starts the report of server name from its ingest.
+func NewRunReport(name string, set []string, in *Ingested, clients int) *RunReport {
+	return &RunReport{Name: name, Set: set, Clients: clients, Turns: in.Turns, Memories: in.Memories(), Deduped: in.Deduped,
+		IngestMS: MS(in.Elapsed), RememberPerSec: math.Round(in.Rate()), RememberP50MS: MS(Percentile(in.Latency, 0.5)),
+		RememberP99MS: MS(Percentile(in.Latency, 0.99))}
+}
+
+// SetCPU records the server's CPU during the ingest and after it.
+func (r *RunReport) SetCPU(ingest, background time.Duration) {
+	if r.Memories == 0 {
+		return
+	}
+	per := func(d time.Duration) float64 { return MS(d / time.Duration(r.Memories)) }
+	r.IngestCPUMSPerMemory, r.BackgroundCPUMSPerMemory, r.CPUMSPerMemory = per(ingest), per(background), per(ingest+background)
+}
+
+// SetDatabaseBytes records the database's size once the server stopped,
+// and the per-memory figures.
+func (r *RunReport) SetDatabaseBytes(n int64) {
+	r.DatabaseBytes = n
+	if r.Memories > 0 {
+		r.DatabaseBytesPerMemory = math.Round(float64(n) / float64(r.Memories))
+		r.PendingProposalsPerMemory = math.Round(1000*float64(r.PendingProposals)/float64(r.Memories)) / 1000
+	}
 }

@@ -83,7 +83,11 @@ func New(addr string, opts Options) *Client {
 	if opts.MaxResponse <= 0 {
 		opts.MaxResponse = DefaultMaxResponse
 	}
-	return &Client{addr: addr, base: "http://" + addr, opts: opts, hc: &http.Client{}}
+	// Agents call with several requests at once (hooks, MCP): keep enough
+	// idle connections to the one host for them (the default keeps 2).
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 32
+	return &Client{addr: addr, base: "http://" + addr, opts: opts, hc: &http.Client{Transport: tr}}
 }
 
 // Addr is the host:port the client talks to.
@@ -267,6 +271,24 @@ type Status struct {
 	Memories storage.MemoryStats `json:"memories"`
 	// Queue counts jobs by status; nil when the API reports no queue.
 	Queue map[string]int `json:"queue"`
+	// Counts are the overview's cheap counters.
+	Counts StatusCounts `json:"counts"`
+}
+
+// StatusCounts are the counters of GET /api/status.
+type StatusCounts struct {
+	Memories         int64 `json:"memories"`
+	Deleted          int64 `json:"deleted"`
+	PendingProposals int64 `json:"pendingProposals"`
+}
+
+// EmbeddingStatus calls GET /api/embeddings/status.
+func (c *Client) EmbeddingStatus(ctx context.Context) (*core.EmbeddingStatus, error) {
+	var s core.EmbeddingStatus
+	if err := c.do(ctx, http.MethodGet, "/api/embeddings/status", nil, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
 }
 
 // PipelineStatus is the pipeline part of Status.

@@ -1,0 +1,70 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/cairnmem/cairn/core/bench"
+)
+
+// TestBenchThroughTheBinary runs `cairn bench locomo` as users run it: the
+// real binary started as servers (default, pipeline off), turns remembered
+// over HTTP, the workers drained, questions recalled over HTTP.
+func TestBenchThroughTheBinary(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := benchMain(context.Background(), []string{"locomo", "--data", tinyLocomo, "--binary", cairnBin,
+		"--ablations", "pipeline-off,keyword", "--clients", "2", "--json"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("bench: %v\nstderr:\n%s", err, errb.String())
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("json: %v\n%s", err, out.String())
+	}
+	if rep.Conversations != 2 || rep.Turns != 15 || rep.Questions != 10 {
+		t.Errorf("report counts: %+v", rep)
+	}
+	if want := (bench.EvidenceStats{Repaired: 3, Dropped: 2, Skipped: 2}); rep.Evidence != want {
+		t.Errorf("evidence %+v, want %+v", rep.Evidence, want)
+	}
+	if len(rep.Runs) != 2 || rep.Runs[0].Name != "default" || rep.Runs[1].Name != "pipeline-off" {
+		t.Fatalf("runs: %+v", rep.Runs)
+	}
+	def := rep.Runs[0]
+	if def.Memories != 14 || def.Deduped != 1 || def.RememberPerSec <= 0 || def.CPUMSPerMemory <= 0 || def.DatabaseBytes <= 0 {
+		t.Errorf("default run: %+v", def)
+	}
+	if len(def.Modes) != 2 || def.Modes[0].Mode != "default" || def.Modes[1].Mode != "keyword" {
+		t.Fatalf("default modes: %+v", def.Modes)
+	}
+	if h := rep.Headline(); h != def.Modes[0] || h.Row("4").N != 5 || h.Row("4").R10 != 100 {
+		t.Errorf("headline: %+v", h.Row("4"))
+	}
+	if off := rep.Runs[1]; len(off.Modes) != 1 || off.Set[len(off.Set)-1] != "pipeline.enabled=false" || off.Memories != 14 {
+		t.Errorf("pipeline-off run: %+v", off)
+	}
+	for _, want := range []string{"default: background work done", "pipeline-off: starting cairn serve pipeline.enabled=false"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("progress lacks %q:\n%s", want, errb.String())
+		}
+	}
+
+	// The text report has the per-category table, the headline and the
+	// cost table.
+	out.Reset()
+	errb.Reset()
+	if err := benchMain(context.Background(), []string{"locomo", "--data", tinyLocomo, "--binary", cairnBin, "--ablations", "none", "--convs", "1"}, &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	text := out.String()
+	for _, want := range []string{"default server, default recall", "adversarial", "default / default", "rem/s", "evidence ids: 3 repaired, 1 dropped"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+}

@@ -1,0 +1,325 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/config"
+)
+
+// Server is a cairn process started for a benchmark: the real binary
+// running `cairn serve` on a throwaway home folder, with every background
+// worker, reached only through its HTTP API — the product as users run it.
+type Server struct {
+	Name   string // the configuration's name in reports ("default", …)
+	Addr   string
+	Client *client.Client
+
+	home   string
+	cmd    *exec.Cmd
+	stderr *tailBuffer
+	done   chan struct{}
+	err    error // the process's exit, once done is closed
+}
+
+// ServerOptions say which binary to run and how to configure it.
+type ServerOptions struct {
+	Name string
+	// Binary is the cairn executable; empty means this process's own.
+	Binary string
+	// Set are config overrides as section.key=value, passed to the
+	// child as CAIRN_<SECTION>_<KEY> variables.
+	Set []string
+	// ExtraEnv is appended to the child's environment as it is (tests use
+	// it to make a test binary act as cairn).
+	ExtraEnv []string
+}
+
+// StartServer starts a server and waits until its API answers /health.
+// The child's environment carries none of the caller's CAIRN_ variables,
+// so a user's own settings never leak into a figure.
+func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
+	bin := o.Binary
+	if bin == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find the cairn binary: %w", err)
+		}
+		bin = self
+	}
+	home, err := os.MkdirTemp("", "cairn-bench-")
+	if err != nil {
+		return nil, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		os.RemoveAll(home)
+		return nil, err
+	}
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CAIRN_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "CAIRN_HOME="+home, "CAIRN_ADDR="+addr)
+	for _, kv := range o.Set {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			os.RemoveAll(home)
+			return nil, fmt.Errorf("--set %q: want section.key=value", kv)
+		}
+		env = append(env, config.EnvName(strings.TrimSpace(k))+"="+v)
+	}
+	env = append(env, o.ExtraEnv...)
+	s := &Server{Name: o.Name, Addr: addr, home: home, stderr: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
+	s.cmd = exec.Command(bin, "serve")
+	s.cmd.Env = env
+	s.cmd.Stdout, s.cmd.Stderr = io.Discard, s.stderr
+	if err := s.cmd.Start(); err != nil {
+		os.RemoveAll(home)
+		return nil, fmt.Errorf("start %s serve: %w", bin, err)
+	}
+	go func() { s.err = s.cmd.Wait(); close(s.done) }()
+	s.Client = client.New(addr, client.Options{Timeout: 2 * time.Minute})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		hctx, cancel := context.WithTimeout(ctx, time.Second)
+		err := s.Client.Health(hctx)
+		cancel()
+		if err == nil {
+			return s, nil
+		}
+		select {
+		case <-s.done:
+			os.RemoveAll(home)
+			return nil, fmt.Errorf("cairn serve exited before answering (%v): %s", s.err, s.stderr.String())
+		case <-ctx.Done():
+			s.Stop()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.Stop()
+			return nil, fmt.Errorf("cairn serve did not answer /health within 60 s: %s", s.stderr.String())
+		}
+	}
+}
+
+// freeAddr returns a loopback address with a port nothing listens on.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := ln.Addr().String()
+	return addr, ln.Close()
+}
+
+// CPU is the CPU time (user + system) the server process has used so far,
+// from /proc; ok is false where that is not available.
+func (s *Server) CPU() (time.Duration, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	return ParseProcCPU(b)
+}
+
+// clockTicks is USER_HZ, the unit of /proc's CPU times; it is 100 on
+// every Linux architecture Go supports.
+const clockTicks = 100
+
+// ParseProcCPU reads utime and stime (fields 14 and 15) of a /proc/PID/stat
+// line. The command name (field 2) may hold spaces and parentheses, so
+// fields are counted from the last ')'.
+func ParseProcCPU(b []byte) (time.Duration, bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is field 3 (state): utime is field 14, f[11]; stime f[12].
+	if len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(u+st) * time.Second / clockTicks, true
+}
+
+// Backlog is the background work a server still has: extraction jobs
+// waiting or running, and memories without a vector.
+type Backlog struct {
+	Jobs             int
+	Embeddings       int
+	PendingProposals int64
+	Memories         int64
+}
+
+// Backlog asks the server what work it still has.
+func (s *Server) Backlog(ctx context.Context) (Backlog, error) {
+	st, err := s.Client.Status(ctx)
+	if err != nil {
+		return Backlog{}, err
+	}
+	b := Backlog{Jobs: st.Queue["pending"] + st.Queue["leased"] + st.Queue["failed"],
+		PendingProposals: st.Counts.PendingProposals, Memories: st.Counts.Memories}
+	es, err := s.Client.EmbeddingStatus(ctx)
+	if err != nil {
+		return Backlog{}, err
+	}
+	if es.Provider != "none" {
+		if n, ok := es.Coverage["pending"].(float64); ok {
+			b.Embeddings = int(n)
+		}
+	}
+	return b, nil
+}
+
+// Drain waits until the server has no background work left: the
+// extraction queue is empty and every memory has its vector. It reports
+// progress every few seconds.
+func (s *Server) Drain(ctx context.Context, timeout time.Duration, progress io.Writer) (Backlog, error) {
+	deadline := time.Now().Add(timeout)
+	last := time.Now()
+	for {
+		b, err := s.Backlog(ctx)
+		if err != nil {
+			return b, fmt.Errorf("%s: backlog: %w", s.Name, err)
+		}
+		if b.Jobs == 0 && b.Embeddings == 0 {
+			return b, nil
+		}
+		if time.Since(last) >= 5*time.Second {
+			last = time.Now()
+			fmt.Fprintf(progress, "bench: %s: draining: %d jobs, %d embeddings left\n", s.Name, b.Jobs, b.Embeddings)
+		}
+		if time.Now().After(deadline) {
+			return b, fmt.Errorf("%s: background work not done after %s: %d jobs, %d embeddings left", s.Name, timeout, b.Jobs, b.Embeddings)
+		}
+		select {
+		case <-ctx.Done():
+			return b, ctx.Err()
+		case <-s.done:
+			return b, fmt.Errorf("%s: cairn serve exited (%v): %s", s.Name, s.err, s.stderr.String())
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}
+
+// WaitEmbedderReady waits until the embedding model is loaded and the
+// vector index is built (or there is no embedder).
+func (s *Server) WaitEmbedderReady(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		es, err := s.Client.EmbeddingStatus(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: embedding status: %w", s.Name, err)
+		}
+		if es.Provider == "none" || es.IndexReady {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: the embedder was not ready within %s", s.Name, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}
+
+// Stop ends the server (SIGTERM: it finishes in-flight writes and
+// checkpoints the WAL) and waits for it, killing it after 30 s. The home
+// folder stays until Remove.
+func (s *Server) Stop() error {
+	select {
+	case <-s.done:
+		return nil
+	default:
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+		return errors.New(s.Name + ": cairn serve did not stop within 30 s; killed")
+	}
+	var ee *exec.ExitError
+	if s.err != nil && !errors.As(s.err, &ee) {
+		return s.err
+	}
+	return nil
+}
+
+// DatabaseBytes is the size of the database files (the database, its WAL
+// and shared memory) in the server's home folder.
+func (s *Server) DatabaseBytes() int64 {
+	var n int64
+	_ = filepath.WalkDir(s.home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if strings.HasSuffix(name, ".db") || strings.HasSuffix(name, ".db-wal") || strings.HasSuffix(name, ".db-shm") {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// Remove stops the server and deletes its home folder.
+func (s *Server) Remove() error {
+	err := s.Stop()
+	if rerr := os.RemoveAll(s.home); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// tailBuffer keeps the last max bytes written to it (a child's stderr, for
+// error messages).
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.b))
+}
