@@ -18,7 +18,8 @@ import (
 // Vectors owns a Service's vectors: its embedder, the in-memory vector
 // index, the query cache and the provider's health.
 type Vectors struct {
-	svc *Service
+	svc  *Service
+	wake chan struct{} // EmbedSoon → the embedding tracker
 	embedState
 }
 
@@ -357,42 +358,23 @@ func (s *Vectors) EmbedPending(ctx context.Context, progress func(done, total in
 	return nil
 }
 
-// EmbedAfterWrite embeds freshly written memories right after their
-// transaction, so they are searchable by meaning at once. A slow or failing
-// provider is left to the tracker; the write has already succeeded.
-func (s *Vectors) EmbedAfterWrite(ctx context.Context, ids ...string) bool {
-	if s.svc.embedder == nil || len(ids) == 0 || !s.ProviderHealthy() {
-		return false
+// EmbedSoon tells the embedding tracker that memories were written (or
+// their content changed) and wants a vector: it wakes at once rather than at
+// its next poll. The write has committed and its answer never waits for the
+// embedding (seed 000: "An embedding is generated asynchronously"); keyword
+// search finds the memory meanwhile.
+func (s *Vectors) EmbedSoon() {
+	if s.svc.embedder == nil {
+		return
 	}
-	var pend []PendingRow
-	r := s.svc.db.Reader()
-	model := s.svc.embedder.Model()
-	for _, id := range ids {
-		m, err := storage.GetMemory(ctx, r, id)
-		if err != nil || m.IsDeleted {
-			continue
-		}
-		if ok, _ := storage.HasEmbedding(ctx, r, m.ContentHash, model); ok {
-			if m.EmbeddingModel != model {
-				_ = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
-					_, err := storage.SetEmbeddingModel(ctx, tx, m.ID, m.ContentHash, model)
-					return err
-				})
-			}
-			s.SyncVectors(ctx, m.ID)
-			continue
-		}
-		pend = append(pend, PendingRow{ID: m.ID, Hash: m.ContentHash, Content: m.Content})
+	select {
+	case s.wake <- struct{}{}:
+	default: // a wake-up is already waiting
 	}
-	if len(pend) == 0 {
-		return true
-	}
-	n, err := s.EmbedRows(ctx, pend)
-	if err != nil {
-		s.svc.log.Warn("embedding after write failed; the tracker will retry", "err", err)
-	}
-	return err == nil && n == len(pend)
 }
+
+// Wakeups delivers EmbedSoon's signals to the embedding tracker.
+func (s *Vectors) Wakeups() <-chan struct{} { return s.wake }
 
 // EmbeddingStatus describes the provider, the vector index and coverage.
 type EmbeddingStatus struct {

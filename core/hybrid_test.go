@@ -35,6 +35,7 @@ func TestHybridFindsParaphrasesKeywordsMiss(t *testing.T) {
 	deploy := remember(t, svc, "we deploy on Fridays", "")
 	remember(t, svc, "my cat is grey", "")
 	remember(t, svc, "the database migration failed with a schema error", "")
+	apitest.EmbedPending(t, svc)
 
 	kw := apitest.Recall(t, svc, core.RecallInput{Query: "when do we ship?", Mode: core.ModeKeyword})
 	if slices.Contains(ids(kw), deploy) {
@@ -67,6 +68,7 @@ func TestVectorLegHonoursFiltersAndDeletes(t *testing.T) {
 	svc := apitest.NewService(t, apitest.Builtin(t))
 	a := remember(t, svc, "we deploy on Fridays", "atlas")
 	b := remember(t, svc, "deployments happen every Friday afternoon", "zephyr")
+	apitest.EmbedPending(t, svc)
 	q := core.RecallInput{Query: "when do we ship releases?", Mode: core.ModeVector}
 
 	q.Filter = storage.MemoryFilter{Project: "zephyr"}
@@ -95,6 +97,12 @@ func TestVectorLegHonoursFiltersAndDeletes(t *testing.T) {
 	if _, err := svc.Modify(ctx, core.Patch{ID: a, Reason: "test", Content: &content}, core.Actor{}); err != nil {
 		t.Fatal(err)
 	}
+	// Until the tracker embeds the new content, the old vector is out of
+	// the index: the old meaning no longer finds the memory.
+	if got := ids(apitest.Recall(t, svc, core.RecallInput{Query: "when do we ship releases?", Mode: core.ModeVector})); slices.Contains(got, a) {
+		t.Fatalf("edited memory still found by its old meaning: %v", got)
+	}
+	apitest.EmbedPending(t, svc)
 	res := apitest.Recall(t, svc, core.RecallInput{Query: "pets sleeping", Mode: core.ModeVector, Limit: 1})
 	if got := ids(res); !slices.Equal(got, []string{a}) {
 		t.Fatalf("edited memory not found by its new meaning: %v", got)
@@ -114,6 +122,7 @@ func TestRecallDegradesToKeywordWhenProviderFails(t *testing.T) {
 	emb := apitest.Builtin(t)
 	svc := apitest.NewService(t, emb)
 	id := remember(t, svc, "postgres runs on port 5433 in staging", "")
+	apitest.EmbedPending(t, svc)
 	emb.SetFail(errors.New("connection refused"))
 	res := apitest.Recall(t, svc, core.RecallInput{Query: "which port does postgres use"})
 	if res.Method != core.ModeKeyword || len(res.Warnings) == 0 || !slices.Equal(ids(res), []string{id}) {
@@ -159,6 +168,7 @@ func TestSimilarAndEmbeddingsExport(t *testing.T) {
 	a := remember(t, svc, "we deploy on Fridays", "")
 	b := remember(t, svc, "deployments go out every Friday", "")
 	remember(t, svc, "my cat is grey", "")
+	apitest.EmbedPending(t, svc)
 	sim, err := svc.Similar(ctx, a, 1, "")
 	if err != nil || len(sim) != 1 || sim[0].ID != b {
 		t.Fatalf("similar: %+v %v", sim, err)

@@ -104,9 +104,11 @@ type RememberResult struct {
 	Memory   *Memory
 	Deduped  bool
 	Embedded bool
-	Chunked  bool
-	GroupID  string
-	IDs      []string
+	// EmbeddingState is "done", "pending" or "none" (RememberResponse).
+	EmbeddingState string
+	Chunked        bool
+	GroupID        string
+	IDs            []string
 }
 
 // Remember stores content through the one write path: prefix parsing,
@@ -204,13 +206,12 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	if err != nil {
 		return nil, err
 	}
+	res.Embedded = res.Memory.EmbeddingModel != ""
+	res.EmbeddingState = s.embeddingState(res.Embedded)
 	if res.Deduped {
-		res.Embedded = res.Memory.EmbeddingModel != ""
 		return &res, nil
 	}
-	if s.emb.EmbedAfterWrite(ctx, res.Memory.ID) {
-		res.Embedded, res.Memory.EmbeddingModel = true, s.embedder.Model()
-	}
+	s.emb.EmbedSoon()
 	s.events.publish(Event{Kind: EventCreated, MemoryID: res.Memory.ID, Actor: actor.Name})
 	return &res, nil
 }
@@ -279,11 +280,24 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 	if len(res.IDs) == 0 {
 		return nil, Invalid("content", "content produced no valid chunks")
 	}
-	res.Embedded = s.emb.EmbedAfterWrite(ctx, created...)
+	res.EmbeddingState = s.embeddingState(len(created) == 0 && res.Deduped)
+	s.emb.EmbedSoon()
 	for _, id := range created {
 		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
 	}
 	return res, nil
+}
+
+// embeddingState names where a memory's vector is: "none" without an
+// embedder, else "done" or "pending" (the tracker writes it shortly).
+func (s *Service) embeddingState(embedded bool) string {
+	switch {
+	case s.embedder == nil:
+		return "none"
+	case embedded:
+		return "done"
+	}
+	return "pending"
 }
 
 // insertOrDedup is the heart of the write path, run inside a write
@@ -462,7 +476,11 @@ func (s *Service) List(ctx context.Context, f storage.MemoryFilter, limit, offse
 type RememberResponse struct {
 	*Memory
 	Embedded bool `json:"embedded"`
-	Deduped  bool `json:"deduped,omitempty"`
+	// Embedding is "done" (the memory has its vector), "pending" (the
+	// embedding tracker writes it shortly; keyword search finds the memory
+	// meanwhile) or "none" (no embedder is configured).
+	Embedding string `json:"embedding"`
+	Deduped   bool   `json:"deduped,omitempty"`
 }
 
 // ChunkedResponse is the API's answer to a remember that was split into
@@ -480,5 +498,5 @@ func (res *RememberResult) Response() any {
 	if res.Chunked {
 		return ChunkedResponse{Chunked: true, ChunkCount: len(res.IDs), IDs: res.IDs, GroupID: res.GroupID}
 	}
-	return RememberResponse{Memory: res.Memory, Embedded: res.Embedded, Deduped: res.Deduped}
+	return RememberResponse{Memory: res.Memory, Embedded: res.Embedded, Embedding: res.EmbeddingState, Deduped: res.Deduped}
 }

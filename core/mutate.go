@@ -222,14 +222,13 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 		return nil, err
 	}
 	if res.Status == "updated" {
+		// The index drops the old vector if the content changed (the
+		// tracker embeds the new one) or refreshes its filter fields.
+		s.emb.SyncVectors(ctx, res.ID)
 		if *res.ContentChanged {
-			embedded := s.emb.EmbedAfterWrite(ctx, res.ID)
+			embedded := false
 			res.Embedded = &embedded
-			if !embedded {
-				s.emb.SyncVectors(ctx, res.ID) // the old vector no longer matches
-			}
-		} else {
-			s.emb.SyncVectors(ctx, res.ID)
+			s.emb.EmbedSoon()
 		}
 		s.events.publish(Event{Kind: EventUpdated, MemoryID: res.ID, Actor: actor.Name})
 	}
@@ -403,9 +402,8 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		return nil, err
 	}
 	if res.Status == "recovered" {
-		if !s.emb.EmbedAfterWrite(ctx, res.ID) {
-			s.emb.SyncVectors(ctx, res.ID)
-		}
+		s.emb.SyncVectors(ctx, res.ID)
+		s.emb.EmbedSoon()
 		s.events.publish(Event{Kind: EventRecovered, MemoryID: res.ID, Actor: actor.Name})
 	}
 	return res, resErr

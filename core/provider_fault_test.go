@@ -111,9 +111,10 @@ func TestRecallWithAWorkingRemoteProvider(t *testing.T) {
 	srv := openAIServer(t, 32, 0)
 	svc := providerService(t, srv.URL, 32, 5*time.Second)
 	res, err := svc.Remember(context.Background(), core.RememberInput{Content: "redis listens on 6380"}, core.Actor{})
-	if err != nil || !res.Embedded {
+	if err != nil || res.Embedded || res.EmbeddingState != "pending" {
 		t.Fatalf("remember: %v %+v", err, res)
 	}
+	apitest.EmbedPending(t, svc)
 	if out := apitest.Recall(t, svc, core.RecallInput{Query: "redis"}); out.Method != core.ModeHybrid || len(out.Results) != 1 {
 		t.Fatalf("recall: %+v", out)
 	}

@@ -31,6 +31,7 @@ type Service struct {
 	runtime  PipelineRuntime
 	// redactions counts secrets redacted since start (diagnostics).
 	redactions atomic.Int64
+	fg         foreground // requests in flight, for background work to yield to
 
 	attached sync.Map // key → subsystem (Attached)
 
@@ -61,7 +62,7 @@ func NewService(db *storage.DB, cfg config.Config, opts ServiceOptions) *Service
 	}
 	s.frozen.Store(cfg.Pipeline.MutationsFrozen)
 	s.analytics = analytics.NewAnalytics(s.now)
-	s.emb = &Vectors{svc: s}
+	s.emb = &Vectors{svc: s, wake: make(chan struct{}, 1)}
 	s.jobs = &Jobs{svc: s}
 	s.hooks = &Hooks{svc: s}
 	return s

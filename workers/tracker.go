@@ -21,22 +21,50 @@ type EmbeddingTracker struct {
 // maxTrackerBackoff caps the wait after repeated provider failures.
 const maxTrackerBackoff = 5 * time.Minute
 
-// Run works until ctx ends. A failing provider is retried with exponential
-// backoff; the failure is visible in /api/embeddings/status.
+// Yielding to foreground requests: the tracker waits for a pause in them,
+// at most trackerMaxYield, and while they keep coming embeds only
+// trackerBusyBatch memories per pass, so a burst of remembers keeps the
+// CPU and the writer.
+const (
+	trackerMaxYield  = time.Second
+	trackerBusyBatch = 8
+)
+
+// Run works until ctx ends. It wakes when a write asks for an embedding
+// (Vectors.EmbedSoon) and otherwise every Interval; a failing provider is
+// retried with exponential backoff, and the failure is visible in
+// /api/embeddings/status.
 func (t *EmbeddingTracker) Run(ctx context.Context) error {
-	if t.Svc.Vectors().Embedder() == nil {
+	vec := t.Svc.Vectors()
+	if vec.Embedder() == nil {
 		return nil
 	}
 	defer t.Svc.WorkerRunning(core.WorkerEmbedding)()
 	wait := t.Interval
 	failures := 0
 	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(wait):
+		until := time.Now().Add(wait)
+		for wait > 0 && time.Now().Before(until) {
+			timer := time.NewTimer(time.Until(until))
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return nil
+			case <-timer.C:
+			case <-vec.Wakeups():
+				if failures == 0 { // backing off: a write does not end the wait
+					until = time.Now()
+				}
+			}
+			timer.Stop()
 		}
-		n, err := t.Svc.Vectors().EmbedBatch(ctx, t.Batch)
+		batch := t.Batch
+		if busy, err := t.Svc.YieldToForeground(ctx, trackerMaxYield); err != nil {
+			return nil
+		} else if busy {
+			batch = min(batch, trackerBusyBatch)
+		}
+		n, err := vec.EmbedBatch(ctx, batch)
 		switch {
 		case ctx.Err() != nil:
 			return nil
@@ -44,11 +72,11 @@ func (t *EmbeddingTracker) Run(ctx context.Context) error {
 			failures++
 			wait = min(t.Interval<<min(failures, 10), maxTrackerBackoff)
 			t.Log.Warn("embedding tracker", "err", err, "retry_in", wait)
-		case n == t.Batch:
+		case n == batch:
 			failures, wait = 0, 0 // more waiting: keep going
 		default:
 			if n > 0 {
-				t.Log.Info("embedding tracker", "embedded", n)
+				t.Log.Debug("embedding tracker", "embedded", n)
 			}
 			failures, wait = 0, t.Interval
 		}

@@ -71,3 +71,62 @@ func TestEmbeddingTrackerCatchesUp(t *testing.T) {
 		t.Fatalf("tracker stopped with %v", err)
 	}
 }
+
+// A remember answers before its embedding and wakes the tracker, which
+// embeds it without waiting for its next poll (an hour away here); while a
+// foreground request is in flight the tracker holds back.
+func TestEmbeddingTrackerWakesOnWrite(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := config.DefaultConfig()
+	emb, err := embedding.New(cfg.Embedding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "t.db"), NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	svc := core.NewService(db, cfg, core.ServiceOptions{Embedder: emb})
+	tr := &workers.EmbeddingTracker{Svc: svc, Interval: time.Hour, Batch: 16, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	done := make(chan error, 1)
+	go func() { done <- tr.Run(ctx) }()
+
+	// A request in flight: the tracker waits for it (at most a second).
+	end := svc.Foreground()
+	res, err := svc.Remember(ctx, core.RememberInput{Content: "the staging database moved to port 5433"}, core.Actor{Name: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Embedded || res.EmbeddingState != "pending" {
+		t.Fatalf("remember answered embedded=%v state=%q, want pending", res.Embedded, res.EmbeddingState)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n, _ := svc.Vectors().CountPendingEmbeddings(ctx); n != 1 {
+		t.Fatalf("embedded while a foreground request was in flight (pending %d)", n)
+	}
+	end()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, err := svc.Vectors().CountPendingEmbeddings(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the tracker did not embed the new memory after the wake-up")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	out, err := svc.Recall(ctx, core.RecallInput{Query: "which port does staging postgres listen on", Mode: core.ModeVector, NoTracking: true})
+	if err != nil || len(out.Results) != 1 || out.Results[0].ID != res.Memory.ID {
+		t.Fatalf("vector recall after the wake-up: %+v %v", out, err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -62,6 +62,9 @@ func (a *API) Handler() http.Handler {
 		r.Header.Set("X-Request-Id", reqID) // actorOf reads the one canonical name
 		w.Header().Set("X-Request-Id", reqID)
 		rw := &statusWriter{ResponseWriter: w}
+		if r.URL.Path != "/health" { // background work yields to requests (core/foreground.go)
+			defer a.svc.Foreground()()
+		}
 		_, pattern := a.mux.Handler(r)
 		defer a.recordRequest(r, pattern, rw, start)
 		defer func() {

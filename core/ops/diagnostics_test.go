@@ -222,6 +222,7 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	apitest.EmbedPending(t, svc)
 	r := diag(t, svc)
 	if s := signal(t, r, "index", "embedding_coverage"); s.Value != 1 || s.Triggered {
 		t.Fatalf("coverage %+v", s)
@@ -253,7 +254,11 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 	// A new embedded memory: the live count changed, so once
 	// CoverageMinTTL has passed the embedded rows are counted again
 	// (9 of 12) rather than reused for the whole CoverageTTL (8 of 12).
-	if _, err := svc.Remember(context.Background(), core.RememberInput{Content: "one more embedded memory"}, core.Actor{}); err != nil {
+	one, err := svc.Remember(context.Background(), core.RememberInput{Content: "one more embedded memory"}, core.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Vectors().EmbedRows(context.Background(), []core.PendingRow{{ID: one.Memory.ID, Hash: one.Memory.ContentHash, Content: one.Memory.Content}}); err != nil {
 		t.Fatal(err)
 	}
 	if s := signal(t, diag(t, svc), "index", "embedding_coverage"); math.Abs(s.Value-8.0/12) > 0.001 {

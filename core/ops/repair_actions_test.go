@@ -184,8 +184,12 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	}
 	// The same content in two projects shares one vector.
 	ids = append(ids, e.MustID(t, "Shared fact across projects.", "project", "p1"), e.MustID(t, "Shared fact across projects.", "project", "p2"))
+	if g, err := ops.For(e.Svc).EmbeddingGaps(ctx); err != nil || g.Unembedded != 8 {
+		t.Fatalf("gaps before the tracker = %+v, %v", g, err)
+	}
+	apitest.EmbedPending(t, e.Svc)
 	if g, err := ops.For(e.Svc).EmbeddingGaps(ctx); err != nil || g.Unembedded != 0 || g.Total != 8 || g.Coverage != "100.0%" {
-		t.Fatalf("gaps after synchronous embedding = %+v, %v", g, err)
+		t.Fatalf("gaps after embedding = %+v, %v", g, err)
 	}
 	// A new model: every vector is stale. Two vectors of the old model
 	// are also deleted outright.
@@ -243,6 +247,7 @@ func TestRepairCleanOrphans(t *testing.T) {
 	}
 	keep := e.MustID(t, "The billing service runs on PostgreSQL.")
 	gone := e.MustID(t, "The old cron host was retired.")
+	apitest.EmbedPending(t, e.Svc)
 	forget(t, e, gone)
 	exec(t, e, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES ('no-memory', 'hash-v1', 1, x'0000803f', '2026-01-01T00:00:00.000Z')`)
 	dry := repair(t, e, ops.RepairCleanOrphans, operator, ops.RepairOptions{DryRun: true})

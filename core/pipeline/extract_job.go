@@ -265,7 +265,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 		}
 	}
 	if len(created) > 0 {
-		s.svc.Vectors().EmbedAfterWrite(ctx, created...)
+		s.svc.Vectors().EmbedSoon()
 		for _, id := range created {
 			s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: id, Actor: core.PipelineActorName})
 		}

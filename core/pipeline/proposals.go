@@ -109,7 +109,7 @@ func (s *Pipeline) ApproveProposal(ctx context.Context, id string, actor core.Ac
 			if isSessionSource(p.SourceMemoryID) {
 				s.linkSessionFact(ctx, created, p.Fact)
 			}
-			s.svc.Vectors().EmbedAfterWrite(ctx, created)
+			s.svc.Vectors().EmbedSoon()
 			s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: created, Actor: actor.Name})
 		}
 		return s.GetProposal(ctx, id)

@@ -71,6 +71,16 @@ func NewService(t *testing.T, emb core.Embedder) *core.Service {
 	return core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: emb})
 }
 
+// EmbedPending does what the embedding tracker does after writes (they
+// only wake it; see Vectors.EmbedSoon): embeds every memory still without a
+// vector, failing the test on error.
+func EmbedPending(t testing.TB, svc *core.Service) {
+	t.Helper()
+	if err := svc.Vectors().EmbedPending(context.Background(), nil); err != nil {
+		t.Fatalf("embed pending memories: %v", err)
+	}
+}
+
 // Recall recalls without access tracking, failing the test on error.
 func Recall(t *testing.T, svc *core.Service, in core.RecallInput) *core.RecallResult {
 	t.Helper()

@@ -1,0 +1,60 @@
+package core
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// Foreground work (a request an agent or a user waits for) goes before
+// background work (embedding, extraction): workers call YieldToForeground
+// before each pass, so a burst of remembers is not slowed by the queue it
+// leaves behind. Times here are the machine's, never the service clock
+// (tests move that one).
+
+// foregroundGrace is how long after the last foreground request background
+// work still waits: a client sending requests one after another leaves
+// gaps shorter than this between them.
+const foregroundGrace = 10 * time.Millisecond
+
+// foreground counts requests in flight and remembers when the last ended.
+type foreground struct {
+	active atomic.Int64
+	last   atomic.Int64 // unix nanoseconds
+}
+
+// Foreground marks a foreground request until the returned function is
+// called (the API's middleware calls it for every request but /health).
+func (s *Service) Foreground() (done func()) {
+	s.fg.active.Add(1)
+	return func() {
+		s.fg.last.Store(time.Now().UnixNano())
+		s.fg.active.Add(-1)
+	}
+}
+
+// ForegroundBusy reports whether a foreground request is in flight or
+// ended less than the grace period ago.
+func (s *Service) ForegroundBusy() bool {
+	return s.fg.active.Load() > 0 || time.Since(time.Unix(0, s.fg.last.Load())) < foregroundGrace
+}
+
+// YieldToForeground waits until no foreground request has been seen for
+// the grace period, or at most maxWait (background work must still make
+// progress under a steady stream). It reports whether the foreground is
+// still busy, so the caller can do a smaller share of work; it returns
+// early with ctx's error.
+func (s *Service) YieldToForeground(ctx context.Context, maxWait time.Duration) (busy bool, err error) {
+	deadline := time.Now().Add(maxWait)
+	for s.ForegroundBusy() {
+		if !time.Now().Before(deadline) {
+			return true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return true, ctx.Err()
+		case <-time.After(foregroundGrace / 2):
+		}
+	}
+	return false, nil
+}
