@@ -446,3 +446,14 @@ func CountProposals(ctx context.Context, q Querier, state string) (int, error) {
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM pipeline_proposals WHERE state = ?`, state).Scan(&n)
 	return n, err
 }
+
+const proposedBeforeQuery = `SELECT EXISTS (SELECT 1 FROM pipeline_proposals
+	WHERE fact = ? AND action = ? AND (state = 'pending' OR source_memory_id = ?))`
+
+// ProposedBefore reports whether fact was already proposed with action:
+// by a proposal still pending, or by any proposal of the same source.
+func ProposedBefore(ctx context.Context, q Querier, fact, action, sourceID string) (bool, error) {
+	var ok bool
+	err := q.QueryRowContext(ctx, proposedBeforeQuery, fact, action, sourceID).Scan(&ok)
+	return ok, err
+}

@@ -196,3 +196,22 @@ func GetSession(ctx context.Context, q Querier, key string) (*Session, error) {
 	s.TranscriptFormat, s.Truncated = format.String, truncated.Bool
 	return s, nil
 }
+
+const transcriptExtractedQuery = `SELECT extracted_chars, extracted_hash FROM session_transcripts WHERE session_key = ?`
+
+// TranscriptExtracted returns how much of a session's transcript was
+// extracted before (its length in bytes) and the hash of that prefix.
+func TranscriptExtracted(ctx context.Context, q Querier, key string) (chars int, hash string, err error) {
+	err = q.QueryRowContext(ctx, transcriptExtractedQuery, key).Scan(&chars, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", ErrNotFound
+	}
+	return chars, hash, err
+}
+
+// SetTranscriptExtracted records that the first chars bytes of a session's
+// transcript, hashing to hash, have been extracted.
+func SetTranscriptExtracted(ctx context.Context, q Querier, key string, chars int, hash string) error {
+	_, err := q.ExecContext(ctx, `UPDATE session_transcripts SET extracted_chars = ?, extracted_hash = ? WHERE session_key = ?`, chars, hash, key)
+	return err
+}

@@ -37,6 +37,13 @@ type LLM interface {
 	Name() string
 }
 
+// LexicalDecider is an LLM whose decisions compare words only (the built-in
+// heuristic provider): the pipeline gives it keyword candidates and spares
+// the embedding of every fact.
+type LexicalDecider interface {
+	LexicalDecisions() bool
+}
+
 // GenerateOptions tune one Generate call. Zero values mean the provider's
 // configured defaults.
 type GenerateOptions struct {
@@ -933,7 +940,6 @@ const (
 	heuristicConfidence         = 0.75
 	heuristicDecisionConfidence = 0.85
 	heuristicHedgedConfidence   = 0.45
-	heuristicQuestionConfidence = 0.3
 )
 
 var sentenceAbbreviations = []string{"e.g.", "i.e.", "etc.", "vs.", "approx.", "Mr.", "Mrs.", "Ms.", "Dr.", "cf.", "No."}
@@ -976,10 +982,24 @@ func extractSentences(body string) []string {
 	return out
 }
 
+// speakerLabel is a sentence's leading "Name:" or "**Name**:" (a
+// transcript's or a chat log's speaker): the label is not part of the fact.
+var speakerLabel = regexp.MustCompile(`^(?:\*\*)?[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}(?:\*\*)?:[ \t]+`)
+
+// pleasantry is a sentence that is only a greeting, thanks or assent.
+var pleasantry = regexp.MustCompile(`(?i)^(?:hi|hello|hey|hiya|thanks|thank you|thx|bye|goodbye|good (?:morning|afternoon|evening|night)|see you|ok(?:ay)?|sure|great|cool|awesome|nice|wow|yes|yeah|yep|no|nope|lol|haha)\b[^.!?]{0,40}[.!?]*$`)
+
+// isFactSentence reports whether a sentence can state a fact: questions,
+// greetings, thanks and bare assent cannot.
+func isFactSentence(s string) bool {
+	return !strings.HasSuffix(s, "?") && !pleasantry.MatchString(s)
+}
+
 // HeuristicExtract is the built-in extractor that needs no model: one fact
-// per sentence of 20–2000 characters (at most 20), typed "decision" when it
-// uses decision language and by InferType otherwise, with a confidence
-// lowered for hedges and questions; relation triples from "X uses Y",
+// per sentence of 20–2000 characters (at most 20), without a leading
+// speaker label, typed "decision" when it uses decision language and by
+// InferType otherwise, with a confidence lowered for hedges; questions,
+// greetings and thanks are not facts; relation triples from "X uses Y",
 // "X depends on Y", "switched/migrated from X to Y", "prefers X over Y",
 // "chose X over Y"; and mentions of file paths, URLs and capitalised names.
 func HeuristicExtract(content string) ExtractionResult {
@@ -996,8 +1016,9 @@ func HeuristicExtract(content string) ExtractionResult {
 		if len(res.Facts) >= ExtractMaxFacts {
 			break
 		}
+		s = strings.TrimSpace(s[len(speakerLabel.FindString(s)):])
 		n := utf8.RuneCountInString(s)
-		if n < FactMinChars {
+		if n < FactMinChars || !isFactSentence(s) {
 			continue
 		}
 		if n > FactMaxChars {
@@ -1015,9 +1036,6 @@ func HeuristicExtract(content string) ExtractionResult {
 		}
 		if hedgePattern.MatchString(s) {
 			f.Confidence = heuristicHedgedConfidence
-		}
-		if strings.HasSuffix(s, "?") {
-			f.Confidence = heuristicQuestionConfidence
 		}
 		res.Facts = append(res.Facts, f)
 	}

@@ -35,6 +35,14 @@ type ExtractJobResult struct {
 	WriteStats  WriteStats          `json:"writeStats"`
 	StrippedRun int                 `json:"strippedChars,omitempty"`
 	Graph       *GraphStats         `json:"graph,omitempty"` // knowledge graph persistence, after the facts
+	// Screened counts the facts not proposed, by reason: restates_source
+	// (a sentence of the memory itself), restates_live_memory,
+	// proposed_before (pending, or from the same source), no_action (the
+	// decision found an equivalent memory).
+	Screened map[string]int `json:"screened,omitempty"`
+	// SessionFrom is where in a session's transcript this extraction
+	// started (the turns before were extracted by an earlier job).
+	SessionFrom int `json:"sessionFrom,omitempty"`
 }
 
 // WriteStats counts what happened to a job's proposals.
@@ -118,8 +126,12 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 	var src *storage.Memory
 	var raw string
 	var err error
+	var sess *sessionText
 	if job.JobType == core.JobSessionExtract {
-		src, raw, err = s.sessionSource(ctx, job)
+		src, sess, err = s.sessionSource(ctx, job)
+		if err == nil {
+			raw, res.SessionFrom = sess.unread(), sess.from
+		}
 	} else {
 		src, err = storage.GetMemory(ctx, s.svc.DB().Reader(), job.MemoryID)
 		if errors.Is(err, storage.ErrNotFound) || (err == nil && src.IsDeleted) {
@@ -148,15 +160,24 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 	res.Facts, res.Entities = append(res.Facts, ext.Facts...), append(res.Entities, ext.Entities...)
 	res.FactCount, res.EntityCount = len(ext.Facts), len(ext.Entities)
 
-	// Decisions: outside any transaction.
+	// Screening and decisions: outside any transaction. A fact already
+	// stored or proposed costs no decision search.
+	facts, err := s.screenFacts(ctx, src, ext.Facts, res)
+	if err != nil {
+		return nil, err
+	}
 	now := s.svc.Timestamp()
-	for _, f := range ext.Facts {
+	for _, f := range facts {
 		p, warns, err := s.decide(ctx, job, src, f, llm)
 		res.Warnings = append(res.Warnings, warns...)
 		if err != nil {
 			return nil, err
 		}
 		if p == nil {
+			continue
+		}
+		if p.Action == extract.ActionNone {
+			res.screened("no_action")
 			continue
 		}
 		p.CreatedAt, p.UpdatedAt = now, now
@@ -226,9 +247,6 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 				} else if !cw {
 					res.WriteStats.Recorded++
 				}
-			case extract.ActionNone:
-				p.State, p.SkippedReason = storage.ProposalSkipped, "no_action"
-				res.WriteStats.Recorded++
 			}
 			if err := storage.InsertProposal(ctx, tx, p); err != nil {
 				return err
@@ -237,7 +255,11 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 				return err
 			}
 		}
-		if err := storage.MarkExtracted(ctx, tx, src.ID, llm.Name()); err != nil {
+		if sess != nil {
+			if err := storage.SetTranscriptExtracted(ctx, tx, sess.key, len(sess.content), sess.hash()); err != nil {
+				return err
+			}
+		} else if err := storage.MarkExtracted(ctx, tx, src.ID, llm.Name()); err != nil {
 			return err
 		}
 		b, err := json.Marshal(res)
@@ -270,6 +292,14 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 			s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: id, Actor: core.PipelineActorName})
 		}
 	}
+	if len(deferred) == 0 {
+		return res, nil
+	}
+	// Updates and deletes go through Modify and Forget (their own
+	// transactions); then the proposals they applied and the job's result
+	// are brought up to date together, so the stored result is the final
+	// one.
+	var applied []*storage.Proposal
 	for _, p := range deferred {
 		if err := s.applyDestructive(ctx, p, core.PipelineActor, "pipeline-v2: "+p.Reason); err != nil {
 			res.WriteStats.Failed++
@@ -281,12 +311,73 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 		} else {
 			res.WriteStats.Deleted++
 		}
-		_ = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
-			return storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, storage.ProposalApplied, p.TargetMemoryID, core.PipelineActorName, "applied by the pipeline", s.svc.Timestamp())
-		})
-		p.State = storage.ProposalApplied
+		applied = append(applied, p)
+	}
+	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+		now := s.svc.Timestamp()
+		for _, p := range applied {
+			if err := storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, storage.ProposalApplied, p.TargetMemoryID, core.PipelineActorName, "applied by the pipeline", now); err != nil {
+				return err
+			}
+			p.State = storage.ProposalApplied
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			return err
+		}
+		return storage.SetJobResult(ctx, tx, job.ID, string(b))
+	})
+	if err != nil {
+		// The writes are applied; only the record of them lags.
+		s.svc.Logger().Warn("record applied pipeline proposals", "job", job.ID, "err", err)
 	}
 	return res, nil
+}
+
+// screened counts one fact not proposed, by reason.
+func (r *ExtractJobResult) screened(reason string) {
+	if r.Screened == nil {
+		r.Screened = map[string]int{}
+	}
+	r.Screened[reason]++
+}
+
+// screenFacts drops the facts that would only restate what is stored: a
+// sentence of the source memory itself, a live memory's content, a fact
+// already pending or already proposed from the same source (a resumed
+// session's transcript). Each costs a lookup, never a decision search.
+func (s *Pipeline) screenFacts(ctx context.Context, src *storage.Memory, facts []extract.Fact, res *ExtractJobResult) ([]extract.Fact, error) {
+	r := s.svc.DB().Reader()
+	srcNorm := ""
+	if !isSessionSource(src.ID) {
+		srcNorm = text.NormalizeContent(src.Content).Normalized
+	}
+	keep := make([]extract.Fact, 0, len(facts))
+	for _, f := range facts {
+		norm := text.NormalizeContent(f.Content)
+		if norm.Storage == "" {
+			res.screened("empty")
+			continue
+		}
+		if srcNorm != "" && strings.Contains(srcNorm, norm.Normalized) {
+			res.screened("restates_source")
+			continue
+		}
+		if _, err := storage.FindLiveByHash(ctx, r, norm.Hash, src.Project); err == nil {
+			res.screened("restates_live_memory")
+			continue
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return nil, err
+		}
+		if before, err := storage.ProposedBefore(ctx, r, f.Content, extract.ActionAdd, src.ID); err != nil {
+			return nil, err
+		} else if before {
+			res.screened("proposed_before")
+			continue
+		}
+		keep = append(keep, f)
+	}
+	return keep, nil
 }
 
 // decide turns one fact into a proposal: ADD without a model call when no
@@ -294,7 +385,14 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 // rejected decision (hallucinated id, no reason) returns nil and warnings.
 func (s *Pipeline) decide(ctx context.Context, job *storage.Job, src *storage.Memory, f extract.Fact, llm extract.LLM) (*storage.Proposal, []string, error) {
 	p := &storage.Proposal{ID: core.NewID(), JobID: job.ID, SourceMemoryID: src.ID, Fact: f.Content, FactType: f.Type, Confidence: f.Confidence}
-	rec, err := s.svc.Recall(ctx, core.RecallInput{Query: f.Content, Limit: 6, NoTracking: true, Mode: core.ModeHybrid})
+	// A provider that compares words (the heuristic one) gets keyword
+	// candidates: embedding the fact would cost more than its decision.
+	mode := core.ModeHybrid
+	if lx, ok := llm.(extract.LexicalDecider); ok && lx.LexicalDecisions() {
+		mode = core.ModeKeyword
+	}
+	rec, err := s.svc.Recall(ctx, core.RecallInput{Query: f.Content, Limit: 6, NoTracking: true, Mode: mode,
+		Filter: storage.MemoryFilter{Project: src.Project}})
 	if err != nil {
 		var ce *core.Error
 		if errors.As(err, &ce) && ce.Code == core.CodeInvalidRequest {

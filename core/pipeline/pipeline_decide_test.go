@@ -264,3 +264,30 @@ func TestSemanticContradictionSkippedForUnrelatedOrHeuristic(t *testing.T) {
 	}
 	_ = ctx
 }
+
+// In controlled-write mode with updates allowed, the update is applied after
+// the job's transaction; the job's stored result and the proposal then say
+// so (the stored result is the final one).
+func TestAppliedUpdateIsInTheStoredJobResult(t *testing.T) {
+	e, target := decideEnv(t, func(c *config.Config) {
+		c.Pipeline.ShadowMode = false
+		c.PipelineV2.AllowUpdateDelete = true
+	})
+	m := &scriptedModel{extract: extractAnswer(newFact), decide: updateTo(target), contradict: `{"contradicts": false, "reason": "same subject"}`}
+	res := runScripted(t, e, m.serve(t))
+	if len(res.Proposals) != 1 || res.WriteStats.Updated != 1 {
+		t.Fatalf("result: %+v warnings %q", res.WriteStats, res.Warnings)
+	}
+	p := res.Proposals[0]
+	job := e.Get(t, "/api/jobs/"+p.JobID).Want(t, 200)
+	var stored pipeline.ExtractJobResult
+	if err := json.Unmarshal([]byte(job.Str("result")), &stored); err != nil {
+		t.Fatalf("stored result: %v\n%s", err, job.Raw)
+	}
+	if stored.WriteStats.Updated != 1 || len(stored.Proposals) != 1 || stored.Proposals[0].State != storage.ProposalApplied {
+		t.Fatalf("stored result: %+v proposals %+v", stored.WriteStats, stored.Proposals)
+	}
+	if got := e.Get(t, "/api/proposals/"+p.ID).Want(t, 200); got.Str("state") != storage.ProposalApplied {
+		t.Fatalf("proposal: %s", got.Raw)
+	}
+}

@@ -1,8 +1,10 @@
 package pipeline_test
 
 import (
-	"context"
+	"encoding/json"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core/pipeline"
 
@@ -10,29 +12,65 @@ import (
 
 	"github.com/cairnmem/cairn/core/config"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
 func runOneJob(t *testing.T, e *apitest.Env) *pipeline.ExtractJobResult {
 	t.Helper()
-	ctx := context.Background()
-	job, err := e.Svc.Jobs().Lease(ctx, "test", core.JobExtract)
-	if err != nil || job == nil {
-		t.Fatalf("lease: %v %v", job, err)
-	}
-	res, err := pipeline.For(e.Svc).ProcessExtractJob(ctx, job, llm.NewHeuristic())
-	if err != nil {
-		t.Fatalf("process: %v", err)
-	}
-	return res
+	return runScripted(t, e, llm.NewHeuristic())
 }
+
+// The built-in heuristic provider extracts a memory's own sentences: none
+// of them is proposed (each restates its source), and no decision search
+// runs. Questions, greetings and speaker labels never become facts.
+func TestHeuristicProposesNothingThatRestatesItsSource(t *testing.T) {
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
+	src := e.MustID(t, billingMemory)
+	res := runOneJob(t, e)
+	if res.FactCount != 2 || len(res.Proposals) != 0 || res.Screened["restates_source"] != 2 {
+		t.Fatalf("facts %d proposals %d screened %v", res.FactCount, len(res.Proposals), res.Screened)
+	}
+	if n := e.Count(t, `SELECT count(*) FROM pipeline_proposals`); n != 0 {
+		t.Fatalf("%d proposals stored", n)
+	}
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE id = ? AND extraction_status = 'completed'`, src); n != 1 {
+		t.Fatal("source extraction_status not completed")
+	}
+	got := extract.HeuristicExtract("Caroline: Hey Mel, how are you doing today?\nMelanie: Thanks so much!\nCaroline: I went to the LGBTQ support group yesterday and it was powerful.")
+	if len(got.Facts) != 1 || got.Facts[0].Content != "I went to the LGBTQ support group yesterday and it was powerful." {
+		t.Fatalf("facts of a chat: %+v", got.Facts)
+	}
+}
+
+// rephrasing is a model (a scripted Ollama server) that extracts facts in
+// its own words, as an LLM does, and decides "add" for each.
+func rephrasing(t *testing.T, facts ...string) extract.LLM {
+	t.Helper()
+	var fs []map[string]any
+	for _, f := range facts {
+		fs = append(fs, map[string]any{"content": f, "type": "fact", "confidence": 0.9})
+	}
+	b, err := json.Marshal(map[string]any{"facts": fs, "entities": []any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &scriptedModel{extract: string(b), decide: func(extract.Fact, []extract.Candidate) string {
+		return `{"action": "add", "confidence": 0.9, "reason": "new information"}`
+	}}
+	return m.serve(t)
+}
+
+const (
+	billingMemory = "We decided to use PostgreSQL for the billing service because it supports row level locking. The team prefers Go for all new backend services going forward."
+	billingFact1  = "The billing service runs on PostgreSQL for its row level locking."
+	billingFact2  = "New backend services are written in Go."
+)
 
 func TestPipelineShadowApproveReject(t *testing.T) {
 	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
-	src := e.MustID(t, "We decided to use PostgreSQL for the billing service because it supports row level locking. The team prefers Go for all new backend services going forward.")
-	res := runOneJob(t, e)
+	src := e.MustID(t, billingMemory)
+	res := runScripted(t, e, rephrasing(t, billingFact1, billingFact2))
 	if res.WriteMode != "shadow" || res.FactCount < 2 || len(res.Proposals) < 2 {
 		t.Fatalf("result: mode=%s facts=%d proposals=%d warnings=%v", res.WriteMode, res.FactCount, len(res.Proposals), res.Warnings)
 	}
@@ -90,20 +128,22 @@ func TestPipelineControlledWriteDedupAndLowConfidence(t *testing.T) {
 		c.Pipeline.ShadowMode = false
 		c.PipelineV2.MinFactConfidenceForWrite = 0.0
 	})
-	e.MustID(t, "We decided to use PostgreSQL for the billing service because it supports row level locking. The team prefers Go for all new backend services going forward.")
-	res := runOneJob(t, e)
-	if res.WriteMode != "controlled-write" || res.WriteStats.Added == 0 {
+	e.MustID(t, billingMemory)
+	model := rephrasing(t, billingFact1, billingFact2)
+	res := runScripted(t, e, model)
+	if res.WriteMode != "controlled-write" || res.WriteStats.Added != 2 {
 		t.Fatalf("controlled write: %+v warnings=%v", res.WriteStats, res.Warnings)
 	}
 	n := e.Count(t, `SELECT count(*) FROM memories WHERE source_type = 'pipeline-v2' AND who = 'pipeline-v2'`)
 	if n != res.WriteStats.Added {
 		t.Fatalf("memories %d, added %d", n, res.WriteStats.Added)
 	}
-	// The same content again: every fact dedups onto the memories above.
-	e.MustID(t, "Note: we decided to use PostgreSQL for the billing service because it supports row level locking. The team prefers Go for all new backend services going forward.")
-	res2 := runOneJob(t, e)
-	if res2.WriteStats.Deduped+res2.WriteStats.Recorded == 0 {
-		t.Fatalf("second run did not dedup: %+v", res2.WriteStats)
+	// The same facts from another memory: they restate live memories and
+	// are not proposed again.
+	e.MustID(t, "Note: "+billingMemory)
+	res2 := runScripted(t, e, model)
+	if len(res2.Proposals) != 0 || res2.Screened["restates_live_memory"] != 2 {
+		t.Fatalf("second run: proposals %d screened %v", len(res2.Proposals), res2.Screened)
 	}
 }
 
@@ -113,8 +153,8 @@ func TestPipelineLowConfidenceSkipped(t *testing.T) {
 		c.Pipeline.ShadowMode = false
 		c.PipelineV2.MinFactConfidenceForWrite = 1.0
 	})
-	e.MustID(t, "We decided to use PostgreSQL for the billing service because it supports row level locking.")
-	res := runOneJob(t, e)
+	e.MustID(t, billingMemory)
+	res := runScripted(t, e, rephrasing(t, billingFact1))
 	if res.WriteStats.Added != 0 || res.WriteStats.Skipped == 0 {
 		t.Fatalf("%+v", res.WriteStats)
 	}

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,30 +34,64 @@ const SessionMinTranscriptChars = 200
 // are sent to the model (the rest is dropped with a warning).
 const sessionMaxWindows = 5
 
+// sessionText is a session's transcript and how much of it earlier jobs
+// extracted.
+type sessionText struct {
+	key     string
+	content string
+	from    int // bytes of content extracted before
+}
+
+// unread is the part of the transcript no job has extracted.
+func (t *sessionText) unread() string { return t.content[t.from:] }
+
+// hash is the hash of the whole transcript, recorded once it is extracted.
+func (t *sessionText) hash() string { return prefixHash(t.content) }
+
+func prefixHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
 // sessionSource loads a session_extract job's transcript and a stand-in
-// source memory "session:<key>" carrying the session's project.
-func (s *Pipeline) sessionSource(ctx context.Context, job *storage.Job) (*storage.Memory, string, error) {
+// source memory "session:<key>" carrying the session's project. A resumed
+// session's transcript starts with what an earlier job extracted (same
+// length, same hash): only the turns after it are read. Too little new text
+// skips the job.
+func (s *Pipeline) sessionSource(ctx context.Context, job *storage.Job) (*storage.Memory, *sessionText, error) {
 	var p struct {
 		SessionKey string `json:"session_key"`
 		Project    string `json:"project"`
 	}
 	if err := json.Unmarshal([]byte(job.Payload), &p); err != nil || p.SessionKey == "" {
-		return nil, "", errSkipJob("payload has no session_key")
+		return nil, nil, errSkipJob("payload has no session_key")
 	}
-	content, project, err := storage.TranscriptContent(ctx, s.svc.DB().Reader(), p.SessionKey)
+	r := s.svc.DB().Reader()
+	content, project, err := storage.TranscriptContent(ctx, r, p.SessionKey)
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, "", errSkipJob("session transcript is gone")
+		return nil, nil, errSkipJob("session transcript is gone")
 	} else if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	if utf8.RuneCountInString(stripInjectedBlocks(content)) < SessionMinTranscriptChars {
-		return nil, "", errSkipJob(fmt.Sprintf("transcript shorter than %d characters", SessionMinTranscriptChars))
+	t := &sessionText{key: p.SessionKey, content: content}
+	done, hash, err := storage.TranscriptExtracted(ctx, r, p.SessionKey)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return nil, nil, err
+	}
+	if done > 0 && done <= len(content) && prefixHash(content[:done]) == hash {
+		t.from = done
+	}
+	if n := utf8.RuneCountInString(stripInjectedBlocks(t.unread())); n < SessionMinTranscriptChars {
+		if t.from > 0 {
+			return nil, nil, errSkipJob(fmt.Sprintf("no new turns since the last extraction (%d characters, fewer than %d)", n, SessionMinTranscriptChars))
+		}
+		return nil, nil, errSkipJob(fmt.Sprintf("transcript shorter than %d characters", SessionMinTranscriptChars))
 	}
 	proj := project
 	if proj == "" {
 		proj = p.Project
 	}
-	return &storage.Memory{ID: "session:" + p.SessionKey, Project: proj, SessionID: p.SessionKey}, content, nil
+	return &storage.Memory{ID: "session:" + p.SessionKey, Project: proj, SessionID: p.SessionKey}, t, nil
 }
 
 // extractWindows runs extraction on text: one call for a memory (input

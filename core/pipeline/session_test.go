@@ -114,3 +114,53 @@ func TestSessionExtractControlledWrite(t *testing.T) {
 		t.Fatal("no written session fact is linked to an entity")
 	}
 }
+
+// A resumed session ends again with its transcript grown: the next job
+// extracts only the turns added since, and a fact already proposed is not
+// proposed again.
+func TestResumedSessionExtractsOnlyNewTurns(t *testing.T) {
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
+	ctx := context.Background()
+	turn1 := `{"type":"user","message":{"role":"user","content":"We decided to use PostgreSQL for the billing service because it supports row level locking across every invoice table. The deploy pipeline publishes container images to the internal registry every Tuesday morning."}}`
+	turn2 := `{"type":"user","message":{"role":"user","content":"The on-call rotation for the payments team changes every Monday at noon, and the staging cluster moved to the Frankfurt data centre last month after the outage in Dublin. Alerts for the payments API now page the secondary on-call engineer after ten minutes."}}`
+	run := func(transcript string) *pipeline.ExtractJobResult {
+		t.Helper()
+		e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-9", "cwd": projA, "transcript": transcript}).Want(t, 200)
+		job, err := e.Svc.Jobs().Lease(ctx, "w", core.JobSessionExtract)
+		if err != nil || job == nil {
+			t.Fatalf("lease: %v %v", job, err)
+		}
+		res, err := pipeline.For(e.Svc).ProcessExtractJob(ctx, job, llm.NewHeuristic())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := run(turn1)
+	if first.Status != "completed" || len(first.Proposals) != 2 || first.SessionFrom != 0 {
+		t.Fatalf("first end: %+v", first)
+	}
+	second := run(turn1 + "\n" + turn2)
+	if second.Status != "completed" || second.SessionFrom == 0 || len(second.Proposals) != 2 {
+		t.Fatalf("second end: status %s from %d proposals %+v", second.Status, second.SessionFrom, second.Proposals)
+	}
+	for _, p := range second.Proposals {
+		if strings.Contains(p.Fact, "PostgreSQL") || strings.Contains(p.Fact, "Tuesday") {
+			t.Fatalf("an earlier turn was extracted again: %q", p.Fact)
+		}
+	}
+	// Ending again with nothing new: skipped, nothing proposed.
+	third := run(turn1 + "\n" + turn2)
+	if third.Status != "skipped" || !strings.Contains(third.SkipReason, "no new turns") {
+		t.Fatalf("third end: %+v", third)
+	}
+	// A transcript that no longer starts with what was extracted (cut by
+	// the size cap, say) is read whole, but its facts are not proposed twice.
+	fourth := run(turn2 + "\n" + turn1)
+	if fourth.Status != "completed" || fourth.SessionFrom != 0 || len(fourth.Proposals) != 0 || fourth.Screened["proposed_before"] != 4 {
+		t.Fatalf("fourth end: from %d proposals %d screened %v", fourth.SessionFrom, len(fourth.Proposals), fourth.Screened)
+	}
+	if n := e.Count(t, `SELECT count(*) FROM pipeline_proposals WHERE state = 'pending'`); n != 4 {
+		t.Fatalf("%d pending proposals, want 4", n)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/cairnmem/cairn/core/pipeline"
@@ -95,6 +96,18 @@ func writeExtract(ctx *pane.Context, b *strings.Builder, r *pipeline.ExtractJobR
 	w := r.WriteStats
 	b.WriteString(st.Faint.Render(pane.Truncate(fmt.Sprintf("writes: %d added, %d deduped, %d recorded, %d blocked, %d skipped, %d updated, %d deleted, %d failed",
 		w.Added, w.Deduped, w.Recorded, w.Blocked, w.Skipped, w.Updated, w.Deleted, w.Failed), width)) + "\n")
+	if len(r.Screened) > 0 {
+		reasons := make([]string, 0, len(r.Screened))
+		for k := range r.Screened {
+			reasons = append(reasons, k)
+		}
+		sort.Strings(reasons)
+		parts := make([]string, len(reasons))
+		for i, k := range reasons {
+			parts[i] = fmt.Sprintf("%d %s", r.Screened[k], strings.ReplaceAll(k, "_", " "))
+		}
+		b.WriteString(st.Faint.Render(pane.Truncate("not proposed: "+strings.Join(parts, ", "), width)) + "\n")
+	}
 	b.WriteString(st.Bold.Render(fmt.Sprintf("Facts (%d)", len(r.Facts))) + "\n")
 	for _, f := range r.Facts {
 		line(st.Text, fmt.Sprintf("[%s %.2f] %s", f.Type, f.Confidence, f.Content))

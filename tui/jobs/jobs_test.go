@@ -139,7 +139,7 @@ func TestJobsDetailShowsParsedResult(t *testing.T) {
 	h.Press("enter")
 	s := h.Screen()
 	for _, want := range []string{"extract job 000b0001 · completed", "completed by heuristic, shadow mode", "Facts (", "Proposals (",
-		"ADD 0.85 pending: We decided to use SQLite"} {
+		"not proposed: 1 restates source", "[decision 0.85] We decided to use SQLite"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("detail lacks %q:\n%s", want, s)
 		}

@@ -34,6 +34,10 @@ func NewHeuristic() *Heuristic { return &Heuristic{} }
 // Name returns "heuristic".
 func (*Heuristic) Name() string { return ProviderHeuristic }
 
+// LexicalDecisions is true: its decisions compare terms, so keyword
+// candidates are all it needs (extract.LexicalDecider).
+func (*Heuristic) LexicalDecisions() bool { return true }
+
 // Extract runs core.HeuristicExtract.
 func (*Heuristic) Extract(content string) extract.ExtractionResult {
 	return extract.HeuristicExtract(content)

@@ -44,6 +44,7 @@ const (
 	JobPending = "0195a1b2-0000-7000-8000-0000000b0005"
 	PropUpdate = "0195a1b2-0000-7000-8000-0000000c0001"
 	PropDelete = "0195a1b2-0000-7000-8000-0000000c0002"
+	PropAdd    = "0195a1b2-0000-7000-8000-0000000c0003"
 )
 
 // OpenService opens a store in dir and a service over it whose clock is
@@ -95,10 +96,10 @@ func Seed(t testing.TB, svc *core.Service) {
 }
 
 // PipelineFixture fills the queue and the proposals: one extract job run
-// for real by the heuristic provider (a completed job with its shadow
-// proposals), a dead, a backing-off, a stale leased and a pending job, and
+// for real by the heuristic provider (a completed job; it proposes nothing,
+// the memory's own sentences restate it), a dead, a backing-off, a stale leased and a pending job, and
 // an UPDATE (contradiction, review needed) and a DELETE (blocked) proposal
-// against seeded memories.
+// against seeded memories, and an ADD (as a model would extract it).
 func PipelineFixture(t testing.TB, svc *core.Service, db *storage.DB) {
 	t.Helper()
 	ctx := context.Background()
@@ -142,6 +143,9 @@ func PipelineFixture(t testing.TB, svc *core.Service, db *storage.DB) {
 			}
 		}
 		for _, p := range []*storage.Proposal{
+			{ID: PropAdd, JobID: JobDone, SourceMemoryID: IDSQLite, Action: extract.ActionAdd, FactType: "decision",
+				Fact: "The local store is SQLite in WAL mode, not Postgres.", Confidence: 0.8, Reason: "no similar memory exists",
+				Shadow: true, CreatedAt: at(4 * time.Minute)},
 			{ID: PropUpdate, JobID: JobDone, SourceMemoryID: IDSQLite, Action: extract.ActionUpdate, FactType: "fact",
 				Fact: "postgres runs on port 5434 in staging; production uses the default 5432", Confidence: 0.74,
 				TargetMemoryID: IDPostgres, TargetVersion: 1, Reason: "newer port for staging", Shadow: true,
