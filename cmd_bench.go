@@ -22,7 +22,7 @@ func runBench(ctx context.Context, args []string) error {
 	return benchMain(ctx, args, os.Stdout, os.Stderr)
 }
 
-const benchUsage = "bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--binary PATH] [--json]"
+const benchUsage = "bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--binary PATH] [--keep] [--json]"
 
 // benchAblations are the variants measured beside the headline (the
 // default configuration, recall in the API's default mode).
@@ -53,6 +53,7 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	convs := fs.Int("convs", 0, "use only the first N conversations (0: all)")
 	k := fs.Int("k", 10, "how many memories to recall per question")
 	drainTimeout := fs.Duration("drain-timeout", 30*time.Minute, "how long to wait for the background work to finish")
+	keep := fs.Bool("keep", false, "keep each server's home folder (database and log) for inspection; progress names them")
 	asJSON := fs.Bool("json", false, "print one JSON object with every figure")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -118,7 +119,7 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		runs = append(runs, benchRun{name: "bare", set: []string{"pipeline.enabled=false", "embedding.provider=none"}, modes: []string{""}})
 	}
 	for _, r := range runs {
-		rr, err := r.run(ctx, bench.ServerOptions{Name: r.name, Binary: *binary, Set: append(append([]string{}, sets...), r.set...)},
+		rr, err := r.run(ctx, bench.ServerOptions{Name: r.name, Binary: *binary, Keep: *keep, Set: append(append([]string{}, sets...), r.set...)},
 			samples, *clients, *k, *drainTimeout, stderr)
 		if err != nil {
 			return err
@@ -150,6 +151,9 @@ func (r benchRun) run(ctx context.Context, o bench.ServerOptions, samples []benc
 		return nil, err
 	}
 	defer srv.Remove()
+	if o.Keep {
+		fmt.Fprintf(progress, "bench: %s: home folder %s (kept)\n", r.name, srv.Home())
+	}
 	// The embedding model loads in the background at start: its cost is
 	// start-up, not ingest.
 	if _, err := srv.Drain(ctx, drain, io.Discard); err != nil {

@@ -133,7 +133,14 @@ func reapLeases(ctx context.Context, svc *core.Service, log *slog.Logger) {
 
 func (w *PipelineWorker) loop(ctx context.Context, owner string, poll time.Duration, log *slog.Logger) {
 	rt := w.Svc.PipelineRuntime()
-	pollLoop(ctx, poll, func() (bool, error) { return w.Step(ctx, owner) }, func(err error, failures int) {
+	pollLoop(ctx, poll, func() (bool, error) {
+		// Extraction yields to foreground requests (at most a second at a
+		// time, so it still progresses under a steady stream).
+		if _, err := w.Svc.YieldToForeground(ctx, time.Second); err != nil {
+			return false, nil
+		}
+		return w.Step(ctx, owner)
+	}, func(err error, failures int) {
 		rt.RecordError(err, time.Now())
 		log.Warn("pipeline job failed", "err", err, "consecutive", failures)
 	})

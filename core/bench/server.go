@@ -30,6 +30,7 @@ type Server struct {
 	Client *client.Client
 
 	home   string
+	keep   bool
 	cmd    *exec.Cmd
 	stderr *tailBuffer
 	done   chan struct{}
@@ -44,6 +45,9 @@ type ServerOptions struct {
 	// Set are config overrides as section.key=value, passed to the
 	// child as CAIRN_<SECTION>_<KEY> variables.
 	Set []string
+	// Keep leaves the server's home folder (database, log) in place for
+	// inspection; Home says where it is.
+	Keep bool
 	// ExtraEnv is appended to the child's environment as it is (tests use
 	// it to make a test binary act as cairn).
 	ExtraEnv []string
@@ -86,7 +90,7 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		env = append(env, config.EnvName(strings.TrimSpace(k))+"="+v)
 	}
 	env = append(env, o.ExtraEnv...)
-	s := &Server{Name: o.Name, Addr: addr, home: home, stderr: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
+	s := &Server{Name: o.Name, Addr: addr, home: home, keep: o.Keep, stderr: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
 	s.cmd = exec.Command(bin, "serve")
 	s.cmd.Env = env
 	s.cmd.Stdout, s.cmd.Stderr = io.Discard, s.stderr
@@ -291,9 +295,15 @@ func (s *Server) DatabaseBytes() int64 {
 	return n
 }
 
-// Remove stops the server and deletes its home folder.
+// Home is the server's home folder (config, data, logs).
+func (s *Server) Home() string { return s.home }
+
+// Remove stops the server and deletes its home folder, unless it is kept.
 func (s *Server) Remove() error {
 	err := s.Stop()
+	if s.keep {
+		return err
+	}
 	if rerr := os.RemoveAll(s.home); err == nil {
 		err = rerr
 	}

@@ -21,16 +21,19 @@ import (
 
 // ExtractJobResult is an extract job's result, stored as the job's JSON.
 type ExtractJobResult struct {
-	Status      string              `json:"status"` // completed or skipped
-	SkipReason  string              `json:"skipReason,omitempty"`
-	Source      string              `json:"source,omitempty"` // the source memory id, or session:<key>
-	Provider    string              `json:"provider"`
-	WriteMode   string              `json:"writeMode"` // shadow or controlled-write
-	Facts       []extract.Fact      `json:"facts"`
-	Entities    []extract.Entity    `json:"entities"`
+	Status     string `json:"status"` // completed or skipped
+	SkipReason string `json:"skipReason,omitempty"`
+	Source     string `json:"source,omitempty"` // the source memory id, or session:<key>
+	Provider   string `json:"provider"`
+	WriteMode  string `json:"writeMode"` // shadow or controlled-write
+	// Facts are the extracted facts that were not screened out (a fact
+	// restating its source would only copy the memory into the job);
+	// FactCount counts them all.
+	Facts       []extract.Fact      `json:"facts,omitempty"`
+	Entities    []extract.Entity    `json:"entities,omitempty"`
 	FactCount   int                 `json:"factCount"`
 	EntityCount int                 `json:"entityCount"`
-	Proposals   []*storage.Proposal `json:"proposals"`
+	Proposals   []*storage.Proposal `json:"proposals,omitempty"`
 	Warnings    []string            `json:"warnings,omitempty"`
 	WriteStats  WriteStats          `json:"writeStats"`
 	StrippedRun int                 `json:"strippedChars,omitempty"`
@@ -166,6 +169,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 	if err != nil {
 		return nil, err
 	}
+	res.Facts = facts
 	now := s.svc.Timestamp()
 	for _, f := range facts {
 		p, warns, err := s.decide(ctx, job, src, f, llm)

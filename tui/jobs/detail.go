@@ -88,7 +88,7 @@ func writeExtract(ctx *pane.Context, b *strings.Builder, r *pipeline.ExtractJobR
 		}
 	}
 	summary := fmt.Sprintf("%s by %s, %s mode: %d facts, %d entities, %d proposals", r.Status, r.Provider, r.WriteMode,
-		len(r.Facts), len(r.Entities), len(r.Proposals))
+		r.FactCount, r.EntityCount, len(r.Proposals))
 	if r.SkipReason != "" {
 		summary += " (" + r.SkipReason + ")"
 	}
@@ -108,7 +108,7 @@ func writeExtract(ctx *pane.Context, b *strings.Builder, r *pipeline.ExtractJobR
 		}
 		b.WriteString(st.Faint.Render(pane.Truncate("not proposed: "+strings.Join(parts, ", "), width)) + "\n")
 	}
-	b.WriteString(st.Bold.Render(fmt.Sprintf("Facts (%d)", len(r.Facts))) + "\n")
+	b.WriteString(st.Bold.Render(fmt.Sprintf("Facts decided on (%d)", len(r.Facts))) + "\n")
 	for _, f := range r.Facts {
 		line(st.Text, fmt.Sprintf("[%s %.2f] %s", f.Type, f.Confidence, f.Content))
 	}
