@@ -14,6 +14,8 @@ import (
 
 	"time"
 
+	"github.com/cairnmem/cairn/workers/embedding"
+
 	"github.com/cairnmem/cairn/core"
 )
 
@@ -22,7 +24,7 @@ func runBench(ctx context.Context, args []string) error {
 	return benchMain(ctx, args, os.Stdout, os.Stderr)
 }
 
-const benchUsage = "bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--binary PATH] [--keep] [--json]"
+const benchUsage = "bench inject --data FILE | bench remember --data FILE [--n N] [--clients 1,8] | bench floor --data FILE [--set embedding.key=value] [--json] | bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--binary PATH] [--keep] [--json]"
 
 // benchAblations are the variants measured beside the headline (the
 // default configuration, recall in the API's default mode).
@@ -43,6 +45,12 @@ var benchAblations = map[string]string{
 // vector written) before any question, and questions asked through POST
 // /api/memory/recall.
 func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "remember" {
+		return benchRemember(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "inject" {
+		return benchInject(ctx, args[1:], stdout, stderr)
+	}
 	fs, _ := newFlagSet("bench", benchUsage)
 	data := fs.String("data", "", "LoCoMo-format JSON file (a list of samples)")
 	ablations := fs.String("ablations", "pipeline-off,keyword,vector", "variants beside the headline: pipeline-off, bare, keyword, vector (or none)")
@@ -62,8 +70,11 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) == 0 {
 		return usageError{"which benchmark? usage: cairn " + benchUsage}
 	}
+	if pos[0] == "floor" && len(pos) == 1 {
+		return benchFloor(ctx, *data, sets, *asJSON, stdout, stderr)
+	}
 	if pos[0] != "locomo" || len(pos) > 1 {
-		return usageError{fmt.Sprintf("unknown benchmark %q (only locomo is known): cairn %s", strings.Join(pos, " "), benchUsage)}
+		return usageError{fmt.Sprintf("unknown benchmark %q (locomo or floor): cairn %s", strings.Join(pos, " "), benchUsage)}
 	}
 	if *data == "" {
 		return usageError{"--data FILE is required: cairn " + benchUsage}
@@ -112,11 +123,10 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if abl["vector"] {
 		runs[0].modes = append(runs[0].modes, core.ModeVector)
 	}
-	if abl["pipeline-off"] {
-		runs = append(runs, benchRun{name: "pipeline-off", set: []string{"pipeline.enabled=false"}, modes: []string{""}})
-	}
-	if abl["bare"] {
-		runs = append(runs, benchRun{name: "bare", set: []string{"pipeline.enabled=false", "embedding.provider=none"}, modes: []string{""}})
+	for _, a := range []string{"pipeline-off", "bare"} {
+		if abl[a] {
+			runs = append(runs, benchRun{name: a, set: ablationSets[a], modes: []string{""}})
+		}
 	}
 	for _, r := range runs {
 		rr, err := r.run(ctx, bench.ServerOptions{Name: r.name, Binary: *binary, Keep: *keep, Set: append(append([]string{}, sets...), r.set...)},
@@ -195,6 +205,58 @@ func (r benchRun) run(ctx context.Context, o bench.ServerOptions, samples []benc
 	}
 	rr.SetDatabaseBytes(srv.DatabaseBytes())
 	return rr, nil
+}
+
+// benchFloor measures the relevance floor of the configured embedding
+// model (search.min_vector_similarity): how similar it finds questions and
+// their evidence, and questions and other people's conversations.
+func benchFloor(ctx context.Context, data string, sets []string, asJSON bool, stdout, stderr io.Writer) error {
+	if data == "" {
+		return usageError{"--data FILE is required: cairn " + benchUsage}
+	}
+	cfg := config.DefaultConfig()
+	for _, kv := range sets {
+		key, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return usageError{fmt.Sprintf("--set %q: want section.key=value", kv)}
+		}
+		if err := cfg.Set(strings.TrimSpace(key), v); err != nil {
+			return usageError{fmt.Sprintf("--set %q: %v", kv, err)}
+		}
+	}
+	emb, err := embedding.New(cfg.Embedding)
+	if err != nil {
+		return fmt.Errorf("embedder: %w", err)
+	}
+	if emb == nil {
+		return usageError{"the floor is a property of an embedding model, and embedding.provider is none"}
+	}
+	samples, _, err := bench.LoadLocomo(data)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "bench: floor: embedding %d conversations with %s\n", len(samples), emb.Model())
+	rep, err := bench.CalibrateFloor(ctx, emb, samples, 50)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(stdout, "cosine similarity of questions (as recall embeds them) with turns, model %s\n", rep.Model)
+	fmt.Fprintf(stdout, "%-34s %7s %6s %6s %6s %6s %6s %6s\n", "pairs", "n", "p50", "p90", "p95", "p99", "p99.9", "max")
+	for _, r := range []struct {
+		name string
+		d    bench.Dist
+	}{{"related (question, its evidence)", rep.Related}, {"unrelated (other conversations)", rep.Unrelated}} {
+		fmt.Fprintf(stdout, "%-34s %7d %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f\n", r.name, r.d.N, r.d.P50, r.d.P90, r.d.P95, r.d.P99, r.d.P999, r.d.Max)
+	}
+	fmt.Fprintf(stdout, "suggested floor (unrelated p99): %.3f; related pairs above it: %.1f%%, unrelated: %.1f%%\n",
+		rep.Suggested, 100*rep.RelatedAbove, 100*rep.UnrelatedAbove)
+	fmt.Fprintf(stdout, "set it with: search.min_vector_similarity = %.3f\n", rep.Suggested)
+	return nil
 }
 
 func parseAblations(s string) (map[string]bool, error) {

@@ -40,10 +40,8 @@ func (s *Service) ForegroundBusy() bool {
 }
 
 // YieldToForeground waits until no foreground request has been seen for
-// the grace period, or at most maxWait (background work must still make
-// progress under a steady stream). It reports whether the foreground is
-// still busy, so the caller can do a smaller share of work; it returns
-// early with ctx's error.
+// the grace period, or at most maxWait. It reports whether the foreground
+// is still busy; it returns early with ctx's error.
 func (s *Service) YieldToForeground(ctx context.Context, maxWait time.Duration) (busy bool, err error) {
 	deadline := time.Now().Add(maxWait)
 	for s.ForegroundBusy() {
@@ -57,4 +55,41 @@ func (s *Service) YieldToForeground(ctx context.Context, maxWait time.Duration) 
 		}
 	}
 	return false, nil
+}
+
+// Background work's share of the machine while foreground requests keep
+// coming: it waits up to throttleWait for a pause, then works for a slice
+// of throttleSlice before it asks again — about 1% of the time under a
+// steady stream (enough to show progress), all of it when the stream stops.
+// A burst of remembers leaves its backlog for the pause after it.
+const (
+	throttleWait  = 2 * time.Second
+	throttleSlice = 20 * time.Millisecond
+)
+
+// Throttle paces one background worker (one per goroutine).
+type Throttle struct {
+	svc      *Service
+	sliceEnd time.Time
+}
+
+// NewThrottle returns a Throttle for a background worker.
+func (s *Service) NewThrottle() *Throttle { return &Throttle{svc: s} }
+
+// Wait returns when the worker may do its next piece of work: at once when
+// no foreground request is in flight or recent, or while its slice lasts;
+// else after a pause in the requests or throttleWait. busy reports that the
+// foreground is still busy (the caller should do a small piece).
+func (t *Throttle) Wait(ctx context.Context) (busy bool, err error) {
+	if !t.svc.ForegroundBusy() {
+		return false, ctx.Err()
+	}
+	if time.Now().Before(t.sliceEnd) {
+		return true, ctx.Err()
+	}
+	busy, err = t.svc.YieldToForeground(ctx, throttleWait)
+	if busy {
+		t.sliceEnd = time.Now().Add(throttleSlice)
+	}
+	return busy, err
 }

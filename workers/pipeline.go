@@ -133,10 +133,9 @@ func reapLeases(ctx context.Context, svc *core.Service, log *slog.Logger) {
 
 func (w *PipelineWorker) loop(ctx context.Context, owner string, poll time.Duration, log *slog.Logger) {
 	rt := w.Svc.PipelineRuntime()
+	throttle := w.Svc.NewThrottle() // extraction yields to foreground requests
 	pollLoop(ctx, poll, func() (bool, error) {
-		// Extraction yields to foreground requests (at most a second at a
-		// time, so it still progresses under a steady stream).
-		if _, err := w.Svc.YieldToForeground(ctx, time.Second); err != nil {
+		if _, err := throttle.Wait(ctx); err != nil {
 			return false, nil
 		}
 		return w.Step(ctx, owner)

@@ -21,14 +21,10 @@ type EmbeddingTracker struct {
 // maxTrackerBackoff caps the wait after repeated provider failures.
 const maxTrackerBackoff = 5 * time.Minute
 
-// Yielding to foreground requests: the tracker waits for a pause in them,
-// at most trackerMaxYield, and while they keep coming embeds only
-// trackerBusyBatch memories per pass, so a burst of remembers keeps the
-// CPU and the writer.
-const (
-	trackerMaxYield  = time.Second
-	trackerBusyBatch = 8
-)
+// trackerBusyBatch is how many memories one pass embeds while foreground
+// requests keep coming (core.Throttle paces the passes), so a burst of
+// remembers keeps the CPU and the writer.
+const trackerBusyBatch = 2
 
 // Run works until ctx ends. It wakes when a write asks for an embedding
 // (Vectors.EmbedSoon) and otherwise every Interval; a failing provider is
@@ -42,6 +38,7 @@ func (t *EmbeddingTracker) Run(ctx context.Context) error {
 	defer t.Svc.WorkerRunning(core.WorkerEmbedding)()
 	wait := t.Interval
 	failures := 0
+	throttle := t.Svc.NewThrottle()
 	for {
 		until := time.Now().Add(wait)
 		for wait > 0 && time.Now().Before(until) {
@@ -59,7 +56,7 @@ func (t *EmbeddingTracker) Run(ctx context.Context) error {
 			timer.Stop()
 		}
 		batch := t.Batch
-		if busy, err := t.Svc.YieldToForeground(ctx, trackerMaxYield); err != nil {
+		if busy, err := throttle.Wait(ctx); err != nil {
 			return nil
 		} else if busy {
 			batch = min(batch, trackerBusyBatch)

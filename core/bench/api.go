@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -147,4 +148,45 @@ func modeName(mode string) string {
 		return "default"
 	}
 	return mode
+}
+
+// Load is what remembering a set of texts cost a server.
+type Load struct {
+	N       int
+	Elapsed time.Duration
+	Latency []time.Duration
+}
+
+// Rate is remembers per second.
+func (l *Load) Rate() float64 {
+	if l.Elapsed <= 0 {
+		return 0
+	}
+	return float64(l.N) / l.Elapsed.Seconds()
+}
+
+// RememberTexts remembers each text through POST /api/memory/remember from
+// clients concurrent callers (texts dealt in order) and times every call.
+func RememberTexts(ctx context.Context, cl *client.Client, texts []string, project string, clients int) (*Load, error) {
+	clients = max(1, min(clients, len(texts)))
+	l := &Load{N: len(texts), Latency: make([]time.Duration, len(texts))}
+	errs := make([]error, clients)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for c := range clients {
+		wg.Go(func() {
+			for i := c; i < len(texts); i += clients {
+				t0 := time.Now()
+				_, err := cl.Remember(ctx, client.RememberBody(core.RememberInput{Content: texts[i], Project: project}))
+				l.Latency[i] = time.Since(t0)
+				if err != nil {
+					errs[c] = fmt.Errorf("remember text %d: %w", i+1, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	l.Elapsed = time.Since(start)
+	return l, errors.Join(errs...)
 }

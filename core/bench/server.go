@@ -224,7 +224,7 @@ func (s *Server) Drain(ctx context.Context, timeout time.Duration, progress io.W
 			return b, ctx.Err()
 		case <-s.done:
 			return b, fmt.Errorf("%s: cairn serve exited (%v): %s", s.Name, s.err, s.stderr.String())
-		case <-time.After(25 * time.Millisecond):
+		case <-time.After(100 * time.Millisecond): // polls are requests too: few
 		}
 	}
 }

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairnmem/cairn/core/bench"
+)
+
+const benchRememberUsage = "bench remember --data FILE [--n 10000] [--clients 1,8] [--ablations bare,pipeline-off] [--binary PATH] [--json]"
+
+// rememberRow is one server configuration remembering the texts from some
+// clients.
+type rememberRow struct {
+	Server         string  `json:"server"`
+	Clients        int     `json:"clients"`
+	Memories       int     `json:"memories"`
+	RememberPerSec float64 `json:"remember_per_sec"`
+	P50MS          float64 `json:"remember_p50_ms"`
+	P99MS          float64 `json:"remember_p99_ms"`
+	DrainMS        float64 `json:"drain_ms"`
+	// CPU of the server per memory while remembering and after, until
+	// its background work was done.
+	IngestCPUMS     float64 `json:"ingest_cpu_ms_per_memory"`
+	BackgroundCPUMS float64 `json:"background_cpu_ms_per_memory"`
+	DBBytes         float64 `json:"database_bytes_per_memory"`
+	Proposals       int64   `json:"pending_proposals"`
+}
+
+// benchRemember is `cairn bench remember`: the write path under load, as
+// agents use it. Each configuration gets a fresh server (the real binary,
+// every worker running), the texts (one memory per line of FILE) are
+// remembered over HTTP from 1 and from N clients, then the background work
+// is drained and what it cost is measured. Configurations alternate, so a
+// noisy machine weighs on all of them alike.
+func benchRemember(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, _ := newFlagSet("bench remember", benchRememberUsage)
+	data := fs.String("data", "", "text file: one memory per line")
+	n := fs.Int("n", 10000, "how many lines to remember (the first N non-blank lines)")
+	clientList := fs.String("clients", "1,8", "comma-separated numbers of concurrent callers")
+	ablations := fs.String("ablations", "bare,pipeline-off", "configurations beside the default: bare (pipeline and embedder off), pipeline-off, or none")
+	var sets setFlags
+	fs.Var(&sets, "set", "override a config key on every server, as section.key=value (repeatable)")
+	binary := fs.String("binary", "", "cairn binary to measure (default: this one)")
+	drainTimeout := fs.Duration("drain-timeout", 30*time.Minute, "how long to wait for the background work to finish")
+	asJSON := fs.Bool("json", false, "print the rows as JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *data == "" {
+		return usageError{"--data FILE is required: cairn " + benchRememberUsage}
+	}
+	if *n < 1 {
+		return usageError{"--n must be at least 1"}
+	}
+	var clients []int
+	for _, c := range strings.Split(*clientList, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || v < 1 || v > 256 {
+			return usageError{fmt.Sprintf("--clients %q: want numbers from 1 to 256", *clientList)}
+		}
+		clients = append(clients, v)
+	}
+	abl, err := parseAblations(*ablations)
+	if err != nil {
+		return err
+	}
+	configs := []benchRun{{name: "default"}}
+	for _, a := range []string{"bare", "pipeline-off"} {
+		if abl[a] {
+			configs = append(configs, benchRun{name: a, set: ablationSets[a]})
+		}
+	}
+	texts, err := readLines(*data, *n)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "bench: remember %d texts from %s\n", len(texts), *data)
+	var rows []rememberRow
+	for _, c := range clients {
+		for _, cfg := range configs {
+			row, err := rememberLoad(ctx, bench.ServerOptions{Name: cfg.name, Binary: *binary, Set: append(append([]string{}, sets...), cfg.set...)},
+				texts, c, *drainTimeout, stderr)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, *row)
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	fmt.Fprintf(stdout, "remember over HTTP: %d memories per server, then the background work drained\n", len(texts))
+	fmt.Fprintf(stdout, "%-14s %7s %8s %7s %7s %9s %9s %8s %8s %9s\n", "server", "clients", "rem/s", "p50 ms", "p99 ms", "CPU ms/m", "(after)", "drain s", "DB B/m", "proposals")
+	for _, r := range rows {
+		fmt.Fprintf(stdout, "%-14s %7d %8.0f %7.2f %7.2f %9.2f %9.2f %8.1f %8.0f %9d\n", r.Server, r.Clients, r.RememberPerSec, r.P50MS, r.P99MS,
+			r.IngestCPUMS+r.BackgroundCPUMS, r.BackgroundCPUMS, r.DrainMS/1000, r.DBBytes, r.Proposals)
+	}
+	return nil
+}
+
+// ablationSets are the config overrides of each ablation server.
+var ablationSets = map[string][]string{
+	"pipeline-off": {"pipeline.enabled=false"},
+	"bare":         {"pipeline.enabled=false", "embedding.provider=none"},
+}
+
+// rememberLoad measures one server remembering texts from clients callers.
+func rememberLoad(ctx context.Context, o bench.ServerOptions, texts []string, clients int, drain time.Duration, progress io.Writer) (*rememberRow, error) {
+	srv, err := bench.StartServer(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Remove()
+	if err := srv.WaitEmbedderReady(ctx, time.Minute); err != nil {
+		return nil, err
+	}
+	cpu0, _ := srv.CPU()
+	load, err := bench.RememberTexts(ctx, srv.Client, texts, "bench", clients)
+	if err != nil {
+		return nil, err
+	}
+	cpu1, _ := srv.CPU()
+	t0 := time.Now()
+	backlog, err := srv.Drain(ctx, drain, progress)
+	if err != nil {
+		return nil, err
+	}
+	drained := time.Since(t0)
+	cpu2, _ := srv.CPU()
+	if err := srv.Stop(); err != nil {
+		return nil, err
+	}
+	m := float64(max(backlog.Memories, 1))
+	row := &rememberRow{Server: o.Name, Clients: clients, Memories: int(backlog.Memories), RememberPerSec: load.Rate(),
+		P50MS: bench.MS(bench.Percentile(load.Latency, 0.5)), P99MS: bench.MS(bench.Percentile(load.Latency, 0.99)),
+		DrainMS: bench.MS(drained), IngestCPUMS: float64(cpu1-cpu0) / float64(time.Millisecond) / m,
+		BackgroundCPUMS: float64(cpu2-cpu1) / float64(time.Millisecond) / m, DBBytes: float64(srv.DatabaseBytes()) / m,
+		Proposals: backlog.PendingProposals}
+	fmt.Fprintf(progress, "bench: %s, %d clients: %.0f remembers/s, drained in %s\n", o.Name, clients, row.RememberPerSec, drained.Round(time.Millisecond))
+	return row, nil
+}
+
+// readLines returns the first n non-blank lines of path, trimmed.
+func readLines(path string, n int) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() && len(out) < n {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			out = append(out, l)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s has no text", path)
+	}
+	return out, nil
+}
