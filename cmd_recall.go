@@ -50,7 +50,7 @@ func runRecall(ctx context.Context, args []string) error {
 		return enc.Encode(res)
 	}
 	if len(res.Results) == 0 {
-		fmt.Fprintln(os.Stderr, "no memories match")
+		fmt.Fprintln(os.Stderr, nothingAbout(res.BelowFloor))
 		return nil
 	}
 	for _, r := range res.Results {
@@ -78,4 +78,13 @@ func formatHit(r *core.RecallHit) string {
 		line += " · " + r.Who
 	}
 	return line
+}
+
+// nothingAbout says why a recall has no result: no memory shares a word
+// with the query, and none is closer in meaning than unrelated text.
+func nothingAbout(belowFloor int) string {
+	if belowFloor > 0 {
+		return fmt.Sprintf("no memory is about this: none shares a word with it, and the %d nearest in meaning are no closer than unrelated text", belowFloor)
+	}
+	return "no memory is about this: none shares a word with it"
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/internal/apitest"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
@@ -31,7 +32,9 @@ func ids(res *core.RecallResult) []string {
 
 func TestHybridFindsParaphrasesKeywordsMiss(t *testing.T) {
 	ctx := context.Background()
-	svc := apitest.NewService(t, apitest.Builtin(t))
+	// "ship" and "deploy" are 0.33 apart for the built-in model, below its
+	// relevance floor: this test is about fusion, so the floor is off.
+	svc := apitest.NewService(t, apitest.Builtin(t), apitest.NoFloor)
 	deploy := remember(t, svc, "we deploy on Fridays", "")
 	remember(t, svc, "my cat is grey", "")
 	remember(t, svc, "the database migration failed with a schema error", "")
@@ -65,7 +68,7 @@ func TestHybridFindsParaphrasesKeywordsMiss(t *testing.T) {
 
 func TestVectorLegHonoursFiltersAndDeletes(t *testing.T) {
 	ctx := context.Background()
-	svc := apitest.NewService(t, apitest.Builtin(t))
+	svc := apitest.NewService(t, apitest.Builtin(t), apitest.NoFloor)
 	a := remember(t, svc, "we deploy on Fridays", "atlas")
 	b := remember(t, svc, "deployments happen every Friday afternoon", "zephyr")
 	apitest.EmbedPending(t, svc)
@@ -189,5 +192,39 @@ func TestAccessTrackingDoesNotReindexOrVersion(t *testing.T) {
 	m, err := svc.Get(ctx, id, false)
 	if err != nil || m.AccessCount != 1 || m.LastAccessed == "" || m.Version != 1 {
 		t.Fatalf("after recall: %+v %v", m, err)
+	}
+}
+
+// The relevance floor: a query that shares no content word with any memory
+// and is no closer to any than unrelated text gets nothing, in every mode;
+// without the floor the nearest memories come back however far.
+func TestRecallFloorDropsNonsense(t *testing.T) {
+	for _, floor := range []bool{true, false} {
+		var mods []func(*config.Config)
+		if !floor {
+			mods = append(mods, apitest.NoFloor)
+		}
+		svc := apitest.NewService(t, apitest.Builtin(t), mods...)
+		remember(t, svc, "we deploy on Fridays", "")
+		cat := remember(t, svc, "my cat is grey and sleeps all day", "")
+		remember(t, svc, "the database migration failed with a schema error", "")
+		apitest.EmbedPending(t, svc)
+		for _, mode := range []string{"", core.ModeVector} {
+			res := apitest.Recall(t, svc, core.RecallInput{Query: "zzzzqqq nonexistent", Mode: mode})
+			if floor && len(res.Results) != 0 {
+				t.Fatalf("mode %q with the floor: %d results for nonsense", mode, len(res.Results))
+			}
+			if !floor && len(res.Results) == 0 {
+				t.Fatalf("mode %q without the floor: the nearest memories should come back", mode)
+			}
+		}
+		if floor && svc.VectorFloor() != 0.393 {
+			t.Fatalf("built-in model floor = %v", svc.VectorFloor())
+		}
+		// A real paraphrase with no shared word clears the floor.
+		res := apitest.Recall(t, svc, core.RecallInput{Query: "pets napping", Mode: core.ModeVector, Limit: 1})
+		if got := ids(res); !slices.Equal(got, []string{cat}) {
+			t.Fatalf("floor=%v: paraphrase: %v", floor, got)
+		}
 	}
 }

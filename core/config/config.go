@@ -181,6 +181,12 @@ type SearchConfig struct {
 	// Dampening turns on the post-fusion corrections of seed 003: gravity
 	// (semantic hits sharing no word with the query), hub and resolution.
 	Dampening bool `toml:"dampening"`
+	// MinVectorSimilarity is the relevance floor of the vector leg: a
+	// memory sharing no content word with the query is a result only if
+	// its cosine similarity reaches it. -1 (the default) uses the floor
+	// measured for the embedding model (`cairn bench floor`), or none for a
+	// model not measured.
+	MinVectorSimilarity float64 `toml:"min_vector_similarity" range:"-1,1"`
 }
 
 // ServerConfig configures the HTTP API.
@@ -300,6 +306,8 @@ func DefaultConfig() Config {
 			Fusion:         DefaultSearchFusion,
 			CoverageWeight: DefaultSearchCoverageWeight,
 			Dampening:      DefaultSearchDampening,
+
+			MinVectorSimilarity: DefaultSearchMinVectorSimilarity,
 		},
 		Hints:      HintsConfig{Max: DefaultHintsMax},
 		Pipeline:   PipelineConfig{Enabled: DefaultPipelineEnabled, ShadowMode: DefaultPipelineShadowMode},

@@ -111,6 +111,9 @@ const (
 	DefaultSearchDecayRate = 0.95
 	// DefaultSearchFusion combines the legs by weighted blend.
 	DefaultSearchFusion = "blend"
+	// DefaultSearchMinVectorSimilarity (-1) uses the floor measured for
+	// the embedding model.
+	DefaultSearchMinVectorSimilarity = -1.0
 	// DefaultSearchCoverageWeight blends query word coverage with BM25.
 	DefaultSearchCoverageWeight = 0.7
 	// DefaultSearchDampening turns the post-fusion corrections on.
@@ -173,11 +176,16 @@ const (
 	DefaultHooksSessionStartCandidates = 150
 	// DefaultHooksPromptMinScore gates prompt recall.
 	DefaultHooksPromptMinScore = 0.3
+	// DefaultHooksPromptMinCoverage is the rarity-weighted share of a
+	// prompt's words a memory must hold to be injected.
+	DefaultHooksPromptMinCoverage = 0.5
+	// DefaultHooksPromptMinSimilarity (-1) uses the model's measured floor.
+	DefaultHooksPromptMinSimilarity = -1.0
 	// DefaultHooksPromptChars is each prompt inject's budget.
 	DefaultHooksPromptChars = 500
 	// DefaultHooksPromptMaxMemories is the most memories one prompt
 	// inject holds.
-	DefaultHooksPromptMaxMemories = 5
+	DefaultHooksPromptMaxMemories = 3
 	// DefaultHooksDedupPrompts: a memory injected in the last this many
 	// prompts is not injected again.
 	DefaultHooksDedupPrompts = 5

@@ -16,6 +16,12 @@ type HooksConfig struct {
 	// PromptMinScore gates prompt recall: nothing is injected unless the
 	// best hit's real score reaches it, and weaker hits are dropped.
 	PromptMinScore float64 `toml:"prompt_min_score" range:"0,1"`
+	// PromptMinCoverage: a memory is injected for a prompt when it holds
+	// this share of the prompt's words, weighted by rarity in the store.
+	PromptMinCoverage float64 `toml:"prompt_min_coverage" range:"0,1"`
+	// PromptMinSimilarity: or when its similarity reaches this; -1 uses
+	// the floor measured for the embedding model.
+	PromptMinSimilarity float64 `toml:"prompt_min_similarity" range:"-1,1"`
 	// PromptChars and PromptMaxMemories bound each prompt's inject.
 	PromptChars       int `toml:"prompt_chars" range:"0,10000"`
 	PromptMaxMemories int `toml:"prompt_max_memories" range:"0,50"`
@@ -38,6 +44,8 @@ func DefaultHooksConfig() HooksConfig {
 		SessionStartChars:      DefaultHooksSessionStartChars,
 		SessionStartCandidates: DefaultHooksSessionStartCandidates,
 		PromptMinScore:         DefaultHooksPromptMinScore,
+		PromptMinCoverage:      DefaultHooksPromptMinCoverage,
+		PromptMinSimilarity:    DefaultHooksPromptMinSimilarity,
 		PromptChars:            DefaultHooksPromptChars,
 		PromptMaxMemories:      DefaultHooksPromptMaxMemories,
 		DedupPrompts:           DefaultHooksDedupPrompts,

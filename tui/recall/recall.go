@@ -77,6 +77,7 @@ type (
 		fresh  bool
 		items  []item
 		method string
+		below  int // memories near in meaning but under the relevance floor
 		err    error
 	}
 	// detailMsg opens a memory.
@@ -119,6 +120,7 @@ type Model struct {
 	cursor      int
 	offset      int
 	method      string
+	belowFloor  int
 	filterErr   string
 	showDeleted bool
 
@@ -272,7 +274,7 @@ func (m *Model) search() tea.Cmd {
 			r, err := b.Recall(ctx, core.RecallInput{Query: q.Text, Limit: backend.RecallLimit, Filter: q.Filter, Explain: true})
 			res.err = err
 			if err == nil {
-				res.method = r.Method
+				res.method, res.below = r.Method, r.BelowFloor
 				for _, h := range r.Results {
 					res.items = append(res.items, itemFromHit(h))
 				}
@@ -321,7 +323,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.keepID = ""
 		m.shownSeq = msg.seq
-		m.items, m.method = msg.items, msg.method
+		m.items, m.method, m.belowFloor = msg.items, msg.method, msg.below
 		m.cursor = 0
 		for i, it := range m.items {
 			if it.ID == keep {

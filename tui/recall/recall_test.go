@@ -56,7 +56,7 @@ func TestRecallDropsStaleSearches(t *testing.T) {
 		}
 	}
 	h.Run(second)
-	if !strings.Contains(h.Screen(), "Nothing matches") {
+	if !strings.Contains(h.Screen(), "No memory is about this") {
 		t.Fatalf("search for xy:\n%s", h.Screen())
 	}
 }

@@ -80,6 +80,12 @@ func (m *Model) listView(height int) string {
 		if m.input.Value() != "" || m.showDeleted {
 			msg = "Nothing matches."
 		}
+		if m.input.Value() != "" && !m.showDeleted {
+			msg = "No memory is about this: none shares a word with it."
+			if m.belowFloor > 0 {
+				msg = fmt.Sprintf("No memory is about this: none shares a word with it, and the %d nearest in meaning are no closer than unrelated text.", m.belowFloor)
+			}
+		}
 		if m.method == "" {
 			msg = ""
 		}

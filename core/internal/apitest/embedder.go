@@ -61,15 +61,23 @@ func (u *Embedder) SetFail(err error) {
 }
 
 // NewService opens a fresh store with the default configuration and emb.
-func NewService(t *testing.T, emb core.Embedder) *core.Service {
+func NewService(t *testing.T, emb core.Embedder, mods ...func(*config.Config)) *core.Service {
 	t.Helper()
+	cfg := config.DefaultConfig()
+	for _, m := range mods {
+		m(&cfg)
+	}
 	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "h.db"), NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: emb})
+	return core.NewService(db, cfg, core.ServiceOptions{Embedder: emb})
 }
+
+// NoFloor turns the vector leg's relevance floor off, for tests of the
+// leg's mechanics with pairs the built-in model finds only weakly similar.
+func NoFloor(c *config.Config) { c.Search.MinVectorSimilarity = 0 }
 
 // EmbedPending does what the embedding tracker does after writes (they
 // only wake it; see Vectors.EmbedSoon): embeds every memory still without a
