@@ -350,6 +350,12 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 	if err != nil {
 		return nil, err
 	}
+	// Only what is about the prompt (core/inject_gate.go).
+	weights, err := s.svc.promptWeightsOf(ctx, prompt, terms)
+	if err != nil {
+		return nil, err
+	}
+	floor := s.svc.InjectFloor()
 	var lines []string
 	used := 0
 	for _, hit := range hits {
@@ -357,6 +363,13 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 			break
 		}
 		if hit.Relevance < cfg.PromptMinScore || seen[hit.ID] {
+			continue
+		}
+		vec := 0.0
+		if hit.Explain != nil {
+			vec = hit.Explain.Vector
+		}
+		if weights.share(hit.Content) < cfg.PromptMinCoverage && vec < floor {
 			continue
 		}
 		content := s.svc.Redact(hit.Content)
@@ -372,7 +385,7 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 	}
 	res.MemoryCount = len(res.Memories)
 	if res.MemoryCount == 0 {
-		res.Skipped = "already injected or over budget"
+		res.Skipped = "nothing about the prompt, already injected or over budget"
 		return res, nil
 	}
 	res.Inject = fmt.Sprintf("%s | query=%q | results=%d | engine=%s]\n%s\n%s",
@@ -390,6 +403,12 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 			s.svc.log.Warn("record injections", "err", err)
 		}
 	}
+	// What was injected was read: it, and only it, counts as accessed.
+	ids := make([]string, len(res.Memories))
+	for i, m := range res.Memories {
+		ids[i] = m.ID
+	}
+	s.svc.trackAccess(ctx, ids)
 	return res, nil
 }
 
@@ -399,7 +418,8 @@ func (s *Hooks) scopedRecall(ctx context.Context, query, keywordQuery, project s
 	var all []*RecallHit
 	method := ModeKeyword
 	run := func(f storage.MemoryFilter) error {
-		r, err := s.svc.Recall(ctx, RecallInput{Query: query, KeywordQuery: keywordQuery, Limit: limit, Filter: f})
+		r, err := s.svc.Recall(ctx, RecallInput{Query: query, KeywordQuery: keywordQuery, Limit: limit, Filter: f,
+			Explain: true, NoTracking: true})
 		if err != nil {
 			return err
 		}
@@ -589,9 +609,13 @@ func (s *Hooks) Recall(ctx context.Context, h HookRequest) (*HookRecallResult, e
 	if err != nil {
 		return nil, err
 	}
-	for _, hit := range hits {
+	ids := make([]string, len(hits))
+	for i, hit := range hits {
 		hit.Content = s.svc.Redact(hit.Content)
+		hit.Explain = nil // asked for the gate of prompt injection, not by the caller
+		ids[i] = hit.ID
 	}
+	s.svc.trackAccess(ctx, ids) // the agent asked and gets them: they are read
 	if hits == nil {
 		hits = []*RecallHit{}
 	}

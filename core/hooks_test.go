@@ -364,3 +364,40 @@ func TestRecallExpandJoinsTranscript(t *testing.T) {
 		t.Fatal("transcript without expand")
 	}
 }
+
+// The prompt hook injects what is about the prompt: the memory that holds
+// the prompt's rare words, not every memory sharing a common one; a prompt
+// about someone the store never heard of gets nothing. Only what was
+// injected counts as accessed.
+func TestPromptInjectsOnlyWhatIsAboutThePrompt(t *testing.T) {
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Pipeline.Enabled = false })
+	paint := e.Mem(t, "Melanie: I painted a sunrise over the lake last weekend", map[string]any{"project": projA})
+	e.Mem(t, "Caroline: I went to the LGBTQ support group yesterday", map[string]any{"project": projA})
+	for i := range 10 {
+		e.Mem(t, fmt.Sprintf("Melanie: the kids loved the beach trip number %d", i), map[string]any{"project": projA})
+	}
+	prompt := func(session, p string) *apitest.Resp {
+		return e.Post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "cwd": projA,
+			"session_id": session, "prompt": p}).Want(t, 200)
+	}
+	accessed := func() int {
+		return e.Count(t, `SELECT count(*) FROM memories WHERE access_count > 0`)
+	}
+	// Someone else's life: nothing, and nothing counted as read.
+	for i, p := range []string{"What did Jon do after losing his job as a banker?", "Where did Gina open her dance studio?"} {
+		if r := prompt(fmt.Sprintf("foreign-%d", i), p); r.Num("memoryCount") != 0 {
+			t.Fatalf("%q injected %s", p, r)
+		}
+	}
+	if n := accessed(); n != 0 {
+		t.Fatalf("%d memories counted as accessed by prompts that injected nothing", n)
+	}
+	r := prompt("own", "When did Melanie paint a sunrise?")
+	ms := r.List(t, "memories")
+	if len(ms) != 1 || ms[0]["id"] != paint {
+		t.Fatalf("own prompt injected %v, want only the painting", ms)
+	}
+	if n := e.Count(t, `SELECT access_count FROM memories WHERE id = ?`, paint); n != 1 || accessed() != 1 {
+		t.Fatalf("access: painting %d, accessed %d", n, accessed())
+	}
+}

@@ -1,6 +1,9 @@
 package storage
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // memories_fts is an external-content FTS5 index over memories.content,
 // kept by triggers on insert, hard delete and content update. Soft deletes
@@ -42,4 +45,19 @@ const rebuildFTSQuery = `INSERT INTO memories_fts(memories_fts) VALUES ('rebuild
 func RebuildFTS(ctx context.Context, tx *Tx) error {
 	_, err := tx.ExecContext(ctx, rebuildFTSQuery)
 	return err
+}
+
+// TermDocCounts returns, for each term, how many memories' full-text
+// entries contain it (stemmed as the index stems). Terms hold only
+// letters, digits and marks (text.QueryTerms), so each is quoted as is.
+func TermDocCounts(ctx context.Context, q Querier, terms []string) (map[string]int, error) {
+	out := make(map[string]int, len(terms))
+	for _, t := range terms {
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?`, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`).Scan(&n); err != nil {
+			return nil, err
+		}
+		out[t] = n
+	}
+	return out, nil
 }
