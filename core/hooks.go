@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -356,12 +357,12 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		return nil, err
 	}
 	floor := s.svc.InjectFloor()
-	var lines []string
-	used := 0
+	type about struct {
+		hit   *RecallHit
+		share float64
+	}
+	var cands []about
 	for _, hit := range hits {
-		if len(res.Memories) >= cfg.PromptMaxMemories {
-			break
-		}
 		if hit.Relevance < cfg.PromptMinScore || seen[hit.ID] {
 			continue
 		}
@@ -369,9 +370,23 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		if hit.Explain != nil {
 			vec = hit.Explain.Vector
 		}
-		if weights.share(hit.Content) < cfg.PromptMinCoverage && vec < floor {
-			continue
+		share := weights.share(hit.Content)
+		// About the prompt: most of its weighted words, or a meaning closer
+		// than unrelated text ever comes (not when the prompt names a
+		// stranger: then it is about someone else).
+		if share >= cfg.PromptMinCoverage || (vec >= floor && !weights.stranger) {
+			cands = append(cands, about{hit, share})
 		}
+	}
+	// The memories holding more of what the prompt names go first.
+	slices.SortStableFunc(cands, func(a, b about) int { return cmp.Compare(b.share, a.share) })
+	var lines []string
+	used := 0
+	for _, c := range cands {
+		if len(res.Memories) >= cfg.PromptMaxMemories {
+			break
+		}
+		hit := c.hit
 		content := s.svc.Redact(hit.Content)
 		line := "- " + oneLine(content) + " (" + shortDate(hit.CreatedAt) + ")"
 		if n := text.CharCount(line) + 1; used+n > cfg.PromptChars {

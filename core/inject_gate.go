@@ -46,7 +46,13 @@ type promptWeights struct {
 	terms  []string
 	weight map[string]float64
 	total  float64
+	// stranger: the prompt names someone or something no memory holds.
+	stranger bool
 }
+
+// strangerWeight multiplies the weight of a name no memory holds: a prompt
+// about someone the store never heard of is about someone else.
+const strangerWeight = 3
 
 // promptWeightsOf weighs terms by inverse document frequency over the
 // store's full-text index: log(1 + N / (df + 1)). A word no memory holds
@@ -69,6 +75,9 @@ func (s *Service) promptWeightsOf(ctx context.Context, prompt string, terms []st
 			continue
 		}
 		x := math.Log(1 + float64(live+1)/float64(df[t]+1))
+		if df[t] == 0 {
+			w.stranger, x = true, strangerWeight*x
+		}
 		w.weight[t] = x
 		w.total += x
 	}

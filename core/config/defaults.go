@@ -178,11 +178,11 @@ const (
 	DefaultHooksPromptMinScore = 0.3
 	// DefaultHooksPromptMinCoverage is the rarity-weighted share of a
 	// prompt's words a memory must hold to be injected.
-	DefaultHooksPromptMinCoverage = 0.5
+	DefaultHooksPromptMinCoverage = 0.4
 	// DefaultHooksPromptMinSimilarity (-1) uses the model's measured floor.
 	DefaultHooksPromptMinSimilarity = -1.0
 	// DefaultHooksPromptChars is each prompt inject's budget.
-	DefaultHooksPromptChars = 500
+	DefaultHooksPromptChars = 1000
 	// DefaultHooksPromptMaxMemories is the most memories one prompt
 	// inject holds.
 	DefaultHooksPromptMaxMemories = 3
