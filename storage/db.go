@@ -56,6 +56,7 @@ type DB struct {
 	read       *sql.DB
 	writeStmts *stmtCache
 	reader     *Reader
+	writer     writer // group commit (writer.go)
 }
 
 // Sentinel errors returned by storage.
@@ -170,31 +171,9 @@ func (db *DB) Path() string { return db.path }
 // Reader returns the reader pool. Queries on it never block on the writer.
 func (db *DB) Reader() *Reader { return db.reader }
 
-// WriteTx runs fn in a write transaction (BEGIN IMMEDIATE) on the single
-// writer connection and commits if fn returns nil. fn must not make network or
-// model calls: every other writer waits while it runs.
-func (db *DB) WriteTx(ctx context.Context, fn func(tx *Tx) error) error {
-	if fn == nil {
-		return errNilTxFunc
-	}
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin write: %w", err)
-	}
-	t := &Tx{tx: tx, cache: db.writeStmts}
-	if err := fn(t); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	t.warm(ctx)
-	return nil
-}
-
 // Close checkpoints the WAL into the main file and closes every connection.
 func (db *DB) Close() error {
+	db.stopWriter()
 	var errs []error
 	if db.reader != nil {
 		db.reader.cache.close()

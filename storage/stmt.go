@@ -80,7 +80,11 @@ type Tx struct {
 	missing []string
 }
 
+// Statements in a transaction run detached from the caller's
+// cancellation (see writer.go): an interrupted statement would roll back
+// the whole transaction, neighbours' writes included.
 func (t *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	ctx = context.WithoutCancel(ctx)
 	if st, ok := t.cache.lookup(query); ok {
 		return t.tx.StmtContext(ctx, st), nil
 	}
@@ -101,6 +105,7 @@ func (t *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 
 // ExecContext runs a statement in the transaction.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = context.WithoutCancel(ctx)
 	st, err := t.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -110,6 +115,7 @@ func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 
 // QueryContext runs a query in the transaction.
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = context.WithoutCancel(ctx)
 	st, err := t.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -119,6 +125,7 @@ func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.
 
 // QueryRowContext runs a single-row query in the transaction.
 func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = context.WithoutCancel(ctx)
 	st, err := t.stmt(ctx, query)
 	if err != nil {
 		// Let the error surface from Scan, as database/sql does.
@@ -135,7 +142,7 @@ func (t *Tx) Exec(query string, args ...any) (sql.Result, error) {
 // ExecScript runs SQL that may hold several statements (a migration). It is
 // not cached: prepared statements hold only the first statement of a script.
 func (t *Tx) ExecScript(ctx context.Context, script string) error {
-	_, err := t.tx.ExecContext(ctx, script)
+	_, err := t.tx.ExecContext(context.WithoutCancel(ctx), script)
 	return err
 }
 
