@@ -80,6 +80,11 @@ func TestScopeSessionEndForeignKey(t *testing.T) {
 		e.Do(t, "POST", "/api/hooks/session-end", map[string]any{"harness": "claude-code", key: betaKey, "project": projA,
 			"transcript": "User: mine now"}, tok).WantErr(t, 403, auth.CodeForbidden)
 	}
+	// A memory filed under beta's session would carry its transcript into
+	// recall's expand.
+	for _, key := range []string{"session_id", "sessionId"} {
+		e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "tied to beta", key: betaKey}, tok).WantErr(t, 403, auth.CodeForbidden)
+	}
 	if after := f.betaState(t); after != before {
 		t.Fatalf("beta's session changed:\n%s\n%s", before, after)
 	}
