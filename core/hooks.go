@@ -43,6 +43,23 @@ type HookRequest struct {
 	Importance     *float64
 	Pinned         *bool
 	Limit          int
+	// Confined keeps the hook to Project's own memories: no other
+	// project's, none without a project, whatever hooks.cross_project
+	// says (the caller's token is scoped to Project).
+	Confined bool
+	// Caller, when named, is who the hook's writes are recorded as (the
+	// caller's token); otherwise the harness is.
+	Caller Actor
+}
+
+// actor is who h's writes are recorded as.
+func (h HookRequest) actor() Actor {
+	if h.Caller.Name == "" {
+		return Actor{Name: h.Harness, Type: ActorHarness, SessionID: h.SessionKey}
+	}
+	a := h.Caller
+	a.SessionID = h.SessionKey
+	return a
 }
 
 // ---------------------------------------------------------------------------
@@ -85,7 +102,7 @@ type startCandidate struct {
 func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartResult, error) {
 	cfg := s.svc.cfg.Hooks
 	now := s.svc.now()
-	cands, err := s.startCandidates(ctx, h.Project)
+	cands, err := s.startCandidates(ctx, h.Project, h.Confined)
 	if err != nil {
 		return nil, err
 	}
@@ -213,8 +230,8 @@ func boolOrder(first bool) int {
 
 // startCandidates reads the newest memories in scope plus every pinned one
 // in scope (an old pinned memory is never crowded out by newer ones).
-func (s *Hooks) startCandidates(ctx context.Context, project string) ([]*startCandidate, error) {
-	scope := s.projectScope(project)
+func (s *Hooks) startCandidates(ctx context.Context, project string, confined bool) ([]*startCandidate, error) {
+	scope := s.projectScope(project, confined)
 	out := map[string]*startCandidate{}
 	var order []*startCandidate
 	scan := func(pinnedOnly bool, limit int) error {
@@ -246,12 +263,16 @@ func (s *Hooks) startCandidates(ctx context.Context, project string) ([]*startCa
 }
 
 // projectScope is what hooks may inject for project: its own memories and
-// those without a project; everything when hooks.cross_project is on.
-func (s *Hooks) projectScope(project string) storage.ProjectScope {
-	return storage.ProjectScope{Project: project, All: s.svc.cfg.Hooks.CrossProject}
+// those without a project; everything when hooks.cross_project is on; only
+// its own when the caller is confined to it.
+func (s *Hooks) projectScope(project string, confined bool) storage.ProjectScope {
+	return storage.ProjectScope{Project: project, All: s.svc.cfg.Hooks.CrossProject, Only: confined}
 }
 
-func (s *Hooks) inScope(project, memProject string) bool {
+func (s *Hooks) inScope(project, memProject string, confined bool) bool {
+	if confined {
+		return memProject == project
+	}
 	return s.svc.cfg.Hooks.CrossProject || memProject == "" || memProject == project
 }
 
@@ -330,7 +351,7 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		res.Engine = ModeKeyword
 		return res, nil
 	}
-	hits, method, err := s.scopedRecall(ctx, truncateRunes(prompt, 1000), strings.Join(terms, " "), h.Project, 20)
+	hits, method, err := s.scopedRecall(ctx, truncateRunes(prompt, 1000), strings.Join(terms, " "), h.Project, h.Confined, 20)
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +450,7 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 
 // scopedRecall runs Recall and keeps hits hooks may inject for project:
 // the project's own memories, then those without a project.
-func (s *Hooks) scopedRecall(ctx context.Context, query, keywordQuery, project string, limit int) ([]*RecallHit, string, error) {
+func (s *Hooks) scopedRecall(ctx context.Context, query, keywordQuery, project string, confined bool, limit int) ([]*RecallHit, string, error) {
 	var all []*RecallHit
 	method := ModeKeyword
 	run := func(f storage.MemoryFilter) error {
@@ -440,19 +461,21 @@ func (s *Hooks) scopedRecall(ctx context.Context, query, keywordQuery, project s
 		}
 		method = r.Method
 		for _, hit := range r.Results {
-			if s.inScope(project, hit.Project) && !slices.ContainsFunc(all, func(x *RecallHit) bool { return x.ID == hit.ID }) {
+			if s.inScope(project, hit.Project, confined) && !slices.ContainsFunc(all, func(x *RecallHit) bool { return x.ID == hit.ID }) {
 				all = append(all, hit)
 			}
 		}
 		return nil
 	}
-	if project != "" && !s.svc.cfg.Hooks.CrossProject {
+	if project != "" && (confined || !s.svc.cfg.Hooks.CrossProject) {
 		if err := run(storage.MemoryFilter{Project: project}); err != nil {
 			return nil, method, err
 		}
 	}
-	if err := run(storage.MemoryFilter{}); err != nil {
-		return nil, method, err
+	if !confined {
+		if err := run(storage.MemoryFilter{}); err != nil {
+			return nil, method, err
+		}
 	}
 	slices.SortStableFunc(all, func(a, b *RecallHit) int {
 		if a.Score != b.Score {
@@ -586,7 +609,7 @@ func (s *Hooks) Remember(ctx context.Context, h HookRequest) (*HookRememberResul
 		Who: OrDefault(h.Who, h.Harness), Project: h.Project, SessionID: h.SessionKey, SourceType: "hook",
 		IdempotencyKey: h.IdempotencyKey, RuntimePath: h.RuntimePath,
 	}
-	res, err := s.svc.Remember(ctx, in, Actor{Name: h.Harness, Type: ActorHarness, SessionID: h.SessionKey})
+	res, err := s.svc.Remember(ctx, in, h.actor())
 	if err != nil {
 		return nil, err
 	}
@@ -620,7 +643,7 @@ func (s *Hooks) Recall(ctx context.Context, h HookRequest) (*HookRecallResult, e
 	if limit == 0 {
 		limit = 10
 	}
-	hits, method, err := s.scopedRecall(ctx, h.Query, "", h.Project, limit)
+	hits, method, err := s.scopedRecall(ctx, h.Query, "", h.Project, h.Confined, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -655,7 +678,7 @@ const compactionGuidelines = `- Decisions made and why
 // durable memories before its context is compacted, with the project's
 // most relevant recent memories for reference.
 func (s *Hooks) PreCompaction(ctx context.Context, h HookRequest) (*PreCompactionResult, error) {
-	cands, err := s.startCandidates(ctx, h.Project)
+	cands, err := s.startCandidates(ctx, h.Project, h.Confined)
 	if err != nil {
 		return nil, err
 	}
@@ -724,7 +747,7 @@ func (s *Hooks) CompactionComplete(ctx context.Context, h HookRequest) (*Compact
 	res, err := s.svc.Remember(ctx, RememberInput{Content: summary, Type: "session_summary", Importance: &imp,
 		Tags: []string{"session", "summary", h.Harness}, Who: h.Harness, Project: h.Project, SessionID: h.SessionKey,
 		SourceType: "hook", IdempotencyKey: key, RuntimePath: h.RuntimePath},
-		Actor{Name: h.Harness, Type: ActorHarness, SessionID: h.SessionKey})
+		h.actor())
 	if err != nil {
 		return nil, err
 	}

@@ -52,3 +52,42 @@ func TestRememberAndModifyRedact(t *testing.T) {
 		t.Fatalf("patch stored a secret: %q", c)
 	}
 }
+
+// Ordinary text shaped like "name-with-private: prose" was stored as
+// "name-with-private: [REDACTED:env_secret]" and such lines then
+// collapsed as duplicates. Through the real write paths they are stored
+// as written, each its own memory; the secrets of issue 15 are not.
+func TestRedactionPrecisionThroughWrites(t *testing.T) {
+	e := apitest.NewEnv(t)
+	lines := []string{
+		"qttools5-private-dev: Use at your own risk.",
+		"libkf5akonadiprivate-dev: Use at your own risk.",
+		"qtbase5-private-dev: This package contains private header development files.",
+	}
+	ids := map[string]bool{}
+	for i, l := range lines {
+		path, body := "/api/memory/remember", map[string]any{"content": l}
+		if i%2 == 1 {
+			path, body = "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": l}
+		}
+		id := e.Post(t, path, body).Want(t, 200).Str("id")
+		if got := e.Get(t, "/api/memory/"+id).Str("content"); got != l {
+			t.Fatalf("stored %q as %q", l, got)
+		}
+		ids[id] = true
+	}
+	if len(ids) != len(lines) || e.Svc.RedactionCount() != 0 {
+		t.Fatalf("%d memories for %d lines, %d redactions", len(ids), len(lines), e.Svc.RedactionCount())
+	}
+	for _, c := range []struct{ in, secret string }{
+		{"run it with PGPASSWORD=hunter2 psql -h db app", "hunter2"},
+		{"the cache is redis://:r3dis-pa55@cache.internal:6379/0", "r3dis-pa55"},
+		{"mysql -u root -pSup3rS3cret shop", "Sup3rS3cret"},
+		{"the password is Tr0ub4dor&3 for now", "Tr0ub4dor&3"},
+	} {
+		id := e.Post(t, "/api/memory/remember", map[string]any{"content": c.in}).Want(t, 200).Str("id")
+		if got := e.Get(t, "/api/memory/"+id).Str("content"); strings.Contains(got, c.secret) || !strings.Contains(got, "[REDACTED:") {
+			t.Fatalf("stored a secret: %q", got)
+		}
+	}
+}

@@ -4,14 +4,19 @@ import "context"
 
 // ProjectScope is what the session hooks may inject into a session of
 // Project: its own memories and those without a project, or, with All,
-// every memory.
+// every memory, or, with Only, the project's own memories and nothing else
+// (a caller confined to the project by its token).
 type ProjectScope struct {
 	Project string
 	All     bool
+	Only    bool
 }
 
 // where renders the scope as a SQL condition on memories (no alias).
 func (p ProjectScope) where() (string, []any) {
+	if p.Only {
+		return "COALESCE(project, '') = ?", []any{p.Project}
+	}
 	if p.All {
 		return "1 = 1", nil
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,19 +71,78 @@ func ValidRole(role string) bool { _, ok := rolePerms[role]; return ok }
 
 // TokenScope narrows a token to one project, agent or user; empty fields
 // are unrestricted.
+//
+// The project confines what the token sees and changes: memories,
+// sessions, transcripts and jobs of its project only, and what it writes
+// lands there. The agent and the user name who the token is: what it
+// writes is authored by them (who, and the harness of its sessions for an
+// agent), and it may change or forget only memories they authored and use
+// only the agent's sessions. Reads are not narrowed by agent or user:
+// within its project a token reads what its project holds.
 type TokenScope struct {
 	Project string `json:"project,omitempty"`
 	Agent   string `json:"agent,omitempty"`
 	User    string `json:"user,omitempty"`
 }
 
-// Claims are what a token asserts. Times are Unix seconds.
+// Empty reports whether the scope restricts nothing.
+func (s TokenScope) Empty() bool { return s.Project == "" && s.Agent == "" && s.User == "" }
+
+// Author is who a scoped token writes as: its agent, else its user, else
+// "" (no author is imposed).
+func (s TokenScope) Author() string {
+	if s.Agent != "" {
+		return s.Agent
+	}
+	return s.User
+}
+
+// CoversProject reports whether a target in project is within the scope.
+// A project-scoped token covers its own project only: neither another
+// project nor memories that belong to no project.
+func (s TokenScope) CoversProject(project string) bool {
+	return s.Project == "" || s.Project == project
+}
+
+// CoversAuthor reports whether a memory authored by who (its "who") may be
+// changed under the scope: any memory when the scope names no agent or
+// user, else only memories whose author is the agent or the user.
+func (s TokenScope) CoversAuthor(who string) bool {
+	if s.Agent == "" && s.User == "" {
+		return true
+	}
+	return who != "" && (who == s.Agent || who == s.User)
+}
+
+// CoversHarness reports whether a session run by harness is within the
+// scope: an agent-scoped token uses only its own agent's sessions.
+func (s TokenScope) CoversHarness(harness string) bool {
+	return s.Agent == "" || s.Agent == harness
+}
+
+// Claims are what a token asserts. Times are Unix seconds. ID is the
+// token's own id (JWT's jti): each issued token has one, so two tokens of
+// one role are two actors, with their own rate limits and history.
 type Claims struct {
 	Sub   string     `json:"sub"`
+	ID    string     `json:"jti,omitempty"`
 	Scope TokenScope `json:"scope"`
 	Role  string     `json:"role"`
 	IAT   int64      `json:"iat"`
 	Exp   int64      `json:"exp"`
+}
+
+// Scoped reports whether the claims are confined by their scope: admin
+// tokens and tokens with an empty scope are not.
+func (c *Claims) Scoped() bool { return c != nil && c.Role != "admin" && !c.Scope.Empty() }
+
+// ActorType is the kind of actor the history records for a token's
+// writes, decided by its role: agents are agents, everyone else operates.
+func ActorType(role string) string {
+	if role == "agent" {
+		return "agent"
+	}
+	return "operator"
 }
 
 // Token errors; their text is what a 401 says.
@@ -141,9 +201,33 @@ func VerifyToken(secret []byte, token string, now time.Time) (*Claims, error) {
 	return &c, nil
 }
 
-// NewClaims builds the claims of a fresh token for role, valid for ttl from now.
+// NewClaims builds the claims of a fresh token for role, valid for ttl
+// from now, with a new random id. Its subject, "token:ROLE:ID", is the
+// actor its writes are recorded as.
 func NewClaims(role string, scope TokenScope, ttl time.Duration, now time.Time) Claims {
-	return Claims{Sub: "token:" + role, Scope: scope, Role: role, IAT: now.Unix(), Exp: now.Add(ttl).Unix()}
+	id := NewTokenID()
+	return Claims{Sub: "token:" + role + ":" + id, ID: id, Scope: scope, Role: role, IAT: now.Unix(), Exp: now.Add(ttl).Unix()}
+}
+
+// NewTokenID returns a random token id (16 hex digits).
+func NewTokenID() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("auth: no randomness: " + err.Error())
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// Identity names the token that carries c, for rate limits and history:
+// its id when it has one; a token issued before ids existed is named by a
+// digest of its signed payload, so no two tokens share a name.
+func Identity(c *Claims, token string) string {
+	if c.ID != "" {
+		return c.ID
+	}
+	payload, _, _ := strings.Cut(token, ".")
+	sum := sha256.Sum256([]byte(payload))
+	return "p" + hex.EncodeToString(sum[:8])
 }
 
 // SecretPath is where the signing secret lives: auth.secret_file, or
@@ -201,4 +285,15 @@ func LoadOrCreateSecret(path string) ([]byte, error) {
 		return nil, fmt.Errorf("install auth secret: %w", err)
 	}
 	return secret, nil
+}
+
+// ActorName is who the history records for writes made with the token
+// that carries c: its subject, made unique by the token's identity when
+// the subject does not already hold it.
+func ActorName(c *Claims, token string) string {
+	id := Identity(c, token)
+	if strings.Contains(c.Sub, id) {
+		return c.Sub
+	}
+	return c.Sub + "#" + id
 }

@@ -654,14 +654,9 @@ func (a *API) modifyBatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	raw, _ := b.field("patches")
-	if raw == nil {
-		writeError(w, core.Invalid("patches", "patches[] is required"))
-		return
-	}
-	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil {
-		writeError(w, core.Invalid("patches", "patches must be an array of objects"))
+	patches, e := patchesFrom(b)
+	if e != nil {
+		writeError(w, e)
 		return
 	}
 	reason, _, e := b.str("reason")
@@ -669,8 +664,26 @@ func (a *API) modifyBatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	// A malformed patch becomes an invalid_request result of its own; the
-	// other patches still apply.
+	res, err := a.svc.ModifyBatch(r.Context(), patches, reason, actorOf(r, b))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// patchesFrom reads the patches of a batch modify; the auth gate reads
+// them with it too. A malformed patch becomes an invalid_request result of
+// its own; the other patches still apply.
+func patchesFrom(b body) ([]core.Patch, *core.Error) {
+	raw, _ := b.field("patches")
+	if raw == nil {
+		return nil, core.Invalid("patches", "patches[] is required")
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil, core.Invalid("patches", "patches must be an array of objects")
+	}
 	patches := make([]core.Patch, len(items))
 	for i, item := range items {
 		pb, perr := parseBody(item)
@@ -685,12 +698,7 @@ func (a *API) modifyBatch(w http.ResponseWriter, r *http.Request) {
 		p.Malformed = perr
 		patches[i] = p
 	}
-	res, err := a.svc.ModifyBatch(r.Context(), patches, reason, actorOf(r, b))
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	return patches, nil
 }
 
 func (a *API) forgetBatch(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core"
@@ -23,18 +25,48 @@ import (
 // type error names its field and unknown fields are tolerated.
 type body map[string]json.RawMessage
 
-// readBody reads and decodes a JSON object request body within limit bytes.
+// decodedBody is a request body the auth gate decoded (and, for a scoped
+// token, confined) before the handler ran: the handler reads this very
+// value, so what the gate checked is what the handler acts on.
+type decodedBody struct {
+	b    body
+	size int64 // the bytes the caller sent
+}
+
+type decodedBodyKey struct{}
+
+// readBody reads and decodes a JSON object request body within limit
+// bytes; when the auth gate already decoded it, it returns that body.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *core.Error) {
+	if d, ok := r.Context().Value(decodedBodyKey{}).(*decodedBody); ok {
+		if d.size > limit {
+			return nil, tooLarge(limit)
+		}
+		return d.b, nil
+	}
+	raw, e := readRaw(w, r, limit)
+	if e != nil {
+		return nil, e
+	}
+	return parseBody(raw)
+}
+
+// readRaw reads a request body of at most limit bytes.
+func readRaw(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *core.Error) {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &core.Error{Code: core.CodeTooLarge,
-				Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
+			return nil, tooLarge(limit)
 		}
 		return nil, &core.Error{Code: core.CodeInvalidJSON, Message: "could not read request body"}
 	}
-	return parseBody(raw)
+	return raw, nil
+}
+
+func tooLarge(limit int64) *core.Error {
+	return &core.Error{Code: core.CodeTooLarge,
+		Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
 }
 
 // readOptionalBody is readBody for routes whose body may be empty (an
@@ -70,7 +102,113 @@ func parseBody(raw []byte) (body, *core.Error) {
 	if b == nil { // the literal null
 		return nil, &core.Error{Code: core.CodeInvalidJSON, Message: "Invalid JSON body: the body must be a JSON object"}
 	}
+	if e := ambiguousKeys(raw); e != nil {
+		return nil, e
+	}
 	return b, nil
+}
+
+// bodyKeys are the field names the API reads from a request body, by
+// their case-folded form. Go's JSON decoding matches struct fields without
+// regard to case while a body's map does not, so a key that differs from
+// one of these only in case could be read one way by one reader and
+// another way by the next: such bodies are refused instead.
+var bodyKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{
+		"id", "ids", "patches", "project", "cwd", "who", "harness", "content", "type", "tags", "importance",
+		"confidence", "pinned", "reason", "force", "query", "mode", "limit", "expand", "explain", "track",
+		"category", "why", "since", "until", "summary", "source", "transcript", "role", "scope", "metadata",
+		"title", "url", "prompt", "if_version", "ifVersion", "session_key", "sessionKey", "session_id", "sessionId",
+		"source_type", "sourceType", "source_id", "sourceId", "idempotency_key", "idempotencyKey",
+		"runtime_path", "runtimePath", "changed_by", "changedBy", "keyword_query", "keywordQuery",
+		"importance_min", "importanceMin", "confirm_token", "confirmToken", "transcript_path", "transcriptPath",
+		"user_message", "userMessage", "user_prompt", "userPrompt", "last_assistant_message", "lastAssistantMessage",
+		"ttlSeconds", "ttl_seconds", "batch_size", "batchSize",
+	} {
+		m[foldKey(k)] = k
+	}
+	return m
+}()
+
+// foldKey maps s to one representative of the strings equal to it under
+// Unicode case folding (strings.EqualFold, which is how encoding/json
+// matches keys to fields: "ſ" is "s", the Kelvin sign is "k").
+func foldKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
+}
+
+// ambiguousKeys refuses a body (already known to be valid JSON) that
+// repeats a key, or whose top-level object, or an object in one of its
+// arrays (the patches of a batch), holds two keys equal but for case or a
+// key equal to one the API reads but for case. Decoders disagree on such
+// bodies (the last duplicate wins in one, the first or a case-folded
+// match in another), and the auth gate and a handler must never read two
+// different values from one body.
+func ambiguousKeys(raw []byte) *core.Error {
+	type frame struct {
+		object    bool
+		strict    bool // case-folded keys are compared too
+		strictSub bool // objects directly inside are strict (the top-level object's arrays)
+		expectKey bool
+		keys      map[string]string
+	}
+	var stack []*frame
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].expectKey = true
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // io.EOF; the body was validated before
+		}
+		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].expectKey {
+			top := stack[n-1]
+			k, isKey := tok.(string)
+			if !isKey { // the closing brace
+				stack = stack[:n-1]
+				valueDone()
+				continue
+			}
+			top.expectKey = false
+			fold := k
+			if top.strict {
+				fold = foldKey(k)
+			}
+			if prev, dup := top.keys[fold]; dup {
+				if prev == k {
+					return core.Invalid(k, "Invalid JSON body: key %q appears more than once", k)
+				}
+				return core.Invalid(k, "Invalid JSON body: keys %q and %q differ only in case", prev, k)
+			}
+			if known, ok := bodyKeys[foldKey(k)]; ok && top.strict && known != k {
+				return core.Invalid(k, "Invalid JSON body: unknown key %q; keys are case-sensitive (did you mean %q?)", k, known)
+			}
+			top.keys[fold] = k
+			continue
+		}
+		parentStrictSub := len(stack) == 0 || stack[len(stack)-1].strictSub
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, strict: parentStrictSub, expectKey: true, keys: map[string]string{}})
+		case json.Delim('['):
+			stack = append(stack, &frame{strictSub: len(stack) == 1 && stack[0].object})
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
 }
 
 // field returns the first present, non-null field among names (snake_case

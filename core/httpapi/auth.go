@@ -1,11 +1,9 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"net/http"
@@ -25,7 +23,10 @@ import (
 // authInfo is what the auth layer learned about a request.
 type authInfo struct {
 	claims        *auth.Claims
-	authenticated bool // a valid token was presented
+	authenticated bool   // a valid token was presented
+	limitKey      string // whose rate limits the request counts against
+	actor         string // who the history records (a token caller)
+	requestID     string
 }
 
 type authCtxKey struct{}
@@ -36,6 +37,9 @@ func authFrom(ctx context.Context) authInfo {
 }
 
 // authGate is the API's authentication, authorization and rate limiting.
+// wrap authenticates every request before routing; guard, around each
+// route's handler, authorizes it, counts it against its rate limit and
+// confines a scoped token (scope.go).
 type authGate struct {
 	a *API
 
@@ -55,6 +59,11 @@ func (g *authGate) cfg() config.AuthConfig { return g.a.svc.Config().Auth }
 
 func (g *authGate) now() time.Time { return g.a.svc.Now() }
 
+func (g *authGate) open() bool {
+	mode := g.cfg().Mode
+	return mode == "" || mode == auth.ModeLocal
+}
+
 // loadSecret returns the signing secret, creating it on first use.
 func (g *authGate) loadSecret() ([]byte, error) {
 	g.mu.Lock()
@@ -70,46 +79,34 @@ func (g *authGate) loadSecret() ([]byte, error) {
 	return s, nil
 }
 
-// accessFor finds the access rule of the route r will reach; pattern is ""
-// when no route matches (the router will answer 404 or 405).
-func (g *authGate) accessFor(r *http.Request) (access, string) {
-	_, pattern := g.a.mux.Handler(r)
-	if pattern == "" {
-		return access{}, ""
-	}
-	rt, ok := g.a.routes[pattern]
-	switch {
-	case !ok:
-		return access{perm: auth.PermAdmin}, pattern // unreachable: every pattern is registered with its access
-	case rt.pick != nil:
-		return rt.pick(r), pattern
-	}
-	return rt.access, pattern
-}
-
-// wrap guards next according to auth.mode.
+// wrap authenticates requests according to auth.mode. Who the caller is
+// lands in the request's context; the actor headers are rewritten from the
+// token, so nothing a token caller sends can name another actor or actor
+// type.
 func (g *authGate) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mode := g.cfg().Mode
-		if mode == "" || mode == auth.ModeLocal || r.URL.Path == "/health" {
+		if g.open() || r.URL.Path == "/health" {
 			next.ServeHTTP(w, r)
 			return
 		}
 		authz := strings.TrimSpace(r.Header.Get("Authorization"))
 		r.Header.Del("Authorization") // nothing downstream may see or log it
-		var info authInfo
+		info := authInfo{requestID: r.Header.Get("X-Request-Id")}
 		switch {
-		case authz == "" && mode == auth.ModeHybrid && remoteIsLoopback(r):
-			// A local caller in hybrid mode is trusted as the owner; the
-			// connection's address decides, never the Host header.
-			info = authInfo{claims: &auth.Claims{Sub: "local", Role: "admin"}}
+		case authz == "" && g.cfg().Mode == auth.ModeHybrid && remoteIsLoopback(r):
+			// A local caller in hybrid mode is trusted as the owner, as in
+			// local mode; the connection's address decides, never the Host
+			// header, and its rate limits are its address's.
+			info.claims = &auth.Claims{Sub: "local", Role: "admin"}
+			info.limitKey = "addr:" + remoteHost(r)
 		case authz == "":
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			writeError(w, &core.Error{Code: auth.CodeUnauthorized, Message: "authentication required"})
 			return
 		default:
 			scheme, tok, _ := strings.Cut(authz, " ")
-			if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
+			tok = strings.TrimSpace(tok)
+			if !strings.EqualFold(scheme, "Bearer") || tok == "" {
 				w.Header().Set("WWW-Authenticate", "Bearer")
 				writeError(w, &core.Error{Code: auth.CodeUnauthorized, Message: "authentication required: use Authorization: Bearer <token>"})
 				return
@@ -120,32 +117,57 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 				writeError(w, &core.Error{Code: core.CodeInternal, Message: "auth secret unavailable"})
 				return
 			}
-			c, err := auth.VerifyToken(secret, strings.TrimSpace(tok), g.now())
+			c, err := auth.VerifyToken(secret, tok, g.now())
 			if err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 				writeError(w, &core.Error{Code: auth.CodeUnauthorized, Message: err.Error()})
 				return
 			}
-			info = authInfo{claims: c, authenticated: true}
-			// The token's subject is the actor; headers cannot override it.
-			r.Header.Del("X-Signet-Actor")
-			r.Header.Set("X-Cairn-Actor", c.Sub)
+			info.claims, info.authenticated = c, true
+			info.limitKey = "token:" + auth.Identity(c, tok)
+			info.actor = auth.ActorName(c, tok)
+			// The token is the actor, name and type; headers cannot say
+			// otherwise.
+			for _, h := range []string{"X-Signet-Actor", "X-Signet-Actor-Type"} {
+				r.Header.Del(h)
+			}
+			r.Header.Set("X-Cairn-Actor", info.actor)
+			r.Header.Set("X-Cairn-Actor-Type", auth.ActorType(c.Role))
 		}
-		r = r.WithContext(context.WithValue(r.Context(), authCtxKey{}, info))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), authCtxKey{}, info)))
+	})
+}
 
-		rule, pattern := g.accessFor(r)
-		if pattern == "" {
-			next.ServeHTTP(w, r) // the router's own 404/405
+// guard serves rt's handler to callers its access lets through. It runs
+// after routing, so the path values it reads are the handler's.
+func (g *authGate) guard(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if g.open() {
+			rt.handler.ServeHTTP(w, r)
 			return
 		}
+		rule := rt.access
+		if rt.pick != nil {
+			rule = rt.pick(r)
+		}
+		if rule.perm == permPublic {
+			rt.handler.ServeHTTP(w, r)
+			return
+		}
+		info := authFrom(r.Context())
 		c := info.claims
+		if c == nil { // only /health passes wrap unauthenticated
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			writeError(w, &core.Error{Code: auth.CodeUnauthorized, Message: "authentication required"})
+			return
+		}
 		if rule.perm != permAnyRole && !auth.RoleHas(c.Role, rule.perm) {
 			writeError(w, &core.Error{Code: auth.CodeForbidden,
 				Message: fmt.Sprintf("role '%s' lacks '%s' permission", c.Role, rule.perm)})
 			return
 		}
-		if rule.limiter != "" && info.authenticated {
-			if retry, ok := g.allow(c.Sub, rule.limiter); !ok {
+		if rule.limiter != "" && info.limitKey != "" {
+			if retry, ok := g.allow(info.limitKey, rule.limiter); !ok {
 				secs := int(math.Ceil(retry.Seconds()))
 				w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
 				writeError(w, &core.Error{Code: auth.CodeRateLimited, Message: "rate limit exceeded",
@@ -153,30 +175,38 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if c.Role != "admin" && c.Scope.Project != "" {
+		if c.Scoped() {
 			var e *core.Error
-			r, e = g.applyScope(w, r, rule.scope, c.Scope.Project)
-			if e != nil {
+			if r, e = g.confine(w, r, rule.scope, info); e != nil {
 				writeError(w, e)
 				return
 			}
 		}
-		next.ServeHTTP(w, r)
+		rt.handler.ServeHTTP(w, r)
 	})
 }
 
-func remoteIsLoopback(r *http.Request) bool {
+func remoteHost(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return strings.Trim(host, "[]")
+}
+
+func remoteIsLoopback(r *http.Request) bool {
+	ip := net.ParseIP(remoteHost(r))
 	return ip != nil && ip.IsLoopback()
 }
 
-// allow counts one request of op by sub in the current fixed window; when
-// the window is full it returns how long until it resets.
-func (g *authGate) allow(sub, op string) (time.Duration, bool) {
+// maxRateWindows is how many rate windows the gate keeps before it drops
+// the expired ones.
+const maxRateWindows = 4096
+
+// allow counts one request of op against key (a token, or the address of
+// a local caller without one) in the current fixed window; when the
+// window is full it returns how long until it resets.
+func (g *authGate) allow(key, op string) (time.Duration, bool) {
 	cfg := g.cfg()
 	limit := map[string]int{"forget": cfg.RateForget, "modify": cfg.RateModify, "batchForget": cfg.RateBatchForget, "admin": cfg.RateAdmin}[op]
 	if limit <= 0 {
@@ -189,120 +219,24 @@ func (g *authGate) allow(sub, op string) (time.Duration, bool) {
 	now := g.now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	key := sub + ":" + op
-	w := g.windows[key]
+	wkey := key + "\x00" + op
+	w := g.windows[wkey]
+	if w == nil && len(g.windows) >= maxRateWindows {
+		for k, old := range g.windows { // forget the windows that are over
+			if !now.Before(old.start.Add(window)) {
+				delete(g.windows, k)
+			}
+		}
+	}
 	if w == nil || !now.Before(w.start.Add(window)) {
 		w = &rateWindow{start: now}
-		g.windows[key] = w
+		g.windows[wkey] = w
 	}
 	if w.count >= limit {
 		return w.start.Add(window).Sub(now), false
 	}
 	w.count++
 	return 0, true
-}
-
-var errOutOfScope = &core.Error{Code: auth.CodeForbidden, Message: "token scope does not cover this project"}
-
-// applyScope confines a project-scoped caller to its project: list and
-// search filters are forced to it, bodies are rewritten, and a memory of
-// another project is not found (reads) or forbidden (writes).
-func (g *authGate) applyScope(w http.ResponseWriter, r *http.Request, kind scopeKind, project string) (*http.Request, *core.Error) {
-	switch kind {
-	case scopeQuery:
-		q := r.URL.Query()
-		q.Del("projects")
-		q.Set("project", project)
-		r.URL.RawQuery = q.Encode()
-	case scopeDenied:
-		return r, &core.Error{Code: auth.CodeForbidden, Message: "not available to a project-scoped token"}
-	case scopeID, scopeIDWrite:
-		// The router has not set path values yet: every such route is
-		// /api/memory/{id}[/...].
-		id := ""
-		if parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/"); len(parts) >= 3 {
-			id = parts[2]
-		}
-		if e := g.memoryInScope(r, id, project, kind == scopeIDWrite); e != nil {
-			return r, e
-		}
-	case scopeBody, scopeBatch:
-		obj, raw, e := g.readObject(w, r)
-		if e != nil {
-			return r, e
-		}
-		if obj == nil {
-			r.Body = io.NopCloser(bytes.NewReader(raw))
-			return r, nil // not an object: the handler explains
-		}
-		if kind == scopeBatch {
-			if e := g.batchInScope(r, obj, project); e != nil {
-				return r, e
-			}
-		}
-		if kind == scopeBody || r.URL.Path == "/api/memory/forget" {
-			obj["project"], _ = json.Marshal(project)
-		}
-		raw, _ = json.Marshal(obj)
-		r.Body = io.NopCloser(bytes.NewReader(raw))
-		r.ContentLength = int64(len(raw))
-		r.Header.Del("Transfer-Encoding")
-	}
-	return r, nil
-}
-
-func (g *authGate) readObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, []byte, *core.Error) {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.a.svc.Config().Server.MaxBodyBytes))
-	if err != nil {
-		return nil, nil, &core.Error{Code: core.CodeTooLarge, Message: "request body too large"}
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return nil, raw, nil
-	}
-	return obj, raw, nil
-}
-
-func (g *authGate) memoryInScope(r *http.Request, id, project string, write bool) *core.Error {
-	m, err := g.a.svc.Get(r.Context(), id, true)
-	if err != nil || m == nil {
-		return nil // the handler answers not found
-	}
-	if m.Project == project {
-		return nil
-	}
-	if write {
-		return errOutOfScope
-	}
-	return &core.Error{Code: core.CodeNotFound, Message: "Not found", Extra: map[string]any{"memoryId": id}}
-}
-
-// batchInScope checks the ids of a batch forget and the patches of a batch
-// modify.
-func (g *authGate) batchInScope(r *http.Request, obj map[string]json.RawMessage, project string) *core.Error {
-	var ids []string
-	if raw, ok := obj["ids"]; ok {
-		_ = json.Unmarshal(raw, &ids)
-	}
-	if raw, ok := obj["patches"]; ok {
-		var patches []struct {
-			ID      string  `json:"id"`
-			Project *string `json:"project"`
-		}
-		_ = json.Unmarshal(raw, &patches)
-		for _, p := range patches {
-			if p.Project != nil && *p.Project != project {
-				return errOutOfScope
-			}
-			ids = append(ids, p.ID)
-		}
-	}
-	for _, id := range ids {
-		if e := g.memoryInScope(r, id, project, true); e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 // authToken issues a token: POST /api/auth/token {role, scope?, ttlSeconds?}.
@@ -331,6 +265,7 @@ func (a *API) authToken(w http.ResponseWriter, r *http.Request) {
 			writeError(w, core.Invalid("scope", "scope must be an object {project?, agent?, user?}"))
 			return
 		}
+		scope.Project, scope.Agent, scope.User = strings.TrimSpace(scope.Project), strings.TrimSpace(scope.Agent), strings.TrimSpace(scope.User)
 	}
 	ttl := time.Duration(a.auth.cfg().TokenTTL)
 	if raw, _ := b.field("ttlSeconds", "ttl_seconds"); raw != nil {

@@ -43,8 +43,9 @@ func TestAuthTeamMode(t *testing.T) {
 	r = e.Do(t, "POST", "/api/memory/remember", map[string]any{"content": "team memory one"}, apitest.Bearer(tok)).Want(t, 200)
 	id := r.Str("id")
 	h := e.Do(t, "GET", "/api/memory/"+id+"/history", nil, apitest.Bearer(tok)).Want(t, 200).List(t, "history")
-	if len(h) == 0 || h[0]["changedBy"] != "token:agent" {
-		t.Fatalf("actor: %v", h)
+	sub := e.Do(t, "GET", "/api/auth/whoami", nil, apitest.Bearer(tok)).Want(t, 200).JSON["claims"].(map[string]any)["sub"]
+	if len(h) == 0 || h[0]["changedBy"] != sub || !strings.HasPrefix(sub.(string), "token:agent:") {
+		t.Fatalf("actor: %v (sub %v)", h, sub)
 	}
 	// Expiry against the service clock.
 	e.Clock.Advance(2 * time.Hour)
@@ -108,7 +109,7 @@ func TestAuthPermissionMatrix(t *testing.T) {
 		t.Fatalf("token: %s", r)
 	}
 	w := e.Do(t, "GET", "/api/auth/whoami", nil, apitest.Bearer(r.Str("token"))).Want(t, 200)
-	if c := w.JSON["claims"].(map[string]any); c["sub"] != "token:agent" || c["scope"].(map[string]any)["project"] != "p" {
+	if c := w.JSON["claims"].(map[string]any); c["sub"] != "token:agent:"+c["jti"].(string) || c["scope"].(map[string]any)["project"] != "p" {
 		t.Fatalf("whoami: %s", w)
 	}
 	e.Do(t, "POST", "/api/auth/token", map[string]any{"role": "god"}, apitest.Bearer(e.Token(t, "admin", ""))).WantErr(t, 400, core.CodeInvalidRequest)
@@ -121,15 +122,15 @@ func TestAuthScope(t *testing.T) {
 	tok := apitest.Bearer(e.Token(t, "agent", "alpha"))
 
 	r := e.Do(t, "GET", "/api/memories?project=beta", nil, tok).Want(t, 200)
-	if s := r.String(); !strings.Contains(s, mine) || strings.Contains(s, theirs) {
+	if s := string(r.Raw); !strings.Contains(s, mine) || strings.Contains(s, theirs) {
 		t.Fatalf("list: %s", s)
 	}
 	r = e.Do(t, "POST", "/api/memory/recall", map[string]any{"query": "kettles", "project": "beta"}, tok).Want(t, 200)
-	if s := r.String(); !strings.Contains(s, mine) || strings.Contains(s, theirs) {
+	if s := string(r.Raw); !strings.Contains(s, mine) || strings.Contains(s, theirs) {
 		t.Fatalf("recall: %s", s)
 	}
 	r = e.Do(t, "GET", "/api/memory/search?q=kettles", nil, tok).Want(t, 200)
-	if s := r.String(); strings.Contains(s, theirs) {
+	if s := string(r.Raw); strings.Contains(s, theirs) {
 		t.Fatalf("search: %s", s)
 	}
 	e.Do(t, "GET", "/api/memory/"+mine, nil, tok).Want(t, 200)
@@ -145,7 +146,7 @@ func TestAuthScope(t *testing.T) {
 	}
 	// An admin token is not narrowed.
 	r = e.Do(t, "GET", "/api/memories", nil, apitest.Bearer(e.Token(t, "admin", "alpha"))).Want(t, 200)
-	if !strings.Contains(r.String(), theirs) {
+	if !strings.Contains(string(r.Raw), theirs) {
 		t.Fatalf("admin list: %s", r)
 	}
 }

@@ -91,14 +91,11 @@ func DecodeHookRequest(raw []byte) (core.HookRequest, error) {
 // ---------------------------------------------------------------------------
 
 func (a *API) hookBody(w http.ResponseWriter, r *http.Request) (core.HookRequest, bool) {
-	limit := a.svc.Config().Hooks.MaxBodyBytes
-	if limit <= 0 {
-		limit = a.svc.Config().Server.MaxBodyBytes
-	}
-	b, e := readBody(w, r, limit)
+	b, e := readBody(w, r, a.hookLimit())
 	if e == nil {
 		var h core.HookRequest
 		if h, e = hookRequestFrom(b); e == nil {
+			confineHook(r, &h)
 			return h, true
 		}
 	}
@@ -220,6 +217,7 @@ func (a *API) listSessions(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	out = visibleSessions(r, out)
 	writeJSON(w, http.StatusOK, map[string]any{"sessions": out, "count": len(out)})
 }
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 
+	"github.com/cairnmem/cairn/core/auth"
+
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -33,8 +35,12 @@ const mcpInstructions = `cairn is a local, persistent memory shared across sessi
 	`memory_modify and memory_forget, always giving a reason.`
 
 // mcpActor is who the history records for a write made through MCP: the
-// client's name when it gave one, always as an agent.
-func mcpActor(req *mcp.CallToolRequest) core.Actor {
+// caller's token when it sent one (by the token's role), else the client's
+// name when it gave one, always as an agent.
+func mcpActor(ctx context.Context, req *mcp.CallToolRequest) core.Actor {
+	if info := authFrom(ctx); info.authenticated {
+		return core.Actor{Name: info.actor, Type: auth.ActorType(info.claims.Role)}
+	}
 	a := core.Actor{Name: "mcp", Type: core.ActorAgent}
 	if req != nil {
 		if ci := req.ClientInfo(); ci != nil && strings.TrimSpace(ci.Name) != "" {
@@ -45,7 +51,43 @@ func mcpActor(req *mcp.CallToolRequest) core.Actor {
 }
 
 // mcpTools holds the MCP tool handlers; each calls the service it wraps.
+// Over HTTP a scoped token's tools are confined as its API routes are
+// (scope.go): searches and lists to its project, stores stamped with its
+// scope, a memory outside it not found (read) or forbidden (changed).
 type mcpTools struct{ *core.Service }
+
+// mcpScoped returns the caller's claims when its token's scope confines
+// it, else nil (local callers, stdio, unscoped tokens).
+func mcpScoped(ctx context.Context) *auth.Claims {
+	if c := authFrom(ctx).claims; c.Scoped() {
+		return c
+	}
+	return nil
+}
+
+// mcpCheck checks memory id against a scoped caller's scope: outside its
+// project the memory is not found (read) or forbidden (changed); a change
+// needs its author to be the token's agent or user.
+func (s mcpTools) mcpCheck(ctx context.Context, tool, id string, write bool) error {
+	c := mcpScoped(ctx)
+	if c == nil || id == "" {
+		return nil
+	}
+	m, err := s.Get(ctx, id, true)
+	if errors.Is(err, core.ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return s.mcpErr(tool, err)
+	}
+	if c.Scope.CoversProject(m.Project) && (!write || c.Scope.CoversAuthor(m.Who)) {
+		return nil
+	}
+	recordScopeDenied(s.Service, ctx, "mcp "+tool+": token scope does not cover memory "+id, id)
+	if !write {
+		return &mcpToolError{Code: core.CodeNotFound, Message: "no memory with id " + id}
+	}
+	return &mcpToolError{Code: auth.CodeForbidden, Message: "token scope does not cover memory " + id}
+}
 
 // mcpToolError is a tool failure shown to the model as an isError result
 // whose text names cairn's error code.
@@ -162,6 +204,9 @@ func (s mcpTools) mcpSearch(ctx context.Context, _ *mcp.CallToolRequest, in MCPS
 	}
 	f := storage.MemoryFilter{Type: strings.TrimSpace(in.Type), Tags: mcpTagFilter(in.Tags), Project: in.Project,
 		Who: in.Who, ImportanceMin: in.ImportanceMin}
+	if c := mcpScoped(ctx); c != nil && c.Scope.Project != "" {
+		f.Project = c.Scope.Project
+	}
 	var e *core.Error
 	if f.Since, e = parseTimeParam("since", in.Since, false); e != nil {
 		return nil, nil, s.mcpErr("memory_search", e)
@@ -229,9 +274,13 @@ type MCPStoreOutput struct {
 }
 
 func (s mcpTools) mcpStore(ctx context.Context, req *mcp.CallToolRequest, in MCPStoreInput) (*mcp.CallToolResult, *MCPStoreOutput, error) {
-	actor := mcpActor(req)
+	actor := mcpActor(ctx, req)
 	rin := core.RememberInput{Content: in.Content, Type: in.Type, Importance: in.Importance, Pinned: in.Pinned,
 		Project: in.Project, Who: in.Who, SourceType: "mcp"}
+	if c := mcpScoped(ctx); c != nil {
+		rin.Project = core.OrDefault(c.Scope.Project, rin.Project)
+		rin.Who = core.OrDefault(c.Scope.Author(), rin.Who)
+	}
 	if in.Tags != nil {
 		rin.Tags = in.Tags
 	}
@@ -264,6 +313,9 @@ type MCPGetInput struct {
 func (s mcpTools) mcpGet(ctx context.Context, _ *mcp.CallToolRequest, in MCPGetInput) (*mcp.CallToolResult, *core.Memory, error) {
 	if strings.TrimSpace(in.ID) == "" {
 		return nil, nil, s.mcpErr("memory_get", core.Invalid("id", "id is required"))
+	}
+	if err := s.mcpCheck(ctx, "memory_get", strings.TrimSpace(in.ID), false); err != nil {
+		return nil, nil, err
 	}
 	m, err := s.Get(ctx, strings.TrimSpace(in.ID), false)
 	if err != nil {
@@ -316,6 +368,9 @@ func (s mcpTools) mcpList(ctx context.Context, _ *mcp.CallToolRequest, in MCPLis
 	}
 	f := storage.MemoryFilter{Type: strings.TrimSpace(in.Type), Tags: mcpTagFilter(in.Tags), Project: in.Project,
 		Who: in.Who, Pinned: in.Pinned}
+	if c := mcpScoped(ctx); c != nil && c.Scope.Project != "" {
+		f.Project = c.Scope.Project
+	}
 	res, err := s.List(ctx, f, in.Limit, in.Offset)
 	if err != nil {
 		return nil, nil, s.mcpErr("memory_list", err)
@@ -393,7 +448,10 @@ func (s mcpTools) mcpModify(ctx context.Context, req *mcp.CallToolRequest, in MC
 	if p.Tags != nil && *p.Tags == nil {
 		p.Tags = &[]string{}
 	}
-	r, err := s.Modify(ctx, p, mcpActor(req))
+	if err := s.mcpCheck(ctx, "memory_modify", p.ID, true); err != nil {
+		return nil, nil, err
+	}
+	r, err := s.Modify(ctx, p, mcpActor(ctx, req))
 	if err != nil {
 		return nil, nil, s.mcpMutationErr("memory_modify", r, err)
 	}
@@ -406,7 +464,10 @@ func (s mcpTools) mcpModify(ctx context.Context, req *mcp.CallToolRequest, in MC
 }
 
 func (s mcpTools) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCPForgetInput) (*mcp.CallToolResult, *MCPMutationOutput, error) {
-	r, err := s.Forget(ctx, core.ForgetInput{ID: strings.TrimSpace(in.ID), Reason: in.Reason, IfVersion: in.IfVersion, Force: in.Force}, mcpActor(req))
+	if err := s.mcpCheck(ctx, "memory_forget", strings.TrimSpace(in.ID), true); err != nil {
+		return nil, nil, err
+	}
+	r, err := s.Forget(ctx, core.ForgetInput{ID: strings.TrimSpace(in.ID), Reason: in.Reason, IfVersion: in.IfVersion, Force: in.Force}, mcpActor(ctx, req))
 	if err != nil {
 		return nil, nil, s.mcpMutationErr("memory_forget", r, err)
 	}

@@ -27,7 +27,7 @@ type route struct {
 type access struct {
 	perm    string    // a role permission, or permPublic / permAnyRole
 	limiter string    // the rate-limit bucket, "" for none
-	scope   scopeKind // how a project-scoped token is confined
+	scope   scopeKind // how a scoped token is confined; every route declares one
 }
 
 // Permissions beside the roles' own (auth.Perm*).
@@ -36,17 +36,42 @@ const (
 	permAnyRole = "any-role" // any valid token
 )
 
+// scopeKind says how a token with a scope (auth.TokenScope: project, agent,
+// user) is confined on a route; the auth gate applies it (auth.go). Its
+// zero value is no kind at all: a route must say, or it is not served.
 type scopeKind int
 
 const (
-	scopeNone    scopeKind = iota // not project data, or scoped elsewhere
-	scopeQuery                    // force the "project" query parameter
-	scopeBody                     // force the "project" field of a JSON body
-	scopeID                       // the memory named by {id} must be in scope
-	scopeIDWrite                  // as scopeID, for a mutation
-	scopeBatch                    // ids/patches in the body must be in scope
-	scopeDenied                   // not available to project-scoped tokens
+	scopeUnset       scopeKind = iota // a route that forgot to say: refused at registration
+	scopeGlobal                       // holds nothing of any project (health, status, whoami)
+	scopeDenied                       // not available to scoped tokens (installation-wide data)
+	scopeQuery                        // a list or search: the "project" query parameter is forced
+	scopeSessions                     // the session list: forced to the project (and agent)
+	scopeSession                      // the session named by {key} must be in scope, else 404
+	scopeCreate                       // a write: the body's project (and who) are forced
+	scopeSearch                       // a recall body: project forced, expand refused
+	scopeMemory                       // the memory named by the path must be in scope, else 404
+	scopeMemoryWrite                  // as scopeMemory for a change (403); PATCH may not move it out
+	scopeModifyBatch                  // every patch's memory in scope, none moved out
+	scopeForgetBatch                  // the filter forced, every id in scope
+	scopeHook                         // project (and harness, who) forced; the session key must be in scope
+	scopeJob                          // the job named by the path must be about a memory or session in scope, else 404
+	scopeMCP                          // each MCP tool confines itself (mcp.go)
 )
+
+var scopeNames = map[scopeKind]string{
+	scopeGlobal: "global", scopeDenied: "denied", scopeQuery: "query", scopeSessions: "sessions",
+	scopeSession: "session", scopeCreate: "create", scopeSearch: "search", scopeMemory: "memory",
+	scopeMemoryWrite: "memory-write", scopeModifyBatch: "modify-batch", scopeForgetBatch: "forget-batch",
+	scopeHook: "hook", scopeJob: "job", scopeMCP: "mcp",
+}
+
+func (k scopeKind) String() string {
+	if n, ok := scopeNames[k]; ok {
+		return n
+	}
+	return fmt.Sprintf("scope(%d)", int(k))
+}
 
 // adminOnly is the access of a route that changes the installation.
 var adminOnly = access{perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied}
@@ -57,53 +82,53 @@ func (a *API) routeTable() []route {
 		return route{pattern: p, handler: fn, access: ac}
 	}
 	return []route{
-		h("GET /health", a.health, access{perm: permPublic}),
-		h("GET /api/status", a.status, access{perm: auth.PermRecall}),
-		h("POST /api/auth/token", a.authToken, access{perm: auth.PermAdmin, limiter: "admin"}),
-		h("GET /api/auth/whoami", a.whoami, access{perm: permAnyRole}),
+		h("GET /health", a.health, access{perm: permPublic, scope: scopeGlobal}),
+		h("GET /api/status", a.status, access{perm: auth.PermRecall, scope: scopeGlobal}),
+		h("POST /api/auth/token", a.authToken, access{perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied}),
+		h("GET /api/auth/whoami", a.whoami, access{perm: permAnyRole, scope: scopeGlobal}),
 
 		// Memories.
-		h("POST /api/memory/remember", a.remember, access{perm: auth.PermRemember, scope: scopeBody}),
-		h("POST /api/memory/save", a.remember, access{perm: auth.PermRemember, scope: scopeBody}),
-		h("POST /api/memory/recall", a.recall, access{perm: auth.PermRecall, scope: scopeBody}),
+		h("POST /api/memory/remember", a.remember, access{perm: auth.PermRemember, scope: scopeCreate}),
+		h("POST /api/memory/save", a.remember, access{perm: auth.PermRemember, scope: scopeCreate}),
+		h("POST /api/memory/recall", a.recall, access{perm: auth.PermRecall, scope: scopeSearch}),
 		h("GET /api/memory/search", a.searchGET(core.DefaultRecallLimit), access{perm: auth.PermRecall, scope: scopeQuery}),
 		h("GET /memory/search", a.searchGET(20), access{perm: auth.PermRecall, scope: scopeQuery}),
 		h("GET /memory/similar", a.similar, access{perm: auth.PermRecall, scope: scopeDenied}),
 		h("GET /api/embeddings", a.embeddings, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
-		h("GET /api/embeddings/status", a.embeddingStatus, access{perm: auth.PermDiagnostics}),
+		h("GET /api/embeddings/status", a.embeddingStatus, access{perm: auth.PermDiagnostics, scope: scopeGlobal}),
 		h("GET /api/memories", a.list, access{perm: auth.PermRecall, scope: scopeQuery}),
 		h("GET /api/memories/export", a.export, access{perm: auth.PermRecall, scope: scopeQuery}),
-		h("POST /api/memories/import", a.importMemories, access{perm: auth.PermAdmin, limiter: "admin"}),
-		h("POST /api/memory/modify", a.modifyBatch, access{perm: auth.PermModify, limiter: "modify", scope: scopeBatch}),
-		h("POST /api/memory/forget", a.forgetBatch, access{perm: auth.PermForget, limiter: "batchForget", scope: scopeBatch}),
-		h("GET /api/memory/{id}", a.get, access{perm: auth.PermRecall, scope: scopeID}),
-		h("PATCH /api/memory/{id}", a.patch, access{perm: auth.PermModify, limiter: "modify", scope: scopeIDWrite}),
-		h("DELETE /api/memory/{id}", a.delete, access{perm: auth.PermForget, limiter: "forget", scope: scopeIDWrite}),
+		h("POST /api/memories/import", a.importMemories, access{perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied}),
+		h("POST /api/memory/modify", a.modifyBatch, access{perm: auth.PermModify, limiter: "modify", scope: scopeModifyBatch}),
+		h("POST /api/memory/forget", a.forgetBatch, access{perm: auth.PermForget, limiter: "batchForget", scope: scopeForgetBatch}),
+		h("GET /api/memory/{id}", a.get, access{perm: auth.PermRecall, scope: scopeMemory}),
+		h("PATCH /api/memory/{id}", a.patch, access{perm: auth.PermModify, limiter: "modify", scope: scopeMemoryWrite}),
+		h("DELETE /api/memory/{id}", a.delete, access{perm: auth.PermForget, limiter: "forget", scope: scopeMemoryWrite}),
 		a.memorySubroute(),
-		h("POST /api/memory/{id}/recover", a.recover, access{perm: auth.PermRecover, scope: scopeIDWrite}),
+		h("POST /api/memory/{id}/recover", a.recover, access{perm: auth.PermRecover, scope: scopeMemoryWrite}),
 		h("GET /api/history", a.history, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
 
 		// Agents: MCP and the hooks.
-		{pattern: "/mcp", handler: a.mcpHandler(), access: access{perm: auth.PermRemember, scope: scopeDenied}},
-		h("POST /api/hooks/session-start", a.hookSessionStart, access{perm: auth.PermRecall}),
-		h("POST /api/hooks/user-prompt-submit", a.hookUserPrompt, access{perm: auth.PermRecall}),
-		h("POST /api/hooks/recall", a.hookRecall, access{perm: auth.PermRecall}),
-		h("POST /api/hooks/session-end", a.hookSessionEnd, access{perm: auth.PermRemember}),
-		h("POST /api/hooks/remember", a.hookRemember, access{perm: auth.PermRemember}),
-		h("POST /api/hooks/pre-compaction", a.hookPreCompaction, access{perm: auth.PermRemember}),
-		h("POST /api/hooks/compaction-complete", a.hookCompactionComplete, access{perm: auth.PermRemember}),
-		h("GET /api/sessions", a.listSessions, access{perm: auth.PermRecall}),
-		h("GET /api/sessions/{key}", a.getSession, access{perm: auth.PermRecall}),
+		{pattern: "/mcp", handler: a.mcpHandler(), access: access{perm: auth.PermRemember, scope: scopeMCP}},
+		h("POST /api/hooks/session-start", a.hookSessionStart, access{perm: auth.PermRecall, scope: scopeHook}),
+		h("POST /api/hooks/user-prompt-submit", a.hookUserPrompt, access{perm: auth.PermRecall, scope: scopeHook}),
+		h("POST /api/hooks/recall", a.hookRecall, access{perm: auth.PermRecall, scope: scopeHook}),
+		h("POST /api/hooks/session-end", a.hookSessionEnd, access{perm: auth.PermRemember, scope: scopeHook}),
+		h("POST /api/hooks/remember", a.hookRemember, access{perm: auth.PermRemember, scope: scopeHook}),
+		h("POST /api/hooks/pre-compaction", a.hookPreCompaction, access{perm: auth.PermRemember, scope: scopeHook}),
+		h("POST /api/hooks/compaction-complete", a.hookCompactionComplete, access{perm: auth.PermRemember, scope: scopeHook}),
+		h("GET /api/sessions", a.listSessions, access{perm: auth.PermRecall, scope: scopeSessions}),
+		h("GET /api/sessions/{key}", a.getSession, access{perm: auth.PermRecall, scope: scopeSession}),
 
 		// The pipeline: proposals, jobs, the graph.
 		h("GET /api/proposals", a.listProposals, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
 		h("GET /api/proposals/{id}", a.getProposal, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
 		h("POST /api/proposals/{id}/approve", a.approveProposal, access{perm: auth.PermModify, limiter: "modify", scope: scopeDenied}),
 		h("POST /api/proposals/{id}/reject", a.rejectProposal, access{perm: auth.PermModify, limiter: "modify", scope: scopeDenied}),
-		h("GET /api/jobs", a.listJobs, access{perm: auth.PermDiagnostics}),
-		h("GET /api/jobs/{id}", a.getJob, access{perm: auth.PermDocuments}),
-		h("POST /api/jobs/{id}/retry", a.retryJob, access{perm: auth.PermAdmin, limiter: "admin"}),
-		h("GET /api/pipeline/status", a.pipelineStatus, access{perm: auth.PermDiagnostics}),
+		h("GET /api/jobs", a.listJobs, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
+		h("GET /api/jobs/{id}", a.getJob, access{perm: auth.PermDocuments, scope: scopeJob}),
+		h("POST /api/jobs/{id}/retry", a.retryJob, access{perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied}),
+		h("GET /api/pipeline/status", a.pipelineStatus, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
 		h("GET /api/graph/entities", a.graphEntities, access{perm: auth.PermRecall, scope: scopeDenied}),
 
 		// Operations: repairs, maintenance, diagnostics, analytics.
@@ -113,12 +138,12 @@ func (a *API) routeTable() []route {
 		h("POST /api/repair/{action}", a.repairRun, adminOnly),
 		h("GET /api/maintenance", a.maintenance, access{perm: auth.PermAdmin, scope: scopeDenied}),
 		h("POST /api/maintenance/run", a.runMaintenance, adminOnly),
-		h("GET /api/diagnostics", a.diagnostics, access{perm: auth.PermDiagnostics}),
-		h("GET /api/diagnostics/{domain}", a.diagnosticsDomain, access{perm: auth.PermDiagnostics}),
-		h("GET /api/analytics/usage", a.analyticsUsage, access{perm: auth.PermAnalytics}),
-		h("GET /api/analytics/errors", a.analyticsErrors, access{perm: auth.PermAnalytics}),
-		h("GET /api/analytics/latency", a.analyticsLatency, access{perm: auth.PermAnalytics}),
-		h("GET /api/analytics/latency/samples", a.analyticsLatencySamples, access{perm: auth.PermAnalytics}),
+		h("GET /api/diagnostics", a.diagnostics, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
+		h("GET /api/diagnostics/{domain}", a.diagnosticsDomain, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
+		h("GET /api/analytics/usage", a.analyticsUsage, access{perm: auth.PermAnalytics, scope: scopeDenied}),
+		h("GET /api/analytics/errors", a.analyticsErrors, access{perm: auth.PermAnalytics, scope: scopeDenied}),
+		h("GET /api/analytics/latency", a.analyticsLatency, access{perm: auth.PermAnalytics, scope: scopeDenied}),
+		h("GET /api/analytics/latency/samples", a.analyticsLatencySamples, access{perm: auth.PermAnalytics, scope: scopeDenied}),
 
 		// Documents (reference section 2.5).
 		h("POST /api/documents", a.createDocument, access{perm: auth.PermDocuments, scope: scopeDenied}),
@@ -155,11 +180,11 @@ func (a *API) memorySubroute() route {
 		pick: func(r *http.Request) access {
 			switch kind, _ := memorySub(r); kind {
 			case "jobs":
-				return access{perm: auth.PermDocuments}
+				return access{perm: auth.PermDocuments, scope: scopeJob}
 			case "history":
-				return access{perm: auth.PermRecall, scope: scopeID}
+				return access{perm: auth.PermRecall, scope: scopeMemory}
 			}
-			return access{perm: permAnyRole}
+			return access{perm: permAnyRole, scope: scopeGlobal} // answers 404 or 405, nothing more
 		},
 	}
 }
@@ -188,15 +213,20 @@ func memorySub(r *http.Request) (kind, id string) {
 	return "", ""
 }
 
-// register adds rt to the router. A route without a declared permission is
-// a programming error: it panics at start-up rather than serve unguarded.
+// register adds rt to the router behind the auth gate's guard (which
+// runs after routing, so it reads the path values the handler will read).
+// A route without a declared permission or scope is a programming error:
+// it panics at start-up rather than serve unguarded.
 func (a *API) register(rt route) {
-	if rt.access.perm == "" && rt.pick == nil {
+	if rt.pick == nil && rt.access.perm == "" {
 		panic(fmt.Sprintf("httpapi: route %q declares no permission", rt.pattern))
+	}
+	if rt.pick == nil && rt.access.scope == scopeUnset {
+		panic(fmt.Sprintf("httpapi: route %q declares no scope", rt.pattern))
 	}
 	if _, dup := a.routes[rt.pattern]; dup {
 		panic(fmt.Sprintf("httpapi: route %q registered twice", rt.pattern))
 	}
-	a.mux.Handle(rt.pattern, rt.handler)
+	a.mux.Handle(rt.pattern, a.auth.guard(rt))
 	a.routes[rt.pattern] = rt
 }

@@ -54,15 +54,16 @@ func TestRouteTableAccess(t *testing.T) {
 	// The one pattern that serves two endpoints gives each its own access,
 	// also when an id hides a slash (the router reads escaped segments).
 	for path, want := range map[string]access{
-		"/api/memory/jobs/x":        {perm: auth.PermDocuments},
-		"/api/memory/x/history":     {perm: auth.PermRecall, scope: scopeID},
-		"/api/memory/a%2Fb/history": {perm: auth.PermRecall, scope: scopeID},
-		"/api/memory/x/other":       {perm: permAnyRole},
+		"/api/memory/jobs/x":        {perm: auth.PermDocuments, scope: scopeJob},
+		"/api/memory/x/history":     {perm: auth.PermRecall, scope: scopeMemory},
+		"/api/memory/a%2Fb/history": {perm: auth.PermRecall, scope: scopeMemory},
+		"/api/memory/x/other":       {perm: permAnyRole, scope: scopeGlobal},
 	} {
 		r, _ := http.NewRequest("GET", path, nil)
-		ac, pattern := a.auth.accessFor(r)
-		if pattern != "GET /api/memory/{a}/{b}" || ac != want {
-			t.Errorf("%s: pattern %q access %+v, want %+v", path, pattern, ac, want)
+		_, pattern := a.mux.Handler(r)
+		rt := a.routes[pattern]
+		if pattern != "GET /api/memory/{a}/{b}" || rt.pick == nil || rt.pick(r) != want {
+			t.Errorf("%s: pattern %q, want %+v", path, pattern, want)
 		}
 	}
 }

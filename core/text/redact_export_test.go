@@ -1,0 +1,5 @@
+package text_test
+
+import "regexp"
+
+var markerRE = regexp.MustCompile(`\[REDACTED:[a-z_]+\]`)
