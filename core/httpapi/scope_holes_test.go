@@ -276,7 +276,10 @@ func TestScopeAgentAndUser(t *testing.T) {
 // not another project's (even with hooks.cross_project), not those without
 // a project.
 func TestScopeHooksConfined(t *testing.T) {
-	f := newScopeFixture(t, auth.ModeTeam, func(c *config.Config) { c.Hooks.CrossProject = true; c.Hooks.PromptMinScore = 0 })
+	f := newScopeFixture(t, auth.ModeTeam, func(c *config.Config) {
+		c.Hooks.CrossProject = true
+		c.Hooks.PromptMinScore, c.Hooks.PromptMinCoverage = 0, 0 // about scope, not aboutness
+	})
 	e := f.e
 	e.MustIDAs(t, "NOPROJECT kettles live in the common room")
 	tok := apitest.Bearer(e.Token(t, "agent", projA))
