@@ -306,17 +306,25 @@ func (s *Service) embeddingState(embedded bool) string {
 func (s *Service) insertOrDedup(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor) (*storage.Memory, bool, error) {
 	if m.IdempotencyKey != "" {
 		existing, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey)
-		if err == nil {
+		switch {
+		case err == nil && existing.Project != m.Project:
+			// Keys are unique across the store; answering with another
+			// project's memory would show it to a caller of this one.
+			return nil, false, &Error{Code: CodeVersionConflict, Message: "idempotency_key is already used by a memory of another project",
+				Extra: map[string]any{"field": "idempotency_key"}}
+		case err == nil:
 			return existing, true, nil
-		} else if !errors.Is(err, storage.ErrNotFound) {
+		case !errors.Is(err, storage.ErrNotFound):
 			return nil, false, err
 		}
 	}
 	if m.SourceID != "" && m.SourceType != "chunk" {
+		// A source already stored in this project is this memory; in
+		// another project it is that project's business.
 		existing, err := storage.FindLiveBySource(ctx, tx, m.SourceType, m.SourceID)
-		if err == nil {
+		if err == nil && existing.Project == m.Project {
 			return existing, true, nil
-		} else if !errors.Is(err, storage.ErrNotFound) {
+		} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return nil, false, err
 		}
 	}

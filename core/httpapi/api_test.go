@@ -227,8 +227,8 @@ func TestRememberDedupBySource(t *testing.T) {
 	}
 	before := e.State(t)
 	for _, body := range []map[string]any{
-		{"content": "Completely different text but same source id.", "sourceType": "bench", "sourceId": "bench-1"},
-		{"content": "Completely different text again.", "source_type": "bench", "source_id": "bench-1"},
+		{"content": "Completely different text but same source id.", "sourceType": "bench", "sourceId": "bench-1", "project": "atlas"},
+		{"content": "Completely different text again.", "source_type": "bench", "source_id": "bench-1", "project": "atlas"},
 	} {
 		r := e.Post(t, "/api/memory/remember", body).Want(t, http.StatusOK)
 		if r.Str("id") != first.Str("id") || !r.Bool("deduped") || r.Str("content") != first.Str("content") {
@@ -236,6 +236,16 @@ func TestRememberDedupBySource(t *testing.T) {
 		}
 	}
 	e.Unchanged(t, before)
+	// The same source in another project is that project's memory, never
+	// an answer with atlas's; an idempotency key is refused there.
+	other := e.Post(t, "/api/memory/remember", map[string]any{"content": "Another project's note.", "source_type": "bench", "source_id": "bench-1", "project": "zephyr"}).Want(t, http.StatusOK)
+	if other.Str("id") == first.Str("id") || other.Bool("deduped") || other.Str("project") != "zephyr" {
+		t.Fatalf("same source, other project: %s", other)
+	}
+	e.Post(t, "/api/memory/remember", map[string]any{"content": "keyed note", "idempotency_key": "k-atlas-1", "project": "atlas"}).Want(t, http.StatusOK)
+	e.Post(t, "/api/memory/remember", map[string]any{"content": "keyed note elsewhere", "idempotency_key": "k-atlas-1", "project": "zephyr"}).
+		WantErr(t, http.StatusConflict, core.CodeVersionConflict)
+	before = e.State(t)
 	// Same source id under another source type is a different memory.
 	r := e.Remember(t, "Completely different text but same source id.", "sourceType", "other", "sourceId", "bench-1")
 	if r.Str("id") == first.Str("id") || r.Bool("deduped") {
