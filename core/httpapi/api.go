@@ -33,6 +33,7 @@ type API struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	auth    *authGate
+	guard   *browserGuard
 	routes  map[string]route // by pattern: the table the router and the auth gate share
 }
 
@@ -41,6 +42,7 @@ type API struct {
 func NewAPI(svc *core.Service, version, addr string) *API {
 	a := &API{svc: svc, version: version, started: time.Now(), addr: addr, log: svc.Logger(), mux: http.NewServeMux(), routes: map[string]route{}}
 	a.auth = newAuthGate(a)
+	a.guard = newBrowserGuard(a)
 	for _, rt := range a.routeTable() {
 		a.register(rt)
 	}
@@ -51,7 +53,8 @@ func NewAPI(svc *core.Service, version, addr string) *API {
 func (a *API) SetAddr(addr string) { a.addr = addr }
 
 // Handler returns the API with its middleware: request ids, panic recovery,
-// JSON for the router's own 404/405 answers, and request logging.
+// JSON for the router's own 404/405 answers, request logging, and the
+// browser guard (guard.go) before auth.
 func (a *API) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -73,6 +76,14 @@ func (a *API) Handler() http.Handler {
 			}
 			a.log.Debug("http", "method", r.Method, "route", r.Pattern, "status", rw.status, "ms", time.Since(start).Milliseconds(), "request_id", reqID)
 		}()
+		if refusal, handled := a.guard.check(rw, r); refusal != nil {
+			a.log.Warn("refused browser request", "code", refusal.Code, "method", r.Method, "path", r.URL.Path,
+				"host", r.Host, "origin", r.Header.Get("Origin"), "request_id", reqID)
+			writeError(rw, refusal)
+			return
+		} else if handled {
+			return
+		}
 		a.auth.wrap(a.mux).ServeHTTP(rw, r)
 	})
 }

@@ -99,9 +99,10 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 		r.Header.Del("Authorization") // nothing downstream may see or log it
 		var info authInfo
 		switch {
-		case authz == "" && mode == auth.ModeHybrid && remoteIsLoopback(r):
+		case authz == "" && mode == auth.ModeHybrid && remoteIsLoopback(r) && !isBrowserRequest(r):
 			// A local caller in hybrid mode is trusted as the owner; the
-			// connection's address decides, never the Host header.
+			// connection's address decides, never the Host header, and a
+			// web page in the user's browser is never that caller.
 			info = authInfo{claims: &auth.Claims{Sub: "local", Role: "admin"}}
 		case authz == "":
 			w.Header().Set("WWW-Authenticate", "Bearer")
