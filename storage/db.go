@@ -56,6 +56,7 @@ type DB struct {
 	read       *sql.DB
 	writeStmts *stmtCache
 	reader     *Reader
+	faults     faults
 }
 
 // Sentinel errors returned by storage.
@@ -97,6 +98,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("create database folder: %w", err)
 	}
 	existed := fileExists(opts.Path)
+	check := existed && needsCheck(opts.Path)
+	if err := createPrivate(opts.Path); err != nil {
+		return nil, err
+	}
 
 	write, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, false))
 	if err != nil {
@@ -108,7 +113,18 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	write.SetConnMaxIdleTime(0)
 	if err := write.PingContext(ctx); err != nil {
 		write.Close()
+		if FaultOf(err) == FaultCorrupt {
+			return nil, corruptError(opts.Path, err.Error())
+		}
 		return nil, fmt.Errorf("open %s: %w", opts.Path, err)
+	}
+	// A damaged file is refused before anything writes to it: serving it
+	// would answer from half an index and keep writing over broken pages.
+	if check {
+		if err := quickCheck(ctx, write, opts.Path); err != nil {
+			write.Close()
+			return nil, err
+		}
 	}
 
 	db := &DB{path: opts.Path, write: write, writeStmts: newStmtCache(write)}
@@ -133,6 +149,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	read.SetMaxIdleConns(opts.ReadConns)
 	db.read = read
 	db.reader = &Reader{cache: newStmtCache(read)}
+	if err := restrictFiles(opts.Path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -177,18 +197,30 @@ func (db *DB) WriteTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if fn == nil {
 		return errNilTxFunc
 	}
+	if err := db.refuseWrites(); err != nil {
+		return err
+	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
+		db.NoteFault(err)
 		return fmt.Errorf("begin write: %w", err)
 	}
+	// The writer is busy from here until commit or rollback; health
+	// reports a writer stuck in one transaction.
+	began := time.Now().UnixNano()
+	db.faults.writeSince.Store(began)
+	defer db.faults.writeSince.CompareAndSwap(began, 0)
 	t := &Tx{tx: tx, cache: db.writeStmts}
 	if err := fn(t); err != nil {
 		_ = tx.Rollback()
+		db.NoteFault(err)
 		return err
 	}
 	if err := tx.Commit(); err != nil {
+		db.NoteFault(err)
 		return fmt.Errorf("commit: %w", err)
 	}
+	db.committed()
 	t.warm(ctx)
 	return nil
 }
