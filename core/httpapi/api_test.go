@@ -63,10 +63,19 @@ func TestHealthAndStatus(t *testing.T) {
 	}
 
 	// Both answers carry the overview: identity, modes, providers, counts
-	// and the cached health score.
-	for _, path := range []string{"/health", "/api/status"} {
+	// and the cached health score; /health from a snapshot taken in the
+	// background (health.go), so it is polled until it shows the changes.
+	for _, path := range []string{"/api/status", "/health"} {
 		e.Clock.Advance(ops.DiagnosticsTTL) // a fresh report sees the freeze
 		o := e.Get(t, path).Want(t, http.StatusOK)
+		for deadline := time.Now().Add(20 * time.Second); path == "/health" && time.Now().Before(deadline); {
+			c, _ := o.JSON["counts"].(map[string]any)
+			if h, _ := o.JSON["health"].(map[string]any); c["memories"] == 1.0 && h["score"] == 0.928 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+			o = e.Get(t, path).Want(t, http.StatusOK)
+		}
 		if o.Str("version") != "test" || o.JSON["pid"] == nil || o.JSON["uptime"] == nil || o.Str("address") != "127.0.0.1:0" {
 			t.Fatalf("%s identity: %s", path, o)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -27,14 +28,24 @@ type body map[string]json.RawMessage
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *core.Error) {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, &core.Error{Code: core.CodeTooLarge,
-				Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
-		}
-		return nil, &core.Error{Code: core.CodeInvalidJSON, Message: "could not read request body"}
+		return nil, bodyReadError(err, limit)
 	}
 	return parseBody(raw)
+}
+
+// bodyReadError explains why a request body could not be read: too large,
+// too slow (server.read_timeout), or cut off.
+func bodyReadError(err error, limit int64) *core.Error {
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &mbe):
+		return &core.Error{Code: core.CodeTooLarge,
+			Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
+	case errors.As(err, &ne) && ne.Timeout():
+		return &core.Error{Code: CodeRequestTimeout, Message: "the request body did not arrive within server.read_timeout"}
+	}
+	return &core.Error{Code: core.CodeInvalidJSON, Message: "could not read request body"}
 }
 
 // readOptionalBody is readBody for routes whose body may be empty (an
@@ -42,8 +53,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *core.
 func readOptionalBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *core.Error) {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		return nil, &core.Error{Code: core.CodeTooLarge,
-			Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
+		return nil, bodyReadError(err, limit)
 	}
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		return body{}, nil
