@@ -434,6 +434,9 @@ func filterFromQuery(r *http.Request) (storage.MemoryFilter, *core.Error) {
 	}
 	if t := q.Get("tags"); t != "" {
 		f.Tags = text.SplitTags(t)
+		if e := core.CheckTags("tags", f.Tags); e != nil {
+			return f, e
+		}
 	}
 	if p := q.Get("pinned"); p != "" {
 		v, ok := parseBool(p)

@@ -190,17 +190,21 @@ func (b body) tags(names ...string) (*[]string, *core.Error) {
 		empty := []string{}
 		return &empty, nil
 	}
+	var t []string
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		t := text.SplitTags(s)
-		return &t, nil
-	}
 	var arr []string
-	if json.Unmarshal(raw, &arr) == nil {
-		t := text.CleanTags(arr)
-		return &t, nil
+	switch {
+	case json.Unmarshal(raw, &s) == nil:
+		t = text.SplitTags(s)
+	case json.Unmarshal(raw, &arr) == nil:
+		t = text.CleanTags(arr)
+	default:
+		return nil, core.Invalid(name, "%s must be a string, string array, or null", name)
 	}
-	return nil, core.Invalid(name, "%s must be a string, string array, or null", name)
+	if e := core.CheckTags(name, t); e != nil {
+		return nil, e
+	}
+	return &t, nil
 }
 
 // strList reads an optional array of non-empty strings.
