@@ -235,6 +235,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 		}
 		s.events.publish(Event{Kind: EventUpdated, MemoryID: res.ID, Actor: actor.Name})
 	}
+	s.noteConflict(resErr, p.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
 }
 
@@ -275,6 +276,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 		s.emb.SyncVectors(ctx, res.ID)
 		s.events.publish(Event{Kind: EventDeleted, MemoryID: res.ID, Actor: actor.Name})
 	}
+	s.noteConflict(resErr, in.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
 }
 
@@ -410,6 +412,7 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		}
 		s.events.publish(Event{Kind: EventRecovered, MemoryID: res.ID, Actor: actor.Name})
 	}
+	s.noteConflict(resErr, in.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
 }
 

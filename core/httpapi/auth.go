@@ -158,6 +158,7 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 			var e *core.Error
 			r, e = g.applyScope(w, r, rule.scope, c.Scope.Project)
 			if e != nil {
+				g.a.recordScopeDenied(r, c.Sub, e)
 				writeError(w, e)
 				return
 			}
