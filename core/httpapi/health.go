@@ -19,8 +19,9 @@ import (
 // reader pool took longer. It runs no query: what it reports comes from
 //
 //   - a snapshot of the counts and the health score, refreshed in the
-//     background (every healthRefreshEvery while the API is served, and
-//     whenever a /health finds it older than that);
+//     background: when a /health finds it older than healthRefreshEvery,
+//     and every healthTickEvery while the API is served (so an idle
+//     cairn does not run diagnostics every two seconds for nobody);
 //   - the store's fault state: the last fault a read or write met (a full
 //     disk, an I/O error, a damaged or read-only file), cleared by the next
 //     commit except damage;
@@ -32,6 +33,7 @@ import (
 // is also answered 503 with its code).
 const (
 	healthRefreshEvery = 2 * time.Second
+	healthTickEvery    = 30 * time.Second
 	// healthRefreshTimeout bounds one background refresh.
 	healthRefreshTimeout = 30 * time.Second
 	// writerStuckAfter: a write transaction held this long is reported.
@@ -71,7 +73,7 @@ func (a *API) refreshHealth(ctx context.Context) {
 
 // runHealth refreshes the snapshot until ctx ends.
 func (a *API) runHealth(ctx context.Context) {
-	t := time.NewTicker(healthRefreshEvery)
+	t := time.NewTicker(healthTickEvery)
 	defer t.Stop()
 	for {
 		a.refreshHealth(ctx)
