@@ -97,6 +97,13 @@ func runHook(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "cairn hook:", err)
 		return nil
 	}
+	if pos[0] == "session-end" {
+		// cairn never opens a path a request names: the shim, running as
+		// the user, reads the transcript and sends its text. The wait for
+		// cairn starts once it is read (reading is bounded by its size).
+		attachTranscript(in, a.cfg.Hooks.TranscriptMaxChars)
+		deadline = time.Now().Add(ev.timeout)
+	}
 	if pos[0] == "remember" {
 		if _, ok := in["idempotency_key"]; !ok {
 			content, _ := in["content"].(string)
@@ -119,7 +126,10 @@ func runHook(ctx context.Context, args []string) error {
 		// finishes it (the handler outlives the request); spooling it too
 		// would only redo the work.
 		slowEnd := up && ev.spool == "session-end" && errors.Is(err, context.DeadlineExceeded)
-		if ev.spool != "" && !errors.As(err, &answered) && !slowEnd {
+		// A refusal is final, except a storage fault (a full disk, a
+		// damaged file): the write is kept for a later start.
+		refused := errors.As(err, &answered) && !core.IsStorageFault(answered.Code)
+		if ev.spool != "" && !refused && !slowEnd {
 			spoolHook(a, ev.spool, in)
 		}
 		return nil
@@ -225,24 +235,65 @@ func errorBody(e *core.Error) string {
 	return strings.TrimSpace(b.String())
 }
 
-// spoolTranscriptMax: transcripts up to this size are normalized into the
-// spool entry (the file may be gone by the next start); larger ones are
-// spooled by path only and read at ingestion.
-const spoolTranscriptMax = 8 << 20
+// transcriptReadMax bounds what the shim reads of a transcript file: a
+// larger file is read as its first and last halves of this size (the
+// start of a session and its end matter most), so neither time nor memory
+// grows with the file.
+const transcriptReadMax = 32 << 20
+
+// attachTranscript replaces in's transcript_path by the transcript's
+// normalized text (within maxChars characters, beginning and end kept).
+// A path that cannot be read is dropped with a note on stderr: the session
+// end is still recorded.
+func attachTranscript(in map[string]any, maxChars int) {
+	p, _ := in["transcript_path"].(string)
+	delete(in, "transcript_path")
+	if p == "" {
+		return
+	}
+	if s, _ := in["transcript"].(string); s != "" {
+		return // the harness sent the text itself
+	}
+	tr, err := readTranscript(p, maxChars)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cairn hook session-end: transcript:", err)
+		return
+	}
+	in["transcript"] = tr
+}
+
+// readTranscript reads and normalizes a transcript file: a regular file
+// only (a FIFO or a device would block or never end), at most
+// transcriptReadMax bytes of it.
+func readTranscript(path string, maxChars int) (string, error) {
+	// O_NONBLOCK: opening a FIFO must not wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", path)
+	}
+	var r io.Reader = f
+	if size := st.Size(); size > transcriptReadMax {
+		half := int64(transcriptReadMax / 2)
+		r = io.MultiReader(io.NewSectionReader(f, 0, half), strings.NewReader("\n"), io.NewSectionReader(f, size-half, half))
+	}
+	tr, err := text.NormalizeTranscript(io.LimitReader(r, transcriptReadMax+1), maxChars)
+	if err != nil {
+		return "", err
+	}
+	return tr.Text, nil
+}
 
 func spoolHook(a *app, kind string, in map[string]any) {
 	if kind == "session-end" {
-		if p, _ := in["transcript_path"].(string); p != "" {
-			if st, err := os.Stat(p); err == nil && st.Size() <= spoolTranscriptMax {
-				if f, err := os.Open(p); err == nil {
-					tr, err := text.NormalizeTranscript(f, a.cfg.Hooks.TranscriptMaxChars)
-					f.Close()
-					if err == nil {
-						in["transcript"] = tr.Text
-					}
-				}
-			}
-		}
+		attachTranscript(in, a.cfg.Hooks.TranscriptMaxChars) // the file may be gone by the next start
 	}
 	body, err := json.Marshal(in)
 	if err == nil {

@@ -262,6 +262,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		ids = append(ids, out["id"].(string))
 	}
 	req, _ := http.NewRequest(http.MethodPatch, base+"/api/memory/"+ids[1], strings.NewReader(`{"reason":"fix","content":"User prefers bun over npm and pnpm","importance":0.7}`))
+	req.Header.Set("Content-Type", "application/json")
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("patch: %v", err)
 	}

@@ -167,10 +167,12 @@ func TestTUIEndToEnd(t *testing.T) {
 	}
 }
 
-// TestTUIPipelineEndToEnd follows a memory through the pipeline on screen:
-// an agent remembers two sentences through the API, the heuristic provider
-// extracts them in shadow mode (Jobs shows the job complete), the operator
-// approves one proposal (Proposals), and the new memory shows in Recall.
+// TestTUIPipelineEndToEnd follows a session through the pipeline on screen:
+// an agent's session ends with a transcript, the heuristic provider
+// extracts its facts in shadow mode (Jobs shows the job complete), the
+// operator approves one proposal (Proposals), and the new memory shows in
+// Recall. (A remembered memory proposes nothing with the heuristic
+// provider: its facts are its own sentences.)
 func TestTUIPipelineEndToEnd(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: the end-to-end TUI test needs it (apt-get install -y tmux)")
@@ -185,16 +187,19 @@ func TestTUIPipelineEndToEnd(t *testing.T) {
 	s.waitFor("recent memories", 20*time.Second)
 
 	source := "We decided to use PostgreSQL for the billing service because it supports row level locking. " +
-		"The team prefers Go for all new backend services going forward."
-	code, body := postJSON(t, "http://"+addr+"/api/memory/remember", map[string]any{"content": source})
+		"The team prefers Go for all new backend services going forward. " +
+		"Container images are published to the internal registry every Tuesday morning."
+	turn, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": source}})
+	code, body := postJSON(t, "http://"+addr+"/api/hooks/session-end", map[string]any{"harness": "claude-code",
+		"session_id": "e2e-1", "cwd": "/work/e2e", "transcript": string(turn)})
 	if code != 200 {
-		t.Fatalf("remember: %d %v", code, body)
+		t.Fatalf("session-end: %d %v", code, body)
 	}
 
-	// Jobs: the extract job completes while we watch.
+	// Jobs: the session's extract job completes while we watch.
 	s.keys("3")
 	s.waitFor("completed 1 ·", 20*time.Second)
-	s.waitFor("extract", time.Second)
+	s.waitFor("session_extract", time.Second)
 
 	// Proposals: pick the first proposal whose fact is not the start of the
 	// source, so finding it in Recall proves the approval wrote it.

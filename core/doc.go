@@ -21,6 +21,9 @@
 //	runtime.go    the pipeline's run-time state and the workers' liveness
 //	status.go     counts and provider state for /health and /api/status
 //	redact.go     secret redaction, counted for diagnostics
+//	fields.go     bounds (tags, tag filters) and redaction of the fields around content
+//	faults.go     storage faults (full disk, I/O error, damage, read-only) as Errors
+//	refusals.go   refused mutations (version conflicts, scope denials) in the error ring
 //	events.go     change events the TUI subscribes to
 //	errors.go     Error: a code and a message, mapped to HTTP by httpapi
 //

@@ -70,5 +70,8 @@ func AsError(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	if f := storageFault(err); f != nil {
+		return f
+	}
 	return &Error{Code: CodeInternal, Message: "internal error", Err: err}
 }

@@ -119,6 +119,9 @@ func (s *Service) ForgetBatch(ctx context.Context, in BatchForgetInput, actor Ac
 	if in.Limit < 0 {
 		return nil, Invalid("limit", "limit must be a positive integer")
 	}
+	if e := CheckFilter(in.Filter); e != nil {
+		return nil, e
+	}
 	limit := in.Limit
 	if limit == 0 {
 		limit = 20

@@ -520,34 +520,40 @@ type SessionEndResult struct {
 	Truncated       bool   `json:"truncated,omitempty"`
 	JobID           string `json:"jobId,omitempty"`
 	MemoriesSaved   int    `json:"memoriesSaved"`
+	// Transcript says what became of the transcript: "stored", or "not
+	// sent" when the request carried none (Warning says why when it named
+	// a path instead).
+	Transcript string `json:"transcript"`
+	Warning    string `json:"warning,omitempty"`
 }
+
+// Transcript states of a session end.
+const (
+	TranscriptStored  = "stored"
+	TranscriptNotSent = "not sent"
+)
 
 // SessionEnd records the end of a session and stores its transcript,
 // normalized and stripped of cairn's injections, then queues extraction.
-// allowPath lets it read transcriptPath from this machine's disk.
-func (s *Hooks) SessionEnd(ctx context.Context, h HookRequest, allowPath bool) (*SessionEndResult, error) {
+// The transcript is the request's own text: the server never opens a path a
+// request names (any local page or process could have it read a file and
+// serve it back as a session); the hook shim, which runs as the user in
+// the harness, reads the file and sends its content.
+func (s *Hooks) SessionEnd(ctx context.Context, h HookRequest) (*SessionEndResult, error) {
 	if err := s.svc.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	if h.SessionKey == "" {
 		h.SessionKey = "anon-" + NewID()
 	}
-	res := &SessionEndResult{Queued: true, SessionKey: h.SessionKey}
+	res := &SessionEndResult{Queued: true, SessionKey: h.SessionKey, Transcript: TranscriptNotSent}
 	var tr *text.Transcript
 	var err error
 	switch {
 	case h.Transcript != "":
 		tr, err = text.NormalizeTranscript(strings.NewReader(h.Transcript), s.svc.cfg.Hooks.TranscriptMaxChars)
-	case h.TranscriptPath != "" && allowPath:
-		var f *os.File
-		if f, err = os.Open(expandHome(h.TranscriptPath)); err == nil {
-			tr, err = text.NormalizeTranscript(f, s.svc.cfg.Hooks.TranscriptMaxChars)
-			f.Close()
-		}
-		if err != nil {
-			s.svc.log.Warn("read transcript", "path", h.TranscriptPath, "err", err)
-			tr, err = nil, nil
-		}
+	case h.TranscriptPath != "":
+		res.Warning = "transcript_path is not read by the server; send the transcript's content in transcript (cairn hook session-end does)"
 	}
 	if err != nil {
 		return nil, err
@@ -565,6 +571,7 @@ func (s *Hooks) SessionEnd(ctx context.Context, h HookRequest, allowPath bool) (
 		}
 		content := s.svc.Redact(tr.Text)
 		res.Format, res.TranscriptChars, res.Truncated = tr.Format, text.CharCount(content), tr.Truncated
+		res.Transcript = TranscriptStored
 		if err := storage.SaveTranscript(ctx, tx, &storage.Transcript{SessionKey: h.SessionKey, Content: content,
 			Format: tr.Format, Harness: h.Harness, Project: h.Project, SourceBytes: tr.SourceBytes,
 			Truncated: tr.Truncated, CreatedAt: now}); err != nil {

@@ -195,12 +195,10 @@ func TestHookSessionEndTranscripts(t *testing.T) {
 		t.Fatalf("codex transcript: %q", got)
 	}
 
-	// Plain text, read from a path (the caller is local), with cairn's
-	// blocks stripped.
-	path := filepath.Join(t.TempDir(), "t.txt")
-	os.WriteFile(path, []byte("we chose sqlite\n[cairn:recall | query=\"x\" | results=1 | engine=keyword]\n- echo\n[/cairn:recall]\nbecause it is embedded\n"), 0o600)
-	r = e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "tx1", "transcript_path": path}).Want(t, 200)
-	if r.Str("format") != "text" {
+	// Plain text, with cairn's blocks stripped.
+	r = e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "tx1",
+		"transcript": "we chose sqlite\n[cairn:recall | query=\"x\" | results=1 | engine=keyword]\n- echo\n[/cairn:recall]\nbecause it is embedded\n"}).Want(t, 200)
+	if r.Str("format") != "text" || r.Str("transcript") != "stored" {
 		t.Fatalf("text: %s", r)
 	}
 	if got := e.Get(t, "/api/sessions/tx1").Str("transcript"); got != "we chose sqlite\n\nbecause it is embedded" {

@@ -148,6 +148,9 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	if in.Type != "" && strings.TrimSpace(in.Type) == "" {
 		return nil, Invalid("type", "type must be a non-empty string")
 	}
+	if e := CheckTags("tags", in.Tags); e != nil {
+		return nil, e
+	}
 
 	base := storage.Memory{
 		Type:           strings.TrimSpace(in.Type),
@@ -307,9 +310,10 @@ func (s *Service) insertOrDedup(ctx context.Context, tx *storage.Tx, m *storage.
 	if m.IdempotencyKey != "" {
 		existing, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey)
 		switch {
-		case err == nil && existing.Project != m.Project:
+		case err == nil && m.Project != "" && existing.Project != m.Project:
 			// Keys are unique across the store; answering with another
-			// project's memory would show it to a caller of this one.
+			// project's memory would show it to a caller of this one (a
+			// caller naming no project sees every project anyway).
 			return nil, false, &Error{Code: CodeVersionConflict, Message: "idempotency_key is already used by a memory of another project",
 				Extra: map[string]any{"field": "idempotency_key"}}
 		case err == nil:
@@ -358,6 +362,7 @@ func collectGroup(ctx context.Context, q storage.Querier, groupID string, ids *[
 // InsertNew inserts a memory that is known not to duplicate a live one, and
 // writes its "created" history event. It fills id and timestamps if unset.
 func (s *Service) InsertNew(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
+	s.redactFields(m) // every way a row is born passes here (fields.go)
 	now := s.Timestamp()
 	if m.ID == "" {
 		m.ID = NewID()
@@ -459,6 +464,9 @@ type ListResult struct {
 // List returns memories matching f, newest first. Deleted memories are left
 // out unless f asks for them.
 func (s *Service) List(ctx context.Context, f storage.MemoryFilter, limit, offset int) (*ListResult, error) {
+	if e := CheckFilter(f); e != nil {
+		return nil, e
+	}
 	r := s.db.Reader()
 	rows, err := storage.ListMemories(ctx, r, f, limit, offset)
 	if err != nil {

@@ -88,6 +88,11 @@ func (p *Patch) validate(maxChars int) *Error {
 	if p.Type != nil && strings.TrimSpace(*p.Type) == "" {
 		return Invalid("type", "type must be a non-empty string")
 	}
+	if p.Tags != nil {
+		if e := CheckTags("tags", *p.Tags); e != nil {
+			return e
+		}
+	}
 	if p.Importance != nil && !ValidUnit(*p.Importance) {
 		return Invalid("importance", "importance must be a finite number between 0 and 1")
 	}
@@ -112,10 +117,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
-	if p.Content != nil {
-		redacted := s.Redact(*p.Content)
-		p.Content = &redacted
-	}
+	s.redactPatch(&p) // content, who and tags (fields.go)
 	if err := p.validate(s.cfg.Guardrails.MaxRememberChars); err != nil {
 		return &MutationResult{ID: p.ID, Status: "invalid_request", Error: err.Message}, err
 	}
@@ -232,6 +234,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 		}
 		s.events.publish(Event{Kind: EventUpdated, MemoryID: res.ID, Actor: actor.Name})
 	}
+	s.noteConflict(resErr, p.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
 }
 
@@ -272,6 +275,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 		s.emb.SyncVectors(ctx, res.ID)
 		s.events.publish(Event{Kind: EventDeleted, MemoryID: res.ID, Actor: actor.Name})
 	}
+	s.noteConflict(resErr, in.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
 }
 
@@ -406,6 +410,7 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		s.emb.EmbedSoon()
 		s.events.publish(Event{Kind: EventRecovered, MemoryID: res.ID, Actor: actor.Name})
 	}
+	s.noteConflict(resErr, in.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
 }
 

@@ -129,6 +129,9 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 	if mode != ModeHybrid && mode != ModeKeyword && mode != ModeVector {
 		return nil, Invalid("mode", "mode must be hybrid, keyword or vector")
 	}
+	if e := CheckFilter(in.Filter); e != nil {
+		return nil, e
+	}
 	f := in.Filter
 	f.IncludeDeleted, f.OnlyDeleted = false, false
 	k := max(s.cfg.Search.TopK, 2*limit)

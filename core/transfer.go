@@ -14,6 +14,9 @@ import (
 // Export calls fn for every memory matching f, oldest first. Deleted
 // memories are included only when f asks for them.
 func (s *Service) Export(ctx context.Context, f storage.MemoryFilter, fn func(*Memory) error) error {
+	if e := CheckFilter(f); e != nil {
+		return e
+	}
 	return storage.EachMemory(ctx, s.db.Reader(), f, func(m *storage.Memory) error { return fn(viewOf(m)) })
 }
 
@@ -38,9 +41,17 @@ const importBatch = 500
 // field (id, timestamps, version, counters). A record whose id exists is
 // skipped; one whose content duplicates a live memory in its project is
 // deduped. Each record gets a "created" history event with reason "import".
+// Records meet remember's guardrails: every line is checked (content length,
+// tags) before anything is written, and secrets are redacted from content
+// (before it is hashed) and from the other fields (InsertNew).
 func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (*ImportResult, error) {
 	if err := s.CheckFrozen(); err != nil {
 		return nil, err
+	}
+	for i := range lines {
+		if e := s.importGuardrails(&lines[i]); e != nil {
+			return nil, e
+		}
 	}
 	actor = actor.Normalized()
 	res := &ImportResult{Total: len(lines)}
@@ -125,4 +136,27 @@ func storageOf(v *Memory) *storage.Memory {
 		IdempotencyKey: v.IdempotencyKey, RuntimePath: v.RuntimePath, SourcePath: v.SourcePath,
 		SourceSection: v.SourceSection,
 	}
+}
+
+// importGuardrails checks one record as Remember checks its input and
+// redacts its content; the error names the line and the field.
+func (s *Service) importGuardrails(l *ImportLine) *Error {
+	m := &l.Memory
+	lineErr := func(e *Error) *Error {
+		extra := map[string]any{"line": l.Line}
+		for k, v := range e.Extra {
+			extra[k] = v
+		}
+		return &Error{Code: e.Code, Message: fmt.Sprintf("line %d: %s", l.Line, e.Message), Extra: extra}
+	}
+	if n, limit := text.CharCount(m.Content), s.cfg.Guardrails.MaxRememberChars; n > limit {
+		return lineErr(&Error{Code: CodeTooLarge,
+			Message: fmt.Sprintf("content is %d characters; the limit is %d (guardrails.max_remember_chars); use the documents API for long text", n, limit),
+			Extra:   map[string]any{"field": "content"}})
+	}
+	if e := CheckTags("tags", text.CleanTags(m.Tags)); e != nil {
+		return lineErr(e)
+	}
+	m.Content = s.Redact(m.Content)
+	return nil
 }

@@ -57,6 +57,7 @@ type DB struct {
 	writeStmts *stmtCache
 	reader     *Reader
 	writer     writer // group commit (writer.go)
+	faults     faults
 }
 
 // Sentinel errors returned by storage.
@@ -98,6 +99,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("create database folder: %w", err)
 	}
 	existed := fileExists(opts.Path)
+	check := existed && needsCheck(opts.Path)
+	if err := createPrivate(opts.Path); err != nil {
+		return nil, err
+	}
 
 	write, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, false))
 	if err != nil {
@@ -109,7 +114,18 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	write.SetConnMaxIdleTime(0)
 	if err := write.PingContext(ctx); err != nil {
 		write.Close()
+		if FaultOf(err) == FaultCorrupt {
+			return nil, corruptError(opts.Path, err.Error())
+		}
 		return nil, fmt.Errorf("open %s: %w", opts.Path, err)
+	}
+	// A damaged file is refused before anything writes to it: serving it
+	// would answer from half an index and keep writing over broken pages.
+	if check {
+		if err := quickCheck(ctx, write, opts.Path); err != nil {
+			write.Close()
+			return nil, err
+		}
 	}
 
 	db := &DB{path: opts.Path, write: write, writeStmts: newStmtCache(write)}
@@ -134,6 +150,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	read.SetMaxIdleConns(opts.ReadConns)
 	db.read = read
 	db.reader = &Reader{cache: newStmtCache(read)}
+	if err := restrictFiles(opts.Path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

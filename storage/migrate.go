@@ -156,6 +156,9 @@ func (db *DB) backup(ctx context.Context, version int) error {
 	if _, err := db.write.ExecContext(ctx, `VACUUM INTO ?`, dst); err != nil {
 		return err
 	}
+	if err := os.Chmod(dst, privateMode); err != nil {
+		return err
+	}
 	matches, _ := filepath.Glob(db.path + ".bak-v*")
 	if len(matches) <= keepBackups {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Group commit. Every write goes through the one writer connection; when
@@ -57,6 +58,9 @@ func (p panicked) Error() string { return fmt.Sprintf("panic in write transactio
 func (db *DB) WriteTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if fn == nil {
 		return errNilTxFunc
+	}
+	if err := db.refuseWrites(); err != nil {
+		return err
 	}
 	w := &db.writer
 	w.once.Do(func() {
@@ -139,11 +143,17 @@ func (db *DB) commitGroup(batch []*writeReq) {
 	}
 	tx, err := db.write.BeginTx(context.Background(), nil)
 	if err != nil {
+		db.NoteFault(err)
 		for _, r := range live {
 			r.done <- fmt.Errorf("begin write: %w", err)
 		}
 		return
 	}
+	// The writer is busy from here until commit or rollback; health
+	// reports a writer stuck in one transaction.
+	began := time.Now().UnixNano()
+	db.faults.writeSince.Store(began)
+	defer db.faults.writeSince.CompareAndSwap(began, 0)
 	t := &Tx{tx: tx, cache: db.writeStmts}
 	alone := len(live) == 1
 	results := make([]error, len(live))
@@ -156,6 +166,8 @@ func (db *DB) commitGroup(batch []*writeReq) {
 		}
 		if results[i] == nil {
 			ok++
+		} else if _, isPanic := results[i].(panicked); !isPanic {
+			db.NoteFault(results[i])
 		}
 	}
 	if ok == 0 {
@@ -166,6 +178,7 @@ func (db *DB) commitGroup(batch []*writeReq) {
 		return
 	}
 	if err := tx.Commit(); err != nil {
+		db.NoteFault(err)
 		for i, r := range live {
 			if results[i] == nil {
 				results[i] = fmt.Errorf("commit: %w", err)
@@ -174,6 +187,7 @@ func (db *DB) commitGroup(batch []*writeReq) {
 		}
 		return
 	}
+	db.committed()
 	t.warm(context.Background())
 	for i, r := range live {
 		r.done <- results[i]

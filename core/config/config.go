@@ -194,6 +194,22 @@ type ServerConfig struct {
 	Addr            string   `toml:"addr"`
 	MaxBodyBytes    int64    `toml:"max_body_bytes" range:"1024,104857600"`
 	ShutdownTimeout Duration `toml:"shutdown_timeout" range:"1s,5m"`
+	// ReadTimeout bounds reading one whole request, body included, so a
+	// client trickling its body cannot hold a connection.
+	ReadTimeout Duration `toml:"read_timeout" range:"1s,1h"`
+	// WriteTimeout bounds one request from the end of its headers to the
+	// end of its answer (streamed answers, like export, extend it as they
+	// go).
+	WriteTimeout Duration `toml:"write_timeout" range:"1s,1h"`
+	// IdleTimeout closes a kept-alive connection left idle this long.
+	IdleTimeout Duration `toml:"idle_timeout" range:"1s,1h"`
+	// AllowedOrigins are the browser origins (scheme://host[:port]) trusted
+	// to call the API besides loopback ones; every other Origin is refused.
+	AllowedOrigins []string `toml:"allowed_origins"`
+	// AllowedHosts are Host header names accepted besides localhost,
+	// 127.0.0.1, [::1] and the host of addr (a name a team reaches cairn
+	// by); a request for any other Host is refused.
+	AllowedHosts []string `toml:"allowed_hosts"`
 }
 
 // StorageConfig configures the SQLite store.
@@ -264,6 +280,9 @@ func DefaultConfig() Config {
 			Addr:            DefaultAddr,
 			MaxBodyBytes:    DefaultServerMaxBodyBytes,
 			ShutdownTimeout: Duration(DefaultServerShutdownTimeout),
+			ReadTimeout:     Duration(DefaultServerReadTimeout),
+			WriteTimeout:    Duration(DefaultServerWriteTimeout),
+			IdleTimeout:     Duration(DefaultServerIdleTimeout),
 		},
 		Storage: StorageConfig{
 			Synchronous: DefaultStorageSynchronous,
@@ -609,6 +628,16 @@ func setField(f configField, raw string) *ConfigError {
 			return bad("a number")
 		}
 		v.SetFloat(x)
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
+		// A list is written comma-separated in the environment and on the
+		// command line.
+		var list []string
+		for _, item := range strings.Split(raw, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				list = append(list, item)
+			}
+		}
+		v.Set(reflect.ValueOf(list))
 	default:
 		return &ConfigError{Key: f.key, Reason: "cannot be set from text"}
 	}
@@ -641,6 +670,9 @@ func (c *Config) Validate() error {
 	}
 	if err := validateAddr(c.Server.Addr); err != nil {
 		return &ConfigError{Key: "server.addr", Value: strconv.Quote(c.Server.Addr), Reason: err.Error()}
+	}
+	if err := c.validateAllowed(); err != nil {
+		return err
 	}
 	if host, _, _ := splitHostPort(c.Server.Addr); c.Auth.Mode == "local" && !IsLoopbackHost(host) {
 		return &ConfigError{Key: "server.addr", Value: strconv.Quote(c.Server.Addr),

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -136,12 +137,13 @@ func TestConfigEveryKeyFromEnvAndRoundTrip(t *testing.T) {
 	home := t.TempDir()
 	cfg.Memory.RecoverWindow = Duration(48 * time.Hour)
 	cfg.Auth.Mode = "team"
+	cfg.Server.AllowedOrigins = []string{"https://dash.example.com", "http://localhost:5173"}
 	os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg.TOML()), 0o600)
 	got, _, err := LoadConfig(LoadOptions{Getenv: envOf(map[string]string{"CAIRN_HOME": home})})
 	if err != nil {
 		t.Fatalf("printed config does not load: %v\n%s", err, cfg.TOML())
 	}
-	if *got != cfg {
+	if !reflect.DeepEqual(*got, cfg) {
 		t.Fatalf("round trip changed the config:\n%+v\n%+v", *got, cfg)
 	}
 	var ce *ConfigError

@@ -18,6 +18,29 @@ const (
 	// DefaultServerShutdownTimeout is how long a stopping server waits for
 	// requests in flight.
 	DefaultServerShutdownTimeout = 10 * time.Second
+	// DefaultServerReadTimeout bounds reading a whole request: the largest
+	// body (an import, 64 MiB) arrives in well under a second on loopback
+	// and in a minute at 1 MiB/s; a trickled body is cut here.
+	DefaultServerReadTimeout = time.Minute
+	// DefaultServerWriteTimeout bounds a request from its headers to its
+	// answer: above the longest handler (session-end finishes within a
+	// minute, a recall waits on the embedding provider's 30 s).
+	DefaultServerWriteTimeout = 5 * time.Minute
+	// DefaultServerIdleTimeout closes idle kept-alive connections.
+	DefaultServerIdleTimeout = 2 * time.Minute
+	// server.allowed_origins and server.allowed_hosts are empty by
+	// default: loopback origins and hosts (localhost, 127.0.0.1, [::1])
+	// and the host of server.addr are always accepted.
+)
+
+// Input limits: fixed bounds on what one request may carry, not
+// configuration keys. They keep every filter a bounded SQL expression and
+// every stored field a readable size.
+const (
+	// MaxTags is the most tags a memory or a tag filter may have.
+	MaxTags = 32
+	// MaxTagChars is the longest tag, in characters.
+	MaxTagChars = 64
 )
 
 // Storage defaults.

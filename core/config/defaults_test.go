@@ -15,6 +15,9 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"server.addr":             DefaultAddr,
 		"server.max_body_bytes":   DefaultServerMaxBodyBytes,
 		"server.shutdown_timeout": DefaultServerShutdownTimeout,
+		"server.read_timeout":     DefaultServerReadTimeout,
+		"server.write_timeout":    DefaultServerWriteTimeout,
+		"server.idle_timeout":     DefaultServerIdleTimeout,
 
 		"storage.synchronous":  DefaultStorageSynchronous,
 		"storage.busy_timeout": DefaultStorageBusyTimeout,

@@ -146,7 +146,7 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 	}
 	now := s.svc.Timestamp()
 	d := &storage.Document{
-		ID: core.NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: text.CollapseSpace(in.Title),
+		ID: core.NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: s.svc.Redact(text.CollapseSpace(in.Title)),
 		ContentType: strings.TrimSpace(in.ContentType), ConnectorID: strings.TrimSpace(in.ConnectorID),
 		Status: storage.DocQueued, CreatedAt: now, UpdatedAt: now,
 	}
@@ -156,7 +156,7 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 	}
 	if len(in.Metadata) > 0 {
 		var compact bytes.Buffer
-		if err := json.Compact(&compact, in.Metadata); err != nil {
+		if err := json.Compact(&compact, s.svc.RedactJSON(in.Metadata)); err != nil {
 			return nil, core.Invalid("metadata", "metadata must be a JSON object")
 		}
 		d.Metadata = compact.String()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/fetch"
 
+	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -99,7 +100,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 			}
 			return nil, err
 		}
-		content, title, ctype = s.svc.Redact(fr.Content), fr.Title, fr.ContentType
+		content, title, ctype = s.svc.Redact(fr.Content), s.svc.Redact(fr.Title), fr.ContentType
 	}
 	if strings.TrimFunc(content, text.IsSpace) == "" {
 		return nil, fmt.Errorf("%w: Empty content", ErrDocumentPermanent)
@@ -143,7 +144,10 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	}
 	tags := []string{"document:" + d.ID}
 	if d.Title != "" {
-		tags = []string{"document:" + d.Title}
+		// A tag has at most config.MaxTagChars characters, so that a
+		// filter on it is accepted.
+		tag := []rune("document:" + d.Title)
+		tags = []string{strings.TrimSpace(string(tag[:min(len(tag), config.MaxTagChars)]))}
 	}
 	var touched, created, replaced []string
 	model := ""

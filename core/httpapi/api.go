@@ -17,7 +17,8 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 
-	"github.com/cairnmem/cairn/core/auth"
+	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core/text"
 
@@ -33,6 +34,8 @@ type API struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	auth    *authGate
+	guard   *browserGuard
+	hc      healthCache
 	routes  map[string]route // by pattern: the table the router and the auth gate share
 }
 
@@ -41,6 +44,7 @@ type API struct {
 func NewAPI(svc *core.Service, version, addr string) *API {
 	a := &API{svc: svc, version: version, started: time.Now(), addr: addr, log: svc.Logger(), mux: http.NewServeMux(), routes: map[string]route{}}
 	a.auth = newAuthGate(a)
+	a.guard = newBrowserGuard(a)
 	for _, rt := range a.routeTable() {
 		a.register(rt)
 	}
@@ -51,7 +55,8 @@ func NewAPI(svc *core.Service, version, addr string) *API {
 func (a *API) SetAddr(addr string) { a.addr = addr }
 
 // Handler returns the API with its middleware: request ids, panic recovery,
-// JSON for the router's own 404/405 answers, and request logging.
+// JSON for the router's own 404/405 answers, request logging, and the
+// browser guard (guard.go) before auth.
 func (a *API) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -76,6 +81,14 @@ func (a *API) Handler() http.Handler {
 			}
 			a.log.Debug("http", "method", r.Method, "route", r.Pattern, "status", rw.status, "ms", time.Since(start).Milliseconds(), "request_id", reqID)
 		}()
+		if refusal, handled := a.guard.check(rw, r); refusal != nil {
+			a.log.Warn("refused browser request", "code", refusal.Code, "method", r.Method, "path", r.URL.Path,
+				"host", r.Host, "origin", r.Header.Get("Origin"), "request_id", reqID)
+			writeError(rw, refusal)
+			return
+		} else if handled {
+			return
+		}
 		a.auth.wrap(a.mux).ServeHTTP(rw, r)
 	})
 }
@@ -118,6 +131,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	}
 	return w.ResponseWriter.Write(b)
 }
+
+// Unwrap lets http.ResponseController reach the connection (export
+// extends its write deadline).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
@@ -163,30 +180,16 @@ func actorOf(r *http.Request, b body) core.Actor {
 
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e := core.AsError(err)
-	if e.Code == core.CodeInternal {
+	if f := a.svc.DB().NoteFault(err); f != storage.FaultNone {
+		// The file failed, not the request: /health reports it, the error
+		// ring keeps it, and the log has the cause.
+		a.log.Error("storage fault", "fault", f, "method", r.Method, "path", r.URL.Path, "err", err)
+		a.svc.Analytics().RecordError(analytics.ErrorEvent{Stage: analytics.StageStorage, Code: analytics.CodeStorageError,
+			Message: e.Code + ": " + err.Error(), RequestID: r.Header.Get("X-Request-Id")})
+	} else if e.Code == core.CodeInternal {
 		a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	writeError(w, e)
-}
-
-func (a *API) health(w http.ResponseWriter, r *http.Request) {
-	out := a.overview(r)
-	if a.svc.Config().Auth.Mode != "" && a.svc.Config().Auth.Mode != auth.ModeLocal {
-		// /health answers without a token: off a local-only setup it says
-		// whether cairn is up and well, not what it holds.
-		out = map[string]any{"authMode": out["authMode"], "health": out["health"], "startedAt": out["startedAt"]}
-	}
-	for k, v := range map[string]any{
-		"status":  "healthy",
-		"uptime":  time.Since(a.started).Seconds(),
-		"pid":     os.Getpid(),
-		"version": a.version,
-		"addr":    a.addr,
-		"db":      true,
-	} {
-		out[k] = v
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 func (a *API) status(w http.ResponseWriter, r *http.Request) {
@@ -434,6 +437,9 @@ func filterFromQuery(r *http.Request) (storage.MemoryFilter, *core.Error) {
 	}
 	if t := q.Get("tags"); t != "" {
 		f.Tags = text.SplitTags(t)
+		if e := core.CheckTags("tags", f.Tags); e != nil {
+			return f, e
+		}
 	}
 	if p := q.Get("pinned"); p != "" {
 		v, ok := parseBool(p)
@@ -819,12 +825,19 @@ func (a *API) export(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	bw := bufio.NewWriter(w)
+	// Nothing is sent until the first 64 KiB are encoded (or the export
+	// ends), so a failure before that is a real error answer, not an empty
+	// 200.
+	out := &exportStream{w: w, rc: http.NewResponseController(w), timeout: a.svc.Config().Server.WriteTimeout.D()}
+	bw := bufio.NewWriterSize(out, 64<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	err := a.svc.Export(r.Context(), f, func(m *core.Memory) error { return enc.Encode(m) })
 	if err != nil {
+		if !out.started {
+			a.fail(w, r, err)
+			return
+		}
 		// Headers are gone; a truncated stream is detected by the client
 		// through the missing trailer line.
 		a.log.Error("export", "err", err)
@@ -832,6 +845,27 @@ func (a *API) export(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = enc.Encode(map[string]any{"_end": true})
 	_ = bw.Flush()
+}
+
+// exportStream starts the NDJSON answer at its first write and pushes the
+// write deadline forward as it goes: a long export is not cut by
+// server.write_timeout while it makes progress.
+type exportStream struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+	started bool
+}
+
+func (s *exportStream) Write(p []byte) (int, error) {
+	if !s.started {
+		s.started = true
+		s.w.Header().Set("Content-Type", "application/x-ndjson")
+	}
+	if s.timeout > 0 {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout)) // not supported by recorders; fine
+	}
+	return s.w.Write(p)
 }
 
 func (a *API) importMemories(w http.ResponseWriter, r *http.Request) {
@@ -881,11 +915,10 @@ func DecodeRecallInput(raw []byte) (core.RecallInput, error) {
 // Serve serves the API on ln until ctx ends, then shuts it down, letting
 // requests in flight finish for up to timeout.
 func (a *API) Serve(ctx context.Context, ln net.Listener, timeout time.Duration) error {
-	srv := &http.Server{
-		Handler:           a.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
+	srv := a.server()
+	hctx, stopHealth := context.WithCancel(ctx)
+	defer stopHealth()
+	go a.runHealth(hctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -902,4 +935,28 @@ func (a *API) Serve(ctx context.Context, ln net.Listener, timeout time.Duration)
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// readHeaderTimeout bounds reading a request's headers.
+const readHeaderTimeout = 10 * time.Second
+
+// server is the http.Server of Serve, with the configured timeouts: a
+// request must arrive whole within server.read_timeout (a trickled body is
+// cut) and be answered within server.write_timeout.
+func (a *API) server() *http.Server {
+	cfg := a.svc.Config().Server
+	or := func(d, def time.Duration) time.Duration {
+		if d <= 0 {
+			return def
+		}
+		return d
+	}
+	read := or(cfg.ReadTimeout.D(), config.DefaultServerReadTimeout)
+	return &http.Server{
+		Handler:           a.Handler(),
+		ReadHeaderTimeout: min(readHeaderTimeout, read),
+		ReadTimeout:       read,
+		WriteTimeout:      or(cfg.WriteTimeout.D(), config.DefaultServerWriteTimeout),
+		IdleTimeout:       or(cfg.IdleTimeout.D(), config.DefaultServerIdleTimeout),
+	}
 }

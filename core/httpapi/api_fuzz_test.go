@@ -2,10 +2,15 @@ package httpapi_test
 
 import (
 	"fmt"
+	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
@@ -229,4 +234,66 @@ func FuzzSanitizeFTSQuery(f *testing.F) {
 			t.Fatalf("recall %q: %s", q, r)
 		}
 	})
+}
+
+// FuzzBrowserGuard sends a recall with fuzzed Host, Origin, Sec-Fetch-Site
+// and Content-Type headers. Whatever they hold, the answer is JSON and
+// never a 5xx, and a request the guard lets through had a loopback, IP or
+// allowed Host, a loopback or trusted Origin (or none, and no cross-site
+// fetch metadata) and a JSON body.
+func FuzzBrowserGuard(f *testing.F) {
+	const trusted = "https://dash.example.com"
+	e := apitest.NewStoreEnv(f, apitest.NoPipeline, func(c *config.Config) {
+		c.Server.AllowedOrigins = []string{trusted}
+		c.Server.AllowedHosts = []string{"cairn.lan"}
+	})
+	f.Fuzz(func(t *testing.T, host, origin, site, contentType string) {
+		// The handler is called in process: the headers need not be
+		// valid on the wire.
+		h := http.Header{"Content-Type": nil}
+		for k, v := range map[string]string{"Origin": origin, "Sec-Fetch-Site": site, "Content-Type": contentType} {
+			if v != "" {
+				h.Set(k, v)
+			}
+		}
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		h.Set("Host", host)
+		input := []byte(fmt.Sprintf("host=%q origin=%q site=%q type=%q", host, origin, site, contentType))
+		r := e.Do(t, "POST", "/api/memory/recall", `{"query":"guard","track":false}`, h)
+		checkAnswer(t, r, input)
+		if r.Status == http.StatusForbidden || r.Status == http.StatusUnsupportedMediaType {
+			return
+		}
+		hn := strings.TrimSuffix(strings.ToLower(strings.Trim(hostOnly(h.Get("Host")), "[]")), ".")
+		if hn != "localhost" && hn != "cairn.lan" && net.ParseIP(hn) == nil {
+			t.Fatalf("%s: a foreign Host passed the guard: %s", input, r)
+		}
+		if o := h.Get("Origin"); o != "" {
+			u, err := url.Parse(o)
+			ok := err == nil && (strings.EqualFold(strings.TrimSuffix(o, "/"), trusted) ||
+				((u.Scheme == "http" || u.Scheme == "https") && loopbackHostname(u.Hostname())))
+			if !ok {
+				t.Fatalf("%s: a foreign Origin passed the guard: %s", input, r)
+			}
+		} else if strings.EqualFold(h.Get("Sec-Fetch-Site"), "cross-site") {
+			t.Fatalf("%s: a cross-site request passed the guard: %s", input, r)
+		}
+		if mt, _, err := mime.ParseMediaType(h.Get("Content-Type")); err != nil || !strings.Contains(mt, "json") {
+			t.Fatalf("%s: a body that is not JSON passed the guard: %s", input, r)
+		}
+	})
+}
+
+func hostOnly(h string) string {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		return host
+	}
+	return h
+}
+
+func loopbackHostname(h string) bool {
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	return h == "localhost" || h == "127.0.0.1" || h == "::1"
 }

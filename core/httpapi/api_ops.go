@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"slices"
@@ -117,9 +118,22 @@ func (a *API) analyticsLatencySamples(w http.ResponseWriter, r *http.Request) {
 }
 
 // overview is what /health and /api/status share: identity, modes,
-// providers, cheap indexed counts and the cached health score.
+// providers, cheap indexed counts and the cached health score. /api/status
+// measures it now; /health answers from a snapshot (health.go).
 func (a *API) overview(r *http.Request) map[string]any {
-	ctx := r.Context()
+	out := a.identity()
+	m, err := a.measure(r.Context())
+	if err != nil {
+		a.svc.DB().NoteFault(err)
+	}
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// identity is the part of the overview that needs no query.
+func (a *API) identity() map[string]any {
 	s := a.svc
 	cfg := s.Config()
 	ps := s.PipelineRuntime().Provider()
@@ -129,7 +143,7 @@ func (a *API) overview(r *http.Request) map[string]any {
 		"available":  ps.Available,
 		"lastError":  firstNonEmpty(ps.ProviderError, ps.LastError),
 	}
-	out := map[string]any{
+	return map[string]any{
 		"version":      a.version,
 		"pid":          os.Getpid(),
 		"uptime":       time.Since(a.started).Seconds(),
@@ -139,23 +153,42 @@ func (a *API) overview(r *http.Request) map[string]any {
 		"pipelineMode": s.PipelineMode(),
 		"providers":    map[string]any{"extraction": extraction, "embedding": a.embeddingSummary()},
 	}
+}
+
+// measure is the part of the overview read from the store: the counts and
+// the health score. err is the first query that failed (the rest is still
+// measured).
+func (a *API) measure(ctx context.Context) (map[string]any, error) {
+	s := a.svc
+	var first error
+	note := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
 	counts := map[string]any{}
 	if live, deleted, err := s.MemoryTotals(ctx); err == nil {
 		counts["memories"], counts["deleted"] = live, deleted
 	} else {
 		a.log.Warn("status counts", "err", err)
+		note(err)
 	}
 	if jobs, err := s.QueueCounts(ctx); err == nil {
 		counts["jobs"] = jobs
+	} else {
+		note(err)
 	}
 	if n, err := s.PendingProposals(ctx); err == nil {
 		counts["pendingProposals"] = n
+	} else {
+		note(err)
 	}
-	out["counts"] = counts
+	out := map[string]any{"counts": counts}
 	if h, err := ops.For(s).HealthSummary(ctx); err == nil {
 		out["health"] = h
 	} else {
 		out["health"] = ops.HealthScore{Status: "unknown"}
+		note(err)
 	}
-	return out
+	return out, first
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -55,11 +56,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *core.
 func readRaw(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *core.Error) {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, tooLarge(limit)
-		}
-		return nil, &core.Error{Code: core.CodeInvalidJSON, Message: "could not read request body"}
+		return nil, bodyReadError(err, limit)
 	}
 	return raw, nil
 }
@@ -69,13 +66,27 @@ func tooLarge(limit int64) *core.Error {
 		Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
 }
 
+// bodyReadError explains why a request body could not be read: too large,
+// too slow (server.read_timeout), or cut off.
+func bodyReadError(err error, limit int64) *core.Error {
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &mbe):
+		return &core.Error{Code: core.CodeTooLarge,
+			Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
+	case errors.As(err, &ne) && ne.Timeout():
+		return &core.Error{Code: CodeRequestTimeout, Message: "the request body did not arrive within server.read_timeout"}
+	}
+	return &core.Error{Code: core.CodeInvalidJSON, Message: "could not read request body"}
+}
+
 // readOptionalBody is readBody for routes whose body may be empty (an
 // empty body is an empty object).
 func readOptionalBody(w http.ResponseWriter, r *http.Request, limit int64) (body, *core.Error) {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		return nil, &core.Error{Code: core.CodeTooLarge,
-			Message: fmt.Sprintf("request body exceeds %d bytes (server.max_body_bytes)", limit)}
+		return nil, bodyReadError(err, limit)
 	}
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		return body{}, nil
@@ -318,17 +329,21 @@ func (b body) tags(names ...string) (*[]string, *core.Error) {
 		empty := []string{}
 		return &empty, nil
 	}
+	var t []string
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		t := text.SplitTags(s)
-		return &t, nil
-	}
 	var arr []string
-	if json.Unmarshal(raw, &arr) == nil {
-		t := text.CleanTags(arr)
-		return &t, nil
+	switch {
+	case json.Unmarshal(raw, &s) == nil:
+		t = text.SplitTags(s)
+	case json.Unmarshal(raw, &arr) == nil:
+		t = text.CleanTags(arr)
+	default:
+		return nil, core.Invalid(name, "%s must be a string, string array, or null", name)
 	}
-	return nil, core.Invalid(name, "%s must be a string, string array, or null", name)
+	if e := core.CheckTags(name, t); e != nil {
+		return nil, e
+	}
+	return &t, nil
 }
 
 // strList reads an optional array of non-empty strings.

@@ -93,10 +93,11 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 		r.Header.Del("Authorization") // nothing downstream may see or log it
 		info := authInfo{requestID: r.Header.Get("X-Request-Id")}
 		switch {
-		case authz == "" && g.cfg().Mode == auth.ModeHybrid && remoteIsLoopback(r):
+		case authz == "" && g.cfg().Mode == auth.ModeHybrid && remoteIsLoopback(r) && !isBrowserRequest(r):
 			// A local caller in hybrid mode is trusted as the owner, as in
 			// local mode; the connection's address decides, never the Host
-			// header, and its rate limits are its address's.
+			// header, a web page in the user's browser is never that caller,
+			// and its rate limits are its address's.
 			info.claims = &auth.Claims{Sub: "local", Role: "admin"}
 			info.limitKey = "addr:" + remoteHost(r)
 		case authz == "":

@@ -179,6 +179,7 @@ func TestAuthHybrid(t *testing.T) {
 	serve := func(remote, host string, h http.Header) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("GET", "/api/memories", nil)
 		req.RemoteAddr = remote
+		req.Host = "127.0.0.1:3850"
 		if host != "" {
 			req.Host = host
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 
@@ -58,6 +59,9 @@ func ReadImportLines(r io.Reader) ([]core.ImportLine, *core.Error) {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, &core.Error{Code: core.CodeTooLarge, Message: "import body is too large; send it in smaller batches"}
+		}
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			return nil, bodyReadError(err, 0)
 		}
 		return nil, lineError(n+1, "", err.Error())
 	}

@@ -170,7 +170,7 @@ func TestRateLimitHybridLocalByAddress(t *testing.T) {
 	e := apitest.NewStoreEnv(t, apitest.AuthMode("hybrid"), func(c *config.Config) { c.Auth.RateForget = 1 })
 	del := func(remote string) int {
 		req := httptest.NewRequest("DELETE", "/api/memory/nope?reason=x", nil)
-		req.RemoteAddr = remote
+		req.RemoteAddr, req.Host = remote, "127.0.0.1:3850"
 		rec := httptest.NewRecorder()
 		e.H.ServeHTTP(rec, req)
 		return rec.Code

@@ -80,7 +80,7 @@ func IngestSpool(ctx context.Context, svc *core.Service, dataDir string) (int, e
 			case "remember":
 				_, err = svc.Hooks().Remember(ctx, h)
 			case "session-end":
-				_, err = svc.Hooks().SessionEnd(ctx, h, true)
+				_, err = svc.Hooks().SessionEnd(ctx, h)
 			default:
 				err = core.Invalid("kind", "unknown spool kind %q", e.Kind)
 			}

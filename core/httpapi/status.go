@@ -34,6 +34,10 @@ var statusByCode = map[string]int{
 	core.CodeMaintenanceInProgress:  http.StatusConflict,
 	core.CodeJobNotRetryable:        http.StatusConflict,
 	core.CodeTooLarge:               http.StatusRequestEntityTooLarge,
+	CodeForbiddenOrigin:             http.StatusForbidden,
+	CodeForbiddenHost:               http.StatusForbidden,
+	CodeUnsupportedMediaType:        http.StatusUnsupportedMediaType,
+	CodeRequestTimeout:              http.StatusRequestTimeout,
 	auth.CodeRateLimited:            http.StatusTooManyRequests,
 	ops.CodeRepairFrozen:            http.StatusTooManyRequests,
 	ops.CodeRepairDisabled:          http.StatusTooManyRequests,
@@ -41,6 +45,10 @@ var statusByCode = map[string]int{
 	ops.CodeRepairBudget:            http.StatusTooManyRequests,
 	core.CodeInternal:               http.StatusInternalServerError,
 	core.CodeFrozen:                 http.StatusServiceUnavailable,
+	core.CodeStorageFull:            http.StatusInsufficientStorage,
+	core.CodeStorageIO:              http.StatusInsufficientStorage,
+	core.CodeStorageCorrupt:         http.StatusServiceUnavailable,
+	core.CodeStorageReadOnly:        http.StatusServiceUnavailable,
 	core.CodeVectorsUnavailable:     http.StatusServiceUnavailable,
 }
 

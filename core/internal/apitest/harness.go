@@ -163,6 +163,9 @@ func (e *Env) SendCtx(ctx context.Context, method, path string, body any, h http
 		for k, v := range h {
 			req.Header[k] = v
 		}
+		if host := h.Get("Host"); host != "" {
+			req.Host = host
+		}
 		res, err := e.Srv.Client().Do(req)
 		if err != nil {
 			return nil, err
@@ -175,11 +178,15 @@ func (e *Env) SendCtx(ctx context.Context, method, path string, body any, h http
 		r = &Resp{Status: res.StatusCode, Header: res.Header, Raw: raw}
 	} else {
 		req := httptest.NewRequestWithContext(ctx, method, path, rd)
+		req.Host = "127.0.0.1" // not httptest's example.com: the API refuses foreign hosts
 		if rd != nil {
 			req.Header.Set("Content-Type", "application/json")
 		}
 		for k, v := range h {
 			req.Header[k] = v
+		}
+		if host := h.Get("Host"); host != "" {
+			req.Host = host
 		}
 		rec := httptest.NewRecorder()
 		e.H.ServeHTTP(rec, req)

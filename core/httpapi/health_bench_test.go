@@ -1,0 +1,123 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/httpapi"
+)
+
+// healthLoadClients is how many clients mix remember and recall while
+// /health is measured.
+const healthLoadClients = 50
+
+// BenchmarkHealthUnderLoad measures GET /health while 50 clients mix
+// remember and recall on a real store of a thousand memories. Each
+// iteration is one /health request; the latency percentiles are reported
+// (p50-ms, p90-ms, p99-ms, max-ms), with the load's own throughput.
+//
+//	go test -run '^$' -bench BenchmarkHealthUnderLoad -benchtime 300x ./core/httpapi/
+func BenchmarkHealthUnderLoad(b *testing.B) {
+	svc := benchService(b)
+	ctx := context.Background()
+	for i := range 1000 {
+		_, err := svc.Remember(ctx, core.RememberInput{
+			Content: fmt.Sprintf("seed memory %d: service %d deploys from branch release-%d and pages team %d", i, i%37, i%11, i%7),
+			Tags:    []string{"seed", fmt.Sprintf("team%d", i%7)},
+		}, core.Actor{Name: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(httpapi.NewAPI(svc, "bench", "127.0.0.1:0").Handler())
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: healthLoadClients + 8, MaxConnsPerHost: 0}}
+
+	post := func(path string, body any) error {
+		raw, _ := json.Marshal(body)
+		resp, err := client.Post(srv.URL+path, "application/json", bytes.NewReader(raw))
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: HTTP %d", path, resp.StatusCode)
+		}
+		return nil
+	}
+	loadCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var ops atomic.Int64
+	var loadErr atomic.Value
+	for c := range healthLoadClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; loadCtx.Err() == nil; i++ {
+				err := post("/api/memory/remember", map[string]any{
+					"content": fmt.Sprintf("load memory %d of client %d: the build cache for service %d lives in /var/cache/b%d", i, c, i%37, c),
+					"tags":    []string{"load"},
+				})
+				if err == nil {
+					err = post("/api/memory/recall", map[string]any{"query": fmt.Sprintf("deploy service %d release", (i+c)%37), "limit": 10})
+				}
+				if err != nil {
+					if loadCtx.Err() == nil {
+						loadErr.Store(err)
+					}
+					return
+				}
+				ops.Add(2)
+			}
+		}()
+	}
+	time.Sleep(200 * time.Millisecond) // let the load reach its steady state
+
+	lat := make([]time.Duration, 0, b.N)
+	start := time.Now()
+	opsBefore := ops.Load()
+	b.ResetTimer()
+	for b.Loop() {
+		t0 := time.Now()
+		resp, err := client.Get(srv.URL + "/health")
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("/health: HTTP %d", resp.StatusCode)
+		}
+		lat = append(lat, time.Since(t0))
+		time.Sleep(5 * time.Millisecond) // a poller, not a flood
+	}
+	b.StopTimer()
+	loadOps := float64(ops.Load()-opsBefore) / time.Since(start).Seconds()
+	stop()
+	wg.Wait()
+	if err, _ := loadErr.Load().(error); err != nil {
+		b.Fatalf("load: %v", err)
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		i := max(0, int(float64(len(lat))*p+0.999999)-1)
+		return float64(lat[min(i, len(lat)-1)].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.90), "p90-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(pct(1), "max-ms")
+	b.ReportMetric(loadOps, "load-req/s")
+}
