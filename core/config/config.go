@@ -28,6 +28,7 @@ type Config struct {
 	Guardrails GuardrailsConfig `toml:"guardrails"`
 	Embedding  EmbeddingConfig  `toml:"embedding"`
 	Search     SearchConfig     `toml:"search"`
+	Graph      GraphConfig      `toml:"graph"`
 	Hints      HintsConfig      `toml:"hints"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
 	Hooks      HooksConfig      `toml:"hooks"`
@@ -301,6 +302,7 @@ func DefaultConfig() Config {
 			CoverageWeight: DefaultSearchCoverageWeight,
 			Dampening:      DefaultSearchDampening,
 		},
+		Graph:      DefaultGraphConfig(),
 		Hints:      HintsConfig{Max: DefaultHintsMax},
 		Pipeline:   PipelineConfig{Enabled: DefaultPipelineEnabled, ShadowMode: DefaultPipelineShadowMode},
 		PipelineV2: DefaultPipelineV2Config(),
