@@ -114,7 +114,7 @@ func isTrailPunct(r rune) bool {
 // tokenize splits text into words, recording sentence and line starts and
 // the punctuation between words.
 func tokenize(s string) []token {
-	var out []token
+	out := make([]token, 0, len(s)/6+4)
 	i := 0
 	newline, sentEnd, pendingBrk := true, true, false
 	for i < len(s) {
