@@ -418,7 +418,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	boosted := s.graphBoost(ctx, query, cands)
 	var hubs map[string]bool
 	if cfg.Dampening {
-		hubs = s.hubCandidates(ctx, cands)
+		hubs = s.hubCandidates(ctx, query, cands)
 	}
 	for _, c := range cands {
 		if c.mem == nil {

@@ -278,26 +278,6 @@ func LeastEntityMentions(ctx context.Context, q Querier, memoryIDs []string) (ma
 	return out, rows.Err()
 }
 
-const countEntitiesQuery = `SELECT count(*) FROM entities`
-
-// CountEntities counts entities.
-func CountEntities(ctx context.Context, q Querier) (int64, error) {
-	var n int64
-	err := q.QueryRowContext(ctx, countEntitiesQuery).Scan(&n)
-	return n, err
-}
-
-const entityMentionsAtQuery = `SELECT mentions FROM entities ORDER BY mentions LIMIT 1 OFFSET ?`
-
-// EntityMentionsAt returns the mention count of the entity at rank offset
-// (0-based) in ascending order of mentions: with offset p·(n-1) it is the
-// p-quantile, nearest rank below.
-func EntityMentionsAt(ctx context.Context, q Querier, offset int64) (int64, error) {
-	var n int64
-	err := q.QueryRowContext(ctx, entityMentionsAtQuery, offset).Scan(&n)
-	return n, err
-}
-
 // Entity is one row of entities.
 type Entity struct {
 	ID            string

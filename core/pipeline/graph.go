@@ -178,7 +178,6 @@ func (s *Pipeline) PersistGraph(ctx context.Context, memoryID string, res extrac
 		st.Error = err.Error()
 		return st, err
 	}
-	core.HubCache.Delete(s.svc.DB())
 	return st, nil
 }
 

@@ -191,24 +191,37 @@ func TestGraphBoostLiftsLinkedMemory(t *testing.T) {
 	}
 }
 
+// TestGraphHubDampening: a memory whose every entity is a hub (named by
+// at least half the live memories) is dampened ×0.7, unless the query
+// names the hub; an entity merely above the 90th percentile of mention
+// counts is no hub.
 func TestGraphHubDampening(t *testing.T) {
 	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
-	niche := []string{"Alder", "Birch", "Cedar", "Dogwood", "Elm", "Fir", "Ginkgo", "Hazel", "Juniper"}
 	hub := e.MustID(t, "zebra notes on the hub topic")
 	plain := e.MustID(t, "zebra notes on a niche topic")
-	e.Persist(t, hub, extract.ExtractionResult{Entities: []extract.Entity{{Source: "Acme Corp", Relationship: "is", Target: "Acme Corp", Confidence: 1}}})
-	e.Persist(t, plain, extract.ExtractionResult{Entities: []extract.Entity{{Source: "Niche " + niche[0], Relationship: "is", Target: "Niche " + niche[0], Confidence: 1}}})
-	// Nine more memories name the hub; eight more niche entities with one
-	// mention each: P90 of mentions is 1, the hub has 10.
-	for i := 1; i <= 9; i++ {
+	often := e.MustID(t, "zebra notes on a frequent topic")
+	link := func(id, name string) {
+		t.Helper()
+		e.Persist(t, id, extract.ExtractionResult{Entities: []extract.Entity{{Source: name, Relationship: "is", Target: name, Confidence: 1}}})
+	}
+	link(hub, "Acme Corp")
+	link(plain, "Niche Alder")
+	link(often, "Frequent Widget")
+	// 24 memories: Acme Corp is named by 12 of them, Frequent Widget by 6
+	// (far above the 90th percentile of mention counts, 1), the rest by one.
+	for i := 1; i <= 21; i++ {
 		id := e.MustID(t, fmt.Sprintf("filler memory number %d", i))
-		e.Persist(t, id, extract.ExtractionResult{Entities: []extract.Entity{{Source: "Acme Corp", Relationship: "is", Target: "Acme Corp", Confidence: 1}}})
-		if i <= 8 {
-			e.Persist(t, id, extract.ExtractionResult{Entities: []extract.Entity{{Source: "Niche " + niche[i], Relationship: "is", Target: "Niche " + niche[i], Confidence: 1}}})
+		switch {
+		case i <= 11:
+			link(id, "Acme Corp")
+		case i <= 16:
+			link(id, "Frequent Widget")
+		default:
+			link(id, fmt.Sprintf("Niche Thing%c", 'a'+i))
 		}
 	}
 	hits := recallParts(t, e, "zebra notes")
-	if hits[hub] == nil || hits[plain] == nil {
+	if hits[hub] == nil || hits[plain] == nil || hits[often] == nil {
 		t.Fatalf("missing hits %v", hits)
 	}
 	if got := hits[hub].Explain.Dampening; math.Abs(got-0.7) > 1e-9 {
@@ -217,10 +230,32 @@ func TestGraphHubDampening(t *testing.T) {
 	if got := hits[plain].Explain.Dampening; got != 1 {
 		t.Fatalf("non-hub dampening %v, want 1", got)
 	}
+	if got := hits[often].Explain.Dampening; got != 1 {
+		t.Fatalf("an entity above the P90 but named by a quarter of the store dampened: %v", got)
+	}
+	// A query naming the hub targets it: its memories are not dampened.
+	if got := recallParts(t, e, "zebra notes about Acme Corp")[hub].Explain.Dampening; got != 1 {
+		t.Fatalf("hub named by the query dampened: %v", got)
+	}
 	// A memory linked to a hub and a non-hub is not dampened.
-	e.Persist(t, hub, extract.ExtractionResult{Entities: []extract.Entity{{Source: "Rare Widget", Relationship: "is", Target: "Rare Widget", Confidence: 1}}})
+	link(hub, "Rare Widget")
 	if got := recallParts(t, e, "zebra notes")[hub].Explain.Dampening; got != 1 {
 		t.Fatalf("mixed links dampened: %v", got)
+	}
+	// With the graph off, nothing is a hub and nothing is persisted.
+	hub2 := e.MustID(t, "zebra notes on another hub topic")
+	link(hub2, "Acme Corp")
+	if got := recallParts(t, e, "zebra notes")[hub2].Explain.Dampening; math.Abs(got-0.7) > 1e-9 {
+		t.Fatalf("second hub memory: dampening %v", got)
+	}
+	cfg := e.Svc.Config()
+	cfg.Graph.Enabled = false
+	e.Svc = core.NewService(e.DB, cfg, core.ServiceOptions{Now: e.Clock.Now})
+	if got := recallParts(t, e, "zebra notes")[hub2].Explain.Dampening; got != 1 {
+		t.Fatalf("graph off, dampening %v", got)
+	}
+	if st := e.Persist(t, plain, extract.ExtractionResult{Entities: []extract.Entity{{Source: "Other Widget", Relationship: "is", Target: "Other Widget", Confidence: 1}}}); st.Entities != 0 {
+		t.Fatalf("graph off, persisted %+v", st)
 	}
 }
 
