@@ -80,9 +80,10 @@ func (s *Service) graphBoost(ctx context.Context, query string, cands map[string
 
 var errGraphDeadline = errors.New("graph lookup deadline exceeded")
 
-// rarity maps an entity mentioned by df of n memories to [0,1]: 1 for an
-// entity one memory in a store of any size mentions (df ≤ ½), falling
-// with log(n/df) to 0 when half the store mentions it, and 0 beyond.
+// rarity maps an entity mentioned by df of n memories to [0,1]:
+// log(n/2df)/log(n/2), which is 1 for an entity a single memory mentions
+// and falls with log(1/df) to 0 when half the store mentions it (and
+// stays 0 beyond).
 func rarity(df, n int64) float64 {
 	if df <= 0 || n <= 2 {
 		return 0

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
@@ -100,6 +101,7 @@ func TestGraphBoostConfig(t *testing.T) {
 		{"disabled", func(c *config.Config) { c.Graph.Enabled = false }, false, false},
 		{"weight zero", func(c *config.Config) { c.Graph.BoostWeight = 0 }, true, false},
 		{"weight one", func(c *config.Config) { c.Graph.BoostWeight = 1 }, true, true},
+		{"deadline passed", func(c *config.Config) { c.Graph.BoostTimeout = config.Duration(time.Nanosecond) }, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, _, rare, _, _, _ := boostEnv(t, tc.mod)
