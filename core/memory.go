@@ -187,6 +187,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	if s.cfg.Pipeline.Enabled {
 		base.ExtractionStatus = "pending"
 	}
+	protectDecision(&base, pre.Body, in)
 
 	if text.CharCount(pre.Body) > s.cfg.Guardrails.MaxContentChars {
 		return s.rememberChunks(ctx, pre.Body, base, actor)
@@ -387,6 +388,9 @@ func (s *Service) InsertNew(ctx context.Context, tx *storage.Tx, m *storage.Memo
 	}
 	if err := storage.InsertMemory(ctx, tx, m); err != nil {
 		return fmt.Errorf("insert memory: %w", err)
+	}
+	if err := s.linkEntities(ctx, tx, m); err != nil {
+		return err
 	}
 	if err := s.writeHints(ctx, tx, m); err != nil {
 		return err

@@ -208,6 +208,11 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 				return err
 			}
 		}
+		if contentChanged {
+			if err := s.relinkEntities(ctx, tx, m); err != nil {
+				return err
+			}
+		}
 		meta := map[string]any{"changedFields": changed, "contentChanged": contentChanged}
 		if p.IfVersion != nil {
 			meta["ifVersion"] = *p.IfVersion
@@ -394,6 +399,9 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		m.UpdatedAt, m.UpdatedBy = s.Timestamp(), actor.Name
 		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
 			return fmt.Errorf("recover memory: %w", err)
+		}
+		if err := s.linkEntities(ctx, tx, m); err != nil {
+			return err // links kept while it was a tombstone stay; lost ones come back
 		}
 		content := m.Content
 		if err := s.AddHistory(ctx, tx, m.ID, storage.EventRecovered, nil, &content, actor, in.Reason, nil); err != nil {

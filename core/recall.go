@@ -467,7 +467,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	boosted := s.graphBoost(ctx, query, cands)
 	var hubs map[string]bool
 	if cfg.Dampening {
-		hubs = s.hubCandidates(ctx, cands)
+		hubs = s.hubCandidates(ctx, query, cands)
 	}
 	for _, c := range cands {
 		if c.mem == nil {
@@ -495,8 +495,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 			c.fused = alpha*v + (1-alpha)*c.keyword
 		}
 		score := c.fused
-		if boosted[c.id] {
-			w := graphBoostWeight
+		if w := boosted[c.id]; w > 0 {
 			c.graph = w * (1 - score)
 			score = (1-w)*score + w
 		}
@@ -510,9 +509,6 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 		c.final = score
 	}
 }
-
-// graphBoostWeight is seed 000's additive graph boost.
-const graphBoostWeight = 0.15
 
 // graphBoost is in graph.go.
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -20,10 +21,39 @@ const upsertEntityQuery = `INSERT INTO entities (id, name, canonical_name, entit
 // UpsertEntity creates the entity of canonical name with id (and no
 // mentions yet), or touches the existing one, which takes entityType if
 // its own is "unknown". It returns the entity's id: id when it was created.
+// The inline linker writes through it: its guessed types never overwrite
+// a type already known.
 func UpsertEntity(ctx context.Context, q Querier, id, name, canonical, entityType, now string) (string, error) {
 	var got string
 	err := q.QueryRowContext(ctx, upsertEntityQuery, id, name, canonical, entityType, now, now).Scan(&got)
 	return got, err
+}
+
+const refineEntityQuery = `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
+	VALUES (?, ?, ?, ?, 0, ?, ?)
+	ON CONFLICT (canonical_name) DO UPDATE SET updated_at = excluded.updated_at,
+		entity_type = CASE WHEN excluded.entity_type = 'unknown' THEN entities.entity_type ELSE excluded.entity_type END
+	RETURNING id`
+
+// RefineEntity is UpsertEntity for the extraction pipeline, whose types
+// come from a deeper reading than the linker's: a type other than
+// "unknown" replaces the entity's.
+func RefineEntity(ctx context.Context, q Querier, id, name, canonical, entityType, now string) (string, error) {
+	var got string
+	err := q.QueryRowContext(ctx, refineEntityQuery, id, name, canonical, entityType, now, now).Scan(&got)
+	return got, err
+}
+
+const entityIDQuery = `SELECT id FROM entities WHERE canonical_name = ?`
+
+// EntityID returns the id of the entity of canonical name, or ErrNotFound.
+func EntityID(ctx context.Context, q Querier, canonical string) (string, error) {
+	var id string
+	err := q.QueryRowContext(ctx, entityIDQuery, canonical).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	return id, err
 }
 
 const linkMentionQuery = `INSERT OR IGNORE INTO memory_entity_mentions (memory_id, entity_id, mention_text, confidence, created_at)
@@ -46,6 +76,52 @@ func LinkMention(ctx context.Context, q Querier, memoryID, entityID, text string
 		return true, err
 	}
 	return true, nil
+}
+
+const raiseMentionConfQuery = `UPDATE memory_entity_mentions SET confidence = ?
+	WHERE memory_id = ? AND entity_id = ? AND (confidence IS NULL OR confidence < ?)`
+
+// RaiseMentionConfidence raises the confidence of an existing link to
+// confidence when it was lower (the pipeline confirming a linker mention).
+func RaiseMentionConfidence(ctx context.Context, q Querier, memoryID, entityID string, confidence float64) error {
+	_, err := q.ExecContext(ctx, raiseMentionConfQuery, confidence, memoryID, entityID, confidence)
+	return err
+}
+
+// UnlinkMemory removes every entity link of memoryID, as when its content
+// changed: each linked entity counts one mention less, and an entity left
+// with no mention and no link is deleted with its relations. It returns
+// the links removed.
+func UnlinkMemory(ctx context.Context, q Querier, memoryID string) (int64, error) {
+	ids, err := Strings(ctx, q, `SELECT entity_id FROM memory_entity_mentions WHERE memory_id = ?`, memoryID)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	res, err := q.ExecContext(ctx, `DELETE FROM memory_entity_mentions WHERE memory_id = ?`, memoryID)
+	if err != nil {
+		return 0, fmt.Errorf("delete mentions: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	list := jsonList(ids)
+	if _, err := q.ExecContext(ctx, `UPDATE entities SET mentions = max(mentions - 1, 0)
+		WHERE id IN (SELECT value FROM json_each(?))`, list); err != nil {
+		return n, fmt.Errorf("decrement mentions: %w", err)
+	}
+	orphans, err := Strings(ctx, q, `SELECT e.id FROM entities e
+		WHERE e.id IN (SELECT value FROM json_each(?)) AND e.mentions <= 0
+		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_id = e.id)`, list)
+	if err != nil || len(orphans) == 0 {
+		return n, err
+	}
+	olist := jsonList(orphans)
+	if _, err := q.ExecContext(ctx, `DELETE FROM relations WHERE source_entity_id IN (SELECT value FROM json_each(?))
+		OR target_entity_id IN (SELECT value FROM json_each(?))`, olist, olist); err != nil {
+		return n, fmt.Errorf("delete relations: %w", err)
+	}
+	if _, err := q.ExecContext(ctx, `DELETE FROM entities WHERE id IN (SELECT value FROM json_each(?))`, olist); err != nil {
+		return n, fmt.Errorf("delete entities: %w", err)
+	}
+	return n, nil
 }
 
 // Relation is the state of one relation between two entities.
@@ -95,49 +171,85 @@ func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// EntitiesNamed returns the ids of up to limit entities whose canonical
-// name contains any of terms, most mentioned first.
-func EntitiesNamed(ctx context.Context, q Querier, terms []string, limit int) ([]string, error) {
-	var where []string
-	var args []any
-	for _, t := range terms {
-		where = append(where, `canonical_name LIKE ? ESCAPE '\'`)
-		args = append(args, "%"+likeEscape(t)+"%")
-	}
-	args = append(args, limit)
-	return Strings(ctx, q, `SELECT id FROM entities WHERE `+strings.Join(where, " OR ")+
-		` ORDER BY mentions DESC, id LIMIT ?`, args...)
+// EntityCount is an entity and the number of memories mentioning it.
+type EntityCount struct {
+	ID       string
+	Mentions int64
 }
 
-// EntityNeighbors returns up to limit entities one relation away from any
-// of ids, in either direction.
-func EntityNeighbors(ctx context.Context, q Querier, ids []string, limit int) ([]string, error) {
-	in := placeholders(len(ids))
-	var args []any
-	for range 2 {
-		for _, id := range ids {
-			args = append(args, id)
+func entityCounts(ctx context.Context, q Querier, query string, args ...any) ([]EntityCount, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []EntityCount
+	for rows.Next() {
+		var e EntityCount
+		if err := rows.Scan(&e.ID, &e.Mentions); err != nil {
+			return nil, err
 		}
+		out = append(out, e)
 	}
-	args = append(args, limit)
-	return Strings(ctx, q, `SELECT target_entity_id FROM relations WHERE source_entity_id IN (`+in+`)
-		UNION SELECT source_entity_id FROM relations WHERE target_entity_id IN (`+in+`) LIMIT ?`, args...)
+	return out, rows.Err()
 }
 
-// MemoriesMentioning returns up to limit of memoryIDs that are live and
-// mention any of entityIDs.
-func MemoriesMentioning(ctx context.Context, q Querier, entityIDs, memoryIDs []string, limit int) ([]string, error) {
-	args := make([]any, 0, len(entityIDs)+len(memoryIDs)+1)
-	for _, id := range entityIDs {
-		args = append(args, id)
+// EntitiesByName returns the entities whose canonical name is exactly one
+// of names (an indexed lookup, never a substring match), with their
+// mention counts.
+func EntitiesByName(ctx context.Context, q Querier, names []string) ([]EntityCount, error) {
+	if len(names) == 0 {
+		return nil, nil
 	}
-	for _, id := range memoryIDs {
-		args = append(args, id)
+	return entityCounts(ctx, q, `SELECT id, mentions FROM entities WHERE canonical_name IN (SELECT value FROM json_each(?))
+		ORDER BY id`, jsonList(names))
+}
+
+// NeighborCounts returns up to limit entities one relation away from any
+// of ids, in either direction, not themselves among ids, with their
+// mention counts; the most observed relations first.
+func NeighborCounts(ctx context.Context, q Querier, ids []string, limit int) ([]EntityCount, error) {
+	if len(ids) == 0 {
+		return nil, nil
 	}
-	args = append(args, limit)
-	return Strings(ctx, q, `SELECT DISTINCT mem.memory_id FROM memory_entity_mentions mem
+	list := jsonList(ids)
+	return entityCounts(ctx, q, `SELECT e.id, e.mentions FROM (
+			SELECT target_entity_id AS id, mentions, confidence FROM relations WHERE source_entity_id IN (SELECT value FROM json_each(?1))
+			UNION ALL
+			SELECT source_entity_id, mentions, confidence FROM relations WHERE target_entity_id IN (SELECT value FROM json_each(?1))
+		) r JOIN entities e ON e.id = r.id
+		WHERE r.id NOT IN (SELECT value FROM json_each(?1))
+		GROUP BY e.id ORDER BY max(r.mentions) DESC, max(r.confidence) DESC, e.id LIMIT ?2`, list, limit)
+}
+
+// Link is one memory's link to one entity.
+type Link struct {
+	MemoryID, EntityID string
+}
+
+// LiveLinks returns the links between the live memories among memoryIDs
+// and the entities among entityIDs.
+func LiveLinks(ctx context.Context, q Querier, entityIDs, memoryIDs []string) ([]Link, error) {
+	if len(entityIDs) == 0 || len(memoryIDs) == 0 {
+		return nil, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT mem.memory_id, mem.entity_id FROM memory_entity_mentions mem
 		JOIN memories m ON m.id = mem.memory_id AND m.is_deleted = 0
-		WHERE mem.entity_id IN (`+placeholders(len(entityIDs))+`) AND mem.memory_id IN (`+placeholders(len(memoryIDs))+`) LIMIT ?`, args...)
+		WHERE mem.entity_id IN (SELECT value FROM json_each(?)) AND mem.memory_id IN (SELECT value FROM json_each(?))`,
+		jsonList(entityIDs), jsonList(memoryIDs))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Link
+	for rows.Next() {
+		var l Link
+		if err := rows.Scan(&l.MemoryID, &l.EntityID); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
 }
 
 // LeastEntityMentions returns, for each of memoryIDs linked to an entity,
@@ -164,26 +276,6 @@ func LeastEntityMentions(ctx context.Context, q Querier, memoryIDs []string) (ma
 		out[id] = least
 	}
 	return out, rows.Err()
-}
-
-const countEntitiesQuery = `SELECT count(*) FROM entities`
-
-// CountEntities counts entities.
-func CountEntities(ctx context.Context, q Querier) (int64, error) {
-	var n int64
-	err := q.QueryRowContext(ctx, countEntitiesQuery).Scan(&n)
-	return n, err
-}
-
-const entityMentionsAtQuery = `SELECT mentions FROM entities ORDER BY mentions LIMIT 1 OFFSET ?`
-
-// EntityMentionsAt returns the mention count of the entity at rank offset
-// (0-based) in ascending order of mentions: with offset p·(n-1) it is the
-// p-quantile, nearest rank below.
-func EntityMentionsAt(ctx context.Context, q Querier, offset int64) (int64, error) {
-	var n int64
-	err := q.QueryRowContext(ctx, entityMentionsAtQuery, offset).Scan(&n)
-	return n, err
 }
 
 // Entity is one row of entities.

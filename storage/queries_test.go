@@ -3,6 +3,7 @@ package storage_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"testing"
@@ -294,44 +295,43 @@ func TestGraphQueries(t *testing.T) {
 		t.Fatalf("relation = %+v, %v", rel, err)
 	}
 
+	counts := func(es []storage.EntityCount) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, fmt.Sprintf("%s:%d", e.ID, e.Mentions))
+		}
+		return out
+	}
 	for _, tc := range []struct {
-		terms []string
+		names []string
 		want  []string
 	}{
-		{[]string{"sql"}, []string{"e2"}},
-		{[]string{"_"}, []string{"e1"}},                  // an underscore is literal, not a wildcard
-		{[]string{"%"}, []string{"e3"}},                  // so is a percent sign
-		{[]string{"lang", "lite"}, []string{"e2", "e1"}}, // most mentioned first
-		{[]string{"nothing"}, nil},
+		{[]string{"SQLite"}, []string{"e2:2"}},
+		{[]string{"SQL"}, nil},  // exact names only, never a substring
+		{[]string{"Go_%"}, nil}, // no wildcards either
+		{[]string{"100% test", "Go_lang", "nothing"}, []string{"e1:1", "e3:1"}},
+		{nil, nil},
 	} {
-		got, err := storage.EntitiesNamed(ctx, r, tc.terms, 10)
-		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("EntitiesNamed(%v) = %v, %v; want %v", tc.terms, got, err, tc.want)
+		got, err := storage.EntitiesByName(ctx, r, tc.names)
+		if err != nil || !slices.Equal(counts(got), tc.want) {
+			t.Errorf("EntitiesByName(%v) = %v, %v; want %v", tc.names, counts(got), err, tc.want)
 		}
 	}
 	for _, tc := range []struct {
 		ids, want []string
-	}{{[]string{"e1"}, []string{"e2"}}, {[]string{"e2"}, []string{"e1"}}, {[]string{"e3"}, nil}} {
-		got, err := storage.EntityNeighbors(ctx, r, tc.ids, 10)
-		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("EntityNeighbors(%v) = %v, %v", tc.ids, got, err)
+	}{{[]string{"e1"}, []string{"e2:2"}}, {[]string{"e2"}, []string{"e1:1"}}, {[]string{"e1", "e2"}, nil}, {[]string{"e3"}, nil}} {
+		got, err := storage.NeighborCounts(ctx, r, tc.ids, 10)
+		if err != nil || !slices.Equal(counts(got), tc.want) {
+			t.Errorf("NeighborCounts(%v) = %v, %v; want %v", tc.ids, counts(got), err, tc.want)
 		}
 	}
-	got, err := storage.MemoriesMentioning(ctx, r, []string{"e2", "e3"}, []string{"m1", "m3", "m9"}, 10)
-	if err != nil || !slices.Equal(got, []string{"m1"}) {
-		t.Fatalf("memories mentioning = %v, %v", got, err)
+	links, err := storage.LiveLinks(ctx, r, []string{"e2", "e3"}, []string{"m1", "m3", "m9"})
+	if err != nil || len(links) != 1 || links[0] != (storage.Link{MemoryID: "m1", EntityID: "e2"}) {
+		t.Fatalf("live links = %v, %v (m3 is a tombstone)", links, err)
 	}
 	least, err := storage.LeastEntityMentions(ctx, r, []string{"m1", "m2", "m9"})
 	if err != nil || len(least) != 2 || least["m1"] != 1 || least["m2"] != 2 {
 		t.Fatalf("least mentions = %v, %v", least, err)
-	}
-	if n, err := storage.CountEntities(ctx, r); err != nil || n != 3 {
-		t.Fatalf("entities = %d, %v", n, err)
-	}
-	for off, want := range []int64{1, 1, 2} {
-		if got, err := storage.EntityMentionsAt(ctx, r, int64(off)); err != nil || got != want {
-			t.Errorf("mentions at %d = %d, %v; want %d", off, got, err, want)
-		}
 	}
 	ents, err := storage.ListEntities(ctx, r, "", 10)
 	if err != nil || len(ents) != 3 || ents[0].ID != "e2" || ents[0].Mentions != 2 {
@@ -339,6 +339,68 @@ func TestGraphQueries(t *testing.T) {
 	}
 	if ents, err := storage.ListEntities(ctx, r, "_", 10); err != nil || len(ents) != 1 || ents[0].EntityType != "language" {
 		t.Fatalf("entities named _ = %+v, %v", ents, err)
+	}
+
+	// The linker's guess never replaces a type; the pipeline's does,
+	// unless it is "unknown".
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		for _, u := range []struct {
+			refine    bool
+			typ, want string
+		}{{false, "tool", "language"}, {true, "unknown", "language"}, {true, "library", "library"}} {
+			up := storage.UpsertEntity
+			if u.refine {
+				up = storage.RefineEntity
+			}
+			if id, err := up(ctx, tx, "e8", "x", "Go_lang", u.typ, ts(0)); err != nil || id != "e1" {
+				return fmt.Errorf("upsert %+v: %q %v", u, id, err)
+			}
+			if ents, _ := storage.ListEntities(ctx, tx, "_", 1); ents[0].EntityType != u.want {
+				t.Errorf("after %+v type is %s", u, ents[0].EntityType)
+			}
+		}
+		if id, err := storage.EntityID(ctx, tx, "SQLite"); err != nil || id != "e2" {
+			t.Errorf("EntityID = %q, %v", id, err)
+		}
+		if _, err := storage.EntityID(ctx, tx, "sqlite"); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("EntityID of an unknown name: %v", err)
+		}
+		if err := storage.RaiseMentionConfidence(ctx, tx, "m2", "e2", 0.95); err != nil {
+			return err
+		}
+		return storage.RaiseMentionConfidence(ctx, tx, "m1", "e2", 0.5) // lower: kept at 0.9
+	})
+	var conf2, conf1 float64
+	if err := r.QueryRowContext(ctx, `SELECT (SELECT confidence FROM memory_entity_mentions WHERE memory_id = 'm2' AND entity_id = 'e2'),
+		(SELECT confidence FROM memory_entity_mentions WHERE memory_id = 'm1' AND entity_id = 'e2')`).Scan(&conf2, &conf1); err != nil {
+		t.Fatal(err)
+	}
+	if conf2 != 0.95 || conf1 != 0.9 {
+		t.Fatalf("confidences %v %v, want 0.95 and 0.9", conf2, conf1)
+	}
+
+	// Unlinking m1: e2 (also named by m2) loses a mention, e1 (named by m1
+	// only) is deleted with its relation.
+	var removed int64
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		var err error
+		removed, err = storage.UnlinkMemory(ctx, tx, "m1")
+		return err
+	})
+	ents, err = storage.ListEntities(ctx, r, "", 10)
+	if err != nil || removed != 2 || len(ents) != 2 || ents[1].ID != "e2" || ents[1].Mentions != 1 || ents[0].ID != "e3" {
+		t.Fatalf("after unlinking m1 (%d links): %+v, %v", removed, ents, err)
+	}
+	if _, err := storage.FindRelation(ctx, r, "e1", "e2", "uses"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("the orphan's relation survived: %v", err)
+	}
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		var err error
+		removed, err = storage.UnlinkMemory(ctx, tx, "m1") // nothing left: a no-op
+		return err
+	})
+	if removed != 0 {
+		t.Fatalf("second unlink removed %d", removed)
 	}
 }
 

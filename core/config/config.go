@@ -28,6 +28,7 @@ type Config struct {
 	Guardrails GuardrailsConfig `toml:"guardrails"`
 	Embedding  EmbeddingConfig  `toml:"embedding"`
 	Search     SearchConfig     `toml:"search"`
+	Graph      GraphConfig      `toml:"graph"`
 	Hints      HintsConfig      `toml:"hints"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
 	Hooks      HooksConfig      `toml:"hooks"`
@@ -328,6 +329,7 @@ func DefaultConfig() Config {
 
 			MinVectorSimilarity: DefaultSearchMinVectorSimilarity,
 		},
+		Graph:      DefaultGraphConfig(),
 		Hints:      HintsConfig{Max: DefaultHintsMax},
 		Pipeline:   PipelineConfig{Enabled: DefaultPipelineEnabled, ShadowMode: DefaultPipelineShadowMode},
 		PipelineV2: DefaultPipelineV2Config(),

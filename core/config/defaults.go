@@ -143,6 +143,18 @@ const (
 	DefaultSearchDampening = true
 )
 
+// Graph defaults.
+const (
+	// DefaultGraphEnabled writes the knowledge graph and uses it in recall.
+	DefaultGraphEnabled = true
+	// DefaultGraphBoostWeight is the largest graph boost of a recall
+	// candidate (measured on LoCoMo, see the README).
+	DefaultGraphBoostWeight = 0.1
+	// DefaultGraphBoostTimeout bounds the boost's lookups on the recall
+	// path.
+	DefaultGraphBoostTimeout = 50 * time.Millisecond
+)
+
 // Hints defaults (hints are off by default).
 const (
 	// DefaultHintsMax is how many hypothetical questions a memory gets.

@@ -56,6 +56,10 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"search.coverage_weight":       DefaultSearchCoverageWeight,
 		"search.dampening":             DefaultSearchDampening,
 
+		"graph.enabled":       DefaultGraphEnabled,
+		"graph.boost_weight":  DefaultGraphBoostWeight,
+		"graph.boost_timeout": DefaultGraphBoostTimeout,
+
 		"hints.max": DefaultHintsMax,
 
 		"pipeline.enabled":     DefaultPipelineEnabled,

@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core/entities"
 	"github.com/cairnmem/cairn/core/text"
 )
 
@@ -902,35 +903,11 @@ func jsonIDField(raw json.RawMessage) string {
 
 // --- heuristic extraction ---------------------------------------------------
 
-// decisionPatterns is seed 003's decision battery (inline entity linker,
-// "Decision Auto-Protection").
-var decisionPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)\b(?:chose|chosen)\s+(?:to\s+use\s+)?\S+(?:\s+\S+){0,4}?\s+over\b`),
-	regexp.MustCompile(`(?i)\b(?:chose|chosen)\s+to\b`),
-	regexp.MustCompile(`(?i)\bdecided\s+(?:to|on|against)\b`),
-	regexp.MustCompile(`(?i)\bswitched\s+(?:from|to|over\s+to)\b`),
-	regexp.MustCompile(`(?i)\bmigrated\s+(?:\S+\s+)?(?:from|to|away)\b`),
-	regexp.MustCompile(`(?i)\bpicked\s+\S+(?:\s+\S+){0,4}?\s+over\b`),
-	regexp.MustCompile(`(?i)\bwent\s+with\b`),
-	regexp.MustCompile(`(?i)\bsticking\s+with\b`),
-	regexp.MustCompile(`(?i)\bcommitted\s+to\b`),
-	regexp.MustCompile(`(?i)\bsettled\s+on\b`),
-	regexp.MustCompile(`(?i)\bwill\s+(?:use|go\s+with|stick\s+with)\b`),
-	regexp.MustCompile(`(?i)\bprefers?\s+\S+(?:\s+\S+){0,4}?\s+(?:over|instead|rather)\b`),
-	regexp.MustCompile(`(?i)\badopted\b`),
-	regexp.MustCompile(`(?i)\b(?:architecture|architectural|design)\s+decision\b`),
-}
-
 // IsDecisionContent reports whether text uses decision language (seed 003's
-// regex battery): such memories and facts are decisions, and their
-// attributes are protected as constraints.
+// regex battery, entities.IsDecision): such memories and facts are
+// decisions, and their attributes are protected as constraints.
 func IsDecisionContent(text string) bool {
-	for _, re := range decisionPatterns {
-		if re.MatchString(text) {
-			return true
-		}
-	}
-	return false
+	return entities.IsDecision(text)
 }
 
 var hedgePattern = regexp.MustCompile(`(?i)\b(?:maybe|might|perhaps|probably|possibly|i think|i guess|i believe|not sure|unsure|unclear|seems?|could be|may be|apparently|tbd)\b`)

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core"
-
+	"github.com/cairnmem/cairn/core/entities"
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
@@ -21,7 +20,7 @@ type GraphStats struct {
 	Mentions        int    `json:"mentions"`        // new memory links
 	Relations       int    `json:"relations"`       // relations touched
 	RelationsNew    int    `json:"relationsCreated"`
-	Skipped         int    `json:"skipped"` // names too short or empty
+	Skipped         int    `json:"skipped"` // generic, too short, speaker labels, unconfirmed mentions
 	Error           string `json:"error,omitempty"`
 }
 
@@ -29,32 +28,59 @@ type GraphStats struct {
 type graphNode struct {
 	name, canon, typ string
 	conf             float64
+	refine           bool // typed by a relation triple: its type may replace the linker's
 }
 
 // PersistGraph records the entities and relations of one extraction result
 // and links every entity to memoryID (none when memoryID is empty), in one
-// short write transaction.
-// Entities whose canonical name is shorter than four characters are
-// Skipped (and so are relations touching them).
+// short write transaction. It refines what the inline linker wrote at
+// remember time (core/linker.go): same canonical names (entities.Canonical),
+// same tables; links the linker made are kept (their confidence raised to
+// the extractor's when higher), a relation triple's type replaces the
+// linker's guess, and the same filters apply: generic names (stopwords,
+// role words like "user", days, common words, names under
+// entities.MinNameRunes) are Skipped, and so are the memory's speaker
+// labels ("Caroline:" opening a turn) unless its text names them too, and
+// bare mentions (the heuristic extractor's) the linker does not confirm.
+// Relations touching a skipped name are skipped with it.
 func (s *Pipeline) PersistGraph(ctx context.Context, memoryID string, res extract.ExtractionResult) (GraphStats, error) {
 	var st GraphStats
+	if !s.svc.Config().Graph.Enabled {
+		return st, nil
+	}
+	var labels, linked map[string]bool
+	if memoryID != "" {
+		if m, err := storage.GetMemory(ctx, s.svc.DB().Reader(), memoryID); err == nil {
+			labels, linked = map[string]bool{}, map[string]bool{}
+			for _, l := range entities.SpeakerLabels(m.Content) {
+				labels[l] = true
+			}
+			for _, e := range entities.Link(m.Content) {
+				linked[e.Canonical] = !e.Tentative
+			}
+		}
+	}
 	nodes := map[string]*graphNode{}
 	var order []string
-	add := func(name, typ string, conf float64) string {
+	add := func(name, typ string, conf float64, mention bool) string {
 		canon := core.CanonicalEntityName(name)
-		if utf8.RuneCountInString(canon) < core.GraphMinNameRunes {
+		if entities.Generic(canon) || labels[canon] && !linked[canon] || mention && linked != nil && !linked[canon] {
 			st.Skipped++
 			return ""
 		}
 		typ = strings.TrimSpace(typ)
+		if typ == "name" {
+			typ = "" // the heuristic extractor's untyped capitalised name
+		}
 		if n, ok := nodes[canon]; ok {
 			n.conf = max(n.conf, conf)
 			if n.typ == "" {
 				n.typ = typ
 			}
+			n.refine = n.refine || !mention
 			return canon
 		}
-		nodes[canon] = &graphNode{name: text.CollapseSpace(strings.TrimSpace(name)), canon: canon, typ: typ, conf: conf}
+		nodes[canon] = &graphNode{name: text.CollapseSpace(strings.TrimSpace(name)), canon: canon, typ: typ, conf: conf, refine: !mention}
 		order = append(order, canon)
 		return canon
 	}
@@ -65,7 +91,7 @@ func (s *Pipeline) PersistGraph(ctx context.Context, memoryID string, res extrac
 	var edges []edge
 	for _, e := range res.Entities {
 		conf := core.Clamp01(e.Confidence)
-		a, b := add(e.Source, e.SourceType, conf), add(e.Target, e.TargetType, conf)
+		a, b := add(e.Source, e.SourceType, conf, false), add(e.Target, e.TargetType, conf, false)
 		if a == "" || b == "" || a == b {
 			continue
 		}
@@ -76,7 +102,7 @@ func (s *Pipeline) PersistGraph(ctx context.Context, memoryID string, res extrac
 		edges = append(edges, edge{a, b, typ, conf})
 	}
 	for _, m := range res.Mentions {
-		add(m.Name, m.Type, core.GraphMentionConf)
+		add(m.Name, m.Type, core.GraphMentionConf, true)
 	}
 	if len(order) == 0 {
 		return st, nil
@@ -94,7 +120,11 @@ func (s *Pipeline) PersistGraph(ctx context.Context, memoryID string, res extrac
 				typ = "unknown"
 			}
 			newID := core.NewID()
-			id, err := storage.UpsertEntity(ctx, tx, newID, n.name, canon, typ, now)
+			upsert := storage.UpsertEntity
+			if n.refine {
+				upsert = storage.RefineEntity
+			}
+			id, err := upsert(ctx, tx, newID, n.name, canon, typ, now)
 			if err != nil {
 				return err
 			}
@@ -115,6 +145,9 @@ func (s *Pipeline) PersistGraph(ctx context.Context, memoryID string, res extrac
 			}
 			if !isNew {
 				linkedBefore[canon] = true
+				if err := storage.RaiseMentionConfidence(ctx, tx, memoryID, id, n.conf); err != nil {
+					return err
+				}
 			}
 		}
 		for _, e := range edges {
@@ -145,7 +178,6 @@ func (s *Pipeline) PersistGraph(ctx context.Context, memoryID string, res extrac
 		st.Error = err.Error()
 		return st, err
 	}
-	core.HubCache.Delete(s.svc.DB())
 	return st, nil
 }
 
