@@ -1,14 +1,17 @@
 package core_test
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/internal/apitest"
+	"github.com/cairnmem/cairn/storage"
 )
 
 // boostEnv is a keyword-only store of n memories that all match "ledger
@@ -142,5 +145,58 @@ func TestGraphBoostOneHopNeverAdds(t *testing.T) {
 	// Zanzibar (2 of 22) is as rare as Quetzal (2 of 22) and counts half.
 	if r := got[hop].Graph / (1 - got[hop].Fused) / (got[rare].Graph / (1 - got[rare].Fused)); math.Abs(r-0.5) > 0.01 {
 		t.Fatalf("hop weight ratio %v, want 0.5", r)
+	}
+}
+
+// BenchmarkRecallGraph measures what the graph (boost and hub dampening)
+// costs recall: the store of BenchmarkRecall10k/100k (linked by the
+// inline linker on import) and its queries, each recalled by a service
+// with graph.enabled off and one with it on, alternately in the same loop
+// so that the machine's noise hits both alike. It reports both p50s and
+// their ratio.
+func BenchmarkRecallGraph(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		on := recallStore(b, n)
+		cfg := on.Config()
+		cfg.Graph.Enabled = false
+		off := core.NewService(on.DB(), cfg, core.ServiceOptions{Embedder: apitest.Builtin(b)})
+		if err := off.Vectors().WarmVectors(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range []string{core.ModeKeyword, core.ModeVector, core.ModeHybrid} {
+			b.Run(fmt.Sprintf("%dk/%s", n/1000, mode), func(b *testing.B) {
+				ctx := context.Background()
+				svcs := [2]*core.Service{off, on}
+				for _, svc := range svcs {
+					for _, q := range benchQueries {
+						svc.Recall(ctx, core.RecallInput{Query: q, Mode: mode, NoTracking: true})
+					}
+				}
+				var lat [2][]time.Duration
+				i := 0
+				for b.Loop() {
+					in := core.RecallInput{Query: benchQueries[i%len(benchQueries)], Mode: mode, NoTracking: true,
+						Filter: storage.MemoryFilter{Project: []string{"", "atlas"}[(i/len(benchQueries))%2]}}
+					for k := range 2 {
+						v := (i + k) % 2 // alternate which goes first
+						t0 := time.Now()
+						res, err := svcs[v].Recall(ctx, in)
+						lat[v] = append(lat[v], time.Since(t0))
+						if err != nil || len(res.Results) == 0 {
+							b.Fatalf("recall: %v %v", err, res)
+						}
+					}
+					i++
+				}
+				p50 := func(l []time.Duration) float64 {
+					slices.Sort(l)
+					return float64(l[len(l)/2].Microseconds()) / 1000
+				}
+				offMS, onMS := p50(lat[0]), p50(lat[1])
+				b.ReportMetric(offMS, "p50-off-ms")
+				b.ReportMetric(onMS, "p50-on-ms")
+				b.ReportMetric(onMS/offMS, "on/off")
+			})
+		}
 	}
 }

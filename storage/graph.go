@@ -205,6 +205,41 @@ func EntitiesByName(ctx context.Context, q Querier, names []string) ([]EntityCou
 		ORDER BY id`, jsonList(names))
 }
 
+// NamedEntities is EntitiesByName with, in the same statement, what the
+// graph boost needs to weigh them: the number of live memories and whether
+// any relation exists (no relation, no one-hop lookup).
+func NamedEntities(ctx context.Context, q Querier, names []string) (ents []EntityCount, live int64, relations bool, err error) {
+	if len(names) == 0 {
+		return nil, 0, false, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT e.id, e.mentions, c.total - c.deleted, EXISTS (SELECT 1 FROM relations)
+		FROM entities e, memory_counts c WHERE c.id = 1 AND e.canonical_name IN (SELECT value FROM json_each(?))
+		ORDER BY e.id`, jsonList(names))
+	if err != nil {
+		return nil, 0, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e EntityCount
+		if err := rows.Scan(&e.ID, &e.Mentions, &live, &relations); err != nil {
+			return nil, 0, false, err
+		}
+		ents = append(ents, e)
+	}
+	return ents, live, relations, rows.Err()
+}
+
+const graphSummaryQuery = `SELECT c.total - c.deleted, COALESCE((SELECT max(mentions) FROM entities), 0)
+	FROM memory_counts c WHERE c.id = 1`
+
+// GraphSummary returns the number of live memories and the largest
+// mention count of any entity, in one cheap statement (memory_counts is
+// kept by triggers; entities are indexed by mentions).
+func GraphSummary(ctx context.Context, q Querier) (live, maxMentions int64, err error) {
+	err = q.QueryRowContext(ctx, graphSummaryQuery).Scan(&live, &maxMentions)
+	return
+}
+
 // NeighborCounts returns up to limit entities one relation away from any
 // of ids, in either direction, not themselves among ids, with their
 // mention counts; the most observed relations first.

@@ -325,6 +325,18 @@ func TestGraphQueries(t *testing.T) {
 			t.Errorf("NeighborCounts(%v) = %v, %v; want %v", tc.ids, counts(got), err, tc.want)
 		}
 	}
+	// One statement for the boost: the named entities, the live memories
+	// (m1, m2; m3 is a tombstone) and whether relations exist.
+	named, live, rels, err := storage.NamedEntities(ctx, r, []string{"SQLite", "Go_lang", "nothing"})
+	if err != nil || !slices.Equal(counts(named), []string{"e1:1", "e2:2"}) || live != 2 || !rels {
+		t.Fatalf("NamedEntities = %v %d %v, %v", counts(named), live, rels, err)
+	}
+	if named, _, _, err := storage.NamedEntities(ctx, r, []string{"SQL"}); err != nil || len(named) != 0 {
+		t.Fatalf("NamedEntities of a substring = %v, %v", named, err)
+	}
+	if live, most, err := storage.GraphSummary(ctx, r); err != nil || live != 2 || most != 2 {
+		t.Fatalf("GraphSummary = %d %d, %v", live, most, err)
+	}
 	links, err := storage.LiveLinks(ctx, r, []string{"e2", "e3"}, []string{"m1", "m3", "m9"})
 	if err != nil || len(links) != 1 || links[0] != (storage.Link{MemoryID: "m1", EntityID: "e2"}) {
 		t.Fatalf("live links = %v, %v (m3 is a tombstone)", links, err)

@@ -167,6 +167,12 @@ func TestQueryKeys(t *testing.T) {
 			t.Errorf("QueryKeys has %q: %q", bad, got)
 		}
 	}
+	if k := QueryKeys("Where did Melanie go camping with her rust bucket?"); slices.Contains(k, "go") || slices.Contains(k, "rust") {
+		t.Errorf("ordinary words name curated tools: %q", k)
+	}
+	if k := QueryKeys("Is the CLI written in Go or Rust?"); !slices.Contains(k, "go") || !slices.Contains(k, "rust") {
+		t.Errorf("capitalised tools not keys: %q", k)
+	}
 	if k := QueryKeys("Did Storage.UpsertEntity() change?"); !slices.Contains(k, "storage.upsertentity") {
 		t.Errorf("call not a key: %q", k)
 	}

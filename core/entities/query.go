@@ -29,6 +29,17 @@ func QueryKeys(query string) []string {
 	for _, m := range Link(query) {
 		add(m.Canonical)
 	}
+	gram := func(k string) {
+		// A lower-case run names a curated tool only when the word is no
+		// ordinary word too: "where did they go" names no language.
+		if c, ok := curated[k]; ok && c.ambiguous {
+			return
+		}
+		if !strings.ContainsRune(k, ' ') && stoplike(k) {
+			return
+		}
+		add(k)
+	}
 	toks := tokenize(query)
 	var b strings.Builder
 	for i := range toks {
@@ -42,7 +53,7 @@ func QueryKeys(query string) []string {
 				b.WriteByte(' ')
 			}
 			b.WriteString(t.lower)
-			add(b.String())
+			gram(b.String())
 			if t.trail != "" {
 				break // punctuation ends the run
 			}
