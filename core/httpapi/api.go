@@ -931,7 +931,10 @@ func (a *API) Serve(ctx context.Context, ln net.Listener, timeout time.Duration)
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
+	err := srv.Shutdown(sctx)
+	stopHealth()
+	a.Wait() // no refresh may outlive the API: the store closes next
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil

@@ -129,7 +129,9 @@ func TestDamagedStoreAtRuntime(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	svc = core.NewService(db, cfg, core.ServiceOptions{})
-	srv := httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+	api := httpapi.NewAPI(svc, "test", "127.0.0.1:0")
+	srv := httptest.NewServer(api.Handler())
+	t.Cleanup(api.Wait) // a refresh started by /health reads the store: before it closes
 	t.Cleanup(srv.Close)
 	e := &apitest.Env{DB: db, Svc: svc, H: srv.Config.Handler, Srv: srv}
 

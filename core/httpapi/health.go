@@ -41,6 +41,7 @@ const (
 )
 
 type healthCache struct {
+	wg      sync.WaitGroup // refreshes in flight (Wait)
 	mu      sync.Mutex
 	at      time.Time      // when the snapshot was taken; zero before the first
 	snap    map[string]any // counts and health
@@ -71,6 +72,10 @@ func (a *API) refreshHealth(ctx context.Context) {
 	a.hc.snap, a.hc.at, a.hc.err = m, time.Now(), err
 }
 
+// Wait returns once no health refresh started by a request is running:
+// the store may be closed after it (Serve calls it on shutdown).
+func (a *API) Wait() { a.hc.wg.Wait() }
+
 // runHealth refreshes the snapshot until ctx ends.
 func (a *API) runHealth(ctx context.Context) {
 	t := time.NewTicker(healthTickEvery)
@@ -88,7 +93,7 @@ func (a *API) runHealth(ctx context.Context) {
 func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	snap, at, snapErr := a.hc.get()
 	if at.IsZero() || time.Since(at) > healthRefreshEvery {
-		go a.refreshHealth(context.WithoutCancel(r.Context()))
+		a.hc.wg.Go(func() { a.refreshHealth(context.WithoutCancel(r.Context())) })
 	}
 	out := a.identity()
 	for k, v := range snap {

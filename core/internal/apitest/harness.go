@@ -95,7 +95,9 @@ func NewStoreEnv(tb testing.TB, mods ...func(*config.Config)) *Env {
 	}
 	clock := &Clock{t: ClockStart}
 	svc := core.NewService(db, cfg, core.ServiceOptions{Now: clock.Now})
-	return &Env{DB: db, RO: ro, Svc: svc, H: httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler(), Clock: clock}
+	api := httpapi.NewAPI(svc, "test", "127.0.0.1:0")
+	tb.Cleanup(api.Wait) // health refreshes read the store: they end before it closes
+	return &Env{DB: db, RO: ro, Svc: svc, H: api.Handler(), Clock: clock}
 }
 
 // Resp is a decoded API answer.
