@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/text"
@@ -34,14 +35,39 @@ func CheckFilter(f storage.MemoryFilter) *Error {
 	return CheckTags("tags", f.Tags)
 }
 
+// fieldLead is put before a field while it is redacted (and taken off
+// after): see RedactField.
+const fieldLead = "field "
+
+// RedactField removes secrets from a short field: a tag, an actor, a
+// reason, a source id, a title. Redact's env-file rule (NAME: value at the
+// start of a line, for pasted .env files) would take the way such fields
+// are written, session:s-42 or token:agent, for secrets; so the field is
+// redacted as text within a line, by every other rule. A field of several
+// lines keeps the env-file rule on its later lines.
+func (s *Service) RedactField(v string) string {
+	if v == "" {
+		return v
+	}
+	out, n := text.Redact(fieldLead + v)
+	if !strings.HasPrefix(out, fieldLead) {
+		return s.Redact(v) // a rule reached into the lead: redact the field whole
+	}
+	if n > 0 {
+		s.redactionCounter().Add(int64(n))
+	}
+	return out[len(fieldLead):]
+}
+
 // redactFields removes secrets from the free-text fields of a row about to
 // be inserted: tags, who, why, source id and category (content is redacted
 // where it enters, before it is hashed).
 func (s *Service) redactFields(m *storage.Memory) {
 	for i, t := range m.Tags {
-		m.Tags[i] = s.Redact(t)
+		m.Tags[i] = s.RedactField(t)
 	}
-	m.Who, m.Why, m.SourceID, m.Category = s.Redact(m.Who), s.Redact(m.Why), s.Redact(m.SourceID), s.Redact(m.Category)
+	m.Who, m.Why = s.RedactField(m.Who), s.RedactField(m.Why)
+	m.SourceID, m.Category = s.RedactField(m.SourceID), s.RedactField(m.Category)
 }
 
 // redactPatch removes secrets from the free-text fields a patch sets.
@@ -51,20 +77,20 @@ func (s *Service) redactPatch(p *Patch) {
 		p.Content = &c
 	}
 	if p.Who != nil {
-		w := s.Redact(*p.Who)
+		w := s.RedactField(*p.Who)
 		p.Who = &w
 	}
 	if p.Tags != nil {
 		tags := make([]string, len(*p.Tags))
 		for i, t := range *p.Tags {
-			tags[i] = s.Redact(t)
+			tags[i] = s.RedactField(t)
 		}
 		p.Tags = &tags
 	}
 }
 
 // RedactJSON removes secrets from every string of a JSON document (keys
-// and values), keeping it valid JSON; a document that does not parse is
+// and values, as fields), keeping it valid JSON; a document that does not parse is
 // returned as is (the caller validates it).
 func (s *Service) RedactJSON(raw json.RawMessage) json.RawMessage {
 	var v any
@@ -83,7 +109,7 @@ func (s *Service) RedactJSON(raw json.RawMessage) json.RawMessage {
 func (s *Service) redactValue(v any) any {
 	switch x := v.(type) {
 	case string:
-		return s.Redact(x)
+		return s.RedactField(x)
 	case []any:
 		for i := range x {
 			x[i] = s.redactValue(x[i])
@@ -92,7 +118,7 @@ func (s *Service) redactValue(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, val := range x {
-			out[s.Redact(k)] = s.redactValue(val)
+			out[s.RedactField(k)] = s.redactValue(val)
 		}
 		return out
 	}

@@ -146,7 +146,7 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 	}
 	now := s.svc.Timestamp()
 	d := &storage.Document{
-		ID: core.NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: s.svc.Redact(text.CollapseSpace(in.Title)),
+		ID: core.NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: s.svc.RedactField(text.CollapseSpace(in.Title)),
 		ContentType: strings.TrimSpace(in.ContentType), ConnectorID: strings.TrimSpace(in.ConnectorID),
 		Status: storage.DocQueued, CreatedAt: now, UpdatedAt: now,
 	}

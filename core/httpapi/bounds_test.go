@@ -133,6 +133,15 @@ func TestFreeTextFieldsRedacted(t *testing.T) {
 		wantRedacted(t, "remember's "+f, fmt.Sprint(m.JSON[f]))
 	}
 
+	// Fields written as name:value are not env-file secrets.
+	plain := e.MustID(t, "a memory with structured fields", "tags", []string{"session:s-42", "auth:oauth"}, "who", "token:agent",
+		"source_id", "session:s-42", "why", "password reset flow")
+	m = e.Get(t, "/api/memory/"+plain).Want(t, 200)
+	if m.Str("who") != "token:agent" || m.Str("source_id") != "session:s-42" || m.Str("why") != "password reset flow" ||
+		fmt.Sprint(m.JSON["tags"]) != "[session:s-42 auth:oauth]" {
+		t.Fatalf("structured fields taken for secrets: %s", m)
+	}
+
 	id2 := e.MustID(t, "a memory patched with secrets")
 	e.Patch(t, id2, map[string]any{"reason": "test", "who": "me " + githubSecret, "tags": []string{anthropicSecret}}).Want(t, 200)
 	m = e.Get(t, "/api/memory/"+id2).Want(t, 200)
