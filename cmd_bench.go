@@ -92,15 +92,10 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	cfg := config.DefaultConfig()
-	for _, kv := range sets {
-		key, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return usageError{fmt.Sprintf("--set %q: want section.key=value", kv)}
-		}
-		if err := cfg.Set(strings.TrimSpace(key), v); err != nil {
-			return usageError{fmt.Sprintf("--set %q: %v", kv, err)}
-		}
+	// The servers read the overrides from their environment; checking
+	// them here gives a usage error before any server starts.
+	if _, err := configWithSets(sets); err != nil {
+		return err
 	}
 
 	samples, ev, err := bench.LoadLocomo(*data)
@@ -137,9 +132,7 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		rep.Runs = append(rep.Runs, rr)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	printBenchReport(stdout, rep)
 	return nil
@@ -214,15 +207,9 @@ func benchFloor(ctx context.Context, data string, sets []string, asJSON bool, st
 	if data == "" {
 		return usageError{"--data FILE is required: cairn " + benchUsage}
 	}
-	cfg := config.DefaultConfig()
-	for _, kv := range sets {
-		key, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return usageError{fmt.Sprintf("--set %q: want section.key=value", kv)}
-		}
-		if err := cfg.Set(strings.TrimSpace(key), v); err != nil {
-			return usageError{fmt.Sprintf("--set %q: %v", kv, err)}
-		}
+	cfg, err := configWithSets(sets)
+	if err != nil {
+		return err
 	}
 	emb, err := embedding.New(cfg.Embedding)
 	if err != nil {
@@ -241,9 +228,7 @@ func benchFloor(ctx context.Context, data string, sets []string, asJSON bool, st
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	fmt.Fprintf(stdout, "cosine similarity of questions (as recall embeds them) with turns, model %s\n", rep.Model)
 	fmt.Fprintf(stdout, "%-34s %7s %6s %6s %6s %6s %6s %6s\n", "pairs", "n", "p50", "p90", "p95", "p99", "p99.9", "max")
@@ -257,6 +242,29 @@ func benchFloor(ctx context.Context, data string, sets []string, asJSON bool, st
 		rep.Suggested, 100*rep.RelatedAbove, 100*rep.UnrelatedAbove)
 	fmt.Fprintf(stdout, "set it with: search.min_vector_similarity = %.3f\n", rep.Suggested)
 	return nil
+}
+
+// configWithSets is the default configuration with --set overrides
+// (section.key=value) applied; a bad one is a usage error naming it.
+func configWithSets(sets []string) (config.Config, error) {
+	cfg := config.DefaultConfig()
+	for _, kv := range sets {
+		key, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return cfg, usageError{fmt.Sprintf("--set %q: want section.key=value", kv)}
+		}
+		if err := cfg.Set(strings.TrimSpace(key), v); err != nil {
+			return cfg, usageError{fmt.Sprintf("--set %q: %v", kv, err)}
+		}
+	}
+	return cfg, nil
+}
+
+// printJSON prints v as indented JSON (the benchmarks' --json).
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func parseAblations(s string) (map[string]bool, error) {

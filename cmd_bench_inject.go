@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -58,9 +57,7 @@ func benchInject(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	rep.Finish()
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	fmt.Fprintf(stdout, "prompt hook injections: %d conversations, each remembered in its own project\n", rep.Conversations)
 	fmt.Fprintf(stdout, "own questions (codes 1-4):     %5d prompts, evidence injected for %.1f%%, %.2f memories per prompt (%.2f when any)\n",

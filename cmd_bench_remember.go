@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -95,9 +94,7 @@ func benchRemember(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return printJSON(stdout, rows)
 	}
 	fmt.Fprintf(stdout, "remember over HTTP: %d memories per server, then the background work drained\n", len(texts))
 	fmt.Fprintf(stdout, "%-14s %7s %8s %7s %7s %9s %9s %8s %8s %9s\n", "server", "clients", "rem/s", "p50 ms", "p99 ms", "CPU ms/m", "(after)", "drain s", "DB B/m", "proposals")

@@ -7,7 +7,7 @@ import (
 )
 
 // Foreground work (a request an agent or a user waits for) goes before
-// background work (embedding, extraction): workers call YieldToForeground
+// background work (embedding, extraction): workers wait on a Throttle
 // before each pass, so a burst of remembers is not slowed by the queue it
 // leaves behind. Times here are the machine's, never the service clock
 // (tests move that one).
@@ -33,18 +33,18 @@ func (s *Service) Foreground() (done func()) {
 	}
 }
 
-// ForegroundBusy reports whether a foreground request is in flight or
+// foregroundBusy reports whether a foreground request is in flight or
 // ended less than the grace period ago.
-func (s *Service) ForegroundBusy() bool {
+func (s *Service) foregroundBusy() bool {
 	return s.fg.active.Load() > 0 || time.Since(time.Unix(0, s.fg.last.Load())) < foregroundGrace
 }
 
-// YieldToForeground waits until no foreground request has been seen for
+// yieldToForeground waits until no foreground request has been seen for
 // the grace period, or at most maxWait. It reports whether the foreground
 // is still busy; it returns early with ctx's error.
-func (s *Service) YieldToForeground(ctx context.Context, maxWait time.Duration) (busy bool, err error) {
+func (s *Service) yieldToForeground(ctx context.Context, maxWait time.Duration) (busy bool, err error) {
 	deadline := time.Now().Add(maxWait)
-	for s.ForegroundBusy() {
+	for s.foregroundBusy() {
 		if !time.Now().Before(deadline) {
 			return true, nil
 		}
@@ -81,13 +81,13 @@ func (s *Service) NewThrottle() *Throttle { return &Throttle{svc: s} }
 // else after a pause in the requests or throttleWait. busy reports that the
 // foreground is still busy (the caller should do a small piece).
 func (t *Throttle) Wait(ctx context.Context) (busy bool, err error) {
-	if !t.svc.ForegroundBusy() {
+	if !t.svc.foregroundBusy() {
 		return false, ctx.Err()
 	}
 	if time.Now().Before(t.sliceEnd) {
 		return true, ctx.Err()
 	}
-	busy, err = t.svc.YieldToForeground(ctx, throttleWait)
+	busy, err = t.svc.yieldToForeground(ctx, throttleWait)
 	if busy {
 		t.sliceEnd = time.Now().Add(throttleSlice)
 	}

@@ -12,10 +12,13 @@ import (
 // the memories mentioning them), memory_entity_mentions (which memory
 // mentions which entity) and relations between entities.
 
-const upsertEntityQuery = `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
+// entityInsert starts both entity writes; they differ in whose type wins.
+const entityInsert = `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
 	VALUES (?, ?, ?, ?, 0, ?, ?)
 	ON CONFLICT (canonical_name) DO UPDATE SET updated_at = excluded.updated_at,
-		entity_type = CASE WHEN entities.entity_type = 'unknown' THEN excluded.entity_type ELSE entities.entity_type END
+`
+
+const upsertEntityQuery = entityInsert + `		entity_type = CASE WHEN entities.entity_type = 'unknown' THEN excluded.entity_type ELSE entities.entity_type END
 	RETURNING id`
 
 // UpsertEntity creates the entity of canonical name with id (and no
@@ -24,23 +27,23 @@ const upsertEntityQuery = `INSERT INTO entities (id, name, canonical_name, entit
 // The inline linker writes through it: its guessed types never overwrite
 // a type already known.
 func UpsertEntity(ctx context.Context, q Querier, id, name, canonical, entityType, now string) (string, error) {
-	var got string
-	err := q.QueryRowContext(ctx, upsertEntityQuery, id, name, canonical, entityType, now, now).Scan(&got)
-	return got, err
+	return writeEntity(ctx, q, upsertEntityQuery, id, name, canonical, entityType, now)
 }
 
-const refineEntityQuery = `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
-	VALUES (?, ?, ?, ?, 0, ?, ?)
-	ON CONFLICT (canonical_name) DO UPDATE SET updated_at = excluded.updated_at,
-		entity_type = CASE WHEN excluded.entity_type = 'unknown' THEN entities.entity_type ELSE excluded.entity_type END
+const refineEntityQuery = entityInsert + `		entity_type = CASE WHEN excluded.entity_type = 'unknown' THEN entities.entity_type ELSE excluded.entity_type END
 	RETURNING id`
 
 // RefineEntity is UpsertEntity for the extraction pipeline, whose types
 // come from a deeper reading than the linker's: a type other than
 // "unknown" replaces the entity's.
 func RefineEntity(ctx context.Context, q Querier, id, name, canonical, entityType, now string) (string, error) {
+	return writeEntity(ctx, q, refineEntityQuery, id, name, canonical, entityType, now)
+}
+
+// writeEntity runs an entity insert-or-update query and returns the id.
+func writeEntity(ctx context.Context, q Querier, query, id, name, canonical, entityType, now string) (string, error) {
 	var got string
-	err := q.QueryRowContext(ctx, refineEntityQuery, id, name, canonical, entityType, now, now).Scan(&got)
+	err := q.QueryRowContext(ctx, query, id, name, canonical, entityType, now, now).Scan(&got)
 	return got, err
 }
 

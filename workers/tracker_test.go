@@ -17,22 +17,28 @@ import (
 	"github.com/cairnmem/cairn/workers/embedding"
 )
 
-// The tracker embeds memories that arrived without a vector (an import
-// does not embed) until none is left, with the real built-in model.
-func TestEmbeddingTrackerCatchesUp(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// trackerService is a Service on a fresh store with the built-in model.
+func trackerService(t *testing.T) *core.Service {
+	t.Helper()
 	cfg := config.DefaultConfig()
 	emb, err := embedding.New(cfg.Embedding)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "t.db"), NoBackup: true})
+	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "t.db"), NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	svc := core.NewService(db, cfg, core.ServiceOptions{Embedder: emb})
+	t.Cleanup(func() { db.Close() })
+	return core.NewService(db, cfg, core.ServiceOptions{Embedder: emb})
+}
+
+// The tracker embeds memories that arrived without a vector (an import
+// does not embed) until none is left, with the real built-in model.
+func TestEmbeddingTrackerCatchesUp(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	svc := trackerService(t)
 	var lines []core.ImportLine
 	for i := 0; i < 40; i++ {
 		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
@@ -78,17 +84,7 @@ func TestEmbeddingTrackerCatchesUp(t *testing.T) {
 func TestEmbeddingTrackerWakesOnWrite(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg := config.DefaultConfig()
-	emb, err := embedding.New(cfg.Embedding)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "t.db"), NoBackup: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	svc := core.NewService(db, cfg, core.ServiceOptions{Embedder: emb})
+	svc := trackerService(t)
 	tr := &workers.EmbeddingTracker{Svc: svc, Interval: time.Hour, Batch: 16, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	done := make(chan error, 1)
 	go func() { done <- tr.Run(ctx) }()

@@ -258,7 +258,7 @@ func (a *API) remember(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res.Response())
 }
 
-// RememberResponse is the API's answer to a remember that stored (or found)
+// rememberInputFrom reads a remember body: content is required, every other field optional.
 func rememberInputFrom(b body) (core.RememberInput, *core.Error) {
 	var in core.RememberInput
 	raw, name := b.field("content")
