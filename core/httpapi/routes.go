@@ -130,6 +130,7 @@ func (a *API) routeTable() []route {
 		h("POST /api/jobs/{id}/retry", a.retryJob, access{perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied}),
 		h("GET /api/pipeline/status", a.pipelineStatus, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
 		h("GET /api/graph/entities", a.graphEntities, access{perm: auth.PermRecall, scope: scopeDenied}),
+		h("GET /api/graph/entities/{id}", a.graphEntity, access{perm: auth.PermRecall, scope: scopeDenied}),
 
 		// Operations: repairs, maintenance, diagnostics, analytics.
 		h("GET /api/repair", a.repairList, access{perm: auth.PermAdmin, scope: scopeDenied}),

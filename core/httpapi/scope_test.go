@@ -164,6 +164,7 @@ func (f *scopeFixture) probes() map[string][]probe {
 		"POST /api/jobs/{id}/retry":           {{path: "/api/jobs/" + f.jobB + "/retry", refuse: true}},
 		"GET /api/pipeline/status":            {{path: "/api/pipeline/status", refuse: true}},
 		"GET /api/graph/entities":             {{path: "/api/graph/entities?q=kettle", refuse: true}},
+		"GET /api/graph/entities/{id}":        {{path: "/api/graph/entities/x?project=" + projB, refuse: true}},
 		"GET /api/repair":                     {{path: "/api/repair", refuse: true}},
 		"GET /api/repair/embedding-gaps":      {{path: "/api/repair/embedding-gaps", refuse: true}},
 		"GET /api/repair/dedup-stats":         {{path: "/api/repair/dedup-stats", refuse: true}},
