@@ -29,6 +29,7 @@ type Config struct {
 	Embedding  EmbeddingConfig  `toml:"embedding"`
 	Search     SearchConfig     `toml:"search"`
 	Graph      GraphConfig      `toml:"graph"`
+	Reranker   RerankerConfig   `toml:"reranker"`
 	Hints      HintsConfig      `toml:"hints"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
 	Hooks      HooksConfig      `toml:"hooks"`
@@ -330,6 +331,7 @@ func DefaultConfig() Config {
 			MinVectorSimilarity: DefaultSearchMinVectorSimilarity,
 		},
 		Graph:      DefaultGraphConfig(),
+		Reranker:   DefaultRerankerConfig(),
 		Hints:      HintsConfig{Max: DefaultHintsMax},
 		Pipeline:   PipelineConfig{Enabled: DefaultPipelineEnabled, ShadowMode: DefaultPipelineShadowMode},
 		PipelineV2: DefaultPipelineV2Config(),

@@ -58,6 +58,9 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 
 		"graph.enabled":       DefaultGraphEnabled,
 		"graph.boost_weight":  DefaultGraphBoostWeight,
+		"reranker.provider":   DefaultRerankerProvider,
+		"reranker.top_n":      DefaultRerankerTopN,
+		"reranker.timeout":    DefaultRerankerTimeout,
 		"graph.boost_timeout": DefaultGraphBoostTimeout,
 
 		"hints.max": DefaultHintsMax,
