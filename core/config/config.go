@@ -30,6 +30,7 @@ type Config struct {
 	Search     SearchConfig     `toml:"search"`
 	Graph      GraphConfig      `toml:"graph"`
 	Reranker   RerankerConfig   `toml:"reranker"`
+	Connectors ConnectorsConfig `toml:"connectors"`
 	Hints      HintsConfig      `toml:"hints"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
 	Hooks      HooksConfig      `toml:"hooks"`
@@ -332,6 +333,7 @@ func DefaultConfig() Config {
 		},
 		Graph:      DefaultGraphConfig(),
 		Reranker:   DefaultRerankerConfig(),
+		Connectors: DefaultConnectorsConfig(),
 		Hints:      HintsConfig{Max: DefaultHintsMax},
 		Pipeline:   PipelineConfig{Enabled: DefaultPipelineEnabled, ShadowMode: DefaultPipelineShadowMode},
 		PipelineV2: DefaultPipelineV2Config(),

@@ -143,6 +143,16 @@ const (
 	DefaultSearchDampening = true
 )
 
+// Connectors defaults.
+const (
+	// DefaultConnectorsPollInterval is how often folders are checked.
+	DefaultConnectorsPollInterval = 30 * time.Second
+	// DefaultConnectorsMaxFileBytes skips files over 1 MiB.
+	DefaultConnectorsMaxFileBytes = 1 << 20
+	// DefaultConnectorsMaxFiles bounds one connector's files.
+	DefaultConnectorsMaxFiles = 20000
+)
+
 // Reranker defaults (seed 003: enabled false, topN 20, timeoutMs 2000).
 const (
 	// DefaultRerankerEnabled leaves the model reranker off.

@@ -182,6 +182,11 @@ func (f *scopeFixture) probes() map[string][]probe {
 		"GET /api/documents/{id}":             {{path: "/api/documents/x", refuse: true}},
 		"GET /api/documents/{id}/chunks":      {{path: "/api/documents/x/chunks", refuse: true}},
 		"DELETE /api/documents/{id}":          {{path: "/api/documents/x", refuse: true}},
+		"GET /api/connectors":                 {{path: "/api/connectors", refuse: true}},
+		"POST /api/connectors":                {{body: map[string]any{"provider": "filesystem", "root": "/etc"}, refuse: true}},
+		"GET /api/connectors/{id}":            {{path: "/api/connectors/x", refuse: true}},
+		"POST /api/connectors/{id}/sync":      {{path: "/api/connectors/x/sync", body: map[string]any{}, refuse: true}},
+		"DELETE /api/connectors/{id}":         {{path: "/api/connectors/x", refuse: true}},
 	}
 }
 
