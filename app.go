@@ -17,6 +17,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/embedding"
+	"github.com/cairnmem/cairn/workers/rerank"
 )
 
 // commonFlags are accepted by every command.
@@ -161,7 +162,13 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 		lock.Release()
 		return nil, err
 	}
-	svc := core.NewService(db, *a.cfg, core.ServiceOptions{Logger: a.log, Embedder: emb})
+	rr, err := rerank.New(*a.cfg)
+	if err != nil {
+		db.Close()
+		lock.Release()
+		return nil, err
+	}
+	svc := core.NewService(db, *a.cfg, core.ServiceOptions{Logger: a.log, Embedder: emb, Reranker: rr})
 	return &store{db: db, lock: lock, svc: svc}, nil
 }
 

@@ -19,10 +19,24 @@ const importChunk = 1000
 // runImport is `cairn import`: it checks every line of an export first,
 // then writes them in chunks through the API or the store.
 func runImport(ctx context.Context, args []string) error {
-	fs, common := newFlagSet("import", "import FILE (or - for standard input)")
+	fs, common := newFlagSet("import", "import FILE (or - for standard input)\n       cairn import --from signet [--embedding-model M] [--dry-run] [--json] PATH/memories.db")
+	from := fs.String("from", "", "read another tool's store instead of cairn's JSONL: signet (a Signet memories.db)")
+	model := fs.String("embedding-model", "", "with --from signet: the model that made Signet's vectors; they are kept when cairn embeds with the same one")
+	dryRun := fs.Bool("dry-run", false, "with --from signet: read and check everything, write nothing")
+	asJSON := fs.Bool("json", false, "with --from signet: print the report as JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	switch *from {
+	case "":
+	case "signet":
+		if len(pos) != 1 {
+			return usageError{"cairn import --from signet takes the path of Signet's memories.db (usually ~/.agents/memory/memories.db)"}
+		}
+		return importSignet(ctx, common, pos[0], *model, *dryRun, *asJSON, os.Stdout)
+	default:
+		return usageError{fmt.Sprintf("--from %q: the one other store cairn reads is signet", *from)}
 	}
 	if len(pos) != 1 {
 		return usageError{"cairn import takes one file (or - for standard input)"}

@@ -51,16 +51,17 @@ type RecallInput struct {
 // ScoreParts explains one hit's score: each leg's contribution and each
 // adjustment applied after fusion. Multipliers are 1 when not applied.
 type ScoreParts struct {
-	BM25      float64 `json:"bm25"`      // raw FTS5 bm25 (negative; lower is better), 0 if no keyword hit
-	Keyword   float64 `json:"keyword"`   // keyword score in [0,1]: BM25 (relative to the best hit) blended with coverage
-	Coverage  float64 `json:"coverage"`  // share of the query's words the memory contains
-	Hint      float64 `json:"hint"`      // best hint (prospective query) match in [0,1]
-	Vector    float64 `json:"vector"`    // cosine similarity in [0,1]
-	Fused     float64 `json:"fused"`     // after fusing the legs
-	Graph     float64 `json:"graph"`     // additive graph boost
-	Rerank    float64 `json:"rerank"`    // reranker's similarity, 0 if not reranked
-	Dampening float64 `json:"dampening"` // multiplier from gravity/hub/resolution
-	Decay     float64 `json:"decay"`     // importance × decay multiplier
+	BM25      float64 `json:"bm25"`                   // raw FTS5 bm25 (negative; lower is better), 0 if no keyword hit
+	Keyword   float64 `json:"keyword"`                // keyword score in [0,1]: BM25 (relative to the best hit) blended with coverage
+	Coverage  float64 `json:"coverage"`               // share of the query's words the memory contains
+	Hint      float64 `json:"hint"`                   // best hint (prospective query) match in [0,1]
+	Vector    float64 `json:"vector"`                 // cosine similarity in [0,1]
+	Fused     float64 `json:"fused"`                  // after fusing the legs
+	Graph     float64 `json:"graph"`                  // additive graph boost
+	Rerank    float64 `json:"rerank"`                 // reranker's similarity, 0 if not reranked
+	Model     float64 `json:"model_rerank,omitempty"` // the reranking model's score (reranker.enabled), which ordered the best reranker.top_n
+	Dampening float64 `json:"dampening"`              // multiplier from gravity/hub/resolution
+	Decay     float64 `json:"decay"`                  // importance × decay multiplier
 	Final     float64 `json:"final"`
 }
 
@@ -269,6 +270,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 		}
 		return strings.Compare(b.mem.CreatedAt, a.mem.CreatedAt)
 	})
+	ranked = s.modelRerank(ctx, in.Query, ranked)
 	if len(ranked) > limit {
 		ranked = ranked[:limit]
 	}
@@ -391,12 +393,18 @@ type candidate struct {
 	vecRank  int
 
 	fused, graph, damp, decay, final float64
+
+	model    float64 // the reranking model's score
+	reranked bool
 }
 
 func (c *candidate) parts() *ScoreParts {
 	r := func(x float64) float64 { return math.Round(x*10000) / 10000 }
 	p := &ScoreParts{BM25: r(c.bm25), Keyword: r(c.keyword), Coverage: r(c.coverage), Hint: r(c.hint), Fused: r(c.fused), Graph: r(c.graph),
 		Dampening: r(c.damp), Decay: r(c.decay), Final: r(c.final)}
+	if c.reranked {
+		p.Model = r(c.model)
+	}
 	if c.hasVec {
 		p.Vector = r(c.vector)
 		if c.vecRank < 0 {

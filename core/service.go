@@ -21,6 +21,7 @@ import (
 // it; it is the one write path.
 type Service struct {
 	embedder Embedder
+	reranker Reranker // nil: no model reranking
 	db       *storage.DB
 	cfg      config.Config
 	now      func() time.Time
@@ -31,7 +32,9 @@ type Service struct {
 	runtime  PipelineRuntime
 	// redactions counts secrets redacted since start (diagnostics).
 	redactions atomic.Int64
-	fg         foreground // requests in flight, for background work to yield to
+	// rerankFailures counts rerankings that failed or timed out.
+	rerankFailures atomic.Int64
+	fg             foreground // requests in flight, for background work to yield to
 
 	attached sync.Map // key → subsystem (Attached)
 
@@ -49,11 +52,14 @@ type ServiceOptions struct {
 	// Embedder produces vectors for the vector leg of recall; nil turns the
 	// vector leg off (recall is then keyword-only and says so).
 	Embedder Embedder
+	// Reranker reorders recall's best candidates (reranker.enabled); nil
+	// leaves recall's order as fused.
+	Reranker Reranker
 }
 
 // NewService returns a Service over db configured by cfg.
 func NewService(db *storage.DB, cfg config.Config, opts ServiceOptions) *Service {
-	s := &Service{db: db, cfg: cfg, now: opts.Now, log: opts.Logger, embedder: opts.Embedder}
+	s := &Service{db: db, cfg: cfg, now: opts.Now, log: opts.Logger, embedder: opts.Embedder, reranker: opts.Reranker}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 )
 
@@ -100,4 +101,28 @@ func ListHistory(ctx context.Context, q Querier, f HistoryFilter, limit int) ([]
 		out = append(out, &h)
 	}
 	return out, rows.Err()
+}
+
+// InsertHistoryIfAbsent appends an event unless one with its id exists
+// (an import run twice adds nothing); it reports whether it wrote.
+func InsertHistoryIfAbsent(ctx context.Context, q Querier, h *HistoryEvent) (bool, error) {
+	res, err := q.ExecContext(ctx, `INSERT OR IGNORE INTO memory_history (`+historyColumns+`)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+		h.ID, h.MemoryID, h.Event, h.OldContent, h.NewContent, h.ChangedBy, orDefault(h.ActorType, "operator"),
+		nullable(h.Reason), nullable(h.Metadata), nullable(h.SessionID), nullable(h.RequestID), h.CreatedAt)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// MemoryExists reports whether a row with this id exists, live or deleted.
+func MemoryExists(ctx context.Context, q Querier, id string) (bool, error) {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM memories WHERE id = ?`, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }

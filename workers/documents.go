@@ -69,9 +69,11 @@ func (w *DocumentWorker) loop(ctx context.Context, owner string, poll time.Durat
 }
 
 // Step leases and runs at most one document_ingest job. It reports
-// whether a job was found; a job's failure is recorded on the job (retry,
-// or dead with the document failed) and returned. Nothing is leased while
-// mutations are frozen.
+// whether a job was found. A job's failure is recorded on the job (retry,
+// or dead with the document failed) and logged, not returned: the error
+// it returns is the worker's own (the queue could not be read or
+// written), which backs its loop off. Nothing is leased while mutations
+// are frozen.
 func (w *DocumentWorker) Step(ctx context.Context, owner string) (bool, error) {
 	if w.Svc.MutationsFrozen() {
 		return false, nil
@@ -98,8 +100,15 @@ func (w *DocumentWorker) Step(ctx context.Context, owner string) (bool, error) {
 	if ferr != nil {
 		return true, errors.Join(perr, ferr)
 	}
+	// The failure is the document's, recorded on its job (which retries on
+	// its own backoff, or is dead with the document failed): not the
+	// worker's, so the worker goes straight on to the next document. A bad
+	// URL never holds a good document back.
+	log := logOrDiscard(w.Log)
 	if dead {
-		return true, fmt.Errorf("document job %s dead after %d attempts: %w", job.ID, job.Attempts, perr)
+		log.Warn("document failed for good", "job", job.ID, "attempts", job.Attempts, "err", perr)
+	} else {
+		log.Info("document job failed; it will be retried", "job", job.ID, "attempts", job.Attempts, "err", perr)
 	}
-	return true, perr
+	return true, nil
 }

@@ -29,6 +29,8 @@ type Config struct {
 	Embedding  EmbeddingConfig  `toml:"embedding"`
 	Search     SearchConfig     `toml:"search"`
 	Graph      GraphConfig      `toml:"graph"`
+	Reranker   RerankerConfig   `toml:"reranker"`
+	Connectors ConnectorsConfig `toml:"connectors"`
 	Hints      HintsConfig      `toml:"hints"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
 	Hooks      HooksConfig      `toml:"hooks"`
@@ -330,6 +332,8 @@ func DefaultConfig() Config {
 			MinVectorSimilarity: DefaultSearchMinVectorSimilarity,
 		},
 		Graph:      DefaultGraphConfig(),
+		Reranker:   DefaultRerankerConfig(),
+		Connectors: DefaultConnectorsConfig(),
 		Hints:      HintsConfig{Max: DefaultHintsMax},
 		Pipeline:   PipelineConfig{Enabled: DefaultPipelineEnabled, ShadowMode: DefaultPipelineShadowMode},
 		PipelineV2: DefaultPipelineV2Config(),

@@ -143,6 +143,28 @@ const (
 	DefaultSearchDampening = true
 )
 
+// Connectors defaults.
+const (
+	// DefaultConnectorsPollInterval is how often folders are checked.
+	DefaultConnectorsPollInterval = 30 * time.Second
+	// DefaultConnectorsMaxFileBytes skips files over 1 MiB.
+	DefaultConnectorsMaxFileBytes = 1 << 20
+	// DefaultConnectorsMaxFiles bounds one connector's files.
+	DefaultConnectorsMaxFiles = 20000
+)
+
+// Reranker defaults (seed 003: enabled false, topN 20, timeoutMs 2000).
+const (
+	// DefaultRerankerEnabled leaves the model reranker off.
+	DefaultRerankerEnabled = false
+	// DefaultRerankerProvider is a /rerank endpoint.
+	DefaultRerankerProvider = "http"
+	// DefaultRerankerTopN is how many candidates are reranked.
+	DefaultRerankerTopN = 20
+	// DefaultRerankerTimeout bounds one reranking.
+	DefaultRerankerTimeout = 2 * time.Second
+)
+
 // Graph defaults.
 const (
 	// DefaultGraphEnabled writes the knowledge graph and uses it in recall.

@@ -56,9 +56,15 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"search.coverage_weight":       DefaultSearchCoverageWeight,
 		"search.dampening":             DefaultSearchDampening,
 
-		"graph.enabled":       DefaultGraphEnabled,
-		"graph.boost_weight":  DefaultGraphBoostWeight,
-		"graph.boost_timeout": DefaultGraphBoostTimeout,
+		"graph.enabled":             DefaultGraphEnabled,
+		"graph.boost_weight":        DefaultGraphBoostWeight,
+		"connectors.poll_interval":  DefaultConnectorsPollInterval,
+		"connectors.max_file_bytes": DefaultConnectorsMaxFileBytes,
+		"connectors.max_files":      DefaultConnectorsMaxFiles,
+		"reranker.provider":         DefaultRerankerProvider,
+		"reranker.top_n":            DefaultRerankerTopN,
+		"reranker.timeout":          DefaultRerankerTimeout,
+		"graph.boost_timeout":       DefaultGraphBoostTimeout,
 
 		"hints.max": DefaultHintsMax,
 

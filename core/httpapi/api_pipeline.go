@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/storage"
@@ -81,7 +82,8 @@ func (a *API) pipelineStatus(w http.ResponseWriter, r *http.Request) {
 }
 
 // graphEntities serves GET /api/graph/entities?q=&limit=: the knowledge
-// graph's entities whose canonical name contains q, most mentioned first.
+// graph's entities whose canonical name contains q, most mentioned first;
+// with memory=ID, the entities that memory mentions.
 func (a *API) graphEntities(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	limit, e := queryInt(r, "limit", 50, 1, 1000)
@@ -89,10 +91,39 @@ func (a *API) graphEntities(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	ents, err := a.svc.GraphEntities(r.Context(), q.Get("q"), limit)
+	var ents []core.GraphEntity
+	var err error
+	if id := q.Get("memory"); id != "" {
+		ents, err = a.svc.MemoryEntities(r.Context(), id)
+	} else {
+		ents, err = a.svc.GraphEntities(r.Context(), q.Get("q"), limit)
+	}
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"entities": ents, "count": len(ents)})
+}
+
+// graphEntity serves GET /api/graph/entities/{id}?relation=&project=&limit=:
+// one entity with its relations (of one type with relation=), the
+// neighbours they reach, and the memories that mention it.
+func (a *API) graphEntity(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, e := queryInt(r, "limit", 50, 1, 500)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	if n := len(q.Get("relation")); n > 64 {
+		writeError(w, core.Invalid("relation", "relation is %d bytes; a relation type has at most 64", n))
+		return
+	}
+	d, err := a.svc.GraphEntity(r.Context(), r.PathValue("id"), core.EntityQuery{
+		RelationType: q.Get("relation"), Project: q.Get("project"), Limit: limit})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
 }

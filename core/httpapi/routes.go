@@ -130,6 +130,7 @@ func (a *API) routeTable() []route {
 		h("POST /api/jobs/{id}/retry", a.retryJob, access{perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied}),
 		h("GET /api/pipeline/status", a.pipelineStatus, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
 		h("GET /api/graph/entities", a.graphEntities, access{perm: auth.PermRecall, scope: scopeDenied}),
+		h("GET /api/graph/entities/{id}", a.graphEntity, access{perm: auth.PermRecall, scope: scopeDenied}),
 
 		// Operations: repairs, maintenance, diagnostics, analytics.
 		h("GET /api/repair", a.repairList, access{perm: auth.PermAdmin, scope: scopeDenied}),
@@ -151,6 +152,13 @@ func (a *API) routeTable() []route {
 		h("GET /api/documents/{id}", a.getDocument, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("GET /api/documents/{id}/chunks", a.documentChunks, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("DELETE /api/documents/{id}", a.deleteDocument, access{perm: auth.PermDocuments, limiter: "forget", scope: scopeDenied}),
+
+		// Connectors (seed 001).
+		h("GET /api/connectors", a.listConnectors, access{perm: auth.PermConnectors, scope: scopeDenied}),
+		h("POST /api/connectors", a.createConnector, access{perm: auth.PermAdmin, scope: scopeDenied}),
+		h("GET /api/connectors/{id}", a.getConnector, access{perm: auth.PermConnectors, scope: scopeDenied}),
+		h("POST /api/connectors/{id}/sync", a.syncConnector, access{perm: auth.PermConnectors, scope: scopeDenied}),
+		h("DELETE /api/connectors/{id}", a.deleteConnector, access{perm: auth.PermAdmin, limiter: "forget", scope: scopeDenied}),
 	}
 }
 

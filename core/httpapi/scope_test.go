@@ -164,6 +164,7 @@ func (f *scopeFixture) probes() map[string][]probe {
 		"POST /api/jobs/{id}/retry":           {{path: "/api/jobs/" + f.jobB + "/retry", refuse: true}},
 		"GET /api/pipeline/status":            {{path: "/api/pipeline/status", refuse: true}},
 		"GET /api/graph/entities":             {{path: "/api/graph/entities?q=kettle", refuse: true}},
+		"GET /api/graph/entities/{id}":        {{path: "/api/graph/entities/x?project=" + projB, refuse: true}},
 		"GET /api/repair":                     {{path: "/api/repair", refuse: true}},
 		"GET /api/repair/embedding-gaps":      {{path: "/api/repair/embedding-gaps", refuse: true}},
 		"GET /api/repair/dedup-stats":         {{path: "/api/repair/dedup-stats", refuse: true}},
@@ -181,6 +182,11 @@ func (f *scopeFixture) probes() map[string][]probe {
 		"GET /api/documents/{id}":             {{path: "/api/documents/x", refuse: true}},
 		"GET /api/documents/{id}/chunks":      {{path: "/api/documents/x/chunks", refuse: true}},
 		"DELETE /api/documents/{id}":          {{path: "/api/documents/x", refuse: true}},
+		"GET /api/connectors":                 {{path: "/api/connectors", refuse: true}},
+		"POST /api/connectors":                {{body: map[string]any{"provider": "filesystem", "root": "/etc"}, refuse: true}},
+		"GET /api/connectors/{id}":            {{path: "/api/connectors/x", refuse: true}},
+		"POST /api/connectors/{id}/sync":      {{path: "/api/connectors/x/sync", body: map[string]any{}, refuse: true}},
+		"DELETE /api/connectors/{id}":         {{path: "/api/connectors/x", refuse: true}},
 	}
 }
 

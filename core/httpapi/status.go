@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/auth"
+	"github.com/cairnmem/cairn/core/connectors"
 )
 
 // statusByCode is the one place an error code becomes an HTTP status.
@@ -35,6 +36,7 @@ var statusByCode = map[string]int{
 	core.CodeJobNotRetryable:        http.StatusConflict,
 	core.CodeTooLarge:               http.StatusRequestEntityTooLarge,
 	CodeForbiddenOrigin:             http.StatusForbidden,
+	connectors.CodeRootNotAllowed:   http.StatusForbidden,
 	CodeForbiddenHost:               http.StatusForbidden,
 	CodeUnsupportedMediaType:        http.StatusUnsupportedMediaType,
 	CodeRequestTimeout:              http.StatusRequestTimeout,

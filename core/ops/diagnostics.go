@@ -488,12 +488,34 @@ func (s *Ops) diagConnector(ctx context.Context, q storage.Querier, now time.Tim
 			gate("documents_failed_24h", "count", float64(failed), 0, 0.3, false, msg),
 			gate("documents_failed_24h_many", "count", float64(failed), 4, 0.2, false, fmt.Sprintf("%d failed documents (5 or more costs 0.2)", failed)))
 	}
+	broken, err := storage.ConnectorErrors(ctx, q)
+	if err != nil {
+		return d, err
+	}
+	if len(broken) > 0 {
+		c := broken[0]
+		age := ""
+		if t, err := storage.ParseTime(c.LastErrorAt); err == nil {
+			age = fmt.Sprintf(" (%s ago)", now.Sub(t).Round(time.Second))
+		}
+		d.Signals = append(d.Signals, gate("connectors_in_error", "count", float64(len(broken)), 0, 0.3, false,
+			fmt.Sprintf("%d connectors failed their last sync; %s: %s%s", len(broken), c.DisplayName,
+				extract.ClipForWarning(c.LastError, 200), age)))
+	}
 	errs, _ := s.svc.Analytics().Errors(analytics.ErrorFilter{Stage: analytics.StageConnector, Since: now.Add(-24 * time.Hour)})
 	if len(errs) > 0 {
 		d.Signals = append(d.Signals, info("connector_errors_24h", "count", float64(len(errs)), "latest: "+errs[0].Code+" "+errs[0].Message))
 	}
 	if len(d.Signals) == 0 {
-		d.Note = "no connectors: no document has been ingested yet, and hook/agent connectivity is not tracked"
+		all, err := storage.ListConnectors(ctx, q)
+		if err != nil {
+			return d, err
+		}
+		if len(all) > 0 {
+			d.Note = fmt.Sprintf("%d connectors, none in error", len(all))
+		} else {
+			d.Note = "no connectors: no document has been ingested yet, and hook/agent connectivity is not tracked"
+		}
 	}
 	return d, nil
 }

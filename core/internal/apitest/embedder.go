@@ -61,7 +61,7 @@ func (u *Embedder) SetFail(err error) {
 }
 
 // NewService opens a fresh store with the default configuration and emb.
-func NewService(t *testing.T, emb core.Embedder, mods ...func(*config.Config)) *core.Service {
+func NewService(t testing.TB, emb core.Embedder, mods ...func(*config.Config)) *core.Service {
 	t.Helper()
 	cfg := config.DefaultConfig()
 	for _, m := range mods {
