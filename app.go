@@ -112,7 +112,7 @@ func (o *optFloat) Set(s string) error {
 }
 
 // optString is a string flag that knows whether it was given, so an empty
-// value ("--tags ”": no tags) differs from no flag.
+// value (--tags= to remove every tag) differs from no flag.
 type optString struct {
 	v   string
 	set bool
