@@ -45,7 +45,11 @@ func runEdit(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer be.Close()
+	defer func() {
+		if be != nil {
+			be.Close()
+		}
+	}()
 	id, err := resolveID(ctx, be, pos[0], cliProject(*project))
 	if err != nil {
 		return err
@@ -81,6 +85,11 @@ func runEdit(ctx context.Context, args []string) error {
 		p.Pinned = &pinned.v
 	}
 	if !content.set && !tags.set && !typ.set && !importance.set && !pinned.set {
+		// The database is let go while the editor runs (it may run for
+		// minutes; hooks and other commands must not wait for it), and the
+		// change is applied to the version read, or refused.
+		be.Close()
+		be = nil
 		edited, err := editInEditor(m.Content)
 		if err != nil {
 			return err
@@ -90,6 +99,9 @@ func runEdit(ctx context.Context, args []string) error {
 			return nil
 		}
 		p.Content = &edited
+		if be, err = connect(ctx, common); err != nil {
+			return err
+		}
 	}
 	res, err := be.Modify(ctx, p)
 	if *asJSON && res != nil && res.Status != "" {
