@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -166,33 +167,29 @@ func resolveIDs(ctx context.Context, be backend, args []string, project string) 
 	return nil, &core.Error{Code: core.CodeNotFound, Message: fmt.Sprintf("no memory has the id %q", args[left[0]])}
 }
 
-// idPage is how many memories one step of a short id search reads.
-const idPage = 1000
-
-// matchShortIDs lists the memories of project (every project when empty),
-// deleted ones included, and returns for each index in want the ids that
-// end or start with want[i].
+// matchShortIDs reads the ids of project's memories (every project when
+// empty), deleted ones included, as one export stream, and returns for
+// each index in want the ids that end or start with want[i].
 func matchShortIDs(ctx context.Context, be backend, want []string, idx []int, project string) (map[int][]string, error) {
 	matches := map[int][]string{}
 	f := storage.MemoryFilter{Project: project, IncludeDeleted: true}
-	for offset := 0; ; offset += idPage {
-		page, err := be.List(ctx, f, idPage, offset)
-		if err != nil {
-			return nil, err
+	err := be.Export(ctx, f, func(line json.RawMessage) error {
+		var m struct {
+			ID string `json:"id"`
 		}
-		for _, m := range page.Memories {
-			for _, i := range idx {
-				if strings.HasSuffix(m.ID, want[i]) || strings.HasPrefix(m.ID, want[i]) {
-					if !slices.Contains(matches[i], m.ID) {
-						matches[i] = append(matches[i], m.ID)
-					}
+		if err := json.Unmarshal(line, &m); err != nil {
+			return err
+		}
+		for _, i := range idx {
+			if strings.HasSuffix(m.ID, want[i]) || strings.HasPrefix(m.ID, want[i]) {
+				if !slices.Contains(matches[i], m.ID) {
+					matches[i] = append(matches[i], m.ID)
 				}
 			}
 		}
-		if !page.HasMore || len(page.Memories) == 0 {
-			return matches, nil
-		}
-	}
+		return nil
+	})
+	return matches, err
 }
 
 // oneLine renders content on one line of at most max characters.
