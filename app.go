@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/cairnmem/cairn/core/httpapi"
 
@@ -22,7 +24,7 @@ import (
 
 // commonFlags are accepted by every command.
 type commonFlags struct {
-	home, config, db, addr string
+	home, config, db, addr, logLevel string
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -30,15 +32,18 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "config file (default: config.toml in the config folder)")
 	fs.StringVar(&c.db, "db", "", "database file (default: memories.db in the data folder)")
 	fs.StringVar(&c.addr, "addr", "", "API address, host:port (default "+config.DefaultAddr+")")
+	fs.StringVar(&c.logLevel, "log-level", "", "least severe level logged: debug, info, warn or error (default: config log.level, "+config.DefaultLogLevel+")")
 }
 
-// newFlagSet returns a flag set whose -h output goes to stderr and whose
-// errors are returned, not fatal.
+// newFlagSet returns a flag set whose -h output goes to stdout (help is
+// an answer, not an error) and whose errors are returned, not printed.
 func newFlagSet(name, usage string) (*flag.FlagSet, *commonFlags) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: cairn %s\n\nflags:\n", usage)
+		fs.SetOutput(os.Stdout)
+		defer fs.SetOutput(io.Discard)
+		fmt.Printf("usage: cairn %s\n\nflags:\n", usage)
 		fs.PrintDefaults()
 	}
 	c := &commonFlags{}
@@ -46,16 +51,31 @@ func newFlagSet(name, usage string) (*flag.FlagSet, *commonFlags) {
 	return fs, c
 }
 
+// flagSink, when set, receives the flag set of a command asked for help
+// instead of the help being printed: how `cairn completion` learns every
+// command's flags from the commands themselves.
+var flagSink func(*flag.FlagSet)
+
 // parseFlags parses args allowing flags after positional arguments
-// ("cairn remember some text --tags x").
+// ("cairn remember some text --tags x"). -h prints the command's help on
+// stdout and returns errHelp.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	usage := fs.Usage
+	fs.Usage = func() {} // the flag package calls it on every error too
+	defer func() { fs.Usage = usage }()
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				if flagSink != nil {
+					flagSink(fs)
+				} else {
+					usage()
+				}
 				return nil, errHelp
 			}
-			return nil, usageError{err.Error()}
+			name := strings.TrimSpace("cairn " + fs.Name())
+			return nil, usageError{fmt.Sprintf("%v (run `%s -h` for its flags)", err, name)}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -68,6 +88,70 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = args[1:]
 	}
 }
+
+// optFloat is a float flag that knows whether it was given; its help shows
+// no "(default 0)", the text says what happens without it.
+type optFloat struct {
+	v   float64
+	set bool
+}
+
+func (o *optFloat) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.FormatFloat(o.v, 'g', -1, 64)
+}
+
+func (o *optFloat) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return errors.New("not a number")
+	}
+	o.v, o.set = v, true
+	return nil
+}
+
+// optString is a string flag that knows whether it was given, so an empty
+// value (--tags= to remove every tag) differs from no flag.
+type optString struct {
+	v   string
+	set bool
+}
+
+func (o *optString) String() string {
+	if o == nil {
+		return ""
+	}
+	return o.v
+}
+
+func (o *optString) Set(s string) error { o.v, o.set = s, true; return nil }
+
+// optBool is a boolean flag that knows whether it was given (--pinned,
+// --pinned=false).
+type optBool struct {
+	v   bool
+	set bool
+}
+
+func (o *optBool) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.FormatBool(o.v)
+}
+
+func (o *optBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("not true or false")
+	}
+	o.v, o.set = v, true
+	return nil
+}
+
+func (o *optBool) IsBoolFlag() bool { return true }
 
 var errHelp = errors.New("help requested")
 
@@ -84,6 +168,9 @@ func loadApp(c *commonFlags) (*app, error) {
 	if c.addr != "" {
 		overrides["server.addr"] = c.addr
 	}
+	if c.logLevel != "" {
+		overrides["log.level"] = c.logLevel
+	}
 	if c.db != "" {
 		abs, err := filepath.Abs(c.db)
 		if err != nil {
@@ -98,12 +185,13 @@ func loadApp(c *commonFlags) (*app, error) {
 	return &app{cfg: cfg, paths: paths, log: slog.New(slog.NewTextHandler(io.Discard, nil)), close: func() {}}, nil
 }
 
-// openLog sends logs to the log file, and also to stderr when echo is set.
+// openLog sends logs to the log file, rotated by size (logrotate.go),
+// and also to stderr when echo is set.
 func (a *app) openLog(echo bool) error {
 	if err := os.MkdirAll(filepath.Dir(a.paths.LogFile), 0o700); err != nil {
 		return fmt.Errorf("create log folder: %w", err)
 	}
-	f, err := os.OpenFile(a.paths.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := openRotating(a.paths.LogFile, logMaxBytes, logKeep)
 	if err != nil {
 		return fmt.Errorf("open log file: %w", err)
 	}

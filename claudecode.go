@@ -29,9 +29,10 @@ var claudeHooks = []struct {
 	{"SessionEnd", "session-end", 2},
 }
 
-// ourHook recognizes a command cairn installed: a cairn binary running
-// `hook EVENT`, whatever folder the binary was in.
-var ourHook = regexp.MustCompile(`^'?(?:[^']*/)?cairn'? hook (?:session-start|user-prompt-submit|pre-compact|post-compact|session-end)$`)
+// ourHook recognizes a command cairn installed by its shape: one program
+// (quoted or not, whatever it is called: cairn, cairn-dev, ./bin/x) run as
+// `PROGRAM hook EVENT` with one of the events cairn installs.
+var ourHook = regexp.MustCompile(`^(?:'(?:[^']|'\\'')*'|[^\s'"]+) hook (?:session-start|user-prompt-submit|pre-compact|post-compact|session-end)$`)
 
 func shellQuote(s string) string {
 	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
@@ -40,26 +41,73 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// addClaudeHooks puts cairn's handler in each of its events: where one
+// is already there (any binary), it is updated in place and any duplicate
+// dropped; else a group holding it is appended. Run twice, it changes
+// nothing the second time.
 func addClaudeHooks(top *jsonObject, bin string) error {
-	removeClaudeHooks(top)
 	hooks, err := top.object("hooks")
 	if err != nil {
 		return err
 	}
 	for _, h := range claudeHooks {
 		var groups []json.RawMessage
-		if raw, ok := hooks.get(h.event); ok {
+		if raw, ok := hooks.get(h.event); ok && string(bytes.TrimSpace(raw)) != "null" {
 			if err := json.Unmarshal(raw, &groups); err != nil {
 				return fmt.Errorf("hooks.%s is not an array", h.event)
 			}
 		}
-		group, _ := json.Marshal(map[string]any{"hooks": []any{map[string]any{
-			"type": "command", "command": shellQuote(bin) + " hook " + h.arg, "timeout": h.timeout}}})
-		groups = append(groups, group)
-		raw, _ := json.Marshal(groups)
+		want := map[string]any{"type": "command", "command": shellQuote(bin) + " hook " + h.arg, "timeout": h.timeout}
+		placed := false
+		var out []json.RawMessage
+		for _, graw := range groups {
+			var g map[string]json.RawMessage
+			var handlers []map[string]any
+			if json.Unmarshal(graw, &g) != nil || json.Unmarshal(g["hooks"], &handlers) != nil {
+				out = append(out, graw)
+				continue
+			}
+			var rest []map[string]any
+			ours := false
+			for _, hd := range handlers {
+				if !isOurHook(hd) {
+					rest = append(rest, hd)
+					continue
+				}
+				ours = true
+				if !placed {
+					placed = true
+					for k, v := range want { // keep the handler's other keys
+						hd[k] = v
+					}
+					rest = append(rest, hd)
+				}
+			}
+			if !ours {
+				out = append(out, graw)
+				continue
+			}
+			if len(rest) == 0 {
+				continue
+			}
+			g["hooks"], _ = json.Marshal(rest)
+			b, _ := json.Marshal(g)
+			out = append(out, b)
+		}
+		if !placed {
+			group, _ := json.Marshal(map[string]any{"hooks": []any{want}})
+			out = append(out, group)
+		}
+		raw, _ := json.Marshal(out)
 		hooks.set(h.event, raw)
 	}
 	return top.setObject("hooks", hooks)
+}
+
+// isOurHook reports whether a handler is one cairn installed.
+func isOurHook(h map[string]any) bool {
+	cmd, _ := h["command"].(string)
+	return h["type"] == "command" && ourHook.MatchString(strings.TrimSpace(cmd))
 }
 
 // removeClaudeHooks drops exactly the handlers cairn adds, then the groups
@@ -90,7 +138,7 @@ func removeClaudeHooks(top *jsonObject) {
 			}
 			var rest []map[string]any
 			for _, h := range handlers {
-				if cmd, _ := h["command"].(string); h["type"] == "command" && ourHook.MatchString(cmd) {
+				if isOurHook(h) {
 					eventTouched = true
 					continue
 				}
@@ -132,11 +180,26 @@ func addMCPServer(top *jsonObject, bin string) error {
 	if err != nil {
 		return err
 	}
-	if raw, ok := servers.get("cairn"); ok && !isOurMCP(raw) {
-		return errors.New(`mcpServers already has a "cairn" entry that does not run a cairn binary; remove it first`)
+	entry := &jsonObject{vals: map[string]json.RawMessage{}}
+	if raw, ok := servers.get("cairn"); ok {
+		if !isOurMCP(raw) {
+			return errors.New(`mcpServers already has a "cairn" entry that is not cairn's own (it does not run PROGRAM mcp); remove or rename it first`)
+		}
+		if entry, err = parseJSONObject(raw); err != nil {
+			return err
+		}
 	}
-	entry, _ := json.Marshal(map[string]any{"type": "stdio", "command": bin, "args": []string{"mcp"}, "env": map[string]string{}})
-	servers.set("cairn", entry)
+	// The user's own keys of the entry (env, say) stay.
+	set := func(k string, v any) { b, _ := json.Marshal(v); entry.set(k, b) }
+	set("type", "stdio")
+	set("command", bin)
+	set("args", []string{"mcp"})
+	if _, ok := entry.get("env"); !ok {
+		set("env", map[string]string{})
+	}
+	if err := servers.setObject("cairn", entry); err != nil {
+		return err
+	}
 	return top.setObject("mcpServers", servers)
 }
 
@@ -151,12 +214,14 @@ func removeMCPServer(top *jsonObject) {
 	}
 }
 
+// isOurMCP recognizes the entry cairn installs under the name "cairn": a
+// program (whatever it is called) run with the single argument mcp.
 func isOurMCP(raw json.RawMessage) bool {
 	var e struct {
 		Command string   `json:"command"`
 		Args    []string `json:"args"`
 	}
-	return json.Unmarshal(raw, &e) == nil && filepath.Base(e.Command) == "cairn" && len(e.Args) == 1 && e.Args[0] == "mcp"
+	return json.Unmarshal(raw, &e) == nil && e.Command != "" && len(e.Args) == 1 && e.Args[0] == "mcp"
 }
 
 // editJSONFile applies edit to the JSON object in path (missing: {}),
@@ -176,7 +241,7 @@ func editJSONFile(path string, edit func(*jsonObject) error) (changed bool, back
 	if err := edit(top); err != nil {
 		return false, "", err
 	}
-	out, err := top.marshalIndent()
+	out, err := top.marshalKeeping(detectIndent(old))
 	if err != nil {
 		return false, "", err
 	}
@@ -220,8 +285,10 @@ func compactJSON(b []byte) string {
 // jsonObject is a JSON object that keeps its keys in order and its values
 // as written, so editing one key leaves the rest of a user's file alone.
 type jsonObject struct {
-	keys []string
-	vals map[string]json.RawMessage
+	keys     []string
+	vals     map[string]json.RawMessage
+	dirty    map[string]bool        // keys set to a different value since parsing
+	children map[string]*jsonObject // objects set with setObject, rendered keeping their own untouched values
 }
 
 func parseJSONObject(data []byte) (*jsonObject, error) {
@@ -234,6 +301,7 @@ func parseJSONObject(data []byte) (*jsonObject, error) {
 		return nil, errors.New("expected an object")
 	}
 	o := &jsonObject{vals: map[string]json.RawMessage{}}
+	defer func() { o.dirty = nil }() // as parsed: nothing changed yet
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -261,8 +329,15 @@ func (o *jsonObject) get(k string) (json.RawMessage, bool) {
 }
 
 func (o *jsonObject) set(k string, v json.RawMessage) {
-	if _, ok := o.vals[k]; !ok {
+	old, ok := o.vals[k]
+	if !ok {
 		o.keys = append(o.keys, k)
+	}
+	if !ok || compactJSON(old) != compactJSON(v) {
+		if o.dirty == nil {
+			o.dirty = map[string]bool{}
+		}
+		o.dirty[k] = true
 	}
 	o.vals[k] = v
 }
@@ -299,6 +374,10 @@ func (o *jsonObject) setObject(k string, sub *jsonObject) error {
 		return err
 	}
 	o.set(k, b)
+	if o.children == nil {
+		o.children = map[string]*jsonObject{}
+	}
+	o.children[k] = sub
 	return nil
 }
 
@@ -318,18 +397,59 @@ func (o *jsonObject) marshal() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func (o *jsonObject) marshalIndent() ([]byte, error) {
-	b, err := o.marshal()
-	if err != nil {
-		return nil, err
-	}
-	var compact, buf bytes.Buffer
-	if err := json.Compact(&compact, b); err != nil {
-		return nil, err
-	}
-	if err := json.Indent(&buf, compact.Bytes(), "", "  "); err != nil {
+// marshalKeeping renders the object one key per line indented by indent:
+// the values of keys not changed since parsing exactly as they were
+// written (their own formatting kept), changed ones indented to match.
+func (o *jsonObject) marshalKeeping(indent string) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := o.render(&buf, indent, 1); err != nil {
 		return nil, err
 	}
 	buf.WriteByte('\n')
 	return buf.Bytes(), nil
+}
+
+// render writes o at nesting depth (1: the top object's keys).
+func (o *jsonObject) render(buf *bytes.Buffer, indent string, depth int) error {
+	pad := strings.Repeat(indent, depth)
+	buf.WriteString("{")
+	for i, k := range o.keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n" + pad)
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteString(": ")
+		v := o.vals[k]
+		switch {
+		case !o.dirty[k]:
+			buf.Write(bytes.TrimSpace(v))
+		case o.children[k] != nil:
+			if err := o.children[k].render(buf, indent, depth+1); err != nil {
+				return err
+			}
+		default:
+			if err := json.Indent(buf, []byte(compactJSON(v)), pad, indent); err != nil {
+				return fmt.Errorf("%s: %w", k, err)
+			}
+		}
+	}
+	if len(o.keys) > 0 {
+		buf.WriteString("\n" + strings.Repeat(indent, depth-1))
+	}
+	buf.WriteString("}")
+	return nil
+}
+
+// detectIndent is the indentation of a JSON file's first indented line
+// (two spaces when it has none).
+func detectIndent(data []byte) string {
+	for _, line := range bytes.Split(data, []byte("\n"))[1:] {
+		trimmed := bytes.TrimLeft(line, " \t")
+		if len(trimmed) > 0 && len(trimmed) < len(line) {
+			return string(line[:len(line)-len(trimmed)])
+		}
+	}
+	return "  "
 }

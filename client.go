@@ -21,6 +21,13 @@ type backend interface {
 	Recall(ctx context.Context, in map[string]any) (*core.RecallResult, error)
 	Export(ctx context.Context, f storage.MemoryFilter, fn func(json.RawMessage) error) error
 	Import(ctx context.Context, lines []core.ImportLine, raw [][]byte) (*core.ImportResult, error)
+	Get(ctx context.Context, id string, includeDeleted bool) (*core.Memory, error)
+	List(ctx context.Context, f storage.MemoryFilter, limit, offset int) (*core.ListResult, error)
+	Modify(ctx context.Context, p core.Patch) (*core.MutationResult, error)
+	Forget(ctx context.Context, in core.ForgetInput) (*core.MutationResult, error)
+	ForgetBatch(ctx context.Context, in core.BatchForgetInput) (*core.BatchForgetResult, error)
+	Recover(ctx context.Context, in core.RecoverInput) (*core.MutationResult, error)
+	History(ctx context.Context, id string, limit int) ([]*core.HistoryEntry, error)
 	Describe() string
 	Close() error
 }
@@ -108,6 +115,37 @@ func (b *localBackend) Import(ctx context.Context, lines []core.ImportLine, _ []
 	return b.st.svc.Import(ctx, lines, core.Actor{Name: "cli-import", Type: core.ActorOperator})
 }
 
+// cliActor is who the CLI's changes are recorded as.
+var cliActor = core.Actor{Name: "cli", Type: core.ActorOperator}
+
+func (b *localBackend) Get(ctx context.Context, id string, includeDeleted bool) (*core.Memory, error) {
+	return b.st.svc.Get(ctx, id, includeDeleted)
+}
+
+func (b *localBackend) List(ctx context.Context, f storage.MemoryFilter, limit, offset int) (*core.ListResult, error) {
+	return b.st.svc.List(ctx, f, limit, offset)
+}
+
+func (b *localBackend) Modify(ctx context.Context, p core.Patch) (*core.MutationResult, error) {
+	return b.st.svc.Modify(ctx, p, cliActor)
+}
+
+func (b *localBackend) Forget(ctx context.Context, in core.ForgetInput) (*core.MutationResult, error) {
+	return b.st.svc.Forget(ctx, in, cliActor)
+}
+
+func (b *localBackend) ForgetBatch(ctx context.Context, in core.BatchForgetInput) (*core.BatchForgetResult, error) {
+	return b.st.svc.ForgetBatch(ctx, in, cliActor)
+}
+
+func (b *localBackend) Recover(ctx context.Context, in core.RecoverInput) (*core.MutationResult, error) {
+	return b.st.svc.Recover(ctx, in, cliActor)
+}
+
+func (b *localBackend) History(ctx context.Context, id string, limit int) ([]*core.HistoryEntry, error) {
+	return b.st.svc.MemoryHistory(ctx, id, limit)
+}
+
 // httpBackend reaches the cairn that holds the database through its API.
 type httpBackend struct {
 	c   *client.Client
@@ -160,4 +198,45 @@ func (b *httpBackend) Export(ctx context.Context, f storage.MemoryFilter, fn fun
 func (b *httpBackend) Import(ctx context.Context, _ []core.ImportLine, raw [][]byte) (*core.ImportResult, error) {
 	out, err := b.c.Import(ctx, raw)
 	return out, b.explain(err)
+}
+
+func (b *httpBackend) Get(ctx context.Context, id string, includeDeleted bool) (*core.Memory, error) {
+	m, err := b.c.Get(ctx, id, includeDeleted)
+	return m, b.explain(err)
+}
+
+func (b *httpBackend) List(ctx context.Context, f storage.MemoryFilter, limit, offset int) (*core.ListResult, error) {
+	out, err := b.c.ListPage(ctx, f, limit, offset)
+	return out, b.explain(err)
+}
+
+// mutation keeps the API's answer of a refused change (its status and
+// current version) beside the error, as the service returns it.
+func (b *httpBackend) mutation(res *core.MutationResult, err error) (*core.MutationResult, error) {
+	if err != nil && client.StatusOf(err) == 0 {
+		return nil, b.explain(err)
+	}
+	return res, err
+}
+
+func (b *httpBackend) Modify(ctx context.Context, p core.Patch) (*core.MutationResult, error) {
+	return b.mutation(b.c.Modify(ctx, p))
+}
+
+func (b *httpBackend) Forget(ctx context.Context, in core.ForgetInput) (*core.MutationResult, error) {
+	return b.mutation(b.c.Forget(ctx, in))
+}
+
+func (b *httpBackend) ForgetBatch(ctx context.Context, in core.BatchForgetInput) (*core.BatchForgetResult, error) {
+	out, err := b.c.ForgetBatch(ctx, in)
+	return out, b.explain(err)
+}
+
+func (b *httpBackend) Recover(ctx context.Context, in core.RecoverInput) (*core.MutationResult, error) {
+	return b.mutation(b.c.Recover(ctx, in))
+}
+
+func (b *httpBackend) History(ctx context.Context, id string, limit int) ([]*core.HistoryEntry, error) {
+	h, err := b.c.MemoryHistory(ctx, id, limit)
+	return h, b.explain(err)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // installFlags are the flags of install and uninstall: which files to
@@ -29,7 +30,7 @@ func installFlagSet(name string) (*installFlags, func([]string) ([]string, error
 
 // runInstall is `cairn install claude-code`: it adds cairn's hooks to
 // Claude Code's settings and its MCP server to the user config, keeping a
-// backup of each file it changes.
+// backup of each file it changes. Run again, it changes nothing.
 func runInstall(ctx context.Context, args []string) error {
 	f, parse := installFlagSet("install")
 	pos, err := parse(args)
@@ -51,19 +52,70 @@ func runInstall(ctx context.Context, args []string) error {
 	if bin, err = filepath.Abs(bin); err != nil {
 		return err
 	}
+	if err := checkInstallBinary(bin); err != nil {
+		return err
+	}
 	changed, backup, err := editJSONFile(f.settings, func(top *jsonObject) error { return addClaudeHooks(top, bin) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.settings, err)
 	}
 	report("hooks", f.settings, changed, backup)
+	changedAny := changed
 	if !f.noMCP {
 		changed, backup, err = editJSONFile(f.mcpConfig, func(top *jsonObject) error { return addMCPServer(top, bin) })
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.mcpConfig, err)
 		}
 		report("MCP server", f.mcpConfig, changed, backup)
+		changedAny = changedAny || changed
 	}
+	if !changedAny {
+		fmt.Printf("\ncairn is already installed in Claude Code (running %s); nothing changed.\n", bin)
+		return nil
+	}
+	what := "hooks and MCP server"
+	if f.noMCP {
+		what = "hooks"
+	}
+	fmt.Printf(`
+Installed: Claude Code's %s run %s.
+Next:
+  1. Restart Claude Code (sessions already open keep their old settings).
+  2. Start cairn: cairn (the terminal UI) or cairn serve.
+  3. Check it works: ask Claude Code something, then cairn recall WORDS
+     (or the UI's recall view) shows what it remembered; cairn list shows the newest.
+Undo: cairn uninstall claude-code removes exactly these entries (backups sit beside the files).
+`, what, bin)
 	return nil
+}
+
+// checkInstallBinary refuses a binary that will not be there tomorrow:
+// one `go run` built in a temporary folder or in Go's build cache.
+func checkInstallBinary(bin string) error {
+	var inside []string
+	if t := os.TempDir(); t != "" {
+		inside = append(inside, t)
+	}
+	if c := os.Getenv("GOCACHE"); c != "" {
+		inside = append(inside, c)
+	}
+	if c, err := os.UserCacheDir(); err == nil {
+		inside = append(inside, filepath.Join(c, "go-build"))
+	}
+	temporary := strings.Contains(filepath.ToSlash(bin), "/go-build")
+	for _, dir := range inside {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = r
+		}
+		if rel, err := filepath.Rel(dir, bin); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			temporary = true
+		}
+	}
+	if !temporary {
+		return nil
+	}
+	return fmt.Errorf("%s is a temporary build (go run, or a temporary folder) that will be gone later, so the hooks would break; "+
+		"build cairn where it stays and install from there: go build -o cairn . && ./cairn install claude-code (or go install . and run cairn install claude-code)", bin)
 }
 
 // report says what an edit of file did.

@@ -107,7 +107,7 @@ func TestInstallUninstallClaudeCode(t *testing.T) {
 
 	// A fresh file is created; uninstall of nothing is a no-op.
 	fresh := filepath.Join(dir, "new", "settings.json")
-	out, err := cairnCmd(dir, "install", "claude-code", "--settings", fresh, "--no-mcp").CombinedOutput()
+	out, err := cairnCmd(dir, "install", "claude-code", "--settings", fresh, "--no-mcp", "--bin", bin).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
@@ -116,7 +116,102 @@ func TestInstallUninstallClaudeCode(t *testing.T) {
 	}
 	// Not our "cairn" MCP entry: refuse to overwrite.
 	os.WriteFile(mcp, []byte(`{"mcpServers": {"cairn": {"command": "npx", "args": ["other-cairn"]}}}`), 0o600)
-	if out, err := cairnCmd(dir, "install", "claude-code", "--settings", settings, "--mcp-config", mcp).CombinedOutput(); err == nil {
+	if out, err := cairnCmd(dir, "install", "claude-code", "--settings", settings, "--mcp-config", mcp, "--bin", bin).CombinedOutput(); err == nil {
 		t.Fatalf("overwrote a foreign cairn entry: %s", out)
+	}
+}
+
+// A binary not named cairn: a second install changes nothing, a move
+// updates the entries in place, uninstall removes them all, and the
+// user's formatting of the keys cairn does not touch is kept byte for byte.
+func TestInstallAnyBinaryNameIdempotent(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.json")
+	mcp := filepath.Join(dir, "claude.json")
+	user := "{\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify-send done\"}]}]\n    },\n    \"permissions\": {\"allow\": [\"Bash(ls)\"]}\n}\n"
+	userMCP := "{\n\t\"numStartups\": 3\n}\n"
+	os.WriteFile(settings, []byte(user), 0o644)
+	os.WriteFile(mcp, []byte(userMCP), 0o600)
+	run := func(bin string, args ...string) string {
+		t.Helper()
+		out, err := cairnCmd(dir, append(args, "claude-code", "--settings", settings, "--mcp-config", mcp, "--bin", bin)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	out := run("/opt/tools/cairn-dev", "install")
+	for _, want := range []string{"Restart Claude Code", "cairn recall", "cairn uninstall claude-code"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("install does not say %q:\n%s", want, out)
+		}
+	}
+	first, _ := os.ReadFile(settings)
+	if n := strings.Count(string(first), "hook session-start"); n != 1 {
+		t.Fatalf("%d session-start hooks:\n%s", n, first)
+	}
+	if !strings.Contains(string(first), "\n    \"model\": \"opus\",\n") || !strings.Contains(string(first), `"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]`) ||
+		!strings.Contains(string(first), `"permissions": {"allow": ["Bash(ls)"]}`) {
+		t.Fatalf("the user's formatting was not kept:\n%s", first)
+	}
+	if m, _ := os.ReadFile(mcp); !strings.Contains(string(m), "\n\t\"numStartups\": 3,\n\t\"mcpServers\"") {
+		t.Fatalf("the indentation of the MCP config was not kept:\n%s", m)
+	}
+
+	out = run("/opt/tools/cairn-dev", "install")
+	if !strings.Contains(out, "nothing changed") {
+		t.Fatalf("second install: %s", out)
+	}
+	if again, _ := os.ReadFile(settings); string(again) != string(first) {
+		t.Fatalf("second install changed the file:\n%s", again)
+	}
+
+	// Moved binary: the same entries now run it; none is duplicated.
+	run("/usr/local/bin/my cairn", "install")
+	moved, _ := os.ReadFile(settings)
+	if strings.Count(string(moved), "hook session-start") != 1 || !strings.Contains(string(moved), `'/usr/local/bin/my cairn' hook session-start`) {
+		t.Fatalf("after a move:\n%s", moved)
+	}
+	if m, _ := os.ReadFile(mcp); strings.Count(string(m), `"mcp"`) != 1 || !strings.Contains(string(m), "/usr/local/bin/my cairn") {
+		t.Fatalf("MCP entry after a move:\n%s", m)
+	}
+
+	// Uninstall (run by any binary) removes exactly what install added.
+	out = run("/elsewhere/cairn", "uninstall")
+	if !strings.Contains(out, "Restart Claude Code") {
+		t.Fatalf("uninstall: %s", out)
+	}
+	if got, _ := os.ReadFile(settings); string(got) != user {
+		t.Fatalf("uninstall left:\n%s\nwant:\n%s", got, user)
+	}
+	if m, _ := os.ReadFile(mcp); strings.Contains(string(m), "cairn") {
+		t.Fatalf("MCP entry left: %s", m)
+	}
+	if out := run("/elsewhere/cairn", "uninstall"); !strings.Contains(out, "nothing changed") {
+		t.Fatalf("second uninstall: %s", out)
+	}
+}
+
+// A binary that will be gone (go run's build cache, a temporary folder) is
+// refused with the fix, and nothing is written.
+func TestInstallRefusesTemporaryBinary(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.json")
+	for _, bin := range []string{
+		"", // this test's binary, built in a temporary folder
+		filepath.Join(os.TempDir(), "go-build123", "b001", "exe", "cairn"),
+		"/home/u/.cache/go-build/ab/cairn",
+	} {
+		args := []string{"install", "claude-code", "--settings", settings, "--no-mcp"}
+		if bin != "" {
+			args = append(args, "--bin", bin)
+		}
+		out, err := cairnCmd(dir, args...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "go build -o cairn . && ./cairn install claude-code") || !strings.Contains(string(out), "go install .") {
+			t.Fatalf("bin %q: err=%v\n%s", bin, err, out)
+		}
+		if _, err := os.Stat(settings); err == nil {
+			t.Fatalf("bin %q: settings written", bin)
+		}
 	}
 }

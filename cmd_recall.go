@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -30,7 +29,7 @@ func runRecall(ctx context.Context, args []string) error {
 		return usageError{"nothing to search for: cairn recall [flags] QUERY"}
 	}
 	req := map[string]any{"query": query, "limit": *limit}
-	for k, v := range map[string]string{"type": *typ, "tags": *tags, "project": *project, "who": *who} {
+	for k, v := range map[string]string{"type": *typ, "tags": *tags, "project": cliProject(*project), "who": *who} {
 		if v != "" {
 			req[k] = v
 		}
@@ -45,9 +44,7 @@ func runRecall(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return printJSON(os.Stdout, res)
 	}
 	if len(res.Results) == 0 {
 		fmt.Fprintln(os.Stderr, nothingAbout(res.BelowFloor))
@@ -59,7 +56,8 @@ func runRecall(ctx context.Context, args []string) error {
 	return nil
 }
 
-// formatHit renders one result as "date [score] ★content [tags] · type · who".
+// formatHit renders one result as "shortid date [score] ★content [tags] ·
+// type · who"; the short id is what show, edit and forget accept.
 func formatHit(r *core.RecallHit) string {
 	date := r.CreatedAt
 	if t, err := storage.ParseTime(r.CreatedAt); err == nil {
@@ -69,7 +67,7 @@ func formatHit(r *core.RecallHit) string {
 	if r.Pinned {
 		pin = "★ "
 	}
-	line := fmt.Sprintf("%s [%3.0f%%] %s%s", date, r.Score*100, pin, r.Content)
+	line := fmt.Sprintf("%s  %s [%3.0f%%] %s%s", shortID(r.ID), date, r.Score*100, pin, r.Content)
 	if len(r.Tags) > 0 {
 		line += " [" + strings.Join(r.Tags, ",") + "]"
 	}

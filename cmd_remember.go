@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/config"
 )
 
 // runRemember is `cairn remember`: it stores TEXT through the running
@@ -15,7 +16,8 @@ func runRemember(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("remember", "remember [flags] TEXT")
 	tags := fs.String("tags", "", "comma-separated tags")
 	typ := fs.String("type", "", "memory type (default: inferred from the text)")
-	importance := fs.Float64("importance", -1, "importance from 0 to 1 (default 0.8, or 1.0 with --critical)")
+	var importance optFloat
+	fs.Var(&importance, "importance", fmt.Sprintf("importance, a `number` from 0 to 1 (default: memory.default_importance, %g; 1 with --critical)", config.DefaultMemoryImportance))
 	critical := fs.Bool("critical", false, "pin the memory with importance 1.0")
 	project := fs.String("project", "", "project the memory belongs to")
 	who := fs.String("who", "", "who the memory is from (default cli)")
@@ -38,11 +40,11 @@ func runRemember(ctx context.Context, args []string) error {
 	if *typ != "" {
 		req["type"] = *typ
 	}
-	if *importance >= 0 {
-		req["importance"] = *importance
+	if importance.set {
+		req["importance"] = importance.v
 	}
-	if *project != "" {
-		req["project"] = *project
+	if p := cliProject(*project); p != "" {
+		req["project"] = p
 	}
 	req["who"] = "cli"
 	if *who != "" {

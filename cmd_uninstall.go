@@ -20,13 +20,30 @@ func runUninstall(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.settings, err)
 	}
-	report("hooks", f.settings, changed, backup)
+	reportRemoval("hooks", f.settings, changed, backup)
+	changedAny := changed
 	if !f.noMCP {
 		changed, backup, err = editJSONFile(f.mcpConfig, func(top *jsonObject) error { removeMCPServer(top); return nil })
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.mcpConfig, err)
 		}
-		report("MCP server", f.mcpConfig, changed, backup)
+		reportRemoval("MCP server", f.mcpConfig, changed, backup)
+		changedAny = changedAny || changed
+	}
+	if changedAny {
+		fmt.Println("\nRemoved. Restart Claude Code for it to take effect; your memories stay in cairn's database.")
+	} else {
+		fmt.Println("\ncairn was not installed in Claude Code; nothing changed.")
 	}
 	return nil
+}
+
+// reportRemoval says what an uninstall did to file.
+func reportRemoval(what, file string, changed bool, backup string) {
+	switch {
+	case !changed:
+		fmt.Printf("%s: nothing of cairn's in %s\n", what, file)
+	default:
+		fmt.Printf("%s: removed from %s (backup: %s)\n", what, file, backup)
+	}
 }

@@ -8,6 +8,7 @@
 //	cairn serve           the same without a terminal UI
 //	cairn remember TEXT   store a memory
 //	cairn recall QUERY    search memories
+//	cairn list            list memories (show, edit, forget, recover, history ID)
 //	cairn export          write every memory as JSONL
 //	cairn import FILE     read memories from JSONL
 //	cairn config          print the effective configuration
@@ -49,6 +50,12 @@ func commands() []command {
 		{"serve", "run the store, workers and HTTP API without a terminal UI", runServe},
 		{"remember", "store a memory: cairn remember [flags] TEXT", runRemember},
 		{"recall", "search memories: cairn recall [flags] QUERY", runRecall},
+		{"list", "list memories, newest first: cairn list [--project P] [--type T] [--tags T] [--limit N] [--all]", runList},
+		{"show", "print one memory: cairn show ID", runShow},
+		{"edit", "change a memory: cairn edit ID [--content TEXT] [--tags T] [--type T] [--importance N] [--pinned] (else $EDITOR)", runEdit},
+		{"forget", "forget memories: cairn forget ID... | --query QUERY [--yes]", runForget},
+		{"recover", "bring back a forgotten memory: cairn recover ID", runRecover},
+		{"history", "every change to a memory: cairn history ID", runHistory},
 		{"mcp", "serve the MCP tools over stdio (uses a running cairn, or opens the store)", runMCP},
 		{"export", "write memories as JSONL: cairn export [-o FILE]", runExport},
 		{"import", "read memories from JSONL: cairn import FILE (or - for stdin)", runImport},
@@ -58,6 +65,7 @@ func commands() []command {
 		{"install", "add cairn's hooks and MCP server to an agent: cairn install claude-code", runInstall},
 		{"uninstall", "remove what cairn install added: cairn uninstall claude-code", runUninstall},
 		{"token", "sign an API token for team/hybrid auth: cairn token create --role ROLE [--project P]", runToken},
+		{"completion", "print a shell completion script: cairn completion bash|zsh|fish", runCompletion},
 		{"version", "print the version", runVersionCmd},
 	}
 }
@@ -97,6 +105,14 @@ func dispatch(ctx context.Context, args []string) error {
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			for _, c := range commands() {
+				if c.name == args[1] {
+					return c.run(ctx, []string{"-h"})
+				}
+			}
+			return usageError{fmt.Sprintf("unknown command %q (run `cairn help`)", args[1])}
+		}
 		printUsage()
 		return nil
 	}
@@ -113,11 +129,12 @@ func printUsage() {
 	fmt.Println()
 	fmt.Println("usage: cairn [command] [flags]")
 	fmt.Println()
-	fmt.Printf("  %-10s %s\n", "(none)", "start cairn in this terminal: store, workers and the HTTP API")
+	fmt.Printf("  %-11s %s\n", "(none)", "start cairn in this terminal: store, workers and the HTTP API")
 	for _, c := range commands() {
-		fmt.Printf("  %-10s %s\n", c.name, c.summary)
+		fmt.Printf("  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Println()
 	fmt.Println("Common flags: --home DIR (config, data and logs in one folder, like CAIRN_HOME),")
-	fmt.Println("--config FILE, --db FILE, --addr HOST:PORT. Run `cairn COMMAND -h` for a command's flags.")
+	fmt.Println("--config FILE, --db FILE, --addr HOST:PORT, --log-level LEVEL.")
+	fmt.Println("Run `cairn help COMMAND` (or `cairn COMMAND -h`) for a command's flags.")
 }

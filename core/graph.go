@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"math"
 	"time"
 
@@ -69,7 +70,7 @@ func (s *Service) graphBoost(ctx context.Context, query string, cands map[string
 	defer cancel()
 	out, err := s.graphLookup(ctx, keys, cands, deadline)
 	if err != nil {
-		s.log.Warn("graph boost skipped", "err", err)
+		s.log.Log(ctx, skipLevel(ctx, err), "graph boost skipped", "err", err)
 		return nil
 	}
 	for id, w := range out {
@@ -194,7 +195,7 @@ func (s *Service) hubCandidates(ctx context.Context, query string, cands map[str
 	}
 	least, err := storage.LeastEntityMentions(ctx, r, ids)
 	if err != nil {
-		s.log.Warn("hub dampening skipped", "err", err)
+		s.log.Log(ctx, skipLevel(ctx, err), "hub dampening skipped", "err", err)
 		return nil
 	}
 	out := map[string]bool{}
@@ -220,7 +221,7 @@ func (s *Service) hubCandidates(ctx context.Context, query string, cands map[str
 	}
 	links, err := storage.LiveLinks(ctx, r, ents, hubs)
 	if err != nil {
-		s.log.Warn("hub dampening: named entities not checked", "err", err)
+		s.log.Log(ctx, skipLevel(ctx, err), "hub dampening: named entities not checked", "err", err)
 	}
 	for _, l := range links {
 		delete(out, l.MemoryID)
@@ -261,4 +262,14 @@ func (s *Service) GraphEntities(ctx context.Context, q string, limit int) ([]Gra
 // runs of whitespace collapsed to one space (entities.Canonical).
 func CanonicalEntityName(name string) string {
 	return entities.Canonical(name)
+}
+
+// skipLevel is the log level of a skipped recall step: DEBUG when it ran
+// out of its time budget or its request went away (expected under load;
+// the recall goes on without it), WARN for a real failure.
+func skipLevel(ctx context.Context, err error) slog.Level {
+	if ctx.Err() != nil || errors.Is(err, errGraphDeadline) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return slog.LevelDebug
+	}
+	return slog.LevelWarn
 }

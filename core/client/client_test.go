@@ -328,3 +328,65 @@ func TestHook(t *testing.T) {
 		t.Fatalf("unknown hook: %#v", err)
 	}
 }
+
+// ListPage pages through memories; ForgetBatch previews a selection and
+// executes it with the preview's confirm token, which a changed selection
+// no longer matches.
+func TestListPageAndForgetBatch(t *testing.T) {
+	a := newAPI(t, func(c *config.Config) { c.Memory.ForgetConfirmThreshold = 2 })
+	c := client.New(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
+	ctx := context.Background()
+	var ids []string
+	for _, s := range []string{"alpha kubernetes cluster", "beta kubernetes node", "gamma kubernetes pod", "delta unrelated"} {
+		r, err := c.Remember(ctx, map[string]any{"content": s, "project": "k8s"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	seen := map[string]bool{}
+	for offset := 0; ; offset += 3 {
+		page, err := c.ListPage(ctx, storage.MemoryFilter{Project: "k8s"}, 3, offset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range page.Memories {
+			seen[m.ID] = true
+		}
+		if !page.HasMore {
+			break
+		}
+	}
+	if len(seen) != 4 {
+		t.Fatalf("pages held %d memories", len(seen))
+	}
+
+	in := core.BatchForgetInput{Query: "kubernetes", Reason: "cleanup", Filter: storage.MemoryFilter{Project: "k8s"}}
+	preview, err := c.ForgetBatch(ctx, in)
+	if err != nil || preview.Mode != "preview" || preview.Count != 3 || !preview.RequiresConfirm || preview.ConfirmToken == "" || len(preview.Candidates) != 3 {
+		t.Fatalf("preview: %+v %v", preview, err)
+	}
+	// The selection changes: the token no longer matches, nothing goes.
+	if _, err := c.Remember(ctx, map[string]any{"content": "epsilon kubernetes ingress", "project": "k8s"}); err != nil {
+		t.Fatal(err)
+	}
+	in.Mode, in.ConfirmToken = "execute", preview.ConfirmToken
+	if _, err := c.ForgetBatch(ctx, in); !errors.Is(err, &core.Error{Code: core.CodeConfirmRequired}) {
+		t.Fatalf("stale token: %v", err)
+	}
+	in.Mode, in.ConfirmToken = "preview", ""
+	preview, err = c.ForgetBatch(ctx, in)
+	if err != nil || preview.Count != 4 {
+		t.Fatalf("second preview: %+v %v", preview, err)
+	}
+	in.Mode, in.ConfirmToken = "execute", preview.ConfirmToken
+	res, err := c.ForgetBatch(ctx, in)
+	if err != nil || res.Mode != "execute" || res.Deleted != 4 || len(res.Results) != 4 {
+		t.Fatalf("execute: %+v %v", res, err)
+	}
+	// By ids.
+	res, err = c.ForgetBatch(ctx, core.BatchForgetInput{Mode: "execute", IDs: []string{ids[3]}, Reason: "cleanup"})
+	if err != nil || res.Deleted != 1 || res.Results[0].ID != ids[3] {
+		t.Fatalf("execute by ids: %+v %v", res, err)
+	}
+}

@@ -156,7 +156,16 @@ func withQuery(path string, q url.Values) string {
 
 // List calls GET /api/memories: memories matching f, newest first.
 func (c *Client) List(ctx context.Context, f storage.MemoryFilter, limit int) (*core.ListResult, error) {
+	return c.ListPage(ctx, f, limit, 0)
+}
+
+// ListPage calls GET /api/memories for the page of limit memories after
+// the first offset ones.
+func (c *Client) ListPage(ctx context.Context, f storage.MemoryFilter, limit, offset int) (*core.ListResult, error) {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
+	if offset > 0 {
+		q.Set("offset", strconv.Itoa(offset))
+	}
 	filterQuery(f, q)
 	var out core.ListResult
 	if err := c.do(ctx, http.MethodGet, withQuery("/api/memories", q), nil, &out); err != nil {
@@ -239,6 +248,53 @@ func (c *Client) Recover(ctx context.Context, in core.RecoverInput) (*core.Mutat
 	var out core.MutationResult
 	err := c.do(ctx, http.MethodPost, "/api/memory/"+url.PathEscape(in.ID)+"/recover", body, &out)
 	return &out, err
+}
+
+// forgetBatchAnswer is the answer of POST /api/memory/forget in either
+// mode: a preview's fields or an execution's.
+type forgetBatchAnswer struct {
+	Mode            string                  `json:"mode"`
+	Count           int                     `json:"count"`
+	RequiresConfirm bool                    `json:"requiresConfirm"`
+	ConfirmToken    string                  `json:"confirmToken"`
+	Candidates      []*core.ForgetCandidate `json:"candidates"`
+	Requested       int                     `json:"requested"`
+	Deleted         int                     `json:"deleted"`
+	Results         []*core.MutationResult  `json:"results"`
+}
+
+// ForgetBatch calls POST /api/memory/forget: a preview of what a batch
+// forget selects, or its execution (Mode "execute", with the preview's
+// confirm token when the selection is large).
+func (c *Client) ForgetBatch(ctx context.Context, in core.BatchForgetInput) (*core.BatchForgetResult, error) {
+	body := map[string]any{}
+	f := in.Filter
+	for k, v := range map[string]string{"mode": in.Mode, "query": in.Query, "reason": in.Reason,
+		"confirm_token": in.ConfirmToken, "type": f.Type, "who": f.Who, "project": f.Project,
+		"source_type": f.SourceType, "since": f.Since, "until": f.Until} {
+		if v != "" {
+			body[k] = v
+		}
+	}
+	if len(f.Tags) > 0 {
+		body["tags"] = f.Tags
+	}
+	if len(in.IDs) > 0 {
+		body["ids"] = in.IDs
+	}
+	if in.Limit > 0 {
+		body["limit"] = in.Limit
+	}
+	if in.Force {
+		body["force"] = true
+	}
+	var out forgetBatchAnswer
+	if err := c.do(ctx, http.MethodPost, "/api/memory/forget", body, &out); err != nil {
+		return nil, err
+	}
+	return &core.BatchForgetResult{Mode: out.Mode, Count: out.Count, RequiresConfirm: out.RequiresConfirm,
+		ConfirmToken: out.ConfirmToken, Candidates: out.Candidates, Requested: out.Requested,
+		Deleted: out.Deleted, Results: out.Results}, nil
 }
 
 // historyPage is the answer of the history routes.

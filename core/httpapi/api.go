@@ -79,7 +79,7 @@ func (a *API) Handler() http.Handler {
 					writeError(rw, &core.Error{Code: core.CodeInternal, Message: "internal error"})
 				}
 			}
-			a.log.Debug("http", "method", r.Method, "route", r.Pattern, "status", rw.status, "ms", time.Since(start).Milliseconds(), "request_id", reqID)
+			a.log.Debug("http", "method", r.Method, "path", r.URL.Path, "route", r.Pattern, "status", rw.status, "ms", time.Since(start).Milliseconds(), "request_id", reqID)
 		}()
 		if refusal, handled := a.guard.check(rw, r); refusal != nil {
 			a.log.Warn("refused browser request", "code", refusal.Code, "method", r.Method, "path", r.URL.Path,

@@ -489,7 +489,7 @@ func NewMCPServer(svc *core.Service, version string) *mcp.Server {
 		version = "dev"
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Title: "cairn memory", Version: version},
-		&mcp.ServerOptions{Instructions: mcpInstructions, Logger: svc.Logger()})
+		&mcp.ServerOptions{Instructions: mcpInstructions, Logger: quietLogger(svc.Logger())})
 	closed := mcpBool(false)
 
 	mcp.AddTool(srv, &mcp.Tool{
@@ -580,7 +580,7 @@ func NewMCPServer(svc *core.Service, version string) *mcp.Server {
 func (a *API) mcpHandler() http.Handler {
 	srv := NewMCPServer(a.svc, a.version)
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: a.log})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: quietLogger(a.log)})
 }
 
 // ---- helpers ----

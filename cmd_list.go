@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/storage"
+)
+
+// listPage is the most memories one API list call returns.
+const listPage = 1000
+
+// runList is `cairn list`: memories newest first, one line each with the
+// short id the other commands accept.
+func runList(ctx context.Context, args []string) error {
+	fs, common := newFlagSet("list", "list [flags]")
+	project := fs.String("project", "", "only this project's memories")
+	all := fs.Bool("all", false, "every project's memories (ignores --project)")
+	typ := fs.String("type", "", "only memories of this `type` (fact, preference, decision, learning, issue, rule, …)")
+	tags := fs.String("tags", "", "only memories with all of these comma-separated `tags`")
+	limit := fs.Int("limit", 20, "how many memories at most; 0 for all of them")
+	deleted := fs.Bool("deleted", false, "list forgotten memories instead (recover them with cairn recover ID)")
+	asJSON := fs.Bool("json", false, "print the memories as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError{fmt.Sprintf("list takes no arguments (got %q); search with cairn recall QUERY", strings.Join(pos, " "))}
+	}
+	if *limit < 0 {
+		return usageError{"--limit must be 0 (all) or more"}
+	}
+	f := storage.MemoryFilter{Type: strings.TrimSpace(*typ), OnlyDeleted: *deleted}
+	if !*all {
+		f.Project = cliProject(*project)
+	}
+	if *tags != "" {
+		f.Tags = text.SplitTags(*tags)
+	}
+	be, err := connect(ctx, common)
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	res, err := listMemories(ctx, be, f, *limit)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(os.Stdout, res)
+	}
+	if len(res.Memories) == 0 {
+		fmt.Fprintln(os.Stderr, "no memories match")
+		return nil
+	}
+	for _, m := range res.Memories {
+		fmt.Println(formatMemoryLine(m))
+	}
+	if res.HasMore {
+		fmt.Fprintf(os.Stderr, "(%d of %d shown; --limit N or --limit 0 for more)\n", len(res.Memories), res.Total)
+	}
+	return nil
+}
+
+// listMemories reads up to limit memories (0: all) matching f, page by page.
+func listMemories(ctx context.Context, be backend, f storage.MemoryFilter, limit int) (*core.ListResult, error) {
+	out := &core.ListResult{Memories: []*core.Memory{}, Limit: limit}
+	for {
+		n := listPage
+		if limit > 0 {
+			n = min(n, limit-len(out.Memories))
+		}
+		page, err := be.List(ctx, f, n, len(out.Memories))
+		if err != nil {
+			return nil, err
+		}
+		out.Memories = append(out.Memories, page.Memories...)
+		out.Total, out.Stats = page.Total, page.Stats
+		out.HasMore = page.HasMore
+		if !page.HasMore || len(page.Memories) == 0 || (limit > 0 && len(out.Memories) >= limit) {
+			break
+		}
+	}
+	out.Count = len(out.Memories)
+	return out, nil
+}
+
+// formatMemoryLine renders a memory as "shortid date type ★content [tags] · project".
+func formatMemoryLine(m *core.Memory) string {
+	pin := ""
+	if m.Pinned {
+		pin = "★ "
+	}
+	date := localTime(m.CreatedAt)
+	if len(date) >= 10 {
+		date = date[:10]
+	}
+	line := fmt.Sprintf("%s  %s  %-10s %s%s", shortID(m.ID), date, m.Type, pin, oneLine(m.Content, 120))
+	if len(m.Tags) > 0 {
+		line += " [" + strings.Join(m.Tags, ",") + "]"
+	}
+	if m.Project != "" {
+		line += " · " + m.Project
+	}
+	return line
+}
