@@ -30,7 +30,7 @@ func TestRecallListsRecentThenSearchesAsYouType(t *testing.T) {
 	h.Press("ctrl+u") // clear the box (textinput: delete before cursor)
 	h.TypeText("type:decision")
 	s = h.Screen()
-	if !strings.Contains(s, "1 · recent memories") || !strings.Contains(s, "WAL mode") {
+	if !strings.Contains(s, "1 · recent memories") || !strings.Contains(s, "use SQLite") {
 		t.Fatalf("type:decision:\n%s", s)
 	}
 	h.TypeText(" imp:2")
@@ -67,7 +67,7 @@ func TestRecallNewMemory(t *testing.T) {
 	h.TypeText("the staging database password rotates monthly")
 	h.Press("tab")
 	h.TypeText("infra,secrets")
-	h.Press("tab", "tab", "tab", "space") // type, importance, pinned: toggle on
+	h.Press("tab", "tab", "tab", "tab", "space") // type, importance, project, pinned: toggle on
 	h.Press("ctrl+s")
 	res, err := h.Svc.List(context.Background(), storage.MemoryFilter{Tags: []string{"secrets"}}, 10, 0)
 	if err != nil || len(res.Memories) != 1 {
@@ -77,7 +77,7 @@ func TestRecallNewMemory(t *testing.T) {
 	if got.Content != "the staging database password rotates monthly" || !got.Pinned || got.UpdatedBy != "tui" {
 		t.Fatalf("stored %+v", got)
 	}
-	if h.M.Pane(0).Nested() || !strings.Contains(h.Screen(), "› ") || !strings.Contains(h.Screen(), "password rotate") {
+	if h.M.Pane(0).Nested() || !strings.Contains(h.Screen(), "› ") || !strings.Contains(h.Screen(), "password rot") {
 		t.Fatalf("after saving, the list does not show the new memory:\n%s", h.Screen())
 	}
 }
@@ -182,7 +182,7 @@ func TestRecallPinDeleteRecoverCopy(t *testing.T) {
 	h.Press("D")
 
 	// Pinned memories need force: the confirmed delete sends it.
-	h.SelectRow("WAL mode")
+	h.SelectRow("use SQLite")
 	h.Press("d", "enter")
 	if !h.Get(tuitest.IDSQLite).IsDeleted {
 		t.Fatal("deleting a pinned memory failed")
