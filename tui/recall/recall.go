@@ -333,17 +333,20 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return pane.Fail("search", msg.err)
 		}
-		keep := m.keepID
+		// A refresh keeps the selection on the same memory and on the same
+		// screen row, as memories arrive above it.
+		keep, row := m.keepID, m.cursor-m.offset
 		if it, ok := m.selected(); ok && !msg.fresh && keep == "" {
 			keep = it.ID
 		}
 		m.keepID = ""
 		m.shownSeq = msg.seq
 		m.items, m.method, m.belowFloor = msg.items, msg.method, msg.below
-		m.cursor = 0
+		m.cursor, m.offset = 0, 0
 		for i, it := range m.items {
 			if it.ID == keep {
-				m.cursor = i
+				m.cursor, m.offset = i, max(0, i-row)
+				break
 			}
 		}
 		m.clamp()

@@ -372,3 +372,33 @@ func TestRecallNewMemoryTakesTheCurrentProject(t *testing.T) {
 		t.Fatalf("P again does not show every project:\n%s", s)
 	}
 }
+
+// TestRecallSelectionStaysPut: memories arriving above the selection
+// neither move it to another memory nor move its row on screen.
+func TestRecallSelectionStaysPut(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{Width: 80, Height: 12}) // 7 rows of memories
+	remember := func(i int) {
+		if _, err := h.Svc.Remember(context.Background(), core.RememberInput{Content: fmt.Sprintf("note number %d of the day", i)},
+			core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 10 {
+		remember(i)
+	}
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "16 · recent") })
+	h.Press("G", "k", "k", "k")
+	before := tuitest.SelectedLine(h.Screen())
+	row := strings.Index(h.Screen(), before)
+	for i := range 3 {
+		remember(10 + i)
+		want := fmt.Sprintf("%d · recent", 17+i)
+		if !h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), want) }) {
+			t.Fatalf("no live refresh:\n%s", h.Screen())
+		}
+	}
+	s := h.Screen()
+	if got := tuitest.SelectedLine(s); got != before || strings.Index(s, got) != row {
+		t.Fatalf("the selection moved from %q (offset %d) to %q (offset %d):\n%s", before, row, got, strings.Index(s, got), s)
+	}
+}
