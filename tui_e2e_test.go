@@ -258,3 +258,108 @@ func fetchJSON(t *testing.T, url string, out any) {
 		t.Fatal(err)
 	}
 }
+
+// click sends a left click at the 0-based cell (x, y) as the terminal
+// would (SGR mouse: press, then release).
+func (s *tmuxSession) click(x, y int) {
+	s.t.Helper()
+	for _, end := range []string{"M", "m"} {
+		seq := fmt.Sprintf("\x1b[<0;%d;%d%s", x+1, y+1, end)
+		args := []string{"send-keys", "-t", s.name, "-H"}
+		for _, b := range []byte(seq) {
+			args = append(args, fmt.Sprintf("%02x", b))
+		}
+		s.tmux(args...)
+	}
+}
+
+// lastLines is the screen's last n lines.
+func lastLines(screen string, n int) []string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	return lines[max(0, len(lines)-n):]
+}
+
+// TestTUIDailyUseAt80x24 checks the fixes of daily use on a real terminal
+// of 80×24: the hint line keeps ? and q, the ? help shows the global keys
+// first, enter in the search box opens the result, the project column,
+// an action's notice on its own line above an intact status bar, History
+// filtering as you type with free text, and a click on a tab.
+func TestTUIDailyUseAt80x24(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the end-to-end TUI test needs it (apt-get install -y tmux)")
+	}
+	home := t.TempDir()
+	addr := freeAddr(t)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("cairn-e2e-daily-%d", os.Getpid()), name: "cairn"}
+	script := fmt.Sprintf("CAIRN_HOME=%q TERM=xterm-256color %q --addr %s", home, cairnBin, addr)
+	s.tmux("new-session", "-d", "-x", "80", "-y", "24", "-s", s.name, "sh", "-c", script)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	screen := s.waitFor("recent memories", 20*time.Second)
+
+	hint := lastLines(screen, 1)[0]
+	if !strings.Contains(hint, "? keys") || !strings.Contains(hint, "q quit") {
+		t.Fatalf("the hint line at 80 columns lost ? or q: %q", hint)
+	}
+	s.keys("?")
+	screen = s.waitFor("Global", 5*time.Second)
+	for _, want := range []string{"next pane", "go to pane", "q         quit", "Recall", "show deleted"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("the ? help at 80 columns lacks %q:\n%s", want, screen)
+		}
+	}
+	if l := strings.Split(screen, "\n")[1]; !strings.HasPrefix(l, "Global") || !strings.Contains(l, "Recall") {
+		t.Fatalf("the global keys are not first:\n%s", screen)
+	}
+	s.keys("Escape")
+
+	for _, m := range []map[string]any{
+		{"content": "the webshop deploy needs VPN access on staging", "project": "github.com/acme/webshop"},
+		{"content": "atlas keeps its nightly backups for 30 days"},
+	} {
+		if code, body := postJSON(t, "http://"+addr+"/api/memory/remember", m); code != 200 {
+			t.Fatalf("remember: %d %v", code, body)
+		}
+	}
+	screen = s.waitFor("nightly backups", 5*time.Second)
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, "webshop deploy") && !strings.Contains(l, " webshop ") {
+			t.Fatalf("no project column: %q", l)
+		}
+	}
+
+	// Enter in the search box opens the selected result.
+	s.keys("/")
+	s.text("deploy VPN")
+	s.waitFor(" recall", 5*time.Second)
+	s.keys("Enter")
+	screen = s.waitFor("Fields", 5*time.Second)
+	if !strings.Contains(screen, "github.com/acme/webshop") {
+		t.Fatalf("enter did not open the webshop memory:\n%s", screen)
+	}
+
+	// Pin it: the notice has its own line; the status bar keeps its end.
+	s.keys("p")
+	screen = s.waitFor("pinned ", 5*time.Second)
+	last := lastLines(screen, 3)
+	if !strings.Contains(last[0], "pinned ") || !strings.Contains(last[1], "memories") ||
+		!strings.Contains(last[1], " db ") || !strings.HasSuffix(strings.TrimSpace(last[1]), "ms") {
+		t.Fatalf("the notice is not on its own line above an intact status bar:\n%s", strings.Join(last, "\n"))
+	}
+	s.keys("Escape")
+
+	// History by a click on its tab; a bare word filters as you type.
+	screen = s.capture()
+	x := strings.Index(screen, "2 History")
+	if x < 0 {
+		t.Fatalf("no History tab:\n%s", screen)
+	}
+	s.click(len([]rune(screen[:x])), 0)
+	s.waitFor("events, newest first", 5*time.Second)
+	s.keys("/")
+	s.text("backups")
+	screen = s.waitFor(`1 events, newest first · text="backups"`, 5*time.Second)
+	if !strings.Contains(screen, "remember · atlas keeps") {
+		t.Fatalf("the text filter does not show the event:\n%s", screen)
+	}
+	s.keys("Escape", "q")
+}

@@ -56,29 +56,29 @@ func benchService(b *testing.B) *core.Service {
 	b.Cleanup(func() { db.Close() })
 	svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
 	if os.IsNotExist(statErr) {
-		generate(b, svc)
+		generate(b, svc, benchMemories)
 	}
 	return svc
 }
 
-// generate imports benchMemories memories of 8 to 40 words in batches.
-func generate(b *testing.B, svc *core.Service) {
+// generate imports n memories of 8 to 40 words in batches.
+func generate(b *testing.B, svc *core.Service, n int) {
 	start := time.Now()
 	r := rand.New(rand.NewPCG(1, 2))
 	types := []string{"fact", "decision", "preference", "procedural", "issue"}
 	const batch = 5000
 	base := time.Now().Add(-365 * 24 * time.Hour)
-	for done := 0; done < benchMemories; done += batch {
+	for done := 0; done < n; done += batch {
 		lines := make([]core.ImportLine, 0, batch)
-		for i := range batch {
-			n := done + i
+		for i := range min(batch, n-done) {
+			k := done + i
 			words := make([]string, 8+r.IntN(32))
 			for j := range words {
 				words[j] = benchWords[r.IntN(len(benchWords))]
 			}
-			at := storage.FormatTime(base.Add(time.Duration(n) * 5 * time.Minute))
+			at := storage.FormatTime(base.Add(time.Duration(k) * 5 * time.Minute))
 			lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
-				Content: fmt.Sprintf("%s (note %d)", strings.Join(words, " "), n), Type: types[r.IntN(len(types))],
+				Content: fmt.Sprintf("%s (note %d)", strings.Join(words, " "), k), Type: types[r.IntN(len(types))],
 				Tags: []string{benchWords[r.IntN(len(benchWords))]}, Importance: float64(r.IntN(10)) / 10, Confidence: 1,
 				SourceType: "manual", Version: 1, CreatedAt: at, UpdatedAt: at, ExtractionStatus: "none",
 			}})
@@ -87,7 +87,7 @@ func generate(b *testing.B, svc *core.Service) {
 			b.Fatal(err)
 		}
 	}
-	b.Logf("generated %d memories in %v", benchMemories, time.Since(start))
+	b.Logf("generated %d memories in %v", n, time.Since(start))
 }
 
 // benchModel is the root model at 120×40 over svc with its first load done.

@@ -53,6 +53,10 @@ type Options struct {
 	// Clock makes the UI's timers and its wait for live changes; nil is
 	// pane.RealClock. Tests put in a fake they can fire on demand.
 	Clock pane.Clock
+	// Project is the current project: the default of a new memory's
+	// project field and the project the Recall pane's project filter
+	// switches to. Empty means none (new memories belong to no project).
+	Project string
 }
 
 // Messages of the shell.
@@ -67,7 +71,8 @@ type (
 		change backend.Change
 		ok     bool
 	}
-	refreshMsg struct{}
+	refreshMsg    struct{}
+	noticeExpired struct{ seq int }
 )
 
 // Model is the root model.
@@ -88,6 +93,10 @@ type Model struct {
 	statusErr error
 	notice    string
 	noticeErr bool
+	noticeSeq int
+	// helpTop is the first line of the full help shown (it scrolls when
+	// it does not fit).
+	helpTop int
 
 	changes        <-chan backend.Change
 	stopChanges    func()
@@ -109,7 +118,7 @@ func New(o Options) *Model {
 	if clock == nil {
 		clock = pane.RealClock{}
 	}
-	ctx := &pane.Context{Backend: o.Backend, Styles: styles.New(th), Now: now, Clock: clock}
+	ctx := &pane.Context{Backend: o.Backend, Styles: styles.New(th), Now: now, Clock: clock, Project: o.Project}
 	m := &Model{
 		ctx:       ctx,
 		keys:      keys.DefaultGlobal(),
@@ -205,25 +214,62 @@ func (m *Model) Pane(i int) pane.Pane { return m.panes[i] }
 // whether it reports an error.
 func (m *Model) Notice() (text string, isErr bool) { return m.notice, m.noticeErr }
 
+// helpView is the hint line: the pane's most useful keys, then the
+// global ones that must always show (? keys, q quit; ctrl+c quit while a
+// text field has the keyboard). The pane's least important hints give way
+// first when the line is narrow.
 func (m *Model) helpView() string {
 	p := m.panes[m.active]
-	if m.help.ShowAll {
-		groups := append(p.FullHelp(), []key.Binding{m.keys.Tab1, m.keys.NextTab, m.keys.PrevTab, m.keys.Help, m.keys.Back, m.keys.Quit})
-		return m.help.FullHelpView(groups)
-	}
 	if p.Capturing() {
 		// Global keys are off while typing; only ctrl+c still quits.
-		return m.help.ShortHelpView(append(p.ShortHelp(), ctrlC))
+		return shortHelp(m.ctx.Styles.Help, m.width, p.ShortHelp(), []key.Binding{ctrlC})
 	}
-	short := append(p.ShortHelp(), m.keys.NextTab, m.keys.Help, m.keys.Quit)
-	return m.help.ShortHelpView(short)
+	if m.help.ShowAll {
+		var scroll []key.Binding
+		if len(m.fullHelp()) > m.bodyHeight() {
+			scroll = append(scroll, helpScroll)
+		}
+		return shortHelp(m.ctx.Styles.Help, m.width, scroll, []key.Binding{m.keys.Back, m.keys.Quit})
+	}
+	optional := append(p.ShortHelp(), m.keys.NextTab)
+	return shortHelp(m.ctx.Styles.Help, m.width, optional, []key.Binding{m.keys.Help, m.keys.Quit})
+}
+
+// helpScroll is shown while the full help is open.
+var helpScroll = key.NewBinding(key.WithKeys("j", "k", "down", "up"), key.WithHelp("↑/↓", "scroll"))
+
+// fullHelpLines is the full help of the active pane: the global keys
+// first, then the pane's groups, laid out in columns that fit the width.
+func (m *Model) fullHelp() []string {
+	g := m.keys
+	groups := []helpGroup{{title: "Global", keys: []key.Binding{g.NextTab, g.PrevTab, g.Tab1, clickTab, g.Help, g.Back, g.Quit}}}
+	for i, keys := range m.panes[m.active].FullHelp() {
+		title := m.panes[m.active].Title()
+		if i > 0 {
+			title = ""
+		}
+		groups = append(groups, helpGroup{title: title, keys: keys})
+	}
+	return fullHelpLines(m.ctx.Styles.Help, m.ctx.Styles.Heading, m.width, groups)
+}
+
+// clickTab documents that a click on a tab switches to it.
+var clickTab = key.NewBinding(key.WithKeys("\x00click"), key.WithHelp("click", "a tab: go to it"))
+
+// bodyHeight is the rows between the tab bar and the status bar.
+func (m *Model) bodyHeight() int {
+	h := m.height - 3 // tab bar, status bar, hint line (always one line)
+	if m.notice != "" {
+		h-- // the notice has its own line above the status bar
+	}
+	return max(3, h)
 }
 
 func (m *Model) layout() {
 	m.help.SetWidth(m.width)
-	h := m.height - 2 - lipgloss.Height(m.helpView())
+	h := m.bodyHeight()
 	for _, p := range m.panes {
-		p.SetSize(m.width, max(3, h))
+		p.SetSize(m.width, h)
 	}
 }
 
@@ -319,14 +365,37 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	case pane.NoticeMsg:
+		had := m.notice != ""
 		m.notice, m.noticeErr = msg.Text, msg.Err != nil
 		if msg.Err != nil {
 			m.notice = msg.Text + ": " + msg.Err.Error()
 		}
+		m.noticeSeq++
+		if had != (m.notice != "") {
+			m.layout()
+		}
+		if m.notice == "" || m.noticeErr {
+			return nil // errors stay until the next outcome replaces them
+		}
+		seq := m.noticeSeq
+		return m.ctx.Clock.Tick(pane.FlashTTL, func(time.Time) tea.Msg { return noticeExpired{seq: seq} })
+	case noticeExpired:
+		if msg.seq == m.noticeSeq && m.notice != "" {
+			m.notice = ""
+			m.layout()
+		}
 		return nil
 	case tea.KeyPressMsg:
 		return m.key(msg)
-	case tea.MouseWheelMsg, tea.PasteMsg:
+	case tea.MouseClickMsg:
+		return m.click(msg)
+	case tea.MouseWheelMsg:
+		if m.help.ShowAll {
+			m.scrollHelp(pane.WheelCursor(msg, 0))
+			return nil
+		}
+		return m.panes[m.active].Update(msg)
+	case tea.PasteMsg:
 		return m.panes[m.active].Update(msg)
 	}
 	// Anything else belongs to a pane (results, blinks, ticks): panes
@@ -351,11 +420,19 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	case key.Matches(msg, m.keys.Help):
 		m.help.ShowAll = !m.help.ShowAll
+		m.helpTop = 0
 		m.layout()
 		return nil
 	case key.Matches(msg, m.keys.Back) && m.help.ShowAll:
 		m.help.ShowAll = false
 		m.layout()
+		return nil
+	case m.help.ShowAll && key.Matches(msg, helpScroll):
+		d := 1
+		if msg.String() == "k" || msg.String() == "up" {
+			d = -1
+		}
+		m.scrollHelp(d)
 		return nil
 	case key.Matches(msg, m.keys.NextTab):
 		return m.switchTo((m.active + 1) % len(m.panes))
@@ -367,8 +444,49 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.switchTo(i)
 		}
 	}
+	if m.help.ShowAll {
+		return nil // the help covers the pane: its keys wait until it closes
+	}
 	return p.Update(msg)
 }
+
+// scrollHelp moves the full help by d lines, within its length.
+func (m *Model) scrollHelp(d int) {
+	n := len(m.fullHelp())
+	m.helpTop = max(0, min(m.helpTop+d, n-m.bodyHeight()))
+}
+
+// click switches to the tab under a left click on the tab bar; other
+// clicks are ignored (the panes are driven by keys).
+func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
+	if msg.Button != tea.MouseLeft || msg.Y != 0 {
+		return nil
+	}
+	if i := m.tabAt(msg.X); i >= 0 {
+		if m.panes[m.active].Capturing() {
+			return nil // a text field or a prompt has the keyboard: do not leave it behind
+		}
+		m.help.ShowAll = false
+		m.layout()
+		return m.switchTo(i)
+	}
+	return nil
+}
+
+// tabAt is the tab drawn at column x of the tab bar, or -1.
+func (m *Model) tabAt(x int) int {
+	pos := 0
+	for i, p := range m.panes {
+		w := lipgloss.Width(tabLabel(i, p.Title()))
+		if x >= pos && x < pos+w {
+			return i
+		}
+		pos += w + 1 // the separator
+	}
+	return -1
+}
+
+func tabLabel(i int, title string) string { return fmt.Sprintf(" %d %s ", i+1, title) }
 
 // View implements tea.Model.
 func (m *Model) View() tea.View {
@@ -382,8 +500,18 @@ func (m *Model) View() tea.View {
 // Render is the whole screen as a string (View wraps it; golden tests
 // compare it).
 func (m *Model) Render() string {
-	body := m.panes[m.active].View()
-	screen := lipgloss.JoinVertical(lipgloss.Left, m.tabsView(), body, m.statusView(), m.helpView())
+	var body string
+	if m.help.ShowAll {
+		body = m.helpBody()
+	} else {
+		body = m.panes[m.active].View()
+	}
+	rows := []string{m.tabsView(), body}
+	if m.notice != "" {
+		rows = append(rows, m.noticeView())
+	}
+	rows = append(rows, m.statusView(), m.helpView())
+	screen := lipgloss.JoinVertical(lipgloss.Left, rows...)
 	return lipgloss.NewStyle().MaxWidth(m.width).MaxHeight(m.height).Render(screen)
 }
 
@@ -391,7 +519,7 @@ func (m *Model) tabsView() string {
 	st := m.ctx.Styles
 	var parts []string
 	for i, p := range m.panes {
-		label := fmt.Sprintf(" %d %s ", i+1, p.Title())
+		label := tabLabel(i, p.Title())
 		if i == m.active {
 			parts = append(parts, st.TabActive.Render(label))
 		} else {
@@ -414,8 +542,32 @@ func (m *Model) tabsView() string {
 	return left + strings.Repeat(" ", gap) + right
 }
 
+// helpBody is the full help in place of the pane, scrolled to helpTop.
+func (m *Model) helpBody() string {
+	lines := m.fullHelp()
+	h := m.bodyHeight()
+	top := max(0, min(m.helpTop, len(lines)-h))
+	lines = lines[top:]
+	if len(lines) > h {
+		lines = append(lines[:h-1], m.ctx.Styles.Faint.Render("… more below (↓/j)"))
+	}
+	return lipgloss.NewStyle().Width(m.width).Height(h).MaxHeight(h).Render(strings.Join(lines, "\n"))
+}
+
+// noticeView is the line of the last action's outcome, above the status
+// bar (so it never covers what the status bar says).
+func (m *Model) noticeView() string {
+	st := m.ctx.Styles
+	text := pane.Truncate(" "+m.notice, m.width)
+	if m.noticeErr {
+		return st.Error.Render(text)
+	}
+	return st.Success.Render(text)
+}
+
 // statusView shows what is known about the service; unknown parts are
-// left out rather than guessed.
+// left out rather than guessed. The right end (health, the spinner, a
+// status error) is never cut: the segments on the left give way.
 func (m *Model) statusView() string {
 	st := m.ctx.Styles
 	s := m.status
@@ -425,21 +577,17 @@ func (m *Model) statusView() string {
 			segs = append(segs, label+v)
 		}
 	}
-	if s.Addr != "" {
-		add("", s.Addr+" ("+orUnknown(s.AuthMode)+" auth)")
-	}
-	add("pipeline ", s.Pipeline)
-	add("embed ", s.Embedding)
 	if s.Health != "" {
 		segs = append(segs, fmt.Sprintf("%d memories", s.Memories))
 		if s.QueueKnown {
 			segs = append(segs, fmt.Sprintf("queue %d", s.Queue))
 		}
 	}
-	add("", s.Health)
-	if m.spinning {
-		segs = append(segs, m.spin.View())
+	if s.Addr != "" {
+		add("", s.Addr+" ("+orUnknown(s.AuthMode)+" auth)")
 	}
+	add("pipeline ", s.Pipeline)
+	add("embed ", s.Embedding)
 	left := " " + strings.Join(segs, " │ ")
 	// What waits for a person comes first and in the warning style, so it
 	// survives truncation and catches the eye.
@@ -459,13 +607,17 @@ func (m *Model) statusView() string {
 		warn = " " + strings.Join(warns, " · ") + " │"
 	}
 	var right string
-	switch {
-	case m.statusErr != nil:
+	if m.spinning {
+		right = m.spin.View() + " "
+	}
+	if s.Health != "" {
+		right += s.Health + " "
+	}
+	if right != "" {
+		right = st.StatusBar.Render("│ " + right)
+	}
+	if m.statusErr != nil {
 		right = st.StatusErr.Render(pane.Truncate("status: "+m.statusErr.Error(), max(10, m.width/2)) + " ")
-	case m.notice != "" && m.noticeErr:
-		right = st.StatusErr.Render(pane.Truncate(m.notice, max(10, m.width/2)) + " ")
-	case m.notice != "":
-		right = st.StatusBar.Render(pane.Truncate(m.notice, max(10, m.width/2)) + " ")
 	}
 	warn = pane.Truncate(warn, max(0, m.width-lipgloss.Width(right)))
 	left = pane.Truncate(left, max(0, m.width-lipgloss.Width(right)-lipgloss.Width(warn)))

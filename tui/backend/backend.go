@@ -39,6 +39,10 @@ type Backend interface {
 	MemoryHistory(ctx context.Context, id string) ([]*core.HistoryEntry, error)
 	// History is the audit trail, newest first.
 	History(ctx context.Context, f storage.HistoryFilter, limit int) ([]*core.HistoryEntry, error)
+	// SearchHistory is the History pane's filter over the audit trail,
+	// newest first: exact event and actor, a loose memory id (the short id
+	// the UI shows works) and free-text words.
+	SearchHistory(ctx context.Context, f storage.HistorySearch, limit int) ([]*core.HistoryEntry, error)
 	// Status is what the status bar shows.
 	Status(ctx context.Context) (Status, error)
 	// Changes reports writes made by anyone (agents through the API, the

@@ -82,18 +82,25 @@ func (l *Local) History(ctx context.Context, f storage.HistoryFilter, limit int)
 	return l.svc.History(ctx, f, limit)
 }
 
-// Status implements Backend. Health is the round trip of the stats query:
-// a real measurement of the store, not a placeholder.
+// SearchHistory implements Backend.
+func (l *Local) SearchHistory(ctx context.Context, f storage.HistorySearch, limit int) ([]*core.HistoryEntry, error) {
+	return l.svc.SearchHistory(ctx, f, limit)
+}
+
+// Status implements Backend. Health is the round trip of the count query:
+// a real measurement of the store, not a placeholder. The counts come from
+// the trigger-kept totals row, not a scan, so the status bar costs the
+// same on 100 memories and on 100,000.
 func (l *Local) Status(ctx context.Context) (Status, error) {
 	cfg := l.svc.Config()
 	st := Status{Addr: l.addr, AuthMode: cfg.Auth.Mode, Pipeline: l.svc.PipelineMode(), Embedding: cfg.Embedding.Provider}
 	start := time.Now()
-	stats, err := l.svc.Stats(ctx)
+	live, deleted, err := l.svc.MemoryTotals(ctx)
 	if err != nil {
 		return st, fmt.Errorf("memory counts: %w", err)
 	}
 	st.Health = "db " + roundMS(time.Since(start))
-	st.Memories, st.Deleted = stats.Total, stats.Deleted
+	st.Memories, st.Deleted = int(live), int(deleted)
 	q, err := l.svc.QueueCounts(ctx)
 	if err != nil {
 		return st, err

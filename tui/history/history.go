@@ -4,8 +4,9 @@ package history
 
 import (
 	"fmt"
-	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -21,31 +22,61 @@ import (
 	"github.com/cairnmem/cairn/tui/pane"
 )
 
-// ParseFilter reads the filter box: event:NAME actor:NAME mem:ID; a bare
-// word is an actor name.
-func ParseFilter(s string) storage.HistoryFilter {
-	var f storage.HistoryFilter
+// Debounce is how long the filter box waits after the last keystroke
+// before it applies the filter.
+const Debounce = 150 * time.Millisecond
+
+// ParseFilter reads the filter box: event:NAME and actor:NAME match
+// exactly, mem:ID takes a memory id or its start, or the short id the list
+// shows (or its start); any other word is free text, found in the event's
+// content, reason or actor.
+func ParseFilter(s string) storage.HistorySearch {
+	var f storage.HistorySearch
 	for _, tok := range strings.Fields(s) {
 		k, v, ok := strings.Cut(tok, ":")
-		switch {
+		switch k = strings.ToLower(k); {
 		case ok && v != "" && (k == "event" || k == "ev"):
 			f.Event = v
 		case ok && v != "" && (k == "actor" || k == "by"):
 			f.Actor = v
 		case ok && v != "" && (k == "mem" || k == "memory" || k == "id"):
-			f.MemoryID = v
+			f.Memory = v
 		default:
-			f.Actor = tok
+			f.Text = append(f.Text, tok)
 		}
 	}
 	return f
 }
 
-type loadedMsg struct {
-	seq     int
-	entries []*core.HistoryEntry
-	err     error
+// Describe is a filter as the header shows it.
+func Describe(f storage.HistorySearch) string {
+	var parts []string
+	if f.Event != "" {
+		parts = append(parts, "event="+f.Event)
+	}
+	if f.Actor != "" {
+		parts = append(parts, "actor="+f.Actor)
+	}
+	if f.Memory != "" {
+		parts = append(parts, "memory="+f.Memory+"…")
+	}
+	if len(f.Text) > 0 {
+		parts = append(parts, "text="+strconv.Quote(strings.Join(f.Text, " ")))
+	}
+	return strings.Join(parts, " ")
 }
+
+type (
+	loadedMsg struct {
+		seq     int
+		filter  storage.HistorySearch
+		entries []*core.HistoryEntry
+		err     error
+	}
+	// debounceMsg fires Debounce after a keystroke in the filter box;
+	// only the newest (seq) loads.
+	debounceMsg struct{ seq int }
+)
 
 // Model is the History pane.
 type Model struct {
@@ -56,10 +87,13 @@ type Model struct {
 	width, height int
 	input         textinput.Model
 	seq           int
+	typed         int // newest keystroke in the filter box
 	loading       bool
-	entries       []*core.HistoryEntry
-	cursor        int
-	offset        int
+	// applied is the filter of the events shown (the box may be ahead).
+	applied storage.HistorySearch
+	entries []*core.HistoryEntry
+	cursor  int
+	offset  int
 
 	open *core.HistoryEntry // the entry whose diff is shown
 	vp   viewport.Model
@@ -70,7 +104,7 @@ func New(ctx *pane.Context) *Model {
 	m := &Model{ctx: ctx, keys: keys.DefaultHistory(), list: keys.DefaultList()}
 	m.input = textinput.New()
 	m.input.Prompt = "/ "
-	m.input.Placeholder = "filter: event:updated actor:NAME mem:ID"
+	m.input.Placeholder = "filter: words event:updated actor:NAME mem:ID"
 	m.input.CharLimit = 200
 	m.vp = viewport.New()
 	m.vp.MouseWheelEnabled = true
@@ -114,7 +148,7 @@ func (m *Model) Refresh(backend.Change) tea.Cmd { return m.load() }
 // ShortHelp implements pane.Pane.
 func (m *Model) ShortHelp() []key.Binding {
 	if m.input.Focused() {
-		return []key.Binding{m.list.Open, m.keys.Filters}
+		return []key.Binding{doneFiltering, m.keys.Filters}
 	}
 	if m.open != nil {
 		return []key.Binding{m.list.Down, m.list.Up}
@@ -137,8 +171,8 @@ func (m *Model) load() tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := backend.Context()
 		defer cancel()
-		e, err := b.History(ctx, f, backend.HistoryLimit)
-		return loadedMsg{seq: seq, entries: e, err: err}
+		e, err := b.SearchHistory(ctx, f, backend.HistoryLimit)
+		return loadedMsg{seq: seq, filter: f, entries: e, err: err}
 	}
 }
 
@@ -159,18 +193,26 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return pane.Fail("history", msg.err)
 		}
-		keep := ""
+		// The selection stays on the same event, on the same screen row,
+		// as new events arrive above it.
+		keep, row := "", 0
 		if m.cursor < len(m.entries) {
-			keep = m.entries[m.cursor].ID
+			keep, row = m.entries[m.cursor].ID, m.cursor-m.offset
 		}
-		m.entries = msg.entries
-		m.cursor = 0
+		m.entries, m.applied = msg.entries, msg.filter
+		m.cursor, m.offset = 0, 0
 		for i, e := range m.entries {
 			if e.ID == keep {
-				m.cursor = i
+				m.cursor, m.offset = i, max(0, i-row)
+				break
 			}
 		}
 		m.clamp()
+	case debounceMsg:
+		if msg.seq != m.typed {
+			return nil // a newer keystroke follows
+		}
+		return m.load()
 	case tea.MouseWheelMsg:
 		if m.open != nil {
 			var cmd tea.Cmd
@@ -183,24 +225,41 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return m.key(msg)
 	default:
 		if m.input.Focused() {
-			var cmd tea.Cmd
-			m.input, cmd = m.input.Update(msg)
-			return cmd
+			return m.edit(msg)
 		}
 	}
 	return nil
 }
 
+// edit passes msg to the filter box; a change applies after Debounce.
+func (m *Model) edit(msg tea.Msg) tea.Cmd {
+	before := m.input.Value()
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	if m.input.Value() == before {
+		return cmd
+	}
+	m.typed++
+	seq := m.typed
+	return tea.Batch(cmd, m.ctx.Clock.Tick(Debounce, func(time.Time) tea.Msg { return debounceMsg{seq: seq} }))
+}
+
+// doneFiltering is enter or esc in the filter box: the filter already
+// applies as you type.
+var doneFiltering = key.NewBinding(key.WithKeys("enter", "esc"), key.WithHelp("enter/esc", "back to the list"))
+
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.input.Focused() {
 		switch msg.String() {
-		case "enter", "esc":
+		case "enter", "esc", "down":
 			m.input.Blur()
-			return m.load()
+			if Describe(ParseFilter(m.input.Value())) != Describe(m.applied) {
+				m.typed++ // a pending debounce is now stale: load at once
+				return m.load()
+			}
+			return nil
 		}
-		var cmd tea.Cmd
-		m.input, cmd = m.input.Update(msg)
-		return cmd
+		return m.edit(msg)
 	}
 	if m.open != nil {
 		switch {
@@ -225,6 +284,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case msg.String() == "esc":
 		if m.input.Value() != "" {
 			m.input.SetValue("")
+			m.typed++
 			return m.load()
 		}
 	}
@@ -256,16 +316,9 @@ func (m *Model) listView() string {
 	st := m.ctx.Styles
 	var b strings.Builder
 	b.WriteString(m.input.View() + "\n")
-	f := ParseFilter(m.input.Value())
-	var parts []string
-	for k, v := range map[string]string{"event": f.Event, "actor": f.Actor, "memory": f.MemoryID} {
-		if v != "" {
-			parts = append(parts, k+"="+v)
-		}
-	}
 	head := fmt.Sprintf("%d events, newest first", len(m.entries))
-	if len(parts) > 0 {
-		head += " · " + strings.Join(slices.Sorted(slices.Values(parts)), " ")
+	if d := Describe(m.applied); d != "" {
+		head += " · " + d
 	}
 	b.WriteString(st.Faint.Render(pane.Truncate(head, m.width)))
 	if len(m.entries) == 0 && !m.loading {

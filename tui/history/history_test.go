@@ -3,9 +3,12 @@ package history_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
@@ -43,6 +46,90 @@ func TestHistoryFilterAndDiff(t *testing.T) {
 	h.Press("enter")
 	if !strings.Contains(h.Screen(), "6 events") {
 		t.Fatalf("actor filter:\n%s", h.Screen())
+	}
+}
+
+// TestHistoryFiltersAsYouType: the filter applies after the debounce,
+// without enter, and the header names the filter of the events shown
+// (not what is typed but not yet applied).
+func TestHistoryFiltersAsYouType(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	c := "postgres runs on port 5433 in staging; production uses 5432 too"
+	if _, err := h.Svc.Modify(context.Background(), core.Patch{ID: tuitest.IDPostgres, Content: &c, Reason: "clarify"}, core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
+		t.Fatal(err)
+	}
+	h.Press("2")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "7 events") })
+	h.Press("/")
+	var last tea.Cmd
+	for _, r := range "event:updated" {
+		_, last = h.M.Update(tuitest.KeyPress(string(r))) // typed, the debounce not run yet
+	}
+	if s := h.Screen(); !strings.Contains(s, "7 events, newest first") || strings.Contains(s, "event=updated") {
+		t.Fatalf("the header names a filter before it applies:\n%s", s)
+	}
+	h.Run(last) // the last keystroke's debounce fires; no enter
+	if s := h.Screen(); !strings.Contains(s, "1 events, newest first · event=updated") || !h.M.Pane(1).Capturing() {
+		t.Fatalf("the filter does not apply as you type:\n%s", s)
+	}
+
+	// A bare word is free text over content, reason and actor.
+	h.Press("ctrl+u")
+	h.TypeText("VPN")
+	if s := h.Screen(); !strings.Contains(s, `1 events, newest first · text="VPN"`) || !strings.Contains(s, "0000a004") {
+		t.Fatalf("a bare word is not a text filter:\n%s", s)
+	}
+	h.Press("ctrl+u")
+	h.TypeText("clarify")
+	if s := h.Screen(); !strings.Contains(s, "1 events") || !strings.Contains(s, "claude-code") {
+		t.Fatalf("a word of the reason:\n%s", s)
+	}
+
+	// mem: takes the short id the list shows, or its start.
+	h.Press("ctrl+u")
+	h.TypeText("mem:0000a001")
+	if s := h.Screen(); !strings.Contains(s, "2 events, newest first · memory=0000a001…") {
+		t.Fatalf("mem: with the short id:\n%s", s)
+	}
+	h.Press("ctrl+u")
+	h.TypeText("mem:0000a00")
+	if s := h.Screen(); !strings.Contains(s, "7 events") {
+		t.Fatalf("mem: with the start of a short id:\n%s", s)
+	}
+	h.Press("enter")
+	if h.M.Pane(1).Capturing() {
+		t.Fatal("enter does not leave the filter box")
+	}
+}
+
+// TestHistorySelectionStaysOnItsEvent: events arriving above the
+// selection neither move it to another event nor move its row on screen.
+func TestHistorySelectionStaysOnItsEvent(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{Width: 80, Height: 12}) // 7 rows of events
+	remember := func(i int) {
+		if _, err := h.Svc.Remember(context.Background(), core.RememberInput{Content: fmt.Sprintf("event number %d of the day", i)},
+			core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 10 {
+		remember(i)
+	}
+	h.Press("2")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "16 events") })
+	h.Press("G", "k", "k", "k") // scrolled, the selection mid-screen
+	before := tuitest.SelectedLine(h.Screen())
+	row := strings.Index(h.Screen(), before)
+	for i := range 3 {
+		remember(10 + i)
+		want := fmt.Sprintf("%d events", 17+i)
+		if !h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), want) }) {
+			t.Fatalf("no live refresh:\n%s", h.Screen())
+		}
+	}
+	s := h.Screen()
+	if got := tuitest.SelectedLine(s); got != before || strings.Index(s, got) != row {
+		t.Fatalf("the selection moved from %q (offset %d) to %q (offset %d):\n%s", before, row, got, strings.Index(s, got), s)
 	}
 }
 

@@ -18,7 +18,7 @@ type Global struct {
 func DefaultGlobal() Global {
 	return Global{
 		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
 		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		NextTab: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
 		PrevTab: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
@@ -60,6 +60,8 @@ type Recall struct {
 	Recover     key.Binding
 	Deleted     key.Binding
 	Copy        key.Binding
+	// Project switches the list between every project and the current one.
+	Project key.Binding
 	// Filters documents the key:value tokens of the search box; it is
 	// never matched against a key press.
 	Filters key.Binding
@@ -76,6 +78,7 @@ func DefaultRecall() Recall {
 		Recover: key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "recover")),
 		Deleted: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "show deleted")),
 		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy content")),
+		Project: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "all/this project")),
 		Filters: key.NewBinding(key.WithKeys("\x00filters"),
 			key.WithHelp("in search", "type:T tag:A,B who:W project:P pinned:yes imp:0.7 since:7d|2026-01-31")),
 	}
@@ -93,7 +96,7 @@ func DefaultHistory() History {
 	return History{
 		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Filters: key.NewBinding(key.WithKeys("\x00filters"),
-			key.WithHelp("in filter", "event:updated actor:NAME mem:ID (or words matching an actor)")),
+			key.WithHelp("in filter", "event:updated actor:NAME mem:ID (the short id works); other words match content, reason or actor")),
 	}
 }
 

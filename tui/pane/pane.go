@@ -28,6 +28,19 @@ type Context struct {
 	// sets it (RealClock unless told otherwise), so it is never nil in
 	// the shell's Context.
 	Clock Clock
+	// Project is the current project (tui.Options.Project): new memories
+	// default to it; empty means none.
+	Project string
+}
+
+// ShortProject is a project shown in a narrow column: the last element of
+// a path or URL-like identity ("github.com/acme/webshop" → "webshop").
+func ShortProject(p string) string {
+	p = strings.TrimRight(p, "/")
+	if i := strings.LastIndexAny(p, "/\\:"); i >= 0 && i < len(p)-1 {
+		return p[i+1:]
+	}
+	return p
 }
 
 // Pane is one tab of the UI. Update and View never do I/O: panes return

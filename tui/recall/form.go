@@ -26,6 +26,7 @@ const (
 	fieldTags
 	fieldType
 	fieldImportance
+	fieldProject
 	fieldPinned
 	fieldCount
 )
@@ -42,6 +43,7 @@ type form struct {
 	tags       textinput.Model
 	typ        textinput.Model
 	importance textinput.Model
+	project    textinput.Model
 	pinned     bool
 	focused    int
 	err        string
@@ -65,11 +67,20 @@ func newForm(st *styles.Styles) *form {
 	f.importance = textinput.New()
 	f.importance.Prompt = "importance "
 	f.importance.Placeholder = "0 to 1, default from config"
+	f.project = textinput.New()
+	f.project.Prompt = "project    "
+	f.project.Placeholder = "none: recalled in every project"
 	f.applyStyles(st)
 	return f
 }
 
-func newCreateForm(st *styles.Styles) *form { return newForm(st) }
+// newCreateForm is the new-memory form; its project starts as the
+// current project (empty: none).
+func newCreateForm(st *styles.Styles, project string) *form {
+	f := newForm(st)
+	f.project.SetValue(project)
+	return f
+}
 
 func newEditForm(m *core.Memory, st *styles.Styles) *form {
 	f := newForm(st)
@@ -79,6 +90,7 @@ func newEditForm(m *core.Memory, st *styles.Styles) *form {
 	f.tags.SetValue(strings.Join(m.Tags, ","))
 	f.typ.SetValue(m.Type)
 	f.importance.SetValue(fmtImportance(m.Importance))
+	f.project.SetValue(m.Project)
 	f.pinned = m.Pinned
 	return f
 }
@@ -86,7 +98,7 @@ func newEditForm(m *core.Memory, st *styles.Styles) *form {
 func (f *form) applyStyles(st *styles.Styles) {
 	f.st = st
 	f.content.SetStyles(st.TextArea())
-	for _, in := range []*textinput.Model{&f.tags, &f.typ, &f.importance} {
+	for _, in := range []*textinput.Model{&f.tags, &f.typ, &f.importance, &f.project} {
 		in.SetStyles(st.Input())
 	}
 }
@@ -94,12 +106,12 @@ func (f *form) applyStyles(st *styles.Styles) {
 func (f *form) setSize(w, h int) {
 	f.width, f.height = w, h
 	f.content.SetWidth(max(10, w-2))
-	reserved := 7 // title, 4 field lines, error line, spacing
+	reserved := 8 // title, 5 field lines, error line, spacing
 	if f.conflict != nil {
 		reserved += conflictLines + 2
 	}
 	f.content.SetHeight(max(2, h-reserved))
-	for _, in := range []*textinput.Model{&f.tags, &f.typ, &f.importance} {
+	for _, in := range []*textinput.Model{&f.tags, &f.typ, &f.importance, &f.project} {
 		in.SetWidth(max(10, w-14))
 	}
 }
@@ -109,6 +121,7 @@ func (f *form) focus() tea.Cmd {
 	f.tags.Blur()
 	f.typ.Blur()
 	f.importance.Blur()
+	f.project.Blur()
 	switch f.focused {
 	case fieldContent:
 		return f.content.Focus()
@@ -118,6 +131,8 @@ func (f *form) focus() tea.Cmd {
 		return f.typ.Focus()
 	case fieldImportance:
 		return f.importance.Focus()
+	case fieldProject:
+		return f.project.Focus()
 	}
 	return nil
 }
@@ -148,6 +163,8 @@ func (f *form) update(msg tea.Msg) tea.Cmd {
 		f.typ, cmd = f.typ.Update(msg)
 	case fieldImportance:
 		f.importance, cmd = f.importance.Update(msg)
+	case fieldProject:
+		f.project, cmd = f.project.Update(msg)
 	}
 	return cmd
 }
@@ -177,13 +194,14 @@ func (f *form) save(b backend.Backend, reason string) tea.Cmd {
 		x, _ := strconv.ParseFloat(s, 64)
 		imp = &x
 	}
+	project := strings.TrimSpace(f.project.Value())
 	pinned := f.pinned
 	base := f.base
 	return func() tea.Msg {
 		ctx, cancel := backend.Context()
 		defer cancel()
 		if base == nil {
-			in := core.RememberInput{Content: content, Type: typ, Tags: tags, Importance: imp, Pinned: &pinned}
+			in := core.RememberInput{Content: content, Type: typ, Tags: tags, Importance: imp, Pinned: &pinned, Project: project}
 			if in.Tags == nil {
 				in.Tags = []string{}
 			}
@@ -212,7 +230,10 @@ func (f *form) save(b backend.Backend, reason string) tea.Cmd {
 		if pinned != base.Pinned {
 			p.Pinned = &pinned
 		}
-		if p.Content == nil && p.Tags == nil && p.Type == nil && p.Importance == nil && p.Pinned == nil {
+		if project != base.Project {
+			p.Project = &project
+		}
+		if p.Content == nil && p.Tags == nil && p.Type == nil && p.Importance == nil && p.Pinned == nil && p.Project == nil {
 			return savedMsg{what: "nothing changed in", id: base.ID}
 		}
 		_, err := b.Modify(ctx, p)
@@ -257,6 +278,7 @@ func (f *form) view() string {
 	b.WriteString(f.tags.View() + "\n")
 	b.WriteString(f.typ.View() + "\n")
 	b.WriteString(f.importance.View() + "\n")
+	b.WriteString(f.project.View() + "\n")
 	box := "[ ]"
 	if f.pinned {
 		box = "[x]"

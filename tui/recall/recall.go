@@ -47,6 +47,7 @@ type item struct {
 	Importance float64
 	Pinned     bool
 	Tags       []string
+	Project    string
 	CreatedAt  string
 	Deleted    bool
 	Score      float64
@@ -56,12 +57,12 @@ type item struct {
 
 func itemFromHit(h *core.RecallHit) item {
 	return item{ID: h.ID, Content: h.Content, Type: h.Type, Importance: h.Importance, Pinned: h.Pinned,
-		Tags: h.Tags, CreatedAt: h.CreatedAt, Score: h.Score, Scored: true, Explain: h.Explain}
+		Tags: h.Tags, Project: h.Project, CreatedAt: h.CreatedAt, Score: h.Score, Scored: true, Explain: h.Explain}
 }
 
 func itemFromMemory(m *core.Memory) item {
 	return item{ID: m.ID, Content: m.Content, Type: m.Type, Importance: m.Importance, Pinned: m.Pinned,
-		Tags: m.Tags, CreatedAt: m.CreatedAt, Deleted: m.IsDeleted}
+		Tags: m.Tags, Project: m.Project, CreatedAt: m.CreatedAt, Deleted: m.IsDeleted}
 }
 
 // Messages. Each carries what it needs to be applied without more I/O.
@@ -123,6 +124,14 @@ type Model struct {
 	belowFloor  int
 	filterErr   string
 	showDeleted bool
+	// onlyProject limits the list to the current project (P toggles);
+	// off, every project shows. A project: token in the box wins.
+	onlyProject bool
+	// openOnResults opens the best result as soon as the search in
+	// flight answers (enter pressed before the debounce fired).
+	openOnResults bool
+	// issued is the newest search sequence already sent to the backend.
+	issued int
 
 	mode mode
 	// detail
@@ -217,14 +226,17 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.input.Focused() {
 		return []key.Binding{m.list.Open, m.keys.Filters}
 	}
-	return []key.Binding{m.keys.Search, m.list.Open, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete}
+	if m.ctx.Project == "" && !m.onlyProject {
+		return []key.Binding{m.keys.Search, m.list.Open, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete}
+	}
+	return []key.Binding{m.keys.Search, m.list.Open, m.keys.New, m.keys.Edit, m.keys.Project, m.keys.Pin, m.keys.Delete}
 }
 
 // FullHelp implements pane.Pane.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
-		{m.keys.Search, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Deleted, m.keys.Copy},
+		{m.keys.Search, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Deleted, m.keys.Project, m.keys.Copy},
 		{m.formK.Save, m.formK.NextField, m.formK.PrevField, m.formK.Toggle, m.formK.Cancel},
 		{m.keys.Filters},
 	}
@@ -246,6 +258,10 @@ func (m *Model) search() tea.Cmd {
 	}
 	m.filterErr = ""
 	m.loading = true
+	m.issued = m.seq
+	if m.onlyProject && q.Filter.Project == "" {
+		q.Filter.Project = m.ctx.Project
+	}
 	seq, b, deleted := m.seq, m.ctx.Backend, m.showDeleted
 	fresh := m.seq != m.shownSeq
 	return func() tea.Msg {
@@ -305,8 +321,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	}
 	switch msg := msg.(type) {
 	case debounceMsg:
-		if msg.seq != m.seq {
-			return nil // a newer keystroke follows
+		if msg.seq != m.seq || msg.seq == m.issued {
+			return nil // a newer keystroke follows, or enter already searched
 		}
 		return m.search()
 	case resultsMsg:
@@ -317,20 +333,30 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return pane.Fail("search", msg.err)
 		}
-		keep := m.keepID
+		// A refresh keeps the selection on the same memory and on the same
+		// screen row, as memories arrive above it.
+		keep, row := m.keepID, m.cursor-m.offset
 		if it, ok := m.selected(); ok && !msg.fresh && keep == "" {
 			keep = it.ID
 		}
 		m.keepID = ""
 		m.shownSeq = msg.seq
 		m.items, m.method, m.belowFloor = msg.items, msg.method, msg.below
-		m.cursor = 0
+		m.cursor, m.offset = 0, 0
 		for i, it := range m.items {
 			if it.ID == keep {
-				m.cursor = i
+				m.cursor, m.offset = i, max(0, i-row)
+				break
 			}
 		}
 		m.clamp()
+		if m.openOnResults {
+			m.openOnResults = false
+			if it, ok := m.selected(); ok {
+				m.working = true
+				return m.openDetail(it.ID, it.Explain)
+			}
+		}
 		return nil
 	case detailMsg:
 		m.working = false
@@ -428,8 +454,28 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.input.Focused() {
 		switch {
-		case msg.String() == "esc", msg.String() == "enter":
+		case msg.String() == "esc":
 			m.input.Blur()
+			return nil
+		case msg.String() == "enter":
+			// Enter opens the selected result, as the hint says. When the
+			// box changed since the shown results, the search runs now and
+			// its best hit opens when it answers.
+			m.input.Blur()
+			if m.filterErr != "" {
+				return nil
+			}
+			if m.seq != m.shownSeq {
+				m.openOnResults = true
+				if m.issued == m.seq {
+					return nil // already in flight
+				}
+				return m.search()
+			}
+			if it, ok := m.selected(); ok {
+				m.working = true
+				return m.openDetail(it.ID, it.Explain)
+			}
 			return nil
 		case msg.String() == "down":
 			m.input.Blur()
@@ -467,12 +513,19 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.openDetail(it.ID, it.Explain)
 		}
 	case key.Matches(msg, m.keys.New):
-		m.form = newCreateForm(m.ctx.Styles)
+		m.form = newCreateForm(m.ctx.Styles, m.ctx.Project)
 		m.form.setSize(m.width, m.height)
 		m.mode = modeForm
 		return m.form.focus()
 	case key.Matches(msg, m.keys.Deleted):
 		m.showDeleted = !m.showDeleted
+		m.seq++
+		return m.search()
+	case key.Matches(msg, m.keys.Project):
+		if m.ctx.Project == "" && !m.onlyProject {
+			return pane.Notice("no current project: every memory shows (type project:NAME in the search to pick one)")
+		}
+		m.onlyProject = !m.onlyProject
 		m.seq++
 		return m.search()
 	case key.Matches(msg, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Copy):

@@ -4,8 +4,12 @@ package recall_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -30,7 +34,7 @@ func TestRecallListsRecentThenSearchesAsYouType(t *testing.T) {
 	h.Press("ctrl+u") // clear the box (textinput: delete before cursor)
 	h.TypeText("type:decision")
 	s = h.Screen()
-	if !strings.Contains(s, "1 · recent memories") || !strings.Contains(s, "WAL mode") {
+	if !strings.Contains(s, "1 · recent memories") || !strings.Contains(s, "use SQLite") {
 		t.Fatalf("type:decision:\n%s", s)
 	}
 	h.TypeText(" imp:2")
@@ -67,17 +71,17 @@ func TestRecallNewMemory(t *testing.T) {
 	h.TypeText("the staging database password rotates monthly")
 	h.Press("tab")
 	h.TypeText("infra,secrets")
-	h.Press("tab", "tab", "tab", "space") // type, importance, pinned: toggle on
+	h.Press("tab", "tab", "tab", "tab", "space") // type, importance, project, pinned: toggle on
 	h.Press("ctrl+s")
 	res, err := h.Svc.List(context.Background(), storage.MemoryFilter{Tags: []string{"secrets"}}, 10, 0)
 	if err != nil || len(res.Memories) != 1 {
 		t.Fatalf("new memory not stored: %v %v", res, err)
 	}
 	got := res.Memories[0]
-	if got.Content != "the staging database password rotates monthly" || !got.Pinned || got.UpdatedBy != "tui" {
+	if got.Content != "the staging database password rotates monthly" || !got.Pinned || got.UpdatedBy != "tui" || got.Project != "" {
 		t.Fatalf("stored %+v", got)
 	}
-	if h.M.Pane(0).Nested() || !strings.Contains(h.Screen(), "› ") || !strings.Contains(h.Screen(), "password rotate") {
+	if h.M.Pane(0).Nested() || !strings.Contains(h.Screen(), "› ") || !strings.Contains(h.Screen(), "password rot") {
 		t.Fatalf("after saving, the list does not show the new memory:\n%s", h.Screen())
 	}
 }
@@ -182,7 +186,7 @@ func TestRecallPinDeleteRecoverCopy(t *testing.T) {
 	h.Press("D")
 
 	// Pinned memories need force: the confirmed delete sends it.
-	h.SelectRow("WAL mode")
+	h.SelectRow("use SQLite")
 	h.Press("d", "enter")
 	if !h.Get(tuitest.IDSQLite).IsDeleted {
 		t.Fatal("deleting a pinned memory failed")
@@ -248,3 +252,153 @@ var goldenViews = []shelltest.View{
 }
 
 func TestGolden(t *testing.T) { shelltest.Golden(t, goldenViews) }
+
+// TestRecallEnterInSearchOpensResult: the search box's hint says "enter
+// open", and enter opens the selected result, also when pressed before the
+// debounced search for the last keystrokes has run.
+func TestRecallEnterInSearchOpensResult(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	if !strings.Contains(h.Screen(), "/ search") {
+		t.Fatalf("no search hint:\n%s", h.Screen())
+	}
+	h.Press("/")
+	if !strings.Contains(h.Screen(), "enter open") {
+		t.Fatalf("the search box's hint does not say what enter does:\n%s", h.Screen())
+	}
+	h.TypeText("deploy")
+	h.Press("enter")
+	if s := h.Screen(); !strings.Contains(s, "0000a004 · procedural") || !strings.Contains(s, "Why this result") {
+		t.Fatalf("enter in the search box does not open the selected result:\n%s", s)
+	}
+	if h.M.Pane(0).Capturing() {
+		t.Fatal("the search box keeps the keyboard after enter")
+	}
+
+	// Typed faster than the debounce: enter searches at once and opens
+	// the best hit for what was typed, not the row selected before.
+	h.Press("esc", "/", "ctrl+u")
+	for _, r := range "gofmt" {
+		h.M.Update(tuitest.KeyPress(string(r))) // the debounce ticks are dropped
+	}
+	h.Press("enter")
+	if s := h.Screen(); !strings.Contains(s, "0000a003 · preference") {
+		t.Fatalf("enter before the debounce does not open the best hit for the typed text:\n%s", s)
+	}
+}
+
+// TestRecallColumns: the score column shows only when a row has a score;
+// the project column shows each memory's project (blank for none) and is
+// the first to give way at narrow widths.
+func TestRecallColumns(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	if _, err := h.Svc.Remember(context.Background(), core.RememberInput{Content: "a memory of no project about deploy keys"},
+		core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
+		t.Fatal(err)
+	}
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "7 · recent") })
+	row := func(text string) string {
+		for _, l := range strings.Split(h.Screen(), "\n") {
+			if strings.Contains(l, text) {
+				return l
+			}
+		}
+		t.Fatalf("no row with %q:\n%s", text, h.Screen())
+		return ""
+	}
+	// A recent list has no scores: rows start with the type, no blank score.
+	if l := row("ops/deploy.sh"); !strings.HasPrefix(l, "  procedural 0.70") || !strings.Contains(l, " cairn ") {
+		t.Fatalf("recent row at 80 columns: %q", l)
+	}
+	if l := row("no project about"); !regexp.MustCompile(`^. fact       0\.\d\d   now {4,}a memory`).MatchString(l) {
+		t.Fatalf("a memory without a project: %q", l)
+	}
+	h.Press("/")
+	h.TypeText("deploy")
+	// Scored rows at 80 columns: the score shows, the project gives way.
+	if l := row("ops/deploy.sh"); !regexp.MustCompile(`^. \d\.\d{3} procedural`).MatchString(l) || strings.Contains(l, "cairn") {
+		t.Fatalf("search row at 80 columns: %q", l)
+	}
+	h.Send(tea.WindowSizeMsg{Width: 120, Height: 30})
+	if l := row("ops/deploy.sh"); !regexp.MustCompile(`^. \d\.\d{3} procedural .* cairn +infra,deploy`).MatchString(l) {
+		t.Fatalf("search row at 120 columns: %q", l)
+	}
+}
+
+// TestRecallNewMemoryTakesTheCurrentProject: the form's project field
+// starts as the current project, so a memory made in the TUI belongs to it
+// (it is not injected into every project); P narrows the list to it.
+func TestRecallNewMemoryTakesTheCurrentProject(t *testing.T) {
+	const project = "github.com/acme/webshop"
+	h := shelltest.New(t, shelltest.Options{Project: project})
+	if !strings.Contains(h.Screen(), "all projects (P: webshop)") {
+		t.Fatalf("the list does not say it shows every project:\n%s", h.Screen())
+	}
+	h.Press("n")
+	if !strings.Contains(h.Screen(), "project    "+project) {
+		t.Fatalf("the form's project field does not start as the current project:\n%s", h.Screen())
+	}
+	h.TypeText("checkout retries card payments twice")
+	h.Press("ctrl+s")
+	res, err := h.Svc.List(context.Background(), storage.MemoryFilter{Project: project}, 10, 0)
+	if err != nil || len(res.Memories) != 1 || res.Memories[0].Content != "checkout retries card payments twice" {
+		t.Fatalf("the new memory is not in the current project: %+v %v", res, err)
+	}
+	if !strings.Contains(tuitest.SelectedLine(h.Screen()), " webshop ") {
+		t.Fatalf("the project column does not show the project:\n%s", h.Screen())
+	}
+
+	// Clearing the field makes a memory of no project.
+	h.Press("n", "tab", "tab", "tab", "tab", "ctrl+u")
+	h.Press("shift+tab", "shift+tab", "shift+tab", "shift+tab")
+	h.TypeText("a fact for every project")
+	h.Press("ctrl+s")
+	res, err = h.Svc.List(context.Background(), storage.MemoryFilter{}, 20, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range res.Memories {
+		if m.Content == "a fact for every project" && m.Project != "" {
+			t.Fatalf("a cleared project field stored project %q", m.Project)
+		}
+	}
+
+	// P: only the current project, then every project again.
+	h.Press("P")
+	if s := h.Screen(); !strings.Contains(s, "1 · recent memories · project "+project) || strings.Contains(s, "ops/deploy.sh") {
+		t.Fatalf("P does not narrow the list to the current project:\n%s", s)
+	}
+	h.Press("P")
+	if s := h.Screen(); !strings.Contains(s, "8 · recent memories · all projects") {
+		t.Fatalf("P again does not show every project:\n%s", s)
+	}
+}
+
+// TestRecallSelectionStaysPut: memories arriving above the selection
+// neither move it to another memory nor move its row on screen.
+func TestRecallSelectionStaysPut(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{Width: 80, Height: 12}) // 7 rows of memories
+	remember := func(i int) {
+		if _, err := h.Svc.Remember(context.Background(), core.RememberInput{Content: fmt.Sprintf("note number %d of the day", i)},
+			core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 10 {
+		remember(i)
+	}
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "16 · recent") })
+	h.Press("G", "k", "k", "k")
+	before := tuitest.SelectedLine(h.Screen())
+	row := strings.Index(h.Screen(), before)
+	for i := range 3 {
+		remember(10 + i)
+		want := fmt.Sprintf("%d · recent", 17+i)
+		if !h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), want) }) {
+			t.Fatalf("no live refresh:\n%s", h.Screen())
+		}
+	}
+	s := h.Screen()
+	if got := tuitest.SelectedLine(s); got != before || strings.Index(s, got) != row {
+		t.Fatalf("the selection moved from %q (offset %d) to %q (offset %d):\n%s", before, row, got, strings.Index(s, got), s)
+	}
+}

@@ -47,7 +47,42 @@ const (
 	colImp   = 4
 	colAge   = 5
 	colTags  = 16
+	// colProject is the project column (colProjectNarrow under 100
+	// columns). It is the first to give way: it shows only while the
+	// content keeps minContent cells.
+	colProject       = 12
+	colProjectNarrow = 8
+	minContent       = 32
 )
+
+// columns are the optional columns the list shows now: the score only
+// when some row has one (a recent list has none), the project only when
+// some row has one and the content keeps minContent cells beside it.
+type columns struct {
+	score          bool
+	projectW, tagW int
+}
+
+func (m *Model) columns() columns {
+	c := columns{tagW: colTags}
+	projectW := colProject
+	if m.width < 100 {
+		c.tagW, projectW = 10, colProjectNarrow
+	}
+	anyProject := false
+	for _, it := range m.items {
+		c.score = c.score || it.Scored
+		anyProject = anyProject || it.Project != ""
+	}
+	fixed := 2 + colType + 1 + colImp + 1 + 1 + 1 + colAge + 1 + c.tagW + 1
+	if c.score {
+		fixed += colScore + 1
+	}
+	if anyProject && m.width-fixed-projectW-1 >= minContent {
+		c.projectW = projectW
+	}
+	return c
+}
 
 func (m *Model) listView(height int) string {
 	st := m.ctx.Styles
@@ -71,7 +106,7 @@ func (m *Model) listView(height int) string {
 		default:
 			what += " recall"
 		}
-		head = st.Faint.Render(pane.Truncate(fmt.Sprintf("%d · %s", len(m.items), what), m.width))
+		head = st.Faint.Render(pane.Truncate(fmt.Sprintf("%d · %s · %s", len(m.items), what, m.projectScope()), m.width))
 	}
 	b.WriteString(head)
 	rows := max(0, height-2)
@@ -92,21 +127,43 @@ func (m *Model) listView(height int) string {
 		b.WriteString("\n" + st.Faint.Render(pane.Truncate(msg, m.width)))
 		return b.String()
 	}
+	cols := m.columns()
 	for i := m.offset; i < len(m.items) && i < m.offset+rows; i++ {
 		b.WriteString("\n")
-		b.WriteString(m.row(m.items[i], i == m.cursor))
+		b.WriteString(m.row(m.items[i], i == m.cursor, cols))
 	}
 	return b.String()
 }
 
-func (m *Model) row(it item, selected bool) string {
+// projectScope says which projects the list covers.
+func (m *Model) projectScope() string {
+	q, _ := ParseQuery(m.input.Value(), m.ctx.Now())
+	switch {
+	case q.Filter.Project != "":
+		return "project " + q.Filter.Project
+	case m.onlyProject:
+		return "project " + m.ctx.Project + " (P: all)"
+	case m.ctx.Project != "":
+		return "all projects (P: " + pane.ShortProject(m.ctx.Project) + ")"
+	}
+	return "all projects"
+}
+
+func (m *Model) row(it item, selected bool, cols columns) string {
 	st := m.ctx.Styles
-	score := strings.Repeat(" ", colScore)
-	if it.Scored {
-		score = fmt.Sprintf("%5.3f", it.Score)
-		if it.Score >= 10 {
-			score = fmt.Sprintf("%5.1f", it.Score)
+	score := ""
+	if cols.score {
+		score = strings.Repeat(" ", colScore) + " "
+		if it.Scored {
+			score = fmt.Sprintf("%5.3f ", it.Score)
+			if it.Score >= 10 {
+				score = fmt.Sprintf("%5.1f ", it.Score)
+			}
 		}
+	}
+	project := ""
+	if cols.projectW > 0 {
+		project = pane.Pad(pane.ShortProject(it.Project), cols.projectW) + " "
 	}
 	pin := " "
 	if it.Pinned {
@@ -120,14 +177,9 @@ func (m *Model) row(it item, selected bool) string {
 	if selected {
 		marker = "› "
 	}
-	fixed := 2 + colScore + 1 + colType + 1 + colImp + 1 + 1 + 1 + colAge + 1
-	tagW := colTags
-	if m.width < 100 {
-		tagW = 10
-	}
-	contentW := max(8, m.width-fixed-tagW-1)
-	line := marker + score + " " + pane.Pad(it.Type, colType) + " " + fmtImportance(it.Importance) + " " + pin + " " +
-		pane.Pad(pane.Age(m.ctx.Now(), it.CreatedAt), colAge) + " " + pane.Pad(tags, tagW) + " " + pane.OneLine(it.Content, contentW)
+	line := marker + score + pane.Pad(it.Type, colType) + " " + fmtImportance(it.Importance) + " " + pin + " " +
+		pane.Pad(pane.Age(m.ctx.Now(), it.CreatedAt), colAge) + " " + project + pane.Pad(tags, cols.tagW) + " "
+	line += pane.OneLine(it.Content, max(8, m.width-lipgloss.Width(line)))
 	line = pane.Pad(line, m.width)
 	if selected {
 		return st.Selected.Render(line)

@@ -46,6 +46,8 @@ type Env struct {
 	// Now is pinned to FixedNow, so ages and goldens are stable.
 	Now   func() time.Time
 	Clock pane.Clock
+	// Project is Options.Project (the UI's current project).
+	Project string
 }
 
 // Options configure New.
@@ -58,6 +60,8 @@ type Options struct {
 	Backend func(svc *core.Service) backend.Backend
 	// NoSeed leaves the store empty.
 	NoSeed bool
+	// Project is the UI's current project (tui.Options.Project).
+	Project string
 }
 
 // Horizon is how much UI time Run lets pass after a message: what a
@@ -122,7 +126,7 @@ func New[M Root](t *testing.T, o Options, build func(Env) M) *Harness[M] {
 	if o.Backend != nil {
 		b = o.Backend(svc)
 	}
-	m := build(Env{Backend: b, Theme: themes.MustBuiltin(o.Theme), Now: func() time.Time { return FixedNow }, Clock: Clock{}})
+	m := build(Env{Backend: b, Theme: themes.MustBuiltin(o.Theme), Now: func() time.Time { return FixedNow }, Clock: Clock{}, Project: o.Project})
 	h := &Harness[M]{T: t, M: m, Svc: svc, DB: db, now: FixedNow, late: make(chan tea.Msg, 256), done: make(chan struct{})}
 	t.Cleanup(func() { close(h.done) })
 	t.Cleanup(m.Close)

@@ -1,0 +1,67 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+)
+
+// HistorySearch is the terminal UI's History filter. Event and Actor
+// match exactly; Memory and Text match loosely, as a person types them.
+type HistorySearch struct {
+	Event string
+	Actor string
+	// Memory is a memory id, the start of one, or the start of its short
+	// form (the last 8 characters, which the UI shows).
+	Memory string
+	// Text holds words that must each appear (case-insensitive for ASCII)
+	// in the event's old or new content, its reason or its actor.
+	Text []string
+}
+
+// ShortIDLen is how many trailing characters of an id the UI shows.
+const ShortIDLen = 8
+
+// SearchHistory returns the events matching f, newest first.
+func SearchHistory(ctx context.Context, q Querier, f HistorySearch, limit int) ([]*HistoryEvent, error) {
+	conds := []string{"1"}
+	var args []any
+	if f.Event != "" {
+		conds = append(conds, "event = ?")
+		args = append(args, f.Event)
+	}
+	if f.Actor != "" {
+		conds = append(conds, "changed_by = ?")
+		args = append(args, f.Actor)
+	}
+	if f.Memory != "" {
+		p := likeEscape(f.Memory) + "%"
+		conds = append(conds, `(memory_id LIKE ? ESCAPE '\' OR substr(memory_id, -?) LIKE ? ESCAPE '\')`)
+		args = append(args, p, ShortIDLen, p)
+	}
+	for _, w := range f.Text {
+		p := "%" + likeEscape(w) + "%"
+		conds = append(conds, `(COALESCE(new_content, '') LIKE ? ESCAPE '\' OR COALESCE(old_content, '') LIKE ? ESCAPE '\'
+			OR COALESCE(reason, '') LIKE ? ESCAPE '\' OR changed_by LIKE ? ESCAPE '\')`)
+		args = append(args, p, p, p, p)
+	}
+	args = append(args, limit)
+	rows, err := q.QueryContext(ctx, `SELECT `+historyColumns+` FROM memory_history WHERE `+strings.Join(conds, " AND ")+`
+		ORDER BY created_at DESC, rowid DESC LIMIT ?`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*HistoryEvent{}
+	for rows.Next() {
+		var h HistoryEvent
+		var reason, meta, sess, req sql.NullString
+		if err := rows.Scan(&h.ID, &h.MemoryID, &h.Event, &h.OldContent, &h.NewContent, &h.ChangedBy,
+			&h.ActorType, &reason, &meta, &sess, &req, &h.CreatedAt); err != nil {
+			return nil, err
+		}
+		h.Reason, h.Metadata, h.SessionID, h.RequestID = reason.String, meta.String, sess.String, req.String
+		out = append(out, &h)
+	}
+	return out, rows.Err()
+}
