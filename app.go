@@ -162,6 +162,7 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 		return nil, err
 	}
 	svc := core.NewService(db, *a.cfg, core.ServiceOptions{Logger: a.log, Embedder: emb})
+	a.migrateProjects(ctx, svc)
 	return &store{db: db, lock: lock, svc: svc}, nil
 }
 
