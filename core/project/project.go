@@ -197,7 +197,9 @@ func (r *Resolver) Resolve(s string) (string, error) {
 			}
 		}
 		for _, k := range r.known {
-			if Under(n, k) && len(k) > len(best) {
+			// A project at "/" (a session once started there) would
+			// swallow every folder: it is only ever itself.
+			if (Under(n, k) && k != "/" || n == k) && len(k) > len(best) {
 				best = k
 			}
 		}

@@ -107,7 +107,7 @@ func TestResolve(t *testing.T) {
 		"atlas": {Root: "/home/dev/atlas", Aliases: []string{"atlas-api"}},
 		"mono":  {Root: "/srv/mono/services"},
 	}
-	known := []string{"/home/dev/atlas", "/home/dev/zephyr", "/work/a/api", "/work/b/api", "legacy", "/opt/solo/", ""}
+	known := []string{"/home/dev/atlas", "/home/dev/zephyr", "/work/a/api", "/work/b/api", "legacy", "/opt/solo/", "", "/"}
 	r := NewResolver(cfg, known)
 	for _, tc := range []struct {
 		in, want  string
@@ -135,6 +135,8 @@ func TestResolve(t *testing.T) {
 		{in: "/srv/mono/services/billing", want: "/srv/mono/services"},
 		{in: "/srv/mono", want: "/srv/mono"},
 		{in: "/nowhere/../home/dev/zephyr/x", want: "/home/dev/zephyr"},
+		{in: "/srv/other", want: "/srv/other"}, // not folded into a project at /
+		{in: "/", want: "/"},
 		{in: "bad\x07", bad: true},
 	} {
 		got, err := r.Resolve(tc.in)
