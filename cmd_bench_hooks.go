@@ -122,7 +122,10 @@ func benchHooks(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			series("cold", ev).add(took, injected)
 		}
 	}
-	fmt.Fprintf(stderr, "bench: cold phase done (%d runs of each event)\n", *n)
+	for _, ev := range []string{"session-start", "user-prompt-submit"} {
+		r := series("cold", ev).row()
+		fmt.Fprintf(stderr, "bench: cold %s: p50 %.1f ms, p99 %.1f ms (%d runs)\n", ev, r.P50MS, r.P99MS, r.Runs)
+	}
 	// Warm: one hook starts the server; the others use it.
 	if err := h.stopServer(true); err != nil {
 		return err

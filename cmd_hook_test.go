@@ -268,6 +268,14 @@ func TestHookShimStartsServer(t *testing.T) {
 	if n := count(); n != 1 {
 		t.Fatalf("after a restart the remember is stored %d times, want once", n)
 	}
+	// The server's open gave the short name its project's identity.
+	_, l := getJSON(t, "http://"+addr+"/api/memories?limit=100")
+	for _, m := range l["memories"].([]any) {
+		mm := m.(map[string]any)
+		if strings.Contains(mm["content"].(string), "make ship") && mm["project"] != repo {
+			t.Errorf("the memory stored with --project atlas has project %v after the server opened the store, want %s", mm["project"], repo)
+		}
+	}
 }
 
 // waitHolder waits for a server on addr to hold home's store and answer.
