@@ -257,6 +257,7 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 		return nil, err
 	}
 	svc := core.NewService(db, *a.cfg, core.ServiceOptions{Logger: a.log, Embedder: emb, Reranker: rr})
+	a.migrateProjects(ctx, svc)
 	return &store{db: db, lock: lock, svc: svc}, nil
 }
 

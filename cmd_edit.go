@@ -50,7 +50,11 @@ func runEdit(ctx context.Context, args []string) error {
 			be.Close()
 		}
 	}()
-	id, err := resolveID(ctx, be, pos[0], cliProject(*project))
+	hint, err := cliProjectGiven(ctx, common, *project)
+	if err != nil {
+		return err
+	}
+	id, err := resolveID(ctx, be, pos[0], hint)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ import (
 func runForget(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("forget", "forget [flags] ID... | forget --query QUERY [flags]")
 	query := fs.String("query", "", "forget the memories that best match this `text` (keyword search)")
-	project := fs.String("project", "", "only this project's memories (and resolve short ids there first)")
+	project := fs.String("project", "", "only this project's memories: a name, alias or folder (default for --query: the current repository; short ids resolve there first)")
 	typ := fs.String("type", "", "with --query: only memories of this `type`")
 	tags := fs.String("tags", "", "with --query: only memories with all of these comma-separated `tags`")
 	limit := fs.Int("limit", 20, "with --query: forget at most this many")
@@ -51,12 +51,19 @@ func runForget(ctx context.Context, args []string) error {
 	defer be.Close()
 	in := core.BatchForgetInput{Mode: "preview", Reason: *reason, Force: *force}
 	if len(pos) > 0 {
-		if in.IDs, err = resolveIDs(ctx, be, pos, cliProject(*project)); err != nil {
+		hint, err := cliProjectGiven(ctx, common, *project)
+		if err != nil {
+			return err
+		}
+		if in.IDs, err = resolveIDs(ctx, be, pos, hint); err != nil {
 			return err
 		}
 	} else {
+		// A query forgets within the current project unless told which.
 		in.Query, in.Limit = q, *limit
-		in.Filter.Project = cliProject(*project)
+		if in.Filter.Project, err = cliProject(ctx, common, *project); err != nil {
+			return err
+		}
 		in.Filter.Type = strings.TrimSpace(*typ)
 		if *tags != "" {
 			in.Filter.Tags = text.SplitTags(*tags)

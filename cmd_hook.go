@@ -10,9 +10,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cairnmem/cairn/core/project"
 
 	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/httpapi"
@@ -84,11 +90,6 @@ func runHook(ctx context.Context, args []string) error {
 		return nil
 	}
 	in["harness"] = *harness
-	if cwd, ok := in["cwd"].(string); ok && cwd != "" {
-		if _, has := in["project"]; !has {
-			in["project"] = cwd
-		}
-	}
 	if ev.transform != nil {
 		ev.transform(in)
 	}
@@ -97,6 +98,7 @@ func runHook(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "cairn hook:", err)
 		return nil
 	}
+	hookProject(a, in)
 	if pos[0] == "session-end" {
 		// cairn never opens a path a request names: the shim, running as
 		// the user, reads the transcript and sends its text. The wait for
@@ -113,14 +115,15 @@ func runHook(ctx context.Context, args []string) error {
 		}
 	}
 
-	addr, up := hookAddr(a)
+	st := findServer(a, deadline)
 	var out map[string]any
-	if up {
-		out, err = postHook(ctx, addr, *harness, ev.path, in, deadline)
+	if st.addr != "" {
+		out, err = postHook(ctx, st.addr, *harness, ev.path, in, deadline)
 	} else {
 		err = errors.New("cairn is not running")
 	}
 	if err != nil {
+		up := st.addr != ""
 		var answered *core.Error // cairn got the event and refused it
 		// A live instance that answered too slowly for a session end still
 		// finishes it (the handler outlives the request); spooling it too
@@ -132,7 +135,24 @@ func runHook(ctx context.Context, args []string) error {
 		if ev.spool != "" && !refused && !slowEnd {
 			spoolHook(a, ev.spool, in)
 		}
-		return nil
+		if up || refused {
+			return nil
+		}
+		// Nobody serves the store: answer this hook from it (read-only),
+		// and start a server for the next ones (its start ingests what was
+		// just spooled).
+		if ev.ccName != "" {
+			out, err = answerLocally(ctx, a, pos[0], in)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "cairn hook:", err)
+			}
+		}
+		if !st.held && a.cfg.Hooks.Autostart {
+			defer startBackground(a, common)
+		}
+		if err != nil || out == nil {
+			return nil
+		}
 	}
 	if ev.ccName == "" {
 		return nil
@@ -183,15 +203,157 @@ func readHookInput(r io.Reader, wait time.Duration, textOK bool) map[string]any 
 	return in
 }
 
-// hookAddr finds the running instance of the configured database: the
-// address in its lock file, else server.addr. up is false when no live
-// process holds the database, so the shim does not wait on a dead port.
-func hookAddr(a *app) (string, bool) {
-	info, ok := storage.ReadLockInfo(a.paths.Database)
-	if !ok || !pidAlive(info.PID) {
-		return "", false
+// hookServer is what the shim found of the cairn that owns the store.
+type hookServer struct {
+	addr string // its API, when one serves it
+	held bool   // some process holds the store's lock
+}
+
+// holderAddrWait bounds how long the shim waits for a holder that has not
+// recorded its API address yet (a server starting); a holder that never
+// does (an import) does not serve hooks.
+const holderAddrWait = 500 * time.Millisecond
+
+// findServer finds the running instance of the configured database: the
+// address in its lock file, else server.addr. A lock nobody holds (a
+// stale file, a dead pid) means no server, so the shim never waits on a
+// dead port.
+func findServer(a *app, deadline time.Time) hookServer {
+	if !lockHeld(a.paths.Database) {
+		return hookServer{}
 	}
-	return a.holderAddr(info), true
+	wait := time.Now().Add(holderAddrWait)
+	if deadline.Before(wait) {
+		wait = deadline
+	}
+	for {
+		info, ok := storage.ReadLockInfo(a.paths.Database)
+		if ok && info.Addr != "" && pidAlive(info.PID) {
+			return hookServer{addr: info.Addr, held: true}
+		}
+		if !time.Now().Before(wait) {
+			return hookServer{held: true}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// lockHeld reports whether a process holds dbPath's lock, by trying a
+// shared lock on the lock file without writing it (cairn's owner holds an
+// exclusive one).
+func lockHeld(dbPath string) bool {
+	f, err := os.Open(storage.LockPath(dbPath))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
+		return errors.Is(err, unix.EWOULDBLOCK)
+	}
+	_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return false
+}
+
+// hookProject sets the event's project to the identity of the agent's
+// working directory, resolved here, on the user's side (the server never
+// stats a path a request names): its repository root. A project the
+// harness named itself is left to the server to resolve.
+func hookProject(a *app, in map[string]any) {
+	if p, _ := in["project"].(string); strings.TrimSpace(p) != "" {
+		return
+	}
+	cwd, _ := in["cwd"].(string)
+	if !filepath.IsAbs(cwd) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return
+		}
+		cwd = wd
+	}
+	in["project"] = project.ForDir(a.cfg.Projects, cwd)
+	in["project_resolved"] = true
+}
+
+// answerLocally answers an inject event from the store opened read-only,
+// while no cairn serves it: keyword recall (no embedding model is loaded
+// for one hook), nothing recorded (the session's first prompt numbers and
+// injections are not counted).
+func answerLocally(ctx context.Context, a *app, event string, in map[string]any) (map[string]any, error) {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	h, err := httpapi.DecodeHookRequest(body)
+	if err != nil {
+		return nil, err
+	}
+	db, err := storage.OpenReadOnly(ctx, storage.Options{Path: a.paths.Database, BusyTimeout: a.cfg.Storage.BusyTimeout.D()})
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil // no store yet: nothing to inject
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	cfg := *a.cfg
+	cfg.Pipeline.MutationsFrozen = true
+	svc := core.NewService(db, cfg, core.ServiceOptions{Logger: a.log})
+	switch event {
+	case "session-start":
+		res, err := svc.Hooks().SessionStart(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"inject": res.Inject}, nil
+	case "user-prompt-submit":
+		if strings.TrimSpace(h.Prompt) == "" {
+			return nil, nil
+		}
+		res, err := svc.Hooks().UserPrompt(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"inject": res.Inject}, nil
+	}
+	return nil, nil
+}
+
+// startBackground starts `cairn serve --idle-exit` for the next hooks,
+// detached from the agent: its own session, no terminal, stdin from
+// /dev/null and output to the log file. It does not wait for it.
+func startBackground(a *app, common *commonFlags) {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cairn hook: start cairn:", err)
+		return
+	}
+	args := []string{"serve", "--idle-exit", a.cfg.Hooks.AutostartIdleExit.D().String()}
+	for _, f := range []struct{ name, value string }{
+		{"--home", common.home}, {"--config", common.config}, {"--db", common.db}, {"--addr", common.addr},
+	} {
+		if f.value != "" {
+			args = append(args, f.name, f.value)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(a.paths.LogFile), 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, "cairn hook: start cairn:", err)
+		return
+	}
+	logf, err := os.OpenFile(a.paths.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cairn hook: start cairn:", err)
+		return
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "cairn hook: start cairn:", err)
+		return
+	}
+	_ = cmd.Process.Release()
 }
 
 func pidAlive(pid int) bool {
@@ -213,6 +375,11 @@ func postHook(ctx context.Context, addr, harness, path string, in map[string]any
 	defer cancel()
 	c := client.New(addr, client.Options{Actor: core.Actor{Name: harness, Type: core.ActorHarness}, MaxResponse: hookResponseMax})
 	out, err := c.Hook(ctx, path, in)
+	// A server that recorded its address is about to listen.
+	for errors.Is(err, syscall.ECONNREFUSED) && time.Until(deadline) > 50*time.Millisecond {
+		time.Sleep(25 * time.Millisecond)
+		out, err = c.Hook(ctx, path, in)
+	}
 	var ce *core.Error
 	if errors.As(err, &ce) {
 		fmt.Fprintf(os.Stderr, "cairn hook %s: HTTP %d: %s\n", path, client.StatusOf(err), errorBody(ce))

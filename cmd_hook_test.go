@@ -11,16 +11,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
 // runHookBin runs `cairn hook ARGS` with stdin and returns stdout, stderr
-// and how long it took; the shim must always exit 0.
+// and how long it took; the shim must always exit 0. It starts no server
+// in the background unless env says CAIRN_HOOKS_AUTOSTART=true.
 func runHookBin(t *testing.T, home string, env []string, stdin []byte, args ...string) (string, string, time.Duration) {
 	t.Helper()
 	cmd := cairnCmd(home, append([]string{"hook"}, args...)...)
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append(append(cmd.Env, "CAIRN_HOOKS_AUTOSTART=false"), env...)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -195,4 +197,142 @@ func TestHookShimUnknownEventIsNonBlocking(t *testing.T) {
 	if err == nil || !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("unknown event: %v (must exit 1, never 2, which blocks the prompt)", err)
 	}
+}
+
+// TestHookShimStartsServer: with no cairn running, session start still
+// injects the project's memories (answered from the store, read-only),
+// from any folder of the repository and for a memory saved under the
+// project's short name; the hook leaves a background server behind that
+// the next hooks use; a remember through the shim with no server is
+// stored exactly once, however often the server starts.
+func TestHookShimStartsServer(t *testing.T) {
+	home := t.TempDir()
+	addr := freeAddr(t)
+	env := []string{"CAIRN_HOOKS_AUTOSTART=true", "CAIRN_ADDR=" + addr}
+	repo := filepath.Join(t.TempDir(), "atlas")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(repo, "services", "api")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopHolder(t, home) })
+
+	// A remember through the shim with nothing running: spooled, then
+	// stored by the server the hook starts.
+	out, _, _ := runHookBin(t, home, env, hookJSON(map[string]any{"session_id": "auto-1", "cwd": sub,
+		"content": "Staging postgres runs on port 5433", "importance": 1}), "remember")
+	if out != "" {
+		t.Fatalf("remember printed %q", out)
+	}
+	waitHolder(t, home, addr)
+	count := func() int {
+		_, l := getJSON(t, "http://"+addr+"/api/memories?limit=100")
+		n := 0
+		for _, m := range l["memories"].([]any) {
+			mm := m.(map[string]any)
+			if strings.Contains(mm["content"].(string), "port 5433") {
+				if mm["project"] != repo {
+					t.Errorf("the hook's memory has project %v, want the repository root %s", mm["project"], repo)
+				}
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("the remember is stored %d times, want once", n)
+	}
+	// The next hook uses that server.
+	out, _, _ = runHookBin(t, home, env, hookJSON(map[string]any{"session_id": "auto-2", "cwd": repo, "hook_event_name": "SessionStart"}), "session-start")
+	if !strings.Contains(out, "port 5433") || !strings.Contains(out, "project="+repo) {
+		t.Fatalf("session start through the background server: %q", out)
+	}
+	_, s := getJSON(t, "http://"+addr+"/api/sessions/auto-2")
+	if s["project"] != repo {
+		t.Fatalf("the server recorded the session as %v", s)
+	}
+
+	// Nothing running again: the answer comes from the store itself, for
+	// a memory the CLI stored under the short name.
+	stopHolder(t, home)
+	if code, err := cairnCmd(home, "remember", "--project", "atlas", "atlas deploys with make ship").CombinedOutput(); err != nil {
+		t.Fatalf("cairn remember: %v: %s", err, code)
+	}
+	out, _, _ = runHookBin(t, home, env, hookJSON(map[string]any{"session_id": "auto-3", "cwd": sub, "hook_event_name": "SessionStart"}), "session-start")
+	if !strings.Contains(out, "port 5433") {
+		t.Fatalf("session start with no server running injected: %q", out)
+	}
+	waitHolder(t, home, addr)
+	if n := count(); n != 1 {
+		t.Fatalf("after a restart the remember is stored %d times, want once", n)
+	}
+	// The server's open gave the short name its project's identity.
+	_, l := getJSON(t, "http://"+addr+"/api/memories?limit=100")
+	for _, m := range l["memories"].([]any) {
+		mm := m.(map[string]any)
+		if strings.Contains(mm["content"].(string), "make ship") && mm["project"] != repo {
+			t.Errorf("the memory stored with --project atlas has project %v after the server opened the store, want %s", mm["project"], repo)
+		}
+	}
+}
+
+// waitHolder waits for a server on addr to hold home's store and answer.
+func waitHolder(t *testing.T, home, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if info, ok := readLock(home); ok && info.Addr == addr {
+			if resp, err := http.Get("http://" + addr + "/health"); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					return
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no background server came up on %s; log:\n%s", addr, readLog(home))
+}
+
+// stopHolder stops the server holding home's store, if any.
+func stopHolder(t *testing.T, home string) {
+	t.Helper()
+	info, ok := readLock(home)
+	if !ok {
+		return
+	}
+	p, err := os.FindProcess(info.PID)
+	if err != nil || p.Signal(syscall.SIGTERM) != nil {
+		return
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if p.Signal(syscall.Signal(0)) != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p.Kill()
+	t.Errorf("the background server did not stop on SIGTERM")
+}
+
+type lockInfo struct {
+	PID  int    `json:"pid"`
+	Addr string `json:"addr"`
+}
+
+func readLock(home string) (lockInfo, bool) {
+	var info lockInfo
+	b, err := os.ReadFile(filepath.Join(home, "memories.db.lock"))
+	if err != nil || json.Unmarshal(b, &info) != nil {
+		return info, false
+	}
+	return info, info.PID > 0
+}
+
+func readLog(home string) string {
+	b, _ := os.ReadFile(filepath.Join(home, "logs", "cairn.log"))
+	return string(b)
 }

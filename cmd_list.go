@@ -18,7 +18,7 @@ const listPage = 1000
 // short id the other commands accept.
 func runList(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("list", "list [flags]")
-	project := fs.String("project", "", "only this project's memories")
+	project := fs.String("project", "", "only this project's memories: a name, alias or folder (default: the current repository; --all for every project)")
 	all := fs.Bool("all", false, "every project's memories (ignores --project)")
 	typ := fs.String("type", "", "only memories of this `type` (fact, preference, decision, learning, issue, rule, …)")
 	tags := fs.String("tags", "", "only memories with all of these comma-separated `tags`")
@@ -37,7 +37,9 @@ func runList(ctx context.Context, args []string) error {
 	}
 	f := storage.MemoryFilter{Type: strings.TrimSpace(*typ), OnlyDeleted: *deleted}
 	if !*all {
-		f.Project = cliProject(*project)
+		if f.Project, err = cliProject(ctx, common, *project); err != nil {
+			return err
+		}
 	}
 	if *tags != "" {
 		f.Tags = text.SplitTags(*tags)

@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/httpapi"
+	"github.com/cairnmem/cairn/core/project"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,7 +51,9 @@ func runMCP(ctx context.Context, args []string) error {
 	}()
 	a.ingestSpool(ctx, st.svc)
 	a.log.Info("mcp over stdio", "version", cairnVersion(), "db", a.paths.Database)
-	srv := httpapi.NewMCPServer(st.svc, cairnVersion())
+	// memory_store files a memory under the agent's project (the
+	// repository of this process's working directory) when it names none.
+	srv := httpapi.NewMCPServerFor(st.svc, cairnVersion(), httpapi.MCPOptions{DefaultProject: a.currentProject()})
 	mctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// While this process owns the database it also serves the HTTP API
@@ -169,6 +174,7 @@ func (a *app) proxyMCP(ctx context.Context, endpoint string, pid int) error {
 		}
 	}
 	srv := mcp.NewServer(impl, &mcp.ServerOptions{Instructions: instructions, Logger: a.log})
+	current := a.currentProject()
 	n := 0
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {
@@ -178,6 +184,9 @@ func (a *app) proxyMCP(ctx context.Context, endpoint string, pid int) error {
 			params := &mcp.CallToolParams{Name: req.Params.Name}
 			if len(req.Params.Arguments) > 0 {
 				params.Arguments = req.Params.Arguments
+			}
+			if req.Params.Name == "memory_store" {
+				params.Arguments = withDefaultProject(req.Params.Arguments, current)
 			}
 			if ci := req.ClientInfo(); ci != nil && ci.Name != "" {
 				params.Meta = mcp.Meta{mcp.MetaKeyClientInfo: ci}
@@ -199,4 +208,45 @@ func (a *app) proxyMCP(ctx context.Context, endpoint string, pid int) error {
 		return nil
 	}
 	return err
+}
+
+// currentProject is the project of this process's working directory (the
+// agent's), or none when it cannot be read.
+func (a *app) currentProject() string {
+	p, err := project.Current(a.cfg)
+	if err != nil {
+		a.log.Warn("current project", "err", err)
+		return ""
+	}
+	return p
+}
+
+// withDefaultProject adds "project": current to a tool call's arguments
+// when they name none, so a memory stored through a running cairn lands
+// in the agent's project as it does when this process owns the store.
+// Arguments that are not a JSON object are passed on as they are (the
+// server refuses them).
+func withDefaultProject(args json.RawMessage, current string) any {
+	if current == "" {
+		return nullableArgs(args)
+	}
+	var m map[string]any
+	if len(args) > 0 && json.Unmarshal(args, &m) != nil {
+		return args
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	if p, _ := m["project"].(string); strings.TrimSpace(p) != "" {
+		return args
+	}
+	m["project"] = current
+	return m
+}
+
+func nullableArgs(args json.RawMessage) any {
+	if len(args) == 0 {
+		return nil
+	}
+	return args
 }

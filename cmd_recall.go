@@ -17,7 +17,7 @@ func runRecall(ctx context.Context, args []string) error {
 	limit := fs.Int("limit", 10, "how many results")
 	typ := fs.String("type", "", "only this memory type")
 	tags := fs.String("tags", "", "only memories with all of these comma-separated tags")
-	project := fs.String("project", "", "only this project")
+	project := fs.String("project", "", "only this project: a name, alias or folder (default: every project)")
 	who := fs.String("who", "", "only memories from this source")
 	asJSON := fs.Bool("json", false, "print the API's JSON answer")
 	pos, err := parseFlags(fs, args)
@@ -29,7 +29,12 @@ func runRecall(ctx context.Context, args []string) error {
 		return usageError{"nothing to search for: cairn recall [flags] QUERY"}
 	}
 	req := map[string]any{"query": query, "limit": *limit}
-	for k, v := range map[string]string{"type": *typ, "tags": *tags, "project": cliProject(*project), "who": *who} {
+	// Recall searches every project unless --project names one.
+	proj, err := cliProjectGiven(ctx, common, *project)
+	if err != nil {
+		return err
+	}
+	for k, v := range map[string]string{"type": *typ, "tags": *tags, "project": proj, "who": *who} {
 		if v != "" {
 			req[k] = v
 		}

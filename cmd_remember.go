@@ -19,7 +19,7 @@ func runRemember(ctx context.Context, args []string) error {
 	var importance optFloat
 	fs.Var(&importance, "importance", fmt.Sprintf("importance, a `number` from 0 to 1 (default: memory.default_importance, %g; 1 with --critical)", config.DefaultMemoryImportance))
 	critical := fs.Bool("critical", false, "pin the memory with importance 1.0")
-	project := fs.String("project", "", "project the memory belongs to")
+	project := fs.String("project", "", "project the memory belongs to: a name, alias or folder (default: the current repository, the folder itself outside one)")
 	who := fs.String("who", "", "who the memory is from (default cli)")
 	asJSON := fs.Bool("json", false, "print the API's JSON answer")
 	pos, err := parseFlags(fs, args)
@@ -43,7 +43,11 @@ func runRemember(ctx context.Context, args []string) error {
 	if importance.set {
 		req["importance"] = importance.v
 	}
-	if p := cliProject(*project); p != "" {
+	p, err := cliProject(ctx, common, *project)
+	if err != nil {
+		return err
+	}
+	if p != "" {
 		req["project"] = p
 	}
 	req["who"] = "cli"

@@ -30,7 +30,11 @@ func runShow(ctx context.Context, args []string) error {
 		return err
 	}
 	defer be.Close()
-	id, err := resolveID(ctx, be, pos[0], cliProject(*project))
+	hint, err := cliProjectGiven(ctx, common, *project)
+	if err != nil {
+		return err
+	}
+	id, err := resolveID(ctx, be, pos[0], hint)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/cairnmem/cairn/core/httpapi"
@@ -114,7 +117,7 @@ func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
 		sctx, stop := context.WithCancel(gctx)
 		served := make(chan error, 1)
 		go func() { served <- api.Serve(sctx, ln, a.cfg.Server.ShutdownTimeout.D()) }()
-		uiErr := tui.Run(gctx, tui.Options{Backend: tuibackend.NewLocal(st.svc, addr), Theme: theme, Version: cairnVersion()})
+		uiErr := tui.Run(gctx, tui.Options{Backend: tuibackend.NewLocal(st.svc, addr), Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
 		stop()
 		apiErr := <-served
 		if apiErr != nil {
@@ -130,6 +133,14 @@ func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
 // to drive that one through its API.
 func (a *app) offerClient(ctx context.Context, theme *themes.Theme, le *storage.LockedError) error {
 	addr := a.holderAddr(le.Holder)
+	if role := holderRole(le.Holder.PID); role != "" && le.Holder.Addr != "" {
+		// A server nobody looks at (started by a hook, `cairn serve`, a
+		// service manager, or `cairn mcp`): use it without asking. The tab
+		// bar says so (tui.Options has no status line of its own yet).
+		a.log.Info("cairn UI as client of a background server", "addr", addr, "pid", le.Holder.PID, "role", role)
+		return tui.Run(ctx, tui.Options{Backend: tuibackend.NewHTTP(addr), Theme: theme, Project: a.currentProject(),
+			Version: fmt.Sprintf("%s · client of cairn %s (pid %d, %s)", cairnVersion(), role, le.Holder.PID, addr)})
+	}
 	choice, err := tui.AskProblem(ctx, theme, tui.Problem{
 		Title: "The database is in use by another cairn",
 		Lines: []string{
@@ -143,7 +154,7 @@ func (a *app) offerClient(ctx context.Context, theme *themes.Theme, le *storage.
 		return err
 	}
 	a.log.Info("cairn UI as client", "addr", addr, "pid", le.Holder.PID)
-	return tui.Run(ctx, tui.Options{Backend: tuibackend.NewHTTP(addr), Theme: theme, Version: cairnVersion()})
+	return tui.Run(ctx, tui.Options{Backend: tuibackend.NewHTTP(addr), Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
 }
 
 // addrInUse reports whether addr cannot be bound because something
@@ -155,4 +166,29 @@ func addrInUse(addr string) bool {
 		return false
 	}
 	return errors.Is(err, syscall.EADDRINUSE)
+}
+
+// holderRole names what the cairn holding the database runs when it is a
+// background server ("serve" or "mcp"), from its command line; "" for a
+// terminal UI, another command, or a process that cannot be read.
+func holderRole(pid int) string {
+	if pid <= 0 {
+		return ""
+	}
+	var args []string
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
+		args = strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	} else if out, err := exec.Command("ps", "-o", "args=", "-p", strconv.Itoa(pid)).Output(); err == nil {
+		args = strings.Fields(string(out))
+	}
+	return backgroundRole(args)
+}
+
+// backgroundRole is holderRole on a command line: cairn's command is its
+// first argument (a flag first means the terminal UI).
+func backgroundRole(args []string) string {
+	if len(args) > 1 && (args[1] == "serve" || args[1] == "mcp") {
+		return args[1]
+	}
+	return ""
 }

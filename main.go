@@ -64,6 +64,7 @@ func commands() []command {
 		{"hook", "Claude Code hook shim: cairn hook EVENT (reads the hook JSON on stdin)", runHook},
 		{"install", "add cairn's hooks and MCP server to an agent: cairn install claude-code", runInstall},
 		{"uninstall", "remove what cairn install added: cairn uninstall claude-code", runUninstall},
+		{"service", "keep cairn running with systemd or launchd: cairn service install|uninstall|status", runServiceCommand},
 		{"token", "sign an API token for team/hybrid auth: cairn token create --role ROLE [--project P]", runToken},
 		{"completion", "print a shell completion script: cairn completion bash|zsh|fish", runCompletion},
 		{"version", "print the version", runVersionCmd},

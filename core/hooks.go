@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/project"
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -50,6 +51,11 @@ type HookRequest struct {
 	// Caller, when named, is who the hook's writes are recorded as (the
 	// caller's token); otherwise the harness is.
 	Caller Actor
+	// ProjectResolved says Project is an identity the hook shim resolved
+	// on the user's side (its repository root): it is only normalized.
+	// Otherwise Project (an older shim's working directory, a short name)
+	// is resolved by strings against the known projects (ResolveProject).
+	ProjectResolved bool
 }
 
 // actor is who h's writes are recorded as.
@@ -100,6 +106,9 @@ type startCandidate struct {
 // ranked by importance decayed with age, within a character budget, plus
 // the optional identity files.
 func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartResult, error) {
+	if err := s.identify(ctx, &h); err != nil {
+		return nil, err
+	}
 	cfg := s.svc.cfg.Hooks
 	now := s.svc.now()
 	cands, err := s.startCandidates(ctx, h.Project, h.Confined)
@@ -323,6 +332,9 @@ func cleanPrompt(p string) string {
 // top score, within a small budget, without repeating what the last
 // prompts of the session already got.
 func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, error) {
+	if err := s.identify(ctx, &h); err != nil {
+		return nil, err
+	}
 	cfg := s.svc.cfg.Hooks
 	res := &PromptResult{QueryTerms: []string{}, Memories: []*InjectedMemory{}}
 	prompt := cleanPrompt(h.Prompt)
@@ -540,6 +552,9 @@ const (
 // serve it back as a session); the hook shim, which runs as the user in
 // the harness, reads the file and sends its content.
 func (s *Hooks) SessionEnd(ctx context.Context, h HookRequest) (*SessionEndResult, error) {
+	if err := s.identify(ctx, &h); err != nil {
+		return nil, err
+	}
 	if err := s.svc.CheckFrozen(); err != nil {
 		return nil, err
 	}
@@ -608,6 +623,9 @@ type HookRememberResult struct {
 // Remember stores content through the one write path (Remember), with
 // secrets redacted and the harness, project and session recorded.
 func (s *Hooks) Remember(ctx context.Context, h HookRequest) (*HookRememberResult, error) {
+	if err := s.identify(ctx, &h); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(h.Content) == "" {
 		return nil, Invalid("content", "harness and content are required")
 	}
@@ -643,6 +661,9 @@ type HookRecallResult struct {
 // Recall searches with the same hybrid recall as /api/memory/recall,
 // scoped to the project.
 func (s *Hooks) Recall(ctx context.Context, h HookRequest) (*HookRecallResult, error) {
+	if err := s.identify(ctx, &h); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(h.Query) == "" {
 		return nil, Invalid("query", "harness and query are required")
 	}
@@ -685,6 +706,9 @@ const compactionGuidelines = `- Decisions made and why
 // durable memories before its context is compacted, with the project's
 // most relevant recent memories for reference.
 func (s *Hooks) PreCompaction(ctx context.Context, h HookRequest) (*PreCompactionResult, error) {
+	if err := s.identify(ctx, &h); err != nil {
+		return nil, err
+	}
 	cands, err := s.startCandidates(ctx, h.Project, h.Confined)
 	if err != nil {
 		return nil, err
@@ -741,6 +765,9 @@ type CompactionResult struct {
 // session_summary memory through Remember and resets the session's
 // injection dedup (the compacted context no longer holds them).
 func (s *Hooks) CompactionComplete(ctx context.Context, h HookRequest) (*CompactionResult, error) {
+	if err := s.identify(ctx, &h); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(h.Summary) == "" {
 		return nil, Invalid("summary", "harness and summary are required")
 	}
@@ -880,4 +907,163 @@ func expandHome(p string) string {
 // sessions they record.
 type Hooks struct {
 	svc *Service
+}
+
+// ---------------------------------------------------------------------------
+// project identity
+// ---------------------------------------------------------------------------
+
+// Resolver returns a project resolver over the config's [projects.NAME]
+// tables and the projects the store knows.
+func (s *Hooks) Resolver(ctx context.Context) (*project.Resolver, error) {
+	known, err := storage.KnownProjects(ctx, s.svc.db.Reader())
+	if err != nil {
+		return nil, err
+	}
+	return project.NewResolver(s.svc.cfg.Projects, known), nil
+}
+
+// ResolveProject maps a project as a user or a request names it (a short
+// name, an alias, a folder) to its identity, by strings only: the server
+// never opens or stats a path a request names. Bad or ambiguous names are
+// an invalid "project" field.
+func (s *Hooks) ResolveProject(ctx context.Context, name string) (string, error) {
+	if strings.TrimSpace(name) == "" {
+		return "", nil
+	}
+	r, err := s.Resolver(ctx)
+	if err != nil {
+		return "", err
+	}
+	id, err := r.Resolve(name)
+	if err != nil {
+		return "", Invalid("project", "%s", err.Error())
+	}
+	return id, nil
+}
+
+// identify sets h.Project to its identity: normalized when the shim
+// resolved it, else resolved; a confined caller's project is its token's
+// and stays as it is.
+func (s *Hooks) identify(ctx context.Context, h *HookRequest) error {
+	if h.Confined {
+		return nil
+	}
+	if h.ProjectResolved {
+		id, err := project.Normalize(h.Project)
+		if err != nil {
+			return Invalid("project", "%s", err.Error())
+		}
+		h.Project = id
+		return nil
+	}
+	id, err := s.ResolveProject(ctx, h.Project)
+	if err != nil {
+		return err
+	}
+	h.Project = id
+	return nil
+}
+
+// Steps of the project identity migration (project_steps).
+const (
+	// projectStepRoots maps absolute project paths to their repository
+	// roots: it stats the folders, so it runs once, at open, in the local
+	// process (never for a request).
+	projectStepRoots = "repository-roots"
+)
+
+// MigrateProjects gives every stored project one identity: an absolute
+// path inside a repository becomes the repository's root (findRoot, once,
+// recorded in project_steps), and a short name becomes the one known root
+// with that display name or the root of a config name or alias (at every
+// open: a name stored before its root was seen joins it when it is).
+// Each changed memory gets a history event; a memory whose content its new
+// project already holds is soft-deleted as a duplicate. It returns the
+// number of projects remapped.
+func (s *Hooks) MigrateProjects(ctx context.Context, findRoot func(dir string) string) (int, error) {
+	if s.svc.MutationsFrozen() {
+		return 0, nil
+	}
+	r := s.svc.db.Reader()
+	known, err := storage.KnownProjects(ctx, r)
+	if err != nil {
+		return 0, err
+	}
+	done, err := storage.ProjectStepDone(ctx, r, projectStepRoots)
+	if err != nil {
+		return 0, err
+	}
+	remap := map[string]string{}
+	if !done && findRoot != nil {
+		for _, id := range known {
+			n, err := project.Normalize(id)
+			if err != nil || !project.IsPath(n) {
+				continue
+			}
+			if root := findRoot(n); root != "" && root != id {
+				remap[id] = root
+			}
+		}
+	}
+	// Names resolve against the roots as they will be after the step.
+	var roots []string
+	for _, id := range known {
+		if to, ok := remap[id]; ok {
+			roots = append(roots, to)
+		} else if n, err := project.Normalize(id); err == nil && n != id {
+			remap[id] = n // an unclean path ("/a/b/") joins its clean form
+			roots = append(roots, n)
+		} else {
+			roots = append(roots, id)
+		}
+	}
+	res := project.NewResolver(s.svc.cfg.Projects, roots)
+	for _, id := range known {
+		if _, ok := remap[id]; ok || project.IsPath(id) {
+			continue
+		}
+		if to, err := res.Resolve(id); err == nil && to != id {
+			remap[id] = to
+		} else if err != nil {
+			s.svc.log.Warn("project identity: name left as it is", "project", id, "err", err)
+		}
+	}
+	froms := make([]string, 0, len(remap))
+	for from := range remap {
+		froms = append(froms, from)
+	}
+	slices.Sort(froms)
+	actor := Actor{Name: "project-identity", Type: ActorDaemon}
+	err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		now := s.svc.Timestamp()
+		for _, from := range froms {
+			to := remap[from]
+			moves, err := storage.RemapProject(ctx, tx, from, to, now)
+			if err != nil {
+				return fmt.Errorf("project %s → %s: %w", from, to, err)
+			}
+			meta := map[string]any{"project_from": from, "project_to": to}
+			for _, mv := range moves {
+				event, reason := "updated", "project identity: "+from+" is "+to
+				if mv.DuplicateOf != "" {
+					event, reason = "deleted", "project identity: "+from+" is "+to+", which already holds this memory as "+mv.DuplicateOf
+				}
+				if err := s.svc.AddHistory(ctx, tx, mv.ID, event, nil, nil, actor, reason, meta); err != nil {
+					return err
+				}
+			}
+		}
+		if !done && findRoot != nil {
+			return storage.MarkProjectStep(ctx, tx, projectStepRoots, now)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if len(froms) > 0 {
+		s.svc.log.Info("project identity: projects remapped", "projects", len(froms))
+	}
+	return len(froms), nil
 }

@@ -42,6 +42,9 @@ type Config struct {
 	Retention RetentionConfig `toml:"retention"`
 	// Maintenance is the policy gate of repairs (core/repair_gate.go).
 	Maintenance MaintenanceConfig `toml:"maintenance"`
+	// Projects names projects and gives them aliases (projects.go): each
+	// [projects.NAME] table has a root folder and optional aliases.
+	Projects map[string]ProjectConfig `toml:"projects"`
 }
 
 // RetentionConfig configures the retention sweep: what is purged and when.
@@ -544,6 +547,9 @@ func (c *Config) fields() []configField {
 	for i := 0; i < root.NumField(); i++ {
 		sec := root.Type().Field(i)
 		secVal := root.Field(i)
+		if secVal.Kind() != reflect.Struct {
+			continue // a table of named tables ([projects.NAME]), checked on its own
+		}
 		for j := 0; j < secVal.NumField(); j++ {
 			f := secVal.Type().Field(j)
 			out = append(out, configField{
@@ -678,6 +684,9 @@ func (c *Config) Validate() error {
 		return &ConfigError{Key: "server.addr", Value: strconv.Quote(c.Server.Addr), Reason: err.Error()}
 	}
 	if err := c.validateAllowed(); err != nil {
+		return err
+	}
+	if err := c.validateProjects(); err != nil {
 		return err
 	}
 	if host, _, _ := splitHostPort(c.Server.Addr); c.Auth.Mode == "local" && !IsLoopbackHost(host) {

@@ -251,6 +251,24 @@ const (
 	// DefaultHooksMaxBodyBytes bounds a hook request body (16 MiB; inline
 	// transcripts are large).
 	DefaultHooksMaxBodyBytes = 16 << 20
+	// DefaultHooksAutostart: a hook that finds no running cairn starts
+	// one in the background.
+	DefaultHooksAutostart = true
+	// DefaultHooksAutostartIdleExit is how long a server started by a hook
+	// waits for a request before it exits.
+	DefaultHooksAutostartIdleExit = 15 * time.Minute
+)
+
+// Project identity defaults (core/project). The [projects.NAME] tables
+// are empty by default: a project is its repository root, named by the
+// root's base name.
+const (
+	// DefaultProjectMarker is the entry whose presence makes a folder a
+	// repository root (a folder, or a file in worktrees and submodules).
+	DefaultProjectMarker = ".git"
+	// MaxProjectChars is the longest project identity, in bytes (a path
+	// of PATH_MAX).
+	MaxProjectChars = 4096
 )
 
 // Log defaults.

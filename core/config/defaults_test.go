@@ -82,6 +82,8 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"hooks.dedup_prompts":            DefaultHooksDedupPrompts,
 		"hooks.transcript_max_chars":     DefaultHooksTranscriptMaxChars,
 		"hooks.max_body_bytes":           DefaultHooksMaxBodyBytes,
+		"hooks.autostart":                DefaultHooksAutostart,
+		"hooks.autostart_idle_exit":      DefaultHooksAutostartIdleExit,
 
 		"pipeline_v2.min_fact_confidence_for_write":         DefaultPipelineV2MinFactConfidenceForWrite,
 		"pipeline_v2.provider":                              DefaultPipelineV2Provider,

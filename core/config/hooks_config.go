@@ -35,6 +35,13 @@ type HooksConfig struct {
 	TranscriptMaxChars int `toml:"transcript_max_chars" range:"1000,100000000"`
 	// MaxBodyBytes bounds hook request bodies (inline transcripts).
 	MaxBodyBytes int64 `toml:"max_body_bytes" range:"1024,1073741824"`
+	// Autostart: when `cairn hook` finds no running cairn it answers from
+	// the store itself (read-only) and starts `cairn serve --idle-exit
+	// AutostartIdleExit` in the background for the next hooks.
+	Autostart bool `toml:"autostart"`
+	// AutostartIdleExit is how long a server started by a hook stays up
+	// without a request.
+	AutostartIdleExit Duration `toml:"autostart_idle_exit" range:"1m,720h"`
 }
 
 // DefaultHooksConfig is the hooks section of DefaultConfig.
@@ -51,6 +58,8 @@ func DefaultHooksConfig() HooksConfig {
 		DedupPrompts:           DefaultHooksDedupPrompts,
 		TranscriptMaxChars:     DefaultHooksTranscriptMaxChars,
 		MaxBodyBytes:           DefaultHooksMaxBodyBytes,
+		Autostart:              DefaultHooksAutostart,
+		AutostartIdleExit:      Duration(DefaultHooksAutostartIdleExit),
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -45,8 +44,12 @@ func hookRequestFrom(b body) (core.HookRequest, *core.Error) {
 	if h.Harness == "" {
 		return h, core.Invalid("harness", "harness is required")
 	}
-	if h.Project = strings.TrimSpace(h.Project); h.Project != "" && filepath.IsAbs(h.Project) {
-		h.Project = filepath.Clean(h.Project)
+	// The project is resolved by the Hooks flows, by strings only
+	// (core/project): the server never stats a folder a request names.
+	if resolved, e := b.boolean("project_resolved", "projectResolved"); e != nil {
+		return h, e
+	} else if resolved != nil {
+		h.ProjectResolved = *resolved
 	}
 	h.SessionKey = strings.TrimSpace(h.SessionKey)
 	if h.Importance, e = b.number("importance"); e != nil {

@@ -54,7 +54,25 @@ func mcpActor(ctx context.Context, req *mcp.CallToolRequest) core.Actor {
 // Over HTTP a scoped token's tools are confined as its API routes are
 // (scope.go): searches and lists to its project, stores stamped with its
 // scope, a memory outside it not found (read) or forbidden (changed).
-type mcpTools struct{ *core.Service }
+type mcpTools struct {
+	*core.Service
+	// defaultProject is what memory_store files a memory under when the
+	// call names no project (the stdio server's working directory).
+	defaultProject string
+}
+
+// mcpProject resolves the project a call names (a short name, an alias, a
+// folder) to its identity; an empty one is the server's default project
+// for a store, none for a search.
+func (s mcpTools) mcpProject(ctx context.Context, given string, store bool) (string, error) {
+	if strings.TrimSpace(given) == "" {
+		if store {
+			return s.defaultProject, nil
+		}
+		return "", nil
+	}
+	return s.Hooks().ResolveProject(ctx, given)
+}
 
 // mcpScoped returns the caller's claims when its token's scope confines
 // it, else nil (local callers, stdio, unscoped tokens).
@@ -206,6 +224,10 @@ func (s mcpTools) mcpSearch(ctx context.Context, _ *mcp.CallToolRequest, in MCPS
 		Who: in.Who, ImportanceMin: in.ImportanceMin}
 	if c := mcpScoped(ctx); c != nil && c.Scope.Project != "" {
 		f.Project = c.Scope.Project
+	} else if p, err := s.mcpProject(ctx, in.Project, false); err != nil {
+		return nil, nil, s.mcpErr("memory_search", err)
+	} else {
+		f.Project = p
 	}
 	var e *core.Error
 	if f.Since, e = parseTimeParam("since", in.Since, false); e != nil {
@@ -280,6 +302,10 @@ func (s mcpTools) mcpStore(ctx context.Context, req *mcp.CallToolRequest, in MCP
 	if c := mcpScoped(ctx); c != nil {
 		rin.Project = core.OrDefault(c.Scope.Project, rin.Project)
 		rin.Who = core.OrDefault(c.Scope.Author(), rin.Who)
+	} else if p, err := s.mcpProject(ctx, in.Project, true); err != nil {
+		return nil, nil, s.mcpErr("memory_store", err)
+	} else {
+		rin.Project = p
 	}
 	if in.Tags != nil {
 		rin.Tags = in.Tags
@@ -370,6 +396,10 @@ func (s mcpTools) mcpList(ctx context.Context, _ *mcp.CallToolRequest, in MCPLis
 		Who: in.Who, Pinned: in.Pinned}
 	if c := mcpScoped(ctx); c != nil && c.Scope.Project != "" {
 		f.Project = c.Scope.Project
+	} else if p, err := s.mcpProject(ctx, in.Project, false); err != nil {
+		return nil, nil, s.mcpErr("memory_list", err)
+	} else {
+		f.Project = p
 	}
 	res, err := s.List(ctx, f, in.Limit, in.Offset)
 	if err != nil {
@@ -484,7 +514,19 @@ func (s mcpTools) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MC
 // the calling client as an agent actor. Tool failures are isError results
 // whose text starts with cairn's error code.
 func NewMCPServer(svc *core.Service, version string) *mcp.Server {
-	tools := mcpTools{svc}
+	return NewMCPServerFor(svc, version, MCPOptions{})
+}
+
+// MCPOptions tune an MCP server for where it runs.
+type MCPOptions struct {
+	// DefaultProject is the project memory_store uses when a call names
+	// none: the stdio server's current project (core/project.Current).
+	DefaultProject string
+}
+
+// NewMCPServerFor is NewMCPServer with options.
+func NewMCPServerFor(svc *core.Service, version string, o MCPOptions) *mcp.Server {
+	tools := mcpTools{Service: svc, defaultProject: o.DefaultProject}
 	if version == "" {
 		version = "dev"
 	}
