@@ -21,6 +21,7 @@ func runRemember(ctx context.Context, args []string) error {
 	critical := fs.Bool("critical", false, "pin the memory with importance 1.0")
 	project := fs.String("project", "", "project the memory belongs to: a name, alias or folder (default: the current repository, the folder itself outside one)")
 	who := fs.String("who", "", "who the memory is from (default cli)")
+	key := fs.String("key", "", "a key for a fact with one current value (timezone, staging.db.port): a new value for the key in the project supersedes the old one")
 	asJSON := fs.Bool("json", false, "print the API's JSON answer")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -50,6 +51,9 @@ func runRemember(ctx context.Context, args []string) error {
 	if p != "" {
 		req["project"] = p
 	}
+	if *key != "" {
+		req["key"] = *key
+	}
 	req["who"] = "cli"
 	if *who != "" {
 		req["who"] = *who
@@ -75,7 +79,7 @@ func runRemember(ctx context.Context, args []string) error {
 	case out.Chunked:
 		fmt.Printf("remembered in %d chunks (group %s)\n", len(out.IDs), out.GroupID)
 	case out.Deduped:
-		fmt.Printf("already remembered as %s\n", out.ID)
+		fmt.Printf("already remembered as %s (reinforced)\n", out.ID)
 	default:
 		details := []string{out.Type, fmt.Sprintf("importance %.2g", out.Importance)}
 		if out.Pinned {
@@ -85,6 +89,9 @@ func runRemember(ctx context.Context, args []string) error {
 			details = append(details, "tags "+strings.Join(out.Tags, ","))
 		}
 		fmt.Printf("remembered %s (%s)\n", out.ID, strings.Join(details, ", "))
+	}
+	for _, id := range out.Superseded {
+		fmt.Printf("superseded %s (cairn recover %s brings it back)\n", id, id)
 	}
 	return nil
 }

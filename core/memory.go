@@ -53,6 +53,9 @@ type Memory struct {
 	RuntimePath      string   `json:"runtime_path,omitempty"`
 	SourcePath       string   `json:"source_path,omitempty"`
 	SourceSection    string   `json:"source_section,omitempty"`
+	// Evolution is the memory's key, reinforcement and supersession (Get
+	// only; nil when it has none).
+	Evolution *Evolution `json:"evolution,omitempty"`
 }
 
 func viewOf(m *storage.Memory) *Memory {
@@ -96,6 +99,9 @@ type RememberInput struct {
 	Why            string
 	IdempotencyKey string
 	RuntimePath    string
+	// Key makes the memory a keyed fact: in its project, the newest value
+	// of a key supersedes the others.
+	Key string
 }
 
 // RememberResult is the outcome of Remember: one memory, or for long content
@@ -109,6 +115,8 @@ type RememberResult struct {
 	Chunked        bool
 	GroupID        string
 	IDs            []string
+	// Superseded are the memories a keyed remember retired.
+	Superseded []string
 }
 
 // Remember stores content through the one write path: prefix parsing,
@@ -151,11 +159,15 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	if e := CheckTags("tags", in.Tags); e != nil {
 		return nil, e
 	}
+	key, e := NormalizeKey(in.Key)
+	if e != nil {
+		return nil, e
+	}
 
 	base := storage.Memory{
 		Type:           strings.TrimSpace(in.Type),
 		Category:       in.Category,
-		Confidence:     1.0,
+		Confidence:     SourceConfidence(in.SourceType),
 		Importance:     s.cfg.Memory.DefaultImportance,
 		SourceType:     OrDefault(in.SourceType, "manual"),
 		SourceID:       in.SourceID,
@@ -190,6 +202,9 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	protectDecision(&base, pre.Body, in)
 
 	if text.CharCount(pre.Body) > s.cfg.Guardrails.MaxContentChars {
+		if key != "" {
+			return nil, Invalid("key", "a keyed fact must be short: content over guardrails.max_content_chars is chunked, and a key names one value")
+		}
 		return s.rememberChunks(ctx, pre.Body, base, actor)
 	}
 	norm := text.NormalizeContent(pre.Body)
@@ -200,15 +215,26 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	}
 	var res RememberResult
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		stored, deduped, err := s.insertOrDedup(ctx, tx, &m, actor)
+		stored, deduped, err := s.insertOrDedup(ctx, tx, &m, actor, true)
 		if err != nil {
 			return err
 		}
-		res.Memory, res.Deduped = viewOf(stored), deduped
+		res.Memory, res.Deduped, res.Superseded = viewOf(stored), deduped, nil
+		if key != "" {
+			if res.Superseded, err = s.supersedeKeyed(ctx, tx, stored.ID, key, stored.Project, actor); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(res.Superseded) > 0 {
+		s.emb.SyncVectors(ctx, res.Superseded...)
+		for _, id := range res.Superseded {
+			s.events.publish(Event{Kind: EventDeleted, MemoryID: id, Actor: actor.Name})
+		}
 	}
 	res.Embedded = res.Memory.EmbeddingModel != ""
 	res.EmbeddingState = s.embeddingState(res.Embedded)
@@ -263,7 +289,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 			if m.Type == "" {
 				m.Type = text.InferType(m.Content)
 			}
-			stored, deduped, err := s.insertOrDedup(ctx, tx, &m, actor)
+			stored, deduped, err := s.insertOrDedup(ctx, tx, &m, actor, false)
 			if err != nil {
 				return err
 			}
@@ -307,7 +333,7 @@ func (s *Service) embeddingState(embedded bool) string {
 // insertOrDedup is the heart of the write path, run inside a write
 // transaction: it returns an existing live memory with the same idempotency
 // key, source or content hash, or inserts m with its "created" event.
-func (s *Service) insertOrDedup(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor) (*storage.Memory, bool, error) {
+func (s *Service) insertOrDedup(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor, reinforce bool) (*storage.Memory, bool, error) {
 	if m.IdempotencyKey != "" {
 		existing, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey)
 		switch {
@@ -335,6 +361,13 @@ func (s *Service) insertOrDedup(ctx context.Context, tx *storage.Tx, m *storage.
 	}
 	existing, err := storage.FindLiveByHash(ctx, tx, m.ContentHash, m.Project)
 	if err == nil {
+		// The same fact stated again reinforces the memory (a chunk of
+		// long content repeating another is not a statement).
+		if reinforce {
+			if err := s.reinforce(ctx, tx, existing, actor); err != nil {
+				return nil, false, err
+			}
+		}
 		return existing, true, nil
 	} else if !errors.Is(err, storage.ErrNotFound) {
 		return nil, false, err
@@ -451,7 +484,11 @@ func (s *Service) Get(ctx context.Context, id string, includeDeleted bool) (*Mem
 	if err != nil {
 		return nil, err
 	}
-	return viewOf(m), nil
+	v := viewOf(m)
+	if v.Evolution, err = s.evolutionOf(ctx, id); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // ListResult is one page of memories.
@@ -501,6 +538,8 @@ type RememberResponse struct {
 	// meanwhile) or "none" (no embedder is configured).
 	Embedding string `json:"embedding"`
 	Deduped   bool   `json:"deduped,omitempty"`
+	// Superseded are the memories of the same key this one replaced.
+	Superseded []string `json:"superseded,omitempty"`
 }
 
 // ChunkedResponse is the API's answer to a remember that was split into
@@ -518,5 +557,5 @@ func (res *RememberResult) Response() any {
 	if res.Chunked {
 		return ChunkedResponse{Chunked: true, ChunkCount: len(res.IDs), IDs: res.IDs, GroupID: res.GroupID}
 	}
-	return RememberResponse{Memory: res.Memory, Embedded: res.Embedded, Embedding: res.EmbeddingState, Deduped: res.Deduped}
+	return RememberResponse{Memory: res.Memory, Embedded: res.Embedded, Embedding: res.EmbeddingState, Deduped: res.Deduped, Superseded: res.Superseded}
 }

@@ -363,8 +363,14 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 			res, resErr = conflict(CodeNotDeleted, "Memory is not deleted", m)
 			return nil
 		}
+		evo, err := storage.MemoryEvolution(ctx, tx, m.ID)
+		if err != nil {
+			return err
+		}
+		// A superseded memory is kept for good (retention does not purge
+		// it), so it can come back at any time.
 		deletedAt, perr := storage.ParseTime(m.DeletedAt)
-		if m.DeletedAt == "" || perr != nil || s.now().Sub(deletedAt) > window {
+		if evo.SupersededBy == "" && (m.DeletedAt == "" || perr != nil || s.now().Sub(deletedAt) > window) {
 			res, resErr = conflict(CodeExpired, fmt.Sprintf("Recover window expired (%d days)", days), m)
 			return nil
 		}
@@ -399,6 +405,11 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		m.UpdatedAt, m.UpdatedBy = s.Timestamp(), actor.Name
 		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
 			return fmt.Errorf("recover memory: %w", err)
+		}
+		if evo.SupersededBy != "" {
+			if err := storage.SetSupersededBy(ctx, tx, m.ID, ""); err != nil {
+				return err
+			}
 		}
 		if err := s.linkEntities(ctx, tx, m); err != nil {
 			return err // links kept while it was a tombstone stay; lost ones come back

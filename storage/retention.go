@@ -35,7 +35,7 @@ type GraphPurge struct {
 func PurgeGraphLinks(ctx context.Context, q Querier, cutoff string, limit int) (GraphPurge, error) {
 	var out GraphPurge
 	ids, err := Strings(ctx, q, `SELECT m.id FROM memories m
-		WHERE m.is_deleted = 1 AND m.deleted_at < ?
+		WHERE m.is_deleted = 1 AND m.deleted_at < ? AND m.superseded_by IS NULL
 		AND EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.memory_id = m.id)
 		LIMIT ?`, cutoff, limit)
 	if err != nil {
@@ -118,7 +118,7 @@ func PurgeGraphLinks(ctx context.Context, q Querier, cutoff string, limit int) (
 // vectors deleted and the last rid visited (0 when none was left).
 func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, afterRID int64, limit int) (deleted, lastRID int64, err error) {
 	rows, err := q.QueryContext(ctx, `SELECT rid, content_hash FROM memories
-		WHERE is_deleted = 1 AND deleted_at < ? AND rid > ? ORDER BY rid LIMIT ?`, cutoff, afterRID, limit)
+		WHERE is_deleted = 1 AND deleted_at < ? AND superseded_by IS NULL AND rid > ? ORDER BY rid LIMIT ?`, cutoff, afterRID, limit)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -206,7 +206,7 @@ func CountOrphanEmbeddings(ctx context.Context, q Querier) (int, error) {
 // so a plain DELETE would leave its terms behind). It returns the ids
 // removed.
 func PurgeTombstones(ctx context.Context, q Querier, cutoff string, limit int) ([]string, error) {
-	ids, err := Strings(ctx, q, `SELECT id FROM memories WHERE is_deleted = 1 AND deleted_at < ? LIMIT ?`, cutoff, limit)
+	ids, err := Strings(ctx, q, `SELECT id FROM memories WHERE is_deleted = 1 AND deleted_at < ? AND superseded_by IS NULL LIMIT ?`, cutoff, limit)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func PurgeTombstones(ctx context.Context, q Querier, cutoff string, limit int) (
 	if _, err := q.ExecContext(ctx, `DELETE FROM memory_hints WHERE memory_id IN (SELECT value FROM json_each(?))`, list); err != nil {
 		return nil, fmt.Errorf("delete hints: %w", err)
 	}
-	if _, err := q.ExecContext(ctx, `DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND is_deleted = 1`, list); err != nil {
+	if _, err := q.ExecContext(ctx, `DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND is_deleted = 1 AND superseded_by IS NULL`, list); err != nil {
 		return nil, fmt.Errorf("delete tombstones: %w", err)
 	}
 	return ids, nil
@@ -282,8 +282,8 @@ type RetentionBacklog struct {
 
 const (
 	countPurgeableLinksQuery = `SELECT count(*) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
-			WHERE m.is_deleted = 1 AND m.deleted_at < ?`
-	countPurgeableTombstonesQuery = `SELECT count(*) FROM memories WHERE is_deleted = 1 AND deleted_at < ?`
+			WHERE m.is_deleted = 1 AND m.deleted_at < ? AND m.superseded_by IS NULL`
+	countPurgeableTombstonesQuery = `SELECT count(*) FROM memories WHERE is_deleted = 1 AND deleted_at < ? AND superseded_by IS NULL`
 	countPurgeableHistoryQuery    = `SELECT count(*) FROM memory_history WHERE created_at < ?`
 	countPurgeableCompletedQuery  = `SELECT count(*) FROM memory_jobs WHERE status = 'completed' AND updated_at < ?`
 	countPurgeableDeadQuery       = `SELECT count(*) FROM memory_jobs WHERE status = 'dead' AND updated_at < ?`
@@ -311,4 +311,28 @@ func CountRetentionBacklog(ctx context.Context, q Querier, c RetentionCutoffs) (
 		}
 	}
 	return b, nil
+}
+
+// countSweptGraphAndVectorsQuery counts, for a dry run, what steps 1 and
+// 2 of a sweep would remove besides links: the vectors no kept memory
+// refers to (neither live, nor deleted at or after the cutoff, nor
+// superseded), the entities all of whose links go with purged memories,
+// and the relations of those entities.
+const countSweptGraphAndVectorsQuery = `WITH kept AS (
+		SELECT id, content_hash FROM memories WHERE is_deleted = 0 OR deleted_at >= ?1 OR superseded_by IS NOT NULL
+	), doomed AS (
+		SELECT e.id FROM entities e
+		WHERE EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_id = e.id)
+		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm JOIN kept k ON k.id = mm.memory_id WHERE mm.entity_id = e.id)
+	)
+	SELECT
+		(SELECT count(*) FROM embeddings em WHERE NOT EXISTS (SELECT 1 FROM kept k WHERE k.content_hash = em.content_hash)),
+		(SELECT count(*) FROM doomed),
+		(SELECT count(*) FROM relations r WHERE r.source_entity_id IN (SELECT id FROM doomed) OR r.target_entity_id IN (SELECT id FROM doomed))`
+
+// CountSweptGraphAndVectors counts the vectors, entities and relations a
+// sweep with this tombstone cutoff would remove.
+func CountSweptGraphAndVectors(ctx context.Context, q Querier, cutoff string) (vectors, entities, relations int64, err error) {
+	err = q.QueryRowContext(ctx, countSweptGraphAndVectorsQuery, cutoff).Scan(&vectors, &entities, &relations)
+	return
 }

@@ -28,6 +28,7 @@ type Remembered struct {
 	Chunked    bool     `json:"chunked"`
 	IDs        []string `json:"ids"`
 	GroupID    string   `json:"group_id"`
+	Superseded []string `json:"superseded"`
 	// Raw is the answer as the API sent it.
 	Raw json.RawMessage `json:"-"`
 }

@@ -284,6 +284,7 @@ func rememberInputFrom(b body) (core.RememberInput, *core.Error) {
 	str(&in.Why, "why")
 	str(&in.IdempotencyKey, "idempotency_key", "idempotencyKey")
 	str(&in.RuntimePath, "runtime_path", "runtimePath")
+	str(&in.Key, "key")
 	if e != nil {
 		return in, e
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -204,7 +205,18 @@ func TestRememberDedupByHash(t *testing.T) {
 			}
 		})
 	}
-	e.Unchanged(t, before)
+	// Stated again, the memory is reinforced: no new row, one
+	// "reinforced" event per statement.
+	noHistory := regexp.MustCompile(` history=\d+`)
+	if after := e.State(t); noHistory.ReplaceAllString(after, "") != noHistory.ReplaceAllString(before, "") {
+		t.Fatalf("dedup changed the memories:\nbefore %s\nafter  %s", before, after)
+	}
+	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE memory_id = ? AND event = 'reinforced'`, id); n != len(variants) {
+		t.Fatalf("reinforced events = %d, want %d", n, len(variants))
+	}
+	if n := e.Count(t, `SELECT reinforced_count FROM memories WHERE id = ?`, id); n != len(variants) {
+		t.Fatalf("reinforced_count = %d, want %d", n, len(variants))
+	}
 
 	// A different project is a different memory.
 	r := e.Remember(t, deployFact, "project", "other")

@@ -278,6 +278,7 @@ type MCPStoreInput struct {
 	Pinned     *bool    `json:"pinned,omitempty" jsonschema:"pin the memory: critical, never decays, needs force to forget"`
 	Project    string   `json:"project,omitempty" jsonschema:"project the memory belongs to"`
 	Who        string   `json:"who,omitempty" jsonschema:"author of the memory (default: the MCP client's name)"`
+	Key        string   `json:"key,omitempty" jsonschema:"a key for a fact that has one current value (e.g. timezone, staging.db.port): storing a new value for the key in the project supersedes the old one"`
 }
 
 // MCPStoreOutput is memory_store's structured result.
@@ -293,12 +294,13 @@ type MCPStoreOutput struct {
 	Chunked    bool     `json:"chunked,omitempty" jsonschema:"true when long content was split into several memories"`
 	IDs        []string `json:"ids,omitempty" jsonschema:"ids of the chunks, in order, when chunked"`
 	GroupID    string   `json:"group_id,omitempty" jsonschema:"id shared by the chunks, when chunked"`
+	Superseded []string `json:"superseded,omitempty" jsonschema:"ids of the memories with the same key this one replaced"`
 }
 
 func (s mcpTools) mcpStore(ctx context.Context, req *mcp.CallToolRequest, in MCPStoreInput) (*mcp.CallToolResult, *MCPStoreOutput, error) {
 	actor := mcpActor(ctx, req)
 	rin := core.RememberInput{Content: in.Content, Type: in.Type, Importance: in.Importance, Pinned: in.Pinned,
-		Project: in.Project, Who: in.Who, SourceType: "mcp"}
+		Project: in.Project, Who: in.Who, SourceType: "mcp", Key: in.Key}
 	if c := mcpScoped(ctx); c != nil {
 		rin.Project = core.OrDefault(c.Scope.Project, rin.Project)
 		rin.Who = core.OrDefault(c.Scope.Author(), rin.Who)
@@ -314,7 +316,7 @@ func (s mcpTools) mcpStore(ctx context.Context, req *mcp.CallToolRequest, in MCP
 	if err != nil {
 		return nil, nil, s.mcpErr("memory_store", err)
 	}
-	out := &MCPStoreOutput{Deduped: res.Deduped, Embedded: res.Embedded}
+	out := &MCPStoreOutput{Deduped: res.Deduped, Embedded: res.Embedded, Superseded: res.Superseded}
 	if res.Chunked {
 		out.Chunked, out.IDs, out.GroupID = true, res.IDs, res.GroupID
 		return mcpText(fmt.Sprintf("stored as %d chunks (group %s): %s", len(res.IDs), res.GroupID, strings.Join(res.IDs, ", "))), out, nil

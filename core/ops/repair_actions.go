@@ -121,8 +121,9 @@ func abs(n int) int {
 // retention-sweep
 // ---------------------------------------------------------------------------
 
-// RetentionPreview counts what a sweep would remove now (graph links,
-// tombstones, history, completed and dead jobs; vectors are not counted).
+// RetentionPreview counts what a sweep would remove now: graph links and
+// the entities and relations left with none, vectors, tombstones, history,
+// completed and dead jobs.
 func (s *Ops) RetentionPreview(ctx context.Context) (*RetentionReport, error) {
 	cfg := s.svc.Config().Retention
 	now := s.svc.Now()
@@ -136,6 +137,10 @@ func (s *Ops) RetentionPreview(ctx context.Context) (*RetentionReport, error) {
 	}
 	rep.GraphLinks, rep.Tombstones, rep.History, rep.CompletedJobs, rep.DeadJobs =
 		b.GraphLinks, b.Tombstones, b.History, b.CompletedJobs, b.DeadJobs
+	rep.Embeddings, rep.GraphEntities, rep.GraphRelations, err = storage.CountSweptGraphAndVectors(ctx, s.svc.DB().Reader(), cut(cfg.TombstoneWindow))
+	if err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 

@@ -478,7 +478,7 @@ func (s *Pipeline) insertFact(ctx context.Context, tx *storage.Tx, p *storage.Pr
 	}
 	m := &storage.Memory{
 		Content: norm.Storage, NormalizedContent: norm.Normalized, ContentHash: norm.Hash,
-		Type: typ, Importance: p.Confidence, Confidence: p.Confidence, Tags: []string{},
+		Type: typ, Importance: p.Confidence, Confidence: min(p.Confidence, factConfidence(src)), Tags: []string{},
 		Who: core.PipelineActorName, Why: "extracted-fact", Project: src.Project, SessionID: src.SessionID,
 		SourceType: "pipeline-v2", SourceID: src.ID, ExtractionStatus: "completed", ExtractionModel: model,
 	}
@@ -539,4 +539,13 @@ func (s *Pipeline) proposalHistory(ctx context.Context, tx *storage.Tx, srcID st
 
 func (s *Pipeline) noteExtraction(stage, code, msg, memoryID string) {
 	s.svc.Analytics().RecordError(analytics.ErrorEvent{Stage: stage, Code: code, Message: msg, MemoryID: memoryID, Actor: core.PipelineActorName})
+}
+
+// factConfidence caps an extracted fact's confidence by how it was got
+// (seed 004): observed in a session transcript, or inferred from a memory.
+func factConfidence(src *storage.Memory) float64 {
+	if strings.HasPrefix(src.ID, "session:") { // a session transcript's stand-in (sessionSource)
+		return core.ConfidenceObserved
+	}
+	return core.ConfidenceInferred
 }

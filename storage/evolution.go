@@ -1,0 +1,64 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// The evolution of memories: reinforcement, keys and supersession. These
+// columns are read and written here only, apart from the memory's other
+// fields.
+
+// Evolution is a memory's reinforcement, key and successor.
+type Evolution struct {
+	Key             string
+	SupersededBy    string
+	Reinforced      int64
+	LastConfirmedAt string
+	Supersedes      []string // memories this one replaced
+}
+
+// ReinforceMemory counts one more statement of memory id.
+func ReinforceMemory(ctx context.Context, q Querier, id, now string) error {
+	_, err := q.ExecContext(ctx, `UPDATE memories SET reinforced_count = reinforced_count + 1, last_confirmed_at = ? WHERE id = ?`, now, id)
+	return err
+}
+
+// SetMemoryKey sets memory id's key.
+func SetMemoryKey(ctx context.Context, q Querier, id, key string) error {
+	_, err := q.ExecContext(ctx, `UPDATE memories SET memory_key = ? WHERE id = ?`, nullable(key), id)
+	return err
+}
+
+// LiveKeyed returns the live memories of project ("" for none) holding
+// key, except id.
+func LiveKeyed(ctx context.Context, q Querier, key, project, except string) ([]string, error) {
+	return Strings(ctx, q, `SELECT id FROM memories WHERE memory_key = ? AND is_deleted = 0
+		AND COALESCE(project, '') = ? AND id <> ? ORDER BY created_at, rid`, key, project, except)
+}
+
+// SetSupersededBy records that memory id was replaced by successor ("" to
+// clear it).
+func SetSupersededBy(ctx context.Context, q Querier, id, successor string) error {
+	_, err := q.ExecContext(ctx, `UPDATE memories SET superseded_by = ? WHERE id = ?`, nullable(successor), id)
+	return err
+}
+
+// MemoryEvolution reads memory id's key, successor, reinforcement and the
+// memories it replaced.
+func MemoryEvolution(ctx context.Context, q Querier, id string) (*Evolution, error) {
+	var e Evolution
+	var key, by, confirmed sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT memory_key, superseded_by, reinforced_count, last_confirmed_at FROM memories WHERE id = ?`, id).
+		Scan(&key, &by, &e.Reinforced, &confirmed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.Key, e.SupersededBy, e.LastConfirmedAt = key.String, by.String, confirmed.String
+	e.Supersedes, err = Strings(ctx, q, `SELECT id FROM memories WHERE superseded_by = ? ORDER BY created_at, rid`, id)
+	return &e, err
+}
