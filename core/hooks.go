@@ -92,6 +92,9 @@ type SessionStartResult struct {
 	Identity    []string          `json:"identityFiles"`
 	Project     string            `json:"project,omitempty"`
 	SessionKey  string            `json:"sessionKey,omitempty"`
+	// Recovered says the inject opens with a recovery digest (a session
+	// back after a compaction or a resume).
+	Recovered bool `json:"recovered,omitempty"`
 }
 
 type startCandidate struct {
@@ -181,6 +184,10 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 			strings.Join(lines, "\n") + "\n"
 	}
 	tail := text.ContextClose
+	// After a compaction or a resume: where the session was, first.
+	recovery := s.recoveryDigest(ctx, h)
+	res.Recovered = recovery != ""
+	head += recovery
 	budget := cfg.MaxInjectChars - text.CharCount(head) - text.CharCount(tail)
 	if text.CharCount(mem) > budget {
 		mem = truncateRunes(mem, max(0, budget-len("\n[context truncated]\n"))) + "\n[context truncated]\n"
@@ -219,11 +226,7 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 	res.Inject = head + ident.String() + mem + tail
 
 	if !s.svc.MutationsFrozen() {
-		ids := make([]string, len(res.Memories))
-		for i, m := range res.Memories {
-			ids[i] = m.ID
-		}
-		if err := s.recordSessionStart(ctx, h, ids); err != nil {
+		if err := s.recordSessionStart(ctx, h, res.Memories); err != nil {
 			s.svc.log.Warn("record session start", "err", err)
 		}
 	}
@@ -285,16 +288,23 @@ func (s *Hooks) inScope(project, memProject string, confined bool) bool {
 	return s.svc.cfg.Hooks.CrossProject || memProject == "" || memProject == project
 }
 
-func (s *Hooks) recordSessionStart(ctx context.Context, h HookRequest, ids []string) error {
+func (s *Hooks) recordSessionStart(ctx context.Context, h HookRequest, mems []*InjectedMemory) error {
 	if h.SessionKey == "" {
 		return nil
+	}
+	ids := make([]string, len(mems))
+	for i, m := range mems {
+		ids[i] = m.ID
 	}
 	now := s.svc.Timestamp()
 	return s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		if err := upsertSession(ctx, tx, h, now); err != nil {
 			return err
 		}
-		return storage.RecordInjections(ctx, tx, h.SessionKey, 0, now, ids...)
+		if err := storage.RecordInjections(ctx, tx, h.SessionKey, 0, now, ids...); err != nil {
+			return err
+		}
+		return s.offerMemories(ctx, tx, h.SessionKey, "session_start", mems, now)
 	})
 }
 
@@ -357,6 +367,11 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		if err != nil {
 			s.svc.log.Warn("record prompt", "err", err)
 		}
+		// Signs that what was injected before is being used, then the
+		// prompt joins the session's activity (a periodic checkpoint may
+		// fall due).
+		s.noteUses(ctx, h.SessionKey, prompt)
+		s.notePrompt(ctx, h, prompt)
 	}
 	if len(terms) == 0 || cfg.PromptMaxMemories == 0 {
 		res.Skipped = "no query terms"
@@ -445,7 +460,10 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 			ids[i] = m.ID
 		}
 		err := s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
-			return storage.RecordInjections(ctx, tx, h.SessionKey, promptNo, now, ids...)
+			if err := storage.RecordInjections(ctx, tx, h.SessionKey, promptNo, now, ids...); err != nil {
+				return err
+			}
+			return s.offerMemories(ctx, tx, h.SessionKey, "prompt", res.Memories, now)
 		})
 		if err != nil {
 			s.svc.log.Warn("record injections", "err", err)
@@ -537,6 +555,9 @@ type SessionEndResult struct {
 	// a path instead).
 	Transcript string `json:"transcript"`
 	Warning    string `json:"warning,omitempty"`
+	// Score is the session's continuity score (session_scores), when
+	// continuity is on.
+	Score *float64 `json:"continuityScore,omitempty"`
 }
 
 // Transcript states of a session end.
@@ -605,6 +626,18 @@ func (s *Hooks) SessionEnd(ctx context.Context, h HookRequest) (*SessionEndResul
 	if err != nil {
 		return nil, err
 	}
+	if _, err := s.Checkpoint(ctx, h, TriggerSessionEnd, ""); err != nil {
+		s.svc.log.Warn("session-end checkpoint", "err", err)
+	}
+	transcript := ""
+	if tr != nil {
+		transcript = tr.Text
+	}
+	if sc, err := s.scoreSession(ctx, h, transcript); err != nil {
+		s.svc.log.Warn("score session", "err", err)
+	} else if sc != nil {
+		res.Score = &sc.Score
+	}
 	return res, nil
 }
 
@@ -638,6 +671,7 @@ func (s *Hooks) Remember(ctx context.Context, h HookRequest) (*HookRememberResul
 	if err != nil {
 		return nil, err
 	}
+	s.noteRemember(h.SessionKey, h.Content)
 	out := &HookRememberResult{Saved: true, Deduped: res.Deduped}
 	if res.Chunked {
 		out.IDs = res.IDs
@@ -682,6 +716,15 @@ func (s *Hooks) Recall(ctx context.Context, h HookRequest) (*HookRecallResult, e
 		ids[i] = hit.ID
 	}
 	s.svc.trackAccess(ctx, ids) // the agent asked and gets them: they are read
+	s.noteQuery(h.SessionKey, h.Query)
+	if h.SessionKey != "" && len(ids) > 0 && !s.svc.MutationsFrozen() {
+		// The agent asking again for what was injected is a use of it.
+		uses := map[string]int{}
+		for _, id := range ids {
+			uses[id] = 1
+		}
+		s.addUses(ctx, h.SessionKey, uses)
+	}
 	if hits == nil {
 		hits = []*RecallHit{}
 	}
@@ -693,6 +736,9 @@ type PreCompactionResult struct {
 	SummaryPrompt string            `json:"summaryPrompt"`
 	Guidelines    string            `json:"guidelines"`
 	Memories      []*InjectedMemory `json:"memories"`
+	// CheckpointID is the pre_compaction checkpoint recorded (session
+	// continuity on, a session key given).
+	CheckpointID string `json:"checkpointId,omitempty"`
 }
 
 const compactionGuidelines = `- Decisions made and why
@@ -751,6 +797,13 @@ func (s *Hooks) PreCompaction(ctx context.Context, h HookRequest) (*PreCompactio
 		b.WriteString("- " + oneLine(m.Content) + "\n")
 	}
 	res.SummaryPrompt = b.String()
+	// Where the session is, kept for after the compaction (with what the
+	// harness said of the session, if anything).
+	if cp, err := s.Checkpoint(ctx, h, TriggerPreCompaction, OrDefault(h.Summary, h.Content)); err != nil {
+		s.svc.log.Warn("pre-compaction checkpoint", "err", err)
+	} else if cp != nil {
+		res.CheckpointID = cp.ID
+	}
 	return res, nil
 }
 
@@ -825,6 +878,9 @@ type SessionInfo struct {
 	Transcript       *string `json:"transcript,omitempty"`
 	TranscriptFormat string  `json:"transcript_format,omitempty"`
 	Truncated        bool    `json:"transcript_truncated,omitempty"`
+	// Continuity is the session's checkpoints, what it was offered and
+	// used, and its score (GET /api/sessions/{key} only).
+	Continuity *SessionContinuity `json:"continuity,omitempty"`
 }
 
 // sessionInfo is the API view of a stored session.
@@ -857,7 +913,11 @@ func (s *Hooks) Session(ctx context.Context, key string) (*SessionInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sessionInfo(st), nil
+	info := sessionInfo(st)
+	if info.Continuity, err = s.sessionContinuity(ctx, key); err != nil {
+		return nil, err
+	}
+	return info, nil
 }
 
 // ---------------------------------------------------------------------------

@@ -31,6 +31,7 @@ type Config struct {
 	Graph      GraphConfig      `toml:"graph"`
 	Reranker   RerankerConfig   `toml:"reranker"`
 	Connectors ConnectorsConfig `toml:"connectors"`
+	Continuity ContinuityConfig `toml:"continuity"`
 	Hints      HintsConfig      `toml:"hints"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
 	Hooks      HooksConfig      `toml:"hooks"`
@@ -337,6 +338,7 @@ func DefaultConfig() Config {
 		Graph:      DefaultGraphConfig(),
 		Reranker:   DefaultRerankerConfig(),
 		Connectors: DefaultConnectorsConfig(),
+		Continuity: DefaultContinuityConfig(),
 		Hints:      HintsConfig{Max: DefaultHintsMax},
 		Pipeline:   PipelineConfig{Enabled: DefaultPipelineEnabled, ShadowMode: DefaultPipelineShadowMode},
 		PipelineV2: DefaultPipelineV2Config(),

@@ -143,6 +143,22 @@ const (
 	DefaultSearchDampening = true
 )
 
+// Continuity defaults (seed 003).
+const (
+	// DefaultContinuityEnabled records checkpoints and recovers sessions.
+	DefaultContinuityEnabled = true
+	// DefaultContinuityPromptInterval is prompts between checkpoints.
+	DefaultContinuityPromptInterval = 10
+	// DefaultContinuityTimeInterval is 15 minutes between checkpoints.
+	DefaultContinuityTimeInterval = 15 * time.Minute
+	// DefaultContinuityMaxCheckpoints is the per-session cap.
+	DefaultContinuityMaxCheckpoints = 50
+	// DefaultContinuityRetention keeps checkpoints 7 days.
+	DefaultContinuityRetention = 7 * 24 * time.Hour
+	// DefaultContinuityRecoveryBudgetChars bounds the recovery digest.
+	DefaultContinuityRecoveryBudgetChars = 2000
+)
+
 // Connectors defaults.
 const (
 	// DefaultConnectorsPollInterval is how often folders are checked.

@@ -231,3 +231,38 @@ func (a *API) getSession(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, s)
 }
+
+// checkpointSession serves POST /api/sessions/{key}/checkpoints {trigger:
+// explicit (the default) or agent, note}: a checkpoint of the session now,
+// with the note as its session context.
+func (a *API) checkpointSession(w http.ResponseWriter, r *http.Request) {
+	b, e := a.optionalBody(w, r)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	trigger, _, e := b.str("trigger")
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	note, _, e := b.str("note", "context")
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	switch trigger {
+	case "":
+		trigger = core.TriggerExplicit
+	case core.TriggerExplicit, core.TriggerAgent:
+	default:
+		writeError(w, core.Invalid("trigger", "trigger must be explicit or agent (the others are the hooks')"))
+		return
+	}
+	cp, err := a.svc.Hooks().CheckpointSession(r.Context(), r.PathValue("key"), trigger, note)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, cp)
+}

@@ -119,6 +119,7 @@ func (a *API) routeTable() []route {
 		h("POST /api/hooks/compaction-complete", a.hookCompactionComplete, access{perm: auth.PermRemember, scope: scopeHook}),
 		h("GET /api/sessions", a.listSessions, access{perm: auth.PermRecall, scope: scopeSessions}),
 		h("GET /api/sessions/{key}", a.getSession, access{perm: auth.PermRecall, scope: scopeSession}),
+		h("POST /api/sessions/{key}/checkpoints", a.checkpointSession, access{perm: auth.PermRemember, scope: scopeSession}),
 
 		// The pipeline: proposals, jobs, the graph.
 		h("GET /api/proposals", a.listProposals, access{perm: auth.PermDiagnostics, scope: scopeDenied}),

@@ -1,0 +1,31 @@
+package config
+
+// ContinuityConfig configures session continuity (seed 003's continuity
+// block): checkpoints of a session's state and the recovery digest a
+// session gets back after a compaction or a resume.
+type ContinuityConfig struct {
+	Enabled bool `toml:"enabled"`
+	// PromptInterval is how many prompts go between periodic checkpoints.
+	PromptInterval int `toml:"prompt_interval" range:"1,1000"`
+	// TimeInterval is the longest time between periodic checkpoints of a
+	// session that keeps prompting.
+	TimeInterval Duration `toml:"time_interval" range:"60s,1h"`
+	// MaxCheckpointsPerSession keeps the newest; older ones are deleted.
+	MaxCheckpointsPerSession int `toml:"max_checkpoints_per_session" range:"1,500"`
+	// Retention deletes checkpoints older than this.
+	Retention Duration `toml:"retention" range:"24h,2160h"`
+	// RecoveryBudgetChars bounds the recovery digest of session start.
+	RecoveryBudgetChars int `toml:"recovery_budget_chars" range:"200,10000"`
+}
+
+// DefaultContinuityConfig is the continuity section of DefaultConfig.
+func DefaultContinuityConfig() ContinuityConfig {
+	return ContinuityConfig{
+		Enabled:                  DefaultContinuityEnabled,
+		PromptInterval:           DefaultContinuityPromptInterval,
+		TimeInterval:             Duration(DefaultContinuityTimeInterval),
+		MaxCheckpointsPerSession: DefaultContinuityMaxCheckpoints,
+		Retention:                Duration(DefaultContinuityRetention),
+		RecoveryBudgetChars:      DefaultContinuityRecoveryBudgetChars,
+	}
+}

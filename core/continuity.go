@@ -1,0 +1,456 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/storage"
+)
+
+// Session continuity (seed 003): checkpoints of what a session was doing,
+// a recovery digest when it comes back after a compaction or a resume,
+// what it was offered and used of its memories, and a score at its end.
+
+// Checkpoint triggers.
+const (
+	TriggerPeriodic      = "periodic"
+	TriggerPreCompaction = "pre_compaction"
+	TriggerSessionEnd    = "session_end"
+	TriggerAgent         = "agent"
+	TriggerExplicit      = "explicit"
+)
+
+// Seed 003's buffer rules: checkpoints of one session within the debounce
+// window merge; a checkpoint keeps at most 20 queries and 10 remembers.
+const (
+	checkpointDebounce  = 2500 * time.Millisecond
+	checkpointQueries   = 20
+	checkpointRemembers = 10
+	checkpointPrompts   = 5   // recent prompts a digest shows
+	checkpointLineChars = 200 // each prompt, query or remember in a digest
+	activitySessions    = 1000
+	activityIdle        = 24 * time.Hour
+)
+
+// activity is what a session did since its last checkpoint, kept in
+// memory between hooks.
+type activity struct {
+	prompts        []string
+	queries        []string
+	remembers      []string
+	sincePrompts   int
+	lastCheckpoint time.Time
+	touched        time.Time
+}
+
+type continuityState struct {
+	mu       sync.Mutex
+	sessions map[string]*activity
+}
+
+type continuityKey struct{}
+
+func (s *Hooks) continuity() *continuityState {
+	return s.svc.Attached(continuityKey{}, func() any { return &continuityState{sessions: map[string]*activity{}} }).(*continuityState)
+}
+
+// withActivity runs fn on a session's activity under the lock. Sessions
+// idle a day, or the oldest past activitySessions, are forgotten.
+func (s *Hooks) withActivity(key string, fn func(a *activity)) {
+	if key == "" || !s.svc.cfg.Continuity.Enabled {
+		return
+	}
+	c := s.continuity()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := s.svc.now()
+	a := c.sessions[key]
+	if a == nil {
+		if len(c.sessions) >= activitySessions {
+			var oldest string
+			for k, x := range c.sessions {
+				if now.Sub(x.touched) > activityIdle {
+					delete(c.sessions, k)
+				} else if oldest == "" || x.touched.Before(c.sessions[oldest].touched) {
+					oldest = k
+				}
+			}
+			if len(c.sessions) >= activitySessions && oldest != "" {
+				delete(c.sessions, oldest)
+			}
+		}
+		a = &activity{lastCheckpoint: now}
+		c.sessions[key] = a
+	}
+	a.touched = now
+	fn(a)
+}
+
+func pushCapped(list []string, v string, max int) []string {
+	v = truncateRunes(oneLine(v), checkpointLineChars)
+	if strings.TrimSpace(v) == "" {
+		return list
+	}
+	list = append(list, v)
+	if len(list) > max {
+		list = list[len(list)-max:]
+	}
+	return list
+}
+
+// notePrompt records a prompt and writes a periodic checkpoint every
+// continuity.prompt_interval prompts, or when continuity.time_interval has
+// passed since the last one.
+func (s *Hooks) notePrompt(ctx context.Context, h HookRequest, prompt string) {
+	cfg := s.svc.cfg.Continuity
+	due := false
+	s.withActivity(h.SessionKey, func(a *activity) {
+		a.prompts = pushCapped(a.prompts, prompt, checkpointPrompts)
+		a.sincePrompts++
+		due = a.sincePrompts >= cfg.PromptInterval || s.svc.now().Sub(a.lastCheckpoint) >= cfg.TimeInterval.D()
+	})
+	if due {
+		if _, err := s.Checkpoint(ctx, h, TriggerPeriodic, ""); err != nil {
+			s.svc.log.Warn("periodic checkpoint", "err", err)
+		}
+	}
+}
+
+func (s *Hooks) noteQuery(key, q string) {
+	s.withActivity(key, func(a *activity) { a.queries = pushCapped(a.queries, q, checkpointQueries) })
+}
+
+func (s *Hooks) noteRemember(key, content string) {
+	s.withActivity(key, func(a *activity) { a.remembers = pushCapped(a.remembers, content, checkpointRemembers) })
+}
+
+// Checkpoint snapshots a session: its project, prompt count and
+// duration, recent prompts, memory queries and remembers, and (at
+// compaction) the context the harness gave. Secrets are redacted. A
+// checkpoint within 2.5 s of the session's last one merges into it. The
+// session keeps its newest continuity.max_checkpoints_per_session, and
+// checkpoints older than continuity.retention are deleted.
+func (s *Hooks) Checkpoint(ctx context.Context, h HookRequest, trigger, sessionContext string) (*storage.Checkpoint, error) {
+	cfg := s.svc.cfg.Continuity
+	if !cfg.Enabled || h.SessionKey == "" {
+		return nil, nil
+	}
+	switch trigger {
+	case TriggerPeriodic, TriggerPreCompaction, TriggerSessionEnd, TriggerAgent, TriggerExplicit:
+	default:
+		return nil, Invalid("trigger", "trigger must be one of periodic, pre_compaction, session_end, agent, explicit")
+	}
+	if err := s.svc.CheckFrozen(); err != nil {
+		return nil, err
+	}
+	var prompts, queries, remembers []string
+	s.withActivity(h.SessionKey, func(a *activity) {
+		prompts = append(prompts, a.prompts...)
+		queries = append(queries, a.queries...)
+		remembers = append(remembers, a.remembers...)
+		a.sincePrompts, a.lastCheckpoint = 0, s.svc.now()
+		a.queries, a.remembers = nil, nil
+	})
+	promptCount, started := 0, ""
+	if st, err := storage.GetSession(ctx, s.svc.db.Reader(), h.SessionKey); err == nil {
+		promptCount, started = st.PromptCount, st.StartedAt
+		h.Project = OrDefault(h.Project, st.Project)
+		h.Harness = OrDefault(h.Harness, st.Harness)
+	}
+	nowT := s.svc.now()
+	now := storage.FormatTime(nowT)
+	cp := &storage.Checkpoint{ID: NewID(), SessionKey: h.SessionKey, Harness: OrDefault(h.Harness, "unknown"), Project: h.Project,
+		Trigger: trigger, PromptCount: promptCount, MemoryQueries: redactAll(s.svc, queries),
+		RecentRemembers: redactAll(s.svc, remembers), CreatedAt: now, UpdatedAt: now}
+	duration := ""
+	if t, err := storage.ParseTime(started); err == nil {
+		duration = nowT.Sub(t).Round(time.Minute).String()
+	}
+	err := s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		last, err := storage.SessionCheckpoints(ctx, tx, h.SessionKey, 1)
+		if err != nil {
+			return err
+		}
+		if len(last) == 1 {
+			if t, err := storage.ParseTime(last[0].UpdatedAt); err == nil && nowT.Sub(t) < checkpointDebounce {
+				prev := last[0]
+				cp.ID, cp.CreatedAt = prev.ID, prev.CreatedAt
+				cp.MemoryQueries = mergeCapped(prev.MemoryQueries, cp.MemoryQueries, checkpointQueries)
+				cp.RecentRemembers = mergeCapped(prev.RecentRemembers, cp.RecentRemembers, checkpointRemembers)
+				cp.PromptCount = max(prev.PromptCount, cp.PromptCount)
+				cp.Digest = s.svc.Redact(checkpointDigest(cp, duration, prompts, sessionContext))
+				return storage.UpdateCheckpoint(ctx, tx, cp)
+			}
+		}
+		cp.Digest = s.svc.Redact(checkpointDigest(cp, duration, prompts, sessionContext))
+		if err := storage.InsertCheckpoint(ctx, tx, cp); err != nil {
+			return err
+		}
+		_, err = storage.TrimCheckpoints(ctx, tx, h.SessionKey, cfg.MaxCheckpointsPerSession,
+			storage.FormatTime(nowT.Add(-cfg.Retention.D())))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
+func redactAll(s *Service, list []string) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = s.Redact(v)
+	}
+	return out
+}
+
+// mergeCapped is the union of a then b, first occurrences kept, the
+// newest max.
+func mergeCapped(a, b []string, max int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range append(append([]string{}, a...), b...) {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	if len(out) > max {
+		out = out[len(out)-max:]
+	}
+	return out
+}
+
+// checkpointDigest is seed 003's structured markdown of a checkpoint.
+func checkpointDigest(cp *storage.Checkpoint, duration string, prompts []string, sessionContext string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Checkpoint (%s) of project %s: %d prompts", strings.ReplaceAll(cp.Trigger, "_", "-"), OrDefault(cp.Project, "none"), cp.PromptCount)
+	if duration != "" {
+		fmt.Fprintf(&b, " over %s", duration)
+	}
+	b.WriteString(".\n")
+	if len(prompts) > 0 {
+		b.WriteString("Recent prompts:\n")
+		for _, p := range prompts {
+			b.WriteString("- " + p + "\n")
+		}
+	}
+	if len(cp.MemoryQueries) > 0 {
+		b.WriteString("Memory queries: " + strings.Join(cp.MemoryQueries, "; ") + "\n")
+	}
+	if len(cp.RecentRemembers) > 0 {
+		b.WriteString("Remembered:\n")
+		for _, r := range cp.RecentRemembers {
+			b.WriteString("- " + r + "\n")
+		}
+	}
+	if c := strings.TrimSpace(sessionContext); c != "" {
+		b.WriteString("Session context:\n" + truncateRunes(c, 1500) + "\n")
+	}
+	return b.String()
+}
+
+// recoveryDigest is what session start injects when a session comes
+// back after a compaction or a resume: its latest checkpoints (for a
+// resumed session without any, the project's latest), newest first,
+// within continuity.recovery_budget_chars.
+func (s *Hooks) recoveryDigest(ctx context.Context, h HookRequest) string {
+	cfg := s.svc.cfg.Continuity
+	if !cfg.Enabled || (h.Source != "compact" && h.Source != "resume") {
+		return ""
+	}
+	r := s.svc.db.Reader()
+	var cps []*storage.Checkpoint
+	if h.SessionKey != "" {
+		cps, _ = storage.SessionCheckpoints(ctx, r, h.SessionKey, 5)
+	}
+	if len(cps) == 0 && h.Source == "resume" && h.Project != "" {
+		since := storage.FormatTime(s.svc.now().Add(-cfg.Retention.D()))
+		cps, _ = storage.ProjectCheckpoints(ctx, r, h.Project, since, 3)
+	}
+	if len(cps) == 0 {
+		return ""
+	}
+	head := fmt.Sprintf("\n## Session Recovery (after %s: where this session was)\n", h.Source)
+	budget := cfg.RecoveryBudgetChars - text.CharCount(head)
+	var b strings.Builder
+	for i, c := range cps {
+		d := strings.TrimSpace(c.Digest)
+		if i > 0 {
+			d = "Earlier — " + d
+		}
+		room := budget - text.CharCount(b.String())
+		if room < 80 {
+			break
+		}
+		if text.CharCount(d)+1 > room {
+			d = truncateRunes(d, room-len("\n[truncated]\n")) + "\n[truncated]"
+		}
+		b.WriteString(d + "\n")
+	}
+	return head + b.String()
+}
+
+// offerMemories records what a session was offered (source session_start
+// or prompt), in rank order.
+func (s *Hooks) offerMemories(ctx context.Context, tx *storage.Tx, key, source string, mems []*InjectedMemory, now string) error {
+	if !s.svc.cfg.Continuity.Enabled || key == "" {
+		return nil
+	}
+	for i, m := range mems {
+		if err := storage.OfferSessionMemory(ctx, tx, key, &storage.SessionMemory{MemoryID: m.ID, Source: source, Rank: i,
+			Score: m.Score, WasInjected: true}, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// usesIn counts, for each memory injected into a session, whether body (a
+// later prompt, the transcript) refers to it: at least two of its content
+// words, and at least a third of them.
+func usesIn(injected []*storage.SessionMemory, body string) map[string]int {
+	words := map[string]bool{}
+	for _, t := range text.QueryTerms(body) {
+		words[t] = true
+	}
+	out := map[string]int{}
+	for _, m := range injected {
+		if !m.WasInjected || m.Content == "" {
+			continue
+		}
+		terms := text.QueryTerms(m.Content)
+		shared := 0
+		for _, t := range terms {
+			if words[t] {
+				shared++
+			}
+		}
+		if shared >= 2 && float64(shared) >= float64(len(terms))/3 {
+			out[m.MemoryID]++
+		}
+	}
+	return out
+}
+
+// noteUses records the session's injected memories a later prompt
+// refers to.
+func (s *Hooks) noteUses(ctx context.Context, key, body string) {
+	if !s.svc.cfg.Continuity.Enabled || key == "" || strings.TrimSpace(body) == "" {
+		return
+	}
+	injected, err := storage.SessionMemories(ctx, s.svc.db.Reader(), key)
+	if err != nil || len(injected) == 0 {
+		return
+	}
+	s.addUses(ctx, key, usesIn(injected, body))
+}
+
+func (s *Hooks) addUses(ctx context.Context, key string, uses map[string]int) {
+	if len(uses) == 0 {
+		return
+	}
+	now := s.svc.Timestamp()
+	if err := s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error { return storage.NoteSessionMemoryUses(ctx, tx, key, uses, now) }); err != nil {
+		s.svc.log.Warn("note memory uses", "err", err)
+	}
+}
+
+// scoreSession scores, at session end, how useful the injected memories
+// were, without a model: the share of injected memories the session
+// referred to later (its prompts, the transcript, the agent's recalls).
+// Each memory's relevance is its uses, one use 0.5, two or more 1.
+func (s *Hooks) scoreSession(ctx context.Context, h HookRequest, transcript string) (*storage.SessionScore, error) {
+	if !s.svc.cfg.Continuity.Enabled || h.SessionKey == "" {
+		return nil, nil
+	}
+	mems, err := storage.SessionMemories(ctx, s.svc.db.Reader(), h.SessionKey)
+	if err != nil {
+		return nil, err
+	}
+	fromTranscript := usesIn(mems, transcript)
+	injected, used := 0, 0
+	rel := map[string]float64{}
+	for _, m := range mems {
+		if !m.WasInjected {
+			continue
+		}
+		injected++
+		u := m.Uses + fromTranscript[m.MemoryID]
+		if u > 0 {
+			used++
+		}
+		rel[m.MemoryID] = math.Min(1, float64(u)/2)
+	}
+	sc := &storage.SessionScore{SessionKey: h.SessionKey, Project: h.Project, Harness: OrDefault(h.Harness, "unknown"),
+		MemoriesRecalled: injected, MemoriesUsed: used, Method: "heuristic", CreatedAt: s.svc.Timestamp()}
+	if injected > 0 {
+		sc.Score = math.Round(float64(used)/float64(injected)*1000) / 1000
+		sc.Confidence = math.Round(math.Min(0.8, 0.3+0.1*float64(injected))*1000) / 1000
+		sc.Reasoning = fmt.Sprintf("%d of %d injected memories were referred to later in the session (prompts, transcript, recalls)", used, injected)
+	} else {
+		sc.Reasoning = "no memory was injected into this session"
+	}
+	now := s.svc.Timestamp()
+	err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := storage.NoteSessionMemoryUses(ctx, tx, h.SessionKey, fromTranscript, now); err != nil {
+			return err
+		}
+		if err := storage.SetSessionMemoryRelevance(ctx, tx, h.SessionKey, rel, now); err != nil {
+			return err
+		}
+		return storage.SaveSessionScore(ctx, tx, sc)
+	})
+	return sc, err
+}
+
+// SessionContinuity is a session's checkpoints, what it was offered and
+// used, and its score, as GET /api/sessions/{key} shows them.
+type SessionContinuity struct {
+	Checkpoints []*storage.Checkpoint    `json:"checkpoints"`
+	Memories    []*storage.SessionMemory `json:"memories"`
+	Score       *storage.SessionScore    `json:"score,omitempty"`
+}
+
+func (s *Hooks) sessionContinuity(ctx context.Context, key string) (*SessionContinuity, error) {
+	r := s.svc.db.Reader()
+	out := &SessionContinuity{}
+	var err error
+	if out.Checkpoints, err = storage.SessionCheckpoints(ctx, r, key, s.svc.cfg.Continuity.MaxCheckpointsPerSession); err != nil {
+		return nil, err
+	}
+	if out.Memories, err = storage.SessionMemories(ctx, r, key); err != nil {
+		return nil, err
+	}
+	for _, m := range out.Memories {
+		m.Content = s.svc.Redact(truncateRunes(m.Content, 300))
+	}
+	if out.Score, err = storage.GetSessionScore(ctx, r, key); err != nil && err != storage.ErrNotFound {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CheckpointSession writes an explicit or agent checkpoint of a session
+// the store knows; note becomes its session context.
+func (s *Hooks) CheckpointSession(ctx context.Context, key, trigger, note string) (*storage.Checkpoint, error) {
+	if !s.svc.cfg.Continuity.Enabled {
+		return nil, &Error{Code: CodeInvalidRequest, Message: "session continuity is off (continuity.enabled)"}
+	}
+	st, err := storage.GetSession(ctx, s.svc.db.Reader(), key)
+	if err == storage.ErrNotFound {
+		return nil, &Error{Code: CodeNotFound, Message: "no session " + key}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if text.CharCount(note) > 4000 {
+		return nil, Invalid("note", "note is %d characters; at most 4000", text.CharCount(note))
+	}
+	return s.Checkpoint(ctx, HookRequest{SessionKey: key, Harness: st.Harness, Project: st.Project}, trigger, note)
+}
