@@ -114,3 +114,26 @@ func TestCheckpointMergeAndCap(t *testing.T) {
 		t.Fatalf("newest first, merged: %s", d)
 	}
 }
+
+// A remember may carry the session's transcript (seed 003's lossless
+// transcripts): stored as session end stores it, extraction queued, the
+// session not ended.
+func TestRememberWithTranscript(t *testing.T) {
+	e := apitest.NewEnv(t, apitest.NoEmbed)
+	before := e.State(t)
+	e.Post(t, "/api/memory/remember", map[string]any{"content": "we pinned numpy to 1.26", "transcript": "User: pin numpy"}).
+		WantInvalid(t, "session_id", "session")
+	e.Unchanged(t, before)
+	r := e.Post(t, "/api/memory/remember", map[string]any{"content": "we pinned numpy to 1.26", "session_id": "s-9", "harness": "codex",
+		"transcript": "User: pin numpy to 1.26, the 2.x wheels break the build\nAssistant: pinned in requirements.txt"}).Want(t, 200)
+	if r.Num("transcript_chars") == 0 || r.Str("id") == "" {
+		t.Fatalf("remember with a transcript: %s", r)
+	}
+	s := e.Get(t, "/api/sessions/s-9").Want(t, 200)
+	if s.Num("transcript_chars") == 0 || s.Str("ended_at") != "" || s.Str("harness") != "codex" {
+		t.Fatalf("session: %s", s)
+	}
+	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE job_type = 'session_extract'`); n != 1 {
+		t.Fatalf("extraction jobs: %d", n)
+	}
+}

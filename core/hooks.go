@@ -605,22 +605,10 @@ func (s *Hooks) SessionEnd(ctx context.Context, h HookRequest) (*SessionEndResul
 		if tr == nil {
 			return nil
 		}
-		content := s.svc.Redact(tr.Text)
-		res.Format, res.TranscriptChars, res.Truncated = tr.Format, text.CharCount(content), tr.Truncated
+		res.Format, res.Truncated = tr.Format, tr.Truncated
 		res.Transcript = TranscriptStored
-		if err := storage.SaveTranscript(ctx, tx, &storage.Transcript{SessionKey: h.SessionKey, Content: content,
-			Format: tr.Format, Harness: h.Harness, Project: h.Project, SourceBytes: tr.SourceBytes,
-			Truncated: tr.Truncated, CreatedAt: now}); err != nil {
-			return err
-		}
-		if strings.TrimSpace(content) == "" {
-			return nil
-		}
-		// The pipeline worker extracts facts from the transcript
-		// (ProcessExtractJob); one live job per session.
-		payload, _ := json.Marshal(map[string]string{"session_key": h.SessionKey, "harness": h.Harness, "project": h.Project})
 		var err error
-		res.JobID, err = storage.EnqueueJobOnce(ctx, tx, NewID(), JobSessionExtract, string(payload), s.svc.cfg.PipelineV2.MaxAttempts, now)
+		res.TranscriptChars, res.JobID, err = s.saveTranscript(ctx, tx, h, tr, now)
 		return err
 	})
 	if err != nil {
@@ -639,6 +627,55 @@ func (s *Hooks) SessionEnd(ctx context.Context, h HookRequest) (*SessionEndResul
 		res.Score = &sc.Score
 	}
 	return res, nil
+}
+
+// saveTranscript stores a session's transcript (redacted) and queues its
+// extraction (one live job per session). It returns the characters
+// stored and the job's id.
+func (s *Hooks) saveTranscript(ctx context.Context, tx *storage.Tx, h HookRequest, tr *text.Transcript, now string) (int, string, error) {
+	content := s.svc.Redact(tr.Text)
+	if err := storage.SaveTranscript(ctx, tx, &storage.Transcript{SessionKey: h.SessionKey, Content: content,
+		Format: tr.Format, Harness: h.Harness, Project: h.Project, SourceBytes: tr.SourceBytes,
+		Truncated: tr.Truncated, CreatedAt: now}); err != nil {
+		return 0, "", err
+	}
+	if strings.TrimSpace(content) == "" {
+		return 0, "", nil
+	}
+	// The pipeline worker extracts facts from the transcript
+	// (ProcessExtractJob); one live job per session.
+	payload, _ := json.Marshal(map[string]string{"session_key": h.SessionKey, "harness": h.Harness, "project": h.Project})
+	jobID, err := storage.EnqueueJobOnce(ctx, tx, NewID(), JobSessionExtract, string(payload), s.svc.cfg.PipelineV2.MaxAttempts, now)
+	return text.CharCount(content), jobID, err
+}
+
+// RememberTranscript stores the transcript sent with a remember (seed
+// 003's lossless transcripts) as session end would, without ending the
+// session: the session is recorded, the transcript saved and its
+// extraction queued. It returns the characters stored.
+func (s *Hooks) RememberTranscript(ctx context.Context, h HookRequest) (int, error) {
+	if err := s.svc.CheckFrozen(); err != nil {
+		return 0, err
+	}
+	if h.SessionKey == "" {
+		return 0, Invalid("session_id", "a transcript needs the session it belongs to: session_id")
+	}
+	tr, err := text.NormalizeTranscript(strings.NewReader(h.Transcript), s.svc.cfg.Hooks.TranscriptMaxChars)
+	if err != nil {
+		return 0, err
+	}
+	h.Harness = OrDefault(h.Harness, "api")
+	now := s.svc.Timestamp()
+	var n int
+	err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := upsertSession(ctx, tx, h, now); err != nil {
+			return err
+		}
+		var err error
+		n, _, err = s.saveTranscript(ctx, tx, h, tr, now)
+		return err
+	})
+	return n, err
 }
 
 // ---------------------------------------------------------------------------

@@ -250,12 +250,43 @@ func (a *API) remember(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
+	transcript, _, e := b.str("transcript")
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	harness, _, e := b.str("harness")
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	if transcript != "" && in.SessionID == "" {
+		writeError(w, core.Invalid("session_id", "a transcript needs the session it belongs to: session_id"))
+		return
+	}
 	res, err := a.svc.Remember(r.Context(), in, actorOf(r, b))
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, res.Response())
+	if transcript == "" {
+		writeJSON(w, http.StatusOK, res.Response())
+		return
+	}
+	// Seed 003's lossless transcripts: stored as session end stores them.
+	n, err := a.svc.Hooks().RememberTranscript(r.Context(), core.HookRequest{SessionKey: in.SessionID, Harness: harness,
+		Project: in.Project, Transcript: transcript})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out, _ := json.Marshal(res.Response())
+	var m map[string]any
+	_ = json.Unmarshal(out, &m)
+	if m != nil {
+		m["transcript_chars"] = n
+	}
+	writeJSON(w, http.StatusOK, m)
 }
 
 // rememberInputFrom reads a remember body: content is required, every other field optional.
