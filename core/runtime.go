@@ -27,6 +27,13 @@ const (
 // ExtractJobTypes are the job types ProcessExtractJob runs.
 var ExtractJobTypes = []string{JobExtract, JobSessionExtract}
 
+// JobProspectiveIndex has the pipeline's model write a memory's hints
+// (hints.llm).
+const JobProspectiveIndex = "prospective_index"
+
+// PipelineJobTypes are the jobs the pipeline worker leases.
+var PipelineJobTypes = []string{JobExtract, JobSessionExtract, JobProspectiveIndex}
+
 // Pipeline actor names.
 const (
 	PipelineActorName = "pipeline-v2"

@@ -9,7 +9,9 @@ import (
 // computed at write time), indexed in memory_hints_fts so a query worded
 // differently from the memory still finds it.
 
-const deleteHeuristicHintsQuery = `DELETE FROM memory_hints WHERE memory_id = ? AND source = 'heuristic'`
+// A memory's content changed (or is new): every hint of it goes, a
+// model's too, since they were written for the old content.
+const deleteHeuristicHintsQuery = `DELETE FROM memory_hints WHERE memory_id = ?`
 
 const insertHeuristicHintQuery = `INSERT INTO memory_hints (memory_id, hint, source, created_at) VALUES (?, ?, 'heuristic', ?)`
 
@@ -58,4 +60,36 @@ func MatchHints(ctx context.Context, q Querier, match string, f MemoryFilter, li
 		out = append(out, h)
 	}
 	return out, rows.Err()
+}
+
+// ReplaceModelHints replaces every hint of memory memoryID with hints a
+// model wrote (source names it).
+func ReplaceModelHints(ctx context.Context, q Querier, memoryID, source string, hints []string, now string) error {
+	if _, err := q.ExecContext(ctx, deleteHeuristicHintsQuery, memoryID); err != nil {
+		return fmt.Errorf("replace hints: %w", err)
+	}
+	for _, h := range hints {
+		if _, err := q.ExecContext(ctx, `INSERT INTO memory_hints (memory_id, hint, source, created_at) VALUES (?, ?, ?, ?)`,
+			memoryID, h, source, now); err != nil {
+			return fmt.Errorf("write hints: %w", err)
+		}
+	}
+	return nil
+}
+
+// MemoryHints returns a memory's hints with their source.
+func MemoryHints(ctx context.Context, q Querier, memoryID string) (hints, sources []string, err error) {
+	rows, err := q.QueryContext(ctx, `SELECT hint, source FROM memory_hints WHERE memory_id = ? ORDER BY id`, memoryID)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h, s string
+		if err := rows.Scan(&h, &s); err != nil {
+			return nil, nil, err
+		}
+		hints, sources = append(hints, h), append(sources, s)
+	}
+	return hints, sources, rows.Err()
 }

@@ -174,12 +174,24 @@ func pollLoop(ctx context.Context, poll time.Duration, step func() (bool, error)
 // was found; a job's failure is recorded on the job (retry or dead) and
 // returned.
 func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
-	job, err := w.Svc.Jobs().Lease(ctx, owner, core.ExtractJobTypes...)
+	job, err := w.Svc.Jobs().Lease(ctx, owner, core.PipelineJobTypes...)
 	if err != nil || job == nil {
 		return false, err
 	}
 	defer w.Svc.Analytics().Since(analytics.LatencyJobs, time.Now())
-	_, perr := pipeline.For(w.Svc).ProcessExtractJob(ctx, job, w.LLM)
+	p := pipeline.For(w.Svc)
+	var perr error
+	if job.JobType == core.JobProspectiveIndex {
+		_, perr = p.ProcessHintsJob(ctx, job, w.LLM)
+	} else {
+		_, perr = p.ProcessExtractJob(ctx, job, w.LLM)
+		if perr == nil && job.JobType == core.JobExtract && job.MemoryID != "" && p.WantsModelHints(w.LLM) {
+			// The model writes the memory's questions next (seed 003).
+			if err := p.EnqueueHints(ctx, job.MemoryID); err != nil {
+				logOrDiscard(w.Log).Warn("queue prospective index", "memory", job.MemoryID, "err", err)
+			}
+		}
+	}
 	if perr == nil {
 		w.Svc.PipelineRuntime().RecordProcessed()
 		return true, nil

@@ -339,7 +339,7 @@ func DefaultConfig() Config {
 		Reranker:   DefaultRerankerConfig(),
 		Connectors: DefaultConnectorsConfig(),
 		Continuity: DefaultContinuityConfig(),
-		Hints:      HintsConfig{Max: DefaultHintsMax},
+		Hints:      HintsConfig{Max: DefaultHintsMax, LLM: DefaultHintsLLM, Timeout: Duration(DefaultHintsTimeout)},
 		Pipeline:   PipelineConfig{Enabled: DefaultPipelineEnabled, ShadowMode: DefaultPipelineShadowMode},
 		PipelineV2: DefaultPipelineV2Config(),
 		Hooks:      DefaultHooksConfig(),

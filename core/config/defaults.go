@@ -197,6 +197,11 @@ const (
 const (
 	// DefaultHintsMax is how many hypothetical questions a memory gets.
 	DefaultHintsMax = 5
+	// DefaultHintsLLM lets a model write the questions when one is
+	// configured.
+	DefaultHintsLLM = true
+	// DefaultHintsTimeout bounds one generation (seed 003: 45 s).
+	DefaultHintsTimeout = 45 * time.Second
 )
 
 // Pipeline mode defaults: the pipeline runs, in shadow mode (it proposes,

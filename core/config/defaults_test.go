@@ -72,7 +72,9 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"reranker.timeout":                       DefaultRerankerTimeout,
 		"graph.boost_timeout":                    DefaultGraphBoostTimeout,
 
-		"hints.max": DefaultHintsMax,
+		"hints.max":     DefaultHintsMax,
+		"hints.llm":     DefaultHintsLLM,
+		"hints.timeout": DefaultHintsTimeout,
 
 		"pipeline.enabled":     DefaultPipelineEnabled,
 		"pipeline.shadow_mode": DefaultPipelineShadowMode,

@@ -68,4 +68,10 @@ func DefaultHooksConfig() HooksConfig {
 type HintsConfig struct {
 	Enabled bool `toml:"enabled"`
 	Max     int  `toml:"max" range:"1,20"`
+	// LLM has the pipeline's model (pipeline_v2.provider, not the built-in
+	// heuristic) write each memory's questions in a prospective_index
+	// job, replacing the heuristic ones.
+	LLM bool `toml:"llm"`
+	// Timeout bounds one generation.
+	Timeout Duration `toml:"timeout" range:"5s,5m"`
 }
