@@ -126,6 +126,10 @@ type Jobs struct {
 	Retry              key.Binding
 	RequeueAll         key.Binding
 	ReleaseLeases      key.Binding
+	// Connectors switches to the connectors view, Queue back; Sync
+	// syncs the selected connector.
+	Connectors, Queue key.Binding
+	Sync              key.Binding
 }
 
 // DefaultJobs returns the Jobs pane's bindings.
@@ -136,6 +140,9 @@ func DefaultJobs() Jobs {
 		Retry:         key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry/requeue job")),
 		RequeueAll:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "requeue all dead")),
 		ReleaseLeases: key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "release stale leases")),
+		Connectors:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "connectors")),
+		Queue:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c/esc", "back to the queue")),
+		Sync:          key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sync connector")),
 	}
 }
 
