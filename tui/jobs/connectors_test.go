@@ -100,3 +100,20 @@ func TestJobsConnectorsPoll(t *testing.T) {
 		t.Fatalf("the syncing state never showed:\n%s", h.Screen())
 	}
 }
+
+// The ? help lists the connectors keys, within 80 columns.
+func TestJobsHelpNamesConnectorKeys(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	h.Press("3", "?")
+	s := h.Screen()
+	for _, want := range []string{"c     connectors", "s     sync connector", "c/esc back to the queue"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("the help lacks %q:\n%s", want, s)
+		}
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if w := len([]rune(line)); w > 80 {
+			t.Fatalf("a line of %d columns:\n%s", w, s)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package tuitest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,41 +11,42 @@ import (
 
 // Fixed ids of GraphFixture's entities and ConnectorFixture's connectors.
 const (
-	EntPostgres = "0195a1b2-0000-7000-8000-0000000e0001"
-	EntSQLite   = "0195a1b2-0000-7000-8000-0000000e0002"
-	EntStaging  = "0195a1b2-0000-7000-8000-0000000e0003"
-	ConnNotes   = "0195a1b2-0000-7000-8000-0000000f0001"
-	ConnWiki    = "0195a1b2-0000-7000-8000-0000000f0002"
+	EntStaging = "0195a1b2-0000-7000-8000-0000000e0003"
+	ConnNotes  = "0195a1b2-0000-7000-8000-0000000f0001"
+	ConnWiki   = "0195a1b2-0000-7000-8000-0000000f0002"
 )
 
-// GraphFixture links the seeded memories into a small knowledge graph:
-// Postgres (named by the postgres and the SQLite memories), SQLite and
-// staging (named by the postgres and the deploy memories); SQLite
-// replaces Postgres, Postgres runs in staging.
+// GraphFixture completes the knowledge graph the linker drew from the
+// seeded memories (postgres, SQLite, WAL, Go, gofmt, ...): an entity
+// "staging" named by the postgres and the deploy memories, and two
+// relations, SQLite replaces postgres and postgres runs in staging.
 func GraphFixture(t testing.TB, db *storage.DB) {
 	t.Helper()
 	ctx := context.Background()
 	at := storage.FormatTime(FixedNow.Add(-time.Hour))
 	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
-		for _, e := range []struct {
-			id, name, typ string
-			mentions      int
-		}{{EntPostgres, "Postgres", "tool", 2}, {EntSQLite, "SQLite", "tool", 1}, {EntStaging, "staging", "environment", 2}} {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
-				VALUES (?, ?, lower(?), ?, ?, ?, ?)`, e.id, e.name, e.name, e.typ, e.mentions, at, at); err != nil {
-				return err
-			}
+		pg, err := storage.EntityID(ctx, tx, "postgres")
+		if err != nil {
+			return fmt.Errorf("the linker's postgres: %w", err)
 		}
-		for _, l := range [][2]string{{IDPostgres, EntPostgres}, {IDSQLite, EntPostgres}, {IDSQLite, EntSQLite}, {IDPostgres, EntStaging}, {IDDeploy, EntStaging}} {
+		lite, err := storage.EntityID(ctx, tx, "sqlite")
+		if err != nil {
+			return fmt.Errorf("the linker's sqlite: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
+			VALUES (?, 'staging', 'staging', 'environment', 2, ?, ?)`, EntStaging, at, at); err != nil {
+			return err
+		}
+		for _, mem := range []string{IDPostgres, IDDeploy} {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_entity_mentions (memory_id, entity_id, confidence, created_at) VALUES (?, ?, 0.5, ?)`,
-				l[0], l[1], at); err != nil {
+				mem, EntStaging, at); err != nil {
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO relations (id, source_entity_id, target_entity_id, relation_type, mentions, confidence, created_at, updated_at)
-			VALUES ('0195a1b2-0000-7000-8000-0000000d0001', ?, ?, 'replaces', 2, 0.8, ?1, ?1),
-			       ('0195a1b2-0000-7000-8000-0000000d0002', ?, ?, 'runs_in', 1, 0.6, ?1, ?1)`,
-			EntSQLite, EntPostgres, EntPostgres, EntStaging, at)
+		_, err = tx.ExecContext(ctx, `INSERT INTO relations (id, source_entity_id, target_entity_id, relation_type, mentions, confidence, created_at, updated_at)
+			VALUES ('0195a1b2-0000-7000-8000-0000000d0001', ?1, ?2, 'replaces', 2, 0.8, ?4, ?4),
+			       ('0195a1b2-0000-7000-8000-0000000d0002', ?2, ?3, 'runs_in', 1, 0.6, ?4, ?4)`,
+			lite, pg, EntStaging, at)
 		return err
 	})
 	if err != nil {
