@@ -38,6 +38,7 @@ type entityMsg struct {
 	detail *core.EntityDetail
 	from   *crumb
 	err    error
+	nav    int // m.nav when it was asked for
 }
 
 func (m *Model) snapshot() *crumb {
@@ -59,6 +60,7 @@ func (m *Model) popCrumb() bool {
 	}
 	c := m.trail[len(m.trail)-1]
 	m.trail = m.trail[:len(m.trail)-1]
+	m.nav++
 	m.restore(c)
 	return true
 }
@@ -75,12 +77,12 @@ func (m *Model) content() string {
 // (nil: a reload of the entity shown).
 func (m *Model) openEntity(id string, from *crumb) tea.Cmd {
 	m.working = true
-	b := m.ctx.Backend
+	b, nav := m.ctx.Backend, m.nav
 	return func() tea.Msg {
 		ctx, cancel := backend.Context()
 		defer cancel()
 		d, err := b.Entity(ctx, id)
-		return entityMsg{detail: d, from: from, err: err}
+		return entityMsg{detail: d, from: from, err: err, nav: nav}
 	}
 }
 
@@ -89,8 +91,8 @@ func (m *Model) entityLoaded(msg entityMsg) tea.Cmd {
 	if msg.err != nil {
 		return pane.Fail("open entity", msg.err)
 	}
-	if m.mode != modeDetail && m.mode != modeEntity {
-		return nil // the person went elsewhere meanwhile
+	if msg.nav != m.nav || (m.mode != modeDetail && m.mode != modeEntity) {
+		return nil // the person went back meanwhile
 	}
 	if msg.from != nil {
 		m.trail = append(m.trail, msg.from)
@@ -137,6 +139,7 @@ func (m *Model) entityKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case msg.String() == "esc":
 		if !m.popCrumb() {
+			m.nav++
 			m.mode = modeList
 		}
 		return nil

@@ -100,3 +100,20 @@ func TestRecallEntitiesUnavailable(t *testing.T) {
 	h.Press("E")
 	wantScreen(t, h, "entities: the graph tables are locked")
 }
+
+// An entity asked for and left before it answered (esc) does not open
+// over the view the person went back to.
+func TestRecallEntityLeftBeforeItOpens(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	tuitest.GraphFixture(h.T, h.DB)
+	h.SelectRow("postgres runs")
+	h.Press("enter", "E", "enter")
+	wantScreen(t, h, "entity · postgres · service", "› SQLite · service")
+	_, pending := h.M.Update(tuitest.KeyPress("enter")) // the SQLite neighbour, not yet loaded
+	h.Press("esc")
+	wantScreen(t, h, "0000a001 · fact")
+	h.Run(pending)
+	if s := h.Screen(); strings.Contains(s, "entity · SQLite") || !strings.Contains(s, "0000a001 · fact") {
+		t.Fatalf("the late entity opened over the memory:\n%s", s)
+	}
+}

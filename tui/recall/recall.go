@@ -90,6 +90,7 @@ type (
 		ents    []core.GraphEntity
 		entsErr error // the entities could not be read; the memory shows
 		err     error
+		nav     int // m.nav when it was asked for
 	}
 	// editMsg opens the form on the stored memory (fresh version).
 	editMsg struct {
@@ -151,6 +152,9 @@ type Model struct {
 	entCursor int
 	trail     []*crumb
 	selLine   int // the content line of the selection, for scrolling
+	// nav counts steps back (esc); a memory or entity asked for before
+	// one is not opened when it answers.
+	nav int
 	// form, reason and confirm
 	form    *form
 	reason  textinput.Model
@@ -322,20 +326,20 @@ func (m *Model) search() tea.Cmd {
 }
 
 func (m *Model) openDetail(id string, explain *core.ScoreParts) tea.Cmd {
-	b := m.ctx.Backend
+	b, nav := m.ctx.Backend, m.nav
 	return func() tea.Msg {
 		ctx, cancel := backend.Context()
 		defer cancel()
 		mem, err := b.Get(ctx, id)
 		if err != nil {
-			return detailMsg{err: err}
+			return detailMsg{err: err, nav: nav}
 		}
 		hist, err := b.MemoryHistory(ctx, id)
 		if err != nil {
-			return detailMsg{err: err}
+			return detailMsg{err: err, nav: nav}
 		}
 		ents, entsErr := b.MemoryEntities(ctx, id)
-		return detailMsg{mem: mem, history: hist, explain: explain, ents: ents, entsErr: entsErr}
+		return detailMsg{mem: mem, history: hist, explain: explain, ents: ents, entsErr: entsErr, nav: nav}
 	}
 }
 
@@ -390,8 +394,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return pane.Fail("open memory", msg.err)
 		}
-		if m.mode == modeEntity {
-			return nil // the person went back to the entity meanwhile
+		if msg.nav != m.nav || m.mode == modeEntity {
+			return nil // the person went back meanwhile
 		}
 		if m.mode == modeList {
 			m.trail = nil // opened from the list: esc goes back to it
@@ -589,6 +593,7 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case msg.String() == "esc":
 		if !m.popCrumb() {
+			m.nav++
 			m.mode = modeList
 		}
 		return nil
