@@ -2,14 +2,18 @@ package jobs_test
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
+	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
 )
@@ -18,13 +22,24 @@ import (
 // s syncs the selected one and says what the sync did (or why it
 // failed), esc goes back to the queue.
 func TestJobsConnectorsShowAndSync(t *testing.T) {
+	t.Run("local", func(t *testing.T) { connectorsShowAndSync(t, nil) })
+	t.Run("http", func(t *testing.T) {
+		connectorsShowAndSync(t, func(svc *core.Service) backend.Backend {
+			srv := httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+			t.Cleanup(srv.Close)
+			return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
+		})
+	})
+}
+
+func connectorsShowAndSync(t *testing.T, b func(*core.Service) backend.Backend) {
 	notes := t.TempDir()
 	for name, text := range map[string]string{"oncall.md": "The on-call rota hands over every Monday.", "backup.md": "Backups run nightly at 02:00."} {
 		if err := os.WriteFile(filepath.Join(notes, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h := shelltest.New(t, shelltest.Options{Config: func(c *config.Config) { c.Connectors.Roots = []string{notes} }})
+	h := shelltest.New(t, shelltest.Options{Backend: b, Config: func(c *config.Config) { c.Connectors.Roots = []string{notes} }})
 	tuitest.ConnectorFixture(h.T, h.DB)
 	if _, err := connectors.For(h.Svc).Create(context.Background(), connectors.CreateInput{Provider: connectors.ProviderFilesystem, DisplayName: "folder", Root: notes}); err != nil {
 		t.Fatal(err)

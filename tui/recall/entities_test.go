@@ -3,10 +3,12 @@ package recall_test
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
@@ -28,7 +30,18 @@ func wantScreen(t *testing.T, h *shelltest.Harness, wants ...string) string {
 // mention it); enter on a memory opens it, on a neighbour that entity;
 // esc walks back the same way to the list.
 func TestRecallEntitiesOpenAndWalkBack(t *testing.T) {
-	h := shelltest.New(t, shelltest.Options{})
+	t.Run("local", func(t *testing.T) { walkEntities(t, nil) })
+	t.Run("http", func(t *testing.T) {
+		walkEntities(t, func(svc *core.Service) backend.Backend {
+			srv := httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+			t.Cleanup(srv.Close)
+			return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
+		})
+	})
+}
+
+func walkEntities(t *testing.T, b func(*core.Service) backend.Backend) {
+	h := shelltest.New(t, shelltest.Options{Backend: b})
 	tuitest.GraphFixture(h.T, h.DB)
 	h.SelectRow("postgres runs")
 	h.Press("enter")
