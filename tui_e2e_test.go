@@ -363,3 +363,99 @@ func TestTUIDailyUseAt80x24(t *testing.T) {
 	}
 	s.keys("Escape", "q")
 }
+
+// TestTUIEntitiesAndConnectorsAt80x24 opens a memory's entity and syncs a
+// connector on a real 80×24 terminal: the memory's detail lists its
+// entities, E and enter open one (the memories that mention it), enter
+// opens one of them, esc walks back; the Jobs pane's connectors view (c)
+// shows the folder of connectors.roots and s syncs it, saying what it
+// added.
+func TestTUIEntitiesAndConnectorsAt80x24(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the end-to-end TUI test needs it (apt-get install -y tmux)")
+	}
+	home := t.TempDir()
+	notes := filepath.Join(t.TempDir(), "notes")
+	if err := os.MkdirAll(notes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(notes, "oncall.md"), []byte("The on-call rota hands over every Monday at 09:00."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A long poll: the sync the test asks for is the only one after the first.
+	cfg := fmt.Sprintf("[connectors]\nroots = [%q]\npoll_interval = \"24h\"\n", notes)
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("cairn-e2e-graph-%d", os.Getpid()), name: "cairn"}
+	script := fmt.Sprintf("CAIRN_HOME=%q TERM=xterm-256color %q --addr %s", home, cairnBin, addr)
+	s.tmux("new-session", "-d", "-x", "80", "-y", "24", "-s", s.name, "sh", "-c", script)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitFor("recent memories", 20*time.Second)
+
+	// Two memories name Terraform; the newer one heads the list.
+	for _, c := range []string{"Terraform state lives in the ops bucket", "We provision the staging cluster with Terraform"} {
+		if code, body := postJSON(t, "http://"+addr+"/api/memory/remember", map[string]any{"content": c}); code != 200 {
+			t.Fatalf("remember: %d %v", code, body)
+		}
+	}
+	s.waitFor("We provision the staging", 5*time.Second)
+	// The folder's note is ingested meanwhile: find the memory by search.
+	s.keys("/")
+	s.text("provision staging cluster")
+	s.waitFor(" recall", 5*time.Second)
+	s.keys("Enter")
+	screen := s.waitFor("Entities (", 5*time.Second)
+	if !strings.Contains(screen, "Terraform") {
+		t.Fatalf("the memory's entities do not name Terraform:\n%s", screen)
+	}
+	// Pick Terraform (the most mentioned comes first) and open it.
+	s.keys("E", "Enter")
+	screen = s.waitFor("entity · Terraform", 5*time.Second)
+	for _, want := range []string{"named by 2 memories", "Memories that mention it (2)", "Terraform state lives", "We provision the staging"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("the entity view lacks %q:\n%s", want, screen)
+		}
+	}
+	for _, l := range strings.Split(screen, "\n") {
+		if len([]rune(l)) > 80 {
+			t.Fatalf("a line wider than 80 columns: %q", l)
+		}
+	}
+	// The second memory row (the older one) opens in the detail view.
+	s.keys("j", "Enter")
+	screen = s.waitFor("Terraform state lives in the ops bucket", 5*time.Second)
+	if !strings.Contains(screen, "Fields") || strings.Contains(screen, "entity · ") {
+		t.Fatalf("enter on a memory does not open it:\n%s", screen)
+	}
+	s.keys("Escape")
+	s.waitFor("entity · Terraform", 5*time.Second)
+	s.keys("Escape", "Escape", "Escape")
+	s.waitFor(" recall ·", 5*time.Second)
+
+	// Jobs, then its connectors view: the folder, synced once at start.
+	s.keys("3")
+	s.waitFor("c connectors", 5*time.Second)
+	s.keys("c")
+	screen = s.waitFor("Connectors (1)", 5*time.Second)
+	if !strings.Contains(screen, "notes") || !strings.Contains(screen, notes) {
+		t.Fatalf("the connector is not listed:\n%s", screen)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(s.capture(), "idle     1") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first sync never showed:\n%s", s.capture())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := os.WriteFile(filepath.Join(notes, "backup.md"), []byte("Backups run nightly at 02:00 from cron."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.keys("s")
+	screen = s.waitFor("synced notes: 1 added, 0 changed, 0 removed", 10*time.Second)
+	if !strings.Contains(screen, "idle     2") {
+		t.Fatalf("the connector's files after the sync:\n%s", screen)
+	}
+	s.keys("q")
+}

@@ -22,7 +22,8 @@ var Actor = core.Actor{Name: "tui", Type: core.ActorOperator}
 // Backend is everything the TUI reads and writes. Every method does I/O and
 // is called from a tea.Cmd, never from Update.
 type Backend interface {
-	Ops // diagnostics, repairs, maintenance, analytics (ops.go)
+	Ops   // diagnostics, repairs, maintenance, analytics (ops.go)
+	Graph // connectors and the knowledge graph (graph.go)
 
 	// Recall ranks live memories for a query (hybrid when the service has
 	// a vector leg), with each hit's score parts when in.Explain is set.

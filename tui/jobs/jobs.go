@@ -82,6 +82,8 @@ type Model struct {
 	askRequeue int // > 0: asking to requeue this many dead jobs
 	acting     bool
 	flash      pane.Flash
+
+	conn connView // the connectors view (c)
 }
 
 // New returns the Jobs pane.
@@ -116,6 +118,7 @@ func (m *Model) SetSize(w, h int) {
 		m.vp.SetContent(m.detailContent())
 	}
 	m.clamp()
+	m.clampConn()
 }
 
 // SetShown implements pane.Shown: polling starts when the pane shows and
@@ -129,10 +132,10 @@ func (m *Model) Capturing() bool { return m.askRequeue > 0 }
 
 // Busy implements pane.Pane. Background refreshes do not count: a spinner
 // blinking every second says nothing.
-func (m *Model) Busy() bool { return m.loading || m.acting }
+func (m *Model) Busy() bool { return m.loading || m.acting || m.conn.loading }
 
 // Nested implements pane.Pane.
-func (m *Model) Nested() bool { return m.open != nil || m.askRequeue > 0 }
+func (m *Model) Nested() bool { return m.open != nil || m.askRequeue > 0 || m.conn.shown }
 
 // Refresh implements pane.Pane: a write anywhere may have queued a job.
 func (m *Model) Refresh(backend.Change) tea.Cmd {
@@ -149,8 +152,10 @@ func (m *Model) ShortHelp() []key.Binding {
 		return []key.Binding{m.confirm.Yes, m.confirm.No}
 	case m.open != nil:
 		return []key.Binding{m.keys.Retry, m.list.Down, m.list.Up}
+	case m.conn.shown:
+		return []key.Binding{m.keys.Sync, m.keys.Queue, m.list.Down, m.list.Up}
 	}
-	return []key.Binding{m.list.Open, m.keys.Filter, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases}
+	return []key.Binding{m.list.Open, m.keys.Filter, m.keys.Connectors, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases}
 }
 
 // FullHelp implements pane.Pane.
@@ -158,6 +163,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
 		{m.keys.Filter, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases},
+		{m.keys.Connectors, m.keys.Sync, m.keys.Queue},
 	}
 }
 
@@ -184,6 +190,9 @@ func jobFilter(name string) core.JobFilter {
 
 // load reads the queue; user marks a load the user asked for.
 func (m *Model) load(user bool) tea.Cmd {
+	if m.conn.shown {
+		return m.loadConnectors(user)
+	}
 	m.seq++
 	if user {
 		m.loading = true
@@ -226,6 +235,9 @@ func (m *Model) selected() *storage.Job {
 // Update implements pane.Pane.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	m.flash.Update(msg)
+	if cmd, ok := m.connUpdate(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case loadedMsg:
 		if msg.seq != m.seq {
@@ -276,6 +288,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(m.load(false), m.poll.Tick())
 	case tea.MouseWheelMsg:
+		if m.conn.shown {
+			m.conn.cursor = pane.WheelCursor(msg, m.conn.cursor)
+			m.clampConn()
+			return nil
+		}
 		if m.open != nil {
 			var cmd tea.Cmd
 			m.vp, cmd = m.vp.Update(msg)
@@ -301,6 +318,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.flash.Set("requeue cancelled", false)
 		}
 		return nil
+	}
+	if m.conn.shown {
+		return m.connKey(msg)
+	}
+	if m.open == nil && key.Matches(msg, m.keys.Connectors) {
+		m.conn.shown = true
+		return m.loadConnectors(true)
 	}
 	switch {
 	case key.Matches(msg, m.keys.Retry):
@@ -420,7 +444,9 @@ func (m *Model) releaseLeases() tea.Cmd {
 // View implements pane.Pane.
 func (m *Model) View() string {
 	var out string
-	if m.open != nil {
+	if m.conn.shown {
+		out = m.connectorsView()
+	} else if m.open != nil {
 		out = m.detailView()
 	} else {
 		out = m.listView()

@@ -283,6 +283,8 @@ var goldenViews = []shelltest.View{
 	{Name: "jobs-detail", Setup: func(h *shelltest.Harness) { shelltest.PipelineFixture(h); h.Press("3", "G", "enter") }},
 	{Name: "jobs-confirm", Setup: func(h *shelltest.Harness) { shelltest.PipelineFixture(h); h.Press("3", "R") }},
 	{Name: "jobs-error", Setup: func(h *shelltest.Harness) { h.Press("3") }, Backend: tuitest.Failing},
+	{Name: "jobs-connectors", Setup: func(h *shelltest.Harness) { tuitest.ConnectorFixture(h.T, h.DB); h.Press("3", "c", "j") }},
+	{Name: "jobs-connectors-empty", Setup: func(h *shelltest.Harness) { h.Press("3", "c") }},
 }
 
 func TestGolden(t *testing.T) { shelltest.Golden(t, goldenViews) }

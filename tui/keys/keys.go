@@ -65,6 +65,13 @@ type Recall struct {
 	// Filters documents the key:value tokens of the search box; it is
 	// never matched against a key press.
 	Filters key.Binding
+	// Entities moves into the open memory's entities; EntityMove picks
+	// one, OpenEntity opens the picked one (or the entity view's row).
+	Entities   key.Binding
+	EntityMove key.Binding
+	OpenEntity key.Binding
+	// Back leaves the entity view or the picking, one step.
+	Back key.Binding
 }
 
 // DefaultRecall returns the Recall pane's bindings.
@@ -81,6 +88,10 @@ func DefaultRecall() Recall {
 		Project: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "all/this project")),
 		Filters: key.NewBinding(key.WithKeys("\x00filters"),
 			key.WithHelp("in search", "type:T tag:A,B who:W project:P pinned:yes imp:0.7 since:7d|2026-01-31")),
+		Entities:   key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "entities")),
+		EntityMove: key.NewBinding(key.WithKeys("left", "right", "h", "l", "up", "down", "k", "j"), key.WithHelp("←/→", "pick entity")),
+		OpenEntity: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
 }
 
@@ -126,6 +137,10 @@ type Jobs struct {
 	Retry              key.Binding
 	RequeueAll         key.Binding
 	ReleaseLeases      key.Binding
+	// Connectors switches to the connectors view, Queue back; Sync
+	// syncs the selected connector.
+	Connectors, Queue key.Binding
+	Sync              key.Binding
 }
 
 // DefaultJobs returns the Jobs pane's bindings.
@@ -136,6 +151,9 @@ func DefaultJobs() Jobs {
 		Retry:         key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry/requeue job")),
 		RequeueAll:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "requeue all dead")),
 		ReleaseLeases: key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "release stale leases")),
+		Connectors:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "connectors")),
+		Queue:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c/esc", "back to the queue")),
+		Sync:          key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sync connector")),
 	}
 }
 

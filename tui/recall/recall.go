@@ -37,6 +37,7 @@ const (
 	modeForm         // new or edit
 	modeReason       // asking why, before an edit is saved
 	modeConfirm      // asking to confirm a delete, with a reason
+	modeEntity       // one entity of the knowledge graph (entities.go)
 )
 
 // item is one row: a recall hit or a listed memory.
@@ -86,7 +87,10 @@ type (
 		mem     *core.Memory
 		history []*core.HistoryEntry
 		explain *core.ScoreParts
+		ents    []core.GraphEntity
+		entsErr error // the entities could not be read; the memory shows
 		err     error
+		nav     int // m.nav when it was asked for
 	}
 	// editMsg opens the form on the stored memory (fresh version).
 	editMsg struct {
@@ -139,6 +143,18 @@ type Model struct {
 	history []*core.HistoryEntry
 	explain *core.ScoreParts
 	vp      viewport.Model
+	// the open memory's entities; entSel >= 0 while one is being picked
+	ents    []core.GraphEntity
+	entsErr error
+	entSel  int
+	// the entity view, its selected row, and the views esc returns to
+	entity    *core.EntityDetail
+	entCursor int
+	trail     []*crumb
+	selLine   int // the content line of the selection, for scrolling
+	// nav counts steps back (esc); a memory or entity asked for before
+	// one is not opened when it answers.
+	nav int
 	// form, reason and confirm
 	form    *form
 	reason  textinput.Model
@@ -148,7 +164,7 @@ type Model struct {
 
 // New returns the Recall pane.
 func New(ctx *pane.Context) *Model {
-	m := &Model{ctx: ctx, keys: keys.DefaultRecall(), list: keys.DefaultList(), formK: keys.DefaultForm()}
+	m := &Model{ctx: ctx, keys: keys.DefaultRecall(), list: keys.DefaultList(), formK: keys.DefaultForm(), entSel: -1}
 	m.input = textinput.New()
 	m.input.Prompt = "/ "
 	m.input.Placeholder = "search memories (type: tag: who: project: pinned: imp: since:)"
@@ -184,8 +200,8 @@ func (m *Model) SetSize(w, h int) {
 	m.reason.SetWidth(max(10, w-12))
 	m.vp.SetWidth(w)
 	m.vp.SetHeight(max(1, h-1))
-	if m.mode == modeDetail {
-		m.vp.SetContent(m.detailContent())
+	if m.mode == modeDetail || m.mode == modeEntity {
+		m.vp.SetContent(m.content())
 	}
 	if m.form != nil {
 		m.form.setSize(w, h)
@@ -210,6 +226,9 @@ func (m *Model) Refresh(c backend.Change) tea.Cmd {
 	if m.mode == modeDetail && m.mem != nil && (c.MemoryID == "" || c.MemoryID == m.mem.ID) {
 		cmds = append(cmds, m.openDetail(m.mem.ID, m.explain))
 	}
+	if m.mode == modeEntity && m.entity != nil {
+		cmds = append(cmds, m.openEntity(m.entity.Entity.ID, nil))
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -221,7 +240,12 @@ func (m *Model) ShortHelp() []key.Binding {
 	case modeReason, modeConfirm:
 		return []key.Binding{m.formK.Confirm, m.formK.Cancel}
 	case modeDetail:
-		return []key.Binding{m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Copy, m.list.Down}
+		if m.entSel >= 0 {
+			return []key.Binding{m.keys.OpenEntity, m.keys.EntityMove, m.keys.Back}
+		}
+		return []key.Binding{m.keys.Entities, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Copy, m.list.Down}
+	case modeEntity:
+		return []key.Binding{m.keys.OpenEntity, m.keys.Back, m.list.Down, m.list.Up}
 	}
 	if m.input.Focused() {
 		return []key.Binding{m.list.Open, m.keys.Filters}
@@ -238,6 +262,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
 		{m.keys.Search, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Deleted, m.keys.Project, m.keys.Copy},
 		{m.formK.Save, m.formK.NextField, m.formK.PrevField, m.formK.Toggle, m.formK.Cancel},
+		{m.keys.Entities, m.keys.EntityMove, m.keys.OpenEntity},
 		{m.keys.Filters},
 	}
 }
@@ -301,16 +326,20 @@ func (m *Model) search() tea.Cmd {
 }
 
 func (m *Model) openDetail(id string, explain *core.ScoreParts) tea.Cmd {
-	b := m.ctx.Backend
+	b, nav := m.ctx.Backend, m.nav
 	return func() tea.Msg {
 		ctx, cancel := backend.Context()
 		defer cancel()
 		mem, err := b.Get(ctx, id)
 		if err != nil {
-			return detailMsg{err: err}
+			return detailMsg{err: err, nav: nav}
 		}
 		hist, err := b.MemoryHistory(ctx, id)
-		return detailMsg{mem: mem, history: hist, explain: explain, err: err}
+		if err != nil {
+			return detailMsg{err: err, nav: nav}
+		}
+		ents, entsErr := b.MemoryEntities(ctx, id)
+		return detailMsg{mem: mem, history: hist, explain: explain, ents: ents, entsErr: entsErr, nav: nav}
 	}
 }
 
@@ -358,13 +387,25 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		return nil
+	case entityMsg:
+		return m.entityLoaded(msg)
 	case detailMsg:
 		m.working = false
 		if msg.err != nil {
 			return pane.Fail("open memory", msg.err)
 		}
+		if msg.nav != m.nav || m.mode == modeEntity {
+			return nil // the person went back meanwhile
+		}
+		if m.mode == modeList {
+			m.trail = nil // opened from the list: esc goes back to it
+		}
 		reopen := m.mode == modeDetail && m.mem != nil && m.mem.ID == msg.mem.ID
 		m.mem, m.history, m.explain = msg.mem, msg.history, msg.explain
+		m.ents, m.entsErr = msg.ents, msg.entsErr
+		if !reopen || m.entSel >= len(m.ents) {
+			m.entSel = -1
+		}
 		if m.mode == modeList || m.mode == modeDetail {
 			m.mode = modeDetail
 			y := m.vp.YOffset()
@@ -393,7 +434,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		switch m.mode {
 		case modeList:
 			m.move(pane.WheelCursor(msg, 0))
-		case modeDetail:
+		case modeDetail, modeEntity:
 			var cmd tea.Cmd
 			m.vp, cmd = m.vp.Update(msg)
 			return cmd
@@ -451,6 +492,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.promptKey(msg)
 	case modeDetail:
 		return m.detailKey(msg)
+	case modeEntity:
+		return m.entityKey(msg)
 	}
 	if m.input.Focused() {
 		switch {
@@ -542,10 +585,20 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) detailKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.entSel >= 0 {
+		if cmd, ok := m.entitiesKey(msg); ok {
+			return cmd
+		}
+	}
 	switch {
 	case msg.String() == "esc":
-		m.mode = modeList
+		if !m.popCrumb() {
+			m.nav++
+			m.mode = modeList
+		}
 		return nil
+	case key.Matches(msg, m.keys.Entities):
+		return m.pickEntities()
 	case key.Matches(msg, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Copy):
 		if m.mem != nil {
 			return m.action(msg, m.mem.ID, m.mem.Content)

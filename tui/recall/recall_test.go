@@ -249,6 +249,13 @@ var goldenViews = []shelltest.View{
 	{Name: "recall-detail", Setup: func(h *shelltest.Harness) { h.Press("enter") }},
 	{Name: "recall-edit", Setup: func(h *shelltest.Harness) { h.Press("j", "j", "e") }},
 	{Name: "recall-delete", Setup: func(h *shelltest.Harness) { h.Press("j", "d") }},
+	// The postgres memory (third in the list) with its entities, one picked,
+	// then that entity's view.
+	{Name: "recall-entities", Setup: func(h *shelltest.Harness) { tuitest.GraphFixture(h.T, h.DB); h.Press("j", "j", "enter", "E", "l") }},
+	{Name: "recall-entity", Setup: func(h *shelltest.Harness) {
+		tuitest.GraphFixture(h.T, h.DB)
+		h.Press("j", "j", "enter", "E", "enter", "j")
+	}},
 }
 
 func TestGolden(t *testing.T) { shelltest.Golden(t, goldenViews) }
@@ -267,9 +274,15 @@ func TestRecallEnterInSearchOpensResult(t *testing.T) {
 	}
 	h.TypeText("deploy")
 	h.Press("enter")
-	if s := h.Screen(); !strings.Contains(s, "0000a004 · procedural") || !strings.Contains(s, "Why this result") {
+	if s := h.Screen(); !strings.Contains(s, "0000a004 · procedural") {
 		t.Fatalf("enter in the search box does not open the selected result:\n%s", s)
 	}
+	// Opened from a search, it carries its score parts (half a page down).
+	h.Press("ctrl+d")
+	if s := h.Screen(); !strings.Contains(s, "Why this result") || !strings.Contains(s, "keyword       1.0000") {
+		t.Fatalf("the search's score parts are not shown:\n%s", s)
+	}
+	h.Press("ctrl+u")
 	if h.M.Pane(0).Capturing() {
 		t.Fatal("the search box keeps the keyboard after enter")
 	}

@@ -15,6 +15,8 @@ func (m *Model) View() string {
 	switch m.mode {
 	case modeDetail:
 		out = m.detailView()
+	case modeEntity:
+		out = m.entityView()
 	case modeForm:
 		out = m.form.view()
 	case modeReason:
@@ -204,6 +206,12 @@ func (m *Model) detailView() string {
 	return head + "\n" + m.vp.View()
 }
 
+func (m *Model) entityView() string {
+	st := m.ctx.Styles
+	pct := fmt.Sprintf(" %3.0f%%", m.vp.ScrollPercent()*100)
+	return st.Heading.Render(pane.Truncate(m.entityTitle(), m.width-len(pct))) + st.Faint.Render(pct) + "\n" + m.vp.View()
+}
+
 // detailContent is everything about the open memory, for the viewport.
 func (m *Model) detailContent() string {
 	mem := m.mem
@@ -217,6 +225,7 @@ func (m *Model) detailContent() string {
 		b.WriteString("\n" + st.Heading.Render(name) + "\n")
 	}
 	b.WriteString(lipgloss.NewStyle().Width(w).Render(st.Text.Render(mem.Content)) + "\n")
+	m.entitiesSection(&b, w)
 
 	section("Fields")
 	field := func(k, v string) {
@@ -256,23 +265,7 @@ func (m *Model) detailContent() string {
 	}
 	field("hash", mem.ContentHash)
 
-	section("Why this result")
-	if e := m.explain; e != nil {
-		part := func(k string, v float64, note string) {
-			b.WriteString(st.Faint.Render(pane.Pad(k, 12)) + st.Text.Render(fmt.Sprintf("%8.4f", v)) + st.Faint.Render("  "+note) + "\n")
-		}
-		part("bm25", e.BM25, "raw FTS5 score (lower is better; 0 = no keyword hit)")
-		part("keyword", e.Keyword, "normalized keyword score")
-		part("vector", e.Vector, "cosine similarity (0 = no vector leg)")
-		part("fused", e.Fused, "after fusing the legs")
-		part("graph", e.Graph, "graph boost")
-		part("rerank", e.Rerank, "reranker similarity (0 = not reranked)")
-		part("dampening", e.Dampening, "multiplier")
-		part("decay", e.Decay, "importance × decay multiplier")
-		part("final", e.Final, "")
-	} else {
-		b.WriteString(st.Faint.Render("Opened from a list, not a search: search for it to see its score parts.") + "\n")
-	}
+	m.whySection(&b, section)
 
 	section(fmt.Sprintf("History (%d)", len(m.history)))
 	for _, h := range m.history {
@@ -290,4 +283,27 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// whySection writes the score parts of a search result, or says there are
+// none.
+func (m *Model) whySection(b *strings.Builder, section func(string)) {
+	st := m.ctx.Styles
+	section("Why this result")
+	if e := m.explain; e != nil {
+		part := func(k string, v float64, note string) {
+			b.WriteString(st.Faint.Render(pane.Pad(k, 12)) + st.Text.Render(fmt.Sprintf("%8.4f", v)) + st.Faint.Render("  "+note) + "\n")
+		}
+		part("bm25", e.BM25, "raw FTS5 score (lower is better; 0 = no keyword hit)")
+		part("keyword", e.Keyword, "normalized keyword score")
+		part("vector", e.Vector, "cosine similarity (0 = no vector leg)")
+		part("fused", e.Fused, "after fusing the legs")
+		part("graph", e.Graph, "graph boost")
+		part("rerank", e.Rerank, "reranker similarity (0 = not reranked)")
+		part("dampening", e.Dampening, "multiplier")
+		part("decay", e.Decay, "importance × decay multiplier")
+		part("final", e.Final, "")
+	} else {
+		b.WriteString(st.Faint.Render("Opened from a list, not a search: search for it to see its score parts.") + "\n")
+	}
 }

@@ -51,12 +51,22 @@ const (
 // FixedNow.
 func OpenService(t testing.TB, dir string) (*core.Service, *storage.DB) {
 	t.Helper()
+	return OpenServiceWith(t, dir, nil)
+}
+
+// OpenServiceWith is OpenService with set (when not nil) adjusting the
+// configuration first.
+func OpenServiceWith(t testing.TB, dir string, set func(*config.Config)) (*core.Service, *storage.DB) {
+	t.Helper()
 	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(dir, "memories.db"), NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	cfg := config.DefaultConfig()
+	if set != nil {
+		set(&cfg)
+	}
 	svc := core.NewService(db, cfg, core.ServiceOptions{Now: func() time.Time { return FixedNow }})
 	return svc, db
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
 	"github.com/cairnmem/cairn/tui/backend"
@@ -62,6 +63,8 @@ type Options struct {
 	NoSeed bool
 	// Project is the UI's current project (tui.Options.Project).
 	Project string
+	// Config adjusts the service's configuration (connectors.roots).
+	Config func(*config.Config)
 }
 
 // Horizon is how much UI time Run lets pass after a message: what a
@@ -118,7 +121,7 @@ func New[M Root](t *testing.T, o Options, build func(Env) M) *Harness[M] {
 	if o.Width == 0 {
 		o.Width, o.Height = 80, 24
 	}
-	svc, db := OpenService(t, t.TempDir())
+	svc, db := OpenServiceWith(t, t.TempDir(), o.Config)
 	if !o.NoSeed {
 		Seed(t, svc)
 	}

@@ -1,0 +1,42 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/cairnmem/cairn/core"
+)
+
+// MemoryEntities calls GET /api/graph/entities?memory=ID: the entities a
+// memory mentions, most mentioned first.
+func (c *Client) MemoryEntities(ctx context.Context, memoryID string) ([]core.GraphEntity, error) {
+	var out struct {
+		Entities []core.GraphEntity `json:"entities"`
+	}
+	if err := c.do(ctx, http.MethodGet, withQuery("/api/graph/entities", url.Values{"memory": {memoryID}}), nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Entities, nil
+}
+
+// GraphEntity calls GET /api/graph/entities/{id}: one entity with its
+// relations, neighbours and the memories that mention it, narrowed by q.
+func (c *Client) GraphEntity(ctx context.Context, id string, q core.EntityQuery) (*core.EntityDetail, error) {
+	v := url.Values{}
+	if q.RelationType != "" {
+		v.Set("relation", q.RelationType)
+	}
+	if q.Project != "" {
+		v.Set("project", q.Project)
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	var out core.EntityDetail
+	if err := c.do(ctx, http.MethodGet, withQuery("/api/graph/entities/"+url.PathEscape(id), v), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
