@@ -105,8 +105,10 @@ func TestMigrateProjects(t *testing.T) {
 	// root itself, a short name, an unclean path, and another project.
 	sub := e.Mem(t, "atlas fact from a subfolder session", map[string]any{"project": filepath.Join(root, "src", "api")})
 	atRoot := e.Mem(t, "atlas fact from the root", map[string]any{"project": root})
-	byName := e.Mem(t, "Staging postgres runs on port 5433", map[string]any{"project": "atlas"})
-	dupName := e.Mem(t, "atlas fact from the root", map[string]any{"project": "atlas"})
+	// (The API resolves a short name now; older cairns stored it as given.)
+	byName := e.Mem(t, "Staging postgres runs on port 5433", map[string]any{"project": "old-name-1"})
+	dupName := e.Mem(t, "atlas fact from the root", map[string]any{"project": "old-name-2"})
+	e.Exec(t, `UPDATE memories SET project = 'atlas' WHERE project IN ('old-name-1', 'old-name-2')`)
 	other := e.Mem(t, "an unrelated name", map[string]any{"project": "notes"})
 	e.Exec(t, `UPDATE memories SET project = ? WHERE project = ?`, root+"/src/", filepath.Join(root, "src", "api"))
 	e.Exec(t, `INSERT INTO sessions (key, harness, project, started_at) VALUES ('s1', 'claude-code', ?, '2025-01-01T00:00:00Z')`, root+"/src/api")
@@ -159,4 +161,26 @@ func TestMigrateProjects(t *testing.T) {
 			t.Errorf("memory %s: project %q, want %q", id, got, want)
 		}
 	}
+}
+
+// The API's own routes resolve a short name as hooks do: remember, recall,
+// list and export.
+func TestAPIProjectShortNames(t *testing.T) {
+	const root = "/home/dev/atlas"
+	e := apitest.NewEnv(t)
+	e.Mem(t, "atlas deploys with make ship", map[string]any{"project": root})
+	e.Mem(t, "webshop deploys with helm", map[string]any{"project": "/home/dev/webshop"})
+	r := e.Post(t, "/api/memory/remember", map[string]any{"content": "atlas staging runs postgres 16", "project": "atlas"}).Want(t, 200)
+	if r.Str("project") != root {
+		t.Fatalf("remember with a short name stored %q", r.Str("project"))
+	}
+	rec := e.Post(t, "/api/memory/recall", map[string]any{"query": "deploys", "project": "atlas"}).Want(t, 200)
+	if s := rec.String(); !strings.Contains(s, "make ship") || strings.Contains(s, "helm") {
+		t.Fatalf("recall by short name: %s", s)
+	}
+	if l := e.Get(t, "/api/memories?project=atlas").Want(t, 200); l.Num("count") != 2 {
+		t.Fatalf("list by short name: %s", l)
+	}
+	e.Post(t, "/api/memory/remember", map[string]any{"content": "x", "project": "/home/other/atlas"}).Want(t, 200)
+	e.Post(t, "/api/memory/recall", map[string]any{"query": "deploys", "project": "atlas"}).WantInvalid(t, "project", "atlas")
 }

@@ -246,6 +246,9 @@ func (a *API) remember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, e := rememberInputFrom(b)
+	if e == nil {
+		e = a.resolveProject(r, &in.Project)
+	}
 	if e != nil {
 		writeError(w, e)
 		return
@@ -345,6 +348,9 @@ func (a *API) recall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, e := recallInputFrom(b)
+	if e == nil {
+		e = a.resolveProject(r, &in.Filter.Project)
+	}
 	if e != nil {
 		writeError(w, e)
 		return
@@ -514,6 +520,9 @@ func firstNonEmpty(vals ...string) string {
 
 func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	f, e := filterFromQuery(r)
+	if e == nil {
+		e = a.resolveProject(r, &f.Project)
+	}
 	if e != nil {
 		writeError(w, e)
 		return
@@ -853,6 +862,9 @@ func (a *API) history(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) export(w http.ResponseWriter, r *http.Request) {
 	f, e := filterFromQuery(r)
+	if e == nil {
+		e = a.resolveProject(r, &f.Project)
+	}
 	if e != nil {
 		writeError(w, e)
 		return
