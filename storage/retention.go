@@ -336,3 +336,38 @@ func CountSweptGraphAndVectors(ctx context.Context, q Querier, cutoff string) (v
 	err = q.QueryRowContext(ctx, countSweptGraphAndVectorsQuery, cutoff).Scan(&vectors, &entities, &relations)
 	return
 }
+
+// OverfullProjects returns the projects ("" for memories of none) with
+// more than max live memories, and how many over each is.
+func OverfullProjects(ctx context.Context, q Querier, max int) (map[string]int, error) {
+	rows, err := q.QueryContext(ctx, `SELECT COALESCE(project, ''), count(*) FROM memories WHERE is_deleted = 0
+		GROUP BY COALESCE(project, '') HAVING count(*) > ?`, max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var p string
+		var n int
+		if err := rows.Scan(&p, &n); err != nil {
+			return nil, err
+		}
+		out[p] = n - max
+	}
+	return out, rows.Err()
+}
+
+// PruneCandidates returns up to limit live memories of project ("" for
+// none) the per-project bound may forget, the least worth keeping first
+// (seed 002's rule: never used, then least used; oldest use or creation
+// first; least important first). Never: pinned memories, decisions and
+// rules (they always surface), keyed facts, and memories created or used
+// at or after cutoff.
+func PruneCandidates(ctx context.Context, q Querier, project, cutoff string, limit int) ([]string, error) {
+	return Strings(ctx, q, `SELECT id FROM memories
+		WHERE is_deleted = 0 AND COALESCE(project, '') = ?1 AND pinned = 0 AND manual_override = 0
+		AND type NOT IN ('decision', 'rule', 'constraint') AND memory_key IS NULL
+		AND created_at < ?2 AND COALESCE(last_accessed, created_at) < ?2
+		ORDER BY access_count, COALESCE(last_accessed, created_at), importance, rid LIMIT ?3`, project, cutoff, limit)
+}

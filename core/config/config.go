@@ -71,6 +71,14 @@ type RetentionConfig struct {
 	// MaxBatches caps the batches of each step in one sweep; what is left
 	// waits for the next sweep.
 	MaxBatches int `toml:"max_batches" range:"1,1000000"`
+	// MaxMemoriesPerProject bounds each project's live memories (memories
+	// of no project count as one project); 0 is no bound. Over it, the
+	// sweep forgets the oldest unused ones (seed 002's pruning rule):
+	// never pinned ones, decisions and rules, keyed facts, memories
+	// younger than PruneMinAge or used within PruneMinAge.
+	MaxMemoriesPerProject int `toml:"max_memories_per_project" range:"0,10000000"`
+	// PruneMinAge protects memories created or used within it.
+	PruneMinAge Duration `toml:"prune_min_age" range:"24h,87600h"`
 }
 
 // MaintenanceConfig is the policy gate of repairs. Operators (and sdk
@@ -354,6 +362,7 @@ func DefaultConfig() Config {
 			DeadJobsWindow:      Duration(DefaultRetentionDeadJobsWindow),
 			BatchSize:           DefaultRetentionBatchSize,
 			MaxBatches:          DefaultRetentionMaxBatches,
+			PruneMinAge:         Duration(DefaultRetentionPruneMinAge),
 		},
 		Maintenance: MaintenanceConfig{
 			Mode:                  DefaultMaintenanceMode,

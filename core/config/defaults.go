@@ -329,6 +329,9 @@ const (
 	// DefaultRetentionTombstoneWindow keeps forgotten memories as long as
 	// they can be recovered (memory.recover_window, 30 days).
 	DefaultRetentionTombstoneWindow = DefaultMemoryRecoverWindow
+	// DefaultRetentionPruneMinAge protects memories created or used in
+	// the last 30 days from the per-project bound.
+	DefaultRetentionPruneMinAge = 30 * 24 * time.Hour
 	// DefaultRetentionHistoryWindow keeps history events 180 days.
 	DefaultRetentionHistoryWindow = 180 * 24 * time.Hour
 	// DefaultRetentionCompletedJobsWindow keeps completed jobs 14 days.

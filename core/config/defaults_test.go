@@ -115,6 +115,7 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"documents.concurrency":       DefaultDocumentsConcurrency,
 
 		"retention.enabled":               DefaultRetentionEnabled,
+		"retention.prune_min_age":         DefaultRetentionPruneMinAge,
 		"retention.interval":              DefaultRetentionInterval,
 		"retention.tombstone_window":      DefaultRetentionTombstoneWindow,
 		"retention.history_window":        DefaultRetentionHistoryWindow,

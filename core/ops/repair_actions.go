@@ -141,6 +141,9 @@ func (s *Ops) RetentionPreview(ctx context.Context) (*RetentionReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rep.Pruned, err = s.countPrunable(ctx); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 

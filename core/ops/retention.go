@@ -12,6 +12,9 @@ import (
 
 // RetentionReport counts what one retention sweep removed, per step.
 type RetentionReport struct {
+	// Step 0: memories forgotten to keep a project under
+	// retention.max_memories_per_project.
+	Pruned int64 `json:"pruned"`
 	// Step 1: graph links of purged tombstones.
 	GraphMemories  int64 `json:"graphMemories"`
 	GraphLinks     int64 `json:"graphLinks"`
@@ -33,7 +36,7 @@ type RetentionReport struct {
 
 // Total is every row removed by the sweep.
 func (r *RetentionReport) Total() int64 {
-	return r.GraphLinks + r.GraphEntities + r.GraphRelations + r.Embeddings + r.Tombstones +
+	return r.Pruned + r.GraphLinks + r.GraphEntities + r.GraphRelations + r.Embeddings + r.Tombstones +
 		r.History + r.CompletedJobs + r.DeadJobs
 }
 
@@ -112,6 +115,11 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 		}
 	}
 
+	// 0. Projects over their bound forget their oldest unused memories
+	// (soft deletes through the one write path, recoverable).
+	if err := s.pruneOverfull(ctx, rep, batch, maxBatches); err != nil {
+		return rep, err
+	}
 	// 1. Graph links.
 	err := loop("graph links", func(tx *storage.Tx) (bool, error) {
 		g, err := storage.PurgeGraphLinks(ctx, tx, tombCut, batch)
