@@ -38,6 +38,7 @@ type embedState struct {
 	processed atomic.Int64
 	failed    atomic.Int64
 	lastCycle atomic.Int64 // unix ms of the last tracker pass
+	scans     atomic.Int64 // queries for pending memories (EmbedBatch)
 
 	calibrating atomic.Bool
 }
@@ -215,26 +216,86 @@ func (s *Vectors) WarmVectors(ctx context.Context) error {
 
 // SyncVectors brings the index in line with the rows of ids after a write:
 // live memories whose current content has a vector are (re)indexed with
-// fresh filter fields, the rest are dropped.
+// fresh filter fields, the rest are dropped. A live memory without a
+// vector wakes the embedding tracker (an import's memories, say).
 func (s *Vectors) SyncVectors(ctx context.Context, ids ...string) {
-	ix := s.ix.Load()
-	if ix == nil || len(ids) == 0 {
+	if len(ids) == 0 || s.svc.embedder == nil {
 		return
 	}
+	ix := s.ix.Load()
+	model := s.svc.embedder.Model()
 	r := s.svc.db.Reader()
+	missing := false
 	for _, id := range ids {
 		m, err := storage.GetMemory(ctx, r, id)
 		if err != nil || m.IsDeleted {
+			if ix != nil {
+				ix.Remove(id)
+			}
+			continue
+		}
+		blob, err := storage.EmbeddingVector(ctx, r, m.ContentHash, model)
+		if errors.Is(err, storage.ErrNotFound) {
+			missing = true
+		}
+		if ix == nil {
+			continue
+		}
+		var c vector.Code
+		if err == nil {
+			c, err = vector.DecodeCode(blob, ix.Dim)
+		}
+		if err != nil {
 			ix.Remove(id)
 			continue
 		}
-		blob, err := storage.EmbeddingVector(ctx, r, m.ContentHash, ix.Model)
-		v, derr := vector.Decode(blob)
-		if err != nil || derr != nil || len(v) != ix.Dim {
-			ix.Remove(id)
-			continue
+		ix.PutCode(vector.MetaOf(m), c)
+	}
+	if missing {
+		s.EmbedSoon()
+	}
+}
+
+// legacyBatch is how many float32 vectors one transaction rewrites.
+const legacyBatch = 500
+
+// ConvertLegacyVectors rewrites the vectors still stored as float32 (a
+// store from before migration 0011) in the quantized format, a batch per
+// short transaction, calling pace before each batch (a background worker
+// passes its throttle). The index reads both formats meanwhile. It returns
+// how many it rewrote.
+func (s *Vectors) ConvertLegacyVectors(ctx context.Context, pace func(context.Context) error) (int, error) {
+	total := 0
+	for {
+		if pace != nil {
+			if err := pace(ctx); err != nil {
+				return total, err
+			}
 		}
-		ix.Put(vector.MetaOf(m), v)
+		rows, err := storage.LegacyEmbeddings(ctx, s.svc.db.Reader(), legacyBatch)
+		if err != nil || len(rows) == 0 {
+			return total, err
+		}
+		blobs := make([][]byte, len(rows))
+		for i, e := range rows {
+			c, err := vector.DecodeCode(e.Vector, e.Dimensions)
+			if err != nil {
+				return total, fmt.Errorf("convert vector %d: %w", e.ID, err)
+			}
+			blobs[i] = vector.EncodeCode(c)
+		}
+		err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			for i, e := range rows {
+				if err := storage.RewriteLegacyEmbedding(ctx, tx, e.ID, blobs[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return total, fmt.Errorf("convert vectors: %w", err)
+		}
+		total += len(rows)
 	}
 }
 
@@ -270,6 +331,7 @@ func (s *Vectors) EmbedBatch(ctx context.Context, n int) (int, error) {
 		return 0, nil
 	}
 	model := s.svc.embedder.Model()
+	s.scans.Add(1)
 	pend, err := storage.PendingEmbeddings(ctx, s.svc.db.Reader(), model, n)
 	if err != nil || len(pend) == 0 {
 		return 0, err
@@ -279,8 +341,17 @@ func (s *Vectors) EmbedBatch(ctx context.Context, n int) (int, error) {
 	return done, err
 }
 
+// PendingScans counts the queries for pending memories so far: an idle
+// tracker issues none.
+func (s *Vectors) PendingScans() int64 { return s.scans.Load() }
+
 // EmbedRows embeds and stores the given rows in provider-sized batches.
+// It is background work: a provider that spreads a batch over several
+// cores (the built-in model) keeps to one while a foreground request is in
+// flight (see ForegroundProbe), so a recall's query embedding never waits
+// for a core behind it.
 func (s *Vectors) EmbedRows(ctx context.Context, pend []PendingRow) (int, error) {
+	ctx = context.WithValue(ctx, foregroundProbeKey{}, s.svc.foregroundBusy)
 	model := s.svc.embedder.Model()
 	bs := s.svc.cfg.Embedding.BatchSize
 	done := 0
@@ -427,7 +498,8 @@ func (s *Vectors) EmbeddingStatus(ctx context.Context) (*EmbeddingStatus, error)
 	if ms := s.lastCycle.Load(); ms > 0 {
 		last = storage.FormatTime(time.UnixMilli(ms))
 	}
-	st.Tracker = map[string]any{"processed": s.processed.Load(), "failed": s.failed.Load(), "lastCycleAt": last, "queueDepth": pending}
+	st.Tracker = map[string]any{"processed": s.processed.Load(), "failed": s.failed.Load(), "lastCycleAt": last, "queueDepth": pending,
+		"scans": s.scans.Load()}
 	return st, nil
 }
 
@@ -447,6 +519,17 @@ func ExtractionErrCode(err error, timeout, other string) string {
 		return timeout
 	}
 	return other
+}
+
+type foregroundProbeKey struct{}
+
+// ForegroundProbe returns, for a context of background embedding, a
+// function reporting whether a foreground request is in flight (or just
+// ended); nil for a foreground context. Providers that use several cores
+// for one call should use one while it reports true.
+func ForegroundProbe(ctx context.Context) func() bool {
+	f, _ := ctx.Value(foregroundProbeKey{}).(func() bool)
+	return f
 }
 
 // Embedder turns texts into vectors. Implementations live in

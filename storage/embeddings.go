@@ -8,8 +8,11 @@ import (
 
 // Embeddings are keyed by (content_hash, model): memories with the same
 // content share one vector. A memory's embedding_model column records the
-// model whose vector covers its current content. Vectors are stored as
-// little-endian float32 BLOBs; core/vector encodes and decodes them.
+// model whose vector covers its current content. Vectors are stored
+// quantized to int8 with a scale (dimensions+4 bytes; stores from before
+// migration 0011 may still hold float32 BLOBs until they are rewritten);
+// core/vector encodes and decodes both. Each vector is stored once: this
+// table's BLOB is the only copy.
 
 const upsertEmbeddingQuery = `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
 	VALUES (?, ?, ?, ?, ?)
@@ -252,3 +255,43 @@ type extraScanner struct {
 }
 
 func (x extraScanner) Scan(dest ...any) error { return x.rows.Scan(append(dest, x.extra...)...) }
+
+// LegacyEmbedding is a stored vector still in the float32 format of
+// before migration 0011.
+type LegacyEmbedding struct {
+	ID         int64
+	Dimensions int
+	Vector     []byte
+}
+
+// The WHERE clause matches idx_embeddings_float32's, so this reads only
+// the rows still to convert.
+const legacyEmbeddingsQuery = `SELECT id, dimensions, vector FROM embeddings INDEXED BY idx_embeddings_float32
+	WHERE length(vector) = 4 * dimensions AND dimensions > 0 ORDER BY id LIMIT ?`
+
+// LegacyEmbeddings returns up to limit vectors still stored as float32.
+func LegacyEmbeddings(ctx context.Context, q Querier, limit int) ([]LegacyEmbedding, error) {
+	rows, err := q.QueryContext(ctx, legacyEmbeddingsQuery, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []LegacyEmbedding
+	for rows.Next() {
+		var e LegacyEmbedding
+		if err := rows.Scan(&e.ID, &e.Dimensions, &e.Vector); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+const rewriteEmbeddingQuery = `UPDATE embeddings SET vector = ? WHERE id = ? AND length(vector) = 4 * dimensions`
+
+// RewriteLegacyEmbedding replaces the float32 vector of row id with blob,
+// unless the row was replaced meanwhile (it is then no longer float32).
+func RewriteLegacyEmbedding(ctx context.Context, q Querier, id int64, blob []byte) error {
+	_, err := q.ExecContext(ctx, rewriteEmbeddingQuery, blob, id)
+	return err
+}

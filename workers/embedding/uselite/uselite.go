@@ -186,6 +186,14 @@ func (m *Model) Tokenize(text string) []int {
 // once is faster than one at a time (they are packed into chunks that run
 // in parallel).
 func (m *Model) Embed(texts []string) ([][]float32, error) {
+	return m.EmbedBackground(texts, nil)
+}
+
+// EmbedBackground is Embed for background work: before each chunk, the
+// goroutines but the first stop if busy reports true (a foreground request
+// wants a core), and the first finishes the remaining chunks alone. A nil
+// busy is Embed.
+func (m *Model) EmbedBackground(texts []string, busy func() bool) ([][]float32, error) {
 	if m == nil || m.tok == nil {
 		return nil, errors.New("uselite: Embed on a nil or unloaded Model")
 	}
@@ -217,9 +225,12 @@ func (m *Model) Embed(texts []string) ([][]float32, error) {
 	// products are parallel too, but the rest of a forward pass is not).
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(chunks, runtime.GOMAXPROCS(0)) {
+	for w := range min(chunks, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			for {
+				if w > 0 && busy != nil && busy() {
+					return
+				}
 				c := int(next.Add(1)) - 1
 				if c >= chunks {
 					return
