@@ -40,6 +40,9 @@ type embedState struct {
 	lastCycle atomic.Int64 // unix ms of the last tracker pass
 	scans     atomic.Int64 // queries for pending memories (EmbedBatch)
 
+	curMu  sync.Mutex
+	cursor storage.PendingCursor // where the newest-first walk of a backlog is
+
 	calibrating atomic.Bool
 }
 
@@ -325,16 +328,38 @@ func (s *Vectors) CountPendingEmbeddings(ctx context.Context) (int, error) {
 
 // EmbedBatch embeds up to n pending memories, newest first: the provider
 // is called outside any transaction, then one short transaction stores the
-// vectors. It returns how many were embedded.
+// vectors. It returns how many were embedded. Successive calls walk a
+// backlog down from where the last one stopped (one pass over the store
+// for the whole backlog); a write (EmbedSoon) sends the walk back to the
+// top.
 func (s *Vectors) EmbedBatch(ctx context.Context, n int) (int, error) {
 	if s.svc.embedder == nil {
 		return 0, nil
 	}
 	model := s.svc.embedder.Model()
+	r := s.svc.db.Reader()
+	s.curMu.Lock()
+	cur := s.cursor
+	s.curMu.Unlock()
 	s.scans.Add(1)
-	pend, err := storage.PendingEmbeddings(ctx, s.svc.db.Reader(), model, n)
-	if err != nil || len(pend) == 0 {
+	pend, next, err := storage.PendingEmbeddingsFrom(ctx, r, model, cur, n)
+	if err == nil && len(pend) < n && cur != (storage.PendingCursor{}) {
+		// The walk reached the bottom: look from the top once more (rows
+		// changed meanwhile sort there).
+		s.scans.Add(1)
+		pend, next, err = storage.PendingEmbeddingsFrom(ctx, r, model, storage.PendingCursor{}, n)
+	}
+	if err != nil {
 		return 0, err
+	}
+	if len(pend) < n {
+		next = storage.PendingCursor{} // nothing below: start from the top next time
+	}
+	s.curMu.Lock()
+	s.cursor = next
+	s.curMu.Unlock()
+	if len(pend) == 0 {
+		return 0, nil
 	}
 	done, err := s.EmbedRows(ctx, PendingRows(pend))
 	s.lastCycle.Store(s.svc.now().UnixMilli())
@@ -438,6 +463,9 @@ func (s *Vectors) EmbedSoon() {
 	if s.svc.embedder == nil {
 		return
 	}
+	s.curMu.Lock()
+	s.cursor = storage.PendingCursor{} // the new rows are at the top
+	s.curMu.Unlock()
 	select {
 	case s.wake <- struct{}{}:
 	default: // a wake-up is already waiting

@@ -120,6 +120,52 @@ func PendingEmbeddings(ctx context.Context, q Querier, model string, limit int) 
 	return pendingEmbeddings(ctx, q, pendingEmbeddingsQuery, model, limit)
 }
 
+// PendingCursor is where a newest-first walk over pending memories
+// stopped: the last row's updated_at and rid. The zero value is the top.
+type PendingCursor struct {
+	UpdatedAt string
+	RID       int64
+}
+
+const pendingTopQuery = `SELECT m.id, m.content_hash, m.content, m.updated_at, m.rid FROM memories m
+	WHERE m.is_deleted = 0
+	AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)
+	ORDER BY m.updated_at DESC, m.rid DESC LIMIT ?`
+
+// pendingFromQuery is pendingTopQuery below a cursor: a range on
+// idx_memories_updated.
+const pendingFromQuery = `SELECT m.id, m.content_hash, m.content, m.updated_at, m.rid FROM memories m
+	WHERE m.is_deleted = 0 AND m.updated_at <= ? AND NOT (m.updated_at = ? AND m.rid >= ?)
+	AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)
+	ORDER BY m.updated_at DESC, m.rid DESC LIMIT ?`
+
+// PendingEmbeddingsFrom is PendingEmbeddings continuing below cur, so a
+// backlog is walked once instead of rescanned from the top at every
+// batch (the rows above the cursor were embedded by the earlier batches).
+// It returns the cursor after the last row.
+func PendingEmbeddingsFrom(ctx context.Context, q Querier, model string, cur PendingCursor, limit int) ([]PendingEmbedding, PendingCursor, error) {
+	var rows *sql.Rows
+	var err error
+	if cur == (PendingCursor{}) {
+		rows, err = q.QueryContext(ctx, pendingTopQuery, model, limit)
+	} else {
+		rows, err = q.QueryContext(ctx, pendingFromQuery, cur.UpdatedAt, cur.UpdatedAt, cur.RID, model, limit)
+	}
+	if err != nil {
+		return nil, cur, err
+	}
+	defer rows.Close()
+	var out []PendingEmbedding
+	for rows.Next() {
+		var p PendingEmbedding
+		if err := rows.Scan(&p.ID, &p.ContentHash, &p.Content, &cur.UpdatedAt, &cur.RID); err != nil {
+			return nil, cur, err
+		}
+		out = append(out, p)
+	}
+	return out, cur, rows.Err()
+}
+
 // oldestPendingEmbeddingsQuery is pendingEmbeddingsQuery oldest first.
 const oldestPendingEmbeddingsQuery = `SELECT m.id, m.content_hash, m.content FROM memories m
 	WHERE m.is_deleted = 0 AND NOT EXISTS (

@@ -173,8 +173,9 @@ func TestEmbeddingTrackerIdleIssuesNoQuery(t *testing.T) {
 		}
 	}
 	quiet("idle")
+	before := vec.PendingScans()
 	vec.EmbedSoon()
-	waitScans(vec.PendingScans() + 1)
+	waitScans(before + 1)
 	quiet("after one wake-up")
 	cancel()
 	if err := <-done; err != nil {
