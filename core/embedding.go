@@ -259,6 +259,19 @@ func (s *Vectors) SyncVectors(ctx context.Context, ids ...string) {
 	}
 }
 
+// CompactStore rebuilds the database file after a conversion (see
+// storage.DB.CompactAfterConversion) and logs the sizes.
+func (s *Vectors) CompactStore(ctx context.Context) error {
+	start := time.Now()
+	before, after, err := s.svc.db.CompactAfterConversion(ctx)
+	if err != nil {
+		return err
+	}
+	s.svc.log.Info("database compacted after the vector conversion", "bytes_before", before, "bytes_after", after,
+		"ms", time.Since(start).Milliseconds())
+	return nil
+}
+
 // legacyBatch is how many float32 vectors one transaction rewrites.
 const legacyBatch = 500
 

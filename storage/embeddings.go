@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"os"
 )
 
 // Embeddings are keyed by (content_hash, model): memories with the same
@@ -340,4 +342,48 @@ const rewriteEmbeddingQuery = `UPDATE embeddings SET vector = ? WHERE id = ? AND
 func RewriteLegacyEmbedding(ctx context.Context, q Querier, id int64, blob []byte) error {
 	_, err := q.ExecContext(ctx, rewriteEmbeddingQuery, blob, id)
 	return err
+}
+
+// CompactAfterConversion rebuilds the database file (VACUUM) and returns
+// its size before and after. Rewriting the vectors of an older store in
+// the smaller format leaves every page of the embeddings table mostly
+// empty (a page keeps its place when its rows shrink), so the file would
+// stay the size of the float32 vectors; this runs once, after a
+// conversion. It holds the writer connection meanwhile (writes wait:
+// seconds for 100k memories). The rebuild goes through a temporary file,
+// not memory, so the connection's memory does not grow by the file's size.
+func (db *DB) CompactAfterConversion(ctx context.Context) (before, after int64, err error) {
+	size := func() int64 {
+		st, err := os.Stat(db.path)
+		if err != nil {
+			return 0
+		}
+		return st.Size()
+	}
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer conn.Close()
+	// Sizes are the main file's with the WAL checkpointed into it.
+	if _, err := conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return 0, 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	before = size()
+	if _, err := conn.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
+		return before, before, err
+	}
+	_, err = conn.ExecContext(ctx, `VACUUM`)
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = MEMORY`); rerr != nil && err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return before, size(), fmt.Errorf("vacuum: %w", err)
+	}
+	// The rebuild went through the WAL: give its space back now rather
+	// than at close.
+	if _, err := conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return before, size(), fmt.Errorf("checkpoint: %w", err)
+	}
+	return before, size(), nil
 }

@@ -53,6 +53,9 @@ func (t *EmbeddingTracker) Run(ctx context.Context) error {
 		t.Log.Warn("embedding tracker: converting float32 vectors", "err", err)
 	} else if n > 0 {
 		t.Log.Info("embedding tracker: vectors converted to int8", "vectors", n)
+		if err := vec.CompactStore(ctx); err != nil && ctx.Err() == nil {
+			t.Log.Warn("embedding tracker: compacting the database after the conversion", "err", err)
+		}
 	}
 	scan := true // at start: there may be a backlog
 	select {
