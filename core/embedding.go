@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -173,8 +174,13 @@ func (s *Vectors) index(ctx context.Context) (*vector.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.svc.log.Info("vector index loaded", "model", ix.Model, "vectors", ix.Len(), "ms", time.Since(start).Milliseconds())
 	s.ix.Store(ix)
+	// Loading leaves about as much garbage (each row's copy of its blob
+	// and fields) as the index itself: collect it and give the memory
+	// back now, once, rather than let it sit in the heap for minutes.
+	debug.FreeOSMemory()
+	s.svc.log.Info("vector index loaded", "model", ix.Model, "vectors", ix.Len(), "index_bytes", ix.Bytes(),
+		"ms", time.Since(start).Milliseconds())
 	return ix, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -107,30 +108,17 @@ func readReal(store, qpath string) (*realData, error) {
 }
 
 func benchSizes(tb testing.TB, max int) []int {
-	var out []int
-	for _, s := range []string{os.Getenv("CAIRN_BENCH_N")} {
-		if s == "" {
-			s = "10000"
-		}
-		for _, f := range splitComma(s) {
-			n, err := strconv.Atoi(f)
-			if err != nil || n <= 0 {
-				tb.Fatalf("CAIRN_BENCH_N: %q", f)
-			}
-			out = append(out, min(n, max))
-		}
+	s := os.Getenv("CAIRN_BENCH_N")
+	if s == "" {
+		s = "10000"
 	}
-	return out
-}
-
-func splitComma(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ',' {
-			out = append(out, s[start:i])
-			start = i + 1
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			tb.Fatalf("CAIRN_BENCH_N: %q", f)
 		}
+		out = append(out, min(n, max))
 	}
 	return out
 }

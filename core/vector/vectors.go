@@ -325,7 +325,8 @@ func (h *minHeap) Pop() any {
 
 // exact scores cands (all slots when nil) with integer dot products of the
 // codes, split across the CPUs, and keeps the top k.
-func (ix *Index) exact(q Code, k int, cands []int, allowed func(int) bool) minHeap {
+func (ix *Index) exact(qc Code, k int, cands []int, allowed func(int) bool) minHeap {
+	q := newQueryCode(qc)
 	total := len(ix.meta)
 	if cands != nil {
 		total = len(cands)
@@ -346,7 +347,7 @@ func (ix *Index) exact(q Code, k int, cands []int, allowed func(int) bool) minHe
 				} else if !allowed(i) {
 					continue
 				}
-				s := q.Scale * ix.scales[i] * float32(dotI8(q.Codes, ix.codes[i*ix.Dim:(i+1)*ix.Dim]))
+				s := q.Scale * ix.scales[i] * float32(q.dot(ix.codes[i*ix.Dim:(i+1)*ix.Dim]))
 				if len(h) < k {
 					heap.Push(&h, scored{i, s})
 				} else if s > h[0].score {
@@ -370,6 +371,31 @@ func (ix *Index) exact(q Code, k int, cands []int, allowed func(int) bool) minHe
 		}
 	}
 	return h
+}
+
+// queryCode is a quantized query with its codes widened to 16 bits once,
+// as the vector kernel takes them.
+type queryCode struct {
+	Code
+	wide []int16
+}
+
+func newQueryCode(c Code) queryCode {
+	q := queryCode{Code: c, wide: make([]int16, len(c.Codes))}
+	for j, x := range c.Codes {
+		q.wide[j] = int16(x)
+	}
+	return q
+}
+
+// dot is the integer dot product of the query's codes with b.
+func (q *queryCode) dot(b []int8) int32 {
+	n := len(q.wide)
+	b = b[:n]
+	if dotKernel && n >= 32 && n%32 == 0 {
+		return dotI16I8AVX2(&q.wide[0], &b[0], n)
+	}
+	return dotI8(q.Codes, b)
 }
 
 // dotI8 is the dot product of two int8 codes (8 accumulators, as Dot).
