@@ -55,3 +55,34 @@ func BenchmarkEmbedKernels(b *testing.B) {
 		})
 	}
 }
+
+// The fallback for CPUs without AVX2/FMA (weights row-major, gonum) still
+// produces the reference vectors.
+func TestEmbedWithoutPackedKernel(t *testing.T) {
+	if !packedKernel {
+		t.Skip("this CPU already uses the fallback")
+	}
+	packedKernel = false
+	plain, err := Load()
+	packedKernel = true
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.layers[1].ffn1W.packed != nil || plain.layers[1].ffn1W.raw == nil {
+		t.Fatal("weights packed without the kernel")
+	}
+	texts := benchBatch(20)
+	want, err := loadTestModel(t).Embed(texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := plain.Embed(texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if c := cosine(got[i], want[i]); c < 0.99999 {
+			t.Fatalf("text %d: cosine fallback vs kernel %.7f", i, c)
+		}
+	}
+}
