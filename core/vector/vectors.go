@@ -38,6 +38,11 @@ type Index struct {
 	meta   []Meta
 	slot   map[string]int // memory id → slot
 
+	// fullScan skips the prefilter: with the AVX2 kernel the full int8 scan
+	// is faster than the prefilter at every size measured (100k vectors:
+	// 1.0 ms against 1.8 ms), so the prefilter serves only other CPUs.
+	fullScan bool
+
 	// pfCands is how many prefilter candidates get an exact score; 0 means
 	// the prefilter is off (not calibrated, too small, or not accurate
 	// enough on this data). pfAt is the size it was calibrated at.
@@ -64,7 +69,7 @@ type Meta struct {
 const prefilterMin = 20000
 
 func newIndex(model string, dim int) *Index {
-	return &Index{Model: model, Dim: dim, words: (dim + 63) / 64, slot: map[string]int{}}
+	return &Index{Model: model, Dim: dim, words: (dim + 63) / 64, slot: map[string]int{}, fullScan: dotKernel}
 }
 
 func MetaOf(m *storage.Memory) Meta {
@@ -203,7 +208,7 @@ func (ix *Index) Search(q []float32, k int, f *storage.MemoryFilter) []Hit {
 	allowed := func(i int) bool { return ix.meta[i].matches(f) }
 	qc := Quantize(q)
 	var cands []int
-	if ix.pfCands > 0 && n >= prefilterMin {
+	if !ix.fullScan && ix.pfCands > 0 && n >= prefilterMin {
 		cands = ix.prefilter(qc, max(ix.pfCands, 20*k), allowed)
 	}
 	h := ix.exact(qc, k, cands, allowed)
@@ -272,7 +277,7 @@ func (ix *Index) NeedsCalibration() bool {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	n := len(ix.meta)
-	return n >= prefilterMin && (ix.pfAt == 0 || n >= 2*ix.pfAt)
+	return !ix.fullScan && n >= prefilterMin && (ix.pfAt == 0 || n >= 2*ix.pfAt)
 }
 
 // prefilter ranks slots by Hamming distance between sign bits and returns

@@ -45,6 +45,7 @@ func TestVectorPrefilterKeepsRecall(t *testing.T) {
 			noise := max(tc.noise, 0.5)
 			data := clustered(r, n+40+queries, dim, noise)
 			ix := newIndex("test", dim)
+			ix.fullScan = false // the prefilter path, as on CPUs without the kernel
 			for i, v := range data[:n] {
 				ix.Put(Meta{id: itoa(i), live: true}, v)
 			}
