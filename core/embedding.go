@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,10 @@ type embedState struct {
 	processed atomic.Int64
 	failed    atomic.Int64
 	lastCycle atomic.Int64 // unix ms of the last tracker pass
+	scans     atomic.Int64 // queries for pending memories (EmbedBatch)
+
+	curMu  sync.Mutex
+	cursor storage.PendingCursor // where the newest-first walk of a backlog is
 
 	calibrating atomic.Bool
 }
@@ -169,8 +174,13 @@ func (s *Vectors) index(ctx context.Context) (*vector.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.svc.log.Info("vector index loaded", "model", ix.Model, "vectors", ix.Len(), "ms", time.Since(start).Milliseconds())
 	s.ix.Store(ix)
+	// Loading leaves about as much garbage (each row's copy of its blob
+	// and fields) as the index itself: collect it and give the memory
+	// back now, once, rather than let it sit in the heap for minutes.
+	debug.FreeOSMemory()
+	s.svc.log.Info("vector index loaded", "model", ix.Model, "vectors", ix.Len(), "index_bytes", ix.Bytes(),
+		"ms", time.Since(start).Milliseconds())
 	return ix, nil
 }
 
@@ -215,26 +225,99 @@ func (s *Vectors) WarmVectors(ctx context.Context) error {
 
 // SyncVectors brings the index in line with the rows of ids after a write:
 // live memories whose current content has a vector are (re)indexed with
-// fresh filter fields, the rest are dropped.
+// fresh filter fields, the rest are dropped. A live memory without a
+// vector wakes the embedding tracker (an import's memories, say).
 func (s *Vectors) SyncVectors(ctx context.Context, ids ...string) {
-	ix := s.ix.Load()
-	if ix == nil || len(ids) == 0 {
+	if len(ids) == 0 || s.svc.embedder == nil {
 		return
 	}
+	ix := s.ix.Load()
+	model := s.svc.embedder.Model()
 	r := s.svc.db.Reader()
+	missing := false
 	for _, id := range ids {
 		m, err := storage.GetMemory(ctx, r, id)
 		if err != nil || m.IsDeleted {
+			if ix != nil {
+				ix.Remove(id)
+			}
+			continue
+		}
+		blob, err := storage.EmbeddingVector(ctx, r, m.ContentHash, model)
+		if errors.Is(err, storage.ErrNotFound) {
+			missing = true
+		}
+		if ix == nil {
+			continue
+		}
+		var c vector.Code
+		if err == nil {
+			c, err = vector.DecodeCode(blob, ix.Dim)
+		}
+		if err != nil {
 			ix.Remove(id)
 			continue
 		}
-		blob, err := storage.EmbeddingVector(ctx, r, m.ContentHash, ix.Model)
-		v, derr := vector.Decode(blob)
-		if err != nil || derr != nil || len(v) != ix.Dim {
-			ix.Remove(id)
-			continue
+		ix.PutCode(vector.MetaOf(m), c)
+	}
+	if missing {
+		s.EmbedSoon()
+	}
+}
+
+// CompactStore rebuilds the database file after a conversion (see
+// storage.DB.CompactAfterConversion) and logs the sizes.
+func (s *Vectors) CompactStore(ctx context.Context) error {
+	start := time.Now()
+	before, after, err := s.svc.db.CompactAfterConversion(ctx)
+	if err != nil {
+		return err
+	}
+	s.svc.log.Info("database compacted after the vector conversion", "bytes_before", before, "bytes_after", after,
+		"ms", time.Since(start).Milliseconds())
+	return nil
+}
+
+// legacyBatch is how many float32 vectors one transaction rewrites.
+const legacyBatch = 500
+
+// ConvertLegacyVectors rewrites the vectors still stored as float32 (a
+// store from before migration 0011) in the quantized format, a batch per
+// short transaction, calling pace before each batch (a background worker
+// passes its throttle). The index reads both formats meanwhile. It returns
+// how many it rewrote.
+func (s *Vectors) ConvertLegacyVectors(ctx context.Context, pace func(context.Context) error) (int, error) {
+	total := 0
+	for {
+		if pace != nil {
+			if err := pace(ctx); err != nil {
+				return total, err
+			}
 		}
-		ix.Put(vector.MetaOf(m), v)
+		rows, err := storage.LegacyEmbeddings(ctx, s.svc.db.Reader(), legacyBatch)
+		if err != nil || len(rows) == 0 {
+			return total, err
+		}
+		blobs := make([][]byte, len(rows))
+		for i, e := range rows {
+			c, err := vector.DecodeCode(e.Vector, e.Dimensions)
+			if err != nil {
+				return total, fmt.Errorf("convert vector %d: %w", e.ID, err)
+			}
+			blobs[i] = vector.EncodeCode(c)
+		}
+		err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
+			for i, e := range rows {
+				if err := storage.RewriteLegacyEmbedding(ctx, tx, e.ID, blobs[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return total, fmt.Errorf("convert vectors: %w", err)
+		}
+		total += len(rows)
 	}
 }
 
@@ -264,23 +347,55 @@ func (s *Vectors) CountPendingEmbeddings(ctx context.Context) (int, error) {
 
 // EmbedBatch embeds up to n pending memories, newest first: the provider
 // is called outside any transaction, then one short transaction stores the
-// vectors. It returns how many were embedded.
+// vectors. It returns how many were embedded. Successive calls walk a
+// backlog down from where the last one stopped (one pass over the store
+// for the whole backlog); a write (EmbedSoon) sends the walk back to the
+// top.
 func (s *Vectors) EmbedBatch(ctx context.Context, n int) (int, error) {
 	if s.svc.embedder == nil {
 		return 0, nil
 	}
 	model := s.svc.embedder.Model()
-	pend, err := storage.PendingEmbeddings(ctx, s.svc.db.Reader(), model, n)
-	if err != nil || len(pend) == 0 {
+	r := s.svc.db.Reader()
+	s.curMu.Lock()
+	cur := s.cursor
+	s.curMu.Unlock()
+	s.scans.Add(1)
+	pend, next, err := storage.PendingEmbeddingsFrom(ctx, r, model, cur, n)
+	if err == nil && len(pend) < n && cur != (storage.PendingCursor{}) {
+		// The walk reached the bottom: look from the top once more (rows
+		// changed meanwhile sort there).
+		s.scans.Add(1)
+		pend, next, err = storage.PendingEmbeddingsFrom(ctx, r, model, storage.PendingCursor{}, n)
+	}
+	if err != nil {
 		return 0, err
+	}
+	if len(pend) < n {
+		next = storage.PendingCursor{} // nothing below: start from the top next time
+	}
+	s.curMu.Lock()
+	s.cursor = next
+	s.curMu.Unlock()
+	if len(pend) == 0 {
+		return 0, nil
 	}
 	done, err := s.EmbedRows(ctx, PendingRows(pend))
 	s.lastCycle.Store(s.svc.now().UnixMilli())
 	return done, err
 }
 
+// PendingScans counts the queries for pending memories so far: an idle
+// tracker issues none.
+func (s *Vectors) PendingScans() int64 { return s.scans.Load() }
+
 // EmbedRows embeds and stores the given rows in provider-sized batches.
+// It is background work: a provider that spreads a batch over several
+// cores (the built-in model) keeps to one while a foreground request is in
+// flight (see ForegroundProbe), so a recall's query embedding never waits
+// for a core behind it.
 func (s *Vectors) EmbedRows(ctx context.Context, pend []PendingRow) (int, error) {
+	ctx = context.WithValue(ctx, foregroundProbeKey{}, s.svc.foregroundBusy)
 	model := s.svc.embedder.Model()
 	bs := s.svc.cfg.Embedding.BatchSize
 	done := 0
@@ -367,6 +482,9 @@ func (s *Vectors) EmbedSoon() {
 	if s.svc.embedder == nil {
 		return
 	}
+	s.curMu.Lock()
+	s.cursor = storage.PendingCursor{} // the new rows are at the top
+	s.curMu.Unlock()
 	select {
 	case s.wake <- struct{}{}:
 	default: // a wake-up is already waiting
@@ -427,7 +545,8 @@ func (s *Vectors) EmbeddingStatus(ctx context.Context) (*EmbeddingStatus, error)
 	if ms := s.lastCycle.Load(); ms > 0 {
 		last = storage.FormatTime(time.UnixMilli(ms))
 	}
-	st.Tracker = map[string]any{"processed": s.processed.Load(), "failed": s.failed.Load(), "lastCycleAt": last, "queueDepth": pending}
+	st.Tracker = map[string]any{"processed": s.processed.Load(), "failed": s.failed.Load(), "lastCycleAt": last, "queueDepth": pending,
+		"scans": s.scans.Load()}
 	return st, nil
 }
 
@@ -447,6 +566,17 @@ func ExtractionErrCode(err error, timeout, other string) string {
 		return timeout
 	}
 	return other
+}
+
+type foregroundProbeKey struct{}
+
+// ForegroundProbe returns, for a context of background embedding, a
+// function reporting whether a foreground request is in flight (or just
+// ended); nil for a foreground context. Providers that use several cores
+// for one call should use one while it reports true.
+func ForegroundProbe(ctx context.Context) func() bool {
+	f, _ := ctx.Value(foregroundProbeKey{}).(func() bool)
+	return f
 }
 
 // Embedder turns texts into vectors. Implementations live in

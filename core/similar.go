@@ -46,7 +46,7 @@ func (s *Service) Embeddings(ctx context.Context, limit, offset int, withVectors
 			Tags: viewOf(m).Tags, SourceType: m.SourceType, SourceID: m.SourceID, CreatedAt: m.CreatedAt,
 			Model: model, Dimensions: row.Dimensions}
 		if withVectors {
-			if e.Vector, err = vector.Decode(row.Vector); err != nil {
+			if e.Vector, err = vector.Decode(row.Vector, row.Dimensions); err != nil {
 				return nil, 0, err
 			}
 		}

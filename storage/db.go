@@ -168,7 +168,12 @@ func dsn(path, sync string, busy time.Duration, readOnly bool) string {
 		"temp_store(memory)",
 		// Memory-mapped reads: loading the vector index and full-text
 		// scans otherwise spend most of their time in read syscalls.
-		"mmap_size(1073741824)",
+		// Bounded (256 MiB: the hot tables of a 100k store) so a large
+		// store does not map its whole file; with the page cache of each
+		// connection (2 MB, SQLite's default, five connections) SQLite's
+		// share of the RSS stays small (see README: Memory).
+		"mmap_size(268435456)",
+		"cache_size(-2000)",
 	}
 	if readOnly {
 		pragmas = append(pragmas, "query_only(1)")

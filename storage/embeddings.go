@@ -4,12 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"os"
 )
 
 // Embeddings are keyed by (content_hash, model): memories with the same
 // content share one vector. A memory's embedding_model column records the
-// model whose vector covers its current content. Vectors are stored as
-// little-endian float32 BLOBs; core/vector encodes and decodes them.
+// model whose vector covers its current content. Vectors are stored
+// quantized to int8 with a scale (dimensions+4 bytes; stores from before
+// migration 0011 may still hold float32 BLOBs until they are rewritten);
+// core/vector encodes and decodes both. Each vector is stored once: this
+// table's BLOB is the only copy.
 
 const upsertEmbeddingQuery = `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
 	VALUES (?, ?, ?, ?, ?)
@@ -115,6 +120,52 @@ const pendingEmbeddingsQuery = `SELECT m.id, m.content_hash, m.content FROM memo
 // model, most recently updated first.
 func PendingEmbeddings(ctx context.Context, q Querier, model string, limit int) ([]PendingEmbedding, error) {
 	return pendingEmbeddings(ctx, q, pendingEmbeddingsQuery, model, limit)
+}
+
+// PendingCursor is where a newest-first walk over pending memories
+// stopped: the last row's updated_at and rid. The zero value is the top.
+type PendingCursor struct {
+	UpdatedAt string
+	RID       int64
+}
+
+const pendingTopQuery = `SELECT m.id, m.content_hash, m.content, m.updated_at, m.rid FROM memories m
+	WHERE m.is_deleted = 0
+	AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)
+	ORDER BY m.updated_at DESC, m.rid DESC LIMIT ?`
+
+// pendingFromQuery is pendingTopQuery below a cursor: a range on
+// idx_memories_updated.
+const pendingFromQuery = `SELECT m.id, m.content_hash, m.content, m.updated_at, m.rid FROM memories m
+	WHERE m.is_deleted = 0 AND m.updated_at <= ? AND NOT (m.updated_at = ? AND m.rid >= ?)
+	AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)
+	ORDER BY m.updated_at DESC, m.rid DESC LIMIT ?`
+
+// PendingEmbeddingsFrom is PendingEmbeddings continuing below cur, so a
+// backlog is walked once instead of rescanned from the top at every
+// batch (the rows above the cursor were embedded by the earlier batches).
+// It returns the cursor after the last row.
+func PendingEmbeddingsFrom(ctx context.Context, q Querier, model string, cur PendingCursor, limit int) ([]PendingEmbedding, PendingCursor, error) {
+	var rows *sql.Rows
+	var err error
+	if cur == (PendingCursor{}) {
+		rows, err = q.QueryContext(ctx, pendingTopQuery, model, limit)
+	} else {
+		rows, err = q.QueryContext(ctx, pendingFromQuery, cur.UpdatedAt, cur.UpdatedAt, cur.RID, model, limit)
+	}
+	if err != nil {
+		return nil, cur, err
+	}
+	defer rows.Close()
+	var out []PendingEmbedding
+	for rows.Next() {
+		var p PendingEmbedding
+		if err := rows.Scan(&p.ID, &p.ContentHash, &p.Content, &cur.UpdatedAt, &cur.RID); err != nil {
+			return nil, cur, err
+		}
+		out = append(out, p)
+	}
+	return out, cur, rows.Err()
 }
 
 // oldestPendingEmbeddingsQuery is pendingEmbeddingsQuery oldest first.
@@ -252,3 +303,87 @@ type extraScanner struct {
 }
 
 func (x extraScanner) Scan(dest ...any) error { return x.rows.Scan(append(dest, x.extra...)...) }
+
+// LegacyEmbedding is a stored vector still in the float32 format of
+// before migration 0011.
+type LegacyEmbedding struct {
+	ID         int64
+	Dimensions int
+	Vector     []byte
+}
+
+// The WHERE clause matches idx_embeddings_float32's, so this reads only
+// the rows still to convert.
+const legacyEmbeddingsQuery = `SELECT id, dimensions, vector FROM embeddings INDEXED BY idx_embeddings_float32
+	WHERE length(vector) = 4 * dimensions AND dimensions > 0 ORDER BY id LIMIT ?`
+
+// LegacyEmbeddings returns up to limit vectors still stored as float32.
+func LegacyEmbeddings(ctx context.Context, q Querier, limit int) ([]LegacyEmbedding, error) {
+	rows, err := q.QueryContext(ctx, legacyEmbeddingsQuery, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []LegacyEmbedding
+	for rows.Next() {
+		var e LegacyEmbedding
+		if err := rows.Scan(&e.ID, &e.Dimensions, &e.Vector); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+const rewriteEmbeddingQuery = `UPDATE embeddings SET vector = ? WHERE id = ? AND length(vector) = 4 * dimensions`
+
+// RewriteLegacyEmbedding replaces the float32 vector of row id with blob,
+// unless the row was replaced meanwhile (it is then no longer float32).
+func RewriteLegacyEmbedding(ctx context.Context, q Querier, id int64, blob []byte) error {
+	_, err := q.ExecContext(ctx, rewriteEmbeddingQuery, blob, id)
+	return err
+}
+
+// CompactAfterConversion rebuilds the database file (VACUUM) and returns
+// its size before and after. Rewriting the vectors of an older store in
+// the smaller format leaves every page of the embeddings table mostly
+// empty (a page keeps its place when its rows shrink), so the file would
+// stay the size of the float32 vectors; this runs once, after a
+// conversion. It holds the writer connection meanwhile (writes wait:
+// seconds for 100k memories). The rebuild goes through a temporary file,
+// not memory, so the connection's memory does not grow by the file's size.
+func (db *DB) CompactAfterConversion(ctx context.Context) (before, after int64, err error) {
+	size := func() int64 {
+		st, err := os.Stat(db.path)
+		if err != nil {
+			return 0
+		}
+		return st.Size()
+	}
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer conn.Close()
+	// Sizes are the main file's with the WAL checkpointed into it.
+	if _, err := conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return 0, 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	before = size()
+	if _, err := conn.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
+		return before, before, err
+	}
+	_, err = conn.ExecContext(ctx, `VACUUM`)
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = MEMORY`); rerr != nil && err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return before, size(), fmt.Errorf("vacuum: %w", err)
+	}
+	// The rebuild went through the WAL: give its space back now rather
+	// than at close.
+	if _, err := conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return before, size(), fmt.Errorf("checkpoint: %w", err)
+	}
+	return before, size(), nil
+}

@@ -2,9 +2,11 @@ package workers_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"testing"
 	"time"
@@ -120,6 +122,140 @@ func TestEmbeddingTrackerWakesOnWrite(t *testing.T) {
 	out, err := svc.Recall(ctx, core.RecallInput{Query: "which port does staging postgres listen on", Mode: core.ModeVector, NoTracking: true})
 	if err != nil || len(out.Results) != 1 || out.Results[0].ID != res.Memory.ID {
 		t.Fatalf("vector recall after the wake-up: %+v %v", out, err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Idle means idle: once the backlog is embedded the tracker issues no
+// query, however short its interval (it used to rescan the whole store at
+// every interval), until a write wakes it; that wake-up costs one query.
+func TestEmbeddingTrackerIdleIssuesNoQuery(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	svc := trackerService(t)
+	vec := svc.Vectors()
+	if _, err := svc.Import(ctx, []core.ImportLine{{Line: 1, Memory: core.Memory{
+		Content: "the nightly backup runs at 02:00", Importance: 0.5, Confidence: 1}}}, core.Actor{}); err != nil {
+		t.Fatal(err)
+	}
+	const tick = 2 * time.Millisecond
+	tr := &workers.EmbeddingTracker{Svc: svc, Interval: tick, Batch: 16, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	done := make(chan error, 1)
+	go func() { done <- tr.Run(ctx) }()
+	waitScans := func(want int64) {
+		t.Helper()
+		for vec.PendingScans() < want {
+			time.Sleep(tick)
+		}
+	}
+	waitScans(1) // the start-up scan finds and embeds the imported memory
+	for {
+		n, err := vec.CountPendingEmbeddings(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		time.Sleep(tick)
+	}
+	quiet := func(what string) {
+		t.Helper()
+		before := vec.PendingScans()
+		for range 100 { // 100 intervals
+			time.Sleep(tick)
+			if got := vec.PendingScans(); got != before {
+				t.Fatalf("%s: the tracker queried the store %d times with nothing to do", what, got-before)
+			}
+		}
+	}
+	quiet("idle")
+	before := vec.PendingScans()
+	vec.EmbedSoon()
+	waitScans(before + 1)
+	quiet("after one wake-up")
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A store from before migration 0011 holds float32 vectors: the tracker
+// rewrites them as int8 codes at start, and search finds the same memory
+// before and after.
+func TestEmbeddingTrackerConvertsFloat32Vectors(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	svc := trackerService(t)
+	vec := svc.Vectors()
+	texts := []string{"the staging database listens on port 5433", "we deploy on Fridays after the review",
+		"rotate the API token every week", "the cache server runs out of memory at night"}
+	var lines []core.ImportLine
+	for i, s := range texts {
+		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{Content: s, Importance: 0.5, Confidence: 1}})
+	}
+	if _, err := svc.Import(ctx, lines, core.Actor{}); err != nil {
+		t.Fatal(err)
+	}
+	// Embed them and store the vectors the old way: float32 BLOBs.
+	pend, err := storage.PendingEmbeddings(ctx, svc.DB().Reader(), vec.Embedder().Model(), 10)
+	if err != nil || len(pend) != len(texts) {
+		t.Fatalf("pending = %d, %v", len(pend), err)
+	}
+	for _, p := range pend {
+		v, err := vec.Embed(ctx, []string{p.Content})
+		if err != nil {
+			t.Fatal(err)
+		}
+		blob := make([]byte, 0, 4*len(v[0]))
+		for _, x := range v[0] {
+			blob = binary.LittleEndian.AppendUint32(blob, math.Float32bits(x))
+		}
+		err = svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+			if err := storage.UpsertEmbedding(ctx, tx, p.ContentHash, vec.Embedder().Model(), len(v[0]), blob, "2026-01-01T00:00:00.000Z"); err != nil {
+				return err
+			}
+			_, err := storage.SetEmbeddingModel(ctx, tx, p.ID, p.ContentHash, vec.Embedder().Model())
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	top := func() string {
+		t.Helper()
+		res, err := svc.Recall(ctx, core.RecallInput{Query: "which port does the staging postgres use", Mode: core.ModeVector, NoTracking: true})
+		if err != nil || len(res.Results) == 0 {
+			t.Fatalf("vector recall: %v %+v", err, res)
+		}
+		return res.Results[0].Content
+	}
+	if got := top(); got != texts[0] {
+		t.Fatalf("top hit on float32 vectors = %q", got)
+	}
+	if old, err := storage.LegacyEmbeddings(ctx, svc.DB().Reader(), 100); err != nil || len(old) != len(texts) {
+		t.Fatalf("float32 rows before = %d, %v", len(old), err)
+	}
+	tr := &workers.EmbeddingTracker{Svc: svc, Interval: time.Hour, Batch: 16, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	done := make(chan error, 1)
+	go func() { done <- tr.Run(ctx) }()
+	for vec.PendingScans() == 0 { // conversion comes before the first scan
+		time.Sleep(time.Millisecond)
+	}
+	if old, err := storage.LegacyEmbeddings(ctx, svc.DB().Reader(), 100); err != nil || len(old) != 0 {
+		t.Fatalf("float32 rows after = %d, %v", len(old), err)
+	}
+	blob, err := storage.EmbeddingVector(ctx, svc.DB().Reader(), pend[0].ContentHash, vec.Embedder().Model())
+	if err != nil || len(blob) != 4+512 {
+		t.Fatalf("converted blob = %d bytes, %v; want 516", len(blob), err)
+	}
+	svc2 := core.NewService(svc.DB(), config.DefaultConfig(), core.ServiceOptions{Embedder: vec.Embedder()})
+	svc = svc2 // a fresh index, loaded from the converted rows
+	if got := top(); got != texts[0] {
+		t.Fatalf("top hit on int8 vectors = %q", got)
 	}
 	cancel()
 	if err := <-done; err != nil {

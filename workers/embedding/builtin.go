@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
@@ -28,6 +29,8 @@ type Builtin struct {
 // textEmbedder is what Builtin needs of *uselite.Model.
 type textEmbedder interface {
 	Embed(texts []string) ([][]float32, error)
+	// EmbedBackground is Embed on fewer cores while busy reports true.
+	EmbedBackground(texts []string, busy func() bool) ([][]float32, error)
 }
 
 func loadUselite() (textEmbedder, error) {
@@ -111,7 +114,9 @@ func (b *Builtin) get(ctx context.Context) (textEmbedder, error) {
 
 // Embed returns one 512-dimension vector per text, in order. It sends at
 // most batch_size texts to the model at a time and stops between batches
-// when ctx is done.
+// when ctx is done. Background work (core.ForegroundProbe) runs on one core
+// while a foreground request is in flight, on all of them otherwise; a
+// foreground call never waits for a background one (the model has no lock).
 func (b *Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if len(texts) == 0 {
 		return [][]float32{}, nil
@@ -123,13 +128,14 @@ func (b *Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error
 	if err != nil {
 		return nil, err
 	}
+	busy := core.ForegroundProbe(ctx)
 	out := make([][]float32, 0, len(texts))
 	for lo := 0; lo < len(texts); lo += b.batchSize {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("builtin embedding: stopped after %d of %d texts: %w", lo, len(texts), ctx.Err())
 		}
 		hi := min(lo+b.batchSize, len(texts))
-		vecs, err := m.Embed(texts[lo:hi])
+		vecs, err := m.EmbedBackground(texts[lo:hi], busy)
 		if err != nil {
 			return nil, fmt.Errorf("builtin embedding model %s: %w", builtinModelName, err)
 		}

@@ -78,12 +78,22 @@ func TestBuiltinEmbedLoadsOnce(t *testing.T) {
 type fakeModel struct {
 	mu      sync.Mutex
 	batches []int
+	busy    []string // per call: "none" (foreground), "busy" or "free"
 	onEmbed func(n int)
 }
 
 func (f *fakeModel) Embed(texts []string) ([][]float32, error) {
+	return f.EmbedBackground(texts, nil)
+}
+
+func (f *fakeModel) EmbedBackground(texts []string, busy func() bool) ([][]float32, error) {
+	state := "none"
+	if busy != nil {
+		state = map[bool]string{true: "busy", false: "free"}[busy()]
+	}
 	f.mu.Lock()
 	f.batches = append(f.batches, len(texts))
+	f.busy = append(f.busy, state)
 	f.mu.Unlock()
 	if f.onEmbed != nil {
 		f.onEmbed(len(texts))

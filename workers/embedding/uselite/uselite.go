@@ -58,7 +58,7 @@ type Model struct {
 	lnEps  float32
 	l2Eps  float32
 	layers [2]layer
-	outW   []float32 // hiddenDim × Dimensions (tanh layer)
+	outW   weights // hiddenDim × Dimensions (tanh layer)
 	outB   []float32
 
 	work sync.Pool // *workspace
@@ -71,12 +71,17 @@ type layer struct {
 	qScale float32
 
 	attnLNScale, attnLNBias []float32 // dIn
-	qkvW, qkvB              []float32 // dIn × 3·dIn
-	outW, outB              []float32 // dIn × hiddenDim
-	resW, resB              []float32 // dIn × hiddenDim, layer 0 only (AdjustResidualInput)
+	qkvW                    weights   // dIn × 3·dIn
+	qkvB                    []float32 // 3·dIn
+	outW                    weights   // dIn × hiddenDim
+	outB                    []float32 // hiddenDim
+	resW                    *weights  // dIn × hiddenDim, layer 0 only (AdjustResidualInput)
+	resB                    []float32 // hiddenDim, layer 0 only
 	ffnLNScale, ffnLNBias   []float32 // hiddenDim
-	ffn1W, ffn1B            []float32 // hiddenDim × ffnDim
-	ffn2W, ffn2B            []float32 // ffnDim × hiddenDim
+	ffn1W                   weights   // hiddenDim × ffnDim
+	ffn1B                   []float32 // ffnDim
+	ffn2W                   weights   // ffnDim × hiddenDim
+	ffn2B                   []float32 // hiddenDim
 }
 
 // Load parses the embedded weights and vocabulary (about 30 MB of float32
@@ -131,22 +136,23 @@ func loadFS(fsys fs.FS, dir string) (*Model, error) {
 		l.qScale = scalar(p + "attn.query_scale")
 		l.attnLNScale = get(p+"attn.ln.scale", l.dIn)
 		l.attnLNBias = get(p+"attn.ln.bias", l.dIn)
-		l.qkvW = get(p+"attn.qkv.kernel", l.dIn*3*l.dIn)
+		l.qkvW = newWeights(get(p+"attn.qkv.kernel", l.dIn*3*l.dIn), l.dIn, 3*l.dIn)
 		l.qkvB = get(p+"attn.qkv.bias", 3*l.dIn)
-		l.outW = get(p+"attn.out.kernel", l.dIn*hiddenDim)
+		l.outW = newWeights(get(p+"attn.out.kernel", l.dIn*hiddenDim), l.dIn, hiddenDim)
 		l.outB = get(p+"attn.out.bias", hiddenDim)
 		if i == 0 {
-			l.resW = get(p+"residual.kernel", l.dIn*hiddenDim)
+			w := newWeights(get(p+"residual.kernel", l.dIn*hiddenDim), l.dIn, hiddenDim)
+			l.resW = &w
 			l.resB = get(p+"residual.bias", hiddenDim)
 		}
 		l.ffnLNScale = get(p+"ffn.ln.scale", hiddenDim)
 		l.ffnLNBias = get(p+"ffn.ln.bias", hiddenDim)
-		l.ffn1W = get(p+"ffn.conv1.kernel", hiddenDim*ffnDim)
+		l.ffn1W = newWeights(get(p+"ffn.conv1.kernel", hiddenDim*ffnDim), hiddenDim, ffnDim)
 		l.ffn1B = get(p+"ffn.conv1.bias", ffnDim)
-		l.ffn2W = get(p+"ffn.conv2.kernel", ffnDim*hiddenDim)
+		l.ffn2W = newWeights(get(p+"ffn.conv2.kernel", ffnDim*hiddenDim), ffnDim, hiddenDim)
 		l.ffn2B = get(p+"ffn.conv2.bias", hiddenDim)
 	}
-	m.outW = get("output.kernel", hiddenDim*Dimensions)
+	m.outW = newWeights(get("output.kernel", hiddenDim*Dimensions), hiddenDim, Dimensions)
 	m.outB = get("output.bias", Dimensions)
 	if missing != nil {
 		return nil, fmt.Errorf("uselite: bad weights: %w", missing)
@@ -180,6 +186,14 @@ func (m *Model) Tokenize(text string) []int {
 // once is faster than one at a time (they are packed into chunks that run
 // in parallel).
 func (m *Model) Embed(texts []string) ([][]float32, error) {
+	return m.EmbedBackground(texts, nil)
+}
+
+// EmbedBackground is Embed for background work: before each chunk, the
+// goroutines but the first stop if busy reports true (a foreground request
+// wants a core), and the first finishes the remaining chunks alone. A nil
+// busy is Embed.
+func (m *Model) EmbedBackground(texts []string, busy func() bool) ([][]float32, error) {
 	if m == nil || m.tok == nil {
 		return nil, errors.New("uselite: Embed on a nil or unloaded Model")
 	}
@@ -211,9 +225,12 @@ func (m *Model) Embed(texts []string) ([][]float32, error) {
 	// products are parallel too, but the rest of a forward pass is not).
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(chunks, runtime.GOMAXPROCS(0)) {
+	for w := range min(chunks, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			for {
+				if w > 0 && busy != nil && busy() {
+					return
+				}
 				c := int(next.Add(1)) - 1
 				if c >= chunks {
 					return
@@ -239,6 +256,7 @@ type workspace struct {
 	scores []float32 // MaxTokens × MaxTokens
 	pooled []float32 // seqs × hiddenDim
 	res    []float32 // seqs × Dimensions
+	pad    []float32 // the last partial block of rows of a weights.mul
 }
 
 func grow(b []float32, n int) []float32 {
@@ -249,14 +267,6 @@ func grow(b []float32, n int) []float32 {
 }
 
 var impl gonum.Implementation
-
-// matmul computes c = bias (broadcast over rows) + a·b, with a m×k, b k×n.
-func matmul(m, n, k int, a, b, bias, c []float32) {
-	for i := range m {
-		copy(c[i*n:(i+1)*n], bias)
-	}
-	impl.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, b, n, 1, c, n)
-}
 
 // forward embeds the token sequences seqs into out (one new vector each).
 func (m *Model) forward(seqs [][]int, out [][]float32) {
@@ -301,7 +311,7 @@ func (m *Model) forward(seqs [][]int, out [][]float32) {
 
 	// tanh dense layer, L2 normalization.
 	res := ws.res
-	matmul(len(seqs), Dimensions, hiddenDim, pooled, m.outW, m.outB, res)
+	m.outW.mul(len(seqs), pooled, m.outB, res, &ws.pad)
 	for s := range seqs {
 		v := res[s*Dimensions : (s+1)*Dimensions]
 		var ss float32
@@ -328,7 +338,7 @@ func (l *layer) apply(m *Model, ws *workspace, seqs [][]int, n int, in, out, poo
 	h := ws.h[:n*d]
 	layerNorm(in, h, d, l.attnLNScale, l.attnLNBias, m.lnEps)
 	qkv := ws.big[:n*3*d]
-	matmul(n, 3*d, d, h, l.qkvW, l.qkvB, qkv)
+	l.qkvW.mul(n, h, l.qkvB, qkv, &ws.pad)
 
 	// Self-attention within each sequence; sequences are packed back to back
 	// so there is no padding to mask.
@@ -358,10 +368,10 @@ func (l *layer) apply(m *Model, ws *workspace, seqs [][]int, n int, in, out, poo
 		row += t
 	}
 	tmp := ws.tmp[:n*hiddenDim]
-	matmul(n, hiddenDim, d, att, l.outW, l.outB, tmp)
+	l.outW.mul(n, att, l.outB, tmp, &ws.pad)
 	if l.resW != nil {
 		// AdjustResidualInput: project the 256-d input to the 512-d stream.
-		matmul(n, hiddenDim, d, in, l.resW, l.resB, out)
+		l.resW.mul(n, in, l.resB, out, &ws.pad)
 	}
 	out = out[:n*hiddenDim]
 	for i, v := range tmp {
@@ -372,12 +382,12 @@ func (l *layer) apply(m *Model, ws *workspace, seqs [][]int, n int, in, out, poo
 	h = ws.h[:n*hiddenDim]
 	layerNorm(out, h, hiddenDim, l.ffnLNScale, l.ffnLNBias, m.lnEps)
 	f := ws.big[:n*ffnDim]
-	matmul(n, ffnDim, hiddenDim, h, l.ffn1W, l.ffn1B, f)
+	l.ffn1W.mul(n, h, l.ffn1B, f, &ws.pad)
 	for i, v := range f {
 		f[i] = max(v, 0)
 	}
 	if pooled == nil {
-		matmul(n, hiddenDim, ffnDim, f, l.ffn2W, l.ffn2B, tmp)
+		l.ffn2W.mul(n, f, l.ffn2B, tmp, &ws.pad)
 		for i, v := range tmp {
 			out[i] = v + out[i]
 		}
@@ -397,7 +407,7 @@ func (l *layer) apply(m *Model, ws *workspace, seqs [][]int, n int, in, out, poo
 		row += len(ids)
 	}
 	tmp = ws.tmp[:len(seqs)*hiddenDim]
-	matmul(len(seqs), hiddenDim, ffnDim, fMean, l.ffn2W, l.ffn2B, tmp)
+	l.ffn2W.mul(len(seqs), fMean, l.ffn2B, tmp, &ws.pad)
 	for s, ids := range seqs {
 		if len(ids) == 0 {
 			continue // an empty sequence pools to zero: no bias either

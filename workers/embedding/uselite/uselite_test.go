@@ -2,9 +2,11 @@ package uselite
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -164,5 +166,30 @@ func TestDeterministic(t *testing.T) {
 	b, _ := m.Embed([]string{"recall the deployment notes"})
 	if !slices.Equal(a[0], b[0]) {
 		t.Error("same text, different vectors")
+	}
+}
+
+// Background embedding that yields the other cores (busy reports true
+// throughout, so one goroutine does every chunk) gives the same vectors,
+// in order, as Embed.
+func TestEmbedBackgroundYielding(t *testing.T) {
+	m := loadTestModel(t)
+	texts := benchBatch(40) // several chunks
+	want, err := m.Embed(texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int64 // one call per goroutine but the first
+	got, err := m.EmbedBackground(texts, func() bool { asked.Add(1); return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked.Load() == 0 && runtime.GOMAXPROCS(0) > 1 {
+		t.Fatal("the extra goroutines never asked whether the foreground is busy")
+	}
+	for i := range want {
+		if c := cosine(got[i], want[i]); c < 0.99999 {
+			t.Fatalf("text %d: cosine background vs Embed %.7f", i, c)
+		}
 	}
 }

@@ -1,0 +1,12 @@
+package vector
+
+import "golang.org/x/sys/cpu"
+
+// dotKernel reports whether dotI16I8AVX2 can run.
+var dotKernel = cpu.X86.HasAVX2
+
+// dotI16I8AVX2 returns Σ a[j]·b[j] for n elements, n a multiple of 32:
+// b is sign-extended to 16 bits and multiplied pairwise (VPMADDWD).
+//
+//go:noescape
+func dotI16I8AVX2(a *int16, b *int8, n int) int32

@@ -1,0 +1,83 @@
+package uselite
+
+import "gonum.org/v1/gonum/blas"
+
+// A weight matrix of the model: k×n, row-major, used as the right operand
+// of every dense layer. Where the CPU has a fused multiply-add kernel
+// (packedKernel), the weights are kept only in panel order instead: panel
+// p holds columns 16p..16p+15 as k consecutive rows of 16, so the kernel
+// streams one panel from cache while it keeps a block of output rows in
+// registers (the generic matrix product reloads and stores every output
+// row once per input column, which bounds it by load/store bandwidth).
+type weights struct {
+	k, n   int
+	raw    []float32 // k×n row-major; nil once packed
+	packed []float32 // n/panelCols panels of k×panelCols; nil if not packed
+}
+
+const (
+	panelCols = 16 // output columns per kernel call: two 8-wide registers
+	blockRows = 6  // output rows per kernel call: 12 accumulators
+)
+
+// newWeights wraps a k×n matrix, packing it when the kernel is available
+// and n is a multiple of the panel width.
+func newWeights(raw []float32, k, n int) weights {
+	w := weights{k: k, n: n, raw: raw}
+	if !packedKernel || n%panelCols != 0 {
+		return w
+	}
+	w.packed = make([]float32, len(raw))
+	for p := 0; p < n/panelCols; p++ {
+		dst := w.packed[p*k*panelCols : (p+1)*k*panelCols]
+		for l := range k {
+			copy(dst[l*panelCols:(l+1)*panelCols], raw[l*n+p*panelCols:l*n+(p+1)*panelCols])
+		}
+	}
+	w.raw = nil
+	return w
+}
+
+// mul computes c = bias (broadcast over rows) + a·w, with a m×k and c m×n.
+// pad is scratch of at least blockRows×(k+n) floats for the last partial
+// block of rows.
+func (w *weights) mul(m int, a, bias, c []float32, pad *[]float32) {
+	k, n := w.k, w.n
+	a, c = a[:m*k], c[:m*n]
+	for i := range m {
+		copy(c[i*n:(i+1)*n], bias)
+	}
+	if w.packed == nil {
+		impl.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, w.raw, n, 1, c, n)
+		return
+	}
+	full := m - m%blockRows
+	if full > 0 {
+		w.mulBlocks(full, a, c)
+	}
+	if rest := m - full; rest > 0 {
+		// Pad the last rows to a whole block with zero rows.
+		*pad = grow(*pad, blockRows*(k+n))
+		pa, pc := (*pad)[:blockRows*k], (*pad)[blockRows*k:]
+		clear(pa[rest*k:])
+		copy(pa, a[full*k:])
+		clear(pc[rest*n:])
+		copy(pc, c[full*n:])
+		w.mulBlocks(blockRows, pa, pc)
+		copy(c[full*n:], pc[:rest*n])
+	}
+}
+
+// mulBlocks adds a·w to c for m rows, m a multiple of blockRows: panel by
+// panel (one panel stays in cache for every block of rows).
+func (w *weights) mulBlocks(m int, a, c []float32) {
+	k, n := w.k, w.n
+	_ = a[m*k-1]
+	_ = c[m*n-1]
+	for p := 0; p < n/panelCols; p++ {
+		panel := w.packed[p*k*panelCols : (p+1)*k*panelCols]
+		for i := 0; i < m; i += blockRows {
+			kern6x16(k, &a[i*k], k, &panel[0], &c[i*n+p*panelCols], n)
+		}
+	}
+}

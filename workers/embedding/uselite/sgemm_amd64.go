@@ -1,0 +1,12 @@
+package uselite
+
+import "golang.org/x/sys/cpu"
+
+// packedKernel reports whether kern6x16 can run (AVX2 and FMA).
+var packedKernel = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// kern6x16 adds to the 6×16 block of c (row stride ldc) the product of 6
+// rows of a (row stride lda, k columns) and one k×16 panel b.
+//
+//go:noescape
+func kern6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int)
