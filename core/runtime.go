@@ -31,8 +31,12 @@ var ExtractJobTypes = []string{JobExtract, JobSessionExtract}
 // (hints.llm).
 const JobProspectiveIndex = "prospective_index"
 
+// JobSessionScore has the pipeline's model score how useful a session's
+// injected memories were (continuity scoring).
+const JobSessionScore = "session_score"
+
 // PipelineJobTypes are the jobs the pipeline worker leases.
-var PipelineJobTypes = []string{JobExtract, JobSessionExtract, JobProspectiveIndex}
+var PipelineJobTypes = []string{JobExtract, JobSessionExtract, JobProspectiveIndex, JobSessionScore}
 
 // Pipeline actor names.
 const (

@@ -2,6 +2,7 @@ package workers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -181,14 +182,28 @@ func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
 	defer w.Svc.Analytics().Since(analytics.LatencyJobs, time.Now())
 	p := pipeline.For(w.Svc)
 	var perr error
-	if job.JobType == core.JobProspectiveIndex {
+	switch {
+	case job.JobType == core.JobProspectiveIndex:
 		_, perr = p.ProcessHintsJob(ctx, job, w.LLM)
-	} else {
+	case job.JobType == core.JobSessionScore:
+		_, perr = p.ProcessScoreJob(ctx, job, w.LLM)
+	default:
 		_, perr = p.ProcessExtractJob(ctx, job, w.LLM)
 		if perr == nil && job.JobType == core.JobExtract && job.MemoryID != "" && p.WantsModelHints(w.LLM) {
 			// The model writes the memory's questions next (seed 003).
 			if err := p.EnqueueHints(ctx, job.MemoryID); err != nil {
 				logOrDiscard(w.Log).Warn("queue prospective index", "memory", job.MemoryID, "err", err)
+			}
+		}
+		if perr == nil && job.JobType == core.JobSessionExtract && p.WantsModelScore(w.LLM) {
+			// With the transcript read, the model scores the session.
+			var pl struct {
+				SessionKey string `json:"session_key"`
+			}
+			if json.Unmarshal([]byte(job.Payload), &pl) == nil && pl.SessionKey != "" {
+				if err := p.EnqueueSessionScore(ctx, pl.SessionKey); err != nil {
+					logOrDiscard(w.Log).Warn("queue session score", "session", pl.SessionKey, "err", err)
+				}
 			}
 		}
 	}
