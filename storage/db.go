@@ -9,10 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
-	_ "github.com/ncruces/go-sqlite3/driver" // registers the "sqlite3" database/sql driver
+	"github.com/ncruces/go-sqlite3/driver" // also registers the "sqlite3" database/sql driver
 	"github.com/ncruces/go-sqlite3/ext/fts5"
 )
 
@@ -58,6 +59,8 @@ type DB struct {
 	reader     *Reader
 	writer     writer // group commit (writer.go)
 	faults     faults
+	changes    *memoryChanges // rows of memories written (changes.go)
+	derived    sync.Map       // in-memory structures derived from the data (Derived)
 }
 
 // Sentinel errors returned by storage.
@@ -104,7 +107,8 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, err
 	}
 
-	write, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, false))
+	changes := &memoryChanges{}
+	write, err := driver.Open(dsn(opts.Path, sync, opts.BusyTimeout, false), changes.watch)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", opts.Path, err)
 	}
@@ -128,7 +132,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		}
 	}
 
-	db := &DB{path: opts.Path, write: write, writeStmts: newStmtCache(write)}
+	db := &DB{path: opts.Path, write: write, writeStmts: newStmtCache(write), changes: changes}
 	ms := opts.migrations
 	if ms == nil {
 		if ms, err = Migrations(); err != nil {
