@@ -13,8 +13,9 @@ import (
 	"github.com/cairnmem/cairn/core"
 )
 
-// importChunk is how many lines go to the store (or the API) at a time.
-const importChunk = 1000
+// importChunk is how many lines go to the store (or the API) at a time:
+// one of the store's import transactions (core.Import).
+const importChunk = 2000
 
 // runImport is `cairn import`: it checks every line of an export first,
 // then writes them in chunks through the API or the store.
