@@ -41,7 +41,7 @@ func (s *Service) keywordMatch(ctx context.Context, match string, f storage.Memo
 	// early; the rows of its best documents are then read with the
 	// filter. A filter that drops many of them widens the search, and
 	// past keywordMaxInner the exact join over FTS5 answers.
-	if terms, ok := keyword.Query(matchPhrases(match)); ok {
+	if terms, ok := keyword.Query(matchPhrases(match)); ok && s.cfg.Search.KeywordIndex {
 		if ix, err := s.keywordIndex(ctx); err != nil {
 			s.log.Warn("keyword index unavailable; searching FTS5", "err", err)
 		} else if ix != nil {

@@ -141,6 +141,9 @@ const (
 	DefaultSearchCoverageWeight = 0.7
 	// DefaultSearchDampening turns the post-fusion corrections on.
 	DefaultSearchDampening = true
+	// DefaultSearchKeywordIndex serves the keyword leg from the in-memory
+	// index.
+	DefaultSearchKeywordIndex = true
 )
 
 // Graph defaults.

@@ -55,6 +55,7 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"search.fusion":                DefaultSearchFusion,
 		"search.coverage_weight":       DefaultSearchCoverageWeight,
 		"search.dampening":             DefaultSearchDampening,
+		"search.keyword_index":         DefaultSearchKeywordIndex,
 
 		"graph.enabled":       DefaultGraphEnabled,
 		"graph.boost_weight":  DefaultGraphBoostWeight,
