@@ -26,7 +26,7 @@ func init() {
 // Defaults for [Options]; each can be overridden from config.
 const (
 	DefaultBusyTimeout = 5 * time.Second
-	DefaultReadConns   = 4
+	DefaultReadConns   = 16
 )
 
 // Options configures how a database file is opened.

@@ -208,6 +208,12 @@ type ServerConfig struct {
 	WriteTimeout Duration `toml:"write_timeout" range:"1s,1h"`
 	// IdleTimeout closes a kept-alive connection left idle this long.
 	IdleTimeout Duration `toml:"idle_timeout" range:"1s,1h"`
+	// MaxConcurrent is how many API requests are served at once (0: four
+	// per CPU); others wait for a turn up to QueueTimeout, then get 503
+	// "overloaded" with Retry-After. /health is never held back.
+	MaxConcurrent int `toml:"max_concurrent" range:"0,4096"`
+	// QueueTimeout is how long a request waits for a turn.
+	QueueTimeout Duration `toml:"queue_timeout" range:"1ms,1m"`
 	// AllowedOrigins are the browser origins (scheme://host[:port]) trusted
 	// to call the API besides loopback ones; every other Origin is refused.
 	AllowedOrigins []string `toml:"allowed_origins"`
@@ -288,6 +294,8 @@ func DefaultConfig() Config {
 			ReadTimeout:     Duration(DefaultServerReadTimeout),
 			WriteTimeout:    Duration(DefaultServerWriteTimeout),
 			IdleTimeout:     Duration(DefaultServerIdleTimeout),
+			MaxConcurrent:   DefaultServerMaxConcurrent,
+			QueueTimeout:    Duration(DefaultServerQueueTimeout),
 		},
 		Storage: StorageConfig{
 			Synchronous: DefaultStorageSynchronous,
