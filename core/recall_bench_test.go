@@ -274,7 +274,13 @@ func BenchmarkRecallReal(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("%d lines imported in %v", len(lines), time.Since(t0))
-	writeRandomVectors(b, db, rand.New(rand.NewPCG(1, 2)))
+	modes := []string{core.ModeKeyword, core.ModeHybrid}
+	if m := os.Getenv("CAIRN_BENCH_MODES"); m != "" {
+		modes = strings.Split(m, ",")
+	}
+	if slices.ContainsFunc(modes, func(m string) bool { return m != core.ModeKeyword }) {
+		writeRandomVectors(b, db, rand.New(rand.NewPCG(1, 2)))
+	}
 	if err := newSvc.Vectors().WarmVectors(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -297,7 +303,7 @@ func BenchmarkRecallReal(b *testing.B) {
 	}
 	st := newSvc.KeywordIndexStats()
 	b.Logf("warm in %v; keyword index: %d documents, %d terms, %.1f MB", time.Since(t0), st.Docs, st.Terms, float64(st.Bytes)/1e6)
-	for _, mode := range []string{core.ModeKeyword, core.ModeHybrid} {
+	for _, mode := range modes {
 		b.Run(mode, func(b *testing.B) {
 			lat := map[string][]time.Duration{}
 			i := 0

@@ -208,9 +208,10 @@ type ServerConfig struct {
 	WriteTimeout Duration `toml:"write_timeout" range:"1s,1h"`
 	// IdleTimeout closes a kept-alive connection left idle this long.
 	IdleTimeout Duration `toml:"idle_timeout" range:"1s,1h"`
-	// MaxConcurrent is how many API requests are served at once (0: four
-	// per CPU); others wait for a turn up to QueueTimeout, then get 503
-	// "overloaded" with Retry-After. /health is never held back.
+	// MaxConcurrent is how many API reads (recall, lists, diagnostics) are
+	// served at once (0: two per CPU; writes get four times as many turns
+	// of their own); others wait for a turn up to QueueTimeout, then get
+	// 503 "overloaded" with Retry-After. /health is never held back.
 	MaxConcurrent int `toml:"max_concurrent" range:"0,4096"`
 	// QueueTimeout is how long a request waits for a turn.
 	QueueTimeout Duration `toml:"queue_timeout" range:"1ms,1m"`

@@ -13,9 +13,10 @@ import (
 )
 
 // TestAdmissionRefusesWhenBusy checks the admission limit through the real
-// handler: with every turn taken, a request waits server.queue_timeout and
-// gets 503 "overloaded" with Retry-After, nothing done; /health still
-// answers; once the turn is given back, requests are served again.
+// handler: with every write turn taken, a write waits server.queue_timeout
+// and gets 503 "overloaded" with Retry-After, nothing done; /health and
+// searches still answer; once the turn is given back, writes are served
+// again.
 func TestAdmissionRefusesWhenBusy(t *testing.T) {
 	e := apitest.NewEnv(t, func(c *config.Config) {
 		c.Server.MaxConcurrent = 1
@@ -74,6 +75,8 @@ func TestAdmissionRefusesWhenBusy(t *testing.T) {
 		t.Fatal("a refused request was served")
 	}
 	e.Get(t, "/health").Want(t, http.StatusOK) // never held back
+	// Searches take turns of their own: writes queued do not refuse them.
+	e.Post(t, "/api/memory/recall", map[string]any{"query": "held request"}).Want(t, http.StatusOK)
 	// The held request completes; the turn is free again.
 	if _, err := pw.Write([]byte(`completes"}`)); err != nil {
 		t.Fatal(err)

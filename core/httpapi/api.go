@@ -75,7 +75,7 @@ func (a *API) Handler() http.Handler {
 		_, pattern := a.mux.Handler(r)
 		defer a.recordRequest(r, pattern, rw, start)
 		if r.URL.Path != "/health" { // /health answers whatever the load
-			release, ok := a.admit.enter(r.Context())
+			release, ok := a.admit.enter(r.Context(), a.routes[pattern].access.perm)
 			if !ok {
 				a.admit.refuse(rw)
 				return
