@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -165,6 +166,10 @@ func (s *Service) rebuildKeywordIndex(ctx context.Context) error {
 		}
 	}
 	st.ix.Store(ix)
+	// The build's garbage (every row's text, the postings before
+	// compression) is several times the index: give it back to the
+	// system now rather than keep it as the process's high-water mark.
+	debug.FreeOSMemory()
 	stats := ix.Stats()
 	s.log.Info("keyword index built", "docs", stats.Docs, "terms", stats.Terms, "bytes", stats.Bytes,
 		"took", time.Since(start).Round(time.Millisecond))
