@@ -55,6 +55,7 @@ type DB struct {
 	path       string
 	write      *sql.DB
 	read       *sql.DB
+	side       *sql.DB // the background reader (BackgroundReads)
 	writeStmts *stmtCache
 	reader     *Reader
 	writer     writer // group commit (writer.go)
@@ -153,7 +154,17 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	read.SetMaxOpenConns(opts.ReadConns)
 	read.SetMaxIdleConns(opts.ReadConns)
 	db.read = read
-	db.reader = &Reader{cache: newStmtCache(read)}
+	// One more reader connection for background reads (BackgroundReads).
+	side, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, true))
+	if err != nil {
+		read.Close()
+		write.Close()
+		return nil, fmt.Errorf("open %s for reading: %w", opts.Path, err)
+	}
+	side.SetMaxOpenConns(1)
+	side.SetMaxIdleConns(1)
+	db.side = side
+	db.reader = &Reader{cache: newStmtCache(read), side: newStmtCache(side)}
 	if err := restrictFiles(opts.Path); err != nil {
 		db.Close()
 		return nil, err
@@ -201,9 +212,13 @@ func (db *DB) Close() error {
 	var errs []error
 	if db.reader != nil {
 		db.reader.cache.close()
+		db.reader.side.close()
 	}
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
+	}
+	if db.side != nil {
+		errs = append(errs, db.side.Close())
 	}
 	if db.writeStmts != nil {
 		db.writeStmts.close()
