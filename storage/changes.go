@@ -14,11 +14,14 @@ import (
 // SQLite calls once a commit is in the log and visible to readers, makes
 // the transaction's rows available to TakeMemoryChanges. A row whose
 // change was rolled back is reported anyway: readers find it unchanged.
+// Nothing is recorded until the first TakeMemoryChanges: a process that
+// never asks keeps no list.
 type memoryChanges struct {
-	mu      sync.Mutex
-	pending map[int64]struct{}
-	ready   map[int64]struct{}
-	n       atomic.Int64 // len(ready)
+	watching atomic.Bool
+	mu       sync.Mutex
+	pending  map[int64]struct{}
+	ready    map[int64]struct{}
+	n        atomic.Int64 // len(ready)
 }
 
 // walAutoCheckpoint is SQLite's default wal_autocheckpoint, which a WAL
@@ -28,7 +31,7 @@ const walAutoCheckpoint = 1000
 // watch installs the hooks on a new writer connection.
 func (m *memoryChanges) watch(c *sqlite3.Conn) error {
 	c.UpdateHook(func(_ sqlite3.AuthorizerActionCode, schema, table string, rowid int64) {
-		if table != "memories" || schema != "main" {
+		if table != "memories" || schema != "main" || !m.watching.Load() {
 			return
 		}
 		m.mu.Lock()
@@ -64,9 +67,12 @@ func (m *memoryChanges) watch(c *sqlite3.Conn) error {
 func (db *DB) PendingMemoryChanges() int { return int(db.changes.n.Load()) }
 
 // TakeMemoryChanges returns the rids of memories rows inserted, updated
-// or deleted by commits since the last call, and forgets them.
+// or deleted by commits since the last call, and forgets them. The first
+// call starts the recording and returns nothing: its caller reads the
+// table after it.
 func (db *DB) TakeMemoryChanges() []int64 {
 	m := db.changes
+	m.watching.Store(true)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]int64, 0, len(m.ready))
