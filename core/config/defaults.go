@@ -34,7 +34,7 @@ const (
 	// DefaultServerQueueTimeout is how long a request waits for a turn
 	// before a 503: a caller learns at once that cairn is busy instead of
 	// waiting seconds in a queue.
-	DefaultServerQueueTimeout = 100 * time.Millisecond
+	DefaultServerQueueTimeout = 50 * time.Millisecond
 	// server.allowed_origins and server.allowed_hosts are empty by
 	// default: loopback origins and hosts (localhost, 127.0.0.1, [::1])
 	// and the host of server.addr are always accepted.
