@@ -242,7 +242,8 @@ func BenchmarkUserPromptSubmit100k(b *testing.B) { benchPrompt(b, 100_000) }
 // CAIRN_BENCH_QUERIES (or, without it, words of the data's own lines) are
 // asked keyword-only and hybrid. The keyword leg runs both ways side by
 // side, query by query: from FTS5 (search.keyword_index = false, "fts")
-// and from the in-memory index ("index").
+// and from the in-memory index ("index"). CAIRN_BENCH_MODES=keyword leaves
+// hybrid (and the vectors) out.
 func BenchmarkRecallReal(b *testing.B) {
 	data := os.Getenv("CAIRN_BENCH_DATA")
 	if data == "" {
