@@ -13,8 +13,13 @@ import (
 	"github.com/cairnmem/cairn/core"
 )
 
-// importChunk is how many lines go to the store (or the API) at a time.
-const importChunk = 1000
+// importChunk is how many lines go to the store (or the API) at a time:
+// one of the store's import transactions (core.Import); importChunkBytes
+// bounds a chunk's size, well under what the API reads in one import.
+const (
+	importChunk      = 2000
+	importChunkBytes = 16 << 20
+)
 
 // runImport is `cairn import`: it checks every line of an export first,
 // then writes them in chunks through the API or the store.
@@ -70,11 +75,12 @@ func runImport(ctx context.Context, args []string) error {
 
 	bar := newProgressBar(os.Stderr)
 	total := &core.ImportResult{}
-	for start := 0; start < len(lines); start += importChunk {
-		end := min(start+importChunk, len(lines))
+	for start, end := 0, 0; start < len(lines); start = end {
 		var rawChunk [][]byte
-		for _, l := range lines[start:end] {
-			rawChunk = append(rawChunk, raw[l.Line])
+		size := 0
+		for end = start; end < len(lines) && end-start < importChunk && (end == start || size+len(raw[lines[end].Line]) <= importChunkBytes); end++ {
+			rawChunk = append(rawChunk, raw[lines[end].Line])
+			size += len(raw[lines[end].Line])
 		}
 		res, err := be.Import(ctx, lines[start:end], rawChunk)
 		if err != nil {

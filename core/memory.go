@@ -396,6 +396,19 @@ func collectGroup(ctx context.Context, q storage.Querier, groupID string, ids *[
 // InsertNew inserts a memory that is known not to duplicate a live one, and
 // writes its "created" history event. It fills id and timestamps if unset.
 func (s *Service) InsertNew(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
+	s.prepareNew(m, actor)
+	if err := storage.InsertMemory(ctx, tx, m); err != nil {
+		return fmt.Errorf("insert memory: %w", err)
+	}
+	if err := s.writeHints(ctx, tx, m); err != nil {
+		return err
+	}
+	return s.afterInsert(ctx, tx, m, actor, reason, meta)
+}
+
+// prepareNew redacts a new row's fields and fills its id, timestamps and
+// defaults (InsertNew; Import's bulk insert).
+func (s *Service) prepareNew(m *storage.Memory, actor Actor) {
 	s.redactFields(m) // every way a row is born passes here (fields.go)
 	now := s.Timestamp()
 	if m.ID == "" {
@@ -419,13 +432,12 @@ func (s *Service) InsertNew(ctx context.Context, tx *storage.Tx, m *storage.Memo
 	if m.Tags == nil {
 		m.Tags = []string{}
 	}
-	if err := storage.InsertMemory(ctx, tx, m); err != nil {
-		return fmt.Errorf("insert memory: %w", err)
-	}
+}
+
+// afterInsert writes what goes with a new row besides its hints: entity
+// links, the "created" event and the extraction job.
+func (s *Service) afterInsert(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
 	if err := s.linkEntities(ctx, tx, m); err != nil {
-		return err
-	}
-	if err := s.writeHints(ctx, tx, m); err != nil {
 		return err
 	}
 	content := m.Content
@@ -446,23 +458,31 @@ func (s *Service) enqueueJob(ctx context.Context, tx *storage.Tx, memoryID, jobT
 }
 
 func (s *Service) AddHistory(ctx context.Context, tx *storage.Tx, memoryID, event string, oldContent, newContent *string, actor Actor, reason string, meta map[string]any) error {
-	var metaJSON string
-	if len(meta) > 0 {
-		b, err := json.Marshal(meta)
-		if err != nil {
-			return fmt.Errorf("history metadata: %w", err)
-		}
-		metaJSON = string(b)
+	h, err := s.historyEvent(memoryID, event, oldContent, newContent, actor, reason, meta)
+	if err == nil {
+		err = storage.InsertHistory(ctx, tx, h)
 	}
-	err := storage.InsertHistory(ctx, tx, &storage.HistoryEvent{
-		ID: NewID(), MemoryID: memoryID, Event: event, OldContent: oldContent, NewContent: newContent,
-		ChangedBy: actor.Name, ActorType: actor.Type, Reason: reason, Metadata: metaJSON,
-		SessionID: actor.SessionID, RequestID: actor.RequestID, CreatedAt: s.Timestamp(),
-	})
 	if err != nil {
 		return fmt.Errorf("write history: %w", err)
 	}
 	return nil
+}
+
+// historyEvent is the audit event AddHistory writes.
+func (s *Service) historyEvent(memoryID, event string, oldContent, newContent *string, actor Actor, reason string, meta map[string]any) (*storage.HistoryEvent, error) {
+	var metaJSON string
+	if len(meta) > 0 {
+		b, err := json.Marshal(meta)
+		if err != nil {
+			return nil, fmt.Errorf("history metadata: %w", err)
+		}
+		metaJSON = string(b)
+	}
+	return &storage.HistoryEvent{
+		ID: NewID(), MemoryID: memoryID, Event: event, OldContent: oldContent, NewContent: newContent,
+		ChangedBy: actor.Name, ActorType: actor.Type, Reason: reason, Metadata: metaJSON,
+		SessionID: actor.SessionID, RequestID: actor.RequestID, CreatedAt: s.Timestamp(),
+	}, nil
 }
 
 func ValidUnit(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x >= 0 && x <= 1 }

@@ -2,14 +2,20 @@ package core_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairnmem/cairn/core/httpapi"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 	"github.com/cairnmem/cairn/core/vector"
@@ -227,3 +233,163 @@ func benchPrompt(b *testing.B, n int) {
 
 func BenchmarkUserPromptSubmit10k(b *testing.B)  { benchPrompt(b, 10_000) }
 func BenchmarkUserPromptSubmit100k(b *testing.B) { benchPrompt(b, 100_000) }
+
+// BenchmarkRecallReal measures recall on real memories: the JSONL export
+// named by CAIRN_BENCH_DATA (e.g. 10k or 100k Debian package descriptions
+// and LoCoMo turns) is imported into a fresh store, each memory gets a
+// random unit vector (the vector leg costs the same whatever the vectors
+// hold; queries are embedded for real), and the LoCoMo questions of
+// CAIRN_BENCH_QUERIES (or, without it, words of the data's own lines) are
+// asked keyword-only and hybrid. The keyword leg runs both ways side by
+// side, query by query: from FTS5 (search.keyword_index = false, "fts")
+// and from the in-memory index ("index"). CAIRN_BENCH_MODES=keyword leaves
+// hybrid (and the vectors) out.
+func BenchmarkRecallReal(b *testing.B) {
+	data := os.Getenv("CAIRN_BENCH_DATA")
+	if data == "" {
+		b.Skip("CAIRN_BENCH_DATA names no JSONL file")
+	}
+	ctx := context.Background()
+	f, err := os.Open(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines, e := httpapi.ReadImportLines(f)
+	f.Close()
+	if e != nil {
+		b.Fatal(e)
+	}
+	dir := b.TempDir()
+	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(dir, "real.db"), NoBackup: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	emb := apitest.Builtin(b)
+	cfgOld := config.DefaultConfig()
+	cfgOld.Search.KeywordIndex = false
+	oldSvc := core.NewService(db, cfgOld, core.ServiceOptions{Embedder: emb})
+	newSvc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: emb})
+	t0 := time.Now()
+	if _, err := newSvc.Import(ctx, lines, core.Actor{Name: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d lines imported in %v", len(lines), time.Since(t0))
+	modes := []string{core.ModeKeyword, core.ModeHybrid}
+	if m := os.Getenv("CAIRN_BENCH_MODES"); m != "" {
+		modes = strings.Split(m, ",")
+	}
+	if slices.ContainsFunc(modes, func(m string) bool { return m != core.ModeKeyword }) {
+		writeRandomVectors(b, db, rand.New(rand.NewPCG(1, 2)))
+	}
+	if err := newSvc.Vectors().WarmVectors(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := oldSvc.Vectors().WarmVectors(ctx); err != nil {
+		b.Fatal(err)
+	}
+	queries := realQueries(b, lines)
+	// Build the index (and embed the queries) before timing.
+	t0 = time.Now()
+	for _, q := range queries {
+		for _, svc := range []*core.Service{oldSvc, newSvc} {
+			if _, err := svc.Recall(ctx, core.RecallInput{Query: q, NoTracking: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for newSvc.KeywordIndexStats().Docs == 0 { // a large store builds in the background
+		time.Sleep(100 * time.Millisecond)
+		newSvc.KeywordSearch(ctx, queries[0], storage.MemoryFilter{}, 1)
+	}
+	st := newSvc.KeywordIndexStats()
+	b.Logf("warm in %v; keyword index: %d documents, %d terms, %.1f MB", time.Since(t0), st.Docs, st.Terms, float64(st.Bytes)/1e6)
+	for _, mode := range modes {
+		b.Run(mode, func(b *testing.B) {
+			lat := map[string][]time.Duration{}
+			i := 0
+			for b.Loop() {
+				q := queries[i%len(queries)]
+				for j := range 2 {
+					svc := []*core.Service{oldSvc, newSvc}[(j+i)%2] // alternate which runs first
+					name := []string{"fts", "index"}[(j+i)%2]
+					t := time.Now()
+					if _, err := svc.Recall(ctx, core.RecallInput{Query: q, Mode: mode, NoTracking: true}); err != nil {
+						b.Fatal(err)
+					}
+					lat[name] = append(lat[name], time.Since(t))
+				}
+				i++
+			}
+			for _, name := range []string{"fts", "index"} {
+				l := lat[name]
+				slices.Sort(l)
+				b.ReportMetric(float64(l[len(l)/2].Microseconds())/1000, name+"-p50-ms")
+				b.ReportMetric(float64(l[len(l)*99/100].Microseconds())/1000, name+"-p99-ms")
+			}
+		})
+	}
+}
+
+// realQueries are the LoCoMo questions of CAIRN_BENCH_QUERIES, or five
+// words of every 50th line.
+func realQueries(b *testing.B, lines []core.ImportLine) []string {
+	var out []string
+	if path := os.Getenv("CAIRN_BENCH_QUERIES"); path != "" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var samples []struct {
+			QA []struct {
+				Question string `json:"question"`
+			} `json:"qa"`
+		}
+		if err := json.Unmarshal(raw, &samples); err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range samples {
+			for _, qa := range s.QA {
+				out = append(out, qa.Question)
+			}
+		}
+	} else {
+		for i := 0; i < len(lines); i += 50 {
+			w := strings.Fields(lines[i].Memory.Content)
+			out = append(out, strings.Join(w[:min(5, len(w))], " "))
+		}
+	}
+	return out[:min(len(out), 400)]
+}
+
+// writeRandomVectors gives every memory a random unit vector for the
+// built-in model.
+func writeRandomVectors(b *testing.B, db *storage.DB, r *rand.Rand) {
+	ctx := context.Background()
+	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		hashes, err := storage.Strings(ctx, tx, `SELECT DISTINCT content_hash FROM memories`)
+		if err != nil {
+			return err
+		}
+		for _, h := range hashes {
+			v := make([]float32, uselite.Dimensions)
+			var ss float64
+			for j := range v {
+				v[j] = float32(r.NormFloat64())
+				ss += float64(v[j] * v[j])
+			}
+			for j := range v {
+				v[j] /= float32(math.Sqrt(ss))
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES (?,?,?,?,?)`,
+				h, uselite.ModelName, uselite.Dimensions, vector.Encode(v), "2026-01-01T00:00:00.000Z"); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE memories SET embedding_model = ?`, uselite.ModelName)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}

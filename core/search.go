@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
+	"github.com/cairnmem/cairn/core/keyword"
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -30,7 +32,29 @@ func (s *Service) KeywordSearch(ctx context.Context, query string, f storage.Mem
 	return s.keywordMatch(ctx, match, f, limit)
 }
 
+// keywordMaxInner bounds how many of the index's best documents a
+// filtered search reads before it ranks over the filter's join instead.
+const keywordMaxInner = 8192
+
 func (s *Service) keywordMatch(ctx context.Context, match string, f storage.MemoryFilter, limit int) ([]KeywordHit, error) {
+	// The in-memory index (keyindex.go) ranks as FTS5 does and stops
+	// early; the rows of its best documents are then read with the
+	// filter. A filter that drops many of them widens the search, and
+	// past keywordMaxInner the exact join over FTS5 answers.
+	if terms, ok := keyword.Query(matchPhrases(match)); ok && s.cfg.Search.KeywordIndex {
+		if ix, err := s.keywordIndex(ctx); err != nil {
+			s.log.Warn("keyword index unavailable; searching FTS5", "err", err)
+		} else if ix != nil {
+			for inner := limit + 16; inner <= keywordMaxInner; inner *= 8 {
+				hits, more := ix.Search(terms, inner)
+				out, err := s.indexHits(ctx, hits, f, limit)
+				if err != nil || len(out) >= limit || !more {
+					return out, err
+				}
+			}
+			return keywordHits(storage.SearchFTS(ctx, s.db.Reader(), match, f, limit))
+		}
+	}
 	// Rank inside FTS5 first and join only the best rows: joining every
 	// matching row before sorting cost several times more at 100k
 	// memories. The inner limit leaves room for rows the filter drops;
@@ -48,6 +72,49 @@ func (s *Service) keywordMatch(ctx context.Context, match string, f storage.Memo
 	return keywordHits(storage.SearchFTS(ctx, r, match, f, limit))
 }
 
+// matchPhrases splits a SanitizeFTSQuery expression ("a" OR "b") back
+// into its terms.
+func matchPhrases(match string) []string {
+	parts := strings.Split(match, " OR ")
+	for i, p := range parts {
+		parts[i] = strings.Trim(p, `"`)
+	}
+	return parts
+}
+
+// indexHits reads the rows of the index's hits that pass f, in rank
+// order, at most limit.
+func (s *Service) indexHits(ctx context.Context, hits []keyword.Hit, f storage.MemoryFilter, limit int) ([]KeywordHit, error) {
+	if len(hits) == 0 {
+		return []KeywordHit{}, nil
+	}
+	rids := make([]int64, len(hits))
+	for i, h := range hits {
+		rids[i] = int64(h.ID)
+	}
+	rows, err := storage.MemoriesByRID(ctx, s.db.Reader(), rids, f)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	out := make([]KeywordHit, 0, min(limit, len(rows)))
+	for _, h := range hits {
+		m, ok := rows[int64(h.ID)]
+		if !ok {
+			continue
+		}
+		out = append(out, keywordHit(m, h.BM25))
+		if len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+func keywordHit(m *storage.Memory, bm25 float64) KeywordHit {
+	a := math.Abs(bm25)
+	return KeywordHit{Memory: viewOf(m), BM25: bm25, Score: a / (1 + a)}
+}
+
 // keywordHits scores storage's full-text hits.
 func keywordHits(hits []storage.FTSHit, err error) ([]KeywordHit, error) {
 	if err != nil {
@@ -55,8 +122,7 @@ func keywordHits(hits []storage.FTSHit, err error) ([]KeywordHit, error) {
 	}
 	out := make([]KeywordHit, 0, len(hits))
 	for _, h := range hits {
-		a := math.Abs(h.BM25)
-		out = append(out, KeywordHit{Memory: viewOf(h.Memory), BM25: h.BM25, Score: a / (1 + a)})
+		out = append(out, keywordHit(h.Memory, h.BM25))
 	}
 	return out, nil
 }

@@ -34,16 +34,23 @@ type ImportResult struct {
 	Existing int `json:"existing"`
 }
 
-// importBatch is how many records share one write transaction.
-const importBatch = 500
+// importBatch is how many records share one write transaction: large
+// enough that FTS5 writes few segments, small enough that a remember
+// queued behind an import waits well under a second.
+const importBatch = 2000
 
 // Import writes exported memories through the write path, keeping every
 // field (id, timestamps, version, counters). A record whose id exists is
 // skipped; one whose content duplicates a live memory in its project is
-// deduped. Each record gets a "created" history event with reason "import".
-// Records meet remember's guardrails: every line is checked (content length,
+// deduped (as is one repeating an earlier record of the import). Each
+// record gets a "created" history event with reason "import". Records
+// meet remember's guardrails: every line is checked (content length,
 // tags) before anything is written, and secrets are redacted from content
-// (before it is hashed) and from the other fields (InsertNew).
+// (before it is hashed) and from the other fields (prepareNew).
+//
+// Rows are written many per statement (storage.InsertMemories), so
+// FTS5 indexes each batch as one segment instead of one per memory, and
+// the entity linker remembers the entities of the batch (bulkLinker).
 func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (*ImportResult, error) {
 	if err := s.CheckFrozen(); err != nil {
 		return nil, err
@@ -58,51 +65,19 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 	var created []string
 	for start := 0; start < len(lines); start += importBatch {
 		batch := lines[start:min(start+importBatch, len(lines))]
-		var imported, deduped, existing int
+		var counts ImportResult
 		var ids []string
 		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-			imported, deduped, existing, ids = 0, 0, 0, nil
-			for _, l := range batch {
-				m := storageOf(&l.Memory)
-				if m.ID != "" {
-					if _, err := storage.GetMemory(ctx, tx, m.ID); err == nil {
-						existing++
-						continue
-					} else if !errors.Is(err, storage.ErrNotFound) {
-						return err
-					}
-				}
-				if !m.IsDeleted {
-					if _, err := storage.FindLiveByHash(ctx, tx, m.ContentHash, m.Project); err == nil {
-						deduped++
-						continue
-					} else if !errors.Is(err, storage.ErrNotFound) {
-						return err
-					}
-					if m.IdempotencyKey != "" {
-						// The same request was already stored under this key.
-						if _, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey); err == nil {
-							deduped++
-							continue
-						} else if !errors.Is(err, storage.ErrNotFound) {
-							return err
-						}
-					}
-				}
-				if err := s.InsertNew(ctx, tx, m, actor, "import", map[string]any{"line": l.Line}); err != nil {
-					return fmt.Errorf("line %d: %w", l.Line, err)
-				}
-				imported++
-				ids = append(ids, m.ID)
-			}
-			return nil
+			var err error
+			counts, ids, err = s.importBatch(ctx, tx, batch, actor)
+			return err
 		})
 		if err != nil {
 			return res, err
 		}
-		res.Imported += imported
-		res.Deduped += deduped
-		res.Existing += existing
+		res.Imported += counts.Imported
+		res.Deduped += counts.Deduped
+		res.Existing += counts.Existing
 		created = append(created, ids...)
 	}
 	s.emb.SyncVectors(ctx, created...) // content already embedded under another id
@@ -110,6 +85,110 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
 	}
 	return res, nil
+}
+
+// importBatch writes one batch of records in tx and returns what it did
+// and the ids it created.
+func (s *Service) importBatch(ctx context.Context, tx *storage.Tx, batch []ImportLine, actor Actor) (ImportResult, []string, error) {
+	var res ImportResult
+	ctx, linker := withBulkLinker(ctx)
+	// What the batch itself holds, which the store does not show until
+	// the rows are written.
+	ids := map[string]bool{}
+	hashes := map[[2]string]bool{} // live rows by (content hash, project)
+	keys := map[string]bool{}      // live rows' idempotency keys
+	rows := make([]*storage.Memory, 0, len(batch))
+	lineOf := make([]int, 0, len(batch))
+	for _, l := range batch {
+		m := storageOf(&l.Memory)
+		if m.ID != "" {
+			if ids[m.ID] {
+				res.Existing++
+				continue
+			}
+			if _, err := storage.GetMemory(ctx, tx, m.ID); err == nil {
+				res.Existing++
+				continue
+			} else if !errors.Is(err, storage.ErrNotFound) {
+				return res, nil, err
+			}
+		}
+		if !m.IsDeleted {
+			if hashes[[2]string{m.ContentHash, m.Project}] {
+				res.Deduped++
+				continue
+			}
+			if _, err := storage.FindLiveByHash(ctx, tx, m.ContentHash, m.Project); err == nil {
+				res.Deduped++
+				continue
+			} else if !errors.Is(err, storage.ErrNotFound) {
+				return res, nil, err
+			}
+			if m.IdempotencyKey != "" {
+				// The same request was already stored under this key.
+				if keys[m.IdempotencyKey] {
+					res.Deduped++
+					continue
+				}
+				if _, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey); err == nil {
+					res.Deduped++
+					continue
+				} else if !errors.Is(err, storage.ErrNotFound) {
+					return res, nil, err
+				}
+			}
+		}
+		s.prepareNew(m, actor)
+		ids[m.ID] = true
+		if !m.IsDeleted {
+			hashes[[2]string{m.ContentHash, m.Project}] = true
+			if m.IdempotencyKey != "" {
+				keys[m.IdempotencyKey] = true
+			}
+		}
+		rows = append(rows, m)
+		lineOf = append(lineOf, l.Line)
+	}
+	if err := storage.InsertMemories(ctx, tx, rows); err != nil {
+		return res, nil, fmt.Errorf("insert memories: %w", err)
+	}
+	if s.cfg.Hints.Enabled {
+		var hints []storage.HintRow
+		for _, m := range rows {
+			for _, h := range HeuristicHints(m.Content, m.Type, s.cfg.Hints.Max) {
+				hints = append(hints, storage.HintRow{MemoryID: m.ID, Hint: h})
+			}
+		}
+		if err := storage.InsertHeuristicHints(ctx, tx, hints, s.Timestamp()); err != nil {
+			return res, nil, fmt.Errorf("write hints: %w", err)
+		}
+	}
+	// What InsertNew writes after the row and its hints (afterInsert),
+	// with the links and the events written many per statement.
+	created := make([]string, 0, len(rows))
+	events := make([]*storage.HistoryEvent, 0, len(rows))
+	for i, m := range rows {
+		if err := s.linkEntities(ctx, tx, m); err != nil {
+			return res, nil, fmt.Errorf("line %d: %w", lineOf[i], err)
+		}
+		content := m.Content
+		h, err := s.historyEvent(m.ID, storage.EventCreated, nil, &content, actor, "import", map[string]any{"line": lineOf[i]})
+		if err != nil {
+			return res, nil, fmt.Errorf("line %d: %w", lineOf[i], err)
+		}
+		events = append(events, h)
+		if m.ExtractionStatus == "pending" && !m.IsDeleted {
+			if err := s.enqueueJob(ctx, tx, m.ID, "extract"); err != nil {
+				return res, nil, fmt.Errorf("line %d: %w", lineOf[i], err)
+			}
+		}
+		created = append(created, m.ID)
+	}
+	if err := storage.InsertHistories(ctx, tx, events); err != nil {
+		return res, nil, fmt.Errorf("write history: %w", err)
+	}
+	res.Imported = len(created)
+	return res, created, linker.flush(ctx, tx)
 }
 
 // storageOf turns an exported memory back into a row, re-deriving the

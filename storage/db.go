@@ -9,10 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
-	_ "github.com/ncruces/go-sqlite3/driver" // registers the "sqlite3" database/sql driver
+	"github.com/ncruces/go-sqlite3/driver" // also registers the "sqlite3" database/sql driver
 	"github.com/ncruces/go-sqlite3/ext/fts5"
 )
 
@@ -25,7 +26,7 @@ func init() {
 // Defaults for [Options]; each can be overridden from config.
 const (
 	DefaultBusyTimeout = 5 * time.Second
-	DefaultReadConns   = 4
+	DefaultReadConns   = 16
 )
 
 // Options configures how a database file is opened.
@@ -54,10 +55,13 @@ type DB struct {
 	path       string
 	write      *sql.DB
 	read       *sql.DB
+	side       *sql.DB // the background reader (BackgroundReads)
 	writeStmts *stmtCache
 	reader     *Reader
 	writer     writer // group commit (writer.go)
 	faults     faults
+	changes    *memoryChanges // rows of memories written (changes.go)
+	derived    sync.Map       // in-memory structures derived from the data (Derived)
 }
 
 // Sentinel errors returned by storage.
@@ -104,7 +108,8 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, err
 	}
 
-	write, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, false))
+	changes := &memoryChanges{}
+	write, err := driver.Open(dsn(opts.Path, sync, opts.BusyTimeout, false), changes.watch)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", opts.Path, err)
 	}
@@ -128,7 +133,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		}
 	}
 
-	db := &DB{path: opts.Path, write: write, writeStmts: newStmtCache(write)}
+	db := &DB{path: opts.Path, write: write, writeStmts: newStmtCache(write), changes: changes}
 	ms := opts.migrations
 	if ms == nil {
 		if ms, err = Migrations(); err != nil {
@@ -149,7 +154,17 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	read.SetMaxOpenConns(opts.ReadConns)
 	read.SetMaxIdleConns(opts.ReadConns)
 	db.read = read
-	db.reader = &Reader{cache: newStmtCache(read)}
+	// One more reader connection for background reads (BackgroundReads).
+	side, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, true))
+	if err != nil {
+		read.Close()
+		write.Close()
+		return nil, fmt.Errorf("open %s for reading: %w", opts.Path, err)
+	}
+	side.SetMaxOpenConns(1)
+	side.SetMaxIdleConns(1)
+	db.side = side
+	db.reader = &Reader{cache: newStmtCache(read), side: newStmtCache(side)}
 	if err := restrictFiles(opts.Path); err != nil {
 		db.Close()
 		return nil, err
@@ -202,9 +217,13 @@ func (db *DB) Close() error {
 	var errs []error
 	if db.reader != nil {
 		db.reader.cache.close()
+		db.reader.side.close()
 	}
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
+	}
+	if db.side != nil {
+		errs = append(errs, db.side.Close())
 	}
 	if db.writeStmts != nil {
 		db.writeStmts.close()

@@ -347,3 +347,30 @@ func ListEntities(ctx context.Context, q Querier, substr string, limit int) ([]E
 	}
 	return out, rows.Err()
 }
+
+const upsertEntityTypeQuery = entityInsert + `		entity_type = CASE WHEN entities.entity_type = 'unknown' THEN excluded.entity_type ELSE entities.entity_type END
+	RETURNING id, entity_type`
+
+// UpsertEntityType is UpsertEntity that also returns the entity's type
+// after the write.
+func UpsertEntityType(ctx context.Context, q Querier, id, name, canonical, entityType, now string) (gotID, gotType string, err error) {
+	err = q.QueryRowContext(ctx, upsertEntityTypeQuery, id, name, canonical, entityType, now, now).Scan(&gotID, &gotType)
+	return
+}
+
+// EntityIDType returns the id and type of the entity of canonical name,
+// or ErrNotFound.
+func EntityIDType(ctx context.Context, q Querier, canonical string) (id, entityType string, err error) {
+	err = q.QueryRowContext(ctx, `SELECT id, entity_type FROM entities WHERE canonical_name = ?`, canonical).Scan(&id, &entityType)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", ErrNotFound
+	}
+	return id, entityType, err
+}
+
+// AddEntityMentions adds n mentions to entity id and sets its updated_at
+// to now (n may be 0: the entity was only seen again).
+func AddEntityMentions(ctx context.Context, q Querier, id string, n int, now string) error {
+	_, err := q.ExecContext(ctx, `UPDATE entities SET mentions = mentions + ?, updated_at = max(updated_at, ?) WHERE id = ?`, n, now, id)
+	return err
+}

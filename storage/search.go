@@ -54,3 +54,73 @@ func searchFTS(ctx context.Context, q Querier, query string, args ...any) ([]FTS
 	}
 	return out, rows.Err()
 }
+
+// EachMemoryText calls fn with the rid and content of every memories row,
+// live or deleted (the rows memories_fts indexes), in rid order.
+func EachMemoryText(ctx context.Context, q Querier, fn func(rid int64, content string) error) error {
+	rows, err := q.QueryContext(ctx, `SELECT rid, content FROM memories ORDER BY rid`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rid int64
+		var content string
+		if err := rows.Scan(&rid, &content); err != nil {
+			return err
+		}
+		if err := fn(rid, content); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// MemoryTexts returns the content of the memories rows among rids that
+// exist (live or deleted), by rid.
+func MemoryTexts(ctx context.Context, q Querier, rids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(rids))
+	for start := 0; start < len(rids); start += 5000 {
+		part := rids[start:min(start+5000, len(rids))]
+		rows, err := q.QueryContext(ctx, `SELECT rid, content FROM memories WHERE rid IN (SELECT value FROM json_each(?))`, jsonList(part))
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var rid int64
+			var content string
+			if err := rows.Scan(&rid, &content); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[rid] = content
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// MemoriesByRID returns the memories among rids that pass f, by rid.
+func MemoriesByRID(ctx context.Context, q Querier, rids []int64, f MemoryFilter) (map[int64]*Memory, error) {
+	where, args := f.Where()
+	rows, err := q.QueryContext(ctx, `SELECT `+memoryColumns+`, m.rid FROM memories m
+		WHERE m.rid IN (SELECT value FROM json_each(?)) AND `+where, append([]any{jsonList(rids)}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[int64]*Memory, len(rids))
+	for rows.Next() {
+		var rid int64
+		m, err := ScanMemory(extraScanner{rows, []any{&rid}})
+		if err != nil {
+			return nil, err
+		}
+		out[rid] = m
+	}
+	return out, rows.Err()
+}

@@ -156,32 +156,52 @@ func (t *Tx) warm(ctx context.Context) {
 
 // Reader runs queries on the reader pool with cached statements. It
 // satisfies Querier; writes through it fail (the connections are query_only).
-type Reader struct{ cache *stmtCache }
+// A context marked with BackgroundReads runs on a connection of its own
+// (side), so background reads never take a request's connection.
+type Reader struct{ cache, side *stmtCache }
+
+type backgroundReadsKey struct{}
+
+// BackgroundReads marks ctx so that the Reader runs its queries on the
+// background connection: the /health snapshot, which must neither wait
+// for the request pool under load nor hold one of its connections.
+func BackgroundReads(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundReadsKey{}, true)
+}
+
+func (r *Reader) pick(ctx context.Context) *stmtCache {
+	if r.side != nil && ctx.Value(backgroundReadsKey{}) != nil {
+		return r.side
+	}
+	return r.cache
+}
 
 // QueryContext runs a query on a reader connection.
 func (r *Reader) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := r.cache.get(ctx, query)
+	c := r.pick(ctx)
+	st, err := c.get(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	if st == nil {
-		return r.cache.db.QueryContext(ctx, query, args...)
+		return c.db.QueryContext(ctx, query, args...)
 	}
 	return st.QueryContext(ctx, args...)
 }
 
 // QueryRowContext runs a single-row query on a reader connection.
 func (r *Reader) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	st, err := r.cache.get(ctx, query)
+	c := r.pick(ctx)
+	st, err := c.get(ctx, query)
 	if err != nil || st == nil {
-		return r.cache.db.QueryRowContext(ctx, query, args...)
+		return c.db.QueryRowContext(ctx, query, args...)
 	}
 	return st.QueryRowContext(ctx, args...)
 }
 
 // ExecContext exists to satisfy Querier; readers cannot write.
 func (r *Reader) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return r.cache.db.ExecContext(ctx, query, args...)
+	return r.pick(ctx).db.ExecContext(ctx, query, args...)
 }
 
 // QueryRow is QueryRowContext with a background context.

@@ -28,6 +28,13 @@ const (
 	DefaultServerWriteTimeout = 5 * time.Minute
 	// DefaultServerIdleTimeout closes idle kept-alive connections.
 	DefaultServerIdleTimeout = 2 * time.Minute
+	// DefaultServerMaxConcurrent (0) serves two API reads per CPU at once:
+	// recall is CPU work, and more at once only makes each slower.
+	DefaultServerMaxConcurrent = 0
+	// DefaultServerQueueTimeout is how long a request waits for a turn
+	// before a 503: a caller learns at once that cairn is busy instead of
+	// waiting seconds in a queue.
+	DefaultServerQueueTimeout = 50 * time.Millisecond
 	// server.allowed_origins and server.allowed_hosts are empty by
 	// default: loopback origins and hosts (localhost, 127.0.0.1, [::1])
 	// and the host of server.addr are always accepted.
@@ -50,8 +57,11 @@ const (
 	DefaultStorageSynchronous = "normal"
 	// DefaultStorageBusyTimeout is how long a connection waits for a lock.
 	DefaultStorageBusyTimeout = 5 * time.Second
-	// DefaultStorageReadConns is the size of the read connection pool.
-	DefaultStorageReadConns = 4
+	// DefaultStorageReadConns is the size of the read connection pool:
+	// more than the requests served at once (server.max_concurrent), so a
+	// request does not wait for a connection while background readers
+	// (health snapshots, the workers) hold some.
+	DefaultStorageReadConns = 16
 )
 
 // Auth defaults.
@@ -141,6 +151,9 @@ const (
 	DefaultSearchCoverageWeight = 0.7
 	// DefaultSearchDampening turns the post-fusion corrections on.
 	DefaultSearchDampening = true
+	// DefaultSearchKeywordIndex serves the keyword leg from the in-memory
+	// index.
+	DefaultSearchKeywordIndex = true
 )
 
 // Continuity defaults (seed 003).

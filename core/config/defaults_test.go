@@ -18,6 +18,8 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"server.read_timeout":     DefaultServerReadTimeout,
 		"server.write_timeout":    DefaultServerWriteTimeout,
 		"server.idle_timeout":     DefaultServerIdleTimeout,
+		"server.max_concurrent":   DefaultServerMaxConcurrent,
+		"server.queue_timeout":    DefaultServerQueueTimeout,
 
 		"storage.synchronous":  DefaultStorageSynchronous,
 		"storage.busy_timeout": DefaultStorageBusyTimeout,
@@ -55,6 +57,7 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"search.fusion":                DefaultSearchFusion,
 		"search.coverage_weight":       DefaultSearchCoverageWeight,
 		"search.dampening":             DefaultSearchDampening,
+		"search.keyword_index":         DefaultSearchKeywordIndex,
 
 		"graph.enabled":                          DefaultGraphEnabled,
 		"graph.boost_weight":                     DefaultGraphBoostWeight,

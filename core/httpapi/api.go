@@ -37,6 +37,7 @@ type API struct {
 	guard   *browserGuard
 	hc      healthCache
 	routes  map[string]route // by pattern: the table the router and the auth gate share
+	admit   *admission       // requests served at once (admission.go)
 }
 
 // NewAPI builds the HTTP API. version is reported by /health and
@@ -45,6 +46,7 @@ func NewAPI(svc *core.Service, version, addr string) *API {
 	a := &API{svc: svc, version: version, started: time.Now(), addr: addr, log: svc.Logger(), mux: http.NewServeMux(), routes: map[string]route{}}
 	a.auth = newAuthGate(a)
 	a.guard = newBrowserGuard(a)
+	a.admit = newAdmission(svc.Config().Server)
 	for _, rt := range a.routeTable() {
 		a.register(rt)
 	}
@@ -72,6 +74,14 @@ func (a *API) Handler() http.Handler {
 		}
 		_, pattern := a.mux.Handler(r)
 		defer a.recordRequest(r, pattern, rw, start)
+		if r.URL.Path != "/health" { // /health answers whatever the load
+			release, ok := a.admit.enter(r.Context(), a.routes[pattern].access.perm)
+			if !ok {
+				a.admit.refuse(rw)
+				return
+			}
+			defer release()
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				a.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))

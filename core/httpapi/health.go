@@ -61,7 +61,9 @@ func (a *API) refreshHealth(ctx context.Context) {
 		return
 	}
 	defer a.hc.running.Store(false)
-	ctx, cancel := context.WithTimeout(ctx, healthRefreshTimeout)
+	// The snapshot reads on the store's background connection: under load
+	// it neither waits for the requests' pool nor takes from it.
+	ctx, cancel := context.WithTimeout(storage.BackgroundReads(ctx), healthRefreshTimeout)
 	defer cancel()
 	m, err := a.measure(ctx)
 	if err != nil {

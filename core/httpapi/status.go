@@ -52,6 +52,7 @@ var statusByCode = map[string]int{
 	core.CodeStorageCorrupt:         http.StatusServiceUnavailable,
 	core.CodeStorageReadOnly:        http.StatusServiceUnavailable,
 	core.CodeVectorsUnavailable:     http.StatusServiceUnavailable,
+	CodeOverloaded:                  http.StatusServiceUnavailable,
 }
 
 // StatusOf returns the HTTP status the API answers an error code with; a

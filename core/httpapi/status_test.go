@@ -26,7 +26,7 @@ func TestStatusOf(t *testing.T) {
 		core.CodeTooLarge: 413, auth.CodeRateLimited: 429, ops.CodeRepairFrozen: 429, ops.CodeRepairDisabled: 429,
 		ops.CodeRepairCooldown: 429, ops.CodeRepairBudget: 429, core.CodeInternal: 500,
 		core.CodeFrozen: 503, core.CodeVectorsUnavailable: 503,
-		CodeForbiddenOrigin: 403, CodeForbiddenHost: 403, connectors.CodeRootNotAllowed: 403, CodeUnsupportedMediaType: 415, CodeRequestTimeout: 408,
+		CodeForbiddenOrigin: 403, CodeForbiddenHost: 403, connectors.CodeRootNotAllowed: 403, CodeUnsupportedMediaType: 415, CodeRequestTimeout: 408, CodeOverloaded: 503,
 		core.CodeStorageFull: 507, core.CodeStorageIO: 507, core.CodeStorageCorrupt: 503, core.CodeStorageReadOnly: 503,
 		"some_new_code": http.StatusInternalServerError,
 	}

@@ -1,0 +1,186 @@
+package core
+
+import (
+	"context"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairnmem/cairn/core/keyword"
+	"github.com/cairnmem/cairn/storage"
+)
+
+// The keyword index (core/keyword) is kept in step with memories_fts: it
+// indexes memories.content for every row, live or deleted, as the FTS5
+// table does. The database reports which rows its commits changed
+// (storage.TakeMemoryChanges); each search first applies them to the
+// index (reading those rows back), so a memory is found by the next
+// search after its commit. When the changes since the last build grow
+// large (an import), the index is rebuilt in the background while
+// searches go on with the old one, and FTS5 answers until the first
+// build is done.
+
+// keywordSyncBuildRows: a store this small is indexed by the first
+// search itself, before it answers.
+const keywordSyncBuildRows = 20000
+
+type keywordIndexKey struct{}
+
+// keywordIndexState is the index of one database and how it follows it.
+type keywordIndexState struct {
+	ix atomic.Pointer[keyword.Index]
+
+	mu         sync.Mutex // applying changes, starting and finishing builds
+	building   bool
+	buildErr   error
+	sinceBuild []int64 // rows changed while a build runs
+}
+
+func (s *Service) keywordState() *keywordIndexState {
+	return s.db.Derived(keywordIndexKey{}, func() any { return &keywordIndexState{} }).(*keywordIndexState)
+}
+
+// keywordIndex returns the index, up to date with every commit so far,
+// or nil while it is being built.
+func (s *Service) keywordIndex(ctx context.Context) (*keyword.Index, error) {
+	st := s.keywordState()
+	ix := st.ix.Load()
+	if ix == nil {
+		st.mu.Lock()
+		if err := st.buildErr; err != nil {
+			st.buildErr = nil
+			st.mu.Unlock()
+			return nil, err
+		}
+		building := st.building
+		st.mu.Unlock()
+		if building {
+			return nil, nil
+		}
+		n, err := storage.CountMemoryRows(ctx, s.db.Reader())
+		if err != nil {
+			return nil, err
+		}
+		if n > keywordSyncBuildRows {
+			go s.rebuildKeywordIndex(context.WithoutCancel(ctx))
+			return nil, nil
+		}
+		if err := s.rebuildKeywordIndex(ctx); err != nil {
+			return nil, err
+		}
+		return st.ix.Load(), nil
+	}
+	if s.db.PendingMemoryChanges() == 0 {
+		return ix, nil
+	}
+	st.mu.Lock()
+	rids := s.db.TakeMemoryChanges()
+	if len(rids) == 0 {
+		st.mu.Unlock()
+		return ix, nil
+	}
+	if st.building {
+		st.sinceBuild = append(st.sinceBuild, rids...)
+	}
+	err := applyKeywordChanges(ctx, s.db, ix, rids)
+	if err != nil {
+		s.db.ReturnMemoryChanges(rids)
+	}
+	rebuild := err == nil && !st.building && ix.NeedsRebuild()
+	st.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if rebuild {
+		go s.rebuildKeywordIndex(context.WithoutCancel(ctx))
+	}
+	return ix, nil
+}
+
+// applyKeywordChanges reads the rows rids back and updates ix.
+func applyKeywordChanges(ctx context.Context, db *storage.DB, ix *keyword.Index, rids []int64) error {
+	texts, err := storage.MemoryTexts(ctx, db.Reader(), rids)
+	if err != nil {
+		return err
+	}
+	ids := make([]uint32, len(rids))
+	docs := make(map[uint32]string, len(texts))
+	for i, r := range rids {
+		ids[i] = uint32(r)
+	}
+	for r, t := range texts {
+		docs[uint32(r)] = t
+	}
+	ix.Update(ids, docs)
+	return nil
+}
+
+// rebuildKeywordIndex builds the index from the table and swaps it in;
+// changes committed meanwhile are applied to both the old index (still
+// searched) and the new one before the swap. One build runs at a time.
+func (s *Service) rebuildKeywordIndex(ctx context.Context) error {
+	st := s.keywordState()
+	st.mu.Lock()
+	if st.building {
+		st.mu.Unlock()
+		return nil
+	}
+	st.building, st.sinceBuild = true, nil
+	// The build reads a snapshot taken after this: changes committed
+	// before it are in the snapshot.
+	taken := s.db.TakeMemoryChanges()
+	if old := st.ix.Load(); old != nil && len(taken) > 0 {
+		if err := applyKeywordChanges(ctx, s.db, old, taken); err != nil {
+			s.db.ReturnMemoryChanges(taken)
+		}
+	}
+	st.mu.Unlock()
+
+	start := time.Now()
+	var iterErr error
+	ix := keyword.Build(func(yield func(keyword.Doc) bool) {
+		iterErr = storage.EachMemoryText(ctx, s.db.Reader(), func(rid int64, content string) error {
+			if !yield(keyword.Doc{ID: uint32(rid), Content: content}) {
+				return context.Canceled
+			}
+			return nil
+		})
+	})
+
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.building = false
+	if iterErr != nil {
+		st.buildErr = iterErr
+		s.log.Warn("keyword index build failed", "err", iterErr)
+		return iterErr
+	}
+	late := append(st.sinceBuild, s.db.TakeMemoryChanges()...)
+	st.sinceBuild = nil
+	if len(late) > 0 {
+		if err := applyKeywordChanges(ctx, s.db, ix, late); err != nil {
+			s.db.ReturnMemoryChanges(late)
+			st.buildErr = err
+			return err
+		}
+	}
+	st.ix.Store(ix)
+	// The build's garbage (every row's text, the postings before
+	// compression) is several times the index: give it back to the
+	// system now rather than keep it as the process's high-water mark.
+	debug.FreeOSMemory()
+	stats := ix.Stats()
+	s.log.Info("keyword index built", "docs", stats.Docs, "terms", stats.Terms, "bytes", stats.Bytes,
+		"took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// KeywordIndexStats describes the in-memory keyword index (zero before
+// its first build).
+func (s *Service) KeywordIndexStats() keyword.Stats {
+	if ix := s.keywordState().ix.Load(); ix != nil {
+		return ix.Stats()
+	}
+	return keyword.Stats{}
+}

@@ -1,0 +1,114 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/storage"
+)
+
+// TestKeywordIndexRebuildUnderWrites checks the index a background build
+// swaps in while memories are written, edited and removed meanwhile: after
+// the build, every word finds in the index exactly the live memories FTS5
+// finds.
+func TestKeywordIndexRebuildUnderWrites(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "k.db"), NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	cfg := config.DefaultConfig()
+	cfg.Pipeline.Enabled = false
+	s := NewService(db, cfg, ServiceOptions{})
+	words := []string{"amber", "basalt", "cobalt", "dune", "ember", "fjord", "granite", "harbor"}
+	text := func(i int) string {
+		return fmt.Sprintf("%s %s note %d", words[i%len(words)], words[(i*3+1)%len(words)], i)
+	}
+	var lines []ImportLine
+	for i := range 3000 {
+		lines = append(lines, ImportLine{Line: i + 1, Memory: Memory{Content: text(i), Type: "fact", Importance: 0.5, Confidence: 1}})
+	}
+	if _, err := s.Import(ctx, lines, Actor{Name: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.keywordIndex(ctx); err != nil { // the first build
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := s.rebuildKeywordIndex(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	wg.Go(func() {
+		for i := range 200 {
+			res, err := s.Remember(ctx, RememberInput{Content: text(5000 + i)}, Actor{Name: "test"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			switch i % 4 {
+			case 1:
+				c := "edited " + text(9000+i)
+				if _, err := s.Modify(ctx, Patch{ID: res.Memory.ID, Content: &c, Reason: "test"}, Actor{Name: "test"}); err != nil {
+					t.Error(err)
+					return
+				}
+			case 2:
+				err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+					_, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, res.Memory.ID)
+					return err
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			if i%10 == 0 { // searches apply changes while the build runs
+				if _, err := s.KeywordSearch(ctx, "amber", storage.MemoryFilter{}, 5); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+	})
+	wg.Wait()
+	for _, w := range append(words, "edited", "note") {
+		got, err := s.KeywordSearch(ctx, w, storage.MemoryFilter{}, 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := keywordHits(storage.SearchFTS(ctx, db.Reader(), `"`+w+`"`, storage.MemoryFilter{}, 10000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := func(hs []KeywordHit) []string {
+			var out []string
+			for _, h := range hs {
+				out = append(out, h.Memory.ID)
+			}
+			slices.Sort(out)
+			return out
+		}
+		if g, w2 := ids(got), ids(want); !slices.Equal(g, w2) {
+			t.Fatalf("%q: the index finds %d memories, FTS5 %d", w, len(g), len(w2))
+		}
+	}
+	if st, n := s.KeywordIndexStats(), mustCount(t, db); st.Docs != n {
+		t.Fatalf("the index holds %d documents, the table %d rows", st.Docs, n)
+	}
+}
+
+func mustCount(t *testing.T, db *storage.DB) int {
+	n, err := storage.CountMemoryRows(context.Background(), db.Reader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

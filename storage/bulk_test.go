@@ -1,0 +1,113 @@
+package storage_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// TestInsertMemoriesAsInsertMemory checks that the bulk insert writes
+// every column as InsertMemory does.
+func TestInsertMemoriesAsInsertMemory(t *testing.T) {
+	db := openJobsDB(t)
+	ctx := context.Background()
+	full := func(id string) *storage.Memory {
+		return &storage.Memory{ID: id, Type: "decision", Category: "c", Content: "content " + id, NormalizedContent: "content " + id,
+			ContentHash: "h" + id, Confidence: 0.7, Importance: 0.6, SourceID: "s", SourceType: "manual", Tags: []string{"a", "b"},
+			Who: "w", Why: "y", Project: "p", SessionID: "sess", CreatedAt: "2026-01-01T00:00:00.000Z", UpdatedAt: "2026-01-02T00:00:00.000Z",
+			UpdatedBy: "u", LastAccessed: "2026-01-03T00:00:00.000Z", AccessCount: 3, VectorClock: `{"a":1}`, Version: 4,
+			ManualOverride: true, Pinned: true, IsDeleted: true, DeletedAt: "2026-01-04T00:00:00.000Z", ExtractionStatus: "done",
+			EmbeddingModel: "e", ExtractionModel: "x", UpdateCount: 2, IdempotencyKey: "k" + id, RuntimePath: "r", SourcePath: "sp",
+			SourceSection: "ss"}
+	}
+	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := storage.InsertMemory(ctx, tx, full("one")); err != nil {
+			return err
+		}
+		return storage.InsertMemories(ctx, tx, []*storage.Memory{full("two"), {ID: "three", Type: "fact", Content: "c3",
+			NormalizedContent: "c3", ContentHash: "h3", SourceType: "manual", CreatedAt: "2026-01-01T00:00:00.000Z",
+			UpdatedAt: "2026-01-01T00:00:00.000Z", UpdatedBy: "u"}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := storage.GetMemory(ctx, db.Reader(), "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := storage.GetMemory(ctx, db.Reader(), "two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	two.ID, two.Content, two.NormalizedContent, two.ContentHash, two.IdempotencyKey = one.ID, one.Content, one.NormalizedContent, one.ContentHash, one.IdempotencyKey
+	if !reflect.DeepEqual(one, two) {
+		t.Fatalf("bulk row differs:\n%+v\n%+v", *two, *one)
+	}
+	three, err := storage.GetMemory(ctx, db.Reader(), "three")
+	if err != nil || three.Version != 1 || three.VectorClock != "{}" || three.ExtractionStatus != "none" {
+		t.Fatalf("defaults of a bare row: %+v %v", three, err)
+	}
+}
+
+// TestBackgroundReadsHaveTheirOwnConnection checks that a read marked
+// BackgroundReads runs while every connection of the request pool is
+// taken, and that an unmarked one waits for the pool.
+func TestBackgroundReadsHaveTheirOwnConnection(t *testing.T) {
+	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "b.db"), NoBackup: true, ReadConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// An open result set holds the pool's only connection.
+	rows, err := db.Reader().QueryContext(context.Background(), `SELECT 1 UNION ALL SELECT 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	var n int
+	if err := db.Reader().QueryRowContext(storage.BackgroundReads(ctx), `SELECT count(*) FROM memories`).Scan(&n); err != nil {
+		t.Fatalf("background read while the pool is taken: %v", err)
+	}
+	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM memories`).Scan(&n); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a request read did not wait for the pool: %v", err)
+	}
+}
+
+// TestMemoryChangesAfterCommit checks what TakeMemoryChanges reports:
+// nothing before it was first called, then the rows each commit wrote,
+// once.
+func TestMemoryChangesAfterCommit(t *testing.T) {
+	db := openJobsDB(t)
+	ctx := context.Background()
+	insert := func(id string) {
+		t.Helper()
+		err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+			return storage.InsertMemory(ctx, tx, &storage.Memory{ID: id, Type: "fact", Content: id, NormalizedContent: id, ContentHash: id,
+				SourceType: "manual", CreatedAt: "2026-01-01T00:00:00.000Z", UpdatedAt: "2026-01-01T00:00:00.000Z", UpdatedBy: "t"})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert("before")
+	if got := db.TakeMemoryChanges(); len(got) != 0 || db.PendingMemoryChanges() != 0 {
+		t.Fatalf("changes before anyone asked: %v", got)
+	}
+	insert("after")
+	if n := db.PendingMemoryChanges(); n != 1 {
+		t.Fatalf("%d pending changes, want 1", n)
+	}
+	if got := db.TakeMemoryChanges(); len(got) != 1 {
+		t.Fatalf("changes %v, want the one row written", got)
+	}
+	if got := db.TakeMemoryChanges(); len(got) != 0 {
+		t.Fatalf("changes reported twice: %v", got)
+	}
+}
