@@ -62,3 +62,25 @@ func TestOpenReadOnly(t *testing.T) {
 		t.Fatalf("an older schema: %v", err)
 	}
 }
+
+// A read-only store closes cleanly: it has no background connection.
+func TestOpenReadOnlyCloses(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "c.db")
+	db, err := Open(ctx, Options{Path: path, NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	ro, err := OpenReadOnly(ctx, Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := ro.Reader().QueryRowContext(BackgroundReads(ctx), `SELECT count(*) FROM memories`).Scan(&n); err != nil {
+		t.Fatalf("a background read on a read-only store: %v", err)
+	}
+	if err := ro.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

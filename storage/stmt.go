@@ -57,6 +57,9 @@ func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 func (c *stmtCache) close() {
+	if c == nil { // a Reader without a background connection (OpenReadOnly)
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for q, st := range c.m {
