@@ -13,34 +13,17 @@ const historyLimit = 1000
 // runHistory is `cairn history ID`: every change to one memory, oldest
 // first, with who made it and why.
 func runHistory(ctx context.Context, args []string) error {
-	fs, common := newFlagSet("history", "history [flags] ID")
-	project := fs.String("project", "", "resolve a short id among this project's memories first")
-	asJSON := fs.Bool("json", false, "print the events as JSON")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usageError{"usage: cairn history ID"}
-	}
-	be, err := connect(ctx, common)
+	c := newIDCommand("history", "print the events as JSON", "usage: cairn history ID")
+	be, id, err := c.open(ctx, args, nil)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-	hint, err := cliProjectGiven(ctx, common, *project)
-	if err != nil {
-		return err
-	}
-	id, err := resolveID(ctx, be, pos[0], hint)
-	if err != nil {
-		return err
-	}
 	events, err := be.History(ctx, id, historyLimit)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if *c.asJSON {
 		return printJSON(os.Stdout, events)
 	}
 	for _, e := range events {

@@ -12,35 +12,20 @@ import (
 // runRecover is `cairn recover ID`: it brings back a forgotten memory
 // within the recover window (memory.recover_window).
 func runRecover(ctx context.Context, args []string) error {
-	fs, common := newFlagSet("recover", "recover [flags] ID")
-	project := fs.String("project", "", "resolve a short id among this project's memories first")
-	reason := fs.String("reason", "recovered with cairn recover", "why, recorded in the memory's history")
-	asJSON := fs.Bool("json", false, "print the API's answer as JSON")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usageError{"usage: cairn recover ID (cairn list --deleted shows forgotten memories)"}
-	}
-	if strings.TrimSpace(*reason) == "" {
-		return usageError{"--reason must not be empty"}
-	}
-	be, err := connect(ctx, common)
+	c := newIDCommand("recover", "print the API's answer as JSON", "usage: cairn recover ID (cairn list --deleted shows forgotten memories)")
+	reason := c.fs.String("reason", "recovered with cairn recover", "why, recorded in the memory's history")
+	be, id, err := c.open(ctx, args, func() error {
+		if strings.TrimSpace(*reason) == "" {
+			return usageError{"--reason must not be empty"}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-	hint, err := cliProjectGiven(ctx, common, *project)
-	if err != nil {
-		return err
-	}
-	id, err := resolveID(ctx, be, pos[0], hint)
-	if err != nil {
-		return err
-	}
 	res, err := be.Recover(ctx, core.RecoverInput{ID: id, Reason: *reason})
-	if *asJSON && res != nil {
+	if *c.asJSON && res != nil {
 		if perr := printJSON(os.Stdout, res); perr != nil {
 			return perr
 		}
@@ -48,7 +33,7 @@ func runRecover(ctx context.Context, args []string) error {
 	if err != nil {
 		return mutationError("recover", id, res, err)
 	}
-	if !*asJSON {
+	if !*c.asJSON {
 		fmt.Printf("recovered %s (version %d)\n", shortID(id), res.NewVersion)
 	}
 	return nil

@@ -15,34 +15,17 @@ import (
 
 // runShow is `cairn show ID`: one memory with every field.
 func runShow(ctx context.Context, args []string) error {
-	fs, common := newFlagSet("show", "show [flags] ID")
-	project := fs.String("project", "", "resolve a short id among this project's memories first")
-	asJSON := fs.Bool("json", false, "print the memory as JSON")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usageError{"usage: cairn show ID (the full id or the short id a listing shows)"}
-	}
-	be, err := connect(ctx, common)
+	c := newIDCommand("show", "print the memory as JSON", "usage: cairn show ID (the full id or the short id a listing shows)")
+	be, id, err := c.open(ctx, args, nil)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-	hint, err := cliProjectGiven(ctx, common, *project)
-	if err != nil {
-		return err
-	}
-	id, err := resolveID(ctx, be, pos[0], hint)
-	if err != nil {
-		return err
-	}
 	m, err := be.Get(ctx, id, true)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if *c.asJSON {
 		return printJSON(os.Stdout, m)
 	}
 	printMemory(m)

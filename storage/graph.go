@@ -332,7 +332,12 @@ const listEntitiesQuery = `SELECT id, name, canonical_name, entity_type, mention
 // ListEntities lists up to limit entities whose canonical name contains
 // substr (all when it is empty), most mentioned first.
 func ListEntities(ctx context.Context, q Querier, substr string, limit int) ([]Entity, error) {
-	rows, err := q.QueryContext(ctx, listEntitiesQuery, "%"+likeEscape(substr)+"%", limit)
+	return scanEntities(q.QueryContext(ctx, listEntitiesQuery, "%"+likeEscape(substr)+"%", limit))
+}
+
+// scanEntities reads rows of (id, name, canonical_name, entity_type,
+// mentions, updated_at).
+func scanEntities(rows *sql.Rows, err error) ([]Entity, error) {
 	if err != nil {
 		return nil, err
 	}

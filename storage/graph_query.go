@@ -84,20 +84,7 @@ func EntityMemories(ctx context.Context, q Querier, id, project string, limit in
 // MemoryEntities returns the entities memory id mentions, most mentioned
 // first.
 func MemoryEntities(ctx context.Context, q Querier, memoryID string) ([]Entity, error) {
-	rows, err := q.QueryContext(ctx, `SELECT e.id, e.name, e.canonical_name, e.entity_type, e.mentions, e.updated_at
+	return scanEntities(q.QueryContext(ctx, `SELECT e.id, e.name, e.canonical_name, e.entity_type, e.mentions, e.updated_at
 		FROM memory_entity_mentions mem JOIN entities e ON e.id = mem.entity_id
-		WHERE mem.memory_id = ? ORDER BY e.mentions DESC, e.canonical_name`, memoryID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Entity{}
-	for rows.Next() {
-		var e Entity
-		if err := rows.Scan(&e.ID, &e.Name, &e.CanonicalName, &e.EntityType, &e.Mentions, &e.UpdatedAt); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+		WHERE mem.memory_id = ? ORDER BY e.mentions DESC, e.canonical_name`, memoryID))
 }
