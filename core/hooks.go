@@ -56,6 +56,9 @@ type HookRequest struct {
 	// Otherwise Project (an older shim's working directory, a short name)
 	// is resolved by strings against the known projects (ResolveProject).
 	ProjectResolved bool
+	// ProjectNames are short names stored for Project that could not be
+	// moved into it yet (adoptNames): the hook matches them too.
+	ProjectNames []string
 }
 
 // actor is who h's writes are recorded as.
@@ -114,7 +117,7 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 	}
 	cfg := s.svc.cfg.Hooks
 	now := s.svc.now()
-	cands, err := s.startCandidates(ctx, h.Project, h.Confined)
+	cands, err := s.startCandidates(ctx, h.Project, h.Confined, h.ProjectNames)
 	if err != nil {
 		return nil, err
 	}
@@ -242,8 +245,8 @@ func boolOrder(first bool) int {
 
 // startCandidates reads the newest memories in scope plus every pinned one
 // in scope (an old pinned memory is never crowded out by newer ones).
-func (s *Hooks) startCandidates(ctx context.Context, project string, confined bool) ([]*startCandidate, error) {
-	scope := s.projectScope(project, confined)
+func (s *Hooks) startCandidates(ctx context.Context, project string, confined bool, names []string) ([]*startCandidate, error) {
+	scope := s.projectScope(project, confined, names)
 	out := map[string]*startCandidate{}
 	var order []*startCandidate
 	scan := func(pinnedOnly bool, limit int) error {
@@ -259,7 +262,7 @@ func (s *Hooks) startCandidates(ctx context.Context, project string, confined bo
 			c.m.ID, c.m.Content, c.m.Type, c.m.Importance, c.m.Pinned, c.m.Project, c.m.CreatedAt =
 				r.ID, r.Content, r.Type, r.Importance, r.Pinned, r.Project, r.CreatedAt
 			_ = json.Unmarshal([]byte(r.Tags), &c.tags)
-			c.sameProj = project != "" && c.m.Project == project
+			c.sameProj = project != "" && (c.m.Project == project || slices.Contains(names, c.m.Project))
 			out[c.m.ID] = c
 			order = append(order, c)
 		}
@@ -277,15 +280,15 @@ func (s *Hooks) startCandidates(ctx context.Context, project string, confined bo
 // projectScope is what hooks may inject for project: its own memories and
 // those without a project; everything when hooks.cross_project is on; only
 // its own when the caller is confined to it.
-func (s *Hooks) projectScope(project string, confined bool) storage.ProjectScope {
-	return storage.ProjectScope{Project: project, All: s.svc.cfg.Hooks.CrossProject, Only: confined}
+func (s *Hooks) projectScope(project string, confined bool, names []string) storage.ProjectScope {
+	return storage.ProjectScope{Project: project, Names: names, All: s.svc.cfg.Hooks.CrossProject, Only: confined}
 }
 
-func (s *Hooks) inScope(project, memProject string, confined bool) bool {
+func (s *Hooks) inScope(project, memProject string, confined bool, names []string) bool {
 	if confined {
 		return memProject == project
 	}
-	return s.svc.cfg.Hooks.CrossProject || memProject == "" || memProject == project
+	return s.svc.cfg.Hooks.CrossProject || memProject == "" || memProject == project || slices.Contains(names, memProject)
 }
 
 func (s *Hooks) recordSessionStart(ctx context.Context, h HookRequest, mems []*InjectedMemory) error {
@@ -378,7 +381,7 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		res.Engine = ModeKeyword
 		return res, nil
 	}
-	hits, method, err := s.scopedRecall(ctx, truncateRunes(prompt, 1000), strings.Join(terms, " "), h.Project, h.Confined, 20)
+	hits, method, err := s.scopedRecall(ctx, truncateRunes(prompt, 1000), strings.Join(terms, " "), h.Project, h.Confined, h.ProjectNames, 20)
 	if err != nil {
 		return nil, err
 	}
@@ -480,7 +483,7 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 
 // scopedRecall runs Recall and keeps hits hooks may inject for project:
 // the project's own memories, then those without a project.
-func (s *Hooks) scopedRecall(ctx context.Context, query, keywordQuery, project string, confined bool, limit int) ([]*RecallHit, string, error) {
+func (s *Hooks) scopedRecall(ctx context.Context, query, keywordQuery, project string, confined bool, names []string, limit int) ([]*RecallHit, string, error) {
 	var all []*RecallHit
 	method := ModeKeyword
 	run := func(f storage.MemoryFilter) error {
@@ -491,15 +494,17 @@ func (s *Hooks) scopedRecall(ctx context.Context, query, keywordQuery, project s
 		}
 		method = r.Method
 		for _, hit := range r.Results {
-			if s.inScope(project, hit.Project, confined) && !slices.ContainsFunc(all, func(x *RecallHit) bool { return x.ID == hit.ID }) {
+			if s.inScope(project, hit.Project, confined, names) && !slices.ContainsFunc(all, func(x *RecallHit) bool { return x.ID == hit.ID }) {
 				all = append(all, hit)
 			}
 		}
 		return nil
 	}
 	if project != "" && (confined || !s.svc.cfg.Hooks.CrossProject) {
-		if err := run(storage.MemoryFilter{Project: project}); err != nil {
-			return nil, method, err
+		for _, p := range append([]string{project}, names...) {
+			if err := run(storage.MemoryFilter{Project: p}); err != nil {
+				return nil, method, err
+			}
 		}
 	}
 	if !confined {
@@ -742,7 +747,7 @@ func (s *Hooks) Recall(ctx context.Context, h HookRequest) (*HookRecallResult, e
 	if limit == 0 {
 		limit = 10
 	}
-	hits, method, err := s.scopedRecall(ctx, h.Query, "", h.Project, h.Confined, limit)
+	hits, method, err := s.scopedRecall(ctx, h.Query, "", h.Project, h.Confined, h.ProjectNames, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -792,7 +797,7 @@ func (s *Hooks) PreCompaction(ctx context.Context, h HookRequest) (*PreCompactio
 	if err := s.identify(ctx, &h); err != nil {
 		return nil, err
 	}
-	cands, err := s.startCandidates(ctx, h.Project, h.Confined)
+	cands, err := s.startCandidates(ctx, h.Project, h.Confined, h.ProjectNames)
 	if err != nil {
 		return nil, err
 	}
@@ -1052,13 +1057,14 @@ func (s *Hooks) identify(ctx context.Context, h *HookRequest) error {
 			return Invalid("project", "%s", err.Error())
 		}
 		h.Project = id
-		return nil
+	} else {
+		id, err := s.ResolveProject(ctx, h.Project)
+		if err != nil {
+			return err
+		}
+		h.Project = id
 	}
-	id, err := s.ResolveProject(ctx, h.Project)
-	if err != nil {
-		return err
-	}
-	h.Project = id
+	h.ProjectNames = s.adoptNames(ctx, h.Project)
 	return nil
 }
 

@@ -184,3 +184,31 @@ func TestAPIProjectShortNames(t *testing.T) {
 	e.Post(t, "/api/memory/remember", map[string]any{"content": "x", "project": "/home/other/atlas"}).Want(t, 200)
 	e.Post(t, "/api/memory/recall", map[string]any{"query": "deploys", "project": "atlas"}).WantInvalid(t, "project", "atlas")
 }
+
+// The issue's first finding, on a fresh store: a memory saved under a
+// short name before its repository was ever seen is injected into the
+// first session in that repository, and joins the repository's project.
+func TestShortNameBeforeItsRepository(t *testing.T) {
+	const root = "/home/dev/atlas"
+	e := apitest.NewEnv(t)
+	id := e.Mem(t, "Staging postgres runs on port 5433", map[string]any{"project": "atlas", "pinned": true})
+	r := e.Post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "session_id": "s1",
+		"project": root, "project_resolved": true}).Want(t, 200)
+	if !strings.Contains(r.Str("inject"), "5433") {
+		t.Fatalf("the atlas memory is not injected into the first atlas session: %s", r.Str("inject"))
+	}
+	var got string
+	if err := e.RO.QueryRow(`SELECT project FROM memories WHERE id = ?`, id).Scan(&got); err != nil || got != root {
+		t.Fatalf("project after the session: %q %v", got, err)
+	}
+	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE memory_id = ? AND reason LIKE 'project identity: atlas is %'`, id); n != 1 {
+		t.Fatalf("history of the move: %d", n)
+	}
+	// A name another root also answers to is left alone.
+	e.Mem(t, "webshop uses stripe", map[string]any{"project": "webshop"})
+	e.Post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "session_id": "s2",
+		"project": "/home/dev/other", "project_resolved": true}).Want(t, 200)
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE project = 'webshop'`); n != 1 {
+		t.Fatal("a name of another repository moved")
+	}
+}

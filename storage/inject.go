@@ -8,8 +8,11 @@ import "context"
 // (a caller confined to the project by its token).
 type ProjectScope struct {
 	Project string
-	All     bool
-	Only    bool
+	// Names are short names stored for Project (not moved into it yet):
+	// its memories too.
+	Names []string
+	All   bool
+	Only  bool
 }
 
 // where renders the scope as a SQL condition on memories (no alias).
@@ -22,6 +25,9 @@ func (p ProjectScope) where() (string, []any) {
 	}
 	if p.Project == "" {
 		return "COALESCE(project, '') = ''", nil
+	}
+	if len(p.Names) > 0 {
+		return "(project = ? OR project IN (SELECT value FROM json_each(?)) OR COALESCE(project, '') = '')", []any{p.Project, jsonList(p.Names)}
 	}
 	return "(project = ? OR COALESCE(project, '') = '')", []any{p.Project}
 }
