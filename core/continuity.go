@@ -157,7 +157,7 @@ func (s *Hooks) Checkpoint(ctx context.Context, h HookRequest, trigger, sessionC
 		a.queries, a.remembers = nil, nil
 	})
 	promptCount, started := 0, ""
-	if st, err := storage.GetSession(ctx, s.svc.db.Reader(), h.SessionKey); err == nil {
+	if st, err := storage.SessionHead(ctx, s.svc.db.Reader(), h.SessionKey); err == nil {
 		promptCount, started = st.PromptCount, st.StartedAt
 		h.Project = OrDefault(h.Project, st.Project)
 		h.Harness = OrDefault(h.Harness, st.Harness)
@@ -442,7 +442,7 @@ func (s *Hooks) CheckpointSession(ctx context.Context, key, trigger, note string
 	if !s.svc.cfg.Continuity.Enabled {
 		return nil, &Error{Code: CodeInvalidRequest, Message: "session continuity is off (continuity.enabled)"}
 	}
-	st, err := storage.GetSession(ctx, s.svc.db.Reader(), key)
+	st, err := storage.SessionHead(ctx, s.svc.db.Reader(), key)
 	if err == storage.ErrNotFound {
 		return nil, &Error{Code: CodeNotFound, Message: "no session " + key}
 	}

@@ -77,43 +77,15 @@ func recallStore(b *testing.B, n int) *core.Service {
 				Content: fmt.Sprintf("%s(note %d)", words, i), Importance: 0.8, Confidence: 1,
 				Project: []string{"atlas", "zephyr", "orion"}[i%3], Type: "fact"}}
 		}
-		svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: apitest.Builtin(b)})
+		// The vectors are random: no relevance floor, or the vector leg
+		// would answer nothing and measure nothing.
+		cfg := config.DefaultConfig()
+		apitest.NoFloor(&cfg)
+		svc := core.NewService(db, cfg, core.ServiceOptions{Embedder: apitest.Builtin(b)})
 		if _, err := svc.Import(ctx, lines, core.Actor{Name: "bench"}); err != nil {
 			b.Fatal(err)
 		}
-		err = db.WriteTx(ctx, func(tx *storage.Tx) error {
-			rows, err := tx.QueryContext(ctx, `SELECT content_hash FROM memories`)
-			if err != nil {
-				return err
-			}
-			var hashes []string
-			for rows.Next() {
-				var h string
-				rows.Scan(&h)
-				hashes = append(hashes, h)
-			}
-			rows.Close()
-			for _, h := range hashes {
-				v := make([]float32, uselite.Dimensions)
-				var ss float64
-				for j := range v {
-					v[j] = float32(r.NormFloat64())
-					ss += float64(v[j] * v[j])
-				}
-				for j := range v {
-					v[j] /= float32(math.Sqrt(ss))
-				}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES (?,?,?,?,?)`,
-					h, uselite.ModelName, uselite.Dimensions, vector.Encode(v), "2026-01-01T00:00:00.000Z"); err != nil {
-					return err
-				}
-			}
-			_, err = tx.ExecContext(ctx, `UPDATE memories SET embedding_model = ?`, uselite.ModelName)
-			return err
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
+		writeRandomVectors(b, db, r)
 		start := time.Now()
 		if err := svc.Vectors().WarmVectors(ctx); err != nil {
 			b.Fatal(err)

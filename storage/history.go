@@ -38,11 +38,16 @@ const historyColumns = `id, memory_id, event, old_content, new_content, changed_
 
 // InsertHistory appends one event to the audit trail.
 func InsertHistory(ctx context.Context, q Querier, h *HistoryEvent) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO memory_history (`+historyColumns+`)
+	_, err := insertHistory(ctx, q, "INSERT", h)
+	return err
+}
+
+// insertHistory runs verb ("INSERT" or "INSERT OR IGNORE") for one event.
+func insertHistory(ctx context.Context, q Querier, verb string, h *HistoryEvent) (sql.Result, error) {
+	return q.ExecContext(ctx, verb+` INTO memory_history (`+historyColumns+`)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
 		h.ID, h.MemoryID, h.Event, h.OldContent, h.NewContent, h.ChangedBy, orDefault(h.ActorType, "operator"),
 		nullable(h.Reason), nullable(h.Metadata), nullable(h.SessionID), nullable(h.RequestID), h.CreatedAt)
-	return err
 }
 
 // HistoryFilter selects audit events. Zero values mean "no constraint".
@@ -83,8 +88,12 @@ func ListHistory(ctx context.Context, q Querier, f HistoryFilter, limit int) ([]
 		order = "created_at ASC, rowid ASC"
 	}
 	args = append(args, limit)
-	rows, err := q.QueryContext(ctx, `SELECT `+historyColumns+` FROM memory_history WHERE `+where+`
-		ORDER BY `+order+` LIMIT ?`, args...)
+	return scanHistory(q.QueryContext(ctx, `SELECT `+historyColumns+` FROM memory_history WHERE `+where+`
+		ORDER BY `+order+` LIMIT ?`, args...))
+}
+
+// scanHistory reads rows selected with historyColumns.
+func scanHistory(rows *sql.Rows, err error) ([]*HistoryEvent, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -106,10 +115,7 @@ func ListHistory(ctx context.Context, q Querier, f HistoryFilter, limit int) ([]
 // InsertHistoryIfAbsent appends an event unless one with its id exists
 // (an import run twice adds nothing); it reports whether it wrote.
 func InsertHistoryIfAbsent(ctx context.Context, q Querier, h *HistoryEvent) (bool, error) {
-	res, err := q.ExecContext(ctx, `INSERT OR IGNORE INTO memory_history (`+historyColumns+`)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
-		h.ID, h.MemoryID, h.Event, h.OldContent, h.NewContent, h.ChangedBy, orDefault(h.ActorType, "operator"),
-		nullable(h.Reason), nullable(h.Metadata), nullable(h.SessionID), nullable(h.RequestID), h.CreatedAt)
+	res, err := insertHistory(ctx, q, "INSERT OR IGNORE", h)
 	if err != nil {
 		return false, err
 	}

@@ -215,3 +215,19 @@ func SetTranscriptExtracted(ctx context.Context, q Querier, key string, chars in
 	_, err := q.ExecContext(ctx, `UPDATE session_transcripts SET extracted_chars = ?, extracted_hash = ? WHERE session_key = ?`, chars, hash, key)
 	return err
 }
+
+// SessionHead returns what the sessions row itself holds (project,
+// harness, start, prompt count), without reading the transcript or
+// counting injections as GetSession does; ErrNotFound when there is none.
+func SessionHead(ctx context.Context, q Querier, key string) (*Session, error) {
+	var s Session
+	err := q.QueryRowContext(ctx, `SELECT key, harness, COALESCE(project, ''), started_at, prompt_count FROM sessions WHERE key = ?`, key).
+		Scan(&s.Key, &s.Harness, &s.Project, &s.StartedAt, &s.PromptCount)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 )
 
@@ -46,22 +45,6 @@ func SearchHistory(ctx context.Context, q Querier, f HistorySearch, limit int) (
 		args = append(args, p, p, p, p)
 	}
 	args = append(args, limit)
-	rows, err := q.QueryContext(ctx, `SELECT `+historyColumns+` FROM memory_history WHERE `+strings.Join(conds, " AND ")+`
-		ORDER BY created_at DESC, rowid DESC LIMIT ?`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []*HistoryEvent{}
-	for rows.Next() {
-		var h HistoryEvent
-		var reason, meta, sess, req sql.NullString
-		if err := rows.Scan(&h.ID, &h.MemoryID, &h.Event, &h.OldContent, &h.NewContent, &h.ChangedBy,
-			&h.ActorType, &reason, &meta, &sess, &req, &h.CreatedAt); err != nil {
-			return nil, err
-		}
-		h.Reason, h.Metadata, h.SessionID, h.RequestID = reason.String, meta.String, sess.String, req.String
-		out = append(out, &h)
-	}
-	return out, rows.Err()
+	return scanHistory(q.QueryContext(ctx, `SELECT `+historyColumns+` FROM memory_history WHERE `+strings.Join(conds, " AND ")+`
+		ORDER BY created_at DESC, rowid DESC LIMIT ?`, args...))
 }

@@ -107,7 +107,7 @@ func (s *Pipeline) ProcessScoreJob(ctx context.Context, job *storage.Job, llm ex
 	prev, err := storage.GetSessionScore(ctx, r, p.SessionKey)
 	if err == nil {
 		sc.Project, sc.Harness = prev.Project, prev.Harness
-	} else if st, err := storage.GetSession(ctx, r, p.SessionKey); err == nil {
+	} else if st, err := storage.SessionHead(ctx, r, p.SessionKey); err == nil {
 		sc.Project, sc.Harness = st.Project, st.Harness
 	}
 	sc.SessionKey, sc.Method, sc.MemoriesRecalled, sc.CreatedAt = p.SessionKey, llm.Name(), len(injected), s.svc.Timestamp()
