@@ -215,6 +215,13 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	}
 	var res RememberResult
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if s.cfg.Search.SessionContext && m.SessionID != "" {
+			rid, err := storage.SessionPredecessor(ctx, tx, m.Project, m.SessionID)
+			if err != nil {
+				return err
+			}
+			m.ContextRID = rid
+		}
 		stored, deduped, err := s.insertOrDedup(ctx, tx, &m, actor, true)
 		if err != nil {
 			return err

@@ -465,11 +465,19 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	// with the share of the query's words the memory contains: BM25 is
 	// dominated by rare words, coverage by how much of the question a
 	// memory answers.
+	// A word only the memory's context (its predecessor in its session)
+	// holds counts half, as in the index.
 	qterms := text.QueryTerms(query)
+	contexts := s.candidateContexts(ctx, cands)
 	for _, c := range cands {
 		if c.mem != nil {
 			c.coverage = termCoverage(qterms, c.mem.Content)
-			c.keyword = (1-cfg.CoverageWeight)*c.keyword + cfg.CoverageWeight*c.coverage
+			cov := c.coverage
+			if cx := contexts[c.id]; cx != "" && cov < 1 {
+				cov = (cov + storage.ContextWeight*termCoverage(qterms, c.mem.Content+"\n"+cx)) / (1 + storage.ContextWeight)
+				cov = max(cov, c.coverage)
+			}
+			c.keyword = (1-cfg.CoverageWeight)*c.keyword + cfg.CoverageWeight*cov
 		}
 	}
 	boosted := s.graphBoost(ctx, query, cands)
@@ -597,6 +605,29 @@ func decayMultiplier(m *Memory, rate float64, now time.Time) float64 {
 		eff = m.Importance * math.Pow(rate, days)
 	}
 	return 0.8 + 0.2*Clamp01(eff)
+}
+
+// candidateContexts returns the context of each keyword candidate that
+// has one: the content of the memory stated before it in its session. A
+// failed read costs the blend its context, not the recall.
+func (s *Service) candidateContexts(ctx context.Context, cands map[string]*candidate) map[string]string {
+	if !s.cfg.Search.SessionContext {
+		return nil
+	}
+	ids := make([]string, 0, len(cands))
+	for id, c := range cands {
+		if c.mem != nil && c.kwRank >= 0 {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	out, err := storage.MemoryContexts(ctx, s.db.Reader(), ids)
+	if err != nil {
+		s.log.Warn("recall: memory contexts", "err", err)
+	}
+	return out
 }
 
 // hydrate loads the rows of candidates found only by the vector leg.

@@ -206,6 +206,10 @@ type SearchConfig struct {
 	// ranks as FTS5 does and stops early (about 20 bytes per memory);
 	// false searches FTS5 directly.
 	KeywordIndex bool `toml:"keyword_index"`
+	// SessionContext indexes a memory stated in a session with the one
+	// stated just before it there (half weight, keyword leg), so an answer
+	// is found by the words of its question.
+	SessionContext bool `toml:"session_context"`
 }
 
 // ServerConfig configures the HTTP API.
@@ -356,6 +360,7 @@ func DefaultConfig() Config {
 
 			MinVectorSimilarity: DefaultSearchMinVectorSimilarity,
 			KeywordIndex:        DefaultSearchKeywordIndex,
+			SessionContext:      DefaultSearchSessionContext,
 		},
 		Graph:      DefaultGraphConfig(),
 		Reranker:   DefaultRerankerConfig(),

@@ -135,7 +135,11 @@ const (
 // Search defaults.
 const (
 	// DefaultSearchAlpha weighs the vector leg against the keyword leg.
-	DefaultSearchAlpha = 0.7
+	// Measured with cairn bench locomo once memories were indexed with
+	// their session context (R@10/MRR, coverage weight 0.5): 0.7
+	// 71.2/52.0 (at coverage 0.7), 0.5 71.8/53.9, 0.4 72.8/54.6, 0.3
+	// 72.3/54.3.
+	DefaultSearchAlpha = 0.4
 	// DefaultSearchMinScore drops weaker fused results.
 	DefaultSearchMinScore = 0.1
 	// DefaultSearchTopK is how many candidates each leg contributes.
@@ -148,12 +152,17 @@ const (
 	// the embedding model.
 	DefaultSearchMinVectorSimilarity = -1.0
 	// DefaultSearchCoverageWeight blends query word coverage with BM25.
-	DefaultSearchCoverageWeight = 0.7
+	// At alpha 0.4: 0.1 71.8/53.0, 0.3 72.5/54.0, 0.5 72.8/54.6, 0.6
+	// 72.2/54.5, 0.7 72.3/54.4, 0.85 70.9/53.8.
+	DefaultSearchCoverageWeight = 0.5
 	// DefaultSearchDampening turns the post-fusion corrections on.
 	DefaultSearchDampening = true
 	// DefaultSearchKeywordIndex serves the keyword leg from the in-memory
 	// index.
 	DefaultSearchKeywordIndex = true
+	// DefaultSearchSessionContext indexes each memory stated in a session
+	// with its predecessor there (LoCoMo keyword recall@10 60.5 -> 68.5).
+	DefaultSearchSessionContext = true
 )
 
 // Continuity defaults (seed 003).

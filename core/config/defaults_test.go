@@ -58,6 +58,7 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"search.coverage_weight":       DefaultSearchCoverageWeight,
 		"search.dampening":             DefaultSearchDampening,
 		"search.keyword_index":         DefaultSearchKeywordIndex,
+		"search.session_context":       DefaultSearchSessionContext,
 
 		"graph.enabled":                          DefaultGraphEnabled,
 		"graph.boost_weight":                     DefaultGraphBoostWeight,
