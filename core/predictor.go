@@ -408,7 +408,8 @@ func (s *Service) PredictorStatus(ctx context.Context) (*PredictorStatus, error)
 			out.Weights[src] = w
 		}
 	}
-	err := s.db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM session_scores WHERE created_at > ?`, cursor).Scan(&out.PendingSessions)
+	var err error
+	out.PendingSessions, _, err = storage.ScoresSince(ctx, s.db.Reader(), cursor)
 	return out, err
 }
 
@@ -427,9 +428,16 @@ func (s *Service) TrainPredictor(ctx context.Context) (*PredictorStatus, error) 
 		*st = *prev
 	}
 	r := s.db.Reader()
-	fresh, err := storage.ScoredSessions(ctx, r, st.Cursor, predictorMaxSessions)
+	scored, newest, err := storage.ScoresSince(ctx, r, st.Cursor)
 	if err != nil {
 		return nil, err
+	}
+	var fresh []*storage.ScoredSession
+	if scored > 0 {
+		if fresh, err = storage.ScoredSessions(ctx, r, st.Cursor, newest, predictorMaxSessions); err != nil {
+			return nil, err
+		}
+		st.Cursor = newest
 	}
 	if len(st.Models) > 0 {
 		for _, groups := range groupsOf(fresh) {
@@ -451,17 +459,15 @@ func (s *Service) TrainPredictor(ctx context.Context) (*PredictorStatus, error) 
 			mv.Drift = mv.Sessions >= predictorDriftMin && mv.EMAModel < mv.EMABaseline-cfg.DriftMargin
 		}
 	}
-	for _, f := range fresh {
-		st.Cursor = max(st.Cursor, f.ScoredAt)
-	}
-	st.SinceTraining += len(fresh)
+	// Every scored session counts toward a training, with offers or not.
+	st.SinceTraining += scored
 	due := (len(st.Models) == 0 && st.SinceTraining >= cfg.MinSessions) || (len(st.Models) > 0 && st.SinceTraining >= cfg.RetrainEvery)
 	if due {
-		all, err := storage.ScoredSessions(ctx, r, "", predictorMaxSessions)
+		all, err := storage.ScoredSessions(ctx, r, "", st.Cursor, predictorMaxSessions)
 		if err != nil {
 			return nil, err
 		}
-		if len(all) >= cfg.MinSessions {
+		if len(all) >= 2 {
 			s.fitPredictor(st, all)
 		}
 	}

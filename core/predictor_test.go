@@ -154,7 +154,7 @@ func TestPredictorTrainingDataFromHooks(t *testing.T) {
 	}
 	hook("user-prompt-submit", map[string]any{"prompt": "pgbouncer in front of staging postgres drops connections"})
 	hook("session-end", map[string]any{"transcript": "User: staging postgres behind pgbouncer on 5433 works"})
-	sessions, err := storage.ScoredSessions(t.Context(), e.DB.Reader(), "", 10)
+	sessions, err := storage.ScoredSessions(t.Context(), e.DB.Reader(), "", "9999", 10)
 	if err != nil || len(sessions) != 1 {
 		t.Fatalf("scored sessions: %v %v", sessions, err)
 	}

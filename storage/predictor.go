@@ -30,16 +30,26 @@ type ScoredSession struct {
 	Offers   []*OfferedMemory
 }
 
+// ScoresSince counts the sessions scored after since and returns the
+// newest score's time ("" when none).
+func ScoresSince(ctx context.Context, q Querier, since string) (int, string, error) {
+	var n int
+	var newest sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT count(*), max(created_at) FROM session_scores WHERE created_at > ?`, since).Scan(&n, &newest)
+	return n, newest.String, err
+}
+
 // ScoredSessions returns the scored sessions (oldest score first) whose
 // offered memories have features and a relevance, scored after since
-// (empty: all), at most limit of them.
-func ScoredSessions(ctx context.Context, q Querier, since string, limit int) ([]*ScoredSession, error) {
+// (empty: all) and up to until, at most limit of them.
+func ScoredSessions(ctx context.Context, q Querier, since, until string, limit int) ([]*ScoredSession, error) {
 	rows, err := q.QueryContext(ctx, `SELECT sc.session_key, sc.created_at, sm.memory_id, sm.source, sm.rank, sm.offer_group, sm.was_injected,
 		sm.features, sm.relevance
-		FROM (SELECT session_key, created_at FROM session_scores WHERE created_at > ? ORDER BY created_at, session_key LIMIT ?) sc
+		FROM (SELECT session_key, created_at FROM session_scores WHERE created_at > ? AND created_at <= ?
+			ORDER BY created_at, session_key LIMIT ?) sc
 		JOIN session_memories sm ON sm.session_key = sc.session_key
 		WHERE sm.features IS NOT NULL AND sm.relevance IS NOT NULL
-		ORDER BY sc.created_at, sc.session_key, sm.offer_group, sm.rank`, since, limit)
+		ORDER BY sc.created_at, sc.session_key, sm.offer_group, sm.rank`, since, until, limit)
 	if err != nil {
 		return nil, err
 	}
