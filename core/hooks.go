@@ -98,6 +98,8 @@ type SessionStartResult struct {
 	// Recovered says the inject opens with a recovery digest (a session
 	// back after a compaction or a resume).
 	Recovered bool `json:"recovered,omitempty"`
+	// Ranker is what the learned ranker did (predictor.enabled, a model).
+	Ranker *RankerNote `json:"ranker,omitempty"`
 }
 
 type startCandidate struct {
@@ -158,26 +160,51 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 	})
 
 	res := &SessionStartResult{Memories: []*InjectedMemory{}, Identity: []string{}, Project: h.Project, SessionKey: h.SessionKey}
-	var lines []string
-	used := 0
-	for _, c := range keep {
-		content := s.svc.Redact(truncateRunes(c.m.Content, 500))
-		line := "- " + oneLine(content)
+	contents, all := make([]string, len(keep)), make([]string, len(keep))
+	feats := make([][]float64, len(keep))
+	for i, c := range keep {
+		contents[i] = s.svc.Redact(truncateRunes(c.m.Content, 500))
+		line := "- " + oneLine(contents[i])
 		if len(c.tags) > 0 {
 			line += " [" + strings.Join(c.tags, ", ") + "]"
 		}
-		line += " (" + shortDate(c.m.CreatedAt) + ")"
-		n := text.CharCount(line) + 1
-		if !c.m.Pinned && used+n > cfg.SessionStartChars {
-			continue // a shorter one further down may still fit
+		all[i] = line + " (" + shortDate(c.m.CreatedAt) + ")"
+		feats[i] = startFeatures(c, i, now)
+	}
+	pick := func(order []int) []int {
+		var out []int
+		used := 0
+		for _, i := range order {
+			n := text.CharCount(all[i]) + 1
+			if !keep[i].m.Pinned && used+n > cfg.SessionStartChars {
+				continue // a shorter one further down may still fit
+			}
+			used += n
+			out = append(out, i)
 		}
-		used += n
-		lines = append(lines, line)
-		m := c.m
-		m.Content = content
+		return out
+	}
+	// The learned ranker's order when it is active (core/predictor_hooks.go).
+	final := identity(len(keep))
+	isPinned, idOf := func(i int) bool { return keep[i].m.Pinned }, func(i int) string { return keep[i].m.ID }
+	if order, active := s.learnedOrder(ctx, SourceSessionStart, feats); order != nil {
+		order = pinnedFirst(order, isPinned)
+		res.Ranker = &RankerNote{Active: active, Model: idsAt(pick(order), idOf), Baseline: idsAt(pick(final), idOf)}
+		if active {
+			final = order
+		}
+	}
+	var lines []string
+	injected := map[int]bool{}
+	for _, i := range pick(final) {
+		lines = append(lines, all[i])
+		injected[i] = true
+		m := keep[i].m
+		m.Content = contents[i]
 		res.Memories = append(res.Memories, &m)
 	}
 	res.MemoryCount = len(res.Memories)
+	offers := offersOf(final, injected, offerCandidates, 0, feats, idOf, func(i int) float64 { return keep[i].m.Score })
 
 	header := fmt.Sprintf("%s | project=%s | memories=%d]", text.ContextOpen, OrDefault(h.Project, "none"), res.MemoryCount)
 	head := header + "\n# Current Date & Time\n" + now.Format("Monday, January 2, 2006 at 3:04 PM") + " (" + now.Location().String() + ")\n"
@@ -229,7 +256,7 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 	res.Inject = head + ident.String() + mem + tail
 
 	if !s.svc.MutationsFrozen() {
-		if err := s.recordSessionStart(ctx, h, res.Memories); err != nil {
+		if err := s.recordSessionStart(ctx, h, res.Memories, offers); err != nil {
 			s.svc.log.Warn("record session start", "err", err)
 		}
 	}
@@ -291,7 +318,7 @@ func (s *Hooks) inScope(project, memProject string, confined bool, names []strin
 	return s.svc.cfg.Hooks.CrossProject || memProject == "" || memProject == project || slices.Contains(names, memProject)
 }
 
-func (s *Hooks) recordSessionStart(ctx context.Context, h HookRequest, mems []*InjectedMemory) error {
+func (s *Hooks) recordSessionStart(ctx context.Context, h HookRequest, mems []*InjectedMemory, offers []*storage.SessionMemory) error {
 	if h.SessionKey == "" {
 		return nil
 	}
@@ -307,7 +334,7 @@ func (s *Hooks) recordSessionStart(ctx context.Context, h HookRequest, mems []*I
 		if err := storage.RecordInjections(ctx, tx, h.SessionKey, 0, now, ids...); err != nil {
 			return err
 		}
-		return s.offerMemories(ctx, tx, h.SessionKey, "session_start", mems, now)
+		return s.offerMemories(ctx, tx, h.SessionKey, SourceSessionStart, offers, now)
 	})
 }
 
@@ -328,6 +355,8 @@ type PromptResult struct {
 	TopScore    float64           `json:"topScore"`
 	Memories    []*InjectedMemory `json:"memories"`
 	Skipped     string            `json:"skipped,omitempty"`
+	// Ranker is what the learned ranker did (predictor.enabled, a model).
+	Ranker *RankerNote `json:"ranker,omitempty"`
 }
 
 // untrusted are metadata blocks some harnesses wrap around prompts; they
@@ -431,22 +460,47 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 	}
 	// The memories holding more of what the prompt names go first.
 	slices.SortStableFunc(cands, func(a, b about) int { return cmp.Compare(b.share, a.share) })
+	contents, all := make([]string, len(cands)), make([]string, len(cands))
+	feats := make([][]float64, len(cands))
+	nowT := s.svc.now()
+	for i, c := range cands {
+		contents[i] = s.svc.Redact(c.hit.Content)
+		all[i] = "- " + oneLine(contents[i]) + " (" + shortDate(c.hit.CreatedAt) + ")"
+		sameProj := h.Project != "" && (c.hit.Project == h.Project || slices.Contains(h.ProjectNames, c.hit.Project))
+		feats[i] = promptFeatures(c.hit, c.share, i, sameProj, nowT)
+	}
+	pick := func(order []int) []int {
+		var out []int
+		used := 0
+		for _, i := range order {
+			if len(out) >= cfg.PromptMaxMemories {
+				break
+			}
+			if n := text.CharCount(all[i]) + 1; used+n > cfg.PromptChars {
+				continue
+			} else {
+				used += n
+			}
+			out = append(out, i)
+		}
+		return out
+	}
+	// The learned ranker's order when it is active (core/predictor_hooks.go).
+	final := identity(len(cands))
+	idOf := func(i int) string { return cands[i].hit.ID }
+	if order, active := s.learnedOrder(ctx, SourcePrompt, feats); order != nil {
+		res.Ranker = &RankerNote{Active: active, Model: idsAt(pick(order), idOf), Baseline: idsAt(pick(final), idOf)}
+		if active {
+			final = order
+		}
+	}
 	var lines []string
-	used := 0
-	for _, c := range cands {
-		if len(res.Memories) >= cfg.PromptMaxMemories {
-			break
-		}
-		hit := c.hit
-		content := s.svc.Redact(hit.Content)
-		line := "- " + oneLine(content) + " (" + shortDate(hit.CreatedAt) + ")"
-		if n := text.CharCount(line) + 1; used+n > cfg.PromptChars {
-			continue
-		} else {
-			used += n
-		}
-		lines = append(lines, line)
-		res.Memories = append(res.Memories, &InjectedMemory{ID: hit.ID, Content: content, Type: hit.Type,
+	injected := map[int]bool{}
+	for _, i := range pick(final) {
+		hit := cands[i].hit
+		lines = append(lines, all[i])
+		injected[i] = true
+		res.Memories = append(res.Memories, &InjectedMemory{ID: hit.ID, Content: contents[i], Type: hit.Type,
 			Importance: hit.Importance, Pinned: hit.Pinned, Project: hit.Project, Score: hit.Score, CreatedAt: hit.CreatedAt})
 	}
 	res.MemoryCount = len(res.Memories)
@@ -466,7 +520,8 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 			if err := storage.RecordInjections(ctx, tx, h.SessionKey, promptNo, now, ids...); err != nil {
 				return err
 			}
-			return s.offerMemories(ctx, tx, h.SessionKey, "prompt", res.Memories, now)
+			return s.offerMemories(ctx, tx, h.SessionKey, SourcePrompt,
+				offersOf(final, injected, len(final), promptNo, feats, idOf, func(i int) float64 { return cands[i].hit.Score }), now)
 		})
 		if err != nil {
 			s.svc.log.Warn("record injections", "err", err)

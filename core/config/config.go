@@ -32,6 +32,7 @@ type Config struct {
 	Reranker   RerankerConfig   `toml:"reranker"`
 	Connectors ConnectorsConfig `toml:"connectors"`
 	Continuity ContinuityConfig `toml:"continuity"`
+	Predictor  PredictorConfig  `toml:"predictor"`
 	Hints      HintsConfig      `toml:"hints"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
 	Hooks      HooksConfig      `toml:"hooks"`
@@ -366,6 +367,7 @@ func DefaultConfig() Config {
 		Reranker:   DefaultRerankerConfig(),
 		Connectors: DefaultConnectorsConfig(),
 		Continuity: DefaultContinuityConfig(),
+		Predictor:  DefaultPredictorConfig(),
 		Hints:      HintsConfig{Max: DefaultHintsMax, LLM: DefaultHintsLLM, Timeout: Duration(DefaultHintsTimeout)},
 		Pipeline:   PipelineConfig{Enabled: DefaultPipelineEnabled, ShadowMode: DefaultPipelineShadowMode},
 		PipelineV2: DefaultPipelineV2Config(),

@@ -165,6 +165,20 @@ const (
 	DefaultSearchSessionContext = true
 )
 
+// Learned ranker (predictor) defaults (seed 003).
+const (
+	// DefaultPredictorEnabled: off until it beats the baseline.
+	DefaultPredictorEnabled = false
+	// DefaultPredictorMinSessions scored sessions before a first model.
+	DefaultPredictorMinSessions = 20
+	// DefaultPredictorRetrainEvery newly scored sessions between trainings.
+	DefaultPredictorRetrainEvery = 5
+	// DefaultPredictorInterval between the worker's looks.
+	DefaultPredictorInterval = 5 * time.Minute
+	// DefaultPredictorDriftMargin of moving NDCG@10 below the baseline.
+	DefaultPredictorDriftMargin = 0.02
+)
+
 // Continuity defaults (seed 003).
 const (
 	// DefaultContinuityEnabled records checkpoints and recovers sessions.
