@@ -1,7 +1,6 @@
 package core
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -415,10 +414,25 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		return nil, err
 	}
 	res.Engine = method
-	// Gate on relevance (similarity or share of the prompt's words), not
-	// on the rank score: the best keyword hit of any query scores high.
-	for _, hit := range hits {
-		res.TopScore = max(res.TopScore, hit.Relevance)
+	// Gate on relevance (similarity or share of the prompt's words, less
+	// those naming a time), not on the rank score: the best keyword hit of
+	// any query scores high. Then only what is about the prompt
+	// (core/inject_gate.go).
+	weights, err := s.svc.promptWeightsOf(ctx, prompt, terms)
+	if err != nil {
+		return nil, err
+	}
+	contexts := s.svc.hitContexts(ctx, hits)
+	var subject []string // the prompt's terms less those naming a time
+	for _, t := range terms {
+		if !text.IsTemporalTerm(t) {
+			subject = append(subject, t)
+		}
+	}
+	relevance := make([]float64, len(hits))
+	for i, hit := range hits {
+		relevance[i] = max(hit.Relevance, termCoverage(subject, hit.Content))
+		res.TopScore = max(res.TopScore, relevance[i])
 	}
 	if len(hits) == 0 || res.TopScore < cfg.PromptMinScore {
 		res.Skipped = "below prompt_min_score"
@@ -431,26 +445,21 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 	if err != nil {
 		return nil, err
 	}
-	// Only what is about the prompt (core/inject_gate.go).
-	weights, err := s.svc.promptWeightsOf(ctx, prompt, terms)
-	if err != nil {
-		return nil, err
-	}
 	floor := s.svc.InjectFloor()
 	type about struct {
 		hit   *RecallHit
 		share float64
 	}
 	var cands []about
-	for _, hit := range hits {
-		if hit.Relevance < cfg.PromptMinScore || seen[hit.ID] {
+	for i, hit := range hits {
+		if relevance[i] < cfg.PromptMinScore || seen[hit.ID] {
 			continue
 		}
+		share := weights.shareWithContext(hit.Content, contexts[hit.ID].Content)
 		vec := 0.0
 		if hit.Explain != nil {
 			vec = hit.Explain.Vector
 		}
-		share := weights.share(hit.Content)
 		// About the prompt: most of its weighted words, or a meaning closer
 		// than unrelated text ever comes (not when the prompt names a
 		// stranger: then it is about someone else).
@@ -458,8 +467,8 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 			cands = append(cands, about{hit, share})
 		}
 	}
-	// The memories holding more of what the prompt names go first.
-	slices.SortStableFunc(cands, func(a, b about) int { return cmp.Compare(b.share, a.share) })
+	// In recall's order: the gate says whether a memory is about the
+	// prompt, recall's ranking which answers it best.
 	contents, all := make([]string, len(cands)), make([]string, len(cands))
 	feats := make([][]float64, len(cands))
 	nowT := s.svc.now()

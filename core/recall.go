@@ -245,6 +245,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 	if err := s.hydrate(ctx, cands); err != nil {
 		return nil, err
 	}
+	s.loadContexts(ctx, cands)
 	s.score(ctx, in.Query, cands, out.Method, ranKeyword && ranVector)
 
 	ranked := make([]*candidate, 0, len(cands))
@@ -391,6 +392,9 @@ type candidate struct {
 	vector   float64
 	hasVec   bool
 	vecRank  int
+	// context is the content of the memory's predecessor in its session
+	// (search.session_context).
+	context string
 
 	fused, graph, damp, decay, final float64
 
@@ -468,13 +472,12 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	// A word only the memory's context (its predecessor in its session)
 	// holds counts half, as in the index.
 	qterms := text.QueryTerms(query)
-	contexts := s.candidateContexts(ctx, cands)
 	for _, c := range cands {
 		if c.mem != nil {
 			c.coverage = termCoverage(qterms, c.mem.Content)
 			cov := c.coverage
-			if cx := contexts[c.id]; cx != "" && cov < 1 {
-				cov = (cov + storage.ContextWeight*termCoverage(qterms, c.mem.Content+"\n"+cx)) / (1 + storage.ContextWeight)
+			if c.context != "" && cov < 1 {
+				cov = (cov + storage.ContextWeight*termCoverage(qterms, c.mem.Content+"\n"+c.context)) / (1 + storage.ContextWeight)
 				cov = max(cov, c.coverage)
 			}
 			c.keyword = (1-cfg.CoverageWeight)*c.keyword + cfg.CoverageWeight*cov
@@ -607,27 +610,29 @@ func decayMultiplier(m *Memory, rate float64, now time.Time) float64 {
 	return 0.8 + 0.2*Clamp01(eff)
 }
 
-// candidateContexts returns the context of each keyword candidate that
-// has one: the content of the memory stated before it in its session. A
-// failed read costs the blend its context, not the recall.
-func (s *Service) candidateContexts(ctx context.Context, cands map[string]*candidate) map[string]string {
+// loadContexts sets each candidate's session context. A failed read
+// costs the ranking its contexts, not the recall.
+func (s *Service) loadContexts(ctx context.Context, cands map[string]*candidate) {
 	if !s.cfg.Search.SessionContext {
-		return nil
+		return
 	}
 	ids := make([]string, 0, len(cands))
 	for id, c := range cands {
-		if c.mem != nil && c.kwRank >= 0 {
+		if c.mem != nil {
 			ids = append(ids, id)
 		}
 	}
 	if len(ids) == 0 {
-		return nil
+		return
 	}
-	out, err := storage.MemoryContexts(ctx, s.db.Reader(), ids)
+	contexts, err := storage.MemoryContexts(ctx, s.db.Reader(), ids)
 	if err != nil {
 		s.log.Warn("recall: memory contexts", "err", err)
+		return
 	}
-	return out
+	for id, mc := range contexts {
+		cands[id].context = mc.Content
+	}
 }
 
 // hydrate loads the rows of candidates found only by the vector leg.

@@ -122,22 +122,28 @@ func MemoryTexts(ctx context.Context, q Querier, rids []int64) (map[int64]Indexe
 	return out, nil
 }
 
+// MemoryContext is a memory's context: its predecessor in its session.
+type MemoryContext struct {
+	ID, Content string
+}
+
 // MemoryContexts returns the context of each memory among ids that has
-// one, by id: the content of its predecessor in its session.
-func MemoryContexts(ctx context.Context, q Querier, ids []string) (map[string]string, error) {
-	out := map[string]string{}
-	rows, err := q.QueryContext(ctx, `SELECT m.id, p.content FROM memories m JOIN memories p ON p.rid = m.context_rid
+// one, by id.
+func MemoryContexts(ctx context.Context, q Querier, ids []string) (map[string]MemoryContext, error) {
+	out := map[string]MemoryContext{}
+	rows, err := q.QueryContext(ctx, `SELECT m.id, p.id, p.content FROM memories m JOIN memories p ON p.rid = m.context_rid
 		WHERE m.id IN (SELECT value FROM json_each(?)) AND m.context_rid IS NOT NULL`, jsonList(ids))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id, content string
-		if err := rows.Scan(&id, &content); err != nil {
+		var id string
+		var c MemoryContext
+		if err := rows.Scan(&id, &c.ID, &c.Content); err != nil {
 			return nil, err
 		}
-		out[id] = content
+		out[id] = c
 	}
 	return out, rows.Err()
 }

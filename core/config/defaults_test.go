@@ -93,6 +93,7 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"hooks.session_start_candidates": DefaultHooksSessionStartCandidates,
 		"hooks.prompt_min_score":         DefaultHooksPromptMinScore,
 		"hooks.prompt_min_coverage":      DefaultHooksPromptMinCoverage,
+		"hooks.prompt_unknown_weight":    DefaultHooksPromptUnknownWeight,
 		"hooks.prompt_min_similarity":    DefaultHooksPromptMinSimilarity,
 		"hooks.prompt_chars":             DefaultHooksPromptChars,
 		"hooks.prompt_max_memories":      DefaultHooksPromptMaxMemories,

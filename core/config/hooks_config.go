@@ -19,6 +19,10 @@ type HooksConfig struct {
 	// PromptMinCoverage: a memory is injected for a prompt when it holds
 	// this share of the prompt's words, weighted by rarity in the store.
 	PromptMinCoverage float64 `toml:"prompt_min_coverage" range:"0,1"`
+	// PromptUnknownWeight: a word of the prompt no memory holds (and
+	// not written as a name) counts at this share of the rarest word's
+	// weight: the memories do not hold what it asks about.
+	PromptUnknownWeight float64 `toml:"prompt_unknown_weight" range:"0,3"`
 	// PromptMinSimilarity: or when its similarity reaches this; -1 uses
 	// the floor measured for the embedding model.
 	PromptMinSimilarity float64 `toml:"prompt_min_similarity" range:"-1,1"`
@@ -52,6 +56,7 @@ func DefaultHooksConfig() HooksConfig {
 		SessionStartCandidates: DefaultHooksSessionStartCandidates,
 		PromptMinScore:         DefaultHooksPromptMinScore,
 		PromptMinCoverage:      DefaultHooksPromptMinCoverage,
+		PromptUnknownWeight:    DefaultHooksPromptUnknownWeight,
 		PromptMinSimilarity:    DefaultHooksPromptMinSimilarity,
 		PromptChars:            DefaultHooksPromptChars,
 		PromptMaxMemories:      DefaultHooksPromptMaxMemories,
