@@ -31,11 +31,13 @@ func SetMemoryKey(ctx context.Context, q Querier, id, key string) error {
 	return err
 }
 
-// LiveKeyed returns the live memories of project ("" for none) holding
-// key, except id.
-func LiveKeyed(ctx context.Context, q Querier, key, project, except string) ([]string, error) {
-	return Strings(ctx, q, `SELECT id FROM memories WHERE memory_key = ? AND is_deleted = 0
-		AND COALESCE(project, '') = ? AND id <> ? ORDER BY created_at, rid`, key, project, except)
+// LiveKeyed returns the live memories holding key, except id, in one
+// slot: project ("" for none) with scope ("" for the project scope;
+// "user"; "agent", whose slot is also its writer who).
+func LiveKeyed(ctx context.Context, q Querier, key, project, scope, who, except string) ([]string, error) {
+	return Strings(ctx, q, `SELECT id FROM memories WHERE memory_key = ?1 AND is_deleted = 0
+		AND COALESCE(project, '') = ?2 AND COALESCE(scope, '') = ?3 AND (?3 <> 'agent' OR who = ?4)
+		AND id <> ?5 ORDER BY created_at, rid`, key, project, scope, who, except)
 }
 
 // SetSupersededBy records that memory id was replaced by successor ("" to

@@ -270,6 +270,10 @@ type MemoryConfig struct {
 	RecoverWindow          Duration `toml:"recover_window" range:"1h,8760h"`
 	ForgetConfirmThreshold int      `toml:"forget_confirm_threshold" range:"1,10000"`
 	MaxBatch               int      `toml:"max_batch" range:"1,10000"`
+	// SupersedeAttributes: a remembered statement the linker can read
+	// ("staging runs Postgres 16") supersedes the memory holding the
+	// value it replaces (core/attributes.go).
+	SupersedeAttributes bool `toml:"supersede_attributes"`
 }
 
 // GuardrailsConfig bounds what a single remember may store.
@@ -331,6 +335,7 @@ func DefaultConfig() Config {
 			RecoverWindow:          Duration(DefaultMemoryRecoverWindow),
 			ForgetConfirmThreshold: DefaultMemoryForgetConfirmThreshold,
 			MaxBatch:               DefaultMemoryMaxBatch,
+			SupersedeAttributes:    DefaultMemorySupersedeAttributes,
 		},
 		Guardrails: GuardrailsConfig{
 			MaxContentChars:     DefaultGuardrailsMaxContentChars,

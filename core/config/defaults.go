@@ -100,6 +100,9 @@ const (
 	DefaultMemoryForgetConfirmThreshold = 25
 	// DefaultMemoryMaxBatch is the most memories one batch call touches.
 	DefaultMemoryMaxBatch = 200
+	// DefaultMemorySupersedeAttributes: statements the linker reads
+	// supersede the values they replace.
+	DefaultMemorySupersedeAttributes = true
 )
 
 // Guardrails defaults, in characters.

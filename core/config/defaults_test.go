@@ -37,6 +37,7 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"memory.recover_window":           DefaultMemoryRecoverWindow,
 		"memory.forget_confirm_threshold": DefaultMemoryForgetConfirmThreshold,
 		"memory.max_batch":                DefaultMemoryMaxBatch,
+		"memory.supersede_attributes":     DefaultMemorySupersedeAttributes,
 
 		"guardrails.max_content_chars":     DefaultGuardrailsMaxContentChars,
 		"guardrails.chunk_target_chars":    DefaultGuardrailsChunkTargetChars,
