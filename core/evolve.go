@@ -2,7 +2,9 @@ package core
 
 import (
 	"context"
+	"math"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -225,4 +227,79 @@ func SourceConfidence(sourceType string) float64 {
 		return ConfidenceSystem
 	}
 	return ConfidenceStated
+}
+
+// Evidence (seed 004): how much a memory is to be believed now, as one
+// factor of its base confidence, its reinforcement and its staleness.
+const (
+	reinforcementStep = 0.1 // each restatement adds 10%
+	reinforcementMax  = 1.5 // up to 50%
+	freshDays         = 30  // confirmed within 30 days: fresh
+	staleDays         = 365 // confirmed a year ago or more: stalest
+	stalestFactor     = 0.3 // the floor staleness decays to
+)
+
+// Reinforcement is min(1 + 0.1n, 1.5) for a memory stated n more times.
+func Reinforcement(n int64) float64 {
+	return min(1+reinforcementStep*float64(max(n, 0)), reinforcementMax)
+}
+
+// Staleness is 1 for a memory confirmed within 30 days, then falls
+// linearly to 0.3 at a year since its last confirmation. Pinned memories
+// never go stale.
+func Staleness(lastConfirmed time.Time, pinned bool, now time.Time) float64 {
+	days := now.Sub(lastConfirmed).Hours() / 24
+	if pinned || days <= freshDays {
+		return 1
+	}
+	if days >= staleDays {
+		return stalestFactor
+	}
+	return 1 - (1-stalestFactor)*(days-freshDays)/(staleDays-freshDays)
+}
+
+// Evidence is confidence × reinforcement × staleness, in [0, 1.5].
+func Evidence(confidence float64, reinforced int64, lastConfirmed time.Time, pinned bool, now time.Time) float64 {
+	return Clamp01(confidence) * Reinforcement(reinforced) * Staleness(lastConfirmed, pinned, now)
+}
+
+// evidenceFactor is a candidate's evidence as a ranking multiplier:
+// evidence^memory.evidence_weight (1 when the weight is 0). reinforced
+// holds the memories stated more than once (evidenceRows).
+func (s *Service) evidenceFactor(m *Memory, reinforced map[string]storage.Reinforced, now time.Time) float64 {
+	w := s.cfg.Memory.EvidenceWeight
+	if w <= 0 {
+		return 1
+	}
+	last, _ := storage.ParseTime(m.CreatedAt)
+	r := reinforced[m.ID]
+	if r.Count > 0 {
+		if t, err := storage.ParseTime(r.LastConfirmedAt); err == nil {
+			last = t
+		}
+	}
+	ev := Evidence(m.Confidence, r.Count, last, m.Pinned, now)
+	if ev <= 0 {
+		return 0
+	}
+	return math.Pow(ev, w)
+}
+
+// evidenceRows reads the reinforcement of the candidates that have any,
+// in one query (the rest count as stated once, confirmed when created).
+func (s *Service) evidenceRows(ctx context.Context, cands map[string]*candidate) map[string]storage.Reinforced {
+	if s.cfg.Memory.EvidenceWeight <= 0 || len(cands) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(cands))
+	for id, c := range cands {
+		if c.mem != nil {
+			ids = append(ids, id)
+		}
+	}
+	out, err := storage.ReinforcedOf(ctx, s.db.Reader(), ids)
+	if err != nil {
+		s.log.Warn("recall without reinforcement", "err", err)
+	}
+	return out
 }

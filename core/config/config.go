@@ -274,6 +274,10 @@ type MemoryConfig struct {
 	// ("staging runs Postgres 16") supersedes the memory holding the
 	// value it replaces (core/attributes.go).
 	SupersedeAttributes bool `toml:"supersede_attributes"`
+	// EvidenceWeight is how much a memory's evidence (confidence ×
+	// reinforcement × staleness, seed 004) weighs in recall: its score is
+	// multiplied by evidence^EvidenceWeight; 0 turns it off.
+	EvidenceWeight float64 `toml:"evidence_weight" range:"0,1"`
 }
 
 // GuardrailsConfig bounds what a single remember may store.
@@ -336,6 +340,7 @@ func DefaultConfig() Config {
 			ForgetConfirmThreshold: DefaultMemoryForgetConfirmThreshold,
 			MaxBatch:               DefaultMemoryMaxBatch,
 			SupersedeAttributes:    DefaultMemorySupersedeAttributes,
+			EvidenceWeight:         DefaultMemoryEvidenceWeight,
 		},
 		Guardrails: GuardrailsConfig{
 			MaxContentChars:     DefaultGuardrailsMaxContentChars,

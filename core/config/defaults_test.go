@@ -38,6 +38,7 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"memory.forget_confirm_threshold": DefaultMemoryForgetConfirmThreshold,
 		"memory.max_batch":                DefaultMemoryMaxBatch,
 		"memory.supersede_attributes":     DefaultMemorySupersedeAttributes,
+		"memory.evidence_weight":          DefaultMemoryEvidenceWeight,
 
 		"guardrails.max_content_chars":     DefaultGuardrailsMaxContentChars,
 		"guardrails.chunk_target_chars":    DefaultGuardrailsChunkTargetChars,

@@ -1,9 +1,11 @@
 package httpapi_test
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/internal/apitest"
@@ -150,5 +152,61 @@ func TestAttributesSupersedeOff(t *testing.T) {
 	}
 	if n := e.Count(t, `SELECT count(*) FROM entity_attributes`); n != 0 {
 		t.Fatalf("%d attributes written", n)
+	}
+}
+
+// Evidence (confidence × reinforcement × staleness, seed 004) is one
+// explained factor of recall: a fact stated again outranks an equally
+// relevant one stated once, an inferred one ranks below a stated one, a
+// year without confirmation weighs 0.3 (pinned memories excepted), and
+// memory.evidence_weight = 0 turns it off.
+func TestEvidenceRanksRecall(t *testing.T) {
+	evidence := func(e *apitest.Env) map[string]float64 {
+		out := map[string]float64{}
+		r := e.Post(t, "/api/memory/recall", map[string]any{"query": "kestrel rollout checklist", "explain": true, "limit": 10}).Want(t, 200)
+		for _, h := range r.List(t, "results") {
+			out[h["content"].(string)] = h["explain"].(map[string]any)["evidence"].(float64)
+		}
+		return out
+	}
+	e := apitest.NewEnv(t, apitest.NoEmbed)
+	const (
+		once   = "the kestrel rollout checklist is in the ops wiki"
+		thrice = "the kestrel rollout checklist is in the release doc"
+		infer  = "the kestrel rollout checklist is in the runbook repo"
+		pin    = "the kestrel rollout checklist is in the pinned handbook"
+	)
+	e.MustID(t, once)
+	for range 3 {
+		e.Remember(t, thrice)
+	}
+	e.MustID(t, infer, "source_type", "inferred")
+	e.MustID(t, pin, "pinned", true)
+	got := evidence(e)
+	want := map[string]float64{once: 1, thrice: math.Pow(1.2, 0.25), infer: math.Pow(0.5, 0.25), pin: 1}
+	for c, w := range want {
+		if math.Abs(got[c]-w) > 0.001 {
+			t.Errorf("%q: evidence %.4f, want %.4f", c, got[c], w)
+		}
+	}
+	r := e.Post(t, "/api/memory/recall", map[string]any{"query": "kestrel rollout checklist", "limit": 10}).Want(t, 200)
+	var order []string
+	for _, h := range r.List(t, "results") {
+		order = append(order, h["content"].(string))
+	}
+	if len(order) != 4 || order[0] != thrice || order[3] != infer {
+		t.Fatalf("ranking: %q", order)
+	}
+
+	e.Clock.Advance(400 * 24 * time.Hour)
+	got = evidence(e)
+	if math.Abs(got[once]-math.Pow(0.3, 0.25)) > 0.001 || got[pin] != 1 {
+		t.Fatalf("a year later: %v", got)
+	}
+
+	off := apitest.NewEnv(t, apitest.NoEmbed, func(c *config.Config) { c.Memory.EvidenceWeight = 0 })
+	off.MustID(t, infer, "source_type", "inferred")
+	if got := evidence(off); got[infer] != 1 {
+		t.Fatalf("weight 0: %v", got)
 	}
 }
