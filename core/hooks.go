@@ -85,6 +85,8 @@ type InjectedMemory struct {
 	Project    string  `json:"project,omitempty"`
 	Score      float64 `json:"score"`
 	CreatedAt  string  `json:"created_at"`
+	// Scope is "user" or "agent" for a memory of those scopes (core/scopes.go).
+	Scope string `json:"scope,omitempty"`
 }
 
 // SessionStartResult is the answer of the session-start hook.
@@ -118,6 +120,9 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 	cfg := s.svc.cfg.Hooks
 	now := s.svc.now()
 	cands, err := s.startCandidates(ctx, h.Project, h.Confined, h.ProjectNames)
+	if err == nil {
+		cands, err = s.withoutScoped(ctx, h, cands) // the user's and the agent's have their own sections
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -177,6 +182,11 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 		m.Content = content
 		res.Memories = append(res.Memories, &m)
 	}
+	scopeText, scopeMems, err := s.sessionScopes(ctx, h, now)
+	if err != nil {
+		return nil, err
+	}
+	res.Memories = append(res.Memories, scopeMems...)
 	res.MemoryCount = len(res.Memories)
 
 	header := fmt.Sprintf("%s | project=%s | memories=%d]", text.ContextOpen, OrDefault(h.Project, "none"), res.MemoryCount)
@@ -186,6 +196,7 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 		mem = fmt.Sprintf("\n## Relevant Memories (current project first | scored by importance x recency | %d results)\n", len(lines)) +
 			strings.Join(lines, "\n") + "\n"
 	}
+	mem = scopeText + mem
 	tail := text.ContextClose
 	// After a compaction or a resume: where the session was, first.
 	recovery := s.recoveryDigest(ctx, h)
@@ -382,6 +393,10 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		return res, nil
 	}
 	hits, method, err := s.scopedRecall(ctx, truncateRunes(prompt, 1000), strings.Join(terms, " "), h.Project, h.Confined, h.ProjectNames, 20)
+	var scoped map[string]bool
+	if err == nil {
+		hits, scoped, err = s.withScopes(ctx, h, truncateRunes(prompt, 1000), strings.Join(terms, " "), hits)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -432,12 +447,12 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 	// The memories holding more of what the prompt names go first.
 	slices.SortStableFunc(cands, func(a, b about) int { return cmp.Compare(b.share, a.share) })
 	var lines []string
-	used := 0
+	used, nScoped := 0, 0
 	for _, c := range cands {
-		if len(res.Memories) >= cfg.PromptMaxMemories {
-			break
-		}
 		hit := c.hit
+		if scoped[hit.ID] && nScoped >= cfg.PromptScopeMemories || !scoped[hit.ID] && len(res.Memories)-nScoped >= cfg.PromptMaxMemories {
+			continue
+		}
 		content := s.svc.Redact(hit.Content)
 		line := "- " + oneLine(content) + " (" + shortDate(hit.CreatedAt) + ")"
 		if n := text.CharCount(line) + 1; used+n > cfg.PromptChars {
@@ -448,6 +463,9 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		lines = append(lines, line)
 		res.Memories = append(res.Memories, &InjectedMemory{ID: hit.ID, Content: content, Type: hit.Type,
 			Importance: hit.Importance, Pinned: hit.Pinned, Project: hit.Project, Score: hit.Score, CreatedAt: hit.CreatedAt})
+		if scoped[hit.ID] {
+			nScoped++
+		}
 	}
 	res.MemoryCount = len(res.Memories)
 	if res.MemoryCount == 0 {
@@ -748,6 +766,9 @@ func (s *Hooks) Recall(ctx context.Context, h HookRequest) (*HookRecallResult, e
 		limit = 10
 	}
 	hits, method, err := s.scopedRecall(ctx, h.Query, "", h.Project, h.Confined, h.ProjectNames, limit)
+	if err == nil {
+		hits, err = s.withoutForeign(ctx, h, hits)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -279,6 +279,13 @@ const (
 	DefaultHooksPromptMinCoverage = 0.4
 	// DefaultHooksPromptMinSimilarity (-1) uses the model's measured floor.
 	DefaultHooksPromptMinSimilarity = -1.0
+	// DefaultHooksUserChars is the session-start budget of the user scope.
+	DefaultHooksUserChars = 600
+	// DefaultHooksAgentChars is the session-start budget of the agent scope.
+	DefaultHooksAgentChars = 400
+	// DefaultHooksPromptScopeMemories is the most user and agent memories
+	// a prompt adds.
+	DefaultHooksPromptScopeMemories = 2
 	// DefaultHooksPromptChars is each prompt inject's budget.
 	DefaultHooksPromptChars = 1000
 	// DefaultHooksPromptMaxMemories is the most memories one prompt

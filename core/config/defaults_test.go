@@ -86,6 +86,9 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 
 		"hooks.max_inject_chars":         DefaultHooksMaxInjectChars,
 		"hooks.session_start_chars":      DefaultHooksSessionStartChars,
+		"hooks.user_chars":               DefaultHooksUserChars,
+		"hooks.agent_chars":              DefaultHooksAgentChars,
+		"hooks.prompt_scope_memories":    DefaultHooksPromptScopeMemories,
 		"hooks.session_start_candidates": DefaultHooksSessionStartCandidates,
 		"hooks.prompt_min_score":         DefaultHooksPromptMinScore,
 		"hooks.prompt_min_coverage":      DefaultHooksPromptMinCoverage,
