@@ -77,6 +77,11 @@ type RetentionConfig struct {
 	// never pinned ones, decisions and rules, keyed facts, memories
 	// younger than PruneMinAge or used within PruneMinAge.
 	MaxMemoriesPerProject int `toml:"max_memories_per_project" range:"0,10000000"`
+	// MaxMemoriesUser and MaxMemoriesPerAgent bound the user scope and
+	// each agent's scope the same way (memories of those scopes are not
+	// counted in any project); 0 is no bound.
+	MaxMemoriesUser     int `toml:"max_memories_user" range:"0,10000000"`
+	MaxMemoriesPerAgent int `toml:"max_memories_per_agent" range:"0,10000000"`
 	// PruneMinAge protects memories created or used within it.
 	PruneMinAge Duration `toml:"prune_min_age" range:"24h,87600h"`
 }
@@ -387,6 +392,8 @@ func DefaultConfig() Config {
 			BatchSize:           DefaultRetentionBatchSize,
 			MaxBatches:          DefaultRetentionMaxBatches,
 			PruneMinAge:         Duration(DefaultRetentionPruneMinAge),
+			MaxMemoriesUser:     DefaultRetentionMaxMemoriesUser,
+			MaxMemoriesPerAgent: DefaultRetentionMaxMemoriesPerAgent,
 		},
 		Maintenance: MaintenanceConfig{
 			Mode:                  DefaultMaintenanceMode,

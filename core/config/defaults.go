@@ -359,6 +359,10 @@ const (
 	// DefaultRetentionPruneMinAge protects memories created or used in
 	// the last 30 days from the per-project bound.
 	DefaultRetentionPruneMinAge = 30 * 24 * time.Hour
+	// DefaultRetentionMaxMemoriesUser and DefaultRetentionMaxMemoriesPerAgent:
+	// the user and agent scopes are unbounded until configured.
+	DefaultRetentionMaxMemoriesUser     = 0
+	DefaultRetentionMaxMemoriesPerAgent = 0
 	// DefaultRetentionHistoryWindow keeps history events 180 days.
 	DefaultRetentionHistoryWindow = 180 * 24 * time.Hour
 	// DefaultRetentionCompletedJobsWindow keeps completed jobs 14 days.
