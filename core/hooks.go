@@ -84,6 +84,8 @@ type InjectedMemory struct {
 	Project    string  `json:"project,omitempty"`
 	Score      float64 `json:"score"`
 	CreatedAt  string  `json:"created_at"`
+	// Scope is "user" or "agent" for a memory of those scopes (core/scopes.go).
+	Scope string `json:"scope,omitempty"`
 }
 
 // SessionStartResult is the answer of the session-start hook.
@@ -119,6 +121,9 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 	cfg := s.svc.cfg.Hooks
 	now := s.svc.now()
 	cands, err := s.startCandidates(ctx, h.Project, h.Confined, h.ProjectNames)
+	if err == nil {
+		cands, err = s.withoutScoped(ctx, h, cands) // the user's and the agent's have their own sections
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +207,11 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 		m.Content = contents[i]
 		res.Memories = append(res.Memories, &m)
 	}
+	scopeText, scopeMems, err := s.sessionScopes(ctx, h, now)
+	if err != nil {
+		return nil, err
+	}
+	res.Memories = append(res.Memories, scopeMems...)
 	res.MemoryCount = len(res.Memories)
 	offers := offersOf(final, injected, offerCandidates, 0, feats, idOf, func(i int) float64 { return keep[i].m.Score })
 
@@ -212,6 +222,7 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 		mem = fmt.Sprintf("\n## Relevant Memories (current project first | scored by importance x recency | %d results)\n", len(lines)) +
 			strings.Join(lines, "\n") + "\n"
 	}
+	mem = scopeText + mem
 	tail := text.ContextClose
 	// After a compaction or a resume: where the session was, first.
 	recovery := s.recoveryDigest(ctx, h)
@@ -410,6 +421,10 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		return res, nil
 	}
 	hits, method, err := s.scopedRecall(ctx, truncateRunes(prompt, 1000), strings.Join(terms, " "), h.Project, h.Confined, h.ProjectNames, 20)
+	var scoped map[string]bool
+	if err == nil {
+		hits, scoped, err = s.withScopes(ctx, h, truncateRunes(prompt, 1000), strings.Join(terms, " "), hits)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -478,17 +493,23 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		sameProj := h.Project != "" && (c.hit.Project == h.Project || slices.Contains(h.ProjectNames, c.hit.Project))
 		feats[i] = promptFeatures(c.hit, c.share, i, sameProj, nowT)
 	}
+	// The project's memories and the user's or agent's (scopes) each
+	// within their own count, all within the characters.
 	pick := func(order []int) []int {
 		var out []int
-		used := 0
+		used, nScoped := 0, 0
 		for _, i := range order {
-			if len(out) >= cfg.PromptMaxMemories {
-				break
+			sc := scoped[cands[i].hit.ID]
+			if sc && nScoped >= cfg.PromptScopeMemories || !sc && len(out)-nScoped >= cfg.PromptMaxMemories {
+				continue
 			}
 			if n := text.CharCount(all[i]) + 1; used+n > cfg.PromptChars {
 				continue
 			} else {
 				used += n
+			}
+			if sc {
+				nScoped++
 			}
 			out = append(out, i)
 		}
@@ -812,6 +833,9 @@ func (s *Hooks) Recall(ctx context.Context, h HookRequest) (*HookRecallResult, e
 		limit = 10
 	}
 	hits, method, err := s.scopedRecall(ctx, h.Query, "", h.Project, h.Confined, h.ProjectNames, limit)
+	if err == nil {
+		hits, err = s.withoutForeign(ctx, h, hits)
+	}
 	if err != nil {
 		return nil, err
 	}

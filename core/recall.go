@@ -62,6 +62,7 @@ type ScoreParts struct {
 	Model     float64 `json:"model_rerank,omitempty"` // the reranking model's score (reranker.enabled), which ordered the best reranker.top_n
 	Dampening float64 `json:"dampening"`              // multiplier from gravity/hub/resolution
 	Decay     float64 `json:"decay"`                  // importance × decay multiplier
+	Evidence  float64 `json:"evidence"`               // confidence × reinforcement × staleness, weighted (core/evolve.go)
 	Final     float64 `json:"final"`
 }
 
@@ -397,6 +398,7 @@ type candidate struct {
 	context string
 
 	fused, graph, damp, decay, final float64
+	evidence                         float64
 
 	model    float64 // the reranking model's score
 	reranked bool
@@ -405,7 +407,7 @@ type candidate struct {
 func (c *candidate) parts() *ScoreParts {
 	r := func(x float64) float64 { return math.Round(x*10000) / 10000 }
 	p := &ScoreParts{BM25: r(c.bm25), Keyword: r(c.keyword), Coverage: r(c.coverage), Hint: r(c.hint), Fused: r(c.fused), Graph: r(c.graph),
-		Dampening: r(c.damp), Decay: r(c.decay), Final: r(c.final)}
+		Dampening: r(c.damp), Decay: r(c.decay), Evidence: r(c.evidence), Final: r(c.final)}
 	if c.reranked {
 		p.Model = r(c.model)
 	}
@@ -488,6 +490,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	if cfg.Dampening {
 		hubs = s.hubCandidates(ctx, query, cands)
 	}
+	reinforced := s.evidenceRows(ctx, cands)
 	for _, c := range cands {
 		if c.mem == nil {
 			continue
@@ -525,6 +528,8 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 		}
 		c.decay = decayMultiplier(c.mem, cfg.DecayRate, now)
 		score *= c.decay
+		c.evidence = s.evidenceFactor(c.mem, reinforced, now)
+		score *= c.evidence
 		c.final = score
 	}
 }

@@ -100,6 +100,17 @@ const (
 	DefaultMemoryForgetConfirmThreshold = 25
 	// DefaultMemoryMaxBatch is the most memories one batch call touches.
 	DefaultMemoryMaxBatch = 200
+	// DefaultMemorySupersedeAttributes: statements the linker reads
+	// supersede the values they replace.
+	DefaultMemorySupersedeAttributes = true
+	// DefaultMemoryEvidenceWeight: a memory's score is multiplied by its
+	// evidence to this power (from 0.39 for a year-old inferred memory to
+	// 1.22 for one stated five times or more; a fresh stated one, 1). The
+	// developer's month, plain sentences, supersession off: current value
+	// first for 3 of 12 at 0, 4 at 0.25, 5 at 0.5, 9 at 1. At 1 a year-old
+	// stated fact that still holds would weigh 0.3: too much for a store
+	// of decisions that stay true.
+	DefaultMemoryEvidenceWeight = 0.5
 )
 
 // Guardrails defaults, in characters.
@@ -300,6 +311,13 @@ const (
 	DefaultHooksPromptUnknownWeight = 0.6
 	// DefaultHooksPromptMinSimilarity (-1) uses the model's measured floor.
 	DefaultHooksPromptMinSimilarity = -1.0
+	// DefaultHooksUserChars is the session-start budget of the user scope.
+	DefaultHooksUserChars = 600
+	// DefaultHooksAgentChars is the session-start budget of the agent scope.
+	DefaultHooksAgentChars = 400
+	// DefaultHooksPromptScopeMemories is the most user and agent memories
+	// a prompt adds.
+	DefaultHooksPromptScopeMemories = 2
 	// DefaultHooksPromptChars is each prompt inject's budget.
 	DefaultHooksPromptChars = 1000
 	// DefaultHooksPromptMaxMemories is the most memories one prompt
@@ -373,6 +391,10 @@ const (
 	// DefaultRetentionPruneMinAge protects memories created or used in
 	// the last 30 days from the per-project bound.
 	DefaultRetentionPruneMinAge = 30 * 24 * time.Hour
+	// DefaultRetentionMaxMemoriesUser and DefaultRetentionMaxMemoriesPerAgent:
+	// the user and agent scopes are unbounded until configured.
+	DefaultRetentionMaxMemoriesUser     = 0
+	DefaultRetentionMaxMemoriesPerAgent = 0
 	// DefaultRetentionHistoryWindow keeps history events 180 days.
 	DefaultRetentionHistoryWindow = 180 * 24 * time.Hour
 	// DefaultRetentionCompletedJobsWindow keeps completed jobs 14 days.

@@ -29,6 +29,14 @@ type HooksConfig struct {
 	// PromptChars and PromptMaxMemories bound each prompt's inject.
 	PromptChars       int `toml:"prompt_chars" range:"0,10000"`
 	PromptMaxMemories int `toml:"prompt_max_memories" range:"0,50"`
+	// UserChars and AgentChars are the session-start budgets of the user
+	// scope (memories that follow the user into every project) and of the
+	// agent scope (the hook's agent's own), apart from the project's.
+	UserChars  int `toml:"user_chars" range:"0,100000"`
+	AgentChars int `toml:"agent_chars" range:"0,100000"`
+	// PromptScopeMemories is the most user and agent memories a prompt's
+	// inject adds, beside prompt_max_memories of its project.
+	PromptScopeMemories int `toml:"prompt_scope_memories" range:"0,50"`
 	// DedupPrompts: a memory injected in the last N prompts of a session
 	// is not injected again.
 	DedupPrompts int `toml:"dedup_prompts" range:"0,1000"`
@@ -61,6 +69,9 @@ func DefaultHooksConfig() HooksConfig {
 		PromptChars:            DefaultHooksPromptChars,
 		PromptMaxMemories:      DefaultHooksPromptMaxMemories,
 		DedupPrompts:           DefaultHooksDedupPrompts,
+		UserChars:              DefaultHooksUserChars,
+		AgentChars:             DefaultHooksAgentChars,
+		PromptScopeMemories:    DefaultHooksPromptScopeMemories,
 		TranscriptMaxChars:     DefaultHooksTranscriptMaxChars,
 		MaxBodyBytes:           DefaultHooksMaxBodyBytes,
 		Autostart:              DefaultHooksAutostart,
