@@ -264,42 +264,21 @@ func Evidence(confidence float64, reinforced int64, lastConfirmed time.Time, pin
 }
 
 // evidenceFactor is a candidate's evidence as a ranking multiplier:
-// evidence^memory.evidence_weight (1 when the weight is 0). reinforced
-// holds the memories stated more than once (evidenceRows).
-func (s *Service) evidenceFactor(m *Memory, reinforced map[string]storage.Reinforced, now time.Time) float64 {
+// evidence^memory.evidence_weight (1 when the weight is 0).
+func (s *Service) evidenceFactor(m *Memory, now time.Time) float64 {
 	w := s.cfg.Memory.EvidenceWeight
 	if w <= 0 {
 		return 1
 	}
 	last, _ := storage.ParseTime(m.CreatedAt)
-	r := reinforced[m.ID]
-	if r.Count > 0 {
-		if t, err := storage.ParseTime(r.LastConfirmedAt); err == nil {
+	if m.reinforced > 0 {
+		if t, err := storage.ParseTime(m.lastConfirmed); err == nil {
 			last = t
 		}
 	}
-	ev := Evidence(m.Confidence, r.Count, last, m.Pinned, now)
+	ev := Evidence(m.Confidence, m.reinforced, last, m.Pinned, now)
 	if ev <= 0 {
 		return 0
 	}
 	return math.Pow(ev, w)
-}
-
-// evidenceRows reads the reinforcement of the candidates that have any,
-// in one query (the rest count as stated once, confirmed when created).
-func (s *Service) evidenceRows(ctx context.Context, cands map[string]*candidate) map[string]storage.Reinforced {
-	if s.cfg.Memory.EvidenceWeight <= 0 || len(cands) == 0 {
-		return nil
-	}
-	ids := make([]string, 0, len(cands))
-	for id, c := range cands {
-		if c.mem != nil {
-			ids = append(ids, id)
-		}
-	}
-	out, err := storage.ReinforcedOf(ctx, s.db.Reader(), ids)
-	if err != nil {
-		s.log.Warn("recall without reinforcement", "err", err)
-	}
-	return out
 }

@@ -437,7 +437,6 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 	if err != nil {
 		return nil, err
 	}
-	contexts := s.svc.hitContexts(ctx, hits)
 	var subject []string // the prompt's terms less those naming a time
 	for _, t := range terms {
 		if !text.IsTemporalTerm(t) {
@@ -470,7 +469,7 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		if relevance[i] < cfg.PromptMinScore || seen[hit.ID] {
 			continue
 		}
-		share := weights.shareWithContext(hit.Content, contexts[hit.ID].Content)
+		share := weights.shareWithContext(hit.Content, hit.Context)
 		vec := 0.0
 		if hit.Explain != nil {
 			vec = hit.Explain.Vector

@@ -128,22 +128,6 @@ func (w *promptWeights) shareWithContext(content, context string) float64 {
 	return max(own, (own+storage.ContextWeight*both)/(1+storage.ContextWeight))
 }
 
-// hitContexts returns the session context of each hit that has one.
-func (s *Service) hitContexts(ctx context.Context, hits []*RecallHit) map[string]storage.MemoryContext {
-	if !s.cfg.Search.SessionContext || len(hits) == 0 {
-		return nil
-	}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
-	out, err := storage.MemoryContexts(ctx, s.db.Reader(), ids)
-	if err != nil {
-		s.log.Warn("prompt gate: memory contexts", "err", err)
-	}
-	return out
-}
-
 // namesIn returns the lower-cased words of s written with a capital
 // inside a sentence (not its first word).
 func namesIn(s string) map[string]bool {

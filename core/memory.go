@@ -56,6 +56,12 @@ type Memory struct {
 	// Evolution is the memory's key, reinforcement and supersession (Get
 	// only; nil when it has none).
 	Evolution *Evolution `json:"evolution,omitempty"`
+
+	// What ranking reads besides: how often the memory was stated again
+	// and when last (evidence), and the row of its session context.
+	reinforced    int64
+	lastConfirmed string
+	contextRID    int64
 }
 
 func viewOf(m *storage.Memory) *Memory {
@@ -77,6 +83,7 @@ func viewOf(m *storage.Memory) *Memory {
 		EmbeddingModel: m.EmbeddingModel, ExtractionModel: m.ExtractionModel, UpdateCount: m.UpdateCount,
 		ManualOverride: m.ManualOverride, VectorClock: vc, IdempotencyKey: m.IdempotencyKey,
 		RuntimePath: m.RuntimePath, SourcePath: m.SourcePath, SourceSection: m.SourceSection,
+		reinforced: m.ReinforcedCount, lastConfirmed: m.LastConfirmedAt, contextRID: m.ContextRID,
 	}
 }
 

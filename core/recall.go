@@ -89,6 +89,9 @@ type RecallHit struct {
 	Relevance float64 `json:"relevance"`
 	// Explain is set when the request asked for it.
 	Explain *ScoreParts `json:"explain,omitempty"`
+	// Context is the memory's session context as ranking read it (for the
+	// prompt gate; not part of the answer).
+	Context string `json:"-"`
 	// SessionID and Transcript: with expand, the session the memory came
 	// from and that session's stored transcript.
 	SessionID  string `json:"session_id,omitempty"`
@@ -290,6 +293,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 		}
 		hit := s.recallHit(c.mem, c.final, source)
 		hit.Relevance = math.Round(max(c.vector, c.coverage)*1000) / 1000
+		hit.Context = c.context
 		if in.Explain {
 			hit.Explain = c.parts()
 		}
@@ -490,7 +494,6 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	if cfg.Dampening {
 		hubs = s.hubCandidates(ctx, query, cands)
 	}
-	reinforced := s.evidenceRows(ctx, cands)
 	for _, c := range cands {
 		if c.mem == nil {
 			continue
@@ -528,7 +531,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 		}
 		c.decay = decayMultiplier(c.mem, cfg.DecayRate, now)
 		score *= c.decay
-		c.evidence = s.evidenceFactor(c.mem, reinforced, now)
+		c.evidence = s.evidenceFactor(c.mem, now)
 		score *= c.evidence
 		c.final = score
 	}
@@ -615,28 +618,31 @@ func decayMultiplier(m *Memory, rate float64, now time.Time) float64 {
 	return 0.8 + 0.2*Clamp01(eff)
 }
 
-// loadContexts sets each candidate's session context. A failed read
-// costs the ranking its contexts, not the recall.
+// loadContexts reads the session context of the candidates that have
+// one, in one query. A failed read costs the ranking its contexts, not
+// the recall.
 func (s *Service) loadContexts(ctx context.Context, cands map[string]*candidate) {
 	if !s.cfg.Search.SessionContext {
 		return
 	}
-	ids := make([]string, 0, len(cands))
-	for id, c := range cands {
-		if c.mem != nil {
-			ids = append(ids, id)
+	var rids []int64
+	for _, c := range cands {
+		if c.mem != nil && c.mem.contextRID > 0 {
+			rids = append(rids, c.mem.contextRID)
 		}
 	}
-	if len(ids) == 0 {
+	if len(rids) == 0 {
 		return
 	}
-	contexts, err := storage.MemoryContexts(ctx, s.db.Reader(), ids)
+	contents, err := storage.ContentsByRID(ctx, s.db.Reader(), rids)
 	if err != nil {
-		s.log.Warn("recall: memory contexts", "err", err)
+		s.log.Warn("recall: session contexts", "err", err)
 		return
 	}
-	for id, mc := range contexts {
-		cands[id].context = mc.Content
+	for _, c := range cands {
+		if c.mem != nil && c.mem.contextRID > 0 {
+			c.context = contents[c.mem.contextRID]
+		}
 	}
 }
 

@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 )
 
@@ -64,35 +63,4 @@ func MemoryEvolution(ctx context.Context, q Querier, id string) (*Evolution, err
 	e.Key, e.SupersededBy, e.LastConfirmedAt = key.String, by.String, confirmed.String
 	e.Supersedes, err = Strings(ctx, q, `SELECT id FROM memories WHERE superseded_by = ? ORDER BY created_at, rid`, id)
 	return &e, err
-}
-
-// Reinforced is how often a memory was stated again, and when last.
-type Reinforced struct {
-	Count           int64
-	LastConfirmedAt string
-}
-
-// ReinforcedOf returns the reinforcement of those of ids stated more than
-// once.
-func ReinforcedOf(ctx context.Context, q Querier, ids []string) (map[string]Reinforced, error) {
-	out := map[string]Reinforced{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	list, _ := json.Marshal(ids)
-	rows, err := q.QueryContext(ctx, `SELECT id, reinforced_count, COALESCE(last_confirmed_at, '') FROM memories
-		WHERE id IN (SELECT value FROM json_each(?)) AND reinforced_count > 0`, string(list))
-	if err != nil {
-		return out, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var r Reinforced
-		if err := rows.Scan(&id, &r.Count, &r.LastConfirmedAt); err != nil {
-			return out, err
-		}
-		out[id] = r
-	}
-	return out, rows.Err()
 }

@@ -53,10 +53,15 @@ type Memory struct {
 	RuntimePath       string
 	SourcePath        string
 	SourceSection     string
-	// ContextRID is written on insert only: the row id of the memory
-	// stated just before this one in its session, whose content the
-	// full-text index holds as this memory's context (0: none).
+	// ContextRID is the row id of the memory stated just before this one
+	// in its session, whose content the full-text index holds as this
+	// memory's context (0: none). It is written on insert only.
 	ContextRID int64
+	// ReinforcedCount and LastConfirmedAt are read only (the write path
+	// keeps them with their own statements): how often the memory was
+	// stated again, and when last.
+	ReinforcedCount int64
+	LastConfirmedAt string
 }
 
 // memoryColumns lists the columns scanned by scanMemory, in order.
@@ -65,7 +70,8 @@ const memoryColumns = `m.id, m.type, m.category, m.content, m.normalized_content
 	m.session_id, m.created_at, m.updated_at, m.updated_by, m.last_accessed, m.access_count,
 	m.vector_clock, m.version, m.manual_override, m.pinned, m.is_deleted, m.deleted_at,
 	m.extraction_status, m.embedding_model, m.extraction_model, m.update_count,
-	m.idempotency_key, m.runtime_path, m.source_path, m.source_section`
+	m.idempotency_key, m.runtime_path, m.source_path, m.source_section,
+	m.reinforced_count, COALESCE(m.last_confirmed_at, ''), COALESCE(m.context_rid, 0)`
 
 // MemoryColumns is the select list for a memories row aliased as m; use it
 // with ScanMemory when a query joins other tables.
@@ -84,7 +90,8 @@ func ScanMemory(r rowScanner) (*Memory, error) {
 		&sessionID, &m.CreatedAt, &m.UpdatedAt, &m.UpdatedBy, &lastAccessed, &m.AccessCount,
 		&m.VectorClock, &m.Version, &m.ManualOverride, &m.Pinned, &m.IsDeleted, &deletedAt,
 		&m.ExtractionStatus, &embeddingModel, &extractionModel, &m.UpdateCount,
-		&idem, &runtimePath, &sourcePath, &sourceSection)
+		&idem, &runtimePath, &sourcePath, &sourceSection,
+		&m.ReinforcedCount, &m.LastConfirmedAt, &m.ContextRID)
 	if err != nil {
 		return nil, err
 	}

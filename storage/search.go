@@ -122,28 +122,25 @@ func MemoryTexts(ctx context.Context, q Querier, rids []int64) (map[int64]Indexe
 	return out, nil
 }
 
-// MemoryContext is a memory's context: its predecessor in its session.
-type MemoryContext struct {
-	ID, Content string
-}
-
-// MemoryContexts returns the context of each memory among ids that has
-// one, by id.
-func MemoryContexts(ctx context.Context, q Querier, ids []string) (map[string]MemoryContext, error) {
-	out := map[string]MemoryContext{}
-	rows, err := q.QueryContext(ctx, `SELECT m.id, p.id, p.content FROM memories m JOIN memories p ON p.rid = m.context_rid
-		WHERE m.id IN (SELECT value FROM json_each(?)) AND m.context_rid IS NOT NULL`, jsonList(ids))
+// ContentsByRID returns the content of the memories rows among rids, by
+// rid (the contexts recall reads).
+func ContentsByRID(ctx context.Context, q Querier, rids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(rids))
+	if len(rids) == 0 {
+		return out, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT rid, content FROM memories WHERE rid IN (SELECT value FROM json_each(?))`, jsonList(rids))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id string
-		var c MemoryContext
-		if err := rows.Scan(&id, &c.ID, &c.Content); err != nil {
+		var rid int64
+		var c string
+		if err := rows.Scan(&rid, &c); err != nil {
 			return nil, err
 		}
-		out[id] = c
+		out[rid] = c
 	}
 	return out, rows.Err()
 }
