@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,7 +25,7 @@ func runBench(ctx context.Context, args []string) error {
 	return benchMain(ctx, args, os.Stdout, os.Stderr)
 }
 
-const benchUsage = "bench replay --data FILE [--train N] [--compact-every 10] | bench hooks --data FILE.jsonl [--n N] | bench load --data FILE [--memories N] [--clients 50] [--duration 30s] [--mix recall=0.7,remember=0.3] | bench inject --data FILE | bench remember --data FILE [--n N] [--clients 1,8] | bench floor --data FILE [--set embedding.key=value] [--json] | bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--binary PATH] [--keep] [--json]"
+const benchUsage = "bench replay --data FILE [--train N] [--compact-every 10] | bench hooks --data FILE.jsonl [--n N] | bench load --data FILE [--memories N] [--clients 50] [--duration 30s] [--mix recall=0.7,remember=0.3] | bench inject --data FILE | bench remember --data FILE [--n N] [--clients 1,8] | bench floor --data FILE [--set embedding.key=value] [--json] | bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--scripted-llm oracle|echo] [--binary PATH] [--keep] [--json]"
 
 // benchAblations are the variants measured beside the headline (the
 // default configuration, recall in the API's default mode).
@@ -72,6 +73,7 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	drainTimeout := fs.Duration("drain-timeout", 30*time.Minute, "how long to wait for the background work to finish")
 	keep := fs.Bool("keep", false, "keep each server's home folder (database and log) for inspection; progress names them")
 	asJSON := fs.Bool("json", false, "print one JSON object with every figure")
+	scripted := fs.String("scripted-llm", "", "add a server whose pipeline model is a scripted one (oracle: the questions whose evidence a memory is, as its hints, a ceiling; echo: a question restating the memory)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -100,6 +102,9 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	abl, err := parseAblations(*ablations)
 	if err != nil {
 		return err
+	}
+	if *scripted != "" && !slices.Contains(bench.ScriptNames, *scripted) {
+		return usageError{fmt.Sprintf("--scripted-llm must be one of %s", strings.Join(bench.ScriptNames, ", "))}
 	}
 	// The servers read the overrides from their environment; checking
 	// them here gives a usage error before any server starts.
@@ -131,6 +136,14 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if abl[a] {
 			runs = append(runs, benchRun{name: a, set: ablationSets[a], modes: []string{""}})
 		}
+	}
+	if *scripted != "" {
+		llm, err := bench.StartScriptedLLM(*scripted, samples)
+		if err != nil {
+			return err
+		}
+		defer llm.Close()
+		runs = append(runs, benchRun{name: "scripted-" + *scripted, set: llm.ScriptedSets(), modes: []string{""}})
 	}
 	for _, r := range runs {
 		rr, err := r.run(ctx, bench.ServerOptions{Name: r.name, Binary: *binary, Keep: *keep, Set: append(append([]string{}, sets...), r.set...)},

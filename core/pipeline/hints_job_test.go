@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/bench"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/internal/apitest"
 	"github.com/cairnmem/cairn/core/pipeline"
 	"github.com/cairnmem/cairn/storage"
@@ -123,4 +125,50 @@ func FuzzParseHints(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The benchmark's scripted model (core/bench) answers the real
+// prospective-indexing prompt, sent by the real OpenAI-compatible provider,
+// with its script: the oracle script with the questions whose evidence the
+// memory is, the echo script with one question restating it; anything
+// else (extraction) with nothing to do.
+func TestScriptedModelAnswersTheHintsPrompt(t *testing.T) {
+	ctx := context.Background()
+	turn := bench.Turn{DiaID: "D1:1", Speaker: "Maria", Text: "I volunteer at the homeless shelter on Fridays."}
+	samples := []bench.Sample{{ID: "conv-x", Turns: []bench.Turn{turn},
+		Questions: []bench.Question{{Question: "Where does Maria volunteer?", Evidence: []string{"D1:1"}, Category: 4}}}}
+	for script, want := range map[string]string{
+		"oracle": "Where does Maria volunteer?",
+		"echo":   "What about Maria: I volunteer at the homeless shelter on Fridays?",
+	} {
+		t.Run(script, func(t *testing.T) {
+			sc, err := bench.StartScriptedLLM(script, samples)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sc.Close()
+			e := apitest.NewEnv(t, apitest.NoEmbed, func(c *config.Config) { c.Hints.Enabled = true })
+			id := e.MustID(t, bench.Content(turn))
+			model, err := llm.New("openai", llm.Config{BaseURL: sc.URL, Model: "scripted", APIKey: "scripted"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := pipeline.For(e.Svc)
+			if err := p.EnqueueHints(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			job, err := e.Svc.Jobs().Lease(ctx, "w", core.JobProspectiveIndex)
+			if err != nil || job == nil {
+				t.Fatalf("lease: %v %v", job, err)
+			}
+			res, err := p.ProcessHintsJob(ctx, job, model)
+			if err != nil || res.Status != "completed" || len(res.Hints) != 1 || res.Hints[0] != want {
+				t.Fatalf("hints job: %+v %v", res, err)
+			}
+			out, err := model.Generate(ctx, "Extract the facts of this conversation.", extract.GenerateOptions{JSON: true})
+			if err != nil || !strings.Contains(out, `"facts": []`) {
+				t.Fatalf("another prompt: %q %v", out, err)
+			}
+		})
+	}
 }
