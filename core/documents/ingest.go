@@ -186,7 +186,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 					bReused++
 				} else {
 					mem = &storage.Memory{
-						Content: c.Storage, NormalizedContent: c.Normalized, ContentHash: c.Hash,
+						Content: c.Storage, ContentHash: c.Hash,
 						Type: DocumentChunkType, Importance: documentChunkImportance, Confidence: core.ConfidenceSystem,
 						Who: d.ID, Why: documentWhy, SourceType: documentSourceType, SourceID: d.ID,
 						Tags: text.CleanTags(tags), ExtractionStatus: "none",

@@ -49,9 +49,9 @@ func insert(t *testing.T, db *storage.DB, lines []string) []int64 {
 	err := db.WriteTx(context.Background(), func(tx *storage.Tx) error {
 		for i, l := range lines {
 			var rid int64
-			err := tx.QueryRowContext(context.Background(), `INSERT INTO memories (id, type, content, normalized_content, content_hash,
-				created_at, updated_at, updated_by, tags) VALUES (?, 'fact', ?, ?, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 't', '[]')
-				RETURNING rid`, fmt.Sprintf("m%d-%d", len(lines), i), l, strings.ToLower(l), fmt.Sprintf("h%d-%d", len(lines), i)).Scan(&rid)
+			err := tx.QueryRowContext(context.Background(), `INSERT INTO memories (id, type, content, content_hash,
+				created_at, updated_at, updated_by, tags) VALUES (?, 'fact', ?, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 't', '[]')
+				RETURNING rid`, fmt.Sprintf("m%d-%d", len(lines), i), l, fmt.Sprintf("h%d-%d", len(lines), i)).Scan(&rid)
 			if err != nil {
 				return err
 			}

@@ -51,9 +51,9 @@ func seedMemories(tb testing.TB, db *storage.DB, n int, deleted float64, embedde
 				if del {
 					isDel = 1
 				}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO memories (id, content, normalized_content, content_hash, created_at, updated_at, is_deleted, deleted_at)
-					VALUES (?, ?, ?, ?, ?, ?, ?, CASE WHEN ? = 1 THEN ? END)`,
-					fmt.Sprintf("m-%08d", i), content, content, hash, ts, ts, isDel, isDel, ts); err != nil {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO memories (id, content, content_hash, created_at, updated_at, is_deleted, deleted_at)
+					VALUES (?, ?, ?, ?, ?, ?, CASE WHEN ? = 1 THEN ? END)`,
+					fmt.Sprintf("m-%08d", i), content, hash, ts, ts, isDel, isDel, ts); err != nil {
 					return err
 				}
 				if embedded && !del && i%10 != 0 {

@@ -279,8 +279,8 @@ func insertRaw(t *testing.T, e *apitest.Env, id, content, hash, project string, 
 	if project != "" {
 		proj = project
 	}
-	exec(t, e, `INSERT INTO memories (id, content, normalized_content, content_hash, importance, pinned, tags, project, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, norm.Storage, norm.Normalized, hash, importance, pinned, tags, proj, now, now)
+	exec(t, e, `INSERT INTO memories (id, content, content_hash, importance, pinned, tags, project, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, norm.Storage, hash, importance, pinned, tags, proj, now, now)
 }
 
 func TestRepairDeduplicate(t *testing.T) {

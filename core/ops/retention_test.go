@@ -82,8 +82,8 @@ func TestRetentionSweepWindowsAndOrder(t *testing.T) {
 		t.Fatalf("postgresql mentions before = %d", n)
 	}
 	// Links of a memory that no longer exists at all.
-	exec(t, e, `INSERT INTO memory_entity_mentions (memory_id, entity_id, created_at)
-		SELECT 'gone-memory', id, '2026-01-01T00:00:00.000Z' FROM entities WHERE canonical_name = 'postgresql'`)
+	exec(t, e, `INSERT INTO memory_entity_mentions (memory_rid, entity_rid)
+		SELECT (SELECT max(rid) + 1000 FROM memories), rid FROM entities WHERE canonical_name = 'postgresql'`)
 	exec(t, e, `UPDATE entities SET mentions = mentions + 1 WHERE canonical_name = 'postgresql'`)
 	// Vectors: a's (purged with it), b's (live), c's (recoverable when the
 	// sweep runs), and one whose memory is gone.
@@ -142,7 +142,7 @@ func TestRetentionSweepWindowsAndOrder(t *testing.T) {
 	if n := e.Count(t, `SELECT mentions FROM entities WHERE canonical_name = 'postgresql'`); n != 1 {
 		t.Fatalf("postgresql mentions after = %d, want 1", n)
 	}
-	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = mm.memory_id)`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = mm.memory_rid)`); n != 0 {
 		t.Fatalf("%d links to missing memories", n)
 	}
 	if n := e.Count(t, `SELECT count(*) FROM embeddings WHERE content_hash IN (?, ?)`, hashOf(t, e, b), hashOf(t, e, c)); n != 2 {

@@ -1,0 +1,173 @@
+package storage
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCompactRowsMigration upgrades a database written before migration
+// 17 and checks what 17 promises: normalized_content is gone; a created
+// event that repeated its memory's content stores none yet still reads
+// it, and keeps it through an edit and a purge; one that differed keeps
+// its own; links are keyed by integers with every live link kept, and
+// links of memories already gone are counted off their entities (an
+// entity left without any goes with its relations); relations and their
+// foreign keys survive the rebuild of entities.
+func TestCompactRowsMigration(t *testing.T) {
+	ctx := context.Background()
+	all, err := Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before []Migration
+	for _, m := range all {
+		if m.Version < 17 {
+			before = append(before, m)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "c.db")
+	db := openTemp(t, path, before)
+	err = db.WriteTx(ctx, func(tx *Tx) error {
+		for _, s := range []string{
+			`INSERT INTO memories (id, content, normalized_content, content_hash, created_at, updated_at)
+				VALUES ('m1', 'Alpha uses Postgres', 'alpha uses postgres', 'h1', 't1', 't1'),
+				       ('m2', 'Beta uses Postgres', 'beta uses postgres', 'h2', 't2', 't2')`,
+			`INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
+				VALUES ('e1', 'Postgres', 'postgres', 'tool', 2, 't', 't'),
+				       ('e2', 'Gone', 'gone', 'tool', 1, 't', 't'),
+				       ('e3', 'Kept', 'kept', 'tool', 2, 't', 't')`,
+			`INSERT INTO relations (id, source_entity_id, target_entity_id, relation_type, created_at, updated_at)
+				VALUES ('r1', 'e1', 'e3', 'uses', 't', 't'), ('r2', 'e2', 'e1', 'uses', 't', 't')`,
+			`INSERT INTO memory_entity_mentions (memory_id, entity_id, mention_text, confidence, created_at)
+				VALUES ('m1', 'e1', 'Postgres', 0.9, 't'), ('m2', 'e1', NULL, NULL, 't'),
+				       ('gone', 'e2', 'Gone', 0.5, 't'), ('gone', 'e3', 'Kept', 0.5, 't'), ('m2', 'e3', 'Kept', 0.5, 't')`,
+			`INSERT INTO memory_history (id, memory_id, event, new_content, changed_by, created_at)
+				VALUES ('h1', 'm1', 'created', 'Alpha uses Postgres', 'u', 't1'),
+				       ('h2', 'm2', 'created', 'Beta used Postgres', 'u', 't2'),
+				       ('h3', 'gone', 'created', 'Gone memory', 'u', 't0')`,
+		} {
+			if _, err := tx.Exec(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db = openTemp(t, path, all)
+	defer db.Close()
+	r := db.Reader()
+	var cols string
+	r.QueryRow(`SELECT group_concat(name) FROM pragma_table_info('memories')`).Scan(&cols)
+	if strings.Contains(cols, "normalized_content") || !strings.Contains(cols, "content_hash") {
+		t.Fatalf("memories columns: %s", cols)
+	}
+
+	// History: h1 repeated m1's row and stores nothing now; h2 differed.
+	stored := func(id string) string {
+		var s *string
+		if err := r.QueryRow(`SELECT new_content FROM memory_history WHERE id = ?`, id).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		if s == nil {
+			return "<null>"
+		}
+		return *s
+	}
+	if got := stored("h1") + "|" + stored("h2") + "|" + stored("h3"); got != "<null>|Beta used Postgres|Gone memory" {
+		t.Fatalf("stored created content: %s", got)
+	}
+	created := func(memoryID string) string {
+		evs, err := ListHistory(ctx, r, HistoryFilter{MemoryID: memoryID, Event: EventCreated}, 5)
+		if err != nil || len(evs) != 1 || evs[0].NewContent == nil {
+			t.Fatalf("created event of %s: %v %v", memoryID, evs, err)
+		}
+		return *evs[0].NewContent
+	}
+	if got := created("m1"); got != "Alpha uses Postgres" {
+		t.Fatalf("m1 created with %q", got)
+	}
+	if evs, err := SearchHistory(ctx, r, HistorySearch{Text: []string{"alpha"}}, 5); err != nil || len(evs) != 1 || evs[0].ID != "h1" {
+		t.Fatalf("history search finds the created content: %v %v", evs, err)
+	}
+
+	// Graph: e1's two links survive, keyed by rids; e3 loses the link of
+	// the memory that is gone; e2 had only that one and goes, with r2.
+	var mentions string
+	r.QueryRow(`SELECT group_concat(e.id || '=' || e.mentions, ',') FROM (SELECT * FROM entities ORDER BY id) e`).Scan(&mentions)
+	if mentions != "e1=2,e3=1" {
+		t.Fatalf("entities after the upgrade: %s", mentions)
+	}
+	var links string
+	r.QueryRow(`SELECT group_concat(m.id || '>' || e.id || ':' || COALESCE(mm.mention_text, '-') || ':' || COALESCE(mm.confidence, '-'), ',')
+		FROM (SELECT * FROM memory_entity_mentions ORDER BY memory_rid, entity_rid) mm
+		JOIN memories m ON m.rid = mm.memory_rid JOIN entities e ON e.rid = mm.entity_rid`).Scan(&links)
+	if links != "m1>e1:Postgres:0.9,m2>e1:-:-,m2>e3:Kept:0.5" {
+		t.Fatalf("links after the upgrade: %s", links)
+	}
+	var rels string
+	r.QueryRow(`SELECT group_concat(id) FROM relations`).Scan(&rels)
+	if rels != "r1" {
+		t.Fatalf("relations after the upgrade: %s", rels)
+	}
+	var ddl string
+	r.QueryRow(`SELECT sql FROM sqlite_schema WHERE name = 'memory_entity_mentions'`).Scan(&ddl)
+	if !strings.Contains(ddl, "WITHOUT ROWID") || !strings.Contains(ddl, "memory_rid") {
+		t.Fatalf("mentions table: %s", ddl)
+	}
+	if n := db.Count(t, `SELECT count(*) FROM sqlite_schema WHERE name LIKE '%_old' OR name LIKE '%_new'`); n != 0 {
+		t.Fatalf("%d leftover tables", n)
+	}
+	ents, err := MemoryEntities(ctx, r, "m2")
+	if err != nil || len(ents) != 2 || ents[0].ID != "e1" {
+		t.Fatalf("entities of m2: %v %v", ents, err)
+	}
+	links2, err := LiveLinks(ctx, r, []string{"e1", "e3"}, []string{"m1", "m2"})
+	if err != nil || len(links2) != 3 {
+		t.Fatalf("live links: %v %v", links2, err)
+	}
+
+	err = db.WriteTx(ctx, func(tx *Tx) error {
+		// Foreign keys still hold: a relation to no entity is refused,
+		// and deleting an entity takes its relations and links.
+		if _, err := tx.Exec(`INSERT INTO relations (id, source_entity_id, target_entity_id, relation_type, created_at, updated_at)
+			VALUES ('r9', 'e1', 'nobody', 'uses', 't', 't')`); err == nil {
+			t.Error("a relation to a missing entity was written")
+		}
+		// An edit keeps what m1 was created with in its event; a purge of
+		// m2 keeps its own and takes its links, counted off.
+		if _, err := tx.Exec(`UPDATE memories SET content = 'Alpha uses MySQL' WHERE id = 'm1'`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`DELETE FROM memories WHERE id = 'm2'`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := created("m1"); got != "Alpha uses Postgres" || stored("h1") != "Alpha uses Postgres" {
+		t.Fatalf("m1's created event after an edit: %q", got)
+	}
+	if got := created("m2"); got != "Beta used Postgres" {
+		t.Fatalf("m2's created event after a purge: %q", got)
+	}
+	r.QueryRow(`SELECT group_concat(e.id || '=' || e.mentions, ',') FROM (SELECT * FROM entities ORDER BY id) e`).Scan(&mentions)
+	if n := db.Count(t, `SELECT count(*) FROM memory_entity_mentions`); mentions != "e1=1,e3=0" || n != 1 {
+		t.Fatalf("after purging m2: entities %s, %d links", mentions, n)
+	}
+}
+
+// Count runs a count query on the reader (tests only).
+func (db *DB) Count(t *testing.T, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.Reader().QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
