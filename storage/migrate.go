@@ -145,6 +145,7 @@ func (db *DB) migrate(ctx context.Context, ms []Migration, backupExisting bool) 
 		if err != nil {
 			return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
 		}
+		db.migrated = append(db.migrated, m.Version)
 	}
 	return nil
 }
