@@ -68,6 +68,13 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 	var created []string
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if len(lines) > importBatch {
+		done, err := s.db.BulkLoad(ctx)
+		if err != nil {
+			s.log.Warn("import: bulk settings", "err", err)
+		}
+		defer done()
+	}
 	prepared := make(chan []importRecord, 1)
 	go func() {
 		defer close(prepared)
@@ -254,8 +261,8 @@ func (s *Service) importBatch(ctx context.Context, tx *storage.Tx, batch []impor
 	events := make([]*storage.HistoryEvent, 0, len(kept))
 	for _, r := range kept {
 		m := r.m
-		content := m.Content
-		h, err := s.historyEvent(m.ID, storage.EventCreated, nil, &content, actor, "import", map[string]any{"line": r.line})
+		// The row holds the content (see storage.historyNewContent).
+		h, err := s.historyEvent(m.ID, storage.EventCreated, nil, nil, actor, "import", map[string]any{"line": r.line})
 		if err != nil {
 			return res, nil, fmt.Errorf("line %d: %w", r.line, err)
 		}

@@ -161,6 +161,17 @@ func TestCompactRowsMigration(t *testing.T) {
 	if n := db.Count(t, `SELECT count(*) FROM memory_entity_mentions`); mentions != "e1=1,e3=0" || n != 1 {
 		t.Fatalf("after purging m2: entities %s, %d links", mentions, n)
 	}
+	// An entity deleted takes its links and relations with it.
+	err = db.WriteTx(ctx, func(tx *Tx) error {
+		_, err := tx.Exec(`DELETE FROM entities WHERE id = 'e1'`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := db.Count(t, `SELECT (SELECT count(*) FROM memory_entity_mentions) + (SELECT count(*) FROM relations)`); n != 0 {
+		t.Fatalf("%d links and relations left of a deleted entity", n)
+	}
 }
 
 // Count runs a count query on the reader (tests only).

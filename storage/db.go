@@ -63,6 +63,7 @@ type DB struct {
 	changes    *memoryChanges // rows of memories written (changes.go)
 	derived    sync.Map       // in-memory structures derived from the data (Derived)
 	migrated   []int          // versions this Open applied
+	bulk       bulkLoads      // bulk writes under way (BulkLoad)
 }
 
 // Sentinel errors returned by storage.

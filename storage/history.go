@@ -53,11 +53,12 @@ const historySelect = `h.id, h.memory_id, h.event, h.old_content, ` + historyNew
 
 // historyValues is one row of an insert of historyColumns; its new
 // content is NULL when it would repeat the memory row's (historyArgs).
-const historyValues = `(?,?,?,?,CASE WHEN ? = 'created' AND ? = (SELECT content FROM memories WHERE id = ?) THEN NULL ELSE ? END,?,?,?,?,?,?,?)`
+const historyValues = `(?,?,?,?,CASE WHEN ? AND ? = (SELECT content FROM memories WHERE id = ?) THEN NULL ELSE ? END,?,?,?,?,?,?,?)`
 
 // historyArgs are the values of historyValues for h.
 func historyArgs(h *HistoryEvent) []any {
-	return []any{h.ID, h.MemoryID, h.Event, h.OldContent, h.Event, h.NewContent, h.MemoryID, h.NewContent,
+	created := h.Event == EventCreated && h.NewContent != nil
+	return []any{h.ID, h.MemoryID, h.Event, h.OldContent, created, h.NewContent, h.MemoryID, h.NewContent,
 		h.ChangedBy, orDefault(h.ActorType, "operator"), nullable(h.Reason), nullable(h.Metadata),
 		nullable(h.SessionID), nullable(h.RequestID), h.CreatedAt}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/internal/apitest"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -68,5 +69,18 @@ func TestCreatedEventShowsWhatWasCreated(t *testing.T) {
 	}
 	if got := createdContent(b); got != "The nightly backup runs at 02:00 UTC." {
 		t.Fatalf("after a purge the created event shows %v", got)
+	}
+
+	// An imported memory's created event too.
+	res, err := e.Svc.Import(context.Background(), []core.ImportLine{{Line: 1, Memory: core.Memory{ID: "0195a1b2-0000-7000-8000-00000000aa01",
+		Content: "Imported: the cache TTL is 300 s.", Type: "fact", Importance: 0.5, Confidence: 1}}}, core.Actor{Name: "test"})
+	if err != nil || res.Imported != 1 {
+		t.Fatalf("import: %+v %v", res, err)
+	}
+	if s := stored("0195a1b2-0000-7000-8000-00000000aa01"); s != nil {
+		t.Fatalf("the imported created event repeats the row's content: %q", *s)
+	}
+	if got := createdContent("0195a1b2-0000-7000-8000-00000000aa01"); got != "Imported: the cache TTL is 300 s." {
+		t.Fatalf("imported memory created with %v", got)
 	}
 }

@@ -89,10 +89,14 @@ INSERT INTO relations_new (id, source_entity_id, target_entity_id, relation_type
     SELECT id, source_entity_id, target_entity_id, relation_type, strength, mentions, confidence, created_at, updated_at
     FROM relations ORDER BY rowid;
 
--- A link's own timestamp is gone: nothing read it.
+-- A link's own timestamp is gone: nothing read it. entity_rid is not a
+-- declared foreign key either: checking the entity at every link cost a
+-- third of writing the links of an import, and links are only written
+-- with a rid just read from entities; the trigger at the end deletes an
+-- entity's links with it, as the cascade did.
 CREATE TABLE memory_entity_mentions_new (
     memory_rid   INTEGER NOT NULL,            -- memories.rid
-    entity_rid   INTEGER NOT NULL REFERENCES entities(rid) ON DELETE CASCADE,
+    entity_rid   INTEGER NOT NULL,            -- entities.rid
     mention_text TEXT,                        -- the spelling before canonicalization
     confidence   REAL,
     PRIMARY KEY (memory_rid, entity_rid)
@@ -123,4 +127,8 @@ CREATE TRIGGER memories_bd BEFORE DELETE ON memories BEGIN
     UPDATE entities SET mentions = max(mentions - 1, 0)
         WHERE rid IN (SELECT entity_rid FROM memory_entity_mentions WHERE memory_rid = old.rid);
     DELETE FROM memory_entity_mentions WHERE memory_rid = old.rid;
+END;
+
+CREATE TRIGGER entities_ad AFTER DELETE ON entities BEGIN
+    DELETE FROM memory_entity_mentions WHERE entity_rid = old.rid;
 END;
