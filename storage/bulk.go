@@ -92,14 +92,14 @@ func LiveHashes(ctx context.Context, q Querier, hashes []string) (map[[2]string]
 		return out, nil
 	}
 	rows, err := q.QueryContext(ctx, `SELECT content_hash, COALESCE(project, '') FROM memories
-		WHERE content_hash IN (SELECT value FROM json_each(?)) AND is_deleted = 0`, jsonList(hashes))
+		WHERE content_hash IN `+hashListSQL+` AND is_deleted = 0`, jsonList(hashes))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var k [2]string
-		if err := rows.Scan(&k[0], &k[1]); err != nil {
+		if err := rows.Scan(hashCol{&k[0]}, &k[1]); err != nil {
 			return nil, err
 		}
 		out[k] = true
@@ -160,7 +160,7 @@ const insertMemoryRow = `(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,
 
 // memoryArgs are the values of insertMemoryRow for m.
 func memoryArgs(m *Memory) []any {
-	return []any{m.ID, m.Type, nullable(m.Category), m.Content, m.ContentHash, m.Confidence, m.Importance,
+	return []any{m.ID, m.Type, nullable(m.Category), m.Content, hashArg(m.ContentHash), m.Confidence, m.Importance,
 		nullable(m.SourceID), m.SourceType, EncodeTags(m.Tags), nullable(m.Who), nullable(m.Why), nullable(m.Project),
 		nullable(m.SessionID), m.CreatedAt, m.UpdatedAt, m.UpdatedBy, nullable(m.LastAccessed), m.AccessCount,
 		orDefault(m.VectorClock, "{}"), max(m.Version, 1), m.ManualOverride, m.Pinned, m.IsDeleted, nullable(m.DeletedAt),

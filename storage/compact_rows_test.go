@@ -28,13 +28,17 @@ func TestCompactRowsMigration(t *testing.T) {
 			before = append(before, m)
 		}
 	}
+	// m1's hash is a SHA-256 (stored as its bytes after 17); m2's is not.
+	const sha1 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 	path := filepath.Join(t.TempDir(), "c.db")
 	db := openTemp(t, path, before)
 	err = db.WriteTx(ctx, func(tx *Tx) error {
 		for _, s := range []string{
 			`INSERT INTO memories (id, content, normalized_content, content_hash, created_at, updated_at)
-				VALUES ('m1', 'Alpha uses Postgres', 'alpha uses postgres', 'h1', 't1', 't1'),
+				VALUES ('m1', 'Alpha uses Postgres', 'alpha uses postgres', '`+sha1+`', 't1', 't1'),
 				       ('m2', 'Beta uses Postgres', 'beta uses postgres', 'h2', 't2', 't2')`,
+			`INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
+				VALUES ('` + sha1 + `', 'm', 1, x'0000803f01', 't'), ('h2', 'm', 1, x'0000803f02', 't')`,
 			`INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
 				VALUES ('e1', 'Postgres', 'postgres', 'tool', 2, 't', 't'),
 				       ('e2', 'Gone', 'gone', 'tool', 1, 't', 't'),
@@ -67,6 +71,34 @@ func TestCompactRowsMigration(t *testing.T) {
 	r.QueryRow(`SELECT group_concat(name) FROM pragma_table_info('memories')`).Scan(&cols)
 	if strings.Contains(cols, "normalized_content") || !strings.Contains(cols, "content_hash") {
 		t.Fatalf("memories columns: %s", cols)
+	}
+
+	// Hashes: a SHA-256 is stored as its 32 bytes and read as hex, in
+	// memories and in embeddings; another value stays the text it is.
+	var types string
+	r.QueryRow(`SELECT (SELECT group_concat(typeof(content_hash) || length(content_hash)) FROM (SELECT content_hash FROM memories ORDER BY id))
+		|| ' ' || (SELECT group_concat(typeof(content_hash) || length(content_hash)) FROM (SELECT content_hash FROM embeddings ORDER BY id))`).Scan(&types)
+	if types != "blob32,text2 blob32,text2" {
+		t.Fatalf("stored hashes: %s", types)
+	}
+	if m, err := GetMemory(ctx, r, "m1"); err != nil || m.ContentHash != sha1 {
+		t.Fatalf("m1 reads back hash %q, %v", m.ContentHash, err)
+	}
+	if m, err := FindLiveByHash(ctx, r, sha1, ""); err != nil || m.ID != "m1" {
+		t.Fatalf("find by hash: %v %v", m, err)
+	}
+	if v, err := EmbeddingVector(ctx, r, sha1, "m"); err != nil || len(v) != 5 || v[4] != 1 {
+		t.Fatalf("m1's vector: %v %v", v, err)
+	}
+	if v, err := EmbeddingVector(ctx, r, "h2", "m"); err != nil || len(v) != 5 || v[4] != 2 {
+		t.Fatalf("m2's vector: %v %v", v, err)
+	}
+	if live, err := LiveHashes(ctx, r, []string{sha1, "h2", "h3"}); err != nil || len(live) != 2 || !live[[2]string{sha1, ""}] || !live[[2]string{"h2", ""}] {
+		t.Fatalf("live hashes: %v %v", live, err)
+	}
+	r.QueryRow(`SELECT group_concat(name) FROM pragma_table_info('embeddings')`).Scan(&cols)
+	if strings.Contains(cols, "created_at") {
+		t.Fatalf("embeddings columns: %s", cols)
 	}
 
 	// History: h1 repeated m1's row and stores nothing now; h2 differed.
@@ -235,5 +267,50 @@ func TestCompactRowsMigrationShrinksTheFile(t *testing.T) {
 	defer db.Close()
 	if n := db.Count(t, `SELECT count(*) FROM memories`); n != 1500 {
 		t.Fatalf("%d memories after the upgrade", n)
+	}
+}
+
+// TestContentHashStoredAsBytes: the write path stores a SHA-256 content
+// hash as its 32 bytes and every read gives back the hex text; any other
+// value (32 characters too) is stored and read back as the text it is.
+func TestContentHashStoredAsBytes(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t, filepath.Join(t.TempDir(), "h.db"), nil)
+	defer db.Close()
+	const sha = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+	other := strings.Repeat("ab", 16) // 32 characters, not a SHA-256
+	err := db.WriteTx(ctx, func(tx *Tx) error {
+		for id, h := range map[string]string{"a": sha, "b": other, "c": strings.ToUpper(sha)} {
+			if err := InsertMemory(ctx, tx, &Memory{ID: id, Type: "fact", Content: "content " + id, ContentHash: h,
+				SourceType: "manual", CreatedAt: "t", UpdatedAt: "t", UpdatedBy: "u"}); err != nil {
+				return err
+			}
+		}
+		return UpsertEmbedding(ctx, tx, sha, "m", 1, []byte{0, 0, 128, 63, 7})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types string
+	db.Reader().QueryRow(`SELECT group_concat(typeof(content_hash) || length(content_hash)) FROM (SELECT content_hash FROM memories ORDER BY id)`).Scan(&types)
+	if types != "blob32,text32,text64" {
+		t.Fatalf("stored hashes: %s", types)
+	}
+	for id, want := range map[string]string{"a": sha, "b": other, "c": strings.ToUpper(sha)} {
+		if m, err := GetMemory(ctx, db.Reader(), id); err != nil || m.ContentHash != want {
+			t.Errorf("%s reads back %q, %v; want %q", id, m.ContentHash, err, want)
+		}
+	}
+	if n, err := CountEmbeddedMemories(ctx, db.Reader(), "m"); err != nil || n != 1 {
+		t.Fatalf("embedded memories: %d %v", n, err)
+	}
+	ps, err := PendingEmbeddings(ctx, db.Reader(), "m", 10)
+	if err != nil || len(ps) != 2 {
+		t.Fatalf("pending: %v %v", ps, err)
+	}
+	for _, p := range ps {
+		if p.ContentHash != other && p.ContentHash != strings.ToUpper(sha) {
+			t.Errorf("pending hash %q", p.ContentHash)
+		}
 	}
 }

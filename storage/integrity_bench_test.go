@@ -44,7 +44,7 @@ func buildStore(tb testing.TB, n int) string {
 					NewContent: &c, ChangedBy: "bench", CreatedAt: now}); err != nil {
 					return err
 				}
-				if err := storage.UpsertEmbedding(ctx, tx, hash, "m1", 384, blob, now); err != nil {
+				if err := storage.UpsertEmbedding(ctx, tx, hash, "m1", 384, blob); err != nil {
 					return err
 				}
 			}

@@ -74,7 +74,7 @@ func ScanMemory(r rowScanner) (*Memory, error) {
 	var category, sourceID, who, why, project, sessionID, lastAccessed, deletedAt sql.NullString
 	var embeddingModel, extractionModel, idem, runtimePath, sourcePath, sourceSection sql.NullString
 	var tags string
-	err := r.Scan(&m.ID, &m.Type, &category, &m.Content, &m.ContentHash,
+	err := r.Scan(&m.ID, &m.Type, &category, &m.Content, hashCol{&m.ContentHash},
 		&m.Confidence, &m.Importance, &sourceID, &m.SourceType, &tags, &who, &why, &project,
 		&sessionID, &m.CreatedAt, &m.UpdatedAt, &m.UpdatedBy, &lastAccessed, &m.AccessCount,
 		&m.VectorClock, &m.Version, &m.ManualOverride, &m.Pinned, &m.IsDeleted, &deletedAt,
@@ -136,7 +136,7 @@ func InsertMemory(ctx context.Context, q Querier, m *Memory) error {
 		is_deleted, deleted_at, extraction_status, embedding_model, extraction_model, update_count,
 		idempotency_key, runtime_path, source_path, source_section
 	) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		m.ID, m.Type, nullable(m.Category), m.Content, m.ContentHash, m.Confidence, m.Importance,
+		m.ID, m.Type, nullable(m.Category), m.Content, hashArg(m.ContentHash), m.Confidence, m.Importance,
 		nullable(m.SourceID), m.SourceType, EncodeTags(m.Tags), nullable(m.Who), nullable(m.Why), nullable(m.Project),
 		nullable(m.SessionID), m.CreatedAt, m.UpdatedAt, m.UpdatedBy, nullable(m.LastAccessed), m.AccessCount,
 		orDefault(m.VectorClock, "{}"), max(m.Version, 1), m.ManualOverride, m.Pinned, m.IsDeleted, nullable(m.DeletedAt),
@@ -161,7 +161,7 @@ func UpdateMemory(ctx context.Context, q Querier, m *Memory) error {
 		is_deleted = ?, deleted_at = ?, extraction_status = ?, embedding_model = ?, extraction_model = ?,
 		update_count = ?
 		WHERE id = ?`,
-		m.Type, nullable(m.Category), m.Content, m.ContentHash, m.Confidence,
+		m.Type, nullable(m.Category), m.Content, hashArg(m.ContentHash), m.Confidence,
 		m.Importance, nullable(m.SourceID), m.SourceType, EncodeTags(m.Tags), nullable(m.Who), nullable(m.Why), nullable(m.Project),
 		nullable(m.SessionID), m.UpdatedAt, m.UpdatedBy, m.Version, m.ManualOverride, m.Pinned,
 		m.IsDeleted, nullable(m.DeletedAt), m.ExtractionStatus, nullable(m.EmbeddingModel), nullable(m.ExtractionModel),
@@ -188,7 +188,7 @@ func GetMemory(ctx context.Context, q Querier, id string) (*Memory, error) {
 // or ErrNotFound.
 func FindLiveByHash(ctx context.Context, q Querier, hash, project string) (*Memory, error) {
 	m, err := ScanMemory(q.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m
-		WHERE m.content_hash = ? AND COALESCE(m.project, '') = ? AND m.is_deleted = 0`, hash, project))
+		WHERE m.content_hash = ? AND COALESCE(m.project, '') = ? AND m.is_deleted = 0`, hashArg(hash), project))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}

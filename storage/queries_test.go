@@ -72,14 +72,14 @@ func TestEmbeddingQueries(t *testing.T) {
 	}
 
 	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
-		if err := storage.UpsertEmbedding(ctx, tx, "h-a", "m1", 2, []byte{1, 2, 3, 4, 5, 6, 7, 8}, ts(0)); err != nil {
+		if err := storage.UpsertEmbedding(ctx, tx, "h-a", "m1", 2, []byte{1, 2, 3, 4, 5, 6, 7, 8}); err != nil {
 			return err
 		}
 		// A second upsert replaces the first.
-		if err := storage.UpsertEmbedding(ctx, tx, "h-b", "m1", 1, []byte{0, 0, 0, 0}, ts(0)); err != nil {
+		if err := storage.UpsertEmbedding(ctx, tx, "h-b", "m1", 1, []byte{0, 0, 0, 0}); err != nil {
 			return err
 		}
-		return storage.UpsertEmbedding(ctx, tx, "h-b", "m1", 2, []byte{9, 9, 9, 9, 9, 9, 9, 9}, ts(time.Second))
+		return storage.UpsertEmbedding(ctx, tx, "h-b", "m1", 2, []byte{9, 9, 9, 9, 9, 9, 9, 9})
 	})
 	if dim, err := storage.EmbeddingDimensions(ctx, r, "m1"); err != nil || dim != 2 {
 		t.Fatalf("dimensions = %d, %v", dim, err)

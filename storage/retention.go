@@ -141,7 +141,7 @@ func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, aft
 	hashes := map[string]bool{}
 	for rows.Next() {
 		var h string
-		if err := rows.Scan(&lastRID, &h); err != nil {
+		if err := rows.Scan(&lastRID, hashCol{&h}); err != nil {
 			rows.Close()
 			return 0, 0, err
 		}
@@ -155,7 +155,7 @@ func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, aft
 	for h := range hashes {
 		list = append(list, h)
 	}
-	res, err := q.ExecContext(ctx, `DELETE FROM embeddings WHERE content_hash IN (SELECT value FROM json_each(?))
+	res, err := q.ExecContext(ctx, `DELETE FROM embeddings WHERE content_hash IN `+hashListSQL+`
 		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = embeddings.content_hash AND m.is_deleted = 0)
 		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
 		jsonList(list), cutoff)
@@ -172,7 +172,7 @@ func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, aft
 // tombstones deleted at or after it are kept. It returns the vectors
 // deleted and the last id visited (0 when none was left).
 func DeleteOrphanEmbeddings(ctx context.Context, q Querier, afterID int64, limit int, keepCutoff string) (deleted, lastID int64, err error) {
-	rows, err := q.QueryContext(ctx, `SELECT e.id, e.content_hash FROM embeddings e WHERE e.id > ?
+	rows, err := q.QueryContext(ctx, `SELECT e.id FROM embeddings e WHERE e.id > ?
 		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = e.content_hash AND m.is_deleted = 0)
 		ORDER BY e.id LIMIT ?`, afterID, limit)
 	if err != nil {
@@ -181,8 +181,7 @@ func DeleteOrphanEmbeddings(ctx context.Context, q Querier, afterID int64, limit
 	var ids []int64
 	for rows.Next() {
 		var id int64
-		var h string
-		if err := rows.Scan(&id, &h); err != nil {
+		if err := rows.Scan(&id); err != nil {
 			rows.Close()
 			return 0, 0, err
 		}

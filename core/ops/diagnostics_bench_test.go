@@ -57,7 +57,7 @@ func seedMemories(tb testing.TB, db *storage.DB, n int, deleted float64, embedde
 					return err
 				}
 				if embedded && !del && i%10 != 0 {
-					if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES (?, 'bench-model', 4, x'0000803f000000000000000000000000', ?)`, hash, ts); err != nil {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector) VALUES (?, 'bench-model', 4, x'0000803f000000000000000000000000')`, hash); err != nil {
 						return err
 					}
 				}

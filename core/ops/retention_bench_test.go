@@ -62,8 +62,8 @@ func seedRetentionBench(b *testing.B, e *apitest.Env, total, tombstones int) {
 			total, recent, recent, tombstones, tombstones, old); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
-		SELECT content_hash, 'bench', 16, zeroblob(64), ? FROM memories`, recent); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector)
+		SELECT content_hash, 'bench', 16, zeroblob(64) FROM memories`); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)

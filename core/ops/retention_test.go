@@ -46,9 +46,11 @@ func exec(t *testing.T, e *apitest.Env, query string, args ...any) {
 	}
 }
 
-func hashOf(t *testing.T, e *apitest.Env, id string) string {
+// hashOf is a memory's content hash as stored (a BLOB for a SHA-256), to
+// bind in queries on the tables.
+func hashOf(t *testing.T, e *apitest.Env, id string) any {
 	t.Helper()
-	var h string
+	var h any
 	if err := e.RO.QueryRow(`SELECT content_hash FROM memories WHERE id = ?`, id).Scan(&h); err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +89,8 @@ func TestRetentionSweepWindowsAndOrder(t *testing.T) {
 	exec(t, e, `UPDATE entities SET mentions = mentions + 1 WHERE canonical_name = 'postgresql'`)
 	// Vectors: a's (purged with it), b's (live), c's (recoverable when the
 	// sweep runs), and one whose memory is gone.
-	for _, h := range []string{hashOf(t, e, a), hashOf(t, e, b), hashOf(t, e, c), "no-such-hash"} {
-		exec(t, e, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES (?, 'm', 1, x'0000803f', '2026-01-01T00:00:00.000Z')`, h)
+	for _, h := range []any{hashOf(t, e, a), hashOf(t, e, b), hashOf(t, e, c), "no-such-hash"} {
+		exec(t, e, `INSERT INTO embeddings (content_hash, model, dimensions, vector) VALUES (?, 'm', 1, x'0000803f')`, h)
 	}
 	// Jobs finished now.
 	exec(t, e, `DELETE FROM memory_jobs`)

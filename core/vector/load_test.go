@@ -49,7 +49,7 @@ func addEmbedded(t testing.TB, db *storage.DB, r *rand.Rand, first, n, dim int, 
 					blob = binary.LittleEndian.AppendUint32(blob, math.Float32bits(x))
 				}
 			}
-			if err := storage.UpsertEmbedding(ctx, tx, m.ContentHash, testModel, dim, blob, m.CreatedAt); err != nil {
+			if err := storage.UpsertEmbedding(ctx, tx, m.ContentHash, testModel, dim, blob); err != nil {
 				return err
 			}
 		}

@@ -6,7 +6,20 @@
 --    as large as content itself.
 ALTER TABLE memories DROP COLUMN normalized_content;
 
--- 2. A "created" event no longer repeats the content its memory row holds:
+-- 2. A content hash (the SHA-256 of the normalized content) is stored as
+--    its 32 bytes rather than 64 hex characters: in each memory, its
+--    live-hash index entry, each vector row and the vectors' key (storage
+--    reads and writes the hex text; hashkey.go). A hash that is not 64
+--    lowercase hex characters stays the text it is. A vector row's
+--    timestamp goes too (nothing read it): with both, seven int8 vectors
+--    of 512 dimensions fit a page instead of six.
+UPDATE memories SET content_hash = unhex(content_hash)
+    WHERE typeof(content_hash) = 'text' AND length(content_hash) = 64 AND content_hash NOT GLOB '*[^0-9a-f]*';
+UPDATE embeddings SET content_hash = unhex(content_hash)
+    WHERE typeof(content_hash) = 'text' AND length(content_hash) = 64 AND content_hash NOT GLOB '*[^0-9a-f]*';
+ALTER TABLE embeddings DROP COLUMN created_at;
+
+-- 3. A "created" event no longer repeats the content its memory row holds:
 --    new_content is NULL and reads show the row's content. Before the
 --    row's content changes or the row is deleted, these triggers copy the
 --    content it was created with back into the event (triggers at the
@@ -20,7 +33,7 @@ UPDATE memory_history SET new_content = NULL
 DROP INDEX IF EXISTS idx_history_memory;
 CREATE INDEX idx_history_memory ON memory_history(memory_id);
 
--- 3. Entity links by integer keys. A link was two 36-character UUIDs, a
+-- 4. Entity links by integer keys. A link was two 36-character UUIDs, a
 --    timestamp and the same two UUIDs again in the entity index (about 230
 --    bytes a link); now it is the memory's rid and the entity's rid. An
 --    entity keeps its public id and gains an explicit rid (an INTEGER
