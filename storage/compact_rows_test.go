@@ -35,7 +35,7 @@ func TestCompactRowsMigration(t *testing.T) {
 	err = db.WriteTx(ctx, func(tx *Tx) error {
 		for _, s := range []string{
 			`INSERT INTO memories (id, content, normalized_content, content_hash, created_at, updated_at)
-				VALUES ('m1', 'Alpha uses Postgres', 'alpha uses postgres', '`+sha1+`', 't1', 't1'),
+				VALUES ('m1', 'Alpha uses Postgres', 'alpha uses postgres', '` + sha1 + `', 't1', 't1'),
 				       ('m2', 'Beta uses Postgres', 'beta uses postgres', 'h2', 't2', 't2')`,
 			`INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
 				VALUES ('` + sha1 + `', 'm', 1, x'0000803f01', 't'), ('h2', 'm', 1, x'0000803f02', 't')`,
