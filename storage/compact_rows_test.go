@@ -165,6 +165,24 @@ func TestCompactRowsMigration(t *testing.T) {
 		t.Fatalf("live links: %v %v", links2, err)
 	}
 
+	// The smaller indexes still serve their queries, in order.
+	eventCond := func(event string) string { return strings.Replace(historyEventCond(event), "?", "'"+event+"'", 1) }
+	for q, index := range map[string]string{
+		`SELECT id FROM memory_history h WHERE ` + eventCond("deleted") + ` ORDER BY created_at DESC, rowid DESC LIMIT 20`: "idx_history_event",
+		`SELECT id FROM memory_history h WHERE ` + eventCond("created") + ` ORDER BY created_at DESC, rowid DESC LIMIT 20`: "idx_history_created",
+		`SELECT count(*) FROM memory_history WHERE ` + eventCond("merged") + ` AND created_at >= 't'`:                      "idx_history_event",
+		`SELECT id FROM memory_history WHERE memory_id = 'm1' ORDER BY created_at DESC, rowid DESC LIMIT 20`:               "idx_history_memory",
+		`SELECT id FROM memories m WHERE m.who = 'me' ORDER BY m.rid`:                                                      "idx_memories_who",
+		`SELECT id FROM memories m WHERE m.project = 'p' ORDER BY m.rid`:                                                   "idx_memories_project",
+		`SELECT m.id FROM memories m JOIN memory_entity_mentions mem ON mem.memory_rid = m.rid
+			WHERE mem.entity_rid = (SELECT rid FROM entities WHERE id = 'e1')`: "idx_mentions_entity",
+	} {
+		plan := queryPlan(t, db, q)
+		if !strings.Contains(plan, index) || (strings.Contains(plan, "TEMP B-TREE") && !strings.Contains(q, "memory_id =")) {
+			t.Errorf("%s\nplan: %s", q, plan)
+		}
+	}
+
 	err = db.WriteTx(ctx, func(tx *Tx) error {
 		// Foreign keys still hold: a relation to no entity is refused,
 		// and deleting an entity takes its relations and links.

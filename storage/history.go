@@ -83,6 +83,17 @@ type HistoryFilter struct {
 	Oldest   bool   // ascending order instead of newest first
 }
 
+// historyEventCond matches events of kind event (one argument). Other
+// kinds than "created" repeat the partial index's condition so that
+// idx_history_event serves them; "created" events are read through
+// idx_history_created.
+func historyEventCond(event string) string {
+	if event == EventCreated {
+		return "event = ?"
+	}
+	return "event = ? AND event <> 'created'"
+}
+
 // ListHistory returns events matching f, newest first unless f.Oldest.
 func ListHistory(ctx context.Context, q Querier, f HistoryFilter, limit int) ([]*HistoryEvent, error) {
 	var conds []string
@@ -92,7 +103,7 @@ func ListHistory(ctx context.Context, q Querier, f HistoryFilter, limit int) ([]
 		args = append(args, f.MemoryID)
 	}
 	if f.Event != "" {
-		conds = append(conds, "event = ?")
+		conds = append(conds, historyEventCond(f.Event))
 		args = append(args, f.Event)
 	}
 	if f.Actor != "" {

@@ -26,7 +26,7 @@ func SearchHistory(ctx context.Context, q Querier, f HistorySearch, limit int) (
 	conds := []string{"1"}
 	var args []any
 	if f.Event != "" {
-		conds = append(conds, "event = ?")
+		conds = append(conds, historyEventCond(f.Event))
 		args = append(args, f.Event)
 	}
 	if f.Actor != "" {

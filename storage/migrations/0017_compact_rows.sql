@@ -32,8 +32,22 @@ UPDATE memory_history SET new_content = NULL
 -- sorting them costs nothing, and the index is a timestamp smaller a row.
 DROP INDEX IF EXISTS idx_history_memory;
 CREATE INDEX idx_history_memory ON memory_history(memory_id);
+-- Events of one kind by time: "created" events, most of the trail, are
+-- found through idx_history_created instead (historyEventCond), so this
+-- index holds the others only.
+DROP INDEX IF EXISTS idx_history_event;
+CREATE INDEX idx_history_event ON memory_history(event, created_at) WHERE event <> 'created';
 
--- 4. Entity links by integer keys. A link was two 36-character UUIDs, a
+-- 4. Indexes of memories no query needs whole: none looks memories up by
+--    extraction status (its jobs are found by id), and who and project
+--    are only ever matched by value, which no NULL row can have.
+DROP INDEX IF EXISTS idx_memories_extraction;
+DROP INDEX IF EXISTS idx_memories_who;
+CREATE INDEX idx_memories_who ON memories(who) WHERE who IS NOT NULL;
+DROP INDEX IF EXISTS idx_memories_project;
+CREATE INDEX idx_memories_project ON memories(project) WHERE project IS NOT NULL;
+
+-- 5. Entity links by integer keys. A link was two 36-character UUIDs, a
 --    timestamp and the same two UUIDs again in the entity index (about 230
 --    bytes a link); now it is the memory's rid and the entity's rid. An
 --    entity keeps its public id and gains an explicit rid (an INTEGER
