@@ -1,8 +1,11 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/cairnmem/cairn/core/entities"
 	"github.com/cairnmem/cairn/storage"
@@ -35,6 +38,9 @@ func (s *Service) linkBatch(ctx context.Context, tx *storage.Tx, rids []int64, m
 	if len(names) == 0 {
 		return nil
 	}
+	// In key order, the lookups and writes below walk each index once
+	// instead of jumping about it.
+	slices.Sort(names)
 	known, err := storage.EntitiesByCanonical(ctx, tx, names)
 	if err != nil {
 		return fmt.Errorf("link entities: %w", err)
@@ -94,7 +100,19 @@ func (s *Service) linkBatch(ctx context.Context, tx *storage.Tx, rids []int64, m
 			fresh[st.fresh].Mentions = st.added
 		}
 	}
-	freshRIDs, err := storage.InsertEntities(ctx, tx, fresh, now)
+	// New entities in canonical order too; pos maps a fresh index to its
+	// place in that order.
+	order := make([]int, len(fresh))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(fresh[a].Canonical, fresh[b].Canonical) })
+	sorted := make([]storage.NewEntity, len(fresh))
+	pos := make([]int, len(fresh))
+	for p, i := range order {
+		sorted[p], pos[i] = fresh[i], p
+	}
+	freshRIDs, err := storage.InsertEntities(ctx, tx, sorted, now)
 	if err != nil {
 		return fmt.Errorf("link entities: %w", err)
 	}
@@ -102,7 +120,7 @@ func (s *Service) linkBatch(ctx context.Context, tx *storage.Tx, rids []int64, m
 	for _, name := range names {
 		st := state[name]
 		if st.fresh >= 0 {
-			st.ref.RID = freshRIDs[st.fresh]
+			st.ref.RID = freshRIDs[pos[st.fresh]]
 			continue
 		}
 		if !st.exists || (st.added == 0 && !st.retyped) {
@@ -114,6 +132,7 @@ func (s *Service) linkBatch(ctx context.Context, tx *storage.Tx, rids []int64, m
 		}
 		touches = append(touches, t)
 	}
+	slices.SortFunc(touches, func(a, b storage.EntityTouch) int { return cmp.Compare(a.RID, b.RID) })
 	if err := storage.TouchEntities(ctx, tx, touches, now); err != nil {
 		return fmt.Errorf("count mentions: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -188,6 +189,8 @@ func (s *Service) importBatch(ctx context.Context, tx *storage.Tx, batch []impor
 			}
 		}
 	}
+	slices.Sort(ids) // in key order: each index walked once
+	slices.Sort(hashes)
 	existing, err := storage.ExistingIDs(ctx, tx, ids)
 	if err != nil {
 		return res, nil, err
