@@ -58,6 +58,12 @@ const importBatch = 2000
 // as one segment instead of one per memory, and the batch's entity links
 // take a few statements (linkBatch).
 func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (*ImportResult, error) {
+	return s.ImportProgress(ctx, lines, actor, nil)
+}
+
+// ImportProgress is Import calling progress (when not nil) after each
+// committed batch with how many lines are done.
+func (s *Service) ImportProgress(ctx context.Context, lines []ImportLine, actor Actor, progress func(done int)) (*ImportResult, error) {
 	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
@@ -103,6 +109,9 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 		res.Deduped += counts.Deduped
 		res.Existing += counts.Existing
 		created = append(created, ids...)
+		if progress != nil {
+			progress(res.Imported + res.Deduped + res.Existing)
+		}
 	}
 	s.emb.SyncVectors(ctx, created...) // content already embedded under another id
 	for _, id := range created {
