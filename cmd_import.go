@@ -65,7 +65,6 @@ func runImport(ctx context.Context, args []string) error {
 	if e != nil {
 		return e
 	}
-	raw := nonEmptyLines(data)
 
 	be, err := connect(ctx, common)
 	if err != nil {
@@ -90,6 +89,7 @@ func runImport(ctx context.Context, args []string) error {
 			res.Imported, be.Describe(), res.Deduped, res.Existing)
 		return nil
 	}
+	raw := nonEmptyLines(data)
 	total := &core.ImportResult{}
 	for start, end := 0, 0; start < len(lines); start = end {
 		var rawChunk [][]byte
