@@ -22,6 +22,7 @@ func runRemember(ctx context.Context, args []string) error {
 	project := fs.String("project", "", "project the memory belongs to: a name, alias or folder (default: the current repository, the folder itself outside one)")
 	who := fs.String("who", "", "who the memory is from (default cli)")
 	key := fs.String("key", "", "a key for a fact with one current value (timezone, staging.db.port): a new value for the key in the project supersedes the old one")
+	scope := fs.String("scope", "", "project (default), user (follows you into every project) or agent (only the agent named by --who)")
 	asJSON := fs.Bool("json", false, "print the API's JSON answer")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -53,6 +54,9 @@ func runRemember(ctx context.Context, args []string) error {
 	}
 	if *key != "" {
 		req["key"] = *key
+	}
+	if *scope != "" {
+		req["scope"] = *scope
 	}
 	req["who"] = "cli"
 	if *who != "" {

@@ -114,6 +114,7 @@ func (a *app) runService(ctx context.Context, svc *core.Service, front func(cont
 	g.Go(func() error { return workers.RunRetention(gctx, svc, a.log) })
 	g.Go(func() error { return workers.RunDocuments(gctx, svc, a.log) })
 	g.Go(func() error { return workers.RunMaintenance(gctx, svc, a.log) })
+	g.Go(func() error { return workers.RunPredictor(gctx, svc, a.log) })
 	g.Go(func() error { return workers.RunConnectors(gctx, svc, a.log) })
 	return g.Wait()
 }

@@ -297,23 +297,24 @@ func (s *Hooks) recoveryDigest(ctx context.Context, h HookRequest) string {
 }
 
 // offerMemories records what a session was offered (source session_start
-// or prompt), in rank order.
-func (s *Hooks) offerMemories(ctx context.Context, tx *storage.Tx, key, source string, mems []*InjectedMemory, now string) error {
+// or prompt): the memories injected, and candidates that were not, each
+// with its rank and its features (the learned ranker's training data).
+func (s *Hooks) offerMemories(ctx context.Context, tx *storage.Tx, key, source string, offers []*storage.SessionMemory, now string) error {
 	if !s.svc.cfg.Continuity.Enabled || key == "" {
 		return nil
 	}
-	for i, m := range mems {
-		if err := storage.OfferSessionMemory(ctx, tx, key, &storage.SessionMemory{MemoryID: m.ID, Source: source, Rank: i,
-			Score: m.Score, WasInjected: true}, now); err != nil {
+	for _, m := range offers {
+		m.Source = source
+		if err := storage.OfferSessionMemory(ctx, tx, key, m, now); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// usesIn counts, for each memory injected into a session, whether body (a
-// later prompt, the transcript) refers to it: at least two of its content
-// words, and at least a third of them.
+// usesIn counts, for each memory offered to a session (injected or only a
+// candidate), whether body (a later prompt, the transcript) refers to it:
+// at least two of its content words, and at least a third of them.
 func usesIn(injected []*storage.SessionMemory, body string) map[string]int {
 	words := map[string]bool{}
 	for _, t := range text.QueryTerms(body) {
@@ -321,7 +322,7 @@ func usesIn(injected []*storage.SessionMemory, body string) map[string]int {
 	}
 	out := map[string]int{}
 	for _, m := range injected {
-		if !m.WasInjected || m.Content == "" {
+		if m.Content == "" {
 			continue
 		}
 		terms := text.QueryTerms(m.Content)
@@ -377,15 +378,17 @@ func (s *Hooks) scoreSession(ctx context.Context, h HookRequest, transcript stri
 	injected, used := 0, 0
 	rel := map[string]float64{}
 	for _, m := range mems {
+		// Candidates not injected get a relevance too (what the learned
+		// ranker could have chosen); the score is of the injected ones.
+		u := m.Uses + fromTranscript[m.MemoryID]
+		rel[m.MemoryID] = math.Min(1, float64(u)/2)
 		if !m.WasInjected {
 			continue
 		}
 		injected++
-		u := m.Uses + fromTranscript[m.MemoryID]
 		if u > 0 {
 			used++
 		}
-		rel[m.MemoryID] = math.Min(1, float64(u)/2)
 	}
 	sc := &storage.SessionScore{SessionKey: h.SessionKey, Project: h.Project, Harness: OrDefault(h.Harness, "unknown"),
 		MemoriesRecalled: injected, MemoriesUsed: used, Method: "heuristic", CreatedAt: s.svc.Timestamp()}

@@ -2,7 +2,9 @@ package core
 
 import (
 	"context"
+	"math"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -57,58 +59,149 @@ func (s *Service) reinforce(ctx context.Context, tx *storage.Tx, m *storage.Memo
 	return s.AddHistory(ctx, tx, m.ID, EventReinforced, nil, nil, actor, "stated again", nil)
 }
 
+// Scopes (seed 002). A memory belongs to its project (the default), to
+// the user (it follows the user into every project) or to the agent that
+// wrote it (only that agent, its who, sees it in its hooks). User and
+// agent memories hold no project.
+const (
+	ScopeProject = "project"
+	ScopeUser    = "user"
+	ScopeAgent   = "agent"
+)
+
+// NormalizeScope is a scope as stored: "" for the project scope (given as
+// "" or "project"), "user" or "agent".
+func NormalizeScope(scope string) (string, *Error) {
+	switch v := strings.ToLower(strings.TrimSpace(scope)); v {
+	case "", ScopeProject:
+		return "", nil
+	case ScopeUser, ScopeAgent:
+		return v, nil
+	}
+	return "", Invalid("scope", "scope must be project, user or agent")
+}
+
+// evolveWrite is the evolution of a remembered memory, in its write
+// transaction: its scope, its key (superseding the key's other values in
+// its slot) and the attributes the linker reads from it (superseding the
+// values they replace). It returns the memories retired.
+func (s *Service) evolveWrite(ctx context.Context, tx *storage.Tx, m *storage.Memory, deduped bool, key, scope string, actor Actor) ([]string, error) {
+	if !deduped && scope != "" {
+		if err := storage.SetMemoryScope(ctx, tx, m.ID, scope); err != nil {
+			return nil, err
+		}
+	}
+	if deduped {
+		var err error
+		if scope, err = storage.MemoryScope(ctx, tx, m.ID); err != nil {
+			return nil, err
+		}
+	}
+	var retired []string
+	if key != "" {
+		r, err := s.supersedeKeyed(ctx, tx, m.ID, key, m.Project, scope, m.Who, actor)
+		if err != nil {
+			return nil, err
+		}
+		retired = r
+	}
+	if deduped || !s.cfg.Memory.SupersedeAttributes {
+		return retired, nil
+	}
+	r, err := s.readAttributes(ctx, tx, m, attributeSlot(m.Project, scope, m.Who), actor)
+	return append(retired, r...), err
+}
+
 // supersedeKeyed gives memory id the key and retires the other live
-// memories of project holding it: each is soft-deleted with superseded_by
-// set and a "superseded" history event. It returns their ids.
-func (s *Service) supersedeKeyed(ctx context.Context, tx *storage.Tx, id, key, project string, actor Actor) ([]string, error) {
+// memories of its slot (project, scope) holding it: each is soft-deleted
+// with superseded_by set and a "superseded" history event. It returns
+// their ids.
+func (s *Service) supersedeKeyed(ctx context.Context, tx *storage.Tx, id, key, project, scope, who string, actor Actor) ([]string, error) {
 	if err := storage.SetMemoryKey(ctx, tx, id, key); err != nil {
 		return nil, err
 	}
-	old, err := storage.LiveKeyed(ctx, tx, key, project, id)
+	old, err := storage.LiveKeyed(ctx, tx, key, project, scope, who, id)
 	if err != nil {
 		return nil, err
 	}
 	var retired []string
 	for _, o := range old {
-		res, err := s.ForgetTx(ctx, tx, ForgetInput{ID: o, Reason: "superseded by " + id, Force: true}, actor)
-		if res == nil {
+		ok, err := s.retire(ctx, tx, o, id, true, actor, map[string]any{"successor": id, "key": key})
+		if err != nil {
 			return nil, err
 		}
-		if res.Status != "deleted" {
-			continue
+		if ok {
+			retired = append(retired, o)
 		}
-		if err := storage.SetSupersededBy(ctx, tx, o, id); err != nil {
-			return nil, err
-		}
-		if err := s.AddHistory(ctx, tx, o, EventSuperseded, nil, nil, actor, "superseded by "+id, map[string]any{"successor": id, "key": key}); err != nil {
-			return nil, err
-		}
-		retired = append(retired, o)
 	}
 	return retired, nil
 }
 
-// Evolution is a memory's key, reinforcement and place in a chain of
-// supersession, as Get shows it.
+// retire supersedes memory old by successor: a soft delete with
+// superseded_by set and a "superseded" history event carrying meta. A
+// pinned memory is retired only with force. It reports whether old was
+// retired (not when it was already deleted, or pinned without force).
+func (s *Service) retire(ctx context.Context, tx *storage.Tx, old, successor string, force bool, actor Actor, meta map[string]any) (bool, error) {
+	res, err := s.ForgetTx(ctx, tx, ForgetInput{ID: old, Reason: "superseded by " + successor, Force: force}, actor)
+	if res == nil {
+		return false, err
+	}
+	if res.Status != "deleted" {
+		return false, nil
+	}
+	if err := storage.SetSupersededBy(ctx, tx, old, successor); err != nil {
+		return false, err
+	}
+	if err := s.AddHistory(ctx, tx, old, EventSuperseded, nil, nil, actor, "superseded by "+successor, meta); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// unsupersede clears what supersession left on memory id when it is
+// recovered: its successor link, and its attributes are live again.
+func (s *Service) unsupersede(ctx context.Context, tx *storage.Tx, id string) error {
+	if err := storage.SetSupersededBy(ctx, tx, id, ""); err != nil {
+		return err
+	}
+	return storage.ReviveAttributes(ctx, tx, id)
+}
+
+// Evolution is a memory's key, scope, reinforcement, attributes and place
+// in a chain of supersession, as Get shows it.
 type Evolution struct {
 	Key             string   `json:"key,omitempty"`
+	Scope           string   `json:"scope,omitempty"`
 	Reinforced      int64    `json:"reinforced,omitempty"`
 	LastConfirmedAt string   `json:"last_confirmed_at,omitempty"`
 	SupersededBy    string   `json:"superseded_by,omitempty"`
 	Supersedes      []string `json:"supersedes,omitempty"`
+	// Attributes are what the linker read from the memory: entity,
+	// aspect, attribute, value, kind, and whether a newer value
+	// superseded it (core/attributes.go).
+	Attributes []*storage.AttributeRow `json:"attributes,omitempty"`
 }
 
 // evolutionOf reads a memory's evolution; nil when it has none to show.
 func (s *Service) evolutionOf(ctx context.Context, id string) (*Evolution, error) {
-	e, err := storage.MemoryEvolution(ctx, s.db.Reader(), id)
+	r := s.db.Reader()
+	e, err := storage.MemoryEvolution(ctx, r, id)
 	if err != nil {
 		return nil, err
 	}
-	if e.Key == "" && e.Reinforced == 0 && e.SupersededBy == "" && len(e.Supersedes) == 0 {
+	scope, err := storage.MemoryScope(ctx, r, id)
+	if err != nil {
+		return nil, err
+	}
+	attrs, err := storage.MemoryAttributes(ctx, r, id)
+	if err != nil {
+		return nil, err
+	}
+	if e.Key == "" && scope == "" && e.Reinforced == 0 && e.SupersededBy == "" && len(e.Supersedes) == 0 && len(attrs) == 0 {
 		return nil, nil
 	}
-	return &Evolution{Key: e.Key, Reinforced: e.Reinforced, LastConfirmedAt: e.LastConfirmedAt,
-		SupersededBy: e.SupersededBy, Supersedes: e.Supersedes}, nil
+	return &Evolution{Key: e.Key, Scope: scope, Reinforced: e.Reinforced, LastConfirmedAt: e.LastConfirmedAt,
+		SupersededBy: e.SupersededBy, Supersedes: e.Supersedes, Attributes: attrs}, nil
 }
 
 // Base confidence by how a memory came to be (seed 004): stated by a
@@ -134,4 +227,79 @@ func SourceConfidence(sourceType string) float64 {
 		return ConfidenceSystem
 	}
 	return ConfidenceStated
+}
+
+// Evidence (seed 004): how much a memory is to be believed now, as one
+// factor of its base confidence, its reinforcement and its staleness.
+const (
+	reinforcementStep = 0.1 // each restatement adds 10%
+	reinforcementMax  = 1.5 // up to 50%
+	freshDays         = 30  // confirmed within 30 days: fresh
+	staleDays         = 365 // confirmed a year ago or more: stalest
+	stalestFactor     = 0.3 // the floor staleness decays to
+)
+
+// Reinforcement is min(1 + 0.1n, 1.5) for a memory stated n more times.
+func Reinforcement(n int64) float64 {
+	return min(1+reinforcementStep*float64(max(n, 0)), reinforcementMax)
+}
+
+// Staleness is 1 for a memory confirmed within 30 days, then falls
+// linearly to 0.3 at a year since its last confirmation. Pinned memories
+// never go stale.
+func Staleness(lastConfirmed time.Time, pinned bool, now time.Time) float64 {
+	days := now.Sub(lastConfirmed).Hours() / 24
+	if pinned || days <= freshDays {
+		return 1
+	}
+	if days >= staleDays {
+		return stalestFactor
+	}
+	return 1 - (1-stalestFactor)*(days-freshDays)/(staleDays-freshDays)
+}
+
+// Evidence is confidence × reinforcement × staleness, in [0, 1.5].
+func Evidence(confidence float64, reinforced int64, lastConfirmed time.Time, pinned bool, now time.Time) float64 {
+	return Clamp01(confidence) * Reinforcement(reinforced) * Staleness(lastConfirmed, pinned, now)
+}
+
+// evidenceFactor is a candidate's evidence as a ranking multiplier:
+// evidence^memory.evidence_weight (1 when the weight is 0). reinforced
+// holds the memories stated more than once (evidenceRows).
+func (s *Service) evidenceFactor(m *Memory, reinforced map[string]storage.Reinforced, now time.Time) float64 {
+	w := s.cfg.Memory.EvidenceWeight
+	if w <= 0 {
+		return 1
+	}
+	last, _ := storage.ParseTime(m.CreatedAt)
+	r := reinforced[m.ID]
+	if r.Count > 0 {
+		if t, err := storage.ParseTime(r.LastConfirmedAt); err == nil {
+			last = t
+		}
+	}
+	ev := Evidence(m.Confidence, r.Count, last, m.Pinned, now)
+	if ev <= 0 {
+		return 0
+	}
+	return math.Pow(ev, w)
+}
+
+// evidenceRows reads the reinforcement of the candidates that have any,
+// in one query (the rest count as stated once, confirmed when created).
+func (s *Service) evidenceRows(ctx context.Context, cands map[string]*candidate) map[string]storage.Reinforced {
+	if s.cfg.Memory.EvidenceWeight <= 0 || len(cands) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(cands))
+	for id, c := range cands {
+		if c.mem != nil {
+			ids = append(ids, id)
+		}
+	}
+	out, err := storage.ReinforcedOf(ctx, s.db.Reader(), ids)
+	if err != nil {
+		s.log.Warn("recall without reinforcement", "err", err)
+	}
+	return out
 }

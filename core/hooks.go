@@ -1,7 +1,6 @@
 package core
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -85,6 +84,8 @@ type InjectedMemory struct {
 	Project    string  `json:"project,omitempty"`
 	Score      float64 `json:"score"`
 	CreatedAt  string  `json:"created_at"`
+	// Scope is "user" or "agent" for a memory of those scopes (core/scopes.go).
+	Scope string `json:"scope,omitempty"`
 }
 
 // SessionStartResult is the answer of the session-start hook.
@@ -98,6 +99,8 @@ type SessionStartResult struct {
 	// Recovered says the inject opens with a recovery digest (a session
 	// back after a compaction or a resume).
 	Recovered bool `json:"recovered,omitempty"`
+	// Ranker is what the learned ranker did (predictor.enabled, a model).
+	Ranker *RankerNote `json:"ranker,omitempty"`
 }
 
 type startCandidate struct {
@@ -118,6 +121,9 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 	cfg := s.svc.cfg.Hooks
 	now := s.svc.now()
 	cands, err := s.startCandidates(ctx, h.Project, h.Confined, h.ProjectNames)
+	if err == nil {
+		cands, err = s.withoutScoped(ctx, h, cands) // the user's and the agent's have their own sections
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -158,26 +164,56 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 	})
 
 	res := &SessionStartResult{Memories: []*InjectedMemory{}, Identity: []string{}, Project: h.Project, SessionKey: h.SessionKey}
-	var lines []string
-	used := 0
-	for _, c := range keep {
-		content := s.svc.Redact(truncateRunes(c.m.Content, 500))
-		line := "- " + oneLine(content)
+	contents, all := make([]string, len(keep)), make([]string, len(keep))
+	feats := make([][]float64, len(keep))
+	for i, c := range keep {
+		contents[i] = s.svc.Redact(truncateRunes(c.m.Content, 500))
+		line := "- " + oneLine(contents[i])
 		if len(c.tags) > 0 {
 			line += " [" + strings.Join(c.tags, ", ") + "]"
 		}
-		line += " (" + shortDate(c.m.CreatedAt) + ")"
-		n := text.CharCount(line) + 1
-		if !c.m.Pinned && used+n > cfg.SessionStartChars {
-			continue // a shorter one further down may still fit
+		all[i] = line + " (" + shortDate(c.m.CreatedAt) + ")"
+		feats[i] = startFeatures(c, i, now)
+	}
+	pick := func(order []int) []int {
+		var out []int
+		used := 0
+		for _, i := range order {
+			n := text.CharCount(all[i]) + 1
+			if !keep[i].m.Pinned && used+n > cfg.SessionStartChars {
+				continue // a shorter one further down may still fit
+			}
+			used += n
+			out = append(out, i)
 		}
-		used += n
-		lines = append(lines, line)
-		m := c.m
-		m.Content = content
+		return out
+	}
+	// The learned ranker's order when it is active (core/predictor_hooks.go).
+	final := identity(len(keep))
+	isPinned, idOf := func(i int) bool { return keep[i].m.Pinned }, func(i int) string { return keep[i].m.ID }
+	if order, active := s.learnedOrder(ctx, SourceSessionStart, feats); order != nil {
+		order = pinnedFirst(order, isPinned)
+		res.Ranker = &RankerNote{Active: active, Model: idsAt(pick(order), idOf), Baseline: idsAt(pick(final), idOf)}
+		if active {
+			final = order
+		}
+	}
+	var lines []string
+	injected := map[int]bool{}
+	for _, i := range pick(final) {
+		lines = append(lines, all[i])
+		injected[i] = true
+		m := keep[i].m
+		m.Content = contents[i]
 		res.Memories = append(res.Memories, &m)
 	}
+	scopeText, scopeMems, err := s.sessionScopes(ctx, h, now)
+	if err != nil {
+		return nil, err
+	}
+	res.Memories = append(res.Memories, scopeMems...)
 	res.MemoryCount = len(res.Memories)
+	offers := offersOf(final, injected, offerCandidates, 0, feats, idOf, func(i int) float64 { return keep[i].m.Score })
 
 	header := fmt.Sprintf("%s | project=%s | memories=%d]", text.ContextOpen, OrDefault(h.Project, "none"), res.MemoryCount)
 	head := header + "\n# Current Date & Time\n" + now.Format("Monday, January 2, 2006 at 3:04 PM") + " (" + now.Location().String() + ")\n"
@@ -186,6 +222,7 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 		mem = fmt.Sprintf("\n## Relevant Memories (current project first | scored by importance x recency | %d results)\n", len(lines)) +
 			strings.Join(lines, "\n") + "\n"
 	}
+	mem = scopeText + mem
 	tail := text.ContextClose
 	// After a compaction or a resume: where the session was, first.
 	recovery := s.recoveryDigest(ctx, h)
@@ -229,7 +266,7 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 	res.Inject = head + ident.String() + mem + tail
 
 	if !s.svc.MutationsFrozen() {
-		if err := s.recordSessionStart(ctx, h, res.Memories); err != nil {
+		if err := s.recordSessionStart(ctx, h, res.Memories, offers); err != nil {
 			s.svc.log.Warn("record session start", "err", err)
 		}
 	}
@@ -291,7 +328,7 @@ func (s *Hooks) inScope(project, memProject string, confined bool, names []strin
 	return s.svc.cfg.Hooks.CrossProject || memProject == "" || memProject == project || slices.Contains(names, memProject)
 }
 
-func (s *Hooks) recordSessionStart(ctx context.Context, h HookRequest, mems []*InjectedMemory) error {
+func (s *Hooks) recordSessionStart(ctx context.Context, h HookRequest, mems []*InjectedMemory, offers []*storage.SessionMemory) error {
 	if h.SessionKey == "" {
 		return nil
 	}
@@ -307,7 +344,7 @@ func (s *Hooks) recordSessionStart(ctx context.Context, h HookRequest, mems []*I
 		if err := storage.RecordInjections(ctx, tx, h.SessionKey, 0, now, ids...); err != nil {
 			return err
 		}
-		return s.offerMemories(ctx, tx, h.SessionKey, "session_start", mems, now)
+		return s.offerMemories(ctx, tx, h.SessionKey, SourceSessionStart, offers, now)
 	})
 }
 
@@ -328,6 +365,8 @@ type PromptResult struct {
 	TopScore    float64           `json:"topScore"`
 	Memories    []*InjectedMemory `json:"memories"`
 	Skipped     string            `json:"skipped,omitempty"`
+	// Ranker is what the learned ranker did (predictor.enabled, a model).
+	Ranker *RankerNote `json:"ranker,omitempty"`
 }
 
 // untrusted are metadata blocks some harnesses wrap around prompts; they
@@ -382,14 +421,33 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		return res, nil
 	}
 	hits, method, err := s.scopedRecall(ctx, truncateRunes(prompt, 1000), strings.Join(terms, " "), h.Project, h.Confined, h.ProjectNames, 20)
+	var scoped map[string]bool
+	if err == nil {
+		hits, scoped, err = s.withScopes(ctx, h, truncateRunes(prompt, 1000), strings.Join(terms, " "), hits)
+	}
 	if err != nil {
 		return nil, err
 	}
 	res.Engine = method
-	// Gate on relevance (similarity or share of the prompt's words), not
-	// on the rank score: the best keyword hit of any query scores high.
-	for _, hit := range hits {
-		res.TopScore = max(res.TopScore, hit.Relevance)
+	// Gate on relevance (similarity or share of the prompt's words, less
+	// those naming a time), not on the rank score: the best keyword hit of
+	// any query scores high. Then only what is about the prompt
+	// (core/inject_gate.go).
+	weights, err := s.svc.promptWeightsOf(ctx, prompt, terms)
+	if err != nil {
+		return nil, err
+	}
+	contexts := s.svc.hitContexts(ctx, hits)
+	var subject []string // the prompt's terms less those naming a time
+	for _, t := range terms {
+		if !text.IsTemporalTerm(t) {
+			subject = append(subject, t)
+		}
+	}
+	relevance := make([]float64, len(hits))
+	for i, hit := range hits {
+		relevance[i] = max(hit.Relevance, termCoverage(subject, hit.Content))
+		res.TopScore = max(res.TopScore, relevance[i])
 	}
 	if len(hits) == 0 || res.TopScore < cfg.PromptMinScore {
 		res.Skipped = "below prompt_min_score"
@@ -402,26 +460,21 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 	if err != nil {
 		return nil, err
 	}
-	// Only what is about the prompt (core/inject_gate.go).
-	weights, err := s.svc.promptWeightsOf(ctx, prompt, terms)
-	if err != nil {
-		return nil, err
-	}
 	floor := s.svc.InjectFloor()
 	type about struct {
 		hit   *RecallHit
 		share float64
 	}
 	var cands []about
-	for _, hit := range hits {
-		if hit.Relevance < cfg.PromptMinScore || seen[hit.ID] {
+	for i, hit := range hits {
+		if relevance[i] < cfg.PromptMinScore || seen[hit.ID] {
 			continue
 		}
+		share := weights.shareWithContext(hit.Content, contexts[hit.ID].Content)
 		vec := 0.0
 		if hit.Explain != nil {
 			vec = hit.Explain.Vector
 		}
-		share := weights.share(hit.Content)
 		// About the prompt: most of its weighted words, or a meaning closer
 		// than unrelated text ever comes (not when the prompt names a
 		// stranger: then it is about someone else).
@@ -429,24 +482,55 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 			cands = append(cands, about{hit, share})
 		}
 	}
-	// The memories holding more of what the prompt names go first.
-	slices.SortStableFunc(cands, func(a, b about) int { return cmp.Compare(b.share, a.share) })
+	// In recall's order: the gate says whether a memory is about the
+	// prompt, recall's ranking which answers it best.
+	contents, all := make([]string, len(cands)), make([]string, len(cands))
+	feats := make([][]float64, len(cands))
+	nowT := s.svc.now()
+	for i, c := range cands {
+		contents[i] = s.svc.Redact(c.hit.Content)
+		all[i] = "- " + oneLine(contents[i]) + " (" + shortDate(c.hit.CreatedAt) + ")"
+		sameProj := h.Project != "" && (c.hit.Project == h.Project || slices.Contains(h.ProjectNames, c.hit.Project))
+		feats[i] = promptFeatures(c.hit, c.share, i, sameProj, nowT)
+	}
+	// The project's memories and the user's or agent's (scopes) each
+	// within their own count, all within the characters.
+	pick := func(order []int) []int {
+		var out []int
+		used, nScoped := 0, 0
+		for _, i := range order {
+			sc := scoped[cands[i].hit.ID]
+			if sc && nScoped >= cfg.PromptScopeMemories || !sc && len(out)-nScoped >= cfg.PromptMaxMemories {
+				continue
+			}
+			if n := text.CharCount(all[i]) + 1; used+n > cfg.PromptChars {
+				continue
+			} else {
+				used += n
+			}
+			if sc {
+				nScoped++
+			}
+			out = append(out, i)
+		}
+		return out
+	}
+	// The learned ranker's order when it is active (core/predictor_hooks.go).
+	final := identity(len(cands))
+	idOf := func(i int) string { return cands[i].hit.ID }
+	if order, active := s.learnedOrder(ctx, SourcePrompt, feats); order != nil {
+		res.Ranker = &RankerNote{Active: active, Model: idsAt(pick(order), idOf), Baseline: idsAt(pick(final), idOf)}
+		if active {
+			final = order
+		}
+	}
 	var lines []string
-	used := 0
-	for _, c := range cands {
-		if len(res.Memories) >= cfg.PromptMaxMemories {
-			break
-		}
-		hit := c.hit
-		content := s.svc.Redact(hit.Content)
-		line := "- " + oneLine(content) + " (" + shortDate(hit.CreatedAt) + ")"
-		if n := text.CharCount(line) + 1; used+n > cfg.PromptChars {
-			continue
-		} else {
-			used += n
-		}
-		lines = append(lines, line)
-		res.Memories = append(res.Memories, &InjectedMemory{ID: hit.ID, Content: content, Type: hit.Type,
+	injected := map[int]bool{}
+	for _, i := range pick(final) {
+		hit := cands[i].hit
+		lines = append(lines, all[i])
+		injected[i] = true
+		res.Memories = append(res.Memories, &InjectedMemory{ID: hit.ID, Content: contents[i], Type: hit.Type,
 			Importance: hit.Importance, Pinned: hit.Pinned, Project: hit.Project, Score: hit.Score, CreatedAt: hit.CreatedAt})
 	}
 	res.MemoryCount = len(res.Memories)
@@ -466,7 +550,8 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 			if err := storage.RecordInjections(ctx, tx, h.SessionKey, promptNo, now, ids...); err != nil {
 				return err
 			}
-			return s.offerMemories(ctx, tx, h.SessionKey, "prompt", res.Memories, now)
+			return s.offerMemories(ctx, tx, h.SessionKey, SourcePrompt,
+				offersOf(final, injected, len(final), promptNo, feats, idOf, func(i int) float64 { return cands[i].hit.Score }), now)
 		})
 		if err != nil {
 			s.svc.log.Warn("record injections", "err", err)
@@ -748,6 +833,9 @@ func (s *Hooks) Recall(ctx context.Context, h HookRequest) (*HookRecallResult, e
 		limit = 10
 	}
 	hits, method, err := s.scopedRecall(ctx, h.Query, "", h.Project, h.Confined, h.ProjectNames, limit)
+	if err == nil {
+		hits, err = s.withoutForeign(ctx, h, hits)
+	}
 	if err != nil {
 		return nil, err
 	}

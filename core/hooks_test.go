@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -397,5 +398,55 @@ func TestPromptInjectsOnlyWhatIsAboutThePrompt(t *testing.T) {
 	}
 	if n := e.Count(t, `SELECT access_count FROM memories WHERE id = ?`, paint); n != 1 || accessed() != 1 {
 		t.Fatalf("access: painting %d, accessed %d", n, accessed())
+	}
+}
+
+// The gate reads a prompt as a person would: the date a question asks
+// with ("on 16 November, 2023") is not what it is about and no name; a
+// word the store never holds ("basketball") counts against a memory that
+// shares only a common name with the prompt; and an answer is about the
+// question it answered (its session context). Each part fails with its
+// setting off.
+func TestPromptGateReadsDatesUnknownWordsAndContext(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  func(*config.Config)
+		fail string // the check that fails with this setting, "" for none
+	}{
+		{"defaults", func(*config.Config) {}, ""},
+		{"unknown words free", func(c *config.Config) { c.Hooks.PromptUnknownWeight = 0 }, "unknown"},
+		{"no session context", func(c *config.Config) { c.Search.SessionContext = false }, "context"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := apitest.NewEnv(t, func(c *config.Config) { c.Pipeline.Enabled = false; tc.mod(c) })
+			paint := e.Mem(t, "Melanie: I painted a sunrise over the lake last weekend", map[string]any{"project": projA})
+			for i := range 10 {
+				e.Mem(t, fmt.Sprintf("Melanie: the kids loved the beach trip number %d", i), map[string]any{"project": projA})
+			}
+			e.Mem(t, "Maria: How often do you all work out together?", map[string]any{"project": projA, "session_id": "gym"})
+			answer := e.Mem(t, "John: Three times a week; it keeps us on track.", map[string]any{"project": projA, "session_id": "gym"})
+			n := 0
+			prompt := func(p string) []string {
+				n++
+				r := e.Post(t, "/api/hooks/user-prompt-submit", map[string]any{"harness": "claude-code", "cwd": projA,
+					"session_id": fmt.Sprintf("s%d", n), "prompt": p}).Want(t, 200)
+				var ids []string
+				for _, m := range r.List(t, "memories") {
+					ids = append(ids, m["id"].(string))
+				}
+				return ids
+			}
+			if got := prompt("What did Melanie paint on 16 November, 2023?"); !slices.Contains(got, paint) {
+				t.Errorf("a dated question: %v, want the painting", got)
+			}
+			got := prompt("Did Melanie enjoy the kids basketball tournament?")
+			if (len(got) == 0) != (tc.fail != "unknown") {
+				t.Errorf("a question about what the store never held: injected %v", got)
+			}
+			got = prompt("How often does John work out?")
+			if slices.Contains(got, answer) != (tc.fail != "context") {
+				t.Errorf("the answer to the prompt's question: injected %v, answer %s", got, answer)
+			}
+		})
 	}
 }

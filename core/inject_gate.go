@@ -56,9 +56,13 @@ const strangerWeight = 3
 
 // promptWeightsOf weighs terms by inverse document frequency over the
 // store's full-text index: log(1 + N / (df + 1)). A word no memory holds
-// weighs only when the prompt writes it as a name (capitalized inside a
+// weighs most when the prompt writes it as a name (capitalized inside a
 // sentence): "Who is Caroline?" in a store that never heard of her is about
-// someone else, but "how does the deploy work" is not about "work".
+// someone else. Any other word no memory holds ("What could John do after
+// his basketball career?" in a store where John never played) weighs
+// hooks.prompt_unknown_weight of that: what the prompt asks about is not
+// there, though a typo or a paraphrase should not veto a good match.
+// Words naming a time ("16 November, 2023", "last week") do not count.
 func (s *Service) promptWeightsOf(ctx context.Context, prompt string, terms []string) (*promptWeights, error) {
 	live, _, err := s.MemoryTotals(ctx)
 	if err != nil {
@@ -71,12 +75,21 @@ func (s *Service) promptWeightsOf(ctx context.Context, prompt string, terms []st
 	w := &promptWeights{terms: terms, weight: make(map[string]float64, len(terms))}
 	names := namesIn(prompt)
 	for _, t := range terms {
-		if df[t] == 0 && !names[t] {
+		// When something happened is not what it is about: the memory
+		// stated at the time rarely holds the date the prompt asks with.
+		if text.IsTemporalTerm(t) {
 			continue
 		}
 		x := math.Log(1 + float64(live+1)/float64(df[t]+1))
-		if df[t] == 0 {
+		switch {
+		case df[t] > 0:
+		case names[t]:
 			w.stranger, x = true, strangerWeight*x
+		default:
+			x *= s.cfg.Hooks.PromptUnknownWeight
+			if x == 0 {
+				continue
+			}
 		}
 		w.weight[t] = x
 		w.total += x
@@ -101,6 +114,34 @@ func (w *promptWeights) share(content string) float64 {
 		}
 	}
 	return got / w.total
+}
+
+// shareWithContext is share counting a word only the memory's session
+// context holds at storage.ContextWeight, as recall's coverage does: an
+// answer is about the question it answered.
+func (w *promptWeights) shareWithContext(content, context string) float64 {
+	own := w.share(content)
+	if context == "" || own >= 1 {
+		return own
+	}
+	both := w.share(content + "\n" + context)
+	return max(own, (own+storage.ContextWeight*both)/(1+storage.ContextWeight))
+}
+
+// hitContexts returns the session context of each hit that has one.
+func (s *Service) hitContexts(ctx context.Context, hits []*RecallHit) map[string]storage.MemoryContext {
+	if !s.cfg.Search.SessionContext || len(hits) == 0 {
+		return nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	out, err := storage.MemoryContexts(ctx, s.db.Reader(), ids)
+	if err != nil {
+		s.log.Warn("prompt gate: memory contexts", "err", err)
+	}
+	return out
 }
 
 // namesIn returns the lower-cased words of s written with a capital

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,19 +99,25 @@ func (s *Service) keywordIndex(ctx context.Context) (*keyword.Index, error) {
 	return ix, nil
 }
 
-// applyKeywordChanges reads the rows rids back and updates ix.
+// applyKeywordChanges reads the rows rids back, with the rows whose
+// context they are, and updates ix.
 func applyKeywordChanges(ctx context.Context, db *storage.DB, ix *keyword.Index, rids []int64) error {
+	succ, err := storage.ContextSuccessors(ctx, db.Reader(), rids)
+	if err != nil {
+		return err
+	}
+	rids = append(slices.Clip(rids), succ...)
 	texts, err := storage.MemoryTexts(ctx, db.Reader(), rids)
 	if err != nil {
 		return err
 	}
 	ids := make([]uint32, len(rids))
-	docs := make(map[uint32]string, len(texts))
+	docs := make(map[uint32]keyword.Text, len(texts))
 	for i, r := range rids {
 		ids[i] = uint32(r)
 	}
 	for r, t := range texts {
-		docs[uint32(r)] = t
+		docs[uint32(r)] = keyword.Text{Content: t.Content, Context: t.Context}
 	}
 	ix.Update(ids, docs)
 	return nil
@@ -140,8 +147,8 @@ func (s *Service) rebuildKeywordIndex(ctx context.Context) error {
 	start := time.Now()
 	var iterErr error
 	ix := keyword.Build(func(yield func(keyword.Doc) bool) {
-		iterErr = storage.EachMemoryText(ctx, s.db.Reader(), func(rid int64, content string) error {
-			if !yield(keyword.Doc{ID: uint32(rid), Content: content}) {
+		iterErr = storage.EachMemoryText(ctx, s.db.Reader(), func(rid int64, t storage.IndexedText) error {
+			if !yield(keyword.Doc{ID: uint32(rid), Text: keyword.Text{Content: t.Content, Context: t.Context}}) {
 				return context.Canceled
 			}
 			return nil

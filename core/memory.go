@@ -102,6 +102,8 @@ type RememberInput struct {
 	// Key makes the memory a keyed fact: in its project, the newest value
 	// of a key supersedes the others.
 	Key string
+	// Scope is "project" (or ""), "user" or "agent" (core/evolve.go).
+	Scope string
 }
 
 // RememberResult is the outcome of Remember: one memory, or for long content
@@ -163,6 +165,13 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	if e != nil {
 		return nil, e
 	}
+	scope, e := NormalizeScope(in.Scope)
+	if e != nil {
+		return nil, e
+	}
+	if scope != "" {
+		in.Project = "" // user and agent memories follow their owner into every project
+	}
 
 	base := storage.Memory{
 		Type:           strings.TrimSpace(in.Type),
@@ -215,17 +224,20 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	}
 	var res RememberResult
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if s.cfg.Search.SessionContext && m.SessionID != "" {
+			rid, err := storage.SessionPredecessor(ctx, tx, m.Project, m.SessionID)
+			if err != nil {
+				return err
+			}
+			m.ContextRID = rid
+		}
 		stored, deduped, err := s.insertOrDedup(ctx, tx, &m, actor, true)
 		if err != nil {
 			return err
 		}
-		res.Memory, res.Deduped, res.Superseded = viewOf(stored), deduped, nil
-		if key != "" {
-			if res.Superseded, err = s.supersedeKeyed(ctx, tx, stored.ID, key, stored.Project, actor); err != nil {
-				return err
-			}
-		}
-		return nil
+		res.Memory, res.Deduped = viewOf(stored), deduped
+		res.Superseded, err = s.evolveWrite(ctx, tx, stored, deduped, key, scope, actor)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -407,7 +407,7 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 			return fmt.Errorf("recover memory: %w", err)
 		}
 		if evo.SupersededBy != "" {
-			if err := storage.SetSupersededBy(ctx, tx, m.ID, ""); err != nil {
+			if err := s.unsupersede(ctx, tx, m.ID); err != nil {
 				return err
 			}
 		}

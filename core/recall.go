@@ -62,6 +62,7 @@ type ScoreParts struct {
 	Model     float64 `json:"model_rerank,omitempty"` // the reranking model's score (reranker.enabled), which ordered the best reranker.top_n
 	Dampening float64 `json:"dampening"`              // multiplier from gravity/hub/resolution
 	Decay     float64 `json:"decay"`                  // importance × decay multiplier
+	Evidence  float64 `json:"evidence"`               // confidence × reinforcement × staleness, weighted (core/evolve.go)
 	Final     float64 `json:"final"`
 }
 
@@ -245,6 +246,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 	if err := s.hydrate(ctx, cands); err != nil {
 		return nil, err
 	}
+	s.loadContexts(ctx, cands)
 	s.score(ctx, in.Query, cands, out.Method, ranKeyword && ranVector)
 
 	ranked := make([]*candidate, 0, len(cands))
@@ -391,8 +393,12 @@ type candidate struct {
 	vector   float64
 	hasVec   bool
 	vecRank  int
+	// context is the content of the memory's predecessor in its session
+	// (search.session_context).
+	context string
 
 	fused, graph, damp, decay, final float64
+	evidence                         float64
 
 	model    float64 // the reranking model's score
 	reranked bool
@@ -401,7 +407,7 @@ type candidate struct {
 func (c *candidate) parts() *ScoreParts {
 	r := func(x float64) float64 { return math.Round(x*10000) / 10000 }
 	p := &ScoreParts{BM25: r(c.bm25), Keyword: r(c.keyword), Coverage: r(c.coverage), Hint: r(c.hint), Fused: r(c.fused), Graph: r(c.graph),
-		Dampening: r(c.damp), Decay: r(c.decay), Final: r(c.final)}
+		Dampening: r(c.damp), Decay: r(c.decay), Evidence: r(c.evidence), Final: r(c.final)}
 	if c.reranked {
 		p.Model = r(c.model)
 	}
@@ -465,11 +471,18 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	// with the share of the query's words the memory contains: BM25 is
 	// dominated by rare words, coverage by how much of the question a
 	// memory answers.
+	// A word only the memory's context (its predecessor in its session)
+	// holds counts half, as in the index.
 	qterms := text.QueryTerms(query)
 	for _, c := range cands {
 		if c.mem != nil {
 			c.coverage = termCoverage(qterms, c.mem.Content)
-			c.keyword = (1-cfg.CoverageWeight)*c.keyword + cfg.CoverageWeight*c.coverage
+			cov := c.coverage
+			if c.context != "" && cov < 1 {
+				cov = (cov + storage.ContextWeight*termCoverage(qterms, c.mem.Content+"\n"+c.context)) / (1 + storage.ContextWeight)
+				cov = max(cov, c.coverage)
+			}
+			c.keyword = (1-cfg.CoverageWeight)*c.keyword + cfg.CoverageWeight*cov
 		}
 	}
 	boosted := s.graphBoost(ctx, query, cands)
@@ -477,6 +490,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	if cfg.Dampening {
 		hubs = s.hubCandidates(ctx, query, cands)
 	}
+	reinforced := s.evidenceRows(ctx, cands)
 	for _, c := range cands {
 		if c.mem == nil {
 			continue
@@ -514,6 +528,8 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 		}
 		c.decay = decayMultiplier(c.mem, cfg.DecayRate, now)
 		score *= c.decay
+		c.evidence = s.evidenceFactor(c.mem, reinforced, now)
+		score *= c.evidence
 		c.final = score
 	}
 }
@@ -597,6 +613,31 @@ func decayMultiplier(m *Memory, rate float64, now time.Time) float64 {
 		eff = m.Importance * math.Pow(rate, days)
 	}
 	return 0.8 + 0.2*Clamp01(eff)
+}
+
+// loadContexts sets each candidate's session context. A failed read
+// costs the ranking its contexts, not the recall.
+func (s *Service) loadContexts(ctx context.Context, cands map[string]*candidate) {
+	if !s.cfg.Search.SessionContext {
+		return
+	}
+	ids := make([]string, 0, len(cands))
+	for id, c := range cands {
+		if c.mem != nil {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	contexts, err := storage.MemoryContexts(ctx, s.db.Reader(), ids)
+	if err != nil {
+		s.log.Warn("recall: memory contexts", "err", err)
+		return
+	}
+	for id, mc := range contexts {
+		cands[id].context = mc.Content
+	}
 }
 
 // hydrate loads the rows of candidates found only by the vector leg.

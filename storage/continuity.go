@@ -118,15 +118,28 @@ type SessionMemory struct {
 	Relevance   *float64 `json:"relevance,omitempty"`
 	Content     string   `json:"content,omitempty"`
 	CreatedAt   string   `json:"created_at"`
+	// Group is the prompt it was offered with (0: session start); Features
+	// what recall knew of it then (the learned ranker's input).
+	Group    int       `json:"offer_group"`
+	Features []float64 `json:"-"`
 }
 
 // OfferSessionMemory records that a memory was offered to a session (a
 // second offer keeps the first's source and rank, and the best score).
 func OfferSessionMemory(ctx context.Context, q Querier, key string, m *SessionMemory, now string) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO session_memories (session_key, memory_id, source, rank, score, was_injected, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_key, memory_id) DO UPDATE SET
+	var feats any
+	if m.Features != nil {
+		b, err := json.Marshal(m.Features)
+		if err != nil {
+			return err
+		}
+		feats = string(b)
+	}
+	_, err := q.ExecContext(ctx, `INSERT INTO session_memories (session_key, memory_id, source, rank, score, was_injected, features,
+		offer_group, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_key, memory_id) DO UPDATE SET
 		score = max(score, excluded.score), was_injected = max(was_injected, excluded.was_injected), updated_at = excluded.updated_at`,
-		key, m.MemoryID, m.Source, m.Rank, m.Score, m.WasInjected, now, now)
+		key, m.MemoryID, m.Source, m.Rank, m.Score, m.WasInjected, feats, m.Group, now, now)
 	return err
 }
 
@@ -156,7 +169,7 @@ func SetSessionMemoryRelevance(ctx context.Context, q Querier, key string, rel m
 // offered, with each memory's content.
 func SessionMemories(ctx context.Context, q Querier, key string) ([]*SessionMemory, error) {
 	rows, err := q.QueryContext(ctx, `SELECT sm.memory_id, sm.source, sm.rank, sm.score, sm.was_injected, sm.uses, sm.relevance,
-		COALESCE(m.content, ''), sm.created_at
+		COALESCE(m.content, ''), sm.created_at, sm.offer_group
 		FROM session_memories sm LEFT JOIN memories m ON m.id = sm.memory_id
 		WHERE sm.session_key = ? ORDER BY sm.created_at, sm.source DESC, sm.rank`, key)
 	if err != nil {
@@ -167,7 +180,7 @@ func SessionMemories(ctx context.Context, q Querier, key string) ([]*SessionMemo
 	for rows.Next() {
 		var m SessionMemory
 		var rel sql.NullFloat64
-		if err := rows.Scan(&m.MemoryID, &m.Source, &m.Rank, &m.Score, &m.WasInjected, &m.Uses, &rel, &m.Content, &m.CreatedAt); err != nil {
+		if err := rows.Scan(&m.MemoryID, &m.Source, &m.Rank, &m.Score, &m.WasInjected, &m.Uses, &rel, &m.Content, &m.CreatedAt, &m.Group); err != nil {
 			return nil, err
 		}
 		if rel.Valid {

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 )
 
@@ -31,11 +32,13 @@ func SetMemoryKey(ctx context.Context, q Querier, id, key string) error {
 	return err
 }
 
-// LiveKeyed returns the live memories of project ("" for none) holding
-// key, except id.
-func LiveKeyed(ctx context.Context, q Querier, key, project, except string) ([]string, error) {
-	return Strings(ctx, q, `SELECT id FROM memories WHERE memory_key = ? AND is_deleted = 0
-		AND COALESCE(project, '') = ? AND id <> ? ORDER BY created_at, rid`, key, project, except)
+// LiveKeyed returns the live memories holding key, except id, in one
+// slot: project ("" for none) with scope ("" for the project scope;
+// "user"; "agent", whose slot is also its writer who).
+func LiveKeyed(ctx context.Context, q Querier, key, project, scope, who, except string) ([]string, error) {
+	return Strings(ctx, q, `SELECT id FROM memories WHERE memory_key = ?1 AND is_deleted = 0
+		AND COALESCE(project, '') = ?2 AND COALESCE(scope, '') = ?3 AND (?3 <> 'agent' OR who = ?4)
+		AND id <> ?5 ORDER BY created_at, rid`, key, project, scope, who, except)
 }
 
 // SetSupersededBy records that memory id was replaced by successor ("" to
@@ -61,4 +64,35 @@ func MemoryEvolution(ctx context.Context, q Querier, id string) (*Evolution, err
 	e.Key, e.SupersededBy, e.LastConfirmedAt = key.String, by.String, confirmed.String
 	e.Supersedes, err = Strings(ctx, q, `SELECT id FROM memories WHERE superseded_by = ? ORDER BY created_at, rid`, id)
 	return &e, err
+}
+
+// Reinforced is how often a memory was stated again, and when last.
+type Reinforced struct {
+	Count           int64
+	LastConfirmedAt string
+}
+
+// ReinforcedOf returns the reinforcement of those of ids stated more than
+// once.
+func ReinforcedOf(ctx context.Context, q Querier, ids []string) (map[string]Reinforced, error) {
+	out := map[string]Reinforced{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, _ := json.Marshal(ids)
+	rows, err := q.QueryContext(ctx, `SELECT id, reinforced_count, COALESCE(last_confirmed_at, '') FROM memories
+		WHERE id IN (SELECT value FROM json_each(?)) AND reinforced_count > 0`, string(list))
+	if err != nil {
+		return out, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var r Reinforced
+		if err := rows.Scan(&id, &r.Count, &r.LastConfirmedAt); err != nil {
+			return out, err
+		}
+		out[id] = r
+	}
+	return out, rows.Err()
 }

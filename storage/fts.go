@@ -5,10 +5,12 @@ import (
 	"strings"
 )
 
-// memories_fts is an external-content FTS5 index over memories.content,
-// kept by triggers on insert, hard delete and content update. Soft deletes
-// leave it alone, so it holds one document per memories row, live or
-// deleted; memories_fts_docsize holds one row per document.
+// memories_fts is an external-content FTS5 index over memories.content and
+// the content of each memory's predecessor in its session (the view
+// memories_fts_source), kept by triggers on insert, hard delete and content
+// update. Soft deletes leave it alone, so it holds one document per
+// memories row, live or deleted; memories_fts_docsize holds one row per
+// document.
 
 const countMemoryRowsQuery = `SELECT count(*) FROM memories`
 
@@ -47,14 +49,15 @@ func RebuildFTS(ctx context.Context, tx *Tx) error {
 	return err
 }
 
-// TermDocCounts returns, for each term, how many memories' full-text
-// entries contain it (stemmed as the index stems). Terms hold only
-// letters, digits and marks (text.QueryTerms), so each is quoted as is.
+// TermDocCounts returns, for each term, how many memories contain it in
+// their own content (stemmed as the index stems; the context column does
+// not count). Terms hold only letters, digits and marks (text.QueryTerms),
+// so each is quoted as is.
 func TermDocCounts(ctx context.Context, q Querier, terms []string) (map[string]int, error) {
 	out := make(map[string]int, len(terms))
 	for _, t := range terms {
 		var n int
-		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?`, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`).Scan(&n); err != nil {
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?`, `content : "`+strings.ReplaceAll(t, `"`, `""`)+`"`).Scan(&n); err != nil {
 			return nil, err
 		}
 		out[t] = n

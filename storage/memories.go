@@ -52,6 +52,10 @@ type Memory struct {
 	RuntimePath      string
 	SourcePath       string
 	SourceSection    string
+	// ContextRID is written on insert only: the row id of the memory
+	// stated just before this one in its session, whose content the
+	// full-text index holds as this memory's context (0: none).
+	ContextRID int64
 }
 
 // memoryColumns lists the columns scanned by scanMemory, in order.
@@ -134,15 +138,40 @@ func InsertMemory(ctx context.Context, q Querier, m *Memory) error {
 		source_id, source_type, tags, who, why, project, session_id, created_at, updated_at,
 		updated_by, last_accessed, access_count, vector_clock, version, manual_override, pinned,
 		is_deleted, deleted_at, extraction_status, embedding_model, extraction_model, update_count,
-		idempotency_key, runtime_path, source_path, source_section
-	) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		idempotency_key, runtime_path, source_path, source_section, context_rid
+	) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		m.ID, m.Type, nullable(m.Category), m.Content, hashArg(m.ContentHash), m.Confidence, m.Importance,
 		nullable(m.SourceID), m.SourceType, EncodeTags(m.Tags), nullable(m.Who), nullable(m.Why), nullable(m.Project),
 		nullable(m.SessionID), m.CreatedAt, m.UpdatedAt, m.UpdatedBy, nullable(m.LastAccessed), m.AccessCount,
 		orDefault(m.VectorClock, "{}"), max(m.Version, 1), m.ManualOverride, m.Pinned, m.IsDeleted, nullable(m.DeletedAt),
 		orDefault(m.ExtractionStatus, "none"), nullable(m.EmbeddingModel), nullable(m.ExtractionModel), m.UpdateCount,
-		nullable(m.IdempotencyKey), nullable(m.RuntimePath), nullable(m.SourcePath), nullable(m.SourceSection))
+		nullable(m.IdempotencyKey), nullable(m.RuntimePath), nullable(m.SourcePath), nullable(m.SourceSection),
+		nullableRID(m.ContextRID))
 	return err
+}
+
+func nullableRID(rid int64) any {
+	if rid <= 0 {
+		return nil
+	}
+	return rid
+}
+
+// SessionPredecessor returns the row id of the newest live memory of
+// session in project (0 when there is none): the context a memory stated
+// next in that session is indexed with.
+func SessionPredecessor(ctx context.Context, q Querier, project, session string) (int64, error) {
+	if session == "" {
+		return 0, nil
+	}
+	var rid int64
+	err := q.QueryRowContext(ctx, `SELECT rid FROM memories
+		WHERE session_id = ? AND COALESCE(project, '') = ? AND is_deleted = 0 AND source_type != 'chunk'
+		ORDER BY rid DESC LIMIT 1`, session, project).Scan(&rid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return rid, err
 }
 
 func orDefault(s, def string) string {

@@ -352,37 +352,55 @@ func CountSweptGraphAndVectors(ctx context.Context, q Querier, cutoff string) (v
 	return
 }
 
-// OverfullProjects returns the projects ("" for memories of none) with
-// more than max live memories, and how many over each is.
-func OverfullProjects(ctx context.Context, q Querier, max int) (map[string]int, error) {
-	rows, err := q.QueryContext(ctx, `SELECT COALESCE(project, ''), count(*) FROM memories WHERE is_deleted = 0
-		GROUP BY COALESCE(project, '') HAVING count(*) > ?`, max)
+// Slot is where the retention bound counts a memory (seed 002): its
+// project ("" for none) in the project scope, the user scope, or one
+// agent's scope (Who).
+type Slot struct {
+	Project, Scope, Who string
+}
+
+// OverfullSlots returns the slots with more live memories than their bound
+// (perProject for a project, user for the user scope, perAgent for each
+// agent; 0 is no bound), and how many over each is.
+func OverfullSlots(ctx context.Context, q Querier, perProject, user, perAgent int) (map[Slot]int, error) {
+	rows, err := q.QueryContext(ctx, `SELECT COALESCE(project, ''), COALESCE(scope, ''),
+		CASE WHEN scope = 'agent' THEN COALESCE(who, '') ELSE '' END, count(*)
+		FROM memories WHERE is_deleted = 0 GROUP BY 1, 2, 3`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]int{}
+	out := map[Slot]int{}
 	for rows.Next() {
-		var p string
+		var s Slot
 		var n int
-		if err := rows.Scan(&p, &n); err != nil {
+		if err := rows.Scan(&s.Project, &s.Scope, &s.Who, &n); err != nil {
 			return nil, err
 		}
-		out[p] = n - max
+		bound := perProject
+		switch s.Scope {
+		case "user":
+			bound = user
+		case "agent":
+			bound = perAgent
+		}
+		if bound > 0 && n > bound {
+			out[s] = n - bound
+		}
 	}
 	return out, rows.Err()
 }
 
-// PruneCandidates returns up to limit live memories of project ("" for
-// none) the per-project bound may forget, the least worth keeping first
-// (seed 002's rule: never used, then least used; oldest use or creation
-// first; least important first). Never: pinned memories, decisions and
-// rules (they always surface), keyed facts, and memories created or used
-// at or after cutoff.
-func PruneCandidates(ctx context.Context, q Querier, project, cutoff string, limit int) ([]string, error) {
+// PruneCandidates returns up to limit live memories of slot the bound may
+// forget, the least worth keeping first (seed 002's rule: never used, then
+// least used; oldest use or creation first; least important first).
+// Never: pinned memories, decisions and rules (they always surface), keyed
+// facts, and memories created or used at or after cutoff.
+func PruneCandidates(ctx context.Context, q Querier, slot Slot, cutoff string, limit int) ([]string, error) {
 	return Strings(ctx, q, `SELECT id FROM memories
-		WHERE is_deleted = 0 AND COALESCE(project, '') = ?1 AND pinned = 0 AND manual_override = 0
+		WHERE is_deleted = 0 AND COALESCE(project, '') = ?1 AND COALESCE(scope, '') = ?4 AND (?4 <> 'agent' OR who = ?5)
+		AND pinned = 0 AND manual_override = 0
 		AND type NOT IN ('decision', 'rule', 'constraint') AND memory_key IS NULL
 		AND created_at < ?2 AND COALESCE(last_accessed, created_at) < ?2
-		ORDER BY access_count, COALESCE(last_accessed, created_at), importance, rid LIMIT ?3`, project, cutoff, limit)
+		ORDER BY access_count, COALESCE(last_accessed, created_at), importance, rid LIMIT ?3`, slot.Project, cutoff, limit, slot.Scope, slot.Who)
 }

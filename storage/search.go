@@ -3,7 +3,18 @@ package storage
 import "context"
 
 // Full-text search over memories_fts, an external-content FTS5 index of
-// memories.content keyed by memories.rid.
+// memories.content keyed by memories.rid, with a second column, context:
+// the content of the memory stated just before it in its session
+// (memories.context_rid), weighed ContextWeight.
+
+// ContextWeight is the weight of the context column: a word of the
+// preceding memory counts half a word of the memory's own, in bm25Expr,
+// in core/keyword (which ranks as FTS5 does) and in recall's word
+// coverage. Measured on the LoCoMo dev conversations, keyword recall@10:
+// 0.3 gave 67.0, 0.5 68.5, 0.7 67.8, 1.0 67.5, no context 60.5.
+const ContextWeight = 0.5
+
+const bm25Expr = `bm25(memories_fts, 1.0, 0.5)`
 
 // FTSHit is a memory matching a full-text query.
 type FTSHit struct {
@@ -20,7 +31,7 @@ type FTSHit struct {
 func SearchFTSRanked(ctx context.Context, q Querier, match string, f MemoryFilter, inner, limit int) ([]FTSHit, error) {
 	where, args := f.Where()
 	query := `SELECT ` + memoryColumns + `, f.s FROM (
-		SELECT rowid, bm25(memories_fts) AS s FROM memories_fts WHERE memories_fts MATCH ? ORDER BY s LIMIT ?
+		SELECT rowid, ` + bm25Expr + ` AS s FROM memories_fts WHERE memories_fts MATCH ? ORDER BY s LIMIT ?
 	) f JOIN memories m ON m.rid = f.rowid WHERE ` + where + ` ORDER BY f.s LIMIT ?`
 	return searchFTS(ctx, q, query, append(append([]any{match, inner}, args...), limit)...)
 }
@@ -29,7 +40,7 @@ func SearchFTSRanked(ctx context.Context, q Querier, match string, f MemoryFilte
 // expression match, ranking over the join (exact).
 func SearchFTS(ctx context.Context, q Querier, match string, f MemoryFilter, limit int) ([]FTSHit, error) {
 	where, args := f.Where()
-	query := `SELECT ` + memoryColumns + `, bm25(memories_fts) AS s
+	query := `SELECT ` + memoryColumns + `, ` + bm25Expr + ` AS s
 		FROM memories_fts JOIN memories m ON m.rid = memories_fts.rowid
 		WHERE memories_fts MATCH ? AND ` + where + `
 		ORDER BY s LIMIT ?`
@@ -55,45 +66,105 @@ func searchFTS(ctx context.Context, q Querier, query string, args ...any) ([]FTS
 	return out, rows.Err()
 }
 
-// EachMemoryText calls fn with the rid and content of every memories row,
-// live or deleted (the rows memories_fts indexes), in rid order.
-func EachMemoryText(ctx context.Context, q Querier, fn func(rid int64, content string) error) error {
-	rows, err := q.QueryContext(ctx, `SELECT rid, content FROM memories ORDER BY rid`)
+// IndexedText is what memories_fts indexes for one row: its content and
+// its context (the content of its predecessor in its session, or "").
+type IndexedText struct {
+	Content, Context string
+}
+
+// EachMemoryText calls fn with the rid and indexed text of every memories
+// row, live or deleted (the rows memories_fts indexes), in rid order.
+func EachMemoryText(ctx context.Context, q Querier, fn func(rid int64, t IndexedText) error) error {
+	rows, err := q.QueryContext(ctx, `SELECT rid, content, COALESCE(context, '') FROM memories_fts_source ORDER BY rid`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var rid int64
-		var content string
-		if err := rows.Scan(&rid, &content); err != nil {
+		var t IndexedText
+		if err := rows.Scan(&rid, &t.Content, &t.Context); err != nil {
 			return err
 		}
-		if err := fn(rid, content); err != nil {
+		if err := fn(rid, t); err != nil {
 			return err
 		}
 	}
 	return rows.Err()
 }
 
-// MemoryTexts returns the content of the memories rows among rids that
-// exist (live or deleted), by rid.
-func MemoryTexts(ctx context.Context, q Querier, rids []int64) (map[int64]string, error) {
-	out := make(map[int64]string, len(rids))
+// MemoryTexts returns the indexed text of the memories rows among rids
+// that exist (live or deleted), by rid.
+func MemoryTexts(ctx context.Context, q Querier, rids []int64) (map[int64]IndexedText, error) {
+	out := make(map[int64]IndexedText, len(rids))
 	for start := 0; start < len(rids); start += 5000 {
 		part := rids[start:min(start+5000, len(rids))]
-		rows, err := q.QueryContext(ctx, `SELECT rid, content FROM memories WHERE rid IN (SELECT value FROM json_each(?))`, jsonList(part))
+		rows, err := q.QueryContext(ctx, `SELECT rid, content, COALESCE(context, '') FROM memories_fts_source
+			WHERE rid IN (SELECT value FROM json_each(?))`, jsonList(part))
 		if err != nil {
 			return nil, err
 		}
 		for rows.Next() {
 			var rid int64
-			var content string
-			if err := rows.Scan(&rid, &content); err != nil {
+			var t IndexedText
+			if err := rows.Scan(&rid, &t.Content, &t.Context); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			out[rid] = content
+			out[rid] = t
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// MemoryContext is a memory's context: its predecessor in its session.
+type MemoryContext struct {
+	ID, Content string
+}
+
+// MemoryContexts returns the context of each memory among ids that has
+// one, by id.
+func MemoryContexts(ctx context.Context, q Querier, ids []string) (map[string]MemoryContext, error) {
+	out := map[string]MemoryContext{}
+	rows, err := q.QueryContext(ctx, `SELECT m.id, p.id, p.content FROM memories m JOIN memories p ON p.rid = m.context_rid
+		WHERE m.id IN (SELECT value FROM json_each(?)) AND m.context_rid IS NOT NULL`, jsonList(ids))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var c MemoryContext
+		if err := rows.Scan(&id, &c.ID, &c.Content); err != nil {
+			return nil, err
+		}
+		out[id] = c
+	}
+	return out, rows.Err()
+}
+
+// ContextSuccessors returns the rows whose context is one of rids: when a
+// memory changes, so does the indexed text of its successor.
+func ContextSuccessors(ctx context.Context, q Querier, rids []int64) ([]int64, error) {
+	var out []int64
+	for start := 0; start < len(rids); start += 5000 {
+		part := rids[start:min(start+5000, len(rids))]
+		rows, err := q.QueryContext(ctx, `SELECT rid FROM memories WHERE context_rid IN (SELECT value FROM json_each(?))`, jsonList(part))
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var rid int64
+			if err := rows.Scan(&rid); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, rid)
 		}
 		err = rows.Err()
 		rows.Close()

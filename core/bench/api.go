@@ -32,6 +32,11 @@ func (in *Ingested) Rate() float64 {
 	return float64(in.Turns) / in.Elapsed.Seconds()
 }
 
+// SessionKey is the session id a conversation's session is remembered in.
+func SessionKey(sample string, session int) string {
+	return fmt.Sprintf("locomo-%s-session-%d", sample, session)
+}
+
 // Memories is the number of distinct memories the turns became.
 func (in *Ingested) Memories() int { return len(in.idToDia) }
 
@@ -39,6 +44,8 @@ func (in *Ingested) Memories() int { return len(in.idToDia) }
 // /api/memory/remember, one memory per turn (scoped to the sample as its
 // project and tag), from clients concurrent callers. Turns are dealt to the
 // callers in order, so one caller sends a conversation's turns in order.
+// Each LoCoMo session is a session of its own (session_id), as an agent
+// remembering a conversation would send it.
 func IngestAPI(ctx context.Context, cl *client.Client, samples []Sample, clients int, progress io.Writer) (*Ingested, error) {
 	type job struct {
 		sample string
@@ -66,6 +73,7 @@ func IngestAPI(ctx context.Context, cl *client.Client, samples []Sample, clients
 				res, err := cl.Remember(ctx, client.RememberBody(core.RememberInput{
 					Content: Content(j.turn), Project: j.sample, Tags: []string{j.sample},
 					SourceType: "locomo", SourceID: j.sample + ":" + j.turn.DiaID,
+					SessionID: SessionKey(j.sample, j.turn.Session),
 				}))
 				out.Latency[i] = time.Since(t0)
 				if err != nil {

@@ -11,9 +11,11 @@ import (
 	"strings"
 )
 
-// Turn is one line of a conversation.
+// Turn is one line of a conversation. Session numbers the conversation's
+// session it belongs to (LoCoMo's session_N).
 type Turn struct {
 	DiaID, Speaker, Text, Caption string
+	Session                       int
 }
 
 // Content is what one turn is stored as: "<speaker>: <text>", with an
@@ -123,7 +125,7 @@ func LoadLocomo(path string) ([]Sample, EvidenceStats, error) {
 				}
 				valid[t.DiaID] = true
 				sm.Turns = append(sm.Turns, Turn{DiaID: t.DiaID, Speaker: strings.TrimSpace(t.Speaker),
-					Text: strings.TrimSpace(t.Text), Caption: strings.TrimSpace(t.BlipCaption)})
+					Text: strings.TrimSpace(t.Text), Caption: strings.TrimSpace(t.BlipCaption), Session: ses.n})
 			}
 		}
 		for _, qa := range s.QA {

@@ -32,6 +32,7 @@ type Config struct {
 	Reranker   RerankerConfig   `toml:"reranker"`
 	Connectors ConnectorsConfig `toml:"connectors"`
 	Continuity ContinuityConfig `toml:"continuity"`
+	Predictor  PredictorConfig  `toml:"predictor"`
 	Hints      HintsConfig      `toml:"hints"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
 	Hooks      HooksConfig      `toml:"hooks"`
@@ -77,6 +78,11 @@ type RetentionConfig struct {
 	// never pinned ones, decisions and rules, keyed facts, memories
 	// younger than PruneMinAge or used within PruneMinAge.
 	MaxMemoriesPerProject int `toml:"max_memories_per_project" range:"0,10000000"`
+	// MaxMemoriesUser and MaxMemoriesPerAgent bound the user scope and
+	// each agent's scope the same way (memories of those scopes are not
+	// counted in any project); 0 is no bound.
+	MaxMemoriesUser     int `toml:"max_memories_user" range:"0,10000000"`
+	MaxMemoriesPerAgent int `toml:"max_memories_per_agent" range:"0,10000000"`
 	// PruneMinAge protects memories created or used within it.
 	PruneMinAge Duration `toml:"prune_min_age" range:"24h,87600h"`
 }
@@ -206,6 +212,10 @@ type SearchConfig struct {
 	// ranks as FTS5 does and stops early (about 20 bytes per memory);
 	// false searches FTS5 directly.
 	KeywordIndex bool `toml:"keyword_index"`
+	// SessionContext indexes a memory stated in a session with the one
+	// stated just before it there (half weight, keyword leg), so an answer
+	// is found by the words of its question.
+	SessionContext bool `toml:"session_context"`
 }
 
 // ServerConfig configures the HTTP API.
@@ -270,6 +280,14 @@ type MemoryConfig struct {
 	RecoverWindow          Duration `toml:"recover_window" range:"1h,8760h"`
 	ForgetConfirmThreshold int      `toml:"forget_confirm_threshold" range:"1,10000"`
 	MaxBatch               int      `toml:"max_batch" range:"1,10000"`
+	// SupersedeAttributes: a remembered statement the linker can read
+	// ("staging runs Postgres 16") supersedes the memory holding the
+	// value it replaces (core/attributes.go).
+	SupersedeAttributes bool `toml:"supersede_attributes"`
+	// EvidenceWeight is how much a memory's evidence (confidence ×
+	// reinforcement × staleness, seed 004) weighs in recall: its score is
+	// multiplied by evidence^EvidenceWeight; 0 turns it off.
+	EvidenceWeight float64 `toml:"evidence_weight" range:"0,1"`
 }
 
 // GuardrailsConfig bounds what a single remember may store.
@@ -331,6 +349,8 @@ func DefaultConfig() Config {
 			RecoverWindow:          Duration(DefaultMemoryRecoverWindow),
 			ForgetConfirmThreshold: DefaultMemoryForgetConfirmThreshold,
 			MaxBatch:               DefaultMemoryMaxBatch,
+			SupersedeAttributes:    DefaultMemorySupersedeAttributes,
+			EvidenceWeight:         DefaultMemoryEvidenceWeight,
 		},
 		Guardrails: GuardrailsConfig{
 			MaxContentChars:     DefaultGuardrailsMaxContentChars,
@@ -356,11 +376,13 @@ func DefaultConfig() Config {
 
 			MinVectorSimilarity: DefaultSearchMinVectorSimilarity,
 			KeywordIndex:        DefaultSearchKeywordIndex,
+			SessionContext:      DefaultSearchSessionContext,
 		},
 		Graph:      DefaultGraphConfig(),
 		Reranker:   DefaultRerankerConfig(),
 		Connectors: DefaultConnectorsConfig(),
 		Continuity: DefaultContinuityConfig(),
+		Predictor:  DefaultPredictorConfig(),
 		Hints:      HintsConfig{Max: DefaultHintsMax, LLM: DefaultHintsLLM, Timeout: Duration(DefaultHintsTimeout)},
 		Pipeline:   PipelineConfig{Enabled: DefaultPipelineEnabled, ShadowMode: DefaultPipelineShadowMode},
 		PipelineV2: DefaultPipelineV2Config(),
@@ -377,6 +399,8 @@ func DefaultConfig() Config {
 			BatchSize:           DefaultRetentionBatchSize,
 			MaxBatches:          DefaultRetentionMaxBatches,
 			PruneMinAge:         Duration(DefaultRetentionPruneMinAge),
+			MaxMemoriesUser:     DefaultRetentionMaxMemoriesUser,
+			MaxMemoriesPerAgent: DefaultRetentionMaxMemoriesPerAgent,
 		},
 		Maintenance: MaintenanceConfig{
 			Mode:                  DefaultMaintenanceMode,

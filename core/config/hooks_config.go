@@ -19,12 +19,24 @@ type HooksConfig struct {
 	// PromptMinCoverage: a memory is injected for a prompt when it holds
 	// this share of the prompt's words, weighted by rarity in the store.
 	PromptMinCoverage float64 `toml:"prompt_min_coverage" range:"0,1"`
+	// PromptUnknownWeight: a word of the prompt no memory holds (and
+	// not written as a name) counts at this share of the rarest word's
+	// weight: the memories do not hold what it asks about.
+	PromptUnknownWeight float64 `toml:"prompt_unknown_weight" range:"0,3"`
 	// PromptMinSimilarity: or when its similarity reaches this; -1 uses
 	// the floor measured for the embedding model.
 	PromptMinSimilarity float64 `toml:"prompt_min_similarity" range:"-1,1"`
 	// PromptChars and PromptMaxMemories bound each prompt's inject.
 	PromptChars       int `toml:"prompt_chars" range:"0,10000"`
 	PromptMaxMemories int `toml:"prompt_max_memories" range:"0,50"`
+	// UserChars and AgentChars are the session-start budgets of the user
+	// scope (memories that follow the user into every project) and of the
+	// agent scope (the hook's agent's own), apart from the project's.
+	UserChars  int `toml:"user_chars" range:"0,100000"`
+	AgentChars int `toml:"agent_chars" range:"0,100000"`
+	// PromptScopeMemories is the most user and agent memories a prompt's
+	// inject adds, beside prompt_max_memories of its project.
+	PromptScopeMemories int `toml:"prompt_scope_memories" range:"0,50"`
 	// DedupPrompts: a memory injected in the last N prompts of a session
 	// is not injected again.
 	DedupPrompts int `toml:"dedup_prompts" range:"0,1000"`
@@ -52,10 +64,14 @@ func DefaultHooksConfig() HooksConfig {
 		SessionStartCandidates: DefaultHooksSessionStartCandidates,
 		PromptMinScore:         DefaultHooksPromptMinScore,
 		PromptMinCoverage:      DefaultHooksPromptMinCoverage,
+		PromptUnknownWeight:    DefaultHooksPromptUnknownWeight,
 		PromptMinSimilarity:    DefaultHooksPromptMinSimilarity,
 		PromptChars:            DefaultHooksPromptChars,
 		PromptMaxMemories:      DefaultHooksPromptMaxMemories,
 		DedupPrompts:           DefaultHooksDedupPrompts,
+		UserChars:              DefaultHooksUserChars,
+		AgentChars:             DefaultHooksAgentChars,
+		PromptScopeMemories:    DefaultHooksPromptScopeMemories,
 		TranscriptMaxChars:     DefaultHooksTranscriptMaxChars,
 		MaxBodyBytes:           DefaultHooksMaxBodyBytes,
 		Autostart:              DefaultHooksAutostart,

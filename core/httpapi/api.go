@@ -329,6 +329,7 @@ func rememberInputFrom(b body) (core.RememberInput, *core.Error) {
 	str(&in.IdempotencyKey, "idempotency_key", "idempotencyKey")
 	str(&in.RuntimePath, "runtime_path", "runtimePath")
 	str(&in.Key, "key")
+	str(&in.Scope, "scope")
 	if e != nil {
 		return in, e
 	}

@@ -78,6 +78,12 @@ func (a *API) pipelineStatus(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	// The learned ranker: trained on how many sessions, its NDCG@10 and
+	// the baseline's, active or not and why.
+	if st["predictor"], err = a.svc.PredictorStatus(r.Context()); err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	writeJSON(w, http.StatusOK, st)
 }
 

@@ -279,6 +279,7 @@ type MCPStoreInput struct {
 	Project    string   `json:"project,omitempty" jsonschema:"project the memory belongs to"`
 	Who        string   `json:"who,omitempty" jsonschema:"author of the memory (default: the MCP client's name)"`
 	Key        string   `json:"key,omitempty" jsonschema:"a key for a fact that has one current value (e.g. timezone, staging.db.port): storing a new value for the key in the project supersedes the old one"`
+	Scope      string   `json:"scope,omitempty" jsonschema:"project (the default), user (a preference or fact about the user, recalled in every project) or agent (about this agent only)"`
 }
 
 // MCPStoreOutput is memory_store's structured result.
@@ -294,14 +295,17 @@ type MCPStoreOutput struct {
 	Chunked    bool     `json:"chunked,omitempty" jsonschema:"true when long content was split into several memories"`
 	IDs        []string `json:"ids,omitempty" jsonschema:"ids of the chunks, in order, when chunked"`
 	GroupID    string   `json:"group_id,omitempty" jsonschema:"id shared by the chunks, when chunked"`
-	Superseded []string `json:"superseded,omitempty" jsonschema:"ids of the memories with the same key this one replaced"`
+	Superseded []string `json:"superseded,omitempty" jsonschema:"ids of the memories this one replaced: the same key, or a new value of an attribute of the same entity"`
 }
 
 func (s mcpTools) mcpStore(ctx context.Context, req *mcp.CallToolRequest, in MCPStoreInput) (*mcp.CallToolResult, *MCPStoreOutput, error) {
 	actor := mcpActor(ctx, req)
 	rin := core.RememberInput{Content: in.Content, Type: in.Type, Importance: in.Importance, Pinned: in.Pinned,
-		Project: in.Project, Who: in.Who, SourceType: "mcp", Key: in.Key}
+		Project: in.Project, Who: in.Who, SourceType: "mcp", Key: in.Key, Scope: in.Scope}
 	if c := mcpScoped(ctx); c != nil {
+		if sc, _ := core.NormalizeScope(in.Scope); sc != "" && c.Scope.Project != "" {
+			return nil, nil, s.mcpErr("memory_store", core.Invalid("scope", "a token scoped to a project writes project memories only"))
+		}
 		rin.Project = core.OrDefault(c.Scope.Project, rin.Project)
 		rin.Who = core.OrDefault(c.Scope.Author(), rin.Who)
 	} else if p, err := s.mcpProject(ctx, in.Project, true); err != nil {

@@ -138,7 +138,7 @@ func TestMCPListTools(t *testing.T) {
 	}
 	wants := map[string]want{
 		"memory_search": {[]string{"query"}, []string{"query", "limit", "type", "tags", "project", "who", "min_score", "importance_min", "since", "until", "mode"}, true, false},
-		"memory_store":  {[]string{"content"}, []string{"content", "type", "importance", "tags", "pinned", "project", "who", "key"}, false, false},
+		"memory_store":  {[]string{"content"}, []string{"content", "type", "importance", "tags", "pinned", "project", "who", "key", "scope"}, false, false},
 		"memory_get":    {[]string{"id"}, []string{"id"}, true, false},
 		"memory_list":   {nil, []string{"limit", "offset", "type", "tags", "project", "who", "pinned"}, true, false},
 		"memory_modify": {[]string{"id", "reason"}, []string{"id", "reason", "if_version", "content", "type", "importance", "tags", "pinned"}, false, false},

@@ -89,6 +89,9 @@ func (g *authGate) confine(w http.ResponseWriter, r *http.Request, kind scopeKin
 			if e := g.checkSession(r, info, in.SessionID, true); e != nil {
 				return e
 			}
+			if sc, _ := core.NormalizeScope(in.Scope); sc != "" && s.Project != "" {
+				return g.deny(r, "a token scoped to a project writes project memories only: scope "+sc+" would leave it", "")
+			}
 			return g.checkDedupKeys(r, info, in.IdempotencyKey, core.OrDefault(in.SourceType, "manual"), in.SourceID)
 		})
 	case scopeSearch:

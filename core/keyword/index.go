@@ -18,10 +18,44 @@ const (
 // whole when its best possible score cannot enter the top k.
 const blockSize = 128
 
-// Doc is one document to index: the memories row id and its content.
+// Doc is one document to index: the memories row id, its content and its
+// context (the content of the memory stated before it in its session).
 type Doc struct {
-	ID      uint32
-	Content string
+	ID uint32
+	Text
+}
+
+// Text is what a document holds: two fields, ranked as FTS5's
+// bm25(memories_fts, 1.0, 0.5) ranks its two columns. A word of Context
+// counts half a word of Content, so term frequencies are kept in half
+// units (2 per occurrence in Content, 1 in Context); the document's length
+// is the tokens of both, as FTS5 counts it.
+type Text struct {
+	Content, Context string
+}
+
+// hash identifies a document's indexed text.
+func (t Text) hash() uint64 {
+	h := contentHash(t.Content)
+	if t.Context != "" {
+		h = h*31 + contentHash(t.Context)
+	}
+	return h
+}
+
+// termUnits tokenizes t into tf (half units per term) and returns the
+// number of tokens.
+func (t Text) termUnits(tf map[string]int) int {
+	n := 0
+	Tokenize(t.Content, func(tok []byte) {
+		tf[string(tok)] += 2
+		n++
+	})
+	Tokenize(t.Context, func(tok []byte) {
+		tf[string(tok)]++
+		n++
+	})
+	return n
 }
 
 // block describes one compressed run of postings of a term.
@@ -90,12 +124,8 @@ func Build(docs func(yield func(Doc) bool)) *Index {
 	tf := map[string]int{}
 	for d := range docs {
 		clear(tf)
-		n := 0
-		Tokenize(d.Content, func(tok []byte) {
-			tf[string(tok)]++
-			n++
-		})
-		ix.setDoc(d.ID, n, contentHash(d.Content))
+		n := d.termUnits(tf)
+		ix.setDoc(d.ID, n, d.hash())
 		ix.flags[d.ID] = flagBase
 		for t, c := range tf {
 			a := lists[t]
@@ -162,27 +192,27 @@ func (ix *Index) setDoc(id uint32, n int, h uint64) {
 	ix.tokens += int64(n)
 }
 
-// Has reports whether id is indexed with exactly content.
-func (ix *Index) Has(id uint32, content string) bool {
+// Has reports whether id is indexed with exactly t.
+func (ix *Index) Has(id uint32, t Text) bool {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return int(id) < len(ix.docLen) && ix.docLen[id] > 0 && ix.hash[id] == contentHash(content)
+	return int(id) < len(ix.docLen) && ix.docLen[id] > 0 && ix.hash[id] == t.hash()
 }
 
 // Update brings documents in step with the database: each of ids is
-// indexed with its content in docs, or removed when docs lacks it (the
-// row is gone). Unchanged documents cost a hash.
-func (ix *Index) Update(ids []uint32, docs map[uint32]string) {
+// indexed with its text in docs, or removed when docs lacks it (the row
+// is gone). Unchanged documents cost a hash.
+func (ix *Index) Update(ids []uint32, docs map[uint32]Text) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for _, id := range ids {
-		content, ok := docs[id]
-		if ok && int(id) < len(ix.docLen) && ix.docLen[id] > 0 && ix.hash[id] == contentHash(content) {
+		t, ok := docs[id]
+		if ok && int(id) < len(ix.docLen) && ix.docLen[id] > 0 && ix.hash[id] == t.hash() {
 			continue
 		}
 		ix.remove(id)
 		if ok {
-			ix.add(id, content)
+			ix.add(id, t)
 		}
 	}
 }
@@ -223,14 +253,10 @@ const (
 )
 
 // add indexes id in the delta segment.
-func (ix *Index) add(id uint32, content string) {
+func (ix *Index) add(id uint32, t Text) {
 	tf := map[string]int{}
-	n := 0
-	Tokenize(content, func(tok []byte) {
-		tf[string(tok)]++
-		n++
-	})
-	ix.setDoc(id, n, contentHash(content))
+	n := t.termUnits(tf)
+	ix.setDoc(id, n, t.hash())
 	for t, c := range tf {
 		ps := ix.delta[t]
 		i, _ := slices.BinarySearchFunc(ps, id, func(p posting, id uint32) int { return int(p.doc) - int(id) })

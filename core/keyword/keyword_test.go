@@ -44,14 +44,26 @@ func openStore(t *testing.T) *storage.DB {
 
 // insert stores each line as a memories row; it returns the rids.
 func insert(t *testing.T, db *storage.DB, lines []string) []int64 {
+	return insertWithContext(t, db, lines, nil)
+}
+
+// insertWithContext stores each line as a memories row whose context is
+// the row of line context(i) (-1: none); it returns the rids.
+func insertWithContext(t *testing.T, db *storage.DB, lines []string, context_ func(i int) int) []int64 {
 	t.Helper()
 	var rids []int64
 	err := db.WriteTx(context.Background(), func(tx *storage.Tx) error {
 		for i, l := range lines {
 			var rid int64
+			var ctxRID any
+			if context_ != nil {
+				if j := context_(i); j >= 0 {
+					ctxRID = rids[j]
+				}
+			}
 			err := tx.QueryRowContext(context.Background(), `INSERT INTO memories (id, type, content, content_hash,
-				created_at, updated_at, updated_by, tags) VALUES (?, 'fact', ?, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 't', '[]')
-				RETURNING rid`, fmt.Sprintf("m%d-%d", len(lines), i), l, fmt.Sprintf("h%d-%d", len(lines), i)).Scan(&rid)
+				created_at, updated_at, updated_by, tags, context_rid) VALUES (?, 'fact', ?, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 't', '[]', ?)
+				RETURNING rid`, fmt.Sprintf("m%d-%d", len(lines), i), l, fmt.Sprintf("h%d-%d", len(lines), i), ctxRID).Scan(&rid)
 			if err != nil {
 				return err
 			}
@@ -182,7 +194,7 @@ func ftsSearch(t *testing.T, db *storage.DB, phrases []string, k int) []ftsHit {
 	for i, p := range phrases {
 		q[i] = `"` + p + `"`
 	}
-	rows, err := db.Reader().QueryContext(context.Background(), `SELECT rowid, bm25(memories_fts) AS s FROM memories_fts
+	rows, err := db.Reader().QueryContext(context.Background(), `SELECT rowid, bm25(memories_fts, 1.0, 0.5) AS s FROM memories_fts
 		WHERE memories_fts MATCH ? ORDER BY s, rowid LIMIT ?`, strings.Join(q, " OR "), k)
 	if err != nil {
 		t.Fatal(err)
@@ -203,8 +215,8 @@ func build(t *testing.T, db *storage.DB) *keyword.Index {
 	t.Helper()
 	var err error
 	ix := keyword.Build(func(yield func(keyword.Doc) bool) {
-		err = storage.EachMemoryText(context.Background(), db.Reader(), func(rid int64, c string) error {
-			yield(keyword.Doc{ID: uint32(rid), Content: c})
+		err = storage.EachMemoryText(context.Background(), db.Reader(), func(rid int64, c storage.IndexedText) error {
+			yield(keyword.Doc{ID: uint32(rid), Text: keyword.Text{Content: c.Content, Context: c.Context}})
 			return nil
 		})
 	})
@@ -242,12 +254,18 @@ func sameRanking(t *testing.T, what string, got []keyword.Hit, want []ftsHit) {
 
 // TestSearchRanksAsFTS5 checks that pruned top-k retrieval returns what
 // FTS5's exhaustive bm25 ranking returns, for queries mixing rare and
-// frequent words and for every k from 1 to all matches.
+// frequent words and for every k from 1 to all matches. Two documents in
+// three have the one before as their context (weighed half).
 func TestSearchRanksAsFTS5(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	db := openStore(t)
 	docs, vocab := corpus(r, 3000)
-	insert(t, db, docs)
+	insertWithContext(t, db, docs, func(i int) int {
+		if i%3 == 0 {
+			return -1
+		}
+		return i - 1
+	})
 	ix := build(t, db)
 	for q := 0; q < 300; q++ {
 		phrases := make([]string, 1+r.IntN(6))
@@ -296,12 +314,12 @@ func TestUpdateFollowsChanges(t *testing.T) {
 		return out
 	}
 	added := insert(t, db, []string{"omega alpha"})
-	ix.Update([]uint32{uint32(added[0])}, map[uint32]string{uint32(added[0]): "omega alpha"})
+	ix.Update([]uint32{uint32(added[0])}, map[uint32]keyword.Text{uint32(added[0]): {Content: "omega alpha"}})
 	if got := ids("omega"); !slices.Equal(got, []uint32{uint32(added[0])}) {
 		t.Fatalf("added document: omega finds %v", got)
 	}
 	// Document 1 changes, document 2 is deleted.
-	ix.Update([]uint32{uint32(rids[0]), uint32(rids[1])}, map[uint32]string{uint32(rids[0]): "theta iota"})
+	ix.Update([]uint32{uint32(rids[0]), uint32(rids[1])}, map[uint32]keyword.Text{uint32(rids[0]): {Content: "theta iota"}})
 	if got := ids("alpha"); !slices.Equal(got, []uint32{uint32(added[0])}) {
 		t.Fatalf("changed document still found by its old word: alpha finds %v", got)
 	}
@@ -312,7 +330,7 @@ func TestUpdateFollowsChanges(t *testing.T) {
 		t.Fatalf("removed document found: delta finds %v", got)
 	}
 	// The changed document changes again (now in the delta segment).
-	ix.Update([]uint32{uint32(rids[0])}, map[uint32]string{uint32(rids[0]): "kappa"})
+	ix.Update([]uint32{uint32(rids[0])}, map[uint32]keyword.Text{uint32(rids[0]): {Content: "kappa"}})
 	if got := ids("theta"); len(got) != 0 {
 		t.Fatalf("twice changed document found by its second content: %v", got)
 	}

@@ -235,7 +235,9 @@ func (ix *Index) Search(terms []string, k int) (hits []Hit, more bool) {
 	if len(cs) == 0 {
 		return nil, false
 	}
+	// tf is in half units (Text): a Content word is 2, a Context word 1.
 	termScore := func(idf float64, tf float64, dl float64) float64 {
+		tf /= 2
 		return idf * tf * (k1 + 1) / (tf + k1*(1-b+b*dl/avgdl))
 	}
 	for _, c := range cs {

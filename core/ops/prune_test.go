@@ -58,3 +58,50 @@ func TestRetentionBoundsAProject(t *testing.T) {
 		t.Fatalf("recover a pruned memory: %v", err)
 	}
 }
+
+// Each scope has its own bound (seed 002's per-slot caps): the user scope
+// under retention.max_memories_user, each agent under
+// retention.max_memories_per_agent, and neither counts in a project.
+func TestRetentionBoundsScopes(t *testing.T) {
+	ctx := context.Background()
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) {
+		c.Retention.MaxMemoriesUser, c.Retention.MaxMemoriesPerAgent, c.Retention.MaxMemoriesPerProject = 2, 1, 3
+	})
+	var user []string
+	for _, c := range []string{"the user likes dark themes", "the user writes in British English", "the user prefers short answers", "the user is on a Mac"} {
+		user = append(user, e.MustID(t, c, "scope", "user", "project", "atlas"))
+	}
+	codex := []string{e.MustID(t, "codex runs make lint", "scope", "agent", "who", "codex"), e.MustID(t, "codex commits with -s", "scope", "agent", "who", "codex")}
+	claude := e.MustID(t, "claude-code keeps notes in NOTES.md", "scope", "agent", "who", "claude-code")
+	for _, c := range []string{"atlas builds with make", "atlas uses sqlite", "atlas ships weekly"} {
+		e.MustID(t, c, "project", "atlas")
+	}
+	e.Clock.Advance(60 * day)
+	preview, err := ops.For(e.Svc).RetentionPreview(ctx)
+	if err != nil || preview.Pruned != 3 {
+		t.Fatalf("dry run: %+v %v", preview, err)
+	}
+	if rep := sweep(t, e); rep.Pruned != 3 {
+		t.Fatalf("pruned %d, want 3: two of the user's, one of codex's", rep.Pruned)
+	}
+	live := func(ids ...string) (n int) {
+		for _, id := range ids {
+			if m, err := e.Svc.Get(ctx, id, true); err == nil && !m.IsDeleted {
+				n++
+			}
+		}
+		return n
+	}
+	if live(user...) != 2 || live(codex...) != 1 || live(claude) != 1 {
+		t.Fatalf("live: user %d, codex %d, claude %d", live(user...), live(codex...), live(claude))
+	}
+	if live(user[2], user[3]) != 2 {
+		t.Fatal("the oldest of the user's went first")
+	}
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE project = 'atlas' AND is_deleted = 0`); n != 3 {
+		t.Fatalf("the project at its bound keeps all: %d", n)
+	}
+	if n := e.Count(t, `SELECT count(*) FROM memory_history WHERE memory_id = ? AND reason LIKE 'retention: the user scope is over%'`, user[0]); n != 1 {
+		t.Fatalf("history reason: %d", n)
+	}
+}

@@ -97,6 +97,8 @@ type Model struct {
 
 	open *core.HistoryEntry // the entry whose diff is shown
 	vp   viewport.Model
+	// session is the agent session shown (session.go), opened with s.
+	session *core.SessionInfo
 }
 
 // New returns the History pane.
@@ -130,6 +132,9 @@ func (m *Model) SetSize(w, h int) {
 	if m.open != nil {
 		m.vp.SetContent(m.diffContent())
 	}
+	if m.session != nil {
+		m.vp.SetContent(m.sessionContent())
+	}
 	m.clamp()
 }
 
@@ -140,7 +145,7 @@ func (m *Model) Capturing() bool { return m.input.Focused() }
 func (m *Model) Busy() bool { return m.loading }
 
 // Nested implements pane.Pane.
-func (m *Model) Nested() bool { return m.open != nil || m.input.Focused() }
+func (m *Model) Nested() bool { return m.open != nil || m.session != nil || m.input.Focused() }
 
 // Refresh implements pane.Pane.
 func (m *Model) Refresh(backend.Change) tea.Cmd { return m.load() }
@@ -150,17 +155,17 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.input.Focused() {
 		return []key.Binding{doneFiltering, m.keys.Filters}
 	}
-	if m.open != nil {
+	if m.open != nil || m.session != nil {
 		return []key.Binding{m.list.Down, m.list.Up}
 	}
-	return []key.Binding{m.keys.Filter, m.list.Open, m.list.Down, m.list.Up}
+	return []key.Binding{m.keys.Filter, m.list.Open, openSession, m.list.Down, m.list.Up}
 }
 
 // FullHelp implements pane.Pane.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
-		{m.keys.Filter, m.keys.Filters},
+		{m.keys.Filter, m.keys.Filters, openSession},
 	}
 }
 
@@ -208,13 +213,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		m.clamp()
+	case sessionMsg:
+		return m.showSession(msg)
 	case debounceMsg:
 		if msg.seq != m.typed {
 			return nil // a newer keystroke follows
 		}
 		return m.load()
 	case tea.MouseWheelMsg:
-		if m.open != nil {
+		if m.open != nil || m.session != nil {
 			var cmd tea.Cmd
 			m.vp, cmd = m.vp.Update(msg)
 			return cmd
@@ -261,10 +268,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.edit(msg)
 	}
-	if m.open != nil {
+	if m.open != nil || m.session != nil {
 		switch {
 		case msg.String() == "esc":
-			m.open = nil
+			m.open, m.session = nil, nil
 		default:
 			return pane.ScrollDetail(&m.vp, m.list, msg)
 		}
@@ -275,6 +282,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.input.Focus()
 	case pane.IsMove(m.list, msg):
 		m.cursor, _ = pane.MoveCursor(m.list, msg, m.cursor, len(m.entries), m.listHeight())
+	case key.Matches(msg, openSession):
+		return m.loadSession()
 	case key.Matches(msg, m.list.Open):
 		if m.cursor < len(m.entries) {
 			m.open = m.entries[m.cursor]
@@ -295,7 +304,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 // View implements pane.Pane.
 func (m *Model) View() string {
 	var out string
-	if m.open != nil {
+	if m.session != nil {
+		out = m.sessionView()
+	} else if m.open != nil {
 		out = m.diffView()
 	} else {
 		out = m.listView()

@@ -264,6 +264,7 @@ func (m *Model) detailContent() string {
 		field("deleted", mem.DeletedAt)
 	}
 	field("hash", mem.ContentHash)
+	m.evolutionSection(&b, section, w)
 
 	m.whySection(&b, section)
 
@@ -302,6 +303,7 @@ func (m *Model) whySection(b *strings.Builder, section func(string)) {
 		part("rerank", e.Rerank, "reranker similarity (0 = not reranked)")
 		part("dampening", e.Dampening, "multiplier")
 		part("decay", e.Decay, "importance × decay multiplier")
+		part("evidence", e.Evidence, "confidence × reinforcement × staleness, weighted")
 		part("final", e.Final, "")
 	} else {
 		b.WriteString(st.Faint.Render("Opened from a list, not a search: search for it to see its score parts.") + "\n")

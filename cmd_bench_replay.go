@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/bench"
+)
+
+const benchReplayUsage = "bench replay --data FILE [--convs N] [--train N] [--compact-every 10] [--next-prompts 3] [--ranker=true] [--set section.key=value] [--binary PATH] [--json]"
+
+// ReplayReport is `cairn bench replay`'s result.
+type ReplayReport struct {
+	Data         string `json:"data"`
+	CompactEvery int    `json:"compact_every"`
+	NextPrompts  int    `json:"next_prompts"`
+	// Train are the conversations replayed first (the ranker learns from
+	// their sessions); Held those replayed after its training.
+	Train *bench.ReplayPart `json:"train"`
+	Held  *bench.ReplayPart `json:"held_out"`
+	All   *bench.ReplayPart `json:"all"`
+	// Trained is the ranker after the training conversations; Final after
+	// the held-out ones (its moving figures are on their sessions only).
+	Trained *core.PredictorStatus `json:"ranker_trained,omitempty"`
+	Final   *core.PredictorStatus `json:"ranker_final,omitempty"`
+}
+
+// benchReplay is `cairn bench replay` (core/bench/replay.go): LoCoMo
+// conversations as sessions through the hooks of the real binary, with
+// compactions injected; what the recovery digest carries across them; and
+// the learned ranker, trained on the first conversations' sessions,
+// against the baseline on the others'.
+func benchReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, _ := newFlagSet("bench replay", benchReplayUsage)
+	data := fs.String("data", "", "LoCoMo-format JSON file (a list of samples)")
+	convs := fs.Int("convs", 0, "use only the first N conversations (0: all)")
+	train := fs.Int("train", -1, "conversations the ranker trains on, the rest held out (default: all but 2)")
+	every := fs.Int("compact-every", 10, "turns between injected compactions")
+	next := fs.Int("next-prompts", 3, "prompts after a compaction whose injections count as carried")
+	ranker := fs.Bool("ranker", true, "run the learned ranker (predictor.enabled) and measure it")
+	var sets setFlags
+	fs.Var(&sets, "set", "override a config key on the server, as section.key=value (repeatable)")
+	binary := fs.String("binary", "", "cairn binary to measure (default: this one)")
+	asJSON := fs.Bool("json", false, "print one JSON object with every figure")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *data == "" {
+		return usageError{"--data FILE is required: cairn " + benchReplayUsage}
+	}
+	if *every < 1 || *next < 0 {
+		return usageError{"--compact-every must be at least 1 and --next-prompts not negative"}
+	}
+	samples, _, err := bench.LoadLocomo(*data)
+	if err != nil {
+		return err
+	}
+	if *convs > 0 && *convs < len(samples) {
+		samples = samples[:*convs]
+	}
+	nTrain := *train
+	if nTrain < 0 {
+		nTrain = max(1, len(samples)-2)
+	}
+	if nTrain > len(samples) || (*ranker && (nTrain < 1 || nTrain == len(samples))) {
+		return usageError{fmt.Sprintf("--train must leave conversations on both sides (%d conversations)", len(samples))}
+	}
+	set := append([]string{}, sets...)
+	if *ranker {
+		// One training, on the training conversations' sessions alone: the
+		// held-out sessions are only ranked.
+		set = append(set, "predictor.enabled=true", "predictor.interval=1s",
+			"predictor.min_sessions="+strconv.Itoa(max(2, bench.SessionCount(samples[:nTrain]))), "predictor.retrain_every=10000000")
+	}
+	if _, err := configWithSets(set); err != nil {
+		return err
+	}
+	srv, err := bench.StartServer(ctx, bench.ServerOptions{Name: "replay", Binary: *binary, Set: set})
+	if err != nil {
+		return err
+	}
+	defer srv.Remove()
+	if err := srv.WaitEmbedderReady(ctx, time.Minute); err != nil {
+		return err
+	}
+	opts := bench.ReplayOptions{CompactEvery: *every, NextPrompts: *next}
+	rep := &ReplayReport{Data: *data, CompactEvery: *every, NextPrompts: *next, Train: &bench.ReplayPart{}, Held: &bench.ReplayPart{}, All: &bench.ReplayPart{}}
+	for i, sm := range samples {
+		if i == nTrain && *ranker {
+			if _, err := srv.Drain(ctx, 30*time.Minute, stderr); err != nil {
+				return err
+			}
+			if rep.Trained, err = waitRanker(ctx, srv, func(st *core.PredictorStatus) bool { return st.TrainedSessions > 0 }); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "bench: replay: ranker trained on %d sessions: %s\n", rep.Trained.TrainedSessions, rep.Trained.Reason)
+		}
+		rc, err := bench.ReplayConversation(ctx, srv.Client, sm, opts, stderr)
+		if err != nil {
+			return err
+		}
+		if i < nTrain {
+			rep.Train.Add(rc)
+		} else {
+			rep.Held.Add(rc)
+		}
+		rep.All.Add(rc)
+	}
+	if _, err := srv.Drain(ctx, 30*time.Minute, stderr); err != nil {
+		return err
+	}
+	if *ranker {
+		if rep.Final, err = waitRanker(ctx, srv, func(st *core.PredictorStatus) bool { return st.PendingSessions == 0 }); err != nil {
+			return err
+		}
+	}
+	for _, p := range []*bench.ReplayPart{rep.Train, rep.Held, rep.All} {
+		p.Finish()
+	}
+	if *asJSON {
+		return printJSON(stdout, rep)
+	}
+	printReplay(stdout, rep)
+	return nil
+}
+
+// waitRanker polls the ranker's status until done says so (two minutes at
+// most: the worker looks every second).
+func waitRanker(ctx context.Context, srv *bench.Server, done func(*core.PredictorStatus) bool) (*core.PredictorStatus, error) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		st, err := srv.Client.PredictorStatus(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if done(st) {
+			return st, nil
+		}
+		if time.Now().After(deadline) {
+			return st, fmt.Errorf("the ranker did not get there within 2 minutes: %s (pending %d)", st.Reason, st.PendingSessions)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func printReplay(w io.Writer, r *ReplayReport) {
+	a := r.All
+	fmt.Fprintf(w, "session replay through the hooks: %d conversations, %d sessions, %d prompts, a compaction every %d turns (%d)\n",
+		a.Conversations, a.Sessions, a.Prompts, r.CompactEvery, a.Recovery.Compactions)
+	fmt.Fprintf(w, "\nrecovery: %d evidence turns erased by compactions; found again in\n", a.Recovery.Evidence)
+	fmt.Fprintf(w, "  the recovery digest (mean %.0f chars):                    %5.1f%%\n", a.Recovery.DigestChars, a.DigestShare)
+	fmt.Fprintf(w, "  the injections (session start + next %d prompts), no digest: %5.1f%%\n", r.NextPrompts, a.InjectionsShare)
+	fmt.Fprintf(w, "  digest + injections:                                     %5.1f%%\n", a.BothShare)
+	fmt.Fprintf(w, "\nquestions as prompts (codes 1-4, fresh sessions): evidence injected for %.1f%% of %d\n", a.EvidenceHitRate, a.Questions.Prompts)
+	if r.Final == nil {
+		return
+	}
+	t, f := r.Trained, r.Final
+	fmt.Fprintf(w, "\nlearned ranker: trained on %d sessions of %d conversations (%d offered memories)\n", t.TrainedSessions, r.Train.Conversations, t.Examples)
+	fmt.Fprintf(w, "  held out at training (newest quarter): NDCG@10 model %.3f, baseline %.3f (%d groups)\n",
+		t.Holdout.NDCGModel, t.Holdout.NDCGBaseline, t.Holdout.Groups)
+	fmt.Fprintf(w, "  held-out conversations (%d sessions ranked): NDCG@10 model %.3f, baseline %.3f (moving: %.3f vs %.3f, drift %v)\n",
+		f.Moving.Sessions, f.Moving.MeanModel, f.Moving.MeanBaseline, f.Moving.EMAModel, f.Moving.EMABaseline, f.Moving.Drift)
+	h := r.Held
+	fmt.Fprintf(w, "  held-out questions: evidence injected by the model's choice %.1f%%, the baseline's %.1f%% (%d prompts; model active on %d)\n",
+		h.ModelHitRate, h.BaselineHitRate, h.Questions.Ranked, h.QuestionsModelSet)
+	fmt.Fprintf(w, "  held-out replay: the model's choice differs from the baseline's at %d of %d session starts, %d of %d prompts\n",
+		h.StartDiffer, h.StartRanked, h.PromptDiffer, h.PromptRanked)
+	fmt.Fprintf(w, "  status: %s\n", f.Reason)
+}

@@ -1,0 +1,34 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/cairnmem/cairn/core"
+)
+
+// PredictorStatus reads the learned ranker's part of GET
+// /api/pipeline/status.
+func (c *Client) PredictorStatus(ctx context.Context) (*core.PredictorStatus, error) {
+	var out struct {
+		Predictor *core.PredictorStatus `json:"predictor"`
+	}
+	if err := c.do(ctx, http.MethodGet, "/api/pipeline/status", nil, &out); err != nil {
+		return nil, err
+	}
+	if out.Predictor == nil {
+		return &core.PredictorStatus{}, nil
+	}
+	return out.Predictor, nil
+}
+
+// Session calls GET /api/sessions/{key}: the session with its transcript,
+// checkpoints, offered memories and score.
+func (c *Client) Session(ctx context.Context, key string) (*core.SessionInfo, error) {
+	var s core.SessionInfo
+	if err := c.do(ctx, http.MethodGet, "/api/sessions/"+url.PathEscape(key), nil, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}

@@ -1,0 +1,71 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Scopes (seed 002, migration 0018): a memory belongs to its project (scope
+// NULL), to the user (scope 'user', in every project) or to the agent that
+// wrote it (scope 'agent', who names the agent).
+
+// SetMemoryScope sets memory id's scope ("" for the project scope).
+func SetMemoryScope(ctx context.Context, q Querier, id, scope string) error {
+	_, err := q.ExecContext(ctx, `UPDATE memories SET scope = ? WHERE id = ?`, nullable(scope), id)
+	return err
+}
+
+// ScopesOf returns the scope of each of ids that has one (user or agent)
+// and its writer: id → [scope, who].
+func ScopesOf(ctx context.Context, q Querier, ids []string) (map[string][2]string, error) {
+	out := map[string][2]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, _ := json.Marshal(ids)
+	rows, err := q.QueryContext(ctx, `SELECT id, scope, COALESCE(who, '') FROM memories
+		WHERE id IN (SELECT value FROM json_each(?)) AND scope IS NOT NULL`, string(list))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, scope, who string
+		if err := rows.Scan(&id, &scope, &who); err != nil {
+			return nil, err
+		}
+		out[id] = [2]string{scope, who}
+	}
+	return out, rows.Err()
+}
+
+// ScopeCandidates returns up to limit live memories of scope (user, or
+// agent with who), newest first; with pinnedOnly, only pinned ones.
+func ScopeCandidates(ctx context.Context, q Querier, scope, who string, pinnedOnly bool, limit int) ([]InjectCandidate, error) {
+	pinned := ""
+	if pinnedOnly {
+		pinned = "pinned = 1 AND "
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+injectCandidateColumns+` FROM memories WHERE is_deleted = 0 AND `+pinned+`
+		scope = ? AND (scope <> 'agent' OR who = ?) ORDER BY created_at DESC LIMIT ?`, scope, who, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []InjectCandidate
+	for rows.Next() {
+		var c InjectCandidate
+		if err := rows.Scan(&c.ID, &c.Content, &c.Type, &c.Importance, &c.Pinned, &c.Project, &c.Tags, &c.CreatedAt, &c.LastAccessed); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// ScopeIDs returns the ids of up to limit live memories of scope (user,
+// or agent with who), newest first.
+func ScopeIDs(ctx context.Context, q Querier, scope, who string, limit int) ([]string, error) {
+	return Strings(ctx, q, `SELECT id FROM memories WHERE is_deleted = 0 AND scope = ? AND (scope <> 'agent' OR who = ?)
+		ORDER BY created_at DESC LIMIT ?`, scope, who, limit)
+}

@@ -1,0 +1,38 @@
+package workers
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/cairnmem/cairn/core"
+)
+
+// WorkerPredictor is the learned ranker's training worker.
+const WorkerPredictor = "predictor"
+
+// RunPredictor trains the learned ranker (core.Service.TrainPredictor)
+// every predictor.interval until ctx ends; it returns at once when
+// predictor.enabled is off. A failed pass is logged and retried at the
+// next interval.
+func RunPredictor(ctx context.Context, svc *core.Service, log *slog.Logger) error {
+	log = logOrDiscard(log)
+	cfg := svc.Config().Predictor
+	if !cfg.Enabled {
+		log.Info("predictor worker disabled")
+		return nil
+	}
+	defer svc.WorkerRunning(WorkerPredictor)()
+	every(ctx, cfg.Interval.D(), cfg.Interval.D(), func() bool {
+		st, err := svc.TrainPredictor(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return false
+		case err != nil:
+			log.Warn("predictor pass failed", "err", err)
+		case st != nil:
+			log.Debug("predictor pass", "active", st.Active, "trained_sessions", st.TrainedSessions, "moving_sessions", st.Moving.Sessions)
+		}
+		return true
+	})
+	return nil
+}
