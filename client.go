@@ -112,8 +112,11 @@ func (b *localBackend) Export(ctx context.Context, f storage.MemoryFilter, fn fu
 }
 
 func (b *localBackend) Import(ctx context.Context, lines []core.ImportLine, _ [][]byte) (*core.ImportResult, error) {
-	return b.st.svc.Import(ctx, lines, core.Actor{Name: "cli-import", Type: core.ActorOperator})
+	return b.st.svc.Import(ctx, lines, importActor)
 }
+
+// importActor is who `cairn import` records its memories as.
+var importActor = core.Actor{Name: "cli-import", Type: core.ActorOperator}
 
 // cliActor is who the CLI's changes are recorded as.
 var cliActor = core.Actor{Name: "cli", Type: core.ActorOperator}

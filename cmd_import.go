@@ -65,7 +65,6 @@ func runImport(ctx context.Context, args []string) error {
 	if e != nil {
 		return e
 	}
-	raw := nonEmptyLines(data)
 
 	be, err := connect(ctx, common)
 	if err != nil {
@@ -74,6 +73,23 @@ func runImport(ctx context.Context, args []string) error {
 	defer be.Close()
 
 	bar := newProgressBar(os.Stderr)
+	if lb, ok := be.(*localBackend); ok {
+		// The store itself takes every line at once: it writes them in
+		// batches, preparing the next batch while it writes one.
+		res, err := lb.st.svc.ImportProgress(ctx, lines, importActor, func(done int) { bar.set(float64(done) / float64(len(lines))) })
+		bar.done()
+		if err != nil {
+			n := 0
+			if res != nil {
+				n = res.Imported + res.Deduped + res.Existing
+			}
+			return fmt.Errorf("import stopped after %d of %d memories: %w", n, len(lines), err)
+		}
+		fmt.Fprintf(os.Stderr, "imported %d memories into %s (%d duplicates of live memories skipped, %d already present)\n",
+			res.Imported, be.Describe(), res.Deduped, res.Existing)
+		return nil
+	}
+	raw := nonEmptyLines(data)
 	total := &core.ImportResult{}
 	for start, end := 0, 0; start < len(lines); start = end {
 		var rawChunk [][]byte

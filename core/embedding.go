@@ -410,12 +410,11 @@ func (s *Vectors) EmbedRows(ctx context.Context, pend []PendingRow) (int, error)
 			s.failed.Add(int64(len(batch)))
 			return done, err
 		}
-		now := s.svc.Timestamp()
 		var ids []string
 		err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			ids = ids[:0]
 			for i, p := range batch {
-				if err := storage.UpsertEmbedding(ctx, tx, p.Hash, model, len(vecs[i]), vector.Encode(vecs[i]), now); err != nil {
+				if err := storage.UpsertEmbedding(ctx, tx, p.Hash, model, len(vecs[i]), vector.Encode(vecs[i])); err != nil {
 					return err
 				}
 				// Only if the content did not change while we were embedding.

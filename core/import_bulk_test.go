@@ -19,7 +19,7 @@ func graphRows(t *testing.T, e *apitest.Env) []string {
 	for _, q := range []string{
 		`SELECT 'entity ' || canonical_name || ' ' || entity_type || ' ' || mentions FROM entities`,
 		`SELECT 'link ' || m.content || ' → ' || e.canonical_name || ' (' || mm.mention_text || ')'
-			FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id JOIN entities e ON e.id = mm.entity_id`,
+			FROM memory_entity_mentions mm JOIN memories m ON m.rid = mm.memory_rid JOIN entities e ON e.rid = mm.entity_rid`,
 	} {
 		rows, err := e.RO.Query(q)
 		if err != nil {

@@ -33,16 +33,10 @@ func (s *Service) linkEntities(ctx context.Context, tx *storage.Tx, m *storage.M
 		return nil
 	}
 	now := s.Timestamp()
-	bulk := bulkLinkerOf(ctx)
 	for _, e := range ms {
 		var id string
 		var err error
 		switch {
-		case bulk != nil:
-			id, err = bulk.entity(ctx, tx, e, now)
-			if err == nil && id == "" {
-				continue
-			}
 		case e.Tentative:
 			id, err = storage.EntityID(ctx, tx, e.Canonical)
 			if errors.Is(err, storage.ErrNotFound) {
@@ -54,11 +48,7 @@ func (s *Service) linkEntities(ctx context.Context, tx *storage.Tx, m *storage.M
 		if err != nil {
 			return fmt.Errorf("link entity %q: %w", e.Canonical, err)
 		}
-		if bulk != nil {
-			bulk.link(m.ID, id, e.Text(), now) // written at the end of the transaction
-			continue
-		}
-		if _, err := storage.LinkMention(ctx, tx, m.ID, id, e.Text(), GraphMentionConf, now); err != nil {
+		if _, err := storage.LinkMention(ctx, tx, m.ID, id, e.Text(), GraphMentionConf); err != nil {
 			return fmt.Errorf("link entity %q: %w", e.Canonical, err)
 		}
 	}

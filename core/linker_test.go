@@ -16,8 +16,8 @@ import (
 // linkedNames returns the canonical names linked to memory id, sorted.
 func linkedNames(t *testing.T, e *apitest.Env, id string) []string {
 	t.Helper()
-	rows, err := e.RO.Query(`SELECT e.canonical_name FROM memory_entity_mentions mm JOIN entities e ON e.id = mm.entity_id
-		WHERE mm.memory_id = ? ORDER BY e.canonical_name`, id)
+	rows, err := e.RO.Query(`SELECT e.canonical_name FROM memory_entity_mentions mm JOIN entities e ON e.rid = mm.entity_rid
+		JOIN memories m ON m.rid = mm.memory_rid WHERE m.id = ? ORDER BY e.canonical_name`, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +46,8 @@ func TestRememberLinksEntitiesInline(t *testing.T) {
 	if got, want := linkedNames(t, e, id), []string{"core/graph.go", "dana scully", "mysql", "postgresql", "storage.upsertentity"}; !slices.Equal(got, want) {
 		t.Fatalf("linked %q, want %q", got, want)
 	}
-	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm JOIN entities e ON e.id = mm.entity_id
-		WHERE mm.memory_id = ? AND e.canonical_name = 'postgresql' AND e.entity_type = 'service' AND mm.mention_text = 'PostgreSQL 16'`, id); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm JOIN entities e ON e.rid = mm.entity_rid
+		JOIN memories m ON m.rid = mm.memory_rid WHERE m.id = ? AND e.canonical_name = 'postgresql' AND e.entity_type = 'service' AND mm.mention_text = 'PostgreSQL 16'`, id); n != 1 {
 		t.Fatal("postgresql's type or the mention's text (with its version) is wrong")
 	}
 	if n := e.Count(t, `SELECT count(*) FROM memory_jobs`); n != 0 {

@@ -18,7 +18,7 @@ import (
 )
 
 // Memory is a memory as the API, the CLI export and the TUI see it: every
-// column of the row except the derived normalized_content.
+// column of the row.
 type Memory struct {
 	ID               string   `json:"id"`
 	Content          string   `json:"content"`
@@ -225,7 +225,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	}
 	norm := text.NormalizeContent(pre.Body)
 	m := base
-	m.Content, m.NormalizedContent, m.ContentHash = norm.Storage, norm.Normalized, norm.Hash
+	m.Content, m.ContentHash = norm.Storage, norm.Hash
 	if m.Type == "" {
 		m.Type = text.InferType(m.Content)
 	}
@@ -299,7 +299,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 				continue
 			}
 			m := base
-			m.Content, m.NormalizedContent, m.ContentHash = norm.Storage, norm.Normalized, norm.Hash
+			m.Content, m.ContentHash = norm.Storage, norm.Hash
 			m.SourceType, m.SourceID = "chunk", groupID
 			m.IdempotencyKey = ""
 			if len(seen) == 0 {

@@ -147,7 +147,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 		if p.Content != nil {
 			norm := text.NormalizeContent(*p.Content)
 			if norm.Storage != m.Content {
-				m.Content, m.NormalizedContent, m.ContentHash = norm.Storage, norm.Normalized, norm.Hash
+				m.Content, m.ContentHash = norm.Storage, norm.Hash
 				contentChanged = true
 				changed = append(changed, "content")
 			}

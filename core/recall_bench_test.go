@@ -339,7 +339,7 @@ func realQueries(b *testing.B, lines []core.ImportLine) []string {
 func writeRandomVectors(b *testing.B, db *storage.DB, r *rand.Rand) {
 	ctx := context.Background()
 	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
-		hashes, err := storage.Strings(ctx, tx, `SELECT DISTINCT content_hash FROM memories`)
+		hashes, err := storage.Strings(ctx, tx, `SELECT DISTINCT lower(hex(content_hash)) FROM memories`)
 		if err != nil {
 			return err
 		}
@@ -353,8 +353,7 @@ func writeRandomVectors(b *testing.B, db *storage.DB, r *rand.Rand) {
 			for j := range v {
 				v[j] /= float32(math.Sqrt(ss))
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES (?,?,?,?,?)`,
-				h, uselite.ModelName, uselite.Dimensions, vector.Encode(v), "2026-01-01T00:00:00.000Z"); err != nil {
+			if err := storage.UpsertEmbedding(ctx, tx, h, uselite.ModelName, uselite.Dimensions, vector.Encode(v)); err != nil {
 				return err
 			}
 		}

@@ -295,7 +295,6 @@ func (s *Service) importSignetVectors(ctx context.Context, src *signet.Store, op
 		return fmt.Errorf("read signet embeddings: %w", err)
 	}
 	sort.Slice(vecs, func(i, j int) bool { return vecs[i].hash < vecs[j].hash })
-	now := s.Timestamp()
 	var ids []string
 	for start := 0; start < len(vecs); start += signetHistoryBatch {
 		batch := vecs[start:min(start+signetHistoryBatch, len(vecs))]
@@ -304,7 +303,7 @@ func (s *Service) importSignetVectors(ctx context.Context, src *signet.Store, op
 			got = got[:0]
 			hs := make([]string, len(batch))
 			for i, b := range batch {
-				if err := storage.UpsertEmbedding(ctx, tx, b.hash, model, len(b.v), vector.Encode(b.v), now); err != nil {
+				if err := storage.UpsertEmbedding(ctx, tx, b.hash, model, len(b.v), vector.Encode(b.v)); err != nil {
 					return err
 				}
 				hs[i] = b.hash

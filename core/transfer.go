@@ -2,10 +2,13 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 
+	"github.com/cairnmem/cairn/core/entities"
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -48,23 +51,50 @@ const importBatch = 2000
 // tags) before anything is written, and secrets are redacted from content
 // (before it is hashed) and from the other fields (prepareNew).
 //
-// Rows are written many per statement (storage.InsertMemories), so
-// FTS5 indexes each batch as one segment instead of one per memory, and
-// the entity linker remembers the entities of the batch (bulkLinker).
+// What needs no store (redaction, normalization, hashing, the entities a
+// text names, hints) is computed on every core, a batch ahead of the
+// writer, so a write transaction holds only the writes. Those are many
+// rows per statement (storage.InsertMemories), so FTS5 indexes each batch
+// as one segment instead of one per memory, and the batch's entity links
+// take a few statements (linkBatch).
 func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (*ImportResult, error) {
+	return s.ImportProgress(ctx, lines, actor, nil)
+}
+
+// ImportProgress is Import calling progress (when not nil) after each
+// committed batch with how many lines are done.
+func (s *Service) ImportProgress(ctx context.Context, lines []ImportLine, actor Actor, progress func(done int)) (*ImportResult, error) {
 	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
-	for i := range lines {
-		if e := s.importGuardrails(&lines[i]); e != nil {
-			return nil, e
-		}
+	if e := s.importGuardrailsAll(lines); e != nil {
+		return nil, e
 	}
 	actor = actor.Normalized()
 	res := &ImportResult{Total: len(lines)}
 	var created []string
-	for start := 0; start < len(lines); start += importBatch {
-		batch := lines[start:min(start+importBatch, len(lines))]
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if len(lines) > importBatch {
+		done, err := s.db.BulkLoad(ctx)
+		if err != nil {
+			s.log.Warn("import: bulk settings", "err", err)
+		}
+		defer done()
+	}
+	prepared := make(chan []importRecord, 1)
+	go func() {
+		defer close(prepared)
+		for start := 0; start < len(lines); start += importBatch {
+			batch := s.prepareImport(lines[start:min(start+importBatch, len(lines))])
+			select {
+			case prepared <- batch:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for batch := range prepared {
 		var counts ImportResult
 		var ids []string
 		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
@@ -79,6 +109,9 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 		res.Deduped += counts.Deduped
 		res.Existing += counts.Existing
 		created = append(created, ids...)
+		if progress != nil {
+			progress(res.Imported + res.Deduped + res.Existing)
+		}
 	}
 	s.emb.SyncVectors(ctx, created...) // content already embedded under another id
 	for _, id := range created {
@@ -87,76 +120,140 @@ func (s *Service) Import(ctx context.Context, lines []ImportLine, actor Actor) (
 	return res, nil
 }
 
+// importRecord is one line of an import with what is computed before its
+// write transaction.
+type importRecord struct {
+	line     int
+	m        *storage.Memory
+	mentions []entities.Mention // what linkEntities would link
+	hints    []string
+}
+
+// parallel runs fn over [0, n) split into one part per core.
+func parallel(n int, fn func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(n/64, 1))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// importGuardrailsAll checks (and redacts) every line on every core; the
+// error is the first bad line's.
+func (s *Service) importGuardrailsAll(lines []ImportLine) *Error {
+	errs := make([]*Error, len(lines))
+	parallel(len(lines), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			errs[i] = s.importGuardrails(&lines[i])
+		}
+	})
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// prepareImport turns a batch of lines into rows with their entity
+// mentions and hints, on every core.
+func (s *Service) prepareImport(lines []ImportLine) []importRecord {
+	out := make([]importRecord, len(lines))
+	parallel(len(lines), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			m := storageOf(&lines[i].Memory)
+			r := importRecord{line: lines[i].Line, m: m}
+			if s.cfg.Graph.Enabled && !m.IsDeleted {
+				r.mentions = entities.Link(m.Content)
+			}
+			if s.cfg.Hints.Enabled {
+				r.hints = HeuristicHints(m.Content, m.Type, s.cfg.Hints.Max)
+			}
+			out[i] = r
+		}
+	})
+	return out
+}
+
 // importBatch writes one batch of records in tx and returns what it did
 // and the ids it created.
-func (s *Service) importBatch(ctx context.Context, tx *storage.Tx, batch []ImportLine, actor Actor) (ImportResult, []string, error) {
+func (s *Service) importBatch(ctx context.Context, tx *storage.Tx, batch []importRecord, actor Actor) (ImportResult, []string, error) {
 	var res ImportResult
-	ctx, linker := withBulkLinker(ctx)
-	// What the batch itself holds, which the store does not show until
-	// the rows are written.
-	ids := map[string]bool{}
-	hashes := map[[2]string]bool{} // live rows by (content hash, project)
-	keys := map[string]bool{}      // live rows' idempotency keys
-	rows := make([]*storage.Memory, 0, len(batch))
-	lineOf := make([]int, 0, len(batch))
-	for _, l := range batch {
-		m := storageOf(&l.Memory)
-		if m.ID != "" {
-			if ids[m.ID] {
-				res.Existing++
-				continue
-			}
-			if _, err := storage.GetMemory(ctx, tx, m.ID); err == nil {
-				res.Existing++
-				continue
-			} else if !errors.Is(err, storage.ErrNotFound) {
-				return res, nil, err
+	// What the store holds, asked once for the batch.
+	var ids, hashes, keys []string
+	for _, r := range batch {
+		if r.m.ID != "" {
+			ids = append(ids, r.m.ID)
+		}
+		if !r.m.IsDeleted {
+			hashes = append(hashes, r.m.ContentHash)
+			if r.m.IdempotencyKey != "" {
+				keys = append(keys, r.m.IdempotencyKey)
 			}
 		}
+	}
+	slices.Sort(ids) // in key order: each index walked once
+	slices.Sort(hashes)
+	existing, err := storage.ExistingIDs(ctx, tx, ids)
+	if err != nil {
+		return res, nil, err
+	}
+	live, err := storage.LiveHashes(ctx, tx, hashes)
+	if err != nil {
+		return res, nil, err
+	}
+	liveKeys, err := storage.LiveIdempotencyKeys(ctx, tx, keys)
+	if err != nil {
+		return res, nil, err
+	}
+	// existing, live and liveKeys then take in the batch's own records,
+	// which the store does not show until the rows are written.
+	kept := make([]importRecord, 0, len(batch))
+	for _, r := range batch {
+		m := r.m
+		if m.ID != "" && existing[m.ID] {
+			res.Existing++
+			continue
+		}
 		if !m.IsDeleted {
-			if hashes[[2]string{m.ContentHash, m.Project}] {
+			if live[[2]string{m.ContentHash, m.Project}] {
 				res.Deduped++
 				continue
 			}
-			if _, err := storage.FindLiveByHash(ctx, tx, m.ContentHash, m.Project); err == nil {
-				res.Deduped++
+			if m.IdempotencyKey != "" && liveKeys[m.IdempotencyKey] {
+				res.Deduped++ // the same request was already stored under this key
 				continue
-			} else if !errors.Is(err, storage.ErrNotFound) {
-				return res, nil, err
-			}
-			if m.IdempotencyKey != "" {
-				// The same request was already stored under this key.
-				if keys[m.IdempotencyKey] {
-					res.Deduped++
-					continue
-				}
-				if _, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey); err == nil {
-					res.Deduped++
-					continue
-				} else if !errors.Is(err, storage.ErrNotFound) {
-					return res, nil, err
-				}
 			}
 		}
 		s.prepareNew(m, actor)
-		ids[m.ID] = true
+		existing[m.ID] = true
 		if !m.IsDeleted {
-			hashes[[2]string{m.ContentHash, m.Project}] = true
+			live[[2]string{m.ContentHash, m.Project}] = true
 			if m.IdempotencyKey != "" {
-				keys[m.IdempotencyKey] = true
+				liveKeys[m.IdempotencyKey] = true
 			}
 		}
-		rows = append(rows, m)
-		lineOf = append(lineOf, l.Line)
+		kept = append(kept, r)
 	}
-	if err := storage.InsertMemories(ctx, tx, rows); err != nil {
+	rows := make([]*storage.Memory, len(kept))
+	for i, r := range kept {
+		rows[i] = r.m
+	}
+	rids, err := storage.InsertMemories(ctx, tx, rows)
+	if err != nil {
 		return res, nil, fmt.Errorf("insert memories: %w", err)
 	}
 	if s.cfg.Hints.Enabled {
 		var hints []storage.HintRow
-		for _, m := range rows {
-			for _, h := range HeuristicHints(m.Content, m.Type, s.cfg.Hints.Max) {
-				hints = append(hints, storage.HintRow{MemoryID: m.ID, Hint: h})
+		for _, r := range kept {
+			for _, h := range r.hints {
+				hints = append(hints, storage.HintRow{MemoryID: r.m.ID, Hint: h})
 			}
 		}
 		if err := storage.InsertHeuristicHints(ctx, tx, hints, s.Timestamp()); err != nil {
@@ -164,22 +261,27 @@ func (s *Service) importBatch(ctx context.Context, tx *storage.Tx, batch []Impor
 		}
 	}
 	// What InsertNew writes after the row and its hints (afterInsert),
-	// with the links and the events written many per statement.
-	created := make([]string, 0, len(rows))
-	events := make([]*storage.HistoryEvent, 0, len(rows))
-	for i, m := range rows {
-		if err := s.linkEntities(ctx, tx, m); err != nil {
-			return res, nil, fmt.Errorf("line %d: %w", lineOf[i], err)
-		}
-		content := m.Content
-		h, err := s.historyEvent(m.ID, storage.EventCreated, nil, &content, actor, "import", map[string]any{"line": lineOf[i]})
+	// many rows per statement.
+	mentions := make([][]entities.Mention, len(kept))
+	for i, r := range kept {
+		mentions[i] = r.mentions
+	}
+	if err := s.linkBatch(ctx, tx, rids, mentions, s.Timestamp()); err != nil {
+		return res, nil, err
+	}
+	created := make([]string, 0, len(kept))
+	events := make([]*storage.HistoryEvent, 0, len(kept))
+	for _, r := range kept {
+		m := r.m
+		// The row holds the content (see storage.historyNewContent).
+		h, err := s.historyEvent(m.ID, storage.EventCreated, nil, nil, actor, "import", map[string]any{"line": r.line})
 		if err != nil {
-			return res, nil, fmt.Errorf("line %d: %w", lineOf[i], err)
+			return res, nil, fmt.Errorf("line %d: %w", r.line, err)
 		}
 		events = append(events, h)
 		if m.ExtractionStatus == "pending" && !m.IsDeleted {
 			if err := s.enqueueJob(ctx, tx, m.ID, "extract"); err != nil {
-				return res, nil, fmt.Errorf("line %d: %w", lineOf[i], err)
+				return res, nil, fmt.Errorf("line %d: %w", r.line, err)
 			}
 		}
 		created = append(created, m.ID)
@@ -188,7 +290,7 @@ func (s *Service) importBatch(ctx context.Context, tx *storage.Tx, batch []Impor
 		return res, nil, fmt.Errorf("write history: %w", err)
 	}
 	res.Imported = len(created)
-	return res, created, linker.flush(ctx, tx)
+	return res, created, nil
 }
 
 // storageOf turns an exported memory back into a row, re-deriving the
@@ -204,7 +306,7 @@ func storageOf(v *Memory) *storage.Memory {
 		typ = text.InferType(norm.Storage)
 	}
 	return &storage.Memory{
-		ID: v.ID, Type: typ, Category: v.Category, Content: norm.Storage, NormalizedContent: norm.Normalized,
+		ID: v.ID, Type: typ, Category: v.Category, Content: norm.Storage,
 		ContentHash: norm.Hash, Confidence: v.Confidence, Importance: v.Importance, SourceID: v.SourceID,
 		SourceType: OrDefault(v.SourceType, "manual"), Tags: text.CleanTags(v.Tags), Who: v.Who, Why: v.Why,
 		Project: v.Project, SessionID: v.SessionID, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt,

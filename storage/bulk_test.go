@@ -17,7 +17,7 @@ func TestInsertMemoriesAsInsertMemory(t *testing.T) {
 	db := openJobsDB(t)
 	ctx := context.Background()
 	full := func(id string) *storage.Memory {
-		return &storage.Memory{ID: id, Type: "decision", Category: "c", Content: "content " + id, NormalizedContent: "content " + id,
+		return &storage.Memory{ID: id, Type: "decision", Category: "c", Content: "content " + id,
 			ContentHash: "h" + id, Confidence: 0.7, Importance: 0.6, SourceID: "s", SourceType: "manual", Tags: []string{"a", "b"},
 			Who: "w", Why: "y", Project: "p", SessionID: "sess", CreatedAt: "2026-01-01T00:00:00.000Z", UpdatedAt: "2026-01-02T00:00:00.000Z",
 			UpdatedBy: "u", LastAccessed: "2026-01-03T00:00:00.000Z", AccessCount: 3, VectorClock: `{"a":1}`, Version: 4,
@@ -29,9 +29,10 @@ func TestInsertMemoriesAsInsertMemory(t *testing.T) {
 		if err := storage.InsertMemory(ctx, tx, full("one")); err != nil {
 			return err
 		}
-		return storage.InsertMemories(ctx, tx, []*storage.Memory{full("two"), {ID: "three", Type: "fact", Content: "c3",
-			NormalizedContent: "c3", ContentHash: "h3", SourceType: "manual", CreatedAt: "2026-01-01T00:00:00.000Z",
+		_, err := storage.InsertMemories(ctx, tx, []*storage.Memory{full("two"), {ID: "three", Type: "fact", Content: "c3",
+			ContentHash: "h3", SourceType: "manual", CreatedAt: "2026-01-01T00:00:00.000Z",
 			UpdatedAt: "2026-01-01T00:00:00.000Z", UpdatedBy: "u"}})
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ func TestInsertMemoriesAsInsertMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	two.ID, two.Content, two.NormalizedContent, two.ContentHash, two.IdempotencyKey = one.ID, one.Content, one.NormalizedContent, one.ContentHash, one.IdempotencyKey
+	two.ID, two.Content, two.ContentHash, two.IdempotencyKey = one.ID, one.Content, one.ContentHash, one.IdempotencyKey
 	if !reflect.DeepEqual(one, two) {
 		t.Fatalf("bulk row differs:\n%+v\n%+v", *two, *one)
 	}
@@ -89,7 +90,7 @@ func TestMemoryChangesAfterCommit(t *testing.T) {
 	insert := func(id string) {
 		t.Helper()
 		err := db.WriteTx(ctx, func(tx *storage.Tx) error {
-			return storage.InsertMemory(ctx, tx, &storage.Memory{ID: id, Type: "fact", Content: id, NormalizedContent: id, ContentHash: id,
+			return storage.InsertMemory(ctx, tx, &storage.Memory{ID: id, Type: "fact", Content: id, ContentHash: id,
 				SourceType: "manual", CreatedAt: "2026-01-01T00:00:00.000Z", UpdatedAt: "2026-01-01T00:00:00.000Z", UpdatedBy: "t"})
 		})
 		if err != nil {

@@ -22,6 +22,9 @@ type memoryChanges struct {
 	pending  map[int64]struct{}
 	ready    map[int64]struct{}
 	n        atomic.Int64 // len(ready)
+	// checkpointAt is the WAL size in pages that makes the hook
+	// checkpoint: walAutoCheckpoint when 0 (BulkLoad raises it).
+	checkpointAt atomic.Int64
 }
 
 // walAutoCheckpoint is SQLite's default wal_autocheckpoint, which a WAL
@@ -54,7 +57,11 @@ func (m *memoryChanges) watch(c *sqlite3.Conn) error {
 			m.n.Store(int64(len(m.ready)))
 		}
 		m.mu.Unlock()
-		if pages >= walAutoCheckpoint {
+		limit := m.checkpointAt.Load()
+		if limit == 0 {
+			limit = walAutoCheckpoint
+		}
+		if int64(pages) >= limit {
 			_, _, _ = c.WALCheckpoint(schema, sqlite3.CHECKPOINT_PASSIVE)
 		}
 		return nil

@@ -26,11 +26,11 @@ func TestContextMigration(t *testing.T) {
 	db := openTemp(t, path, before)
 	err = db.WriteTx(ctx, func(tx *Tx) error {
 		for i, c := range []string{"the staging database runs postgres", "deploys happen on tuesdays"} {
-			m := &Memory{ID: string(rune('a' + i)), Type: "fact", Content: c, NormalizedContent: c, ContentHash: c,
+			m := &Memory{ID: string(rune('a' + i)), Type: "fact", Content: c, ContentHash: c,
 				SourceType: "manual", CreatedAt: "t", UpdatedAt: "t", UpdatedBy: "t", SessionID: "s1"}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO memories (id, type, content, normalized_content, content_hash,
-				source_type, created_at, updated_at, updated_by, session_id) VALUES (?,?,?,?,?,?,?,?,?,?)`,
-				m.ID, m.Type, m.Content, m.NormalizedContent, m.ContentHash, m.SourceType, m.CreatedAt, m.UpdatedAt, m.UpdatedBy, m.SessionID); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO memories (id, type, content, content_hash,
+				source_type, created_at, updated_at, updated_by, session_id) VALUES (?,?,?,?,?,?,?,?,?)`,
+				m.ID, m.Type, m.Content, m.ContentHash, m.SourceType, m.CreatedAt, m.UpdatedAt, m.UpdatedBy, m.SessionID); err != nil {
 				return err
 			}
 		}

@@ -62,6 +62,8 @@ type DB struct {
 	faults     faults
 	changes    *memoryChanges // rows of memories written (changes.go)
 	derived    sync.Map       // in-memory structures derived from the data (Derived)
+	migrated   []int          // versions this Open applied
+	bulk       bulkLoads      // bulk writes under way (BulkLoad)
 }
 
 // Sentinel errors returned by storage.
@@ -144,6 +146,9 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err := db.migrate(ctx, ms, existed && !opts.NoBackup); err != nil {
 		write.Close()
 		return nil, err
+	}
+	if existed {
+		db.compactAfterMigrations(ctx)
 	}
 
 	read, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, true))

@@ -75,13 +75,12 @@ func PageStats(ctx context.Context, q Querier) (pages, size, free int64, err err
 	return
 }
 
-const countHistoryEventsQuery = `SELECT count(*) FROM memory_history WHERE event = ? AND created_at >= ?`
-
 // CountHistoryEvents counts history events of kind event recorded since
 // since.
 func CountHistoryEvents(ctx context.Context, q Querier, event, since string) (int64, error) {
 	var n int64
-	err := q.QueryRowContext(ctx, countHistoryEventsQuery, event, since).Scan(&n)
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM memory_history WHERE `+historyEventCond(event)+` AND created_at >= ?`,
+		event, since).Scan(&n)
 	return n, err
 }
 

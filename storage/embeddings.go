@@ -16,15 +16,14 @@ import (
 // core/vector encodes and decodes both. Each vector is stored once: this
 // table's BLOB is the only copy.
 
-const upsertEmbeddingQuery = `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
-	VALUES (?, ?, ?, ?, ?)
-	ON CONFLICT (content_hash, model) DO UPDATE SET dimensions = excluded.dimensions,
-		vector = excluded.vector, created_at = excluded.created_at`
+const upsertEmbeddingQuery = `INSERT INTO embeddings (content_hash, model, dimensions, vector)
+	VALUES (?, ?, ?, ?)
+	ON CONFLICT (content_hash, model) DO UPDATE SET dimensions = excluded.dimensions, vector = excluded.vector`
 
 // UpsertEmbedding stores the vector blob of contentHash for model,
 // replacing any previous one.
-func UpsertEmbedding(ctx context.Context, q Querier, contentHash, model string, dimensions int, blob []byte, now string) error {
-	_, err := q.ExecContext(ctx, upsertEmbeddingQuery, contentHash, model, dimensions, blob, now)
+func UpsertEmbedding(ctx context.Context, q Querier, contentHash, model string, dimensions int, blob []byte) error {
+	_, err := q.ExecContext(ctx, upsertEmbeddingQuery, hashArg(contentHash), model, dimensions, blob)
 	return err
 }
 
@@ -34,7 +33,7 @@ const setEmbeddingModelQuery = `UPDATE memories SET embedding_model = ? WHERE id
 // its content hash is still contentHash (the content may have changed while
 // it was being embedded). It reports whether the row was updated.
 func SetEmbeddingModel(ctx context.Context, q Querier, id, contentHash, model string) (bool, error) {
-	res, err := q.ExecContext(ctx, setEmbeddingModelQuery, model, id, contentHash)
+	res, err := q.ExecContext(ctx, setEmbeddingModelQuery, model, id, hashArg(contentHash))
 	if err != nil {
 		return false, err
 	}
@@ -43,7 +42,7 @@ func SetEmbeddingModel(ctx context.Context, q Querier, id, contentHash, model st
 }
 
 const markEmbeddedByHashQuery = `UPDATE memories SET embedding_model = ?
-	WHERE is_deleted = 0 AND content_hash IN (SELECT value FROM json_each(?)) AND embedding_model IS NOT ?
+	WHERE is_deleted = 0 AND content_hash IN ` + hashListSQL + ` AND embedding_model IS NOT ?
 	AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = memories.content_hash AND e.model = ?)
 	RETURNING id`
 
@@ -73,7 +72,7 @@ const embeddingVectorQuery = `SELECT vector FROM embeddings WHERE content_hash =
 // ErrNotFound.
 func EmbeddingVector(ctx context.Context, q Querier, contentHash, model string) ([]byte, error) {
 	var blob []byte
-	err := q.QueryRowContext(ctx, embeddingVectorQuery, contentHash, model).Scan(&blob)
+	err := q.QueryRowContext(ctx, embeddingVectorQuery, hashArg(contentHash), model).Scan(&blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -85,7 +84,7 @@ const hasEmbeddingQuery = `SELECT 1 FROM embeddings WHERE content_hash = ? AND m
 // HasEmbedding reports whether a vector of contentHash for model exists.
 func HasEmbedding(ctx context.Context, q Querier, contentHash, model string) (bool, error) {
 	var one int
-	err := q.QueryRowContext(ctx, hasEmbeddingQuery, contentHash, model).Scan(&one)
+	err := q.QueryRowContext(ctx, hasEmbeddingQuery, hashArg(contentHash), model).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -160,7 +159,7 @@ func PendingEmbeddingsFrom(ctx context.Context, q Querier, model string, cur Pen
 	var out []PendingEmbedding
 	for rows.Next() {
 		var p PendingEmbedding
-		if err := rows.Scan(&p.ID, &p.ContentHash, &p.Content, &cur.UpdatedAt, &cur.RID); err != nil {
+		if err := rows.Scan(&p.ID, hashCol{&p.ContentHash}, &p.Content, &cur.UpdatedAt, &cur.RID); err != nil {
 			return nil, cur, err
 		}
 		out = append(out, p)
@@ -189,7 +188,7 @@ func pendingEmbeddings(ctx context.Context, q Querier, query, model string, limi
 	var out []PendingEmbedding
 	for rows.Next() {
 		var p PendingEmbedding
-		if err := rows.Scan(&p.ID, &p.ContentHash, &p.Content); err != nil {
+		if err := rows.Scan(&p.ID, hashCol{&p.ContentHash}, &p.Content); err != nil {
 			return nil, err
 		}
 		out = append(out, p)

@@ -51,7 +51,7 @@ func TestCompactAfterConversionShrinksTheFile(t *testing.T) {
 	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
 		for i := range n {
 			hash := fmt.Sprintf("h%04d", i)
-			if err := storage.UpsertEmbedding(ctx, tx, hash, "m1", dim, make([]byte, 4*dim), ts(0)); err != nil {
+			if err := storage.UpsertEmbedding(ctx, tx, hash, "m1", dim, make([]byte, 4*dim)); err != nil {
 				return err
 			}
 		}

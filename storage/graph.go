@@ -59,16 +59,19 @@ func EntityID(ctx context.Context, q Querier, canonical string) (string, error) 
 	return id, err
 }
 
-const linkMentionQuery = `INSERT OR IGNORE INTO memory_entity_mentions (memory_id, entity_id, mention_text, confidence, created_at)
-	VALUES (?, ?, ?, ?, ?)`
+// Links are keyed by the memory's and the entity's rid (integers); the
+// functions here take and return the public ids and translate.
+const linkMentionQuery = `INSERT OR IGNORE INTO memory_entity_mentions (memory_rid, entity_rid, mention_text, confidence)
+	SELECT m.rid, e.rid, ?3, ?4 FROM memories m, entities e WHERE m.id = ?1 AND e.id = ?2`
 
 const countMentionQuery = `UPDATE entities SET mentions = mentions + 1 WHERE id = ?`
 
 // LinkMention records that memory memoryID mentions entity entityID and,
 // when the link is new, counts one more mention of the entity. It reports
 // whether the link is new.
-func LinkMention(ctx context.Context, q Querier, memoryID, entityID, text string, confidence float64, now string) (bool, error) {
-	res, err := q.ExecContext(ctx, linkMentionQuery, memoryID, entityID, text, confidence, now)
+// A memory or an entity that does not exist links nothing.
+func LinkMention(ctx context.Context, q Querier, memoryID, entityID, text string, confidence float64) (bool, error) {
+	res, err := q.ExecContext(ctx, linkMentionQuery, memoryID, entityID, text, confidence)
 	if err != nil {
 		return false, err
 	}
@@ -81,13 +84,14 @@ func LinkMention(ctx context.Context, q Querier, memoryID, entityID, text string
 	return true, nil
 }
 
-const raiseMentionConfQuery = `UPDATE memory_entity_mentions SET confidence = ?
-	WHERE memory_id = ? AND entity_id = ? AND (confidence IS NULL OR confidence < ?)`
+const raiseMentionConfQuery = `UPDATE memory_entity_mentions SET confidence = ?1
+	WHERE memory_rid = (SELECT rid FROM memories WHERE id = ?2) AND entity_rid = (SELECT rid FROM entities WHERE id = ?3)
+	AND (confidence IS NULL OR confidence < ?1)`
 
 // RaiseMentionConfidence raises the confidence of an existing link to
 // confidence when it was lower (the pipeline confirming a linker mention).
 func RaiseMentionConfidence(ctx context.Context, q Querier, memoryID, entityID string, confidence float64) error {
-	_, err := q.ExecContext(ctx, raiseMentionConfQuery, confidence, memoryID, entityID, confidence)
+	_, err := q.ExecContext(ctx, raiseMentionConfQuery, confidence, memoryID, entityID)
 	return err
 }
 
@@ -96,11 +100,20 @@ func RaiseMentionConfidence(ctx context.Context, q Querier, memoryID, entityID s
 // with no mention and no link is deleted with its relations. It returns
 // the links removed.
 func UnlinkMemory(ctx context.Context, q Querier, memoryID string) (int64, error) {
-	ids, err := Strings(ctx, q, `SELECT entity_id FROM memory_entity_mentions WHERE memory_id = ?`, memoryID)
+	var rid int64
+	err := q.QueryRowContext(ctx, `SELECT rid FROM memories WHERE id = ?`, memoryID).Scan(&rid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	ids, err := Strings(ctx, q, `SELECT e.id FROM memory_entity_mentions mm JOIN entities e ON e.rid = mm.entity_rid
+		WHERE mm.memory_rid = ?`, rid)
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
-	res, err := q.ExecContext(ctx, `DELETE FROM memory_entity_mentions WHERE memory_id = ?`, memoryID)
+	res, err := q.ExecContext(ctx, `DELETE FROM memory_entity_mentions WHERE memory_rid = ?`, rid)
 	if err != nil {
 		return 0, fmt.Errorf("delete mentions: %w", err)
 	}
@@ -112,7 +125,7 @@ func UnlinkMemory(ctx context.Context, q Querier, memoryID string) (int64, error
 	}
 	orphans, err := Strings(ctx, q, `SELECT e.id FROM entities e
 		WHERE e.id IN (SELECT value FROM json_each(?)) AND e.mentions <= 0
-		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_id = e.id)`, list)
+		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_rid = e.rid)`, list)
 	if err != nil || len(orphans) == 0 {
 		return n, err
 	}
@@ -271,9 +284,11 @@ func LiveLinks(ctx context.Context, q Querier, entityIDs, memoryIDs []string) ([
 	if len(entityIDs) == 0 || len(memoryIDs) == 0 {
 		return nil, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT mem.memory_id, mem.entity_id FROM memory_entity_mentions mem
-		JOIN memories m ON m.id = mem.memory_id AND m.is_deleted = 0
-		WHERE mem.entity_id IN (SELECT value FROM json_each(?)) AND mem.memory_id IN (SELECT value FROM json_each(?))`,
+	rows, err := q.QueryContext(ctx, `SELECT m.id, e.id FROM memories m
+		JOIN memory_entity_mentions mem ON mem.memory_rid = m.rid
+		JOIN entities e ON e.rid = mem.entity_rid
+		WHERE m.id IN (SELECT value FROM json_each(?2)) AND m.is_deleted = 0
+		AND e.id IN (SELECT value FROM json_each(?1))`,
 		jsonList(entityIDs), jsonList(memoryIDs))
 	if err != nil {
 		return nil, err
@@ -297,9 +312,10 @@ func LeastEntityMentions(ctx context.Context, q Querier, memoryIDs []string) (ma
 	for i, id := range memoryIDs {
 		args[i] = id
 	}
-	rows, err := q.QueryContext(ctx, `SELECT mem.memory_id, MIN(e.mentions) FROM memory_entity_mentions mem
-		JOIN entities e ON e.id = mem.entity_id
-		WHERE mem.memory_id IN (`+placeholders(len(args))+`) GROUP BY mem.memory_id`, args...)
+	rows, err := q.QueryContext(ctx, `SELECT m.id, MIN(e.mentions) FROM memories m
+		JOIN memory_entity_mentions mem ON mem.memory_rid = m.rid
+		JOIN entities e ON e.rid = mem.entity_rid
+		WHERE m.id IN (`+placeholders(len(args))+`) GROUP BY m.id`, args...)
 	if err != nil {
 		return nil, err
 	}

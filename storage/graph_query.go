@@ -72,8 +72,8 @@ func EntityRelations(ctx context.Context, q Querier, id, relType string, limit i
 // id, newest first: of project only, when it is not empty.
 func EntityMemories(ctx context.Context, q Querier, id, project string, limit int) ([]*Memory, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+memoryColumns+` FROM memory_entity_mentions mem
-		JOIN memories m ON m.id = mem.memory_id AND m.is_deleted = 0
-		WHERE mem.entity_id = ?1 AND (?2 = '' OR m.project = ?2) ORDER BY m.created_at DESC, m.rid DESC LIMIT ?3`,
+		JOIN memories m ON m.rid = mem.memory_rid AND m.is_deleted = 0
+		WHERE mem.entity_rid = (SELECT rid FROM entities WHERE id = ?1) AND (?2 = '' OR m.project = ?2) ORDER BY m.created_at DESC, m.rid DESC LIMIT ?3`,
 		id, project, limit)
 	if err != nil {
 		return nil, err
@@ -85,6 +85,6 @@ func EntityMemories(ctx context.Context, q Querier, id, project string, limit in
 // first.
 func MemoryEntities(ctx context.Context, q Querier, memoryID string) ([]Entity, error) {
 	return scanEntities(q.QueryContext(ctx, `SELECT e.id, e.name, e.canonical_name, e.entity_type, e.mentions, e.updated_at
-		FROM memory_entity_mentions mem JOIN entities e ON e.id = mem.entity_id
-		WHERE mem.memory_id = ? ORDER BY e.mentions DESC, e.canonical_name`, memoryID))
+		FROM memory_entity_mentions mem JOIN entities e ON e.rid = mem.entity_rid
+		WHERE mem.memory_rid = (SELECT rid FROM memories WHERE id = ?) ORDER BY e.mentions DESC, e.canonical_name`, memoryID))
 }

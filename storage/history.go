@@ -36,6 +36,33 @@ type HistoryEvent struct {
 const historyColumns = `id, memory_id, event, old_content, new_content, changed_by, actor_type,
 	reason, metadata, session_id, request_id, created_at`
 
+// A "created" event whose memory row holds the same content stores none
+// (new_content NULL): historyNewContent reads it from the row, and the
+// triggers of migration 17 copy it into the event before the row's
+// content changes or the row is deleted. One memory's content is thus
+// stored once, not twice, while the audit trail still shows what was
+// created.
+
+// historyNewContent is the new content of the event aliased h.
+const historyNewContent = `COALESCE(h.new_content, CASE WHEN h.event = 'created'
+	THEN (SELECT m.content FROM memories m WHERE m.id = h.memory_id) END)`
+
+// historySelect lists historyColumns for a query on memory_history h.
+const historySelect = `h.id, h.memory_id, h.event, h.old_content, ` + historyNewContent + `, h.changed_by, h.actor_type,
+	h.reason, h.metadata, h.session_id, h.request_id, h.created_at`
+
+// historyValues is one row of an insert of historyColumns; its new
+// content is NULL when it would repeat the memory row's (historyArgs).
+const historyValues = `(?,?,?,?,CASE WHEN ? AND ? = (SELECT content FROM memories WHERE id = ?) THEN NULL ELSE ? END,?,?,?,?,?,?,?)`
+
+// historyArgs are the values of historyValues for h.
+func historyArgs(h *HistoryEvent) []any {
+	created := h.Event == EventCreated && h.NewContent != nil
+	return []any{h.ID, h.MemoryID, h.Event, h.OldContent, created, h.NewContent, h.MemoryID, h.NewContent,
+		h.ChangedBy, orDefault(h.ActorType, "operator"), nullable(h.Reason), nullable(h.Metadata),
+		nullable(h.SessionID), nullable(h.RequestID), h.CreatedAt}
+}
+
 // InsertHistory appends one event to the audit trail.
 func InsertHistory(ctx context.Context, q Querier, h *HistoryEvent) error {
 	_, err := insertHistory(ctx, q, "INSERT", h)
@@ -44,10 +71,7 @@ func InsertHistory(ctx context.Context, q Querier, h *HistoryEvent) error {
 
 // insertHistory runs verb ("INSERT" or "INSERT OR IGNORE") for one event.
 func insertHistory(ctx context.Context, q Querier, verb string, h *HistoryEvent) (sql.Result, error) {
-	return q.ExecContext(ctx, verb+` INTO memory_history (`+historyColumns+`)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
-		h.ID, h.MemoryID, h.Event, h.OldContent, h.NewContent, h.ChangedBy, orDefault(h.ActorType, "operator"),
-		nullable(h.Reason), nullable(h.Metadata), nullable(h.SessionID), nullable(h.RequestID), h.CreatedAt)
+	return q.ExecContext(ctx, verb+` INTO memory_history (`+historyColumns+`) VALUES `+historyValues, historyArgs(h)...)
 }
 
 // HistoryFilter selects audit events. Zero values mean "no constraint".
@@ -59,6 +83,17 @@ type HistoryFilter struct {
 	Oldest   bool   // ascending order instead of newest first
 }
 
+// historyEventCond matches events of kind event (one argument). Other
+// kinds than "created" repeat the partial index's condition so that
+// idx_history_event serves them; "created" events are read through
+// idx_history_created.
+func historyEventCond(event string) string {
+	if event == EventCreated {
+		return "event = ?"
+	}
+	return "event = ? AND event <> 'created'"
+}
+
 // ListHistory returns events matching f, newest first unless f.Oldest.
 func ListHistory(ctx context.Context, q Querier, f HistoryFilter, limit int) ([]*HistoryEvent, error) {
 	var conds []string
@@ -68,7 +103,7 @@ func ListHistory(ctx context.Context, q Querier, f HistoryFilter, limit int) ([]
 		args = append(args, f.MemoryID)
 	}
 	if f.Event != "" {
-		conds = append(conds, "event = ?")
+		conds = append(conds, historyEventCond(f.Event))
 		args = append(args, f.Event)
 	}
 	if f.Actor != "" {
@@ -88,11 +123,11 @@ func ListHistory(ctx context.Context, q Querier, f HistoryFilter, limit int) ([]
 		order = "created_at ASC, rowid ASC"
 	}
 	args = append(args, limit)
-	return scanHistory(q.QueryContext(ctx, `SELECT `+historyColumns+` FROM memory_history WHERE `+where+`
+	return scanHistory(q.QueryContext(ctx, `SELECT `+historySelect+` FROM memory_history h WHERE `+where+`
 		ORDER BY `+order+` LIMIT ?`, args...))
 }
 
-// scanHistory reads rows selected with historyColumns.
+// scanHistory reads rows selected with historySelect.
 func scanHistory(rows *sql.Rows, err error) ([]*HistoryEvent, error) {
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ func buildStore(tb testing.TB, n int) string {
 				id := fmt.Sprintf("m%06d", i)
 				content := fmt.Sprintf("memory %d: service %d deploys from branch release-%d on Fridays; the runbook for team %d is in docs/runbooks/%d.md", i, i%97, i%13, i%7, i)
 				hash := fmt.Sprintf("h%06d", i)
-				m := &storage.Memory{ID: id, Type: "fact", Content: content, NormalizedContent: content, ContentHash: hash,
+				m := &storage.Memory{ID: id, Type: "fact", Content: content, ContentHash: hash,
 					Confidence: 1, Importance: 0.5, SourceType: "manual", Tags: []string{"team", fmt.Sprintf("svc%d", i%97)},
 					CreatedAt: now, UpdatedAt: now, UpdatedBy: "bench", EmbeddingModel: "m1"}
 				if err := storage.InsertMemory(ctx, tx, m); err != nil {
@@ -44,7 +44,7 @@ func buildStore(tb testing.TB, n int) string {
 					NewContent: &c, ChangedBy: "bench", CreatedAt: now}); err != nil {
 					return err
 				}
-				if err := storage.UpsertEmbedding(ctx, tx, hash, "m1", 384, blob, now); err != nil {
+				if err := storage.UpsertEmbedding(ctx, tx, hash, "m1", 384, blob); err != nil {
 					return err
 				}
 			}

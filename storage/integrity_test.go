@@ -140,7 +140,7 @@ func TestDiskFullIsAFault(t *testing.T) {
 	big := strings.Repeat("a full disk refuses this memory ", 400)
 	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
 		for i := range 20 {
-			m := &storage.Memory{ID: "full-" + itoa(i), Type: "fact", Content: big, NormalizedContent: big, ContentHash: "h" + itoa(i),
+			m := &storage.Memory{ID: "full-" + itoa(i), Type: "fact", Content: big, ContentHash: "h" + itoa(i),
 				Confidence: 1, Importance: 0.5, SourceType: "manual", CreatedAt: ts(0), UpdatedAt: ts(0), UpdatedBy: "t"}
 			if err := storage.InsertMemory(ctx, tx, m); err != nil {
 				return err

@@ -19,40 +19,39 @@ type Querier interface {
 
 // Memory is one row of the memories table.
 type Memory struct {
-	ID                string
-	Type              string
-	Category          string
-	Content           string
-	NormalizedContent string
-	ContentHash       string
-	Confidence        float64
-	Importance        float64
-	SourceID          string
-	SourceType        string
-	Tags              []string
-	Who               string
-	Why               string
-	Project           string
-	SessionID         string
-	CreatedAt         string
-	UpdatedAt         string
-	UpdatedBy         string
-	LastAccessed      string
-	AccessCount       int64
-	VectorClock       string
-	Version           int64
-	ManualOverride    bool
-	Pinned            bool
-	IsDeleted         bool
-	DeletedAt         string
-	ExtractionStatus  string
-	EmbeddingModel    string
-	ExtractionModel   string
-	UpdateCount       int64
-	IdempotencyKey    string
-	RuntimePath       string
-	SourcePath        string
-	SourceSection     string
+	ID               string
+	Type             string
+	Category         string
+	Content          string
+	ContentHash      string
+	Confidence       float64
+	Importance       float64
+	SourceID         string
+	SourceType       string
+	Tags             []string
+	Who              string
+	Why              string
+	Project          string
+	SessionID        string
+	CreatedAt        string
+	UpdatedAt        string
+	UpdatedBy        string
+	LastAccessed     string
+	AccessCount      int64
+	VectorClock      string
+	Version          int64
+	ManualOverride   bool
+	Pinned           bool
+	IsDeleted        bool
+	DeletedAt        string
+	ExtractionStatus string
+	EmbeddingModel   string
+	ExtractionModel  string
+	UpdateCount      int64
+	IdempotencyKey   string
+	RuntimePath      string
+	SourcePath       string
+	SourceSection    string
 	// ContextRID is the row id of the memory stated just before this one
 	// in its session, whose content the full-text index holds as this
 	// memory's context (0: none). It is written on insert only.
@@ -65,7 +64,7 @@ type Memory struct {
 }
 
 // memoryColumns lists the columns scanned by scanMemory, in order.
-const memoryColumns = `m.id, m.type, m.category, m.content, m.normalized_content, m.content_hash,
+const memoryColumns = `m.id, m.type, m.category, m.content, m.content_hash,
 	m.confidence, m.importance, m.source_id, m.source_type, m.tags, m.who, m.why, m.project,
 	m.session_id, m.created_at, m.updated_at, m.updated_by, m.last_accessed, m.access_count,
 	m.vector_clock, m.version, m.manual_override, m.pinned, m.is_deleted, m.deleted_at,
@@ -85,7 +84,7 @@ func ScanMemory(r rowScanner) (*Memory, error) {
 	var category, sourceID, who, why, project, sessionID, lastAccessed, deletedAt sql.NullString
 	var embeddingModel, extractionModel, idem, runtimePath, sourcePath, sourceSection sql.NullString
 	var tags string
-	err := r.Scan(&m.ID, &m.Type, &category, &m.Content, &m.NormalizedContent, &m.ContentHash,
+	err := r.Scan(&m.ID, &m.Type, &category, &m.Content, hashCol{&m.ContentHash},
 		&m.Confidence, &m.Importance, &sourceID, &m.SourceType, &tags, &who, &why, &project,
 		&sessionID, &m.CreatedAt, &m.UpdatedAt, &m.UpdatedBy, &lastAccessed, &m.AccessCount,
 		&m.VectorClock, &m.Version, &m.ManualOverride, &m.Pinned, &m.IsDeleted, &deletedAt,
@@ -142,13 +141,13 @@ func nullable(s string) any {
 // InsertMemory inserts m as a new row.
 func InsertMemory(ctx context.Context, q Querier, m *Memory) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO memories (
-		id, type, category, content, normalized_content, content_hash, confidence, importance,
+		id, type, category, content, content_hash, confidence, importance,
 		source_id, source_type, tags, who, why, project, session_id, created_at, updated_at,
 		updated_by, last_accessed, access_count, vector_clock, version, manual_override, pinned,
 		is_deleted, deleted_at, extraction_status, embedding_model, extraction_model, update_count,
 		idempotency_key, runtime_path, source_path, source_section, context_rid
-	) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		m.ID, m.Type, nullable(m.Category), m.Content, m.NormalizedContent, m.ContentHash, m.Confidence, m.Importance,
+	) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		m.ID, m.Type, nullable(m.Category), m.Content, hashArg(m.ContentHash), m.Confidence, m.Importance,
 		nullable(m.SourceID), m.SourceType, EncodeTags(m.Tags), nullable(m.Who), nullable(m.Why), nullable(m.Project),
 		nullable(m.SessionID), m.CreatedAt, m.UpdatedAt, m.UpdatedBy, nullable(m.LastAccessed), m.AccessCount,
 		orDefault(m.VectorClock, "{}"), max(m.Version, 1), m.ManualOverride, m.Pinned, m.IsDeleted, nullable(m.DeletedAt),
@@ -192,13 +191,13 @@ func orDefault(s, def string) string {
 // UpdateMemory writes every mutable field of m back to its row.
 func UpdateMemory(ctx context.Context, q Querier, m *Memory) error {
 	res, err := q.ExecContext(ctx, `UPDATE memories SET
-		type = ?, category = ?, content = ?, normalized_content = ?, content_hash = ?, confidence = ?,
+		type = ?, category = ?, content = ?, content_hash = ?, confidence = ?,
 		importance = ?, source_id = ?, source_type = ?, tags = ?, who = ?, why = ?, project = ?,
 		session_id = ?, updated_at = ?, updated_by = ?, version = ?, manual_override = ?, pinned = ?,
 		is_deleted = ?, deleted_at = ?, extraction_status = ?, embedding_model = ?, extraction_model = ?,
 		update_count = ?
 		WHERE id = ?`,
-		m.Type, nullable(m.Category), m.Content, m.NormalizedContent, m.ContentHash, m.Confidence,
+		m.Type, nullable(m.Category), m.Content, hashArg(m.ContentHash), m.Confidence,
 		m.Importance, nullable(m.SourceID), m.SourceType, EncodeTags(m.Tags), nullable(m.Who), nullable(m.Why), nullable(m.Project),
 		nullable(m.SessionID), m.UpdatedAt, m.UpdatedBy, m.Version, m.ManualOverride, m.Pinned,
 		m.IsDeleted, nullable(m.DeletedAt), m.ExtractionStatus, nullable(m.EmbeddingModel), nullable(m.ExtractionModel),
@@ -225,7 +224,7 @@ func GetMemory(ctx context.Context, q Querier, id string) (*Memory, error) {
 // or ErrNotFound.
 func FindLiveByHash(ctx context.Context, q Querier, hash, project string) (*Memory, error) {
 	m, err := ScanMemory(q.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m
-		WHERE m.content_hash = ? AND COALESCE(m.project, '') = ? AND m.is_deleted = 0`, hash, project))
+		WHERE m.content_hash = ? AND COALESCE(m.project, '') = ? AND m.is_deleted = 0`, hashArg(hash), project))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}

@@ -132,6 +132,13 @@ func (db *DB) migrate(ctx context.Context, ms []Migration, backupExisting bool) 
 			return fmt.Errorf("backup before migrating: %w", err)
 		}
 	}
+	// A migration that rewrites a large table (0017 on 100k memories with
+	// older, larger vectors) keeps a statement journal the size of the
+	// table: on disk, not in the connection's memory.
+	if _, err := db.write.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer db.write.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = MEMORY`)
 	for _, m := range pending {
 		err := db.WriteTx(ctx, func(tx *Tx) error {
 			if err := tx.ExecScript(ctx, m.SQL); err != nil {
@@ -145,6 +152,7 @@ func (db *DB) migrate(ctx context.Context, ms []Migration, backupExisting bool) 
 		if err != nil {
 			return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
 		}
+		db.migrated = append(db.migrated, m.Version)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func ts(d time.Duration) string { return storage.FormatTime(t0.Add(d)) }
 // addMemory inserts a live memory; edit adjusts it first.
 func addMemory(t *testing.T, db *storage.DB, id, content string, edit func(*storage.Memory)) *storage.Memory {
 	t.Helper()
-	m := &storage.Memory{ID: id, Type: "fact", Content: content, NormalizedContent: content, ContentHash: "h-" + id,
+	m := &storage.Memory{ID: id, Type: "fact", Content: content, ContentHash: "h-" + id,
 		Confidence: 1, Importance: 0.5, SourceType: "manual", CreatedAt: ts(0), UpdatedAt: ts(0), UpdatedBy: "test"}
 	if edit != nil {
 		edit(m)
@@ -71,14 +72,14 @@ func TestEmbeddingQueries(t *testing.T) {
 	}
 
 	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
-		if err := storage.UpsertEmbedding(ctx, tx, "h-a", "m1", 2, []byte{1, 2, 3, 4, 5, 6, 7, 8}, ts(0)); err != nil {
+		if err := storage.UpsertEmbedding(ctx, tx, "h-a", "m1", 2, []byte{1, 2, 3, 4, 5, 6, 7, 8}); err != nil {
 			return err
 		}
 		// A second upsert replaces the first.
-		if err := storage.UpsertEmbedding(ctx, tx, "h-b", "m1", 1, []byte{0, 0, 0, 0}, ts(0)); err != nil {
+		if err := storage.UpsertEmbedding(ctx, tx, "h-b", "m1", 1, []byte{0, 0, 0, 0}); err != nil {
 			return err
 		}
-		return storage.UpsertEmbedding(ctx, tx, "h-b", "m1", 2, []byte{9, 9, 9, 9, 9, 9, 9, 9}, ts(time.Second))
+		return storage.UpsertEmbedding(ctx, tx, "h-b", "m1", 2, []byte{9, 9, 9, 9, 9, 9, 9, 9})
 	})
 	if dim, err := storage.EmbeddingDimensions(ctx, r, "m1"); err != nil || dim != 2 {
 		t.Fatalf("dimensions = %d, %v", dim, err)
@@ -271,7 +272,7 @@ func TestGraphQueries(t *testing.T) {
 		ids = append(ids, id)
 		links := []struct{ mem, ent string }{{"m1", "e1"}, {"m1", "e2"}, {"m2", "e2"}, {"m3", "e3"}, {"m1", "e1"}}
 		for i, l := range links {
-			isNew, err := storage.LinkMention(ctx, tx, l.mem, l.ent, l.ent, 0.9, ts(0))
+			isNew, err := storage.LinkMention(ctx, tx, l.mem, l.ent, l.ent, 0.9)
 			if err != nil {
 				return err
 			}
@@ -383,8 +384,10 @@ func TestGraphQueries(t *testing.T) {
 		return storage.RaiseMentionConfidence(ctx, tx, "m1", "e2", 0.5) // lower: kept at 0.9
 	})
 	var conf2, conf1 float64
-	if err := r.QueryRowContext(ctx, `SELECT (SELECT confidence FROM memory_entity_mentions WHERE memory_id = 'm2' AND entity_id = 'e2'),
-		(SELECT confidence FROM memory_entity_mentions WHERE memory_id = 'm1' AND entity_id = 'e2')`).Scan(&conf2, &conf1); err != nil {
+	if err := r.QueryRowContext(ctx, `SELECT (SELECT confidence FROM memory_entity_mentions WHERE memory_rid = (SELECT rid FROM memories WHERE id = 'm2')
+			AND entity_rid = (SELECT rid FROM entities WHERE id = 'e2')),
+		(SELECT confidence FROM memory_entity_mentions WHERE memory_rid = (SELECT rid FROM memories WHERE id = 'm1')
+			AND entity_rid = (SELECT rid FROM entities WHERE id = 'e2'))`).Scan(&conf2, &conf1); err != nil {
 		t.Fatal(err)
 	}
 	if conf2 != 0.95 || conf1 != 0.9 {
@@ -599,7 +602,7 @@ func TestRetentionBacklogAndDedupQueries(t *testing.T) {
 			return err
 		}
 		for _, m := range []string{"old", "new"} {
-			if _, err := storage.LinkMention(ctx, tx, m, "e", "e", 1, ts(0)); err != nil {
+			if _, err := storage.LinkMention(ctx, tx, m, "e", "e", 1); err != nil {
 				return err
 			}
 		}
@@ -624,20 +627,30 @@ func TestRetentionBacklogAndDedupQueries(t *testing.T) {
 	} {
 		addMemory(t, db, m.id, m.norm, func(mm *storage.Memory) { mm.Project, mm.Pinned = m.project, m.pinned })
 	}
-	clusters, excess, err := storage.DedupClusterStats(ctx, r)
+	clusters, excess, err := storage.DedupClusterStats(ctx, r, strings.ToLower)
 	if err != nil || clusters != 2 || excess != 3 {
 		t.Fatalf("clusters = %d, excess = %d, %v", clusters, excess, err)
 	}
-	found, err := storage.DedupClusters(ctx, r, 10)
-	wantFound := []storage.DedupCluster{{Normalized: "x", Size: 3}, {Normalized: "y", Project: "p", Size: 2}}
-	if err != nil || !slices.Equal(found, wantFound) {
+	found, err := storage.DedupClusters(ctx, r, strings.ToLower, 10)
+	if err != nil || len(found) != 2 {
 		t.Fatalf("clusters = %+v, %v", found, err)
 	}
-	if found, err := storage.DedupClusters(ctx, r, 1); err != nil || len(found) != 1 {
+	for i, want := range []storage.DedupCluster{{Normalized: "x", Size: 3}, {Normalized: "y", Project: "p", Size: 2}} {
+		if got := found[i]; got.Normalized != want.Normalized || got.Project != want.Project || got.Size != want.Size || len(got.RIDs) != want.Size {
+			t.Errorf("cluster %d = %+v, want %+v", i, got, want)
+		}
+	}
+	if found, err := storage.DedupClusters(ctx, r, strings.ToLower, 1); err != nil || len(found) != 1 {
 		t.Fatalf("limited clusters = %+v, %v", found, err)
 	}
-	ms, err := storage.DedupClusterMembers(ctx, r, "x", "")
-	if err != nil || len(ms) != 3 || ms[0].ID != "x1" || ms[2].ID != "x3" {
+	// A member whose content changed since the cluster was found is no
+	// longer in it.
+	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE memories SET content = 'X2 changed' WHERE id = 'x2'`)
+		return err
+	})
+	ms, err := storage.DedupClusterMembers(ctx, r, strings.ToLower, found[0])
+	if err != nil || len(ms) != 2 || ms[0].ID != "x1" || ms[1].ID != "x3" {
 		t.Fatalf("members = %v, %v", ms, err)
 	}
 }

@@ -34,41 +34,39 @@ type GraphPurge struct {
 // relations.
 func PurgeGraphLinks(ctx context.Context, q Querier, cutoff string, limit int) (GraphPurge, error) {
 	var out GraphPurge
-	ids, err := Strings(ctx, q, `SELECT m.id FROM memories m
+	rids, err := int64s(ctx, q, `SELECT m.rid FROM memories m
 		WHERE m.is_deleted = 1 AND m.deleted_at < ? AND m.superseded_by IS NULL
-		AND EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.memory_id = m.id)
+		AND EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.memory_rid = m.rid)
 		LIMIT ?`, cutoff, limit)
 	if err != nil {
 		return out, err
 	}
-	if len(ids) < limit {
-		// Links of memories already gone (purged before the graph existed,
-		// or by an older cairn).
-		gone, err := Strings(ctx, q, `SELECT DISTINCT mm.memory_id FROM memory_entity_mentions mm
-			WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = mm.memory_id) LIMIT ?`, limit-len(ids))
+	if len(rids) < limit {
+		// Links of memories already gone (purged by an older cairn).
+		gone, err := int64s(ctx, q, `SELECT DISTINCT mm.memory_rid FROM memory_entity_mentions mm
+			WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = mm.memory_rid) LIMIT ?`, limit-len(rids))
 		if err != nil {
 			return out, err
 		}
-		ids = append(ids, gone...)
+		rids = append(rids, gone...)
 	}
-	if len(ids) == 0 {
+	if len(rids) == 0 {
 		return out, nil
 	}
-	out.Memories = int64(len(ids))
-	list := jsonList(ids)
+	out.Memories = int64(len(rids))
+	list := jsonList(rids)
 	type dec struct {
-		id string
-		n  int64
+		rid, n int64
 	}
-	rows, err := q.QueryContext(ctx, `SELECT entity_id, count(*) FROM memory_entity_mentions
-		WHERE memory_id IN (SELECT value FROM json_each(?)) GROUP BY entity_id`, list)
+	rows, err := q.QueryContext(ctx, `SELECT entity_rid, count(*) FROM memory_entity_mentions
+		WHERE memory_rid IN (SELECT value FROM json_each(?)) GROUP BY entity_rid`, list)
 	if err != nil {
 		return out, err
 	}
 	var decs []dec
 	for rows.Next() {
 		var d dec
-		if err := rows.Scan(&d.id, &d.n); err != nil {
+		if err := rows.Scan(&d.rid, &d.n); err != nil {
 			rows.Close()
 			return out, err
 		}
@@ -78,21 +76,21 @@ func PurgeGraphLinks(ctx context.Context, q Querier, cutoff string, limit int) (
 	if err := rows.Err(); err != nil {
 		return out, err
 	}
-	res, err := q.ExecContext(ctx, `DELETE FROM memory_entity_mentions WHERE memory_id IN (SELECT value FROM json_each(?))`, list)
+	res, err := q.ExecContext(ctx, `DELETE FROM memory_entity_mentions WHERE memory_rid IN (SELECT value FROM json_each(?))`, list)
 	if err != nil {
 		return out, fmt.Errorf("delete mentions: %w", err)
 	}
 	out.Links, _ = res.RowsAffected()
-	touched := make([]string, 0, len(decs))
+	touched := make([]int64, 0, len(decs))
 	for _, d := range decs {
-		if _, err := q.ExecContext(ctx, `UPDATE entities SET mentions = max(mentions - ?, 0) WHERE id = ?`, d.n, d.id); err != nil {
+		if _, err := q.ExecContext(ctx, `UPDATE entities SET mentions = max(mentions - ?, 0) WHERE rid = ?`, d.n, d.rid); err != nil {
 			return out, fmt.Errorf("decrement mentions: %w", err)
 		}
-		touched = append(touched, d.id)
+		touched = append(touched, d.rid)
 	}
 	orphans, err := Strings(ctx, q, `SELECT e.id FROM entities e
-		WHERE e.id IN (SELECT value FROM json_each(?)) AND e.mentions <= 0
-		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_id = e.id)`, jsonList(touched))
+		WHERE e.rid IN (SELECT value FROM json_each(?)) AND e.mentions <= 0
+		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_rid = e.rid)`, jsonList(touched))
 	if err != nil || len(orphans) == 0 {
 		return out, err
 	}
@@ -111,6 +109,24 @@ func PurgeGraphLinks(ctx context.Context, q Querier, cutoff string, limit int) (
 	return out, nil
 }
 
+// int64s collects the first column of a query's rows as integers.
+func int64s(ctx context.Context, q Querier, query string, args ...any) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
 // PurgeTombstoneEmbeddings deletes the vectors of tombstones deleted before
 // cutoff, visiting up to limit tombstones with rid > afterRID in rid order.
 // A vector is kept while any live memory or any tombstone deleted at or
@@ -125,7 +141,7 @@ func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, aft
 	hashes := map[string]bool{}
 	for rows.Next() {
 		var h string
-		if err := rows.Scan(&lastRID, &h); err != nil {
+		if err := rows.Scan(&lastRID, hashCol{&h}); err != nil {
 			rows.Close()
 			return 0, 0, err
 		}
@@ -139,7 +155,7 @@ func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, aft
 	for h := range hashes {
 		list = append(list, h)
 	}
-	res, err := q.ExecContext(ctx, `DELETE FROM embeddings WHERE content_hash IN (SELECT value FROM json_each(?))
+	res, err := q.ExecContext(ctx, `DELETE FROM embeddings WHERE content_hash IN `+hashListSQL+`
 		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = embeddings.content_hash AND m.is_deleted = 0)
 		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
 		jsonList(list), cutoff)
@@ -156,7 +172,7 @@ func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, aft
 // tombstones deleted at or after it are kept. It returns the vectors
 // deleted and the last id visited (0 when none was left).
 func DeleteOrphanEmbeddings(ctx context.Context, q Querier, afterID int64, limit int, keepCutoff string) (deleted, lastID int64, err error) {
-	rows, err := q.QueryContext(ctx, `SELECT e.id, e.content_hash FROM embeddings e WHERE e.id > ?
+	rows, err := q.QueryContext(ctx, `SELECT e.id FROM embeddings e WHERE e.id > ?
 		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = e.content_hash AND m.is_deleted = 0)
 		ORDER BY e.id LIMIT ?`, afterID, limit)
 	if err != nil {
@@ -165,8 +181,7 @@ func DeleteOrphanEmbeddings(ctx context.Context, q Querier, afterID int64, limit
 	var ids []int64
 	for rows.Next() {
 		var id int64
-		var h string
-		if err := rows.Scan(&id, &h); err != nil {
+		if err := rows.Scan(&id); err != nil {
 			rows.Close()
 			return 0, 0, err
 		}
@@ -281,7 +296,7 @@ type RetentionBacklog struct {
 }
 
 const (
-	countPurgeableLinksQuery = `SELECT count(*) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
+	countPurgeableLinksQuery = `SELECT count(*) FROM memory_entity_mentions mm JOIN memories m ON m.rid = mm.memory_rid
 			WHERE m.is_deleted = 1 AND m.deleted_at < ? AND m.superseded_by IS NULL`
 	countPurgeableTombstonesQuery = `SELECT count(*) FROM memories WHERE is_deleted = 1 AND deleted_at < ? AND superseded_by IS NULL`
 	countPurgeableHistoryQuery    = `SELECT count(*) FROM memory_history WHERE created_at < ?`
@@ -319,11 +334,11 @@ func CountRetentionBacklog(ctx context.Context, q Querier, c RetentionCutoffs) (
 // superseded), the entities all of whose links go with purged memories,
 // and the relations of those entities.
 const countSweptGraphAndVectorsQuery = `WITH kept AS (
-		SELECT id, content_hash FROM memories WHERE is_deleted = 0 OR deleted_at >= ?1 OR superseded_by IS NOT NULL
+		SELECT rid, content_hash FROM memories WHERE is_deleted = 0 OR deleted_at >= ?1 OR superseded_by IS NOT NULL
 	), doomed AS (
 		SELECT e.id FROM entities e
-		WHERE EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_id = e.id)
-		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm JOIN kept k ON k.id = mm.memory_id WHERE mm.entity_id = e.id)
+		WHERE EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_rid = e.rid)
+		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm JOIN kept k ON k.rid = mm.memory_rid WHERE mm.entity_rid = e.rid)
 	)
 	SELECT
 		(SELECT count(*) FROM embeddings em WHERE NOT EXISTS (SELECT 1 FROM kept k WHERE k.content_hash = em.content_hash)),

@@ -99,7 +99,7 @@ func TestEmbeddedMigrationsAndFTSTriggers(t *testing.T) {
 		t.Fatalf("journal_mode = %s", mode)
 	}
 	now := FormatTime(time.Now())
-	m := &Memory{ID: "m1", Type: "fact", Content: "Running runners deploy on Fridays", NormalizedContent: "x",
+	m := &Memory{ID: "m1", Type: "fact", Content: "Running runners deploy on Fridays",
 		ContentHash: "h1", Importance: 0.5, Confidence: 1, SourceType: "manual", CreatedAt: now, UpdatedAt: now, UpdatedBy: "t"}
 	if err := db.WriteTx(ctx, func(tx *Tx) error { return InsertMemory(ctx, tx, m) }); err != nil {
 		t.Fatal(err)

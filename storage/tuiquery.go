@@ -26,7 +26,7 @@ func SearchHistory(ctx context.Context, q Querier, f HistorySearch, limit int) (
 	conds := []string{"1"}
 	var args []any
 	if f.Event != "" {
-		conds = append(conds, "event = ?")
+		conds = append(conds, historyEventCond(f.Event))
 		args = append(args, f.Event)
 	}
 	if f.Actor != "" {
@@ -40,11 +40,11 @@ func SearchHistory(ctx context.Context, q Querier, f HistorySearch, limit int) (
 	}
 	for _, w := range f.Text {
 		p := "%" + likeEscape(w) + "%"
-		conds = append(conds, `(COALESCE(new_content, '') LIKE ? ESCAPE '\' OR COALESCE(old_content, '') LIKE ? ESCAPE '\'
+		conds = append(conds, `(COALESCE(`+historyNewContent+`, '') LIKE ? ESCAPE '\' OR COALESCE(old_content, '') LIKE ? ESCAPE '\'
 			OR COALESCE(reason, '') LIKE ? ESCAPE '\' OR changed_by LIKE ? ESCAPE '\')`)
 		args = append(args, p, p, p, p)
 	}
 	args = append(args, limit)
-	return scanHistory(q.QueryContext(ctx, `SELECT `+historyColumns+` FROM memory_history WHERE `+strings.Join(conds, " AND ")+`
+	return scanHistory(q.QueryContext(ctx, `SELECT `+historySelect+` FROM memory_history h WHERE `+strings.Join(conds, " AND ")+`
 		ORDER BY created_at DESC, rowid DESC LIMIT ?`, args...))
 }

@@ -215,7 +215,7 @@ func TestEmbeddingTrackerConvertsFloat32Vectors(t *testing.T) {
 			blob = binary.LittleEndian.AppendUint32(blob, math.Float32bits(x))
 		}
 		err = svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
-			if err := storage.UpsertEmbedding(ctx, tx, p.ContentHash, vec.Embedder().Model(), len(v[0]), blob, "2026-01-01T00:00:00.000Z"); err != nil {
+			if err := storage.UpsertEmbedding(ctx, tx, p.ContentHash, vec.Embedder().Model(), len(v[0]), blob); err != nil {
 				return err
 			}
 			_, err := storage.SetEmbeddingModel(ctx, tx, p.ID, p.ContentHash, vec.Embedder().Model())

@@ -160,7 +160,6 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		var bReused, bEmbedded int
 		err := step(storage.DocIndexing, func(tx *storage.Tx) error {
 			bTouched, bCreated, bReplaced, bReused, bEmbedded = nil, nil, nil, 0, 0
-			now := s.svc.Timestamp()
 			for k, c := range batch {
 				i := start + k
 				var mem *storage.Memory
@@ -186,7 +185,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 					bReused++
 				} else {
 					mem = &storage.Memory{
-						Content: c.Storage, NormalizedContent: c.Normalized, ContentHash: c.Hash,
+						Content: c.Storage, ContentHash: c.Hash,
 						Type: DocumentChunkType, Importance: documentChunkImportance, Confidence: core.ConfidenceSystem,
 						Who: d.ID, Why: documentWhy, SourceType: documentSourceType, SourceID: d.ID,
 						Tags: text.CleanTags(tags), ExtractionStatus: "none",
@@ -202,7 +201,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 				}
 				bTouched = append(bTouched, mem.ID)
 				if v := vecs[i]; v != nil {
-					if err := storage.UpsertEmbedding(ctx, tx, c.Hash, model, len(v), vector.Encode(v), now); err != nil {
+					if err := storage.UpsertEmbedding(ctx, tx, c.Hash, model, len(v), vector.Encode(v)); err != nil {
 						return fmt.Errorf("store chunk embedding: %w", err)
 					}
 					if _, err := storage.SetEmbeddingModel(ctx, tx, mem.ID, c.Hash, model); err != nil {

@@ -8,7 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/cairnmem/cairn/core"
 
@@ -23,37 +25,45 @@ const maxImportLine = 16 << 20
 // ReadImportLines parses a JSONL export: one memory object per line, blank
 // lines and the export's trailer ignored. Every line is checked before
 // anything is written; the first bad line is reported with its number and
-// field.
+// field. Lines are parsed on every core.
 func ReadImportLines(r io.Reader) ([]core.ImportLine, *core.Error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxImportLine)
-	var out []core.ImportLine
+	type rawLine struct {
+		n    int
+		text string
+	}
+	var raw []rawLine
 	n := 0
 	for sc.Scan() {
 		n++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
+		if line := strings.TrimSpace(sc.Text()); line != "" {
+			raw = append(raw, rawLine{n, line})
 		}
-		b, e := parseBody([]byte(line))
-		if e != nil {
-			return nil, lineError(n, "", strings.TrimPrefix(e.Message, "Invalid JSON body: "))
-		}
-		if _, end := b["_end"]; end && len(b) == 1 {
-			continue
-		}
-		var m core.Memory
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			var ute *json.UnmarshalTypeError
-			if errors.As(err, &ute) {
-				return nil, lineError(n, ute.Field, fmt.Sprintf("%s must be %s", ute.Field, ute.Type))
+	}
+	out := make([]core.ImportLine, len(raw))
+	keep := make([]bool, len(raw))
+	errs := make([]*core.Error, len(raw))
+	workers := min(runtime.GOMAXPROCS(0), max(len(raw)/256, 1))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := len(raw)*w/workers, len(raw)*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				out[i], keep[i], errs[i] = parseImportLine(raw[i].n, raw[i].text)
+				if errs[i] != nil {
+					return // lines after a bad one are not needed
+				}
 			}
-			return nil, lineError(n, "", err.Error())
+		}()
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != nil {
+			return nil, e
 		}
-		if e := validateImport(&m); e != nil {
-			return nil, lineError(n, fmt.Sprint(e.Extra["field"]), e.Message)
-		}
-		out = append(out, core.ImportLine{Line: n, Memory: m})
 	}
 	if err := sc.Err(); err != nil {
 		var mbe *http.MaxBytesError
@@ -65,7 +75,37 @@ func ReadImportLines(r io.Reader) ([]core.ImportLine, *core.Error) {
 		}
 		return nil, lineError(n+1, "", err.Error())
 	}
-	return out, nil
+	lines := out[:0]
+	for i, l := range out {
+		if keep[i] {
+			lines = append(lines, l)
+		}
+	}
+	return lines, nil
+}
+
+// parseImportLine parses line number n; keep is false for the export's
+// trailer.
+func parseImportLine(n int, line string) (l core.ImportLine, keep bool, e *core.Error) {
+	b, e := parseBody([]byte(line))
+	if e != nil {
+		return l, false, lineError(n, "", strings.TrimPrefix(e.Message, "Invalid JSON body: "))
+	}
+	if _, end := b["_end"]; end && len(b) == 1 {
+		return l, false, nil
+	}
+	var m core.Memory
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return l, false, lineError(n, ute.Field, fmt.Sprintf("%s must be %s", ute.Field, ute.Type))
+		}
+		return l, false, lineError(n, "", err.Error())
+	}
+	if e := validateImport(&m); e != nil {
+		return l, false, lineError(n, fmt.Sprint(e.Extra["field"]), e.Message)
+	}
+	return core.ImportLine{Line: n, Memory: m}, true, nil
 }
 
 func lineError(line int, field, msg string) *core.Error {

@@ -61,9 +61,9 @@ func insertWithContext(t *testing.T, db *storage.DB, lines []string, context_ fu
 					ctxRID = rids[j]
 				}
 			}
-			err := tx.QueryRowContext(context.Background(), `INSERT INTO memories (id, type, content, normalized_content, content_hash,
-				created_at, updated_at, updated_by, tags, context_rid) VALUES (?, 'fact', ?, ?, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 't', '[]', ?)
-				RETURNING rid`, fmt.Sprintf("m%d-%d", len(lines), i), l, strings.ToLower(l), fmt.Sprintf("h%d-%d", len(lines), i), ctxRID).Scan(&rid)
+			err := tx.QueryRowContext(context.Background(), `INSERT INTO memories (id, type, content, content_hash,
+				created_at, updated_at, updated_by, tags, context_rid) VALUES (?, 'fact', ?, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 't', '[]', ?)
+				RETURNING rid`, fmt.Sprintf("m%d-%d", len(lines), i), l, fmt.Sprintf("h%d-%d", len(lines), i), ctxRID).Scan(&rid)
 			if err != nil {
 				return err
 			}

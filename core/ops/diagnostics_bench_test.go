@@ -51,13 +51,13 @@ func seedMemories(tb testing.TB, db *storage.DB, n int, deleted float64, embedde
 				if del {
 					isDel = 1
 				}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO memories (id, content, normalized_content, content_hash, created_at, updated_at, is_deleted, deleted_at)
-					VALUES (?, ?, ?, ?, ?, ?, ?, CASE WHEN ? = 1 THEN ? END)`,
-					fmt.Sprintf("m-%08d", i), content, content, hash, ts, ts, isDel, isDel, ts); err != nil {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO memories (id, content, content_hash, created_at, updated_at, is_deleted, deleted_at)
+					VALUES (?, ?, ?, ?, ?, ?, CASE WHEN ? = 1 THEN ? END)`,
+					fmt.Sprintf("m-%08d", i), content, hash, ts, ts, isDel, isDel, ts); err != nil {
 					return err
 				}
 				if embedded && !del && i%10 != 0 {
-					if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES (?, 'bench-model', 4, x'0000803f000000000000000000000000', ?)`, hash, ts); err != nil {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector) VALUES (?, 'bench-model', 4, x'0000803f000000000000000000000000')`, hash); err != nil {
 						return err
 					}
 				}

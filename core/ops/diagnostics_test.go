@@ -231,7 +231,7 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 	seedless := func(i int) {
 		ts := storage.FormatTime(clock.Now())
 		err := db.WriteTx(context.Background(), func(tx *storage.Tx) error {
-			_, err := tx.ExecContext(context.Background(), `INSERT INTO memories (id, content, normalized_content, content_hash, created_at, updated_at) VALUES (?, 'x', 'x', ?, ?, ?)`,
+			_, err := tx.ExecContext(context.Background(), `INSERT INTO memories (id, content, content_hash, created_at, updated_at) VALUES (?, 'x', ?, ?, ?)`,
 				core.NewID(), fmt.Sprintf("nohash%d", i), ts, ts)
 			return err
 		})

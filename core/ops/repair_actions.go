@@ -10,6 +10,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -344,8 +345,12 @@ func (s *Ops) repairCleanOrphans(ctx context.Context, opts RepairOptions) (*Repa
 // written by another tool or an older cairn, or imported straight into
 // the table. A cluster is therefore: live, not pinned, not manual_override
 // memories of the same project (NULL and ” alike) with the same non-empty
-// normalized_content. The same fact in two projects is not a duplicate:
-// projects are kept apart on purpose. storage.DedupClusters finds them.
+// normalized content (text.NormalizeContent, derived from content). The
+// same fact in two projects is not a duplicate: projects are kept apart on
+// purpose. storage.DedupClusters finds them.
+
+// normalized is the form exact duplicates share.
+func normalized(content string) string { return text.NormalizeContent(content).Normalized }
 
 // DedupStats is GET /api/repair/dedup-stats.
 type DedupStats struct {
@@ -360,7 +365,7 @@ func (s *Ops) DedupStats(ctx context.Context) (*DedupStats, error) {
 	var st DedupStats
 	r := s.svc.DB().Reader()
 	var err error
-	if st.ExactClusters, st.ExactExcess, err = storage.DedupClusterStats(ctx, r); err != nil {
+	if st.ExactClusters, st.ExactExcess, err = storage.DedupClusterStats(ctx, r, normalized); err != nil {
 		return nil, err
 	}
 	if st.TotalActive, err = storage.CountMemories(ctx, r, storage.MemoryFilter{}); err != nil {
@@ -379,10 +384,6 @@ func keeperScore(m *storage.Memory) float64 {
 	return score
 }
 
-type dedupCluster struct {
-	normalized, project string
-}
-
 func (s *Ops) repairDeduplicate(ctx context.Context, actor core.Actor, opts RepairOptions) (*RepairResult, error) {
 	res := &RepairResult{Action: RepairDeduplicate, DryRun: opts.DryRun, Success: true}
 	if !opts.DryRun {
@@ -394,14 +395,13 @@ func (s *Ops) repairDeduplicate(ctx context.Context, actor core.Actor, opts Repa
 	if batch <= 0 {
 		batch = 100
 	}
-	found, err := storage.DedupClusters(ctx, s.svc.DB().Reader(), batch)
+	found, err := storage.DedupClusters(ctx, s.svc.DB().Reader(), normalized, batch)
 	if err != nil {
 		return nil, err
 	}
-	var clusters []dedupCluster
+	clusters := found
 	excess := 0
 	for _, c := range found {
-		clusters = append(clusters, dedupCluster{normalized: c.Normalized, project: c.Project})
 		excess += c.Size - 1
 	}
 	if opts.DryRun {
@@ -440,8 +440,8 @@ func (s *Ops) repairDeduplicate(ctx context.Context, actor core.Actor, opts Repa
 // changed since it was found), keeps the best row, merges the others' tags
 // into it and soft-deletes them. It returns how many rows it retired and
 // the ids it touched, keeper first.
-func (s *Ops) mergeCluster(ctx context.Context, tx *storage.Tx, c dedupCluster, actor core.Actor, reasonFmt, why string) (int, []string, error) {
-	ms, err := storage.DedupClusterMembers(ctx, tx, c.normalized, c.project)
+func (s *Ops) mergeCluster(ctx context.Context, tx *storage.Tx, c storage.DedupCluster, actor core.Actor, reasonFmt, why string) (int, []string, error) {
+	ms, err := storage.DedupClusterMembers(ctx, tx, normalized, c)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -249,7 +249,7 @@ func TestRepairCleanOrphans(t *testing.T) {
 	gone := e.MustID(t, "The old cron host was retired.")
 	apitest.EmbedPending(t, e.Svc)
 	forget(t, e, gone)
-	exec(t, e, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES ('no-memory', 'hash-v1', 1, x'0000803f', '2026-01-01T00:00:00.000Z')`)
+	exec(t, e, `INSERT INTO embeddings (content_hash, model, dimensions, vector) VALUES ('no-memory', 'hash-v1', 1, x'0000803f')`)
 	dry := repair(t, e, ops.RepairCleanOrphans, operator, ops.RepairOptions{DryRun: true})
 	if dry.Affected != 2 || e.Count(t, `SELECT count(*) FROM embeddings`) != 3 {
 		t.Fatalf("dry run = %+v", dry)
@@ -279,8 +279,8 @@ func insertRaw(t *testing.T, e *apitest.Env, id, content, hash, project string, 
 	if project != "" {
 		proj = project
 	}
-	exec(t, e, `INSERT INTO memories (id, content, normalized_content, content_hash, importance, pinned, tags, project, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, norm.Storage, norm.Normalized, hash, importance, pinned, tags, proj, now, now)
+	exec(t, e, `INSERT INTO memories (id, content, content_hash, importance, pinned, tags, project, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, norm.Storage, hash, importance, pinned, tags, proj, now, now)
 }
 
 func TestRepairDeduplicate(t *testing.T) {

@@ -55,16 +55,15 @@ func seedRetentionBench(b *testing.B, e *apitest.Env, total, tombstones int) {
 		// The first 30% are tombstones deleted 40 days ago (past the
 		// 30-day window); the rest are live. The FTS trigger indexes all.
 		if _, err := tx.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-		INSERT INTO memories (id, content, normalized_content, content_hash, created_at, updated_at, is_deleted, deleted_at)
+		INSERT INTO memories (id, content, content_hash, created_at, updated_at, is_deleted, deleted_at)
 		SELECT printf('m%06d', i),
 			printf('Memory %d about service %d and the deploy window of team %d', i, i % 97, i % 13),
-			printf('memory %d about service %d and the deploy window of team %d', i, i % 97, i % 13),
 			printf('h%06d', i), ?, ?, i <= ?, CASE WHEN i <= ? THEN ? END FROM n`,
 			total, recent, recent, tombstones, tombstones, old); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at)
-		SELECT content_hash, 'bench', 16, zeroblob(64), ? FROM memories`, recent); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO embeddings (content_hash, model, dimensions, vector)
+		SELECT content_hash, 'bench', 16, zeroblob(64) FROM memories`); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
@@ -73,11 +72,11 @@ func seedRetentionBench(b *testing.B, e *apitest.Env, total, tombstones int) {
 			return err
 		}
 		// Links: every fifth memory names one entity.
-		if _, err := tx.ExecContext(ctx, `INSERT INTO memory_entity_mentions (memory_id, entity_id, created_at)
-		SELECT id, printf('e%04d', (rid % 1000) + 1), ? FROM memories WHERE rid % 5 = 0`, recent); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO memory_entity_mentions (memory_rid, entity_rid)
+		SELECT m.rid, e.rid FROM memories m JOIN entities e ON e.id = printf('e%04d', (m.rid % 1000) + 1) WHERE m.rid % 5 = 0`); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE entities SET mentions = (SELECT count(*) FROM memory_entity_mentions mm WHERE mm.entity_id = entities.id)`)
+		_, err := tx.ExecContext(ctx, `UPDATE entities SET mentions = (SELECT count(*) FROM memory_entity_mentions mm WHERE mm.entity_rid = entities.rid)`)
 		return err
 	})
 	if err != nil {

@@ -18,8 +18,8 @@ func TestRetentionPreviewMatchesTheSweep(t *testing.T) {
 	e.Persist(t, a, extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "zebrafish billing", Relationship: "uses", Target: "invoice store", Confidence: 0.9},
 	}})
-	for _, h := range []string{hashOf(t, e, a), hashOf(t, e, b), "no-such-hash"} {
-		exec(t, e, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES (?, 'm', 1, x'0000803f', '2026-01-01T00:00:00.000Z')`, h)
+	for _, h := range []any{hashOf(t, e, a), hashOf(t, e, b), "no-such-hash"} {
+		exec(t, e, `INSERT INTO embeddings (content_hash, model, dimensions, vector) VALUES (?, 'm', 1, x'0000803f')`, h)
 	}
 	forget(t, e, a)
 	e.Clock.Advance(400 * day)

@@ -46,9 +46,11 @@ func exec(t *testing.T, e *apitest.Env, query string, args ...any) {
 	}
 }
 
-func hashOf(t *testing.T, e *apitest.Env, id string) string {
+// hashOf is a memory's content hash as stored (a BLOB for a SHA-256), to
+// bind in queries on the tables.
+func hashOf(t *testing.T, e *apitest.Env, id string) any {
 	t.Helper()
-	var h string
+	var h any
 	if err := e.RO.QueryRow(`SELECT content_hash FROM memories WHERE id = ?`, id).Scan(&h); err != nil {
 		t.Fatal(err)
 	}
@@ -82,13 +84,13 @@ func TestRetentionSweepWindowsAndOrder(t *testing.T) {
 		t.Fatalf("postgresql mentions before = %d", n)
 	}
 	// Links of a memory that no longer exists at all.
-	exec(t, e, `INSERT INTO memory_entity_mentions (memory_id, entity_id, created_at)
-		SELECT 'gone-memory', id, '2026-01-01T00:00:00.000Z' FROM entities WHERE canonical_name = 'postgresql'`)
+	exec(t, e, `INSERT INTO memory_entity_mentions (memory_rid, entity_rid)
+		SELECT (SELECT max(rid) + 1000 FROM memories), rid FROM entities WHERE canonical_name = 'postgresql'`)
 	exec(t, e, `UPDATE entities SET mentions = mentions + 1 WHERE canonical_name = 'postgresql'`)
 	// Vectors: a's (purged with it), b's (live), c's (recoverable when the
 	// sweep runs), and one whose memory is gone.
-	for _, h := range []string{hashOf(t, e, a), hashOf(t, e, b), hashOf(t, e, c), "no-such-hash"} {
-		exec(t, e, `INSERT INTO embeddings (content_hash, model, dimensions, vector, created_at) VALUES (?, 'm', 1, x'0000803f', '2026-01-01T00:00:00.000Z')`, h)
+	for _, h := range []any{hashOf(t, e, a), hashOf(t, e, b), hashOf(t, e, c), "no-such-hash"} {
+		exec(t, e, `INSERT INTO embeddings (content_hash, model, dimensions, vector) VALUES (?, 'm', 1, x'0000803f')`, h)
 	}
 	// Jobs finished now.
 	exec(t, e, `DELETE FROM memory_jobs`)
@@ -142,7 +144,7 @@ func TestRetentionSweepWindowsAndOrder(t *testing.T) {
 	if n := e.Count(t, `SELECT mentions FROM entities WHERE canonical_name = 'postgresql'`); n != 1 {
 		t.Fatalf("postgresql mentions after = %d, want 1", n)
 	}
-	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = mm.memory_id)`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = mm.memory_rid)`); n != 0 {
 		t.Fatalf("%d links to missing memories", n)
 	}
 	if n := e.Count(t, `SELECT count(*) FROM embeddings WHERE content_hash IN (?, ?)`, hashOf(t, e, b), hashOf(t, e, c)); n != 2 {

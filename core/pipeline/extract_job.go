@@ -477,7 +477,7 @@ func (s *Pipeline) insertFact(ctx context.Context, tx *storage.Tx, p *storage.Pr
 		typ = text.InferType(norm.Storage)
 	}
 	m := &storage.Memory{
-		Content: norm.Storage, NormalizedContent: norm.Normalized, ContentHash: norm.Hash,
+		Content: norm.Storage, ContentHash: norm.Hash,
 		Type: typ, Importance: p.Confidence, Confidence: min(p.Confidence, factConfidence(src)), Tags: []string{},
 		Who: core.PipelineActorName, Why: "extracted-fact", Project: src.Project, SessionID: src.SessionID,
 		SourceType: "pipeline-v2", SourceID: src.ID, ExtractionStatus: "completed", ExtractionModel: model,

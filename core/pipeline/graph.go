@@ -136,7 +136,7 @@ func (s *Pipeline) PersistGraph(ctx context.Context, memoryID string, res extrac
 			if memoryID == "" {
 				continue // no memory to link (a session transcript's entities)
 			}
-			isNew, err := storage.LinkMention(ctx, tx, memoryID, id, n.name, n.conf, now)
+			isNew, err := storage.LinkMention(ctx, tx, memoryID, id, n.name, n.conf)
 			if isNew {
 				st.Mentions++
 			}

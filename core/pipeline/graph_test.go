@@ -42,7 +42,7 @@ func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
 	if n := e.Count(t, `SELECT count(*) FROM entities WHERE canonical_name = 'billing service' AND name = 'billing service' AND entity_type = 'system' AND mentions = 2`); n != 1 {
 		t.Fatal("billing service not refined in place")
 	}
-	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ? AND confidence = 0.9`, a); n != 2 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_rid = (SELECT rid FROM memories WHERE id = ?) AND confidence = 0.9`, a); n != 2 {
 		t.Fatal("the extractor's confidence did not replace the linker's lower one")
 	}
 	if n := e.Count(t, `SELECT count(*) FROM entities WHERE length(canonical_name) < 3 OR canonical_name IN ('user', 'api')`); n != 0 {
@@ -67,7 +67,7 @@ func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
 	if mentions != 2 || math.Abs(conf-0.6) > 1e-9 {
 		t.Fatalf("relation mentions %d confidence %v, want 2 and 0.6", mentions, conf)
 	}
-	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ? AND mention_text = 'PostgreSQL'`, a); n != 1 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_rid = (SELECT rid FROM memories WHERE id = ?) AND mention_text = 'PostgreSQL'`, a); n != 1 {
 		t.Fatal("mention text not kept")
 	}
 	list, err := e.Svc.GraphEntities(context.Background(), "Billing", 10)
@@ -103,8 +103,8 @@ func TestGraphPersistSkipsSpeakerLabels(t *testing.T) {
 	if n := e.Count(t, `SELECT count(*) FROM entities WHERE canonical_name = 'caroline'`); n != 0 {
 		t.Fatal("a speaker label became an entity")
 	}
-	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm JOIN entities e ON e.id = mm.entity_id
-		WHERE mm.memory_id = ? AND e.canonical_name IN ('melanie', 'oliver')`, id); n != 2 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm JOIN entities e ON e.rid = mm.entity_rid
+		WHERE mm.memory_rid = (SELECT rid FROM memories WHERE id = ?) AND e.canonical_name IN ('melanie', 'oliver')`, id); n != 2 {
 		t.Fatalf("names in the text linked: %d, want 2", n)
 	}
 	// A relation whose subject is the speaker keeps its other end.
@@ -186,7 +186,7 @@ func TestGraphBoostLiftsLinkedMemory(t *testing.T) {
 	if hits[d] != nil || hits[a] == nil || hits[a].Explain.Graph <= 0 {
 		t.Fatalf("after delete: %v", hits)
 	}
-	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ?`, d); n != 2 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_rid = (SELECT rid FROM memories WHERE id = ?)`, d); n != 2 {
 		t.Fatal("the deleted memory's links are kept for retention to purge")
 	}
 }
@@ -262,7 +262,7 @@ func TestGraphHubDampening(t *testing.T) {
 func TestPipelinePersistsGraph(t *testing.T) {
 	e := apitest.NewEnv(t, apitest.NoEmbed)
 	src := e.MustID(t, "Cairn uses Redis for session caching and rate limiting in production. We decided to keep it that way.")
-	linked := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ?`, src)
+	linked := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_rid = (SELECT rid FROM memories WHERE id = ?)`, src)
 	if linked != 1 {
 		t.Fatalf("the linker linked %d entities at remember time, want 1 (redis; Cairn only opens a sentence)", linked)
 	}
@@ -270,7 +270,7 @@ func TestPipelinePersistsGraph(t *testing.T) {
 	if res.Graph == nil || res.Graph.Error != "" || res.Graph.Entities != 2 || res.Graph.Mentions != 1 || res.Graph.RelationsNew != 1 {
 		t.Fatalf("graph stats %+v (entities %v)", res.Graph, res.Entities)
 	}
-	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id = ?`, src); n != linked+res.Graph.Mentions {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_rid = (SELECT rid FROM memories WHERE id = ?)`, src); n != linked+res.Graph.Mentions {
 		t.Fatalf("links %d, stats %+v", n, res.Graph)
 	}
 	if n := e.Count(t, `SELECT count(*) FROM entities WHERE canonical_name = 'redis' AND mentions = 1`); n != 1 {

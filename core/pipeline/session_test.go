@@ -57,7 +57,7 @@ func TestSessionExtractJob(t *testing.T) {
 	if res.Graph == nil || res.Graph.Entities == 0 || res.Graph.Mentions != 0 {
 		t.Fatalf("graph: %+v", res.Graph)
 	}
-	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_id LIKE 'session:%'`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.rid = mm.memory_rid)`); n != 0 {
 		t.Fatalf("%d mentions link a session as if it were a memory", n)
 	}
 	// Approving one writes a memory in the session's project.
@@ -67,7 +67,7 @@ func TestSessionExtractJob(t *testing.T) {
 		t.Fatalf("approved session fact not stored with its project: %d", n)
 	}
 	// The memory it wrote is linked to the entities its text names.
-	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
+	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions mm JOIN memories m ON m.rid = mm.memory_rid
 		WHERE m.source_id = 'session:s-42'`); n == 0 {
 		t.Fatal("the approved session fact is linked to no entity")
 	}
@@ -109,7 +109,7 @@ func TestSessionExtractControlledWrite(t *testing.T) {
 	if err != nil || res.WriteStats.Added == 0 {
 		t.Fatalf("result: %+v %v", res, err)
 	}
-	if n := e.Count(t, `SELECT count(DISTINCT mm.memory_id) FROM memory_entity_mentions mm JOIN memories m ON m.id = mm.memory_id
+	if n := e.Count(t, `SELECT count(DISTINCT mm.memory_rid) FROM memory_entity_mentions mm JOIN memories m ON m.rid = mm.memory_rid
 		WHERE m.source_id = 'session:s-7'`); n == 0 {
 		t.Fatal("no written session fact is linked to an entity")
 	}

@@ -36,7 +36,7 @@ func addEmbedded(t testing.TB, db *storage.DB, r *rand.Rand, first, n, dim int, 
 	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
 		for i, v := range vecs {
 			id := fmt.Sprintf("m%06d", first+i)
-			m := &storage.Memory{ID: id, Type: "fact", Content: id, NormalizedContent: id, ContentHash: "h-" + id,
+			m := &storage.Memory{ID: id, Type: "fact", Content: id, ContentHash: "h-" + id,
 				Confidence: 1, Importance: 0.5, SourceType: "manual", CreatedAt: "2026-01-01T00:00:00.000Z",
 				UpdatedAt: "2026-01-01T00:00:00.000Z", UpdatedBy: "test"}
 			if err := storage.InsertMemory(ctx, tx, m); err != nil {
@@ -49,7 +49,7 @@ func addEmbedded(t testing.TB, db *storage.DB, r *rand.Rand, first, n, dim int, 
 					blob = binary.LittleEndian.AppendUint32(blob, math.Float32bits(x))
 				}
 			}
-			if err := storage.UpsertEmbedding(ctx, tx, m.ContentHash, testModel, dim, blob, m.CreatedAt); err != nil {
+			if err := storage.UpsertEmbedding(ctx, tx, m.ContentHash, testModel, dim, blob); err != nil {
 				return err
 			}
 		}

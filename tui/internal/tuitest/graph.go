@@ -34,12 +34,11 @@ func GraphFixture(t testing.TB, db *storage.DB) {
 			return fmt.Errorf("the linker's sqlite: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
-			VALUES (?, 'staging', 'staging', 'environment', 2, ?, ?)`, EntStaging, at, at); err != nil {
+			VALUES (?, 'staging', 'staging', 'environment', 0, ?, ?)`, EntStaging, at, at); err != nil {
 			return err
 		}
 		for _, mem := range []string{IDPostgres, IDDeploy} {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_entity_mentions (memory_id, entity_id, confidence, created_at) VALUES (?, ?, 0.5, ?)`,
-				mem, EntStaging, at); err != nil {
+			if _, err := storage.LinkMention(ctx, tx, mem, EntStaging, "staging", 0.5); err != nil {
 				return err
 			}
 		}

@@ -1,0 +1,56 @@
+package storage
+
+import (
+	"database/sql/driver"
+	"encoding/hex"
+	"fmt"
+)
+
+// Content hashes (text.NormalizeContent: the SHA-256 of the normalized
+// content, 64 lowercase hex characters) are stored as their 32 bytes, a
+// BLOB: half the size in each memory, its live-hash index entry, each
+// vector row and the vectors' key (migration 0017). Everything above
+// storage sees the hex text; a value that is not 64 lowercase hex
+// characters (written by another tool, or by a test) is stored as the
+// text it is, and reads back the same.
+
+// hashArg is the stored form of hash h, to bind as a query argument.
+func hashArg(h string) any {
+	if len(h) != 64 {
+		return h
+	}
+	b, err := hex.DecodeString(h)
+	if err != nil || hex.EncodeToString(b) != h {
+		return h
+	}
+	return b
+}
+
+// hashListSQL selects the stored forms of the hex hashes of a JSON array
+// bound as one argument (jsonList): `content_hash IN ` + hashListSQL.
+const hashListSQL = `(SELECT CASE WHEN length(value) = 64 AND value NOT GLOB '*[^0-9a-f]*' THEN unhex(value) ELSE value END
+	FROM json_each(?))`
+
+// hashCol scans a stored content hash into its hex text.
+type hashCol struct{ s *string }
+
+// Scan implements sql.Scanner.
+func (h hashCol) Scan(src any) error {
+	switch v := src.(type) {
+	case []byte:
+		if len(v) == 32 {
+			*h.s = hex.EncodeToString(v)
+		} else {
+			*h.s = string(v)
+		}
+	case string:
+		*h.s = v
+	case nil:
+		*h.s = ""
+	default:
+		return fmt.Errorf("content hash: unexpected %T", src)
+	}
+	return nil
+}
+
+var _ driver.Value = []byte(nil)
