@@ -19,6 +19,7 @@ func runRecall(ctx context.Context, args []string) error {
 	tags := fs.String("tags", "", "only memories with all of these comma-separated tags")
 	project := fs.String("project", "", "only this project: a name, alias or folder (default: every project)")
 	who := fs.String("who", "", "only memories from this source")
+	scope := fs.String("scope", "", "only this scope: project, user or agent")
 	asJSON := fs.Bool("json", false, "print the API's JSON answer")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -34,7 +35,7 @@ func runRecall(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	for k, v := range map[string]string{"type": *typ, "tags": *tags, "project": proj, "who": *who} {
+	for k, v := range map[string]string{"type": *typ, "tags": *tags, "project": proj, "who": *who, "scope": *scope} {
 		if v != "" {
 			req[k] = v
 		}

@@ -32,6 +32,11 @@ func CheckTags(field string, tags []string) *Error {
 // CheckFilter bounds a memory filter: its tags, each a condition of the
 // query (hundreds of them overflow SQLite's expression tree).
 func CheckFilter(f storage.MemoryFilter) *Error {
+	switch f.Scope {
+	case "", ScopeProject, ScopeUser, ScopeAgent:
+	default:
+		return Invalid("scope", "scope must be project, user or agent")
+	}
 	return CheckTags("tags", f.Tags)
 }
 

@@ -233,11 +233,12 @@ type VectorRow struct {
 	Pinned     bool
 	Importance float64
 	CreatedAt  string
+	Scope      string
 	Vector     []byte
 }
 
 const vectorRowsQuery = `SELECT m.id, m.type, COALESCE(m.who, ''), COALESCE(m.project, ''), m.source_type,
-	m.tags, m.pinned, m.importance, m.created_at, e.vector
+	m.tags, m.pinned, m.importance, m.created_at, COALESCE(m.scope, ''), e.vector
 	FROM memories m JOIN embeddings e ON e.content_hash = m.content_hash AND e.model = ?
 	WHERE m.is_deleted = 0`
 
@@ -253,7 +254,7 @@ func EachVectorRow(ctx context.Context, q Querier, model string, fn func(*Vector
 	var r VectorRow
 	for rows.Next() {
 		if err := rows.Scan(&r.ID, &r.Type, &r.Who, &r.Project, &r.SourceType, &r.Tags, &r.Pinned, &r.Importance,
-			&r.CreatedAt, &r.Vector); err != nil {
+			&r.CreatedAt, &r.Scope, &r.Vector); err != nil {
 			return err
 		}
 		if err := fn(&r); err != nil {

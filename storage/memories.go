@@ -61,6 +61,9 @@ type Memory struct {
 	// stated again, and when last.
 	ReinforcedCount int64
 	LastConfirmedAt string
+	// Scope is "" (the project's), "user" or "agent"; read only (the
+	// write path sets it with its own statement).
+	Scope string
 }
 
 // memoryColumns lists the columns scanned by scanMemory, in order.
@@ -70,7 +73,7 @@ const memoryColumns = `m.id, m.type, m.category, m.content, m.content_hash,
 	m.vector_clock, m.version, m.manual_override, m.pinned, m.is_deleted, m.deleted_at,
 	m.extraction_status, m.embedding_model, m.extraction_model, m.update_count,
 	m.idempotency_key, m.runtime_path, m.source_path, m.source_section,
-	m.reinforced_count, COALESCE(m.last_confirmed_at, ''), COALESCE(m.context_rid, 0)`
+	m.reinforced_count, COALESCE(m.last_confirmed_at, ''), COALESCE(m.context_rid, 0), COALESCE(m.scope, '')`
 
 // MemoryColumns is the select list for a memories row aliased as m; use it
 // with ScanMemory when a query joins other tables.
@@ -90,7 +93,7 @@ func ScanMemory(r rowScanner) (*Memory, error) {
 		&m.VectorClock, &m.Version, &m.ManualOverride, &m.Pinned, &m.IsDeleted, &deletedAt,
 		&m.ExtractionStatus, &embeddingModel, &extractionModel, &m.UpdateCount,
 		&idem, &runtimePath, &sourcePath, &sourceSection,
-		&m.ReinforcedCount, &m.LastConfirmedAt, &m.ContextRID)
+		&m.ReinforcedCount, &m.LastConfirmedAt, &m.ContextRID, &m.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -246,15 +249,18 @@ func FindLiveBySource(ctx context.Context, q Querier, sourceType, sourceID strin
 // MemoryFilter selects memories for listing, export and batch operations.
 // Zero values mean "no constraint".
 type MemoryFilter struct {
-	IDs            []string
-	Type           string
-	Tags           []string // every tag must be present
-	Who            string
-	Project        string
-	SourceType     string
-	Pinned         *bool
-	ImportanceMin  *float64
-	Since, Until   string // created_at bounds, inclusive, in TimeLayout
+	IDs           []string
+	Type          string
+	Tags          []string // every tag must be present
+	Who           string
+	Project       string
+	SourceType    string
+	Pinned        *bool
+	ImportanceMin *float64
+	Since, Until  string // created_at bounds, inclusive, in TimeLayout
+	// Scope: "" any, "project" the project scope (memories of no user or
+	// agent scope), "user" or "agent".
+	Scope          string
 	IncludeDeleted bool
 	OnlyDeleted    bool
 }
@@ -274,6 +280,14 @@ func (f MemoryFilter) Where() (string, []any) {
 		for _, id := range f.IDs {
 			args = append(args, id)
 		}
+	}
+	switch f.Scope {
+	case "":
+	case "project":
+		conds = append(conds, "m.scope IS NULL")
+	default:
+		conds = append(conds, "m.scope = ?")
+		args = append(args, f.Scope)
 	}
 	if f.Type != "" {
 		conds = append(conds, "m.type = ?")

@@ -422,6 +422,8 @@ func recallInputFrom(b body) (core.RecallInput, *core.Error) {
 	str(&f.Who, "who")
 	str(&f.Project, "project")
 	str(&f.SourceType, "source_type", "sourceType")
+	str(&f.Scope, "scope")
+	f.Scope = strings.ToLower(strings.TrimSpace(f.Scope))
 	var since, until string
 	str(&since, "since")
 	str(&until, "until")
@@ -483,6 +485,10 @@ func filterFromQuery(r *http.Request) (storage.MemoryFilter, *core.Error) {
 		Who:        strings.TrimSpace(q.Get("who")),
 		Project:    strings.TrimSpace(q.Get("project")),
 		SourceType: strings.TrimSpace(firstNonEmpty(q.Get("source_type"), q.Get("sourceType"))),
+		Scope:      strings.ToLower(strings.TrimSpace(q.Get("scope"))),
+	}
+	if e := core.CheckFilter(storage.MemoryFilter{Scope: f.Scope}); e != nil {
+		return f, e
 	}
 	if t := q.Get("tags"); t != "" {
 		f.Tags = text.SplitTags(t)

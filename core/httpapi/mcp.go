@@ -182,6 +182,7 @@ type MCPSearchInput struct {
 	Since         string   `json:"since,omitempty" jsonschema:"only memories created at or after this time (RFC 3339 or a date like 2026-01-31)"`
 	Until         string   `json:"until,omitempty" jsonschema:"only memories created at or before this time (RFC 3339, or a date meaning its end)"`
 	Mode          string   `json:"mode,omitempty" jsonschema:"search legs: hybrid (keyword and vector, the default), keyword or vector"`
+	Scope         string   `json:"scope,omitempty" jsonschema:"only memories of this scope: project, user (the user's preferences, every project) or agent"`
 }
 
 // MCPSearchHit is one memory_search result.
@@ -221,7 +222,7 @@ func (s mcpTools) mcpSearch(ctx context.Context, _ *mcp.CallToolRequest, in MCPS
 		return nil, nil, s.mcpErr("memory_search", core.Invalid("importance_min", "importance_min must be a number between 0 and 1"))
 	}
 	f := storage.MemoryFilter{Type: strings.TrimSpace(in.Type), Tags: mcpTagFilter(in.Tags), Project: in.Project,
-		Who: in.Who, ImportanceMin: in.ImportanceMin}
+		Who: in.Who, ImportanceMin: in.ImportanceMin, Scope: strings.ToLower(strings.TrimSpace(in.Scope))}
 	if c := mcpScoped(ctx); c != nil && c.Scope.Project != "" {
 		f.Project = c.Scope.Project
 	} else if p, err := s.mcpProject(ctx, in.Project, false); err != nil {

@@ -137,7 +137,7 @@ func TestMCPListTools(t *testing.T) {
 		readOnly, destructive bool
 	}
 	wants := map[string]want{
-		"memory_search": {[]string{"query"}, []string{"query", "limit", "type", "tags", "project", "who", "min_score", "importance_min", "since", "until", "mode"}, true, false},
+		"memory_search": {[]string{"query"}, []string{"query", "limit", "type", "tags", "project", "who", "min_score", "importance_min", "since", "until", "mode", "scope"}, true, false},
 		"memory_store":  {[]string{"content"}, []string{"content", "type", "importance", "tags", "pinned", "project", "who", "key", "scope"}, false, false},
 		"memory_get":    {[]string{"id"}, []string{"id"}, true, false},
 		"memory_list":   {nil, []string{"limit", "offset", "type", "tags", "project", "who", "pinned"}, true, false},

@@ -62,6 +62,7 @@ type Meta struct {
 	pinned     bool
 	importance float64
 	createdAt  string
+	scope      string // "" (the project's), "user" or "agent"
 }
 
 // prefilterMin is the index size from which the sign-bit prefilter is used;
@@ -74,7 +75,7 @@ func newIndex(model string, dim int) *Index {
 
 func MetaOf(m *storage.Memory) Meta {
 	return Meta{id: m.ID, live: !m.IsDeleted, typ: m.Type, who: m.Who, project: m.Project,
-		sourceType: m.SourceType, tags: m.Tags, pinned: m.Pinned, importance: m.Importance, createdAt: m.CreatedAt}
+		sourceType: m.SourceType, tags: m.Tags, pinned: m.Pinned, importance: m.Importance, createdAt: m.CreatedAt, scope: m.Scope}
 }
 
 // Put inserts or replaces the vector of one memory; vec must be normalized
@@ -174,7 +175,9 @@ func (m *Meta) matches(f *storage.MemoryFilter) bool {
 		f.Pinned != nil && m.pinned != *f.Pinned,
 		f.ImportanceMin != nil && m.importance < *f.ImportanceMin,
 		f.Since != "" && m.createdAt < f.Since,
-		f.Until != "" && m.createdAt > f.Until:
+		f.Until != "" && m.createdAt > f.Until,
+		f.Scope == "project" && m.scope != "",
+		f.Scope != "" && f.Scope != "project" && m.scope != f.Scope:
 		return false
 	}
 	for _, want := range f.Tags {
@@ -503,7 +506,7 @@ func Load(ctx context.Context, r storage.Querier, model string, dim int) (*Index
 			return nil // a vector of another dimension is stale: the tracker re-embeds it
 		}
 		m := Meta{id: row.ID, live: true, typ: in(row.Type), who: in(row.Who), project: in(row.Project),
-			sourceType: in(row.SourceType), pinned: row.Pinned, importance: row.Importance, createdAt: row.CreatedAt}
+			sourceType: in(row.SourceType), pinned: row.Pinned, importance: row.Importance, createdAt: row.CreatedAt, scope: in(row.Scope)}
 		if row.Tags != "[]" && row.Tags != "" {
 			m.tags = storage.DecodeTags(row.Tags)
 		}

@@ -3,6 +3,7 @@ package vector
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/cairnmem/cairn/storage"
@@ -94,9 +95,18 @@ func TestVectorIndexPutRemoveFilter(t *testing.T) {
 	ix := newIndex("m", 4)
 	pinned := true
 	ix.Put(Meta{id: "a", typ: "fact", project: "p", tags: []string{"X"}}, []float32{1, 0, 0, 0})
-	ix.Put(Meta{id: "b", typ: "rule", pinned: true}, []float32{0, 1, 0, 0})
+	ix.Put(Meta{id: "b", typ: "rule", pinned: true, scope: "user"}, []float32{0, 1, 0, 0})
 	ix.Put(Meta{id: "c", typ: "fact"}, []float32{0.9, 0.1, 0, 0})
 	q := []float32{1, 0, 0, 0}
+	for scope, want := range map[string][]string{"user": {"b"}, "agent": nil, "project": {"a", "c"}} {
+		var got []string
+		for _, h := range ix.Search(q, 3, &storage.MemoryFilter{Scope: scope}) {
+			got = append(got, h.ID)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("scope %s: %v, want %v", scope, got, want)
+		}
+	}
 	if got := ix.Search(q, 1, &storage.MemoryFilter{}); got[0].ID != "a" {
 		t.Fatalf("top = %v", got)
 	}
