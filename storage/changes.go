@@ -22,10 +22,13 @@ type memoryChanges struct {
 	pending  map[int64]struct{}
 	ready    map[int64]struct{}
 	n        atomic.Int64 // len(ready)
+	// ckpt checkpoints the WAL the commits fill (checkpoint.go).
+	ckpt *checkpointer
 }
 
 // walAutoCheckpoint is SQLite's default wal_autocheckpoint, which a WAL
-// hook replaces: the hook checkpoints at the same threshold.
+// hook replaces: the hook asks for a checkpoint at the same threshold
+// (checkpoint.go).
 const walAutoCheckpoint = 1000
 
 // watch installs the hooks on a new writer connection.
@@ -54,9 +57,7 @@ func (m *memoryChanges) watch(c *sqlite3.Conn) error {
 			m.n.Store(int64(len(m.ready)))
 		}
 		m.mu.Unlock()
-		if pages >= walAutoCheckpoint {
-			_, _, _ = c.WALCheckpoint(schema, sqlite3.CHECKPOINT_PASSIVE)
-		}
+		m.ckpt.afterCommit(c, schema, pages)
 		return nil
 	})
 	return nil
