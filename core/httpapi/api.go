@@ -80,9 +80,10 @@ func (a *API) Handler() http.Handler {
 		_, pattern := a.mux.Handler(r)
 		defer a.recordRequest(r, pattern, rw, start)
 		if r.URL.Path != "/health" { // /health answers whatever the load (a method it does not serve lands here)
-			release, ok := a.admit.enter(r.Context(), a.routes[pattern].access.perm)
+			perm := a.routes[pattern].access.perm
+			release, ok := a.admit.enter(r.Context(), perm)
 			if !ok {
-				a.admit.refuse(rw)
+				a.admit.refuse(rw, perm)
 				return
 			}
 			defer release()
