@@ -21,16 +21,18 @@ const CodeOverloaded = "overloaded"
 // overloadRetryAfter is the Retry-After of an overloaded answer.
 const overloadRetryAfter = time.Second
 
-// Turns and Ps. Go's scheduler looks at the network only when one of its
-// Ps (the slots that run goroutines, one per CPU) runs out of work, or else
-// every 10 ms from its monitor thread. With every P busy with searches, a
-// request that arrives — /health from a hook, the next remember — waits up
-// to 10 ms before the server even sees it, then behind the goroutines
-// already queued: /health took 9-12 ms at the median under 50 clients.
-// So reads get one turn per CPU (two per CPU made each search slower
-// without serving more of them: recall is CPU work), and the server runs
-// one P more than it has CPUs (SpareProc): that P is mostly idle, parked
-// in the network poller, and takes a new request the moment it arrives.
+// Turns, CPUs and Ps. Go's scheduler looks at the network only when one
+// of its Ps (the slots that run goroutines, one per CPU) runs out of work,
+// or else every 10 ms from its monitor thread. With every P busy with
+// searches, a request that arrives — /health from a hook, the next
+// remember — waits up to 10 ms before the server even sees it, then behind
+// the goroutines already queued: /health took 9-12 ms at the median under
+// 50 clients. So an admitted read runs its handler only once it holds one
+// of the CPU slots (one per CPU; the others wait for one, parked, and
+// recall is CPU work, so running more at once only made each slower), and
+// the server runs one P more than it has CPUs (SpareProc): that P is
+// mostly idle, parked in the network poller, and takes a new request the
+// moment it arrives.
 
 // baseProcs is GOMAXPROCS as the runtime set it at start: the CPUs this
 // process may use (the machine's, or its container's limit), before
@@ -58,7 +60,11 @@ func SpareProc() int {
 // them. /health never waits (Handler).
 type admission struct {
 	reads, writes chan struct{}
-	wait          time.Duration
+	// cpu are the slots admitted reads run in (one per CPU, see above):
+	// an admitted read waits for one without a limit, behind at most the
+	// other admitted reads.
+	cpu  chan struct{}
+	wait time.Duration
 }
 
 // writePerms are the permissions of the routes that take write turns.
@@ -68,7 +74,7 @@ var writePerms = map[string]bool{auth.PermRemember: true, auth.PermModify: true,
 func newAdmission(cfg config.ServerConfig) *admission {
 	n := cfg.MaxConcurrent
 	if n <= 0 {
-		n = baseProcs // one read per CPU (see above)
+		n = 2 * baseProcs
 	}
 	wait := cfg.QueueTimeout.D()
 	if wait <= 0 {
@@ -76,7 +82,8 @@ func newAdmission(cfg config.ServerConfig) *admission {
 	}
 	// Writes mostly wait for the writer, where the more that wait the
 	// more share a commit: they get more turns.
-	return &admission{reads: make(chan struct{}, n), writes: make(chan struct{}, 4*n), wait: wait}
+	return &admission{reads: make(chan struct{}, n), writes: make(chan struct{}, 4*n),
+		cpu: make(chan struct{}, min(n, baseProcs)), wait: wait}
 }
 
 // turns returns the turns of the kind perm needs.
@@ -94,17 +101,32 @@ func (a *admission) enter(ctx context.Context, perm string) (release func(), ok 
 	leave := func() { <-turns }
 	select {
 	case turns <- struct{}{}:
-		return leave, true
+		return a.run(ctx, perm, leave)
 	default:
 	}
 	t := time.NewTimer(a.wait)
 	defer t.Stop()
 	select {
 	case turns <- struct{}{}:
-		return leave, true
+		return a.run(ctx, perm, leave)
 	case <-t.C:
 		return nil, false
 	case <-ctx.Done():
+		return nil, false
+	}
+}
+
+// run takes a CPU slot for an admitted read (see above); leave gives the
+// turn back.
+func (a *admission) run(ctx context.Context, perm string, leave func()) (release func(), ok bool) {
+	if writePerms[perm] {
+		return leave, true
+	}
+	select {
+	case a.cpu <- struct{}{}:
+		return func() { <-a.cpu; leave() }, true
+	case <-ctx.Done():
+		leave()
 		return nil, false
 	}
 }

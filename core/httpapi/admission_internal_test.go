@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http/httptest"
 	"runtime"
 	"strings"
@@ -10,18 +11,57 @@ import (
 	"github.com/cairnmem/cairn/core/config"
 )
 
-// By default reads get one turn per CPU and writes four times as many,
-// counted from the CPUs the process has, not from GOMAXPROCS (which
-// SpareProc raises); a refusal names the kind of turn it waited for.
-func TestAdmissionOneReadPerCPU(t *testing.T) {
+// By default reads get two turns per CPU, of which one per CPU runs at a
+// time, and writes four times as many turns, counted from the CPUs the
+// process has, not from GOMAXPROCS (which SpareProc raises); a refusal
+// names the kind of turn it waited for.
+func TestAdmissionOneReadRunsPerCPU(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	runtime.GOMAXPROCS(baseProcs + 3)
 	a := newAdmission(config.ServerConfig{})
-	if cap(a.reads) != baseProcs || cap(a.writes) != 4*baseProcs {
-		t.Fatalf("%d read and %d write turns, want %d and %d", cap(a.reads), cap(a.writes), baseProcs, 4*baseProcs)
+	if cap(a.reads) != 2*baseProcs || cap(a.cpu) != baseProcs || cap(a.writes) != 8*baseProcs {
+		t.Fatalf("%d read turns, %d running, %d write turns; want %d, %d and %d", cap(a.reads), cap(a.cpu), cap(a.writes),
+			2*baseProcs, baseProcs, 8*baseProcs)
 	}
-	if a := newAdmission(config.ServerConfig{MaxConcurrent: 7}); cap(a.reads) != 7 || cap(a.writes) != 28 {
-		t.Fatalf("server.max_concurrent 7: %d read and %d write turns", cap(a.reads), cap(a.writes))
+	if a := newAdmission(config.ServerConfig{MaxConcurrent: 1}); cap(a.reads) != 1 || cap(a.cpu) != 1 || cap(a.writes) != 4 {
+		t.Fatalf("server.max_concurrent 1: %d read turns, %d running, %d write turns", cap(a.reads), cap(a.cpu), cap(a.writes))
+	}
+	// Admitted reads beyond the CPUs wait for one to finish; writes do not.
+	ctx := context.Background()
+	var running []func()
+	for range baseProcs {
+		release, ok := a.enter(ctx, auth.PermRecall)
+		if !ok {
+			t.Fatal("a read turn refused below the limit")
+		}
+		running = append(running, release)
+	}
+	waiting := make(chan func(), baseProcs)
+	for range baseProcs {
+		go func() {
+			release, _ := a.enter(ctx, auth.PermRecall)
+			waiting <- release
+		}()
+	}
+	for len(a.reads) != 2*baseProcs { // admitted...
+		runtime.Gosched()
+	}
+	select {
+	case <-waiting:
+		t.Fatal("a read ran with every CPU slot taken")
+	default: // ...and waiting for a CPU
+	}
+	if release, ok := a.enter(ctx, auth.PermRemember); !ok {
+		t.Fatal("a write waited behind reads")
+	} else {
+		release()
+	}
+	for _, release := range running {
+		release()
+		(<-waiting)() // one waiting read runs per slot given back
+	}
+	if len(a.cpu) != 0 || len(a.reads) != 0 {
+		t.Fatalf("%d CPU slots and %d turns still held after every release", len(a.cpu), len(a.reads))
 	}
 	for perm, kind := range map[string]string{auth.PermRecall: "reads", auth.PermRemember: "writes"} {
 		w := httptest.NewRecorder()
