@@ -61,8 +61,10 @@ func SpareProc() int {
 type admission struct {
 	reads, writes chan struct{}
 	// cpu are the slots admitted reads run in (one per CPU, see above):
-	// an admitted read waits for one without a limit, behind at most the
-	// other admitted reads.
+	// an admitted read waits for one behind at most the other admitted
+	// reads, and at most server.queue_timeout: a read that holds its slot
+	// for long (an export streaming to a slow reader) delays the others
+	// that long, then they run without one.
 	cpu  chan struct{}
 	wait time.Duration
 }
@@ -125,6 +127,15 @@ func (a *admission) run(ctx context.Context, perm string, leave func()) (release
 	select {
 	case a.cpu <- struct{}{}:
 		return func() { <-a.cpu; leave() }, true
+	default:
+	}
+	t := time.NewTimer(a.wait)
+	defer t.Stop()
+	select {
+	case a.cpu <- struct{}{}:
+		return func() { <-a.cpu; leave() }, true
+	case <-t.C:
+		return leave, true // run beside the slot holders rather than starve
 	case <-ctx.Done():
 		leave()
 		return nil, false

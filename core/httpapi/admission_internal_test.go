@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairnmem/cairn/core/auth"
 	"github.com/cairnmem/cairn/core/config"
@@ -26,7 +27,9 @@ func TestAdmissionOneReadRunsPerCPU(t *testing.T) {
 	if a := newAdmission(config.ServerConfig{MaxConcurrent: 1}); cap(a.reads) != 1 || cap(a.cpu) != 1 || cap(a.writes) != 4 {
 		t.Fatalf("server.max_concurrent 1: %d read turns, %d running, %d write turns", cap(a.reads), cap(a.cpu), cap(a.writes))
 	}
-	// Admitted reads beyond the CPUs wait for one to finish; writes do not.
+	// Admitted reads beyond the CPUs wait for one to finish (here as long
+	// as it takes); writes do not.
+	a = newAdmission(config.ServerConfig{QueueTimeout: config.Duration(time.Hour)})
 	ctx := context.Background()
 	var running []func()
 	for range baseProcs {
@@ -59,6 +62,25 @@ func TestAdmissionOneReadRunsPerCPU(t *testing.T) {
 	for _, release := range running {
 		release()
 		(<-waiting)() // one waiting read runs per slot given back
+	}
+	if len(a.cpu) != 0 || len(a.reads) != 0 {
+		t.Fatalf("%d CPU slots and %d turns still held after every release", len(a.cpu), len(a.reads))
+	}
+	// A slot held for long (an export to a slow reader) delays the others
+	// by server.queue_timeout at most: then they run beside it.
+	a = newAdmission(config.ServerConfig{QueueTimeout: config.Duration(time.Millisecond)})
+	var held []func()
+	for range cap(a.cpu) {
+		release, _ := a.enter(ctx, auth.PermRecall)
+		held = append(held, release)
+	}
+	release, ok := a.enter(ctx, auth.PermRecall)
+	if !ok || len(a.cpu) != cap(a.cpu) || len(a.reads) != cap(a.cpu)+1 {
+		t.Fatalf("a read behind held slots: ok %v, %d slots, %d turns", ok, len(a.cpu), len(a.reads))
+	}
+	release()
+	for _, r := range held {
+		r()
 	}
 	if len(a.cpu) != 0 || len(a.reads) != 0 {
 		t.Fatalf("%d CPU slots and %d turns still held after every release", len(a.cpu), len(a.reads))
