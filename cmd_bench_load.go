@@ -11,7 +11,7 @@ import (
 	"github.com/cairnmem/cairn/core/bench"
 )
 
-const benchLoadUsage = "bench load --data FILE [--memories 3000] [--clients 50] [--duration 30s] [--mix recall=0.7,remember=0.3] [--set section.key=value] [--binary PATH[,PATH]] [--json]"
+const benchLoadUsage = "bench load --data FILE [--memories 3000] [--clients 50] [--duration 30s] [--mix recall=0.7,remember=0.3] [--health-every 100ms] [--set section.key=value] [--binary PATH[,PATH]] [--json]"
 
 // loadRow is one server under the mixed load.
 type loadRow struct {
@@ -31,10 +31,12 @@ type loadRow struct {
 // recalls (five to eight words of a random line) and remembers (the
 // following lines) in the --mix proportions, each its next request as soon
 // as the last is answered, for --duration, while one more caller asks
-// /health every 100 ms. It reports per operation the answered rate,
-// p50/p90/p99 latency and the requests refused with 503 (the server's
-// admission limit), and how fast /health answered under the load.
-// --binary with two paths measures two builds one after the other.
+// /health every --health-every (100 ms). It reports per operation the
+// answered rate, p50/p90/p99 latency and the requests refused with 503
+// (the server's admission limit), and how fast /health answered under the
+// load.
+// --binary with several paths measures each build in turn (repeat a path
+// to alternate them on a noisy machine).
 func benchLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, _ := newFlagSet("bench load", benchLoadUsage)
 	data := fs.String("data", "", "text file: one memory per line")
@@ -42,6 +44,7 @@ func benchLoad(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	clients := fs.Int("clients", 50, "concurrent callers")
 	duration := fs.Duration("duration", 30*time.Second, "how long the load lasts")
 	mixFlag := fs.String("mix", "recall=0.7,remember=0.3", "share of each operation")
+	healthEvery := fs.Duration("health-every", 100*time.Millisecond, "how often one more caller asks /health during the load")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config key on the server, as section.key=value (repeatable)")
 	binaries := fs.String("binary", "", "cairn binary to measure (default: this one); two, comma-separated, are measured one after the other")
@@ -53,8 +56,8 @@ func benchLoad(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *data == "" {
 		return usageError{"--data FILE is required: cairn " + benchLoadUsage}
 	}
-	if *memories < 1 || *clients < 1 || *clients > 1024 || *duration <= 0 {
-		return usageError{"--memories, --clients (1 to 1024) and --duration must be positive"}
+	if *memories < 1 || *clients < 1 || *clients > 1024 || *duration <= 0 || *healthEvery <= 0 {
+		return usageError{"--memories, --clients (1 to 1024), --duration and --health-every must be positive"}
 	}
 	mix, err := parseMix(*mixFlag)
 	if err != nil {
@@ -79,7 +82,7 @@ func benchLoad(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var rows []loadRow
 	for _, bin := range bins {
 		row, err := loadRun(ctx, bench.ServerOptions{Name: "default", Binary: strings.TrimSpace(bin), Set: sets}, pre, rest, queries,
-			bench.LoadOptions{Clients: *clients, Duration: *duration, Mix: mix, Project: "bench"}, *drainTimeout, stderr)
+			bench.LoadOptions{Clients: *clients, Duration: *duration, Mix: mix, Project: "bench", HealthEvery: *healthEvery}, *drainTimeout, stderr)
 		if err != nil {
 			return err
 		}

@@ -20,6 +20,7 @@ const serveLockWait = 3 * time.Second
 func runServe(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("serve", "serve [flags]")
 	idleExit := fs.Duration("idle-exit", 0, "stop after this long without a request (0: never), e.g. 15m")
+	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -34,6 +35,11 @@ func runServe(ctx context.Context, args []string) error {
 	background := *idleExit > 0
 	if err := a.openLog(!background); err != nil {
 		return err
+	}
+	if *debugAddr != "" {
+		if _, err := serveDebug(ctx, *debugAddr, a.log); err != nil {
+			return err
+		}
 	}
 	err = a.serveWith(ctx, serveOptions{idleExit: *idleExit, lockWait: serveLockWait}, nil)
 	var le *storage.LockedError

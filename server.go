@@ -92,6 +92,9 @@ func (a *app) serveWith(ctx context.Context, opts serveOptions, ready func(addr 
 // ends or one of them fails, and returns once all have stopped, so the
 // caller can close the store after the last write.
 func (a *app) runService(ctx context.Context, svc *core.Service, front func(context.Context) error) error {
+	// One P more than the CPUs, for requests as they arrive
+	// (core/httpapi/admission.go).
+	a.log.Debug("scheduler", "gomaxprocs", httpapi.SpareProc())
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return front(gctx) })
 	g.Go(func() error {

@@ -22,13 +22,16 @@ type memoryChanges struct {
 	pending  map[int64]struct{}
 	ready    map[int64]struct{}
 	n        atomic.Int64 // len(ready)
-	// checkpointAt is the WAL size in pages that makes the hook
-	// checkpoint: walAutoCheckpoint when 0 (BulkLoad raises it).
+	// checkpointAt is the WAL size in pages that makes the hook ask for
+	// a checkpoint: walAutoCheckpoint when 0 (BulkLoad raises it).
 	checkpointAt atomic.Int64
+	// ckpt checkpoints the WAL the commits fill (checkpoint.go).
+	ckpt *checkpointer
 }
 
 // walAutoCheckpoint is SQLite's default wal_autocheckpoint, which a WAL
-// hook replaces: the hook checkpoints at the same threshold.
+// hook replaces: the hook asks for a checkpoint at the same threshold
+// (checkpoint.go).
 const walAutoCheckpoint = 1000
 
 // watch installs the hooks on a new writer connection.
@@ -57,13 +60,11 @@ func (m *memoryChanges) watch(c *sqlite3.Conn) error {
 			m.n.Store(int64(len(m.ready)))
 		}
 		m.mu.Unlock()
-		limit := m.checkpointAt.Load()
+		limit := int(m.checkpointAt.Load())
 		if limit == 0 {
 			limit = walAutoCheckpoint
 		}
-		if int64(pages) >= limit {
-			_, _, _ = c.WALCheckpoint(schema, sqlite3.CHECKPOINT_PASSIVE)
-		}
+		m.ckpt.afterCommit(c, schema, pages, limit)
 		return nil
 	})
 	return nil

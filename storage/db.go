@@ -110,7 +110,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, err
 	}
 
-	changes := &memoryChanges{}
+	changes := &memoryChanges{ckpt: newCheckpointer()}
 	write, err := driver.Open(dsn(opts.Path, sync, opts.BusyTimeout, false), changes.watch)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", opts.Path, err)
@@ -170,6 +170,13 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	side.SetMaxIdleConns(1)
 	db.side = side
 	db.reader = &Reader{cache: newStmtCache(read), side: newStmtCache(side)}
+	// And one that checkpoints the WAL off the writer (checkpoint.go).
+	ckpt, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, false))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s for checkpoints: %w", opts.Path, err)
+	}
+	changes.ckpt.start(ckpt)
 	if err := restrictFiles(opts.Path); err != nil {
 		db.Close()
 		return nil, err
@@ -220,6 +227,9 @@ func (db *DB) Reader() *Reader { return db.reader }
 func (db *DB) Close() error {
 	db.stopWriter()
 	var errs []error
+	if db.changes != nil {
+		errs = append(errs, db.changes.ckpt.close())
+	}
 	if db.reader != nil {
 		db.reader.cache.close()
 		db.reader.side.close()

@@ -28,8 +28,10 @@ const (
 	DefaultServerWriteTimeout = 5 * time.Minute
 	// DefaultServerIdleTimeout closes idle kept-alive connections.
 	DefaultServerIdleTimeout = 2 * time.Minute
-	// DefaultServerMaxConcurrent (0) serves two API reads per CPU at once:
-	// recall is CPU work, and more at once only makes each slower.
+	// DefaultServerMaxConcurrent (0) admits two API reads per CPU at once,
+	// of which one per CPU runs while the others wait for it: recall is CPU
+	// work, and more at once only makes each slower (and leaves the Go
+	// scheduler no P free for new requests: see core/httpapi/admission.go).
 	DefaultServerMaxConcurrent = 0
 	// DefaultServerQueueTimeout is how long a request waits for a turn
 	// before a 503: a caller learns at once that cairn is busy instead of

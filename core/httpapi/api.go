@@ -58,9 +58,14 @@ func (a *API) SetAddr(addr string) { a.addr = addr }
 
 // Handler returns the API with its middleware: request ids, panic recovery,
 // JSON for the router's own 404/405 answers, request logging, and the
-// browser guard (guard.go) before auth.
+// browser guard (guard.go) before auth. GET /health is answered first,
+// with only what it needs (health.go: serveHealth).
 func (a *API) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isHealthCheck(r) {
+			a.serveHealth(w, r)
+			return
+		}
 		start := time.Now()
 		reqID := firstHeader(r, "X-Request-Id", "X-Cairn-Request-Id", "X-Signet-Request-Id")
 		if reqID == "" {
@@ -74,10 +79,11 @@ func (a *API) Handler() http.Handler {
 		}
 		_, pattern := a.mux.Handler(r)
 		defer a.recordRequest(r, pattern, rw, start)
-		if r.URL.Path != "/health" { // /health answers whatever the load
-			release, ok := a.admit.enter(r.Context(), a.routes[pattern].access.perm)
+		if r.URL.Path != "/health" { // /health answers whatever the load (a method it does not serve lands here)
+			perm := a.routes[pattern].access.perm
+			release, ok := a.admit.enter(r.Context(), perm)
 			if !ok {
-				a.admit.refuse(rw)
+				a.admit.refuse(rw, perm)
 				return
 			}
 			defer release()

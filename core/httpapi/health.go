@@ -92,10 +92,52 @@ func (a *API) runHealth(ctx context.Context) {
 	}
 }
 
-func (a *API) health(w http.ResponseWriter, r *http.Request) {
+// healthPattern is /health's route (routes.go), the name its requests are
+// counted under.
+const healthPattern = "GET /health"
+
+// isHealthCheck reports whether r is a health check Handler answers
+// first: GET (or HEAD) /health.
+func isHealthCheck(r *http.Request) bool {
+	return r.URL.Path == "/health" && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+}
+
+// serveHealth answers a health check ahead of the API's middleware, with
+// only what /health needs: its request id, the browser guard (a page must
+// not read what cairn is, as on every route), the answer, and its count in
+// the usage analytics. It skips what every other request goes through and
+// /health has no use for: routing twice, the auth gate (/health is public),
+// admission (it never waits), the foreground mark (a health poller must not
+// hold back the background work) and the panic and log wrappers.
+func (a *API) serveHealth(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	reqID := firstHeader(r, "X-Request-Id", "X-Cairn-Request-Id", "X-Signet-Request-Id")
+	if reqID == "" {
+		reqID = core.NewID()
+	}
+	w.Header().Set("X-Request-Id", reqID)
+	status := http.StatusOK
+	if refusal, handled := a.guard.check(w, r); refusal != nil {
+		a.log.Warn("refused browser request", "code", refusal.Code, "method", r.Method, "path", r.URL.Path,
+			"host", r.Host, "origin", r.Header.Get("Origin"), "request_id", reqID)
+		writeError(w, refusal)
+		status = StatusOf(refusal.Code)
+	} else if !handled {
+		status = a.answerHealth(w)
+	}
+	a.recordRequest(r, healthPattern, &statusWriter{status: status}, start)
+}
+
+// health is /health's handler in the route table; Handler answers GET
+// /health before routing (serveHealth), so this serves only callers of the
+// mux itself.
+func (a *API) health(w http.ResponseWriter, r *http.Request) { a.answerHealth(w) }
+
+// answerHealth writes the health answer and returns its status.
+func (a *API) answerHealth(w http.ResponseWriter) int {
 	snap, at, snapErr := a.hc.get()
 	if at.IsZero() || time.Since(at) > healthRefreshEvery {
-		a.hc.wg.Go(func() { a.refreshHealth(context.WithoutCancel(r.Context())) })
+		a.hc.wg.Go(func() { a.refreshHealth(context.Background()) })
 	}
 	out := a.identity()
 	for k, v := range snap {
@@ -148,4 +190,5 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 		out["error"], out["code"] = problem.Message, problem.Code
 	}
 	writeJSON(w, httpStatus, out)
+	return httpStatus
 }

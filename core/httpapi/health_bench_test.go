@@ -139,3 +139,26 @@ func BenchmarkHealthUnderLoad(b *testing.B) {
 	hmu.Unlock()
 	b.ReportMetric(loadOps, "load-req/s")
 }
+
+// BenchmarkHealthHandler is the CPU and the allocations of one /health
+// answer through the API's whole handler chain, on an idle store: what a
+// health check costs the server besides the wait for a CPU.
+//
+//	go test -run '^$' -bench BenchmarkHealthHandler -benchmem ./core/httpapi/
+func BenchmarkHealthHandler(b *testing.B) {
+	svc := benchService(b)
+	api := httpapi.NewAPI(svc, "bench", "127.0.0.1:3850")
+	h := api.Handler()
+	warm := httptest.NewRecorder()
+	h.ServeHTTP(warm, httptest.NewRequest(http.MethodGet, "http://127.0.0.1:3850/health", nil))
+	api.Wait() // the first answer starts the snapshot: let it land
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:3850/health", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("/health: HTTP %d: %s", w.Code, w.Body)
+		}
+	}
+}
