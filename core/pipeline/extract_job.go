@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cairnmem/cairn/core"
 
@@ -352,9 +353,10 @@ func (r *ExtractJobResult) screened(reason string) {
 // session's transcript). Each costs a lookup, never a decision search.
 func (s *Pipeline) screenFacts(ctx context.Context, src *storage.Memory, facts []extract.Fact, res *ExtractJobResult) ([]extract.Fact, error) {
 	r := s.svc.DB().Reader()
-	srcNorm := ""
+	srcNorm, srcWords := "", ""
 	if !isSessionSource(src.ID) {
 		srcNorm = text.NormalizeContent(src.Content).Normalized
+		srcWords = " " + wordSequence(src.Content) + " "
 	}
 	keep := make([]extract.Fact, 0, len(facts))
 	for _, f := range facts {
@@ -363,7 +365,7 @@ func (s *Pipeline) screenFacts(ctx context.Context, src *storage.Memory, facts [
 			res.screened("empty")
 			continue
 		}
-		if srcNorm != "" && strings.Contains(srcNorm, norm.Normalized) {
+		if srcNorm != "" && (strings.Contains(srcNorm, norm.Normalized) || strings.Contains(srcWords, " "+wordSequence(f.Content)+" ")) {
 			res.screened("restates_source")
 			continue
 		}
@@ -382,6 +384,26 @@ func (s *Pipeline) screenFacts(ctx context.Context, src *storage.Memory, facts [
 		keep = append(keep, f)
 	}
 	return keep, nil
+}
+
+// wordSequence is s's words, lower-cased, one space apart, without the
+// punctuation and markup between them: a fact the extractor cut out of a
+// code fence or a list restates its source as surely as a sentence does.
+func wordSequence(s string) string {
+	var b strings.Builder
+	inWord := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if !inWord && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteRune(r)
+			inWord = true
+		} else {
+			inWord = false
+		}
+	}
+	return b.String()
 }
 
 // decide turns one fact into a proposal: ADD without a model call when no

@@ -37,6 +37,12 @@ func TestHeuristicProposesNothingThatRestatesItsSource(t *testing.T) {
 	if n := e.Count(t, `SELECT count(*) FROM memories WHERE id = ? AND extraction_status = 'completed'`, src); n != 1 {
 		t.Fatal("source extraction_status not completed")
 	}
+	// A package description whose code fence the extractor drops is still
+	// its own source (found among 5,000 real notes).
+	e.MustID(t, "collection of roundrobin utilities: ``` >>> import roundrobin >>> get_roundrobin = roundrobin.basic([\"A\", \"B\", \"C\"]) >>> ''.join([get_roundrobin() for _ in range(7)]) 'ABCABCA' ```")
+	if res := runOneJob(t, e); len(res.Proposals) != 0 || res.Screened["restates_source"] == 0 {
+		t.Fatalf("fenced memory: proposals %d screened %v", len(res.Proposals), res.Screened)
+	}
 	got := extract.HeuristicExtract("Caroline: Hey Mel, how are you doing today?\nMelanie: Thanks so much!\nCaroline: I went to the LGBTQ support group yesterday and it was powerful.")
 	if len(got.Facts) != 1 || got.Facts[0].Content != "I went to the LGBTQ support group yesterday and it was powerful." {
 		t.Fatalf("facts of a chat: %+v", got.Facts)
