@@ -189,15 +189,9 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 		return out
 	}
 	// The learned ranker's order when it is active (core/predictor_hooks.go).
-	final := identity(len(keep))
 	isPinned, idOf := func(i int) bool { return keep[i].m.Pinned }, func(i int) string { return keep[i].m.ID }
-	if order, active := s.learnedOrder(ctx, SourceSessionStart, feats); order != nil {
-		order = pinnedFirst(order, isPinned)
-		res.Ranker = &RankerNote{Active: active, Model: idsAt(pick(order), idOf), Baseline: idsAt(pick(final), idOf)}
-		if active {
-			final = order
-		}
-	}
+	final, note := s.learnedPick(ctx, SourceSessionStart, feats, pick, idOf, func(o []int) []int { return pinnedFirst(o, isPinned) })
+	res.Ranker = note
 	var lines []string
 	injected := map[int]bool{}
 	for _, i := range pick(final) {
@@ -515,14 +509,9 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		return out
 	}
 	// The learned ranker's order when it is active (core/predictor_hooks.go).
-	final := identity(len(cands))
 	idOf := func(i int) string { return cands[i].hit.ID }
-	if order, active := s.learnedOrder(ctx, SourcePrompt, feats); order != nil {
-		res.Ranker = &RankerNote{Active: active, Model: idsAt(pick(order), idOf), Baseline: idsAt(pick(final), idOf)}
-		if active {
-			final = order
-		}
-	}
+	final, note := s.learnedPick(ctx, SourcePrompt, feats, pick, idOf, nil)
+	res.Ranker = note
 	var lines []string
 	injected := map[int]bool{}
 	for _, i := range pick(final) {

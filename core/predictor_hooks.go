@@ -101,6 +101,26 @@ func (s *Hooks) learnedOrder(ctx context.Context, source string, feats [][]float
 	return st.Models[source].order(feats), active
 }
 
+// learnedPick returns the order the hook picks from: the learned
+// ranker's (adjusted by adjust when given) when it is active, else the
+// baseline's; and, whenever a model exists, what each order would inject.
+func (s *Hooks) learnedPick(ctx context.Context, source string, feats [][]float64, pick func([]int) []int,
+	idOf func(int) string, adjust func([]int) []int) ([]int, *RankerNote) {
+	final := identity(len(feats))
+	order, active := s.learnedOrder(ctx, source, feats)
+	if order == nil {
+		return final, nil
+	}
+	if adjust != nil {
+		order = adjust(order)
+	}
+	note := &RankerNote{Active: active, Model: idsAt(pick(order), idOf), Baseline: idsAt(pick(final), idOf)}
+	if active {
+		final = order
+	}
+	return final, note
+}
+
 // identity is 0..n-1.
 func identity(n int) []int {
 	out := make([]int, n)
