@@ -124,7 +124,13 @@ func (w *promptWeights) shareWithContext(content, context string) float64 {
 	if context == "" || own >= 1 {
 		return own
 	}
-	both := w.share(content + "\n" + context)
+	return withContext(own, w.share(content+"\n"+context))
+}
+
+// withContext blends a memory's own share of the query's words with the
+// share it and its session context hold together, the context's words at
+// storage.ContextWeight (as the index weighs them); never below its own.
+func withContext(own, both float64) float64 {
 	return max(own, (own+storage.ContextWeight*both)/(1+storage.ContextWeight))
 }
 

@@ -483,8 +483,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 			c.coverage = termCoverage(qterms, c.mem.Content)
 			cov := c.coverage
 			if c.context != "" && cov < 1 {
-				cov = (cov + storage.ContextWeight*termCoverage(qterms, c.mem.Content+"\n"+c.context)) / (1 + storage.ContextWeight)
-				cov = max(cov, c.coverage)
+				cov = withContext(cov, termCoverage(qterms, c.mem.Content+"\n"+c.context))
 			}
 			c.keyword = (1-cfg.CoverageWeight)*c.keyword + cfg.CoverageWeight*cov
 		}

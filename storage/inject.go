@@ -51,6 +51,12 @@ const injectCandidateColumns = `id, content, type, importance, pinned, COALESCE(
 // first; with pinnedOnly, only pinned ones.
 func InjectCandidates(ctx context.Context, q Querier, scope ProjectScope, pinnedOnly bool, limit int) ([]InjectCandidate, error) {
 	cond, args := scope.where()
+	return injectCandidates(ctx, q, cond, args, pinnedOnly, limit)
+}
+
+// injectCandidates returns up to limit live memories meeting cond,
+// newest first; with pinnedOnly, only pinned ones.
+func injectCandidates(ctx context.Context, q Querier, cond string, args []any, pinnedOnly bool, limit int) ([]InjectCandidate, error) {
 	pinned := ""
 	if pinnedOnly {
 		pinned = "pinned = 1 AND "

@@ -42,30 +42,16 @@ func ScopesOf(ctx context.Context, q Querier, ids []string) (map[string][2]strin
 // ScopeCandidates returns up to limit live memories of scope (user, or
 // agent with who), newest first; with pinnedOnly, only pinned ones.
 func ScopeCandidates(ctx context.Context, q Querier, scope, who string, pinnedOnly bool, limit int) ([]InjectCandidate, error) {
-	pinned := ""
-	if pinnedOnly {
-		pinned = "pinned = 1 AND "
-	}
-	rows, err := q.QueryContext(ctx, `SELECT `+injectCandidateColumns+` FROM memories WHERE is_deleted = 0 AND `+pinned+`
-		scope = ? AND (scope <> 'agent' OR who = ?) ORDER BY created_at DESC LIMIT ?`, scope, who, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []InjectCandidate
-	for rows.Next() {
-		var c InjectCandidate
-		if err := rows.Scan(&c.ID, &c.Content, &c.Type, &c.Importance, &c.Pinned, &c.Project, &c.Tags, &c.CreatedAt, &c.LastAccessed); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return injectCandidates(ctx, q, scopeCond, []any{scope, who}, pinnedOnly, limit)
 }
+
+// scopeCond selects the memories of a scope (?), an agent's only its own
+// (who ?).
+const scopeCond = `scope = ? AND (scope <> 'agent' OR who = ?)`
 
 // ScopeIDs returns the ids of up to limit live memories of scope (user,
 // or agent with who), newest first.
 func ScopeIDs(ctx context.Context, q Querier, scope, who string, limit int) ([]string, error) {
-	return Strings(ctx, q, `SELECT id FROM memories WHERE is_deleted = 0 AND scope = ? AND (scope <> 'agent' OR who = ?)
+	return Strings(ctx, q, `SELECT id FROM memories WHERE is_deleted = 0 AND `+scopeCond+`
 		ORDER BY created_at DESC LIMIT ?`, scope, who, limit)
 }
