@@ -139,8 +139,7 @@ type importRecord struct {
 	m        *storage.Memory
 	mentions []entities.Mention // what linkEntities would link
 	hints    []string
-	ev       *Carried         // what the line carries of its evolution
-	reading  entities.Reading // the attributes read from a line that carries none
+	ev       *Carried // what the line carries of its evolution
 }
 
 // parallel runs fn over [0, n) split into one part per core.
@@ -183,7 +182,6 @@ func (s *Service) prepareImport(lines []ImportLine) []importRecord {
 		for i := lo; i < hi; i++ {
 			m := storageOf(&lines[i].Memory)
 			r := importRecord{line: lines[i].Line, m: m, ev: lines[i].Evolution}
-			r.reading = s.readImported(m, r.ev)
 			if s.cfg.Graph.Enabled && !m.IsDeleted {
 				r.mentions = entities.Link(m.Content)
 			}

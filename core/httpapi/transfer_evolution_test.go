@@ -148,23 +148,26 @@ func TestExportImportCarriesEvolution(t *testing.T) {
 }
 
 // An export made before evolution (no "evolution" on its lines) imports
-// with the defaults, and the attributes of its live memories are read on
-// the way in, so what is stated after still supersedes them.
-func TestImportOldExportReadsAttributes(t *testing.T) {
+// with the defaults: project scope, no key, no reinforcement, no
+// successor and no attributes (attributes are carried, not read again).
+func TestImportOldExportDefaults(t *testing.T) {
 	t.Parallel()
 	e := apitest.NewEnv(t, apitest.NoEmbed)
 	body := `{"id":"old-1","content":"staging runs Postgres 14","project":"atlas","created_at":"2024-01-02T03:04:05Z"}` + "\n" +
-		`{"id":"old-2","content":"the coffee machine is broken","project":"atlas"}` + "\n"
-	e.Post(t, "/api/memories/import", apitest.RawBody(body)).Want(t, 200)
-	if g := e.Get(t, "/api/memory/old-1").Want(t, 200); !strings.Contains(string(g.Raw), `"value":"14"`) {
-		t.Fatalf("attributes not read on import: %s", g)
+		`{"id":"old-2","content":"the coffee machine is broken","project":"atlas"}` + "\n" +
+		`{"id":"old-3","content":"an old forgotten one","is_deleted":true,"deleted_at":"2024-02-02T03:04:05Z"}` + "\n"
+	if r := e.Post(t, "/api/memories/import", apitest.RawBody(body)).Want(t, 200); r.Num("imported") != 3 {
+		t.Fatalf("import: %s", r)
 	}
-	if n := e.Count(t, `SELECT count(*) FROM memories WHERE scope IS NOT NULL OR memory_key IS NOT NULL OR superseded_by IS NOT NULL OR reinforced_count <> 0`); n != 0 {
+	if n := e.Count(t, `SELECT count(*) FROM memories WHERE scope IS NOT NULL OR memory_key IS NOT NULL OR superseded_by IS NOT NULL
+		OR reinforced_count <> 0 OR last_confirmed_at IS NOT NULL`); n != 0 {
 		t.Fatalf("an old export got %d memories with evolution", n)
 	}
-	r := e.Remember(t, "staging runs Postgres 16", "project", "atlas").Want(t, 200)
-	if !slices.Contains(apitest.Strs(r.JSON["superseded"]), "old-1") {
-		t.Fatalf("a newer value did not supersede the imported one: %s", r)
+	if n := e.Count(t, `SELECT count(*) FROM entity_attributes`); n != 0 {
+		t.Fatalf("an old export got %d attributes", n)
+	}
+	if g := e.Get(t, "/api/memory/old-1").Want(t, 200); g.JSON["evolution"] != nil || g.Str("project") != "atlas" {
+		t.Fatalf("old-1: %s", g)
 	}
 }
 
