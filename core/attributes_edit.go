@@ -61,6 +61,12 @@ func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *
 	if !s.cfg.Memory.SupersedeAttributes {
 		return nil, nil, nil
 	}
+	// What m superseded before this edit (what it supersedes now is
+	// judged after the new statements are written).
+	others, err := storage.AttributesSupersededBy(ctx, tx, m.ID)
+	if err != nil {
+		return nil, nil, err
+	}
 
 	// What the new content states afresh.
 	stamp := s.Timestamp()
@@ -159,20 +165,17 @@ func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *
 		}
 	}
 
-	// What m superseded for an attribute it no longer states comes back.
+	// What m superseded for an attribute it no longer states (in that
+	// slot) comes back.
 	names := map[[2]string]bool{}
 	for k := range held {
 		names[[2]string{k.entity, k.name}] = true
 	}
-	others, err := storage.AttributesSupersededBy(ctx, tx, m.ID)
-	if err != nil {
-		return nil, nil, err
-	}
 	revived := map[string]*storage.AttributeRow{}
 	var order []string
 	for _, o := range others {
-		if names[[2]string{o.Entity, o.Name}] || retracts(now, o) {
-			continue
+		if !moved && (names[[2]string{o.Entity, o.Name}] || retracts(now, o)) {
+			continue // it still states the attribute (or still retracts the value)
 		}
 		if err := storage.ReviveAttribute(ctx, tx, o.ID); err != nil {
 			return nil, nil, err

@@ -107,4 +107,18 @@ func TestEditRereadsAttributes(t *testing.T) {
 	if got := attributeValues(t, e, node20); !slices.Equal(got, []string{"frontend/node version=20 live"}) {
 		t.Fatalf("Node 20's attribute: %v", got)
 	}
+
+	// Moving a memory to another project moves its statements: what it
+	// superseded in the old project comes back, and in the new one it
+	// supersedes as stated there.
+	redis2 := rem("redis maxmemory is 2gb")
+	redis4 := rem("redis maxmemory is 4gb")
+	other := e.MustID(t, "redis maxmemory is 1gb", "project", "beacon")
+	r = e.Patch(t, redis4, map[string]any{"project": "beacon", "reason": "wrong project"}).Want(t, 200)
+	if !slices.Equal(apitest.Strs(r.JSON["restored"]), []string{redis2}) || !slices.Equal(apitest.Strs(r.JSON["superseded"]), []string{other}) {
+		t.Fatalf("moving the memory: %s", r)
+	}
+	if supersededBy(t, e, redis2) != "" || supersededBy(t, e, other) != redis4 {
+		t.Fatalf("after the move: 2gb superseded by %q, beacon's 1gb by %q", supersededBy(t, e, redis2), supersededBy(t, e, other))
+	}
 }
