@@ -1,6 +1,9 @@
 package storage
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Sibling attributes (seed 003, retroactive supersession): the live
 // attributes of one entity and aspect in one slot, with the memory that
@@ -47,4 +50,20 @@ func PendingProposalFor(ctx context.Context, q Querier, source, target string) (
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM pipeline_proposals WHERE source_memory_id = ? AND target_memory_id = ?
 		AND state = 'pending'`, source, target).Scan(&n)
 	return n > 0, err
+}
+
+// ConstraintMemories returns which of ids hold a live constraint
+// attribute (a decision the linker or the model read).
+func ConstraintMemories(ctx context.Context, q Querier, ids []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, _ := json.Marshal(ids)
+	got, err := Strings(ctx, q, `SELECT DISTINCT memory_id FROM entity_attributes
+		WHERE memory_id IN (SELECT value FROM json_each(?)) AND kind = 'constraint' AND status = 'live'`, string(list))
+	for _, id := range got {
+		out[id] = true
+	}
+	return out, err
 }
