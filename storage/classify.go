@@ -71,13 +71,15 @@ func SetAttributeClass(ctx context.Context, q Querier, id, aspectID, kind string
 	return err
 }
 
-// ClassifyEntities are the entities memory id holds attributes of or the
-// graph links it to, attributes first, at most limit.
+// ClassifyEntities are the entities memory id holds attributes of, then
+// those the graph links it to that have aspects already (an entity the
+// linker or the model has read attributes of), at most limit.
 func ClassifyEntities(ctx context.Context, q Querier, id string, limit int) ([]string, error) {
 	return Strings(ctx, q, `SELECT entity FROM (
 			SELECT entity, 0 AS k, min(created_at) AS c FROM entity_attributes WHERE memory_id = ?1 AND status = 'live' GROUP BY entity
 			UNION ALL
 			SELECT en.canonical_name, 1, en.created_at FROM memory_entity_mentions mm JOIN entities en ON en.rid = mm.entity_rid
-			WHERE mm.memory_rid = (SELECT rid FROM memories WHERE id = ?1))
+			WHERE mm.memory_rid = (SELECT rid FROM memories WHERE id = ?1)
+			AND EXISTS (SELECT 1 FROM entity_aspects s WHERE s.entity = en.canonical_name))
 		GROUP BY entity ORDER BY min(k), min(c) LIMIT ?2`, id, limit)
 }
