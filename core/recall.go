@@ -491,9 +491,10 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	}
 	boosted := s.graphBoost(ctx, query, cands)
 	speakers := speakerFactors(qterms, cands, cfg.SpeakerWeight)
-	var hubs map[string]bool
+	var hubs, constrained map[string]bool
 	if cfg.Dampening {
 		hubs = s.hubCandidates(ctx, query, cands)
+		constrained = s.constraintCandidates(ctx, cands) // constraints.go
 	}
 	for _, c := range cands {
 		if c.mem == nil {
@@ -527,7 +528,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 		}
 		c.damp = 1
 		if cfg.Dampening {
-			c.damp = dampening(c, terms, score, hubs[c.id])
+			c.damp = dampening(c, terms, score, hubs[c.id]) * constraintBoost(c, constrained[c.id])
 			score *= c.damp
 		}
 		c.speaker = 1
