@@ -113,6 +113,16 @@ func (s *Service) readAttributes(ctx context.Context, tx *storage.Tx, m *storage
 			}
 		}
 	}
+	// Siblings of another name the new statement contradicts (siblings.go).
+	clear, err := s.siblingContradictions(ctx, tx, m, slot, r.Attributes)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range clear {
+		if err := supersede(l); err != nil {
+			return nil, err
+		}
+	}
 	var retired []string
 	for _, id := range touched {
 		n, err := storage.CountLiveAttributes(ctx, tx, id)

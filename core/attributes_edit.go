@@ -15,12 +15,14 @@ import (
 //     them when the memory moves to another slot: another project);
 //   - what the new content states that the old did not is a new statement
 //     and acts as one: it supersedes the other values of the same entity
-//     and attribute in the slot, and retires a memory whose every fact is
-//     now superseded, exactly as remembering it would;
+//     and attribute in the slot and the siblings it clearly contradicts
+//     (siblings.go), and retires a memory whose every fact is now
+//     superseded, exactly as remembering it would;
 //   - what both state stays as it was (an unchanged statement is not
 //     stated again: it must not retire values stated after it);
 //   - when the memory no longer states an attribute it superseded others
-//     with, the supersession has lost its reason and is undone: those
+//     with (nor anything of that entity's aspect, for a sibling it
+//     contradicted), the supersession has lost its reason and is undone: those
 //     attributes are live again, and a memory it retired for them comes
 //     back (a "recovered" history event says why), unless a live memory
 //     already holds the same content. A correction ("staging runs
@@ -95,7 +97,11 @@ func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *
 		}
 		return nil
 	}
+	var fresh []entities.Attribute // stated afresh by the edit
 	for _, a := range now.Attributes {
+		if !hasAttribute(was, a) {
+			fresh = append(fresh, a)
+		}
 		if hasAttribute(was, a) {
 			if err := write(a); err != nil { // held already, or read before attributes were kept
 				return nil, nil, err
@@ -146,6 +152,17 @@ func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *
 			}
 		}
 	}
+	// Siblings of another name a fresh statement contradicts, as for a
+	// remembered memory (siblings.go).
+	clear, err := s.siblingContradictions(ctx, tx, m, slot, fresh)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range clear {
+		if err := supersede(l); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, id := range touched {
 		n, err := storage.CountLiveAttributes(ctx, tx, id)
 		if err != nil {
@@ -171,11 +188,15 @@ func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *
 	for k := range held {
 		names[[2]string{k.entity, k.name}] = true
 	}
+	aspects := map[[2]string]bool{} // entity and aspect m still states something of
+	for _, a := range now.Attributes {
+		aspects[[2]string{a.Entity, a.Aspect}] = true
+	}
 	revived := map[string]*storage.AttributeRow{}
 	var order []string
 	for _, o := range others {
-		if !moved && (names[[2]string{o.Entity, o.Name}] || retracts(now, o)) {
-			continue // it still states the attribute (or still retracts the value)
+		if !moved && (names[[2]string{o.Entity, o.Name}] || aspects[[2]string{o.Entity, o.Aspect}] || retracts(now, o)) {
+			continue // it still states the attribute or a sibling of it (or still retracts the value)
 		}
 		if err := storage.ReviveAttribute(ctx, tx, o.ID); err != nil {
 			return nil, nil, err

@@ -61,6 +61,7 @@ type ScoreParts struct {
 	Rerank    float64 `json:"rerank"`                 // reranker's similarity, 0 if not reranked
 	Model     float64 `json:"model_rerank,omitempty"` // the reranking model's score (reranker.enabled), which ordered the best reranker.top_n
 	Dampening float64 `json:"dampening"`              // multiplier from gravity/hub/resolution
+	Speaker   float64 `json:"speaker"`                // multiplier for a turn of a speaker the query does not name when it names another (core/speaker.go)
 	Decay     float64 `json:"decay"`                  // importance × decay multiplier
 	Evidence  float64 `json:"evidence"`               // confidence × reinforcement × staleness, weighted (core/evolve.go)
 	Final     float64 `json:"final"`
@@ -402,7 +403,7 @@ type candidate struct {
 	context string
 
 	fused, graph, damp, decay, final float64
-	evidence                         float64
+	evidence, speaker                float64
 
 	model    float64 // the reranking model's score
 	reranked bool
@@ -411,7 +412,7 @@ type candidate struct {
 func (c *candidate) parts() *ScoreParts {
 	r := func(x float64) float64 { return math.Round(x*10000) / 10000 }
 	p := &ScoreParts{BM25: r(c.bm25), Keyword: r(c.keyword), Coverage: r(c.coverage), Hint: r(c.hint), Fused: r(c.fused), Graph: r(c.graph),
-		Dampening: r(c.damp), Decay: r(c.decay), Evidence: r(c.evidence), Final: r(c.final)}
+		Dampening: r(c.damp), Speaker: r(c.speaker), Decay: r(c.decay), Evidence: r(c.evidence), Final: r(c.final)}
 	if c.reranked {
 		p.Model = r(c.model)
 	}
@@ -489,9 +490,11 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 		}
 	}
 	boosted := s.graphBoost(ctx, query, cands)
-	var hubs map[string]bool
+	speakers := speakerFactors(qterms, cands, cfg.SpeakerWeight)
+	var hubs, constrained map[string]bool
 	if cfg.Dampening {
 		hubs = s.hubCandidates(ctx, query, cands)
+		constrained = s.constraintCandidates(ctx, cands) // constraints.go
 	}
 	for _, c := range cands {
 		if c.mem == nil {
@@ -525,8 +528,13 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 		}
 		c.damp = 1
 		if cfg.Dampening {
-			c.damp = dampening(c, terms, score, hubs[c.id])
+			c.damp = dampening(c, terms, score, hubs[c.id]) * constraintBoost(c, constrained[c.id])
 			score *= c.damp
+		}
+		c.speaker = 1
+		if f, ok := speakers[c.id]; ok {
+			c.speaker = f
+			score *= f
 		}
 		c.decay = decayMultiplier(c.mem, cfg.DecayRate, now)
 		score *= c.decay

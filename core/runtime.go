@@ -35,8 +35,12 @@ const JobProspectiveIndex = "prospective_index"
 // injected memories were (continuity scoring).
 const JobSessionScore = "session_score"
 
+// JobStructuralClassify has the pipeline's model file an entity's
+// memories under its aspects (pipeline/classify_job.go).
+const JobStructuralClassify = "structural_classify"
+
 // PipelineJobTypes are the jobs the pipeline worker leases.
-var PipelineJobTypes = []string{JobExtract, JobSessionExtract, JobProspectiveIndex, JobSessionScore}
+var PipelineJobTypes = []string{JobExtract, JobSessionExtract, JobProspectiveIndex, JobSessionScore, JobStructuralClassify}
 
 // Pipeline actor names.
 const (

@@ -187,12 +187,20 @@ func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
 		_, perr = p.ProcessHintsJob(ctx, job, w.LLM)
 	case job.JobType == core.JobSessionScore:
 		_, perr = p.ProcessScoreJob(ctx, job, w.LLM)
+	case job.JobType == core.JobStructuralClassify:
+		_, perr = p.ProcessClassifyJob(ctx, job, w.LLM)
 	default:
 		_, perr = p.ProcessExtractJob(ctx, job, w.LLM)
 		if perr == nil && job.JobType == core.JobExtract && job.MemoryID != "" && p.WantsModelHints(w.LLM) {
 			// The model writes the memory's questions next (seed 003).
 			if err := p.EnqueueHints(ctx, job.MemoryID); err != nil {
 				logOrDiscard(w.Log).Warn("queue prospective index", "memory", job.MemoryID, "err", err)
+			}
+		}
+		if perr == nil && job.JobType == core.JobExtract && job.MemoryID != "" && p.WantsClassify(w.LLM) {
+			// The model files the memory's entities under their aspects.
+			if err := p.EnqueueClassify(ctx, job.MemoryID); err != nil {
+				logOrDiscard(w.Log).Warn("queue structural classification", "memory", job.MemoryID, "err", err)
 			}
 		}
 		if perr == nil && job.JobType == core.JobSessionExtract && p.WantsModelScore(w.LLM) {

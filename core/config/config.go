@@ -199,6 +199,10 @@ type SearchConfig struct {
 	// CoverageWeight blends, in the keyword score, the share of the query's
 	// words a memory contains with its BM25 (relative to the best match).
 	CoverageWeight float64 `toml:"coverage_weight" range:"0,1"`
+	// SpeakerWeight demotes a conversation turn ("Name: text") whose
+	// speaker the query does not name, when it names the speaker of other
+	// candidates: its score is multiplied by 1 − speaker_weight.
+	SpeakerWeight float64 `toml:"speaker_weight" range:"0,1"`
 	// Dampening turns on the post-fusion corrections of seed 003: gravity
 	// (semantic hits sharing no word with the query), hub and resolution.
 	Dampening bool `toml:"dampening"`
@@ -372,6 +376,7 @@ func DefaultConfig() Config {
 			DecayRate:      DefaultSearchDecayRate,
 			Fusion:         DefaultSearchFusion,
 			CoverageWeight: DefaultSearchCoverageWeight,
+			SpeakerWeight:  DefaultSearchSpeakerWeight,
 			Dampening:      DefaultSearchDampening,
 
 			MinVectorSimilarity: DefaultSearchMinVectorSimilarity,

@@ -58,6 +58,7 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"search.decay_rate":            DefaultSearchDecayRate,
 		"search.fusion":                DefaultSearchFusion,
 		"search.coverage_weight":       DefaultSearchCoverageWeight,
+		"search.speaker_weight":        DefaultSearchSpeakerWeight,
 		"search.dampening":             DefaultSearchDampening,
 		"search.keyword_index":         DefaultSearchKeywordIndex,
 		"search.session_context":       DefaultSearchSessionContext,

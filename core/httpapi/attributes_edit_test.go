@@ -108,6 +108,15 @@ func TestEditRereadsAttributes(t *testing.T) {
 		t.Fatalf("Node 20's attribute: %v", got)
 	}
 
+	// A fresh statement contradicting a sibling supersedes it, as a
+	// remembered one does.
+	pg := rem("the reporting box runs Postgres 14")
+	chat := rem("the team lunch moved to Friday")
+	r = patch(chat, "the reporting box runs MySQL 8. The reporting box no longer runs Postgres.")
+	if !slices.Equal(apitest.Strs(r.JSON["superseded"]), []string{pg}) {
+		t.Fatalf("the edit did not supersede the contradicted sibling: %s", r)
+	}
+
 	// Moving a memory to another project moves its statements: what it
 	// superseded in the old project comes back, and in the new one it
 	// supersedes as stated there.

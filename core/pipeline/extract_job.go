@@ -122,7 +122,8 @@ func (s *Pipeline) pipelineWriteMode() string {
 // Proposals with their history events, applies ADDs in controlled-write
 // mode, marks the memory's extraction completed and completes the job.
 // UPDATE and DELETE (controlled-write with allow_update_delete only) are
-// applied afterwards through Modify and Forget guarded by the target's
+// applied afterwards (an UPDATE supersedes its target, a DELETE goes through
+// Forget), guarded by the target's
 // version. An error leaves the job leased for the caller to FailJob.
 func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm extract.LLM) (*ExtractJobResult, error) {
 	res := &ExtractJobResult{Status: "completed", Provider: llm.Name(), WriteMode: s.pipelineWriteMode(),
@@ -221,7 +222,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 					p.SkippedReason = "empty_fact_content"
 					res.WriteStats.Skipped++
 				default:
-					id, deduped, err := s.insertFact(ctx, tx, p, src, llm.Name(), core.PipelineActor)
+					id, deduped, err := s.insertFact(ctx, tx, p, src, llm.Name(), core.PipelineActor, "")
 					if err != nil {
 						return err
 					}
@@ -300,17 +301,19 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 	if len(deferred) == 0 {
 		return res, nil
 	}
-	// Updates and deletes go through Modify and Forget (their own
-	// transactions); then the proposals they applied and the job's result
+	// Updates supersede (supersede.go) and deletes go through Forget, in
+	// their own transactions; then the proposals they applied and the job's result
 	// are brought up to date together, so the stored result is the final
 	// one.
 	var applied []*storage.Proposal
 	for _, p := range deferred {
-		if err := s.applyDestructive(ctx, p, core.PipelineActor, "pipeline-v2: "+p.Reason); err != nil {
+		id, err := s.applyDestructive(ctx, p, llm.Name(), core.PipelineActor, "pipeline-v2: "+p.Reason)
+		if err != nil {
 			res.WriteStats.Failed++
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s of %s not applied: %v", p.Action, p.TargetMemoryID, err))
 			continue
 		}
+		p.AppliedMemoryID = id
 		if p.Action == extract.ActionUpdate {
 			res.WriteStats.Updated++
 		} else {
@@ -321,7 +324,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		now := s.svc.Timestamp()
 		for _, p := range applied {
-			if err := storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, storage.ProposalApplied, p.TargetMemoryID, core.PipelineActorName, "applied by the pipeline", now); err != nil {
+			if err := storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, storage.ProposalApplied, p.AppliedMemoryID, core.PipelineActorName, "applied by the pipeline", now); err != nil {
 				return err
 			}
 			p.State = storage.ProposalApplied
@@ -486,7 +489,7 @@ func (s *Pipeline) decide(ctx context.Context, job *storage.Job, src *storage.Me
 // src is inserted with its "created" event. (insertOrDedup's source dedup
 // would fold every fact of one source memory into the first, so the hash
 // dedup is applied here and the insert is insertNew's.)
-func (s *Pipeline) insertFact(ctx context.Context, tx *storage.Tx, p *storage.Proposal, src *storage.Memory, model string, actor core.Actor) (string, bool, error) {
+func (s *Pipeline) insertFact(ctx context.Context, tx *storage.Tx, p *storage.Proposal, src *storage.Memory, model string, actor core.Actor, supersedes string) (string, bool, error) {
 	norm := text.NormalizeContent(p.Fact)
 	existing, err := storage.FindLiveByHash(ctx, tx, norm.Hash, src.Project)
 	if err == nil {
@@ -504,40 +507,45 @@ func (s *Pipeline) insertFact(ctx context.Context, tx *storage.Tx, p *storage.Pr
 		Who: core.PipelineActorName, Why: "extracted-fact", Project: src.Project, SessionID: src.SessionID,
 		SourceType: "pipeline-v2", SourceID: src.ID, ExtractionStatus: "completed", ExtractionModel: model,
 	}
-	if err := s.svc.InsertNew(ctx, tx, m, actor.Normalized(), "extracted-fact", map[string]any{"proposalId": p.ID, "sourceMemoryId": src.ID}); err != nil {
+	meta := map[string]any{"proposalId": p.ID, "sourceMemoryId": src.ID}
+	if supersedes != "" {
+		meta["supersedes"] = supersedes
+	}
+	if err := s.svc.InsertNew(ctx, tx, m, actor.Normalized(), "extracted-fact", meta); err != nil {
 		return "", false, err
 	}
 	return m.ID, false, nil
 }
 
-// applyDestructive applies an UPDATE or DELETE proposal through Modify or
-// Forget, guarded by the target's version at proposal time. Pinned targets
-// are refused.
-func (s *Pipeline) applyDestructive(ctx context.Context, p *storage.Proposal, actor core.Actor, reason string) error {
+// applyDestructive applies an UPDATE or DELETE proposal, guarded by the
+// target's version at proposal time: an UPDATE supersedes the target with
+// a memory holding the fact (applyUpdate), a DELETE goes through Forget.
+// Pinned targets are refused. It returns the memory the proposal applied
+// as: the successor of an UPDATE, the target of a DELETE.
+func (s *Pipeline) applyDestructive(ctx context.Context, p *storage.Proposal, model string, actor core.Actor, reason string) (string, error) {
+	if p.Action == extract.ActionUpdate {
+		id, _, err := s.applyUpdate(ctx, p, model, actor, reason)
+		return id, err
+	}
+	if p.Action != extract.ActionDelete {
+		return "", fmt.Errorf("not a destructive action: %s", p.Action)
+	}
 	target, err := storage.GetMemory(ctx, s.svc.DB().Reader(), p.TargetMemoryID)
 	if errors.Is(err, storage.ErrNotFound) {
-		return core.ErrNotFound
+		return "", core.ErrNotFound
 	} else if err != nil {
-		return err
+		return "", err
 	}
 	if target.Pinned {
-		return &core.Error{Code: core.CodePinned, Message: "the proposal's target is pinned; the pipeline never changes pinned memories"}
+		return "", &core.Error{Code: core.CodePinned, Message: "the proposal's target is pinned; the pipeline never changes pinned memories"}
 	}
 	var ifv *int64
 	if p.TargetVersion > 0 {
 		v := p.TargetVersion
 		ifv = &v
 	}
-	switch p.Action {
-	case extract.ActionUpdate:
-		content := p.Fact
-		_, err = s.svc.Modify(ctx, core.Patch{ID: p.TargetMemoryID, Reason: reason, IfVersion: ifv, Content: &content}, actor)
-	case extract.ActionDelete:
-		_, err = s.svc.Forget(ctx, core.ForgetInput{ID: p.TargetMemoryID, Reason: reason, IfVersion: ifv}, actor)
-	default:
-		return fmt.Errorf("not a destructive action: %s", p.Action)
-	}
-	return err
+	_, err = s.svc.Forget(ctx, core.ForgetInput{ID: p.TargetMemoryID, Reason: reason, IfVersion: ifv}, actor)
+	return p.TargetMemoryID, err
 }
 
 // proposalHistory writes the "none" history event on the source memory

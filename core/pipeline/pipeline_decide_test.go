@@ -227,17 +227,26 @@ func TestSemanticContradictionFlagsReview(t *testing.T) {
 			if p.ReviewNeeded != tc.wantReview || p.ContradictionRisk != tc.wantReview {
 				t.Fatalf("review=%v risk=%v, want %v (warnings %q)", p.ReviewNeeded, p.ContradictionRisk, tc.wantReview, res.Warnings)
 			}
-			content := newFact
+			// The target keeps its content either way: an applied update
+			// supersedes it with a memory holding the fact.
 			if tc.wantReview {
-				content = oldFact
 				if !p.Blocked || p.BlockedReason != "contradiction_review_needed" {
 					t.Fatalf("flagged proposal not held for review: %+v", p)
 				}
-			} else if res.WriteStats.Updated != 1 {
-				t.Fatalf("unflagged update not applied: %+v %q", res.WriteStats, res.Warnings)
+				if n := e.Count(t, `SELECT count(*) FROM memories WHERE id = ? AND is_deleted = 0 AND superseded_by IS NULL`, target); n != 1 {
+					t.Fatal("a flagged update retired its target")
+				}
+			} else {
+				if res.WriteStats.Updated != 1 {
+					t.Fatalf("unflagged update not applied: %+v %q", res.WriteStats, res.Warnings)
+				}
+				if n := e.Count(t, `SELECT count(*) FROM memories o JOIN memories n ON n.id = o.superseded_by
+					WHERE o.id = ? AND o.is_deleted = 1 AND n.content = ? AND n.is_deleted = 0`, target, newFact); n != 1 {
+					t.Fatal("the applied update did not supersede its target with the fact")
+				}
 			}
-			if n := e.Count(t, `SELECT count(*) FROM memories WHERE id = ? AND content = ?`, target, content); n != 1 {
-				t.Fatalf("target content is not %q", content)
+			if n := e.Count(t, `SELECT count(*) FROM memories WHERE id = ? AND content = ?`, target, oldFact); n != 1 {
+				t.Fatal("the target's content was overwritten")
 			}
 			if (tc.hang || tc.name == "garbage") && len(res.Warnings) == 0 {
 				t.Fatal("a failed check left no warning")

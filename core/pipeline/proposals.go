@@ -67,9 +67,10 @@ func (s *Pipeline) pendingProposal(ctx context.Context, id string) (*storage.Pro
 }
 
 // ApproveProposal applies a pending proposal with actor (the operator):
-// ADD through the write path (deduplicated by content), UPDATE through
-// Modify and DELETE through Forget, both guarded by the target's version at
-// proposal time, so a stale proposal fails with version_conflict and stays
+// ADD through the write path (deduplicated by content), UPDATE as a
+// memory holding the fact that supersedes the target (supersede.go), and
+// DELETE through Forget, both guarded by the target's version at proposal
+// time, so a stale proposal fails with version_conflict and stays
 // pending. NONE is only marked approved.
 func (s *Pipeline) ApproveProposal(ctx context.Context, id string, actor core.Actor, reason string) (*storage.Proposal, error) {
 	if err := s.svc.CheckFrozen(); err != nil {
@@ -92,7 +93,7 @@ func (s *Pipeline) ApproveProposal(ctx context.Context, id string, actor core.Ac
 		src := s.proposalSource(ctx, p.SourceMemoryID)
 		err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 			created = ""
-			id, deduped, err := s.insertFact(ctx, tx, p, src, "", actor)
+			id, deduped, err := s.insertFact(ctx, tx, p, src, "", actor, "")
 			if err != nil {
 				return err
 			}
@@ -114,10 +115,9 @@ func (s *Pipeline) ApproveProposal(ctx context.Context, id string, actor core.Ac
 		}
 		return s.GetProposal(ctx, id)
 	case extract.ActionUpdate, extract.ActionDelete:
-		if err := s.applyDestructive(ctx, p, actor, "approved proposal "+p.ID+": "+why); err != nil {
+		if applied, err = s.applyDestructive(ctx, p, "", actor, "approved proposal "+p.ID+": "+why); err != nil {
 			return nil, err
 		}
-		applied = p.TargetMemoryID
 	default:
 		state = storage.ProposalApproved
 	}

@@ -302,6 +302,7 @@ func (m *Model) whySection(b *strings.Builder, section func(string)) {
 		part("graph", e.Graph, "graph boost")
 		part("rerank", e.Rerank, "reranker similarity (0 = not reranked)")
 		part("dampening", e.Dampening, "multiplier")
+		part("speaker", e.Speaker, "another speaker's turn when the query names one")
 		part("decay", e.Decay, "importance × decay multiplier")
 		part("evidence", e.Evidence, "confidence × reinforcement × staleness, weighted")
 		part("final", e.Final, "")

@@ -1,0 +1,147 @@
+package core
+
+import (
+	"context"
+	"errors"
+
+	"github.com/cairnmem/cairn/core/entities"
+	"github.com/cairnmem/cairn/storage"
+)
+
+// Structural classification with a model (seed 003). The pipeline's
+// structural_classify job asks the model, once per entity, which aspect
+// of the entity each of its memories is about and whether it is an
+// attribute or a constraint (pipeline/classify_job.go). Its answer lands
+// here, in one write transaction with no model call: the aspects are
+// upserted into entity_aspects, the attributes the linker read are filed
+// under them with their kind, and a memory the linker read nothing from
+// gets the attribute the model named. A constraint stays a constraint
+// (decision auto-protection: the linker's reading of a decision is never
+// demoted). Without a provider the linker's heuristic classification
+// (entities.ReadAttributes) stands alone.
+
+// AttributeSlot is where a memory's attributes compete: "project:<p>",
+// "scope:user" or "scope:agent:<who>".
+func AttributeSlot(project, scope, who string) string { return attributeSlot(project, scope, who) }
+
+// Classification files one memory under an entity's aspect.
+type Classification struct {
+	MemoryID string
+	Aspect   string // canonical aspect name
+	Kind     string // entities.KindAttribute or entities.KindConstraint
+	// Name and Value are the attribute the model read; they are written
+	// only for a memory the linker read no attribute of the entity from.
+	Name, Value string
+}
+
+// ApplyClassificationTx writes cs for entity in slot inside tx and
+// returns how many memories it filed. Deleted or missing memories are
+// skipped.
+func (s *Service) ApplyClassificationTx(ctx context.Context, tx *storage.Tx, slot, entity string, cs []Classification) (int, error) {
+	now := s.Timestamp()
+	n := 0
+	for _, c := range cs {
+		if c.Aspect == "" || entity == "" {
+			continue
+		}
+		m, err := storage.GetMemory(ctx, tx, c.MemoryID)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		} else if err != nil {
+			return n, err
+		}
+		if m.IsDeleted {
+			continue
+		}
+		kind := entities.KindAttribute
+		if c.Kind == entities.KindConstraint {
+			kind = entities.KindConstraint
+		}
+		rows, err := storage.MemoryEntityAttributes(ctx, tx, c.MemoryID, entity)
+		if err != nil {
+			return n, err
+		}
+		if len(rows) == 0 && (c.Name == "" || c.Value == "") {
+			continue
+		}
+		aspect, err := storage.UpsertAspect(ctx, tx, NewID(), entity, c.Aspect, now)
+		if err != nil {
+			return n, err
+		}
+		if len(rows) == 0 {
+			if err := storage.InsertAttribute(ctx, tx, &storage.AttributeRow{ID: NewID(), MemoryID: c.MemoryID, Slot: slot,
+				Entity: entity, Name: c.Name, Value: c.Value, Kind: kind, CreatedAt: now}, aspect); err != nil {
+				return n, err
+			}
+			n++
+			continue
+		}
+		for _, r := range rows {
+			k := kind
+			if r.Kind == entities.KindConstraint {
+				k = entities.KindConstraint
+			}
+			if err := storage.SetAttributeClass(ctx, tx, r.ID, aspect, k); err != nil {
+				return n, err
+			}
+		}
+		n++
+	}
+	return n, nil
+}
+
+// SupersedeSiblingTx marks old's live attributes of entity's aspect in
+// slot superseded by memory successor, and retires old when it holds no
+// live attribute any more (never a pinned memory), as a replaced value
+// is. It reports whether old was retired.
+func (s *Service) SupersedeSiblingTx(ctx context.Context, tx *storage.Tx, slot, old, successor, entity, aspect string, actor Actor, meta map[string]any) (bool, error) {
+	if old == successor {
+		return false, nil
+	}
+	for _, id := range []string{old, successor} {
+		m, err := storage.GetMemory(ctx, tx, id)
+		if errors.Is(err, storage.ErrNotFound) {
+			return false, nil
+		} else if err != nil {
+			return false, err
+		}
+		if m.IsDeleted {
+			return false, nil
+		}
+	}
+	sibs, err := storage.LiveSiblings(ctx, tx, slot, entity, aspect, successor, 1000)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range sibs {
+		if r.MemoryID != old {
+			continue
+		}
+		if err := storage.SupersedeAttribute(ctx, tx, r.ID, successor); err != nil {
+			return false, err
+		}
+	}
+	if left, err := storage.CountLiveAttributes(ctx, tx, old); err != nil || left > 0 {
+		return false, err
+	}
+	full := map[string]any{"successor": successor, "entity": entity, "aspect": aspect}
+	for k, v := range meta {
+		full[k] = v
+	}
+	return s.retire(ctx, tx, old, successor, false, actor, full)
+}
+
+// ProposeSiblingReviewTx records a pending UPDATE proposal from memory
+// source to the sibling's memory, for review (see siblings.go).
+func (s *Service) ProposeSiblingReviewTx(ctx context.Context, tx *storage.Tx, source string, sib *storage.SiblingRow, why string) error {
+	m, err := storage.GetMemory(ctx, tx, source)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if m.IsDeleted {
+		return nil
+	}
+	return s.proposeSiblingReview(ctx, tx, m, sib, why)
+}
