@@ -102,7 +102,7 @@ func (b *localBackend) Recall(ctx context.Context, in map[string]any) (*core.Rec
 }
 
 func (b *localBackend) Export(ctx context.Context, f storage.MemoryFilter, fn func(json.RawMessage) error) error {
-	return b.st.svc.Export(ctx, f, func(m *core.Memory) error {
+	return b.st.svc.Export(ctx, f, func(m *core.ExportRecord) error {
 		line, err := json.Marshal(m)
 		if err != nil {
 			return err

@@ -29,6 +29,10 @@ type MutationResult struct {
 	DuplicateMemoryID string `json:"duplicateMemoryId,omitempty"`
 	RetentionDays     int    `json:"retentionDays,omitempty"`
 	Error             string `json:"error,omitempty"`
+	// Superseded and Restored are the memories an edit's new statements
+	// retired and those it brought back (core/attributes_edit.go).
+	Superseded []string `json:"superseded,omitempty"`
+	Restored   []string `json:"restored,omitempty"`
 }
 
 // Patch changes fields of one memory. Nil fields are left alone; at least one
@@ -213,6 +217,10 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 				return err
 			}
 		}
+		retired, restored, err := s.rereadAttributes(ctx, tx, m, &old, actor)
+		if err != nil {
+			return err
+		}
 		meta := map[string]any{"changedFields": changed, "contentChanged": contentChanged}
 		if p.IfVersion != nil {
 			meta["ifVersion"] = *p.IfVersion
@@ -222,7 +230,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 			return err
 		}
 		res = &MutationResult{ID: m.ID, Status: "updated", CurrentVersion: old.Version, NewVersion: m.Version,
-			ContentChanged: &contentChanged}
+			ContentChanged: &contentChanged, Superseded: retired, Restored: restored}
 		return nil
 	})
 	if err != nil {
@@ -231,7 +239,13 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	if res.Status == "updated" {
 		// The index drops the old vector if the content changed (the
 		// tracker embeds the new one) or refreshes its filter fields.
-		s.emb.SyncVectors(ctx, res.ID)
+		s.emb.SyncVectors(ctx, append(append([]string{res.ID}, res.Superseded...), res.Restored...)...)
+		for _, id := range res.Superseded {
+			s.events.publish(Event{Kind: EventDeleted, MemoryID: id, Actor: actor.Name})
+		}
+		for _, id := range res.Restored {
+			s.events.publish(Event{Kind: EventRecovered, MemoryID: id, Actor: actor.Name})
+		}
 		if *res.ContentChanged {
 			embedded := false
 			res.Embedded = &embedded

@@ -14,19 +14,25 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Export calls fn for every memory matching f, oldest first. Deleted
-// memories are included only when f asks for them.
-func (s *Service) Export(ctx context.Context, f storage.MemoryFilter, fn func(*Memory) error) error {
+// Export calls fn for every memory matching f with its evolution, oldest
+// first. Forgotten memories are included only when f asks for them;
+// superseded ones always (core/transfer_evolution.go).
+func (s *Service) Export(ctx context.Context, f storage.MemoryFilter, fn func(*ExportRecord) error) error {
 	if e := CheckFilter(f); e != nil {
 		return e
 	}
-	return storage.EachMemory(ctx, s.db.Reader(), f, func(m *storage.Memory) error { return fn(viewOf(m)) })
+	return s.exportEach(ctx, f, fn)
 }
 
 // ImportLine is one parsed line of a JSONL export.
 type ImportLine struct {
 	Line   int
 	Memory Memory
+	// Evolution is what the line carries of the memory's evolution (nil
+	// in an old export).
+	Evolution *Carried
+
+	target bool // another line names this memory as its successor
 }
 
 // ImportResult counts what an import did.
@@ -68,6 +74,9 @@ func (s *Service) ImportProgress(ctx context.Context, lines []ImportLine, actor 
 		return nil, err
 	}
 	if e := s.importGuardrailsAll(lines); e != nil {
+		return nil, e
+	}
+	if e := s.checkImportEvolution(ctx, lines); e != nil {
 		return nil, e
 	}
 	actor = actor.Normalized()
@@ -113,6 +122,9 @@ func (s *Service) ImportProgress(ctx context.Context, lines []ImportLine, actor 
 			progress(res.Imported + res.Deduped + res.Existing)
 		}
 	}
+	if err := s.repointDeduped(ctx, lines); err != nil {
+		return res, err
+	}
 	s.emb.SyncVectors(ctx, created...) // content already embedded under another id
 	for _, id := range created {
 		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
@@ -127,6 +139,7 @@ type importRecord struct {
 	m        *storage.Memory
 	mentions []entities.Mention // what linkEntities would link
 	hints    []string
+	ev       *Carried // what the line carries of its evolution
 }
 
 // parallel runs fn over [0, n) split into one part per core.
@@ -168,7 +181,7 @@ func (s *Service) prepareImport(lines []ImportLine) []importRecord {
 	parallel(len(lines), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			m := storageOf(&lines[i].Memory)
-			r := importRecord{line: lines[i].Line, m: m}
+			r := importRecord{line: lines[i].Line, m: m, ev: lines[i].Evolution}
 			if s.cfg.Graph.Enabled && !m.IsDeleted {
 				r.mentions = entities.Link(m.Content)
 			}
@@ -267,6 +280,9 @@ func (s *Service) importBatch(ctx context.Context, tx *storage.Tx, batch []impor
 		mentions[i] = r.mentions
 	}
 	if err := s.linkBatch(ctx, tx, rids, mentions, s.Timestamp()); err != nil {
+		return res, nil, err
+	}
+	if err := s.writeImportEvolution(ctx, tx, kept); err != nil {
 		return res, nil, err
 	}
 	created := make([]string, 0, len(kept))

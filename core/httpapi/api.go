@@ -899,7 +899,7 @@ func (a *API) export(w http.ResponseWriter, r *http.Request) {
 	bw := bufio.NewWriterSize(out, 64<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	err := a.svc.Export(r.Context(), f, func(m *core.Memory) error { return enc.Encode(m) })
+	err := a.svc.Export(r.Context(), f, func(m *core.ExportRecord) error { return enc.Encode(m) })
 	if err != nil {
 		if !out.started {
 			a.fail(w, r, err)

@@ -94,18 +94,28 @@ func parseImportLine(n int, line string) (l core.ImportLine, keep bool, e *core.
 	if _, end := b["_end"]; end && len(b) == 1 {
 		return l, false, nil
 	}
-	var m core.Memory
-	if err := json.Unmarshal([]byte(line), &m); err != nil {
+	// The line's "evolution" is what export carries (core.Carried); it
+	// shadows the memory's own, which export leaves out.
+	var rec struct {
+		core.Memory
+		Evolution *core.Carried `json:"evolution"`
+	}
+	if err := json.Unmarshal([]byte(line), &rec); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
-			return l, false, lineError(n, ute.Field, fmt.Sprintf("%s must be %s", ute.Field, ute.Type))
+			field := strings.TrimPrefix(ute.Field, "Memory.") // the embedded memory's fields are the line's
+			return l, false, lineError(n, field, fmt.Sprintf("%s must be %s", field, ute.Type))
 		}
 		return l, false, lineError(n, "", err.Error())
 	}
+	m := rec.Memory
 	if e := validateImport(&m); e != nil {
 		return l, false, lineError(n, fmt.Sprint(e.Extra["field"]), e.Message)
 	}
-	return core.ImportLine{Line: n, Memory: m}, true, nil
+	if e := core.CheckCarried(&m, rec.Evolution); e != nil {
+		return l, false, lineError(n, fmt.Sprint(e.Extra["field"]), e.Message)
+	}
+	return core.ImportLine{Line: n, Memory: m, Evolution: rec.Evolution}, true, nil
 }
 
 func lineError(line int, field, msg string) *core.Error {

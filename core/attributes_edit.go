@@ -1,0 +1,312 @@
+package core
+
+import (
+	"context"
+	"errors"
+
+	"github.com/cairnmem/cairn/core/entities"
+	"github.com/cairnmem/cairn/storage"
+)
+
+// An edit re-reads a memory's attributes (core/attributes.go), in the
+// edit's write transaction:
+//
+//   - attributes the new content no longer states are removed (and all of
+//     them when the memory moves to another slot: another project);
+//   - what the new content states that the old did not is a new statement
+//     and acts as one: it supersedes the other values of the same entity
+//     and attribute in the slot and the siblings it clearly contradicts
+//     (siblings.go), and retires a memory whose every fact is now
+//     superseded, exactly as remembering it would;
+//   - what both state stays as it was (an unchanged statement is not
+//     stated again: it must not retire values stated after it);
+//   - when the memory no longer states an attribute it superseded others
+//     with (nor anything of that entity's aspect, for a sibling it
+//     contradicted), the supersession has lost its reason and is undone: those
+//     attributes are live again, and a memory it retired for them comes
+//     back (a "recovered" history event says why), unless a live memory
+//     already holds the same content. A correction ("staging runs
+//     Postgres 16" was meant for prod) must not leave staging's real
+//     value retired by a statement no one makes any more.
+//
+// With memory.supersede_attributes off, an edit only removes what is no
+// longer stated.
+
+// rereadAttributes re-reads memory m (edited from old) in tx. It returns
+// the memories the edit retired and those it brought back.
+func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *storage.Memory, actor Actor) (retired, restored []string, err error) {
+	slot := attributeSlot(m.Project, m.Scope, m.Who)
+	moved := slot != attributeSlot(old.Project, old.Scope, old.Who)
+	if m.Content == old.Content && !moved {
+		return nil, nil, nil
+	}
+	now := entities.ReadAttributes(m.Content)
+	var was entities.Reading
+	if !moved {
+		was = entities.ReadAttributes(old.Content)
+	}
+	rows, err := storage.MemoryAttributes(ctx, tx, m.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	type fact struct{ entity, name, value string }
+	held := map[fact]bool{}
+	for _, r := range rows {
+		if !moved && states(now, r) {
+			held[fact{r.Entity, r.Name, r.Value}] = true
+			continue
+		}
+		if err := storage.DeleteAttribute(ctx, tx, r.ID); err != nil {
+			return nil, nil, err
+		}
+	}
+	if !s.cfg.Memory.SupersedeAttributes {
+		return nil, nil, nil
+	}
+	// What m superseded before this edit (what it supersedes now is
+	// judged after the new statements are written).
+	others, err := storage.AttributesSupersededBy(ctx, tx, m.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	// What the new content states afresh.
+	stamp := s.Timestamp()
+	write := func(a entities.Attribute) error {
+		k := fact{a.Entity, a.Name, a.Value}
+		if held[k] {
+			return nil
+		}
+		held[k] = true
+		aspect, err := storage.UpsertAspect(ctx, tx, NewID(), a.Entity, a.Aspect, stamp)
+		if err != nil {
+			return err
+		}
+		return storage.InsertAttribute(ctx, tx, &storage.AttributeRow{ID: NewID(), MemoryID: m.ID, Slot: slot, Entity: a.Entity,
+			Name: a.Name, Value: a.Value, Kind: a.Kind, CreatedAt: stamp}, aspect)
+	}
+	var touched []string
+	why := map[string]*storage.AttributeRow{}
+	supersede := func(o *storage.AttributeRow) error {
+		if err := storage.SupersedeAttribute(ctx, tx, o.ID, m.ID); err != nil {
+			return err
+		}
+		if why[o.MemoryID] == nil {
+			why[o.MemoryID] = o
+			touched = append(touched, o.MemoryID)
+		}
+		return nil
+	}
+	var fresh []entities.Attribute // stated afresh by the edit
+	for _, a := range now.Attributes {
+		if !hasAttribute(was, a) {
+			fresh = append(fresh, a)
+		}
+		if hasAttribute(was, a) {
+			if err := write(a); err != nil { // held already, or read before attributes were kept
+				return nil, nil, err
+			}
+			continue
+		}
+		live, err := storage.LiveAttributesOf(ctx, tx, slot, a.Entity, a.Name, m.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, l := range live {
+			if l.Value != a.Value {
+				if err := supersede(l); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		if err := write(a); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, c := range now.Changes {
+		if hasChange(was, c) {
+			continue
+		}
+		live, err := storage.LiveAttributesValued(ctx, tx, slot, c.Entity, c.From, m.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(live) == 0 && c.Entity != "" && c.To != "" {
+			if err := write(entities.Attribute{Entity: c.Entity, Aspect: entities.AspectDecisions, Name: "choice", Value: c.To, Kind: c.Kind}); err != nil {
+				return nil, nil, err
+			}
+		}
+		for _, l := range live {
+			if err := supersede(l); err != nil {
+				return nil, nil, err
+			}
+			if c.To == "" {
+				continue
+			}
+			kind := l.Kind
+			if c.Kind == entities.KindConstraint {
+				kind = c.Kind
+			}
+			if err := write(entities.Attribute{Entity: l.Entity, Aspect: l.Aspect, Name: l.Name, Value: c.To, Kind: kind}); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	// Siblings of another name a fresh statement contradicts, as for a
+	// remembered memory (siblings.go).
+	clear, err := s.siblingContradictions(ctx, tx, m, slot, fresh)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range clear {
+		if err := supersede(l); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, id := range touched {
+		n, err := storage.CountLiveAttributes(ctx, tx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if n > 0 {
+			continue // it still holds a live fact
+		}
+		a := why[id]
+		ok, err := s.retire(ctx, tx, id, m.ID, false, actor, map[string]any{"successor": m.ID,
+			"entity": a.Entity, "attribute": a.Name, "old_value": a.Value, "edited": true})
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			retired = append(retired, id)
+		}
+	}
+
+	// What m superseded for an attribute it no longer states (in that
+	// slot) comes back.
+	names := map[[2]string]bool{}
+	for k := range held {
+		names[[2]string{k.entity, k.name}] = true
+	}
+	aspects := map[[2]string]bool{} // entity and aspect m still states something of
+	for _, a := range now.Attributes {
+		aspects[[2]string{a.Entity, a.Aspect}] = true
+	}
+	revived := map[string]*storage.AttributeRow{}
+	var order []string
+	for _, o := range others {
+		if !moved && (names[[2]string{o.Entity, o.Name}] || aspects[[2]string{o.Entity, o.Aspect}] || retracts(now, o)) {
+			continue // it still states the attribute or a sibling of it (or still retracts the value)
+		}
+		if err := storage.ReviveAttribute(ctx, tx, o.ID); err != nil {
+			return nil, nil, err
+		}
+		if revived[o.MemoryID] == nil {
+			revived[o.MemoryID] = o
+			order = append(order, o.MemoryID)
+		}
+	}
+	for _, id := range order {
+		ok, err := s.unretire(ctx, tx, id, m.ID, revived[id], actor)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			restored = append(restored, id)
+		}
+	}
+	return retired, restored, nil
+}
+
+// states reports whether reading r still states attribute row a.
+func states(r entities.Reading, a *storage.AttributeRow) bool {
+	for _, x := range r.Attributes {
+		if x.Entity == a.Entity && x.Name == a.Name && x.Value == a.Value {
+			return true
+		}
+	}
+	for _, c := range r.Changes {
+		if c.To == a.Value && (c.Entity == "" || c.Entity == a.Entity) {
+			return true
+		}
+	}
+	return false
+}
+
+// retracts reports whether reading r states a change away from
+// attribute row a's value ("we reversed the gorm decision").
+func retracts(r entities.Reading, a *storage.AttributeRow) bool {
+	for _, c := range r.Changes {
+		if c.From == a.Value && (c.Entity == "" || c.Entity == a.Entity) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAttribute(r entities.Reading, a entities.Attribute) bool {
+	for _, x := range r.Attributes {
+		if x.Entity == a.Entity && x.Name == a.Name && x.Value == a.Value {
+			return true
+		}
+	}
+	return false
+}
+
+func hasChange(r entities.Reading, c entities.Change) bool {
+	for _, x := range r.Changes {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// unretire brings back memory id, which successor retired for attribute
+// a that successor no longer states: as recover does, unless a live
+// memory holds its content or idempotency key (then it stays retired,
+// its successor link kept). It reports whether it came back.
+func (s *Service) unretire(ctx context.Context, tx *storage.Tx, id, successor string, a *storage.AttributeRow, actor Actor) (bool, error) {
+	o, err := storage.GetMemory(ctx, tx, id)
+	if err != nil {
+		return false, err
+	}
+	evo, err := storage.MemoryEvolution(ctx, tx, id)
+	if err != nil {
+		return false, err
+	}
+	if !o.IsDeleted || evo.SupersededBy != successor {
+		return false, nil // live (it held another fact), or retired by another memory
+	}
+	if n, err := storage.CountLiveAttributes(ctx, tx, id); err != nil || n == 0 {
+		return false, err
+	}
+	if _, err := storage.FindLiveByHash(ctx, tx, o.ContentHash, o.Project); err == nil {
+		return false, nil
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return false, err
+	}
+	if o.IdempotencyKey != "" {
+		if _, err := findByIdempotencyKey(ctx, tx, o.IdempotencyKey); err == nil {
+			return false, nil
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return false, err
+		}
+	}
+	o.IsDeleted, o.DeletedAt = false, ""
+	o.Version++
+	o.UpdatedAt, o.UpdatedBy = s.Timestamp(), actor.Name
+	if err := storage.UpdateMemory(ctx, tx, o); err != nil {
+		return false, err
+	}
+	if err := storage.SetSupersededBy(ctx, tx, id, ""); err != nil {
+		return false, err
+	}
+	if err := s.linkEntities(ctx, tx, o); err != nil {
+		return false, err
+	}
+	content := o.Content
+	reason := "its successor " + successor + " no longer states " + a.Entity + " " + a.Name
+	return true, s.AddHistory(ctx, tx, id, storage.EventRecovered, nil, &content, actor, reason,
+		map[string]any{"successor": successor, "entity": a.Entity, "attribute": a.Name, "value": a.Value})
+}
