@@ -407,7 +407,12 @@ func (s *Hooks) scoreSession(ctx context.Context, h HookRequest, transcript stri
 		if err := storage.SetSessionMemoryRelevance(ctx, tx, h.SessionKey, rel, now); err != nil {
 			return err
 		}
-		return storage.SaveSessionScore(ctx, tx, sc)
+		if err := storage.SaveSessionScore(ctx, tx, sc); err != nil {
+			return err
+		}
+		// The aspects of the memories found used gain weight
+		// (core/aspect_feedback.go).
+		return s.svc.applyAspectFeedback(ctx, tx, h.SessionKey, s.svc.now())
 	})
 	return sc, err
 }
@@ -418,6 +423,9 @@ type SessionContinuity struct {
 	Checkpoints []*storage.Checkpoint    `json:"checkpoints"`
 	Memories    []*storage.SessionMemory `json:"memories"`
 	Score       *storage.SessionScore    `json:"score,omitempty"`
+	// Aspects are the aspects of the memories the scoring found used,
+	// with their weights now (core/aspect_feedback.go).
+	Aspects []*storage.AspectWeight `json:"aspects"`
 }
 
 func (s *Hooks) sessionContinuity(ctx context.Context, key string) (*SessionContinuity, error) {
@@ -434,6 +442,9 @@ func (s *Hooks) sessionContinuity(ctx context.Context, key string) (*SessionCont
 		m.Content = s.svc.Redact(truncateRunes(m.Content, 300))
 	}
 	if out.Score, err = storage.GetSessionScore(ctx, r, key); err != nil && err != storage.ErrNotFound {
+		return nil, err
+	}
+	if out.Aspects, err = storage.SessionAspects(ctx, r, key); err != nil {
 		return nil, err
 	}
 	return out, nil
