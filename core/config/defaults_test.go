@@ -70,6 +70,8 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"continuity.max_checkpoints_per_session": DefaultContinuityMaxCheckpoints,
 		"continuity.retention":                   DefaultContinuityRetention,
 		"continuity.recovery_budget_chars":       DefaultContinuityRecoveryBudgetChars,
+		"continuity.use_signal":                  DefaultContinuityUseSignal,
+		"continuity.use_min_weight":              DefaultContinuityUseMinWeight,
 		"predictor.enabled":                      DefaultPredictorEnabled,
 		"predictor.min_sessions":                 DefaultPredictorMinSessions,
 		"predictor.retrain_every":                DefaultPredictorRetrainEvery,
