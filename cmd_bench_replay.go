@@ -27,6 +27,8 @@ type ReplayReport struct {
 	// the held-out ones (its moving figures are on their sessions only).
 	Trained *core.PredictorStatus `json:"ranker_trained,omitempty"`
 	Final   *core.PredictorStatus `json:"ranker_final,omitempty"`
+	// Feedback is what aspect feedback did over the replay.
+	Feedback *core.AspectFeedbackReport `json:"aspect_feedback,omitempty"`
 }
 
 // benchReplay is `cairn bench replay` (core/bench/replay.go): LoCoMo
@@ -125,6 +127,9 @@ func benchReplay(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 	}
+	if rep.Feedback, err = srv.Client.AspectFeedback(ctx); err != nil {
+		return err
+	}
 	for _, p := range []*bench.ReplayPart{rep.Train, rep.Held, rep.All} {
 		p.Finish()
 	}
@@ -169,6 +174,11 @@ func printReplay(w io.Writer, r *ReplayReport) {
 	fmt.Fprintf(w, "\nrelevance from session scoring (the ranker's training signal) against the questions' evidence:\n")
 	fmt.Fprintf(w, "  %d memories offered, %.1f%% evidence turns; %d found relevant, %.1f%% evidence turns; %.1f%% of the offered evidence found relevant\n",
 		a.Relevance.Offered, a.OfferedEvidenceShare, a.Relevance.Relevant, a.RelevantEvidenceShare, a.EvidenceRelevantShare)
+	if f := r.Feedback; f != nil {
+		fb := f.SinceStart
+		fmt.Fprintf(w, "\naspect feedback (rank_weight %g): %d sessions, %d confirmations raised %d aspects; %d decays lowered %d\n",
+			f.RankWeight, fb.Sessions, fb.Confirmations, fb.AspectsUpdated, fb.Decays, fb.AspectsDecayed)
+	}
 	fmt.Fprintf(w, "\nquestions as prompts (codes 1-4, fresh sessions): evidence injected for %.1f%% of %d\n", a.EvidenceHitRate, a.Questions.Prompts)
 	if r.Final == nil {
 		return

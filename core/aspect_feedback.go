@@ -54,12 +54,19 @@ func (s *Service) aspectFeedback() *aspectFeedbackState {
 	return s.Attached(aspectFeedbackKey{}, func() any { return &aspectFeedbackState{} }).(*aspectFeedbackState)
 }
 
+// AspectFeedbackReport is what /api/pipeline/status says of the feedback.
+type AspectFeedbackReport struct {
+	Enabled    bool                `json:"enabled"`
+	RankWeight float64             `json:"rank_weight"`
+	SinceStart AspectFeedbackStats `json:"since_start"`
+}
+
 // AspectFeedbackStatus is the feedback's counters and whether it is on.
-func (s *Service) AspectFeedbackStatus() map[string]any {
+func (s *Service) AspectFeedbackStatus() *AspectFeedbackReport {
 	f := s.aspectFeedback()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return map[string]any{"enabled": s.cfg.Feedback.Enabled, "rank_weight": s.cfg.Feedback.RankWeight, "since_start": f.stats}
+	return &AspectFeedbackReport{Enabled: s.cfg.Feedback.Enabled, RankWeight: s.cfg.Feedback.RankWeight, SinceStart: f.stats}
 }
 
 // applyAspectFeedback raises the weights of the aspects session key's
