@@ -11,7 +11,7 @@ import (
 	"github.com/cairnmem/cairn/core/bench"
 )
 
-const benchReplayUsage = "bench replay --data FILE [--convs N] [--train N] [--compact-every 10] [--next-prompts 3] [--ranker=true] [--set section.key=value] [--binary PATH] [--json]"
+const benchReplayUsage = "bench replay --data FILE [--convs N] [--train N] [--compact-every 20] [--next-prompts 3] [--ranker=true] [--settle=true] [--set section.key=value] [--binary PATH] [--json]"
 
 // ReplayReport is `cairn bench replay`'s result.
 type ReplayReport struct {
@@ -27,6 +27,8 @@ type ReplayReport struct {
 	// the held-out ones (its moving figures are on their sessions only).
 	Trained *core.PredictorStatus `json:"ranker_trained,omitempty"`
 	Final   *core.PredictorStatus `json:"ranker_final,omitempty"`
+	// Feedback is what aspect feedback did over the replay.
+	Feedback *core.AspectFeedbackReport `json:"aspect_feedback,omitempty"`
 }
 
 // benchReplay is `cairn bench replay` (core/bench/replay.go): LoCoMo
@@ -39,9 +41,10 @@ func benchReplay(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	data := fs.String("data", "", "LoCoMo-format JSON file (a list of samples)")
 	convs := fs.Int("convs", 0, "use only the first N conversations (0: all)")
 	train := fs.Int("train", -1, "conversations the ranker trains on, the rest held out (default: all but 2)")
-	every := fs.Int("compact-every", 10, "turns between injected compactions")
+	every := fs.Int("compact-every", 20, "turns between injected compactions (a window the recovery digest must carry; LoCoMo sessions hold 22 turns on average)")
 	next := fs.Int("next-prompts", 3, "prompts after a compaction whose injections count as carried")
 	ranker := fs.Bool("ranker", true, "run the learned ranker (predictor.enabled) and measure it")
+	settle := fs.Bool("settle", true, "wait for the server's background work after each session and before the questions (repeatable figures)")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config key on the server, as section.key=value (repeatable)")
 	binary := fs.String("binary", "", "cairn binary to measure (default: this one)")
@@ -88,6 +91,12 @@ func benchReplay(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	opts := bench.ReplayOptions{CompactEvery: *every, NextPrompts: *next}
+	if *settle {
+		opts.Settle = func(ctx context.Context) error {
+			_, err := srv.Drain(ctx, 30*time.Minute, stderr)
+			return err
+		}
+	}
 	rep := &ReplayReport{Data: *data, CompactEvery: *every, NextPrompts: *next, Train: &bench.ReplayPart{}, Held: &bench.ReplayPart{}, All: &bench.ReplayPart{}}
 	for i, sm := range samples {
 		if i == nTrain && *ranker {
@@ -117,6 +126,9 @@ func benchReplay(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if rep.Final, err = waitRanker(ctx, srv, func(st *core.PredictorStatus) bool { return st.PendingSessions == 0 }); err != nil {
 			return err
 		}
+	}
+	if rep.Feedback, err = srv.Client.AspectFeedback(ctx); err != nil {
+		return err
 	}
 	for _, p := range []*bench.ReplayPart{rep.Train, rep.Held, rep.All} {
 		p.Finish()
@@ -159,6 +171,14 @@ func printReplay(w io.Writer, r *ReplayReport) {
 	fmt.Fprintf(w, "  the recovery digest (mean %.0f chars):                    %5.1f%%\n", a.Recovery.DigestChars, a.DigestShare)
 	fmt.Fprintf(w, "  the injections (session start + next %d prompts), no digest: %5.1f%%\n", r.NextPrompts, a.InjectionsShare)
 	fmt.Fprintf(w, "  digest + injections:                                     %5.1f%%\n", a.BothShare)
+	fmt.Fprintf(w, "\nrelevance from session scoring (the ranker's training signal) against the questions' evidence:\n")
+	fmt.Fprintf(w, "  %d memories offered, %.1f%% evidence turns; %d found relevant, %.1f%% evidence turns; %.1f%% of the offered evidence found relevant\n",
+		a.Relevance.Offered, a.OfferedEvidenceShare, a.Relevance.Relevant, a.RelevantEvidenceShare, a.EvidenceRelevantShare)
+	if f := r.Feedback; f != nil {
+		fb := f.SinceStart
+		fmt.Fprintf(w, "\naspect feedback (rank_weight %g): %d sessions, %d confirmations raised %d aspects; %d decays lowered %d\n",
+			f.RankWeight, fb.Sessions, fb.Confirmations, fb.AspectsUpdated, fb.Decays, fb.AspectsDecayed)
+	}
 	fmt.Fprintf(w, "\nquestions as prompts (codes 1-4, fresh sessions): evidence injected for %.1f%% of %d\n", a.EvidenceHitRate, a.Questions.Prompts)
 	if r.Final == nil {
 		return

@@ -312,35 +312,138 @@ func (s *Hooks) offerMemories(ctx context.Context, tx *storage.Tx, key, source s
 	return nil
 }
 
-// usesIn counts, for each memory offered to a session (injected or only a
-// candidate), whether body (a later prompt, the transcript) refers to it:
-// at least two of its content words, and at least a third of them.
-func usesIn(injected []*storage.SessionMemory, body string) map[string]int {
-	words := map[string]bool{}
-	for _, t := range text.QueryTerms(body) {
-		words[t] = true
-	}
-	out := map[string]int{}
-	for _, m := range injected {
-		if m.Content == "" {
-			continue
-		}
-		terms := text.QueryTerms(m.Content)
-		shared := 0
-		for _, t := range terms {
-			if words[t] {
-				shared++
-			}
-		}
-		if shared >= 2 && float64(shared) >= float64(len(terms))/3 {
-			out[m.MemoryID]++
+// Signs of use (continuity.use_signal).
+const (
+	UseSignalWeight = "weight"
+	UseSignalShare  = "share"
+)
+
+// wordsOf are text's distinct content words, lowercased (as
+// text.QueryTerms reads them, without its cap on a query's length).
+func wordsOf(body string) map[string]bool {
+	out := map[string]bool{}
+	for _, line := range strings.Split(body, "\n") {
+		for _, t := range text.QueryTerms(line) {
+			out[t] = true
 		}
 	}
 	return out
 }
 
-// noteUses records the session's injected memories a later prompt
-// refers to.
+// usesIn counts, for each memory offered to a session (injected or only a
+// candidate), whether body (a later prompt, the transcript) refers to it,
+// by continuity.use_signal:
+//   - weight: one line of body holds words of the memory whose inverse
+//     document frequencies, log(1 + N/(df+1)) over the store (N at least
+//     useMinStore), add up to
+//     continuity.use_min_weight (about two rare words). A memory written
+//     in the session is not counted: the text is its source.
+//   - share: body holds at least two of the memory's content words, and
+//     at least a third of them.
+func (s *Hooks) usesIn(ctx context.Context, mems []*storage.SessionMemory, body string) map[string]int {
+	cfg := s.svc.cfg.Continuity
+	out := map[string]int{}
+	if cfg.UseSignal == UseSignalShare {
+		words := wordsOf(body)
+		for _, m := range mems {
+			if m.Content == "" {
+				continue
+			}
+			terms := text.QueryTerms(m.Content)
+			shared := 0
+			for _, t := range terms {
+				if words[t] {
+					shared++
+				}
+			}
+			if shared >= 2 && float64(shared) >= float64(len(terms))/3 {
+				out[m.MemoryID]++
+			}
+		}
+		return out
+	}
+	var lines []map[string]bool
+	all := map[string]bool{}
+	for _, line := range strings.Split(body, "\n") {
+		if ts := text.QueryTerms(line); len(ts) > 0 {
+			l := make(map[string]bool, len(ts))
+			for _, t := range ts {
+				l[t], all[t] = true, true
+			}
+			lines = append(lines, l)
+		}
+	}
+	terms := make([][]string, len(mems))
+	need := map[string]bool{}
+	for i, m := range mems {
+		if m.Content == "" || m.Own {
+			continue
+		}
+		for _, t := range text.QueryTerms(m.Content) {
+			if all[t] {
+				terms[i] = append(terms[i], t)
+				need[t] = true
+			}
+		}
+	}
+	if len(need) == 0 {
+		return out
+	}
+	idf, err := s.svc.termWeights(ctx, need)
+	if err != nil {
+		s.svc.log.Warn("signs of use: term weights", "err", err)
+		return out
+	}
+	for i, m := range mems {
+		if len(terms[i]) == 0 {
+			continue
+		}
+		for _, l := range lines {
+			w := 0.0
+			for _, t := range terms[i] {
+				if l[t] {
+					w += idf[t]
+				}
+			}
+			if w >= cfg.UseMinWeight {
+				out[m.MemoryID]++
+				break
+			}
+		}
+	}
+	return out
+}
+
+// useMinStore is the least store size the signs of use weigh words
+// against: in a store of a few memories every word is rare, and none
+// would weigh enough.
+const useMinStore = 1000
+
+// termWeights are the inverse document frequencies of terms over the
+// store: log(1 + N/(df+1)), N the live memories (at least useMinStore).
+func (s *Service) termWeights(ctx context.Context, terms map[string]bool) (map[string]float64, error) {
+	live, _, err := s.MemoryTotals(ctx)
+	if err != nil {
+		return nil, err
+	}
+	live = max(live, useMinStore)
+	list := make([]string, 0, len(terms))
+	for t := range terms {
+		list = append(list, t)
+	}
+	df, err := storage.TermDocCounts(ctx, s.db.Reader(), list)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(list))
+	for _, t := range list {
+		out[t] = math.Log(1 + float64(live)/float64(df[t]+1))
+	}
+	return out, nil
+}
+
+// noteUses records the session's offered memories a later prompt refers
+// to.
 func (s *Hooks) noteUses(ctx context.Context, key, body string) {
 	if !s.svc.cfg.Continuity.Enabled || key == "" || strings.TrimSpace(body) == "" {
 		return
@@ -349,7 +452,7 @@ func (s *Hooks) noteUses(ctx context.Context, key, body string) {
 	if err != nil || len(injected) == 0 {
 		return
 	}
-	s.addUses(ctx, key, usesIn(injected, body))
+	s.addUses(ctx, key, s.usesIn(ctx, injected, body))
 }
 
 func (s *Hooks) addUses(ctx context.Context, key string, uses map[string]int) {
@@ -374,10 +477,18 @@ func (s *Hooks) scoreSession(ctx context.Context, h HookRequest, transcript stri
 	if err != nil {
 		return nil, err
 	}
-	fromTranscript := usesIn(mems, transcript)
+	fromTranscript := s.usesIn(ctx, mems, transcript)
 	injected, used := 0, 0
 	rel := map[string]float64{}
+	weigh := s.svc.cfg.Continuity.UseSignal == UseSignalWeight
 	for _, m := range mems {
+		// A memory written in the session has no relevance (NULL): its
+		// words in the session are its source, which says neither that it
+		// was used nor that it was not; the learned ranker does not train
+		// on it and the score leaves it out.
+		if weigh && m.Own {
+			continue
+		}
 		// Candidates not injected get a relevance too (what the learned
 		// ranker could have chosen); the score is of the injected ones.
 		u := m.Uses + fromTranscript[m.MemoryID]
@@ -407,7 +518,12 @@ func (s *Hooks) scoreSession(ctx context.Context, h HookRequest, transcript stri
 		if err := storage.SetSessionMemoryRelevance(ctx, tx, h.SessionKey, rel, now); err != nil {
 			return err
 		}
-		return storage.SaveSessionScore(ctx, tx, sc)
+		if err := storage.SaveSessionScore(ctx, tx, sc); err != nil {
+			return err
+		}
+		// The aspects of the memories found used gain weight
+		// (core/aspect_feedback.go).
+		return s.svc.applyAspectFeedback(ctx, tx, h.SessionKey, s.svc.now())
 	})
 	return sc, err
 }
@@ -418,6 +534,9 @@ type SessionContinuity struct {
 	Checkpoints []*storage.Checkpoint    `json:"checkpoints"`
 	Memories    []*storage.SessionMemory `json:"memories"`
 	Score       *storage.SessionScore    `json:"score,omitempty"`
+	// Aspects are the aspects of the memories the scoring found used,
+	// with their weights now (core/aspect_feedback.go).
+	Aspects []*storage.AspectWeight `json:"aspects"`
 }
 
 func (s *Hooks) sessionContinuity(ctx context.Context, key string) (*SessionContinuity, error) {
@@ -434,6 +553,9 @@ func (s *Hooks) sessionContinuity(ctx context.Context, key string) (*SessionCont
 		m.Content = s.svc.Redact(truncateRunes(m.Content, 300))
 	}
 	if out.Score, err = storage.GetSessionScore(ctx, r, key); err != nil && err != storage.ErrNotFound {
+		return nil, err
+	}
+	if out.Aspects, err = storage.SessionAspects(ctx, r, key); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -148,6 +148,11 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 		}
 		keep = append(keep, c)
 	}
+	if f := s.svc.aspectFactors(ctx, startIDs(keep)); f != nil { // aspect feedback (core/aspect_feedback.go)
+		for _, c := range keep {
+			c.m.Score *= f[c.m.ID]
+		}
+	}
 	slices.SortStableFunc(keep, func(a, b *startCandidate) int {
 		switch {
 		case a.m.Pinned != b.m.Pinned:
@@ -476,7 +481,9 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		}
 	}
 	// In recall's order: the gate says whether a memory is about the
-	// prompt, recall's ranking which answers it best.
+	// prompt, recall's ranking which answers it best (with aspect
+	// feedback's factor when it ranks: core/aspect_feedback.go).
+	byAspectWeight(ctx, s.svc, cands, func(c about) string { return c.hit.ID }, func(c about) float64 { return c.hit.Score })
 	contents, all := make([]string, len(cands)), make([]string, len(cands))
 	feats := make([][]float64, len(cands))
 	nowT := s.svc.now()

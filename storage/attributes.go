@@ -22,6 +22,8 @@ type AttributeRow struct {
 	Status       string `json:"status"`
 	SupersededBy string `json:"superseded_by,omitempty"`
 	CreatedAt    string `json:"created_at"`
+	// AspectWeight is its aspect's weight (aspect feedback, migration 0023).
+	AspectWeight *float64 `json:"aspect_weight,omitempty"`
 }
 
 // UpsertAspect returns the id of entity's aspect name, creating it with
@@ -45,7 +47,7 @@ func InsertAttribute(ctx context.Context, q Querier, a *AttributeRow, aspectID s
 }
 
 const attributeSelect = `SELECT a.id, a.memory_id, a.slot, a.entity, COALESCE(s.name, ''), a.name, a.value, a.kind, a.status,
-	COALESCE(a.superseded_by, ''), a.created_at FROM entity_attributes a LEFT JOIN entity_aspects s ON s.id = a.aspect_id`
+	COALESCE(a.superseded_by, ''), a.created_at, s.weight FROM entity_attributes a LEFT JOIN entity_aspects s ON s.id = a.aspect_id`
 
 func scanAttributes(rows *sql.Rows, err error) ([]*AttributeRow, error) {
 	if err != nil {
@@ -55,9 +57,13 @@ func scanAttributes(rows *sql.Rows, err error) ([]*AttributeRow, error) {
 	var out []*AttributeRow
 	for rows.Next() {
 		var a AttributeRow
+		var w sql.NullFloat64
 		if err := rows.Scan(&a.ID, &a.MemoryID, &a.Slot, &a.Entity, &a.Aspect, &a.Name, &a.Value, &a.Kind, &a.Status,
-			&a.SupersededBy, &a.CreatedAt); err != nil {
+			&a.SupersededBy, &a.CreatedAt, &w); err != nil {
 			return nil, err
+		}
+		if w.Valid {
+			a.AspectWeight = &w.Float64
 		}
 		out = append(out, &a)
 	}

@@ -122,6 +122,9 @@ type SessionMemory struct {
 	// what recall knew of it then (the learned ranker's input).
 	Group    int       `json:"offer_group"`
 	Features []float64 `json:"-"`
+	// Own says the memory was written in this session (its words in a
+	// later prompt or the transcript are its source, not a use).
+	Own bool `json:"own,omitempty"`
 }
 
 // OfferSessionMemory records that a memory was offered to a session (a
@@ -169,7 +172,7 @@ func SetSessionMemoryRelevance(ctx context.Context, q Querier, key string, rel m
 // offered, with each memory's content.
 func SessionMemories(ctx context.Context, q Querier, key string) ([]*SessionMemory, error) {
 	rows, err := q.QueryContext(ctx, `SELECT sm.memory_id, sm.source, sm.rank, sm.score, sm.was_injected, sm.uses, sm.relevance,
-		COALESCE(m.content, ''), sm.created_at, sm.offer_group
+		COALESCE(m.content, ''), sm.created_at, sm.offer_group, COALESCE(m.session_id = sm.session_key, 0)
 		FROM session_memories sm LEFT JOIN memories m ON m.id = sm.memory_id
 		WHERE sm.session_key = ? ORDER BY sm.created_at, sm.source DESC, sm.rank`, key)
 	if err != nil {
@@ -180,7 +183,7 @@ func SessionMemories(ctx context.Context, q Querier, key string) ([]*SessionMemo
 	for rows.Next() {
 		var m SessionMemory
 		var rel sql.NullFloat64
-		if err := rows.Scan(&m.MemoryID, &m.Source, &m.Rank, &m.Score, &m.WasInjected, &m.Uses, &rel, &m.Content, &m.CreatedAt, &m.Group); err != nil {
+		if err := rows.Scan(&m.MemoryID, &m.Source, &m.Rank, &m.Score, &m.WasInjected, &m.Uses, &rel, &m.Content, &m.CreatedAt, &m.Group, &m.Own); err != nil {
 			return nil, err
 		}
 		if rel.Valid {

@@ -32,6 +32,12 @@ import (
 type ReplayOptions struct {
 	CompactEvery int // turns between compactions
 	NextPrompts  int // prompts after a compaction whose injections count
+	// Settle, when set, waits until the server's background work is done
+	// (the transcript's extraction, the embeddings): after each session
+	// end and before the questions. Without it, what a prompt or a
+	// question finds depends on how far the workers got, and two runs of
+	// the same binary differ.
+	Settle func(ctx context.Context) error
 }
 
 // RecoveryStats count what compactions carried across.
@@ -72,13 +78,35 @@ func (q *QuestionStats) Add(o QuestionStats) {
 	q.ModelActive += o.ModelActive
 }
 
+// RelevanceStats measure how well the relevance session scoring gives the
+// memories a session was offered (the learned ranker's training signal)
+// agrees with the questions' evidence: of the memories offered, how many
+// are evidence turns; of those the scoring found relevant (relevance above
+// zero), how many are. Only remembered turns can be evidence: a fact the
+// pipeline extracted from a transcript never counts as one.
+type RelevanceStats struct {
+	Offered          int `json:"offered"`
+	OfferedEvidence  int `json:"offered_evidence"`
+	Relevant         int `json:"relevant"`
+	RelevantEvidence int `json:"relevant_evidence"`
+}
+
+// Add adds o to r.
+func (r *RelevanceStats) Add(o RelevanceStats) {
+	r.Offered += o.Offered
+	r.OfferedEvidence += o.OfferedEvidence
+	r.Relevant += o.Relevant
+	r.RelevantEvidence += o.RelevantEvidence
+}
+
 // ReplayConv is one conversation's replay.
 type ReplayConv struct {
-	ID        string        `json:"id"`
-	Sessions  int           `json:"sessions"`
-	Prompts   int           `json:"prompts"`
-	Recovery  RecoveryStats `json:"recovery"`
-	Questions QuestionStats `json:"questions"`
+	ID        string         `json:"id"`
+	Sessions  int            `json:"sessions"`
+	Prompts   int            `json:"prompts"`
+	Recovery  RecoveryStats  `json:"recovery"`
+	Questions QuestionStats  `json:"questions"`
+	Relevance RelevanceStats `json:"relevance"`
 	// Start, Prompt: what the ranker notes of the replayed sessions' own
 	// session starts and prompts said.
 	StartRanked, StartDiffer   int `json:"-"`
@@ -283,6 +311,25 @@ func ReplayConversation(ctx context.Context, cl *client.Client, sm Sample, o Rep
 		if _, err := hook("session-end", key, map[string]any{"transcript": transcript.String(), "reason": "replay"}); err != nil {
 			return nil, err
 		}
+		if o.Settle != nil {
+			if err := o.Settle(ctx); err != nil {
+				return nil, err
+			}
+		}
+		info, err := cl.Session(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("session %s: %w", key, err)
+		}
+		if info.Continuity != nil {
+			for _, m := range info.Continuity.Memories {
+				ev := false
+				for _, d := range memDia[m.MemoryID] {
+					ev = ev || cited[d]
+				}
+				rel := m.Relevance != nil && *m.Relevance > 0
+				rc.Relevance.Add(RelevanceStats{Offered: 1, OfferedEvidence: b2i(ev), Relevant: b2i(rel), RelevantEvidence: b2i(rel && ev)})
+			}
+		}
 	}
 	for i, q := range sm.Questions {
 		if q.Category < 1 || q.Category > 4 {
@@ -323,6 +370,13 @@ func ReplayConversation(ctx context.Context, cl *client.Client, sm Sample, o Rep
 	return rc, nil
 }
 
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func sameIDs(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
@@ -337,23 +391,30 @@ func sameIDs(a, b []string) bool {
 
 // ReplayPart is the figures of a set of conversations.
 type ReplayPart struct {
-	Conversations int           `json:"conversations"`
-	Sessions      int           `json:"sessions"`
-	Prompts       int           `json:"prompts"`
-	Recovery      RecoveryStats `json:"recovery"`
-	Questions     QuestionStats `json:"questions"`
+	Conversations int            `json:"conversations"`
+	Sessions      int            `json:"sessions"`
+	Prompts       int            `json:"prompts"`
+	Recovery      RecoveryStats  `json:"recovery"`
+	Questions     QuestionStats  `json:"questions"`
+	Relevance     RelevanceStats `json:"relevance"`
 	// Shares in percent.
-	DigestShare       float64 `json:"recovery_digest_pct"`
-	InjectionsShare   float64 `json:"recovery_injections_pct"`
-	BothShare         float64 `json:"recovery_digest_or_injections_pct"`
-	EvidenceHitRate   float64 `json:"evidence_hit_rate_pct"`
-	ModelHitRate      float64 `json:"model_evidence_hit_rate_pct,omitempty"`
-	BaselineHitRate   float64 `json:"baseline_evidence_hit_rate_pct,omitempty"`
-	StartRanked       int     `json:"session_starts_ranked"`
-	StartDiffer       int     `json:"session_starts_model_differs"`
-	PromptRanked      int     `json:"prompts_ranked"`
-	PromptDiffer      int     `json:"prompts_model_differs"`
-	QuestionsModelSet int     `json:"questions_model_active"`
+	DigestShare     float64 `json:"recovery_digest_pct"`
+	InjectionsShare float64 `json:"recovery_injections_pct"`
+	BothShare       float64 `json:"recovery_digest_or_injections_pct"`
+	EvidenceHitRate float64 `json:"evidence_hit_rate_pct"`
+	ModelHitRate    float64 `json:"model_evidence_hit_rate_pct,omitempty"`
+	BaselineHitRate float64 `json:"baseline_evidence_hit_rate_pct,omitempty"`
+	// OfferedEvidenceShare: evidence turns among the memories offered;
+	// RelevantEvidenceShare: among those the scoring found relevant;
+	// EvidenceRelevantShare: the offered evidence turns found relevant.
+	OfferedEvidenceShare  float64 `json:"offered_evidence_pct"`
+	RelevantEvidenceShare float64 `json:"relevant_evidence_pct"`
+	EvidenceRelevantShare float64 `json:"evidence_relevant_pct"`
+	StartRanked           int     `json:"session_starts_ranked"`
+	StartDiffer           int     `json:"session_starts_model_differs"`
+	PromptRanked          int     `json:"prompts_ranked"`
+	PromptDiffer          int     `json:"prompts_model_differs"`
+	QuestionsModelSet     int     `json:"questions_model_active"`
 }
 
 // Add adds a conversation to p.
@@ -369,6 +430,7 @@ func (p *ReplayPart) Add(c *ReplayConv) {
 	r.Both += c.Recovery.Both
 	r.digestSum += c.Recovery.digestSum
 	p.Questions.Add(c.Questions)
+	p.Relevance.Add(c.Relevance)
 	p.StartRanked += c.StartRanked
 	p.StartDiffer += c.StartDiffer
 	p.PromptRanked += c.PromptRanked
@@ -388,6 +450,9 @@ func (p *ReplayPart) Finish() {
 	if r.Compactions > 0 {
 		r.DigestChars = math.Round(float64(r.digestSum) / float64(r.Compactions))
 	}
+	rv := p.Relevance
+	p.OfferedEvidenceShare, p.RelevantEvidenceShare = pct(rv.OfferedEvidence, rv.Offered), pct(rv.RelevantEvidence, rv.Relevant)
+	p.EvidenceRelevantShare = pct(rv.RelevantEvidence, rv.OfferedEvidence)
 	q := p.Questions
 	p.EvidenceHitRate = pct(q.Evidence, q.Prompts)
 	p.QuestionsModelSet = q.ModelActive

@@ -23,6 +23,22 @@ func (c *Client) PredictorStatus(ctx context.Context) (*core.PredictorStatus, er
 	return out.Predictor, nil
 }
 
+// AspectFeedback reads the aspect feedback's part of GET
+// /api/pipeline/status: whether it is on, its rank weight, and what it
+// did since the server started.
+func (c *Client) AspectFeedback(ctx context.Context) (*core.AspectFeedbackReport, error) {
+	var out struct {
+		Feedback *core.AspectFeedbackReport `json:"aspect_feedback"`
+	}
+	if err := c.do(ctx, http.MethodGet, "/api/pipeline/status", nil, &out); err != nil {
+		return nil, err
+	}
+	if out.Feedback == nil {
+		return &core.AspectFeedbackReport{}, nil
+	}
+	return out.Feedback, nil
+}
+
 // Session calls GET /api/sessions/{key}: the session with its transcript,
 // checkpoints, offered memories and score.
 func (c *Client) Session(ctx context.Context, key string) (*core.SessionInfo, error) {

@@ -33,6 +33,7 @@ type Config struct {
 	Connectors ConnectorsConfig `toml:"connectors"`
 	Continuity ContinuityConfig `toml:"continuity"`
 	Predictor  PredictorConfig  `toml:"predictor"`
+	Feedback   FeedbackConfig   `toml:"feedback"`
 	Hints      HintsConfig      `toml:"hints"`
 	Pipeline   PipelineConfig   `toml:"pipeline"`
 	Hooks      HooksConfig      `toml:"hooks"`
@@ -388,6 +389,7 @@ func DefaultConfig() Config {
 		Connectors: DefaultConnectorsConfig(),
 		Continuity: DefaultContinuityConfig(),
 		Predictor:  DefaultPredictorConfig(),
+		Feedback:   DefaultFeedbackConfig(),
 		Hints:      HintsConfig{Max: DefaultHintsMax, LLM: DefaultHintsLLM, Timeout: Duration(DefaultHintsTimeout)},
 		Pipeline:   PipelineConfig{Enabled: DefaultPipelineEnabled, ShadowMode: DefaultPipelineShadowMode},
 		PipelineV2: DefaultPipelineV2Config(),
@@ -733,6 +735,9 @@ func (c *Config) Validate() error {
 	if c.Documents.ChunkOverlap >= c.Documents.ChunkSize {
 		return &ConfigError{Key: "documents.chunk_overlap", Value: strconv.Itoa(c.Documents.ChunkOverlap),
 			Reason: fmt.Sprintf("must be smaller than documents.chunk_size (%d)", c.Documents.ChunkSize)}
+	}
+	if err := c.Feedback.validate(); err != nil {
+		return err
 	}
 	if err := validateAddr(c.Server.Addr); err != nil {
 		return &ConfigError{Key: "server.addr", Value: strconv.Quote(c.Server.Addr), Reason: err.Error()}

@@ -196,6 +196,31 @@ const (
 	DefaultPredictorDriftMargin = 0.02
 )
 
+// Aspect feedback defaults (seed 003's feedback block: ftsWeightDelta
+// 0.02, maxAspectWeight 1.0, minAspectWeight 0.1, decayRate 0.005,
+// staleDays 14, decayIntervalSessions 10).
+const (
+	// DefaultFeedbackEnabled keeps aspect weights.
+	DefaultFeedbackEnabled = true
+	// DefaultFeedbackWeightDelta is added per confirmed memory.
+	DefaultFeedbackWeightDelta = 0.02
+	// DefaultFeedbackMinWeight is the floor of a weight.
+	DefaultFeedbackMinWeight = 0.1
+	// DefaultFeedbackMaxWeight is the ceiling of a weight.
+	DefaultFeedbackMaxWeight = 1.0
+	// DefaultFeedbackDecayEnabled decays unconfirmed aspects.
+	DefaultFeedbackDecayEnabled = true
+	// DefaultFeedbackDecayRate is taken off a stale aspect per decay.
+	DefaultFeedbackDecayRate = 0.005
+	// DefaultFeedbackStaleDays without a confirmation make an aspect stale.
+	DefaultFeedbackStaleDays = 14
+	// DefaultFeedbackDecayIntervalSessions scored sessions between decays.
+	DefaultFeedbackDecayIntervalSessions = 10
+	// DefaultFeedbackRankWeight leaves the hooks' ranking alone: the replay
+	// benchmark shows no gain from it (its conversations hold no aspect).
+	DefaultFeedbackRankWeight = 0.0
+)
+
 // Continuity defaults (seed 003).
 const (
 	// DefaultContinuityEnabled records checkpoints and recovers sessions.
@@ -210,6 +235,12 @@ const (
 	DefaultContinuityRetention = 7 * 24 * time.Hour
 	// DefaultContinuityRecoveryBudgetChars bounds the recovery digest.
 	DefaultContinuityRecoveryBudgetChars = 2000
+	// DefaultContinuityUseSignal weighs the words a later text shares with
+	// a memory (on LoCoMo, 8.7% of what the share rule called used were
+	// questions' evidence, 25% of all turns are; README).
+	DefaultContinuityUseSignal = "weight"
+	// DefaultContinuityUseMinWeight is about two rare words in common.
+	DefaultContinuityUseMinWeight = 12.0
 )
 
 // Connectors defaults.

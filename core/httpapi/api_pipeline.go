@@ -84,6 +84,7 @@ func (a *API) pipelineStatus(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	st["aspect_feedback"] = a.svc.AspectFeedbackStatus() // core/aspect_feedback.go
 	writeJSON(w, http.StatusOK, st)
 }
 

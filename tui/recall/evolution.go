@@ -9,8 +9,9 @@ import (
 
 // evolutionSection writes how the open memory evolved: its key and scope,
 // how often it was stated again, what replaced it and what it replaced,
-// and the attributes the linker read from it (entity, aspect, kind,
-// attribute = value, and the memory whose newer value superseded it).
+// and the attributes the linker read from it (its aspect's weight, entity,
+// aspect, kind, attribute = value, and the memory whose newer value
+// superseded it).
 func (m *Model) evolutionSection(b *strings.Builder, section func(string), w int) {
 	e := m.mem.Evolution
 	if e == nil {
@@ -43,7 +44,12 @@ func (m *Model) evolutionSection(b *strings.Builder, section func(string), w int
 	}
 	section(fmt.Sprintf("Attributes (%d)", len(e.Attributes)))
 	for _, a := range e.Attributes {
-		line := fmt.Sprintf("%s · %s · %s  %s = %s", a.Entity, a.Aspect, a.Kind, a.Name, a.Value)
+		// The weight column: the aspect's weight from aspect feedback.
+		weight := "    "
+		if a.AspectWeight != nil {
+			weight = fmt.Sprintf("%.2f", *a.AspectWeight)
+		}
+		line := fmt.Sprintf("%s  %s · %s · %s  %s = %s", weight, a.Entity, a.Aspect, a.Kind, a.Name, a.Value)
 		if a.Status == "superseded" {
 			line += " · superseded by " + pane.ShortID(a.SupersededBy)
 			b.WriteString(st.Faint.Render(pane.Truncate(line, w)) + "\n")

@@ -1,0 +1,169 @@
+package core
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// Aspect feedback (seed 003): each entity aspect (core/attributes.go) has a
+// weight, 0.5 when it is new (migration 0023). At session end, once the
+// session is scored (core/continuity.go), every aspect holding a live
+// attribute of a memory the scoring found used (relevance above zero: a
+// later prompt, the transcript or a recall referred to it) gains
+// feedback.weight_delta per such memory, up to feedback.max_weight. Every
+// feedback.decay_interval_sessions scored sessions, aspects not confirmed
+// for feedback.stale_days lose feedback.decay_rate, down to
+// feedback.min_weight. The weights are shown with the attributes of a
+// memory (GET /api/memory/{id}, the TUI's memory detail) and under
+// continuity.aspects of GET /api/sessions/{key}; /api/pipeline/status
+// counts the feedback since the server started.
+//
+// Where the weight matters: with feedback.rank_weight above zero, the
+// candidates of session start and of the prompt hook are ranked by their
+// score times 1 + rank_weight × (weight − 0.5), the weight being the
+// highest of the memory's aspects (aspectFactors; memories without an
+// aspect keep their score). The default is 0: the replay benchmark shows
+// no gain (its conversations hold no aspect the heuristic reader finds).
+
+// aspectNeutral is a new aspect's weight: the ranking factor is 1 there.
+const aspectNeutral = 0.5
+
+// AspectFeedbackStats count what the feedback did since the server
+// started (seed 003's telemetry).
+type AspectFeedbackStats struct {
+	Sessions       int `json:"sessions"`
+	Confirmations  int `json:"confirmations"`
+	AspectsUpdated int `json:"aspects_updated"`
+	Decays         int `json:"decays"`
+	AspectsDecayed int `json:"aspects_decayed"`
+}
+
+type aspectFeedbackState struct {
+	mu    sync.Mutex
+	stats AspectFeedbackStats
+}
+
+type aspectFeedbackKey struct{}
+
+func (s *Service) aspectFeedback() *aspectFeedbackState {
+	return s.Attached(aspectFeedbackKey{}, func() any { return &aspectFeedbackState{} }).(*aspectFeedbackState)
+}
+
+// AspectFeedbackReport is what /api/pipeline/status says of the feedback.
+type AspectFeedbackReport struct {
+	Enabled    bool                `json:"enabled"`
+	RankWeight float64             `json:"rank_weight"`
+	SinceStart AspectFeedbackStats `json:"since_start"`
+}
+
+// AspectFeedbackStatus is the feedback's counters and whether it is on.
+func (s *Service) AspectFeedbackStatus() *AspectFeedbackReport {
+	f := s.aspectFeedback()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return &AspectFeedbackReport{Enabled: s.cfg.Feedback.Enabled, RankWeight: s.cfg.Feedback.RankWeight, SinceStart: f.stats}
+}
+
+// applyAspectFeedback raises the weights of the aspects session key's
+// scoring confirmed and, when due, decays the stale ones; in tx, after
+// the session's relevance is written.
+func (s *Service) applyAspectFeedback(ctx context.Context, tx *storage.Tx, key string, now time.Time) error {
+	cfg := s.cfg.Feedback
+	if !cfg.Enabled {
+		return nil
+	}
+	confirmed, err := storage.SessionConfirmedAspects(ctx, tx, key)
+	if err != nil {
+		return err
+	}
+	ts := storage.FormatTime(now)
+	var st AspectFeedbackStats
+	st.Sessions = 1
+	for id, n := range confirmed {
+		if err := storage.RaiseAspectWeight(ctx, tx, id, n, cfg.WeightDelta, cfg.MinWeight, cfg.MaxWeight, ts); err != nil {
+			return err
+		}
+		st.Confirmations += n
+		st.AspectsUpdated++
+	}
+	if cfg.DecayEnabled {
+		scored, err := storage.CountSessionScores(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if scored > 0 && scored%cfg.DecayIntervalSessions == 0 {
+			cutoff := storage.FormatTime(now.Add(-time.Duration(cfg.StaleDays) * 24 * time.Hour))
+			n, err := storage.DecayAspectWeights(ctx, tx, cutoff, cfg.DecayRate, cfg.MinWeight)
+			if err != nil {
+				return err
+			}
+			st.Decays, st.AspectsDecayed = 1, n
+		}
+	}
+	// The counters are telemetry, not a record: a transaction that fails
+	// to commit after this has still counted.
+	f := s.aspectFeedback()
+	f.mu.Lock()
+	f.stats.Sessions += st.Sessions
+	f.stats.Confirmations += st.Confirmations
+	f.stats.AspectsUpdated += st.AspectsUpdated
+	f.stats.Decays += st.Decays
+	f.stats.AspectsDecayed += st.AspectsDecayed
+	f.mu.Unlock()
+	return nil
+}
+
+// aspectFactors are the ranking factors of ids (1 + feedback.rank_weight
+// × (weight − 0.5), from each memory's heaviest aspect; 1 without one),
+// or nil when the weight does not rank (rank_weight 0, feedback off) or
+// no candidate has an aspect: the caller then keeps its order untouched.
+func (s *Service) aspectFactors(ctx context.Context, ids []string) map[string]float64 {
+	cfg := s.cfg.Feedback
+	if !cfg.Enabled || cfg.RankWeight == 0 || len(ids) == 0 {
+		return nil
+	}
+	ws, err := storage.MemoryAspectWeights(ctx, s.db.Reader(), ids)
+	if err != nil {
+		s.log.Warn("aspect weights", "err", err)
+		return nil
+	}
+	if len(ws) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(ids))
+	for _, id := range ids {
+		out[id] = 1
+		if w, ok := ws[id]; ok {
+			out[id] = max(0, 1+cfg.RankWeight*(w-aspectNeutral))
+		}
+	}
+	return out
+}
+
+// startIDs are session-start candidates' memory ids.
+func startIDs(cs []*startCandidate) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.m.ID
+	}
+	return out
+}
+
+// byAspectWeight re-ranks items (in the caller's order) by score times
+// their aspect factor when the weight ranks; otherwise it leaves them.
+func byAspectWeight[T any](ctx context.Context, s *Service, items []T, id func(T) string, score func(T) float64) {
+	ids := make([]string, len(items))
+	for i, x := range items {
+		ids[i] = id(x)
+	}
+	f := s.aspectFactors(ctx, ids)
+	if f == nil {
+		return
+	}
+	slices.SortStableFunc(items, func(a, b T) int { return cmp.Compare(score(b)*f[id(b)], score(a)*f[id(a)]) })
+}
