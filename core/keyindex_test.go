@@ -112,3 +112,40 @@ func mustCount(t *testing.T, db *storage.DB) int {
 	}
 	return n
 }
+
+// TestKeywordSearchOnAReadOnlyStore: the hook shim answers from a
+// read-only store when no server runs. Recall there searches FTS5 (the
+// in-memory index follows commits it cannot see); it used to panic on the
+// store's missing change log.
+func TestKeywordSearchOnAReadOnlyStore(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ro.db")
+	db, err := storage.Open(ctx, storage.Options{Path: path, NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.DefaultConfig()
+	cfg.Pipeline.Enabled = false
+	cfg.Embedding.Provider = "none"
+	w := NewService(db, cfg, ServiceOptions{})
+	res, err := w.Remember(ctx, RememberInput{Content: "the staging database runs on port 5433"}, Actor{Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := storage.OpenReadOnly(ctx, storage.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ro.Close(); db.Close() })
+	if !ro.ReadOnly() || db.ReadOnly() {
+		t.Fatal("ReadOnly does not tell the two stores apart")
+	}
+	r := NewService(ro, cfg, ServiceOptions{})
+	got, err := r.Recall(ctx, RecallInput{Query: "staging database port", NoTracking: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Results) != 1 || got.Results[0].ID != res.Memory.ID {
+		t.Fatalf("recall on the read-only store: %+v", got.Results)
+	}
+}

@@ -40,8 +40,11 @@ func (s *Service) keywordMatch(ctx context.Context, match string, f storage.Memo
 	// The in-memory index (keyindex.go) ranks as FTS5 does and stops
 	// early; the rows of its best documents are then read with the
 	// filter. A filter that drops many of them widens the search, and
-	// past keywordMaxInner the exact join over FTS5 answers.
-	if terms, ok := keyword.Query(matchPhrases(match)); ok && s.cfg.Search.KeywordIndex {
+	// past keywordMaxInner the exact join over FTS5 answers. A read-only
+	// store (the hook shim answering without a server) searches FTS5: one
+	// query costs less than building the index, and no commit of another
+	// process would keep it current.
+	if terms, ok := keyword.Query(matchPhrases(match)); ok && s.cfg.Search.KeywordIndex && !s.db.ReadOnly() {
 		if ix, err := s.keywordIndex(ctx); err != nil {
 			s.log.Warn("keyword index unavailable; searching FTS5", "err", err)
 		} else if ix != nil {

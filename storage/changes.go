@@ -72,7 +72,12 @@ func (m *memoryChanges) watch(c *sqlite3.Conn) error {
 
 // PendingMemoryChanges is how many committed rows of memories changed
 // since the last TakeMemoryChanges: cheap enough for every search.
-func (db *DB) PendingMemoryChanges() int { return int(db.changes.n.Load()) }
+func (db *DB) PendingMemoryChanges() int {
+	if db.changes == nil { // read-only: nothing is written through it
+		return 0
+	}
+	return int(db.changes.n.Load())
+}
 
 // TakeMemoryChanges returns the rids of memories rows inserted, updated
 // or deleted by commits since the last call, and forgets them. The first
@@ -80,6 +85,9 @@ func (db *DB) PendingMemoryChanges() int { return int(db.changes.n.Load()) }
 // table after it.
 func (db *DB) TakeMemoryChanges() []int64 {
 	m := db.changes
+	if m == nil {
+		return nil
+	}
 	m.watching.Store(true)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -96,6 +104,9 @@ func (db *DB) TakeMemoryChanges() []int64 {
 // reading them failed.
 func (db *DB) ReturnMemoryChanges(rids []int64) {
 	m := db.changes
+	if m == nil {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.ready == nil {

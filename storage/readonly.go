@@ -44,3 +44,7 @@ func OpenReadOnly(ctx context.Context, opts Options) (*DB, error) {
 	db.writer.shut = true // WriteTx answers errClosed
 	return db, nil
 }
+
+// ReadOnly reports whether db was opened with OpenReadOnly: it records no
+// changes (TakeMemoryChanges returns nothing) and writes nothing.
+func (db *DB) ReadOnly() bool { return db.changes == nil }
