@@ -76,6 +76,16 @@ func (a *app) openBackend(ctx context.Context) (backend, error) {
 
 type localBackend struct{ st *store }
 
+// localOf returns the store behind be when this process holds it (be is
+// a localBackend, or an appBackend owning one).
+func localOf(be backend) (*localBackend, bool) {
+	if ab, ok := be.(appBackend); ok {
+		be = ab.backend
+	}
+	lb, ok := be.(*localBackend)
+	return lb, ok
+}
+
 func (b *localBackend) Describe() string { return "database " + b.st.db.Path() }
 func (b *localBackend) Close() error     { return b.st.Close() }
 

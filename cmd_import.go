@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 
 	"github.com/cairnmem/cairn/core/httpapi"
 
@@ -29,9 +30,17 @@ func runImport(ctx context.Context, args []string) error {
 	model := fs.String("embedding-model", "", "with --from signet: the model that made Signet's vectors; they are kept when cairn embeds with the same one")
 	dryRun := fs.Bool("dry-run", false, "with --from signet: read and check everything, write nothing")
 	asJSON := fs.Bool("json", false, "with --from signet: print the report as JSON")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the import to this file (for `go tool pprof`)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	switch *from {
 	case "":
@@ -73,7 +82,7 @@ func runImport(ctx context.Context, args []string) error {
 	defer be.Close()
 
 	bar := newProgressBar(os.Stderr)
-	if lb, ok := be.(*localBackend); ok {
+	if lb, ok := localOf(be); ok {
 		// The store itself takes every line at once: it writes them in
 		// batches, preparing the next batch while it writes one.
 		res, err := lb.st.svc.ImportProgress(ctx, lines, importActor, func(done int) { bar.set(float64(done) / float64(len(lines))) })
@@ -113,6 +122,22 @@ func runImport(ctx context.Context, args []string) error {
 	fmt.Fprintf(os.Stderr, "imported %d memories into %s (%d duplicates of live memories skipped, %d already present)\n",
 		total.Imported, be.Describe(), total.Deduped, total.Existing)
 	return nil
+}
+
+// startCPUProfile profiles the process's CPU into path until stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // nonEmptyLines maps 1-based line numbers to their bytes.

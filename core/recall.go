@@ -431,6 +431,9 @@ func termCoverage(qterms []string, content string) float64 {
 	if len(qterms) == 0 {
 		return 0
 	}
+	if c, ok := quickCoverage(qterms, content); ok {
+		return c // the same answer, for short content (coverage.go)
+	}
 	have := map[string]bool{}
 	for _, t := range text.QueryTerms(content) {
 		have[t] = true

@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -56,5 +58,41 @@ func (db *DB) BulkLoad(ctx context.Context) (done func(), err error) {
 func (db *DB) writerPragmas(ctx context.Context, cacheKiB, checkpointPages int) error {
 	db.changes.checkpointAt.Store(int64(checkpointPages))
 	_, err := db.write.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, cacheKiB))
+	return err
+}
+
+// FTS5 merges its index's segments as it goes: once a level holds
+// automerge segments (4 by default), the next writes merge them into one
+// of the level above. A bulk load writes a segment per statement, about a
+// hundred for 100k memories, and with the default rewrites the whole
+// index three or four times over; at bulkAutomerge, under twice. Queries
+// read a few more segments until later writes, at the default again,
+// merge them.
+const bulkAutomerge = 16
+
+// ftsAutomergeQuery reads memories_fts's automerge setting (FTS5's default
+// when never set).
+const ftsAutomergeQuery = `SELECT v FROM memories_fts_config WHERE k = 'automerge'`
+
+// BulkFTSMerge runs fn, a bulk write in tx, with the full-text index's
+// automerge at bulkAutomerge, and puts the setting back before tx
+// commits: the setting is itself a row of the index's tables, so it
+// commits, or rolls back, with the rows fn wrote.
+func BulkFTSMerge(ctx context.Context, tx *Tx, fn func() error) error {
+	was := 4 // FTS5's default
+	if err := tx.QueryRowContext(ctx, ftsAutomergeQuery).Scan(&was); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if err := setFTSAutomerge(ctx, tx, bulkAutomerge); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		return err
+	}
+	return setFTSAutomerge(ctx, tx, was)
+}
+
+func setFTSAutomerge(ctx context.Context, tx *Tx, n int) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO memories_fts(memories_fts, rank) VALUES ('automerge', ?)`, n)
 	return err
 }

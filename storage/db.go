@@ -111,7 +111,12 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 
 	changes := &memoryChanges{ckpt: newCheckpointer()}
-	write, err := driver.Open(dsn(opts.Path, sync, opts.BusyTimeout, false), changes.watch)
+	write, err := driver.Open(dsn(opts.Path, sync, opts.BusyTimeout, false), func(c *sqlite3.Conn) error {
+		if err := stablePlans(c); err != nil {
+			return err
+		}
+		return changes.watch(c)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", opts.Path, err)
 	}
@@ -151,7 +156,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		db.compactAfterMigrations(ctx)
 	}
 
-	read, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, true))
+	read, err := driver.Open(dsn(opts.Path, sync, opts.BusyTimeout, true), stablePlans)
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open %s for reading: %w", opts.Path, err)
@@ -160,7 +165,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	read.SetMaxIdleConns(opts.ReadConns)
 	db.read = read
 	// One more reader connection for background reads (BackgroundReads).
-	side, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, true))
+	side, err := driver.Open(dsn(opts.Path, sync, opts.BusyTimeout, true), stablePlans)
 	if err != nil {
 		read.Close()
 		write.Close()
@@ -171,7 +176,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	db.side = side
 	db.reader = &Reader{cache: newStmtCache(read), side: newStmtCache(side)}
 	// And one that checkpoints the WAL off the writer (checkpoint.go).
-	ckpt, err := sql.Open("sqlite3", dsn(opts.Path, sync, opts.BusyTimeout, false))
+	ckpt, err := driver.Open(dsn(opts.Path, sync, opts.BusyTimeout, false), stablePlans)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s for checkpoints: %w", opts.Path, err)
@@ -182,6 +187,18 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// stablePlans turns on SQLite's query planner stability guarantee on a
+// new connection: plans no longer depend on the values bound to a
+// statement. Without it this SQLite plans "LIMIT ?" for the value bound
+// and prepares the statement again whenever the value changes: every
+// search and candidate load (their limits follow the query) parsed and
+// planned its SQL anew, about a tenth of a recall's CPU. Results are the
+// same either way; only the work to reach them differs.
+func stablePlans(c *sqlite3.Conn) error {
+	_, err := c.Config(sqlite3.DBCONFIG_ENABLE_QPSG, true)
+	return err
 }
 
 func dsn(path, sync string, busy time.Duration, readOnly bool) string {

@@ -279,16 +279,23 @@ type Link struct {
 }
 
 // LiveLinks returns the links between the live memories among memoryIDs
-// and the entities among entityIDs.
+// and the entities among entityIDs, by memory id and then entity rid.
+//
+// Each memory's links are probed for the entities asked, one index probe
+// per pair (the CROSS JOINs keep SQLite from starting at the entities,
+// whose links a common name counts by the thousand), instead of reading
+// every link of every memory and then its entity: recall asks this of
+// about a hundred candidates, each with several links.
 func LiveLinks(ctx context.Context, q Querier, entityIDs, memoryIDs []string) ([]Link, error) {
 	if len(entityIDs) == 0 || len(memoryIDs) == 0 {
 		return nil, nil
 	}
 	rows, err := q.QueryContext(ctx, `SELECT m.id, e.id FROM memories m
-		JOIN memory_entity_mentions mem ON mem.memory_rid = m.rid
-		JOIN entities e ON e.rid = mem.entity_rid
+		CROSS JOIN memory_entity_mentions mem ON mem.memory_rid = m.rid
+		CROSS JOIN entities e ON e.rid = mem.entity_rid
 		WHERE m.id IN (SELECT value FROM json_each(?2)) AND m.is_deleted = 0
-		AND e.id IN (SELECT value FROM json_each(?1))`,
+		AND mem.entity_rid IN (SELECT rid FROM entities WHERE id IN (SELECT value FROM json_each(?1)))
+		ORDER BY m.id, mem.entity_rid`,
 		jsonList(entityIDs), jsonList(memoryIDs))
 	if err != nil {
 		return nil, err

@@ -2,9 +2,10 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
+
+	"github.com/ncruces/go-sqlite3/driver"
 )
 
 // OpenReadOnly opens an existing database for reading only, beside the
@@ -25,7 +26,7 @@ func OpenReadOnly(ctx context.Context, opts Options) (*DB, error) {
 	if opts.ReadConns <= 0 {
 		opts.ReadConns = 1
 	}
-	read, err := sql.Open("sqlite3", dsn(opts.Path, "normal", opts.BusyTimeout, true))
+	read, err := driver.Open(dsn(opts.Path, "normal", opts.BusyTimeout, true), stablePlans)
 	if err != nil {
 		return nil, fmt.Errorf("open %s for reading: %w", opts.Path, err)
 	}

@@ -165,7 +165,16 @@ func (ix *Index) Len() int {
 	return len(ix.meta)
 }
 
-// matches applies a recall filter to one memory's fields.
+// selectsAll reports whether f lets every memory through matches (nil
+// or no condition set): the scan then checks no filter.
+func selectsAll(f *storage.MemoryFilter) bool {
+	return f == nil || (f.Type == "" && f.Who == "" && f.Project == "" && f.SourceType == "" &&
+		f.Pinned == nil && f.ImportanceMin == nil && f.Since == "" && f.Until == "" && f.Scope == "" &&
+		len(f.Tags) == 0 && len(f.IDs) == 0)
+}
+
+// matches applies a recall filter to one memory's fields (selectsAll
+// names the fields it reads: keep the two in step).
 func (m *Meta) matches(f *storage.MemoryFilter) bool {
 	switch {
 	case f.Type != "" && m.typ != f.Type,
@@ -208,7 +217,10 @@ func (ix *Index) Search(q []float32, k int, f *storage.MemoryFilter) []Hit {
 	if n == 0 {
 		return nil
 	}
-	allowed := func(i int) bool { return ix.meta[i].matches(f) }
+	var allowed func(int) bool // nil: every memory
+	if !selectsAll(f) {
+		allowed = func(i int) bool { return ix.meta[i].matches(f) }
+	}
 	qc := Quantize(q)
 	var cands []int
 	if !ix.fullScan && ix.pfCands > 0 && n >= prefilterMin {
@@ -292,7 +304,7 @@ func (ix *Index) prefilter(q Code, m int, allowed func(int) bool) []int {
 	// Bucket by distance (0..dim) and take the nearest buckets: linear time.
 	buckets := make([][]int, ix.Dim+1)
 	for i := 0; i < n; i++ {
-		if !allowed(i) {
+		if allowed != nil && !allowed(i) {
 			continue
 		}
 		d := 0
@@ -348,11 +360,32 @@ func (ix *Index) exact(qc Code, k int, cands []int, allowed func(int) bool) minH
 		go func(w, lo, hi int) {
 			defer wg.Done()
 			h := make(minHeap, 0, k+1)
+			if cands == nil && allowed == nil && q.batched() {
+				// Every vector in order, a block of dot products per
+				// kernel call: the same scores, without a call and a
+				// filter check per vector.
+				var dots [scanBlock]int32
+				for b := lo; b < hi; b += scanBlock {
+					e := min(b+scanBlock, hi)
+					dotsI16I8AVX2(&q.wide[0], &ix.codes[b*ix.Dim], ix.Dim, e-b, &dots[0])
+					for i := b; i < e; i++ {
+						s := q.Scale * ix.scales[i] * float32(dots[i-b])
+						if len(h) < k {
+							heap.Push(&h, scored{i, s})
+						} else if s > h[0].score {
+							h[0] = scored{i, s}
+							heap.Fix(&h, 0)
+						}
+					}
+				}
+				parts[w] = h
+				return
+			}
 			for j := lo; j < hi; j++ {
 				i := j
 				if cands != nil {
 					i = cands[j]
-				} else if !allowed(i) {
+				} else if allowed != nil && !allowed(i) {
 					continue
 				}
 				s := q.Scale * ix.scales[i] * float32(q.dot(ix.codes[i*ix.Dim:(i+1)*ix.Dim]))
@@ -394,6 +427,16 @@ func newQueryCode(c Code) queryCode {
 		q.wide[j] = int16(x)
 	}
 	return q
+}
+
+// scanBlock is how many codes one call of the batched kernel scores.
+const scanBlock = 256
+
+// batched reports whether the batched kernel (dotsI16I8AVX2) can score
+// codes of q's length.
+func (q *queryCode) batched() bool {
+	n := len(q.wide)
+	return dotKernel && n >= 32 && n%32 == 0
 }
 
 // dot is the integer dot product of the query's codes with b.
