@@ -43,98 +43,160 @@ func (s *Service) readAttributes(ctx context.Context, tx *storage.Tx, m *storage
 	if r.Empty() {
 		return nil, nil
 	}
-	now := s.Timestamp()
 	type key struct{ entity, name string }
 	written := map[key]bool{}
-	write := func(a entities.Attribute) error {
+	w := s.statements(ctx, tx, m, slot, func(a entities.Attribute) bool {
 		k := key{a.Entity, a.Name}
-		if written[k] {
-			return nil
-		}
+		seen := written[k]
 		written[k] = true
-		aspect, err := storage.UpsertAspect(ctx, tx, NewID(), a.Entity, a.Aspect, now)
-		if err != nil {
-			return err
-		}
-		return storage.InsertAttribute(ctx, tx, &storage.AttributeRow{ID: NewID(), MemoryID: m.ID, Slot: slot, Entity: a.Entity,
-			Name: a.Name, Value: a.Value, Kind: a.Kind, CreatedAt: now}, aspect)
-	}
-	var touched []string
-	why := map[string]*storage.AttributeRow{}
-	supersede := func(old *storage.AttributeRow) error {
-		if err := storage.SupersedeAttribute(ctx, tx, old.ID, m.ID); err != nil {
-			return err
-		}
-		if why[old.MemoryID] == nil {
-			why[old.MemoryID] = old
-			touched = append(touched, old.MemoryID)
-		}
-		return nil
-	}
+		return seen
+	})
 	for _, a := range r.Attributes {
-		live, err := storage.LiveAttributesOf(ctx, tx, slot, a.Entity, a.Name, m.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range live {
-			if l.Value != a.Value {
-				if err := supersede(l); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if err := write(a); err != nil {
+		if err := w.attribute(a); err != nil {
 			return nil, err
 		}
 	}
 	for _, c := range r.Changes {
-		live, err := storage.LiveAttributesValued(ctx, tx, slot, c.Entity, c.From, m.ID)
-		if err != nil {
+		if err := w.change(c); err != nil {
 			return nil, err
 		}
-		if len(live) == 0 && c.Entity != "" && c.To != "" {
-			if err := write(entities.Attribute{Entity: c.Entity, Aspect: entities.AspectDecisions, Name: "choice", Value: c.To, Kind: c.Kind}); err != nil {
-				return nil, err
-			}
-		}
-		for _, l := range live {
-			if err := supersede(l); err != nil {
-				return nil, err
-			}
-			if c.To == "" {
-				continue
-			}
-			kind := l.Kind
-			if c.Kind == entities.KindConstraint {
-				kind = c.Kind
-			}
-			if err := write(entities.Attribute{Entity: l.Entity, Aspect: l.Aspect, Name: l.Name, Value: c.To, Kind: kind}); err != nil {
-				return nil, err
-			}
-		}
 	}
-	// Siblings of another name the new statement contradicts (siblings.go).
-	clear, err := s.siblingContradictions(ctx, tx, m, slot, r.Attributes)
-	if err != nil {
+	if err := w.siblings(r.Attributes); err != nil {
 		return nil, err
 	}
-	for _, l := range clear {
-		if err := supersede(l); err != nil {
-			return nil, err
+	return w.retireEmptied(actor, nil)
+}
+
+// statementWriter writes what one memory states and supersedes what that
+// replaces, in one transaction: a remembered memory's statements
+// (readAttributes) and an edit's fresh ones (rereadAttributes) take this
+// one path.
+type statementWriter struct {
+	s     *Service
+	ctx   context.Context
+	tx    *storage.Tx
+	m     *storage.Memory
+	slot  string
+	stamp string
+	// seen reports whether an attribute like a was written already, and
+	// marks it written.
+	seen func(a entities.Attribute) bool
+	// The memories whose attributes were superseded, in order, each with
+	// the first of them (the history event's reason).
+	touched []string
+	why     map[string]*storage.AttributeRow
+}
+
+func (s *Service) statements(ctx context.Context, tx *storage.Tx, m *storage.Memory, slot string, seen func(entities.Attribute) bool) *statementWriter {
+	return &statementWriter{s: s, ctx: ctx, tx: tx, m: m, slot: slot, stamp: s.Timestamp(), seen: seen, why: map[string]*storage.AttributeRow{}}
+}
+
+// write records attribute a of the memory under its entity's aspect.
+func (w *statementWriter) write(a entities.Attribute) error {
+	if w.seen(a) {
+		return nil
+	}
+	aspect, err := storage.UpsertAspect(w.ctx, w.tx, NewID(), a.Entity, a.Aspect, w.stamp)
+	if err != nil {
+		return err
+	}
+	return storage.InsertAttribute(w.ctx, w.tx, &storage.AttributeRow{ID: NewID(), MemoryID: w.m.ID, Slot: w.slot, Entity: a.Entity,
+		Name: a.Name, Value: a.Value, Kind: a.Kind, CreatedAt: w.stamp}, aspect)
+}
+
+// supersede marks attribute o superseded by the memory.
+func (w *statementWriter) supersede(o *storage.AttributeRow) error {
+	if err := storage.SupersedeAttribute(w.ctx, w.tx, o.ID, w.m.ID); err != nil {
+		return err
+	}
+	if w.why[o.MemoryID] == nil {
+		w.why[o.MemoryID] = o
+		w.touched = append(w.touched, o.MemoryID)
+	}
+	return nil
+}
+
+// attribute states a: the other values of its entity and name in the
+// slot are superseded.
+func (w *statementWriter) attribute(a entities.Attribute) error {
+	live, err := storage.LiveAttributesOf(w.ctx, w.tx, w.slot, a.Entity, a.Name, w.m.ID)
+	if err != nil {
+		return err
+	}
+	for _, l := range live {
+		if l.Value != a.Value {
+			if err := w.supersede(l); err != nil {
+				return err
+			}
 		}
 	}
+	return w.write(a)
+}
+
+// change states a move from one value to another: the live attributes
+// holding the old value are superseded and their entity gets the new one
+// (a decision's choice when none held it).
+func (w *statementWriter) change(c entities.Change) error {
+	live, err := storage.LiveAttributesValued(w.ctx, w.tx, w.slot, c.Entity, c.From, w.m.ID)
+	if err != nil {
+		return err
+	}
+	if len(live) == 0 && c.Entity != "" && c.To != "" {
+		if err := w.write(entities.Attribute{Entity: c.Entity, Aspect: entities.AspectDecisions, Name: "choice", Value: c.To, Kind: c.Kind}); err != nil {
+			return err
+		}
+	}
+	for _, l := range live {
+		if err := w.supersede(l); err != nil {
+			return err
+		}
+		if c.To == "" {
+			continue
+		}
+		kind := l.Kind
+		if c.Kind == entities.KindConstraint {
+			kind = c.Kind
+		}
+		if err := w.write(entities.Attribute{Entity: l.Entity, Aspect: l.Aspect, Name: l.Name, Value: c.To, Kind: kind}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// siblings supersedes the siblings of another name that the statements
+// attrs clearly contradict (siblings.go).
+func (w *statementWriter) siblings(attrs []entities.Attribute) error {
+	clear, err := w.s.siblingContradictions(w.ctx, w.tx, w.m, w.slot, attrs)
+	if err != nil {
+		return err
+	}
+	for _, l := range clear {
+		if err := w.supersede(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// retireEmptied retires each memory whose attributes were superseded and
+// that holds no live fact any more; extra goes into its history event.
+func (w *statementWriter) retireEmptied(actor Actor, extra map[string]any) ([]string, error) {
 	var retired []string
-	for _, id := range touched {
-		n, err := storage.CountLiveAttributes(ctx, tx, id)
+	for _, id := range w.touched {
+		n, err := storage.CountLiveAttributes(w.ctx, w.tx, id)
 		if err != nil {
 			return nil, err
 		}
 		if n > 0 {
 			continue // it still holds a live fact
 		}
-		a := why[id]
-		ok, err := s.retire(ctx, tx, id, m.ID, false, actor, map[string]any{"successor": m.ID,
-			"entity": a.Entity, "attribute": a.Name, "old_value": a.Value})
+		a := w.why[id]
+		meta := map[string]any{"successor": w.m.ID, "entity": a.Entity, "attribute": a.Name, "old_value": a.Value}
+		for k, v := range extra {
+			meta[k] = v
+		}
+		ok, err := w.s.retire(w.ctx, w.tx, id, w.m.ID, false, actor, meta)
 		if err != nil {
 			return nil, err
 		}

@@ -71,55 +71,22 @@ func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *
 	}
 
 	// What the new content states afresh.
-	stamp := s.Timestamp()
-	write := func(a entities.Attribute) error {
+	w := s.statements(ctx, tx, m, slot, func(a entities.Attribute) bool {
 		k := fact{a.Entity, a.Name, a.Value}
-		if held[k] {
-			return nil
-		}
+		seen := held[k]
 		held[k] = true
-		aspect, err := storage.UpsertAspect(ctx, tx, NewID(), a.Entity, a.Aspect, stamp)
-		if err != nil {
-			return err
-		}
-		return storage.InsertAttribute(ctx, tx, &storage.AttributeRow{ID: NewID(), MemoryID: m.ID, Slot: slot, Entity: a.Entity,
-			Name: a.Name, Value: a.Value, Kind: a.Kind, CreatedAt: stamp}, aspect)
-	}
-	var touched []string
-	why := map[string]*storage.AttributeRow{}
-	supersede := func(o *storage.AttributeRow) error {
-		if err := storage.SupersedeAttribute(ctx, tx, o.ID, m.ID); err != nil {
-			return err
-		}
-		if why[o.MemoryID] == nil {
-			why[o.MemoryID] = o
-			touched = append(touched, o.MemoryID)
-		}
-		return nil
-	}
+		return seen
+	})
 	var fresh []entities.Attribute // stated afresh by the edit
 	for _, a := range now.Attributes {
-		if !hasAttribute(was, a) {
-			fresh = append(fresh, a)
-		}
 		if hasAttribute(was, a) {
-			if err := write(a); err != nil { // held already, or read before attributes were kept
+			if err := w.write(a); err != nil { // held already, or read before attributes were kept
 				return nil, nil, err
 			}
 			continue
 		}
-		live, err := storage.LiveAttributesOf(ctx, tx, slot, a.Entity, a.Name, m.ID)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, l := range live {
-			if l.Value != a.Value {
-				if err := supersede(l); err != nil {
-					return nil, nil, err
-				}
-			}
-		}
-		if err := write(a); err != nil {
+		fresh = append(fresh, a)
+		if err := w.attribute(a); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -127,59 +94,17 @@ func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *
 		if hasChange(was, c) {
 			continue
 		}
-		live, err := storage.LiveAttributesValued(ctx, tx, slot, c.Entity, c.From, m.ID)
-		if err != nil {
+		if err := w.change(c); err != nil {
 			return nil, nil, err
-		}
-		if len(live) == 0 && c.Entity != "" && c.To != "" {
-			if err := write(entities.Attribute{Entity: c.Entity, Aspect: entities.AspectDecisions, Name: "choice", Value: c.To, Kind: c.Kind}); err != nil {
-				return nil, nil, err
-			}
-		}
-		for _, l := range live {
-			if err := supersede(l); err != nil {
-				return nil, nil, err
-			}
-			if c.To == "" {
-				continue
-			}
-			kind := l.Kind
-			if c.Kind == entities.KindConstraint {
-				kind = c.Kind
-			}
-			if err := write(entities.Attribute{Entity: l.Entity, Aspect: l.Aspect, Name: l.Name, Value: c.To, Kind: kind}); err != nil {
-				return nil, nil, err
-			}
 		}
 	}
 	// Siblings of another name a fresh statement contradicts, as for a
-	// remembered memory (siblings.go).
-	clear, err := s.siblingContradictions(ctx, tx, m, slot, fresh)
-	if err != nil {
+	// remembered memory.
+	if err := w.siblings(fresh); err != nil {
 		return nil, nil, err
 	}
-	for _, l := range clear {
-		if err := supersede(l); err != nil {
-			return nil, nil, err
-		}
-	}
-	for _, id := range touched {
-		n, err := storage.CountLiveAttributes(ctx, tx, id)
-		if err != nil {
-			return nil, nil, err
-		}
-		if n > 0 {
-			continue // it still holds a live fact
-		}
-		a := why[id]
-		ok, err := s.retire(ctx, tx, id, m.ID, false, actor, map[string]any{"successor": m.ID,
-			"entity": a.Entity, "attribute": a.Name, "old_value": a.Value, "edited": true})
-		if err != nil {
-			return nil, nil, err
-		}
-		if ok {
-			retired = append(retired, id)
-		}
+	if retired, err = w.retireEmptied(actor, map[string]any{"edited": true}); err != nil {
+		return nil, nil, err
 	}
 
 	// What m superseded for an attribute it no longer states (in that
