@@ -167,3 +167,54 @@ func byAspectWeight[T any](ctx context.Context, s *Service, items []T, id func(T
 	}
 	slices.SortStableFunc(items, func(a, b T) int { return cmp.Compare(score(b)*f[id(b)], score(a)*f[id(a)]) })
 }
+
+// ReviseAspectFeedback follows a session's relevance rewritten after its
+// end, as when a model's continuity score replaces the heuristic one
+// session end wrote: each aspect gains, or gives back, weight_delta per
+// memory the new relevance confirms more, or fewer, of than the old did.
+// before is storage.SessionConfirmedAspects read in tx before the
+// rewrite. Decay is not applied again: the session was counted once.
+func (s *Service) ReviseAspectFeedback(ctx context.Context, tx *storage.Tx, key string, before map[string]int, now time.Time) error {
+	cfg := s.cfg.Feedback
+	if !cfg.Enabled {
+		return nil
+	}
+	after, err := storage.SessionConfirmedAspects(ctx, tx, key)
+	if err != nil {
+		return err
+	}
+	ts := storage.FormatTime(now)
+	var st AspectFeedbackStats
+	for id := range mergeKeys(before, after) {
+		switch d := after[id] - before[id]; {
+		case d > 0:
+			err = storage.RaiseAspectWeight(ctx, tx, id, d, cfg.WeightDelta, cfg.MinWeight, cfg.MaxWeight, ts)
+		case d < 0:
+			err = storage.LowerAspectWeight(ctx, tx, id, -d, cfg.WeightDelta, cfg.MinWeight)
+		default:
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		st.Confirmations += after[id] - before[id]
+		st.AspectsUpdated++
+	}
+	f := s.aspectFeedback()
+	f.mu.Lock()
+	f.stats.Confirmations += st.Confirmations
+	f.stats.AspectsUpdated += st.AspectsUpdated
+	f.mu.Unlock()
+	return nil
+}
+
+func mergeKeys(a, b map[string]int) map[string]bool {
+	out := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}

@@ -128,3 +128,14 @@ func SessionAspects(ctx context.Context, q Querier, key string) ([]*AspectWeight
 	}
 	return out, rows.Err()
 }
+
+// LowerAspectWeight takes back delta × confirmations from aspect id's
+// weight, floored at lo, and the confirmations from its count, when a
+// session's relevance is rewritten to confirm fewer of its memories; when
+// it was confirmed stays as it was.
+func LowerAspectWeight(ctx context.Context, q Querier, id string, confirmations int, delta, lo float64) error {
+	_, err := q.ExecContext(ctx, `UPDATE entity_aspects SET weight = max(?, weight - ?),
+		confirmations = max(0, confirmations - ?) WHERE id = ?`,
+		lo, delta*float64(confirmations), confirmations, id)
+	return err
+}

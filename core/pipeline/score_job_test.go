@@ -97,3 +97,60 @@ func FuzzParseSessionScore(f *testing.F) {
 		}
 	})
 }
+
+// A model's score that rewrites a session's relevance moves the aspect
+// weights with it: the aspect of a memory the heuristic found used and
+// the model did not gives its raise back, and the aspect of a memory only
+// the model found used gains one. Without the revision the heuristic's
+// raise would stand and the model's verdict would change no weight.
+func TestModelScoreRevisesAspectFeedback(t *testing.T) {
+	ctx := context.Background()
+	e := apitest.NewEnv(t, apitest.NoEmbed)
+	port := e.MustID(t, "The staging database port is 5433.", "project", projA)
+	owner := e.MustID(t, "The billing service is owned by the payments team.", "project", projA)
+	weight := func(id string) float64 {
+		t.Helper()
+		var w float64
+		if err := e.RO.QueryRowContext(ctx, `SELECT a.weight FROM entity_aspects a JOIN entity_attributes x ON x.aspect_id = a.id
+			WHERE x.memory_id = ? AND x.status = 'live'`, id).Scan(&w); err != nil {
+			t.Fatalf("aspect of %s: %v", id, err)
+		}
+		return w
+	}
+	w0port, w0owner := weight(port), weight(owner)
+	hook := func(ev string, body map[string]any) {
+		body["harness"], body["session_id"], body["cwd"] = "claude-code", "s-8", projA
+		e.Post(t, "/api/hooks/"+ev, body).Want(t, 200)
+	}
+	hook("session-start", map[string]any{"source": "startup"})
+	hook("session-end", map[string]any{"transcript": "User: which port does the staging database listen on?\nAssistant: staging database port 5433"})
+	if w := weight(port); w <= w0port {
+		t.Fatalf("the heuristic found the port memory used: its aspect weight %v, was %v", w, w0port)
+	}
+	if w := weight(owner); w != w0owner {
+		t.Fatalf("the owner memory was not used: weight %v, was %v", w, w0owner)
+	}
+
+	answer := fmt.Sprintf(`{"score": 0.5, "confidence": 0.7, "memories_used": 1, "reasoning": "the owner answered", "per_memory": [{"id": %q, "relevance": 0}, {"id": %q, "relevance": 0.9}]}`,
+		port[len(port)-8:], owner[len(owner)-8:])
+	var prompts []string
+	srv := ollamaHints(t, answer, &prompts)
+	model, _ := llm.New("ollama", llm.Config{BaseURL: srv.URL, Model: "qwen2.5:3b"})
+	p := pipeline.For(e.Svc)
+	if err := p.EnqueueSessionScore(ctx, "s-8"); err != nil {
+		t.Fatal(err)
+	}
+	job, err := e.Svc.Jobs().Lease(ctx, "w", core.JobSessionScore)
+	if err != nil || job == nil {
+		t.Fatalf("lease: %v %v", job, err)
+	}
+	if res, err := p.ProcessScoreJob(ctx, job, model); err != nil || res.Status != "completed" {
+		t.Fatalf("score job: %+v %v", res, err)
+	}
+	if w := weight(port); w != w0port {
+		t.Fatalf("the model found the port memory unused: weight %v, want it back at %v", w, w0port)
+	}
+	if w := weight(owner); w <= w0owner {
+		t.Fatalf("the model found the owner memory used: weight %v, was %v", w, w0owner)
+	}
+}
