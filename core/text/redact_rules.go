@@ -42,6 +42,7 @@ var finders = []finder{
 	findPrivateKeys,
 	findTokens,
 	findURLPasswords,
+	findUserinfoPasswords,
 	findHeaders,
 	findCommandPasswords,
 	findProsePasswords,
@@ -424,6 +425,101 @@ func findURLPasswords(s, _ string, add func(int, int, string)) {
 		}
 		add(k+c+1, k+at, "url_password")
 	}
+}
+
+// findUserinfoPasswords finds user:password@host written without a
+// scheme ("psql admin:s3cr3t@db.internal/app", "deploy:Passw0rd@buildbox").
+// Without the scheme the form is held to more: the user starts a word
+// (after a blank, a quote or a bracket) with a letter and holds only
+// letters, digits, '.', '_' and '-'; the password has no blank and is
+// four bytes or more with a digit or a symbol, and is no version number;
+// a host name follows the '@'. An address ("dana@laptop"), a time
+// ("10:30@home"), a mailto, an image digest ("nginx:1.25@sha256:…") or a
+// scheme's URL (findURLPasswords) is not this. A password of letters only
+// is left: in prose it is mostly not one.
+func findUserinfoPasswords(s, _ string, add func(int, int, string)) {
+	for from := 0; from < len(s); {
+		a := strings.IndexByte(s[from:], '@')
+		if a < 0 {
+			return
+		}
+		a += from
+		from = a + 1
+		// The host: a letter or digit first.
+		if a+1 >= len(s) || !isAlnum(s[a+1]) {
+			continue
+		}
+		// Back from the '@' to the start of the word: no blank, no quote.
+		w := a
+		for w > 0 && a-w < 200 && !isBlankOrOpen(s[w-1]) {
+			w--
+		}
+		if w > 0 && !isBlankOrOpen(s[w-1]) {
+			continue // longer than any userinfo
+		}
+		if strings.Contains(s[max(0, w-1):a], redactedPrefix) {
+			continue // a marker of an earlier pass
+		}
+		c := strings.IndexByte(s[w:a], ':')
+		if c <= 0 {
+			continue
+		}
+		c += w
+		user, pw := s[w:c], s[c+1:a]
+		if !userName(user) || !userPassword(pw) || strings.EqualFold(user, "mailto") || imageDigest(s[a+1:]) {
+			continue
+		}
+		add(c+1, a, "url_password")
+	}
+}
+
+// isBlankOrOpen ends a word going backwards: a blank, a quote or an
+// opening bracket.
+func isBlankOrOpen(c byte) bool {
+	return strings.IndexByte(" \t\n\r\f\v\"'`([{<=", c) >= 0
+}
+
+func userName(u string) bool {
+	if len(u) == 0 || len(u) > 64 || !('a' <= u[0] && u[0] <= 'z' || 'A' <= u[0] && u[0] <= 'Z') {
+		return false
+	}
+	for i := 0; i < len(u); i++ {
+		if c := u[i]; !isWordChar(c) && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func userPassword(p string) bool {
+	if len(p) < 4 || len(p) > 128 || strings.Contains(p, redactedPrefix) || strings.Contains(p, "//") {
+		return false
+	}
+	other, version := false, true
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c <= ' ' || c == 0x7f {
+			return false
+		}
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			other = true
+		}
+		if !('0' <= c && c <= '9' || c == '.') {
+			version = false
+		}
+	}
+	return other && !version
+}
+
+// imageDigest reports a container image's digest after the '@'
+// ("nginx:1.25@sha256:…").
+func imageDigest(after string) bool {
+	for _, d := range []string{"sha256:", "sha384:", "sha512:"} {
+		if strings.HasPrefix(after, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // ---- Authorization headers and bearer tokens -----------------------------------

@@ -32,6 +32,9 @@ func TestRedactEachKind(t *testing.T) {
 		{"passphrase=", "gpg --batch passphrase=Corr3ct-Horse", "Corr3ct-Horse", "inline_secret"},
 		{"redis empty user", "redis://:r3dis-pa55@cache:6379/0", "r3dis-pa55", "url_password"},
 		{"@ in password", "mysql://root:p@ss@word1@127.0.0.1/shop", "ss@word1", "url_password"},
+		{"userinfo without a scheme", "psql admin:s3cr3tpw@db.internal:5432/app", "s3cr3tpw", "url_password"},
+		{"userinfo to a bare host", "ssh deploy:Passw0rd@buildbox", "Passw0rd", "url_password"},
+		{"userinfo in a DSN", `DSN="app:c0rrect-horse@tcp(db:3306)/shop"`, "c0rrect-horse", "url_password"},
 		{"prose", "the password is hunter2, keep it", "hunter2", "prose_password"},
 		{"short basic", "Authorization: Basic dTpw", "dTpw", "basic_auth"},
 		{"curl -u", "curl -u admin:hunter2 https://jenkins/api", "hunter2", "basic_auth"},
@@ -92,6 +95,14 @@ func TestRedactLeavesOrdinaryText(t *testing.T) {
 		"mysql -u root -p appdb",
 		"docker run -u 1000:1000 alpine",
 		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl dana@laptop",
+		"git clone git@github.com:cairnmem/cairn.git",
+		"mail john.doe@example.com about it",
+		"standup at 10:30@office",
+		"Re:lunch@noon",
+		"image: nginx:1.25@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31",
+		"mailto:security@example.org",
+		"user:password@host in the docs means nothing here",
+		"see https://example.com/a:b@c for details",
 	} {
 		if out, n := text.Redact(s); n != 0 || out != s {
 			t.Errorf("false positive: %q -> %q", s, out)
