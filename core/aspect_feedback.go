@@ -107,15 +107,19 @@ func (s *Service) applyAspectFeedback(ctx context.Context, tx *storage.Tx, key s
 	}
 	// The counters are telemetry, not a record: a transaction that fails
 	// to commit after this has still counted.
-	f := s.aspectFeedback()
+	s.aspectFeedback().count(st)
+	return nil
+}
+
+// count adds st to the counters since start.
+func (f *aspectFeedbackState) count(st AspectFeedbackStats) {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.stats.Sessions += st.Sessions
 	f.stats.Confirmations += st.Confirmations
 	f.stats.AspectsUpdated += st.AspectsUpdated
 	f.stats.Decays += st.Decays
 	f.stats.AspectsDecayed += st.AspectsDecayed
-	f.mu.Unlock()
-	return nil
 }
 
 // aspectFactors are the ranking factors of ids (1 + feedback.rank_weight
@@ -200,11 +204,7 @@ func (s *Service) ReviseAspectFeedback(ctx context.Context, tx *storage.Tx, key 
 		st.Confirmations += after[id] - before[id]
 		st.AspectsUpdated++
 	}
-	f := s.aspectFeedback()
-	f.mu.Lock()
-	f.stats.Confirmations += st.Confirmations
-	f.stats.AspectsUpdated += st.AspectsUpdated
-	f.mu.Unlock()
+	s.aspectFeedback().count(st)
 	return nil
 }
 

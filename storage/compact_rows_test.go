@@ -18,16 +18,8 @@ import (
 // foreign keys survive the rebuild of entities.
 func TestCompactRowsMigration(t *testing.T) {
 	ctx := context.Background()
-	all, err := Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before []Migration
-	for _, m := range all {
-		if m.Version < 17 {
-			before = append(before, m)
-		}
-	}
+	before, all := migrationsBefore(t, 17)
+	var err error
 	// m1's hash is a SHA-256 (stored as its bytes after 17); m2's is not.
 	const sha1 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 	path := filepath.Join(t.TempDir(), "c.db")
@@ -240,16 +232,8 @@ func (db *DB) Count(t *testing.T, query string, args ...any) int {
 // created event) is given back to the file system.
 func TestCompactRowsMigrationShrinksTheFile(t *testing.T) {
 	ctx := context.Background()
-	all, err := Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before []Migration
-	for _, m := range all {
-		if m.Version < 17 {
-			before = append(before, m)
-		}
-	}
+	before, all := migrationsBefore(t, 17)
+	var err error
 	path := filepath.Join(t.TempDir(), "s.db")
 	db := openTemp(t, path, before)
 	err = db.WriteTx(ctx, func(tx *Tx) error {

@@ -14,21 +14,11 @@ import (
 // instead of sorting.
 func TestCompactSchemaMigration(t *testing.T) {
 	ctx := context.Background()
-	all, err := Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
+	before, _ := migrationsBefore(t, 13)
 	// Up to 16: 17 keys links by the memory's rid, and these name no
 	// memory (TestCompactRowsMigration tests 17).
-	var before, after []Migration
-	for _, m := range all {
-		if m.Version < 13 {
-			before = append(before, m)
-		}
-		if m.Version < 17 {
-			after = append(after, m)
-		}
-	}
+	after, _ := migrationsBefore(t, 17)
+	var err error
 	path := filepath.Join(t.TempDir(), "c.db")
 	db := openTemp(t, path, before)
 	err = db.WriteTx(ctx, func(tx *Tx) error {

@@ -12,16 +12,8 @@ import (
 // integrity-check.
 func TestContextMigration(t *testing.T) {
 	ctx := context.Background()
-	all, err := Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before []Migration
-	for _, m := range all {
-		if m.Version < 20 {
-			before = append(before, m)
-		}
-	}
+	before, all := migrationsBefore(t, 20)
+	var err error
 	path := filepath.Join(t.TempDir(), "c.db")
 	db := openTemp(t, path, before)
 	err = db.WriteTx(ctx, func(tx *Tx) error {

@@ -10,6 +10,22 @@ import (
 	"time"
 )
 
+// migrationsBefore is every migration, and those older than version:
+// a store written before version, to test its upgrade.
+func migrationsBefore(t *testing.T, version int) (before, all []Migration) {
+	t.Helper()
+	all, err := Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		if m.Version < version {
+			before = append(before, m)
+		}
+	}
+	return before, all
+}
+
 func openTemp(t *testing.T, path string, ms []Migration) *DB {
 	t.Helper()
 	db, err := Open(context.Background(), Options{Path: path, migrations: ms})

@@ -258,12 +258,11 @@ func (s *Pipeline) siblingVerdicts(ctx context.Context, llm extract.LLM, pl clas
 				return out, warns
 			}
 			asked[sib.MemoryID] = true
-			raw, err := llm.Generate(ctx, extract.ContradictionPrompt(newest.Content, sib.Content), extract.GenerateOptions{JSON: true, Timeout: cfg.SemanticContradictionTimeout.D()})
+			v, ok, w, err := s.askContradiction(ctx, llm, newest.Content, sib.Content, cfg.SemanticContradictionTimeout.D())
 			if err != nil {
 				warns = append(warns, fmt.Sprintf("sibling check of %s skipped: %v", sib.MemoryID, err))
 				continue
 			}
-			v, ok, w := extract.ParseContradiction(raw)
 			warns = append(warns, w...)
 			if !ok || !v.Contradicts {
 				out = append(out, siblingVerdict{sib: sib})

@@ -23,15 +23,10 @@ func (s *Pipeline) semanticContradiction(ctx context.Context, llm extract.LLM, f
 	if timeout <= 0 {
 		timeout = config.DefaultPipelineV2SemanticContradictionTimeout
 	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	t0 := time.Now()
-	raw, err := llm.Generate(cctx, extract.ContradictionPrompt(fact, target), extract.GenerateOptions{JSON: true, Timeout: timeout})
-	s.svc.Analytics().RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
+	v, ok, warns, err := s.askContradiction(ctx, llm, fact, target, timeout)
 	if err != nil {
 		return false, "", []string{fmt.Sprintf("contradiction check for %q skipped: %v", extract.ClipForWarning(fact, 60), err)}
 	}
-	v, ok, warns := extract.ParseContradiction(raw)
 	if !ok || !v.Contradicts || v.Confidence < cfg.SemanticContradictionMinConfidence {
 		return false, "", warns
 	}
@@ -40,4 +35,20 @@ func (s *Pipeline) semanticContradiction(ctx context.Context, llm extract.LLM, f
 		why = "the model judged the statements contradictory"
 	}
 	return true, fmt.Sprintf("semantic (confidence %.2f): %s", v.Confidence, why), warns
+}
+
+// askContradiction asks the model whether fact contradicts target, within
+// timeout, and records the call: err when the call failed, ok false when
+// the answer was no verdict (warns say why).
+func (s *Pipeline) askContradiction(ctx context.Context, llm extract.LLM, fact, target string, timeout time.Duration) (v extract.SemanticVerdict, ok bool, warns []string, err error) {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	t0 := time.Now()
+	raw, err := llm.Generate(cctx, extract.ContradictionPrompt(fact, target), extract.GenerateOptions{JSON: true, Timeout: timeout})
+	s.svc.Analytics().RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
+	if err != nil {
+		return v, false, nil, err
+	}
+	v, ok, warns = extract.ParseContradiction(raw)
+	return v, ok, warns, nil
 }

@@ -1,7 +1,6 @@
 package vector
 
 import (
-	"container/heap"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -149,12 +148,7 @@ func (f *floatIndex) search(q []float32, k int) []int {
 			h := make(minHeap, 0, k+1)
 			for i := lo; i < hi; i++ {
 				s := Dot(q, f.vecs[i*f.dim:(i+1)*f.dim])
-				if len(h) < k {
-					heap.Push(&h, scored{i, s})
-				} else if s > h[0].score {
-					h[0] = scored{i, s}
-					heap.Fix(&h, 0)
-				}
+				h.offer(k, scored{i, s})
 			}
 			parts[w] = h
 		})

@@ -343,6 +343,16 @@ func (h *minHeap) Pop() any {
 	return x
 }
 
+// offer keeps x when it is among the best k seen so far.
+func (h *minHeap) offer(k int, x scored) {
+	if len(*h) < k {
+		heap.Push(h, x)
+	} else if x.score > (*h)[0].score {
+		(*h)[0] = x
+		heap.Fix(h, 0)
+	}
+}
+
 // exact scores cands (all slots when nil) with integer dot products of the
 // codes, split across the CPUs, and keeps the top k.
 func (ix *Index) exact(qc Code, k int, cands []int, allowed func(int) bool) minHeap {
@@ -370,12 +380,7 @@ func (ix *Index) exact(qc Code, k int, cands []int, allowed func(int) bool) minH
 					dotsI16I8AVX2(&q.wide[0], &ix.codes[b*ix.Dim], ix.Dim, e-b, &dots[0])
 					for i := b; i < e; i++ {
 						s := q.Scale * ix.scales[i] * float32(dots[i-b])
-						if len(h) < k {
-							heap.Push(&h, scored{i, s})
-						} else if s > h[0].score {
-							h[0] = scored{i, s}
-							heap.Fix(&h, 0)
-						}
+						h.offer(k, scored{i, s})
 					}
 				}
 				parts[w] = h
@@ -389,12 +394,7 @@ func (ix *Index) exact(qc Code, k int, cands []int, allowed func(int) bool) minH
 					continue
 				}
 				s := q.Scale * ix.scales[i] * float32(q.dot(ix.codes[i*ix.Dim:(i+1)*ix.Dim]))
-				if len(h) < k {
-					heap.Push(&h, scored{i, s})
-				} else if s > h[0].score {
-					h[0] = scored{i, s}
-					heap.Fix(&h, 0)
-				}
+				h.offer(k, scored{i, s})
 			}
 			parts[w] = h
 		}(w, lo, hi)
@@ -403,12 +403,7 @@ func (ix *Index) exact(qc Code, k int, cands []int, allowed func(int) bool) minH
 	h := parts[0]
 	for _, p := range parts[1:] {
 		for _, s := range p {
-			if len(h) < k {
-				heap.Push(&h, s)
-			} else if s.score > h[0].score {
-				h[0] = s
-				heap.Fix(&h, 0)
-			}
+			h.offer(k, s)
 		}
 	}
 	return h
