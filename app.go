@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	cairn "github.com/cairnmem/cairn/core/app"
+
 	"github.com/cairnmem/cairn/core/httpapi"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -211,7 +213,8 @@ func (a *app) openLog(echo bool) error {
 type store struct {
 	db   *storage.DB
 	lock *storage.Lock
-	svc  *core.Service
+	app  *cairn.App    // the Service and every subsystem, built once (core/app)
+	svc  *core.Service // app.Service
 }
 
 func (s *store) Close() error {
@@ -256,9 +259,9 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 		lock.Release()
 		return nil, err
 	}
-	svc := core.NewService(db, *a.cfg, core.ServiceOptions{Logger: a.log, Embedder: emb, Reranker: rr})
-	a.migrateProjects(ctx, svc)
-	return &store{db: db, lock: lock, svc: svc}, nil
+	ap := cairn.New(db, *a.cfg, cairn.Options{Logger: a.log, Embedder: emb, Reranker: rr})
+	a.migrateProjects(ctx, ap.Service)
+	return &store{db: db, lock: lock, app: ap, svc: ap.Service}, nil
 }
 
 // holderAddr is the API address of the cairn that holds the database: the

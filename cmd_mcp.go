@@ -64,13 +64,13 @@ func runMCP(ctx context.Context, args []string) error {
 		if err := st.lock.SetAddr(addr); err != nil {
 			a.log.Warn("record address in lock file", "err", err)
 		}
-		api := httpapi.NewAPI(st.svc, cairnVersion(), addr)
+		api := httpapi.NewAPI(st.app, cairnVersion(), addr)
 		apiDone = make(chan error, 1)
 		go func() { apiDone <- api.Serve(mctx, ln, a.cfg.Server.ShutdownTimeout.D()) }()
 	} else {
 		a.log.Warn("mcp: not serving the HTTP API", "err", lerr)
 	}
-	err = a.runService(mctx, st.svc, func(ctx context.Context) error {
+	err = a.runService(mctx, st.app, func(ctx context.Context) error {
 		defer cancel() // the client went away: stop the workers too
 		return srv.Run(ctx, &mcp.StdioTransport{})
 	})

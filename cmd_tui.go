@@ -106,18 +106,18 @@ func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
 	if err := st.lock.SetAddr(addr); err != nil {
 		a.log.Warn("record address in lock file", "err", err)
 	}
-	api := httpapi.NewAPI(st.svc, cairnVersion(), addr)
+	api := httpapi.NewAPI(st.app, cairnVersion(), addr)
 	a.log.Info("cairn started", "version", cairnVersion(), "addr", addr, "db", a.paths.Database, "auth", a.cfg.Auth.Mode, "pipeline", st.svc.PipelineMode(), "ui", true)
 	// Quitting the UI ends the run: the API shuts down, the workers stop,
 	// and only then is the store closed (deferred above).
 	rctx, quit := context.WithCancel(ctx)
 	defer quit()
-	err = a.runService(rctx, st.svc, func(gctx context.Context) error {
+	err = a.runService(rctx, st.app, func(gctx context.Context) error {
 		defer quit()
 		sctx, stop := context.WithCancel(gctx)
 		served := make(chan error, 1)
 		go func() { served <- api.Serve(sctx, ln, a.cfg.Server.ShutdownTimeout.D()) }()
-		uiErr := tui.Run(gctx, tui.Options{Backend: tuibackend.NewLocal(st.svc, addr), Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
+		uiErr := tui.Run(gctx, tui.Options{Backend: tuibackend.NewLocal(st.app, addr), Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
 		stop()
 		apiErr := <-served
 		if apiErr != nil {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	cairn "github.com/cairnmem/cairn/core/app"
+
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
@@ -75,13 +77,13 @@ func (a *app) serveWith(ctx context.Context, opts serveOptions, ready func(addr 
 	if err := st.lock.SetAddr(addr); err != nil {
 		a.log.Warn("record address in lock file", "err", err)
 	}
-	api := httpapi.NewAPI(st.svc, cairnVersion(), addr)
+	api := httpapi.NewAPI(st.app, cairnVersion(), addr)
 	a.log.Info("cairn started", "version", cairnVersion(), "addr", addr, "db", a.paths.Database, "auth", a.cfg.Auth.Mode,
 		"pipeline", st.svc.PipelineMode(), "embedding", a.cfg.Embedding.Provider)
 	if ready != nil {
 		ready(addr)
 	}
-	err = a.runService(ctx, st.svc, func(ctx context.Context) error {
+	err = a.runService(ctx, st.app, func(ctx context.Context) error {
 		return api.Serve(ctx, ln, a.cfg.Server.ShutdownTimeout.D())
 	})
 	a.log.Info("cairn stopping")
@@ -91,7 +93,8 @@ func (a *app) serveWith(ctx context.Context, opts serveOptions, ready func(addr 
 // runService runs the API (or the TUI) and the background workers until ctx
 // ends or one of them fails, and returns once all have stopped, so the
 // caller can close the store after the last write.
-func (a *app) runService(ctx context.Context, svc *core.Service, front func(context.Context) error) error {
+func (a *app) runService(ctx context.Context, ap *cairn.App, front func(context.Context) error) error {
+	svc := ap.Service
 	// One P more than the CPUs, for requests as they arrive
 	// (core/httpapi/admission.go).
 	a.log.Debug("scheduler", "gomaxprocs", httpapi.SpareProc())
@@ -110,15 +113,7 @@ func (a *app) runService(ctx context.Context, svc *core.Service, front func(cont
 		}
 		return nil
 	})
-	tracker := &workers.EmbeddingTracker{Svc: svc, Interval: a.cfg.Embedding.TrackerInterval.D(),
-		Batch: a.cfg.Embedding.TrackerBatch, Log: a.log}
-	g.Go(func() error { return tracker.Run(gctx) })
-	g.Go(func() error { return workers.RunPipeline(gctx, svc, a.log) })
-	g.Go(func() error { return workers.RunRetention(gctx, svc, a.log) })
-	g.Go(func() error { return workers.RunDocuments(gctx, svc, a.log) })
-	g.Go(func() error { return workers.RunMaintenance(gctx, svc, a.log) })
-	g.Go(func() error { return workers.RunPredictor(gctx, svc, a.log) })
-	g.Go(func() error { return workers.RunConnectors(gctx, svc, a.log) })
+	g.Go(func() error { return workers.Run(gctx, ap, a.log) })
 	return g.Wait()
 }
 

@@ -48,11 +48,7 @@ type aspectFeedbackState struct {
 	stats AspectFeedbackStats
 }
 
-type aspectFeedbackKey struct{}
-
-func (s *Service) aspectFeedback() *aspectFeedbackState {
-	return s.Attached(aspectFeedbackKey{}, func() any { return &aspectFeedbackState{} }).(*aspectFeedbackState)
-}
+func (s *Service) aspectFeedback() *aspectFeedbackState { return &s.feedback }
 
 // AspectFeedbackReport is what /api/pipeline/status says of the feedback.
 type AspectFeedbackReport struct {

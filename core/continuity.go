@@ -53,11 +53,7 @@ type continuityState struct {
 	sessions map[string]*activity
 }
 
-type continuityKey struct{}
-
-func (s *Hooks) continuity() *continuityState {
-	return s.svc.Attached(continuityKey{}, func() any { return &continuityState{sessions: map[string]*activity{}} }).(*continuityState)
-}
+func (s *Hooks) continuity() *continuityState { return &s.activity }
 
 // withActivity runs fn on a session's activity under the lock. Sessions
 // idle a day, or the oldest past activitySessions, are forgotten.

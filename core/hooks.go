@@ -1091,7 +1091,8 @@ func expandHome(p string) string {
 // prompt, session end, remember and recall, compaction) and keeps the
 // sessions they record.
 type Hooks struct {
-	svc *Service
+	svc      *Service
+	activity continuityState // what each session did since its last checkpoint (continuity.go)
 }
 
 // ---------------------------------------------------------------------------

@@ -26,8 +26,6 @@ import (
 // search itself, before it answers.
 const keywordSyncBuildRows = 20000
 
-type keywordIndexKey struct{}
-
 // keywordIndexState is the index of one database and how it follows it.
 type keywordIndexState struct {
 	ix atomic.Pointer[keyword.Index]
@@ -38,9 +36,7 @@ type keywordIndexState struct {
 	sinceBuild []int64 // rows changed while a build runs
 }
 
-func (s *Service) keywordState() *keywordIndexState {
-	return s.db.Derived(keywordIndexKey{}, func() any { return &keywordIndexState{} }).(*keywordIndexState)
-}
+func (s *Service) keywordState() *keywordIndexState { return &s.keyword }
 
 // keywordIndex returns the index, up to date with every commit so far,
 // or nil while it is being built.

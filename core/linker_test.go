@@ -10,7 +10,6 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/internal/apitest"
-	"github.com/cairnmem/cairn/core/ops"
 )
 
 // linkedNames returns the canonical names linked to memory id, sorted.
@@ -172,7 +171,7 @@ func TestRelinkOnModifyAndRecover(t *testing.T) {
 	}
 	e.Del(t, a, map[string]any{"reason": "gone again"}).Want(t, http.StatusOK)
 	e.Clock.Advance(e.Svc.Config().Retention.TombstoneWindow.D() + time.Hour)
-	rep, err := ops.For(e.Svc).RetentionSweep(context.Background())
+	rep, err := e.App.Ops.RetentionSweep(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -343,11 +343,7 @@ type predictorCache struct {
 	st     *predictorState
 }
 
-type predictorKey struct{}
-
-func (s *Service) predictorCache() *predictorCache {
-	return s.Attached(predictorKey{}, func() any { return &predictorCache{} }).(*predictorCache)
-}
+func (s *Service) predictorCache() *predictorCache { return &s.predictor }
 
 // loadPredictor returns the stored state (nil without one), read once per
 // process and kept current by the trainer.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,7 +35,9 @@ type Service struct {
 	rerankFailures atomic.Int64
 	fg             foreground // requests in flight, for background work to yield to
 
-	attached sync.Map // key → subsystem (Attached)
+	keyword   keywordIndexState   // the in-memory keyword index (keyindex.go)
+	predictor predictorCache      // the learned ranker's state (predictor.go)
+	feedback  aspectFeedbackState // aspect feedback since start (aspect_feedback.go)
 
 	hooks     *Hooks
 	jobs      *Jobs
@@ -70,7 +71,7 @@ func NewService(db *storage.DB, cfg config.Config, opts ServiceOptions) *Service
 	s.analytics = analytics.NewAnalytics(s.now)
 	s.emb = &Vectors{svc: s, wake: make(chan struct{}, 1)}
 	s.jobs = &Jobs{svc: s}
-	s.hooks = &Hooks{svc: s}
+	s.hooks = &Hooks{svc: s, activity: continuityState{sessions: map[string]*activity{}}}
 	return s
 }
 
@@ -153,19 +154,6 @@ func (s *Service) Logger() *slog.Logger { return s.log }
 
 // Now returns the service clock's current time.
 func (s *Service) Now() time.Time { return s.now() }
-
-// Attached returns the value attached to the service under key, built by
-// build on first use. The subsystems built on the Service (core/ops: the
-// diagnostics, repairs and maintenance) attach their one instance here, so
-// the API, the workers and the TUI that share a Service share the
-// subsystem's state too (caches, single-flight repairs, halted actions).
-func (s *Service) Attached(key any, build func() any) any {
-	if v, ok := s.attached.Load(key); ok {
-		return v
-	}
-	v, _ := s.attached.LoadOrStore(key, build())
-	return v
-}
 
 // Vectors returns the service's vectors: the embedder, the vector index
 // and the provider's health.

@@ -117,14 +117,3 @@ func (db *DB) ReturnMemoryChanges(rids []int64) {
 	}
 	m.n.Store(int64(len(m.ready)))
 }
-
-// Derived returns the value stored under key, making it with make on
-// first use: one instance per open database of a structure derived from
-// its data (the keyword index), dropped with the DB.
-func (db *DB) Derived(key any, make func() any) any {
-	if v, ok := db.derived.Load(key); ok {
-		return v
-	}
-	v, _ := db.derived.LoadOrStore(key, make())
-	return v
-}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -61,7 +60,6 @@ type DB struct {
 	writer     writer // group commit (writer.go)
 	faults     faults
 	changes    *memoryChanges // rows of memories written (changes.go)
-	derived    sync.Map       // in-memory structures derived from the data (Derived)
 	migrated   []int          // versions this Open applied
 	bulk       bulkLoads      // bulk writes under way (BulkLoad)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core/ops"
@@ -27,15 +28,15 @@ import (
 // TUI, and API errors surfacing as *core.Error.
 func TestHTTPBackendQueueAndProposals(t *testing.T) {
 	var srv *httptest.Server
-	h := newHarness(t, harnessOpts{width: 120, height: 40, backend: func(svc *core.Service) backend.Backend {
-		srv = httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+	h := newHarness(t, harnessOpts{width: 120, height: 40, backend: func(ap *app.App) backend.Backend {
+		srv = httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 		t.Cleanup(srv.Close)
 		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 	}})
 	pipelineFixture(h)
 	ctx := context.Background()
 	hb := backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
-	lb := backend.NewLocal(h.svc, "")
+	lb := backend.NewLocal(h.app, "")
 
 	hp, err := hb.Jobs(ctx, core.JobFilter{Status: storage.JobDead}, 10)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
@@ -24,7 +24,7 @@ var firstFrameSizes = []int{10_000, 100_000}
 // firstFrameService is a store of n memories imported in bulk: under
 // CAIRN_BENCH_HOME/first-frame-N when set (kept for the next run), else in
 // a temporary folder (seeding 100k takes about a minute).
-func firstFrameService(b *testing.B, n int) *core.Service {
+func firstFrameService(b *testing.B, n int) *app.App {
 	b.Helper()
 	dir := b.TempDir()
 	if home := os.Getenv("CAIRN_BENCH_HOME"); home != "" {
@@ -40,11 +40,12 @@ func firstFrameService(b *testing.B, n int) *core.Service {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
+	ap := app.New(db, config.DefaultConfig(), app.Options{})
+	svc := ap.Service
 	if live, _, err := svc.MemoryTotals(context.Background()); err != nil || os.IsNotExist(statErr) || live < int64(n) {
 		generate(b, svc, n)
 	}
-	return svc
+	return ap
 }
 
 // BenchmarkFirstFrame is the time from starting the UI to the first
@@ -58,9 +59,9 @@ func firstFrameService(b *testing.B, n int) *core.Service {
 func BenchmarkFirstFrame(b *testing.B) {
 	for _, n := range firstFrameSizes {
 		b.Run(fmt.Sprintf("memories=%d", n), func(b *testing.B) {
-			svc := firstFrameService(b, n)
+			ap := firstFrameService(b, n)
 			for b.Loop() {
-				firstFrame(b, svc)
+				firstFrame(b, ap)
 			}
 		})
 	}
@@ -68,8 +69,8 @@ func BenchmarkFirstFrame(b *testing.B) {
 
 // firstFrame starts a root model over svc and drives it until its frame
 // shows the list and the counts.
-func firstFrame(b *testing.B, svc *core.Service) {
-	m := New(Options{Backend: backend.NewLocal(svc, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark"), Clock: noTimers{}})
+func firstFrame(b *testing.B, ap *app.App) {
+	m := New(Options{Backend: backend.NewLocal(ap, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark"), Clock: noTimers{}})
 	defer m.Close()
 	done := make(chan struct{})
 	defer close(done)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -38,7 +39,7 @@ test flaky race lint format gofmt vet build release tag version branch merge rev
 log metric trace alert pager oncall incident postmortem budget latency throughput memory cpu disk`)
 
 // benchService opens (creating if needed) the big database.
-func benchService(b *testing.B) *core.Service {
+func benchService(b *testing.B) *app.App {
 	b.Helper()
 	home := os.Getenv("CAIRN_BENCH_HOME")
 	if home == "" {
@@ -54,11 +55,12 @@ func benchService(b *testing.B) *core.Service {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
+	ap := app.New(db, config.DefaultConfig(), app.Options{})
+	svc := ap.Service
 	if os.IsNotExist(statErr) {
 		generate(b, svc, benchMemories)
 	}
-	return svc
+	return ap
 }
 
 // generate imports n memories of 8 to 40 words in batches.
@@ -91,8 +93,8 @@ func generate(b *testing.B, svc *core.Service, n int) {
 }
 
 // benchModel is the root model at 120×40 over svc with its first load done.
-func benchModel(b *testing.B, svc *core.Service) *Model {
-	m := New(Options{Backend: backend.NewLocal(svc, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark")})
+func benchModel(b *testing.B, ap *app.App) *Model {
+	m := New(Options{Backend: backend.NewLocal(ap, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark")})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	return m
 }
@@ -149,8 +151,7 @@ func BenchmarkKeystrokeRender(b *testing.B) {
 // BenchmarkSearch is the backend's share: one hybrid recall with explain
 // on 100k memories, as the search command runs it.
 func BenchmarkSearch(b *testing.B) {
-	svc := benchService(b)
-	l := backend.NewLocal(svc, "")
+	l := backend.NewLocal(benchService(b), "")
 	for b.Loop() {
 		if _, err := l.Recall(context.Background(), core.RecallInput{Query: "postgres deploy", Limit: backend.RecallLimit, Explain: true}); err != nil {
 			b.Fatal(err)
@@ -160,8 +161,7 @@ func BenchmarkSearch(b *testing.B) {
 
 // BenchmarkRecentList is the empty-query list (the first screen).
 func BenchmarkRecentList(b *testing.B) {
-	svc := benchService(b)
-	l := backend.NewLocal(svc, "")
+	l := backend.NewLocal(benchService(b), "")
 	for b.Loop() {
 		if _, err := l.List(context.Background(), storage.MemoryFilter{}, backend.RecallLimit); err != nil {
 			b.Fatal(err)
@@ -178,10 +178,10 @@ const (
 // queueService is a temp store with benchJobs jobs in every status and
 // benchProposals pending proposals (a fifth of them updates of a seeded
 // memory, so the preview draws the side-by-side diff).
-func queueService(b *testing.B) *core.Service {
+func queueService(b *testing.B) *app.App {
 	b.Helper()
-	svc, db := tuitest.OpenService(b, b.TempDir())
-	tuitest.Seed(b, svc)
+	ap, db := tuitest.OpenApp(b, b.TempDir())
+	tuitest.Seed(b, ap.Service)
 	ctx := context.Background()
 	statuses := []string{storage.JobCompleted, storage.JobCompleted, storage.JobCompleted, storage.JobPending, storage.JobDead, storage.JobLeased}
 	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
@@ -215,12 +215,12 @@ func queueService(b *testing.B) *core.Service {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return svc
+	return ap
 }
 
 // paneModel is the root model at 120×40 on pane i with its loads done.
-func paneModel(b *testing.B, svc *core.Service, i int) *Model {
-	m := New(Options{Backend: backend.NewLocal(svc, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark"), Now: func() time.Time { return fixedNow }})
+func paneModel(b *testing.B, ap *app.App, i int) *Model {
+	m := New(Options{Backend: backend.NewLocal(ap, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark"), Now: func() time.Time { return fixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	for _, p := range m.panes {
 		applyAll(m, p.Init())

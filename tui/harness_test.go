@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
@@ -38,6 +39,7 @@ type harness struct {
 	*tuitest.Harness[*Model]
 	t   *testing.T
 	m   *Model
+	app *app.App
 	svc *core.Service
 	db  *storage.DB
 }
@@ -45,7 +47,7 @@ type harness struct {
 type harnessOpts struct {
 	theme         string
 	width, height int
-	backend       func(svc *core.Service) backend.Backend
+	backend       func(ap *app.App) backend.Backend
 	noSeed        bool
 }
 
@@ -57,7 +59,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		func(e tuitest.Env) *Model {
 			return New(Options{Backend: e.Backend, Theme: e.Theme, Version: "test", Now: e.Now, Clock: e.Clock})
 		})
-	h := &harness{Harness: th, t: t, m: th.M, svc: th.Svc, db: th.DB}
+	h := &harness{Harness: th, t: t, m: th.M, app: th.App, svc: th.Svc, db: th.DB}
 	h.fixStatus()
 	return h
 }
@@ -69,7 +71,7 @@ func (h *harness) fixStatus() { h.Send(StatusMsg{Status: tuitest.FixedStatus}) }
 // pipelineFixture fills the queue and the proposals (tuitest.PipelineFixture).
 func pipelineFixture(h *harness) {
 	h.t.Helper()
-	tuitest.PipelineFixture(h.t, h.svc, h.db)
+	tuitest.PipelineFixture(h.t, h.app, h.db)
 }
 
 var keyPress = tuitest.KeyPress

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/httpapi"
 
 	"charm.land/bubbles/v2/spinner"
@@ -139,8 +140,8 @@ func TestLiveChangesAppearWithoutAKeypress(t *testing.T) {
 // TestClientMode drives the UI over the HTTP API of a running service.
 func TestClientMode(t *testing.T) {
 	var srv *httptest.Server
-	h := newHarness(t, harnessOpts{backend: func(svc *core.Service) backend.Backend {
-		srv = httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+	h := newHarness(t, harnessOpts{backend: func(ap *app.App) backend.Backend {
+		srv = httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 		t.Cleanup(srv.Close)
 		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 	}})
@@ -180,7 +181,7 @@ func TestStatusBarWarnsOfDeadJobsAndPendingProposals(t *testing.T) {
 		t.Fatal("warning without dead jobs")
 	}
 	pipelineFixture(h)
-	st, err := backend.NewLocal(h.svc, "").Status(context.Background())
+	st, err := backend.NewLocal(h.app, "").Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,8 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
-	"github.com/cairnmem/cairn/core/connectors"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -18,9 +17,9 @@ import (
 // and container mounts where notifications are missing, and a pass over
 // an unchanged folder only stats its files (no file is read unless its
 // size or modification time changed).
-func RunConnectors(ctx context.Context, svc *core.Service, log *slog.Logger) error {
+func RunConnectors(ctx context.Context, ap *app.App, log *slog.Logger) error {
 	log = logOrDiscard(log)
-	reg := connectors.For(svc)
+	svc, reg := ap.Service, ap.Connectors
 	if err := svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		return storage.ResetSyncingConnectors(ctx, tx, svc.Timestamp())
 	}); err != nil && ctx.Err() == nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/documents"
 
 	"github.com/cairnmem/cairn/core"
@@ -20,6 +21,7 @@ import (
 // needs no model, so it runs whether or not the LLM pipeline is enabled.
 type DocumentWorker struct {
 	Svc         *core.Service
+	Docs        *documents.Documents
 	Concurrency int
 	// Poll is how often an idle worker looks for jobs; zero means
 	// config.DefaultDocumentsWorkerInterval.
@@ -31,9 +33,9 @@ type DocumentWorker struct {
 }
 
 // RunDocuments starts the document worker for svc until ctx ends.
-func RunDocuments(ctx context.Context, svc *core.Service, log *slog.Logger) error {
-	cfg := svc.Config().Documents
-	return (&DocumentWorker{Svc: svc, Concurrency: cfg.Concurrency, Poll: cfg.WorkerInterval.D(), Log: log}).Run(ctx)
+func RunDocuments(ctx context.Context, ap *app.App, log *slog.Logger) error {
+	cfg := ap.Config().Documents
+	return (&DocumentWorker{Svc: ap.Service, Docs: ap.Documents, Concurrency: cfg.Concurrency, Poll: cfg.WorkerInterval.D(), Log: log}).Run(ctx)
 }
 
 // Run processes jobs until ctx ends.
@@ -55,7 +57,7 @@ func (w *DocumentWorker) Run(ctx context.Context) error {
 // whose job died on a reaped last attempt.
 func (w *DocumentWorker) reap(ctx context.Context, log *slog.Logger) {
 	reapLeases(ctx, w.Svc, log)
-	if n, err := documents.For(w.Svc).FailOrphanedDocuments(ctx); err != nil && ctx.Err() == nil {
+	if n, err := w.Docs.FailOrphanedDocuments(ctx); err != nil && ctx.Err() == nil {
 		log.Warn("mark orphaned documents failed", "err", err)
 	} else if n > 0 {
 		log.Info("documents whose ingest job died marked failed", "documents", n)
@@ -82,7 +84,7 @@ func (w *DocumentWorker) Step(ctx context.Context, owner string) (bool, error) {
 	if err != nil || job == nil {
 		return false, err
 	}
-	res, perr := documents.For(w.Svc).ProcessDocumentJob(ctx, job)
+	res, perr := w.Docs.ProcessDocumentJob(ctx, job)
 	if perr == nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
@@ -96,7 +98,7 @@ func (w *DocumentWorker) Step(ctx context.Context, owner string) (bool, error) {
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	dead, ferr := documents.For(w.Svc).FailDocumentJob(fctx, job, perr)
+	dead, ferr := w.Docs.FailDocumentJob(fctx, job, perr)
 	if ferr != nil {
 		return true, errors.Join(perr, ferr)
 	}

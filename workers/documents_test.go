@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/documents"
 
 	"github.com/cairnmem/cairn/core/config"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
 )
@@ -31,16 +31,16 @@ func TestDocumentWorkerRunsWithPipelineDisabled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	svc := core.NewService(db, cfg, core.ServiceOptions{})
+	ap := app.New(db, cfg, app.Options{})
 	done := make(chan error, 1)
-	go func() { done <- workers.RunDocuments(ctx, svc, nil) }()
-	res, err := documents.For(svc).CreateDocument(ctx, documents.DocumentInput{SourceType: "text", Content: "The on-call rota changes every Monday.", Title: "Rota"})
+	go func() { done <- workers.RunDocuments(ctx, ap, nil) }()
+	res, err := ap.Documents.CreateDocument(ctx, documents.DocumentInput{SourceType: "text", Content: "The on-call rota changes every Monday.", Title: "Rota"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		d, err := documents.For(svc).GetDocument(ctx, res.ID)
+		d, err := ap.Documents.GetDocument(ctx, res.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,8 +80,8 @@ func TestOneFailingDocumentNeverHoldsBackOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	svc := core.NewService(db, cfg, core.ServiceOptions{})
-	docs := documents.For(svc)
+	ap := app.New(db, cfg, app.Options{})
+	svc, docs := ap.Service, ap.Documents
 	var bad []string
 	for i := range 4 {
 		res, err := docs.CreateDocument(ctx, documents.DocumentInput{SourceType: "url", URL: fmt.Sprintf("%s/doc-%d", broken.URL, i)})
@@ -94,7 +94,7 @@ func TestOneFailingDocumentNeverHoldsBackOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &workers.DocumentWorker{Svc: svc, Concurrency: 1, Poll: time.Hour}
+	w := &workers.DocumentWorker{Svc: svc, Docs: docs, Concurrency: 1, Poll: time.Hour}
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
 	for {

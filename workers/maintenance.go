@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core"
@@ -17,6 +18,7 @@ import (
 // config.DefaultMaintenanceMode.
 type MaintenanceWorker struct {
 	Svc        *core.Service
+	Ops        *ops.Ops
 	Mode       string
 	Interval   time.Duration
 	FirstDelay time.Duration
@@ -28,14 +30,14 @@ type MaintenanceWorker struct {
 // RunMaintenance starts the maintenance worker for svc until ctx ends. It
 // returns at once unless maintenance.autonomous_enabled is on and
 // maintenance.autonomous_frozen is off: autonomy is opt-in.
-func RunMaintenance(ctx context.Context, svc *core.Service, log *slog.Logger) error {
+func RunMaintenance(ctx context.Context, ap *app.App, log *slog.Logger) error {
 	log = logOrDiscard(log)
-	cfg := svc.Config().Maintenance
+	cfg := ap.Config().Maintenance
 	if !cfg.AutonomousEnabled || cfg.AutonomousFrozen {
 		log.Info("maintenance worker not started", "autonomous_enabled", cfg.AutonomousEnabled, "autonomous_frozen", cfg.AutonomousFrozen)
 		return nil
 	}
-	w := &MaintenanceWorker{Svc: svc, Mode: cfg.Mode, Interval: ops.For(svc).MaintenanceInterval(), FirstDelay: time.Minute, Log: log}
+	w := &MaintenanceWorker{Svc: ap.Service, Ops: ap.Ops, Mode: cfg.Mode, Interval: ap.Ops.MaintenanceInterval(), FirstDelay: time.Minute, Log: log}
 	return w.Run(ctx)
 }
 
@@ -53,7 +55,7 @@ func (w *MaintenanceWorker) Run(ctx context.Context) error {
 	}
 	log.Info("maintenance worker started", "mode", mode, "interval", interval)
 	every(ctx, w.FirstDelay, interval, func() bool {
-		run, err := ops.For(w.Svc).RunMaintenance(ctx, mode, ops.MaintenanceActor)
+		run, err := w.Ops.RunMaintenance(ctx, mode, ops.MaintenanceActor)
 		if w.OnRun != nil {
 			w.OnRun(run, err)
 		}

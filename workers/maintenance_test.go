@@ -17,10 +17,11 @@ import (
 // stops with its context; RunMaintenance does not start it unless autonomy
 // is enabled and not frozen.
 func TestMaintenanceWorker(t *testing.T) {
-	svc := pipelineService(t, func(c *config.Config) {
+	ap := pipelineService(t, func(c *config.Config) {
 		c.Pipeline.Enabled = false
 		c.Maintenance.AutonomousEnabled = true
 	})
+	svc := ap.Service
 	ctx := context.Background()
 	rememberN(t, svc, 5)
 	if err := svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
@@ -32,7 +33,7 @@ func TestMaintenanceWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := make(chan *ops.MaintenanceRun, 16)
-	w := &workers.MaintenanceWorker{Svc: svc, Mode: "execute", Interval: 20 * time.Millisecond,
+	w := &workers.MaintenanceWorker{Svc: svc, Ops: ap.Ops, Mode: "execute", Interval: 20 * time.Millisecond,
 		OnRun: func(r *ops.MaintenanceRun, err error) {
 			if err != nil {
 				t.Error(err)

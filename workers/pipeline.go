@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core/analytics"
@@ -28,6 +29,7 @@ import (
 // on consecutive failures, and a reaper returns stale leases.
 type PipelineWorker struct {
 	Svc         *core.Service
+	Pipeline    *pipeline.Pipeline
 	LLM         extract.LLM
 	Concurrency int
 	// Poll is how often an idle worker looks for jobs; zero means
@@ -43,7 +45,8 @@ type PipelineWorker struct {
 // choosing the provider with llm.New (auto → llm.Detect). A provider that
 // cannot be built is returned as an error and reported in the status; it
 // is never silently swapped for another.
-func NewPipelineWorker(svc *core.Service, log *slog.Logger) (*PipelineWorker, error) {
+func NewPipelineWorker(ap *app.App, log *slog.Logger) (*PipelineWorker, error) {
+	svc := ap.Service
 	cfg := svc.Config().PipelineV2
 	m, err := llm.New(cfg.Provider, llm.Config{Provider: cfg.Provider, Model: cfg.Model, BaseURL: cfg.BaseURL,
 		APIKey: cfg.APIKey, Timeout: cfg.Timeout.D()})
@@ -51,19 +54,20 @@ func NewPipelineWorker(svc *core.Service, log *slog.Logger) (*PipelineWorker, er
 		svc.PipelineRuntime().SetProvider(cfg.Provider, false, err)
 		return nil, err
 	}
-	return &PipelineWorker{Svc: svc, LLM: m, Concurrency: cfg.Concurrency, Poll: cfg.PollInterval.D(), Log: log}, nil
+	return &PipelineWorker{Svc: svc, Pipeline: ap.Pipeline, LLM: m, Concurrency: cfg.Concurrency, Poll: cfg.PollInterval.D(), Log: log}, nil
 }
 
 // RunPipeline starts the pipeline worker for svc until ctx ends. It returns
 // nil (after logging) when the pipeline is disabled or its provider fails
 // to build: the API keeps running and the status says why.
-func RunPipeline(ctx context.Context, svc *core.Service, log *slog.Logger) error {
+func RunPipeline(ctx context.Context, ap *app.App, log *slog.Logger) error {
 	log = logOrDiscard(log)
+	svc := ap.Service
 	if !svc.Config().Pipeline.Enabled {
 		log.Info("pipeline disabled")
 		return nil
 	}
-	w, err := NewPipelineWorker(svc, log)
+	w, err := NewPipelineWorker(ap, log)
 	if err != nil {
 		log.Error("pipeline provider unavailable; extraction jobs stay queued", "provider", svc.Config().PipelineV2.Provider, "err", err)
 		return nil
@@ -180,7 +184,7 @@ func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
 		return false, err
 	}
 	defer w.Svc.Analytics().Since(analytics.LatencyJobs, time.Now())
-	p := pipeline.For(w.Svc)
+	p := w.Pipeline
 	var perr error
 	switch {
 	case job.JobType == core.JobProspectiveIndex:

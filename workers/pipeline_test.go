@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/extract"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -19,7 +20,7 @@ import (
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
-func pipelineService(tb testing.TB, mods ...func(*config.Config)) *core.Service {
+func pipelineService(tb testing.TB, mods ...func(*config.Config)) *app.App {
 	tb.Helper()
 	cfg := config.DefaultConfig()
 	cfg.Embedding.Provider = "none"
@@ -31,7 +32,7 @@ func pipelineService(tb testing.TB, mods ...func(*config.Config)) *core.Service 
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = db.Close() })
-	return core.NewService(db, cfg, core.ServiceOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return app.New(db, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
 var topics = []string{"billing", "deploys", "search", "auth", "metrics", "backups", "queues", "caching"}
@@ -69,7 +70,8 @@ func waitQueue(t *testing.T, svc *core.Service, done func(map[string]int) bool) 
 // exactly once, a lease left by a killed process is reaped and run, and Run
 // returns when its context ends.
 func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
-	svc := pipelineService(t)
+	ap := pipelineService(t)
+	svc := ap.Service
 	rememberN(t, svc, 12)
 	ctx := context.Background()
 	// A job leased by a process that died an hour ago.
@@ -84,7 +86,7 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	w := &workers.PipelineWorker{Svc: svc, LLM: llm.NewHeuristic(), Concurrency: 3, Poll: 10 * time.Millisecond, ReapEvery: 50 * time.Millisecond}
+	w := &workers.PipelineWorker{Svc: svc, Pipeline: ap.Pipeline, LLM: llm.NewHeuristic(), Concurrency: 3, Poll: 10 * time.Millisecond, ReapEvery: 50 * time.Millisecond}
 	rctx, cancel := context.WithCancel(ctx)
 	ran := make(chan error, 1)
 	go func() { ran <- w.Run(rctx) }()
@@ -131,9 +133,10 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 // A provider that always fails: jobs retry with backoff and go dead after
 // max_attempts; the memory is marked failed and the error is recorded.
 func TestPipelineWorkerDeadLetters(t *testing.T) {
-	svc := pipelineService(t, func(c *config.Config) { c.PipelineV2.MaxAttempts = 2 })
+	ap := pipelineService(t, func(c *config.Config) { c.PipelineV2.MaxAttempts = 2 })
+	svc := ap.Service
 	rememberN(t, svc, 1)
-	w := &workers.PipelineWorker{Svc: svc, LLM: failingLLM{}, Concurrency: 1}
+	w := &workers.PipelineWorker{Svc: svc, Pipeline: ap.Pipeline, LLM: failingLLM{}, Concurrency: 1}
 	ctx := context.Background()
 	for i := range 2 {
 		// Skip the backoff: make the job due.
@@ -170,8 +173,9 @@ func (failingLLM) Generate(ctx context.Context, prompt string, _ extract.Generat
 // with the heuristic provider in shadow mode: lease, extract, decide (a
 // hybrid recall per fact), record proposals and history, complete.
 func BenchmarkPipelineHeuristic(b *testing.B) {
-	svc := pipelineService(b)
-	w := &workers.PipelineWorker{Svc: svc, LLM: llm.NewHeuristic()}
+	ap := pipelineService(b)
+	svc := ap.Service
+	w := &workers.PipelineWorker{Svc: svc, Pipeline: ap.Pipeline, LLM: llm.NewHeuristic()}
 	rememberN(b, svc, b.N)
 	b.ResetTimer()
 	for range b.N {
@@ -185,7 +189,8 @@ func BenchmarkPipelineHeuristic(b *testing.B) {
 // BenchmarkQueueOverhead is the queue's own cost per job: enqueue, lease
 // (with the fairness pick) and complete, with no work in between.
 func BenchmarkQueueOverhead(b *testing.B) {
-	svc := pipelineService(b, func(c *config.Config) { c.Pipeline.Enabled = false })
+	ap := pipelineService(b, func(c *config.Config) { c.Pipeline.Enabled = false })
+	svc := ap.Service
 	ctx := context.Background()
 	for i := range 1000 { // a queue with history, as in use
 		if _, err := svc.Jobs().Enqueue(ctx, fmt.Sprintf("old-%d", i), "extract", ""); err != nil {

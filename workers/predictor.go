@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 )
 
 // WorkerPredictor is the learned ranker's training worker.
@@ -14,8 +14,9 @@ const WorkerPredictor = "predictor"
 // every predictor.interval until ctx ends; it returns at once when
 // predictor.enabled is off. A failed pass is logged and retried at the
 // next interval.
-func RunPredictor(ctx context.Context, svc *core.Service, log *slog.Logger) error {
+func RunPredictor(ctx context.Context, ap *app.App, log *slog.Logger) error {
 	log = logOrDiscard(log)
+	svc := ap.Service
 	cfg := svc.Config().Predictor
 	if !cfg.Enabled {
 		log.Info("predictor worker disabled")

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core"
@@ -17,6 +18,7 @@ import (
 // FirstDelay after start, and logs each report.
 type RetentionWorker struct {
 	Svc        *core.Service
+	Ops        *ops.Ops
 	Interval   time.Duration
 	FirstDelay time.Duration
 	Log        *slog.Logger
@@ -33,14 +35,14 @@ const retentionFirstDelay = 30 * time.Second
 
 // RunRetention starts the retention worker for svc until ctx ends; it
 // returns at once when retention.enabled is false.
-func RunRetention(ctx context.Context, svc *core.Service, log *slog.Logger) error {
-	cfg := svc.Config().Retention
+func RunRetention(ctx context.Context, ap *app.App, log *slog.Logger) error {
+	cfg := ap.Config().Retention
 	log = logOrDiscard(log)
 	if !cfg.Enabled {
 		log.Info("retention worker disabled")
 		return nil
 	}
-	w := &RetentionWorker{Svc: svc, Interval: cfg.Interval.D(), FirstDelay: retentionFirstDelay, Log: log}
+	w := &RetentionWorker{Svc: ap.Service, Ops: ap.Ops, Interval: cfg.Interval.D(), FirstDelay: retentionFirstDelay, Log: log}
 	return w.Run(ctx)
 }
 
@@ -54,7 +56,7 @@ func (w *RetentionWorker) Run(ctx context.Context) error {
 		interval = config.DefaultRetentionInterval
 	}
 	every(ctx, w.FirstDelay, interval, func() bool {
-		rep, err := ops.For(w.Svc).RetentionSweep(ctx)
+		rep, err := w.Ops.RetentionSweep(ctx)
 		switch {
 		case ctx.Err() != nil:
 			return false
@@ -69,7 +71,7 @@ func (w *RetentionWorker) Run(ctx context.Context) error {
 			if rep.Total() > 0 {
 				// What the worker purged is in the audit trail, like a repair's.
 				res := &ops.RepairResult{Action: ops.RepairRetentionSweep, Success: true, Affected: int(rep.Total()), Message: "removed " + rep.String()}
-				if err := ops.For(w.Svc).AuditRepair(ctx, res, RetentionActor, "scheduled retention sweep"); err != nil && ctx.Err() == nil {
+				if err := w.Ops.AuditRepair(ctx, res, RetentionActor, "scheduled retention sweep"); err != nil && ctx.Err() == nil {
 					log.Warn("retention sweep not audited", "err", err)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -31,7 +32,8 @@ func TestRetentionWorkerSweeps(t *testing.T) {
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	cfg := config.DefaultConfig()
 	cfg.Embedding.Provider = "none"
-	svc := core.NewService(db, cfg, core.ServiceOptions{Now: clock})
+	ap := app.New(db, cfg, app.Options{Now: clock})
+	svc := ap.Service
 	var ids []string
 	for _, c := range []string{"An expired note about the old build farm.", "A second expired note about the old runners."} {
 		res, err := svc.Remember(ctx, core.RememberInput{Content: c}, core.Actor{Name: "test"})
@@ -48,7 +50,7 @@ func TestRetentionWorkerSweeps(t *testing.T) {
 	mu.Unlock()
 
 	reports := make(chan *ops.RetentionReport, 4)
-	w := &workers.RetentionWorker{Svc: svc, Interval: 50 * time.Millisecond, FirstDelay: time.Millisecond,
+	w := &workers.RetentionWorker{Svc: svc, Ops: ap.Ops, Interval: 50 * time.Millisecond, FirstDelay: time.Millisecond,
 		OnSweep: func(r *ops.RetentionReport, err error) {
 			if err != nil {
 				t.Errorf("sweep: %v", err)
@@ -105,7 +107,7 @@ func TestRetentionDisabled(t *testing.T) {
 	defer db.Close()
 	cfg := config.DefaultConfig()
 	cfg.Retention.Enabled = false
-	if err := workers.RunRetention(context.Background(), core.NewService(db, cfg, core.ServiceOptions{}), nil); err != nil {
+	if err := workers.RunRetention(context.Background(), app.New(db, cfg, app.Options{}), nil); err != nil {
 		t.Fatal(err)
 	}
 }

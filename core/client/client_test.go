@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/auth"
 	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/config"
@@ -22,6 +23,7 @@ import (
 // api serves the real API over a fresh store.
 type api struct {
 	svc  *core.Service
+	app  *app.App
 	db   *storage.DB
 	srv  *httptest.Server
 	addr string
@@ -38,10 +40,10 @@ func newAPI(t *testing.T, set func(*config.Config)) *api {
 	if set != nil {
 		set(&cfg)
 	}
-	svc := core.NewService(db, cfg, core.ServiceOptions{})
-	srv := httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+	ap := app.New(db, cfg, app.Options{})
+	srv := httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 	t.Cleanup(srv.Close)
-	return &api{svc: svc, db: db, srv: srv, addr: strings.TrimPrefix(srv.URL, "http://")}
+	return &api{app: ap, svc: ap.Service, db: db, srv: srv, addr: strings.TrimPrefix(srv.URL, "http://")}
 }
 
 var tester = core.Actor{Name: "tester", Type: core.ActorOperator}

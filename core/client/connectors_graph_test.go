@@ -26,7 +26,7 @@ func TestConnectorRoutes(t *testing.T) {
 	}
 	a := newAPI(t, func(c *config.Config) { c.Connectors.Roots = []string{notes} })
 	ctx := context.Background()
-	created, err := connectors.For(a.svc).Create(ctx, connectors.CreateInput{Provider: connectors.ProviderFilesystem, DisplayName: "notes", Root: notes})
+	created, err := a.app.Connectors.Create(ctx, connectors.CreateInput{Provider: connectors.ProviderFilesystem, DisplayName: "notes", Root: notes})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func BenchmarkFilesystemSync(b *testing.B) {
 			write(b, root, fmt.Sprintf("team%d/note-%04d.md", i%10, i), noteText(i))
 		}
 		svc := apitest.NewService(b, nil, func(c *config.Config) { c.Connectors.Roots = []string{root} })
-		reg := connectors.For(svc)
+		reg := newConnectors(svc)
 		c, err := reg.Create(ctx, connectors.CreateInput{Provider: "filesystem", Root: root})
 		if err != nil {
 			b.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/documents"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -31,18 +32,18 @@ const ProviderFilesystem = "filesystem"
 // CodeRootNotAllowed refuses a folder outside connectors.roots (HTTP 403).
 const CodeRootNotAllowed = "root_not_allowed"
 
-// Connectors is the registry of one Service; get it with For.
+// Connectors is the registry of one Service; the composition root
+// (core/app) builds it. A file it reads becomes a document of docs.
 type Connectors struct {
 	svc     *core.Service
+	docs    *documents.Documents
 	mu      sync.Mutex
 	syncing map[string]bool // connector id → a sync runs
 }
 
-type connectorsKey struct{}
-
-// For returns the Connectors of svc.
-func For(svc *core.Service) *Connectors {
-	return svc.Attached(connectorsKey{}, func() any { return &Connectors{svc: svc, syncing: map[string]bool{}} }).(*Connectors)
+// New returns the Connectors of svc, ingesting files through docs.
+func New(svc *core.Service, docs *documents.Documents) *Connectors {
+	return &Connectors{svc: svc, docs: docs, syncing: map[string]bool{}}
 }
 
 // Connector is a connector as the API shows it.

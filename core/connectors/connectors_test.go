@@ -11,6 +11,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
+	"github.com/cairnmem/cairn/core/documents"
 	"github.com/cairnmem/cairn/core/internal/apitest"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
@@ -30,7 +31,7 @@ func write(t testing.TB, root, rel, content string) {
 // ingest runs the document worker until the queue is empty.
 func ingest(t testing.TB, svc *core.Service) {
 	t.Helper()
-	w := &workers.DocumentWorker{Svc: svc}
+	w := &workers.DocumentWorker{Svc: svc, Docs: documents.New(svc)}
 	for {
 		found, err := w.Step(context.Background(), "test")
 		if err != nil {
@@ -80,7 +81,7 @@ func TestFilesystemConnectorFollowsTheFolder(t *testing.T) {
 		c.Connectors.Roots = []string{root}
 		c.Connectors.MaxFileBytes = 1000
 	})
-	reg := connectors.For(svc)
+	reg := newConnectors(svc)
 	if errs := reg.EnsureRoots(ctx); len(errs) != 0 {
 		t.Fatal(errs)
 	}
@@ -157,7 +158,7 @@ func TestFilesystemConnectorReadsOnlyListedRoots(t *testing.T) {
 	if err := os.Symlink(other, filepath.Join(allowed, "escape")); err != nil {
 		t.Fatal(err)
 	}
-	reg := connectors.For(newService(t, allowed))
+	reg := newConnectors(newService(t, allowed))
 	for _, root := range []string{other, "/etc", allowed + "/../" + filepath.Base(other), filepath.Join(allowed, "escape")} {
 		_, err := reg.Create(ctx, connectors.CreateInput{Provider: "filesystem", Root: root})
 		if ce, ok := err.(*core.Error); !ok || ce.Code != connectors.CodeRootNotAllowed {
@@ -181,4 +182,9 @@ func TestFilesystemConnectorReadsOnlyListedRoots(t *testing.T) {
 	if _, err := reg.Create(ctx, connectors.CreateInput{Provider: "filesystem", Root: filepath.Join(allowed, "sub")}); err == nil {
 		t.Fatal("the same folder twice")
 	}
+}
+
+// newConnectors builds the connectors of svc as core/app does.
+func newConnectors(svc *core.Service) *connectors.Connectors {
+	return connectors.New(svc, documents.New(svc))
 }

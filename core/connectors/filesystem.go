@@ -290,7 +290,7 @@ func (c *Connectors) ingestFile(ctx context.Context, r *storage.Connector, f fil
 		}
 	}
 	meta, _ := json.Marshal(map[string]any{"path": f.rel, "connector": r.DisplayName, "mtime": f.mtime})
-	doc, err := documents.For(c.svc).CreateDocument(ctx, documents.DocumentInput{SourceType: "file", Content: string(content),
+	doc, err := c.docs.CreateDocument(ctx, documents.DocumentInput{SourceType: "file", Content: string(content),
 		Title: r.DisplayName + "/" + f.rel, ContentType: contentType(f.rel), ConnectorID: r.ID, Metadata: meta})
 	if err != nil {
 		return err
@@ -341,7 +341,7 @@ func contentType(rel string) string {
 // soft-deleted, recoverable); one already gone is no error. It returns
 // how many memories it removed.
 func (c *Connectors) dropDocument(ctx context.Context, docID, reason string, actor core.Actor) (int, error) {
-	res, err := documents.For(c.svc).DeleteDocument(ctx, docID, reason, actor)
+	res, err := c.docs.DeleteDocument(ctx, docID, reason, actor)
 	var ce *core.Error
 	if errors.As(err, &ce) && (ce.Code == core.CodeNotFound || ce.Code == core.CodeAlreadyDeleted) {
 		return 0, nil

@@ -372,15 +372,11 @@ func (s *Documents) removeChunkMemory(ctx context.Context, tx *storage.Tx, memor
 
 // Documents ingests documents (text or a fetched URL) into memories: each is
 // chunked, and every chunk is written through the Service's one write path
-// as a memory linked to its document. One Documents serves a Service: get it
-// with For.
+// as a memory linked to its document. One Documents serves a Service: the
+// composition root (core/app) builds it.
 type Documents struct {
 	svc *core.Service
 }
 
-type documentsKey struct{}
-
-// For returns the Documents of svc.
-func For(svc *core.Service) *Documents {
-	return svc.Attached(documentsKey{}, func() any { return &Documents{svc: svc} }).(*Documents)
-}
+// New returns the Documents of svc.
+func New(svc *core.Service) *Documents { return &Documents{svc: svc} }

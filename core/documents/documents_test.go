@@ -35,7 +35,7 @@ func docText(n int, tag string) string {
 // runDocJobs runs the document worker's Step until no job is due.
 func runDocJobs(tb testing.TB, e *apitest.Env) {
 	tb.Helper()
-	w := &workers.DocumentWorker{Svc: e.Svc}
+	w := &workers.DocumentWorker{Svc: e.Svc, Docs: e.App.Documents}
 	for i := 0; i < 20; i++ {
 		worked, err := w.Step(context.Background(), "test-doc-worker")
 		if !worked {
@@ -492,7 +492,7 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	res, err := documents.For(e.Svc).ProcessDocumentJob(ctx, job)
+	res, err := e.App.Documents.ProcessDocumentJob(ctx, job)
 	if err != nil || res.Chunks <= 64 || res.Created != res.Chunks {
 		t.Fatalf("first run: %+v %v (want more chunks than one write batch)", res, err)
 	}
@@ -519,7 +519,7 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 	if err := e.Svc.Jobs().Complete(ctx, job, res); err == nil {
 		t.Fatal("the crashed worker completed a job it no longer holds")
 	}
-	if _, err := documents.For(e.Svc).ProcessDocumentJob(ctx, job); err == nil {
+	if _, err := e.App.Documents.ProcessDocumentJob(ctx, job); err == nil {
 		t.Fatal("the crashed worker processed a job it no longer holds")
 	}
 }
@@ -542,7 +542,7 @@ func TestDocumentJobsAreLeasedOnlyByTheDocumentWorker(t *testing.T) {
 	// Frozen mutations: the document worker leases nothing.
 	createDoc(t, e, map[string]any{"source_type": "text", "content": "Another queued document."})
 	e.Svc.SetMutationsFrozen(true)
-	if worked, err := (&workers.DocumentWorker{Svc: e.Svc}).Step(ctx, "w"); worked || err != nil {
+	if worked, err := (&workers.DocumentWorker{Svc: e.Svc, Docs: e.App.Documents}).Step(ctx, "w"); worked || err != nil {
 		t.Fatalf("frozen: worked=%v err=%v", worked, err)
 	}
 }
@@ -573,7 +573,7 @@ func BenchmarkDocumentIngest(b *testing.B) {
 	b.SetBytes(200 << 10)
 	for i := 0; b.Loop(); i++ {
 		text := docText(200<<10, fmt.Sprintf("b%d", i))
-		res, err := documents.For(e.Svc).CreateDocument(ctx, documents.DocumentInput{SourceType: "text", Content: text, Title: "bench"})
+		res, err := e.App.Documents.CreateDocument(ctx, documents.DocumentInput{SourceType: "text", Content: text, Title: "bench"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -581,7 +581,7 @@ func BenchmarkDocumentIngest(b *testing.B) {
 		if err != nil || job == nil {
 			b.Fatal(job, err)
 		}
-		out, err := documents.For(e.Svc).ProcessDocumentJob(ctx, job)
+		out, err := e.App.Documents.ProcessDocumentJob(ctx, job)
 		if err != nil || out.Created < 100 {
 			b.Fatal(out, err)
 		}
@@ -606,7 +606,8 @@ func TestDocumentChunksAreEmbedded(t *testing.T) {
 	}
 	text := "Kubernetes pods restart when the liveness probe fails three times in a row. " +
 		docText(2600, "delta")
-	created, err := documents.For(svc).CreateDocument(ctx, documents.DocumentInput{SourceType: "text", Content: text, Title: "K8s"})
+	docs := documents.New(svc)
+	created, err := docs.CreateDocument(ctx, documents.DocumentInput{SourceType: "text", Content: text, Title: "K8s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -614,7 +615,7 @@ func TestDocumentChunksAreEmbedded(t *testing.T) {
 	if err != nil || job == nil || job.DocumentID != created.ID {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	res, err := documents.For(svc).ProcessDocumentJob(ctx, job)
+	res, err := docs.ProcessDocumentJob(ctx, job)
 	if err != nil || res.Chunks != 2 || res.Embedded != 2 {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/config"
@@ -27,7 +28,8 @@ import (
 
 // API serves cairn's HTTP interface over a Service.
 type API struct {
-	svc     *core.Service
+	app     *app.App
+	svc     *core.Service // app.Service
 	version string
 	started time.Time
 	addr    string
@@ -40,10 +42,11 @@ type API struct {
 	admit   *admission       // requests served at once (admission.go)
 }
 
-// NewAPI builds the HTTP API. version is reported by /health and
+// NewAPI builds the HTTP API over ap. version is reported by /health and
 // /api/status; addr is the address it will be served on.
-func NewAPI(svc *core.Service, version, addr string) *API {
-	a := &API{svc: svc, version: version, started: time.Now(), addr: addr, log: svc.Logger(), mux: http.NewServeMux(), routes: map[string]route{}}
+func NewAPI(ap *app.App, version, addr string) *API {
+	svc := ap.Service
+	a := &API{app: ap, svc: svc, version: version, started: time.Now(), addr: addr, log: svc.Logger(), mux: http.NewServeMux(), routes: map[string]route{}}
 	a.auth = newAuthGate(a)
 	a.guard = newBrowserGuard(a)
 	a.admit = newAdmission(svc.Config().Server)

@@ -10,7 +10,7 @@ import (
 // Connectors (seed 001): the registry, a sync on request, and removal.
 
 func (a *API) listConnectors(w http.ResponseWriter, r *http.Request) {
-	list, err := connectors.For(a.svc).List(r.Context())
+	list, err := a.app.Connectors.List(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -51,7 +51,7 @@ func (a *API) createConnector(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	c, err := connectors.For(a.svc).Create(r.Context(), in)
+	c, err := a.app.Connectors.Create(r.Context(), in)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -60,7 +60,7 @@ func (a *API) createConnector(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) getConnector(w http.ResponseWriter, r *http.Request) {
-	c, err := connectors.For(a.svc).Get(r.Context(), r.PathValue("id"))
+	c, err := a.app.Connectors.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -72,7 +72,7 @@ func (a *API) getConnector(w http.ResponseWriter, r *http.Request) {
 // answers what the sync did (the documents it queued are ingested by the
 // document worker after).
 func (a *API) syncConnector(w http.ResponseWriter, r *http.Request) {
-	res, err := connectors.For(a.svc).Sync(r.Context(), r.PathValue("id"))
+	res, err := a.app.Connectors.Sync(r.Context(), r.PathValue("id"))
 	if err != nil && res == nil {
 		a.fail(w, r, err)
 		return
@@ -88,7 +88,7 @@ func (a *API) syncConnector(w http.ResponseWriter, r *http.Request) {
 // forget, the documents it ingested are deleted too.
 func (a *API) deleteConnector(w http.ResponseWriter, r *http.Request) {
 	forget := r.URL.Query().Get("forget") == "true"
-	n, err := connectors.For(a.svc).Delete(r.Context(), r.PathValue("id"), forget, actorOf(r, nil))
+	n, err := a.app.Connectors.Delete(r.Context(), r.PathValue("id"), forget, actorOf(r, nil))
 	if err != nil {
 		a.fail(w, r, err)
 		return

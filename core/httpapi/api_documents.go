@@ -61,7 +61,7 @@ func (a *API) createDocument(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	res, err := documents.For(a.svc).CreateDocument(r.Context(), in)
+	res, err := a.app.Documents.CreateDocument(r.Context(), in)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -92,7 +92,7 @@ func (a *API) listDocuments(w http.ResponseWriter, r *http.Request) {
 		}
 		offset = n
 	}
-	res, err := documents.For(a.svc).ListDocuments(r.Context(), q.Get("status"), limit, offset)
+	res, err := a.app.Documents.ListDocuments(r.Context(), q.Get("status"), limit, offset)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -101,7 +101,7 @@ func (a *API) listDocuments(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) getDocument(w http.ResponseWriter, r *http.Request) {
-	d, err := documents.For(a.svc).GetDocument(r.Context(), r.PathValue("id"))
+	d, err := a.app.Documents.GetDocument(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -110,7 +110,7 @@ func (a *API) getDocument(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) documentChunks(w http.ResponseWriter, r *http.Request) {
-	cs, err := documents.For(a.svc).DocumentChunks(r.Context(), r.PathValue("id"))
+	cs, err := a.app.Documents.DocumentChunks(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -132,7 +132,7 @@ func (a *API) deleteDocument(w http.ResponseWriter, r *http.Request) {
 	if strings.TrimSpace(reason) == "" {
 		reason = r.URL.Query().Get("reason")
 	}
-	res, err := documents.For(a.svc).DeleteDocument(r.Context(), r.PathValue("id"), reason, actorOf(r, b))
+	res, err := a.app.Documents.DeleteDocument(r.Context(), r.PathValue("id"), reason, actorOf(r, b))
 	if err != nil {
 		a.fail(w, r, err)
 		return

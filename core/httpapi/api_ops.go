@@ -41,7 +41,7 @@ func (a *API) recordRequest(r *http.Request, pattern string, rw *statusWriter, s
 }
 
 func (a *API) diagnostics(w http.ResponseWriter, r *http.Request) {
-	rep, err := ops.For(a.svc).Diagnostics(r.Context())
+	rep, err := a.app.Ops.Diagnostics(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -50,7 +50,7 @@ func (a *API) diagnostics(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) diagnosticsDomain(w http.ResponseWriter, r *http.Request) {
-	d, err := ops.For(a.svc).DiagnosticsDomain(r.Context(), r.PathValue("domain"))
+	d, err := a.app.Ops.DiagnosticsDomain(r.Context(), r.PathValue("domain"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -184,7 +184,7 @@ func (a *API) measure(ctx context.Context) (map[string]any, error) {
 		note(err)
 	}
 	out := map[string]any{"counts": counts}
-	if h, err := ops.For(s).HealthSummary(ctx); err == nil {
+	if h, err := a.app.Ops.HealthSummary(ctx); err == nil {
 		out["health"] = h
 	} else {
 		out["health"] = ops.HealthScore{Status: "unknown"}

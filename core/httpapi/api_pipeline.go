@@ -16,7 +16,7 @@ func (a *API) listProposals(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	ps, err := pipeline.For(a.svc).ListProposals(r.Context(), pipeline.ProposalFilter{State: q.Get("state"), Action: q.Get("action"),
+	ps, err := a.app.Pipeline.ListProposals(r.Context(), pipeline.ProposalFilter{State: q.Get("state"), Action: q.Get("action"),
 		SourceMemoryID: q.Get("source_memory_id"), JobID: q.Get("job_id")}, limit)
 	if err != nil {
 		a.fail(w, r, err)
@@ -26,7 +26,7 @@ func (a *API) listProposals(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) getProposal(w http.ResponseWriter, r *http.Request) {
-	p, err := pipeline.For(a.svc).GetProposal(r.Context(), r.PathValue("id"))
+	p, err := a.app.Pipeline.GetProposal(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -49,9 +49,9 @@ func (a *API) decideProposal(w http.ResponseWriter, r *http.Request, approve boo
 	var p *storage.Proposal
 	var err error
 	if approve {
-		p, err = pipeline.For(a.svc).ApproveProposal(r.Context(), r.PathValue("id"), actor, reason)
+		p, err = a.app.Pipeline.ApproveProposal(r.Context(), r.PathValue("id"), actor, reason)
 	} else {
-		p, err = pipeline.For(a.svc).RejectProposal(r.Context(), r.PathValue("id"), actor, reason)
+		p, err = a.app.Pipeline.RejectProposal(r.Context(), r.PathValue("id"), actor, reason)
 	}
 	if err != nil {
 		a.fail(w, r, err)

@@ -14,7 +14,7 @@ func (a *API) repairList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) repairEmbeddingGaps(w http.ResponseWriter, r *http.Request) {
-	g, err := ops.For(a.svc).EmbeddingGaps(r.Context())
+	g, err := a.app.Ops.EmbeddingGaps(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -23,7 +23,7 @@ func (a *API) repairEmbeddingGaps(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) repairDedupStats(w http.ResponseWriter, r *http.Request) {
-	st, err := ops.For(a.svc).DedupStats(r.Context())
+	st, err := a.app.Ops.DedupStats(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -98,7 +98,7 @@ func (a *API) repairRun(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	res, err := ops.For(a.svc).Repair(r.Context(), action, actorOf(r, b), opts)
+	res, err := a.app.Ops.Repair(r.Context(), action, actorOf(r, b), opts)
 	if err != nil {
 		a.fail(w, r, err)
 		return

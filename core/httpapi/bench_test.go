@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
@@ -40,8 +40,8 @@ func benchRemember(b *testing.B, client *http.Client, url string) {
 // (HTTP, JSON, normalization, one write transaction with history) from one
 // client at a time.
 func BenchmarkRememberHTTP(b *testing.B) {
-	svc := benchService(b)
-	srv := httptest.NewServer(httpapi.NewAPI(svc, "bench", "").Handler())
+	ap := benchService(b)
+	srv := httptest.NewServer(httpapi.NewAPI(ap, "bench", "").Handler())
 	defer srv.Close()
 	url := srv.URL + "/api/memory/remember"
 	client := srv.Client()
@@ -54,8 +54,8 @@ func BenchmarkRememberHTTP(b *testing.B) {
 
 // BenchmarkRememberHTTPConcurrent8 is the same with 8 concurrent clients.
 func BenchmarkRememberHTTPConcurrent8(b *testing.B) {
-	svc := benchService(b)
-	srv := httptest.NewServer(httpapi.NewAPI(svc, "bench", "").Handler())
+	ap := benchService(b)
+	srv := httptest.NewServer(httpapi.NewAPI(ap, "bench", "").Handler())
 	defer srv.Close()
 	url := srv.URL + "/api/memory/remember"
 	tr := &http.Transport{MaxIdleConnsPerHost: 16}
@@ -71,14 +71,14 @@ func BenchmarkRememberHTTPConcurrent8(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "memories/s")
 }
 
-func benchService(b *testing.B) *core.Service {
+func benchService(b *testing.B) *app.App {
 	b.Helper()
 	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(b.TempDir(), "bench.db"), NoBackup: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	return core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
+	return app.New(db, config.DefaultConfig(), app.Options{})
 }
 
 func runtimeProcs() int { return runtime.GOMAXPROCS(0) }

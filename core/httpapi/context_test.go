@@ -9,7 +9,6 @@ import (
 
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/internal/apitest"
-	"github.com/cairnmem/cairn/core/ops"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -62,7 +61,7 @@ func TestSessionContextIndexing(t *testing.T) {
 			// own words and loses the context.
 			e.Del(t, question, map[string]any{"reason": "done"}).Want(t, 200)
 			e.Clock.Advance(400 * 24 * time.Hour)
-			if _, err := ops.For(e.Svc).RetentionSweep(context.Background()); err != nil {
+			if _, err := e.App.Ops.RetentionSweep(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			if n := e.Count(t, `SELECT count(*) FROM memories WHERE id = ?`, question); n != 0 {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
-	"github.com/cairnmem/cairn/core/ops"
 )
 
 // Keyed facts: a new value of a key supersedes the old one in its
@@ -48,7 +47,7 @@ func TestKeyedFactsSupersede(t *testing.T) {
 	// Past the recover window and a retention sweep, it is still there and
 	// comes back.
 	e.Clock.Advance(400 * 24 * time.Hour)
-	if _, err := ops.For(e.Svc).RetentionSweep(context.Background()); err != nil {
+	if _, err := e.App.Ops.RetentionSweep(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	e.Post(t, "/api/memory/"+old+"/recover", map[string]any{"reason": "we moved back"}).Want(t, 200)

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -29,7 +29,7 @@ func NewRoutes(tb testing.TB) Routes {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = db.Close() })
-	return Routes{NewAPI(core.NewService(db, config.DefaultConfig(), core.ServiceOptions{}), "test", "")}
+	return Routes{NewAPI(app.New(db, config.DefaultConfig(), app.Options{}), "test", "")}
 }
 
 // Table lists the route table.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/core/internal/apitest"
@@ -113,7 +114,8 @@ func TestDamagedStoreAtRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := core.NewService(db, cfg, core.ServiceOptions{})
+	ap := app.New(db, cfg, app.Options{})
+	svc := ap.Service
 	for i := range 400 {
 		if _, err := svc.Remember(ctx, core.RememberInput{Content: fmt.Sprintf("memory %d about service %d and its runbook in docs/%d.md", i, i%31, i)},
 			core.Actor{Name: "test"}); err != nil {
@@ -128,8 +130,9 @@ func TestDamagedStoreAtRuntime(t *testing.T) {
 		t.Fatalf("the intact store: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	svc = core.NewService(db, cfg, core.ServiceOptions{})
-	api := httpapi.NewAPI(svc, "test", "127.0.0.1:0")
+	ap = app.New(db, cfg, app.Options{})
+	svc = ap.Service
+	api := httpapi.NewAPI(ap, "test", "127.0.0.1:0")
 	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(api.Wait) // a refresh started by /health reads the store: before it closes
 	t.Cleanup(srv.Close)

@@ -32,7 +32,8 @@ const healthLoadClients = 50
 //
 //	go test -run '^$' -bench BenchmarkHealthUnderLoad -benchtime 300x ./core/httpapi/
 func BenchmarkHealthUnderLoad(b *testing.B) {
-	svc := benchService(b)
+	ap := benchService(b)
+	svc := ap.Service
 	ctx := context.Background()
 	for i := range 1000 {
 		_, err := svc.Remember(ctx, core.RememberInput{
@@ -43,7 +44,7 @@ func BenchmarkHealthUnderLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	h := httpapi.NewAPI(svc, "bench", "127.0.0.1:0").Handler()
+	h := httpapi.NewAPI(ap, "bench", "127.0.0.1:0").Handler()
 	var hmu sync.Mutex
 	var handlerLat []time.Duration
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -146,8 +147,8 @@ func BenchmarkHealthUnderLoad(b *testing.B) {
 //
 //	go test -run '^$' -bench BenchmarkHealthHandler -benchmem ./core/httpapi/
 func BenchmarkHealthHandler(b *testing.B) {
-	svc := benchService(b)
-	api := httpapi.NewAPI(svc, "bench", "127.0.0.1:3850")
+	ap := benchService(b)
+	api := httpapi.NewAPI(ap, "bench", "127.0.0.1:3850")
 	h := api.Handler()
 	warm := httptest.NewRecorder()
 	h.ServeHTTP(warm, httptest.NewRequest(http.MethodGet, "http://127.0.0.1:3850/health", nil))

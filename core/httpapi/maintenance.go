@@ -2,14 +2,12 @@ package httpapi
 
 import (
 	"net/http"
-
-	"github.com/cairnmem/cairn/core/ops"
 )
 
 // maintenance serves GET /api/maintenance: the configuration, the
 // recommendations of the current diagnostics and the loop's memory.
 func (a *API) maintenance(w http.ResponseWriter, r *http.Request) {
-	recs, err := ops.For(a.svc).MaintenanceRecommendations(r.Context())
+	recs, err := a.app.Ops.MaintenanceRecommendations(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -17,7 +15,7 @@ func (a *API) maintenance(w http.ResponseWriter, r *http.Request) {
 	m := a.svc.Config().Maintenance
 	writeJSON(w, http.StatusOK, map[string]any{
 		"enabled": m.AutonomousEnabled, "frozen": m.AutonomousFrozen, "mode": m.Mode,
-		"interval": m.Interval.D().String(), "recommendations": recs, "state": ops.For(a.svc).MaintenanceStatus(),
+		"interval": m.Interval.D().String(), "recommendations": recs, "state": a.app.Ops.MaintenanceStatus(),
 	})
 }
 
@@ -37,7 +35,7 @@ func (a *API) runMaintenance(w http.ResponseWriter, r *http.Request) {
 	if mode == "" {
 		mode = "observe"
 	}
-	run, err := ops.For(a.svc).RunMaintenance(r.Context(), mode, actorOf(r, b))
+	run, err := a.app.Ops.RunMaintenance(r.Context(), mode, actorOf(r, b))
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -13,7 +13,7 @@ import (
 // list resolves to the same identity as the hooks use.
 func TestMCPProjectIdentity(t *testing.T) {
 	const root = "/home/dev/atlas"
-	svc := mcpService(t)
+	svc := mcpService(t).Service
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := httpapi.NewMCPServerFor(svc, "test", httpapi.MCPOptions{DefaultProject: root}).Connect(ctx, st, nil)

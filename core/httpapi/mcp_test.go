@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/httpapi"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -21,14 +22,14 @@ import (
 )
 
 // mcpService is a keyword-only service over a fresh database.
-func mcpService(t *testing.T) *core.Service {
+func mcpService(t *testing.T) *app.App {
 	t.Helper()
 	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "mcp.db"), NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
+	return app.New(db, config.DefaultConfig(), app.Options{})
 }
 
 // mcpSession connects an SDK client named "test-agent" to NewMCPServer
@@ -126,7 +127,7 @@ func mcpResultIDs(out map[string]any, key string) []string {
 }
 
 func TestMCPListTools(t *testing.T) {
-	cs := mcpSession(t, mcpService(t))
+	cs := mcpSession(t, mcpService(t).Service)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +230,8 @@ func TestMCPListTools(t *testing.T) {
 }
 
 func TestMCPStoreHonoursEveryInput(t *testing.T) {
-	svc := mcpService(t)
+	ap := mcpService(t)
+	svc := ap.Service
 	cs := mcpSession(t, svc)
 	ctx := context.Background()
 
@@ -277,7 +279,8 @@ func TestMCPStoreHonoursEveryInput(t *testing.T) {
 }
 
 func TestMCPSearchHonoursEveryInput(t *testing.T) {
-	svc := mcpService(t)
+	ap := mcpService(t)
+	svc := ap.Service
 	cs := mcpSession(t, svc)
 
 	strong := mcpStore(t, cs, map[string]any{"content": "deploy deploy deploy: the deploy script deploys to staging first", "type": "rule", "importance": 0.9, "tags": []string{"ops", "deploy"}, "project": "alpha", "who": "alice"})
@@ -357,7 +360,8 @@ func TestMCPSearchHonoursEveryInput(t *testing.T) {
 }
 
 func TestMCPGetAndList(t *testing.T) {
-	svc := mcpService(t)
+	ap := mcpService(t)
+	svc := ap.Service
 	cs := mcpSession(t, svc)
 
 	var ids []string
@@ -433,7 +437,8 @@ func TestMCPGetAndList(t *testing.T) {
 }
 
 func TestMCPModifyAndForget(t *testing.T) {
-	svc := mcpService(t)
+	ap := mcpService(t)
+	svc := ap.Service
 	cs := mcpSession(t, svc)
 	ctx := context.Background()
 	id := mcpStore(t, cs, map[string]any{"content": "the cache lives in /tmp", "type": "fact"})
@@ -489,7 +494,8 @@ func TestMCPModifyAndForget(t *testing.T) {
 }
 
 func TestMCPFrozen(t *testing.T) {
-	svc := mcpService(t)
+	ap := mcpService(t)
+	svc := ap.Service
 	cs := mcpSession(t, svc)
 	id := mcpStore(t, cs, map[string]any{"content": "frozen test memory"})
 	svc.SetMutationsFrozen(true)
@@ -504,8 +510,9 @@ func TestMCPFrozen(t *testing.T) {
 
 // The same tools over the API's /mcp (stateless Streamable HTTP).
 func TestMCPOverHTTP(t *testing.T) {
-	svc := mcpService(t)
-	ts := httptest.NewServer(httpapi.NewAPI(svc, "test", "").Handler())
+	ap := mcpService(t)
+	svc := ap.Service
+	ts := httptest.NewServer(httpapi.NewAPI(ap, "test", "").Handler())
 	defer ts.Close()
 	ctx := context.Background()
 

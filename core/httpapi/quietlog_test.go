@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
@@ -45,8 +45,8 @@ func loggedAPI(t *testing.T, level slog.Level) (*httptest.Server, *syncBuffer) {
 	t.Cleanup(func() { db.Close() })
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level}))
-	svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Logger: log})
-	ts := httptest.NewServer(httpapi.NewAPI(svc, "test", "").Handler())
+	ap := app.New(db, config.DefaultConfig(), app.Options{Logger: log})
+	ts := httptest.NewServer(httpapi.NewAPI(ap, "test", "").Handler())
 	t.Cleanup(ts.Close)
 	return ts, logs
 }

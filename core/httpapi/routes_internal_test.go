@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/auth"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
@@ -34,7 +34,7 @@ func TestRouteTableAccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	a := NewAPI(core.NewService(db, config.DefaultConfig(), core.ServiceOptions{}), "test", "")
+	a := NewAPI(app.New(db, config.DefaultConfig(), app.Options{}), "test", "")
 	table := a.routeTable()
 	if len(a.routes) != len(table) {
 		t.Fatalf("%d routes registered, %d in the table", len(a.routes), len(table))

@@ -30,7 +30,7 @@ func TestTrickledBodyIsCut(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- httpapi.NewAPI(e.Svc, "test", ln.Addr().String()).Serve(ctx, ln, time.Second) }()
+	go func() { served <- httpapi.NewAPI(e.App, "test", ln.Addr().String()).Serve(ctx, ln, time.Second) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-served; err != nil {

@@ -104,7 +104,7 @@ func BenchmarkDiagnostics(b *testing.B) {
 		b.Run(fmt.Sprintf("embedder=%v", embedded), func(b *testing.B) {
 			svc := benchService(b, embedded)
 			ctx := context.Background()
-			rep, err := ops.For(svc).ComputeDiagnostics(ctx)
+			rep, err := ops.New(svc).ComputeDiagnostics(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -113,7 +113,7 @@ func BenchmarkDiagnostics(b *testing.B) {
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := ops.For(svc).ComputeDiagnostics(ctx); err != nil {
+				if _, err := ops.New(svc).ComputeDiagnostics(ctx); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -140,7 +140,7 @@ func BenchmarkMaintenanceRecommendations(b *testing.B) {
 	svc := benchService(b, true)
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := ops.For(svc).MaintenanceRecommendations(ctx); err != nil {
+		if _, err := ops.New(svc).MaintenanceRecommendations(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}

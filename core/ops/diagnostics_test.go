@@ -28,9 +28,9 @@ import (
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
-func diag(t *testing.T, svc *core.Service) *ops.DiagnosticsReport {
+func diag(t *testing.T, o *ops.Ops) *ops.DiagnosticsReport {
 	t.Helper()
-	r, err := ops.For(svc).ComputeDiagnostics(context.Background())
+	r, err := o.ComputeDiagnostics(context.Background())
 	if err != nil {
 		t.Fatalf("diagnostics: %v", err)
 	}
@@ -64,7 +64,7 @@ func wantDomain(t *testing.T, r *ops.DiagnosticsReport, domain string, score flo
 func TestDiagnosticsHealthyWhenEmpty(t *testing.T) {
 	t.Parallel()
 	e := apitest.NewEnv(t, apitest.NoPipeline)
-	r := diag(t, e.Svc)
+	r := diag(t, e.App.Ops)
 	if r.Composite.Score != 1 || r.Composite.Status != ops.StatusHealthy {
 		t.Fatalf("composite %+v", r.Composite)
 	}
@@ -94,19 +94,19 @@ func TestDiagnosticsQueueThresholds(t *testing.T) {
 	for range ops.QueuePendingMax {
 		e.Job(t, "pending", now, now, nil)
 	}
-	r := diag(t, e.Svc)
+	r := diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainQueue, 1, ops.StatusHealthy) // exactly 50 is fine
 	e.Job(t, "pending", now, now, nil)
-	r = diag(t, e.Svc)
+	r = diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainQueue, 0.7, ops.StatusDegraded)
 	if s := signal(t, r, "queue", "pending_jobs"); !s.Triggered || s.Value != 51 || s.Penalty != 0.3 {
 		t.Fatalf("pending signal %+v", s)
 	}
 	// Oldest pending job: 300 s is fine, 301 s costs 0.2.
 	e.Clock.Advance(300 * time.Second)
-	wantDomain(t, diag(t, e.Svc), ops.DomainQueue, 0.7, ops.StatusDegraded)
+	wantDomain(t, diag(t, e.App.Ops), ops.DomainQueue, 0.7, ops.StatusDegraded)
 	e.Clock.Advance(time.Second)
-	wantDomain(t, diag(t, e.Svc), ops.DomainQueue, 0.5, ops.StatusDegraded)
+	wantDomain(t, diag(t, e.App.Ops), ops.DomainQueue, 0.5, ops.StatusDegraded)
 
 	// Dead rate over jobs finished in the last hour: 1 dead of 100 is 1%,
 	// not above; 2 of 101 is.
@@ -116,9 +116,9 @@ func TestDiagnosticsQueueThresholds(t *testing.T) {
 	}
 	e.Job(t, "dead", now, now, nil)
 	e.Job(t, "dead", now, now.Add(-2*time.Hour), nil) // outside the window
-	wantDomain(t, diag(t, e.Svc), ops.DomainQueue, 0.5, ops.StatusDegraded)
+	wantDomain(t, diag(t, e.App.Ops), ops.DomainQueue, 0.5, ops.StatusDegraded)
 	e.Job(t, "dead", now, now, nil)
-	r = diag(t, e.Svc)
+	r = diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainQueue, 0.2, ops.StatusUnhealthy)
 	if s := signal(t, r, "queue", "dead_rate"); s.Value != 0.02 {
 		t.Fatalf("dead rate %+v", s)
@@ -126,10 +126,10 @@ func TestDiagnosticsQueueThresholds(t *testing.T) {
 	// A lease taken 10 min ago is fine, one older is stale.
 	l := now.Add(-ops.QueueStaleLeaseAge)
 	e.Job(t, "leased", l, l, &l)
-	wantDomain(t, diag(t, e.Svc), ops.DomainQueue, 0.2, ops.StatusUnhealthy)
+	wantDomain(t, diag(t, e.App.Ops), ops.DomainQueue, 0.2, ops.StatusUnhealthy)
 	l2 := l.Add(-time.Second)
 	e.Job(t, "leased", l2, l2, &l2)
-	r = diag(t, e.Svc)
+	r = diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainQueue, 0, ops.StatusUnhealthy)
 	// Composite is the weighted average.
 	want := 0.0
@@ -154,14 +154,14 @@ func TestDiagnosticsStorageAndCounts(t *testing.T) {
 	for _, id := range ids[:3] {
 		e.Del(t, id, map[string]any{"reason": "test"}).Want(t, http.StatusOK)
 	}
-	r := diag(t, e.Svc)
+	r := diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainStorage, 1, ops.StatusHealthy) // 3 of 10 is not above 0.3
 	e.Del(t, ids[3], map[string]any{"reason": "test"}).Want(t, http.StatusOK)
-	r = diag(t, e.Svc)
+	r = diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainStorage, 0.7, ops.StatusDegraded)
 	// A recover moves the tombstone count back (trigger-kept counts).
 	e.Post(t, "/api/memory/"+ids[3]+"/recover", map[string]any{"reason": "oops"}).Want(t, http.StatusOK)
-	wantDomain(t, diag(t, e.Svc), ops.DomainStorage, 1, ops.StatusHealthy)
+	wantDomain(t, diag(t, e.App.Ops), ops.DomainStorage, 1, ops.StatusHealthy)
 	if got, want := e.Count(t, `SELECT deleted FROM memory_counts`), e.Count(t, `SELECT count(*) FROM memories WHERE is_deleted = 1`); got != want || want != 3 {
 		t.Fatalf("memory_counts.deleted %d, real %d", got, want)
 	}
@@ -170,7 +170,7 @@ func TestDiagnosticsStorageAndCounts(t *testing.T) {
 	if got, want := e.Count(t, `SELECT total FROM memory_counts`), e.Count(t, `SELECT count(*) FROM memories`); got != want || want != 9 {
 		t.Fatalf("memory_counts.total %d, real %d", got, want)
 	}
-	r = diag(t, e.Svc)
+	r = diag(t, e.App.Ops)
 	var pages, size int
 	if err := e.RO.QueryRow(`SELECT page_count * page_size, page_size FROM pragma_page_count(), pragma_page_size()`).Scan(&pages, &size); err != nil {
 		t.Fatal(err)
@@ -186,16 +186,16 @@ func TestDiagnosticsIndexFTSMismatch(t *testing.T) {
 	for i := range 10 {
 		e.MustID(t, fmt.Sprintf("indexed memory number %d", i))
 	}
-	wantDomain(t, diag(t, e.Svc), ops.DomainIndex, 1, ops.StatusHealthy)
+	wantDomain(t, diag(t, e.App.Ops), ops.DomainIndex, 1, ops.StatusHealthy)
 	unindex := func() {
 		e.Exec(t, `INSERT INTO memories_fts(memories_fts, rowid, content)
 			SELECT 'delete', rid, content FROM memories WHERE rid = (SELECT min(d.id) FROM memories_fts_docsize d)`)
 	}
 	unindex() // 1 of 10 missing: a gap, not above 10%
-	r := diag(t, e.Svc)
+	r := diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainIndex, 0.8, ops.StatusHealthy)
 	unindex() // 2 of 10
-	r = diag(t, e.Svc)
+	r = diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainIndex, 0.5, ops.StatusDegraded)
 	found := false
 	for _, s := range r.SilentFailures {
@@ -217,13 +217,14 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 	cfg := config.DefaultConfig()
 	cfg.Pipeline.Enabled = false
 	svc := core.NewService(db, cfg, core.ServiceOptions{Now: clock.Now, Embedder: fixedEmbedder{}})
+	o := ops.New(svc)
 	for i := range 8 {
 		if _, err := svc.Remember(context.Background(), core.RememberInput{Content: fmt.Sprintf("embedded memory %d", i)}, core.Actor{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	apitest.EmbedPending(t, svc)
-	r := diag(t, svc)
+	r := diag(t, o)
 	if s := signal(t, r, "index", "embedding_coverage"); s.Value != 1 || s.Triggered {
 		t.Fatalf("coverage %+v", s)
 	}
@@ -245,7 +246,7 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 	// Within the TTL the embedded count is reused (over the current live
 	// count): polling stays cheap.
 	clock.Advance(ops.DiagnosticsTTL)
-	r = diag(t, svc)
+	r = diag(t, o)
 	s := signal(t, r, "index", "embedding_coverage")
 	if !s.Triggered || math.Abs(s.Value-8.0/11) > 0.001 {
 		t.Fatalf("coverage %+v", s)
@@ -261,11 +262,11 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 	if _, err := svc.Vectors().EmbedRows(context.Background(), []core.PendingRow{{ID: one.Memory.ID, Hash: one.Memory.ContentHash, Content: one.Memory.Content}}); err != nil {
 		t.Fatal(err)
 	}
-	if s := signal(t, diag(t, svc), "index", "embedding_coverage"); math.Abs(s.Value-8.0/12) > 0.001 {
+	if s := signal(t, diag(t, o), "index", "embedding_coverage"); math.Abs(s.Value-8.0/12) > 0.001 {
 		t.Fatalf("counted again within CoverageMinTTL: %+v", s)
 	}
 	clock.Advance(ops.CoverageMinTTL)
-	if s := signal(t, diag(t, svc), "index", "embedding_coverage"); math.Abs(s.Value-9.0/12) > 0.001 {
+	if s := signal(t, diag(t, o), "index", "embedding_coverage"); math.Abs(s.Value-9.0/12) > 0.001 {
 		t.Fatalf("not counted again after CoverageMinTTL: %+v", s)
 	}
 }
@@ -287,7 +288,7 @@ func TestDiagnosticsProviderRingAndAvailability(t *testing.T) {
 	if h := an.ProviderHealth(); h.Samples != 100 || h.Failures != 30 || h.Ratio != 0.7 {
 		t.Fatalf("ring after 130: %+v", h)
 	}
-	r := diag(t, e.Svc)
+	r := diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainProvider, 0.7, ops.StatusDegraded)
 	for range 70 {
 		an.RecordProviderCall("llm:test", time.Millisecond, nil)
@@ -301,9 +302,9 @@ func TestDiagnosticsProviderRingAndAvailability(t *testing.T) {
 	if h := an.ProviderHealth(); h.Failures != 0 || h.Ratio != 1 {
 		t.Fatalf("failures evicted: %+v", h)
 	}
-	wantDomain(t, diag(t, e.Svc), ops.DomainProvider, 1, ops.StatusHealthy)
+	wantDomain(t, diag(t, e.App.Ops), ops.DomainProvider, 1, ops.StatusHealthy)
 	e.Svc.PipelineRuntime().SetProvider("ollama", false, errors.New("connection refused"))
-	r = diag(t, e.Svc)
+	r = diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainProvider, 0, ops.StatusUnhealthy)
 	if s := signal(t, r, "provider", "extraction_provider_unavailable"); !strings.Contains(s.Message, "connection refused") {
 		t.Fatalf("unavailable signal %+v", s)
@@ -321,7 +322,7 @@ func (silentLLM) Name() string { return "silent/test" }
 func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 	t.Parallel()
 	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
-	w := &workers.PipelineWorker{Svc: e.Svc, LLM: silentLLM{}}
+	w := &workers.PipelineWorker{Svc: e.Svc, Pipeline: e.App.Pipeline, LLM: silentLLM{}}
 	ctx := context.Background()
 	step := func() {
 		t.Helper()
@@ -337,14 +338,14 @@ func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 		e.MustID(t, fmt.Sprintf("We decided to deploy the billing service %d on Fridays because the team prefers it.", i))
 		step()
 	}
-	r := diag(t, e.Svc)
+	r := diag(t, e.App.Ops)
 	if s := signal(t, r, "provider", "empty_extractions_in_a_row"); s.Triggered || s.Value != float64(core.EmptyExtractionsMax-1) {
 		t.Fatalf("after %d: %+v", core.EmptyExtractionsMax-1, s)
 	}
 	wantDomain(t, r, ops.DomainProvider, 1, ops.StatusHealthy)
 	e.MustID(t, "The staging database moved to a new host called db-stage-2 with Postgres 16 last week.")
 	step()
-	r = diag(t, e.Svc)
+	r = diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainProvider, 0.7, ops.StatusDegraded)
 	var silent *ops.Signal
 	for i, s := range r.SilentFailures {
@@ -369,7 +370,7 @@ func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 	w.LLM = llm.NewHeuristic()
 	e.MustID(t, "We decided to use PostgreSQL for the billing service because it supports row level locking.")
 	step()
-	wantDomain(t, diag(t, e.Svc), ops.DomainProvider, 1, ops.StatusHealthy)
+	wantDomain(t, diag(t, e.App.Ops), ops.DomainProvider, 1, ops.StatusHealthy)
 }
 
 func TestDiagnosticsMutationAndFreeze(t *testing.T) {
@@ -384,11 +385,11 @@ func TestDiagnosticsMutationAndFreeze(t *testing.T) {
 	for range ops.RecoveredEventsMax {
 		add(now.Add(-time.Hour))
 	}
-	wantDomain(t, diag(t, e.Svc), ops.DomainMutation, 1, ops.StatusHealthy)
+	wantDomain(t, diag(t, e.App.Ops), ops.DomainMutation, 1, ops.StatusHealthy)
 	add(now)
-	wantDomain(t, diag(t, e.Svc), ops.DomainMutation, 0.7, ops.StatusDegraded)
+	wantDomain(t, diag(t, e.App.Ops), ops.DomainMutation, 0.7, ops.StatusDegraded)
 	e.Svc.SetMutationsFrozen(true)
-	wantDomain(t, diag(t, e.Svc), ops.DomainMutation, 0.4, ops.StatusUnhealthy)
+	wantDomain(t, diag(t, e.App.Ops), ops.DomainMutation, 0.4, ops.StatusUnhealthy)
 }
 
 func TestDiagnosticsConnectorDocuments(t *testing.T) {
@@ -400,13 +401,13 @@ func TestDiagnosticsConnectorDocuments(t *testing.T) {
 	}
 	doc("done", "", now)
 	doc("failed", "old failure", now.Add(-25*time.Hour))
-	r := diag(t, e.Svc)
+	r := diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainConnector, 1, ops.StatusHealthy)
 	if r.Domain(ops.DomainConnector).Note != "" {
 		t.Fatalf("note with a documents table: %q", r.Domain(ops.DomainConnector).Note)
 	}
 	doc("failed", "pdf parser crashed", now.Add(-time.Hour))
-	r = diag(t, e.Svc)
+	r = diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainConnector, 0.7, ops.StatusDegraded)
 	if s := signal(t, r, "connector", "documents_failed_24h"); !strings.Contains(s.Message, "pdf parser crashed") {
 		t.Fatalf("signal %+v", s)
@@ -414,7 +415,7 @@ func TestDiagnosticsConnectorDocuments(t *testing.T) {
 	for range 4 {
 		doc("failed", "again", now)
 	}
-	wantDomain(t, diag(t, e.Svc), ops.DomainConnector, 0.5, ops.StatusDegraded)
+	wantDomain(t, diag(t, e.App.Ops), ops.DomainConnector, 0.5, ops.StatusDegraded)
 }
 
 func TestDiagnosticsCacheAndSingleFlight(t *testing.T) {
@@ -427,7 +428,7 @@ func TestDiagnosticsCacheAndSingleFlight(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := ops.For(e.Svc).Diagnostics(ctx)
+			r, err := e.App.Ops.Diagnostics(ctx)
 			if err != nil {
 				t.Error(err)
 			}
@@ -441,23 +442,23 @@ func TestDiagnosticsCacheAndSingleFlight(t *testing.T) {
 		}
 	}
 	e.Job(t, "pending", e.Clock.Now(), e.Clock.Now(), nil)
-	if r, _ := ops.For(e.Svc).Diagnostics(ctx); r != reps[0] {
+	if r, _ := e.App.Ops.Diagnostics(ctx); r != reps[0] {
 		t.Fatal("report recomputed within the TTL")
 	}
 	e.Clock.Advance(ops.DiagnosticsTTL)
-	r, _ := ops.For(e.Svc).Diagnostics(ctx)
+	r, _ := e.App.Ops.Diagnostics(ctx)
 	if r == reps[0] || signal(t, r, "queue", "pending_jobs").Value != 1 {
 		t.Fatal("report not recomputed after the TTL")
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	e.Clock.Advance(ops.DiagnosticsTTL)
-	if _, err := ops.For(e.Svc).Diagnostics(cctx); err == nil {
+	if _, err := e.App.Ops.Diagnostics(cctx); err == nil {
 		// A cancelled caller may still win the race with a fast compute;
 		// what matters is that the next caller gets a report.
 		t.Log("cancelled caller got a report")
 	}
-	if _, err := ops.For(e.Svc).Diagnostics(ctx); err != nil {
+	if _, err := e.App.Ops.Diagnostics(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

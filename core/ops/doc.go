@@ -2,5 +2,5 @@
 // domains, a composite score, silent-failure signals, a short cache),
 // repairs (gated, rate-limited and single-flight per action, each audited
 // in history), the maintenance loop's recommendations and halts, and the
-// retention sweep. One Ops serves a Service; For returns it.
+// retention sweep. One Ops serves a Service; core/app builds it.
 package ops

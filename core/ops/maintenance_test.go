@@ -33,7 +33,7 @@ func recActions(recs []ops.Recommendation) []string {
 func TestMaintenanceHealthyStoreRecommendsNothing(t *testing.T) {
 	e := apitest.NewEnv(t, autonomous)
 	e.MustID(t, "The deploy pipeline publishes container images to the internal registry.")
-	run, err := ops.For(e.Svc).RunMaintenance(context.Background(), "execute", ops.MaintenanceActor)
+	run, err := e.App.Ops.RunMaintenance(context.Background(), "execute", ops.MaintenanceActor)
 	if err != nil || len(run.Recommendations) != 0 || len(run.Steps) != 0 {
 		t.Fatalf("run = %+v, %v", run, err)
 	}
@@ -56,24 +56,24 @@ func TestMaintenanceObserveExecuteAndHalt(t *testing.T) {
 			e.Del(t, id, map[string]any{"reason": "obsolete"}).Want(t, 200)
 		}
 	}
-	run, err := ops.For(e.Svc).RunMaintenance(ctx, "observe", ops.MaintenanceActor)
+	run, err := e.App.Ops.RunMaintenance(ctx, "observe", ops.MaintenanceActor)
 	if err != nil || fmt.Sprint(recActions(run.Recommendations)) != "[retention-sweep]" || len(run.Steps) != 0 {
 		t.Fatalf("observe: %+v %v", run, err)
 	}
 	for i := range ops.MaintenanceHaltAfter {
-		run, err = ops.For(e.Svc).RunMaintenance(ctx, "execute", ops.MaintenanceActor)
+		run, err = e.App.Ops.RunMaintenance(ctx, "execute", ops.MaintenanceActor)
 		if err != nil || len(run.Steps) != 1 || run.Steps[0].Improved || run.Steps[0].Result == nil || run.Steps[0].Result.Affected != 0 {
 			t.Fatalf("execute %d: %+v %v", i, run, err)
 		}
 	}
-	if st := ops.For(e.Svc).MaintenanceStatus(); fmt.Sprint(st.Halted) != "[retention-sweep]" || st.Runs != 1+ops.MaintenanceHaltAfter {
+	if st := e.App.Ops.MaintenanceStatus(); fmt.Sprint(st.Halted) != "[retention-sweep]" || st.Runs != 1+ops.MaintenanceHaltAfter {
 		t.Fatalf("state: %+v", st)
 	}
-	run, _ = ops.For(e.Svc).RunMaintenance(ctx, "execute", ops.MaintenanceActor)
+	run, _ = e.App.Ops.RunMaintenance(ctx, "execute", ops.MaintenanceActor)
 	if len(run.Steps) != 0 || !run.Recommendations[0].Halted {
 		t.Fatalf("a halted action ran: %+v", run)
 	}
-	recs, err := ops.For(e.Svc).MaintenanceRecommendations(ctx)
+	recs, err := e.App.Ops.MaintenanceRecommendations(ctx)
 	if err != nil || len(recs) != 1 || !recs[0].Halted {
 		t.Fatalf("recommendations: %+v %v", recs, err)
 	}
@@ -83,11 +83,11 @@ func TestMaintenanceObserveExecuteAndHalt(t *testing.T) {
 	}
 	// Past the window, an operator's sweep helps and the tracker forgets.
 	e.Clock.Advance(31 * 24 * time.Hour)
-	res, err := ops.For(e.Svc).Repair(ctx, ops.RepairRetentionSweep, core.Actor{Name: "alice"}, ops.RepairOptions{})
+	res, err := e.App.Ops.Repair(ctx, ops.RepairRetentionSweep, core.Actor{Name: "alice"}, ops.RepairOptions{})
 	if err != nil || res.Affected < 4 {
 		t.Fatalf("sweep: %+v %v", res, err)
 	}
-	run, _ = ops.For(e.Svc).RunMaintenance(ctx, "execute", ops.MaintenanceActor)
+	run, _ = e.App.Ops.RunMaintenance(ctx, "execute", ops.MaintenanceActor)
 	if len(run.Recommendations) != 0 {
 		t.Fatalf("after the sweep: %+v", run.Recommendations)
 	}
@@ -101,7 +101,7 @@ func TestMaintenanceExecuteImprovesAndRespectsTheGate(t *testing.T) {
 	}
 	e.Exec(t, `INSERT INTO memory_jobs (id, memory_id, job_type, status, attempts, max_attempts, error, created_at, updated_at)
 		SELECT 'j-' || id, id, 'extract', 'dead', 3, 3, 'boom', ?, ? FROM memories`, storage.FormatTime(e.Clock.Now()), storage.FormatTime(e.Clock.Now()))
-	run, err := ops.For(e.Svc).RunMaintenance(ctx, "execute", ops.MaintenanceActor)
+	run, err := e.App.Ops.RunMaintenance(ctx, "execute", ops.MaintenanceActor)
 	if err != nil || len(run.Steps) != 1 || run.Steps[0].Action != ops.RepairRequeueDead || run.Steps[0].Error == "" {
 		t.Fatalf("denied run: %+v %v", run, err)
 	}
@@ -109,7 +109,7 @@ func TestMaintenanceExecuteImprovesAndRespectsTheGate(t *testing.T) {
 		t.Fatalf("the gate let the daemon requeue: %d dead left", n)
 	}
 	// An operator may run a pass whatever the autonomy settings.
-	run, err = ops.For(e.Svc).RunMaintenance(ctx, "execute", core.Actor{Name: "alice", Type: core.ActorOperator})
+	run, err = e.App.Ops.RunMaintenance(ctx, "execute", core.Actor{Name: "alice", Type: core.ActorOperator})
 	if err != nil || len(run.Steps) != 1 || !run.Steps[0].Improved || run.Steps[0].Result.Affected != 10 || run.After.Score <= run.Before.Score {
 		t.Fatalf("operator run: %+v %v", run, err)
 	}
@@ -123,7 +123,7 @@ func TestMaintenanceSingleFlightAndAPI(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = ops.For(e.Svc).RunMaintenance(context.Background(), "observe", ops.MaintenanceActor)
+			_, errs[i] = e.App.Ops.RunMaintenance(context.Background(), "observe", ops.MaintenanceActor)
 		}()
 	}
 	wg.Wait()

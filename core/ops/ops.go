@@ -4,7 +4,8 @@ import "github.com/cairnmem/cairn/core"
 
 // Ops runs cairn's operations on a Service: diagnostics (with their
 // cache), repairs (with their single-flight and rate state) and the
-// maintenance loop's memory. One Ops serves a Service: get it with For.
+// maintenance loop's memory. One Ops serves a Service: the composition root
+// (core/app) builds it once and every caller shares it.
 type Ops struct {
 	svc    *core.Service
 	repair repairState
@@ -12,9 +13,5 @@ type Ops struct {
 	diag   diagCache
 }
 
-type opsKey struct{}
-
-// For returns the Ops of svc, the one every caller of that service shares.
-func For(svc *core.Service) *Ops {
-	return svc.Attached(opsKey{}, func() any { return &Ops{svc: svc} }).(*Ops)
-}
+// New returns the Ops of svc.
+func New(svc *core.Service) *Ops { return &Ops{svc: svc} }

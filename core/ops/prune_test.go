@@ -7,7 +7,6 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/internal/apitest"
-	"github.com/cairnmem/cairn/core/ops"
 )
 
 // A project over retention.max_memories_per_project forgets its oldest
@@ -34,7 +33,7 @@ func TestRetentionBoundsAProject(t *testing.T) {
 	}
 	e.Clock.Advance(day)
 
-	preview, err := ops.For(e.Svc).RetentionPreview(ctx)
+	preview, err := e.App.Ops.RetentionPreview(ctx)
 	if err != nil || preview.Pruned != 2 {
 		t.Fatalf("dry run: %+v %v", preview, err)
 	}
@@ -77,7 +76,7 @@ func TestRetentionBoundsScopes(t *testing.T) {
 		e.MustID(t, c, "project", "atlas")
 	}
 	e.Clock.Advance(60 * day)
-	preview, err := ops.For(e.Svc).RetentionPreview(ctx)
+	preview, err := e.App.Ops.RetentionPreview(ctx)
 	if err != nil || preview.Pruned != 3 {
 		t.Fatalf("dry run: %+v %v", preview, err)
 	}

@@ -73,7 +73,7 @@ func (h *hashEmbedder) Dimensions() int { return h.dim }
 
 func repair(t *testing.T, e *apitest.Env, action string, actor core.Actor, opts ops.RepairOptions) *ops.RepairResult {
 	t.Helper()
-	res, err := ops.For(e.Svc).Repair(context.Background(), action, actor, opts)
+	res, err := e.App.Ops.Repair(context.Background(), action, actor, opts)
 	if err != nil {
 		t.Fatalf("repair %s: %v", action, err)
 	}
@@ -184,11 +184,11 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	}
 	// The same content in two projects shares one vector.
 	ids = append(ids, e.MustID(t, "Shared fact across projects.", "project", "p1"), e.MustID(t, "Shared fact across projects.", "project", "p2"))
-	if g, err := ops.For(e.Svc).EmbeddingGaps(ctx); err != nil || g.Unembedded != 8 {
+	if g, err := e.App.Ops.EmbeddingGaps(ctx); err != nil || g.Unembedded != 8 {
 		t.Fatalf("gaps before the tracker = %+v, %v", g, err)
 	}
 	apitest.EmbedPending(t, e.Svc)
-	if g, err := ops.For(e.Svc).EmbeddingGaps(ctx); err != nil || g.Unembedded != 0 || g.Total != 8 || g.Coverage != "100.0%" {
+	if g, err := e.App.Ops.EmbeddingGaps(ctx); err != nil || g.Unembedded != 0 || g.Total != 8 || g.Coverage != "100.0%" {
 		t.Fatalf("gaps after embedding = %+v, %v", g, err)
 	}
 	// A new model: every vector is stale. Two vectors of the old model
@@ -198,7 +198,7 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	if err := e.Svc.Vectors().WarmVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
-	g, _ := ops.For(e.Svc).EmbeddingGaps(ctx)
+	g, _ := e.App.Ops.EmbeddingGaps(ctx)
 	if g.Unembedded != 8 || g.Coverage != "0.0%" {
 		t.Fatalf("gaps after the model change = %+v", g)
 	}
@@ -214,7 +214,7 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	if !all.Success || all.Affected != 5 || !strings.Contains(all.Message, "0 still without") {
 		t.Fatalf("full sweep = %+v", all)
 	}
-	if g, _ := ops.For(e.Svc).EmbeddingGaps(ctx); g.Unembedded != 0 {
+	if g, _ := e.App.Ops.EmbeddingGaps(ctx); g.Unembedded != 0 {
 		t.Fatalf("gaps after the sweep = %+v", g)
 	}
 	if n := e.Count(t, `SELECT count(*) FROM embeddings WHERE model = 'hash-v2'`); n != 7 {
@@ -298,7 +298,7 @@ func TestRepairDeduplicate(t *testing.T) {
 	insertRaw(t, e, "pin-a", "Pinned twice.", "legacy-4", "", 0.5, true, `[]`)
 	insertRaw(t, e, "pin-b", "pinned twice", "legacy-5", "", 0.5, true, `[]`)
 
-	st, err := ops.For(e.Svc).DedupStats(ctx)
+	st, err := e.App.Ops.DedupStats(ctx)
 	if err != nil || st.ExactClusters != 1 || st.ExactExcess != 1 || st.TotalActive != 6 {
 		t.Fatalf("stats = %+v, %v", st, err)
 	}
@@ -341,7 +341,7 @@ func TestRepairDeduplicate(t *testing.T) {
 	if again := repair(t, e, ops.RepairDeduplicate, operator, ops.RepairOptions{}); again.Affected != 0 {
 		t.Fatalf("second run = %+v", again)
 	}
-	if st, _ := ops.For(e.Svc).DedupStats(ctx); st.ExactClusters != 0 || st.TotalActive != 5 {
+	if st, _ := e.App.Ops.DedupStats(ctx); st.ExactClusters != 0 || st.TotalActive != 5 {
 		t.Fatalf("stats after = %+v", st)
 	}
 }
@@ -369,9 +369,9 @@ func TestRepairGate(t *testing.T) {
 
 	t.Run("disabled", func(t *testing.T) {
 		e := apitest.NewStoreEnv(t, apitest.NoEmbed)
-		_, err := ops.For(e.Svc).Repair(ctx, ops.RepairRequeueDead, agent, ops.RepairOptions{})
+		_, err := e.App.Ops.Repair(ctx, ops.RepairRequeueDead, agent, ops.RepairOptions{})
 		wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairDisabled)
-		_, err = ops.For(e.Svc).Repair(ctx, ops.RepairRequeueDead, daemon, ops.RepairOptions{})
+		_, err = e.App.Ops.Repair(ctx, ops.RepairRequeueDead, daemon, ops.RepairOptions{})
 		wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairDisabled)
 		repair(t, e, ops.RepairRequeueDead, operator, ops.RepairOptions{})
 	})
@@ -379,9 +379,9 @@ func TestRepairGate(t *testing.T) {
 		e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) {
 			c.Maintenance.AutonomousEnabled, c.Maintenance.AutonomousFrozen = true, true
 		})
-		_, err := ops.For(e.Svc).Repair(ctx, ops.RepairCheckFTS, agent, ops.RepairOptions{})
+		_, err := e.App.Ops.Repair(ctx, ops.RepairCheckFTS, agent, ops.RepairOptions{})
 		wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairFrozen)
-		_, err = ops.For(e.Svc).Repair(ctx, ops.RepairCheckFTS, daemon, ops.RepairOptions{})
+		_, err = e.App.Ops.Repair(ctx, ops.RepairCheckFTS, daemon, ops.RepairOptions{})
 		wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairFrozen)
 		if res := repair(t, e, ops.RepairCheckFTS, operator, ops.RepairOptions{}); !res.Success {
 			t.Fatalf("operator denied while frozen: %+v", res)
@@ -391,7 +391,7 @@ func TestRepairGate(t *testing.T) {
 		e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) { c.Maintenance.AutonomousEnabled = true })
 		repair(t, e, ops.RepairRequeueDead, agent, ops.RepairOptions{})
 		e.Clock.Advance(15 * time.Second)
-		_, err := ops.For(e.Svc).Repair(ctx, ops.RepairRequeueDead, agent, ops.RepairOptions{})
+		_, err := e.App.Ops.Repair(ctx, ops.RepairRequeueDead, agent, ops.RepairOptions{})
 		ce := wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairCooldown)
 		if ce.Message != "cooldown active, 45000ms remaining" {
 			t.Fatalf("message %q", ce.Message)
@@ -416,27 +416,27 @@ func TestRepairGate(t *testing.T) {
 			repair(t, e, ops.RepairDeduplicate, agent, ops.RepairOptions{})
 			e.Clock.Advance(time.Minute)
 		}
-		_, err := ops.For(e.Svc).Repair(ctx, ops.RepairDeduplicate, agent, ops.RepairOptions{})
+		_, err := e.App.Ops.Repair(ctx, ops.RepairDeduplicate, agent, ops.RepairOptions{})
 		ce := wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairBudget)
 		if ce.Message != "hourly budget exhausted (3 runs/hr)" {
 			t.Fatalf("message %q", ce.Message)
 		}
 		e.Clock.Advance(56 * time.Minute) // 59 min after the first run
-		_, err = ops.For(e.Svc).Repair(ctx, ops.RepairDeduplicate, agent, ops.RepairOptions{})
+		_, err = e.App.Ops.Repair(ctx, ops.RepairDeduplicate, agent, ops.RepairOptions{})
 		wantCode(t, err, http.StatusTooManyRequests, ops.CodeRepairBudget)
 		e.Clock.Advance(time.Minute) // the hour window opened by the first run ends
 		repair(t, e, ops.RepairDeduplicate, agent, ops.RepairOptions{})
 	})
 	t.Run("bad options", func(t *testing.T) {
 		e := apitest.NewStoreEnv(t, apitest.NoEmbed)
-		_, err := ops.For(e.Svc).Repair(ctx, ops.RepairReEmbed, operator, ops.RepairOptions{BatchSize: -1})
+		_, err := e.App.Ops.Repair(ctx, ops.RepairReEmbed, operator, ops.RepairOptions{BatchSize: -1})
 		ce := wantCode(t, err, http.StatusBadRequest, core.CodeInvalidRequest)
 		if ce.Extra["field"] != "batchSize" {
 			t.Fatalf("field %v", ce.Extra["field"])
 		}
-		_, err = ops.For(e.Svc).Repair(ctx, ops.RepairCheckFTS, operator, ops.RepairOptions{JobID: "x"})
+		_, err = e.App.Ops.Repair(ctx, ops.RepairCheckFTS, operator, ops.RepairOptions{JobID: "x"})
 		wantCode(t, err, http.StatusBadRequest, core.CodeInvalidRequest)
-		_, err = ops.For(e.Svc).Repair(ctx, "nope", operator, ops.RepairOptions{})
+		_, err = e.App.Ops.Repair(ctx, "nope", operator, ops.RepairOptions{})
 		wantCode(t, err, http.StatusNotFound, ops.CodeUnknownRepair)
 	})
 }
@@ -455,7 +455,7 @@ func TestRepairSingleFlight(t *testing.T) {
 	}
 	first := make(chan out, 1)
 	go func() {
-		res, err := ops.For(e.Svc).Repair(ctx, ops.RepairReEmbed, operator, ops.RepairOptions{FullSweep: true})
+		res, err := e.App.Ops.Repair(ctx, ops.RepairReEmbed, operator, ops.RepairOptions{FullSweep: true})
 		first <- out{res, err}
 	}()
 	select {
@@ -471,7 +471,7 @@ func TestRepairSingleFlight(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := ops.For(e.Svc).Repair(ctx, ops.RepairReEmbed, core.Actor{Name: "bob"}, ops.RepairOptions{})
+			_, err := e.App.Ops.Repair(ctx, ops.RepairReEmbed, core.Actor{Name: "bob"}, ops.RepairOptions{})
 			errs <- err
 		}()
 	}

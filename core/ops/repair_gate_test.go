@@ -25,7 +25,7 @@ func TestRetentionSharesRepairFlight(t *testing.T) {
 	defer db.Close()
 	cfg := config.DefaultConfig()
 	cfg.Maintenance.AutonomousEnabled = true
-	s := For(core.NewService(db, cfg, core.ServiceOptions{}))
+	s := New(core.NewService(db, cfg, core.ServiceOptions{}))
 	release, err := s.repair.acquire(RepairRetentionSweep)
 	if err != nil {
 		t.Fatal(err)

@@ -25,14 +25,14 @@ func TestRepairRequeueDeadAudited(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	dry, err := ops.For(e.Svc).Repair(ctx, ops.RepairRequeueDead, core.Actor{Name: "alice"}, ops.RepairOptions{DryRun: true})
+	dry, err := e.App.Ops.Repair(ctx, ops.RepairRequeueDead, core.Actor{Name: "alice"}, ops.RepairOptions{DryRun: true})
 	if err != nil || dry.Affected != 2 || !dry.DryRun {
 		t.Fatalf("dry run = %+v, %v", dry, err)
 	}
 	if n := e.Count(t, `SELECT count(*) FROM memory_jobs WHERE status = 'dead'`); n != 2 {
 		t.Fatalf("dry run changed jobs: %d dead", n)
 	}
-	res, err := ops.For(e.Svc).Repair(ctx, ops.RepairRequeueDead, core.Actor{Name: "alice"}, ops.RepairOptions{BatchSize: 1})
+	res, err := e.App.Ops.Repair(ctx, ops.RepairRequeueDead, core.Actor{Name: "alice"}, ops.RepairOptions{BatchSize: 1})
 	if err != nil || res.Affected != 1 || !res.Success {
 		t.Fatalf("requeue = %+v, %v", res, err)
 	}
@@ -43,7 +43,7 @@ func TestRepairRequeueDeadAudited(t *testing.T) {
 		AND json_extract(metadata, '$.repairAction') = 'requeue-dead' AND json_extract(metadata, '$.affected') = 1`); n != 1 {
 		t.Fatalf("audit rows = %d", n)
 	}
-	if _, err := ops.For(e.Svc).Repair(ctx, "nope", core.Actor{}, ops.RepairOptions{}); err == nil {
+	if _, err := e.App.Ops.Repair(ctx, "nope", core.Actor{}, ops.RepairOptions{}); err == nil {
 		t.Fatal("unknown action accepted")
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core/ops"
-
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
 	"github.com/cairnmem/cairn/storage"
@@ -26,7 +24,7 @@ func BenchmarkRetentionSweep(b *testing.B) {
 		seedRetentionBench(b, e, total, tombstones)
 		b.StartTimer()
 		start := time.Now()
-		rep, err := ops.For(e.Svc).RetentionSweep(ctx)
+		rep, err := e.App.Ops.RetentionSweep(ctx)
 		elapsed += time.Since(start)
 		if err != nil {
 			b.Fatal(err)
@@ -91,7 +89,7 @@ func BenchmarkCheckFTS(b *testing.B) {
 	seedRetentionBench(b, e, 100_000, 0)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c, err := ops.For(e.Svc).CheckFTS(context.Background())
+		c, err := e.App.Ops.CheckFTS(context.Background())
 		if err != nil || c.Mismatch {
 			b.Fatalf("%+v %v", c, err)
 		}

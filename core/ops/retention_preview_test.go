@@ -6,7 +6,6 @@ import (
 
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/internal/apitest"
-	"github.com/cairnmem/cairn/core/ops"
 )
 
 // The dry run counts what the sweep then removes: vectors, and the
@@ -24,7 +23,7 @@ func TestRetentionPreviewMatchesTheSweep(t *testing.T) {
 	forget(t, e, a)
 	e.Clock.Advance(400 * day)
 
-	preview, err := ops.For(e.Svc).RetentionPreview(context.Background())
+	preview, err := e.App.Ops.RetentionPreview(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

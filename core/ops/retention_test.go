@@ -29,7 +29,7 @@ func forget(t *testing.T, e *apitest.Env, id string) {
 
 func sweep(t *testing.T, e *apitest.Env) *ops.RetentionReport {
 	t.Helper()
-	rep, err := ops.For(e.Svc).RetentionSweep(context.Background())
+	rep, err := e.App.Ops.RetentionSweep(context.Background())
 	if err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
@@ -65,7 +65,7 @@ func assertFTS(t *testing.T, e *apitest.Env) {
 	if n := e.Count(t, `SELECT count(*) FROM memories_fts_docsize`); n != rows {
 		t.Fatalf("FTS documents %d, memories rows %d", n, rows)
 	}
-	c, err := ops.For(e.Svc).CheckFTS(context.Background())
+	c, err := e.App.Ops.CheckFTS(context.Background())
 	if err != nil || c.Mismatch {
 		t.Fatalf("CheckFTS = %+v, %v", c, err)
 	}

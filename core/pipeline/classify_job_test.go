@@ -99,7 +99,7 @@ func TestStructuralClassification(t *testing.T) {
 	pg := rem(pgText)
 	redis := rem(redisText)
 	gate := rem(gateText)
-	if _, err := pipeline.For(e.Svc).PersistGraph(ctx, gate, extract.ExtractionResult{Entities: []extract.Entity{
+	if _, err := e.App.Pipeline.PersistGraph(ctx, gate, extract.ExtractionResult{Entities: []extract.Entity{
 		{Source: "atlas-api", SourceType: "system", Target: "continuous integration", TargetType: "tool", Relationship: "requires", Confidence: 0.9}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestStructuralClassification(t *testing.T) {
 		pgText:    `Yes. {"contradicts": true, "confidence": 0.92, "reason": "one database"}`,
 		redisText: `{"contradicts": true, "confidence": 0.6, "reason": "perhaps"}`,
 	})
-	p2 := pipeline.For(e.Svc)
+	p2 := e.App.Pipeline
 	if !p2.WantsClassify(m) || p2.WantsClassify(llm.NewHeuristic()) {
 		t.Fatal("classification is for models only")
 	}

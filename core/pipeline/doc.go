@@ -2,6 +2,6 @@
 // extract or session job becomes facts (through an extract.LLM), each fact
 // a decision (add, update, delete, none) recorded as a proposal, applied or
 // held for review in shadow mode, and the extraction's entities and
-// relations are written into the graph. One Pipeline serves a Service; For
-// returns it.
+// relations are written into the graph. One Pipeline serves a Service;
+// core/app builds it.
 package pipeline

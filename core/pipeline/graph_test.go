@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
 	"github.com/cairnmem/cairn/core/extract"
@@ -248,9 +249,7 @@ func TestGraphHubDampening(t *testing.T) {
 	if got := recallParts(t, e, "zebra notes")[hub2].Explain.Dampening; math.Abs(got-0.7) > 1e-9 {
 		t.Fatalf("second hub memory: dampening %v", got)
 	}
-	cfg := e.Svc.Config()
-	cfg.Graph.Enabled = false
-	e.Svc = core.NewService(e.DB, cfg, core.ServiceOptions{Now: e.Clock.Now})
+	e.Rebuild(func(c *config.Config) { c.Graph.Enabled = false })
 	if got := recallParts(t, e, "zebra notes")[hub2].Explain.Dampening; got != 1 {
 		t.Fatalf("graph off, dampening %v", got)
 	}

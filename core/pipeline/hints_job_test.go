@@ -50,7 +50,7 @@ func TestModelHintsReplaceHeuristicOnes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := pipeline.For(e.Svc)
+	p := e.App.Pipeline
 	if !p.WantsModelHints(model) || p.WantsModelHints(llm.NewHeuristic()) {
 		t.Fatal("model hints are for models, not the heuristic")
 	}
@@ -95,7 +95,7 @@ func TestModelHintsEmptyAnswerKeepsHeuristic(t *testing.T) {
 	id := e.MustID(t, "The release train leaves every second Tuesday; we deploy after the build")
 	srv := ollamaHints(t, `{"questions": []}`, nil)
 	model, _ := llm.New("ollama", llm.Config{BaseURL: srv.URL, Model: "m"})
-	p := pipeline.For(e.Svc)
+	p := e.App.Pipeline
 	p.EnqueueHints(ctx, id)
 	job, _ := e.Svc.Jobs().Lease(ctx, "w", core.JobProspectiveIndex)
 	res, err := p.ProcessHintsJob(ctx, job, model)
@@ -153,7 +153,7 @@ func TestScriptedModelAnswersTheHintsPrompt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := pipeline.For(e.Svc)
+			p := e.App.Pipeline
 			if err := p.EnqueueHints(ctx, id); err != nil {
 				t.Fatal(err)
 			}

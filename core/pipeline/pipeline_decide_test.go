@@ -112,7 +112,7 @@ func runScripted(t *testing.T, e *apitest.Env, m extract.LLM) *pipeline.ExtractJ
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	res, err := pipeline.For(e.Svc).ProcessExtractJob(context.Background(), job, m)
+	res, err := e.App.Pipeline.ProcessExtractJob(context.Background(), job, m)
 	if err != nil {
 		t.Fatalf("process: %v", err)
 	}

@@ -38,7 +38,7 @@ func TestModelScoresASession(t *testing.T) {
 	var prompts []string
 	srv := ollamaHints(t, answer, &prompts)
 	model, _ := llm.New("ollama", llm.Config{BaseURL: srv.URL, Model: "qwen2.5:3b"})
-	p := pipeline.For(e.Svc)
+	p := e.App.Pipeline
 	if !p.WantsModelScore(model) || p.WantsModelScore(llm.NewHeuristic()) {
 		t.Fatal("model scoring is for models")
 	}
@@ -136,7 +136,7 @@ func TestModelScoreRevisesAspectFeedback(t *testing.T) {
 	var prompts []string
 	srv := ollamaHints(t, answer, &prompts)
 	model, _ := llm.New("ollama", llm.Config{BaseURL: srv.URL, Model: "qwen2.5:3b"})
-	p := pipeline.For(e.Svc)
+	p := e.App.Pipeline
 	if err := p.EnqueueSessionScore(ctx, "s-8"); err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestSessionExtractJob(t *testing.T) {
 	if err != nil || job == nil || job.ID != jobID || job.JobType != core.JobSessionExtract {
 		t.Fatalf("leased %+v (%v), want session job %s", job, err, jobID)
 	}
-	res, err := pipeline.For(e.Svc).ProcessExtractJob(ctx, job, llm.NewHeuristic())
+	res, err := e.App.Pipeline.ProcessExtractJob(ctx, job, llm.NewHeuristic())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestSessionExtractJob(t *testing.T) {
 		"transcript": `{"type":"user","message":{"role":"user","content":"ok thanks, bye for now then"}}`}).Want(t, 200)
 	if r.Str("jobId") != "" {
 		job, _ = e.Svc.Jobs().Lease(ctx, "w", core.ExtractJobTypes...)
-		res, err = pipeline.For(e.Svc).ProcessExtractJob(ctx, job, failingModel{})
+		res, err = e.App.Pipeline.ProcessExtractJob(ctx, job, failingModel{})
 		if err != nil || res.Status != "skipped" {
 			t.Fatalf("short transcript: %+v %v", res, err)
 		}
@@ -105,7 +105,7 @@ func TestSessionExtractControlledWrite(t *testing.T) {
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	res, err := pipeline.For(e.Svc).ProcessExtractJob(ctx, job, llm.NewHeuristic())
+	res, err := e.App.Pipeline.ProcessExtractJob(ctx, job, llm.NewHeuristic())
 	if err != nil || res.WriteStats.Added == 0 {
 		t.Fatalf("result: %+v %v", res, err)
 	}
@@ -130,7 +130,7 @@ func TestResumedSessionExtractsOnlyNewTurns(t *testing.T) {
 		if err != nil || job == nil {
 			t.Fatalf("lease: %v %v", job, err)
 		}
-		res, err := pipeline.For(e.Svc).ProcessExtractJob(ctx, job, llm.NewHeuristic())
+		res, err := e.App.Pipeline.ProcessExtractJob(ctx, job, llm.NewHeuristic())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,12 +30,12 @@ const EntityLimit = 50
 
 // Connectors implements Graph.
 func (l *Local) Connectors(ctx context.Context) ([]*connectors.Connector, error) {
-	return connectors.For(l.svc).List(ctx)
+	return l.app.Connectors.List(ctx)
 }
 
 // SyncConnector implements Graph.
 func (l *Local) SyncConnector(ctx context.Context, id string) (*connectors.SyncResult, error) {
-	return connectors.For(l.svc).Sync(ctx, id)
+	return l.app.Connectors.Sync(ctx, id)
 }
 
 // MemoryEntities implements Graph.

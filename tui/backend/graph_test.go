@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
 	"github.com/cairnmem/cairn/core/httpapi"
@@ -19,7 +20,7 @@ import (
 
 // graphBackends returns a Local and an HTTP backend over one real store
 // whose connectors.roots is roots.
-func graphBackends(t *testing.T, roots ...string) (*core.Service, *storage.DB, map[string]backend.Backend) {
+func graphBackends(t *testing.T, roots ...string) (*app.App, *storage.DB, map[string]backend.Backend) {
 	t.Helper()
 	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "memories.db"), NoBackup: true})
 	if err != nil {
@@ -28,11 +29,11 @@ func graphBackends(t *testing.T, roots ...string) (*core.Service, *storage.DB, m
 	t.Cleanup(func() { db.Close() })
 	cfg := config.DefaultConfig()
 	cfg.Connectors.Roots = roots
-	svc := core.NewService(db, cfg, core.ServiceOptions{})
-	srv := httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+	ap := app.New(db, cfg, app.Options{})
+	srv := httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 	t.Cleanup(srv.Close)
-	return svc, db, map[string]backend.Backend{
-		"local": backend.NewLocal(svc, ""),
+	return ap, db, map[string]backend.Backend{
+		"local": backend.NewLocal(ap, ""),
 		"http":  backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://")),
 	}
 }
@@ -51,10 +52,10 @@ func TestConnectorsBothBackends(t *testing.T) {
 			}
 			write("a.md", "The on-call rota hands over every Monday.")
 			write("b.md", "Backups run nightly at 02:00.")
-			svc, _, backends := graphBackends(t, notes)
+			ap, _, backends := graphBackends(t, notes)
 			b := backends[name]
 			ctx := context.Background()
-			c, err := connectors.For(svc).Create(ctx, connectors.CreateInput{Provider: connectors.ProviderFilesystem, Root: notes})
+			c, err := ap.Connectors.Create(ctx, connectors.CreateInput{Provider: connectors.ProviderFilesystem, Root: notes})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,8 +99,9 @@ func TestConnectorsBothBackends(t *testing.T) {
 // Both backends list a memory's entities and open one: relations with
 // their direction, neighbours, and the memories that mention it.
 func TestEntitiesBothBackends(t *testing.T) {
-	svc, db, backends := graphBackends(t)
+	ap, db, backends := graphBackends(t)
 	ctx := context.Background()
+	svc := ap.Service
 	agent := core.Actor{Name: "agent", Type: core.ActorAgent}
 	r1, err := svc.Remember(ctx, core.RememberInput{Content: "We provision the staging cluster with Terraform"}, agent)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core/ops"
@@ -14,15 +15,16 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Local is a Backend over a core.Service in this process.
+// Local is a Backend over an App in this process.
 type Local struct {
-	svc  *core.Service
+	app  *app.App
+	svc  *core.Service // app.Service
 	addr string
 }
 
-// NewLocal returns a Backend over svc; addr is where this process serves
+// NewLocal returns a Backend over ap; addr is where this process serves
 // the API (shown in the status bar), empty if it does not.
-func NewLocal(svc *core.Service, addr string) *Local { return &Local{svc: svc, addr: addr} }
+func NewLocal(ap *app.App, addr string) *Local { return &Local{app: ap, svc: ap.Service, addr: addr} }
 
 // Mode implements Backend.
 func (l *Local) Mode() string { return "local" }
@@ -107,7 +109,7 @@ func (l *Local) Status(ctx context.Context) (Status, error) {
 	}
 	st.Queue, st.QueueKnown = q["pending"]+q["leased"], true
 	st.DeadJobs = q["dead"]
-	if st.PendingProposals, err = pipeline.For(l.svc).CountProposals(ctx, storage.ProposalPending); err != nil {
+	if st.PendingProposals, err = l.app.Pipeline.CountProposals(ctx, storage.ProposalPending); err != nil {
 		return st, err
 	}
 	return st, nil
@@ -138,32 +140,32 @@ func (l *Local) RetryJob(ctx context.Context, id string) (*storage.Job, error) {
 
 // RequeueDead implements Backend.
 func (l *Local) RequeueDead(ctx context.Context, id string, limit int) (*ops.RepairResult, error) {
-	return ops.For(l.svc).Repair(ctx, ops.RepairRequeueDead, Actor, ops.RepairOptions{JobID: id, BatchSize: limit, Reason: "requeued from the TUI"})
+	return l.app.Ops.Repair(ctx, ops.RepairRequeueDead, Actor, ops.RepairOptions{JobID: id, BatchSize: limit, Reason: "requeued from the TUI"})
 }
 
 // ReleaseLeases implements Backend.
 func (l *Local) ReleaseLeases(ctx context.Context) (*ops.RepairResult, error) {
-	return ops.For(l.svc).Repair(ctx, ops.RepairReleaseLeases, Actor, ops.RepairOptions{Reason: "released from the TUI"})
+	return l.app.Ops.Repair(ctx, ops.RepairReleaseLeases, Actor, ops.RepairOptions{Reason: "released from the TUI"})
 }
 
 // Proposals implements Backend.
 func (l *Local) Proposals(ctx context.Context, f pipeline.ProposalFilter, limit int) ([]*storage.Proposal, error) {
-	return pipeline.For(l.svc).ListProposals(ctx, f, limit)
+	return l.app.Pipeline.ListProposals(ctx, f, limit)
 }
 
 // Proposal implements Backend.
 func (l *Local) Proposal(ctx context.Context, id string) (*storage.Proposal, error) {
-	return pipeline.For(l.svc).GetProposal(ctx, id)
+	return l.app.Pipeline.GetProposal(ctx, id)
 }
 
 // ApproveProposal implements Backend.
 func (l *Local) ApproveProposal(ctx context.Context, id, reason string) (*storage.Proposal, error) {
-	return pipeline.For(l.svc).ApproveProposal(ctx, id, Actor, reason)
+	return l.app.Pipeline.ApproveProposal(ctx, id, Actor, reason)
 }
 
 // RejectProposal implements Backend.
 func (l *Local) RejectProposal(ctx context.Context, id, reason string) (*storage.Proposal, error) {
-	return pipeline.For(l.svc).RejectProposal(ctx, id, Actor, reason)
+	return l.app.Pipeline.RejectProposal(ctx, id, Actor, reason)
 }
 
 // Changes implements Backend with the service's event stream.

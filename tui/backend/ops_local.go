@@ -11,9 +11,9 @@ import (
 // Diagnostics implements Ops.
 func (l *Local) Diagnostics(ctx context.Context, fresh bool) (*ops.DiagnosticsReport, error) {
 	if fresh {
-		return ops.For(l.svc).ComputeDiagnostics(ctx)
+		return l.app.Ops.ComputeDiagnostics(ctx)
 	}
-	return ops.For(l.svc).Diagnostics(ctx)
+	return l.app.Ops.Diagnostics(ctx)
 }
 
 // RepairActions implements Ops.
@@ -21,12 +21,12 @@ func (l *Local) RepairActions() []ops.RepairInfo { return ops.RepairActions() }
 
 // Repair implements Ops.
 func (l *Local) Repair(ctx context.Context, action string, opts ops.RepairOptions) (*ops.RepairResult, error) {
-	return ops.For(l.svc).Repair(ctx, action, Actor, opts)
+	return l.app.Ops.Repair(ctx, action, Actor, opts)
 }
 
 // MaintenanceRecommendations implements Ops.
 func (l *Local) MaintenanceRecommendations(ctx context.Context) ([]ops.Recommendation, error) {
-	return ops.For(l.svc).MaintenanceRecommendations(ctx)
+	return l.app.Ops.MaintenanceRecommendations(ctx)
 }
 
 // Latency implements Ops.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/ops"
 
@@ -32,11 +33,12 @@ func opsBackends(t *testing.T) (*core.Service, map[string]backend.Backend) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
-	srv := httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+	ap := app.New(db, config.DefaultConfig(), app.Options{})
+	svc := ap.Service
+	srv := httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 	t.Cleanup(srv.Close)
 	return svc, map[string]backend.Backend{
-		"local": backend.NewLocal(svc, ""),
+		"local": backend.NewLocal(ap, ""),
 		"http":  backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://")),
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/core/ops"
 
@@ -217,8 +218,8 @@ func TestDiagnosticsShowsRepairErrors(t *testing.T) {
 		{&core.Error{Code: ops.CodeRepairDisabled, Message: "repair check-fts denied"},
 			"✗ check-fts failed: " + ops.CodeRepairDisabled + ": repair check-fts denied"},
 	} {
-		h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40, Backend: func(svc *core.Service) backend.Backend {
-			return repairRefuser{Backend: backend.NewLocal(svc, "127.0.0.1:3850"), err: c.err}
+		h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40, Backend: func(ap *app.App) backend.Backend {
+			return repairRefuser{Backend: backend.NewLocal(ap, "127.0.0.1:3850"), err: c.err}
 		}})
 		openDiagnostics(h)
 		h.Press("f")
@@ -376,8 +377,8 @@ func busyOps(b backend.Backend) *fixedOps {
 // The Diagnostics pane in client mode: the report, a repair and its score
 // change all come over the HTTP API.
 func TestDiagnosticsClientMode(t *testing.T) {
-	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 60, Backend: func(svc *core.Service) backend.Backend {
-		srv := httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 60, Backend: func(ap *app.App) backend.Backend {
+		srv := httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 		t.Cleanup(srv.Close)
 		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 	}})
@@ -415,8 +416,8 @@ var goldenViews = []shelltest.View{
 }
 
 // fixed wraps the Local backend over the harness's service in ops.
-func fixed(ops func(b backend.Backend) *fixedOps) func(svc *core.Service) backend.Backend {
-	return func(svc *core.Service) backend.Backend { return ops(backend.NewLocal(svc, "127.0.0.1:3850")) }
+func fixed(ops func(b backend.Backend) *fixedOps) func(ap *app.App) backend.Backend {
+	return func(ap *app.App) backend.Backend { return ops(backend.NewLocal(ap, "127.0.0.1:3850")) }
 }
 
 func TestGoldenDiagnostics(t *testing.T) { shelltest.Golden(t, goldenViews) }
@@ -426,8 +427,8 @@ func TestGoldenDiagnostics(t *testing.T) { shelltest.Golden(t, goldenViews) }
 // recall samples, errors): what each once-a-second poll costs the UI once
 // its snapshot has been applied. It needs no big database.
 func BenchmarkDiagnosticsFrame(b *testing.B) {
-	svc, _ := tuitest.OpenService(b, b.TempDir())
-	m := tui.New(tui.Options{Backend: busyOps(backend.NewLocal(svc, "127.0.0.1:3850")), Theme: themes.MustBuiltin("dark"),
+	ap, _ := tuitest.OpenApp(b, b.TempDir())
+	m := tui.New(tui.Options{Backend: busyOps(backend.NewLocal(ap, "127.0.0.1:3850")), Theme: themes.MustBuiltin("dark"),
 		Now: func() time.Time { return tuitest.FixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	_, cmd := m.Update(tuitest.KeyPress("4")) // Diagnostics

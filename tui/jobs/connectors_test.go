@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
 	"github.com/cairnmem/cairn/core/httpapi"
@@ -24,15 +24,15 @@ import (
 func TestJobsConnectorsShowAndSync(t *testing.T) {
 	t.Run("local", func(t *testing.T) { connectorsShowAndSync(t, nil) })
 	t.Run("http", func(t *testing.T) {
-		connectorsShowAndSync(t, func(svc *core.Service) backend.Backend {
-			srv := httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+		connectorsShowAndSync(t, func(ap *app.App) backend.Backend {
+			srv := httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 			t.Cleanup(srv.Close)
 			return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 		})
 	})
 }
 
-func connectorsShowAndSync(t *testing.T, b func(*core.Service) backend.Backend) {
+func connectorsShowAndSync(t *testing.T, b func(*app.App) backend.Backend) {
 	notes := t.TempDir()
 	for name, text := range map[string]string{"oncall.md": "The on-call rota hands over every Monday.", "backup.md": "Backups run nightly at 02:00."} {
 		if err := os.WriteFile(filepath.Join(notes, name), []byte(text), 0o644); err != nil {
@@ -41,7 +41,7 @@ func connectorsShowAndSync(t *testing.T, b func(*core.Service) backend.Backend) 
 	}
 	h := shelltest.New(t, shelltest.Options{Backend: b, Config: func(c *config.Config) { c.Connectors.Roots = []string{notes} }})
 	tuitest.ConnectorFixture(h.T, h.DB)
-	if _, err := connectors.For(h.Svc).Create(context.Background(), connectors.CreateInput{Provider: connectors.ProviderFilesystem, DisplayName: "folder", Root: notes}); err != nil {
+	if _, err := h.App.Connectors.Create(context.Background(), connectors.CreateInput{Provider: connectors.ProviderFilesystem, DisplayName: "folder", Root: notes}); err != nil {
 		t.Fatal(err)
 	}
 	h.Press("3")
@@ -90,7 +90,7 @@ func connectorsShowAndSync(t *testing.T, b func(*core.Service) backend.Backend) 
 	if f := jobsPane(h).Flash(); f.Err || !strings.HasPrefix(f.Text, "synced folder: 0 added, 1 changed, 1 removed") {
 		t.Fatalf("second sync: %+v", f)
 	}
-	list, err := connectors.For(h.Svc).List(context.Background())
+	list, err := h.App.Connectors.List(context.Background())
 	if err != nil || list[2].Files != 1 || list[2].Status != storage.ConnectorIdle {
 		t.Fatalf("stored: %+v %v", list, err)
 	}

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
@@ -266,8 +267,8 @@ func TestJobsLiveWhileShownOnly(t *testing.T) {
 }
 
 func TestJobsErrorIsShown(t *testing.T) {
-	h := shelltest.New(t, shelltest.Options{Backend: func(svc *core.Service) backend.Backend {
-		return tuitest.Failing(svc)
+	h := shelltest.New(t, shelltest.Options{Backend: func(ap *app.App) backend.Backend {
+		return tuitest.Failing(ap)
 	}})
 	h.Press("3")
 	if s := h.Screen(); !strings.Contains(s, "jobs: list jobs: database is locked") {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/extract"
-	"github.com/cairnmem/cairn/core/pipeline"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
@@ -26,7 +26,7 @@ func proposalsPane(h *shelltest.Harness) *proposals.Model {
 
 func proposal(h *shelltest.Harness, id string) *storage.Proposal {
 	h.T.Helper()
-	p, err := pipeline.For(h.Svc).GetProposal(context.Background(), id)
+	p, err := h.App.Pipeline.GetProposal(context.Background(), id)
 	if err != nil {
 		h.T.Fatal(err)
 	}
@@ -291,8 +291,8 @@ func TestProposalsDecidedViewAndDetail(t *testing.T) {
 }
 
 func TestProposalsErrorIsShown(t *testing.T) {
-	h := shelltest.New(t, shelltest.Options{Backend: func(svc *core.Service) backend.Backend {
-		return tuitest.Failing(svc)
+	h := shelltest.New(t, shelltest.Options{Backend: func(ap *app.App) backend.Backend {
+		return tuitest.Failing(ap)
 	}})
 	h.Press("5")
 	if s := h.Screen(); !strings.Contains(s, "proposals: list proposals: database is locked") {

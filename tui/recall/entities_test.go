@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
@@ -32,15 +33,15 @@ func wantScreen(t *testing.T, h *shelltest.Harness, wants ...string) string {
 func TestRecallEntitiesOpenAndWalkBack(t *testing.T) {
 	t.Run("local", func(t *testing.T) { walkEntities(t, nil) })
 	t.Run("http", func(t *testing.T) {
-		walkEntities(t, func(svc *core.Service) backend.Backend {
-			srv := httptest.NewServer(httpapi.NewAPI(svc, "test", "127.0.0.1:0").Handler())
+		walkEntities(t, func(ap *app.App) backend.Backend {
+			srv := httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 			t.Cleanup(srv.Close)
 			return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 		})
 	})
 }
 
-func walkEntities(t *testing.T, b func(*core.Service) backend.Backend) {
+func walkEntities(t *testing.T, b func(*app.App) backend.Backend) {
 	h := shelltest.New(t, shelltest.Options{Backend: b})
 	tuitest.GraphFixture(h.T, h.DB)
 	h.SelectRow("postgres runs")
@@ -104,8 +105,8 @@ func (entitiesFail) MemoryEntities(context.Context, string) ([]core.GraphEntity,
 
 // When the entities cannot be read, the memory still opens and says so.
 func TestRecallEntitiesUnavailable(t *testing.T) {
-	h := shelltest.New(t, shelltest.Options{Backend: func(svc *core.Service) backend.Backend {
-		return entitiesFail{backend.NewLocal(svc, "127.0.0.1:3850")}
+	h := shelltest.New(t, shelltest.Options{Backend: func(ap *app.App) backend.Backend {
+		return entitiesFail{backend.NewLocal(ap, "127.0.0.1:3850")}
 	}})
 	h.SelectRow("postgres runs")
 	h.Press("enter")

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core"
@@ -54,11 +55,14 @@ var ClockStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 type Env struct {
 	DB    *storage.DB
-	RO    *sql.DB // an independent read-only connection for inspecting the store
-	Svc   *core.Service
+	RO    *sql.DB       // an independent read-only connection for inspecting the store
+	App   *app.App      // the store's Service and subsystems, as the binary builds them
+	Svc   *core.Service // App.Service
 	H     http.Handler
 	Srv   *httptest.Server // nil for in-process (recorder) environments
 	Clock *Clock
+
+	embedder core.Embedder // what Rebuild keeps
 }
 
 // NewEnv opens a fresh store and serves the API over a real HTTP server.
@@ -94,10 +98,10 @@ func NewStoreEnv(tb testing.TB, mods ...func(*config.Config)) *Env {
 		m(&cfg)
 	}
 	clock := &Clock{t: ClockStart}
-	svc := core.NewService(db, cfg, core.ServiceOptions{Now: clock.Now})
-	api := httpapi.NewAPI(svc, "test", "127.0.0.1:0")
+	ap := app.New(db, cfg, app.Options{Now: clock.Now})
+	api := httpapi.NewAPI(ap, "test", "127.0.0.1:0")
 	tb.Cleanup(api.Wait) // health refreshes read the store: they end before it closes
-	return &Env{DB: db, RO: ro, Svc: svc, H: api.Handler(), Clock: clock}
+	return &Env{DB: db, RO: ro, App: ap, Svc: ap.Service, H: api.Handler(), Clock: clock}
 }
 
 // Resp is a decoded API answer.
@@ -466,14 +470,27 @@ func (e *Env) SvcChunkID(tb testing.TB, docID string) string {
 	return id
 }
 
-// WithEmbedder rebuilds e's service over the same store with emb.
+// WithEmbedder rebuilds e's App over the same store with emb (and the
+// configuration changed by mods), as a restart with it would.
 func (e *Env) WithEmbedder(emb core.Embedder, mods ...func(*config.Config)) {
+	e.rebuild(emb, mods)
+}
+
+// Rebuild rebuilds e's App over the same store with the configuration
+// changed by mods, keeping its embedder, as a restart with it would.
+func (e *Env) Rebuild(mods ...func(*config.Config)) {
+	e.rebuild(e.embedder, mods)
+}
+
+func (e *Env) rebuild(emb core.Embedder, mods []func(*config.Config)) {
 	cfg := e.Svc.Config()
 	for _, m := range mods {
 		m(&cfg)
 	}
-	e.Svc = core.NewService(e.DB, cfg, core.ServiceOptions{Now: e.Clock.Now, Embedder: emb})
-	e.H = httpapi.NewAPI(e.Svc, "test", "127.0.0.1:0").Handler()
+	e.embedder = emb
+	e.App = app.New(e.DB, cfg, app.Options{Now: e.Clock.Now, Embedder: emb})
+	e.Svc = e.App.Service
+	e.H = httpapi.NewAPI(e.App, "test", "127.0.0.1:0").Handler()
 }
 
 // NoEmbed turns the embedder off.
@@ -482,7 +499,7 @@ func NoEmbed(c *config.Config) { c.Embedding.Provider = "none" }
 // Persist writes an extraction result's entities and mentions into the graph, linked to memID.
 func (e *Env) Persist(t *testing.T, memID string, res extract.ExtractionResult) pipeline.GraphStats {
 	t.Helper()
-	st, err := pipeline.For(e.Svc).PersistGraph(context.Background(), memID, res)
+	st, err := e.App.Pipeline.PersistGraph(context.Background(), memID, res)
 	if err != nil {
 		t.Fatalf("persist graph: %v", err)
 	}

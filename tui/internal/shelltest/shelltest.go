@@ -13,7 +13,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/tui"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
@@ -44,7 +44,7 @@ func FixStatus(h *Harness) { h.Send(tui.StatusMsg{Status: tuitest.FixedStatus}) 
 // PipelineFixture fills h's queue and proposals (tuitest.PipelineFixture).
 func PipelineFixture(h *Harness) {
 	h.T.Helper()
-	tuitest.PipelineFixture(h.T, h.Svc, h.DB)
+	tuitest.PipelineFixture(h.T, h.App, h.DB)
 }
 
 // View is one state of the UI worth pinning in a golden file.
@@ -52,7 +52,7 @@ type View struct {
 	Name  string
 	Setup func(h *Harness)
 	// Backend replaces the Local backend (error states).
-	Backend func(svc *core.Service) backend.Backend
+	Backend func(ap *app.App) backend.Backend
 	// Status adjusts the fixed status after setup (warnings).
 	Status func(s *backend.Status)
 }

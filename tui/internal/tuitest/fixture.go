@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/pipeline"
@@ -47,16 +48,16 @@ const (
 	PropAdd    = "0195a1b2-0000-7000-8000-0000000c0003"
 )
 
-// OpenService opens a store in dir and a service over it whose clock is
-// FixedNow.
-func OpenService(t testing.TB, dir string) (*core.Service, *storage.DB) {
+// OpenApp opens a store in dir and builds its App (as the binary does)
+// with a clock standing at FixedNow.
+func OpenApp(t testing.TB, dir string) (*app.App, *storage.DB) {
 	t.Helper()
-	return OpenServiceWith(t, dir, nil)
+	return OpenAppWith(t, dir, nil)
 }
 
-// OpenServiceWith is OpenService with set (when not nil) adjusting the
+// OpenAppWith is OpenApp with set (when not nil) adjusting the
 // configuration first.
-func OpenServiceWith(t testing.TB, dir string, set func(*config.Config)) (*core.Service, *storage.DB) {
+func OpenAppWith(t testing.TB, dir string, set func(*config.Config)) (*app.App, *storage.DB) {
 	t.Helper()
 	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(dir, "memories.db"), NoBackup: true})
 	if err != nil {
@@ -67,8 +68,7 @@ func OpenServiceWith(t testing.TB, dir string, set func(*config.Config)) (*core.
 	if set != nil {
 		set(&cfg)
 	}
-	svc := core.NewService(db, cfg, core.ServiceOptions{Now: func() time.Time { return FixedNow }})
-	return svc, db
+	return app.New(db, cfg, app.Options{Now: func() time.Time { return FixedNow }}), db
 }
 
 // seedMemories are the test corpus: fixed ids and times, so renders are
@@ -110,8 +110,9 @@ func Seed(t testing.TB, svc *core.Service) {
 // the memory's own sentences restate it), a dead, a backing-off, a stale leased and a pending job, and
 // an UPDATE (contradiction, review needed) and a DELETE (blocked) proposal
 // against seeded memories, and an ADD (as a model would extract it).
-func PipelineFixture(t testing.TB, svc *core.Service, db *storage.DB) {
+func PipelineFixture(t testing.TB, ap *app.App, db *storage.DB) {
 	t.Helper()
+	svc := ap.Service
 	ctx := context.Background()
 	at := func(d time.Duration) string { return storage.FormatTime(FixedNow.Add(-d)) }
 	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
@@ -125,7 +126,7 @@ func PipelineFixture(t testing.TB, svc *core.Service, db *storage.DB) {
 	if err != nil || job == nil || job.ID != JobDone {
 		t.Fatalf("lease: %v %v", job, err)
 	}
-	if _, err := pipeline.For(svc).ProcessExtractJob(ctx, job, llm.NewHeuristic()); err != nil {
+	if _, err := ap.Pipeline.ProcessExtractJob(ctx, job, llm.NewHeuristic()); err != nil {
 		t.Fatal(err)
 	}
 	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
@@ -195,9 +196,9 @@ type FailingBackend struct {
 	backend.Backend
 }
 
-// Failing is a Local backend over svc whose queue and proposal reads fail.
-func Failing(svc *core.Service) backend.Backend {
-	return FailingBackend{backend.NewLocal(svc, "127.0.0.1:3850")}
+// Failing is a Local backend over ap whose queue and proposal reads fail.
+func Failing(ap *app.App) backend.Backend {
+	return FailingBackend{backend.NewLocal(ap, "127.0.0.1:3850")}
 }
 
 var errStoreGone = errors.New("database is locked (SQLITE_BUSY) after 5s")

@@ -23,6 +23,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
@@ -58,7 +59,7 @@ type Options struct {
 	// Width and Height default to 80×24.
 	Width, Height int
 	// Backend replaces the Local backend over the seeded service.
-	Backend func(svc *core.Service) backend.Backend
+	Backend func(ap *app.App) backend.Backend
 	// NoSeed leaves the store empty.
 	NoSeed bool
 	// Project is the UI's current project (tui.Options.Project).
@@ -89,7 +90,8 @@ type Harness[M Root] struct {
 	T *testing.T
 	// M is the root model under test.
 	M M
-	// Svc and DB are the store behind the backend.
+	// App, Svc and DB are the store behind the backend.
+	App *app.App
 	Svc *core.Service
 	DB  *storage.DB
 	// Sent is every message delivered to the model, in order.
@@ -121,16 +123,17 @@ func New[M Root](t *testing.T, o Options, build func(Env) M) *Harness[M] {
 	if o.Width == 0 {
 		o.Width, o.Height = 80, 24
 	}
-	svc, db := OpenServiceWith(t, t.TempDir(), o.Config)
+	ap, db := OpenAppWith(t, t.TempDir(), o.Config)
+	svc := ap.Service
 	if !o.NoSeed {
 		Seed(t, svc)
 	}
-	var b backend.Backend = backend.NewLocal(svc, "127.0.0.1:3850")
+	var b backend.Backend = backend.NewLocal(ap, "127.0.0.1:3850")
 	if o.Backend != nil {
-		b = o.Backend(svc)
+		b = o.Backend(ap)
 	}
 	m := build(Env{Backend: b, Theme: themes.MustBuiltin(o.Theme), Now: func() time.Time { return FixedNow }, Clock: Clock{}, Project: o.Project})
-	h := &Harness[M]{T: t, M: m, Svc: svc, DB: db, now: FixedNow, late: make(chan tea.Msg, 256), done: make(chan struct{})}
+	h := &Harness[M]{T: t, M: m, App: ap, Svc: svc, DB: db, now: FixedNow, late: make(chan tea.Msg, 256), done: make(chan struct{})}
 	t.Cleanup(func() { close(h.done) })
 	t.Cleanup(m.Close)
 	h.Send(tea.WindowSizeMsg{Width: o.Width, Height: o.Height})
