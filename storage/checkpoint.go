@@ -3,7 +3,9 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/ncruces/go-sqlite3"
 )
@@ -98,4 +100,39 @@ func (k *checkpointer) close() error {
 	<-k.done
 	k.started.Store(false)
 	return k.conn.Close()
+}
+
+// rowQuerier is a *sql.DB or a *sql.Conn.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// truncateWait bounds how long truncateWAL waits for a checkpoint running
+// elsewhere (the background one) or a reader to let go of the WAL.
+const truncateWait = 5 * time.Second
+
+// truncateWAL copies the whole WAL into the database file and truncates
+// the WAL to zero bytes. SQLite reports a checkpoint it could not finish
+// (another checkpoint runs, a reader still needs old frames) as busy in
+// the pragma's row, not as an error: that is retried, briefly, until it
+// finishes or truncateWait has passed.
+func truncateWAL(ctx context.Context, conn rowQuerier) error {
+	deadline := time.Now().Add(truncateWait)
+	for {
+		var busy, log, copied int64
+		if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &log, &copied); err != nil {
+			return err
+		}
+		if busy == 0 {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("the WAL is still in use after %v (%d of %d frames copied)", truncateWait, copied, log)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }

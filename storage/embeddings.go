@@ -366,7 +366,7 @@ func (db *DB) CompactAfterConversion(ctx context.Context) (before, after int64, 
 	}
 	defer conn.Close()
 	// Sizes are the main file's with the WAL checkpointed into it.
-	if _, err := conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	if err := truncateWAL(ctx, conn); err != nil {
 		return 0, 0, fmt.Errorf("checkpoint: %w", err)
 	}
 	before = size()
@@ -382,7 +382,7 @@ func (db *DB) CompactAfterConversion(ctx context.Context) (before, after int64, 
 	}
 	// The rebuild went through the WAL: give its space back now rather
 	// than at close.
-	if _, err := conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	if err := truncateWAL(ctx, conn); err != nil {
 		return before, size(), fmt.Errorf("checkpoint: %w", err)
 	}
 	return before, size(), nil
