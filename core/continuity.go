@@ -88,7 +88,7 @@ func (s *Hooks) withActivity(key string, fn func(a *activity)) {
 }
 
 func pushCapped(list []string, v string, max int) []string {
-	v = truncateRunes(oneLine(v), checkpointLineChars)
+	v = text.Truncate(text.OneLine(v), checkpointLineChars)
 	if strings.TrimSpace(v) == "" {
 		return list
 	}
@@ -246,7 +246,7 @@ func checkpointDigest(cp *storage.Checkpoint, duration string, prompts []string,
 		}
 	}
 	if c := strings.TrimSpace(sessionContext); c != "" {
-		b.WriteString("Session context:\n" + truncateRunes(c, 1500) + "\n")
+		b.WriteString("Session context:\n" + text.Truncate(c, 1500) + "\n")
 	}
 	return b.String()
 }
@@ -285,7 +285,7 @@ func (s *Hooks) recoveryDigest(ctx context.Context, h HookRequest) string {
 			break
 		}
 		if text.CharCount(d)+1 > room {
-			d = truncateRunes(d, room-len("\n[truncated]\n")) + "\n[truncated]"
+			d = text.Truncate(d, room-len("\n[truncated]\n")) + "\n[truncated]"
 		}
 		b.WriteString(d + "\n")
 	}
@@ -546,7 +546,7 @@ func (s *Hooks) sessionContinuity(ctx context.Context, key string) (*SessionCont
 		return nil, err
 	}
 	for _, m := range out.Memories {
-		m.Content = s.svc.Redact(truncateRunes(m.Content, 300))
+		m.Content = s.svc.Redact(text.Truncate(m.Content, 300))
 	}
 	if out.Score, err = storage.GetSessionScore(ctx, r, key); err != nil && err != storage.ErrNotFound {
 		return nil, err

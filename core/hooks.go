@@ -172,8 +172,8 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 	contents, all := make([]string, len(keep)), make([]string, len(keep))
 	feats := make([][]float64, len(keep))
 	for i, c := range keep {
-		contents[i] = s.svc.Redact(truncateRunes(c.m.Content, 500))
-		line := "- " + oneLine(contents[i])
+		contents[i] = s.svc.Redact(text.Truncate(c.m.Content, 500))
+		line := "- " + text.OneLine(contents[i])
 		if len(c.tags) > 0 {
 			line += " [" + strings.Join(c.tags, ", ") + "]"
 		}
@@ -229,7 +229,7 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 	head += recovery
 	budget := cfg.MaxInjectChars - text.CharCount(head) - text.CharCount(tail)
 	if text.CharCount(mem) > budget {
-		mem = truncateRunes(mem, max(0, budget-len("\n[context truncated]\n"))) + "\n[context truncated]\n"
+		mem = text.Truncate(mem, max(0, budget-len("\n[context truncated]\n"))) + "\n[context truncated]\n"
 	}
 	// Identity files get what the memories leave.
 	room := budget - text.CharCount(mem)
@@ -255,7 +255,7 @@ func (s *Hooks) SessionStart(ctx context.Context, h HookRequest) (*SessionStartR
 				continue
 			}
 			if text.CharCount(body) > avail {
-				body = truncateRunes(body, avail-len("\n[truncated]")) + "\n[truncated]"
+				body = text.Truncate(body, avail-len("\n[truncated]")) + "\n[truncated]"
 			}
 			ident.WriteString(sect + body + "\n")
 			room -= text.CharCount(sect) + text.CharCount(body) + 1
@@ -419,10 +419,10 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 		res.Engine = ModeKeyword
 		return res, nil
 	}
-	hits, method, err := s.scopedRecall(ctx, truncateRunes(prompt, 1000), strings.Join(terms, " "), h.Project, h.Confined, h.ProjectNames, 20)
+	hits, method, err := s.scopedRecall(ctx, text.Truncate(prompt, 1000), strings.Join(terms, " "), h.Project, h.Confined, h.ProjectNames, 20)
 	var scoped map[string]bool
 	if err == nil {
-		hits, scoped, err = s.withScopes(ctx, h, truncateRunes(prompt, 1000), strings.Join(terms, " "), hits)
+		hits, scoped, err = s.withScopes(ctx, h, text.Truncate(prompt, 1000), strings.Join(terms, " "), hits)
 	}
 	if err != nil {
 		return nil, err
@@ -489,7 +489,7 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 	nowT := s.svc.now()
 	for i, c := range cands {
 		contents[i] = s.svc.Redact(c.hit.Content)
-		all[i] = "- " + oneLine(contents[i]) + " (" + shortDate(c.hit.CreatedAt) + ")"
+		all[i] = "- " + text.OneLine(contents[i]) + " (" + shortDate(c.hit.CreatedAt) + ")"
 		sameProj := h.Project != "" && (c.hit.Project == h.Project || slices.Contains(h.ProjectNames, c.hit.Project))
 		feats[i] = promptFeatures(c.hit, c.share, i, sameProj, nowT)
 	}
@@ -916,10 +916,10 @@ func (s *Hooks) PreCompaction(ctx context.Context, h HookRequest) (*PreCompactio
 			b.WriteString("\nRecent memories for reference:\n")
 		}
 		m := c.m
-		m.Content = s.svc.Redact(truncateRunes(m.Content, 300))
+		m.Content = s.svc.Redact(text.Truncate(m.Content, 300))
 		m.Score = math.Round(score(c)*1000) / 1000
 		res.Memories = append(res.Memories, &m)
-		b.WriteString("- " + oneLine(m.Content) + "\n")
+		b.WriteString("- " + text.OneLine(m.Content) + "\n")
 	}
 	res.SummaryPrompt = b.String()
 	// Where the session is, kept for after the compaction (with what the
@@ -1048,24 +1048,6 @@ func (s *Hooks) Session(ctx context.Context, key string) (*SessionInfo, error) {
 // ---------------------------------------------------------------------------
 // helpers
 // ---------------------------------------------------------------------------
-
-func truncateRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n])
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
 
 func shortDate(ts string) string {
 	t, err := storage.ParseTime(ts)

@@ -126,8 +126,8 @@ func (s *Hooks) sessionScopes(ctx context.Context, h HookRequest, now time.Time)
 		var lines []string
 		used := 0
 		for _, k := range keep {
-			content := s.svc.Redact(truncateRunes(k.row.Content, 500))
-			line := "- " + oneLine(content)
+			content := s.svc.Redact(text.Truncate(k.row.Content, 500))
+			line := "- " + text.OneLine(content)
 			var tags []string
 			_ = json.Unmarshal([]byte(k.row.Tags), &tags)
 			if len(tags) > 0 {
