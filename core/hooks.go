@@ -444,7 +444,7 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 	}
 	relevance := make([]float64, len(hits))
 	for i, hit := range hits {
-		relevance[i] = max(hit.Relevance, termCoverage(subject, hit.Content))
+		relevance[i] = max(hit.Relevance, TermCoverage(subject, hit.Content))
 		res.TopScore = max(res.TopScore, relevance[i])
 	}
 	if len(hits) == 0 || res.TopScore < cfg.PromptMinScore {
@@ -557,7 +557,7 @@ func (s *Hooks) UserPrompt(ctx context.Context, h HookRequest) (*PromptResult, e
 	for i, m := range res.Memories {
 		ids[i] = m.ID
 	}
-	s.svc.trackAccess(ctx, ids)
+	s.svc.RecordAccess(ctx, ids)
 	return res, nil
 }
 
@@ -840,7 +840,7 @@ func (s *Hooks) Recall(ctx context.Context, h HookRequest) (*HookRecallResult, e
 		hit.Explain = nil // asked for the gate of prompt injection, not by the caller
 		ids[i] = hit.ID
 	}
-	s.svc.trackAccess(ctx, ids) // the agent asked and gets them: they are read
+	s.svc.RecordAccess(ctx, ids) // the agent asked and gets them: they are read
 	s.noteQuery(h.SessionKey, h.Query)
 	if h.SessionKey != "" && len(ids) > 0 && !s.svc.MutationsFrozen() {
 		// The agent asking again for what was injected is a use of it.
@@ -1203,24 +1203,12 @@ func (s *Hooks) MigrateProjects(ctx context.Context, findRoot func(dir string) s
 		froms = append(froms, from)
 	}
 	slices.Sort(froms)
-	actor := Actor{Name: "project-identity", Type: ActorDaemon}
 	err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		now := s.svc.Timestamp()
 		for _, from := range froms {
 			to := remap[from]
-			moves, err := storage.RemapProject(ctx, tx, from, to, now)
-			if err != nil {
+			if err := s.svc.RemapProjectTx(ctx, tx, from, to, identityActor); err != nil {
 				return fmt.Errorf("project %s → %s: %w", from, to, err)
-			}
-			meta := map[string]any{"project_from": from, "project_to": to}
-			for _, mv := range moves {
-				event, reason := "updated", "project identity: "+from+" is "+to
-				if mv.DuplicateOf != "" {
-					event, reason = "deleted", "project identity: "+from+" is "+to+", which already holds this memory as "+mv.DuplicateOf
-				}
-				if err := s.svc.AddHistory(ctx, tx, mv.ID, event, nil, nil, actor, reason, meta); err != nil {
-					return err
-				}
 			}
 		}
 		if !done && findRoot != nil {

@@ -124,14 +124,7 @@ func (w *promptWeights) shareWithContext(content, context string) float64 {
 	if context == "" || own >= 1 {
 		return own
 	}
-	return withContext(own, w.share(content+"\n"+context))
-}
-
-// withContext blends a memory's own share of the query's words with the
-// share it and its session context hold together, the context's words at
-// storage.ContextWeight (as the index weighs them); never below its own.
-func withContext(own, both float64) float64 {
-	return max(own, (own+storage.ContextWeight*both)/(1+storage.ContextWeight))
+	return BlendContext(own, w.share(content+"\n"+context))
 }
 
 // namesIn returns the lower-cased words of s written with a capital

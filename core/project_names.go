@@ -14,6 +14,9 @@ import (
 // of it. Hooks adopt them at once, so the first session in a repository
 // gets memories saved under its short name.
 
+// identityActor is who project identity's moves are recorded as.
+var identityActor = Actor{Name: "project-identity", Type: ActorDaemon}
+
 // namesOf returns the stored projects that are short names resolving to
 // root (strings only, nothing on disk).
 func (s *Hooks) namesOf(ctx context.Context, root string) ([]string, error) {
@@ -59,23 +62,10 @@ func (s *Hooks) adoptNames(ctx context.Context, root string) []string {
 	if s.svc.MutationsFrozen() {
 		return names
 	}
-	actor := Actor{Name: "project-identity", Type: ActorDaemon}
 	err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		now := s.svc.Timestamp()
 		for _, from := range names {
-			moves, err := storage.RemapProject(ctx, tx, from, root, now)
-			if err != nil {
+			if err := s.svc.RemapProjectTx(ctx, tx, from, root, identityActor); err != nil {
 				return err
-			}
-			meta := map[string]any{"project_from": from, "project_to": root}
-			for _, mv := range moves {
-				event, reason := "updated", "project identity: "+from+" is "+root
-				if mv.DuplicateOf != "" {
-					event, reason = "deleted", "project identity: "+from+" is "+root+", which already holds this memory as "+mv.DuplicateOf
-				}
-				if err := s.svc.AddHistory(ctx, tx, mv.ID, event, nil, nil, actor, reason, meta); err != nil {
-					return err
-				}
 			}
 		}
 		return nil
