@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	cairn "github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/hooks"
 
 	"github.com/cairnmem/cairn/core/httpapi"
 
@@ -260,7 +261,7 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 		return nil, err
 	}
 	ap := cairn.New(db, *a.cfg, cairn.Options{Logger: a.log, Embedder: emb, Reranker: rr})
-	a.migrateProjects(ctx, ap.Service)
+	a.migrateProjects(ctx, ap.Hooks)
 	return &store{db: db, lock: lock, app: ap, svc: ap.Service}, nil
 }
 
@@ -275,8 +276,8 @@ func (a *app) holderAddr(h storage.LockInfo) string {
 
 // ingestSpool stores what `cairn hook` spooled while no cairn was running
 // (memories, session transcripts); each entry is ingested once.
-func (a *app) ingestSpool(ctx context.Context, svc *core.Service) {
-	if n, err := httpapi.IngestSpool(ctx, svc, a.paths.DataDir); err != nil {
+func (a *app) ingestSpool(ctx context.Context, hk *hooks.Hooks) {
+	if n, err := httpapi.IngestSpool(ctx, hk, a.paths.DataDir); err != nil {
 		a.log.Warn("hook spool", "ingested", n, "err", err)
 	} else if n > 0 {
 		a.log.Info("hook spool ingested", "entries", n)

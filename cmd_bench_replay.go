@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/bench"
+	"github.com/cairnmem/cairn/core/ranker"
 )
 
 const benchReplayUsage = "bench replay --data FILE [--convs N] [--train N] [--compact-every 20] [--next-prompts 3] [--ranker=true] [--settle=true] [--set section.key=value] [--binary PATH] [--json]"
@@ -25,10 +25,10 @@ type ReplayReport struct {
 	All   *bench.ReplayPart `json:"all"`
 	// Trained is the ranker after the training conversations; Final after
 	// the held-out ones (its moving figures are on their sessions only).
-	Trained *core.PredictorStatus `json:"ranker_trained,omitempty"`
-	Final   *core.PredictorStatus `json:"ranker_final,omitempty"`
+	Trained *ranker.PredictorStatus `json:"ranker_trained,omitempty"`
+	Final   *ranker.PredictorStatus `json:"ranker_final,omitempty"`
 	// Feedback is what aspect feedback did over the replay.
-	Feedback *core.AspectFeedbackReport `json:"aspect_feedback,omitempty"`
+	Feedback *ranker.AspectFeedbackReport `json:"aspect_feedback,omitempty"`
 }
 
 // benchReplay is `cairn bench replay` (core/bench/replay.go): LoCoMo
@@ -43,7 +43,7 @@ func benchReplay(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	train := fs.Int("train", -1, "conversations the ranker trains on, the rest held out (default: all but 2)")
 	every := fs.Int("compact-every", 20, "turns between injected compactions (a window the recovery digest must carry; LoCoMo sessions hold 22 turns on average)")
 	next := fs.Int("next-prompts", 3, "prompts after a compaction whose injections count as carried")
-	ranker := fs.Bool("ranker", true, "run the learned ranker (predictor.enabled) and measure it")
+	withRanker := fs.Bool("ranker", true, "run the learned ranker (predictor.enabled) and measure it")
 	settle := fs.Bool("settle", true, "wait for the server's background work after each session and before the questions (repeatable figures)")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config key on the server, as section.key=value (repeatable)")
@@ -69,11 +69,11 @@ func benchReplay(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if nTrain < 0 {
 		nTrain = max(1, len(samples)-2)
 	}
-	if nTrain > len(samples) || (*ranker && (nTrain < 1 || nTrain == len(samples))) {
+	if nTrain > len(samples) || (*withRanker && (nTrain < 1 || nTrain == len(samples))) {
 		return usageError{fmt.Sprintf("--train must leave conversations on both sides (%d conversations)", len(samples))}
 	}
 	set := append([]string{}, sets...)
-	if *ranker {
+	if *withRanker {
 		// One training, on the training conversations' sessions alone: the
 		// held-out sessions are only ranked.
 		set = append(set, "predictor.enabled=true", "predictor.interval=1s",
@@ -99,11 +99,11 @@ func benchReplay(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	rep := &ReplayReport{Data: *data, CompactEvery: *every, NextPrompts: *next, Train: &bench.ReplayPart{}, Held: &bench.ReplayPart{}, All: &bench.ReplayPart{}}
 	for i, sm := range samples {
-		if i == nTrain && *ranker {
+		if i == nTrain && *withRanker {
 			if _, err := srv.Drain(ctx, 30*time.Minute, stderr); err != nil {
 				return err
 			}
-			if rep.Trained, err = waitRanker(ctx, srv, func(st *core.PredictorStatus) bool { return st.TrainedSessions > 0 }); err != nil {
+			if rep.Trained, err = waitRanker(ctx, srv, func(st *ranker.PredictorStatus) bool { return st.TrainedSessions > 0 }); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "bench: replay: ranker trained on %d sessions: %s\n", rep.Trained.TrainedSessions, rep.Trained.Reason)
@@ -122,8 +122,8 @@ func benchReplay(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if _, err := srv.Drain(ctx, 30*time.Minute, stderr); err != nil {
 		return err
 	}
-	if *ranker {
-		if rep.Final, err = waitRanker(ctx, srv, func(st *core.PredictorStatus) bool { return st.PendingSessions == 0 }); err != nil {
+	if *withRanker {
+		if rep.Final, err = waitRanker(ctx, srv, func(st *ranker.PredictorStatus) bool { return st.PendingSessions == 0 }); err != nil {
 			return err
 		}
 	}
@@ -142,7 +142,7 @@ func benchReplay(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 // waitRanker polls the ranker's status until done says so (two minutes at
 // most: the worker looks every second).
-func waitRanker(ctx context.Context, srv *bench.Server, done func(*core.PredictorStatus) bool) (*core.PredictorStatus, error) {
+func waitRanker(ctx context.Context, srv *bench.Server, done func(*ranker.PredictorStatus) bool) (*ranker.PredictorStatus, error) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		st, err := srv.Client.PredictorStatus(ctx)

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	cairn "github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/project"
 
 	"github.com/cairnmem/cairn/core/client"
@@ -297,10 +298,10 @@ func answerLocally(ctx context.Context, a *app, event string, in map[string]any)
 	defer db.Close()
 	cfg := *a.cfg
 	cfg.Pipeline.MutationsFrozen = true
-	svc := core.NewService(db, cfg, core.ServiceOptions{Logger: a.log})
+	hk := cairn.New(db, cfg, cairn.Options{Logger: a.log}).Hooks
 	switch event {
 	case "session-start":
-		res, err := svc.Hooks().SessionStart(ctx, h)
+		res, err := hk.SessionStart(ctx, h)
 		if err != nil {
 			return nil, err
 		}
@@ -309,7 +310,7 @@ func answerLocally(ctx context.Context, a *app, event string, in map[string]any)
 		if strings.TrimSpace(h.Prompt) == "" {
 			return nil, nil
 		}
-		res, err := svc.Hooks().UserPrompt(ctx, h)
+		res, err := hk.UserPrompt(ctx, h)
 		if err != nil {
 			return nil, err
 		}

@@ -49,11 +49,11 @@ func runMCP(ctx context.Context, args []string) error {
 			a.log.Error("close store", "err", err)
 		}
 	}()
-	a.ingestSpool(ctx, st.svc)
+	a.ingestSpool(ctx, st.app.Hooks)
 	a.log.Info("mcp over stdio", "version", cairnVersion(), "db", a.paths.Database)
 	// memory_store files a memory under the agent's project (the
 	// repository of this process's working directory) when it names none.
-	srv := httpapi.NewMCPServerFor(st.svc, cairnVersion(), httpapi.MCPOptions{DefaultProject: a.currentProject()})
+	srv := httpapi.NewMCPServerFor(st.app, cairnVersion(), httpapi.MCPOptions{DefaultProject: a.currentProject()})
 	mctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// While this process owns the database it also serves the HTTP API

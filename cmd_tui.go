@@ -84,7 +84,7 @@ func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
 			a.log.Error("close store", "err", err)
 		}
 	}()
-	a.ingestSpool(ctx, st.svc)
+	a.ingestSpool(ctx, st.app.Hooks)
 	ln, err := a.listen()
 	if err != nil {
 		if addrInUse(a.cfg.Server.Addr) {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"os"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/hooks"
 	"github.com/cairnmem/cairn/core/project"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -15,11 +15,11 @@ import (
 // the server only ever resolves strings.
 
 // migrateProjects gives the store's projects one identity when this
-// process opens it (core.Hooks.MigrateProjects): a stored folder inside a
+// process opens it (core/hooks: Hooks.MigrateProjects): a stored folder inside a
 // repository becomes the repository's root, a short name the root named
 // so. A failure is logged; the store still opens.
-func (a *app) migrateProjects(ctx context.Context, svc *core.Service) {
-	if n, err := svc.Hooks().MigrateProjects(ctx, project.FindRoot); err != nil {
+func (a *app) migrateProjects(ctx context.Context, hk *hooks.Hooks) {
+	if n, err := hk.MigrateProjects(ctx, project.FindRoot); err != nil {
 		a.log.Warn("project identity migration", "err", err)
 	} else if n > 0 {
 		a.log.Info("project identity migration", "projects", n)

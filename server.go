@@ -10,8 +10,8 @@ import (
 	"time"
 
 	cairn "github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/hooks"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
@@ -54,7 +54,7 @@ func (a *app) serveWith(ctx context.Context, opts serveOptions, ready func(addr 
 			a.log.Error("close store", "err", err)
 		}
 	}()
-	a.ingestSpool(ctx, st.svc)
+	a.ingestSpool(ctx, st.app.Hooks)
 	ln, err := a.listen()
 	if err != nil {
 		return err
@@ -72,7 +72,7 @@ func (a *app) serveWith(ctx context.Context, opts serveOptions, ready func(addr 
 	}
 	// A hook that found the API not listening yet spooled its write:
 	// take such writes in while running, not only at the next start.
-	go a.ingestSpoolEvery(ctx, st.svc, spoolInterval)
+	go a.ingestSpoolEvery(ctx, st.app.Hooks, spoolInterval)
 	addr := ln.Addr().String()
 	if err := st.lock.SetAddr(addr); err != nil {
 		a.log.Warn("record address in lock file", "err", err)
@@ -134,7 +134,7 @@ func (a *app) listen() (net.Listener, error) {
 const spoolInterval = 30 * time.Second
 
 // ingestSpoolEvery ingests the hook spool every interval until ctx ends.
-func (a *app) ingestSpoolEvery(ctx context.Context, svc *core.Service, interval time.Duration) {
+func (a *app) ingestSpoolEvery(ctx context.Context, hk *hooks.Hooks, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -142,7 +142,7 @@ func (a *app) ingestSpoolEvery(ctx context.Context, svc *core.Service, interval 
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			a.ingestSpool(ctx, svc)
+			a.ingestSpool(ctx, hk)
 		}
 	}
 }

@@ -5,11 +5,21 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/storage"
 )
 
-// quickCoverage is termCoverage(qterms, content) without building the
+// BlendContext blends a memory's own share of the query's words with the
+// share it and its session context hold together, the context's words at
+// storage.ContextWeight (as the index weighs them); never below its own.
+// Recall's coverage and the prompt hook's gate (core/hooks) both weigh a
+// memory's session context so.
+func BlendContext(own, both float64) float64 {
+	return max(own, (own+storage.ContextWeight*both)/(1+storage.ContextWeight))
+}
+
+// quickCoverage is TermCoverage(qterms, content) without building the
 // content's term set, for the content recall scores most: short text.
-// termCoverage looks each query term (or another form of an irregular
+// TermCoverage looks each query term (or another form of an irregular
 // verb) up in text.QueryTerms(content): the content's distinct lower-case
 // words less stopwords (all of them when it has nothing else), the first
 // 32 of them, among the first 128 distinct words of its first 8 KiB.

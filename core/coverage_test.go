@@ -11,7 +11,7 @@ import (
 	"github.com/cairnmem/cairn/core/text"
 )
 
-// slowCoverage is termCoverage through the content's term set, the path
+// slowCoverage is TermCoverage through the content's term set, the path
 // quickCoverage must agree with.
 func slowCoverage(qterms []string, content string) float64 {
 	if len(qterms) == 0 {

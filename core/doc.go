@@ -16,7 +16,7 @@
 //	graph.go      the graph boost of recall and the entity listing
 //	similar.go    Similar memories and the embeddings export
 //	embedding.go  Vectors: the embedder, the vector index, the tracker's work
-//	hooks.go      Hooks: the agent hook flows and the sessions they record
+//	projects.go   RemapProjectTx: a project's memories moved to its identity (core/hooks)
 //	jobs.go       Jobs: the job queue (enqueue, lease, complete, fail, retry)
 //	runtime.go    the pipeline's run-time state and the workers' liveness
 //	status.go     counts and provider state for /health and /api/status

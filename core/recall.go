@@ -307,7 +307,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 		}
 	}
 	if !in.NoTracking {
-		s.trackAccess(ctx, ids)
+		s.RecordAccess(ctx, ids)
 	}
 	return out, nil
 }
@@ -425,9 +425,9 @@ func (c *candidate) parts() *ScoreParts {
 	return p
 }
 
-// termCoverage is the share of the query's terms that content contains
+// TermCoverage is the share of the query's terms that content contains
 // (either form of an irregular verb counts).
-func termCoverage(qterms []string, content string) float64 {
+func TermCoverage(qterms []string, content string) float64 {
 	if len(qterms) == 0 {
 		return 0
 	}
@@ -484,10 +484,10 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	qterms := text.QueryTerms(query)
 	for _, c := range cands {
 		if c.mem != nil {
-			c.coverage = termCoverage(qterms, c.mem.Content)
+			c.coverage = TermCoverage(qterms, c.mem.Content)
 			cov := c.coverage
 			if c.context != "" && cov < 1 {
-				cov = withContext(cov, termCoverage(qterms, c.mem.Content+"\n"+c.context))
+				cov = BlendContext(cov, TermCoverage(qterms, c.mem.Content+"\n"+c.context))
 			}
 			c.keyword = (1-cfg.CoverageWeight)*c.keyword + cfg.CoverageWeight*cov
 		}
@@ -677,9 +677,10 @@ func (s *Service) hydrate(ctx context.Context, cands map[string]*candidate) erro
 	return nil
 }
 
-// trackAccess records that memories were recalled: last_accessed and
-// access_count only, which neither bumps the version nor re-indexes FTS.
-func (s *Service) trackAccess(ctx context.Context, ids []string) {
+// RecordAccess records that memories were recalled (or injected, read by
+// an agent): last_accessed and access_count only, which neither bumps the
+// version nor re-indexes FTS.
+func (s *Service) RecordAccess(ctx context.Context, ids []string) {
 	if len(ids) == 0 || s.MutationsFrozen() {
 		return
 	}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/hooks"
 	"github.com/cairnmem/cairn/core/httpapi"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
@@ -33,7 +35,7 @@ var benchWords = []string{"deploy", "database", "migration", "friday", "postgres
 	"error", "timeout", "retry", "queue", "worker", "embedding", "vector", "search", "ranking"}
 
 type benchStore struct {
-	svc  *core.Service
+	app  *app.App
 	dir  string
 	once sync.Once
 }
@@ -43,7 +45,10 @@ var benchStores sync.Map // size → *benchStore
 // recallStore builds (once per size and process) a store of n memories with
 // one synthetic unit vector each for the built-in model's name, so the
 // vector leg searches n vectors while queries are embedded for real.
-func recallStore(b *testing.B, n int) *core.Service {
+func recallStore(b *testing.B, n int) *core.Service { return recallApp(b, n).Service }
+
+// recallApp is recallStore's App (the hooks over the same store).
+func recallApp(b *testing.B, n int) *app.App {
 	v, _ := benchStores.LoadOrStore(n, &benchStore{})
 	bs := v.(*benchStore)
 	bs.once.Do(func() {
@@ -81,7 +86,8 @@ func recallStore(b *testing.B, n int) *core.Service {
 		// would answer nothing and measure nothing.
 		cfg := config.DefaultConfig()
 		apitest.NoFloor(&cfg)
-		svc := core.NewService(db, cfg, core.ServiceOptions{Embedder: apitest.Builtin(b)})
+		ap := app.New(db, cfg, app.Options{Embedder: apitest.Builtin(b)})
+		svc := ap.Service
 		if _, err := svc.Import(ctx, lines, core.Actor{Name: "bench"}); err != nil {
 			b.Fatal(err)
 		}
@@ -91,9 +97,9 @@ func recallStore(b *testing.B, n int) *core.Service {
 			b.Fatal(err)
 		}
 		b.Logf("%d memories: vector index loaded in %v", n, time.Since(start))
-		bs.svc = svc
+		bs.app = ap
 	})
-	return bs.svc
+	return bs.app
 }
 
 func tmpDir() (string, error) { return mkTemp() }
@@ -181,7 +187,8 @@ func BenchmarkBackgroundEmbedding(b *testing.B) {
 // (session bookkeeping, hybrid recall scoped to a project, gate, budget,
 // dedup, redaction) on a store of n memories.
 func benchPrompt(b *testing.B, n int) {
-	svc := recallStore(b, n)
+	ap := recallApp(b, n)
+	svc := ap.Service
 	ctx := context.Background()
 	for _, q := range benchQueries {
 		svc.Recall(ctx, core.RecallInput{Query: q, NoTracking: true}) // warm the query cache
@@ -190,7 +197,7 @@ func benchPrompt(b *testing.B, n int) {
 	i := 0
 	for b.Loop() {
 		t0 := time.Now()
-		_, err := svc.Hooks().UserPrompt(ctx, core.HookRequest{Harness: "claude-code", Project: "atlas",
+		_, err := ap.Hooks.UserPrompt(ctx, hooks.Request{Harness: "claude-code", Project: "atlas",
 			SessionKey: fmt.Sprintf("bench-%d", i/50), Prompt: benchQueries[i%len(benchQueries)]})
 		lat = append(lat, time.Since(t0))
 		if err != nil {

@@ -7,6 +7,9 @@ import (
 	"github.com/cairnmem/cairn/core/internal/apitest"
 )
 
+// projA is the project the tests' sessions run in.
+const projA = "/work/alpha"
+
 func TestRedactionCounterAndHookPaths(t *testing.T) {
 	e := apitest.NewEnv(t)
 	if e.Svc.RedactionCount() != 0 {

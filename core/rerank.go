@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/cairnmem/cairn/core/text"
 )
 
 // Reranker is a reranking model: it scores each document's relevance to
@@ -29,7 +31,7 @@ func (s *Service) modelRerank(ctx context.Context, query string, ranked []*candi
 	n := min(len(ranked), max(s.cfg.Reranker.TopN, 1))
 	docs := make([]string, n)
 	for i, c := range ranked[:n] {
-		docs[i] = truncateRunes(c.mem.Content, rerankDocChars)
+		docs[i] = text.Truncate(c.mem.Content, rerankDocChars)
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.cfg.Reranker.Timeout.D())
 	defer cancel()

@@ -35,11 +35,8 @@ type Service struct {
 	rerankFailures atomic.Int64
 	fg             foreground // requests in flight, for background work to yield to
 
-	keyword   keywordIndexState   // the in-memory keyword index (keyindex.go)
-	predictor predictorCache      // the learned ranker's state (predictor.go)
-	feedback  aspectFeedbackState // aspect feedback since start (aspect_feedback.go)
+	keyword keywordIndexState // the in-memory keyword index (keyindex.go)
 
-	hooks     *Hooks
 	jobs      *Jobs
 	analytics *analytics.Analytics // in-memory usage, errors and latencies
 }
@@ -71,7 +68,6 @@ func NewService(db *storage.DB, cfg config.Config, opts ServiceOptions) *Service
 	s.analytics = analytics.NewAnalytics(s.now)
 	s.emb = &Vectors{svc: s, wake: make(chan struct{}, 1)}
 	s.jobs = &Jobs{svc: s}
-	s.hooks = &Hooks{svc: s, activity: continuityState{sessions: map[string]*activity{}}}
 	return s
 }
 
@@ -158,9 +154,6 @@ func (s *Service) Now() time.Time { return s.now() }
 // Vectors returns the service's vectors: the embedder, the vector index
 // and the provider's health.
 func (s *Service) Vectors() *Vectors { return s.emb }
-
-// Hooks returns the service's hooks.
-func (s *Service) Hooks() *Hooks { return s.hooks }
 
 // Jobs returns the service's jobs.
 func (s *Service) Jobs() *Jobs { return s.jobs }

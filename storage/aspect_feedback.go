@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// Aspect feedback (migration 0023; core/aspect_feedback.go): each entity
+// Aspect feedback (migration 0023; core/ranker/feedback.go): each entity
 // aspect's weight, raised when memories holding its attributes are
 // confirmed as used in a scored session, decayed when it goes unconfirmed.
 

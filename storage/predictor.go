@@ -7,7 +7,7 @@ import (
 	"errors"
 )
 
-// Training data and state of the learned ranker (core/predictor.go).
+// Training data and state of the learned ranker (core/ranker/predictor.go).
 
 // OfferedMemory is one memory offered to a scored session, as training
 // data: where and at which rank it was offered, its features then, and the

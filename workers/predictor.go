@@ -10,7 +10,7 @@ import (
 // WorkerPredictor is the learned ranker's training worker.
 const WorkerPredictor = "predictor"
 
-// RunPredictor trains the learned ranker (core.Service.TrainPredictor)
+// RunPredictor trains the learned ranker (core/ranker: Predictor.Train)
 // every predictor.interval until ctx ends; it returns at once when
 // predictor.enabled is off. A failed pass is logged and retried at the
 // next interval.
@@ -24,7 +24,7 @@ func RunPredictor(ctx context.Context, ap *app.App, log *slog.Logger) error {
 	}
 	defer svc.WorkerRunning(WorkerPredictor)()
 	every(ctx, cfg.Interval.D(), cfg.Interval.D(), func() bool {
-		st, err := svc.TrainPredictor(ctx)
+		st, err := ap.Predictor.Train(ctx)
 		switch {
 		case ctx.Err() != nil:
 			return false

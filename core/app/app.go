@@ -15,8 +15,11 @@ import (
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
 	"github.com/cairnmem/cairn/core/documents"
+	"github.com/cairnmem/cairn/core/hooks"
 	"github.com/cairnmem/cairn/core/ops"
 	"github.com/cairnmem/cairn/core/pipeline"
+	"github.com/cairnmem/cairn/core/ranker"
+	"github.com/cairnmem/cairn/core/sessions"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -32,6 +35,14 @@ type App struct {
 	Documents *documents.Documents
 	// Connectors: folders synced into documents.
 	Connectors *connectors.Connectors
+	// Hooks: the agent hook flows and project identity.
+	Hooks *hooks.Hooks
+	// Sessions: the agent sessions, their transcripts and continuity.
+	Sessions *sessions.Sessions
+	// Predictor: the learned ranker (trained by the predictor worker).
+	Predictor *ranker.Predictor
+	// Feedback: aspect feedback (applied and revised as sessions are scored).
+	Feedback *ranker.Feedback
 }
 
 // Options are the optional dependencies of an App: the clock, the logger
@@ -43,12 +54,25 @@ type Options = core.ServiceOptions
 func New(db *storage.DB, cfg config.Config, opts Options) *App {
 	svc := core.NewService(db, cfg, opts)
 	docs := documents.New(svc)
+	log := svc.Logger()
+	pred := ranker.NewPredictor(db, cfg.Predictor, svc.Now, log)
+	fb := ranker.NewFeedback(db, cfg.Feedback, log)
+	sess := sessions.New(db, cfg, svc, fb, svc.Now, log)
+	model := ""
+	if opts.Embedder != nil {
+		model = opts.Embedder.Model()
+	}
 	return &App{
 		Service:    svc,
 		Ops:        ops.New(svc),
-		Pipeline:   pipeline.New(svc),
+		Pipeline:   pipeline.New(svc, fb),
 		Documents:  docs,
 		Connectors: connectors.New(svc, docs),
+		Hooks: hooks.New(hooks.Deps{Memories: svc, Sessions: sess, Predictor: pred, Feedback: fb,
+			DB: db, Config: cfg, Now: svc.Now, Logger: log, EmbedModel: model}),
+		Sessions:  sess,
+		Predictor: pred,
+		Feedback:  fb,
 	}
 }
 

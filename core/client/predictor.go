@@ -5,20 +5,21 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/ranker"
+	"github.com/cairnmem/cairn/core/sessions"
 )
 
 // PredictorStatus reads the learned ranker's part of GET
 // /api/pipeline/status.
-func (c *Client) PredictorStatus(ctx context.Context) (*core.PredictorStatus, error) {
+func (c *Client) PredictorStatus(ctx context.Context) (*ranker.PredictorStatus, error) {
 	var out struct {
-		Predictor *core.PredictorStatus `json:"predictor"`
+		Predictor *ranker.PredictorStatus `json:"predictor"`
 	}
 	if err := c.do(ctx, http.MethodGet, "/api/pipeline/status", nil, &out); err != nil {
 		return nil, err
 	}
 	if out.Predictor == nil {
-		return &core.PredictorStatus{}, nil
+		return &ranker.PredictorStatus{}, nil
 	}
 	return out.Predictor, nil
 }
@@ -26,23 +27,23 @@ func (c *Client) PredictorStatus(ctx context.Context) (*core.PredictorStatus, er
 // AspectFeedback reads the aspect feedback's part of GET
 // /api/pipeline/status: whether it is on, its rank weight, and what it
 // did since the server started.
-func (c *Client) AspectFeedback(ctx context.Context) (*core.AspectFeedbackReport, error) {
+func (c *Client) AspectFeedback(ctx context.Context) (*ranker.AspectFeedbackReport, error) {
 	var out struct {
-		Feedback *core.AspectFeedbackReport `json:"aspect_feedback"`
+		Feedback *ranker.AspectFeedbackReport `json:"aspect_feedback"`
 	}
 	if err := c.do(ctx, http.MethodGet, "/api/pipeline/status", nil, &out); err != nil {
 		return nil, err
 	}
 	if out.Feedback == nil {
-		return &core.AspectFeedbackReport{}, nil
+		return &ranker.AspectFeedbackReport{}, nil
 	}
 	return out.Feedback, nil
 }
 
 // Session calls GET /api/sessions/{key}: the session with its transcript,
 // checkpoints, offered memories and score.
-func (c *Client) Session(ctx context.Context, key string) (*core.SessionInfo, error) {
-	var s core.SessionInfo
+func (c *Client) Session(ctx context.Context, key string) (*sessions.Info, error) {
+	var s sessions.Info
 	if err := c.do(ctx, http.MethodGet, "/api/sessions/"+url.PathEscape(key), nil, &s); err != nil {
 		return nil, err
 	}

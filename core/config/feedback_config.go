@@ -6,7 +6,7 @@ import (
 )
 
 // FeedbackConfig configures aspect feedback (seed 003's feedback block;
-// core/aspect_feedback.go): at session end, the aspects of memories the
+// core/ranker/feedback.go): at session end, the aspects of memories the
 // session's scoring found used gain weight; aspects unconfirmed for
 // StaleDays lose it, every DecayIntervalSessions scored sessions.
 type FeedbackConfig struct {

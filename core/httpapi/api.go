@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/sessions"
 
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/config"
@@ -296,8 +297,8 @@ func (a *API) remember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Seed 003's lossless transcripts: stored as session end stores them.
-	n, err := a.svc.Hooks().RememberTranscript(r.Context(), core.HookRequest{SessionKey: in.SessionID, Harness: harness,
-		Project: in.Project, Transcript: transcript})
+	n, err := a.app.Sessions.RememberTranscript(r.Context(), sessions.Ref{Key: in.SessionID, Harness: harness,
+		Project: in.Project}, transcript)
 	if err != nil {
 		a.fail(w, r, err)
 		return

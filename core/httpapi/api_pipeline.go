@@ -80,11 +80,11 @@ func (a *API) pipelineStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	// The learned ranker: trained on how many sessions, its NDCG@10 and
 	// the baseline's, active or not and why.
-	if st["predictor"], err = a.svc.PredictorStatus(r.Context()); err != nil {
+	if st["predictor"], err = a.app.Predictor.Status(r.Context()); err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	st["aspect_feedback"] = a.svc.AspectFeedbackStatus() // core/aspect_feedback.go
+	st["aspect_feedback"] = a.app.Feedback.Status() // core/ranker
 	writeJSON(w, http.StatusOK, st)
 }
 

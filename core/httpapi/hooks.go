@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/hooks"
+	"github.com/cairnmem/cairn/core/sessions"
 )
 
-func hookRequestFrom(b body) (core.HookRequest, *core.Error) {
-	var h core.HookRequest
+func hookRequestFrom(b body) (hooks.Request, *core.Error) {
+	var h hooks.Request
 	var e *core.Error
 	str := func(dst *string, names ...string) {
 		if e == nil {
@@ -76,10 +78,10 @@ func hookRequestFrom(b body) (core.HookRequest, *core.Error) {
 }
 
 // DecodeHookRequest decodes a hook body (used by the spool).
-func DecodeHookRequest(raw []byte) (core.HookRequest, error) {
+func DecodeHookRequest(raw []byte) (hooks.Request, error) {
 	b, e := parseBody(raw)
 	if e != nil {
-		return core.HookRequest{}, e
+		return hooks.Request{}, e
 	}
 	h, e := hookRequestFrom(b)
 	if e != nil {
@@ -92,17 +94,17 @@ func DecodeHookRequest(raw []byte) (core.HookRequest, error) {
 // HTTP handlers
 // ---------------------------------------------------------------------------
 
-func (a *API) hookBody(w http.ResponseWriter, r *http.Request) (core.HookRequest, bool) {
+func (a *API) hookBody(w http.ResponseWriter, r *http.Request) (hooks.Request, bool) {
 	b, e := readBody(w, r, a.hookLimit())
 	if e == nil {
-		var h core.HookRequest
+		var h hooks.Request
 		if h, e = hookRequestFrom(b); e == nil {
 			confineHook(r, &h)
 			return h, true
 		}
 	}
 	writeError(w, e)
-	return core.HookRequest{}, false
+	return hooks.Request{}, false
 }
 
 func (a *API) hookSessionStart(w http.ResponseWriter, r *http.Request) {
@@ -110,7 +112,7 @@ func (a *API) hookSessionStart(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.svc.Hooks().SessionStart(r.Context(), h)
+	res, err := a.app.Hooks.SessionStart(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -127,7 +129,7 @@ func (a *API) hookUserPrompt(w http.ResponseWriter, r *http.Request) {
 		writeError(w, core.Invalid("userMessage", "harness and userMessage or userPrompt are required"))
 		return
 	}
-	res, err := a.svc.Hooks().UserPrompt(r.Context(), h)
+	res, err := a.app.Hooks.UserPrompt(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -146,7 +148,7 @@ func (a *API) hookSessionEnd(w http.ResponseWriter, r *http.Request) {
 	// hooks.transcript_max_chars, then one short write.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 60*time.Second)
 	defer cancel()
-	res, err := a.svc.Hooks().SessionEnd(ctx, h)
+	res, err := a.app.Hooks.SessionEnd(ctx, h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -159,7 +161,7 @@ func (a *API) hookRemember(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.svc.Hooks().Remember(r.Context(), h)
+	res, err := a.app.Hooks.Remember(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -172,7 +174,7 @@ func (a *API) hookRecall(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.svc.Hooks().Recall(r.Context(), h)
+	res, err := a.app.Hooks.Recall(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -185,7 +187,7 @@ func (a *API) hookPreCompaction(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.svc.Hooks().PreCompaction(r.Context(), h)
+	res, err := a.app.Hooks.PreCompaction(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -198,7 +200,7 @@ func (a *API) hookCompactionComplete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.svc.Hooks().CompactionComplete(r.Context(), h)
+	res, err := a.app.Hooks.CompactionComplete(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -214,7 +216,7 @@ func (a *API) listSessions(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	out, err := a.svc.Hooks().Sessions(r.Context(), r.URL.Query().Get("project"), limit)
+	out, err := a.app.Sessions.List(r.Context(), r.URL.Query().Get("project"), limit)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -224,7 +226,7 @@ func (a *API) listSessions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) getSession(w http.ResponseWriter, r *http.Request) {
-	s, err := a.svc.Hooks().Session(r.Context(), r.PathValue("key"))
+	s, err := a.app.Sessions.Get(r.Context(), r.PathValue("key"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -253,13 +255,13 @@ func (a *API) checkpointSession(w http.ResponseWriter, r *http.Request) {
 	}
 	switch trigger {
 	case "":
-		trigger = core.TriggerExplicit
-	case core.TriggerExplicit, core.TriggerAgent:
+		trigger = sessions.TriggerExplicit
+	case sessions.TriggerExplicit, sessions.TriggerAgent:
 	default:
 		writeError(w, core.Invalid("trigger", "trigger must be explicit or agent (the others are the hooks')"))
 		return
 	}
-	cp, err := a.svc.Hooks().CheckpointSession(r.Context(), r.PathValue("key"), trigger, note)
+	cp, err := a.app.Sessions.CheckpointSession(r.Context(), r.PathValue("key"), trigger, note)
 	if err != nil {
 		a.fail(w, r, err)
 		return

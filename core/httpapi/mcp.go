@@ -11,7 +11,9 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/auth"
+	"github.com/cairnmem/cairn/core/hooks"
 
 	"github.com/cairnmem/cairn/core/text"
 
@@ -56,6 +58,7 @@ func mcpActor(ctx context.Context, req *mcp.CallToolRequest) core.Actor {
 // scope, a memory outside it not found (read) or forbidden (changed).
 type mcpTools struct {
 	*core.Service
+	hooks *hooks.Hooks // resolves the projects calls name
 	// defaultProject is what memory_store files a memory under when the
 	// call names no project (the stdio server's working directory).
 	defaultProject string
@@ -71,7 +74,7 @@ func (s mcpTools) mcpProject(ctx context.Context, given string, store bool) (str
 		}
 		return "", nil
 	}
-	return s.Hooks().ResolveProject(ctx, given)
+	return s.hooks.ResolveProject(ctx, given)
 }
 
 // mcpScoped returns the caller's claims when its token's scope confines
@@ -515,13 +518,13 @@ func (s mcpTools) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MC
 
 // ---- the server ----
 
-// NewMCPServer returns an MCP server exposing cairn's memory tools over svc:
+// NewMCPServer returns an MCP server exposing cairn's memory tools over ap:
 // memory_search, memory_store, memory_get, memory_list, memory_modify and
 // memory_forget. Every write goes through the service's one write path with
 // the calling client as an agent actor. Tool failures are isError results
 // whose text starts with cairn's error code.
-func NewMCPServer(svc *core.Service, version string) *mcp.Server {
-	return NewMCPServerFor(svc, version, MCPOptions{})
+func NewMCPServer(ap *app.App, version string) *mcp.Server {
+	return NewMCPServerFor(ap, version, MCPOptions{})
 }
 
 // MCPOptions tune an MCP server for where it runs.
@@ -532,8 +535,9 @@ type MCPOptions struct {
 }
 
 // NewMCPServerFor is NewMCPServer with options.
-func NewMCPServerFor(svc *core.Service, version string, o MCPOptions) *mcp.Server {
-	tools := mcpTools{Service: svc, defaultProject: o.DefaultProject}
+func NewMCPServerFor(ap *app.App, version string, o MCPOptions) *mcp.Server {
+	svc := ap.Service
+	tools := mcpTools{Service: svc, hooks: ap.Hooks, defaultProject: o.DefaultProject}
 	if version == "" {
 		version = "dev"
 	}
@@ -627,7 +631,7 @@ func NewMCPServerFor(svc *core.Service, version string, o MCPOptions) *mcp.Serve
 // on: a request reaching a loopback address with a non-loopback Host is
 // refused.
 func (a *API) mcpHandler() http.Handler {
-	srv := NewMCPServer(a.svc, a.version)
+	srv := NewMCPServer(a.app, a.version)
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: quietLogger(a.log)})
 }

@@ -13,10 +13,10 @@ import (
 // list resolves to the same identity as the hooks use.
 func TestMCPProjectIdentity(t *testing.T) {
 	const root = "/home/dev/atlas"
-	svc := mcpService(t).Service
+	ap := mcpService(t)
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := httpapi.NewMCPServerFor(svc, "test", httpapi.MCPOptions{DefaultProject: root}).Connect(ctx, st, nil)
+	ss, err := httpapi.NewMCPServerFor(ap, "test", httpapi.MCPOptions{DefaultProject: root}).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,12 +28,12 @@ func TestMCPProjectIdentity(t *testing.T) {
 	t.Cleanup(func() { cs.Close() })
 
 	_, out := mcpOK(t, cs, "memory_store", map[string]any{"content": "staging postgres runs on port 5433"})
-	m, err := svc.Get(ctx, out["id"].(string), false)
+	m, err := ap.Service.Get(ctx, out["id"].(string), false)
 	if err != nil || m.Project != root {
 		t.Fatalf("memory_store without a project stored project %q (%v), want %q", m.Project, err, root)
 	}
 	_, out = mcpOK(t, cs, "memory_store", map[string]any{"content": "atlas deploys with make ship", "project": "atlas"})
-	if m, _ := svc.Get(ctx, out["id"].(string), false); m.Project != root {
+	if m, _ := ap.Service.Get(ctx, out["id"].(string), false); m.Project != root {
 		t.Fatalf("memory_store with project atlas stored %q, want %q", m.Project, root)
 	}
 	_, out = mcpOK(t, cs, "memory_search", map[string]any{"query": "postgres port", "project": "atlas"})

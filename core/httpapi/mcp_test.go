@@ -34,11 +34,11 @@ func mcpService(t *testing.T) *app.App {
 
 // mcpSession connects an SDK client named "test-agent" to NewMCPServer
 // over the in-memory transports.
-func mcpSession(t *testing.T, svc *core.Service) *mcp.ClientSession {
+func mcpSession(t *testing.T, ap *app.App) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := httpapi.NewMCPServer(svc, "test").Connect(ctx, st, nil)
+	ss, err := httpapi.NewMCPServer(ap, "test").Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func mcpResultIDs(out map[string]any, key string) []string {
 }
 
 func TestMCPListTools(t *testing.T) {
-	cs := mcpSession(t, mcpService(t).Service)
+	cs := mcpSession(t, mcpService(t))
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +232,7 @@ func TestMCPListTools(t *testing.T) {
 func TestMCPStoreHonoursEveryInput(t *testing.T) {
 	ap := mcpService(t)
 	svc := ap.Service
-	cs := mcpSession(t, svc)
+	cs := mcpSession(t, ap)
 	ctx := context.Background()
 
 	text, out := mcpOK(t, cs, "memory_store", map[string]any{
@@ -280,8 +280,7 @@ func TestMCPStoreHonoursEveryInput(t *testing.T) {
 
 func TestMCPSearchHonoursEveryInput(t *testing.T) {
 	ap := mcpService(t)
-	svc := ap.Service
-	cs := mcpSession(t, svc)
+	cs := mcpSession(t, ap)
 
 	strong := mcpStore(t, cs, map[string]any{"content": "deploy deploy deploy: the deploy script deploys to staging first", "type": "rule", "importance": 0.9, "tags": []string{"ops", "deploy"}, "project": "alpha", "who": "alice"})
 	weak := mcpStore(t, cs, map[string]any{"content": "a long note about many unrelated things, coffee, lunch, meetings, and once a deploy", "type": "fact", "importance": 0.2, "tags": []string{"ops"}, "project": "beta", "who": "bob"})
@@ -361,8 +360,7 @@ func TestMCPSearchHonoursEveryInput(t *testing.T) {
 
 func TestMCPGetAndList(t *testing.T) {
 	ap := mcpService(t)
-	svc := ap.Service
-	cs := mcpSession(t, svc)
+	cs := mcpSession(t, ap)
 
 	var ids []string
 	for i, c := range []struct{ content, typ string }{
@@ -439,7 +437,7 @@ func TestMCPGetAndList(t *testing.T) {
 func TestMCPModifyAndForget(t *testing.T) {
 	ap := mcpService(t)
 	svc := ap.Service
-	cs := mcpSession(t, svc)
+	cs := mcpSession(t, ap)
 	ctx := context.Background()
 	id := mcpStore(t, cs, map[string]any{"content": "the cache lives in /tmp", "type": "fact"})
 
@@ -496,7 +494,7 @@ func TestMCPModifyAndForget(t *testing.T) {
 func TestMCPFrozen(t *testing.T) {
 	ap := mcpService(t)
 	svc := ap.Service
-	cs := mcpSession(t, svc)
+	cs := mcpSession(t, ap)
 	id := mcpStore(t, cs, map[string]any{"content": "frozen test memory"})
 	svc.SetMutationsFrozen(true)
 	mcpFail(t, cs, "memory_store", map[string]any{"content": "another"}, "mutations_frozen")

@@ -21,7 +21,7 @@ func (a *API) resolveProject(r *http.Request, p *string) *core.Error {
 	if info := authFrom(r.Context()); info.authenticated && info.claims.Scoped() && info.claims.Scope.Project != "" {
 		return nil
 	}
-	id, err := a.svc.Hooks().ResolveProject(r.Context(), *p)
+	id, err := a.app.Hooks.ResolveProject(r.Context(), *p)
 	if err != nil {
 		return core.AsError(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/auth"
+	"github.com/cairnmem/cairn/core/hooks"
+	"github.com/cairnmem/cairn/core/sessions"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -363,7 +365,7 @@ func (a *API) hookLimit() int64 {
 // confineHook tells the hook flows who calls: a token caller's writes are
 // recorded as the token, and a project-scoped token's hooks see its
 // project's memories only (no other project's, none without a project).
-func confineHook(r *http.Request, h *core.HookRequest) {
+func confineHook(r *http.Request, h *hooks.Request) {
 	info := authFrom(r.Context())
 	if !info.authenticated {
 		return
@@ -375,12 +377,12 @@ func confineHook(r *http.Request, h *core.HookRequest) {
 // visibleSessions drops from a session list what a scoped caller may not
 // see (the list is already forced to its project; an agent-scoped token
 // sees its agent's sessions only).
-func visibleSessions(r *http.Request, list []*core.SessionInfo) []*core.SessionInfo {
+func visibleSessions(r *http.Request, list []*sessions.Info) []*sessions.Info {
 	c := authFrom(r.Context()).claims
 	if !c.Scoped() {
 		return list
 	}
-	return slices.DeleteFunc(list, func(x *core.SessionInfo) bool {
+	return slices.DeleteFunc(list, func(x *sessions.Info) bool {
 		return !c.Scope.CoversProject(x.Project) || !c.Scope.CoversHarness(x.Harness)
 	})
 }

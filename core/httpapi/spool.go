@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/hooks"
 )
 
 // ---------------------------------------------------------------------------
@@ -46,13 +47,13 @@ func WriteSpool(dataDir string, e SpoolEntry) (string, error) {
 	return name, os.Rename(tmp, name)
 }
 
-// IngestSpool replays the spooled hook writes into svc, oldest first, and
+// IngestSpool replays the spooled hook writes through hk, oldest first, and
 // removes each file once it is stored. Replays are idempotent (remember
 // carries an idempotency key, session-end upserts by session key), so a
 // crash between storing and removing never duplicates. Entries that fail
 // validation are moved aside to *.bad; a frozen store leaves them for the
 // next start. It returns how many entries were ingested.
-func IngestSpool(ctx context.Context, svc *core.Service, dataDir string) (int, error) {
+func IngestSpool(ctx context.Context, hk *hooks.Hooks, dataDir string) (int, error) {
 	dir := SpoolDir(dataDir)
 	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(names) == 0 {
@@ -71,16 +72,16 @@ func IngestSpool(ctx context.Context, svc *core.Service, dataDir string) (int, e
 			continue
 		}
 		var e SpoolEntry
-		var h core.HookRequest
+		var h hooks.Request
 		if err = json.Unmarshal(data, &e); err == nil {
 			h, err = DecodeHookRequest(e.Body)
 		}
 		if err == nil {
 			switch e.Kind {
 			case "remember":
-				_, err = svc.Hooks().Remember(ctx, h)
+				_, err = hk.Remember(ctx, h)
 			case "session-end":
-				_, err = svc.Hooks().SessionEnd(ctx, h)
+				_, err = hk.SessionEnd(ctx, h)
 			default:
 				err = core.Invalid("kind", "unknown spool kind %q", e.Kind)
 			}

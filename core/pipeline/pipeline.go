@@ -1,6 +1,9 @@
 package pipeline
 
-import "github.com/cairnmem/cairn/core"
+import (
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/ranker"
+)
 
 // Pipeline is the extraction pipeline of a Service: it turns a memory (or
 // a session transcript) into facts, decides what each fact does to the
@@ -8,8 +11,11 @@ import "github.com/cairnmem/cairn/core"
 // and applies it or holds it for review, and writes the knowledge graph.
 // One Pipeline serves a Service: the composition root (core/app) builds it.
 type Pipeline struct {
-	svc *core.Service
+	svc      *core.Service
+	feedback *ranker.Feedback // follows a model's session score (score_job.go)
 }
 
-// New returns the Pipeline of svc.
-func New(svc *core.Service) *Pipeline { return &Pipeline{svc: svc} }
+// New returns the Pipeline of svc; feedback is the store's aspect feedback.
+func New(svc *core.Service, feedback *ranker.Feedback) *Pipeline {
+	return &Pipeline{svc: svc, feedback: feedback}
+}

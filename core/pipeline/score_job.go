@@ -118,7 +118,7 @@ func (s *Pipeline) ProcessScoreJob(ctx context.Context, job *storage.Job, llm ex
 			return err
 		}
 		// The aspects the heuristic relevance confirmed at session end
-		// follow the model's (core/aspect_feedback.go).
+		// follow the model's (core/ranker: Feedback).
 		before, err := storage.SessionConfirmedAspects(ctx, tx, p.SessionKey)
 		if err != nil {
 			return err
@@ -126,7 +126,7 @@ func (s *Pipeline) ProcessScoreJob(ctx context.Context, job *storage.Job, llm ex
 		if err := storage.SetSessionMemoryRelevance(ctx, tx, p.SessionKey, rel, sc.CreatedAt); err != nil {
 			return err
 		}
-		if err := s.svc.ReviseAspectFeedback(ctx, tx, p.SessionKey, before, s.svc.Now()); err != nil {
+		if err := s.feedback.Revise(ctx, tx, p.SessionKey, before, s.svc.Now()); err != nil {
 			return err
 		}
 		if err := storage.SaveSessionScore(ctx, tx, sc); err != nil {

@@ -15,6 +15,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/sessions"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/diff"
@@ -98,7 +99,7 @@ type Model struct {
 	open *core.HistoryEntry // the entry whose diff is shown
 	vp   viewport.Model
 	// session is the agent session shown (session.go), opened with s.
-	session *core.SessionInfo
+	session *sessions.Info
 }
 
 // New returns the History pane.

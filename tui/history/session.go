@@ -7,7 +7,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/ranker"
+	"github.com/cairnmem/cairn/core/sessions"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/pane"
@@ -22,7 +23,7 @@ var openSession = key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "open the 
 
 type sessionMsg struct {
 	key  string
-	info *core.SessionInfo
+	info *sessions.Info
 	err  error
 }
 
@@ -103,7 +104,7 @@ func (m *Model) sessionContent() string {
 			inj = "yes"
 		}
 		src := om.Source
-		if om.Source == core.SourcePrompt {
+		if om.Source == ranker.SourcePrompt {
 			src = fmt.Sprintf("prompt %d", om.Group)
 		}
 		row := fmt.Sprintf("  %-13s %4d  %5.2f  %4d  %9s  %-8s  %s %s", src, om.Rank, om.Score, om.Uses, rel, inj,

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/hooks"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 )
 
@@ -16,8 +16,8 @@ import (
 func TestHistorySessionView(t *testing.T) {
 	h := shelltest.New(t, shelltest.Options{})
 	ctx := context.Background()
-	hk := h.Svc.Hooks()
-	req := core.HookRequest{Harness: "claude-code", SessionKey: "s-tui", Project: "cairn"}
+	hk := h.App.Hooks
+	req := hooks.Request{Harness: "claude-code", SessionKey: "s-tui", Project: "cairn"}
 	if _, err := hk.SessionStart(ctx, req); err != nil {
 		t.Fatal(err)
 	}

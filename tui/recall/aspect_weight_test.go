@@ -9,7 +9,7 @@ import (
 )
 
 // The memory detail's Attributes section opens each attribute with its
-// aspect's weight (aspect feedback, core/aspect_feedback.go): 0.50 for a
+// aspect's weight (aspect feedback, core/ranker/feedback.go): 0.50 for a
 // new aspect.
 func TestRecallDetailShowsAspectWeight(t *testing.T) {
 	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40})

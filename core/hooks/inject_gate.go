@@ -1,4 +1,4 @@
-package core
+package hooks
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -29,14 +30,12 @@ var injectFloors = map[string]float64{
 // InjectFloor is the similarity that alone makes a memory about a prompt:
 // hooks.prompt_min_similarity when set (≥ 0), else the model's measured
 // floor, else 1 (similarity alone never suffices with an unmeasured model).
-func (s *Service) InjectFloor() float64 {
-	if f := s.cfg.Hooks.PromptMinSimilarity; f >= 0 {
+func (hk *Hooks) InjectFloor() float64 {
+	if f := hk.cfg.Hooks.PromptMinSimilarity; f >= 0 {
 		return f
 	}
-	if s.embedder != nil {
-		if f, ok := injectFloors[s.embedder.Model()]; ok {
-			return f
-		}
+	if f, ok := injectFloors[hk.embedModel]; ok {
+		return f
 	}
 	return 1
 }
@@ -63,12 +62,13 @@ const strangerWeight = 3
 // hooks.prompt_unknown_weight of that: what the prompt asks about is not
 // there, though a typo or a paraphrase should not veto a good match.
 // Words naming a time ("16 November, 2023", "last week") do not count.
-func (s *Service) promptWeightsOf(ctx context.Context, prompt string, terms []string) (*promptWeights, error) {
-	live, _, err := s.MemoryTotals(ctx)
+func (hk *Hooks) promptWeightsOf(ctx context.Context, prompt string, terms []string) (*promptWeights, error) {
+	total, deleted, err := storage.MemoryCounts(ctx, hk.db.Reader())
 	if err != nil {
 		return nil, err
 	}
-	df, err := storage.TermDocCounts(ctx, s.db.Reader(), terms)
+	live := total - deleted
+	df, err := storage.TermDocCounts(ctx, hk.db.Reader(), terms)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (s *Service) promptWeightsOf(ctx context.Context, prompt string, terms []st
 		case names[t]:
 			w.stranger, x = true, strangerWeight*x
 		default:
-			x *= s.cfg.Hooks.PromptUnknownWeight
+			x *= hk.cfg.Hooks.PromptUnknownWeight
 			if x == 0 {
 				continue
 			}
@@ -124,14 +124,7 @@ func (w *promptWeights) shareWithContext(content, context string) float64 {
 	if context == "" || own >= 1 {
 		return own
 	}
-	return withContext(own, w.share(content+"\n"+context))
-}
-
-// withContext blends a memory's own share of the query's words with the
-// share it and its session context hold together, the context's words at
-// storage.ContextWeight (as the index weighs them); never below its own.
-func withContext(own, both float64) float64 {
-	return max(own, (own+storage.ContextWeight*both)/(1+storage.ContextWeight))
+	return core.BlendContext(own, w.share(content+"\n"+context))
 }
 
 // namesIn returns the lower-cased words of s written with a capital

@@ -1,4 +1,4 @@
-package core
+package hooks
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -26,19 +27,19 @@ import (
 const maxScopeCandidates = 200
 
 // agentOf is the agent a hook speaks for: who, else the harness.
-func agentOf(h HookRequest) string { return OrDefault(h.Who, h.Harness) }
+func agentOf(h Request) string { return core.OrDefault(h.Who, h.Harness) }
 
 // scopedOut splits ids by scope: those of the user or of agent (kept
 // apart from the project's lists), and those of another agent (never
 // injected).
-func (s *Hooks) scopedOut(ctx context.Context, ids []string, agent string) (scoped, foreign map[string]bool, err error) {
-	scopes, err := storage.ScopesOf(ctx, s.svc.db.Reader(), ids)
+func (hk *Hooks) scopedOut(ctx context.Context, ids []string, agent string) (scoped, foreign map[string]bool, err error) {
+	scopes, err := storage.ScopesOf(ctx, hk.db.Reader(), ids)
 	if err != nil {
 		return nil, nil, err
 	}
 	scoped, foreign = map[string]bool{}, map[string]bool{}
 	for id, sw := range scopes {
-		if sw[0] == ScopeAgent && sw[1] != agent {
+		if sw[0] == core.ScopeAgent && sw[1] != agent {
 			foreign[id] = true
 		} else {
 			scoped[id] = true
@@ -50,14 +51,14 @@ func (s *Hooks) scopedOut(ctx context.Context, ids []string, agent string) (scop
 // withoutScoped drops from a session's project candidates the memories of
 // the user and agent scopes (listed in their own sections) and those of
 // other agents.
-func (s *Hooks) withoutScoped(ctx context.Context, h HookRequest, cands []*startCandidate) ([]*startCandidate, error) {
+func (hk *Hooks) withoutScoped(ctx context.Context, h Request, cands []*startCandidate) ([]*startCandidate, error) {
 	ids := make([]string, 0, len(cands))
 	for _, c := range cands {
 		if c.m.Project == "" {
 			ids = append(ids, c.m.ID)
 		}
 	}
-	scoped, foreign, err := s.scopedOut(ctx, ids, agentOf(h))
+	scoped, foreign, err := hk.scopedOut(ctx, ids, agentOf(h))
 	if err != nil {
 		return nil, err
 	}
@@ -67,26 +68,26 @@ func (s *Hooks) withoutScoped(ctx context.Context, h HookRequest, cands []*start
 // sessionScopes renders the session-start sections of the user scope and
 // of the hook agent's scope, each ranked as the project's list (pinned
 // first, then importance decayed since last use) within its own budget.
-func (s *Hooks) sessionScopes(ctx context.Context, h HookRequest, now time.Time) (string, []*InjectedMemory, error) {
+func (hk *Hooks) sessionScopes(ctx context.Context, h Request, now time.Time) (string, []*InjectedMemory, error) {
 	if h.Confined {
 		return "", nil, nil
 	}
-	cfg := s.svc.cfg.Hooks
+	cfg := hk.cfg.Hooks
 	var out strings.Builder
 	var mems []*InjectedMemory
 	for _, sc := range []struct {
 		scope, who, title string
 		budget            int
 	}{
-		{ScopeUser, "", "About the User (user scope: every project)", cfg.UserChars},
-		{ScopeAgent, agentOf(h), "This Agent (agent scope)", cfg.AgentChars},
+		{core.ScopeUser, "", "About the User (user scope: every project)", cfg.UserChars},
+		{core.ScopeAgent, agentOf(h), "This Agent (agent scope)", cfg.AgentChars},
 	} {
-		if sc.budget <= 0 || (sc.scope == ScopeAgent && sc.who == "") {
+		if sc.budget <= 0 || (sc.scope == core.ScopeAgent && sc.who == "") {
 			continue
 		}
 		var rows []storage.InjectCandidate
 		for _, pinned := range []bool{true, false} {
-			r, err := storage.ScopeCandidates(ctx, s.svc.db.Reader(), sc.scope, sc.who, pinned, maxScopeCandidates)
+			r, err := storage.ScopeCandidates(ctx, hk.db.Reader(), sc.scope, sc.who, pinned, maxScopeCandidates)
 			if err != nil {
 				return "", nil, err
 			}
@@ -104,7 +105,7 @@ func (s *Hooks) sessionScopes(ctx context.Context, h HookRequest, now time.Time)
 		for _, r := range rows {
 			score := 1.0
 			if !r.Pinned {
-				score = startScore(r.Importance, r.LastAccessed, r.CreatedAt, s.svc.cfg.Search.DecayRate, now)
+				score = startScore(r.Importance, r.LastAccessed, r.CreatedAt, hk.cfg.Search.DecayRate, now)
 				if score <= 0.2 {
 					continue
 				}
@@ -126,8 +127,8 @@ func (s *Hooks) sessionScopes(ctx context.Context, h HookRequest, now time.Time)
 		var lines []string
 		used := 0
 		for _, k := range keep {
-			content := s.svc.Redact(truncateRunes(k.row.Content, 500))
-			line := "- " + oneLine(content)
+			content := hk.mem.Redact(text.Truncate(k.row.Content, 500))
+			line := "- " + text.OneLine(content)
 			var tags []string
 			_ = json.Unmarshal([]byte(k.row.Tags), &tags)
 			if len(tags) > 0 {
@@ -169,7 +170,7 @@ func startScore(importance float64, lastAccess, created string, rate float64, no
 // searched on their own (by keyword: they are few) and added. It returns
 // the hits and the ids of the scoped ones, which the prompt counts
 // against hooks.prompt_scope_memories.
-func (s *Hooks) withScopes(ctx context.Context, h HookRequest, query, keywordQuery string, hits []*RecallHit) ([]*RecallHit, map[string]bool, error) {
+func (hk *Hooks) withScopes(ctx context.Context, h Request, query, keywordQuery string, hits []*core.RecallHit) ([]*core.RecallHit, map[string]bool, error) {
 	ids := make([]string, 0, len(hits))
 	for _, hit := range hits {
 		if hit.Project == "" {
@@ -177,18 +178,18 @@ func (s *Hooks) withScopes(ctx context.Context, h HookRequest, query, keywordQue
 		}
 	}
 	agent := agentOf(h)
-	scoped, foreign, err := s.scopedOut(ctx, ids, agent)
+	scoped, foreign, err := hk.scopedOut(ctx, ids, agent)
 	if err != nil {
 		return nil, nil, err
 	}
-	hits = slices.DeleteFunc(hits, func(hit *RecallHit) bool { return scoped[hit.ID] || foreign[hit.ID] })
+	hits = slices.DeleteFunc(hits, func(hit *core.RecallHit) bool { return scoped[hit.ID] || foreign[hit.ID] })
 	mine := map[string]bool{}
-	if h.Confined || s.svc.cfg.Hooks.PromptScopeMemories == 0 {
+	if h.Confined || hk.cfg.Hooks.PromptScopeMemories == 0 {
 		return hits, mine, nil
 	}
 	var own []string
-	for _, sc := range []string{ScopeUser, ScopeAgent} {
-		got, err := storage.ScopeIDs(ctx, s.svc.db.Reader(), sc, agent, maxScopeCandidates)
+	for _, sc := range []string{core.ScopeUser, core.ScopeAgent} {
+		got, err := storage.ScopeIDs(ctx, hk.db.Reader(), sc, agent, maxScopeCandidates)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -197,7 +198,7 @@ func (s *Hooks) withScopes(ctx context.Context, h HookRequest, query, keywordQue
 	if len(own) == 0 {
 		return hits, mine, nil
 	}
-	r, err := s.svc.Recall(ctx, RecallInput{Query: query, KeywordQuery: keywordQuery, Limit: 10, Mode: ModeKeyword,
+	r, err := hk.mem.Recall(ctx, core.RecallInput{Query: query, KeywordQuery: keywordQuery, Limit: 10, Mode: core.ModeKeyword,
 		Filter: storage.MemoryFilter{IDs: own}, Explain: true, NoTracking: true})
 	if err != nil {
 		return nil, nil, err
@@ -210,16 +211,16 @@ func (s *Hooks) withScopes(ctx context.Context, h HookRequest, query, keywordQue
 }
 
 // withoutForeign drops another agent's memories from hits.
-func (s *Hooks) withoutForeign(ctx context.Context, h HookRequest, hits []*RecallHit) ([]*RecallHit, error) {
+func (hk *Hooks) withoutForeign(ctx context.Context, h Request, hits []*core.RecallHit) ([]*core.RecallHit, error) {
 	ids := make([]string, 0, len(hits))
 	for _, hit := range hits {
 		if hit.Project == "" {
 			ids = append(ids, hit.ID)
 		}
 	}
-	_, foreign, err := s.scopedOut(ctx, ids, agentOf(h))
+	_, foreign, err := hk.scopedOut(ctx, ids, agentOf(h))
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(hits, func(hit *RecallHit) bool { return foreign[hit.ID] }), nil
+	return slices.DeleteFunc(hits, func(hit *core.RecallHit) bool { return foreign[hit.ID] }), nil
 }

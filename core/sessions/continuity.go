@@ -1,4 +1,4 @@
-package core
+package sessions
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -48,23 +49,22 @@ type activity struct {
 	touched        time.Time
 }
 
-type continuityState struct {
+// activities are the sessions' activity since their last checkpoint.
+type activities struct {
 	mu       sync.Mutex
 	sessions map[string]*activity
 }
 
-func (s *Hooks) continuity() *continuityState { return &s.activity }
-
 // withActivity runs fn on a session's activity under the lock. Sessions
 // idle a day, or the oldest past activitySessions, are forgotten.
-func (s *Hooks) withActivity(key string, fn func(a *activity)) {
-	if key == "" || !s.svc.cfg.Continuity.Enabled {
+func (s *Sessions) withActivity(key string, fn func(a *activity)) {
+	if key == "" || !s.cfg.Continuity.Enabled {
 		return
 	}
-	c := s.continuity()
+	c := &s.activity
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := s.svc.now()
+	now := s.now()
 	a := c.sessions[key]
 	if a == nil {
 		if len(c.sessions) >= activitySessions {
@@ -88,7 +88,7 @@ func (s *Hooks) withActivity(key string, fn func(a *activity)) {
 }
 
 func pushCapped(list []string, v string, max int) []string {
-	v = truncateRunes(oneLine(v), checkpointLineChars)
+	v = text.Truncate(text.OneLine(v), checkpointLineChars)
 	if strings.TrimSpace(v) == "" {
 		return list
 	}
@@ -99,29 +99,31 @@ func pushCapped(list []string, v string, max int) []string {
 	return list
 }
 
-// notePrompt records a prompt and writes a periodic checkpoint every
+// NotePrompt records a prompt and writes a periodic checkpoint every
 // continuity.prompt_interval prompts, or when continuity.time_interval has
 // passed since the last one.
-func (s *Hooks) notePrompt(ctx context.Context, h HookRequest, prompt string) {
-	cfg := s.svc.cfg.Continuity
+func (s *Sessions) NotePrompt(ctx context.Context, ref Ref, prompt string) {
+	cfg := s.cfg.Continuity
 	due := false
-	s.withActivity(h.SessionKey, func(a *activity) {
+	s.withActivity(ref.Key, func(a *activity) {
 		a.prompts = pushCapped(a.prompts, prompt, checkpointPrompts)
 		a.sincePrompts++
-		due = a.sincePrompts >= cfg.PromptInterval || s.svc.now().Sub(a.lastCheckpoint) >= cfg.TimeInterval.D()
+		due = a.sincePrompts >= cfg.PromptInterval || s.now().Sub(a.lastCheckpoint) >= cfg.TimeInterval.D()
 	})
 	if due {
-		if _, err := s.Checkpoint(ctx, h, TriggerPeriodic, ""); err != nil {
-			s.svc.log.Warn("periodic checkpoint", "err", err)
+		if _, err := s.Checkpoint(ctx, ref, TriggerPeriodic, ""); err != nil {
+			s.log.Warn("periodic checkpoint", "err", err)
 		}
 	}
 }
 
-func (s *Hooks) noteQuery(key, q string) {
+// NoteQuery records a memory query of session key (the recall hook's).
+func (s *Sessions) NoteQuery(key, q string) {
 	s.withActivity(key, func(a *activity) { a.queries = pushCapped(a.queries, q, checkpointQueries) })
 }
 
-func (s *Hooks) noteRemember(key, content string) {
+// NoteRemember records what session key remembered (the remember hook's).
+func (s *Sessions) NoteRemember(key, content string) {
 	s.withActivity(key, func(a *activity) { a.remembers = pushCapped(a.remembers, content, checkpointRemembers) })
 }
 
@@ -131,44 +133,44 @@ func (s *Hooks) noteRemember(key, content string) {
 // checkpoint within 2.5 s of the session's last one merges into it. The
 // session keeps its newest continuity.max_checkpoints_per_session, and
 // checkpoints older than continuity.retention are deleted.
-func (s *Hooks) Checkpoint(ctx context.Context, h HookRequest, trigger, sessionContext string) (*storage.Checkpoint, error) {
-	cfg := s.svc.cfg.Continuity
-	if !cfg.Enabled || h.SessionKey == "" {
+func (s *Sessions) Checkpoint(ctx context.Context, ref Ref, trigger, sessionContext string) (*storage.Checkpoint, error) {
+	cfg := s.cfg.Continuity
+	if !cfg.Enabled || ref.Key == "" {
 		return nil, nil
 	}
 	switch trigger {
 	case TriggerPeriodic, TriggerPreCompaction, TriggerSessionEnd, TriggerAgent, TriggerExplicit:
 	default:
-		return nil, Invalid("trigger", "trigger must be one of periodic, pre_compaction, session_end, agent, explicit")
+		return nil, core.Invalid("trigger", "trigger must be one of periodic, pre_compaction, session_end, agent, explicit")
 	}
-	if err := s.svc.CheckFrozen(); err != nil {
+	if err := s.mem.CheckFrozen(); err != nil {
 		return nil, err
 	}
 	var prompts, queries, remembers []string
-	s.withActivity(h.SessionKey, func(a *activity) {
+	s.withActivity(ref.Key, func(a *activity) {
 		prompts = append(prompts, a.prompts...)
 		queries = append(queries, a.queries...)
 		remembers = append(remembers, a.remembers...)
-		a.sincePrompts, a.lastCheckpoint = 0, s.svc.now()
+		a.sincePrompts, a.lastCheckpoint = 0, s.now()
 		a.queries, a.remembers = nil, nil
 	})
 	promptCount, started := 0, ""
-	if st, err := storage.SessionHead(ctx, s.svc.db.Reader(), h.SessionKey); err == nil {
+	if st, err := storage.SessionHead(ctx, s.db.Reader(), ref.Key); err == nil {
 		promptCount, started = st.PromptCount, st.StartedAt
-		h.Project = OrDefault(h.Project, st.Project)
-		h.Harness = OrDefault(h.Harness, st.Harness)
+		ref.Project = core.OrDefault(ref.Project, st.Project)
+		ref.Harness = core.OrDefault(ref.Harness, st.Harness)
 	}
-	nowT := s.svc.now()
+	nowT := s.now()
 	now := storage.FormatTime(nowT)
-	cp := &storage.Checkpoint{ID: NewID(), SessionKey: h.SessionKey, Harness: OrDefault(h.Harness, "unknown"), Project: h.Project,
-		Trigger: trigger, PromptCount: promptCount, MemoryQueries: redactAll(s.svc, queries),
-		RecentRemembers: redactAll(s.svc, remembers), CreatedAt: now, UpdatedAt: now}
+	cp := &storage.Checkpoint{ID: core.NewID(), SessionKey: ref.Key, Harness: core.OrDefault(ref.Harness, "unknown"), Project: ref.Project,
+		Trigger: trigger, PromptCount: promptCount, MemoryQueries: s.redactAll(queries),
+		RecentRemembers: s.redactAll(remembers), CreatedAt: now, UpdatedAt: now}
 	duration := ""
 	if t, err := storage.ParseTime(started); err == nil {
 		duration = nowT.Sub(t).Round(time.Minute).String()
 	}
-	err := s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		last, err := storage.SessionCheckpoints(ctx, tx, h.SessionKey, 1)
+	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		last, err := storage.SessionCheckpoints(ctx, tx, ref.Key, 1)
 		if err != nil {
 			return err
 		}
@@ -179,15 +181,15 @@ func (s *Hooks) Checkpoint(ctx context.Context, h HookRequest, trigger, sessionC
 				cp.MemoryQueries = mergeCapped(prev.MemoryQueries, cp.MemoryQueries, checkpointQueries)
 				cp.RecentRemembers = mergeCapped(prev.RecentRemembers, cp.RecentRemembers, checkpointRemembers)
 				cp.PromptCount = max(prev.PromptCount, cp.PromptCount)
-				cp.Digest = s.svc.Redact(checkpointDigest(cp, duration, prompts, sessionContext))
+				cp.Digest = s.mem.Redact(checkpointDigest(cp, duration, prompts, sessionContext))
 				return storage.UpdateCheckpoint(ctx, tx, cp)
 			}
 		}
-		cp.Digest = s.svc.Redact(checkpointDigest(cp, duration, prompts, sessionContext))
+		cp.Digest = s.mem.Redact(checkpointDigest(cp, duration, prompts, sessionContext))
 		if err := storage.InsertCheckpoint(ctx, tx, cp); err != nil {
 			return err
 		}
-		_, err = storage.TrimCheckpoints(ctx, tx, h.SessionKey, cfg.MaxCheckpointsPerSession,
+		_, err = storage.TrimCheckpoints(ctx, tx, ref.Key, cfg.MaxCheckpointsPerSession,
 			storage.FormatTime(nowT.Add(-cfg.Retention.D())))
 		return err
 	})
@@ -197,10 +199,10 @@ func (s *Hooks) Checkpoint(ctx context.Context, h HookRequest, trigger, sessionC
 	return cp, nil
 }
 
-func redactAll(s *Service, list []string) []string {
+func (s *Sessions) redactAll(list []string) []string {
 	out := make([]string, len(list))
 	for i, v := range list {
-		out[i] = s.Redact(v)
+		out[i] = s.mem.Redact(v)
 	}
 	return out
 }
@@ -225,7 +227,7 @@ func mergeCapped(a, b []string, max int) []string {
 // checkpointDigest is seed 003's structured markdown of a checkpoint.
 func checkpointDigest(cp *storage.Checkpoint, duration string, prompts []string, sessionContext string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Checkpoint (%s) of project %s: %d prompts", strings.ReplaceAll(cp.Trigger, "_", "-"), OrDefault(cp.Project, "none"), cp.PromptCount)
+	fmt.Fprintf(&b, "Checkpoint (%s) of project %s: %d prompts", strings.ReplaceAll(cp.Trigger, "_", "-"), core.OrDefault(cp.Project, "none"), cp.PromptCount)
 	if duration != "" {
 		fmt.Fprintf(&b, " over %s", duration)
 	}
@@ -246,33 +248,33 @@ func checkpointDigest(cp *storage.Checkpoint, duration string, prompts []string,
 		}
 	}
 	if c := strings.TrimSpace(sessionContext); c != "" {
-		b.WriteString("Session context:\n" + truncateRunes(c, 1500) + "\n")
+		b.WriteString("Session context:\n" + text.Truncate(c, 1500) + "\n")
 	}
 	return b.String()
 }
 
-// recoveryDigest is what session start injects when a session comes
-// back after a compaction or a resume: its latest checkpoints (for a
-// resumed session without any, the project's latest), newest first,
-// within continuity.recovery_budget_chars.
-func (s *Hooks) recoveryDigest(ctx context.Context, h HookRequest) string {
-	cfg := s.svc.cfg.Continuity
-	if !cfg.Enabled || (h.Source != "compact" && h.Source != "resume") {
+// RecoveryDigest is what session start injects when a session comes
+// back after a compaction or a resume (source "compact" or "resume"): its
+// latest checkpoints (for a resumed session without any, the project's
+// latest), newest first, within continuity.recovery_budget_chars.
+func (s *Sessions) RecoveryDigest(ctx context.Context, ref Ref, source string) string {
+	cfg := s.cfg.Continuity
+	if !cfg.Enabled || (source != "compact" && source != "resume") {
 		return ""
 	}
-	r := s.svc.db.Reader()
+	r := s.db.Reader()
 	var cps []*storage.Checkpoint
-	if h.SessionKey != "" {
-		cps, _ = storage.SessionCheckpoints(ctx, r, h.SessionKey, 5)
+	if ref.Key != "" {
+		cps, _ = storage.SessionCheckpoints(ctx, r, ref.Key, 5)
 	}
-	if len(cps) == 0 && h.Source == "resume" && h.Project != "" {
-		since := storage.FormatTime(s.svc.now().Add(-cfg.Retention.D()))
-		cps, _ = storage.ProjectCheckpoints(ctx, r, h.Project, since, 3)
+	if len(cps) == 0 && source == "resume" && ref.Project != "" {
+		since := storage.FormatTime(s.now().Add(-cfg.Retention.D()))
+		cps, _ = storage.ProjectCheckpoints(ctx, r, ref.Project, since, 3)
 	}
 	if len(cps) == 0 {
 		return ""
 	}
-	head := fmt.Sprintf("\n## Session Recovery (after %s: where this session was)\n", h.Source)
+	head := fmt.Sprintf("\n## Session Recovery (after %s: where this session was)\n", source)
 	budget := cfg.RecoveryBudgetChars - text.CharCount(head)
 	var b strings.Builder
 	for i, c := range cps {
@@ -285,7 +287,7 @@ func (s *Hooks) recoveryDigest(ctx context.Context, h HookRequest) string {
 			break
 		}
 		if text.CharCount(d)+1 > room {
-			d = truncateRunes(d, room-len("\n[truncated]\n")) + "\n[truncated]"
+			d = text.Truncate(d, room-len("\n[truncated]\n")) + "\n[truncated]"
 		}
 		b.WriteString(d + "\n")
 	}
@@ -295,8 +297,8 @@ func (s *Hooks) recoveryDigest(ctx context.Context, h HookRequest) string {
 // offerMemories records what a session was offered (source session_start
 // or prompt): the memories injected, and candidates that were not, each
 // with its rank and its features (the learned ranker's training data).
-func (s *Hooks) offerMemories(ctx context.Context, tx *storage.Tx, key, source string, offers []*storage.SessionMemory, now string) error {
-	if !s.svc.cfg.Continuity.Enabled || key == "" {
+func (s *Sessions) offerMemories(ctx context.Context, tx *storage.Tx, key, source string, offers []*storage.SessionMemory, now string) error {
+	if !s.cfg.Continuity.Enabled || key == "" {
 		return nil
 	}
 	for _, m := range offers {
@@ -336,8 +338,8 @@ func wordsOf(body string) map[string]bool {
 //     in the session is not counted: the text is its source.
 //   - share: body holds at least two of the memory's content words, and
 //     at least a third of them.
-func (s *Hooks) usesIn(ctx context.Context, mems []*storage.SessionMemory, body string) map[string]int {
-	cfg := s.svc.cfg.Continuity
+func (s *Sessions) usesIn(ctx context.Context, mems []*storage.SessionMemory, body string) map[string]int {
+	cfg := s.cfg.Continuity
 	out := map[string]int{}
 	if cfg.UseSignal == UseSignalShare {
 		words := wordsOf(body)
@@ -385,9 +387,9 @@ func (s *Hooks) usesIn(ctx context.Context, mems []*storage.SessionMemory, body 
 	if len(need) == 0 {
 		return out
 	}
-	idf, err := s.svc.termWeights(ctx, need)
+	idf, err := s.termWeights(ctx, need)
 	if err != nil {
-		s.svc.log.Warn("signs of use: term weights", "err", err)
+		s.log.Warn("signs of use: term weights", "err", err)
 		return out
 	}
 	for i, m := range mems {
@@ -417,12 +419,12 @@ const useMinStore = 1000
 
 // termWeights are the inverse document frequencies of terms over the
 // store: log(1 + N/(df+1)), N the live memories (at least useMinStore).
-func (s *Service) termWeights(ctx context.Context, terms map[string]bool) (map[string]float64, error) {
-	live, _, err := s.MemoryTotals(ctx)
+func (s *Sessions) termWeights(ctx context.Context, terms map[string]bool) (map[string]float64, error) {
+	total, deleted, err := storage.MemoryCounts(ctx, s.db.Reader())
 	if err != nil {
 		return nil, err
 	}
-	live = max(live, useMinStore)
+	live := max(total-deleted, useMinStore)
 	list := make([]string, 0, len(terms))
 	for t := range terms {
 		list = append(list, t)
@@ -438,45 +440,46 @@ func (s *Service) termWeights(ctx context.Context, terms map[string]bool) (map[s
 	return out, nil
 }
 
-// noteUses records the session's offered memories a later prompt refers
+// NoteUses records the session's offered memories a later prompt refers
 // to.
-func (s *Hooks) noteUses(ctx context.Context, key, body string) {
-	if !s.svc.cfg.Continuity.Enabled || key == "" || strings.TrimSpace(body) == "" {
+func (s *Sessions) NoteUses(ctx context.Context, key, body string) {
+	if !s.cfg.Continuity.Enabled || key == "" || strings.TrimSpace(body) == "" {
 		return
 	}
-	injected, err := storage.SessionMemories(ctx, s.svc.db.Reader(), key)
+	injected, err := storage.SessionMemories(ctx, s.db.Reader(), key)
 	if err != nil || len(injected) == 0 {
 		return
 	}
-	s.addUses(ctx, key, s.usesIn(ctx, injected, body))
+	s.AddUses(ctx, key, s.usesIn(ctx, injected, body))
 }
 
-func (s *Hooks) addUses(ctx context.Context, key string, uses map[string]int) {
+// AddUses counts uses (by memory id) of what session key was offered.
+func (s *Sessions) AddUses(ctx context.Context, key string, uses map[string]int) {
 	if len(uses) == 0 {
 		return
 	}
-	now := s.svc.Timestamp()
-	if err := s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error { return storage.NoteSessionMemoryUses(ctx, tx, key, uses, now) }); err != nil {
-		s.svc.log.Warn("note memory uses", "err", err)
+	now := s.timestamp()
+	if err := s.db.WriteTx(ctx, func(tx *storage.Tx) error { return storage.NoteSessionMemoryUses(ctx, tx, key, uses, now) }); err != nil {
+		s.log.Warn("note memory uses", "err", err)
 	}
 }
 
-// scoreSession scores, at session end, how useful the injected memories
-// were, without a model: the share of injected memories the session
-// referred to later (its prompts, the transcript, the agent's recalls).
-// Each memory's relevance is its uses, one use 0.5, two or more 1.
-func (s *Hooks) scoreSession(ctx context.Context, h HookRequest, transcript string) (*storage.SessionScore, error) {
-	if !s.svc.cfg.Continuity.Enabled || h.SessionKey == "" {
+// Score scores, at session end, how useful the injected memories were,
+// without a model: the share of injected memories the session referred
+// to later (its prompts, the transcript, the agent's recalls). Each
+// memory's relevance is its uses, one use 0.5, two or more 1.
+func (s *Sessions) Score(ctx context.Context, ref Ref, transcript string) (*storage.SessionScore, error) {
+	if !s.cfg.Continuity.Enabled || ref.Key == "" {
 		return nil, nil
 	}
-	mems, err := storage.SessionMemories(ctx, s.svc.db.Reader(), h.SessionKey)
+	mems, err := storage.SessionMemories(ctx, s.db.Reader(), ref.Key)
 	if err != nil {
 		return nil, err
 	}
 	fromTranscript := s.usesIn(ctx, mems, transcript)
 	injected, used := 0, 0
 	rel := map[string]float64{}
-	weigh := s.svc.cfg.Continuity.UseSignal == UseSignalWeight
+	weigh := s.cfg.Continuity.UseSignal == UseSignalWeight
 	for _, m := range mems {
 		// A memory written in the session has no relevance (NULL): its
 		// words in the session are its source, which says neither that it
@@ -497,8 +500,8 @@ func (s *Hooks) scoreSession(ctx context.Context, h HookRequest, transcript stri
 			used++
 		}
 	}
-	sc := &storage.SessionScore{SessionKey: h.SessionKey, Project: h.Project, Harness: OrDefault(h.Harness, "unknown"),
-		MemoriesRecalled: injected, MemoriesUsed: used, Method: "heuristic", CreatedAt: s.svc.Timestamp()}
+	sc := &storage.SessionScore{SessionKey: ref.Key, Project: ref.Project, Harness: core.OrDefault(ref.Harness, "unknown"),
+		MemoriesRecalled: injected, MemoriesUsed: used, Method: "heuristic", CreatedAt: s.timestamp()}
 	if injected > 0 {
 		sc.Score = math.Round(float64(used)/float64(injected)*1000) / 1000
 		sc.Confidence = math.Round(math.Min(0.8, 0.3+0.1*float64(injected))*1000) / 1000
@@ -506,47 +509,47 @@ func (s *Hooks) scoreSession(ctx context.Context, h HookRequest, transcript stri
 	} else {
 		sc.Reasoning = "no memory was injected into this session"
 	}
-	now := s.svc.Timestamp()
-	err = s.svc.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		if err := storage.NoteSessionMemoryUses(ctx, tx, h.SessionKey, fromTranscript, now); err != nil {
+	now := s.timestamp()
+	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := storage.NoteSessionMemoryUses(ctx, tx, ref.Key, fromTranscript, now); err != nil {
 			return err
 		}
-		if err := storage.SetSessionMemoryRelevance(ctx, tx, h.SessionKey, rel, now); err != nil {
+		if err := storage.SetSessionMemoryRelevance(ctx, tx, ref.Key, rel, now); err != nil {
 			return err
 		}
 		if err := storage.SaveSessionScore(ctx, tx, sc); err != nil {
 			return err
 		}
 		// The aspects of the memories found used gain weight
-		// (core/aspect_feedback.go).
-		return s.svc.applyAspectFeedback(ctx, tx, h.SessionKey, s.svc.now())
+		// (core/ranker: Feedback).
+		return s.feedback.Apply(ctx, tx, ref.Key, s.now())
 	})
 	return sc, err
 }
 
-// SessionContinuity is a session's checkpoints, what it was offered and
-// used, and its score, as GET /api/sessions/{key} shows them.
-type SessionContinuity struct {
+// Continuity is a session's checkpoints, what it was offered and used,
+// and its score, as GET /api/sessions/{key} shows them.
+type Continuity struct {
 	Checkpoints []*storage.Checkpoint    `json:"checkpoints"`
 	Memories    []*storage.SessionMemory `json:"memories"`
 	Score       *storage.SessionScore    `json:"score,omitempty"`
 	// Aspects are the aspects of the memories the scoring found used,
-	// with their weights now (core/aspect_feedback.go).
+	// with their weights now (core/ranker: Feedback).
 	Aspects []*storage.AspectWeight `json:"aspects"`
 }
 
-func (s *Hooks) sessionContinuity(ctx context.Context, key string) (*SessionContinuity, error) {
-	r := s.svc.db.Reader()
-	out := &SessionContinuity{}
+func (s *Sessions) continuity(ctx context.Context, key string) (*Continuity, error) {
+	r := s.db.Reader()
+	out := &Continuity{}
 	var err error
-	if out.Checkpoints, err = storage.SessionCheckpoints(ctx, r, key, s.svc.cfg.Continuity.MaxCheckpointsPerSession); err != nil {
+	if out.Checkpoints, err = storage.SessionCheckpoints(ctx, r, key, s.cfg.Continuity.MaxCheckpointsPerSession); err != nil {
 		return nil, err
 	}
 	if out.Memories, err = storage.SessionMemories(ctx, r, key); err != nil {
 		return nil, err
 	}
 	for _, m := range out.Memories {
-		m.Content = s.svc.Redact(truncateRunes(m.Content, 300))
+		m.Content = s.mem.Redact(text.Truncate(m.Content, 300))
 	}
 	if out.Score, err = storage.GetSessionScore(ctx, r, key); err != nil && err != storage.ErrNotFound {
 		return nil, err
@@ -559,19 +562,19 @@ func (s *Hooks) sessionContinuity(ctx context.Context, key string) (*SessionCont
 
 // CheckpointSession writes an explicit or agent checkpoint of a session
 // the store knows; note becomes its session context.
-func (s *Hooks) CheckpointSession(ctx context.Context, key, trigger, note string) (*storage.Checkpoint, error) {
-	if !s.svc.cfg.Continuity.Enabled {
-		return nil, &Error{Code: CodeInvalidRequest, Message: "session continuity is off (continuity.enabled)"}
+func (s *Sessions) CheckpointSession(ctx context.Context, key, trigger, note string) (*storage.Checkpoint, error) {
+	if !s.cfg.Continuity.Enabled {
+		return nil, &core.Error{Code: core.CodeInvalidRequest, Message: "session continuity is off (continuity.enabled)"}
 	}
-	st, err := storage.SessionHead(ctx, s.svc.db.Reader(), key)
+	st, err := storage.SessionHead(ctx, s.db.Reader(), key)
 	if err == storage.ErrNotFound {
-		return nil, &Error{Code: CodeNotFound, Message: "no session " + key}
+		return nil, &core.Error{Code: core.CodeNotFound, Message: "no session " + key}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if text.CharCount(note) > 4000 {
-		return nil, Invalid("note", "note is %d characters; at most 4000", text.CharCount(note))
+		return nil, core.Invalid("note", "note is %d characters; at most 4000", text.CharCount(note))
 	}
-	return s.Checkpoint(ctx, HookRequest{SessionKey: key, Harness: st.Harness, Project: st.Project}, trigger, note)
+	return s.Checkpoint(ctx, Ref{Key: key, Harness: st.Harness, Project: st.Project}, trigger, note)
 }

@@ -1,5 +1,5 @@
 //go:build !race
 
-package core_test
+package hooks_test
 
 const raceEnabled = false

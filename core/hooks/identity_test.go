@@ -1,4 +1,4 @@
-package core_test
+package hooks_test
 
 import (
 	"context"
@@ -113,7 +113,7 @@ func TestMigrateProjects(t *testing.T) {
 	e.Exec(t, `UPDATE memories SET project = ? WHERE project = ?`, root+"/src/", filepath.Join(root, "src", "api"))
 	e.Exec(t, `INSERT INTO sessions (key, harness, project, started_at) VALUES ('s1', 'claude-code', ?, '2025-01-01T00:00:00Z')`, root+"/src/api")
 
-	n, err := e.Svc.Hooks().MigrateProjects(ctx, project.FindRoot)
+	n, err := e.App.Hooks.MigrateProjects(ctx, project.FindRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestMigrateProjects(t *testing.T) {
 	// stat-ed again; names still join their root at every open.
 	sub2 := e.Mem(t, "written by an old shim after the migration", map[string]any{"project": filepath.Join(root, "src")})
 	late := e.Mem(t, "a name written later", map[string]any{"project": "atlas"})
-	if _, err := e.Svc.Hooks().MigrateProjects(ctx, func(string) string { t.Fatal("the folder step ran twice"); return "" }); err != nil {
+	if _, err := e.App.Hooks.MigrateProjects(ctx, func(string) string { t.Fatal("the folder step ran twice"); return "" }); err != nil {
 		t.Fatal(err)
 	}
 	for id, want := range map[string]string{sub2: filepath.Join(root, "src"), late: root} {

@@ -1,4 +1,4 @@
-package core_test
+package ranker_test
 
 import (
 	"encoding/json"
@@ -8,11 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/internal/apitest"
+	"github.com/cairnmem/cairn/core/ranker"
 	"github.com/cairnmem/cairn/storage"
 )
+
+// projA is the project the tests' sessions run in.
+const projA = "/work/alpha"
 
 // plantSessions stores n scored sessions whose session-start offers carry
 // a planted signal: the decisions, ranked last by the baseline (lower
@@ -27,7 +30,7 @@ func plantSessions(t *testing.T, e *apitest.Env, prefix string, n int, inverted 
 			VALUES (?, 'claude-code', 0.5, 0.5, 10, 3, 'heuristic', ?)`, key, at)
 		for r := range 10 {
 			decision := r >= 7
-			x := make([]float64, len(core.FeatureNames))
+			x := make([]float64, len(ranker.FeatureNames))
 			imp := 0.9 - 0.02*float64(r)
 			if decision {
 				imp = 0.5 - 0.02*float64(r-7)
@@ -95,7 +98,7 @@ func TestPredictorLearnsAndFallsBack(t *testing.T) {
 	}
 
 	plantSessions(t, e, "train", 24, false)
-	ps, err := e.Svc.TrainPredictor(t.Context())
+	ps, err := e.App.Predictor.Train(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +125,7 @@ func TestPredictorLearnsAndFallsBack(t *testing.T) {
 	// Sessions scored since show the opposite: the moving NDCG drops below
 	// the baseline's and the baseline order is back.
 	plantSessions(t, e, "drift", 8, true)
-	if ps, err = e.Svc.TrainPredictor(t.Context()); err != nil {
+	if ps, err = e.App.Predictor.Train(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if !ps.Moving.Drift || ps.Active || ps.Moving.Sessions != 8 || !strings.Contains(ps.Reason, "drift") {
@@ -161,18 +164,18 @@ func TestPredictorTrainingDataFromHooks(t *testing.T) {
 	sources := map[string]int{}
 	relevant := 0
 	for _, o := range sessions[0].Offers {
-		if len(o.Features) != len(core.FeatureNames) {
+		if len(o.Features) != len(ranker.FeatureNames) {
 			t.Fatalf("features of %s: %v", o.MemoryID, o.Features)
 		}
 		sources[o.Source]++
 		if o.Relevance > 0 {
 			relevant++
 		}
-		if o.Source == core.SourcePrompt && o.Group != 1 {
+		if o.Source == ranker.SourcePrompt && o.Group != 1 {
 			t.Fatalf("a prompt offer's group is its prompt: %+v", o)
 		}
 	}
-	if sources[core.SourceSessionStart] == 0 || sources[core.SourcePrompt] == 0 || relevant == 0 {
+	if sources[ranker.SourceSessionStart] == 0 || sources[ranker.SourcePrompt] == 0 || relevant == 0 {
 		t.Fatalf("offers by source %v, relevant %d", sources, relevant)
 	}
 }

@@ -1,4 +1,4 @@
-package core_test
+package sessions_test
 
 import (
 	"fmt"
@@ -9,6 +9,9 @@ import (
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/internal/apitest"
 )
+
+// projA is the project the tests' sessions run in.
+const projA = "/work/alpha"
 
 // A session through the hooks: periodic checkpoints every N prompts, a
 // pre-compaction checkpoint with what the harness said, the recovery

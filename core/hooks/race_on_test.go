@@ -1,6 +1,6 @@
 //go:build race
 
-package core_test
+package hooks_test
 
 // raceEnabled: the race detector slows the translated SQLite ~40x, so the
 // heaviest tests scale down under it.

@@ -1,4 +1,4 @@
-package core
+package hooks
 
 import (
 	"context"
@@ -6,10 +6,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/ranker"
 	"github.com/cairnmem/cairn/storage"
 )
 
-// How the hooks use the learned ranker (core/predictor.go): the features
+// How the hooks use the learned ranker (core/ranker): the features
 // of each candidate, the model's order when it is active, and, whenever a
 // model exists, what it and the baseline would each inject.
 
@@ -38,9 +40,9 @@ func daysSince(ts string, now time.Time) (float64, bool) {
 func typeFeatures(x []float64, typ string) {
 	switch typ {
 	case "decision", "constraint", "preference", "rule":
-		x[fDurable] = 1
+		x[ranker.FDurable] = 1
 	case "session_summary":
-		x[fSummary] = 1
+		x[ranker.FSummary] = 1
 	}
 }
 
@@ -53,61 +55,46 @@ func b01(b bool) float64 {
 
 // startFeatures are a session-start candidate's features at baseline rank.
 func startFeatures(c *startCandidate, rank int, now time.Time) []float64 {
-	x := make([]float64, numFeatures)
-	x[fBias] = 1
-	x[fDecay], x[fScore], x[fImportance] = c.m.Score, c.m.Score, c.m.Importance
+	x := make([]float64, ranker.NumFeatures)
+	x[ranker.FBias] = 1
+	x[ranker.FDecay], x[ranker.FScore], x[ranker.FImportance] = c.m.Score, c.m.Score, c.m.Importance
 	if d, ok := daysSince(c.m.CreatedAt, now); ok {
-		x[fRecency] = math.Exp(-d / 30)
+		x[ranker.FRecency] = math.Exp(-d / 30)
 	}
 	if d, ok := daysSince(c.lastAccess, now); ok && c.lastAccess != "" {
-		x[fAccess] = math.Exp(-d / 7)
+		x[ranker.FAccess] = math.Exp(-d / 7)
 	}
 	typeFeatures(x, c.m.Type)
-	x[fSameProject], x[fPinned] = b01(c.sameProj), b01(c.m.Pinned)
-	x[fRank] = 1 / float64(1+rank)
+	x[ranker.FSameProject], x[ranker.FPinned] = b01(c.sameProj), b01(c.m.Pinned)
+	x[ranker.FRank] = 1 / float64(1+rank)
 	return x
 }
 
 // promptFeatures are a prompt candidate's features at baseline rank: the
 // parts of its recall score, and share, how much of the prompt it holds.
-func promptFeatures(hit *RecallHit, share float64, rank int, sameProj bool, now time.Time) []float64 {
-	x := make([]float64, numFeatures)
-	x[fBias] = 1
+func promptFeatures(hit *core.RecallHit, share float64, rank int, sameProj bool, now time.Time) []float64 {
+	x := make([]float64, ranker.NumFeatures)
+	x[ranker.FBias] = 1
 	if e := hit.Explain; e != nil {
-		x[fKeyword], x[fCoverage], x[fVector], x[fGraph], x[fDecay] = e.Keyword, e.Coverage, e.Vector, e.Graph, e.Decay
+		x[ranker.FKeyword], x[ranker.FCoverage], x[ranker.FVector], x[ranker.FGraph], x[ranker.FDecay] = e.Keyword, e.Coverage, e.Vector, e.Graph, e.Decay
 	}
-	x[fImportance], x[fScore], x[fShare] = hit.Importance, hit.Score, share
+	x[ranker.FImportance], x[ranker.FScore], x[ranker.FShare] = hit.Importance, hit.Score, share
 	if d, ok := daysSince(hit.CreatedAt, now); ok {
-		x[fRecency] = math.Exp(-d / 30)
+		x[ranker.FRecency] = math.Exp(-d / 30)
 	}
 	typeFeatures(x, hit.Type)
-	x[fSameProject], x[fPinned] = b01(sameProj), b01(hit.Pinned)
-	x[fRank] = 1 / float64(1+rank)
+	x[ranker.FSameProject], x[ranker.FPinned] = b01(sameProj), b01(hit.Pinned)
+	x[ranker.FRank] = 1 / float64(1+rank)
 	return x
-}
-
-// learnedOrder is the model's order of candidates (given in baseline
-// order, with their features) and whether it is to be used; nil when the
-// ranker is off or has no model for source.
-func (s *Hooks) learnedOrder(ctx context.Context, source string, feats [][]float64) ([]int, bool) {
-	if !s.svc.cfg.Predictor.Enabled || len(feats) == 0 {
-		return nil, false
-	}
-	st := s.svc.loadPredictor(ctx)
-	if st == nil || st.Models[source] == nil {
-		return nil, false
-	}
-	active, _ := s.svc.predictorActive(st)
-	return st.Models[source].order(feats), active
 }
 
 // learnedPick returns the order the hook picks from: the learned
 // ranker's (adjusted by adjust when given) when it is active, else the
 // baseline's; and, whenever a model exists, what each order would inject.
-func (s *Hooks) learnedPick(ctx context.Context, source string, feats [][]float64, pick func([]int) []int,
+func (hk *Hooks) learnedPick(ctx context.Context, source string, feats [][]float64, pick func([]int) []int,
 	idOf func(int) string, adjust func([]int) []int) ([]int, *RankerNote) {
 	final := identity(len(feats))
-	order, active := s.learnedOrder(ctx, source, feats)
+	order, active := hk.predictor.Order(ctx, source, feats)
 	if order == nil {
 		return final, nil
 	}

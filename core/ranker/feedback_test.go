@@ -1,4 +1,4 @@
-package httpapi_test
+package ranker_test
 
 import (
 	"math"
@@ -15,7 +15,8 @@ const feedbackProject = "/work/feedback"
 // memory's first attribute.
 func aspectWeightOf(t *testing.T, e *apitest.Env, id string) float64 {
 	t.Helper()
-	attrs, _ := evolutionOf(t, e, id)["attributes"].([]any)
+	evo, _ := e.Get(t, "/api/memory/"+id+"?include_deleted=true").Want(t, 200).JSON["evolution"].(map[string]any)
+	attrs, _ := evo["attributes"].([]any)
 	if len(attrs) == 0 {
 		t.Fatalf("memory %s has no attribute", id)
 	}

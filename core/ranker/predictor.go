@@ -1,4 +1,4 @@
-package core
+package ranker
 
 import (
 	"cmp"
@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"slices"
 	"sync"
+	"time"
 
+	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -29,29 +32,30 @@ const (
 	SourcePrompt       = "prompt"
 )
 
-// Features of an offered memory, in order (index 0 is a constant).
+// Features of an offered memory, in order (index 0 is a constant): the
+// indexes of a feature vector.
 const (
-	fBias = iota
-	fKeyword
-	fCoverage
-	fVector
-	fGraph
-	fDecay
-	fImportance
-	fRecency
-	fAccess
-	fDurable
-	fSummary
-	fSameProject
-	fRank
-	fScore
-	fPinned
-	fShare
-	numFeatures
+	FBias = iota
+	FKeyword
+	FCoverage
+	FVector
+	FGraph
+	FDecay
+	FImportance
+	FRecency
+	FAccess
+	FDurable
+	FSummary
+	FSameProject
+	FRank
+	FScore
+	FPinned
+	FShare
+	NumFeatures
 )
 
 // FeatureNames name the features, in order.
-var FeatureNames = [numFeatures]string{"bias", "keyword", "coverage", "vector", "graph", "decay", "importance", "recency",
+var FeatureNames = [NumFeatures]string{"bias", "keyword", "coverage", "vector", "graph", "decay", "importance", "recency",
 	"access", "durable_type", "session_summary", "project_match", "rank", "score", "pinned", "prompt_share"}
 
 // Training and tracking constants.
@@ -75,11 +79,11 @@ type rankModel struct {
 }
 
 func (m *rankModel) score(x []float64) float64 {
-	if m == nil || len(x) != numFeatures {
+	if m == nil || len(x) != NumFeatures {
 		return 0
 	}
 	s := 0.0
-	for i := 1; i < numFeatures; i++ {
+	for i := 1; i < NumFeatures; i++ {
 		s += m.Weights[i] * (x[i] - m.Mean[i]) / m.Std[i]
 	}
 	return s
@@ -112,7 +116,7 @@ func groupsOf(sessions []*storage.ScoredSession) [][]*offerGroup {
 		byKey := map[string]*offerGroup{}
 		var keys []string
 		for _, o := range s.Offers {
-			if len(o.Features) != numFeatures {
+			if len(o.Features) != NumFeatures {
 				continue
 			}
 			k := fmt.Sprintf("%s/%d", o.Source, o.Group)
@@ -123,7 +127,7 @@ func groupsOf(sessions []*storage.ScoredSession) [][]*offerGroup {
 				keys = append(keys, k)
 			}
 			g.xs = append(g.xs, o.Features)
-			g.rel = append(g.rel, Clamp01(o.Relevance))
+			g.rel = append(g.rel, max(0, min(1, o.Relevance)))
 		}
 		for _, k := range keys {
 			g := byKey[k]
@@ -132,7 +136,7 @@ func groupsOf(sessions []*storage.ScoredSession) [][]*offerGroup {
 			for j := range idx {
 				idx[j] = j
 			}
-			slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(g.xs[b][fRank], g.xs[a][fRank]) })
+			slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(g.xs[b][FRank], g.xs[a][FRank]) })
 			ng := &offerGroup{source: g.source}
 			for _, j := range idx {
 				ng.xs, ng.rel = append(ng.xs, g.xs[j]), append(ng.rel, g.rel[j])
@@ -200,34 +204,34 @@ func evalGroups(models map[string]*rankModel, groups []*offerGroup) (model, base
 // give every memory the same score, which keeps the baseline order: a
 // model without signal changes nothing.
 func trainRanker(groups []*offerGroup) *rankModel {
-	m := &rankModel{Weights: make([]float64, numFeatures), Mean: make([]float64, numFeatures), Std: make([]float64, numFeatures)}
+	m := &rankModel{Weights: make([]float64, NumFeatures), Mean: make([]float64, NumFeatures), Std: make([]float64, NumFeatures)}
 	n := 0
 	for _, g := range groups {
 		for _, x := range g.xs {
-			for i := range numFeatures {
+			for i := range NumFeatures {
 				m.Mean[i] += x[i]
 			}
 			n++
 		}
 	}
 	if n == 0 {
-		for i := range numFeatures {
+		for i := range NumFeatures {
 			m.Std[i] = 1
 		}
 		return m
 	}
-	for i := range numFeatures {
+	for i := range NumFeatures {
 		m.Mean[i] /= float64(n)
 	}
 	for _, g := range groups {
 		for _, x := range g.xs {
-			for i := range numFeatures {
+			for i := range NumFeatures {
 				d := x[i] - m.Mean[i]
 				m.Std[i] += d * d / float64(n)
 			}
 		}
 	}
-	for i := range numFeatures {
+	for i := range NumFeatures {
 		m.Std[i] = math.Sqrt(m.Std[i])
 		if m.Std[i] < 1e-9 {
 			m.Std[i] = 1
@@ -245,8 +249,8 @@ func trainRanker(groups []*offerGroup) *rankModel {
 				if g.rel[a] <= g.rel[b] || k >= predictorPairsGroup {
 					continue
 				}
-				d := make([]float64, numFeatures)
-				for i := 1; i < numFeatures; i++ {
+				d := make([]float64, NumFeatures)
+				for i := 1; i < NumFeatures; i++ {
 					d[i] = (g.xs[a][i] - g.xs[b][i]) / m.Std[i]
 				}
 				pairs = append(pairs, pair{d, g.rel[a] - g.rel[b]})
@@ -258,23 +262,23 @@ func trainRanker(groups []*offerGroup) *rankModel {
 		return m
 	}
 	w := m.Weights
-	grad := make([]float64, numFeatures)
+	grad := make([]float64, NumFeatures)
 	for range predictorIterations {
 		clear(grad)
 		tw := 0.0
 		for _, p := range pairs {
 			s := 0.0
-			for i := 1; i < numFeatures; i++ {
+			for i := 1; i < NumFeatures; i++ {
 				s += w[i] * p.d[i]
 			}
 			// d/dw of w_p·log(1+exp(-s)) is -w_p·σ(-s)·d.
 			g := -p.w / (1 + math.Exp(s))
-			for i := 1; i < numFeatures; i++ {
+			for i := 1; i < NumFeatures; i++ {
 				grad[i] += g * p.d[i]
 			}
 			tw += p.w
 		}
-		for i := 1; i < numFeatures; i++ {
+		for i := 1; i < NumFeatures; i++ {
 			w[i] -= predictorRate * (grad[i]/tw + predictorL2*w[i])
 		}
 	}
@@ -337,40 +341,53 @@ type predictorState struct {
 	SinceTraining   int                   `json:"since_training"`
 }
 
-type predictorCache struct {
+// Predictor is the learned ranker of one store: its stored state, read
+// once per process (the cache) and kept current by Train.
+type Predictor struct {
+	db  *storage.DB
+	cfg config.PredictorConfig
+	now func() time.Time
+	log *slog.Logger
+
 	mu     sync.Mutex
 	loaded bool
 	st     *predictorState
 }
 
-func (s *Service) predictorCache() *predictorCache { return &s.predictor }
+// NewPredictor returns the learned ranker of db, configured by cfg
+// (predictor.*), with the clock now and the logger log.
+func NewPredictor(db *storage.DB, cfg config.PredictorConfig, now func() time.Time, log *slog.Logger) *Predictor {
+	return &Predictor{db: db, cfg: cfg, now: now, log: log}
+}
 
-// loadPredictor returns the stored state (nil without one), read once per
+// timestamp is the clock's now in the store's time format.
+func (p *Predictor) timestamp() string { return storage.FormatTime(p.now()) }
+
+// load returns the stored state (nil without one), read once per
 // process and kept current by the trainer.
-func (s *Service) loadPredictor(ctx context.Context) *predictorState {
-	c := s.predictorCache()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.loaded {
-		raw, err := storage.PredictorState(ctx, s.db.Reader())
+func (p *Predictor) load(ctx context.Context) *predictorState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.loaded {
+		raw, err := storage.PredictorState(ctx, p.db.Reader())
 		if err == nil {
 			var st predictorState
 			if json.Unmarshal([]byte(raw), &st) == nil {
-				c.st = &st
+				p.st = &st
 			}
 		} else if !errors.Is(err, storage.ErrNotFound) {
-			s.log.Warn("predictor state", "err", err)
+			p.log.Warn("predictor state", "err", err)
 			return nil // read again next time
 		}
-		c.loaded = true
+		p.loaded = true
 	}
-	return c.st
+	return p.st
 }
 
 // active says whether st's model may order candidates, and why not.
-func (s *Service) predictorActive(st *predictorState) (bool, string) {
+func (p *Predictor) active(st *predictorState) (bool, string) {
 	switch {
-	case !s.cfg.Predictor.Enabled:
+	case !p.cfg.Enabled:
 		return false, "disabled (predictor.enabled)"
 	case st == nil || len(st.Models) == 0:
 		return false, "cold start: not trained yet (fewer than predictor.min_sessions scored sessions)"
@@ -386,11 +403,11 @@ func (s *Service) predictorActive(st *predictorState) (bool, string) {
 	return true, fmt.Sprintf("active: held-out NDCG@10 %.3f vs baseline %.3f", st.Holdout.NDCGModel, st.Holdout.NDCGBaseline)
 }
 
-// PredictorStatus reports the ranker.
-func (s *Service) PredictorStatus(ctx context.Context) (*PredictorStatus, error) {
-	st := s.loadPredictor(ctx)
-	out := &PredictorStatus{Enabled: s.cfg.Predictor.Enabled, Features: FeatureNames[:]}
-	out.Active, out.Reason = s.predictorActive(st)
+// Status reports the ranker.
+func (p *Predictor) Status(ctx context.Context) (*PredictorStatus, error) {
+	st := p.load(ctx)
+	out := &PredictorStatus{Enabled: p.cfg.Enabled, Features: FeatureNames[:]}
+	out.Active, out.Reason = p.active(st)
 	cursor := ""
 	if st != nil {
 		out.TrainedAt, out.TrainedSessions, out.Examples = st.TrainedAt, st.TrainedSessions, st.Examples
@@ -405,25 +422,25 @@ func (s *Service) PredictorStatus(ctx context.Context) (*PredictorStatus, error)
 		}
 	}
 	var err error
-	out.PendingSessions, _, err = storage.ScoresSince(ctx, s.db.Reader(), cursor)
+	out.PendingSessions, _, err = storage.ScoresSince(ctx, p.db.Reader(), cursor)
 	return out, err
 }
 
-// TrainPredictor is one pass of the predictor worker: the sessions scored
+// Train is one pass of the predictor worker: the sessions scored
 // since the last pass are ranked by the current model and the baseline
 // (the moving NDCG@10 and the drift check), then, with enough scored
 // sessions (predictor.min_sessions for a first model, predictor.
 // retrain_every new ones for the next), a model is trained: first on all
 // but the newest quarter, which it is judged on (the held-out figures),
 // then on all of them (the model used).
-func (s *Service) TrainPredictor(ctx context.Context) (*PredictorStatus, error) {
-	cfg := s.cfg.Predictor
-	prev := s.loadPredictor(ctx)
+func (p *Predictor) Train(ctx context.Context) (*PredictorStatus, error) {
+	cfg := p.cfg
+	prev := p.load(ctx)
 	st := &predictorState{}
 	if prev != nil {
 		*st = *prev
 	}
-	r := s.db.Reader()
+	r := p.db.Reader()
 	scored, newest, err := storage.ScoresSince(ctx, r, st.Cursor)
 	if err != nil {
 		return nil, err
@@ -464,27 +481,26 @@ func (s *Service) TrainPredictor(ctx context.Context) (*PredictorStatus, error) 
 			return nil, err
 		}
 		if len(all) >= 2 {
-			s.fitPredictor(st, all)
+			p.fit(st, all)
 		}
 	}
 	b, err := json.Marshal(st)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		return storage.SavePredictorState(ctx, tx, string(b), s.Timestamp())
+	if err := p.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		return storage.SavePredictorState(ctx, tx, string(b), p.timestamp())
 	}); err != nil {
 		return nil, err
 	}
-	c := s.predictorCache()
-	c.mu.Lock()
-	c.st, c.loaded = st, true
-	c.mu.Unlock()
-	return s.PredictorStatus(ctx)
+	p.mu.Lock()
+	p.st, p.loaded = st, true
+	p.mu.Unlock()
+	return p.Status(ctx)
 }
 
-// fitPredictor trains st's models on sessions (oldest first).
-func (s *Service) fitPredictor(st *predictorState, sessions []*storage.ScoredSession) {
+// fit trains st's models on sessions (oldest first).
+func (p *Predictor) fit(st *predictorState, sessions []*storage.ScoredSession) {
 	groups := groupsOf(sessions)
 	cut := len(sessions) - max(1, int(math.Round(float64(len(sessions))*predictorHoldout)))
 	fit := func(sets [][]*offerGroup) map[string]*rankModel {
@@ -514,10 +530,25 @@ func (s *Service) fitPredictor(st *predictorState, sessions []*storage.ScoredSes
 			st.Examples += len(g.xs)
 		}
 	}
-	st.TrainedAt, st.TrainedSessions, st.SinceTraining = s.Timestamp(), len(sessions), 0
+	st.TrainedAt, st.TrainedSessions, st.SinceTraining = p.timestamp(), len(sessions), 0
 	st.Moving, st.SumModel, st.SumBaseline = PredictorMoving{}, 0, 0
-	s.log.Info("predictor trained", "sessions", len(sessions), "examples", st.Examples,
+	p.log.Info("predictor trained", "sessions", len(sessions), "examples", st.Examples,
 		"holdout_model", st.Holdout.NDCGModel, "holdout_baseline", st.Holdout.NDCGBaseline)
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// Order is the model's order of candidates (given in baseline order, with
+// their features) and whether it is to be used; nil when the ranker is off
+// or has no model for source.
+func (p *Predictor) Order(ctx context.Context, source string, feats [][]float64) ([]int, bool) {
+	if !p.cfg.Enabled || len(feats) == 0 {
+		return nil, false
+	}
+	st := p.load(ctx)
+	if st == nil || st.Models[source] == nil {
+		return nil, false
+	}
+	active, _ := p.active(st)
+	return st.Models[source].order(feats), active
+}

@@ -1,8 +1,7 @@
-package core_test
+package hooks_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,9 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/hooks"
 	"github.com/cairnmem/cairn/core/internal/apitest"
-
-	"github.com/cairnmem/cairn/core/httpapi"
 
 	"github.com/cairnmem/cairn/core/config"
 
@@ -270,45 +268,6 @@ func TestHookRememberRecallCompaction(t *testing.T) {
 	}
 }
 
-func TestIngestSpoolOnce(t *testing.T) {
-	e := apitest.NewEnv(t)
-	dir := t.TempDir()
-	body, _ := json.Marshal(map[string]any{"harness": "claude-code", "content": "spooled fact about the release train", "cwd": projA, "idempotency_key": "spool-1"})
-	if _, err := httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "remember", Body: body}); err != nil {
-		t.Fatal(err)
-	}
-	end, _ := json.Marshal(map[string]any{"harness": "claude-code", "session_id": "sp1", "transcript": "User: hello there"})
-	httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "session-end", Body: end})
-	bad, _ := json.Marshal(map[string]any{"content": "no harness"})
-	httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "remember", Body: bad})
-	// A crash after storing but before removing: the same entry twice.
-	httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "remember", Body: body})
-
-	n, err := httpapi.IngestSpool(context.Background(), e.Svc, dir)
-	if n != 3 || err == nil {
-		t.Fatalf("ingested %d, err %v", n, err)
-	}
-	if n, err := httpapi.IngestSpool(context.Background(), e.Svc, dir); n != 0 || err != nil {
-		t.Fatalf("second ingest: %d %v", n, err)
-	}
-	l := e.Get(t, "/api/memories?limit=50").Want(t, 200)
-	count := 0
-	for _, m := range l.List(t, "memories") {
-		if strings.Contains(m["content"].(string), "spooled fact") {
-			count++
-		}
-	}
-	if count != 1 {
-		t.Fatalf("spooled memory stored %d times", count)
-	}
-	if e.Get(t, "/api/sessions/sp1").Str("transcript") != "User: hello there" {
-		t.Fatal("spooled transcript missing")
-	}
-	if bads, _ := filepath.Glob(filepath.Join(httpapi.SpoolDir(dir), "*.bad")); len(bads) != 1 {
-		t.Fatalf("bad entries: %v", bads)
-	}
-}
-
 // A burst of 1,000 prompts in one session: every call answers, a memory is
 // never injected twice within the dedup window, and the session counts
 // every prompt.
@@ -324,7 +283,7 @@ func TestHookPromptBurst(t *testing.T) {
 		burst = 60
 	}
 	for i := 1; i <= burst; i++ {
-		res, err := e.Svc.Hooks().UserPrompt(ctx, core.HookRequest{Harness: "claude-code", Project: projA, SessionKey: "burst",
+		res, err := e.App.Hooks.UserPrompt(ctx, hooks.Request{Harness: "claude-code", Project: projA, SessionKey: "burst",
 			Prompt: "how does the deploy pipeline run on fridays"})
 		if err != nil {
 			t.Fatalf("prompt %d: %v", i, err)
@@ -336,7 +295,7 @@ func TestHookPromptBurst(t *testing.T) {
 			last[m.ID] = i
 		}
 	}
-	s, err := e.Svc.Hooks().Session(ctx, "burst")
+	s, err := e.App.Sessions.Get(ctx, "burst")
 	if err != nil || s.PromptCount != burst {
 		t.Fatalf("session after the burst: %+v %v", s, err)
 	}

@@ -1,18 +1,18 @@
-package core
+package ranker
 
 import (
-	"cmp"
 	"context"
-	"slices"
+	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 )
 
 // Aspect feedback (seed 003): each entity aspect (core/attributes.go) has a
 // weight, 0.5 when it is new (migration 0023). At session end, once the
-// session is scored (core/continuity.go), every aspect holding a live
+// session is scored (core/sessions), every aspect holding a live
 // attribute of a memory the scoring found used (relevance above zero: a
 // later prompt, the transcript or a recall referred to it) gains
 // feedback.weight_delta per such memory, up to feedback.max_weight. Every
@@ -26,7 +26,7 @@ import (
 // Where the weight matters: with feedback.rank_weight above zero, the
 // candidates of session start and of the prompt hook are ranked by their
 // score times 1 + rank_weight × (weight − 0.5), the weight being the
-// highest of the memory's aspects (aspectFactors; memories without an
+// highest of the memory's aspects (Factors; memories without an
 // aspect keep their score). The default is 0: the replay benchmark shows
 // no gain (its conversations hold no aspect the heuristic reader finds).
 
@@ -43,12 +43,22 @@ type AspectFeedbackStats struct {
 	AspectsDecayed int `json:"aspects_decayed"`
 }
 
-type aspectFeedbackState struct {
+// Feedback is the aspect feedback of one store, with its counters since
+// start.
+type Feedback struct {
+	db  *storage.DB
+	cfg config.FeedbackConfig
+	log *slog.Logger
+
 	mu    sync.Mutex
 	stats AspectFeedbackStats
 }
 
-func (s *Service) aspectFeedback() *aspectFeedbackState { return &s.feedback }
+// NewFeedback returns the aspect feedback of db, configured by cfg
+// (feedback.*), logging to log.
+func NewFeedback(db *storage.DB, cfg config.FeedbackConfig, log *slog.Logger) *Feedback {
+	return &Feedback{db: db, cfg: cfg, log: log}
+}
 
 // AspectFeedbackReport is what /api/pipeline/status says of the feedback.
 type AspectFeedbackReport struct {
@@ -57,19 +67,18 @@ type AspectFeedbackReport struct {
 	SinceStart AspectFeedbackStats `json:"since_start"`
 }
 
-// AspectFeedbackStatus is the feedback's counters and whether it is on.
-func (s *Service) AspectFeedbackStatus() *AspectFeedbackReport {
-	f := s.aspectFeedback()
+// Status is the feedback's counters and whether it is on.
+func (f *Feedback) Status() *AspectFeedbackReport {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return &AspectFeedbackReport{Enabled: s.cfg.Feedback.Enabled, RankWeight: s.cfg.Feedback.RankWeight, SinceStart: f.stats}
+	return &AspectFeedbackReport{Enabled: f.cfg.Enabled, RankWeight: f.cfg.RankWeight, SinceStart: f.stats}
 }
 
-// applyAspectFeedback raises the weights of the aspects session key's
-// scoring confirmed and, when due, decays the stale ones; in tx, after
-// the session's relevance is written.
-func (s *Service) applyAspectFeedback(ctx context.Context, tx *storage.Tx, key string, now time.Time) error {
-	cfg := s.cfg.Feedback
+// Apply raises the weights of the aspects session key's scoring confirmed
+// and, when due, decays the stale ones; in tx, after the session's
+// relevance is written.
+func (f *Feedback) Apply(ctx context.Context, tx *storage.Tx, key string, now time.Time) error {
+	cfg := f.cfg
 	if !cfg.Enabled {
 		return nil
 	}
@@ -103,12 +112,12 @@ func (s *Service) applyAspectFeedback(ctx context.Context, tx *storage.Tx, key s
 	}
 	// The counters are telemetry, not a record: a transaction that fails
 	// to commit after this has still counted.
-	s.aspectFeedback().count(st)
+	f.count(st)
 	return nil
 }
 
 // count adds st to the counters since start.
-func (f *aspectFeedbackState) count(st AspectFeedbackStats) {
+func (f *Feedback) count(st AspectFeedbackStats) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.stats.Sessions += st.Sessions
@@ -118,18 +127,18 @@ func (f *aspectFeedbackState) count(st AspectFeedbackStats) {
 	f.stats.AspectsDecayed += st.AspectsDecayed
 }
 
-// aspectFactors are the ranking factors of ids (1 + feedback.rank_weight
+// Factors are the ranking factors of ids (1 + feedback.rank_weight
 // × (weight − 0.5), from each memory's heaviest aspect; 1 without one),
 // or nil when the weight does not rank (rank_weight 0, feedback off) or
 // no candidate has an aspect: the caller then keeps its order untouched.
-func (s *Service) aspectFactors(ctx context.Context, ids []string) map[string]float64 {
-	cfg := s.cfg.Feedback
+func (f *Feedback) Factors(ctx context.Context, ids []string) map[string]float64 {
+	cfg := f.cfg
 	if !cfg.Enabled || cfg.RankWeight == 0 || len(ids) == 0 {
 		return nil
 	}
-	ws, err := storage.MemoryAspectWeights(ctx, s.db.Reader(), ids)
+	ws, err := storage.MemoryAspectWeights(ctx, f.db.Reader(), ids)
 	if err != nil {
-		s.log.Warn("aspect weights", "err", err)
+		f.log.Warn("aspect weights", "err", err)
 		return nil
 	}
 	if len(ws) == 0 {
@@ -145,37 +154,14 @@ func (s *Service) aspectFactors(ctx context.Context, ids []string) map[string]fl
 	return out
 }
 
-// startIDs are session-start candidates' memory ids.
-func startIDs(cs []*startCandidate) []string {
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = c.m.ID
-	}
-	return out
-}
-
-// byAspectWeight re-ranks items (in the caller's order) by score times
-// their aspect factor when the weight ranks; otherwise it leaves them.
-func byAspectWeight[T any](ctx context.Context, s *Service, items []T, id func(T) string, score func(T) float64) {
-	ids := make([]string, len(items))
-	for i, x := range items {
-		ids[i] = id(x)
-	}
-	f := s.aspectFactors(ctx, ids)
-	if f == nil {
-		return
-	}
-	slices.SortStableFunc(items, func(a, b T) int { return cmp.Compare(score(b)*f[id(b)], score(a)*f[id(a)]) })
-}
-
-// ReviseAspectFeedback follows a session's relevance rewritten after its
+// Revise follows a session's relevance rewritten after its
 // end, as when a model's continuity score replaces the heuristic one
 // session end wrote: each aspect gains, or gives back, weight_delta per
 // memory the new relevance confirms more, or fewer, of than the old did.
 // before is storage.SessionConfirmedAspects read in tx before the
 // rewrite. Decay is not applied again: the session was counted once.
-func (s *Service) ReviseAspectFeedback(ctx context.Context, tx *storage.Tx, key string, before map[string]int, now time.Time) error {
-	cfg := s.cfg.Feedback
+func (f *Feedback) Revise(ctx context.Context, tx *storage.Tx, key string, before map[string]int, now time.Time) error {
+	cfg := f.cfg
 	if !cfg.Enabled {
 		return nil
 	}
@@ -200,7 +186,7 @@ func (s *Service) ReviseAspectFeedback(ctx context.Context, tx *storage.Tx, key 
 		st.Confirmations += after[id] - before[id]
 		st.AspectsUpdated++
 	}
-	s.aspectFeedback().count(st)
+	f.count(st)
 	return nil
 }
 
