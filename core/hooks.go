@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/project"
 	"github.com/cairnmem/cairn/core/text"
 
@@ -730,7 +731,7 @@ func (s *Hooks) saveTranscript(ctx context.Context, tx *storage.Tx, h HookReques
 	// The pipeline worker extracts facts from the transcript
 	// (ProcessExtractJob); one live job per session.
 	payload, _ := json.Marshal(map[string]string{"session_key": h.SessionKey, "harness": h.Harness, "project": h.Project})
-	jobID, err := storage.EnqueueJobOnce(ctx, tx, NewID(), JobSessionExtract, string(payload), s.svc.cfg.PipelineV2.MaxAttempts, now)
+	jobID, err := storage.EnqueueJobOnce(ctx, tx, NewID(), jobs.SessionExtract, string(payload), s.svc.cfg.PipelineV2.MaxAttempts, now)
 	return text.CharCount(content), jobID, err
 }
 

@@ -33,8 +33,8 @@ func (s *Service) InjectFloor() float64 {
 	if f := s.cfg.Hooks.PromptMinSimilarity; f >= 0 {
 		return f
 	}
-	if s.embedder != nil {
-		if f, ok := injectFloors[s.embedder.Model()]; ok {
+	if s.vectors.Embedder() != nil {
+		if f, ok := injectFloors[s.vectors.Embedder().Model()]; ok {
 			return f
 		}
 	}

@@ -250,7 +250,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 		return nil, err
 	}
 	if len(res.Superseded) > 0 {
-		s.emb.SyncVectors(ctx, res.Superseded...)
+		s.vectors.SyncVectors(ctx, res.Superseded...)
 		for _, id := range res.Superseded {
 			s.events.publish(Event{Kind: EventDeleted, MemoryID: id, Actor: actor.Name})
 		}
@@ -260,7 +260,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	if res.Deduped {
 		return &res, nil
 	}
-	s.emb.EmbedSoon()
+	s.vectors.EmbedSoon()
 	s.events.publish(Event{Kind: EventCreated, MemoryID: res.Memory.ID, Actor: actor.Name})
 	return &res, nil
 }
@@ -330,7 +330,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 		return nil, Invalid("content", "content produced no valid chunks")
 	}
 	res.EmbeddingState = s.embeddingState(len(created) == 0 && res.Deduped)
-	s.emb.EmbedSoon()
+	s.vectors.EmbedSoon()
 	for _, id := range created {
 		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
 	}
@@ -341,7 +341,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 // embedder, else "done" or "pending" (the tracker writes it shortly).
 func (s *Service) embeddingState(embedded bool) string {
 	switch {
-	case s.embedder == nil:
+	case s.vectors.Embedder() == nil:
 		return "none"
 	case embedded:
 		return "done"

@@ -239,7 +239,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	if res.Status == "updated" {
 		// The index drops the old vector if the content changed (the
 		// tracker embeds the new one) or refreshes its filter fields.
-		s.emb.SyncVectors(ctx, append(append([]string{res.ID}, res.Superseded...), res.Restored...)...)
+		s.vectors.SyncVectors(ctx, append(append([]string{res.ID}, res.Superseded...), res.Restored...)...)
 		for _, id := range res.Superseded {
 			s.events.publish(Event{Kind: EventDeleted, MemoryID: id, Actor: actor.Name})
 		}
@@ -249,7 +249,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 		if *res.ContentChanged {
 			embedded := false
 			res.Embedded = &embedded
-			s.emb.EmbedSoon()
+			s.vectors.EmbedSoon()
 		}
 		s.events.publish(Event{Kind: EventUpdated, MemoryID: res.ID, Actor: actor.Name})
 	}
@@ -291,7 +291,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 		return nil, err
 	}
 	if res.Status == "deleted" {
-		s.emb.SyncVectors(ctx, res.ID)
+		s.vectors.SyncVectors(ctx, res.ID)
 		s.events.publish(Event{Kind: EventDeleted, MemoryID: res.ID, Actor: actor.Name})
 	}
 	s.noteConflict(resErr, in.ID, actor) // the error ring shows refusals (refusals.go)
@@ -439,8 +439,8 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		return nil, err
 	}
 	if res.Status == "recovered" {
-		s.emb.SyncVectors(ctx, res.ID)
-		s.emb.EmbedSoon()
+		s.vectors.SyncVectors(ctx, res.ID)
+		s.vectors.EmbedSoon()
 		s.events.publish(Event{Kind: EventRecovered, MemoryID: res.ID, Actor: actor.Name})
 	}
 	s.noteConflict(resErr, in.ID, actor) // the error ring shows refusals (refusals.go)

@@ -15,33 +15,6 @@ import (
 // update, delete, none) is recorded or, in controlled-write mode, applied
 // through the one write path. No model call runs inside a transaction.
 
-// Job types.
-const (
-	JobExtract = "extract"
-	// JobSessionExtract extracts facts from a session's transcript (queued
-	// by the session-end hook). Its proposals name "session:<key>" as their
-	// source.
-	JobSessionExtract = "session_extract"
-)
-
-// ExtractJobTypes are the job types ProcessExtractJob runs.
-var ExtractJobTypes = []string{JobExtract, JobSessionExtract}
-
-// JobProspectiveIndex has the pipeline's model write a memory's hints
-// (hints.llm).
-const JobProspectiveIndex = "prospective_index"
-
-// JobSessionScore has the pipeline's model score how useful a session's
-// injected memories were (continuity scoring).
-const JobSessionScore = "session_score"
-
-// JobStructuralClassify has the pipeline's model file an entity's
-// memories under its aspects (pipeline/classify_job.go).
-const JobStructuralClassify = "structural_classify"
-
-// PipelineJobTypes are the jobs the pipeline worker leases.
-var PipelineJobTypes = []string{JobExtract, JobSessionExtract, JobProspectiveIndex, JobSessionScore, JobStructuralClassify}
-
 // Pipeline actor names.
 const (
 	PipelineActorName = "pipeline-v2"

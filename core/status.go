@@ -49,25 +49,6 @@ func (s *Service) PendingProposals(ctx context.Context) (int64, error) {
 	return int64(n), err
 }
 
-// EmbedderError returns the embedding provider's last failure, or nil when
-// its last call succeeded.
-func (s *Service) EmbedderError() error {
-	if pe := s.emb.lastErr.Load(); pe != nil {
-		return pe.err
-	}
-	return nil
-}
-
-// DropVectors removes memories from the in-memory vector index (the rows
-// are gone; this keeps the index from drifting).
-func (s *Service) DropVectors(ids ...string) {
-	if ix := s.emb.ix.Load(); ix != nil {
-		for _, id := range ids {
-			ix.Remove(id)
-		}
-	}
-}
-
 // Publish tells the service's subscribers (the TUI) about a change made
 // outside the memory write path (a repair).
 func (s *Service) Publish(ev Event) { s.events.publish(ev) }

@@ -146,7 +146,7 @@ func (s *Service) importLines(ctx context.Context, lines []ImportLine, actor Act
 	if err := s.repointDeduped(ctx, lines); err != nil {
 		return res, err
 	}
-	s.emb.SyncVectors(ctx, created...) // content already embedded under another id
+	s.vectors.SyncVectors(ctx, created...) // content already embedded under another id
 	for _, id := range created {
 		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
 	}

@@ -64,7 +64,7 @@ func (a *API) approveProposal(w http.ResponseWriter, r *http.Request) { a.decide
 func (a *API) rejectProposal(w http.ResponseWriter, r *http.Request)  { a.decideProposal(w, r, false) }
 
 func (a *API) getJob(w http.ResponseWriter, r *http.Request) {
-	j, err := a.svc.Jobs().Get(r.Context(), r.PathValue("id"))
+	j, err := a.app.Jobs.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return

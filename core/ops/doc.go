@@ -2,5 +2,6 @@
 // domains, a composite score, silent-failure signals, a short cache),
 // repairs (gated, rate-limited and single-flight per action, each audited
 // in history), the maintenance loop's recommendations and halts, and the
-// retention sweep. One Ops serves a Service; core/app builds it.
+// retention sweep. One Ops serves a Service (with its store's core/vectors
+// and core/jobs); core/app builds it.
 package ops

@@ -1,6 +1,10 @@
 package pipeline
 
-import "github.com/cairnmem/cairn/core"
+import (
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/jobs"
+	"github.com/cairnmem/cairn/core/vectors"
+)
 
 // Pipeline is the extraction pipeline of a Service: it turns a memory (or
 // a session transcript) into facts, decides what each fact does to the
@@ -8,8 +12,12 @@ import "github.com/cairnmem/cairn/core"
 // and applies it or holds it for review, and writes the knowledge graph.
 // One Pipeline serves a Service: the composition root (core/app) builds it.
 type Pipeline struct {
-	svc *core.Service
+	svc  *core.Service
+	vec  *vectors.Vectors
+	jobs *jobs.Queue
 }
 
-// New returns the Pipeline of svc.
-func New(svc *core.Service) *Pipeline { return &Pipeline{svc: svc} }
+// New returns the Pipeline of svc, with its store's vectors and job queue.
+func New(svc *core.Service, vec *vectors.Vectors, q *jobs.Queue) *Pipeline {
+	return &Pipeline{svc: svc, vec: vec, jobs: q}
+}
