@@ -42,7 +42,7 @@ func RunDocuments(ctx context.Context, ap *app.App, log *slog.Logger) error {
 
 // Run processes jobs until ctx ends.
 func (w *DocumentWorker) Run(ctx context.Context) error {
-	defer w.Svc.WorkerRunning(core.WorkerDocument)()
+	defer w.Svc.PipelineRuntime().WorkerRunning(core.WorkerDocument)()
 	log := logOrDiscard(w.Log)
 	n := min(max(w.Concurrency, 1), 8)
 	poll := w.Poll

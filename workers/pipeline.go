@@ -79,7 +79,7 @@ func RunPipeline(ctx context.Context, ap *app.App, log *slog.Logger) error {
 
 // Run processes jobs until ctx ends.
 func (w *PipelineWorker) Run(ctx context.Context) error {
-	defer w.Svc.WorkerRunning(core.WorkerExtraction)()
+	defer w.Svc.PipelineRuntime().WorkerRunning(core.WorkerExtraction)()
 	log := logOrDiscard(w.Log)
 	n := min(max(w.Concurrency, 1), 8)
 	poll := w.Poll

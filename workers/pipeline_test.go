@@ -49,11 +49,11 @@ func rememberN(tb testing.TB, svc *core.Service, n int) {
 	}
 }
 
-func waitQueue(t *testing.T, svc *core.Service, done func(map[string]int) bool) map[string]int {
+func waitQueue(t *testing.T, ap *app.App, done func(map[string]int) bool) map[string]int {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		c, err := svc.QueueCounts(context.Background())
+		c, err := ap.Ops.QueueCounts(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,8 +91,8 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 	rctx, cancel := context.WithCancel(ctx)
 	ran := make(chan error, 1)
 	go func() { ran <- w.Run(rctx) }()
-	c := waitQueue(t, svc, func(c map[string]int) bool { return c["completed"] == 12 })
-	if st, _ := svc.PipelineStatus(ctx); st["workers"].(map[string]any)["extraction"].(map[string]any)["running"] != true {
+	c := waitQueue(t, ap, func(c map[string]int) bool { return c["completed"] == 12 })
+	if st, _ := ap.Ops.PipelineStatus(ctx); st["workers"].(map[string]any)["extraction"].(map[string]any)["running"] != true {
 		t.Fatalf("status does not show the extraction worker running: %v", st["workers"])
 	}
 	cancel()
@@ -122,7 +122,7 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 	if j.Status != "completed" || j.Attempts != 2 {
 		t.Fatalf("orphaned job: %+v", j)
 	}
-	st, _ := svc.PipelineStatus(ctx)
+	st, _ := ap.Ops.PipelineStatus(ctx)
 	if st["workers"].(map[string]any)["extraction"].(map[string]any)["running"] != false {
 		t.Fatalf("a stopped worker is reported running: %v", st["workers"])
 	}

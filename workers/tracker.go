@@ -45,7 +45,7 @@ func (t *EmbeddingTracker) Run(ctx context.Context) error {
 	if vec.Embedder() == nil {
 		return nil
 	}
-	defer t.Svc.WorkerRunning(core.WorkerEmbedding)()
+	defer t.Svc.PipelineRuntime().WorkerRunning(core.WorkerEmbedding)()
 	throttle := t.Svc.NewThrottle()
 	pace := func(ctx context.Context) error { _, err := throttle.Wait(ctx); return err }
 	if n, err := vec.ConvertLegacyVectors(ctx, pace); err != nil {

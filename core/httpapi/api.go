@@ -217,7 +217,7 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	queue, err := a.svc.QueueCounts(r.Context())
+	queue, err := a.app.Ops.QueueCounts(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -73,7 +73,7 @@ func (a *API) getJob(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) pipelineStatus(w http.ResponseWriter, r *http.Request) {
-	st, err := a.svc.PipelineStatus(r.Context())
+	st, err := a.app.Ops.PipelineStatus(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -104,7 +104,7 @@ func (l *Local) Status(ctx context.Context) (Status, error) {
 	}
 	st.Health = "db " + roundMS(time.Since(start))
 	st.Memories, st.Deleted = int(live), int(deleted)
-	q, err := l.svc.QueueCounts(ctx)
+	q, err := l.app.Ops.QueueCounts(ctx)
 	if err != nil {
 		return st, err
 	}
