@@ -18,11 +18,12 @@
 //	hooks.go      Hooks: the agent hook flows and the sessions they record
 //	runtime.go    the pipeline's run-time state and the workers' liveness
 //	status.go     memory totals; Publish for changes made outside the write path
+//	dedup.go      the deduplicate repair's write (retire duplicates, merge their tags)
 //	redact.go     secret redaction, counted for diagnostics
 //	fields.go     bounds (tags, tag filters) and redaction of the fields around content
 //	faults.go     storage faults (full disk, I/O error, damage, read-only) as Errors
 //	refusals.go   refused mutations (version conflicts, scope denials) in the error ring
-//	events.go     change events the TUI subscribes to
+//	events.go     change events the TUI subscribes to; what follows a commit
 //	errors.go     Error: a code and a message, mapped to HTTP by httpapi
 //
 // Subsystems built on a Service live in packages of their own and get their

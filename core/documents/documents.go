@@ -368,7 +368,7 @@ func (s *Documents) removeChunkMemory(ctx context.Context, tx *storage.Tx, memor
 	if res == nil {
 		return false, ferr
 	}
-	return res.Status == "deleted", nil
+	return res.Status == core.StatusDeleted, nil
 }
 
 // Documents ingests documents (text or a fetched URL) into memories: each is

@@ -53,7 +53,7 @@ func (s *Ops) pruneOverfull(ctx context.Context, rep *RetentionReport, batch, ma
 					if res == nil {
 						return err
 					}
-					if res.Status == "deleted" {
+					if res.Status == core.StatusDeleted {
 						gone = append(gone, id)
 					}
 				}

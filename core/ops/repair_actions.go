@@ -455,7 +455,6 @@ func (s *Ops) mergeCluster(ctx context.Context, tx *storage.Tx, c storage.DedupC
 			keeper = m
 		}
 	}
-	now := s.svc.Timestamp()
 	tags := slices.Clone(keeper.Tags)
 	var added, retired []string
 	for _, m := range ms {
@@ -468,28 +467,17 @@ func (s *Ops) mergeCluster(ctx context.Context, tx *storage.Tx, c storage.DedupC
 				added = append(added, t)
 			}
 		}
-		// Retired without a version increment (Signet 7.4): nothing about
-		// the row changed but its being a duplicate.
-		m.IsDeleted, m.DeletedAt = true, now
-		m.UpdatedAt, m.UpdatedBy = now, actor.Name
-		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
-			return 0, nil, err
-		}
-		old := m.Content
-		reason := fmt.Sprintf(reasonFmt, keeper.ID)
-		if err := s.svc.AddHistory(ctx, tx, m.ID, storage.EventDeleted, &old, nil, actor, reason,
-			map[string]any{"repairAction": RepairDeduplicate, "keeper": keeper.ID}); err != nil {
-			return 0, nil, err
-		}
 		retired = append(retired, m.ID)
 	}
+	// The duplicates are retired without a version increment (Signet 7.4):
+	// nothing about the row changed but its being a duplicate.
+	merge := core.DuplicateMerge{Keeper: keeper.ID, Duplicates: retired, Reason: fmt.Sprintf(reasonFmt, keeper.ID),
+		Meta: map[string]any{"repairAction": RepairDeduplicate, "keeper": keeper.ID}}
 	if len(added) > 0 {
-		keeper.Tags = tags
-		keeper.Version++
-		keeper.UpdatedAt, keeper.UpdatedBy = now, actor.Name
-		if err := storage.UpdateMemory(ctx, tx, keeper); err != nil {
-			return 0, nil, err
-		}
+		merge.Tags = tags
+	}
+	if err := s.svc.MergeDuplicatesTx(ctx, tx, merge, actor); err != nil {
+		return 0, nil, err
 	}
 	meta := map[string]any{"repairAction": RepairDeduplicate, "duplicates": retired, "tagsAdded": added}
 	if why != "" {
