@@ -94,7 +94,6 @@ func (a *app) serveWith(ctx context.Context, opts serveOptions, ready func(addr 
 // ends or one of them fails, and returns once all have stopped, so the
 // caller can close the store after the last write.
 func (a *app) runService(ctx context.Context, ap *cairn.App, front func(context.Context) error) error {
-	svc := ap.Service
 	// One P more than the CPUs, for requests as they arrive
 	// (core/httpapi/admission.go).
 	a.log.Debug("scheduler", "gomaxprocs", httpapi.SpareProc())
@@ -103,12 +102,12 @@ func (a *app) runService(ctx context.Context, ap *cairn.App, front func(context.
 	g.Go(func() error {
 		// Load the embedding model and the vector index in the background:
 		// the API and the first frame never wait for them.
-		if w, ok := svc.Vectors().Embedder().(embedding.Warmer); ok {
+		if w, ok := ap.Vectors.Embedder().(embedding.Warmer); ok {
 			if err := w.Warm(gctx); err != nil && gctx.Err() == nil {
 				a.log.Warn("embedding model", "err", err)
 			}
 		}
-		if err := svc.Vectors().WarmVectors(gctx); err != nil && gctx.Err() == nil {
+		if err := ap.Vectors.WarmVectors(gctx); err != nil && gctx.Err() == nil {
 			a.log.Warn("vector index", "err", err)
 		}
 		return nil

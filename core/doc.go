@@ -14,17 +14,16 @@
 //	search.go     the keyword (FTS5) leg
 //	hints.go      heuristic prospective hints, searched beside content
 //	graph.go      the graph boost of recall and the entity listing
-//	similar.go    Similar memories and the embeddings export
-//	embedding.go  Vectors: the embedder, the vector index, the tracker's work
+//	similar.go    Similar memories (the vector index's neighbours, hydrated)
 //	projects.go   RemapProjectTx: a project's memories moved to its identity (core/hooks)
-//	jobs.go       Jobs: the job queue (enqueue, lease, complete, fail, retry)
 //	runtime.go    the pipeline's run-time state and the workers' liveness
-//	status.go     counts and provider state for /health and /api/status
+//	status.go     memory totals; Publish for changes made outside the write path
+//	dedup.go      the deduplicate repair's write (retire duplicates, merge their tags)
 //	redact.go     secret redaction, counted for diagnostics
 //	fields.go     bounds (tags, tag filters) and redaction of the fields around content
 //	faults.go     storage faults (full disk, I/O error, damage, read-only) as Errors
 //	refusals.go   refused mutations (version conflicts, scope denials) in the error ring
-//	events.go     change events the TUI subscribes to
+//	events.go     change events the TUI subscribes to; what follows a commit
 //	errors.go     Error: a code and a message, mapped to HTTP by httpapi
 //
 // Subsystems built on a Service live in packages of their own and get their
@@ -32,5 +31,7 @@
 // maintenance, retention), core/pipeline (extraction, decisions, proposals,
 // the graph's writes) and core/documents (document ingest). Leaf packages
 // need no Service: core/config, core/text, core/extract, core/fetch,
-// core/vector, core/analytics and core/auth.
+// core/vector, core/analytics and core/auth; and core imports two below
+// it, built beside the Service by core/app: core/vectors (the embedder,
+// the vector index, pending embeddings) and core/jobs (the job queue).
 package core

@@ -3,6 +3,8 @@ package core
 import (
 	"errors"
 	"fmt"
+
+	"github.com/cairnmem/cairn/core/jobs"
 )
 
 // Error is a failure with meaning for the caller: a stable machine-readable
@@ -73,5 +75,26 @@ func AsError(err error) *Error {
 	if f := storageFault(err); f != nil {
 		return f
 	}
+	if q := queueRefusal(err); q != nil {
+		return q
+	}
 	return &Error{Code: CodeInternal, Message: "internal error", Err: err}
+}
+
+// queueRefusal gives the refusals of the job queue (core/jobs, below core)
+// their codes; nil for any other error.
+func queueRefusal(err error) *Error {
+	var inv *jobs.InvalidError
+	var nr *jobs.NotRetryableError
+	switch {
+	case errors.As(err, &inv):
+		e := Invalid(inv.Field, "%s", inv.Message)
+		e.Err = err
+		return e
+	case errors.As(err, &nr):
+		return &Error{Code: CodeJobNotRetryable, Message: nr.Error(), Err: err}
+	case errors.Is(err, jobs.ErrNotFound):
+		return &Error{Code: CodeNotFound, Message: ErrNotFound.Message, Err: err}
+	}
+	return nil
 }

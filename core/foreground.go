@@ -17,8 +17,10 @@ import (
 // gaps shorter than this between them.
 const foregroundGrace = 10 * time.Millisecond
 
-// foreground counts requests in flight and remembers when the last ended.
-type foreground struct {
+// Foreground counts requests in flight and remembers when the last ended.
+// Its zero value is ready to use; one is shared by a store's Service and
+// its Vectors (whose background embedding asks Busy).
+type Foreground struct {
 	active atomic.Int64
 	last   atomic.Int64 // unix nanoseconds
 }
@@ -33,10 +35,10 @@ func (s *Service) Foreground() (done func()) {
 	}
 }
 
-// foregroundBusy reports whether a foreground request is in flight or
-// ended less than the grace period ago.
-func (s *Service) foregroundBusy() bool {
-	return s.fg.active.Load() > 0 || time.Since(time.Unix(0, s.fg.last.Load())) < foregroundGrace
+// Busy reports whether a foreground request is in flight or ended less
+// than the grace period ago.
+func (f *Foreground) Busy() bool {
+	return f.active.Load() > 0 || time.Since(time.Unix(0, f.last.Load())) < foregroundGrace
 }
 
 // yieldToForeground waits until no foreground request has been seen for
@@ -44,7 +46,7 @@ func (s *Service) foregroundBusy() bool {
 // is still busy; it returns early with ctx's error.
 func (s *Service) yieldToForeground(ctx context.Context, maxWait time.Duration) (busy bool, err error) {
 	deadline := time.Now().Add(maxWait)
-	for s.foregroundBusy() {
+	for s.fg.Busy() {
 		if !time.Now().Before(deadline) {
 			return true, nil
 		}
@@ -81,7 +83,7 @@ func (s *Service) NewThrottle() *Throttle { return &Throttle{svc: s} }
 // else after a pause in the requests or throttleWait. busy reports that the
 // foreground is still busy (the caller should do a small piece).
 func (t *Throttle) Wait(ctx context.Context) (busy bool, err error) {
-	if !t.svc.foregroundBusy() {
+	if !t.svc.fg.Busy() {
 		return false, ctx.Err()
 	}
 	if time.Now().Before(t.sliceEnd) {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/jobs"
 
 	"github.com/cairnmem/cairn/core/text"
 
@@ -249,19 +250,15 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Superseded) > 0 {
-		s.emb.SyncVectors(ctx, res.Superseded...)
-		for _, id := range res.Superseded {
-			s.events.publish(Event{Kind: EventDeleted, MemoryID: id, Actor: actor.Name})
-		}
-	}
+	c := changes{actor: actor.Name, sync: res.Superseded}
+	c.add(EventDeleted, res.Superseded...)
 	res.Embedded = res.Memory.EmbeddingModel != ""
 	res.EmbeddingState = s.embeddingState(res.Embedded)
-	if res.Deduped {
-		return &res, nil
+	if !res.Deduped {
+		c.embed = true
+		c.add(EventCreated, res.Memory.ID)
 	}
-	s.emb.EmbedSoon()
-	s.events.publish(Event{Kind: EventCreated, MemoryID: res.Memory.ID, Actor: actor.Name})
+	s.committed(ctx, c)
 	return &res, nil
 }
 
@@ -330,10 +327,9 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 		return nil, Invalid("content", "content produced no valid chunks")
 	}
 	res.EmbeddingState = s.embeddingState(len(created) == 0 && res.Deduped)
-	s.emb.EmbedSoon()
-	for _, id := range created {
-		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
-	}
+	c := changes{actor: actor.Name, embed: true}
+	c.add(EventCreated, created...)
+	s.committed(ctx, c)
 	return res, nil
 }
 
@@ -341,7 +337,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 // embedder, else "done" or "pending" (the tracker writes it shortly).
 func (s *Service) embeddingState(embedded bool) string {
 	switch {
-	case s.embedder == nil:
+	case s.vectors.Embedder() == nil:
 		return "none"
 	case embedded:
 		return "done"
@@ -464,7 +460,7 @@ func (s *Service) afterInsert(ctx context.Context, tx *storage.Tx, m *storage.Me
 		return err
 	}
 	if m.ExtractionStatus == "pending" && !m.IsDeleted {
-		if err := s.enqueueJob(ctx, tx, m.ID, "extract"); err != nil {
+		if err := s.enqueueJob(ctx, tx, m.ID, jobs.Extract); err != nil {
 			return err
 		}
 	}
@@ -476,6 +472,8 @@ func (s *Service) enqueueJob(ctx context.Context, tx *storage.Tx, memoryID, jobT
 	return err
 }
 
+// AddHistory records one audit event of memoryID inside tx: what happened,
+// the content before and after, who, why, and metadata.
 func (s *Service) AddHistory(ctx context.Context, tx *storage.Tx, memoryID, event string, oldContent, newContent *string, actor Actor, reason string, meta map[string]any) error {
 	h, err := s.historyEvent(memoryID, event, oldContent, newContent, actor, reason, meta)
 	if err == nil {

@@ -16,6 +16,14 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
+// Statuses of a MutationResult that succeeded.
+const (
+	StatusUpdated   = "updated"
+	StatusNoChanges = "no_changes"
+	StatusDeleted   = "deleted"
+	StatusRecovered = "recovered"
+)
+
 // MutationResult is the outcome of a change to one memory. Status is one of
 // updated, no_changes, deleted, recovered, or the code of the error returned
 // beside it.
@@ -123,7 +131,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	}
 	s.redactPatch(&p) // content, who and tags (fields.go)
 	if err := p.validate(s.cfg.Guardrails.MaxRememberChars); err != nil {
-		return &MutationResult{ID: p.ID, Status: "invalid_request", Error: err.Message}, err
+		return &MutationResult{ID: p.ID, Status: CodeInvalidRequest, Error: err.Message}, err
 	}
 	actor = actor.Normalized()
 	var res *MutationResult
@@ -183,7 +191,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 			changed = append(changed, "project")
 		}
 		if len(changed) == 0 {
-			res = &MutationResult{ID: m.ID, Status: "no_changes", CurrentVersion: m.Version}
+			res = &MutationResult{ID: m.ID, Status: StatusNoChanges, CurrentVersion: m.Version}
 			return nil
 		}
 		if contentChanged || m.Project != old.Project {
@@ -229,29 +237,26 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 		if err := s.AddHistory(ctx, tx, m.ID, storage.EventUpdated, &oldC, &newC, actor, p.Reason, meta); err != nil {
 			return err
 		}
-		res = &MutationResult{ID: m.ID, Status: "updated", CurrentVersion: old.Version, NewVersion: m.Version,
+		res = &MutationResult{ID: m.ID, Status: StatusUpdated, CurrentVersion: old.Version, NewVersion: m.Version,
 			ContentChanged: &contentChanged, Superseded: retired, Restored: restored}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if res.Status == "updated" {
+	if res.Status == StatusUpdated {
 		// The index drops the old vector if the content changed (the
 		// tracker embeds the new one) or refreshes its filter fields.
-		s.emb.SyncVectors(ctx, append(append([]string{res.ID}, res.Superseded...), res.Restored...)...)
-		for _, id := range res.Superseded {
-			s.events.publish(Event{Kind: EventDeleted, MemoryID: id, Actor: actor.Name})
-		}
-		for _, id := range res.Restored {
-			s.events.publish(Event{Kind: EventRecovered, MemoryID: id, Actor: actor.Name})
-		}
+		c := changes{actor: actor.Name, sync: append(append([]string{res.ID}, res.Superseded...), res.Restored...),
+			embed: *res.ContentChanged}
+		c.add(EventDeleted, res.Superseded...)
+		c.add(EventRecovered, res.Restored...)
+		c.add(EventUpdated, res.ID)
 		if *res.ContentChanged {
 			embedded := false
 			res.Embedded = &embedded
-			s.emb.EmbedSoon()
 		}
-		s.events.publish(Event{Kind: EventUpdated, MemoryID: res.ID, Actor: actor.Name})
+		s.committed(ctx, c)
 	}
 	s.noteConflict(resErr, p.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
@@ -274,11 +279,11 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 	}
 	if strings.TrimSpace(in.Reason) == "" {
 		e := Invalid("reason", "reason is required")
-		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
+		return &MutationResult{ID: in.ID, Status: CodeInvalidRequest, Error: e.Message}, e
 	}
 	if in.IfVersion != nil && *in.IfVersion < 1 {
 		e := Invalid("if_version", "if_version must be a positive integer")
-		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
+		return &MutationResult{ID: in.ID, Status: CodeInvalidRequest, Error: e.Message}, e
 	}
 	actor = actor.Normalized()
 	var res *MutationResult
@@ -290,14 +295,19 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 	if err != nil {
 		return nil, err
 	}
-	if res.Status == "deleted" {
-		s.emb.SyncVectors(ctx, res.ID)
-		s.events.publish(Event{Kind: EventDeleted, MemoryID: res.ID, Actor: actor.Name})
+	if res.Status == StatusDeleted {
+		c := changes{actor: actor.Name, sync: []string{res.ID}}
+		c.add(EventDeleted, res.ID)
+		s.committed(ctx, c)
 	}
 	s.noteConflict(resErr, in.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
 }
 
+// ForgetTx is Forget's write inside tx, for writers with a transaction of
+// their own (the pipeline, documents): the same checks (version, pinned,
+// force), a version increment and a deleted event. The caller does what
+// follows the commit (the vector index, events).
 func (s *Service) ForgetTx(ctx context.Context, tx *storage.Tx, in ForgetInput, actor Actor) (*MutationResult, error) {
 	m, err := storage.GetMemory(ctx, tx, in.ID)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -335,7 +345,7 @@ func (s *Service) ForgetTx(ctx context.Context, tx *storage.Tx, in ForgetInput, 
 	if err := s.AddHistory(ctx, tx, m.ID, storage.EventDeleted, &old, nil, actor, in.Reason, meta); err != nil {
 		return nil, err
 	}
-	return &MutationResult{ID: m.ID, Status: "deleted", CurrentVersion: prev, NewVersion: m.Version}, nil
+	return &MutationResult{ID: m.ID, Status: StatusDeleted, CurrentVersion: prev, NewVersion: m.Version}, nil
 }
 
 // RecoverInput is a request to undo a soft delete.
@@ -353,11 +363,11 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 	}
 	if strings.TrimSpace(in.Reason) == "" {
 		e := Invalid("reason", "reason is required")
-		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
+		return &MutationResult{ID: in.ID, Status: CodeInvalidRequest, Error: e.Message}, e
 	}
 	if in.IfVersion != nil && *in.IfVersion < 1 {
 		e := Invalid("if_version", "if_version must be a positive integer")
-		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
+		return &MutationResult{ID: in.ID, Status: CodeInvalidRequest, Error: e.Message}, e
 	}
 	actor = actor.Normalized()
 	window := s.cfg.Memory.RecoverWindow.D()
@@ -432,16 +442,16 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		if err := s.AddHistory(ctx, tx, m.ID, storage.EventRecovered, nil, &content, actor, in.Reason, nil); err != nil {
 			return err
 		}
-		res = &MutationResult{ID: m.ID, Status: "recovered", CurrentVersion: prev, NewVersion: m.Version, RetentionDays: days}
+		res = &MutationResult{ID: m.ID, Status: StatusRecovered, CurrentVersion: prev, NewVersion: m.Version, RetentionDays: days}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if res.Status == "recovered" {
-		s.emb.SyncVectors(ctx, res.ID)
-		s.emb.EmbedSoon()
-		s.events.publish(Event{Kind: EventRecovered, MemoryID: res.ID, Actor: actor.Name})
+	if res.Status == StatusRecovered {
+		c := changes{actor: actor.Name, sync: []string{res.ID}, embed: true}
+		c.add(EventRecovered, res.ID)
+		s.committed(ctx, c)
 	}
 	s.noteConflict(resErr, in.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
@@ -483,7 +493,7 @@ func (s *Service) ModifyBatch(ctx context.Context, patches []Patch, defaultReaso
 			}
 			r = &MutationResult{ID: p.ID, Status: e.Code, Error: e.Message}
 		}
-		if r.Status == "updated" {
+		if r.Status == StatusUpdated {
 			out.Updated++
 		}
 		out.Results = append(out.Results, r)

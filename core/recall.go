@@ -11,8 +11,6 @@ import (
 
 	"github.com/cairnmem/cairn/core/analytics"
 
-	"github.com/cairnmem/cairn/core/vector"
-
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -199,26 +197,14 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 	}
 
 	ranVector := false
-	var ix *vector.Index
-	var qv []float32
-	if mode != ModeKeyword && s.embedder != nil {
-		var err error
-		if !s.emb.ProviderHealthy() {
-			pe := s.emb.lastErr.Load()
-			err = fmt.Errorf("the embedding provider failed %s ago (%v); retrying after %s",
-				s.now().Sub(pe.at).Round(time.Second), pe.err, providerBackoff)
-		} else if ix, err = s.emb.index(ctx); err == nil {
-			qctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
-			qv, err = s.emb.queryVector(qctx, VectorQuery(in.Query))
-			cancel()
-		}
+	if mode != ModeKeyword && s.vectors.Embedder() != nil {
+		q, err := s.vectors.Search(ctx, VectorQuery(in.Query), k, &f)
 		if err != nil {
 			out.Warnings = append(out.Warnings, "vector search unavailable: "+err.Error())
 			s.log.Warn("recall without vectors", "err", err)
 		} else {
 			ranVector = true
-			s.emb.maybeCalibrate(ix)
-			for i, h := range ix.Search(qv, k, &f) {
+			for i, h := range q.Hits {
 				c := get(h.ID)
 				c.vector, c.hasVec, c.vecRank = Clamp01(float64(h.Score)), true, i
 			}
@@ -226,8 +212,8 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 			// similarity (the embedding reranker of seed 003).
 			for _, c := range cands {
 				if !c.hasVec {
-					if v, ok := ix.Vector(c.id); ok {
-						c.vector, c.hasVec = Clamp01(float64(vector.Dot(qv, v))), true
+					if sim, ok := q.Similarity(c.id); ok {
+						c.vector, c.hasVec = Clamp01(float64(sim)), true
 					}
 				}
 			}
@@ -370,8 +356,8 @@ func (s *Service) VectorFloor() float64 {
 	if f := s.cfg.Search.MinVectorSimilarity; f >= 0 {
 		return f
 	}
-	if s.embedder != nil {
-		return calibratedFloors[s.embedder.Model()]
+	if e := s.vectors.Embedder(); e != nil {
+		return calibratedFloors[e.Model()]
 	}
 	return 0
 }
@@ -381,10 +367,6 @@ func (s *Service) VectorFloor() float64 {
 func (c *candidate) evident(floor float64) bool {
 	return c.kwRank >= 0 || c.hint > 0 || (c.hasVec && c.vector >= floor)
 }
-
-// queryEmbedTimeout bounds the query embedding on the hot path: a slow
-// provider costs recall its vector leg, not its answer.
-const queryEmbedTimeout = 3 * time.Second
 
 // candidate is one memory on its way through ranking.
 type candidate struct {

@@ -93,7 +93,7 @@ func recallApp(b *testing.B, n int) *app.App {
 		}
 		writeRandomVectors(b, db, r)
 		start := time.Now()
-		if err := svc.Vectors().WarmVectors(ctx); err != nil {
+		if err := ap.Vectors.WarmVectors(ctx); err != nil {
 			b.Fatal(err)
 		}
 		b.Logf("%d memories: vector index loaded in %v", n, time.Since(start))
@@ -171,9 +171,9 @@ func BenchmarkBackgroundEmbedding(b *testing.B) {
 				benchWords[i%40], benchWords[(i*7)%40], benchWords[(i*13)%40], i), Importance: 0.5, Confidence: 1}}
 		}
 		svc.Import(ctx, lines, core.Actor{})
-		svc = core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: apitest.Builtin(b)})
+		ap := app.New(db, config.DefaultConfig(), app.Options{Embedder: apitest.Builtin(b)})
 		b.StartTimer()
-		if err := svc.Vectors().EmbedPending(ctx, nil); err != nil {
+		if err := ap.Vectors.EmbedPending(ctx, nil); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
@@ -250,8 +250,9 @@ func BenchmarkRecallReal(b *testing.B) {
 	emb := &cachedEmbedder{Embedder: apitest.Builtin(b)}
 	cfgOld := config.DefaultConfig()
 	cfgOld.Search.KeywordIndex = false
-	oldSvc := core.NewService(db, cfgOld, core.ServiceOptions{Embedder: emb})
-	newSvc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: emb})
+	oldApp := app.New(db, cfgOld, app.Options{Embedder: emb})
+	newApp := app.New(db, config.DefaultConfig(), app.Options{Embedder: emb})
+	oldSvc, newSvc := oldApp.Service, newApp.Service
 	t0 := time.Now()
 	if _, err := newSvc.Import(ctx, lines, core.Actor{Name: "bench"}); err != nil {
 		b.Fatal(err)
@@ -264,10 +265,10 @@ func BenchmarkRecallReal(b *testing.B) {
 	if slices.ContainsFunc(modes, func(m string) bool { return m != core.ModeKeyword }) {
 		writeRandomVectors(b, db, rand.New(rand.NewPCG(1, 2)))
 	}
-	if err := newSvc.Vectors().WarmVectors(ctx); err != nil {
+	if err := newApp.Vectors.WarmVectors(ctx); err != nil {
 		b.Fatal(err)
 	}
-	if err := oldSvc.Vectors().WarmVectors(ctx); err != nil {
+	if err := oldApp.Vectors.WarmVectors(ctx); err != nil {
 		b.Fatal(err)
 	}
 	queries := realQueries(b, lines)

@@ -260,17 +260,17 @@ func (s *Service) importSignetVectors(ctx context.Context, src *signet.Store, op
 	}
 	e.Skipped = e.InSignet
 	switch {
-	case s.embedder == nil:
+	case s.vectors.Embedder() == nil:
 		e.Why = "cairn has no embedder configured"
 		return nil
 	case opt.EmbeddingModel == "":
 		e.Why = "Signet does not record which model made its vectors; name it with --embedding-model to keep them (cairn embeds the memories itself in the background)"
 		return nil
-	case opt.EmbeddingModel != s.embedder.Model():
-		e.Why = fmt.Sprintf("made by %s; cairn embeds with %s, so it embeds the memories itself in the background", opt.EmbeddingModel, s.embedder.Model())
+	case opt.EmbeddingModel != s.vectors.Embedder().Model():
+		e.Why = fmt.Sprintf("made by %s; cairn embeds with %s, so it embeds the memories itself in the background", opt.EmbeddingModel, s.vectors.Embedder().Model())
 		return nil
 	}
-	model := s.embedder.Model()
+	model := s.vectors.Embedder().Model()
 	dims, _ := storage.EmbeddingDimensions(ctx, s.db.Reader(), model)
 	type vec struct {
 		hash string
@@ -324,7 +324,7 @@ func (s *Service) importSignetVectors(ctx context.Context, src *signet.Store, op
 	} else if e.Skipped > 0 {
 		e.Why = "vectors of memories that were not imported"
 	}
-	s.emb.SyncVectors(ctx, ids...)
+	s.vectors.SyncVectors(ctx, ids...)
 	return nil
 }
 

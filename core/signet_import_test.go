@@ -191,7 +191,8 @@ func TestImportSignetKeepsVectorsOnlyOfTheSameModel(t *testing.T) {
 		t.Fatalf("another model's vectors are not kept: %+v", rep.Embeddings)
 	}
 
-	svc := apitest.NewService(t, emb)
+	ap := apitest.NewApp(t, emb)
+	svc := ap.Service
 	rep, err = svc.ImportSignet(ctx, openSignet(t, path), core.SignetImportOptions{EmbeddingModel: emb.Model()}, importer)
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +200,7 @@ func TestImportSignetKeepsVectorsOnlyOfTheSameModel(t *testing.T) {
 	if rep.Embeddings.Imported != 1 {
 		t.Fatalf("the same model's vectors are kept: %+v", rep.Embeddings)
 	}
-	n, err := svc.Vectors().CountPendingEmbeddings(ctx)
+	n, err := ap.Vectors.CountPendingEmbeddings(ctx)
 	if err != nil || n != 0 {
 		t.Fatalf("an imported vector leaves nothing to embed: %d %v", n, err)
 	}

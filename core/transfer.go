@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/cairnmem/cairn/core/entities"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
@@ -146,10 +147,9 @@ func (s *Service) importLines(ctx context.Context, lines []ImportLine, actor Act
 	if err := s.repointDeduped(ctx, lines); err != nil {
 		return res, err
 	}
-	s.emb.SyncVectors(ctx, created...) // content already embedded under another id
-	for _, id := range created {
-		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
-	}
+	c := changes{actor: actor.Name, sync: created} // content already embedded under another id
+	c.add(EventCreated, created...)
+	s.committed(ctx, c)
 	return res, nil
 }
 
@@ -317,7 +317,7 @@ func (s *Service) importBatch(ctx context.Context, tx *storage.Tx, batch []impor
 		}
 		events = append(events, h)
 		if m.ExtractionStatus == "pending" && !m.IsDeleted {
-			if err := s.enqueueJob(ctx, tx, m.ID, "extract"); err != nil {
+			if err := s.enqueueJob(ctx, tx, m.ID, jobs.Extract); err != nil {
 				return res, nil, fmt.Errorf("line %d: %w", r.line, err)
 			}
 		}

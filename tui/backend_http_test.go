@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core/ops"
@@ -38,13 +39,13 @@ func TestHTTPBackendQueueAndProposals(t *testing.T) {
 	hb := backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
 	lb := backend.NewLocal(h.app, "")
 
-	hp, err := hb.Jobs(ctx, core.JobFilter{Status: storage.JobDead}, 10)
+	hp, err := hb.Jobs(ctx, jobs.Filter{Status: storage.JobDead}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lp, _ := lb.Jobs(ctx, core.JobFilter{Status: storage.JobDead}, 10)
+	lp, _ := lb.Jobs(ctx, jobs.Filter{Status: storage.JobDead}, 10)
 	if len(hp.Jobs) != 1 || hp.Jobs[0].ID != jobDead || hp.ByStatus[storage.JobDead] != lp.ByStatus[storage.JobDead] ||
-		hp.ByType[core.JobExtract][storage.JobPending] != 2 {
+		hp.ByType[jobs.Extract][storage.JobPending] != 2 {
 		t.Fatalf("jobs over HTTP: %+v", hp)
 	}
 	if j, err := hb.Job(ctx, jobDone); err != nil || j.Status != storage.JobCompleted || j.Result == "" {

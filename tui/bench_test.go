@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/jobs"
 
 	"github.com/cairnmem/cairn/core/config"
 
@@ -194,7 +195,7 @@ func queueService(b *testing.B) *app.App {
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_jobs (id, memory_id, job_type, status, attempts, max_attempts,
 				error, created_at, updated_at) VALUES (?,?,?,?,1,3,?,?,?)`,
-				fmt.Sprintf("job-%06d", i), fmt.Sprintf("mem-%06d", i), core.JobExtract, st, errMsg, at, at); err != nil {
+				fmt.Sprintf("job-%06d", i), fmt.Sprintf("mem-%06d", i), jobs.Extract, st, errMsg, at, at); err != nil {
 				return err
 			}
 		}

@@ -387,6 +387,15 @@ func (a *Analytics) RecordExtraction(facts int) int64 {
 // enough to hold facts, produced none.
 func (a *Analytics) EmptyExtractionStreak() int64 { return a.emptyStreak.Load() }
 
+// TimeoutCode is timeout for a model call that ran out of time, else
+// other.
+func TimeoutCode(err error, timeout, other string) string {
+	if IsTimeout(err) {
+		return timeout
+	}
+	return other
+}
+
 func IsTimeout(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return true

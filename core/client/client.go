@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/vectors"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -283,8 +284,8 @@ type StatusCounts struct {
 }
 
 // EmbeddingStatus calls GET /api/embeddings/status.
-func (c *Client) EmbeddingStatus(ctx context.Context) (*core.EmbeddingStatus, error) {
-	var s core.EmbeddingStatus
+func (c *Client) EmbeddingStatus(ctx context.Context) (*vectors.EmbeddingStatus, error) {
+	var s vectors.EmbeddingStatus
 	if err := c.do(ctx, http.MethodGet, "/api/embeddings/status", nil, &s); err != nil {
 		return nil, err
 	}

@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/ops"
 	"github.com/cairnmem/cairn/storage"
@@ -24,7 +24,7 @@ type JobsPage struct {
 }
 
 // Jobs calls GET /api/jobs.
-func (c *Client) Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPage, error) {
+func (c *Client) Jobs(ctx context.Context, f jobs.Filter, limit int) (*JobsPage, error) {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	for k, v := range map[string]string{"status": f.Status, "type": f.JobType, "memory_id": f.MemoryID} {
 		if v != "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/fetch"
+	"github.com/cairnmem/cairn/core/vectors"
 
 	"github.com/cairnmem/cairn/core/text"
 
@@ -339,7 +340,7 @@ func (s *Documents) DeleteDocument(ctx context.Context, id, reason string, actor
 	if err != nil {
 		return nil, err
 	}
-	s.svc.Vectors().SyncVectors(ctx, removed...)
+	s.vec.SyncVectors(ctx, removed...)
 	for _, mid := range removed {
 		s.svc.Publish(core.Event{Kind: core.EventDeleted, MemoryID: mid, Actor: actor.Name})
 	}
@@ -367,7 +368,7 @@ func (s *Documents) removeChunkMemory(ctx context.Context, tx *storage.Tx, memor
 	if res == nil {
 		return false, ferr
 	}
-	return res.Status == "deleted", nil
+	return res.Status == core.StatusDeleted, nil
 }
 
 // Documents ingests documents (text or a fetched URL) into memories: each is
@@ -376,7 +377,8 @@ func (s *Documents) removeChunkMemory(ctx context.Context, tx *storage.Tx, memor
 // composition root (core/app) builds it.
 type Documents struct {
 	svc *core.Service
+	vec *vectors.Vectors
 }
 
-// New returns the Documents of svc.
-func New(svc *core.Service) *Documents { return &Documents{svc: svc} }
+// New returns the Documents of svc, whose chunks vec embeds.
+func New(svc *core.Service, vec *vectors.Vectors) *Documents { return &Documents{svc: svc, vec: vec} }

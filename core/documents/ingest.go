@@ -151,8 +151,8 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	}
 	var touched, created, replaced []string
 	model := ""
-	if s.svc.Vectors().Embedder() != nil {
-		model = s.svc.Vectors().Embedder().Model()
+	if s.vec.Embedder() != nil {
+		model = s.vec.Embedder().Model()
 	}
 	for start := 0; start < len(chunks); start += documentIndexBatch {
 		batch := chunks[start:min(start+documentIndexBatch, len(chunks))]
@@ -214,7 +214,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		})
 		if err != nil {
 			if len(touched) > 0 {
-				s.svc.Vectors().SyncVectors(ctx, touched...)
+				s.vec.SyncVectors(ctx, touched...)
 			}
 			return gone(err)
 		}
@@ -262,7 +262,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		}
 		return nil
 	})
-	s.svc.Vectors().SyncVectors(ctx, append(touched, dropped...)...)
+	s.vec.SyncVectors(ctx, append(touched, dropped...)...)
 	if err != nil {
 		return gone(err)
 	}
@@ -292,10 +292,10 @@ func (s *Documents) documentChunks(content string) []text.Normalized {
 func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [][]float32 {
 	budget := time.Now().Add(s.svc.Config().PipelineV2.LeaseTimeout.D() / 2)
 	vecs := make([][]float32, len(chunks))
-	if s.svc.Vectors().Embedder() == nil || !s.svc.Vectors().ProviderHealthy() {
+	if s.vec.Embedder() == nil || !s.vec.ProviderHealthy() {
 		return vecs
 	}
-	model := s.svc.Vectors().Embedder().Model()
+	model := s.vec.Embedder().Model()
 	r := s.svc.DB().Reader()
 	var todo []int
 	for i, c := range chunks {
@@ -314,7 +314,7 @@ func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [
 		for k, i := range idx {
 			texts[k] = chunks[i].Storage
 		}
-		got, err := s.svc.Vectors().Embed(ctx, texts)
+		got, err := s.vec.Embed(ctx, texts)
 		if err != nil {
 			s.svc.Logger().Warn("embedding document chunks failed; the tracker will retry", "err", err)
 			return vecs

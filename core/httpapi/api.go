@@ -218,7 +218,7 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	queue, err := a.svc.QueueCounts(r.Context())
+	queue, err := a.app.Ops.QueueCounts(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -251,8 +251,8 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) embeddingSummary() map[string]any {
 	out := map[string]any{"provider": a.svc.Config().Embedding.Provider}
-	if e := a.svc.Vectors().Embedder(); e != nil {
-		out["model"], out["available"] = e.Model(), a.svc.Vectors().ProviderHealthy()
+	if e := a.app.Vectors.Embedder(); e != nil {
+		out["model"], out["available"] = e.Model(), a.app.Vectors.ProviderHealthy()
 	} else {
 		out["provider"] = "none"
 	}

@@ -64,7 +64,7 @@ func (a *API) approveProposal(w http.ResponseWriter, r *http.Request) { a.decide
 func (a *API) rejectProposal(w http.ResponseWriter, r *http.Request)  { a.decideProposal(w, r, false) }
 
 func (a *API) getJob(w http.ResponseWriter, r *http.Request) {
-	j, err := a.svc.Jobs().Get(r.Context(), r.PathValue("id"))
+	j, err := a.app.Jobs.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -73,7 +73,7 @@ func (a *API) getJob(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) pipelineStatus(w http.ResponseWriter, r *http.Request) {
-	st, err := a.svc.PipelineStatus(r.Context())
+	st, err := a.app.Ops.PipelineStatus(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return

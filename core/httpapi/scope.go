@@ -14,6 +14,7 @@ import (
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/auth"
 	"github.com/cairnmem/cairn/core/hooks"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/sessions"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -306,8 +307,8 @@ func (g *authGate) checkJob(r *http.Request, info authInfo, id string) *core.Err
 	if id == "" {
 		return nil
 	}
-	j, err := g.a.svc.Jobs().Get(r.Context(), id)
-	if errors.Is(err, core.ErrNotFound) {
+	j, err := g.a.app.Jobs.Get(r.Context(), id)
+	if errors.Is(err, jobs.ErrNotFound) {
 		return nil
 	} else if err != nil {
 		return core.AsError(err)
@@ -318,7 +319,7 @@ func (g *authGate) checkJob(r *http.Request, info authInfo, id string) *core.Err
 	case j.MemoryID != "":
 		m, err := g.a.svc.Get(r.Context(), j.MemoryID, true)
 		visible = err == nil && s.CoversProject(m.Project)
-	case j.DocumentID == "" && j.JobType == core.JobSessionExtract:
+	case j.DocumentID == "" && j.JobType == jobs.SessionExtract:
 		var p struct {
 			SessionKey string `json:"session_key"`
 		}

@@ -374,7 +374,7 @@ func (s *Ops) diagIndex(ctx context.Context, q storage.Querier, now time.Time) (
 		ftsSig.Triggered, ftsSig.Penalty, ftsSig.Threshold = true, 0.2, 0
 	}
 	d.Signals = []Signal{ftsSig}
-	if s.svc.Vectors().Embedder() == nil {
+	if s.vec.Embedder() == nil {
 		d.Note = "no embedder configured: embedding coverage is not scored"
 		return d, nil
 	}
@@ -384,7 +384,7 @@ func (s *Ops) diagIndex(ctx context.Context, q storage.Querier, now time.Time) (
 		return d, err
 	}
 	d.Signals = append(d.Signals, gate("embedding_coverage", "ratio", round3(cov), EmbeddingCoverageMin, 0.3, true,
-		fmt.Sprintf("%d of %d live memories have a vector for %s (below %.0f%% costs 0.3; counted at most every %s)", embedded, live, s.svc.Vectors().Embedder().Model(), EmbeddingCoverageMin*100, CoverageTTL)))
+		fmt.Sprintf("%d of %d live memories have a vector for %s (below %.0f%% costs 0.3; counted at most every %s)", embedded, live, s.vec.Embedder().Model(), EmbeddingCoverageMin*100, CoverageTTL)))
 	return d, nil
 }
 
@@ -399,14 +399,14 @@ func (s *Ops) embeddingCoverage(ctx context.Context, q storage.Querier, live int
 	c := &s.diag
 	c.covMu.Lock()
 	defer c.covMu.Unlock()
-	model := s.svc.Vectors().Embedder().Model()
+	model := s.vec.Embedder().Model()
 	age := now.Sub(c.covAt)
 	fresh := !c.covAt.IsZero() && c.covModel == model && age >= 0 && age < CoverageTTL &&
 		(c.covLive == live || age < CoverageMinTTL) // rows came or went: measure again, at most every CoverageMinTTL
 	if fresh {
 		return math.Min(1, float64(c.covN)/float64(live)), c.covN, nil
 	}
-	n, err := storage.CountCoveredMemories(ctx, q, s.svc.Vectors().Embedder().Model())
+	n, err := storage.CountCoveredMemories(ctx, q, s.vec.Embedder().Model())
 	if err != nil {
 		return 0, 0, err
 	}
@@ -442,9 +442,9 @@ func (s *Ops) diagProvider(ctx context.Context, q storage.Querier, now time.Time
 	} else {
 		d.Note = "pipeline disabled: only embedding calls are tracked"
 	}
-	if s.svc.Vectors().Embedder() != nil && !s.svc.Vectors().ProviderHealthy() {
+	if s.vec.Embedder() != nil && !s.vec.ProviderHealthy() {
 		msg := "embedding provider failed recently"
-		if err := s.svc.EmbedderError(); err != nil {
+		if err := s.vec.LastError(); err != nil {
 			msg = "embedding provider failed: " + err.Error()
 		}
 		d.Signals = append(d.Signals, info("embedding_provider_backoff", "count", 1, msg))

@@ -53,7 +53,7 @@ func (s *Ops) pruneOverfull(ctx context.Context, rep *RetentionReport, batch, ma
 					if res == nil {
 						return err
 					}
-					if res.Status == "deleted" {
+					if res.Status == core.StatusDeleted {
 						gone = append(gone, id)
 					}
 				}
@@ -62,7 +62,7 @@ func (s *Ops) pruneOverfull(ctx context.Context, rep *RetentionReport, batch, ma
 			if err != nil {
 				return fmt.Errorf("retention bound: %w", err)
 			}
-			s.svc.DropVectors(gone...)
+			s.vec.Drop(gone...)
 			rep.Pruned += int64(len(gone))
 			excess -= len(gone)
 			if len(gone) == 0 {

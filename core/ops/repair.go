@@ -203,7 +203,7 @@ func (s *Ops) repairReleaseLeases(ctx context.Context, opts RepairOptions) (*Rep
 		res.Message = fmt.Sprintf("would release %d stale leases", n)
 		return res, nil
 	}
-	reaped, dead, err := s.svc.Jobs().ReapStaleLeases(ctx)
+	reaped, dead, err := s.jobs.ReapStaleLeases(ctx)
 	if err != nil {
 		return nil, err
 	}

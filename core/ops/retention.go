@@ -165,7 +165,7 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 		purged = append(purged, ids...)
 		return len(ids) > 0, nil
 	})
-	s.svc.DropVectors(purged...) // tombstones are not indexed; this only guards against drift
+	s.vec.Drop(purged...) // tombstones are not indexed; this only guards against drift
 	if err != nil {
 		return rep, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/entities"
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -114,7 +115,7 @@ func (s *Pipeline) EnqueueClassify(ctx context.Context, memoryID string) error {
 		for _, e := range ents {
 			pl.Entity = e
 			b, _ := json.Marshal(pl)
-			if _, err := storage.EnqueueJobOnce(ctx, tx, core.NewID(), core.JobStructuralClassify, string(b), s.svc.Config().PipelineV2.MaxAttempts, s.svc.Timestamp()); err != nil {
+			if _, err := storage.EnqueueJobOnce(ctx, tx, core.NewID(), jobs.StructuralClassify, string(b), s.svc.Config().PipelineV2.MaxAttempts, s.svc.Timestamp()); err != nil {
 				return err
 			}
 		}
@@ -128,7 +129,7 @@ func (s *Pipeline) ProcessClassifyJob(ctx context.Context, job *storage.Job, llm
 	var pl classifyPayload
 	if err := json.Unmarshal([]byte(job.Payload), &pl); err != nil || pl.Entity == "" || pl.Slot == "" {
 		res.Status, res.Reason = "skipped", "payload names no entity and slot"
-		return res, s.svc.Jobs().Complete(ctx, job, res)
+		return res, s.jobs.Complete(ctx, job, res)
 	}
 	res.Entity = pl.Entity
 	r := s.svc.DB().Reader()
@@ -139,7 +140,7 @@ func (s *Pipeline) ProcessClassifyJob(ctx context.Context, job *storage.Job, llm
 	res.Memories = len(mems)
 	if len(mems) == 0 {
 		res.Status, res.Reason = "skipped", "no live memory about the entity"
-		return res, s.svc.Jobs().Complete(ctx, job, res)
+		return res, s.jobs.Complete(ctx, job, res)
 	}
 	etype, err := storage.EntityType(ctx, r, pl.Entity)
 	if err != nil {

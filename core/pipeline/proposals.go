@@ -110,7 +110,7 @@ func (s *Pipeline) ApproveProposal(ctx context.Context, id string, actor core.Ac
 			if isSessionSource(p.SourceMemoryID) {
 				s.linkSessionFact(ctx, created, p.Fact)
 			}
-			s.svc.Vectors().EmbedSoon()
+			s.vec.EmbedSoon()
 			s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: created, Actor: actor.Name})
 		}
 		return s.GetProposal(ctx, id)

@@ -77,7 +77,7 @@ func (s *Pipeline) applyUpdate(ctx context.Context, p *storage.Proposal, model s
 	}
 	s.svc.Publish(core.Event{Kind: core.EventDeleted, MemoryID: p.TargetMemoryID, Actor: actor.Name})
 	if created {
-		s.svc.Vectors().EmbedSoon()
+		s.vec.EmbedSoon()
 		s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: successor, Actor: actor.Name})
 	}
 	return successor, created, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/ranker"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
@@ -150,7 +151,7 @@ func (s *Sessions) saveTranscript(ctx context.Context, tx *storage.Tx, ref Ref, 
 	// The pipeline worker extracts facts from the transcript
 	// (ProcessExtractJob); one live job per session.
 	payload, _ := json.Marshal(map[string]string{"session_key": ref.Key, "harness": ref.Harness, "project": ref.Project})
-	jobID, err := storage.EnqueueJobOnce(ctx, tx, core.NewID(), core.JobSessionExtract, string(payload), s.cfg.PipelineV2.MaxAttempts, now)
+	jobID, err := storage.EnqueueJobOnce(ctx, tx, core.NewID(), jobs.SessionExtract, string(payload), s.cfg.PipelineV2.MaxAttempts, now)
 	return text.CharCount(content), jobID, err
 }
 

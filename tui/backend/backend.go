@@ -8,6 +8,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core/ops"
@@ -55,7 +56,7 @@ type Backend interface {
 
 	// Jobs returns queue rows matching f (live first, then newest) with
 	// the counts of the whole queue by status and by type.
-	Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPage, error)
+	Jobs(ctx context.Context, f jobs.Filter, limit int) (*JobsPage, error)
 	// Job returns one job with its payload, result and error.
 	Job(ctx context.Context, id string) (*storage.Job, error)
 	// RetryJob makes a job waiting out its backoff due now, or returns a

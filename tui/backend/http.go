@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core"
@@ -129,7 +130,7 @@ const statusProposalPage = 100
 
 // Jobs implements Backend with GET /api/jobs, which returns the counts
 // with the rows.
-func (h *HTTP) Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPage, error) {
+func (h *HTTP) Jobs(ctx context.Context, f jobs.Filter, limit int) (*JobsPage, error) {
 	out, err := h.c.Jobs(ctx, f, limit)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core/ops"
@@ -103,7 +104,7 @@ func (l *Local) Status(ctx context.Context) (Status, error) {
 	}
 	st.Health = "db " + roundMS(time.Since(start))
 	st.Memories, st.Deleted = int(live), int(deleted)
-	q, err := l.svc.QueueCounts(ctx)
+	q, err := l.app.Ops.QueueCounts(ctx)
 	if err != nil {
 		return st, err
 	}
@@ -116,12 +117,12 @@ func (l *Local) Status(ctx context.Context) (Status, error) {
 }
 
 // Jobs implements Backend.
-func (l *Local) Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPage, error) {
-	jobs, err := l.svc.Jobs().List(ctx, f, limit)
+func (l *Local) Jobs(ctx context.Context, f jobs.Filter, limit int) (*JobsPage, error) {
+	jobs, err := l.app.Jobs.List(ctx, f, limit)
 	if err != nil {
 		return nil, err
 	}
-	byStatus, byType, err := l.svc.Jobs().Counts(ctx)
+	byStatus, byType, err := l.app.Jobs.Counts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -130,12 +131,12 @@ func (l *Local) Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPag
 
 // Job implements Backend.
 func (l *Local) Job(ctx context.Context, id string) (*storage.Job, error) {
-	return l.svc.Jobs().Get(ctx, id)
+	return l.app.Jobs.Get(ctx, id)
 }
 
 // RetryJob implements Backend.
 func (l *Local) RetryJob(ctx context.Context, id string) (*storage.Job, error) {
-	return l.svc.Jobs().Retry(ctx, id)
+	return l.app.Jobs.Retry(ctx, id)
 }
 
 // RequeueDead implements Backend.

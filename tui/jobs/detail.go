@@ -7,11 +7,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/pane"
 )
@@ -62,7 +62,7 @@ func Detail(ctx *pane.Context, j *storage.Job, width int) string {
 	switch {
 	case strings.TrimSpace(j.Result) == "":
 		b.WriteString(st.Faint.Render("(none yet)") + "\n")
-	case j.JobType == core.JobExtract:
+	case j.JobType == jobs.Extract:
 		var r pipeline.ExtractJobResult
 		if err := json.Unmarshal([]byte(j.Result), &r); err != nil {
 			b.WriteString(st.Warning.Render("the result is not an extract result ("+err.Error()+"):") + "\n")

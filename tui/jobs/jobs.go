@@ -19,7 +19,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/keys"
@@ -181,11 +181,11 @@ func (m *Model) Jobs() []*storage.Job {
 // Flash returns the pane's message line.
 func (m *Model) Flash() pane.Flash { return m.flash }
 
-func jobFilter(name string) core.JobFilter {
+func jobFilter(name string) jobs.Filter {
 	if name == FilterBackingOff {
-		return core.JobFilter{Failing: true}
+		return jobs.Filter{Failing: true}
 	}
-	return core.JobFilter{Status: name}
+	return jobs.Filter{Status: name}
 }
 
 // load reads the queue; user marks a load the user asked for.

@@ -25,7 +25,7 @@ func jobsPane(h *shelltest.Harness) *jobs.Model { return h.M.Pane(paneJobs).(*jo
 
 func job(h *shelltest.Harness, id string) *storage.Job {
 	h.T.Helper()
-	j, err := h.Svc.Jobs().Get(context.Background(), id)
+	j, err := h.App.Jobs.Get(context.Background(), id)
 	if err != nil {
 		h.T.Fatal(err)
 	}

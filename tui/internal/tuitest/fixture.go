@@ -12,6 +12,7 @@ import (
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
@@ -112,17 +113,16 @@ func Seed(t testing.TB, svc *core.Service) {
 // against seeded memories, and an ADD (as a model would extract it).
 func PipelineFixture(t testing.TB, ap *app.App, db *storage.DB) {
 	t.Helper()
-	svc := ap.Service
 	ctx := context.Background()
 	at := func(d time.Duration) string { return storage.FormatTime(FixedNow.Add(-d)) }
 	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
-		_, err := storage.EnqueueJob(ctx, tx, JobDone, IDSQLite, core.JobExtract, "", 3, at(10*time.Minute))
+		_, err := storage.EnqueueJob(ctx, tx, JobDone, IDSQLite, jobs.Extract, "", 3, at(10*time.Minute))
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := svc.Jobs().Lease(ctx, "fixture", core.JobExtract)
+	job, err := ap.Jobs.Lease(ctx, "fixture", jobs.Extract)
 	if err != nil || job == nil || job.ID != JobDone {
 		t.Fatalf("lease: %v %v", job, err)
 	}
@@ -148,7 +148,7 @@ func PipelineFixture(t testing.TB, ap *app.App, db *storage.DB) {
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_jobs (id, memory_id, job_type, status, payload, attempts, max_attempts,
 				leased_at, lease_owner, failed_at, error, created_at, updated_at) VALUES (?,?,?,?,?,?,3,?,?,?,?,?,?)`,
-				j.id, j.mem, core.JobExtract, j.status, nullable(j.payload), attempts, nullable(j.leased), nullable(ownerIf(j.leased)),
+				j.id, j.mem, jobs.Extract, j.status, nullable(j.payload), attempts, nullable(j.leased), nullable(ownerIf(j.leased)),
 				nullable(j.failed), nullable(j.errMsg), j.created, j.created); err != nil {
 				return err
 			}
@@ -204,7 +204,7 @@ func Failing(ap *app.App) backend.Backend {
 var errStoreGone = errors.New("database is locked (SQLITE_BUSY) after 5s")
 
 // Jobs fails.
-func (FailingBackend) Jobs(context.Context, core.JobFilter, int) (*backend.JobsPage, error) {
+func (FailingBackend) Jobs(context.Context, jobs.Filter, int) (*backend.JobsPage, error) {
 	return nil, fmt.Errorf("list jobs: %w", errStoreGone)
 }
 
