@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/core/signet"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/signet"
 )
 
 // importSignet is `cairn import --from signet PATH`: it reads a Signet

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core/config"
-	"github.com/cairnmem/cairn/core/signet"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/core/vector"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/signet"
 )
 
 // SignetImportOptions steer ImportSignet.

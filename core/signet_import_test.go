@@ -14,8 +14,8 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/internal/apitest"
-	"github.com/cairnmem/cairn/core/signet"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/signet"
 )
 
 // signetV30 is the part of Signet 0.58.1's schema (version 30) the import
