@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/storage/signet"
 )
@@ -37,7 +38,7 @@ func importSignet(ctx context.Context, common *commonFlags, path, model string, 
 		return err
 	}
 	defer st.Close()
-	rep, err := st.svc.ImportSignet(ctx, src, core.SignetImportOptions{EmbeddingModel: model, DryRun: dryRun},
+	rep, err := st.app.Transfer.ImportSignet(ctx, src, transfer.SignetOptions{EmbeddingModel: model, DryRun: dryRun},
 		core.Actor{Name: "signet-import", Type: core.ActorOperator})
 	if err != nil {
 		return err
@@ -49,7 +50,7 @@ func importSignet(ctx context.Context, common *commonFlags, path, model string, 
 	return nil
 }
 
-func printSignetReport(w io.Writer, r *core.SignetImportReport, dest string) {
+func printSignetReport(w io.Writer, r *transfer.SignetReport, dest string) {
 	if r.DryRun {
 		fmt.Fprintf(w, "dry run: %d Signet memories (schema version %d) would be imported into %s; nothing was written\n", r.Memories.Total, r.SchemaVersion, dest)
 	} else {

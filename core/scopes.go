@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -38,7 +39,7 @@ func (s *Hooks) scopedOut(ctx context.Context, ids []string, agent string) (scop
 	}
 	scoped, foreign = map[string]bool{}, map[string]bool{}
 	for id, sw := range scopes {
-		if sw[0] == ScopeAgent && sw[1] != agent {
+		if sw[0] == evolution.ScopeAgent && sw[1] != agent {
 			foreign[id] = true
 		} else {
 			scoped[id] = true
@@ -78,10 +79,10 @@ func (s *Hooks) sessionScopes(ctx context.Context, h HookRequest, now time.Time)
 		scope, who, title string
 		budget            int
 	}{
-		{ScopeUser, "", "About the User (user scope: every project)", cfg.UserChars},
-		{ScopeAgent, agentOf(h), "This Agent (agent scope)", cfg.AgentChars},
+		{evolution.ScopeUser, "", "About the User (user scope: every project)", cfg.UserChars},
+		{evolution.ScopeAgent, agentOf(h), "This Agent (agent scope)", cfg.AgentChars},
 	} {
-		if sc.budget <= 0 || (sc.scope == ScopeAgent && sc.who == "") {
+		if sc.budget <= 0 || (sc.scope == evolution.ScopeAgent && sc.who == "") {
 			continue
 		}
 		var rows []storage.InjectCandidate
@@ -187,7 +188,7 @@ func (s *Hooks) withScopes(ctx context.Context, h HookRequest, query, keywordQue
 		return hits, mine, nil
 	}
 	var own []string
-	for _, sc := range []string{ScopeUser, ScopeAgent} {
+	for _, sc := range []string{evolution.ScopeUser, evolution.ScopeAgent} {
 		got, err := storage.ScopeIDs(ctx, s.svc.db.Reader(), sc, agent, maxScopeCandidates)
 		if err != nil {
 			return nil, nil, err

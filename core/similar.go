@@ -43,7 +43,7 @@ func (s *Service) Embeddings(ctx context.Context, limit, offset int, withVectors
 	for _, row := range rows {
 		m := row.Memory
 		e := &ExportedEmbedding{ID: m.ID, Content: m.Content, Who: m.Who, Importance: m.Importance, Type: m.Type,
-			Tags: viewOf(m).Tags, SourceType: m.SourceType, SourceID: m.SourceID, CreatedAt: m.CreatedAt,
+			Tags: ViewOf(m).Tags, SourceType: m.SourceType, SourceID: m.SourceID, CreatedAt: m.CreatedAt,
 			Model: model, Dimensions: row.Dimensions}
 		if withVectors {
 			if e.Vector, err = vector.Decode(row.Vector, row.Dimensions); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/transfer"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -35,18 +36,24 @@ func trackerService(t *testing.T) *core.Service {
 	return core.NewService(db, cfg, core.ServiceOptions{Embedder: emb})
 }
 
+// importLines imports lines into svc's store as cairn import does.
+func importLines(ctx context.Context, svc *core.Service, lines []transfer.ImportLine) (*transfer.ImportResult, error) {
+	tr := transfer.New(transfer.Deps{DB: svc.DB(), Config: svc.Config(), Memories: svc, Vectors: svc.Vectors()})
+	return tr.Import(ctx, lines, core.Actor{})
+}
+
 // The tracker embeds memories that arrived without a vector (an import
 // does not embed) until none is left, with the real built-in model.
 func TestEmbeddingTrackerCatchesUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	svc := trackerService(t)
-	var lines []core.ImportLine
+	var lines []transfer.ImportLine
 	for i := 0; i < 40; i++ {
-		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
+		lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{
 			Content: fmt.Sprintf("imported note %d about the deploy schedule", i), Importance: 0.5, Confidence: 1}})
 	}
-	if _, err := svc.Import(ctx, lines, core.Actor{}); err != nil {
+	if _, err := importLines(ctx, svc, lines); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := svc.Vectors().CountPendingEmbeddings(ctx); n != 40 {
@@ -137,8 +144,8 @@ func TestEmbeddingTrackerIdleIssuesNoQuery(t *testing.T) {
 	defer cancel()
 	svc := trackerService(t)
 	vec := svc.Vectors()
-	if _, err := svc.Import(ctx, []core.ImportLine{{Line: 1, Memory: core.Memory{
-		Content: "the nightly backup runs at 02:00", Importance: 0.5, Confidence: 1}}}, core.Actor{}); err != nil {
+	if _, err := importLines(ctx, svc, []transfer.ImportLine{{Line: 1, Memory: core.Memory{
+		Content: "the nightly backup runs at 02:00", Importance: 0.5, Confidence: 1}}}); err != nil {
 		t.Fatal(err)
 	}
 	const tick = 2 * time.Millisecond
@@ -193,11 +200,11 @@ func TestEmbeddingTrackerConvertsFloat32Vectors(t *testing.T) {
 	vec := svc.Vectors()
 	texts := []string{"the staging database listens on port 5433", "we deploy on Fridays after the review",
 		"rotate the API token every week", "the cache server runs out of memory at night"}
-	var lines []core.ImportLine
+	var lines []transfer.ImportLine
 	for i, s := range texts {
-		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{Content: s, Importance: 0.5, Confidence: 1}})
+		lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{Content: s, Importance: 0.5, Confidence: 1}})
 	}
-	if _, err := svc.Import(ctx, lines, core.Actor{}); err != nil {
+	if _, err := importLines(ctx, svc, lines); err != nil {
 		t.Fatal(err)
 	}
 	// Embed them and store the vectors the old way: float32 BLOBs.

@@ -17,6 +17,7 @@ import (
 	"github.com/cairnmem/cairn/core/documents"
 	"github.com/cairnmem/cairn/core/ops"
 	"github.com/cairnmem/cairn/core/pipeline"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -32,6 +33,8 @@ type App struct {
 	Documents *documents.Documents
 	// Connectors: folders synced into documents.
 	Connectors *connectors.Connectors
+	// Transfer: JSONL export and import, Signet import.
+	Transfer *transfer.Transfer
 }
 
 // Options are the optional dependencies of an App: the clock, the logger
@@ -43,12 +46,18 @@ type Options = core.ServiceOptions
 func New(db *storage.DB, cfg config.Config, opts Options) *App {
 	svc := core.NewService(db, cfg, opts)
 	docs := documents.New(svc)
+	model := ""
+	if opts.Embedder != nil {
+		model = opts.Embedder.Model()
+	}
 	return &App{
 		Service:    svc,
 		Ops:        ops.New(svc),
 		Pipeline:   pipeline.New(svc),
 		Documents:  docs,
 		Connectors: connectors.New(svc, docs),
+		Transfer: transfer.New(transfer.Deps{DB: db, Config: cfg, Memories: svc, Vectors: svc.Vectors(),
+			EmbeddingModel: model, Log: svc.Logger()}),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -43,12 +44,13 @@ func TestBuiltinBackgroundYieldsToForeground(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: b})
-	var lines []core.ImportLine
+	var lines []transfer.ImportLine
 	for i := range 3 {
-		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
+		lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{
 			Content: fmt.Sprintf("memory %d", i+1), Importance: 0.5, Confidence: 1}})
 	}
-	if _, err := svc.Import(ctx, lines, core.Actor{}); err != nil {
+	tr := transfer.New(transfer.Deps{DB: db, Config: svc.Config(), Memories: svc, Vectors: svc.Vectors()})
+	if _, err := tr.Import(ctx, lines, core.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := svc.Vectors().WarmVectors(ctx); err != nil {

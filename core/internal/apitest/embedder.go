@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
@@ -73,6 +74,22 @@ func NewService(t testing.TB, emb core.Embedder, mods ...func(*config.Config)) *
 	}
 	t.Cleanup(func() { db.Close() })
 	return core.NewService(db, cfg, core.ServiceOptions{Embedder: emb})
+}
+
+// NewApp opens a fresh store with the default configuration (changed by
+// mods) and emb, and builds its App as the binary does.
+func NewApp(t testing.TB, emb core.Embedder, mods ...func(*config.Config)) *app.App {
+	t.Helper()
+	cfg := config.DefaultConfig()
+	for _, m := range mods {
+		m(&cfg)
+	}
+	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "h.db"), NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return app.New(db, cfg, app.Options{Embedder: emb})
 }
 
 // NoFloor turns the vector leg's relevance floor off, for tests of the
