@@ -28,9 +28,9 @@ import (
 //     negation in a sentence that names something else, and that clearly
 //     contradicts no other sibling). An UPDATE proposal from the
 //     new memory to the sibling's is recorded for review; approving it
-//     supersedes the sibling with the new memory (pipeline/supersede.go);
+//     supersedes the sibling with the new memory (core/pipeline/supersede.go);
 //   - nothing else is touched. With a model provider, the structural
-//     classification job (pipeline/classify_job.go) also asks the model
+//     classification job (core/pipeline/classify_job.go) also asks the model
 //     about siblings sharing enough words.
 // No model is called here: this runs inside the remember transaction.
 
