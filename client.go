@@ -10,6 +10,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/httpapi"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -20,7 +21,7 @@ type backend interface {
 	Remember(ctx context.Context, in map[string]any) (json.RawMessage, error)
 	Recall(ctx context.Context, in map[string]any) (*core.RecallResult, error)
 	Export(ctx context.Context, f storage.MemoryFilter, fn func(json.RawMessage) error) error
-	Import(ctx context.Context, lines []core.ImportLine, raw [][]byte) (*core.ImportResult, error)
+	Import(ctx context.Context, lines []transfer.ImportLine, raw [][]byte) (*transfer.ImportResult, error)
 	Get(ctx context.Context, id string, includeDeleted bool) (*core.Memory, error)
 	List(ctx context.Context, f storage.MemoryFilter, limit, offset int) (*core.ListResult, error)
 	Modify(ctx context.Context, p core.Patch) (*core.MutationResult, error)
@@ -112,7 +113,7 @@ func (b *localBackend) Recall(ctx context.Context, in map[string]any) (*core.Rec
 }
 
 func (b *localBackend) Export(ctx context.Context, f storage.MemoryFilter, fn func(json.RawMessage) error) error {
-	return b.st.svc.Export(ctx, f, func(m *core.ExportRecord) error {
+	return b.st.app.Transfer.Export(ctx, f, func(m *transfer.ExportRecord) error {
 		line, err := json.Marshal(m)
 		if err != nil {
 			return err
@@ -121,8 +122,8 @@ func (b *localBackend) Export(ctx context.Context, f storage.MemoryFilter, fn fu
 	})
 }
 
-func (b *localBackend) Import(ctx context.Context, lines []core.ImportLine, _ [][]byte) (*core.ImportResult, error) {
-	return b.st.svc.Import(ctx, lines, importActor)
+func (b *localBackend) Import(ctx context.Context, lines []transfer.ImportLine, _ [][]byte) (*transfer.ImportResult, error) {
+	return b.st.app.Transfer.Import(ctx, lines, importActor)
 }
 
 // importActor is who `cairn import` records its memories as.
@@ -208,7 +209,7 @@ func (b *httpBackend) Export(ctx context.Context, f storage.MemoryFilter, fn fun
 	return b.explain(b.c.Export(ctx, f, fn))
 }
 
-func (b *httpBackend) Import(ctx context.Context, _ []core.ImportLine, raw [][]byte) (*core.ImportResult, error) {
+func (b *httpBackend) Import(ctx context.Context, _ []transfer.ImportLine, raw [][]byte) (*transfer.ImportResult, error) {
 	out, err := b.c.Import(ctx, raw)
 	return out, b.explain(err)
 }

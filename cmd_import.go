@@ -9,13 +9,13 @@ import (
 	"runtime/pprof"
 
 	"github.com/cairnmem/cairn/core/httpapi"
+	"github.com/cairnmem/cairn/core/transfer"
 
 	"charm.land/bubbles/v2/progress"
-	"github.com/cairnmem/cairn/core"
 )
 
 // importChunk is how many lines go to the store (or the API) at a time:
-// one of the store's import transactions (core.Import); importChunkBytes
+// one of the store's import transactions (transfer.Import); importChunkBytes
 // bounds a chunk's size, well under what the API reads in one import.
 const (
 	importChunk      = 2000
@@ -85,7 +85,7 @@ func runImport(ctx context.Context, args []string) error {
 	if lb, ok := localOf(be); ok {
 		// The store itself takes every line at once: it writes them in
 		// batches, preparing the next batch while it writes one.
-		res, err := lb.st.svc.ImportProgress(ctx, lines, importActor, func(done int) { bar.set(float64(done) / float64(len(lines))) })
+		res, err := lb.st.app.Transfer.ImportProgress(ctx, lines, importActor, func(done int) { bar.set(float64(done) / float64(len(lines))) })
 		bar.done()
 		if err != nil {
 			n := 0
@@ -99,7 +99,7 @@ func runImport(ctx context.Context, args []string) error {
 		return nil
 	}
 	raw := nonEmptyLines(data)
-	total := &core.ImportResult{}
+	total := &transfer.ImportResult{}
 	for start, end := 0, 0; start < len(lines); start = end {
 		var rawChunk [][]byte
 		size := 0

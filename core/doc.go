@@ -9,7 +9,7 @@
 //	memory.go     the write path: Remember, dedup, chunking, InsertNew, AddHistory
 //	mutate.go     Get, List, Modify, Forget, Recover, history, RecentMemories
 //	forget.go     batch forget with its confirm token
-//	transfer.go   Export and Import (JSONL)
+//	bulk.go       the bulk write path: PrepareBatch, InsertBatch (an import's batches)
 //	recall.go     Recall: keyword, vector and hybrid legs, fusion and scoring
 //	search.go     the keyword (FTS5) leg
 //	hints.go      heuristic prospective hints, searched beside content
@@ -34,4 +34,11 @@
 // core/vector, core/analytics and core/auth; and core imports two below
 // it, built beside the Service by core/app: core/vectors (the embedder,
 // the vector index, pending embeddings) and core/jobs (the job queue).
+// core/vector, core/analytics and core/auth.
+//
+// core/evolution sits below core: keys, scopes, attributes and
+// supersession run inside core's write transactions through the value
+// EvolutionTx lends them (and RecoverTx restores for them). core/transfer
+// (JSONL export and import, Signet import) sits above core and writes
+// through InsertBatch and EvolutionTx.
 package core

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/jobs"
 )
 
@@ -66,11 +67,19 @@ func Invalid(field, format string, args ...any) *Error {
 		Message: fmt.Sprintf(format, args...), Extra: map[string]any{"field": field}}
 }
 
+// invalidField is evolution's bad field as an Error.
+func invalidField(e *evolution.FieldError) *Error {
+	return Invalid(e.Field, "%s", e.Message)
+}
+
 // AsError returns err as an *Error, wrapping anything else as internal.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	if fe, ok := errors.AsType[*evolution.FieldError](err); ok {
+		return invalidField(fe)
 	}
 	if f := storageFault(err); f != nil {
 		return f

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -33,7 +34,7 @@ func CheckTags(field string, tags []string) *Error {
 // query (hundreds of them overflow SQLite's expression tree).
 func CheckFilter(f storage.MemoryFilter) *Error {
 	switch f.Scope {
-	case "", ScopeProject, ScopeUser, ScopeAgent:
+	case "", evolution.ScopeProject, evolution.ScopeUser, evolution.ScopeAgent:
 	default:
 		return Invalid("scope", "scope must be project, user or agent")
 	}

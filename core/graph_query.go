@@ -82,7 +82,7 @@ func (s *Service) GraphEntity(ctx context.Context, id string, q EntityQuery) (*E
 		}
 	}
 	for _, m := range mems {
-		d.Memories = append(d.Memories, viewOf(m))
+		d.Memories = append(d.Memories, ViewOf(m))
 	}
 	return d, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core/config"
+	textpkg "github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -30,11 +31,17 @@ func TestKeywordIndexRebuildUnderWrites(t *testing.T) {
 	text := func(i int) string {
 		return fmt.Sprintf("%s %s note %d", words[i%len(words)], words[(i*3+1)%len(words)], i)
 	}
-	var lines []ImportLine
+	var rows []*BatchRow
 	for i := range 3000 {
-		lines = append(lines, ImportLine{Line: i + 1, Memory: Memory{Content: text(i), Type: "fact", Importance: 0.5, Confidence: 1}})
+		norm := textpkg.NormalizeContent(text(i))
+		rows = append(rows, &BatchRow{Memory: &storage.Memory{Content: norm.Storage, ContentHash: norm.Hash, Type: "fact",
+			Importance: 0.5, Confidence: 1, SourceType: "manual", VectorClock: "{}"}})
 	}
-	if _, err := s.Import(ctx, lines, Actor{Name: "test"}); err != nil {
+	s.PrepareBatch(rows)
+	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		_, err := s.InsertBatch(ctx, tx, rows, Actor{Name: "test"}, "import")
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.keywordIndex(ctx); err != nil { // the first build

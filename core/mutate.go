@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/evolution"
 
 	"github.com/cairnmem/cairn/core/text"
 
@@ -38,7 +39,7 @@ type MutationResult struct {
 	RetentionDays     int    `json:"retentionDays,omitempty"`
 	Error             string `json:"error,omitempty"`
 	// Superseded and Restored are the memories an edit's new statements
-	// retired and those it brought back (core/attributes_edit.go).
+	// retired and those it brought back (core/evolution/attributes_edit.go).
 	Superseded []string `json:"superseded,omitempty"`
 	Restored   []string `json:"restored,omitempty"`
 }
@@ -225,7 +226,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 				return err
 			}
 		}
-		retired, restored, err := s.rereadAttributes(ctx, tx, m, &old, actor)
+		retired, restored, err := s.EvolutionTx(tx, actor).Edited(ctx, m, &old)
 		if err != nil {
 			return err
 		}
@@ -353,6 +354,13 @@ type RecoverInput struct {
 	ID        string
 	Reason    string
 	IfVersion *int64
+
+	// What evolution's restore sets (EvolutionTx): meta for the
+	// "recovered" event, and keepAttributes to leave the memory's
+	// attributes as they are (evolution revives the ones it restores it
+	// for) instead of making them all live again.
+	meta           map[string]any
+	keepAttributes bool
 }
 
 // Recover restores a soft-deleted memory within the recover window.
@@ -370,79 +378,13 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 		return &MutationResult{ID: in.ID, Status: CodeInvalidRequest, Error: e.Message}, e
 	}
 	actor = actor.Normalized()
-	window := s.cfg.Memory.RecoverWindow.D()
-	days := int(window / (24 * time.Hour))
 	var res *MutationResult
 	var resErr error
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		res, resErr = nil, nil
-		m, err := storage.GetMemory(ctx, tx, in.ID)
-		if errors.Is(err, storage.ErrNotFound) {
-			res, resErr = notFound(in.ID)
-			return nil
-		} else if err != nil {
-			return err
+		res, resErr = s.RecoverTx(ctx, tx, in, actor)
+		if res == nil {
+			return resErr
 		}
-		if !m.IsDeleted {
-			res, resErr = conflict(CodeNotDeleted, "Memory is not deleted", m)
-			return nil
-		}
-		evo, err := storage.MemoryEvolution(ctx, tx, m.ID)
-		if err != nil {
-			return err
-		}
-		// A superseded memory is kept for good (retention does not purge
-		// it), so it can come back at any time.
-		deletedAt, perr := storage.ParseTime(m.DeletedAt)
-		if evo.SupersededBy == "" && (m.DeletedAt == "" || perr != nil || s.now().Sub(deletedAt) > window) {
-			res, resErr = conflict(CodeExpired, fmt.Sprintf("Recover window expired (%d days)", days), m)
-			return nil
-		}
-		if in.IfVersion != nil && *in.IfVersion != m.Version {
-			res, resErr = conflict(CodeVersionConflict, fmt.Sprintf("version conflict: if_version is %d but the memory is at version %d", *in.IfVersion, m.Version), m)
-			return nil
-		}
-		if m.IdempotencyKey != "" {
-			if other, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey); err == nil {
-				r, e := conflict(CodeDuplicate, "a live memory already uses this memory's idempotency_key", m)
-				r.DuplicateMemoryID = other.ID
-				e.(*Error).Extra = map[string]any{"duplicateMemoryId": other.ID}
-				res, resErr = r, e
-				return nil
-			} else if !errors.Is(err, storage.ErrNotFound) {
-				return err
-			}
-		}
-		dup, err := storage.FindLiveByHash(ctx, tx, m.ContentHash, m.Project)
-		if err == nil {
-			r, e := conflict(CodeDuplicate, "a live memory already has this content", m)
-			r.DuplicateMemoryID = dup.ID
-			e.(*Error).Extra = map[string]any{"duplicateMemoryId": dup.ID}
-			res, resErr = r, e
-			return nil
-		} else if !errors.Is(err, storage.ErrNotFound) {
-			return err
-		}
-		prev := m.Version
-		m.IsDeleted, m.DeletedAt = false, ""
-		m.Version++
-		m.UpdatedAt, m.UpdatedBy = s.Timestamp(), actor.Name
-		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
-			return fmt.Errorf("recover memory: %w", err)
-		}
-		if evo.SupersededBy != "" {
-			if err := s.unsupersede(ctx, tx, m.ID); err != nil {
-				return err
-			}
-		}
-		if err := s.linkEntities(ctx, tx, m); err != nil {
-			return err // links kept while it was a tombstone stay; lost ones come back
-		}
-		content := m.Content
-		if err := s.AddHistory(ctx, tx, m.ID, storage.EventRecovered, nil, &content, actor, in.Reason, nil); err != nil {
-			return err
-		}
-		res = &MutationResult{ID: m.ID, Status: StatusRecovered, CurrentVersion: prev, NewVersion: m.Version, RetentionDays: days}
 		return nil
 	})
 	if err != nil {
@@ -455,6 +397,84 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 	}
 	s.noteConflict(resErr, in.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
+}
+
+// RecoverTx undoes the soft delete of memory in.ID inside tx, with
+// Recover's checks: a deleted memory within the recover window (a
+// superseded one at any time), at in.IfVersion when set, whose content and
+// idempotency key no live memory holds. A superseded memory loses its
+// successor link and its attributes are live again. A refusal is returned
+// as a result with its error beside it; a nil result is a failure of the
+// store.
+func (s *Service) RecoverTx(ctx context.Context, tx *storage.Tx, in RecoverInput, actor Actor) (*MutationResult, error) {
+	window := s.cfg.Memory.RecoverWindow.D()
+	days := int(window / (24 * time.Hour))
+	m, err := storage.GetMemory(ctx, tx, in.ID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return notFound(in.ID)
+	} else if err != nil {
+		return nil, err
+	}
+	if !m.IsDeleted {
+		return conflict(CodeNotDeleted, "Memory is not deleted", m)
+	}
+	evo, err := storage.MemoryEvolution(ctx, tx, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	// A superseded memory is kept for good (retention does not purge
+	// it), so it can come back at any time.
+	deletedAt, perr := storage.ParseTime(m.DeletedAt)
+	if evo.SupersededBy == "" && (m.DeletedAt == "" || perr != nil || s.now().Sub(deletedAt) > window) {
+		return conflict(CodeExpired, fmt.Sprintf("Recover window expired (%d days)", days), m)
+	}
+	if in.IfVersion != nil && *in.IfVersion != m.Version {
+		return conflict(CodeVersionConflict, fmt.Sprintf("version conflict: if_version is %d but the memory is at version %d", *in.IfVersion, m.Version), m)
+	}
+	if m.IdempotencyKey != "" {
+		if other, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey); err == nil {
+			r, e := conflict(CodeDuplicate, "a live memory already uses this memory's idempotency_key", m)
+			r.DuplicateMemoryID = other.ID
+			e.(*Error).Extra = map[string]any{"duplicateMemoryId": other.ID}
+			return r, e
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return nil, err
+		}
+	}
+	dup, err := storage.FindLiveByHash(ctx, tx, m.ContentHash, m.Project)
+	if err == nil {
+		r, e := conflict(CodeDuplicate, "a live memory already has this content", m)
+		r.DuplicateMemoryID = dup.ID
+		e.(*Error).Extra = map[string]any{"duplicateMemoryId": dup.ID}
+		return r, e
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return nil, err
+	}
+	prev := m.Version
+	m.IsDeleted, m.DeletedAt = false, ""
+	m.Version++
+	m.UpdatedAt, m.UpdatedBy = s.Timestamp(), actor.Name
+	if err := storage.UpdateMemory(ctx, tx, m); err != nil {
+		return nil, fmt.Errorf("recover memory: %w", err)
+	}
+	if evo.SupersededBy != "" {
+		if in.keepAttributes {
+			err = storage.SetSupersededBy(ctx, tx, m.ID, "")
+		} else {
+			err = evolution.Unsupersede(ctx, tx, m.ID)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := s.linkEntities(ctx, tx, m); err != nil {
+		return nil, err // links kept while it was a tombstone stay; lost ones come back
+	}
+	content := m.Content
+	if err := s.AddHistory(ctx, tx, m.ID, storage.EventRecovered, nil, &content, actor, in.Reason, in.meta); err != nil {
+		return nil, err
+	}
+	return &MutationResult{ID: m.ID, Status: StatusRecovered, CurrentVersion: prev, NewVersion: m.Version, RetentionDays: days}, nil
 }
 
 // BatchModifyResult is the outcome of ModifyBatch.
@@ -578,7 +598,7 @@ func (s *Service) RecentMemories(ctx context.Context, f storage.MemoryFilter, li
 	}
 	out := make([]*Memory, len(rows))
 	for i, m := range rows {
-		out[i] = viewOf(m)
+		out[i] = ViewOf(m)
 	}
 	return out, nil
 }

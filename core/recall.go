@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/evolution"
 
 	"github.com/cairnmem/cairn/core/text"
 
@@ -61,7 +62,7 @@ type ScoreParts struct {
 	Dampening float64 `json:"dampening"`              // multiplier from gravity/hub/resolution
 	Speaker   float64 `json:"speaker"`                // multiplier for a turn of a speaker the query does not name when it names another (core/speaker.go)
 	Decay     float64 `json:"decay"`                  // importance × decay multiplier
-	Evidence  float64 `json:"evidence"`               // confidence × reinforcement × staleness, weighted (core/evolve.go)
+	Evidence  float64 `json:"evidence"`               // confidence × reinforcement × staleness, weighted (core/evolution)
 	Final     float64 `json:"final"`
 }
 
@@ -523,7 +524,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 		}
 		c.decay = decayMultiplier(c.mem, cfg.DecayRate, now)
 		score *= c.decay
-		c.evidence = s.evidenceFactor(c.mem, now)
+		c.evidence = evolution.Factor(s.cfg.Memory.EvidenceWeight, c.mem.Confidence, c.mem.reinforced, c.mem.CreatedAt, c.mem.lastConfirmed, c.mem.Pinned, now)
 		score *= c.evidence
 		c.final = score
 	}
@@ -653,7 +654,7 @@ func (s *Service) hydrate(ctx context.Context, cands map[string]*candidate) erro
 			return err
 		}
 		for _, m := range rows {
-			cands[m.ID].mem = viewOf(m)
+			cands[m.ID].mem = ViewOf(m)
 		}
 	}
 	return nil

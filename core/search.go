@@ -115,7 +115,7 @@ func (s *Service) indexHits(ctx context.Context, hits []keyword.Hit, f storage.M
 
 func keywordHit(m *storage.Memory, bm25 float64) KeywordHit {
 	a := math.Abs(bm25)
-	return KeywordHit{Memory: viewOf(m), BM25: bm25, Score: a / (1 + a)}
+	return KeywordHit{Memory: ViewOf(m), BM25: bm25, Score: a / (1 + a)}
 }
 
 // keywordHits scores storage's full-text hits.

@@ -10,6 +10,7 @@ import (
 	"github.com/cairnmem/cairn/core/analytics"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/vectors"
 
 	"github.com/cairnmem/cairn/storage"
@@ -165,3 +166,38 @@ func (s *Service) Now() time.Time { return s.now() }
 
 // Analytics returns the service's analytics.
 func (s *Service) Analytics() *analytics.Analytics { return s.analytics }
+
+// EvolutionTx lends evolution the write path inside tx, on behalf of
+// actor: its time, history events (by actor, or by the pipeline for the
+// contradiction detector's proposals), and soft delete and recover with
+// their checks (ForgetTx, RecoverTx). Core's own writes and the pipeline's
+// use it to call evolution inside their transactions.
+func (s *Service) EvolutionTx(tx *storage.Tx, actor Actor) evolution.Tx {
+	record := func(as Actor) func(context.Context, string, string, string, map[string]any) error {
+		return func(ctx context.Context, id, event, reason string, meta map[string]any) error {
+			return s.AddHistory(ctx, tx, id, event, nil, nil, as, reason, meta)
+		}
+	}
+	return evolution.Tx{
+		Tx:                  tx,
+		Stamp:               s.Timestamp(),
+		SupersedeAttributes: s.cfg.Memory.SupersedeAttributes,
+		Log:                 s.log,
+		Record:              record(actor),
+		RecordPipeline:      record(PipelineActor),
+		Forget: func(ctx context.Context, id, reason string, ifVersion *int64, force bool) (string, error) {
+			res, err := s.ForgetTx(ctx, tx, ForgetInput{ID: id, Reason: reason, IfVersion: ifVersion, Force: force}, actor)
+			if res == nil {
+				return "", err
+			}
+			return res.Status, err
+		},
+		Restore: func(ctx context.Context, id, reason string, meta map[string]any) (bool, error) {
+			res, err := s.RecoverTx(ctx, tx, RecoverInput{ID: id, Reason: reason, meta: meta, keepAttributes: true}, actor)
+			if res == nil {
+				return false, err
+			}
+			return res.Status == "recovered", nil
+		},
+	}
+}

@@ -43,7 +43,7 @@ func firstFrameService(b *testing.B, n int) *app.App {
 	ap := app.New(db, config.DefaultConfig(), app.Options{})
 	svc := ap.Service
 	if live, _, err := svc.MemoryTotals(context.Background()); err != nil || os.IsNotExist(statErr) || live < int64(n) {
-		generate(b, svc, n)
+		generate(b, ap.Transfer, n)
 	}
 	return ap
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/jobs"
+	"github.com/cairnmem/cairn/core/transfer"
 
 	"github.com/cairnmem/cairn/core/config"
 
@@ -57,22 +58,21 @@ func benchService(b *testing.B) *app.App {
 	}
 	b.Cleanup(func() { db.Close() })
 	ap := app.New(db, config.DefaultConfig(), app.Options{})
-	svc := ap.Service
 	if os.IsNotExist(statErr) {
-		generate(b, svc, benchMemories)
+		generate(b, ap.Transfer, benchMemories)
 	}
 	return ap
 }
 
 // generate imports n memories of 8 to 40 words in batches.
-func generate(b *testing.B, svc *core.Service, n int) {
+func generate(b *testing.B, tr *transfer.Transfer, n int) {
 	start := time.Now()
 	r := rand.New(rand.NewPCG(1, 2))
 	types := []string{"fact", "decision", "preference", "procedural", "issue"}
 	const batch = 5000
 	base := time.Now().Add(-365 * 24 * time.Hour)
 	for done := 0; done < n; done += batch {
-		lines := make([]core.ImportLine, 0, batch)
+		lines := make([]transfer.ImportLine, 0, batch)
 		for i := range min(batch, n-done) {
 			k := done + i
 			words := make([]string, 8+r.IntN(32))
@@ -80,13 +80,13 @@ func generate(b *testing.B, svc *core.Service, n int) {
 				words[j] = benchWords[r.IntN(len(benchWords))]
 			}
 			at := storage.FormatTime(base.Add(time.Duration(k) * 5 * time.Minute))
-			lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
+			lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{
 				Content: fmt.Sprintf("%s (note %d)", strings.Join(words, " "), k), Type: types[r.IntN(len(types))],
 				Tags: []string{benchWords[r.IntN(len(benchWords))]}, Importance: float64(r.IntN(10)) / 10, Confidence: 1,
 				SourceType: "manual", Version: 1, CreatedAt: at, UpdatedAt: at, ExtractionStatus: "none",
 			}})
 		}
-		if _, err := svc.Import(context.Background(), lines, core.Actor{Name: "bench"}); err != nil {
+		if _, err := tr.Import(context.Background(), lines, core.Actor{Name: "bench"}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -182,7 +182,7 @@ const (
 func queueService(b *testing.B) *app.App {
 	b.Helper()
 	ap, db := tuitest.OpenApp(b, b.TempDir())
-	tuitest.Seed(b, ap.Service)
+	tuitest.Seed(b, ap)
 	ctx := context.Background()
 	statuses := []string{storage.JobCompleted, storage.JobCompleted, storage.JobCompleted, storage.JobPending, storage.JobDead, storage.JobLeased}
 	err := db.WriteTx(ctx, func(tx *storage.Tx) error {

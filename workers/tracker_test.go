@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/transfer"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -36,6 +37,11 @@ func trackerApp(t *testing.T) *app.App {
 	return app.New(db, cfg, app.Options{Embedder: emb})
 }
 
+// importLines imports lines into ap's store as cairn import does.
+func importLines(ctx context.Context, ap *app.App, lines []transfer.ImportLine) (*transfer.ImportResult, error) {
+	return ap.Transfer.Import(ctx, lines, core.Actor{})
+}
+
 // The tracker embeds memories that arrived without a vector (an import
 // does not embed) until none is left, with the real built-in model.
 func TestEmbeddingTrackerCatchesUp(t *testing.T) {
@@ -43,12 +49,12 @@ func TestEmbeddingTrackerCatchesUp(t *testing.T) {
 	defer cancel()
 	ap := trackerApp(t)
 	svc := ap.Service
-	var lines []core.ImportLine
+	var lines []transfer.ImportLine
 	for i := 0; i < 40; i++ {
-		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
+		lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{
 			Content: fmt.Sprintf("imported note %d about the deploy schedule", i), Importance: 0.5, Confidence: 1}})
 	}
-	if _, err := svc.Import(ctx, lines, core.Actor{}); err != nil {
+	if _, err := importLines(ctx, ap, lines); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := ap.Vectors.CountPendingEmbeddings(ctx); n != 40 {
@@ -141,8 +147,8 @@ func TestEmbeddingTrackerIdleIssuesNoQuery(t *testing.T) {
 	ap := trackerApp(t)
 	svc := ap.Service
 	vec := ap.Vectors
-	if _, err := svc.Import(ctx, []core.ImportLine{{Line: 1, Memory: core.Memory{
-		Content: "the nightly backup runs at 02:00", Importance: 0.5, Confidence: 1}}}, core.Actor{}); err != nil {
+	if _, err := importLines(ctx, ap, []transfer.ImportLine{{Line: 1, Memory: core.Memory{
+		Content: "the nightly backup runs at 02:00", Importance: 0.5, Confidence: 1}}}); err != nil {
 		t.Fatal(err)
 	}
 	const tick = 2 * time.Millisecond
@@ -198,11 +204,11 @@ func TestEmbeddingTrackerConvertsFloat32Vectors(t *testing.T) {
 	vec := ap.Vectors
 	texts := []string{"the staging database listens on port 5433", "we deploy on Fridays after the review",
 		"rotate the API token every week", "the cache server runs out of memory at night"}
-	var lines []core.ImportLine
+	var lines []transfer.ImportLine
 	for i, s := range texts {
-		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{Content: s, Importance: 0.5, Confidence: 1}})
+		lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{Content: s, Importance: 0.5, Confidence: 1}})
 	}
-	if _, err := svc.Import(ctx, lines, core.Actor{}); err != nil {
+	if _, err := importLines(ctx, ap, lines); err != nil {
 		t.Fatal(err)
 	}
 	// Embed them and store the vectors the old way: float32 BLOBs.

@@ -25,6 +25,7 @@ import (
 	"github.com/cairnmem/cairn/core/pipeline"
 	"github.com/cairnmem/cairn/core/ranker"
 	"github.com/cairnmem/cairn/core/sessions"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/core/vectors"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -53,6 +54,8 @@ type App struct {
 	Predictor *ranker.Predictor
 	// Feedback: aspect feedback (applied and revised as sessions are scored).
 	Feedback *ranker.Feedback
+	// Transfer: JSONL export and import, Signet import.
+	Transfer *transfer.Transfer
 }
 
 // Options are the optional dependencies of an App: the clock, the logger
@@ -102,6 +105,8 @@ func New(db *storage.DB, cfg config.Config, opts Options) *App {
 		Sessions:  sess,
 		Predictor: pred,
 		Feedback:  fb,
+		Transfer: transfer.New(transfer.Deps{DB: db, Config: cfg, Memories: svc, Vectors: vec,
+			EmbeddingModel: model, Log: log}),
 	}
 }
 

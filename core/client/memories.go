@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -362,8 +363,8 @@ func (c *Client) Export(ctx context.Context, f storage.MemoryFilter, fn func(jso
 
 // Import calls POST /api/memories/import with exported JSON lines (as
 // Export produces them, one memory per line).
-func (c *Client) Import(ctx context.Context, lines [][]byte) (*core.ImportResult, error) {
-	var out core.ImportResult
+func (c *Client) Import(ctx context.Context, lines [][]byte) (*transfer.ImportResult, error) {
+	var out transfer.ImportResult
 	err := c.call(ctx, request{method: http.MethodPost, path: "/api/memories/import",
 		contentType: "application/x-ndjson", body: bytes.NewReader(bytes.Join(lines, []byte("\n")))}, &out)
 	if err != nil {

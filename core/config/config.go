@@ -287,7 +287,7 @@ type MemoryConfig struct {
 	MaxBatch               int      `toml:"max_batch" range:"1,10000"`
 	// SupersedeAttributes: a remembered statement the linker can read
 	// ("staging runs Postgres 16") supersedes the memory holding the
-	// value it replaces (core/attributes.go).
+	// value it replaces (core/evolution/attributes.go).
 	SupersedeAttributes bool `toml:"supersede_attributes"`
 	// EvidenceWeight is how much a memory's evidence (confidence ×
 	// reinforcement × staleness, seed 004) weighs in recall: its score is

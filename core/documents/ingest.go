@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/vector"
 
 	"github.com/cairnmem/cairn/core/fetch"
@@ -186,7 +187,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 				} else {
 					mem = &storage.Memory{
 						Content: c.Storage, ContentHash: c.Hash,
-						Type: DocumentChunkType, Importance: documentChunkImportance, Confidence: core.ConfidenceSystem,
+						Type: DocumentChunkType, Importance: documentChunkImportance, Confidence: evolution.ConfidenceSystem,
 						Who: d.ID, Why: documentWhy, SourceType: documentSourceType, SourceID: d.ID,
 						Tags: text.CleanTags(tags), ExtractionStatus: "none",
 					}

@@ -18,6 +18,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/sessions"
+	"github.com/cairnmem/cairn/core/transfer"
 
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/config"
@@ -903,7 +904,7 @@ func (a *API) export(w http.ResponseWriter, r *http.Request) {
 	bw := bufio.NewWriterSize(out, 64<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	err := a.svc.Export(r.Context(), f, func(m *core.ExportRecord) error { return enc.Encode(m) })
+	err := a.app.Transfer.Export(r.Context(), f, func(m *transfer.ExportRecord) error { return enc.Encode(m) })
 	if err != nil {
 		if !out.started {
 			a.fail(w, r, err)
@@ -948,7 +949,7 @@ func (a *API) importMemories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	actor := actorOf(r, nil)
-	res, err := a.svc.Import(r.Context(), recs, actor)
+	res, err := a.app.Transfer.Import(r.Context(), recs, actor)
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/internal/apitest"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -72,7 +73,7 @@ func TestCreatedEventShowsWhatWasCreated(t *testing.T) {
 	}
 
 	// An imported memory's created event too.
-	res, err := e.Svc.Import(context.Background(), []core.ImportLine{{Line: 1, Memory: core.Memory{ID: "0195a1b2-0000-7000-8000-00000000aa01",
+	res, err := e.App.Transfer.Import(context.Background(), []transfer.ImportLine{{Line: 1, Memory: core.Memory{ID: "0195a1b2-0000-7000-8000-00000000aa01",
 		Content: "Imported: the cache TTL is 300 s.", Type: "fact", Importance: 0.5, Confidence: 1}}}, core.Actor{Name: "test"})
 	if err != nil || res.Imported != 1 {
 		t.Fatalf("import: %+v %v", res, err)

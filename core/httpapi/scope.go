@@ -13,6 +13,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/auth"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/hooks"
 	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/sessions"
@@ -92,7 +93,7 @@ func (g *authGate) confine(w http.ResponseWriter, r *http.Request, kind scopeKin
 			if e := g.checkSession(r, info, in.SessionID, true); e != nil {
 				return e
 			}
-			if sc, _ := core.NormalizeScope(in.Scope); sc != "" && s.Project != "" {
+			if sc, _ := evolution.NormalizeScope(in.Scope); sc != "" && s.Project != "" {
 				return g.deny(r, "a token scoped to a project writes project memories only: scope "+sc+" would leave it", "")
 			}
 			return g.checkDedupKeys(r, info, in.IdempotencyKey, core.OrDefault(in.SourceType, "manual"), in.SourceID)

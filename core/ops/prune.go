@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -29,9 +30,9 @@ func (s *Ops) pruneOverfull(ctx context.Context, rep *RetentionReport, batch, ma
 	for slot, excess := range over {
 		reason := fmt.Sprintf("retention: the project is over retention.max_memories_per_project (%d); the oldest unused memory goes first", cfg.MaxMemoriesPerProject)
 		switch slot.Scope {
-		case core.ScopeUser:
+		case evolution.ScopeUser:
 			reason = fmt.Sprintf("retention: the user scope is over retention.max_memories_user (%d); the oldest unused memory goes first", cfg.MaxMemoriesUser)
-		case core.ScopeAgent:
+		case evolution.ScopeAgent:
 			reason = fmt.Sprintf("retention: the agent %q is over retention.max_memories_per_agent (%d); the oldest unused memory goes first", slot.Who, cfg.MaxMemoriesPerAgent)
 		}
 		for b := 0; excess > 0 && b < maxBatches; b++ {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/entities"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/storage"
@@ -30,10 +31,10 @@ import (
 // entity, its type, its aspects and the aspects suggested for its type),
 // parses the answer defensively (think blocks, fences, prose, unknown or
 // repeated indexes, bad kinds, long names), and writes it through
-// core.ApplyClassificationTx in a transaction that checks the lease.
+// evolution.Tx.ApplyClassification in a transaction that checks the lease.
 // Then, retroactively, it asks the model whether the entity's newest
 // memory contradicts its siblings in the same aspect: a confident yes
-// supersedes the older sibling (core.SupersedeSiblingTx), a weak yes
+// supersedes the older sibling (evolution.Tx.SupersedeSibling), a weak yes
 // becomes a proposal for review. No model call runs inside a transaction.
 
 const (
@@ -107,7 +108,7 @@ func (s *Pipeline) EnqueueClassify(ctx context.Context, memoryID string) error {
 	if err != nil || len(ents) == 0 {
 		return err
 	}
-	pl := classifyPayload{Slot: core.AttributeSlot(m.Project, scope, m.Who)}
+	pl := classifyPayload{Slot: evolution.Slot(m.Project, scope, m.Who)}
 	if scope == "" {
 		pl.Project = m.Project
 	}
@@ -163,15 +164,15 @@ func (s *Pipeline) ProcessClassifyJob(ctx context.Context, job *storage.Job, llm
 	}
 	items, warns := ParseClassification(out, len(mems))
 	res.Warnings = warns
-	cs := make([]core.Classification, 0, len(items))
+	cs := make([]evolution.Classification, 0, len(items))
 	for _, it := range items {
-		cs = append(cs, core.Classification{MemoryID: mems[it.I-1].ID, Aspect: it.Aspect, Kind: it.Kind, Name: it.Attribute, Value: it.Value})
+		cs = append(cs, evolution.Classification{MemoryID: mems[it.I-1].ID, Aspect: it.Aspect, Kind: it.Kind, Name: it.Attribute, Value: it.Value})
 	}
 	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
 			return err
 		}
-		n, err := s.svc.ApplyClassificationTx(ctx, tx, pl.Slot, pl.Entity, cs)
+		n, err := s.svc.EvolutionTx(tx, core.PipelineActor).ApplyClassification(ctx, pl.Slot, pl.Entity, cs)
 		res.Classified = n
 		return err
 	})
@@ -188,10 +189,11 @@ func (s *Pipeline) ProcessClassifyJob(ctx context.Context, job *storage.Job, llm
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
 			return err
 		}
+		et := s.svc.EvolutionTx(tx, core.PipelineActor)
 		for _, v := range verdicts {
 			switch {
 			case v.confident:
-				ok, err := s.svc.SupersedeSiblingTx(ctx, tx, pl.Slot, v.sib.MemoryID, mems[0].ID, pl.Entity, v.sib.Aspect, core.PipelineActor,
+				ok, err := et.SupersedeSibling(ctx, pl.Slot, v.sib.MemoryID, mems[0].ID, pl.Entity, v.sib.Aspect,
 					map[string]any{"check": "model", "reason": v.why, "attribute": v.sib.Name, "old_value": v.sib.Value})
 				if err != nil {
 					return err
@@ -200,7 +202,7 @@ func (s *Pipeline) ProcessClassifyJob(ctx context.Context, job *storage.Job, llm
 					res.Superseded = append(res.Superseded, v.sib.MemoryID)
 				}
 			case v.weak:
-				if err := s.svc.ProposeSiblingReviewTx(ctx, tx, mems[0].ID, v.sib, "model: "+v.why); err != nil {
+				if err := et.ProposeSiblingReview(ctx, mems[0].ID, v.sib, "model: "+v.why); err != nil {
 					return err
 				}
 				res.Proposed++

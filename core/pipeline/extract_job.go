@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/text"
@@ -576,7 +577,7 @@ func (s *Pipeline) noteExtraction(stage, code, msg, memoryID string) {
 // (seed 004): observed in a session transcript, or inferred from a memory.
 func factConfidence(src *storage.Memory) float64 {
 	if strings.HasPrefix(src.ID, "session:") { // a session transcript's stand-in (sessionSource)
-		return core.ConfidenceObserved
+		return evolution.ConfidenceObserved
 	}
-	return core.ConfidenceInferred
+	return evolution.ConfidenceInferred
 }

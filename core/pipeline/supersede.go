@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -12,7 +13,7 @@ import (
 // UPDATE decisions supersede (issue 19). When the pipeline decides that a
 // fact replaces a memory, the memory is not rewritten in place: the fact
 // becomes a memory of its own (or the live memory already holding it),
-// and the old memory is superseded by it through core.SupersedeTx. The old
+// and the old memory is superseded by it through evolution.Tx.Supersede. The old
 // memory leaves recall and injections, points to its successor, keeps its
 // content and history, and comes back with recover. Both sides record it:
 // the successor's "created" event names the proposal and the memory it
@@ -65,8 +66,8 @@ func (s *Pipeline) applyUpdate(ctx context.Context, p *storage.Proposal, model s
 			v := p.TargetVersion
 			ifv = &v
 		}
-		if err := s.svc.SupersedeTx(ctx, tx, core.SupersedeInput{Old: target.ID, Successor: id, IfVersion: ifv,
-			Meta: map[string]any{"proposalId": p.ID, "reason": reason}}, actor); err != nil {
+		if err := s.svc.EvolutionTx(tx, actor).Supersede(ctx, evolution.SupersedeInput{Old: target.ID, Successor: id, IfVersion: ifv,
+			Meta: map[string]any{"proposalId": p.ID, "reason": reason}}); err != nil {
 			return err
 		}
 		successor, created = id, !deduped

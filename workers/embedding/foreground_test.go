@@ -9,6 +9,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -45,12 +46,12 @@ func TestBuiltinBackgroundYieldsToForeground(t *testing.T) {
 	t.Cleanup(func() { db.Close() })
 	ap := app.New(db, config.DefaultConfig(), app.Options{Embedder: b})
 	svc := ap.Service
-	var lines []core.ImportLine
+	var lines []transfer.ImportLine
 	for i := range 3 {
-		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
+		lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{
 			Content: fmt.Sprintf("memory %d", i+1), Importance: 0.5, Confidence: 1}})
 	}
-	if _, err := svc.Import(ctx, lines, core.Actor{}); err != nil {
+	if _, err := ap.Transfer.Import(ctx, lines, core.Actor{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := ap.Vectors.WarmVectors(ctx); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/workers/llm"
@@ -90,18 +91,18 @@ var seedMemories = []struct {
 }
 
 // Seed imports the six test memories.
-func Seed(t testing.TB, svc *core.Service) {
+func Seed(t testing.TB, ap *app.App) {
 	t.Helper()
-	var lines []core.ImportLine
+	var lines []transfer.ImportLine
 	for i, s := range seedMemories {
 		at := storage.FormatTime(FixedNow.Add(-s.age))
-		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
+		lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{
 			ID: s.id, Content: s.content, Type: s.typ, Tags: s.tags, Importance: s.imp, Pinned: s.pinned,
 			Confidence: 1, Who: "claude-code", Project: "cairn", SourceType: "manual", Version: 1,
 			CreatedAt: at, UpdatedAt: at, UpdatedBy: "claude-code", ExtractionStatus: "none",
 		}})
 	}
-	if _, err := svc.Import(context.Background(), lines, core.Actor{Name: "seed", Type: core.ActorOperator}); err != nil {
+	if _, err := ap.Transfer.Import(context.Background(), lines, core.Actor{Name: "seed", Type: core.ActorOperator}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -126,7 +126,7 @@ func New[M Root](t *testing.T, o Options, build func(Env) M) *Harness[M] {
 	ap, db := OpenAppWith(t, t.TempDir(), o.Config)
 	svc := ap.Service
 	if !o.NoSeed {
-		Seed(t, svc)
+		Seed(t, ap)
 	}
 	var b backend.Backend = backend.NewLocal(ap, "127.0.0.1:3850")
 	if o.Backend != nil {

@@ -1,4 +1,4 @@
-package core
+package evolution
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // Structural classification with a model (seed 003). The pipeline's
 // structural_classify job asks the model, once per entity, which aspect
 // of the entity each of its memories is about and whether it is an
-// attribute or a constraint (pipeline/classify_job.go). Its answer lands
+// attribute or a constraint (core/pipeline/classify_job.go). Its answer lands
 // here, in one write transaction with no model call: the aspects are
 // upserted into entity_aspects, the attributes the linker read are filed
 // under them with their kind, and a memory the linker read nothing from
@@ -19,10 +19,6 @@ import (
 // (decision auto-protection: the linker's reading of a decision is never
 // demoted). Without a provider the linker's heuristic classification
 // (entities.ReadAttributes) stands alone.
-
-// AttributeSlot is where a memory's attributes compete: "project:<p>",
-// "scope:user" or "scope:agent:<who>".
-func AttributeSlot(project, scope, who string) string { return attributeSlot(project, scope, who) }
 
 // Classification files one memory under an entity's aspect.
 type Classification struct {
@@ -34,17 +30,16 @@ type Classification struct {
 	Name, Value string
 }
 
-// ApplyClassificationTx writes cs for entity in slot inside tx and
-// returns how many memories it filed. Deleted or missing memories are
-// skipped.
-func (s *Service) ApplyClassificationTx(ctx context.Context, tx *storage.Tx, slot, entity string, cs []Classification) (int, error) {
-	now := s.Timestamp()
+// ApplyClassification writes cs for entity in slot and returns how many
+// memories it filed. Deleted or missing memories are skipped.
+func (t Tx) ApplyClassification(ctx context.Context, slot, entity string, cs []Classification) (int, error) {
+	now := t.Stamp
 	n := 0
 	for _, c := range cs {
 		if c.Aspect == "" || entity == "" {
 			continue
 		}
-		m, err := storage.GetMemory(ctx, tx, c.MemoryID)
+		m, err := storage.GetMemory(ctx, t.Tx, c.MemoryID)
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
 		} else if err != nil {
@@ -57,19 +52,19 @@ func (s *Service) ApplyClassificationTx(ctx context.Context, tx *storage.Tx, slo
 		if c.Kind == entities.KindConstraint {
 			kind = entities.KindConstraint
 		}
-		rows, err := storage.MemoryEntityAttributes(ctx, tx, c.MemoryID, entity)
+		rows, err := storage.MemoryEntityAttributes(ctx, t.Tx, c.MemoryID, entity)
 		if err != nil {
 			return n, err
 		}
 		if len(rows) == 0 && (c.Name == "" || c.Value == "") {
 			continue
 		}
-		aspect, err := storage.UpsertAspect(ctx, tx, NewID(), entity, c.Aspect, now)
+		aspect, err := storage.UpsertAspect(ctx, t.Tx, newID(), entity, c.Aspect, now)
 		if err != nil {
 			return n, err
 		}
 		if len(rows) == 0 {
-			if err := storage.InsertAttribute(ctx, tx, &storage.AttributeRow{ID: NewID(), MemoryID: c.MemoryID, Slot: slot,
+			if err := storage.InsertAttribute(ctx, t.Tx, &storage.AttributeRow{ID: newID(), MemoryID: c.MemoryID, Slot: slot,
 				Entity: entity, Name: c.Name, Value: c.Value, Kind: kind, CreatedAt: now}, aspect); err != nil {
 				return n, err
 			}
@@ -81,7 +76,7 @@ func (s *Service) ApplyClassificationTx(ctx context.Context, tx *storage.Tx, slo
 			if r.Kind == entities.KindConstraint {
 				k = entities.KindConstraint
 			}
-			if err := storage.SetAttributeClass(ctx, tx, r.ID, aspect, k); err != nil {
+			if err := storage.SetAttributeClass(ctx, t.Tx, r.ID, aspect, k); err != nil {
 				return n, err
 			}
 		}
@@ -90,16 +85,16 @@ func (s *Service) ApplyClassificationTx(ctx context.Context, tx *storage.Tx, slo
 	return n, nil
 }
 
-// SupersedeSiblingTx marks old's live attributes of entity's aspect in
+// SupersedeSibling marks old's live attributes of entity's aspect in
 // slot superseded by memory successor, and retires old when it holds no
 // live attribute any more (never a pinned memory), as a replaced value
 // is. It reports whether old was retired.
-func (s *Service) SupersedeSiblingTx(ctx context.Context, tx *storage.Tx, slot, old, successor, entity, aspect string, actor Actor, meta map[string]any) (bool, error) {
+func (t Tx) SupersedeSibling(ctx context.Context, slot, old, successor, entity, aspect string, meta map[string]any) (bool, error) {
 	if old == successor {
 		return false, nil
 	}
 	for _, id := range []string{old, successor} {
-		m, err := storage.GetMemory(ctx, tx, id)
+		m, err := storage.GetMemory(ctx, t.Tx, id)
 		if errors.Is(err, storage.ErrNotFound) {
 			return false, nil
 		} else if err != nil {
@@ -109,7 +104,7 @@ func (s *Service) SupersedeSiblingTx(ctx context.Context, tx *storage.Tx, slot, 
 			return false, nil
 		}
 	}
-	sibs, err := storage.LiveSiblings(ctx, tx, slot, entity, aspect, successor, 1000)
+	sibs, err := storage.LiveSiblings(ctx, t.Tx, slot, entity, aspect, successor, 1000)
 	if err != nil {
 		return false, err
 	}
@@ -117,24 +112,24 @@ func (s *Service) SupersedeSiblingTx(ctx context.Context, tx *storage.Tx, slot, 
 		if r.MemoryID != old {
 			continue
 		}
-		if err := storage.SupersedeAttribute(ctx, tx, r.ID, successor); err != nil {
+		if err := storage.SupersedeAttribute(ctx, t.Tx, r.ID, successor); err != nil {
 			return false, err
 		}
 	}
-	if left, err := storage.CountLiveAttributes(ctx, tx, old); err != nil || left > 0 {
+	if left, err := storage.CountLiveAttributes(ctx, t.Tx, old); err != nil || left > 0 {
 		return false, err
 	}
 	full := map[string]any{"successor": successor, "entity": entity, "aspect": aspect}
 	for k, v := range meta {
 		full[k] = v
 	}
-	return s.retire(ctx, tx, old, successor, false, actor, full)
+	return t.retire(ctx, old, successor, false, full)
 }
 
-// ProposeSiblingReviewTx records a pending UPDATE proposal from memory
+// ProposeSiblingReview records a pending UPDATE proposal from memory
 // source to the sibling's memory, for review (see siblings.go).
-func (s *Service) ProposeSiblingReviewTx(ctx context.Context, tx *storage.Tx, source string, sib *storage.SiblingRow, why string) error {
-	m, err := storage.GetMemory(ctx, tx, source)
+func (t Tx) ProposeSiblingReview(ctx context.Context, source string, sib *storage.SiblingRow, why string) error {
+	m, err := storage.GetMemory(ctx, t.Tx, source)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil
 	} else if err != nil {
@@ -143,5 +138,5 @@ func (s *Service) ProposeSiblingReviewTx(ctx context.Context, tx *storage.Tx, so
 	if m.IsDeleted {
 		return nil
 	}
-	return s.proposeSiblingReview(ctx, tx, m, sib, why)
+	return t.proposeSiblingReview(ctx, m, sib, why)
 }

@@ -1,4 +1,4 @@
-package core
+package transfer_test
 
 import (
 	"context"
@@ -6,28 +6,30 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
-
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
 )
 
-func benchService(b *testing.B) *Service {
+func benchApp(b *testing.B) *app.App {
 	b.Helper()
 	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(b.TempDir(), "bench.db"), NoBackup: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	return NewService(db, config.DefaultConfig(), ServiceOptions{})
+	return app.New(db, config.DefaultConfig(), app.Options{})
 }
 
 // BenchmarkImport measures bulk import through the write path, 10,000
 // memories per operation into a fresh store.
 func BenchmarkImport(b *testing.B) {
 	const n = 10000
-	lines := make([]ImportLine, n)
+	lines := make([]transfer.ImportLine, n)
 	for i := range lines {
-		lines[i] = ImportLine{Line: i + 1, Memory: Memory{
+		lines[i] = transfer.ImportLine{Line: i + 1, Memory: core.Memory{
 			Content:    fmt.Sprintf("imported memory %d: user prefers tabs over spaces in project %d", i, i%50),
 			Type:       "preference",
 			Importance: 0.7,
@@ -38,9 +40,9 @@ func BenchmarkImport(b *testing.B) {
 	var total int
 	for b.Loop() {
 		b.StopTimer()
-		svc := benchService(b)
+		ap := benchApp(b)
 		b.StartTimer()
-		res, err := svc.Import(context.Background(), lines, Actor{Name: "bench"})
+		res, err := ap.Transfer.Import(context.Background(), lines, core.Actor{Name: "bench"})
 		if err != nil || res.Imported != n {
 			b.Fatalf("import: %v %+v", err, res)
 		}

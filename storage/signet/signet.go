@@ -5,6 +5,10 @@
 //
 // Signet's schema grew column by column over 30 migrations; every column
 // but id and content is optional here, read when the file has it.
+//
+// It lives under storage because it holds SQL (all of cairn's SQL is in
+// storage/); it imports nothing of cairn's, and core/transfer maps what it
+// reads into cairn's memories (transfer.ImportSignet).
 package signet
 
 import (

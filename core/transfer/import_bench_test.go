@@ -1,4 +1,4 @@
-package core_test
+package transfer_test
 
 import (
 	"context"
@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/httpapi"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -37,10 +39,10 @@ func BenchmarkImportFile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
-		cp := append([]core.ImportLine(nil), lines...)
+		ap := app.New(db, config.DefaultConfig(), app.Options{})
+		cp := append([]transfer.ImportLine(nil), lines...)
 		b.StartTimer()
-		res, err := svc.Import(context.Background(), cp, core.Actor{Name: "bench"})
+		res, err := ap.Transfer.Import(context.Background(), cp, core.Actor{Name: "bench"})
 		if err != nil {
 			b.Fatal(err)
 		}

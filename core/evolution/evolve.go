@@ -1,4 +1,4 @@
-package core
+package evolution
 
 import (
 	"context"
@@ -35,28 +35,28 @@ const maxKeyChars = 128
 
 // NormalizeKey is a memory key as stored: trimmed, lower-cased, runs of
 // space as one. "" stays "" (no key).
-func NormalizeKey(k string) (string, *Error) {
+func NormalizeKey(k string) (string, *FieldError) {
 	if !utf8.ValidString(k) {
-		return "", Invalid("key", "key is not valid UTF-8")
+		return "", invalid("key", "key is not valid UTF-8")
 	}
 	k = strings.Join(strings.Fields(strings.ToLower(k)), " ")
 	if utf8.RuneCountInString(k) > maxKeyChars {
-		return "", Invalid("key", "key is %d characters; at most %d", utf8.RuneCountInString(k), maxKeyChars)
+		return "", invalid("key", "key is %d characters; at most %d", utf8.RuneCountInString(k), maxKeyChars)
 	}
 	for _, r := range k {
 		if unicode.IsControl(r) {
-			return "", Invalid("key", "key must not hold control characters")
+			return "", invalid("key", "key must not hold control characters")
 		}
 	}
 	return k, nil
 }
 
-// reinforce counts one more statement of m.
-func (s *Service) reinforce(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor) error {
-	if err := storage.ReinforceMemory(ctx, tx, m.ID, s.Timestamp()); err != nil {
+// Reinforce counts one more statement of memory id.
+func (t Tx) Reinforce(ctx context.Context, id string) error {
+	if err := storage.ReinforceMemory(ctx, t.Tx, id, t.Stamp); err != nil {
 		return err
 	}
-	return s.AddHistory(ctx, tx, m.ID, EventReinforced, nil, nil, actor, "stated again", nil)
+	return t.Record(ctx, id, EventReinforced, "stated again", nil)
 }
 
 // Scopes (seed 002). A memory belongs to its project (the default), to
@@ -71,44 +71,46 @@ const (
 
 // NormalizeScope is a scope as stored: "" for the project scope (given as
 // "" or "project"), "user" or "agent".
-func NormalizeScope(scope string) (string, *Error) {
+func NormalizeScope(scope string) (string, *FieldError) {
 	switch v := strings.ToLower(strings.TrimSpace(scope)); v {
 	case "", ScopeProject:
 		return "", nil
 	case ScopeUser, ScopeAgent:
 		return v, nil
 	}
-	return "", Invalid("scope", "scope must be project, user or agent")
+	return "", invalid("scope", "scope must be project, user or agent")
 }
 
-// evolveWrite is the evolution of a remembered memory, in its write
-// transaction: its scope, its key (superseding the key's other values in
-// its slot) and the attributes the linker reads from it (superseding the
-// values they replace). It returns the memories retired.
-func (s *Service) evolveWrite(ctx context.Context, tx *storage.Tx, m *storage.Memory, deduped bool, key, scope string, actor Actor) ([]string, error) {
+// Remembered is the evolution of a remembered memory m (deduped when it
+// was stored already), in its write transaction: its scope, its key
+// (superseding the key's other values in its slot) and the attributes the
+// linker reads from it (superseding the values they replace). key and
+// scope are normalized (NormalizeKey, NormalizeScope). It returns the
+// memories retired.
+func (t Tx) Remembered(ctx context.Context, m *storage.Memory, deduped bool, key, scope string) ([]string, error) {
 	if !deduped && scope != "" {
-		if err := storage.SetMemoryScope(ctx, tx, m.ID, scope); err != nil {
+		if err := storage.SetMemoryScope(ctx, t.Tx, m.ID, scope); err != nil {
 			return nil, err
 		}
 	}
 	if deduped {
 		var err error
-		if scope, err = storage.MemoryScope(ctx, tx, m.ID); err != nil {
+		if scope, err = storage.MemoryScope(ctx, t.Tx, m.ID); err != nil {
 			return nil, err
 		}
 	}
 	var retired []string
 	if key != "" {
-		r, err := s.supersedeKeyed(ctx, tx, m.ID, key, m.Project, scope, m.Who, actor)
+		r, err := t.supersedeKeyed(ctx, m.ID, key, m.Project, scope, m.Who)
 		if err != nil {
 			return nil, err
 		}
 		retired = r
 	}
-	if deduped || !s.cfg.Memory.SupersedeAttributes {
+	if deduped || !t.SupersedeAttributes {
 		return retired, nil
 	}
-	r, err := s.readAttributes(ctx, tx, m, attributeSlot(m.Project, scope, m.Who), actor)
+	r, err := t.readAttributes(ctx, m, Slot(m.Project, scope, m.Who))
 	return append(retired, r...), err
 }
 
@@ -116,17 +118,17 @@ func (s *Service) evolveWrite(ctx context.Context, tx *storage.Tx, m *storage.Me
 // memories of its slot (project, scope) holding it: each is soft-deleted
 // with superseded_by set and a "superseded" history event. It returns
 // their ids.
-func (s *Service) supersedeKeyed(ctx context.Context, tx *storage.Tx, id, key, project, scope, who string, actor Actor) ([]string, error) {
-	if err := storage.SetMemoryKey(ctx, tx, id, key); err != nil {
+func (t Tx) supersedeKeyed(ctx context.Context, id, key, project, scope, who string) ([]string, error) {
+	if err := storage.SetMemoryKey(ctx, t.Tx, id, key); err != nil {
 		return nil, err
 	}
-	old, err := storage.LiveKeyed(ctx, tx, key, project, scope, who, id)
+	old, err := storage.LiveKeyed(ctx, t.Tx, key, project, scope, who, id)
 	if err != nil {
 		return nil, err
 	}
 	var retired []string
 	for _, o := range old {
-		ok, err := s.retire(ctx, tx, o, id, true, actor, map[string]any{"successor": id, "key": key})
+		ok, err := t.retire(ctx, o, id, true, map[string]any{"successor": id, "key": key})
 		if err != nil {
 			return nil, err
 		}
@@ -141,30 +143,34 @@ func (s *Service) supersedeKeyed(ctx context.Context, tx *storage.Tx, id, key, p
 // superseded_by set and a "superseded" history event carrying meta. A
 // pinned memory is retired only with force. It reports whether old was
 // retired (not when it was already deleted, or pinned without force).
-func (s *Service) retire(ctx context.Context, tx *storage.Tx, old, successor string, force bool, actor Actor, meta map[string]any) (bool, error) {
-	res, err := s.ForgetTx(ctx, tx, ForgetInput{ID: old, Reason: "superseded by " + successor, Force: force}, actor)
-	if res == nil {
+func (t Tx) retire(ctx context.Context, old, successor string, force bool, meta map[string]any) (bool, error) {
+	status, err := t.Forget(ctx, old, "superseded by "+successor, nil, force)
+	if status == "" {
 		return false, err
 	}
-	if res.Status != "deleted" {
+	if status != statusDeleted {
 		return false, nil
 	}
-	if err := storage.SetSupersededBy(ctx, tx, old, successor); err != nil {
+	if err := storage.SetSupersededBy(ctx, t.Tx, old, successor); err != nil {
 		return false, err
 	}
-	if err := s.AddHistory(ctx, tx, old, EventSuperseded, nil, nil, actor, "superseded by "+successor, meta); err != nil {
+	if err := t.Record(ctx, old, EventSuperseded, "superseded by "+successor, meta); err != nil {
 		return false, err
 	}
 	return true, nil
 }
 
-// unsupersede clears what supersession left on memory id when it is
-// recovered: its successor link, and its attributes are live again.
-func (s *Service) unsupersede(ctx context.Context, tx *storage.Tx, id string) error {
-	if err := storage.SetSupersededBy(ctx, tx, id, ""); err != nil {
+// statusDeleted is Forget's status for a memory it deleted.
+const statusDeleted = "deleted"
+
+// Unsupersede clears what supersession left on memory id when it is
+// recovered (core's Recover): its successor link, and its attributes are
+// live again.
+func Unsupersede(ctx context.Context, q storage.Querier, id string) error {
+	if err := storage.SetSupersededBy(ctx, q, id, ""); err != nil {
 		return err
 	}
-	return storage.ReviveAttributes(ctx, tx, id)
+	return storage.ReviveAttributes(ctx, q, id)
 }
 
 // Evolution is a memory's key, scope, reinforcement, attributes and place
@@ -178,13 +184,12 @@ type Evolution struct {
 	Supersedes      []string `json:"supersedes,omitempty"`
 	// Attributes are what the linker read from the memory: entity,
 	// aspect, attribute, value, kind, and whether a newer value
-	// superseded it (core/attributes.go).
+	// superseded it (attributes.go).
 	Attributes []*storage.AttributeRow `json:"attributes,omitempty"`
 }
 
-// evolutionOf reads a memory's evolution; nil when it has none to show.
-func (s *Service) evolutionOf(ctx context.Context, id string) (*Evolution, error) {
-	r := s.db.Reader()
+// Of reads memory id's evolution; nil when it has none to show.
+func Of(ctx context.Context, r storage.Querier, id string) (*Evolution, error) {
 	e, err := storage.MemoryEvolution(ctx, r, id)
 	if err != nil {
 		return nil, err
@@ -260,23 +265,24 @@ func Staleness(lastConfirmed time.Time, pinned bool, now time.Time) float64 {
 
 // Evidence is confidence × reinforcement × staleness, in [0, 1.5].
 func Evidence(confidence float64, reinforced int64, lastConfirmed time.Time, pinned bool, now time.Time) float64 {
-	return Clamp01(confidence) * Reinforcement(reinforced) * Staleness(lastConfirmed, pinned, now)
+	return clamp01(confidence) * Reinforcement(reinforced) * Staleness(lastConfirmed, pinned, now)
 }
 
-// evidenceFactor is a candidate's evidence as a ranking multiplier:
-// evidence^memory.evidence_weight (1 when the weight is 0).
-func (s *Service) evidenceFactor(m *Memory, now time.Time) float64 {
-	w := s.cfg.Memory.EvidenceWeight
+// Factor is a memory's evidence as a ranking multiplier:
+// evidence^w, w being memory.evidence_weight (1 when w is 0). A memory
+// reinforced n times was last confirmed at lastConfirmed, one never
+// reinforced when it was created.
+func Factor(w, confidence float64, reinforced int64, createdAt, lastConfirmed string, pinned bool, now time.Time) float64 {
 	if w <= 0 {
 		return 1
 	}
-	last, _ := storage.ParseTime(m.CreatedAt)
-	if m.reinforced > 0 {
-		if t, err := storage.ParseTime(m.lastConfirmed); err == nil {
+	last, _ := storage.ParseTime(createdAt)
+	if reinforced > 0 {
+		if t, err := storage.ParseTime(lastConfirmed); err == nil {
 			last = t
 		}
 	}
-	ev := Evidence(m.Confidence, m.reinforced, last, m.Pinned, now)
+	ev := Evidence(confidence, reinforced, last, pinned, now)
 	if ev <= 0 {
 		return 0
 	}

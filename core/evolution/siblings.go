@@ -1,4 +1,4 @@
-package core
+package evolution
 
 import (
 	"context"
@@ -28,9 +28,9 @@ import (
 //     negation in a sentence that names something else, and that clearly
 //     contradicts no other sibling). An UPDATE proposal from the
 //     new memory to the sibling's is recorded for review; approving it
-//     supersedes the sibling with the new memory (pipeline/supersede.go);
+//     supersedes the sibling with the new memory (core/pipeline/supersede.go);
 //   - nothing else is touched. With a model provider, the structural
-//     classification job (pipeline/classify_job.go) also asks the model
+//     classification job (core/pipeline/classify_job.go) also asks the model
 //     about siblings sharing enough words.
 // No model is called here: this runs inside the remember transaction.
 
@@ -48,7 +48,7 @@ var sentenceSplit = regexp.MustCompile(`[.!;]+(?:\s+|$)|\n+`)
 // siblingContradictions checks m's new attributes against their live
 // siblings. It returns the siblings' attributes to supersede (clear
 // contradictions) and records review proposals for the ambiguous ones.
-func (s *Service) siblingContradictions(ctx context.Context, tx *storage.Tx, m *storage.Memory, slot string, attrs []entities.Attribute) ([]*storage.AttributeRow, error) {
+func (t Tx) siblingContradictions(ctx context.Context, m *storage.Memory, slot string, attrs []entities.Attribute) ([]*storage.AttributeRow, error) {
 	if len(attrs) == 0 {
 		return nil, nil
 	}
@@ -60,7 +60,7 @@ func (s *Service) siblingContradictions(ctx context.Context, tx *storage.Tx, m *
 	var sibs []*storage.SiblingRow
 	seen := map[string]bool{}
 	for _, a := range attrs {
-		rows, err := storage.LiveSiblings(ctx, tx, slot, a.Entity, a.Aspect, m.ID, siblingLimit)
+		rows, err := storage.LiveSiblings(ctx, t.Tx, slot, a.Entity, a.Aspect, m.ID, siblingLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +81,7 @@ func (s *Service) siblingContradictions(ctx context.Context, tx *storage.Tx, m *
 			explained[i], hit[sib.ID] = true, true
 			row := sib.AttributeRow
 			clear = append(clear, &row)
-			s.log.Debug("sibling contradiction", "memory", m.ID, "sibling", sib.MemoryID, "why", why)
+			t.Log.Debug("sibling contradiction", "memory", m.ID, "sibling", sib.MemoryID, "why", why)
 		}
 	}
 	var rest []string
@@ -101,7 +101,7 @@ func (s *Service) siblingContradictions(ctx context.Context, tx *storage.Tx, m *
 			continue
 		}
 		proposed[sib.MemoryID] = true
-		if err := s.proposeSiblingReview(ctx, tx, m, sib, why); err != nil {
+		if err := t.proposeSiblingReview(ctx, m, sib, why); err != nil {
 			return nil, err
 		}
 	}
@@ -156,20 +156,20 @@ func siblingTerms(sib *storage.SiblingRow) []string {
 
 // proposeSiblingReview records a pending UPDATE proposal from m to the
 // sibling's memory, for review, with a history event on m.
-func (s *Service) proposeSiblingReview(ctx context.Context, tx *storage.Tx, m *storage.Memory, sib *storage.SiblingRow, why string) error {
-	if dup, err := storage.PendingProposalFor(ctx, tx, m.ID, sib.MemoryID); err != nil || dup {
+func (t Tx) proposeSiblingReview(ctx context.Context, m *storage.Memory, sib *storage.SiblingRow, why string) error {
+	if dup, err := storage.PendingProposalFor(ctx, t.Tx, m.ID, sib.MemoryID); err != nil || dup {
 		return err
 	}
-	now := s.Timestamp()
+	now := t.Stamp
 	reason := fmt.Sprintf("may replace %s's %s = %s (%s); contradiction detector: %s", sib.Entity, sib.Name, sib.Value, sib.Aspect, why)
-	p := &storage.Proposal{ID: NewID(), SourceMemoryID: m.ID, Action: extract.ActionUpdate, Fact: m.Content,
-		FactType: m.Type, Confidence: Clamp01(m.Confidence), TargetMemoryID: sib.MemoryID, TargetVersion: sib.Version,
+	p := &storage.Proposal{ID: newID(), SourceMemoryID: m.ID, Action: extract.ActionUpdate, Fact: m.Content,
+		FactType: m.Type, Confidence: clamp01(m.Confidence), TargetMemoryID: sib.MemoryID, TargetVersion: sib.Version,
 		Reason: reason, State: storage.ProposalPending, Shadow: true, ReviewNeeded: true, ContradictionRisk: true,
 		CreatedAt: now, UpdatedAt: now}
-	if err := storage.InsertProposal(ctx, tx, p); err != nil {
+	if err := storage.InsertProposal(ctx, t.Tx, p); err != nil {
 		return err
 	}
-	return s.AddHistory(ctx, tx, m.ID, storage.EventNone, nil, nil, PipelineActor, "contradiction review: "+strings.TrimSpace(reason),
+	return t.RecordPipeline(ctx, m.ID, storage.EventNone, "contradiction review: "+strings.TrimSpace(reason),
 		map[string]any{"proposalId": p.ID, "proposedAction": p.Action, "targetMemoryId": sib.MemoryID, "reviewNeeded": true,
 			"contradictionRisk": true, "entity": sib.Entity, "aspect": sib.Aspect, "attribute": sib.Name, "value": sib.Value})
 }

@@ -1,14 +1,13 @@
-package core
+package evolution
 
 import (
 	"context"
-	"errors"
 
 	"github.com/cairnmem/cairn/core/entities"
 	"github.com/cairnmem/cairn/storage"
 )
 
-// An edit re-reads a memory's attributes (core/attributes.go), in the
+// An edit re-reads a memory's attributes (attributes.go), in the
 // edit's write transaction:
 //
 //   - attributes the new content no longer states are removed (and all of
@@ -32,11 +31,12 @@ import (
 // With memory.supersede_attributes off, an edit only removes what is no
 // longer stated.
 
-// rereadAttributes re-reads memory m (edited from old) in tx. It returns
-// the memories the edit retired and those it brought back.
-func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *storage.Memory, actor Actor) (retired, restored []string, err error) {
-	slot := attributeSlot(m.Project, m.Scope, m.Who)
-	moved := slot != attributeSlot(old.Project, old.Scope, old.Who)
+// Edited re-reads the attributes of memory m, edited from old, in the
+// edit's write transaction. It returns the memories the edit retired and
+// those it brought back.
+func (t Tx) Edited(ctx context.Context, m, old *storage.Memory) (retired, restored []string, err error) {
+	slot := Slot(m.Project, m.Scope, m.Who)
+	moved := slot != Slot(old.Project, old.Scope, old.Who)
 	if m.Content == old.Content && !moved {
 		return nil, nil, nil
 	}
@@ -45,7 +45,7 @@ func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *
 	if !moved {
 		was = entities.ReadAttributes(old.Content)
 	}
-	rows, err := storage.MemoryAttributes(ctx, tx, m.ID)
+	rows, err := storage.MemoryAttributes(ctx, t.Tx, m.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -56,22 +56,22 @@ func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *
 			held[fact{r.Entity, r.Name, r.Value}] = true
 			continue
 		}
-		if err := storage.DeleteAttribute(ctx, tx, r.ID); err != nil {
+		if err := storage.DeleteAttribute(ctx, t.Tx, r.ID); err != nil {
 			return nil, nil, err
 		}
 	}
-	if !s.cfg.Memory.SupersedeAttributes {
+	if !t.SupersedeAttributes {
 		return nil, nil, nil
 	}
 	// What m superseded before this edit (what it supersedes now is
 	// judged after the new statements are written).
-	others, err := storage.AttributesSupersededBy(ctx, tx, m.ID)
+	others, err := storage.AttributesSupersededBy(ctx, t.Tx, m.ID)
 	if err != nil {
 		return nil, nil, err
 	}
 
 	// What the new content states afresh.
-	w := s.statements(ctx, tx, m, slot, func(a entities.Attribute) bool {
+	w := t.statements(ctx, m, slot, func(a entities.Attribute) bool {
 		k := fact{a.Entity, a.Name, a.Value}
 		seen := held[k]
 		held[k] = true
@@ -103,7 +103,7 @@ func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *
 	if err := w.siblings(fresh); err != nil {
 		return nil, nil, err
 	}
-	if retired, err = w.retireEmptied(actor, map[string]any{"edited": true}); err != nil {
+	if retired, err = w.retireEmptied(map[string]any{"edited": true}); err != nil {
 		return nil, nil, err
 	}
 
@@ -123,7 +123,7 @@ func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *
 		if !moved && (names[[2]string{o.Entity, o.Name}] || aspects[[2]string{o.Entity, o.Aspect}] || retracts(now, o)) {
 			continue // it still states the attribute or a sibling of it (or still retracts the value)
 		}
-		if err := storage.ReviveAttribute(ctx, tx, o.ID); err != nil {
+		if err := storage.ReviveAttribute(ctx, t.Tx, o.ID); err != nil {
 			return nil, nil, err
 		}
 		if revived[o.MemoryID] == nil {
@@ -132,7 +132,7 @@ func (s *Service) rereadAttributes(ctx context.Context, tx *storage.Tx, m, old *
 		}
 	}
 	for _, id := range order {
-		ok, err := s.unretire(ctx, tx, id, m.ID, revived[id], actor)
+		ok, err := t.unretire(ctx, id, m.ID, revived[id])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -188,50 +188,25 @@ func hasChange(r entities.Reading, c entities.Change) bool {
 }
 
 // unretire brings back memory id, which successor retired for attribute
-// a that successor no longer states: as recover does, unless a live
-// memory holds its content or idempotency key (then it stays retired,
-// its successor link kept). It reports whether it came back.
-func (s *Service) unretire(ctx context.Context, tx *storage.Tx, id, successor string, a *storage.AttributeRow, actor Actor) (bool, error) {
-	o, err := storage.GetMemory(ctx, tx, id)
+// a that successor no longer states, through the write path's recover
+// (Restore): unless a live memory holds its content or idempotency key
+// (then it stays retired, its successor link kept). It reports whether it
+// came back.
+func (t Tx) unretire(ctx context.Context, id, successor string, a *storage.AttributeRow) (bool, error) {
+	o, err := storage.GetMemory(ctx, t.Tx, id)
 	if err != nil {
 		return false, err
 	}
-	evo, err := storage.MemoryEvolution(ctx, tx, id)
+	evo, err := storage.MemoryEvolution(ctx, t.Tx, id)
 	if err != nil {
 		return false, err
 	}
 	if !o.IsDeleted || evo.SupersededBy != successor {
 		return false, nil // live (it held another fact), or retired by another memory
 	}
-	if n, err := storage.CountLiveAttributes(ctx, tx, id); err != nil || n == 0 {
+	if n, err := storage.CountLiveAttributes(ctx, t.Tx, id); err != nil || n == 0 {
 		return false, err
 	}
-	if _, err := storage.FindLiveByHash(ctx, tx, o.ContentHash, o.Project); err == nil {
-		return false, nil
-	} else if !errors.Is(err, storage.ErrNotFound) {
-		return false, err
-	}
-	if o.IdempotencyKey != "" {
-		if _, err := findByIdempotencyKey(ctx, tx, o.IdempotencyKey); err == nil {
-			return false, nil
-		} else if !errors.Is(err, storage.ErrNotFound) {
-			return false, err
-		}
-	}
-	o.IsDeleted, o.DeletedAt = false, ""
-	o.Version++
-	o.UpdatedAt, o.UpdatedBy = s.Timestamp(), actor.Name
-	if err := storage.UpdateMemory(ctx, tx, o); err != nil {
-		return false, err
-	}
-	if err := storage.SetSupersededBy(ctx, tx, id, ""); err != nil {
-		return false, err
-	}
-	if err := s.linkEntities(ctx, tx, o); err != nil {
-		return false, err
-	}
-	content := o.Content
 	reason := "its successor " + successor + " no longer states " + a.Entity + " " + a.Name
-	return true, s.AddHistory(ctx, tx, id, storage.EventRecovered, nil, &content, actor, reason,
-		map[string]any{"successor": successor, "entity": a.Entity, "attribute": a.Name, "value": a.Value})
+	return t.Restore(ctx, id, reason, map[string]any{"successor": successor, "entity": a.Entity, "attribute": a.Name, "value": a.Value})
 }

@@ -1,4 +1,4 @@
-package httpapi_test
+package evolution_test
 
 import (
 	"fmt"
@@ -6,43 +6,43 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/bench"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/internal/apitest"
+	"github.com/cairnmem/cairn/storage"
 )
 
-// replayMonth states a month of a developer's facts through the API: each
-// fact's values in turn (keyed or not), facts stated again, chatter
-// between, a day apart. It returns, per fact, the rank of its current
-// value and the best rank of a superseded one (0: absent) in the project's
-// recall.
+// replayMonth states a month of a developer's facts: each fact's values in
+// turn (keyed or not), facts stated again, chatter between, a day apart.
+// It returns, per fact, the rank of its current value and the best rank of
+// a superseded one (0: absent) in the project's recall.
 func replayMonth(t *testing.T, keyed bool, mods ...func(*config.Config)) (e *apitest.Env, currentFirst, staleInTop3 int) {
-	e = apitest.NewEnv(t, append([]func(*config.Config){apitest.NoEmbed}, mods...)...)
-	remember := func(content, key string) {
-		body := map[string]any{"content": content, "project": "/home/dev/atlas"}
+	e = newEnv(t, mods...)
+	const project = "/home/dev/atlas"
+	rem := func(content, key string) {
+		in := core.RememberInput{Content: content, Project: project}
 		if keyed {
-			body["key"] = key
+			in.Key = key
 		}
-		e.Post(t, "/api/memory/remember", body).Want(t, 200)
+		remember(t, e, in)
 	}
 	for round := 0; round < 3; round++ {
 		for i, f := range bench.MonthFacts {
 			if round < len(f.Values) {
-				remember(f.Values[round], f.Key)
+				rem(f.Values[round], f.Key)
 			} else {
-				remember(f.Values[len(f.Values)-1], f.Key) // stated again
+				rem(f.Values[len(f.Values)-1], f.Key) // stated again
 			}
-			e.Post(t, "/api/memory/remember", map[string]any{"content": bench.MonthChatter[(i+round)%len(bench.MonthChatter)] + fmt.Sprintf(" (day %d)", round*12+i), "project": "/home/dev/atlas"}).Want(t, 200)
+			rem(bench.MonthChatter[(i+round)%len(bench.MonthChatter)]+fmt.Sprintf(" (day %d)", round*12+i), "")
 			e.Clock.Advance(24 * time.Hour)
 		}
 	}
 	for _, f := range bench.MonthFacts {
-		r := e.Post(t, "/api/memory/recall", map[string]any{"query": f.Query, "project": "/home/dev/atlas", "limit": 10}).Want(t, 200)
-		results, _ := r.JSON["results"].([]any)
+		res := recall(t, e, core.RecallInput{Query: f.Query, Limit: 10, Filter: storage.MemoryFilter{Project: project}})
 		cur := f.Values[len(f.Values)-1]
 		rankCur, rankStale := 0, 0
-		for i, x := range results {
-			content := x.(map[string]any)["content"].(string)
+		for i, content := range contents(res) {
 			if content == cur && rankCur == 0 {
 				rankCur = i + 1
 			}
@@ -59,13 +59,7 @@ func replayMonth(t *testing.T, keyed bool, mods ...func(*config.Config)) (e *api
 			staleInTop3++
 		}
 		if len(mods) == 0 && (rankCur != 1 || rankStale != 0) {
-			t.Errorf("%s: current value at rank %d, a superseded one at rank %d\n%s", f.Key, rankCur, rankStale, strings.Join(func() []string {
-				var s []string
-				for _, x := range results {
-					s = append(s, x.(map[string]any)["content"].(string))
-				}
-				return s
-			}(), "\n"))
+			t.Errorf("%s: current value at rank %d, a superseded one at rank %d\n%s", f.Key, rankCur, rankStale, strings.Join(contents(res), "\n"))
 		}
 	}
 	return e, currentFirst, staleInTop3
@@ -75,8 +69,8 @@ func replayMonth(t *testing.T, keyed bool, mods ...func(*config.Config)) (e *api
 // recalled first and no superseded value is in the top 3, and nothing is
 // lost (each superseded memory stays reachable from its successor). Stated
 // with keys, the keys supersede; stated as the same plain sentences, the
-// attributes the linker reads do (core/attributes.go), and the chatter
-// between loses nothing.
+// attributes the linker reads do (attributes.go), and the chatter between
+// loses nothing.
 func TestDevelopersMonth(t *testing.T) {
 	for _, keyed := range []bool{true, false} {
 		e, first, stale := replayMonth(t, keyed)

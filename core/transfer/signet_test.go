@@ -1,4 +1,4 @@
-package core_test
+package transfer_test
 
 import (
 	"context"
@@ -14,8 +14,9 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/internal/apitest"
-	"github.com/cairnmem/cairn/core/signet"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/signet"
 )
 
 // signetV30 is the part of Signet 0.58.1's schema (version 30) the import
@@ -97,9 +98,10 @@ func TestImportSignetKeepsEveryFieldAndHistoryAndIsIdempotent(t *testing.T) {
 		`INSERT INTO memory_history VALUES ('h-3', 'system', 'none', NULL, NULL, 'repair', 'audit', NULL, '2026-10-05T08:00:00.000Z', 'operator', NULL, NULL)`,
 	)
 	before := fileSum(t, path)
-	svc := apitest.NewService(t, nil)
+	ap := apitest.NewApp(t, nil)
+	svc := ap.Service
 
-	rep, err := svc.ImportSignet(ctx, openSignet(t, path), core.SignetImportOptions{}, importer)
+	rep, err := ap.Transfer.ImportSignet(ctx, openSignet(t, path), transfer.SignetOptions{}, importer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,7 @@ func TestImportSignetKeepsEveryFieldAndHistoryAndIsIdempotent(t *testing.T) {
 		t.Fatalf("updated event: %+v", hist[0])
 	}
 
-	again, err := svc.ImportSignet(ctx, openSignet(t, path), core.SignetImportOptions{}, importer)
+	again, err := ap.Transfer.ImportSignet(ctx, openSignet(t, path), transfer.SignetOptions{}, importer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,8 +184,8 @@ func TestImportSignetKeepsVectorsOnlyOfTheSameModel(t *testing.T) {
 	}
 	db.Close()
 
-	other := apitest.NewService(t, emb)
-	rep, err := other.ImportSignet(ctx, openSignet(t, path), core.SignetImportOptions{EmbeddingModel: "nomic-embed-text"}, importer)
+	other := apitest.NewApp(t, emb)
+	rep, err := other.Transfer.ImportSignet(ctx, openSignet(t, path), transfer.SignetOptions{EmbeddingModel: "nomic-embed-text"}, importer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +195,7 @@ func TestImportSignetKeepsVectorsOnlyOfTheSameModel(t *testing.T) {
 
 	ap := apitest.NewApp(t, emb)
 	svc := ap.Service
-	rep, err = svc.ImportSignet(ctx, openSignet(t, path), core.SignetImportOptions{EmbeddingModel: emb.Model()}, importer)
+	rep, err = ap.Transfer.ImportSignet(ctx, openSignet(t, path), transfer.SignetOptions{EmbeddingModel: emb.Model()}, importer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,8 +219,9 @@ func TestImportSignetReadsAnOldSchemaAndRefusesOtherFiles(t *testing.T) {
 	path := makeSignetDB(t, `CREATE TABLE memories (id TEXT PRIMARY KEY, type TEXT, content TEXT NOT NULL, tags TEXT,
 		created_at TEXT NOT NULL, updated_at TEXT NOT NULL, last_accessed TEXT)`,
 		`INSERT INTO memories VALUES ('33333333-0000-4000-8000-000000000001', 'fact', 'we chose sqlc over gorm', '["db", "go"]', '2025-01-02 03:04:05', '2025-01-02 03:04:05', NULL)`)
-	svc := apitest.NewService(t, nil)
-	rep, err := svc.ImportSignet(ctx, openSignet(t, path), core.SignetImportOptions{}, importer)
+	ap := apitest.NewApp(t, nil)
+	svc := ap.Service
+	rep, err := ap.Transfer.ImportSignet(ctx, openSignet(t, path), transfer.SignetOptions{}, importer)
 	if err != nil || rep.Memories.Imported != 1 || rep.SchemaVersion != 0 {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -245,8 +248,9 @@ func TestImportSignetDryRunWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	path := makeSignetDB(t, signetV30,
 		`INSERT INTO memories (id, content, created_at, updated_at) VALUES ('44444444-0000-4000-8000-000000000001', 'a fact', 't', 't')`)
-	svc := apitest.NewService(t, nil)
-	rep, err := svc.ImportSignet(ctx, openSignet(t, path), core.SignetImportOptions{DryRun: true}, importer)
+	ap := apitest.NewApp(t, nil)
+	svc := ap.Service
+	rep, err := ap.Transfer.ImportSignet(ctx, openSignet(t, path), transfer.SignetOptions{DryRun: true}, importer)
 	if err != nil || rep.Memories.Total != 1 || rep.Memories.Imported != 0 {
 		t.Fatalf("%+v %v", rep, err)
 	}

@@ -1,4 +1,4 @@
-package core
+package transfer
 
 import (
 	"context"
@@ -8,15 +8,16 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
-	"github.com/cairnmem/cairn/core/signet"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/core/vector"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/signet"
 )
 
-// SignetImportOptions steer ImportSignet.
-type SignetImportOptions struct {
+// SignetOptions steer ImportSignet.
+type SignetOptions struct {
 	// EmbeddingModel names the model that made the Signet store's vectors
 	// (Signet does not record it). They are kept only when it is the model
 	// cairn embeds with and the dimensions agree; otherwise cairn embeds
@@ -26,9 +27,9 @@ type SignetImportOptions struct {
 	DryRun bool
 }
 
-// SignetImportReport says what an import of a Signet store did, and what
-// it left out and why.
-type SignetImportReport struct {
+// SignetReport says what an import of a Signet store did, and what it
+// left out and why.
+type SignetReport struct {
 	SchemaVersion int            `json:"signet_schema_version"`
 	Memories      ImportResult   `json:"memories"`
 	Tombstones    int            `json:"deleted_imported"` // deleted in Signet, imported deleted (recoverable within the recover window)
@@ -59,20 +60,20 @@ const signetDefaultImportance = 0.5
 // Rows are checked as remember checks its input; a row that cannot be
 // imported is left out and counted under its reason, never half-written.
 // A second run adds nothing.
-func (s *Service) ImportSignet(ctx context.Context, src *signet.Store, opt SignetImportOptions, actor Actor) (*SignetImportReport, error) {
-	rep := &SignetImportReport{SchemaVersion: src.SchemaVersion(ctx), Skipped: map[string]int{}, Adjusted: map[string]int{}, DryRun: opt.DryRun}
+func (t *Transfer) ImportSignet(ctx context.Context, src *signet.Store, opt SignetOptions, actor core.Actor) (*SignetReport, error) {
+	rep := &SignetReport{SchemaVersion: src.SchemaVersion(ctx), Skipped: map[string]int{}, Adjusted: map[string]int{}, DryRun: opt.DryRun}
 	var lines []ImportLine
 	hashes := map[string]string{} // Signet content hash → cairn's, for the vectors
 	n := 0
 	err := src.Memories(ctx, func(m *signet.Memory) error {
 		n++
-		l, reason := s.signetLine(n, m, rep.Adjusted)
+		l, reason := t.signetLine(n, m, rep.Adjusted)
 		if reason != "" {
 			rep.Skipped[reason]++
 			return nil
 		}
 		if m.ContentHash != "" {
-			hashes[m.ContentHash] = text.NormalizeContent(s.Redact(l.Memory.Content)).Hash
+			hashes[m.ContentHash] = text.NormalizeContent(t.mem.Redact(l.Memory.Content)).Hash
 		}
 		lines = append(lines, l)
 		return nil
@@ -84,7 +85,7 @@ func (s *Service) ImportSignet(ctx context.Context, src *signet.Store, opt Signe
 		if !l.Memory.IsDeleted {
 			continue
 		}
-		had, err := storage.MemoryExists(ctx, s.db.Reader(), l.Memory.ID)
+		had, err := storage.MemoryExists(ctx, t.db.Reader(), l.Memory.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -97,15 +98,15 @@ func (s *Service) ImportSignet(ctx context.Context, src *signet.Store, opt Signe
 		rep.Memories.Total = len(lines)
 		return rep, nil
 	}
-	res, err := s.Import(ctx, lines, actor)
+	res, err := t.Import(ctx, lines, actor)
 	if err != nil {
 		return nil, err
 	}
 	rep.Memories = *res
-	if err := s.importSignetHistory(ctx, src, rep); err != nil {
+	if err := t.importSignetHistory(ctx, src, rep); err != nil {
 		return rep, err
 	}
-	if err := s.importSignetVectors(ctx, src, opt, hashes, rep); err != nil {
+	if err := t.importSignetVectors(ctx, src, opt, hashes, rep); err != nil {
 		return rep, err
 	}
 	return rep, nil
@@ -113,18 +114,18 @@ func (s *Service) ImportSignet(ctx context.Context, src *signet.Store, opt Signe
 
 // signetLine maps one Signet row to an import record, or names why it
 // cannot be imported.
-func (s *Service) signetLine(n int, m *signet.Memory, adjusted map[string]int) (ImportLine, string) {
+func (t *Transfer) signetLine(n int, m *signet.Memory, adjusted map[string]int) (ImportLine, string) {
 	if strings.TrimSpace(m.Content) == "" {
 		return ImportLine{}, "empty content"
 	}
-	if text.CharCount(m.Content) > s.cfg.Guardrails.MaxRememberChars {
+	if text.CharCount(m.Content) > t.cfg.Guardrails.MaxRememberChars {
 		return ImportLine{}, "content over guardrails.max_remember_chars"
 	}
 	tags := text.CleanTags(m.Tags)
 	kept := tags[:0]
-	for _, t := range tags {
-		if text.CharCount(t) <= config.MaxTagChars {
-			kept = append(kept, t)
+	for _, tag := range tags {
+		if text.CharCount(tag) <= config.MaxTagChars {
+			kept = append(kept, tag)
 		}
 	}
 	if len(kept) > config.MaxTags {
@@ -145,10 +146,10 @@ func (s *Service) signetLine(n int, m *signet.Memory, adjusted map[string]int) (
 	}
 	created := m.CreatedAt
 	if created == "" {
-		created = s.Timestamp()
+		created = t.mem.Timestamp()
 		adjusted["no created_at: the import time"]++
 	}
-	updated := OrDefault(m.UpdatedAt, created)
+	updated := core.OrDefault(m.UpdatedAt, created)
 	who := m.Who
 	if who == "" && m.Agent != "" && m.Agent != "default" {
 		who = m.Agent
@@ -157,12 +158,12 @@ func (s *Service) signetLine(n int, m *signet.Memory, adjusted map[string]int) (
 	if vc == "" {
 		vc = "{}"
 	}
-	return ImportLine{Line: n, Memory: Memory{
+	return ImportLine{Line: n, Memory: core.Memory{
 		ID: m.ID, Type: m.Type, Category: m.Category, Content: m.Content,
 		Confidence: unit(m.Confidence, 1, "confidence"), Importance: unit(m.Importance, signetDefaultImportance, "importance"),
-		SourceID: m.SourceID, SourceType: OrDefault(m.SourceType, "signet"), Tags: kept, Who: who, Why: m.Why,
+		SourceID: m.SourceID, SourceType: core.OrDefault(m.SourceType, "signet"), Tags: kept, Who: who, Why: m.Why,
 		Project: m.Project, SessionID: m.SessionID, CreatedAt: created, UpdatedAt: updated,
-		UpdatedBy: OrDefault(m.UpdatedBy, "signet-import"), LastAccessed: m.LastAccessed, AccessCount: int64(max(m.AccessCount, 0)),
+		UpdatedBy: core.OrDefault(m.UpdatedBy, "signet-import"), LastAccessed: m.LastAccessed, AccessCount: int64(max(m.AccessCount, 0)),
 		VectorClock: vc, Version: int64(max(m.Version, 1)), ManualOverride: m.ManualOverride, Pinned: m.Pinned,
 		IsDeleted: m.IsDeleted, DeletedAt: m.DeletedAt, UpdateCount: int64(max(m.UpdateCount, 0)),
 		IdempotencyKey: m.IdempotencyKey, RuntimePath: m.RuntimePath, SourcePath: m.SourcePath,
@@ -176,14 +177,14 @@ const signetHistoryBatch = 500
 // importSignetHistory copies the history events of the memories now in
 // cairn, with their ids, so a second run finds them and adds nothing.
 // Content in them is redacted as the memories' is.
-func (s *Service) importSignetHistory(ctx context.Context, src *signet.Store, rep *SignetImportReport) error {
+func (t *Transfer) importSignetHistory(ctx context.Context, src *signet.Store, rep *SignetReport) error {
 	var batch []*storage.HistoryEvent
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
 		var imported, existing, orphans int
-		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := t.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			imported, existing, orphans = 0, 0, 0
 			for _, h := range batch {
 				ok, err := storage.MemoryExists(ctx, tx, h.MemoryID)
@@ -194,7 +195,7 @@ func (s *Service) importSignetHistory(ctx context.Context, src *signet.Store, re
 					orphans++
 					continue
 				}
-				added, err := storage.InsertHistoryIfAbsent(ctx, tx, h)
+				added, err := t.mem.CopyHistory(ctx, tx, h)
 				if err != nil {
 					return err
 				}
@@ -220,14 +221,14 @@ func (s *Service) importSignetHistory(ctx context.Context, src *signet.Store, re
 			if p == nil {
 				return nil
 			}
-			r := s.Redact(*p)
+			r := t.mem.Redact(*p)
 			return &r
 		}
 		batch = append(batch, &storage.HistoryEvent{
 			ID: e.ID, MemoryID: e.MemoryID, Event: e.Event, OldContent: redact(e.OldContent), NewContent: redact(e.NewContent),
-			ChangedBy: OrDefault(e.ChangedBy, "signet"), ActorType: OrDefault(e.ActorType, "operator"),
-			Reason: s.Redact(e.Reason), Metadata: signetMetadata(e.Metadata), SessionID: e.SessionID, RequestID: e.RequestID,
-			CreatedAt: OrDefault(e.CreatedAt, s.Timestamp()),
+			ChangedBy: core.OrDefault(e.ChangedBy, "signet"), ActorType: core.OrDefault(e.ActorType, "operator"),
+			Reason: t.mem.Redact(e.Reason), Metadata: signetMetadata(e.Metadata), SessionID: e.SessionID, RequestID: e.RequestID,
+			CreatedAt: core.OrDefault(e.CreatedAt, t.mem.Timestamp()),
 		})
 		if len(batch) >= signetHistoryBatch {
 			return flush()
@@ -253,25 +254,25 @@ func signetMetadata(m string) string {
 // importSignetVectors keeps Signet's vectors when they come from the model
 // cairn embeds with: keyed by cairn's content hash of each imported
 // memory, normalized, and marked so the tracker does not embed them again.
-func (s *Service) importSignetVectors(ctx context.Context, src *signet.Store, opt SignetImportOptions, hashes map[string]string, rep *SignetImportReport) error {
+func (t *Transfer) importSignetVectors(ctx context.Context, src *signet.Store, opt SignetOptions, hashes map[string]string, rep *SignetReport) error {
 	e := &rep.Embeddings
 	if e.InSignet == 0 {
 		return nil
 	}
 	e.Skipped = e.InSignet
 	switch {
-	case s.vectors.Embedder() == nil:
+	case t.model == "":
 		e.Why = "cairn has no embedder configured"
 		return nil
 	case opt.EmbeddingModel == "":
 		e.Why = "Signet does not record which model made its vectors; name it with --embedding-model to keep them (cairn embeds the memories itself in the background)"
 		return nil
-	case opt.EmbeddingModel != s.vectors.Embedder().Model():
-		e.Why = fmt.Sprintf("made by %s; cairn embeds with %s, so it embeds the memories itself in the background", opt.EmbeddingModel, s.vectors.Embedder().Model())
+	case opt.EmbeddingModel != t.model:
+		e.Why = fmt.Sprintf("made by %s; cairn embeds with %s, so it embeds the memories itself in the background", opt.EmbeddingModel, t.model)
 		return nil
 	}
-	model := s.vectors.Embedder().Model()
-	dims, _ := storage.EmbeddingDimensions(ctx, s.db.Reader(), model)
+	model := t.model
+	dims, _ := storage.EmbeddingDimensions(ctx, t.db.Reader(), model)
 	type vec struct {
 		hash string
 		v    []float32
@@ -299,7 +300,7 @@ func (s *Service) importSignetVectors(ctx context.Context, src *signet.Store, op
 	for start := 0; start < len(vecs); start += signetHistoryBatch {
 		batch := vecs[start:min(start+signetHistoryBatch, len(vecs))]
 		var got []string
-		err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := t.db.WriteTx(ctx, func(tx *storage.Tx) error {
 			got = got[:0]
 			hs := make([]string, len(batch))
 			for i, b := range batch {
@@ -324,7 +325,7 @@ func (s *Service) importSignetVectors(ctx context.Context, src *signet.Store, op
 	} else if e.Skipped > 0 {
 		e.Why = "vectors of memories that were not imported"
 	}
-	s.vectors.SyncVectors(ctx, ids...)
+	t.vec.SyncVectors(ctx, ids...)
 	return nil
 }
 

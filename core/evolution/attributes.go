@@ -1,4 +1,4 @@
-package core
+package evolution
 
 import (
 	"context"
@@ -24,9 +24,9 @@ import (
 // the live attribute holding the old value and give its entity the new
 // one.
 
-// attributeSlot is where a memory's attributes compete: its project, or
-// its user or agent scope.
-func attributeSlot(project, scope, who string) string {
+// Slot is where a memory's attributes compete: "project:<p>",
+// "scope:user" or "scope:agent:<who>".
+func Slot(project, scope, who string) string {
 	switch scope {
 	case ScopeUser:
 		return "scope:user"
@@ -37,15 +37,15 @@ func attributeSlot(project, scope, who string) string {
 }
 
 // readAttributes reads m's attributes, writes them and supersedes what
-// they replace, in tx. It returns the memories it retired.
-func (s *Service) readAttributes(ctx context.Context, tx *storage.Tx, m *storage.Memory, slot string, actor Actor) ([]string, error) {
+// they replace. It returns the memories it retired.
+func (t Tx) readAttributes(ctx context.Context, m *storage.Memory, slot string) ([]string, error) {
 	r := entities.ReadAttributes(m.Content)
 	if r.Empty() {
 		return nil, nil
 	}
 	type key struct{ entity, name string }
 	written := map[key]bool{}
-	w := s.statements(ctx, tx, m, slot, func(a entities.Attribute) bool {
+	w := t.statements(ctx, m, slot, func(a entities.Attribute) bool {
 		k := key{a.Entity, a.Name}
 		seen := written[k]
 		written[k] = true
@@ -64,7 +64,7 @@ func (s *Service) readAttributes(ctx context.Context, tx *storage.Tx, m *storage
 	if err := w.siblings(r.Attributes); err != nil {
 		return nil, err
 	}
-	return w.retireEmptied(actor, nil)
+	return w.retireEmptied(nil)
 }
 
 // statementWriter writes what one memory states and supersedes what that
@@ -72,9 +72,8 @@ func (s *Service) readAttributes(ctx context.Context, tx *storage.Tx, m *storage
 // (readAttributes) and an edit's fresh ones (rereadAttributes) take this
 // one path.
 type statementWriter struct {
-	s     *Service
+	t     Tx
 	ctx   context.Context
-	tx    *storage.Tx
 	m     *storage.Memory
 	slot  string
 	stamp string
@@ -87,8 +86,8 @@ type statementWriter struct {
 	why     map[string]*storage.AttributeRow
 }
 
-func (s *Service) statements(ctx context.Context, tx *storage.Tx, m *storage.Memory, slot string, seen func(entities.Attribute) bool) *statementWriter {
-	return &statementWriter{s: s, ctx: ctx, tx: tx, m: m, slot: slot, stamp: s.Timestamp(), seen: seen, why: map[string]*storage.AttributeRow{}}
+func (t Tx) statements(ctx context.Context, m *storage.Memory, slot string, seen func(entities.Attribute) bool) *statementWriter {
+	return &statementWriter{t: t, ctx: ctx, m: m, slot: slot, stamp: t.Stamp, seen: seen, why: map[string]*storage.AttributeRow{}}
 }
 
 // write records attribute a of the memory under its entity's aspect.
@@ -96,17 +95,17 @@ func (w *statementWriter) write(a entities.Attribute) error {
 	if w.seen(a) {
 		return nil
 	}
-	aspect, err := storage.UpsertAspect(w.ctx, w.tx, NewID(), a.Entity, a.Aspect, w.stamp)
+	aspect, err := storage.UpsertAspect(w.ctx, w.t.Tx, newID(), a.Entity, a.Aspect, w.stamp)
 	if err != nil {
 		return err
 	}
-	return storage.InsertAttribute(w.ctx, w.tx, &storage.AttributeRow{ID: NewID(), MemoryID: w.m.ID, Slot: w.slot, Entity: a.Entity,
+	return storage.InsertAttribute(w.ctx, w.t.Tx, &storage.AttributeRow{ID: newID(), MemoryID: w.m.ID, Slot: w.slot, Entity: a.Entity,
 		Name: a.Name, Value: a.Value, Kind: a.Kind, CreatedAt: w.stamp}, aspect)
 }
 
 // supersede marks attribute o superseded by the memory.
 func (w *statementWriter) supersede(o *storage.AttributeRow) error {
-	if err := storage.SupersedeAttribute(w.ctx, w.tx, o.ID, w.m.ID); err != nil {
+	if err := storage.SupersedeAttribute(w.ctx, w.t.Tx, o.ID, w.m.ID); err != nil {
 		return err
 	}
 	if w.why[o.MemoryID] == nil {
@@ -119,7 +118,7 @@ func (w *statementWriter) supersede(o *storage.AttributeRow) error {
 // attribute states a: the other values of its entity and name in the
 // slot are superseded.
 func (w *statementWriter) attribute(a entities.Attribute) error {
-	live, err := storage.LiveAttributesOf(w.ctx, w.tx, w.slot, a.Entity, a.Name, w.m.ID)
+	live, err := storage.LiveAttributesOf(w.ctx, w.t.Tx, w.slot, a.Entity, a.Name, w.m.ID)
 	if err != nil {
 		return err
 	}
@@ -137,7 +136,7 @@ func (w *statementWriter) attribute(a entities.Attribute) error {
 // holding the old value are superseded and their entity gets the new one
 // (a decision's choice when none held it).
 func (w *statementWriter) change(c entities.Change) error {
-	live, err := storage.LiveAttributesValued(w.ctx, w.tx, w.slot, c.Entity, c.From, w.m.ID)
+	live, err := storage.LiveAttributesValued(w.ctx, w.t.Tx, w.slot, c.Entity, c.From, w.m.ID)
 	if err != nil {
 		return err
 	}
@@ -167,7 +166,7 @@ func (w *statementWriter) change(c entities.Change) error {
 // siblings supersedes the siblings of another name that the statements
 // attrs clearly contradict (siblings.go).
 func (w *statementWriter) siblings(attrs []entities.Attribute) error {
-	clear, err := w.s.siblingContradictions(w.ctx, w.tx, w.m, w.slot, attrs)
+	clear, err := w.t.siblingContradictions(w.ctx, w.m, w.slot, attrs)
 	if err != nil {
 		return err
 	}
@@ -181,10 +180,10 @@ func (w *statementWriter) siblings(attrs []entities.Attribute) error {
 
 // retireEmptied retires each memory whose attributes were superseded and
 // that holds no live fact any more; extra goes into its history event.
-func (w *statementWriter) retireEmptied(actor Actor, extra map[string]any) ([]string, error) {
+func (w *statementWriter) retireEmptied(extra map[string]any) ([]string, error) {
 	var retired []string
 	for _, id := range w.touched {
-		n, err := storage.CountLiveAttributes(w.ctx, w.tx, id)
+		n, err := storage.CountLiveAttributes(w.ctx, w.t.Tx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -196,7 +195,7 @@ func (w *statementWriter) retireEmptied(actor Actor, extra map[string]any) ([]st
 		for k, v := range extra {
 			meta[k] = v
 		}
-		ok, err := w.s.retire(w.ctx, w.tx, id, w.m.ID, false, actor, meta)
+		ok, err := w.t.retire(w.ctx, id, w.m.ID, false, meta)
 		if err != nil {
 			return nil, err
 		}
@@ -205,10 +204,4 @@ func (w *statementWriter) retireEmptied(actor Actor, extra map[string]any) ([]st
 		}
 	}
 	return retired, nil
-}
-
-// MemoryAttributes are the attributes read from memory id, live and
-// superseded, with their entity and aspect.
-func (s *Service) MemoryAttributes(ctx context.Context, id string) ([]*storage.AttributeRow, error) {
-	return storage.MemoryAttributes(ctx, s.db.Reader(), id)
 }

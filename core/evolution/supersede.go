@@ -1,4 +1,4 @@
-package core
+package evolution
 
 import (
 	"context"
@@ -31,54 +31,51 @@ type SupersedeInput struct {
 	Meta map[string]any
 }
 
-// SupersedeTx retires in.Old in favour of in.Successor inside tx. The
+// Supersede retires in.Old in favour of in.Successor. The
 // successor takes the old memory's key when it has none (it holds the
 // same fact's new value). A pinned, deleted or
 // changed old memory is refused with its error code (pinned,
 // already_deleted, version_conflict); a memory never supersedes itself.
-func (s *Service) SupersedeTx(ctx context.Context, tx *storage.Tx, in SupersedeInput, actor Actor) error {
+func (t Tx) Supersede(ctx context.Context, in SupersedeInput) error {
 	if in.Old == in.Successor {
-		return Invalid("target", "a memory cannot supersede itself")
+		return invalid("target", "a memory cannot supersede itself")
 	}
-	if err := s.inherit(ctx, tx, in.Old, in.Successor); err != nil {
+	if err := t.inherit(ctx, in.Old, in.Successor); err != nil {
 		return err
 	}
 	meta := map[string]any{"successor": in.Successor}
 	for k, v := range in.Meta {
 		meta[k] = v
 	}
-	res, err := s.ForgetTx(ctx, tx, ForgetInput{ID: in.Old, Reason: "superseded by " + in.Successor, IfVersion: in.IfVersion}, actor)
-	if err != nil {
+	// A refusal comes with its error, which carries its code.
+	if _, err := t.Forget(ctx, in.Old, "superseded by "+in.Successor, in.IfVersion, false); err != nil {
 		return err
 	}
-	if res.Status != "deleted" {
-		return &Error{Code: res.Status, Message: res.Error}
-	}
-	if err := storage.SetSupersededBy(ctx, tx, in.Old, in.Successor); err != nil {
+	if err := storage.SetSupersededBy(ctx, t.Tx, in.Old, in.Successor); err != nil {
 		return err
 	}
-	if err := s.AddHistory(ctx, tx, in.Old, EventSuperseded, nil, nil, actor, "superseded by "+in.Successor, meta); err != nil {
+	if err := t.Record(ctx, in.Old, EventSuperseded, "superseded by "+in.Successor, meta); err != nil {
 		return err
 	}
 	smeta := map[string]any{"supersedes": in.Old}
 	for k, v := range in.Meta {
 		smeta[k] = v
 	}
-	return s.AddHistory(ctx, tx, in.Successor, EventSupersedes, nil, nil, actor, "supersedes "+in.Old, smeta)
+	return t.Record(ctx, in.Successor, EventSupersedes, "supersedes "+in.Old, smeta)
 }
 
 // inherit gives successor old's key when it has none of its own.
-func (s *Service) inherit(ctx context.Context, tx *storage.Tx, old, successor string) error {
-	oe, err := storage.MemoryEvolution(ctx, tx, old)
+func (t Tx) inherit(ctx context.Context, old, successor string) error {
+	oe, err := storage.MemoryEvolution(ctx, t.Tx, old)
 	if err != nil {
 		return err
 	}
-	ne, err := storage.MemoryEvolution(ctx, tx, successor)
+	ne, err := storage.MemoryEvolution(ctx, t.Tx, successor)
 	if err != nil {
 		return err
 	}
 	if oe.Key != "" && ne.Key == "" {
-		return storage.SetMemoryKey(ctx, tx, successor, oe.Key)
+		return storage.SetMemoryKey(ctx, t.Tx, successor, oe.Key)
 	}
 	return nil
 }
