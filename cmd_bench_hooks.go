@@ -245,7 +245,7 @@ func (h *hookRunner) stopServer(expect bool) error {
 // waitServer waits until the server a hook started answers on addr and,
 // with drain, has embedded every memory.
 func (h *hookRunner) waitServer(ctx context.Context, addr string, drain bool, timeout time.Duration, progress io.Writer) error {
-	cl := client.New(addr, client.Options{Timeout: 10 * time.Second})
+	cl := client.HTTP(addr, client.Options{Timeout: 10 * time.Second})
 	deadline := time.Now().Add(timeout)
 	last := time.Now()
 	for {

@@ -373,7 +373,7 @@ const hookResponseMax = 4 << 20
 func postHook(ctx context.Context, addr, harness, path string, in map[string]any, deadline time.Time) (map[string]any, error) {
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	c := client.New(addr, client.Options{Actor: core.Actor{Name: harness, Type: core.ActorHarness}, MaxResponse: hookResponseMax})
+	c := client.HTTP(addr, client.Options{Actor: core.Actor{Name: harness, Type: core.ActorHarness}, MaxResponse: hookResponseMax})
 	out, err := c.Hook(ctx, path, in)
 	// A server that recorded its address is about to listen.
 	for errors.Is(err, syscall.ECONNREFUSED) && time.Until(deadline) > 50*time.Millisecond {

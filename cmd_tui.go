@@ -19,7 +19,7 @@ import (
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
 	"github.com/cairnmem/cairn/tui"
-	tuibackend "github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/pane"
 )
 
 // runDefault is `cairn` with no command: the store, the HTTP API (and the
@@ -117,7 +117,7 @@ func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
 		sctx, stop := context.WithCancel(gctx)
 		served := make(chan error, 1)
 		go func() { served <- api.Serve(sctx, ln, a.cfg.Server.ShutdownTimeout.D()) }()
-		uiErr := tui.Run(gctx, tui.Options{Backend: tuibackend.NewLocal(st.app, addr), Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
+		uiErr := tui.Run(gctx, tui.Options{Client: pane.Local(st.app), Addr: addr, Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
 		stop()
 		apiErr := <-served
 		if apiErr != nil {
@@ -138,7 +138,7 @@ func (a *app) offerClient(ctx context.Context, theme *themes.Theme, le *storage.
 		// service manager, or `cairn mcp`): use it without asking. The tab
 		// bar says so (tui.Options has no status line of its own yet).
 		a.log.Info("cairn UI as client of a background server", "addr", addr, "pid", le.Holder.PID, "role", role)
-		return tui.Run(ctx, tui.Options{Backend: tuibackend.NewHTTP(addr), Theme: theme, Project: a.currentProject(),
+		return tui.Run(ctx, tui.Options{Client: pane.Remote(addr), Theme: theme, Project: a.currentProject(),
 			Version: fmt.Sprintf("%s · client of cairn %s (pid %d, %s)", cairnVersion(), role, le.Holder.PID, addr)})
 	}
 	choice, err := tui.AskProblem(ctx, theme, tui.Problem{
@@ -154,7 +154,7 @@ func (a *app) offerClient(ctx context.Context, theme *themes.Theme, le *storage.
 		return err
 	}
 	a.log.Info("cairn UI as client", "addr", addr, "pid", le.Holder.PID)
-	return tui.Run(ctx, tui.Options{Backend: tuibackend.NewHTTP(addr), Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
+	return tui.Run(ctx, tui.Options{Client: pane.Remote(addr), Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
 }
 
 // addrInUse reports whether addr cannot be bound because something

@@ -10,7 +10,7 @@ import (
 
 // PredictorStatus reads the learned ranker's part of GET
 // /api/pipeline/status.
-func (c *Client) PredictorStatus(ctx context.Context) (*core.PredictorStatus, error) {
+func (c *Remote) PredictorStatus(ctx context.Context) (*core.PredictorStatus, error) {
 	var out struct {
 		Predictor *core.PredictorStatus `json:"predictor"`
 	}
@@ -26,7 +26,7 @@ func (c *Client) PredictorStatus(ctx context.Context) (*core.PredictorStatus, er
 // AspectFeedback reads the aspect feedback's part of GET
 // /api/pipeline/status: whether it is on, its rank weight, and what it
 // did since the server started.
-func (c *Client) AspectFeedback(ctx context.Context) (*core.AspectFeedbackReport, error) {
+func (c *Remote) AspectFeedback(ctx context.Context) (*core.AspectFeedbackReport, error) {
 	var out struct {
 		Feedback *core.AspectFeedbackReport `json:"aspect_feedback"`
 	}
@@ -39,9 +39,9 @@ func (c *Client) AspectFeedback(ctx context.Context) (*core.AspectFeedbackReport
 	return out.Feedback, nil
 }
 
-// Session calls GET /api/sessions/{key}: the session with its transcript,
+// Session implements Client with GET /api/sessions/{key}: the session with its transcript,
 // checkpoints, offered memories and score.
-func (c *Client) Session(ctx context.Context, key string) (*core.SessionInfo, error) {
+func (c *Remote) Session(ctx context.Context, key string) (*core.SessionInfo, error) {
 	var s core.SessionInfo
 	if err := c.do(ctx, http.MethodGet, "/api/sessions/"+url.PathEscape(key), nil, &s); err != nil {
 		return nil, err

@@ -955,33 +955,6 @@ func (a *API) importMemories(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res)
 }
 
-// DecodeRememberInput reads a remember request body as the API does, so the
-// CLI's direct mode accepts exactly what the API accepts.
-func DecodeRememberInput(raw []byte) (core.RememberInput, error) {
-	b, e := parseBody(raw)
-	if e != nil {
-		return core.RememberInput{}, e
-	}
-	in, e := rememberInputFrom(b)
-	if e != nil {
-		return in, e
-	}
-	return in, nil
-}
-
-// DecodeRecallInput reads a recall request body as the API does.
-func DecodeRecallInput(raw []byte) (core.RecallInput, error) {
-	b, e := parseBody(raw)
-	if e != nil {
-		return core.RecallInput{}, e
-	}
-	in, e := recallInputFrom(b)
-	if e != nil {
-		return in, e
-	}
-	return in, nil
-}
-
 // Serve serves the API on ln until ctx ends, then shuts it down, letting
 // requests in flight finish for up to timeout.
 func (a *API) Serve(ctx context.Context, ln net.Listener, timeout time.Duration) error {
