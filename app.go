@@ -15,8 +15,7 @@ import (
 
 	cairn "github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/client"
-
-	"github.com/cairnmem/cairn/core/httpapi"
+	"github.com/cairnmem/cairn/core/harness"
 
 	"github.com/cairnmem/cairn/core/config"
 
@@ -29,6 +28,20 @@ import (
 // commonFlags are accepted by every command.
 type commonFlags struct {
 	home, config, db, addr, logLevel string
+}
+
+// args renders the common flags that were given, for a cairn this one
+// starts (the hook shim's background server).
+func (c *commonFlags) args() []string {
+	var out []string
+	for _, f := range []struct{ name, value string }{
+		{"--home", c.home}, {"--config", c.config}, {"--db", c.db}, {"--addr", c.addr},
+	} {
+		if f.value != "" {
+			out = append(out, f.name, f.value)
+		}
+	}
+	return out
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -278,7 +291,7 @@ func (a *app) holderAddr(h storage.LockInfo) string {
 // ingestSpool stores what `cairn hook` spooled while no cairn was running
 // (memories, session transcripts); each entry is ingested once.
 func (a *app) ingestSpool(ctx context.Context, svc *core.Service) {
-	if n, err := httpapi.IngestSpool(ctx, svc, a.paths.DataDir); err != nil {
+	if n, err := harness.IngestSpool(ctx, svc, a.paths.DataDir); err != nil {
 		a.log.Warn("hook spool", "ingested", n, "err", err)
 	} else if n > 0 {
 		a.log.Info("hook spool ingested", "entries", n)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/bench"
 	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/harness"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -218,7 +219,7 @@ func (h *hookRunner) stopServer(expect bool) error {
 	for {
 		var ok bool
 		info, ok = storage.ReadLockInfo(h.db)
-		held := lockHeld(h.db)
+		held := harness.LockHeld(h.db)
 		if held && ok && info.Addr != "" {
 			break
 		}
@@ -232,7 +233,7 @@ func (h *hookRunner) stopServer(expect bool) error {
 	}
 	_ = syscall.Kill(info.PID, syscall.SIGTERM)
 	deadline := time.Now().Add(30 * time.Second)
-	for lockHeld(h.db) {
+	for harness.LockHeld(h.db) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(info.PID, syscall.SIGKILL)
 			return fmt.Errorf("cairn (pid %d) did not stop within 30 s", info.PID)

@@ -2,7 +2,6 @@ package core_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
-
-	"github.com/cairnmem/cairn/core/httpapi"
 
 	"github.com/cairnmem/cairn/core/config"
 
@@ -267,45 +264,6 @@ func TestHookRememberRecallCompaction(t *testing.T) {
 	c2 := e.Post(t, "/api/hooks/compaction-complete", map[string]any{"harness": "claude-code", "summary": "We moved staging to port 5433.", "session_id": "s9", "cwd": projA}).Want(t, 200)
 	if c2.Str("memoryId") != c.Str("memoryId") {
 		t.Fatalf("summary stored twice: %s", c2)
-	}
-}
-
-func TestIngestSpoolOnce(t *testing.T) {
-	e := apitest.NewEnv(t)
-	dir := t.TempDir()
-	body, _ := json.Marshal(map[string]any{"harness": "claude-code", "content": "spooled fact about the release train", "cwd": projA, "idempotency_key": "spool-1"})
-	if _, err := httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "remember", Body: body}); err != nil {
-		t.Fatal(err)
-	}
-	end, _ := json.Marshal(map[string]any{"harness": "claude-code", "session_id": "sp1", "transcript": "User: hello there"})
-	httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "session-end", Body: end})
-	bad, _ := json.Marshal(map[string]any{"content": "no harness"})
-	httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "remember", Body: bad})
-	// A crash after storing but before removing: the same entry twice.
-	httpapi.WriteSpool(dir, httpapi.SpoolEntry{Kind: "remember", Body: body})
-
-	n, err := httpapi.IngestSpool(context.Background(), e.Svc, dir)
-	if n != 3 || err == nil {
-		t.Fatalf("ingested %d, err %v", n, err)
-	}
-	if n, err := httpapi.IngestSpool(context.Background(), e.Svc, dir); n != 0 || err != nil {
-		t.Fatalf("second ingest: %d %v", n, err)
-	}
-	l := e.Get(t, "/api/memories?limit=50").Want(t, 200)
-	count := 0
-	for _, m := range l.List(t, "memories") {
-		if strings.Contains(m["content"].(string), "spooled fact") {
-			count++
-		}
-	}
-	if count != 1 {
-		t.Fatalf("spooled memory stored %d times", count)
-	}
-	if e.Get(t, "/api/sessions/sp1").Str("transcript") != "User: hello there" {
-		t.Fatal("spooled transcript missing")
-	}
-	if bads, _ := filepath.Glob(filepath.Join(httpapi.SpoolDir(dir), "*.bad")); len(bads) != 1 {
-		t.Fatalf("bad entries: %v", bads)
 	}
 }
 

@@ -1,4 +1,4 @@
-package httpapi
+package harness
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/httpapi"
 )
 
 // ---------------------------------------------------------------------------
@@ -73,7 +74,7 @@ func IngestSpool(ctx context.Context, svc *core.Service, dataDir string) (int, e
 		var e SpoolEntry
 		var h core.HookRequest
 		if err = json.Unmarshal(data, &e); err == nil {
-			h, err = DecodeHookRequest(e.Body)
+			h, err = httpapi.DecodeHookRequest(e.Body)
 		}
 		if err == nil {
 			switch e.Kind {
@@ -90,7 +91,7 @@ func IngestSpool(ctx context.Context, svc *core.Service, dataDir string) (int, e
 		}
 		if err != nil {
 			var ce *core.Error
-			if errors.As(err, &ce) && StatusOf(ce.Code) < 500 {
+			if errors.As(err, &ce) && httpapi.StatusOf(ce.Code) < 500 {
 				_ = os.Rename(name, name+".bad")
 			}
 			errs = append(errs, fmt.Errorf("%s: %w", filepath.Base(name), err))
