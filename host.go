@@ -34,6 +34,9 @@ type hostOptions struct {
 	// spoolEvery is how often the hook spool is ingested while the run
 	// lasts (0: at the start only).
 	spoolEvery time.Duration
+	// debug, when set, serves the API's profiler routes (--debug-addr)
+	// while the API runs.
+	debug net.Listener
 	// started is called once the store is ready and the API (if any)
 	// listens on addr ("" without an API).
 	started func(addr string)
@@ -88,6 +91,9 @@ func (a *app) host(ctx context.Context, st *store, o hostOptions) (runErr, apiEr
 			a.log.Warn("record address in lock file", "err", err)
 		}
 		api = httpapi.NewAPI(st.app, cairnVersion(), addr)
+	}
+	if o.debug != nil && api != nil {
+		g.Go(func() error { return serveDebug(gctx, o.debug, api.DebugHandler(), a.log) })
 	}
 	if o.spoolEvery > 0 {
 		// A hook that found the API not listening yet spooled its write:
@@ -149,10 +155,15 @@ type serveOptions struct {
 	// lockWait is how long to retry while another process holds the
 	// database (a short-lived command, or a server shutting down).
 	lockWait time.Duration
+	// debug serves the profiler (--debug-addr); serveWith closes it.
+	debug net.Listener
 }
 
 // serveWith is serve with options.
 func (a *app) serveWith(ctx context.Context, opts serveOptions, ready func(addr string)) error {
+	if opts.debug != nil {
+		defer opts.debug.Close()
+	}
 	st, err := a.openStoreWaiting(ctx, opts.lockWait)
 	if err != nil {
 		var le *storage.LockedError
@@ -165,6 +176,7 @@ func (a *app) serveWith(ctx context.Context, opts serveOptions, ready func(addr 
 		listen:     a.listen,
 		idleExit:   opts.idleExit,
 		spoolEvery: spoolInterval,
+		debug:      opts.debug,
 		started: func(addr string) {
 			a.log.Info("cairn started", "version", cairnVersion(), "addr", addr, "db", a.paths.Database, "auth", a.cfg.Auth.Mode,
 				"pipeline", st.svc.PipelineMode(), "embedding", a.cfg.Embedding.Provider)

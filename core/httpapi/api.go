@@ -39,6 +39,7 @@ type API struct {
 	guard   *browserGuard
 	hc      healthCache
 	routes  map[string]route // by pattern: the table the router and the auth gate share
+	debug   *table           // the profiler's routes (debugRouteTable), served by DebugHandler
 	admit   *admission       // requests served at once (admission.go)
 }
 
@@ -52,6 +53,10 @@ func NewAPI(ap *app.App, version, addr string) *API {
 	a.admit = newAdmission(svc.Config().Server)
 	for _, rt := range a.routeTable() {
 		a.register(rt)
+	}
+	a.debug = &table{mux: http.NewServeMux(), routes: map[string]route{}}
+	for _, rt := range a.debugRouteTable() {
+		a.registerOn(a.debug, rt)
 	}
 	return a
 }
