@@ -13,6 +13,7 @@ import (
 	"github.com/cairnmem/cairn/core/evolution"
 
 	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/core/wire"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -521,21 +522,9 @@ func (s *Service) ModifyBatch(ctx context.Context, patches []Patch, defaultReaso
 	return out, nil
 }
 
-// HistoryEntry is one audit event as the API shows it.
-type HistoryEntry struct {
-	ID         string         `json:"id"`
-	MemoryID   string         `json:"memoryId"`
-	Event      string         `json:"event"`
-	OldContent *string        `json:"oldContent"`
-	NewContent *string        `json:"newContent"`
-	ChangedBy  string         `json:"changedBy"`
-	ActorType  string         `json:"actorType"`
-	Reason     string         `json:"reason,omitempty"`
-	Metadata   map[string]any `json:"metadata,omitempty"`
-	SessionID  string         `json:"sessionId,omitempty"`
-	RequestID  string         `json:"requestId,omitempty"`
-	CreatedAt  string         `json:"createdAt"`
-}
+// HistoryEntry is one audit event as the API shows it (the API's type,
+// core/wire).
+type HistoryEntry = wire.HistoryEntry
 
 func historyEntry(h *storage.HistoryEvent) *HistoryEntry {
 	e := &HistoryEntry{ID: h.ID, MemoryID: h.MemoryID, Event: h.Event, OldContent: h.OldContent,

@@ -22,8 +22,8 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
+	"github.com/cairnmem/cairn/tui/pane"
 )
 
 // The benchmarks run against a large database named by CAIRN_BENCH_HOME
@@ -95,7 +95,7 @@ func generate(b *testing.B, tr *transfer.Transfer, n int) {
 
 // benchModel is the root model at 120×40 over svc with its first load done.
 func benchModel(b *testing.B, ap *app.App) *Model {
-	m := New(Options{Backend: backend.NewLocal(ap, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark")})
+	m := New(Options{Client: pane.Local(ap), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark")})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	return m
 }
@@ -152,9 +152,9 @@ func BenchmarkKeystrokeRender(b *testing.B) {
 // BenchmarkSearch is the backend's share: one hybrid recall with explain
 // on 100k memories, as the search command runs it.
 func BenchmarkSearch(b *testing.B) {
-	l := backend.NewLocal(benchService(b), "")
+	l := pane.Local(benchService(b))
 	for b.Loop() {
-		if _, err := l.Recall(context.Background(), core.RecallInput{Query: "postgres deploy", Limit: backend.RecallLimit, Explain: true}); err != nil {
+		if _, err := l.Recall(context.Background(), core.RecallInput{Query: "postgres deploy", Limit: pane.RecallLimit, Explain: true, NoTracking: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -162,9 +162,9 @@ func BenchmarkSearch(b *testing.B) {
 
 // BenchmarkRecentList is the empty-query list (the first screen).
 func BenchmarkRecentList(b *testing.B) {
-	l := backend.NewLocal(benchService(b), "")
+	l := pane.Local(benchService(b))
 	for b.Loop() {
-		if _, err := l.List(context.Background(), storage.MemoryFilter{}, backend.RecallLimit); err != nil {
+		if _, err := l.Recent(context.Background(), core.MemoryFilter{}, pane.RecallLimit); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -221,7 +221,7 @@ func queueService(b *testing.B) *app.App {
 
 // paneModel is the root model at 120×40 on pane i with its loads done.
 func paneModel(b *testing.B, ap *app.App, i int) *Model {
-	m := New(Options{Backend: backend.NewLocal(ap, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark"), Now: func() time.Time { return fixedNow }})
+	m := New(Options{Client: pane.Local(ap), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark"), Now: func() time.Time { return fixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	for _, p := range m.panes {
 		applyAll(m, p.Init())
@@ -229,7 +229,7 @@ func paneModel(b *testing.B, ap *app.App, i int) *Model {
 	_, cmd := m.Update(keyPress(fmt.Sprint(i + 1)))
 	applyAll(m, cmd)
 	// The proposals preview loads its target after the list.
-	applyAll(m, m.panes[i].Refresh(backend.Change{}))
+	applyAll(m, m.panes[i].Refresh(pane.Change{}))
 	return m
 }
 
@@ -286,7 +286,7 @@ func BenchmarkJobsFrame(b *testing.B) {
 func BenchmarkJobsRefresh(b *testing.B) {
 	m := paneModel(b, queueService(b), 2)
 	for b.Loop() {
-		applyAll(m, m.panes[2].Refresh(backend.Change{}))
+		applyAll(m, m.panes[2].Refresh(pane.Change{}))
 		_ = m.View()
 	}
 }
@@ -307,7 +307,7 @@ func BenchmarkProposalsFrame(b *testing.B) {
 func BenchmarkProposalsRefresh(b *testing.B) {
 	m := paneModel(b, queueService(b), 4)
 	for b.Loop() {
-		applyAll(m, m.panes[4].Refresh(backend.Change{}))
+		applyAll(m, m.panes[4].Refresh(pane.Change{}))
 		_ = m.View()
 	}
 }

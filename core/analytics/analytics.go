@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -137,15 +138,9 @@ type ErrorFilter struct {
 }
 
 // LatencySummary summarises one operation's recent latencies in
-// milliseconds. Percentile p is the sorted sample at index ceil(p/100·n)−1;
-// the mean is rounded to the microsecond.
-type LatencySummary struct {
-	P50   float64 `json:"p50"`
-	P95   float64 `json:"p95"`
-	P99   float64 `json:"p99"`
-	Count int     `json:"count"`
-	Mean  float64 `json:"mean"`
-}
+// milliseconds (the API's type, core/wire). Percentile p is the sorted
+// sample at index ceil(p/100·n)−1; the mean is rounded to the microsecond.
+type LatencySummary = wire.LatencySummary
 
 // ProviderHealth is the provider ring's view: outcomes of the last (up
 // to) ProviderRingSize LLM and embedding calls.

@@ -30,7 +30,7 @@ func TestConnectorRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := client.New(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
+	c := client.HTTP(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
 
 	list, err := c.Connectors(ctx)
 	if err != nil || len(list) != 1 || list[0].ID != created.ID || list[0].DisplayName != "notes" || list[0].Status != "idle" {
@@ -65,13 +65,13 @@ func TestConnectorRoutes(t *testing.T) {
 // entity's relations, neighbours and memories, and an unknown entity.
 func TestGraphRoutes(t *testing.T) {
 	a := newAPI(t, nil)
-	c := client.New(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
+	c := client.HTTP(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
 	ctx := context.Background()
-	m1, err := c.Remember(ctx, map[string]any{"content": "We provision the staging cluster with Terraform", "project": "atlas"})
+	m1, err := c.Remember(ctx, core.RememberInput{Content: "We provision the staging cluster with Terraform", Project: "atlas"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, err := c.Remember(ctx, map[string]any{"content": "Terraform state lives in the ops bucket", "project": "webshop"})
+	m2, err := c.Remember(ctx, core.RememberInput{Content: "Terraform state lives in the ops bucket", Project: "webshop"})
 	if err != nil {
 		t.Fatal(err)
 	}

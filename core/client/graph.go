@@ -9,9 +9,9 @@ import (
 	"github.com/cairnmem/cairn/core"
 )
 
-// MemoryEntities calls GET /api/graph/entities?memory=ID: the entities a
+// MemoryEntities implements Client with GET /api/graph/entities?memory=ID: the entities a
 // memory mentions, most mentioned first.
-func (c *Client) MemoryEntities(ctx context.Context, memoryID string) ([]core.GraphEntity, error) {
+func (c *Remote) MemoryEntities(ctx context.Context, memoryID string) ([]core.GraphEntity, error) {
 	var out struct {
 		Entities []core.GraphEntity `json:"entities"`
 	}
@@ -21,9 +21,9 @@ func (c *Client) MemoryEntities(ctx context.Context, memoryID string) ([]core.Gr
 	return out.Entities, nil
 }
 
-// GraphEntity calls GET /api/graph/entities/{id}: one entity with its
+// GraphEntity implements Client with GET /api/graph/entities/{id}: one entity with its
 // relations, neighbours and the memories that mention it, narrowed by q.
-func (c *Client) GraphEntity(ctx context.Context, id string, q core.EntityQuery) (*core.EntityDetail, error) {
+func (c *Remote) GraphEntity(ctx context.Context, id string, q core.EntityQuery) (*core.EntityDetail, error) {
 	v := url.Values{}
 	if q.RelationType != "" {
 		v.Set("relation", q.RelationType)

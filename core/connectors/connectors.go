@@ -23,6 +23,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/documents"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -46,21 +47,9 @@ func New(svc *core.Service, docs *documents.Documents) *Connectors {
 	return &Connectors{svc: svc, docs: docs, syncing: map[string]bool{}}
 }
 
-// Connector is a connector as the API shows it.
-type Connector struct {
-	ID          string          `json:"id"`
-	Provider    string          `json:"provider"`
-	DisplayName string          `json:"display_name"`
-	Config      json.RawMessage `json:"config"`
-	Cursor      json.RawMessage `json:"cursor,omitempty"`
-	Status      string          `json:"status"`
-	LastSyncAt  string          `json:"last_sync_at,omitempty"`
-	LastError   string          `json:"last_error,omitempty"`
-	LastErrorAt string          `json:"last_error_at,omitempty"`
-	Files       int             `json:"files"`
-	CreatedAt   string          `json:"created_at"`
-	UpdatedAt   string          `json:"updated_at"`
-}
+// Connector is a connector as the API shows it (the API's type,
+// core/wire).
+type Connector = wire.Connector
 
 // fsConfig is a filesystem connector's configuration.
 type fsConfig struct {

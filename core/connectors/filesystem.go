@@ -19,21 +19,12 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/documents"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
 )
 
-// SyncResult says what one sync did.
-type SyncResult struct {
-	ConnectorID string   `json:"connector_id"`
-	Seen        int      `json:"files_seen"`
-	Added       int      `json:"added"`
-	Changed     int      `json:"changed"`
-	Removed     int      `json:"removed"`
-	Unchanged   int      `json:"unchanged"`
-	Skipped     int      `json:"skipped"`          // too large, not text, unreadable
-	Errors      []string `json:"errors,omitempty"` // per file, at most maxFileErrors
-	TookMS      int64    `json:"took_ms"`
-}
+// SyncResult says what one sync did (the API's type, core/wire).
+type SyncResult = wire.SyncResult
 
 // maxFileErrors bounds the per-file errors a sync reports.
 const maxFileErrors = 20
@@ -153,7 +144,7 @@ func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *
 				return err // the store, not the file
 			}
 			res.Skipped++
-			res.fileError(f.rel, err)
+			fileError(res, f.rel, err)
 		}
 	}
 	// What is left was ingested once and is gone from the folder now.
@@ -174,7 +165,8 @@ func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *
 	return nil
 }
 
-func (res *SyncResult) fileError(rel string, err error) {
+// fileError notes one file's failure in res, up to maxFileErrors.
+func fileError(res *SyncResult, rel string, err error) {
 	if len(res.Errors) < maxFileErrors {
 		res.Errors = append(res.Errors, rel+": "+err.Error())
 	}
@@ -203,7 +195,7 @@ func (c *Connectors) walk(ctx context.Context, root string, res *SyncResult) ([]
 				return err
 			}
 			res.Skipped++
-			res.fileError(rel, err)
+			fileError(res, rel, err)
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -231,7 +223,7 @@ func (c *Connectors) walk(ctx context.Context, root string, res *SyncResult) ([]
 		info, err := d.Info()
 		if err != nil {
 			res.Skipped++
-			res.fileError(rel, err)
+			fileError(res, rel, err)
 			return nil
 		}
 		if info.Size() > cc.MaxFileBytes {

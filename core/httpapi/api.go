@@ -41,6 +41,7 @@ type API struct {
 	guard   *browserGuard
 	hc      healthCache
 	routes  map[string]route // by pattern: the table the router and the auth gate share
+	debug   *table           // the profiler's routes (debugRouteTable), served by DebugHandler
 	admit   *admission       // requests served at once (admission.go)
 }
 
@@ -54,6 +55,10 @@ func NewAPI(ap *app.App, version, addr string) *API {
 	a.admit = newAdmission(svc.Config().Server)
 	for _, rt := range a.routeTable() {
 		a.register(rt)
+	}
+	a.debug = &table{mux: http.NewServeMux(), routes: map[string]route{}}
+	for _, rt := range a.debugRouteTable() {
+		a.registerOn(a.debug, rt)
 	}
 	return a
 }
@@ -955,33 +960,6 @@ func (a *API) importMemories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
-}
-
-// DecodeRememberInput reads a remember request body as the API does, so the
-// CLI's direct mode accepts exactly what the API accepts.
-func DecodeRememberInput(raw []byte) (core.RememberInput, error) {
-	b, e := parseBody(raw)
-	if e != nil {
-		return core.RememberInput{}, e
-	}
-	in, e := rememberInputFrom(b)
-	if e != nil {
-		return in, e
-	}
-	return in, nil
-}
-
-// DecodeRecallInput reads a recall request body as the API does.
-func DecodeRecallInput(raw []byte) (core.RecallInput, error) {
-	b, e := parseBody(raw)
-	if e != nil {
-		return core.RecallInput{}, e
-	}
-	in, e := recallInputFrom(b)
-	if e != nil {
-		return in, e
-	}
-	return in, nil
 }
 
 // Serve serves the API on ln until ctx ends, then shuts it down, letting

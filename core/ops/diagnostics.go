@@ -14,6 +14,7 @@ import (
 	"github.com/cairnmem/cairn/core/analytics"
 
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/wire"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -43,11 +44,11 @@ var DomainWeights = map[string]float64{
 	DomainProvider: 0.24, DomainMutation: 0.10, DomainConnector: 0.05,
 }
 
-// Health statuses and their bands.
+// Health statuses and their bands (wire.Status*).
 const (
-	StatusHealthy   = "healthy"   // score ≥ 0.8
-	StatusDegraded  = "degraded"  // score ≥ 0.5
-	StatusUnhealthy = "unhealthy" // below
+	StatusHealthy   = wire.StatusHealthy   // score ≥ 0.8
+	StatusDegraded  = wire.StatusDegraded  // score ≥ 0.5
+	StatusUnhealthy = wire.StatusUnhealthy // below
 )
 
 // Thresholds of the signals.
@@ -60,7 +61,7 @@ const (
 	FTSMismatchMax        = 0.1
 	EmbeddingCoverageMin  = 0.8
 	RecoveredEventsMax    = 5
-	DiagnosticsTTL        = time.Second
+	DiagnosticsTTL        = wire.DiagnosticsTTL
 	CoverageTTL           = 30 * time.Second
 	// CoverageMinTTL: when the number of live rows changed, coverage is
 	// measured again, but not more often than this.
@@ -78,60 +79,19 @@ func HealthStatus(score float64) string {
 	return StatusUnhealthy
 }
 
-// Signal is one measured input of a domain. A triggered signal cost its
-// Domain Penalty points; an informational one never costs anything.
-type Signal struct {
-	Name          string  `json:"name"`
-	Domain        string  `json:"domain"`
-	Value         float64 `json:"value"`
-	Threshold     float64 `json:"threshold"`
-	Unit          string  `json:"unit"` // count, ratio, seconds or bytes
-	Penalty       float64 `json:"penalty"`
-	Triggered     bool    `json:"triggered"`
-	Informational bool    `json:"informational,omitempty"`
-	Message       string  `json:"message"`
-}
-
-// DomainReport is one domain's score (0..1), weight and signals.
-type DomainReport struct {
-	Name    string   `json:"name"`
-	Score   float64  `json:"score"`
-	Weight  float64  `json:"weight"`
-	Status  string   `json:"status"`
-	Signals []Signal `json:"signals"`
-	Note    string   `json:"note,omitempty"`
-}
-
-// HealthScore is a score with its band.
-type HealthScore struct {
-	Score  float64 `json:"score"`
-	Status string  `json:"status"`
-}
-
-// DiagnosticsReport is the whole health report. It is shared between
-// callers for DiagnosticsTTL: treat it as read-only.
-type DiagnosticsReport struct {
-	Timestamp string      `json:"timestamp"`
-	Composite HealthScore `json:"composite"`
-	// Domains are in DiagnosticsDomains order.
-	Domains []DomainReport `json:"domains"`
-	// SilentFailures repeats the signals that catch a pipeline quietly
-	// doing nothing (empty extractions in a row, embedding coverage, FTS
-	// and memory rows disagreeing, secrets redacted), whichever domain
-	// scores them.
-	SilentFailures []Signal `json:"silentFailures"`
-	ComputeMs      float64  `json:"computeMs"`
-}
-
-// Domain returns the named domain of the report, or nil.
-func (r *DiagnosticsReport) Domain(name string) *DomainReport {
-	for i := range r.Domains {
-		if r.Domains[i].Name == name {
-			return &r.Domains[i]
-		}
-	}
-	return nil
-}
+// The report's types are the API's (core/wire), so the API encodes what a
+// client decodes.
+type (
+	// Signal is one measured input of a domain.
+	Signal = wire.Signal
+	// DomainReport is one domain's score (0..1), weight and signals.
+	DomainReport = wire.DomainReport
+	// HealthScore is a score with its band.
+	HealthScore = wire.HealthScore
+	// DiagnosticsReport is the whole health report. It is shared between
+	// callers for DiagnosticsTTL: treat it as read-only.
+	DiagnosticsReport = wire.DiagnosticsReport
+)
 
 // ErrUnknownDomain is returned (wrapped in an *Error) for a domain that
 // does not exist.

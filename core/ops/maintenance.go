@@ -9,6 +9,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/wire"
 )
 
 // The maintenance loop of seed 003: diagnostics → recommendations →
@@ -27,16 +28,9 @@ const MaintenanceHaltAfter = 3
 // recommends a deduplicate.
 const DuplicateRatioMax = 0.05
 
-// Recommendation is one repair the diagnostics call for.
-type Recommendation struct {
-	Action  string        `json:"action"`
-	Options RepairOptions `json:"options"`
-	Domain  string        `json:"domain"`
-	Signal  string        `json:"signal"`
-	Reason  string        `json:"reason"`
-	// Halted is set when the halt tracker stopped executing the action.
-	Halted bool `json:"halted,omitempty"`
-}
+// Recommendation is one repair the diagnostics call for (the API's type,
+// core/wire).
+type Recommendation = wire.Recommendation
 
 // MaintenanceStep is one executed recommendation and what it did.
 type MaintenanceStep struct {

@@ -9,17 +9,17 @@ import (
 
 	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
+	"github.com/cairnmem/cairn/core/wire"
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/pane"
 )
 
 // Detail renders one job for the detail view: its fields, its payload, its
 // result (an extract job's facts, entities, proposals and warnings, parsed;
 // anything else as indented JSON) and its last error, wrapped to width.
-func Detail(ctx *pane.Context, j *storage.Job, width int) string {
+func Detail(ctx *pane.Context, j *wire.Job, width int) string {
 	st := ctx.Styles
 	var b strings.Builder
 	field := func(name, v string) {

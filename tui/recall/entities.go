@@ -8,7 +8,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/pane"
 )
 
@@ -77,11 +76,11 @@ func (m *Model) content() string {
 // (nil: a reload of the entity shown).
 func (m *Model) openEntity(id string, from *crumb) tea.Cmd {
 	m.working = true
-	b, nav := m.ctx.Backend, m.nav
+	b, nav := m.ctx.Client, m.nav
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
-		d, err := b.Entity(ctx, id)
+		d, err := b.GraphEntity(ctx, id, core.EntityQuery{Limit: pane.EntityLimit})
 		return entityMsg{detail: d, from: from, err: err, nav: nav}
 	}
 }

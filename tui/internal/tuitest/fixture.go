@@ -10,22 +10,26 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/jobs"
-	"github.com/cairnmem/cairn/core/pipeline"
 	"github.com/cairnmem/cairn/core/transfer"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/pane"
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
 // FixedNow is the clock of every UI test, so ages and goldens are stable.
 var FixedNow = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 
+// Addr is the API address the UI under test says it serves.
+const Addr = "127.0.0.1:3850"
+
 // FixedStatus replaces the measured status (its health is a latency), so
 // renders are stable.
-var FixedStatus = backend.Status{Addr: "127.0.0.1:3850", AuthMode: "local", Pipeline: "disabled",
+var FixedStatus = pane.Status{Addr: Addr, AuthMode: "local", Pipeline: "disabled",
 	Embedding: "builtin", Memories: 6, Queue: 0, QueueKnown: true, Health: "db 1ms"}
 
 // Ids of seeded memories.
@@ -191,25 +195,25 @@ func ownerIf(leased string) string {
 	return "pipeline-worker-1"
 }
 
-// FailingBackend is a backend whose queue and proposal reads fail, for
-// the error states.
-type FailingBackend struct {
-	backend.Backend
+// FailingClient is a client whose queue and proposal reads fail, for the
+// error states.
+type FailingClient struct {
+	*client.InProcess
 }
 
-// Failing is a Local backend over ap whose queue and proposal reads fail.
-func Failing(ap *app.App) backend.Backend {
-	return FailingBackend{backend.NewLocal(ap, "127.0.0.1:3850")}
+// Failing is a Local client over ap whose queue and proposal reads fail.
+func Failing(ap *app.App) client.Client {
+	return FailingClient{pane.Local(ap)}
 }
 
 var errStoreGone = errors.New("database is locked (SQLITE_BUSY) after 5s")
 
 // Jobs fails.
-func (FailingBackend) Jobs(context.Context, jobs.Filter, int) (*backend.JobsPage, error) {
+func (FailingClient) Jobs(context.Context, wire.JobFilter, int) (*wire.JobsPage, error) {
 	return nil, fmt.Errorf("list jobs: %w", errStoreGone)
 }
 
 // Proposals fails.
-func (FailingBackend) Proposals(context.Context, pipeline.ProposalFilter, int) ([]*storage.Proposal, error) {
+func (FailingClient) Proposals(context.Context, wire.ProposalFilter, int) ([]*wire.Proposal, error) {
 	return nil, fmt.Errorf("list proposals: %w", errStoreGone)
 }

@@ -1,32 +1,32 @@
-package backend
+package client
 
 import (
 	"context"
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/core/wire"
 )
 
-// historyScan is how many of the newest events client mode reads to apply
-// the filters the API does not have (a loose memory id, free text): the
-// API's cap on one page.
+// historyScan is how many of the newest events the HTTP client reads to
+// apply the filters the API does not have (a loose memory id, free text):
+// the API's cap on one page.
 const historyScan = 1000
 
-// SearchHistory implements Backend. The API filters by event and actor
+// SearchHistory implements Client. The API filters by event and actor
 // (and an exact memory id); the loose memory id and the words are matched
 // here among the newest historyScan events of that selection.
-func (h *HTTP) SearchHistory(ctx context.Context, f storage.HistorySearch, limit int) ([]*core.HistoryEntry, error) {
-	exact := storage.HistoryFilter{Event: f.Event, Actor: f.Actor}
+func (c *Remote) SearchHistory(ctx context.Context, f core.HistorySearch, limit int) ([]*wire.HistoryEntry, error) {
+	exact := core.HistoryFilter{Event: f.Event, Actor: f.Actor}
 	scan := limit
 	if f.Memory != "" || len(f.Text) > 0 {
 		scan = historyScan
 	}
-	page, err := h.c.History(ctx, exact, scan)
+	page, err := c.History(ctx, exact, scan)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*core.HistoryEntry, 0, min(limit, len(page)))
+	out := make([]*wire.HistoryEntry, 0, min(limit, len(page)))
 	for _, e := range page {
 		if len(out) == limit {
 			break
@@ -39,11 +39,11 @@ func (h *HTTP) SearchHistory(ctx context.Context, f storage.HistorySearch, limit
 }
 
 // MatchHistory reports whether e matches f's loose parts (the memory id and
-// the words) as storage.SearchHistory does; client mode applies it to the
-// events the API returned.
-func MatchHistory(f storage.HistorySearch, e *core.HistoryEntry) bool {
+// the words) as the store's history search does; the HTTP client applies
+// it to the events the API returned.
+func MatchHistory(f core.HistorySearch, e *wire.HistoryEntry) bool {
 	if f.Memory != "" {
-		short := e.MemoryID[max(0, len(e.MemoryID)-storage.ShortIDLen):]
+		short := e.MemoryID[max(0, len(e.MemoryID)-wire.ShortIDLen):]
 		if !hasPrefixFold(e.MemoryID, f.Memory) && !hasPrefixFold(short, f.Memory) {
 			return false
 		}

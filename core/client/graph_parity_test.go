@@ -1,4 +1,4 @@
-package backend_test
+package client_test
 
 import (
 	"context"
@@ -11,16 +11,16 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
 )
 
-// graphBackends returns a Local and an HTTP backend over one real store
+// graphBackends returns a Local and an HTTP client over one real store
 // whose connectors.roots is roots.
-func graphBackends(t *testing.T, roots ...string) (*app.App, *storage.DB, map[string]backend.Backend) {
+func graphBackends(t *testing.T, roots ...string) (*app.App, *storage.DB, map[string]client.Client) {
 	t.Helper()
 	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "memories.db"), NoBackup: true})
 	if err != nil {
@@ -32,13 +32,13 @@ func graphBackends(t *testing.T, roots ...string) (*app.App, *storage.DB, map[st
 	ap := app.New(db, cfg, app.Options{})
 	srv := httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 	t.Cleanup(srv.Close)
-	return ap, db, map[string]backend.Backend{
-		"local": backend.NewLocal(ap, ""),
-		"http":  backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://")),
+	return ap, db, map[string]client.Client{
+		"local": client.Local(ap, client.LocalOptions{Actor: testActor}),
+		"http":  client.HTTP(strings.TrimPrefix(srv.URL, "http://"), client.Options{Actor: testActor}),
 	}
 }
 
-// Both backends list connectors, sync one (a new file, a changed one, a
+// Both clients list connectors, sync one (a new file, a changed one, a
 // removed one), report a failed sync with its result and error, and
 // refuse an unknown id with the core error.
 func TestConnectorsBothBackends(t *testing.T) {
@@ -96,7 +96,7 @@ func TestConnectorsBothBackends(t *testing.T) {
 	}
 }
 
-// Both backends list a memory's entities and open one: relations with
+// Both clients list a memory's entities and open one: relations with
 // their direction, neighbours, and the memories that mention it.
 func TestEntitiesBothBackends(t *testing.T) {
 	ap, db, backends := graphBackends(t)
@@ -141,7 +141,7 @@ func TestEntitiesBothBackends(t *testing.T) {
 			if err != nil || len(got) != len(ents) || got[0].ID != ents[0].ID {
 				t.Fatalf("memory entities: %+v %v (want %+v)", got, err, ents)
 			}
-			d, err := b.Entity(ctx, tf)
+			d, err := b.GraphEntity(ctx, tf, core.EntityQuery{Limit: 50})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +157,7 @@ func TestEntitiesBothBackends(t *testing.T) {
 			if d.Memories[0].ID != r2.Memory.ID || d.Memories[1].Content != "We provision the staging cluster with Terraform" {
 				t.Fatalf("memories: %+v", d.Memories)
 			}
-			if _, err := b.Entity(ctx, "no-such-entity"); !errors.Is(err, &core.Error{Code: core.CodeNotFound}) {
+			if _, err := b.GraphEntity(ctx, "no-such-entity", core.EntityQuery{Limit: 50}); !errors.Is(err, &core.Error{Code: core.CodeNotFound}) {
 				t.Fatalf("unknown entity: %v", err)
 			}
 		})

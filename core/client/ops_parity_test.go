@@ -1,4 +1,4 @@
-package backend_test
+package client_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/ops"
+	"github.com/cairnmem/cairn/core/wire"
 
 	"github.com/cairnmem/cairn/core/httpapi"
 
@@ -22,11 +24,10 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
 )
 
-// opsBackends returns a Local and an HTTP backend over one real store.
-func opsBackends(t *testing.T) (*core.Service, map[string]backend.Backend) {
+// opsBackends returns a Local and an HTTP client over one real store.
+func opsBackends(t *testing.T) (*core.Service, map[string]client.Client) {
 	t.Helper()
 	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "memories.db"), NoBackup: true})
 	if err != nil {
@@ -37,9 +38,9 @@ func opsBackends(t *testing.T) (*core.Service, map[string]backend.Backend) {
 	svc := ap.Service
 	srv := httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 	t.Cleanup(srv.Close)
-	return svc, map[string]backend.Backend{
-		"local": backend.NewLocal(ap, ""),
-		"http":  backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://")),
+	return svc, map[string]client.Client{
+		"local": client.Local(ap, client.LocalOptions{Actor: testActor}),
+		"http":  client.HTTP(strings.TrimPrefix(srv.URL, "http://"), client.Options{Actor: testActor}),
 	}
 }
 
@@ -59,7 +60,7 @@ func TestOpsBothBackends(t *testing.T) {
 			if err != nil || len(rep.Domains) != len(ops.DiagnosticsDomains) || rep.Composite.Status == "" {
 				t.Fatalf("diagnostics: %+v %v", rep, err)
 			}
-			if len(b.RepairActions()) != len(ops.RepairActions()) {
+			if !reflect.DeepEqual(wire.RepairActions(), ops.RepairActions()) {
 				t.Fatal("repair actions differ from core's")
 			}
 			res, err := b.Repair(ctx, ops.RepairCheckFTS, ops.RepairOptions{})
@@ -69,15 +70,16 @@ func TestOpsBothBackends(t *testing.T) {
 			if _, err := b.Repair(ctx, "no-such-repair", ops.RepairOptions{}); !errors.Is(err, &core.Error{Code: ops.CodeUnknownRepair}) {
 				t.Fatalf("unknown repair: %v", err)
 			}
-			if _, err := b.MaintenanceRecommendations(ctx); err != nil {
+			if _, err := b.Maintenance(ctx); err != nil {
 				t.Fatal(err)
 			}
 			lat, err := b.Latency(ctx)
-			if err != nil || lat.Summaries[analytics.LatencyRecall].Count < 1 {
+			if err != nil || lat[analytics.LatencyRecall].Count < 1 {
 				t.Fatalf("latency: %+v %v", lat, err)
 			}
-			if len(lat.RecallSamples) < 1 {
-				t.Fatalf("%s backend has no recall samples", name)
+			samples, err := b.LatencySamples(ctx, analytics.LatencyRecall)
+			if err != nil || len(samples) < 1 {
+				t.Fatalf("%s client has no recall samples: %v", name, err)
 			}
 			errs, err := b.RecentErrors(ctx, 5)
 			if err != nil || len(errs) == 0 || errs[0].Code == "" {
@@ -88,7 +90,7 @@ func TestOpsBothBackends(t *testing.T) {
 }
 
 // TestHTTPRepairErrorsKeepTheirCode checks that a 409 from the API reaches
-// the pane as a *core.Error with its status and code.
+// the caller as a *core.Error with its status and code.
 func TestHTTPRepairErrorsKeepTheirCode(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.URL.Path != "/api/repair/check-fts" {
@@ -100,7 +102,7 @@ func TestHTTPRepairErrorsKeepTheirCode(t *testing.T) {
 		w.Write([]byte(`{"error":"repair check-fts is already running","code":"repair_in_progress"}`))
 	}))
 	defer srv.Close()
-	b := backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
+	b := client.HTTP(strings.TrimPrefix(srv.URL, "http://"), client.Options{Actor: testActor})
 	_, err := b.Repair(context.Background(), ops.RepairCheckFTS, ops.RepairOptions{Repair: true})
 	var ce *core.Error
 	if !errors.As(err, &ce) || client.StatusOf(err) != http.StatusConflict || ce.Code != ops.CodeRepairInProgress {
@@ -120,3 +122,6 @@ func TestHTTPFreshDiagnosticsWaitsForTheCache(t *testing.T) {
 		t.Fatalf("fresh report after %v, before the cache turned over", d)
 	}
 }
+
+// testActor is who the tests' clients write as.
+var testActor = core.Actor{Name: "tui", Type: core.ActorOperator}

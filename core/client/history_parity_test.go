@@ -1,4 +1,4 @@
-package backend_test
+package client_test
 
 import (
 	"context"
@@ -32,21 +32,21 @@ func TestSearchHistoryBothBackends(t *testing.T) {
 	short := ids[2][len(ids[2])-storage.ShortIDLen:]
 	cases := []struct {
 		name string
-		f    storage.HistorySearch
+		f    core.HistorySearch
 		want []string // memory ids, newest event first
 	}{
-		{"short id", storage.HistorySearch{Memory: short}, []string{ids[2], ids[2]}},
-		{"short id start", storage.HistorySearch{Memory: short[:5]}, []string{ids[2], ids[2]}},
-		{"full id", storage.HistorySearch{Memory: ids[0]}, []string{ids[0]}},
-		{"id start", storage.HistorySearch{Memory: ids[1][:30]}, []string{ids[1]}},
-		{"word in content", storage.HistorySearch{Text: []string{"vpn"}}, []string{ids[0]}},
-		{"word in reason", storage.HistorySearch{Text: []string{"environment"}}, []string{ids[2]}},
-		{"word is an actor", storage.HistorySearch{Text: []string{"ops-bot"}}, []string{ids[2]}},
-		{"every word must match", storage.HistorySearch{Text: []string{"postgres", "staging"}}, []string{ids[2]}},
-		{"percent is literal", storage.HistorySearch{Text: []string{"%"}}, []string{ids[1]}},
-		{"underscore is literal", storage.HistorySearch{Text: []string{"_"}}, nil},
-		{"event and text", storage.HistorySearch{Event: "updated", Text: []string{"postgres"}}, []string{ids[2]}},
-		{"actor exact", storage.HistorySearch{Actor: "ops"}, nil},
+		{"short id", core.HistorySearch{Memory: short}, []string{ids[2], ids[2]}},
+		{"short id start", core.HistorySearch{Memory: short[:5]}, []string{ids[2], ids[2]}},
+		{"full id", core.HistorySearch{Memory: ids[0]}, []string{ids[0]}},
+		{"id start", core.HistorySearch{Memory: ids[1][:30]}, []string{ids[1]}},
+		{"word in content", core.HistorySearch{Text: []string{"vpn"}}, []string{ids[0]}},
+		{"word in reason", core.HistorySearch{Text: []string{"environment"}}, []string{ids[2]}},
+		{"word is an actor", core.HistorySearch{Text: []string{"ops-bot"}}, []string{ids[2]}},
+		{"every word must match", core.HistorySearch{Text: []string{"postgres", "staging"}}, []string{ids[2]}},
+		{"percent is literal", core.HistorySearch{Text: []string{"%"}}, []string{ids[1]}},
+		{"underscore is literal", core.HistorySearch{Text: []string{"_"}}, nil},
+		{"event and text", core.HistorySearch{Event: "updated", Text: []string{"postgres"}}, []string{ids[2]}},
+		{"actor exact", core.HistorySearch{Actor: "ops"}, nil},
 	}
 	for name, b := range backends {
 		for _, c := range cases {

@@ -1,4 +1,4 @@
-package httpapi
+package harness
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/hooks"
+	"github.com/cairnmem/cairn/core/httpapi"
 )
 
 // ---------------------------------------------------------------------------
@@ -74,7 +75,7 @@ func IngestSpool(ctx context.Context, hk *hooks.Hooks, dataDir string) (int, err
 		var e SpoolEntry
 		var h hooks.Request
 		if err = json.Unmarshal(data, &e); err == nil {
-			h, err = DecodeHookRequest(e.Body)
+			h, err = httpapi.DecodeHookRequest(e.Body)
 		}
 		if err == nil {
 			switch e.Kind {
@@ -91,7 +92,7 @@ func IngestSpool(ctx context.Context, hk *hooks.Hooks, dataDir string) (int, err
 		}
 		if err != nil {
 			var ce *core.Error
-			if errors.As(err, &ce) && StatusOf(ce.Code) < 500 {
+			if errors.As(err, &ce) && httpapi.StatusOf(ce.Code) < 500 {
 				_ = os.Rename(name, name+".bad")
 			}
 			errs = append(errs, fmt.Errorf("%s: %w", filepath.Base(name), err))
