@@ -229,35 +229,6 @@ func (s *Service) hubCandidates(ctx context.Context, query string, cands map[str
 	return out
 }
 
-// GraphEntity is one entity as the API lists it.
-type GraphEntity struct {
-	ID            string `json:"id"`
-	Name          string `json:"name"`
-	CanonicalName string `json:"canonical_name"`
-	EntityType    string `json:"entity_type"`
-	Mentions      int    `json:"mentions"`
-	UpdatedAt     string `json:"updated_at"`
-}
-
-// GraphEntities lists entities whose canonical name contains q (all when q
-// is empty), most mentioned first.
-func (s *Service) GraphEntities(ctx context.Context, q string, limit int) ([]GraphEntity, error) {
-	if limit <= 0 {
-		limit = 50
-	}
-	limit = min(limit, 1000)
-	ents, err := storage.ListEntities(ctx, s.db.Reader(), CanonicalEntityName(q), limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]GraphEntity, 0, len(ents))
-	for _, e := range ents {
-		out = append(out, GraphEntity{ID: e.ID, Name: e.Name, CanonicalName: e.CanonicalName, EntityType: e.EntityType,
-			Mentions: e.Mentions, UpdatedAt: e.UpdatedAt})
-	}
-	return out, nil
-}
-
 // CanonicalEntityName is the graph's key for a name: trimmed, lower-cased,
 // runs of whitespace collapsed to one space (entities.Canonical).
 func CanonicalEntityName(name string) string {

@@ -44,12 +44,12 @@ func TestKeywordIndexRebuildUnderWrites(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.keywordIndex(ctx); err != nil { // the first build
+	if _, err := s.keyword.current(ctx); err != nil { // the first build
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if err := s.rebuildKeywordIndex(ctx); err != nil {
+		if err := s.keyword.rebuild(ctx); err != nil {
 			t.Error(err)
 		}
 	})

@@ -426,7 +426,7 @@ func (s *Service) InsertNew(ctx context.Context, tx *storage.Tx, m *storage.Memo
 // prepareNew redacts a new row's fields and fills its id, timestamps and
 // defaults (InsertNew; InsertBatch).
 func (s *Service) prepareNew(m *storage.Memory, actor Actor) {
-	s.redactFields(m) // every way a row is born passes here (fields.go)
+	s.redact.memoryFields(m) // every way a row is born passes here (fields.go)
 	now := s.Timestamp()
 	if m.ID == "" {
 		m.ID = NewID()

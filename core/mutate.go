@@ -131,7 +131,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
-	s.redactPatch(&p) // content, who and tags (fields.go)
+	s.redact.patch(&p) // content, who and tags (fields.go)
 	if err := p.validate(s.cfg.Guardrails.MaxRememberChars); err != nil {
 		return &MutationResult{ID: p.ID, Status: CodeInvalidRequest, Error: err.Message}, err
 	}

@@ -263,7 +263,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 		}
 		return strings.Compare(b.mem.CreatedAt, a.mem.CreatedAt)
 	})
-	ranked = s.modelRerank(ctx, in.Query, ranked)
+	ranked = s.rerank.apply(ctx, in.Query, ranked)
 	if len(ranked) > limit {
 		ranked = ranked[:limit]
 	}

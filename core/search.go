@@ -45,7 +45,7 @@ func (s *Service) keywordMatch(ctx context.Context, match string, f storage.Memo
 	// query costs less than building the index, and no commit of another
 	// process would keep it current.
 	if terms, ok := keyword.Query(matchPhrases(match)); ok && s.cfg.Search.KeywordIndex && !s.db.ReadOnly() {
-		if ix, err := s.keywordIndex(ctx); err != nil {
+		if ix, err := s.keyword.current(ctx); err != nil {
 			s.log.Warn("keyword index unavailable; searching FTS5", "err", err)
 		} else if ix != nil {
 			for inner := limit + 16; inner <= keywordMaxInner; inner *= 8 {

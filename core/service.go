@@ -21,22 +21,19 @@ import (
 // of one storage.DB. The HTTP API, the CLI, the TUI and the workers all call
 // it; it is the one write path.
 type Service struct {
-	vectors  *vectors.Vectors // the embedder, the vector index and the provider's health
-	reranker Reranker         // nil: no model reranking
-	db       *storage.DB
-	cfg      config.Config
-	now      func() time.Time
-	log      *slog.Logger
-	frozen   atomic.Bool
-	events   broker
-	runtime  PipelineRuntime
-	// redactions counts secrets redacted since start (diagnostics).
-	redactions atomic.Int64
-	// rerankFailures counts rerankings that failed or timed out.
-	rerankFailures atomic.Int64
-	fg             *Foreground // requests in flight, for background work to yield to
+	vectors *vectors.Vectors // the embedder, the vector index and the provider's health
+	db      *storage.DB
+	cfg     config.Config
+	now     func() time.Time
+	log     *slog.Logger
+	frozen  atomic.Bool
+	events  broker
+	runtime PipelineRuntime
+	redact  Redactor    // secrets redacted from what is stored, counted (redact.go)
+	rerank  modelRerank // recall's reranking by a model (rerank.go)
+	fg      *Foreground // requests in flight, for background work to yield to
 
-	keyword keywordIndexState // the in-memory keyword index (keyindex.go)
+	keyword keywordIndex // the in-memory keyword index (keyindex.go)
 
 	analytics *analytics.Analytics // in-memory usage, errors and latencies
 }
@@ -63,7 +60,7 @@ type ServiceOptions struct {
 
 // NewService returns a Service over db configured by cfg.
 func NewService(db *storage.DB, cfg config.Config, opts ServiceOptions) *Service {
-	s := &Service{db: db, cfg: cfg, now: opts.Now, log: opts.Logger, vectors: opts.Vectors, reranker: opts.Reranker,
+	s := &Service{db: db, cfg: cfg, now: opts.Now, log: opts.Logger, vectors: opts.Vectors,
 		analytics: opts.Analytics, fg: opts.Foreground}
 	if s.now == nil {
 		s.now = time.Now
@@ -71,6 +68,8 @@ func NewService(db *storage.DB, cfg config.Config, opts ServiceOptions) *Service
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	s.keyword.db, s.keyword.log = db, s.log
+	s.rerank.model, s.rerank.cfg, s.rerank.log = opts.Reranker, cfg.Reranker, s.log
 	s.frozen.Store(cfg.Pipeline.MutationsFrozen)
 	if s.analytics == nil {
 		s.analytics = analytics.NewAnalytics(s.now)

@@ -140,7 +140,7 @@ func reapLeases(ctx context.Context, q *jobs.Queue, log *slog.Logger) {
 
 func (w *PipelineWorker) loop(ctx context.Context, owner string, poll time.Duration, log *slog.Logger) {
 	rt := w.Svc.PipelineRuntime()
-	throttle := w.Svc.NewThrottle() // extraction yields to foreground requests
+	throttle := w.Svc.Foreground().NewThrottle() // extraction yields to foreground requests
 	pollLoop(ctx, poll, func() (bool, error) {
 		if _, err := throttle.Wait(ctx); err != nil {
 			return false, nil

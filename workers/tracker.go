@@ -46,7 +46,7 @@ func (t *EmbeddingTracker) Run(ctx context.Context) error {
 		return nil
 	}
 	defer t.Svc.PipelineRuntime().WorkerRunning(core.WorkerEmbedding)()
-	throttle := t.Svc.NewThrottle()
+	throttle := t.Svc.Foreground().NewThrottle()
 	pace := func(ctx context.Context) error { _, err := throttle.Wait(ctx); return err }
 	if n, err := vec.ConvertLegacyVectors(ctx, pace); err != nil {
 		if ctx.Err() != nil {

@@ -101,7 +101,7 @@ func TestEmbeddingTrackerWakesOnWrite(t *testing.T) {
 	go func() { done <- tr.Run(ctx) }()
 
 	// A request in flight: the tracker waits for it (at most a second).
-	end := svc.Foreground()
+	end := svc.Foreground().Enter()
 	res, err := svc.Remember(ctx, core.RememberInput{Content: "the staging database moved to port 5433"}, core.Actor{Name: "test"})
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
 	"github.com/cairnmem/cairn/core/documents"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/core/hooks"
 	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/ops"
@@ -46,6 +47,8 @@ type App struct {
 	Documents *documents.Documents
 	// Connectors: folders synced into documents.
 	Connectors *connectors.Connectors
+	// Graph: the knowledge graph's entities, relations and mentions.
+	Graph *graph.Graph
 	// Hooks: the agent hook flows and project identity.
 	Hooks *hooks.Hooks
 	// Sessions: the agent sessions, their transcripts and continuity.
@@ -100,6 +103,7 @@ func New(db *storage.DB, cfg config.Config, opts Options) *App {
 		Pipeline:   pipeline.New(svc, vec, q, fb),
 		Documents:  docs,
 		Connectors: connectors.New(svc, docs),
+		Graph:      graph.New(db),
 		Hooks: hooks.New(hooks.Deps{Memories: svc, Sessions: sess, Predictor: pred, Feedback: fb,
 			DB: db, Config: cfg, Now: svc.Now, Logger: log, EmbedModel: model}),
 		Sessions:  sess,

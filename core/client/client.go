@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/core/sessions"
 	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/core/wire"
@@ -113,10 +114,10 @@ type Client interface {
 	SyncConnector(ctx context.Context, id string) (*wire.SyncResult, error)
 	// MemoryEntities lists the entities memory id mentions, most mentioned
 	// first.
-	MemoryEntities(ctx context.Context, memoryID string) ([]core.GraphEntity, error)
+	MemoryEntities(ctx context.Context, memoryID string) ([]graph.Entity, error)
 	// GraphEntity returns one entity with its relations, neighbours and
 	// the memories that mention it, narrowed by q.
-	GraphEntity(ctx context.Context, id string, q core.EntityQuery) (*core.EntityDetail, error)
+	GraphEntity(ctx context.Context, id string, q graph.Query) (*graph.Detail, error)
 	// Session returns an agent session with its checkpoints, the memories
 	// it was offered and its continuity score.
 	Session(ctx context.Context, key string) (*sessions.Info, error)

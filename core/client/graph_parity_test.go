@@ -14,6 +14,7 @@ import (
 	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -111,7 +112,7 @@ func TestEntitiesBothBackends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ents, err := svc.MemoryEntities(ctx, r1.Memory.ID)
+	ents, err := ap.Graph.MemoryEntities(ctx, r1.Memory.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestEntitiesBothBackends(t *testing.T) {
 			if err != nil || len(got) != len(ents) || got[0].ID != ents[0].ID {
 				t.Fatalf("memory entities: %+v %v (want %+v)", got, err, ents)
 			}
-			d, err := b.GraphEntity(ctx, tf, core.EntityQuery{Limit: 50})
+			d, err := b.GraphEntity(ctx, tf, graph.Query{Limit: 50})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +158,7 @@ func TestEntitiesBothBackends(t *testing.T) {
 			if d.Memories[0].ID != r2.Memory.ID || d.Memories[1].Content != "We provision the staging cluster with Terraform" {
 				t.Fatalf("memories: %+v", d.Memories)
 			}
-			if _, err := b.GraphEntity(ctx, "no-such-entity", core.EntityQuery{Limit: 50}); !errors.Is(err, &core.Error{Code: core.CodeNotFound}) {
+			if _, err := b.GraphEntity(ctx, "no-such-entity", graph.Query{Limit: 50}); !errors.Is(err, &core.Error{Code: core.CodeNotFound}) {
 				t.Fatalf("unknown entity: %v", err)
 			}
 		})

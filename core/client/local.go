@@ -8,6 +8,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 	"github.com/cairnmem/cairn/core/sessions"
@@ -316,13 +317,13 @@ func (l *InProcess) SyncConnector(ctx context.Context, id string) (*wire.SyncRes
 }
 
 // MemoryEntities implements Client.
-func (l *InProcess) MemoryEntities(ctx context.Context, memoryID string) ([]core.GraphEntity, error) {
-	return l.svc.MemoryEntities(ctx, memoryID)
+func (l *InProcess) MemoryEntities(ctx context.Context, memoryID string) ([]graph.Entity, error) {
+	return l.app.Graph.MemoryEntities(ctx, memoryID)
 }
 
 // GraphEntity implements Client.
-func (l *InProcess) GraphEntity(ctx context.Context, id string, q core.EntityQuery) (*core.EntityDetail, error) {
-	return l.svc.GraphEntity(ctx, id, q)
+func (l *InProcess) GraphEntity(ctx context.Context, id string, q graph.Query) (*graph.Detail, error) {
+	return l.app.Graph.Entity(ctx, id, q)
 }
 
 // Session implements Client.

@@ -119,7 +119,7 @@ func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *
 	if err != nil {
 		return err
 	}
-	throttle := c.svc.NewThrottle()
+	throttle := c.svc.Foreground().NewThrottle()
 	for _, f := range found {
 		if err := ctx.Err(); err != nil {
 			return err

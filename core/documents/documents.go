@@ -147,7 +147,7 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 	}
 	now := s.svc.Timestamp()
 	d := &storage.Document{
-		ID: core.NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: s.svc.RedactField(text.CollapseSpace(in.Title)),
+		ID: core.NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: s.svc.Redactor().Field(text.CollapseSpace(in.Title)),
 		ContentType: strings.TrimSpace(in.ContentType), ConnectorID: strings.TrimSpace(in.ConnectorID),
 		Status: storage.DocQueued, CreatedAt: now, UpdatedAt: now,
 	}
@@ -157,7 +157,7 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 	}
 	if len(in.Metadata) > 0 {
 		var compact bytes.Buffer
-		if err := json.Compact(&compact, s.svc.RedactJSON(in.Metadata)); err != nil {
+		if err := json.Compact(&compact, s.svc.Redactor().JSON(in.Metadata)); err != nil {
 			return nil, core.Invalid("metadata", "metadata must be a JSON object")
 		}
 		d.Metadata = compact.String()

@@ -101,7 +101,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 			}
 			return nil, err
 		}
-		content, title, ctype = s.svc.Redact(fr.Content), s.svc.RedactField(fr.Title), fr.ContentType
+		content, title, ctype = s.svc.Redact(fr.Content), s.svc.Redactor().Field(fr.Title), fr.ContentType
 	}
 	if strings.TrimFunc(content, text.IsSpace) == "" {
 		return nil, fmt.Errorf("%w: Empty content", ErrDocumentPermanent)

@@ -85,7 +85,7 @@ func (a *API) Handler() http.Handler {
 		w.Header().Set("X-Request-Id", reqID)
 		rw := &statusWriter{ResponseWriter: w}
 		if r.URL.Path != "/health" { // background work yields to requests (core/foreground.go)
-			defer a.svc.Foreground()()
+			defer a.svc.Foreground().Enter()()
 		}
 		_, pattern := a.mux.Handler(r)
 		defer a.recordRequest(r, pattern, rw, start)

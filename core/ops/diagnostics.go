@@ -409,7 +409,7 @@ func (s *Ops) diagProvider(ctx context.Context, q storage.Querier, now time.Time
 		}
 		d.Signals = append(d.Signals, info("embedding_provider_backoff", "count", 1, msg))
 	}
-	d.Signals = append(d.Signals, info("secrets_redacted", "count", float64(s.svc.RedactionCount()),
+	d.Signals = append(d.Signals, info("secrets_redacted", "count", float64(s.svc.Redactor().Count()),
 		"secrets redacted from stored content since start (a rising count means agents are pasting credentials)"))
 	return d, nil
 }

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/tui/pane"
 )
 
@@ -23,10 +24,10 @@ type crumb struct {
 	mem       *core.Memory
 	history   []*core.HistoryEntry
 	explain   *core.ScoreParts
-	ents      []core.GraphEntity
+	ents      []graph.Entity
 	entsErr   error
 	entSel    int
-	entity    *core.EntityDetail
+	entity    *graph.Detail
 	entCursor int
 	y         int
 }
@@ -34,7 +35,7 @@ type crumb struct {
 // entityMsg answers openEntity; from (when set) is the view it was opened
 // from, kept for esc once it opens.
 type entityMsg struct {
-	detail *core.EntityDetail
+	detail *graph.Detail
 	from   *crumb
 	err    error
 	nav    int // m.nav when it was asked for
@@ -80,7 +81,7 @@ func (m *Model) openEntity(id string, from *crumb) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := pane.CallContext()
 		defer cancel()
-		d, err := b.GraphEntity(ctx, id, core.EntityQuery{Limit: pane.EntityLimit})
+		d, err := b.GraphEntity(ctx, id, graph.Query{Limit: pane.EntityLimit})
 		return entityMsg{detail: d, from: from, err: err, nav: nav}
 	}
 }
@@ -114,7 +115,7 @@ func (m *Model) entityLoaded(msg entityMsg) tea.Cmd {
 // entityRow is a selectable row of the entity view: a neighbour or a
 // memory.
 type entityRow struct {
-	entity *core.GraphEntity
+	entity *graph.Entity
 	memory *core.Memory
 }
 
@@ -223,7 +224,7 @@ func (m *Model) showLine(i int) {
 }
 
 // entityLabel is "name · type".
-func entityLabel(e core.GraphEntity) string {
+func entityLabel(e graph.Entity) string {
 	if e.EntityType == "" || e.EntityType == "unknown" {
 		return e.Name
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
@@ -100,7 +100,7 @@ func TestRecallEntitiesNone(t *testing.T) {
 // entitiesFail is a client whose graph reads fail.
 type entitiesFail struct{ *client.InProcess }
 
-func (entitiesFail) MemoryEntities(context.Context, string) ([]core.GraphEntity, error) {
+func (entitiesFail) MemoryEntities(context.Context, string) ([]graph.Entity, error) {
 	return nil, errors.New("the graph tables are locked")
 }
 

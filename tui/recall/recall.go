@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/tui/keys"
 	"github.com/cairnmem/cairn/tui/pane"
 )
@@ -86,7 +87,7 @@ type (
 		mem     *core.Memory
 		history []*core.HistoryEntry
 		explain *core.ScoreParts
-		ents    []core.GraphEntity
+		ents    []graph.Entity
 		entsErr error // the entities could not be read; the memory shows
 		err     error
 		nav     int // m.nav when it was asked for
@@ -143,11 +144,11 @@ type Model struct {
 	explain *core.ScoreParts
 	vp      viewport.Model
 	// the open memory's entities; entSel >= 0 while one is being picked
-	ents    []core.GraphEntity
+	ents    []graph.Entity
 	entsErr error
 	entSel  int
 	// the entity view, its selected row, and the views esc returns to
-	entity    *core.EntityDetail
+	entity    *graph.Detail
 	entCursor int
 	trail     []*crumb
 	selLine   int // the content line of the selection, for scrolling

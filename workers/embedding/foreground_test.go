@@ -58,7 +58,7 @@ func TestBuiltinBackgroundYieldsToForeground(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	end := svc.Foreground() // a request in flight
+	end := svc.Foreground().Enter() // a request in flight
 	done := make(chan error, 1)
 	go func() { _, err := ap.Vectors.EmbedBatch(ctx, 8); done <- err }()
 	select {
