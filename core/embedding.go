@@ -106,7 +106,11 @@ func (s *Vectors) Embed(ctx context.Context, texts []string) ([][]float32, error
 			}
 		}
 	}
-	s.noteProvider(err)
+	// A caller that gave up (a hook whose agent stopped waiting, a client
+	// gone) says nothing of the provider; a timeout does.
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		s.noteProvider(err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}
