@@ -256,3 +256,19 @@ func TestClaudeCodeHeadless(t *testing.T) {
 	}
 	t.Logf("hook events: %v", events(entries))
 }
+
+// Each pinned CLI installs (or is in the cache) and says it is the
+// version pinned. .ci/run runs this first, so the installs happen in a
+// step of their own.
+func TestInstalledVersions(t *testing.T) {
+	for _, cli := range All {
+		t.Run(cli.Name, func(t *testing.T) {
+			bin := Install(t, cli)
+			res := NewHome(t).Run(t, Run{Bin: bin, Args: []string{"--version"}, Dir: t.TempDir()})
+			if res.ExitCode != 0 || !strings.Contains(res.Stdout, cli.Version) {
+				t.Fatalf("%s --version: exit %d, %q (want %s)\n%s", cli.Bin, res.ExitCode, res.Stdout, cli.Version, res.Stderr)
+			}
+			t.Logf("%s --version: %s (%s)", cli.Bin, strings.TrimSpace(res.Stdout), elapsed(res.Elapsed))
+		})
+	}
+}
