@@ -272,3 +272,47 @@ func TestInstalledVersions(t *testing.T) {
 		})
 	}
 }
+
+// Codex runs user hooks only once trusted: without trust entries in
+// config.toml the hooks are skipped; with CodexHookTrust's they run.
+func TestCodexHookTrust(t *testing.T) {
+	bin := Install(t, Codex)
+	h := NewHome(t)
+	dir := project(t)
+	log := filepath.Join(t.TempDir(), "probe.log")
+	model := modeltest.NewResponses(modeltest.Steps(modeltest.Text("DONE")))
+	defer model.Close()
+	hooks := map[string]any{}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit"} {
+		hooks[ev] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hookCommand(t, ev, log, true), "timeout": 10}}}}
+	}
+	hooks["SessionStart"].([]any)[0].(map[string]any)["matcher"] = "startup|resume"
+	hooksJSON, _ := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
+	hooksPath := h.WriteFile(t, ".codex/hooks.json", string(hooksJSON))
+	h.Setenv(CodexEnv()...)
+	run := func() *modeltest.Call {
+		t.Helper()
+		before := len(model.Calls())
+		res := h.Run(t, Run{Bin: bin, Dir: dir, Args: []string{"exec", "--skip-git-repo-check", "What builds this project?"}})
+		if res.ExitCode != 0 || len(model.Calls()) != before+1 {
+			t.Fatalf("codex exec: exit %d\n%s\nmodel:\n%s", res.ExitCode, res.Stderr, model.Summary())
+		}
+		return model.Calls()[before]
+	}
+
+	h.WriteFile(t, ".codex/config.toml", CodexConfig(model.URL))
+	if c := run(); c.Contains(hookMarker("SessionStart")) || len(probeLog(t, log)) != 0 {
+		t.Fatal("untrusted hooks ran")
+	}
+	trust, err := CodexHookTrust(hooksPath, hooksJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.WriteFile(t, ".codex/config.toml", CodexConfig(model.URL)+trust)
+	c := run()
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit"} {
+		if !c.Contains(hookMarker(ev)) {
+			t.Errorf("trusted %s hook's context did not reach the model; trust tables:%s", ev, trust)
+		}
+	}
+}
