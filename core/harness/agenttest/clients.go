@@ -7,6 +7,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode"
@@ -178,4 +180,25 @@ func snakeCase(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// OpenCodeSkipDependencyInstall marks the OpenCode config folder dir as
+// having its dependencies installed. At every start OpenCode runs an npm
+// install of @opencode-ai/plugin into each config folder that lacks
+// node_modules, or whose package-lock.json does not list what its
+// package.json does: through the registry on each fresh home (it stalls
+// for a minute when the registry is unreachable). A plugin that imports
+// nothing from that package, like cairn's and the tests' probe, needs none
+// of it; this writes the files that make the check pass.
+func OpenCodeSkipDependencyInstall(dir string) error {
+	deps := `{"@opencode-ai/plugin":"` + OpenCode.Version + `"}`
+	for name, data := range map[string]string{
+		"package.json":      `{"dependencies":` + deps + "}\n",
+		"package-lock.json": `{"lockfileVersion":3,"packages":{"":{"dependencies":` + deps + "}}}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			return err
+		}
+	}
+	return os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755)
 }

@@ -195,6 +195,9 @@ func TestOpenCodeHeadless(t *testing.T) {
 	mcpJSON, _ := json.Marshal(map[string]any{"cairn": map[string]any{"type": "local", "command": []string{testBinary(t), probeMCPArg, log}, "enabled": true}})
 	h.WriteFile(t, ".config/opencode/opencode.json", OpenCodeConfig(model.URL, string(mcpJSON)))
 	h.WriteFile(t, ".config/opencode/plugins/probe.js", openCodePlugin(log))
+	if err := OpenCodeSkipDependencyInstall(h.Path(".config/opencode")); err != nil {
+		t.Fatal(err)
+	}
 	h.Setenv(OpenCodeEnv()...)
 
 	res := h.Run(t, Run{Bin: bin, Dir: dir, Args: []string{"run"}, Stdin: "What builds this project?"})
