@@ -162,8 +162,10 @@ func TestClaudeCodeStoresAMemoryThroughToolSearch(t *testing.T) {
 	if len(calls) != 3 {
 		t.Fatalf("want 3 model calls (ToolSearch, memory_store, text):\n%s", model.Summary())
 	}
-	if calls[0].HasTool("mcp__cairn__memory_store") || !strings.Contains(calls[0].Request.Text(), "mcp__cairn__memory_store") {
-		t.Fatalf("memory_store should be deferred (named, not loaded) in the first call; tools: %v", calls[0].Tools)
+	// Deferred: named in a system message (once the MCP server is up,
+	// which Claude Code does not wait for), not offered.
+	if calls[0].HasTool("mcp__cairn__memory_store") {
+		t.Fatalf("memory_store should be deferred in the first call; tools: %v", calls[0].Tools)
 	}
 	if !calls[1].HasTool("mcp__cairn__memory_store") {
 		t.Fatalf("ToolSearch did not load memory_store; tools: %v\n%s", calls[1].Tools, model.Summary())
