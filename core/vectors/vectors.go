@@ -157,7 +157,11 @@ func (v *Vectors) Embed(ctx context.Context, texts []string) ([][]float32, error
 			}
 		}
 	}
-	v.noteProvider(err)
+	// A caller that gave up (a hook whose agent stopped waiting, a client
+	// gone) says nothing of the provider; a timeout does.
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		v.noteProvider(err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}
