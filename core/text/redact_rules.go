@@ -250,6 +250,29 @@ var vendorsByFirst = func() (idx [256][]int) {
 }()
 
 func findInRun(s, lower string, start, end int, add func(int, int, string)) {
+	findVendorInRun(s, start, end, add)
+	findRandomInRun(s, lower, start, end, add)
+}
+
+// findVendorTokens reports the vendor tokens of s (findTokens without the
+// high-entropy guess).
+func findVendorTokens(s string, add func(int, int, string)) {
+	for i := 0; i < len(s); {
+		if !isTokenChar(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isTokenChar(s[j]) {
+			j++
+		}
+		findVendorInRun(s, i, j, add)
+		i = j
+	}
+}
+
+// findVendorInRun reports the vendor tokens of the token run s[start:end].
+func findVendorInRun(s string, start, end int, add func(int, int, string)) {
 	// A vendor token may start anywhere a word starts inside the run
 	// (after "=", "/" or "."): key=sk-..., /v1/ghp_...
 	for k := start; k < end; k++ {
@@ -274,6 +297,11 @@ func findInRun(s, lower string, start, end int, add func(int, int, string)) {
 			break
 		}
 	}
+}
+
+// findRandomInRun reports the long random strings of the token run
+// s[start:end].
+func findRandomInRun(s, lower string, start, end int, add func(int, int, string)) {
 	// High entropy: long random strings, piece by piece between dots and
 	// assignments (an "=" that is not base64's closing padding).
 	for p := start; p < end; {
