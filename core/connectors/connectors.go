@@ -170,16 +170,23 @@ func rootOf(r *storage.Connector) string {
 // (compared as cleaned absolute paths before anything on disk is looked
 // at), then that, with symbolic links resolved, it still is.
 func (c *Connectors) allowedRoot(root string) (string, *core.Error) {
+	clean, _, err := c.allowedRootReal(root)
+	return clean, err
+}
+
+// allowedRootReal is allowedRoot that also returns the folder with its
+// links resolved, as it was checked (a sync opens that one).
+func (c *Connectors) allowedRootReal(root string) (string, string, *core.Error) {
 	root = strings.TrimSpace(root)
 	if root == "" {
-		return "", core.Invalid("root", "root is required: a folder listed in connectors.roots")
+		return "", "", core.Invalid("root", "root is required: a folder listed in connectors.roots")
 	}
 	if !utf8.ValidString(root) || strings.ContainsRune(root, 0) || len(root) > 4096 {
-		return "", core.Invalid("root", "root must be a path of valid UTF-8 without NUL, at most 4096 bytes")
+		return "", "", core.Invalid("root", "root must be a path of valid UTF-8 without NUL, at most 4096 bytes")
 	}
 	root = expandHome(root)
 	if !filepath.IsAbs(root) {
-		return "", core.Invalid("root", "root must be an absolute path")
+		return "", "", core.Invalid("root", "root must be an absolute path")
 	}
 	root = filepath.Clean(root)
 	allowed := c.roots()
@@ -195,11 +202,11 @@ func (c *Connectors) allowedRoot(root string) (string, *core.Error) {
 		"%s is not inside a folder listed in connectors.roots; cairn reads only folders its configuration names (add it to connectors.roots in the config file and restart cairn)", root),
 		Extra: map[string]any{"field": "root"}}
 	if !inside(root, allowed) {
-		return "", notListed
+		return "", "", notListed
 	}
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return "", core.Invalid("root", "root %s: %v", root, err)
+		return "", "", core.Invalid("root", "root %s: %v", root, err)
 	}
 	var realRoots []string
 	for _, a := range allowed {
@@ -208,13 +215,13 @@ func (c *Connectors) allowedRoot(root string) (string, *core.Error) {
 		}
 	}
 	if !inside(real, realRoots) {
-		return "", notListed
+		return "", "", notListed
 	}
 	st, err := os.Stat(real)
 	if err != nil || !st.IsDir() {
-		return "", core.Invalid("root", "root %s is not a folder", root)
+		return "", "", core.Invalid("root", "root %s is not a folder", root)
 	}
-	return root, nil
+	return root, real, nil
 }
 
 // roots are connectors.roots, expanded and cleaned.
