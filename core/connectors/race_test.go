@@ -86,43 +86,56 @@ func newConnector(t *testing.T, root string) (*core.Service, *connectors.Connect
 }
 
 // The window of issue 29, made certain: between the walk and the read a
-// file becomes a link out of the root, a folder on its path becomes one,
-// and another file becomes a FIFO. None is read, and the sync returns.
-func TestConnectorReadRefusesWhatWasSwappedAfterTheWalk(t *testing.T) {
-	root, outside := t.TempDir(), t.TempDir()
-	write(t, outside, "secret.md", "the "+outsideMarker+" secret")
-	write(t, outside, "sub/inner.md", "inner "+outsideMarker+" secret")
-	write(t, root, "a.md", "a note about the blue rack")
-	write(t, root, "sub/inner.md", "an inner note about the kettle")
-	write(t, root, "fifo.md", "soon a FIFO")
-	write(t, root, "kept.md", "a note that stays a note")
-	svc, reg, id := newConnector(t, root)
-	defer connectors.SetAfterWalk(func() { // on the sync's goroutine: no t.Fatal
-		for _, err := range []error{
-			swapIn(filepath.Join(root, "a.md"), func(tmp string) error { return os.Symlink(filepath.Join(outside, "secret.md"), tmp) }),
-			os.RemoveAll(filepath.Join(root, "sub")),
-			os.Symlink(filepath.Join(outside, "sub"), filepath.Join(root, "sub")),
-			swapIn(filepath.Join(root, "fifo.md"), func(tmp string) error { return syscall.Mkfifo(tmp, 0o644) }),
-		} {
-			if err != nil {
-				t.Error(err)
+// file becomes a link out of the root, a folder on a file's path becomes
+// one, or a file becomes a FIFO. None is read from outside the root, the
+// sync returns, and it says why the file was skipped.
+func TestConnectorReadRefusesWhatWasSwappedAfterTheWalk(t *testing.T) { swapAfterWalk(t) }
+
+func swapAfterWalk(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		swap       func(root, outside string) error
+	}{
+		{"a file becomes a link out of the root", "a.md", func(root, outside string) error {
+			return swapIn(filepath.Join(root, "a.md"), func(tmp string) error { return os.Symlink(filepath.Join(outside, "secret.md"), tmp) })
+		}},
+		{"a folder on the path becomes a link out of the root", "sub/inner.md", func(root, outside string) error {
+			if err := os.RemoveAll(filepath.Join(root, "sub")); err != nil {
+				return err
 			}
-		}
-	})()
-	res, err := syncWithin(t, reg, id, 20*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := storedWith(t, svc, outsideMarker); n != 0 {
-		t.Fatalf("%d documents hold text from outside the root: %+v", n, res)
-	}
-	if res.Added != 1 || res.Skipped != 3 || len(res.Errors) != 3 {
-		t.Fatalf("want kept.md added and the three swapped files skipped with a reason: %+v", res)
-	}
-	for _, e := range res.Errors {
-		if !strings.Contains(e, "replaced while the sync ran") && !strings.Contains(e, "not a regular file") {
-			t.Errorf("error does not say why: %q", e)
-		}
+			return os.Symlink(filepath.Join(outside, "sub"), filepath.Join(root, "sub"))
+		}},
+		{"a file becomes a FIFO", "a.md", func(root, _ string) error {
+			return swapIn(filepath.Join(root, "a.md"), func(tmp string) error { return syscall.Mkfifo(tmp, 0o644) })
+		}},
+		{"a file becomes another file", "a.md", func(root, _ string) error {
+			return swapIn(filepath.Join(root, "a.md"), func(tmp string) error { return os.WriteFile(tmp, []byte("other"), 0o644) })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, outside := t.TempDir(), t.TempDir()
+			write(t, outside, "secret.md", "the "+outsideMarker+" secret")
+			write(t, outside, "sub/inner.md", "inner "+outsideMarker+" secret")
+			write(t, root, tc.file, "a note about the blue rack")
+			write(t, root, "kept.md", "a note that stays a note")
+			svc, reg, id := newConnector(t, root)
+			defer connectors.SetAfterWalk(func() { // on the sync's goroutine: no t.Fatal
+				if err := tc.swap(root, outside); err != nil {
+					t.Error(err)
+				}
+			})()
+			res, err := syncWithin(t, reg, id, 20*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := storedWith(t, svc, outsideMarker); n != 0 {
+				t.Fatalf("%d documents hold text from outside the root: %+v", n, res)
+			}
+			if res.Added != 1 || res.Skipped != 1 || len(res.Errors) != 1 || !strings.HasPrefix(res.Errors[0], tc.file+": ") ||
+				!strings.Contains(res.Errors[0], "replaced while the sync ran") && !strings.Contains(res.Errors[0], "not a regular file") {
+				t.Fatalf("want kept.md added and %s skipped with a reason: %+v", tc.file, res)
+			}
+		})
 	}
 }
 
