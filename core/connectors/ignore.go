@@ -32,6 +32,9 @@ const (
 	matchRootSuffix           // "/*.ext": a name at the folder's top that ends so
 )
 
+// lastElem is what follows p's last '/' (all of p without one).
+func lastElem(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+
 // ignoreRules is every rule in force in one folder, in the order they
 // apply: the root's first, deeper folders' after; the last rule that
 // matches decides (a "!" rule re-includes).
@@ -160,9 +163,9 @@ func (r *ignoreRule) matches(p string) bool {
 	case matchExact:
 		return p == r.lit
 	case matchBase:
-		return path.Base(p) == r.lit
+		return lastElem(p) == r.lit
 	case matchSuffix:
-		return strings.HasSuffix(path.Base(p), r.lit)
+		return strings.HasSuffix(lastElem(p), r.lit)
 	case matchRootSuffix:
 		return !strings.Contains(p, "/") && strings.HasSuffix(p, r.lit)
 	}

@@ -45,9 +45,10 @@ import (
 //   - invalid UTF-8, which becomes U+FFFD (the output is always valid).
 //
 // Display also drops the explicit bidi embeddings, overrides and isolates
-// (U+202A–U+202E, U+2066–U+2069: "Trojan Source" reordering) and the
+// (U+202A–U+202E, U+2066–U+2069: "Trojan Source" reordering), the
 // Unicode tag characters (U+E0000–U+E007F, invisible text used to smuggle
-// instructions to a model). It keeps the bidi marks (LRM, RLM, ALM) and
+// instructions to a model) and all but the first of a run of variation
+// selectors (the same trick). It keeps the bidi marks (LRM, RLM, ALM) and
 // the zero-width joiners that real text needs.
 //
 // The output of each entry point never holds what it removes, and each is
@@ -140,6 +141,10 @@ func sanitize(s string, mode sanitizeMode) string {
 			i++
 			continue
 		}
+		if variationSelector(r) && variationSelector(prev) {
+			i += n // a run of them carries hidden data, not a glyph's variant
+			continue
+		}
 		switch mode {
 		case modeText:
 			if !textDropped(r) {
@@ -192,7 +197,7 @@ func firstUnsafe(s string, mode sanitizeMode) int {
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == utf8.RuneError && n == 1, r >= 0x80 && r <= 0x9f:
+		case r == utf8.RuneError && n == 1, r >= 0x80 && r <= 0x9f, variationSelector(r) && variationSelector(prev):
 			return i
 		case mode == modeText && textDropped(r):
 			return i
@@ -332,6 +337,14 @@ func invisible(r rune) bool {
 		return true
 	}
 	return unicode.Is(unicode.Cf, r)
+}
+
+// variationSelector is U+FE00–U+FE0F or U+E0100–U+E01EF. One after a
+// character picks its glyph (❤️); a run of them renders as nothing and can
+// carry bytes unseen ("variation selector smuggling"), so every mode keeps
+// only the first of a run.
+func variationSelector(r rune) bool {
+	return r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef
 }
 
 // emojiJoiner reports whether r is a zero-width joiner inside an emoji

@@ -59,6 +59,8 @@ func TestDisplayRemovesEscapeSequences(t *testing.T) {
 		{"bidi marks kept", "a\u200fb", "a\u200fb"},
 		{"tag characters dropped", "hello\U000E0049\U000E0047\U000E004E\U000E004F\U000E0052\U000E0045", "hello"},
 		{"entity-decoded OSC 52", "page \x1b]52;c;ZWNobyBwd25lZA==\x07 text", "page  text"},
+		{"one variation selector kept", "I \u2764\ufe0f it", "I \u2764\ufe0f it"},
+		{"a run of variation selectors dropped", "hi\U0001F600\ufe0f\U000E0101\U000E0142\ufe01 there", "hi\U0001F600\ufe0f there"},
 	} {
 		got := text.Display(tc.in)
 		if got != tc.want {
@@ -137,6 +139,7 @@ func TestCheckIdentifier(t *testing.T) {
 		{"tags", "\xff", "valid UTF-8"},
 		{"who", "a\u2028b", "line separator"},
 		{"who", "a\x7f", "delete"},
+		{"tags", "x\ufe0f\ufe0f", "variation selector"},
 	} {
 		err := text.CheckIdentifier(tc.field, tc.in)
 		var fe *text.FieldError
@@ -162,12 +165,19 @@ func TestDisplayKeepsCleanTextAllocationFree(t *testing.T) {
 
 // unsafe reports what Display may never output: a C0 control other than
 // line feed and tab, DEL, ESC, a C1 control (as a character or a raw
-// byte), invalid UTF-8, an explicit bidi control or a tag character.
+// byte), invalid UTF-8, an explicit bidi control, a tag character or a
+// run of variation selectors.
 func unsafeIn(s string) (rune, bool) {
 	if !utf8.ValidString(s) {
 		return utf8.RuneError, true
 	}
+	var prev rune
 	for _, r := range s {
+		vs := func(r rune) bool { return r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef }
+		if vs(r) && vs(prev) {
+			return r, true
+		}
+		prev = r
 		switch {
 		case r == '\n' || r == '\t':
 		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:

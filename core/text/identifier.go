@@ -21,8 +21,8 @@ func (e *FieldError) Error() string { return e.Msg }
 // line feed, DEL, C1: so no escape sequence either), invisible formatting
 // characters (zero-width space and joiners, bidi marks, embeddings,
 // overrides and isolates, soft hyphen, BOM, tag characters; a zero-width
-// joiner inside an emoji sequence is allowed) and line or paragraph
-// separators. The error names the field and the first such character:
+// joiner inside an emoji sequence is allowed), a run of variation
+// selectors, and line or paragraph separators. The error names the field and the first such character:
 //
 //	tags must not hold control or invisible characters: U+001B (escape) at byte 5
 //
@@ -33,7 +33,8 @@ func CheckIdentifier(field, value string) error {
 	}
 	var prev rune
 	for i, r := range value {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || invisible(r) && !emojiJoiner(prev, value[i+utf8.RuneLen(r):], r) {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || invisible(r) && !emojiJoiner(prev, value[i+utf8.RuneLen(r):], r) ||
+			variationSelector(r) && variationSelector(prev) {
 			return &FieldError{Field: field, Msg: fmt.Sprintf("%s must not hold control or invisible characters: %s at byte %d", field, describeRune(r), i)}
 		}
 		prev = r
@@ -74,6 +75,8 @@ func describeRune(r rune) string {
 		return fmt.Sprintf("U+%04X (a C1 control character)", r)
 	case r >= 0xe0000 && r <= 0xe007f:
 		return fmt.Sprintf("U+%04X (a tag character)", r)
+	case variationSelector(r):
+		return fmt.Sprintf("U+%04X (a variation selector after another)", r)
 	}
 	return fmt.Sprintf("U+%04X (an invisible formatting character)", r)
 }
