@@ -128,7 +128,8 @@ func TestFetchDialGuard(t *testing.T) {
 func FuzzValidateFetchURL(f *testing.F) {
 	for _, s := range []string{"https://example.com/a", "http://127.0.0.1/", "http://[::1]:80/", "http://localhost./x",
 		"ftp://example.com", "http://", "http://[fe80::1%25en0]/", "http://[64:ff9b::7f00:1]/", "http://100.64.0.1/",
-		"HTTP://EXAMPLE.COM", " https://a.b ", "http://user:pw@10.0.0.1/", "http://2130706433/", "//example.com", "\x00"} {
+		"HTTP://EXAMPLE.COM", " https://a.b ", "http://user:pw@10.0.0.1/", "http://2130706433/", "//example.com", "\x00",
+		"http://[::127.0.0.1]/", "https://x.example/?access_token=abc", "https://u:p@x.example/", "http://0x7f.1/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
@@ -145,6 +146,9 @@ func FuzzValidateFetchURL(f *testing.F) {
 		}
 		if ip, err := netip.ParseAddr(u.Hostname()); err == nil && blockedReason(ip) != "" {
 			t.Fatalf("accepted a non-public address: %q (%s)", raw, blockedReason(ip))
+		}
+		if u.User != nil || len(text.URLSecrets(strings.TrimSpace(raw))) != 0 {
+			t.Fatalf("accepted a URL with a credential: %q", raw)
 		}
 	})
 }
