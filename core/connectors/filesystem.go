@@ -128,7 +128,7 @@ func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *
 		return err
 	}
 	defer root.close()
-	found, err := c.walk(ctx, root, cfg.Root, res)
+	found, kept, err := c.walk(ctx, root, cfg.Root, res)
 	if err != nil {
 		return err
 	}
@@ -167,10 +167,13 @@ func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *
 			res.fileError(f.rel, err)
 		}
 	}
-	// What is left was ingested once and is gone from the folder now.
+	// What is left was ingested once and is gone from the folder now,
+	// unless the walk could not look where it was.
 	gone := make([]string, 0, len(known))
 	for p := range known {
-		gone = append(gone, p)
+		if !keptBy(p, kept) {
+			gone = append(gone, p)
+		}
 	}
 	sort.Strings(gone)
 	for _, p := range gone {
@@ -211,12 +214,13 @@ var (
 // connectors.max_files files, maxFolders folders or maxEntries entries is
 // an error. Every folder is opened relative to its parent's handle (see
 // safefs.go).
-func (c *Connectors) walk(ctx context.Context, root *dirHandle, rootName string, res *SyncResult) ([]fileInfo, error) {
+// It also returns what it kept (see walker.skip).
+func (c *Connectors) walk(ctx context.Context, root *dirHandle, rootName string, res *SyncResult) ([]fileInfo, []string, error) {
 	w := &walker{ctx: ctx, res: res, rootName: rootName, budget: newIgnoreBudget(),
 		maxFiles: c.svc.Config().Connectors.MaxFiles, maxFileBytes: c.svc.Config().Connectors.MaxFileBytes}
 	err := w.dir(root, "", &ignoreChain{rules: builtinIgnores}, 0)
 	res.Seen = len(w.out)
-	return w.out, err
+	return w.out, w.kept, err
 }
 
 type walker struct {
@@ -227,6 +231,7 @@ type walker struct {
 	maxFiles     int
 	maxFileBytes int64
 	out          []fileInfo
+	kept         []string // folders and files skipped on an error
 	folders      int
 	entries      int
 }
@@ -242,18 +247,13 @@ func (w *walker) dir(d *dirHandle, rel string, chain *ignoreChain, depth int) er
 		// A .gitignore that cannot be read whole leaves the folder
 		// unread: reading without its rules could take in what the user
 		// keeps out.
-		if rel == "" {
-			rel = "."
-		}
-		w.res.Skipped++
-		w.res.fileError(rel, err)
+		w.skip(rel, orDot(rel), err)
 		return nil
 	}
 	chain = chain.with(rules)
 	names, err := d.names(maxEntries - w.entries)
 	if err != nil {
-		w.res.Skipped++
-		w.res.fileError(orDot(rel), err)
+		w.skip(rel, orDot(rel), err)
 		return nil
 	}
 	sort.Strings(names)
@@ -269,8 +269,7 @@ func (w *walker) dir(d *dirHandle, rel string, chain *ignoreChain, depth int) er
 			relName = rel + "/" + name
 		}
 		if !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) {
-			w.res.Skipped++
-			w.res.fileError(strconv.Quote(relName), errors.New("a name with control characters or invalid UTF-8 is not read"))
+			w.skip(relName, strconv.Quote(relName), errors.New("a name with control characters or invalid UTF-8 is not read"))
 			continue
 		}
 		info, err := d.lstat(name)
@@ -278,8 +277,7 @@ func (w *walker) dir(d *dirHandle, rel string, chain *ignoreChain, depth int) er
 			continue // gone since the folder was listed
 		}
 		if err != nil {
-			w.res.Skipped++
-			w.res.fileError(relName, err)
+			w.skip(relName, relName, err)
 			continue
 		}
 		switch info.kind {
@@ -290,8 +288,7 @@ func (w *walker) dir(d *dirHandle, rel string, chain *ignoreChain, depth int) er
 				continue
 			}
 			if depth+1 > maxDepth {
-				w.res.Skipped++
-				w.res.fileError(relName, errTooDeep(maxDepth))
+				w.skip(relName, relName, errTooDeep(maxDepth))
 				continue
 			}
 			if w.folders++; w.folders > maxFolders {
@@ -299,8 +296,7 @@ func (w *walker) dir(d *dirHandle, rel string, chain *ignoreChain, depth int) er
 			}
 			sub, err := d.openDir(name, relName, info)
 			if err != nil {
-				w.res.Skipped++
-				w.res.fileError(relName, err)
+				w.skip(relName, relName, err)
 				continue
 			}
 			err = w.dir(sub, relName, chain, depth+1)
@@ -323,6 +319,25 @@ func (w *walker) dir(d *dirHandle, rel string, chain *ignoreChain, depth int) er
 		}
 	}
 	return nil
+}
+
+// skip reports rel (shown as shown) as not read for err, and keeps what
+// the store has at or under rel: a folder or file that could not be looked
+// at is not gone, and its documents are not dropped.
+func (w *walker) skip(rel, shown string, err error) {
+	w.res.Skipped++
+	w.res.fileError(shown, err)
+	w.kept = append(w.kept, rel)
+}
+
+// keptBy reports whether p is at or under one of kept ("" keeps all).
+func keptBy(p string, kept []string) bool {
+	for _, k := range kept {
+		if k == "" || p == k || strings.HasPrefix(p, k+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func orDot(rel string) string {

@@ -344,3 +344,33 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// What a sync cannot look at is not gone: when a folder's .gitignore turns
+// into a FIFO (or the root's does), the documents of the files under it
+// stay until the folder can be read again.
+func TestConnectorKeepsWhatItCannotLookAt(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "top.md", "the top note")
+	write(t, root, "sub/a.md", "a note in sub")
+	_, reg, id := newConnector(t, root)
+	if res, err := syncWithin(t, reg, id, 20*time.Second); err != nil || res.Added != 2 {
+		t.Fatalf("first sync: %+v %v", res, err)
+	}
+	mkfifo(t, filepath.Join(root, "sub", ".gitignore"))
+	if res, err := syncWithin(t, reg, id, 20*time.Second); err != nil || res.Removed != 0 || res.Unchanged != 1 || len(res.Errors) != 1 {
+		t.Fatalf("sub unreadable: %+v %v", res, err)
+	}
+	mkfifo(t, filepath.Join(root, ".gitignore"))
+	if res, err := syncWithin(t, reg, id, 20*time.Second); err != nil || res.Removed != 0 || len(res.Errors) != 1 {
+		t.Fatalf("root unreadable: %+v %v", res, err)
+	}
+	must(t, os.Remove(filepath.Join(root, ".gitignore")))
+	must(t, os.Remove(filepath.Join(root, "sub", ".gitignore")))
+	if res, err := syncWithin(t, reg, id, 20*time.Second); err != nil || res.Unchanged != 2 || res.Removed+res.Added != 0 {
+		t.Fatalf("readable again: %+v %v", res, err)
+	}
+	must(t, os.RemoveAll(filepath.Join(root, "sub")))
+	if res, err := syncWithin(t, reg, id, 20*time.Second); err != nil || res.Removed != 1 {
+		t.Fatalf("a folder really gone: %+v %v", res, err)
+	}
+}
