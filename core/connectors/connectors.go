@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -132,6 +133,9 @@ func (c *Connectors) Create(ctx context.Context, in CreateInput) (*Connector, er
 	if !utf8.ValidString(in.DisplayName) || len(in.DisplayName) > 200 {
 		return nil, core.Invalid("display_name", "display_name must be valid UTF-8 of at most 200 bytes")
 	}
+	if err := text.CheckIdentifier("display_name", strings.TrimSpace(in.DisplayName)); err != nil {
+		return nil, core.Invalid("display_name", "%s", err.Error())
+	}
 	root, e := c.allowedRoot(in.Root)
 	if e != nil {
 		return nil, e
@@ -148,7 +152,7 @@ func (c *Connectors) Create(ctx context.Context, in CreateInput) (*Connector, er
 	}
 	name := strings.TrimSpace(in.DisplayName)
 	if name == "" {
-		name = filepath.Base(root)
+		name = text.CleanLine(filepath.Base(root)) // a folder's name may hold what a display name may not
 	}
 	cfg, _ := json.Marshal(fsConfig{Root: root})
 	now := c.svc.Timestamp()
