@@ -54,25 +54,38 @@ var pairLabels = map[string]bool{
 }
 
 func findCredentialProse(s, lower string, add func(int, int, string)) {
+	// Each regular expression runs only on lines that hold its words
+	// (cheap substring tests first: most lines hold none).
 	eachLineWith(s, lower, []string{"pass", "pwd"}, func(start, end int) {
-		for _, m := range credentialPair.FindAllStringSubmatchIndex(s[start:end], -1) {
-			if pairUserStop[strings.ToLower(s[start+m[2]:start+m[3]])] {
-				continue
+		line := lower[start:end]
+		if strings.Contains(line, "user") || strings.Contains(line, "login") || strings.Contains(line, "account") {
+			for _, m := range credentialPair.FindAllStringSubmatchIndex(s[start:end], -1) {
+				if pairUserStop[strings.ToLower(s[start+m[2]:start+m[3]])] {
+					continue
+				}
+				addProseValue(s, start+m[1], end, "prose_password", passwordWord, add)
 			}
-			addProseValue(s, start+m[1], end, "prose_password", passwordWord, add)
 		}
-		for _, m := range withPassword.FindAllStringIndex(s[start:end], -1) {
-			addProseValue(s, start+m[1], end, "prose_password", passwordWord, add)
+		if strings.Contains(line, "with") {
+			for _, m := range withPassword.FindAllStringIndex(s[start:end], -1) {
+				addProseValue(s, start+m[1], end, "prose_password", passwordWord, add)
+			}
 		}
 	})
 	eachLineWith(s, lower, []string{"key", "token", "secret"}, func(start, end int) {
+		line := lower[start:end]
+		if !strings.Contains(line, " is") && !strings.Contains(line, " was") && !strings.Contains(line, " be") && !strings.Contains(line, " remains") {
+			return
+		}
 		for _, m := range proseKey.FindAllStringIndex(s[start:end], -1) {
 			addProseValue(s, start+m[1], end, "prose_secret", keyShaped, add)
 		}
 	})
 	eachLineWith(s, lower, credentialHints, func(start, end int) {
-		for _, m := range slashPair.FindAllStringIndex(s[start:end], -1) {
-			addProseValue(s, start+m[1], end, "prose_password", strongPassword, add)
+		if strings.Contains(s[start:end], "/") {
+			for _, m := range slashPair.FindAllStringIndex(s[start:end], -1) {
+				addProseValue(s, start+m[1], end, "prose_password", strongPassword, add)
+			}
 		}
 		findColonPairs(s, start, end, add)
 	})
