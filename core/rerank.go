@@ -22,7 +22,7 @@ const rerankDocChars = 2000
 // modelRerank hands the best reranker.top_n candidates of ranked (sorted
 // best first) to the reranking model and orders them by its scores; the
 // rest keep their order after them. On a timeout or any error the order
-// is ranked's own (seed 003: no second attempt). The model's score is
+// is ranked's own, with no second attempt. The model's score is
 // each reranked hit's ModelRerank part in explain.
 func (s *Service) modelRerank(ctx context.Context, query string, ranked []*candidate) []*candidate {
 	if s.reranker == nil || len(ranked) < 2 {
