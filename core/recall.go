@@ -184,7 +184,8 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 			c.keyword = keywordScore(h.BM25, best)
 		}
 		// A hint lifts its memory to the hint's score when that is higher;
-		// it never adds to the content's (seed 003: merged with max).
+		// it never adds to the content's (merged with max:
+		// docs/design/search.md, "Hints").
 		for id, bm := range hintBM {
 			c := get(id)
 			c.hint = keywordScore(bm, best)
@@ -210,7 +211,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 				c.vector, c.hasVec, c.vecRank = Clamp01(float64(h.Score)), true, i
 			}
 			// Candidates found only by keyword still get their exact
-			// similarity (the embedding reranker of seed 003).
+			// similarity (docs/design/search.md, "Vector leg").
 			for _, c := range cands {
 				if !c.hasVec {
 					if sim, ok := q.Similarity(c.id); ok {
@@ -532,11 +533,12 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 
 // graphBoost is in graph.go.
 
-// dampening is seed 003's post-fusion correction, as a multiplier:
-// gravity halves semantic-only hits that share no word with the query;
-// resolution favours decisions and constraints (×1.2) and memories with a
-// temporal anchor (×1.1); hub dampening (×0.7) hits memories whose linked
-// entities are all hubs (above the P90 of entity mentions, see graph.go).
+// dampening is the post-fusion correction (docs/design/search.md,
+// "Dampening"), as a multiplier: gravity halves semantic-only hits that
+// share no word with the query; resolution favours decisions and
+// constraints (×1.2) and memories with a temporal anchor (×1.1); hub
+// dampening (×0.7) hits memories whose linked entities are all hubs
+// (mentioned by half the live memories or more, see graph.go).
 func dampening(c *candidate, terms map[string]bool, score float64, hub bool) float64 {
 	m := 1.0
 	if hub {

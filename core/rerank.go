@@ -34,7 +34,7 @@ type modelRerank struct {
 // apply hands the best reranker.top_n candidates of ranked (sorted best
 // first) to the reranking model and orders them by its scores; the rest
 // keep their order after them. On a timeout or any error the order is
-// ranked's own (seed 003: no second attempt). The model's score is each
+// ranked's own, with no second attempt. The model's score is each
 // reranked hit's ModelRerank part in explain.
 func (r *modelRerank) apply(ctx context.Context, query string, ranked []*candidate) []*candidate {
 	if r.model == nil || len(ranked) < 2 {

@@ -8,11 +8,11 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Pipeline V2 (seed 001 "Pipeline V2", seed 003, reference section 7.1): a
-// memory is stored first, then an extract job turns it into atomic facts,
-// each fact is compared with its nearest memories and a proposal (add,
-// update, delete, none) is recorded or, in controlled-write mode, applied
-// through the one write path. No model call runs inside a transaction.
+// The pipeline (docs/design/pipeline.md): a memory is stored first, then an
+// extract job turns it into atomic facts, each fact is compared with its
+// nearest memories and decided (add, update, delete, none); a proposal is
+// recorded for each but none or, in controlled-write mode, applied through
+// the one write path. No model call runs inside a transaction.
 
 // Pipeline actor names.
 const (

@@ -18,7 +18,7 @@ type KeywordHit struct {
 	// BM25 is FTS5's raw score: negative, lower is better.
 	BM25 float64
 	// Score maps |BM25| into [0,1) with |s|/(1+|s|), so a better match
-	// scores higher (seed 000's 1/(1+|s|) runs the other way).
+	// scores higher (docs/design/search.md, "BM25 normalization").
 	Score float64
 }
 

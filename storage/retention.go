@@ -352,9 +352,9 @@ func CountSweptGraphAndVectors(ctx context.Context, q Querier, cutoff string) (v
 	return
 }
 
-// Slot is where the retention bound counts a memory (seed 002): its
-// project ("" for none) in the project scope, the user scope, or one
-// agent's scope (Who).
+// Slot is where the retention bound counts a memory
+// (docs/design/evolution.md, "Scopes and slots"): its project ("" for
+// none) in the project scope, the user scope, or one agent's scope (Who).
 type Slot struct {
 	Project, Scope, Who string
 }
@@ -392,8 +392,9 @@ func OverfullSlots(ctx context.Context, q Querier, perProject, user, perAgent in
 }
 
 // PruneCandidates returns up to limit live memories of slot the bound may
-// forget, the least worth keeping first (seed 002's rule: never used, then
-// least used; oldest use or creation first; least important first).
+// forget, the least worth keeping first (docs/design/evolution.md,
+// "Pruning": never used, then least used; oldest use or creation first;
+// least important first).
 // Never: pinned memories, decisions and rules (they always surface), keyed
 // facts, and memories created or used at or after cutoff.
 func PruneCandidates(ctx context.Context, q Querier, slot Slot, cutoff string, limit int) ([]string, error) {

@@ -132,7 +132,7 @@ func New(o Options) *Model {
 		autoTheme: o.Theme == nil,
 		version:   o.Version,
 		addr:      o.Addr,
-		// The tab list, in number-key order (SPEC section 9).
+		// The tab list, in number-key order.
 		panes: []pane.Pane{recall.New(ctx), history.New(ctx), jobs.New(ctx), diagnostics.New(ctx), proposals.New(ctx)},
 	}
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))

@@ -198,7 +198,8 @@ func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
 	default:
 		_, perr = p.ProcessExtractJob(ctx, job, w.LLM)
 		if perr == nil && job.JobType == jobs.Extract && job.MemoryID != "" && p.WantsModelHints(w.LLM) {
-			// The model writes the memory's questions next (seed 003).
+			// The model writes the memory's questions next
+			// (docs/design/pipeline.md, "Prospective indexing with a model").
 			if err := p.EnqueueHints(ctx, job.MemoryID); err != nil {
 				logOrDiscard(w.Log).Warn("queue prospective index", "memory", job.MemoryID, "err", err)
 			}

@@ -14,10 +14,10 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Analytics (reference section 7.6) is cairn's in-memory usage record: API
-// usage keyed by route pattern, per-actor and per-provider counters, a ring
-// of the last 500 errors, and latency histograms of the last 1000 samples
-// per operation. It is owned by the Service, so CLI, TUI, MCP and API calls
+// Analytics is cairn's in-memory usage record (docs/design/operations.md,
+// "Analytics"): API usage keyed by route pattern, per-actor and
+// per-provider counters, a ring of the last 500 errors, and latency
+// histograms of the last 1000 samples per operation. It is owned by the Service, so CLI, TUI, MCP and API calls
 // all count; everything resets when the process restarts. All methods are
 // safe for concurrent use.
 type Analytics struct {
@@ -65,7 +65,8 @@ const (
 // LatencyOps lists the operations with a latency histogram, in report order.
 var LatencyOps = []string{LatencyRemember, LatencyRecall, LatencyMutate, LatencyJobs}
 
-// Error stages (reference 7.6 without the predictor, plus api and storage).
+// Error stages: Signet's, without its predictor's (the learned ranker runs
+// in process), plus api and storage.
 const (
 	StageExtraction = "extraction"
 	StageDecision   = "decision"

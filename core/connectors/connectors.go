@@ -1,8 +1,8 @@
-// Package connectors keeps cairn in step with outside sources (seed 001's
-// connector framework): a registry of connectors with their state (idle,
-// syncing, error), a cursor and their last error, and the filesystem
-// connector, which ingests a folder's text files as documents through the
-// document pipeline and follows their changes.
+// Package connectors keeps cairn in step with outside sources
+// (docs/design/pipeline.md, "Connectors"): a registry of connectors with
+// their state (idle, syncing, error), a cursor and their last error, and
+// the filesystem connector, which ingests a folder's text files as
+// documents through the document pipeline and follows their changes.
 //
 // A filesystem connector reads only a folder the user listed in
 // connectors.roots (or a folder inside one): every local process and, but

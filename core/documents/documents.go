@@ -19,7 +19,7 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Documents (reference section 2.5, seed 003 "Document Ingest"): a long
+// Documents (docs/design/pipeline.md, "Document ingest"): a long
 // text or a web page is registered, then the document worker extracts its
 // text, cuts it into overlapping windows and stores each window as a
 // memory of type document_chunk, linked to the document by its position.

@@ -7,8 +7,9 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Attributes the linker can read, and the supersession they drive (seeds
-// 003 and 004). When a memory is remembered, entities.ReadAttributes reads
+// Attributes the linker can read, and the supersession they drive
+// (docs/design/evolution.md, "Attributes" and "Supersession"). When a
+// memory is remembered, entities.ReadAttributes reads
 // the subject/attribute/value statements it holds ("staging runs Postgres
 // 14") inside the write transaction, with no network or model call, and
 // they are written to entity_attributes under their entity and aspect. A

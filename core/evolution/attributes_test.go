@@ -124,11 +124,12 @@ func TestAttributesSupersedeOff(t *testing.T) {
 	}
 }
 
-// Evidence (confidence × reinforcement × staleness, seed 004) is one
-// explained factor of recall: a fact stated again outranks an equally
-// relevant one stated once, an inferred one ranks below a stated one, a
-// year without confirmation weighs 0.3 (pinned memories excepted), and
-// memory.evidence_weight = 0 turns it off.
+// Evidence (confidence × reinforcement × staleness,
+// docs/design/evolution.md, "Evidence") is one explained factor of recall:
+// a fact stated again outranks an equally relevant one stated once, an
+// inferred one ranks below a stated one, a year without confirmation weighs
+// 0.3 (pinned memories excepted), and memory.evidence_weight = 0 turns it
+// off.
 func TestEvidenceRanksRecall(t *testing.T) {
 	evidence := func(res *core.RecallResult) map[string]float64 {
 		out := map[string]float64{}

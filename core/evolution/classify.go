@@ -8,10 +8,11 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Structural classification with a model (seed 003). The pipeline's
-// structural_classify job asks the model, once per entity, which aspect
-// of the entity each of its memories is about and whether it is an
-// attribute or a constraint (core/pipeline/classify_job.go). Its answer lands
+// Structural classification with a model (docs/design/pipeline.md,
+// "Structural classification"). The pipeline's structural_classify job asks
+// the model, once per entity, which aspect of the entity each of its
+// memories is about and whether it is an attribute or a constraint
+// (core/pipeline/classify_job.go). Its answer lands
 // here, in one write transaction with no model call: the aspects are
 // upserted into entity_aspects, the attributes the linker read are filed
 // under them with their kind, and a memory the linker read nothing from

@@ -65,12 +65,12 @@ func replayMonth(t *testing.T, keyed bool, mods ...func(*config.Config)) (e *api
 	return e, currentFirst, staleInTop3
 }
 
-// The "developer's month": every changed fact's current value is
-// recalled first and no superseded value is in the top 3, and nothing is
-// lost (each superseded memory stays reachable from its successor). Stated
-// with keys, the keys supersede; stated as the same plain sentences, the
-// attributes the linker reads do (attributes.go), and the chatter between
-// loses nothing.
+// The developer's month (core/bench/month.go): every changed fact's current
+// value is recalled first and no superseded value is in the top 3, and
+// nothing is lost (each superseded memory stays reachable from its
+// successor). Stated with keys, the keys supersede; stated as the same
+// plain sentences, the attributes the linker reads do (attributes.go), and
+// the chatter between loses nothing.
 func TestDevelopersMonth(t *testing.T) {
 	for _, keyed := range []bool{true, false} {
 		e, first, stale := replayMonth(t, keyed)

@@ -11,7 +11,7 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Memory that evolves (seeds 002 and 004).
+// Memory that evolves (docs/design/evolution.md).
 //
 // Reinforcement: the same content remembered again in the same project is
 // not a new row; the memory it duplicates counts one more statement
@@ -59,10 +59,10 @@ func (t Tx) Reinforce(ctx context.Context, id string) error {
 	return t.Record(ctx, id, EventReinforced, "stated again", nil)
 }
 
-// Scopes (seed 002). A memory belongs to its project (the default), to
-// the user (it follows the user into every project) or to the agent that
-// wrote it (only that agent, its who, sees it in its hooks). User and
-// agent memories hold no project.
+// Scopes (docs/design/evolution.md, "Scopes and slots"). A memory belongs
+// to its project (the default), to the user (it follows the user into every
+// project) or to the agent that wrote it (only that agent, its who, sees it
+// in its hooks). User and agent memories hold no project.
 const (
 	ScopeProject = "project"
 	ScopeUser    = "user"
@@ -209,9 +209,10 @@ func Of(ctx context.Context, r storage.Querier, id string) (*Evolution, error) {
 		SupersededBy: e.SupersededBy, Supersedes: e.Supersedes, Attributes: attrs}, nil
 }
 
-// Base confidence by how a memory came to be (seed 004): stated by a
-// person or an agent on purpose, written by the system from a source
-// (documents), observed in a session, or inferred from other memories.
+// Base confidence by how a memory came to be (docs/design/evolution.md,
+// "Confidence by source"): stated by a person or an agent on purpose,
+// written by the system from a source (documents), observed in a session,
+// or inferred from other memories.
 const (
 	ConfidenceStated   = 1.0
 	ConfidenceSystem   = 0.9
@@ -234,8 +235,9 @@ func SourceConfidence(sourceType string) float64 {
 	return ConfidenceStated
 }
 
-// Evidence (seed 004): how much a memory is to be believed now, as one
-// factor of its base confidence, its reinforcement and its staleness.
+// Evidence (docs/design/evolution.md, "Evidence"): how much a memory is to
+// be believed now, as one factor of its base confidence, its
+// reinforcement and its staleness.
 const (
 	reinforcementStep = 0.1 // each restatement adds 10%
 	reinforcementMax  = 1.5 // up to 50%

@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// Seed 004's scoring examples: confidence × reinforcement × staleness.
+// Evidence's worked examples (docs/design/evolution.md, "Evidence"):
+// confidence × reinforcement × staleness.
 func TestEvidenceSeedExamples(t *testing.T) {
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	days := func(n int) time.Time { return now.Add(-time.Duration(n) * 24 * time.Hour) }

@@ -12,7 +12,8 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Retroactive supersession across sibling attributes (seed 003). A new
+// Retroactive supersession across sibling attributes
+// (docs/design/evolution.md, "Supersession"). A new
 // attribute of an entity's aspect ("staging · versions · mysql version =
 // 8") does not replace a sibling with another name ("postgres version =
 // 14") by itself: staging may well run both. The contradiction detectors

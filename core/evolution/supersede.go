@@ -6,15 +6,15 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Supersession by a decision (issue 19, seed 004): when the pipeline
-// decides that a new fact replaces an old memory (an UPDATE, applied in
-// controlled-write mode or approved from review), or a contradiction
-// detector finds that a new attribute contradicts a sibling's, the old
-// memory is never overwritten. Its successor is a memory of its own
-// holding the new content, and the old one is retired through the same
-// path as a keyed fact's old value (retire in evolve.go): soft-deleted
-// with superseded_by set, a "superseded" history event, out of recall and
-// injections, kept by retention, and restorable with recover.
+// Supersession by a decision (docs/design/evolution.md, "Supersession"):
+// when the pipeline decides that a new fact replaces an old memory (an
+// UPDATE, applied in controlled-write mode or approved from review), or a
+// contradiction detector finds that a new attribute contradicts a
+// sibling's, the old memory is never overwritten. Its successor is a memory
+// of its own holding the new content, and the old one is retired through
+// the same path as a keyed fact's old value (retire in evolve.go):
+// soft-deleted with superseded_by set, a "superseded" history event, out of
+// recall and injections, kept by retention, and restorable with recover.
 
 // EventSupersedes is the successor's side of a supersession by a
 // decision: the history event naming the memory it replaced.

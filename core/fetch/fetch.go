@@ -20,13 +20,13 @@ import (
 	"golang.org/x/text/encoding/htmlindex"
 )
 
-// URL fetching for documents (seed 003 "URL Fetcher"): http and https
-// only, a timeout, a bounded number of redirects, a byte limit enforced on
-// what is read (never trusting Content-Length), a short list of textual
-// Content types, HTML reduced to text, and no connection to a non-public
-// address unless documents.allow_private_fetch is on. The address check
-// runs on the resolved IP at connect time, so redirects and DNS answers
-// that change between lookups are covered.
+// URL fetching for documents (docs/design/pipeline.md, "URL fetching"):
+// http and https only, a timeout, a bounded number of redirects, a byte
+// limit enforced on what is read (never trusting Content-Length), a short
+// list of textual Content types, HTML reduced to text, and no connection to
+// a non-public address unless documents.allow_private_fetch is on. The
+// address check runs on the resolved IP at connect time, so redirects and
+// DNS answers that change between lookups are covered.
 
 // Options bound one fetch.
 type Options struct {

@@ -14,8 +14,9 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// The hooks' side of scopes (seed 002: user, project and agent slots, each
-// queried on its own). A session start lists the user's memories (they
+// The hooks' side of scopes (docs/design/evolution.md, "Scopes and
+// slots": user, project and agent slots, each queried on its own). A
+// session start lists the user's memories (they
 // follow the user into every project) and the hook agent's own under
 // their own headings and within their own budgets (hooks.user_chars,
 // hooks.agent_chars), apart from the project's list; a prompt adds up to

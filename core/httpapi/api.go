@@ -302,7 +302,8 @@ func (a *API) remember(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, res.Response())
 		return
 	}
-	// Seed 003's lossless transcripts: stored as session end stores them.
+	// A transcript sent with a remember is stored as session end stores it
+	// (docs/design/pipeline.md, "Session transcripts").
 	n, err := a.app.Sessions.RememberTranscript(r.Context(), sessions.Ref{Key: in.SessionID, Harness: harness,
 		Project: in.Project}, transcript)
 	if err != nil {

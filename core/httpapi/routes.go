@@ -148,14 +148,14 @@ func (a *API) routeTable() []route {
 		h("GET /api/analytics/latency", a.analyticsLatency, access{perm: auth.PermAnalytics, scope: scopeDenied}),
 		h("GET /api/analytics/latency/samples", a.analyticsLatencySamples, access{perm: auth.PermAnalytics, scope: scopeDenied}),
 
-		// Documents (reference section 2.5).
+		// Documents (docs/design/pipeline.md, "Document ingest").
 		h("POST /api/documents", a.createDocument, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("GET /api/documents", a.listDocuments, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("GET /api/documents/{id}", a.getDocument, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("GET /api/documents/{id}/chunks", a.documentChunks, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("DELETE /api/documents/{id}", a.deleteDocument, access{perm: auth.PermDocuments, limiter: "forget", scope: scopeDenied}),
 
-		// Connectors (seed 001).
+		// Connectors (docs/design/pipeline.md, "Connectors").
 		h("GET /api/connectors", a.listConnectors, access{perm: auth.PermConnectors, scope: scopeDenied}),
 		h("POST /api/connectors", a.createConnector, access{perm: auth.PermAdmin, scope: scopeDenied}),
 		h("GET /api/connectors/{id}", a.getConnector, access{perm: auth.PermConnectors, scope: scopeDenied}),

@@ -19,7 +19,7 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Diagnostics (seed 001 "Diagnostics and Repair", reference 7.5): six
+// Diagnostics (docs/design/operations.md, "Diagnostics"): six
 // Domains, each starting at 1 and losing points per triggered signal,
 // weighted into a composite. Every query is an indexed count, so a report
 // is cheap enough to poll; Diagnostics also shares one report for
@@ -38,7 +38,8 @@ const (
 // DiagnosticsDomains lists the domains in report order.
 var DiagnosticsDomains = []string{DomainQueue, DomainStorage, DomainIndex, DomainProvider, DomainMutation, DomainConnector}
 
-// DomainWeights are seed 001's weights; they sum to 1.
+// DomainWeights are the weights of Signet's architecture document; they
+// sum to 1.
 var DomainWeights = map[string]float64{
 	DomainQueue: 0.28, DomainStorage: 0.14, DomainIndex: 0.19,
 	DomainProvider: 0.24, DomainMutation: 0.10, DomainConnector: 0.05,

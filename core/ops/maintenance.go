@@ -12,11 +12,12 @@ import (
 	"github.com/cairnmem/cairn/core/wire"
 )
 
-// The maintenance loop of seed 003: diagnostics → recommendations →
-// observe (log them) or execute (run each through Repair as the daemon),
-// with a halt tracker: an action that runs MaintenanceHaltAfter times in a
-// row without improving the composite score is halted (still recommended,
-// no longer executed) until it improves something or cairn restarts.
+// The maintenance loop (docs/design/operations.md, "Maintenance"):
+// diagnostics → recommendations → observe (log them) or execute (run each
+// through Repair as the daemon), with a halt tracker: an action that runs
+// MaintenanceHaltAfter times in a row without improving the composite
+// score is halted (still recommended, no longer executed) until cairn
+// restarts.
 
 // MaintenanceActor is who the maintenance worker's repairs are recorded as.
 var MaintenanceActor = core.Actor{Name: "maintenance-worker", Type: core.ActorDaemon}

@@ -375,8 +375,9 @@ func (s *Ops) DedupStats(ctx context.Context) (*DedupStats, error) {
 	return &st, nil
 }
 
-// keeperScore ranks a cluster's rows (Signet 7.4): importance first, then
-// use, edits and recency. Pinned rows never reach a cluster here.
+// keeperScore ranks a cluster's rows as Signet's deduplication does
+// (docs/design/operations.md, "Repairs"): importance first, then use,
+// edits and recency. Pinned rows never reach a cluster here.
 func keeperScore(m *storage.Memory) float64 {
 	score := 3*m.Importance + float64(min(m.AccessCount, 50))/50 + float64(min(m.UpdateCount, 20))/20
 	if t, err := storage.ParseTime(m.UpdatedAt); err == nil {
@@ -469,8 +470,8 @@ func (s *Ops) mergeCluster(ctx context.Context, tx *storage.Tx, c storage.DedupC
 		}
 		retired = append(retired, m.ID)
 	}
-	// The duplicates are retired without a version increment (Signet 7.4):
-	// nothing about the row changed but its being a duplicate.
+	// The duplicates are retired without a version increment, as Signet
+	// retires them: nothing about the row changed but its being a duplicate.
 	merge := core.DuplicateMerge{Keeper: keeper.ID, Duplicates: retired, Reason: fmt.Sprintf(reasonFmt, keeper.ID),
 		Meta: map[string]any{"repairAction": RepairDeduplicate, "keeper": keeper.ID}}
 	if len(added) > 0 {

@@ -20,12 +20,13 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Structural classification with a model (seed 003). After a memory is
-// extracted by a model, a structural_classify job is queued for each of
-// its entities that has attributes (at most classifyEntities; one pending
-// job per entity and slot): those the linker read from it, then those the
-// graph links it to that have aspects already. Chatter naming other
-// things costs no model call. The job reads the entity's newest memories in the slot (at most
+// Structural classification with a model (docs/design/pipeline.md,
+// "Structural classification"). After a memory is extracted by a model, a
+// structural_classify job is queued for each of its entities that has
+// attributes (at most classifyEntities; one pending job per entity and
+// slot): those the linker read from it, then those the graph links it to
+// that have aspects already. Chatter naming other things costs no model
+// call. The job reads the entity's newest memories in the slot (at most
 // classifyBatch), asks the model in one call which aspect each is about
 // and whether it is an attribute or a constraint (the prompt names the
 // entity, its type, its aspects and the aspects suggested for its type),

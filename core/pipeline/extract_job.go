@@ -574,7 +574,8 @@ func (s *Pipeline) noteExtraction(stage, code, msg, memoryID string) {
 }
 
 // factConfidence caps an extracted fact's confidence by how it was got
-// (seed 004): observed in a session transcript, or inferred from a memory.
+// (docs/design/evolution.md, "Confidence by source"): observed in a
+// session transcript, or inferred from a memory.
 func factConfidence(src *storage.Memory) float64 {
 	if strings.HasPrefix(src.ID, "session:") { // a session transcript's stand-in (sessionSource)
 		return evolution.ConfidenceObserved

@@ -17,10 +17,11 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Prospective indexing with a model (seed 003 "Prospective Indexing"):
-// after a memory is extracted, a prospective_index job asks the model for
-// the questions a user might later ask that the memory answers; they
-// replace the memory's heuristic hints in the hints index.
+// Prospective indexing with a model (docs/design/pipeline.md,
+// "Prospective indexing with a model"): after a memory is extracted, a
+// prospective_index job asks the model for the questions a user might later
+// ask that the memory answers; they replace the memory's heuristic hints in
+// the hints index.
 
 // HintsJobResult is a prospective_index job's result.
 type HintsJobResult struct {

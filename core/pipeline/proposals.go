@@ -13,10 +13,11 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Proposal review (SPEC section 8, "Shadow proposals are reviewable"): every
-// pending proposal can be approved, which applies it through the one write
-// path with the operator as actor, or rejected with a reason. Both outcomes
-// are recorded in the source memory's history.
+// Proposal review (docs/design/pipeline.md, "Proposal review"): shadow
+// proposals are reviewable. Every pending proposal can be approved, which
+// applies it through the one write path with the operator as actor, or
+// rejected with a reason. Both outcomes are recorded in the source memory's
+// history.
 
 // CodeProposalNotPending is returned when a proposal was already decided.
 const CodeProposalNotPending = "proposal_not_pending"

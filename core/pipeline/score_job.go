@@ -14,11 +14,11 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Continuity scoring with a model (seed 003 "Continuity Scoring"): after
-// a session's transcript is extracted, a session_score job gives the
-// model the memories injected into the session and the transcript; its
-// score, confidence, counts, reasoning and per-memory relevance replace
-// the heuristic score session end wrote.
+// Continuity scoring with a model (docs/design/pipeline.md, "Session
+// score"): after a session's transcript is extracted, a session_score job
+// gives the model the memories injected into the session and the
+// transcript; its score, confidence, counts, reasoning and per-memory
+// relevance replace the heuristic score session end wrote.
 
 // ScoreJobResult is a session_score job's result.
 type ScoreJobResult struct {
@@ -188,7 +188,7 @@ func clampUnit(p *float64) float64 {
 	return math.Min(1, math.Max(0, *p))
 }
 
-// ParseSessionScore reads a model's continuity score (seed 003): fences
+// ParseSessionScore reads a model's continuity score: fences
 // and think blocks are stripped, missing fields are zero, scores are
 // clamped to [0, 1], and each per_memory id (8 characters, or the whole
 // id) is resolved against the injected memories; unknown ones are

@@ -10,12 +10,13 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// UPDATE decisions supersede (issue 19). When the pipeline decides that a
-// fact replaces a memory, the memory is not rewritten in place: the fact
-// becomes a memory of its own (or the live memory already holding it),
-// and the old memory is superseded by it through evolution.Tx.Supersede. The old
-// memory leaves recall and injections, points to its successor, keeps its
-// content and history, and comes back with recover. Both sides record it:
+// UPDATE decisions supersede (docs/design/evolution.md, "Supersession").
+// When the pipeline decides that a fact replaces a memory, the memory is
+// not rewritten in place: the fact becomes a memory of its own (or the live
+// memory already holding it), and the old memory is superseded by it
+// through evolution.Tx.Supersede. The old memory leaves recall and
+// injections, points to its successor, keeps its content and history, and
+// comes back with recover. Both sides record it:
 // the successor's "created" event names the proposal and the memory it
 // supersedes, the old one's "superseded" event names the proposal and its
 // successor. This is how controlled-write mode (with

@@ -13,9 +13,10 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Session continuity (seed 003): checkpoints of what a session was doing,
-// a recovery digest when it comes back after a compaction or a resume,
-// what it was offered and used of its memories, and a score at its end.
+// Session continuity (docs/design/pipeline.md, "Session continuity"):
+// checkpoints of what a session was doing, a recovery digest when it comes
+// back after a compaction or a resume, what it was offered and used of its
+// memories, and a score at its end.
 
 // Checkpoint triggers.
 const (
@@ -26,8 +27,8 @@ const (
 	TriggerExplicit      = "explicit"
 )
 
-// Seed 003's buffer rules: checkpoints of one session within the debounce
-// window merge; a checkpoint keeps at most 20 queries and 10 remembers.
+// Buffer rules: checkpoints of one session within the debounce window
+// merge; a checkpoint keeps at most 20 queries and 10 remembers.
 const (
 	checkpointDebounce  = 2500 * time.Millisecond
 	checkpointQueries   = 20
@@ -224,7 +225,7 @@ func mergeCapped(a, b []string, max int) []string {
 	return out
 }
 
-// checkpointDigest is seed 003's structured markdown of a checkpoint.
+// checkpointDigest is the structured markdown of a checkpoint.
 func checkpointDigest(cp *storage.Checkpoint, duration string, prompts []string, sessionContext string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Checkpoint (%s) of project %s: %d prompts", strings.ReplaceAll(cp.Trigger, "_", "-"), core.OrDefault(cp.Project, "none"), cp.PromptCount)

@@ -2,10 +2,10 @@
 // and their transcripts (listing, one session with its transcript, the
 // transcript stored at session end or with a remember, and its extraction
 // queued), the injections of each prompt, and session continuity
-// (seed 003): each session's activity between hooks, checkpoints, the
-// recovery digest after a compaction or a resume, what a session was
-// offered and used of its memories, and its score at the end, which feeds
-// aspect feedback (core/ranker).
+// (docs/design/pipeline.md, "Session continuity"): each session's activity
+// between hooks, checkpoints, the recovery digest after a compaction or a
+// resume, what a session was offered and used of its memories, and its
+// score at the end, which feeds aspect feedback (core/ranker).
 //
 // A Sessions is built once per store by the composition root (core/app)
 // from the store, the configuration, the clock, a logger, the aspect

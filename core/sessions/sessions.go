@@ -155,10 +155,10 @@ func (s *Sessions) saveTranscript(ctx context.Context, tx *storage.Tx, ref Ref, 
 	return text.CharCount(content), jobID, err
 }
 
-// RememberTranscript stores the transcript sent with a remember (seed
-// 003's lossless transcripts) as session end would, without ending the
-// session: the session is recorded, the transcript saved and its
-// extraction queued. It returns the characters stored.
+// RememberTranscript stores the transcript sent with a remember
+// (docs/design/pipeline.md, "Session transcripts") as session end would,
+// without ending the session: the session is recorded, the transcript saved
+// and its extraction queued. It returns the characters stored.
 func (s *Sessions) RememberTranscript(ctx context.Context, ref Ref, transcript string) (int, error) {
 	if err := s.mem.CheckFrozen(); err != nil {
 		return 0, err

@@ -333,8 +333,8 @@ func (v *Vectors) Drop(ids ...string) {
 // EmbedSoon tells the embedding tracker that memories were written (or
 // their content changed) and wants a vector: it wakes at once rather than at
 // its next poll. The write has committed and its answer never waits for the
-// embedding (seed 000: "An embedding is generated asynchronously"); keyword
-// search finds the memory meanwhile.
+// embedding (docs/design/memory.md, "Write path"); keyword search finds
+// the memory meanwhile.
 func (v *Vectors) EmbedSoon() {
 	if v.embedder == nil {
 		return
