@@ -5,10 +5,58 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/cairnmem/cairn/core/harness"
 	"github.com/cairnmem/cairn/core/harness/claudecode"
+	"github.com/cairnmem/cairn/core/harness/codex"
+	"github.com/cairnmem/cairn/core/harness/cursor"
+	"github.com/cairnmem/cairn/core/harness/gemini"
+	"github.com/cairnmem/cairn/core/harness/opencode"
 )
+
+// agent is one harness cairn installs into: its hook shim events
+// (`cairn hook --harness NAME`) and its installer.
+type agent struct {
+	name, title string
+	hook        harness.Harness
+	install     func(harness.InstallOptions) ([]harness.Change, error)
+	uninstall   func(harness.InstallOptions) ([]harness.Change, error)
+	// restart says how the harness picks the change up.
+	restart string
+}
+
+// agents are the harnesses `cairn install` knows, in the order help
+// lists them.
+var agents = []agent{
+	{name: "claude-code", title: "Claude Code", hook: claudecode.Harness, restart: "Restart Claude Code (sessions already open keep their old settings)."},
+	{name: codex.Name, title: "Codex CLI", hook: codex.Harness, install: codex.Install, uninstall: codex.Uninstall,
+		restart: "Start a new Codex session (config.toml trusts cairn's hooks; if you edit one, Codex asks to trust it again)."},
+	{name: gemini.Name, title: "Gemini CLI", hook: gemini.Harness, install: gemini.Install, uninstall: gemini.Uninstall,
+		restart: "Start a new Gemini CLI session, in a folder you trust (Gemini CLI runs no hooks elsewhere)."},
+	{name: opencode.Name, title: "OpenCode", hook: opencode.Harness, install: opencode.Install, uninstall: opencode.Uninstall,
+		restart: "Start a new OpenCode session (it loads plugins at start)."},
+	{name: cursor.Name, title: "Cursor", hook: cursor.Harness, install: cursor.Install, uninstall: cursor.Uninstall,
+		restart: "Restart Cursor (from its documents only: not tested against Cursor itself)."},
+}
+
+// agentNamed is the agent called name.
+func agentNamed(name string) (agent, bool) {
+	i := slices.IndexFunc(agents, func(a agent) bool { return a.name == name })
+	if i < 0 {
+		return agent{}, false
+	}
+	return agents[i], true
+}
+
+func agentNames() string {
+	var names []string
+	for _, a := range agents {
+		names = append(names, a.name)
+	}
+	return strings.Join(names, " | ")
+}
 
 // installFlags are the flags of install and uninstall: which files to
 // edit and the binary the hooks run.
@@ -20,29 +68,56 @@ type installFlags struct {
 // installFlagSet registers installFlags for the command name and returns
 // them with the parser of its arguments.
 func installFlagSet(name string) (*installFlags, func([]string) ([]string, error)) {
-	fs, _ := newFlagSet(name, name+" [flags] claude-code")
+	fs, _ := newFlagSet(name, name+" [flags] "+agentNames())
 	f := &installFlags{}
-	home, _ := os.UserHomeDir()
-	fs.StringVar(&f.settings, "settings", claudecode.SettingsFile(home), "Claude Code settings file that gets the hooks")
-	fs.StringVar(&f.mcpConfig, "mcp-config", claudecode.UserConfigFile(home), "Claude Code user config that gets the MCP server (mcpServers)")
+	fs.StringVar(&f.settings, "settings", "", "Claude Code settings file that gets the hooks (default ~/.claude/settings.json)")
+	fs.StringVar(&f.mcpConfig, "mcp-config", "", "Claude Code user config that gets the MCP server (default ~/.claude.json)")
 	fs.StringVar(&f.bin, "bin", "", "cairn binary the hooks run (default: this executable)")
 	fs.BoolVar(&f.noMCP, "no-mcp", false, "leave the MCP server configuration alone")
 	return f, func(args []string) ([]string, error) { return parseFlags(fs, args) }
 }
 
-// runInstall is `cairn install claude-code`: it adds cairn's hooks to
-// Claude Code's settings and its MCP server to the user config, keeping a
-// backup of each file it changes. Run again, it changes nothing.
-func runInstall(ctx context.Context, args []string) error {
-	f, parse := installFlagSet("install")
+// parseInstall reads the arguments of install or uninstall: the agent and
+// what its installer needs.
+func parseInstall(name string, args []string) (agent, harness.InstallOptions, *installFlags, error) {
+	f, parse := installFlagSet(name)
 	pos, err := parse(args)
+	if err != nil {
+		return agent{}, harness.InstallOptions{}, nil, err
+	}
+	var a agent
+	ok := len(pos) == 1
+	if ok {
+		a, ok = agentNamed(pos[0])
+	}
+	if !ok {
+		return agent{}, harness.InstallOptions{}, nil, usageError{"usage: cairn " + name + " " + agentNames()}
+	}
+	if a.install != nil && (f.settings != "" || f.mcpConfig != "") {
+		return a, harness.InstallOptions{}, nil, usageError{"--settings and --mcp-config are Claude Code's files; " + a.title + "'s are found under your home folder"}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return a, harness.InstallOptions{}, nil, err
+	}
+	if f.settings == "" {
+		f.settings = claudecode.SettingsFile(home)
+	}
+	if f.mcpConfig == "" {
+		f.mcpConfig = claudecode.UserConfigFile(home)
+	}
+	return a, harness.InstallOptions{Home: home, Bin: f.bin, NoMCP: f.noMCP, Env: os.Environ()}, f, nil
+}
+
+// runInstall is `cairn install AGENT`: it adds cairn's hooks and MCP
+// server to the agent's settings, keeping a backup of each file it
+// changes. Run again, it changes nothing.
+func runInstall(ctx context.Context, args []string) error {
+	a, o, f, err := parseInstall("install", args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || pos[0] != "claude-code" {
-		return usageError{"usage: cairn install claude-code (the only supported agent so far)"}
-	}
-	bin := f.bin
+	bin := o.Bin
 	if bin == "" {
 		if bin, err = os.Executable(); err != nil {
 			return err
@@ -54,41 +129,64 @@ func runInstall(ctx context.Context, args []string) error {
 	if bin, err = filepath.Abs(bin); err != nil {
 		return err
 	}
-	if err := harness.CheckBinary(bin); err != nil {
+	if err := harness.CheckBinary(bin, a.name); err != nil {
 		return err
 	}
-	changed, backup, err := claudecode.InstallHooks(f.settings, bin)
-	if err != nil {
-		return fmt.Errorf("%s: %w", f.settings, err)
+	o.Bin = bin
+	var changes []harness.Change
+	if a.install == nil {
+		changes, err = installClaude(f, bin)
+	} else {
+		changes, err = a.install(o)
 	}
-	report("hooks", f.settings, changed, backup)
-	changedAny := changed
-	if !f.noMCP {
-		changed, backup, err = claudecode.InstallMCP(f.mcpConfig, bin)
-		if err != nil {
-			return fmt.Errorf("%s: %w", f.mcpConfig, err)
-		}
-		report("MCP server", f.mcpConfig, changed, backup)
-		changedAny = changedAny || changed
+	changedAny := false
+	for _, c := range changes {
+		report(c.What, c.File, c.Changed, c.Backup)
+		changedAny = changedAny || c.Changed
+	}
+	if err != nil {
+		return err
 	}
 	if !changedAny {
-		fmt.Printf("\ncairn is already installed in Claude Code (running %s); nothing changed.\n", bin)
+		fmt.Printf("\ncairn is already installed in %s (running %s); nothing changed.\n", a.title, bin)
 		return nil
 	}
 	what := "hooks and MCP server"
 	if f.noMCP {
 		what = "hooks"
 	}
+	if a.name == opencode.Name {
+		what = strings.Replace(what, "hooks", "plugin", 1)
+	}
 	fmt.Printf(`
-Installed: Claude Code's %s run %s.
+Installed: %s's %s run %s.
 Next:
-  1. Restart Claude Code (sessions already open keep their old settings).
-  2. Start cairn: cairn (the terminal UI) or cairn serve.
-  3. Check it works: ask Claude Code something, then cairn recall WORDS
-     (or the UI's recall view) shows what it remembered; cairn list shows the newest.
-Undo: cairn uninstall claude-code removes exactly these entries (backups sit beside the files).
-`, what, bin)
+  1. %s
+  2. Use it as usual. Nothing else needs to run: when a hook finds no cairn running, it answers
+     from the database and starts cairn serve --idle-exit in the background for the next ones.
+  3. Check it works: ask it something, then cairn list shows the newest memories and
+     cairn recall WORDS searches them (or open cairn, the terminal UI).
+Undo: cairn uninstall %s removes exactly these entries (backups sit beside the files).
+`, a.title, what, bin, a.restart, a.name)
 	return nil
+}
+
+// installClaude is Claude Code's install, with its two files named by
+// flags.
+func installClaude(f *installFlags, bin string) ([]harness.Change, error) {
+	changed, backup, err := claudecode.InstallHooks(f.settings, bin)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.settings, err)
+	}
+	changes := []harness.Change{{What: "hooks", File: f.settings, Changed: changed, Backup: backup}}
+	if f.noMCP {
+		return changes, nil
+	}
+	changed, backup, err = claudecode.InstallMCP(f.mcpConfig, bin)
+	if err != nil {
+		return changes, fmt.Errorf("%s: %w", f.mcpConfig, err)
+	}
+	return append(changes, harness.Change{What: "MCP server", File: f.mcpConfig, Changed: changed, Backup: backup}), nil
 }
 
 // report says what an edit of file did.

@@ -59,6 +59,10 @@ type Event struct {
 	// Transform, when set, adjusts the harness's input before it is sent
 	// (a field the harness names differently).
 	Transform func(in map[string]any)
+	// Skip, when set, says the input is not this event after all (Gemini
+	// CLI's PreCompress before a model call that compresses nothing): the
+	// shim does nothing.
+	Skip func(in map[string]any) bool
 }
 
 // Options configure one run of the hook shim.
@@ -111,6 +115,9 @@ func Run(ctx context.Context, h Harness, event string, o Options) error {
 	in["harness"] = harness
 	if ev.Transform != nil {
 		ev.Transform(in)
+	}
+	if ev.Skip != nil && ev.Skip(in) {
+		return nil
 	}
 	cfg, paths, err := o.Load()
 	if err != nil {
@@ -331,3 +338,34 @@ func spoolHook(a *env, kind string, in map[string]any) {
 		fmt.Fprintln(os.Stderr, "cairn hook: spool:", err)
 	}
 }
+
+// PrintHookSpecific is the answer format Claude Code, Codex and Gemini CLI
+// share: {"hookSpecificOutput": {"hookEventName", "additionalContext"}} on
+// one line, the context cut to maxChars characters.
+func PrintHookSpecific(maxChars int) func(w io.Writer, ev Event, inject string) error {
+	return func(w io.Writer, ev Event, inject string) error {
+		return writeJSONLine(w, map[string]any{"hookSpecificOutput": map[string]any{
+			"hookEventName": ev.Name, "additionalContext": Cut(inject, maxChars)}})
+	}
+}
+
+// Cut is s cut to maxChars characters, ending with a [truncated] line
+// when cut.
+func Cut(s string, maxChars int) string {
+	const mark = "\n[truncated]"
+	if r := []rune(s); len(r) > maxChars {
+		return string(r[:maxChars-len(mark)]) + mark
+	}
+	return s
+}
+
+// writeJSONLine writes v as one line of JSON, without HTML escaping.
+func writeJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// WriteJSONLine writes v as one line of JSON, without HTML escaping (a
+// harness's answer).
+func WriteJSONLine(w io.Writer, v any) error { return writeJSONLine(w, v) }

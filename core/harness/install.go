@@ -8,8 +8,9 @@ import (
 )
 
 // CheckBinary refuses a binary that will not be there tomorrow:
-// one `go run` built in a temporary folder or in Go's build cache.
-func CheckBinary(bin string) error {
+// one `go run` built in a temporary folder or in Go's build cache, saying
+// how to install into agent instead.
+func CheckBinary(bin, agent string) error {
 	var inside []string
 	if t := os.TempDir(); t != "" {
 		inside = append(inside, t)
@@ -33,7 +34,7 @@ func CheckBinary(bin string) error {
 		return nil
 	}
 	return fmt.Errorf("%s is a temporary build (go run, or a temporary folder) that will be gone later, so the hooks would break; "+
-		"build cairn where it stays and install from there: go build -o cairn . && ./cairn install claude-code (or go install . and run cairn install claude-code)", bin)
+		"build cairn where it stays and install from there: go build -o cairn . && ./cairn install %s (or go install . and run cairn install %[2]s)", bin, agent)
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs it (a command line a

@@ -17,7 +17,7 @@ import (
 // "Assistant: …" lines (or the plain text it was).
 type Transcript struct {
 	Text        string
-	Format      string // claude-code, codex, jsonl, text
+	Format      string // claude-code, codex, gemini, jsonl, text
 	SourceBytes int64
 	Truncated   bool
 }
@@ -26,12 +26,16 @@ type Transcript struct {
 // are skipped without being held in memory.
 const maxTranscriptLine = 8 << 20
 
-var harnessNoise = regexp.MustCompile(`(?s)<(system-reminder|environment_context|user_instructions|command-message|local-command-stdout)>.*?</(?:system-reminder|environment_context|user_instructions|command-message|local-command-stdout)>`)
+var harnessNoise = regexp.MustCompile(`(?s)<(system-reminder|environment_context|user_instructions|command-message|local-command-stdout|hook_context)>.*?</(?:system-reminder|environment_context|user_instructions|command-message|local-command-stdout|hook_context)>`)
 
 // NormalizeTranscript streams r and keeps the conversation: for Claude Code
 // JSONL the user and assistant message text (tool calls, tool results and
-// thinking dropped), for Codex JSONL the message items, for other JSONL any
-// Role/content records, else the text itself. cairn's injected blocks are
+// thinking dropped), for Codex JSONL the message items, for Gemini CLI's
+// chat JSONL the user and gemini messages (tool calls, function responses
+// and thoughts dropped), for other JSONL any role/content records (a
+// content string or parts, or Cursor's message.content), else the text
+// itself. What harnesses wrap around a prompt (Gemini CLI's
+// <hook_context>, Claude Code's <system-reminder>, …) is dropped. cairn's injected blocks are
 // removed. Beyond maxChars bytes the beginning and the end are kept, with a
 // marker saying how much was left out; memory stays bounded by maxChars
 // whatever the input's size.
@@ -132,6 +136,16 @@ func (rec *transcriptRecord) extract(tr *Transcript) (role, text string) {
 			return "", ""
 		}
 		return rec.Message.Role, contentText(rec.Message.Content)
+	case (rec.Type == "user" || rec.Type == "gemini") && len(rec.Content) > 0 && rec.Role == "":
+		// Gemini CLI's chat file: {id, timestamp, type, content, …}.
+		if tr.Format == "jsonl" {
+			tr.Format = "gemini"
+		}
+		role = "user"
+		if rec.Type == "gemini" {
+			role = "assistant"
+		}
+		return role, geminiText(rec.Content)
 	case rec.Type == "response_item" && rec.Payload != nil:
 		if tr.Format == "jsonl" {
 			tr.Format = "codex"
@@ -146,6 +160,9 @@ func (rec *transcriptRecord) extract(tr *Transcript) (role, text string) {
 		}
 		if rec.Text != "" {
 			return rec.Role, rec.Text
+		}
+		if len(rec.Content) == 0 && rec.Message != nil {
+			return rec.Role, contentText(rec.Message.Content) // Cursor
 		}
 		return rec.Role, contentText(rec.Content)
 	}
@@ -179,6 +196,39 @@ func contentText(raw json.RawMessage) string {
 			}
 			b.WriteString(p.Text)
 		}
+	}
+	return b.String()
+}
+
+// geminiText is the text of a Gemini CLI message's content: a string, a
+// part, or parts; a part's text unless it is a thought (function calls and
+// responses have none).
+func geminiText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	type part struct {
+		Text    string `json:"text"`
+		Thought bool   `json:"thought"`
+	}
+	var parts []part
+	if json.Unmarshal(raw, &parts) != nil {
+		var one part
+		if json.Unmarshal(raw, &one) != nil {
+			return ""
+		}
+		parts = []part{one}
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Thought || p.Text == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(p.Text)
 	}
 	return b.String()
 }

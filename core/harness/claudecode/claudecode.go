@@ -1,13 +1,7 @@
 package claudecode
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"path/filepath"
-	"regexp"
-	"strings"
 
 	"github.com/cairnmem/cairn/core/harness"
 	"github.com/cairnmem/cairn/core/harness/jsonedit"
@@ -62,195 +56,39 @@ var claudeHooks = []struct {
 	{"SessionEnd", "session-end", 2},
 }
 
-// ourHook recognizes a command cairn installed by its shape: one program
+// ours recognizes a command cairn installed by its shape: one program
 // (quoted or not, whatever it is called: cairn, cairn-dev, ./bin/x) run as
 // `PROGRAM hook EVENT` with one of the events cairn installs.
-var ourHook = regexp.MustCompile(`^(?:'(?:[^']|'\\'')*'|[^\s'"]+) hook (?:session-start|user-prompt-submit|pre-compact|post-compact|session-end)$`)
+var ours = harness.OwnCommand("")
 
 // AddHooks puts cairn's handler in each of its events: where one is
 // already there (any binary), it is updated in place and any duplicate
 // dropped; else a group holding it is appended. Run twice, it changes
 // nothing the second time.
 func AddHooks(top *jsonedit.Object, bin string) error {
-	hooks, err := top.Object("hooks")
-	if err != nil {
-		return err
-	}
+	var hooks []harness.CommandHook
 	for _, h := range claudeHooks {
-		var groups []json.RawMessage
-		if raw, ok := hooks.Get(h.event); ok && string(bytes.TrimSpace(raw)) != "null" {
-			if err := json.Unmarshal(raw, &groups); err != nil {
-				return fmt.Errorf("hooks.%s is not an array", h.event)
-			}
-		}
-		want := map[string]any{"type": "command", "command": harness.ShellQuote(bin) + " hook " + h.arg, "timeout": h.timeout}
-		placed := false
-		var out []json.RawMessage
-		for _, graw := range groups {
-			var g map[string]json.RawMessage
-			var handlers []map[string]any
-			if json.Unmarshal(graw, &g) != nil || json.Unmarshal(g["hooks"], &handlers) != nil {
-				out = append(out, graw)
-				continue
-			}
-			var rest []map[string]any
-			ours := false
-			for _, hd := range handlers {
-				if !isOurHook(hd) {
-					rest = append(rest, hd)
-					continue
-				}
-				ours = true
-				if !placed {
-					placed = true
-					for k, v := range want { // keep the handler's other keys
-						hd[k] = v
-					}
-					rest = append(rest, hd)
-				}
-			}
-			if !ours {
-				out = append(out, graw)
-				continue
-			}
-			if len(rest) == 0 {
-				continue
-			}
-			g["hooks"], _ = json.Marshal(rest)
-			b, _ := json.Marshal(g)
-			out = append(out, b)
-		}
-		if !placed {
-			group, _ := json.Marshal(map[string]any{"hooks": []any{want}})
-			out = append(out, group)
-		}
-		raw, _ := json.Marshal(out)
-		hooks.Set(h.event, raw)
+		hooks = append(hooks, harness.CommandHook{Event: h.event, Command: harness.HookCommand(bin, "", h.arg), Timeout: h.timeout})
 	}
-	return top.SetObject("hooks", hooks)
-}
-
-// isOurHook reports whether a handler is one cairn installed.
-func isOurHook(h map[string]any) bool {
-	cmd, _ := h["command"].(string)
-	return h["type"] == "command" && ourHook.MatchString(strings.TrimSpace(cmd))
+	return harness.AddGroupedHooks(top, hooks, ours)
 }
 
 // RemoveHooks drops exactly the handlers cairn adds, then the groups and
 // events that only held them.
-func RemoveHooks(top *jsonedit.Object) {
-	hooks, err := top.Object("hooks")
-	if err != nil || hooks == nil {
-		return
-	}
-	if _, present := top.Get("hooks"); !present {
-		return
-	}
-	touched := false
-	for _, event := range append([]string(nil), hooks.Keys()...) {
-		raw, _ := hooks.Get(event)
-		var groups []json.RawMessage
-		if json.Unmarshal(raw, &groups) != nil {
-			continue
-		}
-		var keep []json.RawMessage
-		eventTouched := false
-		for _, graw := range groups {
-			var g map[string]json.RawMessage
-			var handlers []map[string]any
-			if json.Unmarshal(graw, &g) != nil || json.Unmarshal(g["hooks"], &handlers) != nil {
-				keep = append(keep, graw)
-				continue
-			}
-			var rest []map[string]any
-			for _, h := range handlers {
-				if isOurHook(h) {
-					eventTouched = true
-					continue
-				}
-				rest = append(rest, h)
-			}
-			if len(rest) == len(handlers) {
-				keep = append(keep, graw)
-				continue
-			}
-			if len(rest) > 0 {
-				g["hooks"], _ = json.Marshal(rest)
-				b, _ := json.Marshal(g)
-				keep = append(keep, b)
-			}
-		}
-		if !eventTouched {
-			continue
-		}
-		touched = true
-		if len(keep) == 0 {
-			hooks.Del(event)
-			continue
-		}
-		b, _ := json.Marshal(keep)
-		hooks.Set(event, b)
-	}
-	if !touched {
-		return
-	}
-	if len(hooks.Keys()) == 0 {
-		top.Del("hooks")
-		return
-	}
-	_ = top.SetObject("hooks", hooks)
-}
+func RemoveHooks(top *jsonedit.Object) { harness.RemoveGroupedHooks(top, ours) }
 
 // AddMCPServer adds (or updates) the "cairn" entry of mcpServers: bin run
 // with the argument mcp over stdio. An entry of that name that is not
 // cairn's own is refused.
 func AddMCPServer(top *jsonedit.Object, bin string) error {
-	servers, err := top.Object("mcpServers")
-	if err != nil {
-		return err
-	}
-	entry := jsonedit.New()
-	if raw, ok := servers.Get("cairn"); ok {
-		if !isOurMCP(raw) {
-			return errors.New(`mcpServers already has a "cairn" entry that is not cairn's own (it does not run PROGRAM mcp); remove or rename it first`)
-		}
-		if entry, err = jsonedit.Parse(raw); err != nil {
-			return err
-		}
-	}
-	// The user's own keys of the entry (env, say) stay.
-	set := func(k string, v any) { b, _ := json.Marshal(v); entry.Set(k, b) }
-	set("type", "stdio")
-	set("command", bin)
-	set("args", []string{"mcp"})
-	if _, ok := entry.Get("env"); !ok {
-		set("env", map[string]string{})
-	}
-	if err := servers.SetObject("cairn", entry); err != nil {
-		return err
-	}
-	return top.SetObject("mcpServers", servers)
+	return harness.AddMCPEntry(top, "mcpServers", harness.MCPEntry{
+		Set:     []harness.KV{{Key: "type", Value: "stdio"}, {Key: "command", Value: bin}, {Key: "args", Value: []string{"mcp"}}},
+		Default: []harness.KV{{Key: "env", Value: map[string]string{}}},
+	}, harness.IsOurMCPArgs)
 }
 
 // RemoveMCPServer removes the "cairn" entry of mcpServers when it is
 // cairn's own.
 func RemoveMCPServer(top *jsonedit.Object) {
-	servers, err := top.Object("mcpServers")
-	if err != nil {
-		return
-	}
-	if raw, ok := servers.Get("cairn"); ok && isOurMCP(raw) {
-		servers.Del("cairn")
-		_ = top.SetObject("mcpServers", servers)
-	}
-}
-
-// isOurMCP recognizes the entry cairn installs under the name "cairn": a
-// program (whatever it is called) run with the single argument mcp.
-func isOurMCP(raw json.RawMessage) bool {
-	var e struct {
-		Command string   `json:"command"`
-		Args    []string `json:"args"`
-	}
-	return json.Unmarshal(raw, &e) == nil && e.Command != "" && len(e.Args) == 1 && e.Args[0] == "mcp"
+	harness.RemoveMCPEntry(top, "mcpServers", harness.IsOurMCPArgs)
 }

@@ -1,8 +1,6 @@
 package claudecode
 
 import (
-	"encoding/json"
-	"io"
 	"time"
 
 	"github.com/cairnmem/cairn/core/harness"
@@ -28,17 +26,5 @@ var Harness = harness.Harness{
 		"session-end": {Path: "session-end", Spool: "session-end", Timeout: time.Second},
 		"remember":    {Path: "remember", Spool: "remember", Timeout: 2 * time.Second},
 	},
-	Print: printInject,
-}
-
-// printInject writes inject as Claude Code's hookSpecificOutput for ev, cut to
-// contextCap characters.
-func printInject(w io.Writer, ev harness.Event, inject string) error {
-	if r := []rune(inject); len(r) > contextCap {
-		inject = string(r[:contextCap-len("\n[truncated]")]) + "\n[truncated]"
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(map[string]any{"hookSpecificOutput": map[string]any{
-		"hookEventName": ev.Name, "additionalContext": inject}})
+	Print: harness.PrintHookSpecific(contextCap),
 }

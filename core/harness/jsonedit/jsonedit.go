@@ -29,6 +29,9 @@ func EditFile(path string, edit func(*Object) error) (changed bool, backup strin
 	if err := edit(top); err != nil {
 		return false, "", err
 	}
+	if len(bytes.TrimSpace(old)) == 0 && len(top.Keys()) == 0 {
+		return false, "", nil // nothing there, nothing added
+	}
 	out, err := top.MarshalKeeping(DetectIndent(old))
 	if err != nil {
 		return false, "", err
@@ -38,28 +41,39 @@ func EditFile(path string, edit func(*Object) error) (changed bool, backup strin
 			return false, "", nil
 		}
 	}
+	if backup, err = ReplaceFile(path, old, out); err != nil {
+		return false, "", err
+	}
+	return true, backup, nil
+}
+
+// ReplaceFile writes out to path atomically (a temporary file renamed
+// over it), first copying old, the file's current content, to a
+// timestamped backup beside it (PATH.cairn-backup-TIME) when it has any.
+// The file keeps its permissions (new files: 0600).
+func ReplaceFile(path string, old, out []byte) (backup string, err error) {
 	mode := os.FileMode(0o600)
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return false, "", err
+		return "", err
 	}
 	if len(old) > 0 {
 		backup = path + ".cairn-backup-" + time.Now().UTC().Format("20060102T150405.000")
 		if err := os.WriteFile(backup, old, mode); err != nil {
-			return false, "", fmt.Errorf("backup: %w", err)
+			return "", fmt.Errorf("backup: %w", err)
 		}
 	}
 	tmp := path + ".cairn-tmp"
 	if err := os.WriteFile(tmp, out, mode); err != nil {
-		return false, "", err
+		return "", err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return false, "", err
+		return "", err
 	}
-	return true, backup, nil
+	return backup, nil
 }
 
 // Compact is b without insignificant space, or "" when b is not JSON: two
