@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cairnmem/cairn/core/harness/agenttest"
@@ -137,4 +138,75 @@ func (r *agentRig) session(t *testing.T, key string) apiSession {
 	var s apiSession
 	r.get(t, "/api/sessions/"+url.PathEscape(key), &s)
 	return s
+}
+
+// sessionOf is the one session cairn recorded for harness in the rig's
+// project (GET /api/sessions, then the session itself).
+func (r *agentRig) sessionOf(t *testing.T, harness string) apiSession {
+	t.Helper()
+	var list struct {
+		Sessions []apiSession `json:"sessions"`
+	}
+	r.get(t, "/api/sessions?limit=100", &list)
+	var keys []string
+	for _, s := range list.Sessions {
+		if s.Harness == harness {
+			keys = append(keys, s.Key)
+		}
+	}
+	if len(keys) != 1 {
+		t.Fatalf("want one %s session, cairn has %+v", harness, list.Sessions)
+	}
+	return r.session(t, keys[0])
+}
+
+// The memories of a real-client test: one important enough for session
+// start, one only the prompt hook can bring (a score of 0.2 or less is
+// left out of session start), and the prompt that finds it.
+const (
+	e2eStartMem  = "Atlas builds with make ci from the repository root; plain go build misses the generated protobuf code"
+	e2ePromptMem = "The atlas deploy script lives in scripts/ship.sh and needs ATLAS_REGION set"
+	e2ePrompt    = "Where does the atlas deploy script live?"
+	e2eStored    = "The atlas staging database runs Postgres 16 on port 5433"
+)
+
+// rememberE2E stores the two memories of a real-client test.
+func (r *agentRig) rememberE2E(t *testing.T) {
+	t.Helper()
+	r.remember(t, map[string]any{"content": e2eStartMem, "project": r.project, "importance": 0.9})
+	r.remember(t, map[string]any{"content": e2ePromptMem, "project": r.project, "importance": 0.1})
+}
+
+// checkInjected checks that text, what the model got in the turn's
+// request, holds the session-start context of the rig's project with the
+// important memory and the prompt hook's recall of the other one.
+func (r *agentRig) checkInjected(t *testing.T, text string) {
+	t.Helper()
+	start := between(text, "[cairn:context", "[/cairn:context]")
+	if !strings.Contains(start, "project="+r.project+" ") || !strings.Contains(start, e2eStartMem) {
+		t.Errorf("session-start context of project %s with %q did not reach the model; it got:\n%s", r.project, e2eStartMem, start)
+	}
+	if strings.Contains(start, e2ePromptMem) {
+		t.Errorf("the unimportant memory was in the session-start context, so the prompt hook is not tested:\n%s", start)
+	}
+	if recall := between(text, "[cairn:recall", "[/cairn:recall]"); !strings.Contains(recall, e2ePromptMem) {
+		t.Errorf("the prompt hook's memory %q did not reach the model; recall block: %q\nrequest text:\n%s", e2ePromptMem, recall, text)
+	}
+}
+
+// checkStored checks that the model's memory_store call landed in the
+// rig's project (the project of the CLI's working directory, as Claude
+// Code's does) and returns it.
+func (r *agentRig) checkStored(t *testing.T, toolAnswer string) apiMemory {
+	t.Helper()
+	for _, m := range r.memories(t) {
+		if m.Content == e2eStored {
+			if !strings.Contains(toolAnswer, m.ID) {
+				t.Errorf("the tool's answer does not name the memory %s: %q", m.ID, toolAnswer)
+			}
+			return m
+		}
+	}
+	t.Fatalf("no memory %q in project %s; the tool said %q", e2eStored, r.project, toolAnswer)
+	return apiMemory{}
 }
