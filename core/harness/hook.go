@@ -18,6 +18,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/hooks"
 	"github.com/cairnmem/cairn/core/project"
 
 	"github.com/cairnmem/cairn/core/client"
@@ -113,10 +114,7 @@ func Run(ctx context.Context, h Harness, event string, o Options) error {
 		return nil
 	}
 	in["harness"] = harness
-	if ev.Transform != nil {
-		ev.Transform(in)
-	}
-	if ev.Skip != nil && ev.Skip(in) {
+	if Adapt(ev, in) {
 		return nil
 	}
 	cfg, paths, err := o.Load()
@@ -214,6 +212,12 @@ func readHookInput(r io.Reader, wait time.Duration, textOK bool) map[string]any 
 	case <-time.After(wait):
 		return nil
 	}
+	return ParseInput(data, textOK)
+}
+
+// ParseInput reads a hook's stdin: one JSON object. Anything else is
+// nil, except plain text when textOK (remember), which is the content.
+func ParseInput(data []byte, textOK bool) map[string]any {
 	var in map[string]any
 	if err := json.Unmarshal(data, &in); err != nil || in == nil {
 		if textOK && len(bytes.TrimSpace(data)) > 0 && !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
@@ -222,6 +226,40 @@ func readHookInput(r io.Reader, wait time.Duration, textOK bool) map[string]any 
 		return nil
 	}
 	return in
+}
+
+// Adapt turns a harness's input for ev into cairn's (ev.Transform) and
+// reports whether it is to be skipped (ev.Skip).
+func Adapt(ev Event, in map[string]any) (skip bool) {
+	if ev.Transform != nil {
+		ev.Transform(in)
+	}
+	return ev.Skip != nil && ev.Skip(in)
+}
+
+// DecodeInput is what cairn makes of one hook's stdin for event of h, as
+// the shim sends it (before the project and transcript are added): the
+// request, or skip, or the error naming the field at fault. Tests and
+// fuzzers of each harness's input use it.
+func DecodeInput(h Harness, event string, data []byte) (req hooks.Request, skip bool, err error) {
+	ev, ok := h.Events[event]
+	if !ok {
+		return req, false, fmt.Errorf("unknown hook event %q", event)
+	}
+	in := ParseInput(data, event == "remember")
+	if in == nil {
+		return req, true, nil
+	}
+	in["harness"] = h.Name
+	if Adapt(ev, in) {
+		return req, true, nil
+	}
+	body, err := json.Marshal(in)
+	if err != nil {
+		return req, false, err
+	}
+	req, err = httpapi.DecodeHookRequest(body)
+	return req, false, err
 }
 
 // hookProject sets the event's project to the identity of the agent's
