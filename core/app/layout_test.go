@@ -51,7 +51,7 @@ func layerOf(pkg string) int {
 		return layerMain
 	case pkg == "storage", strings.HasPrefix(pkg, "storage/"),
 		pkg == "themes", pkg == "tui/keys", pkg == "tui/diff", pkg == "tui/styles",
-		pkg == "core/harness/jsonedit",
+		pkg == "core/harness/jsonedit", strings.HasPrefix(pkg, "core/internal/") && !strings.HasSuffix(pkg, "test"),
 		pkg == "workers/internal/provider", strings.HasPrefix(pkg, "workers/embedding/uselite"):
 		return layerLeaf
 	case slices.Contains([]string{"core/config", "core/text", "core/keyword", "core/vector", "core/entities",
