@@ -1,6 +1,7 @@
-// Package storage holds all of cairn's SQL: every query is a named
-// function here taking a Querier, over rows of its own (Memory,
-// HistoryEvent, Job, ...). It runs on an engine that keeps the rows:
+// Package storage holds cairn's SQL: every query is a named function here
+// taking a Querier, over rows of its own (Memory, HistoryEvent, Job, ...);
+// only the retention sweep's are apart, in storage/retention, which builds
+// on this package. It runs on an engine that keeps the rows:
 // SQLite today (storage/sqlite: opening the file, the writer, the
 // migrations, the lock file), under the names of engine.go, so the rest
 // of cairn never names the engine.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 )
 
 // Embeddings are keyed by (content_hash, model): memories with the same
@@ -301,3 +302,95 @@ type extraScanner struct {
 }
 
 func (x extraScanner) Scan(dest ...any) error { return x.rows.Scan(append(dest, x.extra...)...) }
+
+// Vectors are purged here, beside the rows they are read and written
+// with (their content hashes are stored as bytes: hashkey.go); the rest of
+// the retention sweep is storage/retention.
+
+// PurgeTombstoneEmbeddings deletes the vectors of tombstones deleted before
+// cutoff, visiting up to limit tombstones with rid > afterRID in rid order.
+// A vector is kept while any live memory or any tombstone deleted at or
+// after cutoff (still recoverable) has its content hash. It returns the
+// vectors deleted and the last rid visited (0 when none was left).
+func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, afterRID int64, limit int) (deleted, lastRID int64, err error) {
+	rows, err := q.QueryContext(ctx, `SELECT rid, content_hash FROM memories
+		WHERE is_deleted = 1 AND deleted_at < ? AND superseded_by IS NULL AND rid > ? ORDER BY rid LIMIT ?`, cutoff, afterRID, limit)
+	if err != nil {
+		return 0, 0, err
+	}
+	hashes := map[string]bool{}
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&lastRID, hashCol{&h}); err != nil {
+			rows.Close()
+			return 0, 0, err
+		}
+		hashes[h] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(hashes) == 0 {
+		return 0, lastRID, err
+	}
+	list := make([]string, 0, len(hashes))
+	for h := range hashes {
+		list = append(list, h)
+	}
+	res, err := q.ExecContext(ctx, `DELETE FROM embeddings WHERE content_hash IN `+hashListSQL+`
+		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = embeddings.content_hash AND m.is_deleted = 0)
+		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
+		jsonList(list), cutoff)
+	if err != nil {
+		return 0, lastRID, fmt.Errorf("delete embeddings: %w", err)
+	}
+	deleted, _ = res.RowsAffected()
+	return deleted, lastRID, nil
+}
+
+// DeleteOrphanEmbeddings deletes up to limit vectors whose content hash no
+// live memory has (the memory is missing or soft-deleted), visiting
+// embeddings with id > afterID. When keepCutoff is not empty, vectors of
+// tombstones deleted at or after it are kept. It returns the vectors
+// deleted and the last id visited (0 when none was left).
+func DeleteOrphanEmbeddings(ctx context.Context, q Querier, afterID int64, limit int, keepCutoff string) (deleted, lastID int64, err error) {
+	rows, err := q.QueryContext(ctx, `SELECT e.id FROM embeddings e WHERE e.id > ?
+		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = e.content_hash AND m.is_deleted = 0)
+		ORDER BY e.id LIMIT ?`, afterID, limit)
+	if err != nil {
+		return 0, 0, err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, 0, err
+		}
+		lastID = id
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(ids) == 0 {
+		return 0, lastID, err
+	}
+	var res sql.Result
+	if keepCutoff == "" {
+		res, err = q.ExecContext(ctx, `DELETE FROM embeddings WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+	} else {
+		res, err = q.ExecContext(ctx, `DELETE FROM embeddings WHERE id IN (SELECT value FROM json_each(?))
+			AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
+			jsonList(ids), keepCutoff)
+	}
+	if err != nil {
+		return 0, lastID, fmt.Errorf("delete embeddings: %w", err)
+	}
+	deleted, _ = res.RowsAffected()
+	return deleted, lastID, nil
+}
+
+// CountOrphanEmbeddings counts vectors whose content hash no live memory has.
+func CountOrphanEmbeddings(ctx context.Context, q Querier) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM embeddings e
+		WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = e.content_hash AND m.is_deleted = 0)`).Scan(&n)
+	return n, err
+}
