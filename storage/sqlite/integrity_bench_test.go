@@ -65,7 +65,7 @@ func buildStore(tb testing.TB, n int) string {
 // store of 10,000 memories with their history and embeddings, and the
 // whole Open around it.
 //
-//	go test -run '^$' -bench BenchmarkQuickCheck10k -benchtime 20x ./storage/
+//	go test -run '^$' -bench BenchmarkQuickCheck10k -benchtime 20x ./storage/sqlite/
 func BenchmarkQuickCheck10k(b *testing.B) {
 	path := buildStore(b, 10000)
 	st, _ := os.Stat(path)
