@@ -93,6 +93,11 @@ var forbidden = []struct {
 	{regexp.MustCompile(`^workers/(llm|embedding|rerank)(/.*)?$`), regexp.MustCompile(`^(core/app|core/httpapi|core/client|tui(/.*)?)$`), "model providers implement core's interfaces and nothing more"},
 }
 
+// engines are the storage engines: only storage imports them, and the
+// rest of cairn uses storage's names (storage/engine.go), so that another
+// engine slots in behind storage without touching the capabilities.
+var engines = []string{"storage/sqlite"}
+
 type goPackage struct {
 	ImportPath string
 	Dir        string
@@ -155,6 +160,9 @@ func TestImportsFollowTheLayers(t *testing.T) {
 				if f.from.MatchString(from) && f.to.MatchString(to) {
 					t.Errorf("%s imports %s: %s", show(from), to, f.why)
 				}
+			}
+			if slices.Contains(engines, to) && from != "storage" {
+				t.Errorf("%s imports %s: only storage imports its engine; use storage's names", show(from), to)
 			}
 		}
 	}
