@@ -87,3 +87,42 @@ func TestCodexWithCairn(t *testing.T) {
 		t.Fatalf("cairn's injections are in the stored transcript: %q", s.Transcript)
 	}
 }
+
+// A compaction in a resumed headless session (an auto-compaction at a
+// low token limit): PreCompact checkpoints the session, and the
+// SessionStart Codex sends after it (source compact) brings the recovery
+// digest, with the earlier prompt, into the next request.
+func TestCodexCompactionCarriesTheRecoveryDigest(t *testing.T) {
+	r := newAgentRig(t)
+	const first = "We are moving the atlas staging database to Postgres 16 this week"
+	model := modeltest.NewResponses(func(c *modeltest.Call) modeltest.Reply {
+		if c.Contains("CONTEXT CHECKPOINT COMPACTION") {
+			return modeltest.Text("SUMMARY_C0: atlas staging moves to Postgres 16.")
+		}
+		return modeltest.Text("Noted.")
+	})
+	defer model.Close()
+	bin := agenttest.Install(t, agenttest.Codex)
+	r.home.WriteFile(t, ".codex/config.toml", "model_auto_compact_token_limit = 2000\n"+agenttest.CodexConfig(model.URL))
+	r.install(t, "codex")
+	r.home.Setenv(agenttest.CodexEnv()...)
+
+	r.codexExec(t, bin, model, first)
+	res := r.home.Run(t, agenttest.Run{Bin: bin, Dir: r.cwd, Args: []string{"exec", "--skip-git-repo-check", "resume", "--last", "What should I check next?"}})
+	t.Logf("codex exec resume: exit %d after %v", res.ExitCode, res.Elapsed.Round(10e6))
+	if res.ExitCode != 0 {
+		t.Fatalf("codex exec resume exited %d\n%s\nmodel:\n%s", res.ExitCode, res.Stderr, model.Summary())
+	}
+	if len(model.Find("CONTEXT CHECKPOINT COMPACTION")) == 0 {
+		t.Fatalf("no compaction:\n%s", model.Summary())
+	}
+	calls := model.Calls()
+	last := calls[len(calls)-1]
+	if !strings.Contains(last.Prompt(), "What should I check next?") {
+		t.Fatalf("the last call is not the prompt after the compaction:\n%s", model.Summary())
+	}
+	digest := between(last.Request.Text(), "## Session Recovery (after compact", "[/cairn:context]")
+	if !strings.Contains(digest, "Checkpoint (pre-compaction)") || !strings.Contains(digest, first) {
+		t.Fatalf("the request after the compaction has no recovery digest of the pre-compaction checkpoint with the first prompt; got %q\nrequest:\n%s", digest, last.Request.Text())
+	}
+}

@@ -34,7 +34,7 @@ type agentRig struct {
 
 // newAgentRig starts cairn on a free loopback port with its own
 // CAIRN_HOME, and makes the home and the project.
-func newAgentRig(t *testing.T) *agentRig {
+func newAgentRig(t testing.TB) *agentRig {
 	t.Helper()
 	r := &agentRig{home: agenttest.NewHome(t), cairnHome: t.TempDir()}
 	r.project = filepath.Join(t.TempDir(), "atlas")
@@ -60,9 +60,9 @@ func (r *agentRig) api() string { return "http://" + r.srv.addr }
 // TMPDIR points into the home: the binary TestMain built sits in the
 // system's temporary folder, which install refuses as a build that will
 // be gone (true for a user, not for this test).
-func (r *agentRig) install(t *testing.T, agent string) string {
+func (r *agentRig) install(t testing.TB, agent string, args ...string) string {
 	t.Helper()
-	cmd := cairnCmd(r.cairnHome, "install", agent)
+	cmd := cairnCmd(r.cairnHome, append([]string{"install", agent}, args...)...)
 	cmd.Env = append(r.home.Env(), "CAIRN_HOME="+r.cairnHome)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -72,7 +72,7 @@ func (r *agentRig) install(t *testing.T, agent string) string {
 }
 
 // remember stores a memory through the API and returns its id.
-func (r *agentRig) remember(t *testing.T, body map[string]any) string {
+func (r *agentRig) remember(t testing.TB, body map[string]any) string {
 	t.Helper()
 	code, out := postJSON(t, r.api()+"/api/memory/remember", body)
 	if code != http.StatusOK {
@@ -171,7 +171,7 @@ const (
 )
 
 // rememberE2E stores the two memories of a real-client test.
-func (r *agentRig) rememberE2E(t *testing.T) {
+func (r *agentRig) rememberE2E(t testing.TB) {
 	t.Helper()
 	r.remember(t, map[string]any{"content": e2eStartMem, "project": r.project, "importance": 0.9})
 	r.remember(t, map[string]any{"content": e2ePromptMem, "project": r.project, "importance": 0.1})

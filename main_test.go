@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -65,7 +65,7 @@ type server struct {
 	stderr *lockedBuffer
 }
 
-func startServer(t *testing.T, home, addr string) *server {
+func startServer(t testing.TB, home, addr string) *server {
 	t.Helper()
 	s := &server{addr: addr, stderr: &lockedBuffer{}}
 	s.cmd = cairnCmd(home, "serve", "--addr", addr)
@@ -89,7 +89,7 @@ func startServer(t *testing.T, home, addr string) *server {
 	return nil
 }
 
-func (s *server) stop(t *testing.T) {
+func (s *server) stop(t testing.TB) {
 	t.Helper()
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
@@ -105,7 +105,7 @@ func (s *server) stop(t *testing.T) {
 	}
 }
 
-func postJSON(t *testing.T, url string, body any) (int, map[string]any) {
+func postJSON(t testing.TB, url string, body any) (int, map[string]any) {
 	t.Helper()
 	b, _ := json.Marshal(body)
 	resp, err := http.Post(url, "application/json", bytes.NewReader(b))
