@@ -32,7 +32,7 @@ type PromptResult struct {
 var untrusted = regexp.MustCompile(`(?is)(?:conversation info|sender|untrusted context)\s*\(untrusted[^)]*\):\s*(?:\{.*?\}\s*)?`)
 
 func cleanPrompt(p string) string {
-	p = text.StripInjected(p)
+	p = text.StripInjected(text.StripHarnessBlocks(p))
 	p = untrusted.ReplaceAllString(p, "")
 	return strings.TrimSpace(p)
 }

@@ -28,6 +28,19 @@ const maxTranscriptLine = 8 << 20
 
 var harnessNoise = regexp.MustCompile(`(?s)<(system-reminder|environment_context|user_instructions|command-message|local-command-stdout|hook_context)>.*?</(?:system-reminder|environment_context|user_instructions|command-message|local-command-stdout|hook_context)>`)
 
+// StripHarnessBlocks removes what harnesses wrap around a user's words
+// (Gemini CLI's <hook_context>, which holds what hooks injected, cairn's
+// context among them; Claude Code's <system-reminder>; Codex's
+// <environment_context>, …), whole blocks, whatever is inside them. Run it
+// before StripInjected: a cairn block cut short inside a wrapper has no
+// closing marker, and StripInjected would take everything after it.
+func StripHarnessBlocks(s string) string {
+	if !strings.Contains(s, "</") {
+		return s
+	}
+	return harnessNoise.ReplaceAllString(s, "")
+}
+
 // NormalizeTranscript streams r and keeps the conversation: for Claude Code
 // JSONL the user and assistant message text (tool calls, tool results and
 // thinking dropped), for Codex JSONL the message items, for Gemini CLI's
@@ -97,7 +110,7 @@ func normalizeLine(tr *Transcript, out *headTail, line []byte) {
 		return
 	}
 	role, text := rec.extract(tr)
-	text = strings.TrimSpace(harnessNoise.ReplaceAllString(StripInjected(text), ""))
+	text = strings.TrimSpace(StripInjected(StripHarnessBlocks(text)))
 	if text == "" {
 		return
 	}

@@ -26,6 +26,13 @@ var harnessTranscripts = map[string]struct {
 		format: "gemini",
 		want:   "User: Where does the deploy script live?\nAssistant: In scripts/ship.sh.\nAssistant: Done.",
 	},
+	// cairn's context cut short by the answer's cap: no closing marker
+	// inside the wrapper, and the user's words after it are kept.
+	"gemini, context cut short": {
+		in:     `{"id":"m1","timestamp":"2026-11-28T05:00:00.100Z","type":"user","content":[{"text":"<hook_context>[cairn:context project=/p]\nold memories\n[truncated]</hook_context>\n\nWhere does the deploy script live?"}]}` + "\n",
+		format: "gemini",
+		want:   "User: Where does the deploy script live?",
+	},
 	"cursor": {
 		in: `{"role":"user","message":{"content":[{"type":"text","text":"Where does the deploy script live?"}]}}
 {"role":"assistant","message":{"content":[{"type":"text","text":"In scripts/ship.sh."},{"type":"tool_use","name":"Read"}]}}
