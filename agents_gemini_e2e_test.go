@@ -5,8 +5,11 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cairnmem/cairn/core/harness/agenttest"
 	"github.com/cairnmem/cairn/core/harness/modeltest"
@@ -102,5 +105,81 @@ func TestGeminiWithCairn(t *testing.T) {
 		if c.Trigger != "session_end" {
 			t.Errorf("a %s checkpoint was recorded: Gemini CLI's PreCompress(auto) was taken for a compaction", c.Trigger)
 		}
+	}
+}
+
+// An automatic compression in a real Gemini CLI session (its threshold
+// set low in the user's settings, so a resumed session's history passes
+// it): the PreCompress(auto) before the resumed turn's call is taken as a
+// compaction and checkpoints the session. The turn that started the
+// session, whose PreCompress(auto) hooks compress nothing, records none
+// (TestGeminiWithCairn checks the same at the default threshold).
+func TestGeminiAutoCompressionCheckpoints(t *testing.T) {
+	r := newAgentRig(t)
+	const next = "What should I check next?"
+	var compressions atomic.Int32
+	model := modeltest.NewGemini(func(c *modeltest.Call) modeltest.Reply {
+		switch {
+		case c.JSONMode:
+			return modeltest.Text(modeltest.DefaultJSON)
+		case c.Contains("<state_snapshot>"):
+			compressions.Add(1)
+			return modeltest.Text("<state_snapshot>atlas staging moves to Postgres 16</state_snapshot>")
+		case strings.Contains(c.Prompt(), next):
+			// Past the session end's debounce, so that the
+			// pre-compaction checkpoint stays one of its own.
+			time.Sleep(3 * time.Second)
+		}
+		return modeltest.Text("Noted.")
+	})
+	defer model.Close()
+	bin := r.installGemini(t, model)
+	data, err := os.ReadFile(r.home.Path(".gemini", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s map[string]any
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	s["model"] = map[string]any{"compressionThreshold": 0.0001} // 105 tokens of 1,048,576
+	data, _ = json.Marshal(s)
+	r.home.WriteFile(t, ".gemini/settings.json", string(data))
+
+	checkpoints := func() (triggers []string) {
+		var list struct {
+			Sessions []apiSession `json:"sessions"`
+		}
+		r.get(t, "/api/sessions?limit=100", &list)
+		for _, l := range list.Sessions {
+			for _, c := range r.session(t, l.Key).Continuity.Checkpoints {
+				triggers = append(triggers, c.Trigger)
+			}
+		}
+		return triggers
+	}
+	for i, args := range [][]string{
+		{"-p", "We are moving the atlas staging database to Postgres 16", "-o", "json"},
+		{"--resume", "latest", "-p", next, "-o", "json"},
+	} {
+		res := r.home.Run(t, agenttest.Run{Bin: bin, Dir: r.cwd, Args: args})
+		t.Logf("gemini %v: exit %d after %v; %d model calls, %d compression calls so far", args[:2], res.ExitCode, res.Elapsed.Round(10e6), len(model.Calls()), compressions.Load())
+		if res.ExitCode != 0 {
+			t.Fatalf("gemini exited %d\nstdout:\n%s\nstderr:\n%s\nmodel requests:\n%s", res.ExitCode, res.Stdout, res.Stderr, model.Summary())
+		}
+		if i == 0 {
+			if c := compressions.Load(); c != 0 {
+				t.Fatalf("the first turn compressed (%d calls)", c)
+			}
+			if tr := checkpoints(); slices.Contains(tr, "pre_compaction") {
+				t.Fatalf("the first turn, which compressed nothing, recorded a pre-compaction checkpoint: %v", tr)
+			}
+		}
+	}
+	if compressions.Load() == 0 {
+		t.Fatalf("Gemini CLI did not compress:\n%s", model.Summary())
+	}
+	if tr := checkpoints(); !slices.Contains(tr, "pre_compaction") {
+		t.Fatalf("no pre-compaction checkpoint for Gemini CLI's automatic compression; checkpoints %v", tr)
 	}
 }

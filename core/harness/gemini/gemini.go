@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -31,11 +32,15 @@ var Harness = harness.Harness{
 					in["prompt"] = StripHookContext(p)
 				}
 			}},
-		// PreCompress fires with trigger auto before model calls that
-		// compress nothing (every turn); only a /compress (manual) is
-		// taken as a compaction.
+		// PreCompress fires with trigger auto before every model call,
+		// most of which compress nothing: a /compress (manual) is a
+		// compaction, an auto one only when the chat file says the
+		// prompt has reached Gemini CLI's threshold (compress.go).
 		"pre-compact": {Path: "pre-compaction", Timeout: 2 * time.Second,
-			Skip: func(in map[string]any) bool { return in["trigger"] != "manual" }},
+			Skip: func(in map[string]any) bool {
+				home, _ := os.UserHomeDir()
+				return !compressing(in, home)
+			}},
 		"session-end": {Path: "session-end", Spool: "session-end", Timeout: time.Second},
 		"remember":    {Path: "remember", Spool: "remember", Timeout: 2 * time.Second},
 	},
