@@ -88,6 +88,47 @@ func TestCodexWithCairn(t *testing.T) {
 	}
 }
 
+// A user who never set CAIRN_HOME: install writes no environment into
+// Codex's MCP entry (there is nothing to pass on), and the MCP server,
+// which gets only the few variables Codex passes (HOME among them), still
+// finds the cairn running at its default place: memory_store lands there,
+// the hooks reach it and the session is recorded.
+func TestCodexWithCairnAtItsDefaultHome(t *testing.T) {
+	r := newAgentRigAtDefaultHome(t)
+	model := modeltest.NewResponses(modeltest.Steps(
+		modeltest.Tool("mcp__cairn__memory_store", map[string]any{"content": e2eStored, "tags": []string{"atlas"}}),
+		modeltest.Text("Stored.")))
+	defer model.Close()
+	bin := agenttest.Install(t, agenttest.Codex)
+	r.home.WriteFile(t, ".codex/config.toml", agenttest.CodexConfig(model.URL))
+	out := r.install(t, "codex")
+	cfg, err := os.ReadFile(r.home.Path(".codex", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(cfg), "[mcp_servers.cairn]") || strings.Contains(string(cfg), "env =") {
+		t.Fatalf("config.toml after cairn install codex with no CAIRN_HOME:\n%s\ninstall said:\n%s", cfg, out)
+	}
+	r.home.Setenv(agenttest.CodexEnv()...)
+	r.rememberE2E(t)
+
+	r.codexExec(t, bin, model, e2ePrompt)
+	calls := model.Calls()
+	if len(calls) != 2 {
+		t.Fatalf("want 2 model calls (memory_store, text):\n%s", model.Summary())
+	}
+	r.checkInjected(t, calls[0].Request.Text())
+	results := calls[1].ToolResults()
+	if len(results) != 1 || results[0].IsError {
+		t.Fatalf("memory_store result: %+v", results)
+	}
+	m := r.checkStored(t, results[0].Text)
+	t.Logf("stored %s as %q (who %q)", m.ID, m.Project, m.Who)
+	if s := r.sessionOf(t, "codex"); s.Project != r.project || s.EndedAt == "" {
+		t.Fatalf("the session as cairn recorded it: %+v", s)
+	}
+}
+
 // A compaction in a resumed headless session (an auto-compaction at a
 // low token limit): PreCompact checkpoints the session, and the
 // SessionStart Codex sends after it (source compact) brings the recovery

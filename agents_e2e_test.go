@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,6 +31,9 @@ type agentRig struct {
 	// .git); cwd is the folder inside it where the CLI runs, so that a
 	// hook resolving the project from cwd has something to resolve.
 	project, cwd string
+	// defaultHome: cairn runs without CAIRN_HOME, at its default place
+	// in home (newAgentRigAtDefaultHome).
+	defaultHome bool
 }
 
 // newAgentRig starts cairn on a free loopback port with its own
@@ -53,6 +57,33 @@ func newAgentRig(t testing.TB) *agentRig {
 	return r
 }
 
+// newAgentRigAtDefaultHome is newAgentRig for a user who never set
+// CAIRN_HOME nor the XDG folders: cairn keeps its files at its defaults
+// under the home folder (~/.local/share/cairn, …), and serve, install,
+// the hooks and the CLI run with that environment.
+func newAgentRigAtDefaultHome(t testing.TB) *agentRig {
+	t.Helper()
+	r := &agentRig{home: agenttest.NewHome(t), defaultHome: true}
+	r.home.Setenv("XDG_CONFIG_HOME=", "XDG_DATA_HOME=", "XDG_STATE_HOME=")
+	r.cairnHome = r.home.Path(".local", "share", "cairn")
+	r.project = filepath.Join(t.TempDir(), "atlas")
+	r.cwd = filepath.Join(r.project, "service")
+	for _, d := range []string{filepath.Join(r.project, ".git"), r.cwd} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := freeAddr(t)
+	cmd := exec.Command(cairnBin, "serve", "--addr", addr)
+	cmd.Env = r.home.Env()
+	r.srv = startServerCmd(t, cmd, addr)
+	t.Cleanup(func() { r.srv.stop(t) })
+	if _, err := os.Stat(filepath.Join(r.cairnHome, "memories.db")); err != nil {
+		t.Fatalf("cairn serve did not keep its store at the default place: %v", err)
+	}
+	return r
+}
+
 // api is the base URL of the rig's cairn.
 func (r *agentRig) api() string { return "http://" + r.srv.addr }
 
@@ -62,8 +93,11 @@ func (r *agentRig) api() string { return "http://" + r.srv.addr }
 // be gone (true for a user, not for this test).
 func (r *agentRig) install(t testing.TB, agent string, args ...string) string {
 	t.Helper()
-	cmd := cairnCmd(r.cairnHome, append([]string{"install", agent}, args...)...)
-	cmd.Env = append(r.home.Env(), "CAIRN_HOME="+r.cairnHome)
+	cmd := exec.Command(cairnBin, append([]string{"install", agent}, args...)...)
+	cmd.Env = r.home.Env()
+	if !r.defaultHome {
+		cmd.Env = append(cmd.Env, "CAIRN_HOME="+r.cairnHome)
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("cairn install %s: %v\n%s", agent, err, out)

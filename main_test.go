@@ -67,8 +67,15 @@ type server struct {
 
 func startServer(t testing.TB, home, addr string) *server {
 	t.Helper()
+	return startServerCmd(t, cairnCmd(home, "serve", "--addr", addr), addr)
+}
+
+// startServerCmd starts cmd, a cairn serve on addr, and waits for it to
+// answer.
+func startServerCmd(t testing.TB, cmd *exec.Cmd, addr string) *server {
+	t.Helper()
 	s := &server{addr: addr, stderr: &lockedBuffer{}}
-	s.cmd = cairnCmd(home, "serve", "--addr", addr)
+	s.cmd = cmd
 	s.cmd.Stderr = s.stderr
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
