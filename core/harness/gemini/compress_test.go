@@ -101,3 +101,23 @@ func TestLastPromptTokensReadsTheEnd(t *testing.T) {
 		t.Errorf("tokens %d, model %q; want 42, m", n, m)
 	}
 }
+
+// Any chat file, however broken, is read without a panic into a count
+// that is 0 or one of its messages' input tokens (seeds in
+// testdata/fuzz/FuzzLastPromptTokens).
+func FuzzLastPromptTokens(f *testing.F) {
+	f.Add(`{"id":"m","type":"gemini","tokens":{"input":42},"model":"m"}` + "\n")
+	f.Add(`{"id":"m","type":"gemini","tokens":{"input":-5}}`)
+	f.Add("\x00\n{\"tokens\":")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data string) {
+		p := filepath.Join(dir, "chat.jsonl")
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		n, _ := lastPromptTokens(p)
+		if n < 0 || (n > 0 && !strings.Contains(data, fmt.Sprint(n))) {
+			t.Fatalf("tokens %d from %q", n, data)
+		}
+	})
+}
