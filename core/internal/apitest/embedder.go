@@ -62,11 +62,11 @@ func (u *Embedder) SetFail(err error) {
 	u.mu.Unlock()
 }
 
-// NewApp opens a fresh store with the default configuration (changed by
-// mods) and builds its App with emb.
+// NewApp opens a fresh store with TestConfig (changed by mods) and builds
+// its App with emb.
 func NewApp(t testing.TB, emb vectors.Embedder, mods ...func(*config.Config)) *app.App {
 	t.Helper()
-	cfg := config.DefaultConfig()
+	cfg := TestConfig()
 	for _, m := range mods {
 		m(&cfg)
 	}

@@ -75,6 +75,17 @@ func NewEnv(tb testing.TB, mods ...func(*config.Config)) *Env {
 	return e
 }
 
+// TestConfig is the default configuration with the recall path's
+// latency budgets (the graph boost's 50 ms) widened to a minute: on a
+// loaded machine under -race a lookup can take longer than the budget,
+// and a test of what the boost does would then see no boost. A test of
+// the budget itself sets it (config.Graph.BoostTimeout) in its mods.
+func TestConfig() config.Config {
+	cfg := config.DefaultConfig()
+	cfg.Graph.BoostTimeout = config.Duration(time.Minute)
+	return cfg
+}
+
 // NewStoreEnv opens a fresh store and builds the API handler without a
 // listener; requests go through httptest.NewRecorder. Fuzz targets use it
 // because it is several times faster per input.
@@ -94,7 +105,7 @@ func NewStoreEnv(tb testing.TB, mods ...func(*config.Config)) *Env {
 	}
 	ro.SetMaxOpenConns(1)
 	tb.Cleanup(func() { _ = ro.Close() })
-	cfg := config.DefaultConfig()
+	cfg := TestConfig()
 	for _, m := range mods {
 		m(&cfg)
 	}
