@@ -80,16 +80,17 @@ func printSessionsReport(w io.Writer, r *bench.SessionsReport, verbose bool) {
 		set = strings.Join(r.Set, " ")
 	}
 	fmt.Fprintf(w, "coding sessions through the Claude Code hooks: %s; %s; pipeline %s, provider %s\n", r.Corpus, set, r.Mode, r.Provider)
-	fmt.Fprintf(w, "%-9s %5s %5s %9s %8s %7s %9s %7s %9s %10s %9s %9s %9s\n", "split", "sess", "turns", "questions", "answered", "(+start)",
-		"never", "injected", "memories", "mem/sess", "proposals", "noise", "chatter")
+	fmt.Fprintf(w, "%-9s %5s %5s %9s %9s %8s %8s %6s %9s %8s %9s %9s %9s %6s %9s\n", "split", "sess", "turns", "questions", "answered",
+		"+start", "alone", "never", "injected", "alone", "memories", "mem/sess", "proposals", "noise", "chatter")
 	for _, f := range r.Splits {
-		fmt.Fprintf(w, "%-9s %5d %5d %9d %7.1f%% %7.1f%% %9d %6.1f%% %9d %10.2f %9d %9d %4d (%d)\n", f.Split, f.Sessions, f.Turns, f.Questions,
-			f.AnsweredPct, f.AnsweredWithStartPct, f.Never, f.NeverInjectedPct, f.Memories, f.MemoriesPerSess, f.Proposals, f.Noise,
-			f.ChatterMemories, f.ChatterProposals)
+		fmt.Fprintf(w, "%-9s %5d %5d %9d %8.1f%% %7.1f%% %7.1f%% %6d %8.1f%% %7.1f%% %9d %9.2f %9d %6d %4d (%d)\n", f.Split, f.Sessions, f.Turns,
+			f.Questions, f.AnsweredPct, f.AnsweredWithStartPct, f.AnsweredAlonePct, f.Never, f.NeverInjectedPct, f.NeverInjectedAlonePct,
+			f.Memories, f.MemoriesPerSess, f.Proposals, f.Noise, f.ChatterMemories, f.ChatterProposals)
 	}
-	fmt.Fprintln(w, "answered: the prompt hook's inject holds a memory learned from a session that answers the question (+start: or session")
-	fmt.Fprintln(w, "start's inject does); injected: never-discussed questions whose prompt injected anything; chatter: memories that are")
-	fmt.Fprintln(w, "noise statements (in parentheses: pending proposals that are).")
+	fmt.Fprintln(w, "answered: each question in a new session (session start, then the prompt), the prompt hook's inject holds a memory")
+	fmt.Fprintln(w, "learned from a session that answers it; +start: or session start's inject does; alone: the prompt hook in a session")
+	fmt.Fprintln(w, "whose start was not sent. injected: never-discussed questions whose prompt injected anything (alone: without session")
+	fmt.Fprintln(w, "start). chatter: memories that are noise statements (in parentheses: pending proposals that are).")
 	fmt.Fprintf(w, "\nhook processes: session end p50 %.1f ms, p90 %.1f ms, max %.1f ms (%d); prompt p50 %.1f ms, p90 %.1f ms (%d)\n",
 		r.SessionEnd.P50MS, r.SessionEnd.P90MS, r.SessionEnd.MaxMS, r.SessionEnd.N, r.Prompt.P50MS, r.Prompt.P90MS, r.Prompt.N)
 	if r.Cost != nil {
@@ -125,6 +126,7 @@ func printSessionsReport(w io.Writer, r *bench.SessionsReport, verbose bool) {
 	}
 	fmt.Fprintf(w, "\nquestions:\n")
 	for _, q := range r.Questions {
-		fmt.Fprintf(w, "  %s %-8s answered=%-5v start=%-5v injected=%d\n", q.ID, q.Split, q.Answered, q.StartAnswered, q.Injected)
+		fmt.Fprintf(w, "  %s %-8s answered=%-5v start=%-5v alone=%-5v injected=%d alone=%d\n", q.ID, q.Split, q.Answered, q.StartAnswered,
+			q.AloneAnswered, q.Injected, q.AloneInjected)
 	}
 }

@@ -84,17 +84,24 @@ type SplitFigures struct {
 	// AnsweredWithStart also counts what session start injected.
 	AnsweredWithStart    int     `json:"answered_with_session_start"`
 	AnsweredWithStartPct float64 `json:"answered_with_session_start_pct"`
+	// AnsweredAlone: the prompt hook in a session whose start was not
+	// sent.
+	AnsweredAlone    int     `json:"answered_prompt_alone"`
+	AnsweredAlonePct float64 `json:"answered_prompt_alone_pct"`
 	// Never are the never-discussed questions; NeverInjected those whose
 	// prompt injected anything.
 	Never            int     `json:"never_discussed"`
 	NeverInjected    int     `json:"never_injected"`
 	NeverInjectedPct float64 `json:"never_injected_pct"`
-	Memories         int     `json:"memories"`
-	MemoriesPerSess  float64 `json:"memories_per_session"`
-	Proposals        int     `json:"pending_proposals"`
-	Noise            int     `json:"noise_statements"`
-	ChatterMemories  int     `json:"chatter_memories"`
-	ChatterProposals int     `json:"chatter_proposals"`
+	// NeverInjectedAlone: the same, prompt hook without session start.
+	NeverInjectedAlone    int     `json:"never_injected_prompt_alone"`
+	NeverInjectedAlonePct float64 `json:"never_injected_prompt_alone_pct"`
+	Memories              int     `json:"memories"`
+	MemoriesPerSess       float64 `json:"memories_per_session"`
+	Proposals             int     `json:"pending_proposals"`
+	Noise                 int     `json:"noise_statements"`
+	ChatterMemories       int     `json:"chatter_memories"`
+	ChatterProposals      int     `json:"chatter_proposals"`
 }
 
 // ChatterItem is a memory (or proposal) that is a noise statement.
@@ -152,6 +159,11 @@ type QuestionOutcome struct {
 	// against the store); InjectedChars the inject's size.
 	Injected      int `json:"injected"`
 	InjectedChars int `json:"injected_chars"`
+	// Alone: the same prompt in a session whose start was not sent (the
+	// prompt gate without session start's injections held back).
+	AloneAnswered      bool `json:"answered_prompt_alone"`
+	AloneInjected      int  `json:"injected_prompt_alone"`
+	AloneInjectedChars int  `json:"injected_chars_prompt_alone"`
 }
 
 // Env is the environment the server runs with: hooks run with it too, so
@@ -279,7 +291,7 @@ func replaySessions(ctx context.Context, c *SessionCorpus, name string, set []st
 		if err := r.play(ctx, &c.Sessions[i], key, start.Add(time.Duration(i)*24*time.Hour)); err != nil {
 			return nil, fmt.Errorf("%s: session %s: %w", name, s.ID, err)
 		}
-		if _, err := srv.Drain(ctx, o.DrainTimeout, o.Progress); err != nil {
+		if err := r.settle(ctx, o); err != nil {
 			return nil, err
 		}
 	}
@@ -290,6 +302,38 @@ func replaySessions(ctx context.Context, c *SessionCorpus, name string, set []st
 	fmt.Fprintf(o.Progress, "bench: %s: %d sessions played, session end p50 %.1f ms\n", name, len(c.Sessions), MS(Percentile(r.ends, 0.5)))
 	ok = true
 	return r, nil
+}
+
+// settle waits until the server's background work is done. With the
+// pipeline disabled the transcripts' extraction jobs stay queued for good:
+// only the running jobs and the embeddings are waited for.
+func (r *replay) settle(ctx context.Context, o SessionsOptions) error {
+	if r.mode != "disabled" {
+		_, err := r.srv.Drain(ctx, o.DrainTimeout, o.Progress)
+		return err
+	}
+	deadline := time.Now().Add(o.DrainTimeout)
+	for {
+		st, err := r.srv.Client.Status(ctx)
+		if err != nil {
+			return err
+		}
+		b, err := r.srv.Backlog(ctx)
+		if err != nil {
+			return err
+		}
+		if st.Queue["leased"] == 0 && b.Embeddings == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: background work not done after %s", r.srv.Name, o.DrainTimeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // pipelineProvider waits until the pipeline has resolved its provider
@@ -475,17 +519,25 @@ func (rep *SessionsReport) collect(ctx context.Context, c *SessionCorpus, cl *cl
 		sf.Proposals = len(sf.Proposed)
 		rep.Sessions = append(rep.Sessions, sf)
 	}
-	for _, n := range c.Noise {
-		for _, m := range view.memories {
-			if MatchesChatter(m.content, n.Text) {
-				rep.Chatter = append(rep.Chatter, ChatterItem{Session: m.session, Split: split[m.session], Content: m.content, Noise: n.Text})
+	// Each memory (or proposal) counts once, with the first noise
+	// statement it matches.
+	chatter := func(session, content string) (ChatterItem, bool) {
+		for _, n := range c.Noise {
+			if MatchesChatter(content, n.Text) {
+				return ChatterItem{Session: session, Split: split[session], Content: content, Noise: n.Text}, true
 			}
 		}
-		for id, facts := range view.proposals {
-			for _, f := range facts {
-				if MatchesChatter(f, n.Text) {
-					rep.ChatterProposals = append(rep.ChatterProposals, ChatterItem{Session: id, Split: split[id], Content: f, Noise: n.Text})
-				}
+		return ChatterItem{}, false
+	}
+	for _, m := range view.memories {
+		if ch, ok := chatter(m.session, m.content); ok {
+			rep.Chatter = append(rep.Chatter, ch)
+		}
+	}
+	for _, s := range c.Sessions {
+		for _, f := range view.proposals[s.ID] {
+			if ch, ok := chatter(s.ID, f); ok {
+				rep.ChatterProposals = append(rep.ChatterProposals, ch)
 			}
 		}
 	}
@@ -493,10 +545,12 @@ func (rep *SessionsReport) collect(ctx context.Context, c *SessionCorpus, cl *cl
 	return nil
 }
 
-// ask sends every question in a new session of its project: session
-// start, then the question as the prompt. A question is answered when
-// the prompt hook's inject holds a memory learned from one of its answer
-// sessions.
+// ask sends every question in a new session of its project as Claude Code
+// does (session start, then the question as the prompt), and again in a
+// session whose start was not sent (the prompt gate alone: session start's
+// injections are not held back from the prompt). A question is answered
+// when the prompt hook's inject holds a memory learned from one of its
+// answer sessions.
 func (rep *SessionsReport) ask(ctx context.Context, c *SessionCorpus, r *replay, progress io.Writer) error {
 	for i, q := range c.Questions {
 		p := c.Project(q.Project)
@@ -526,6 +580,21 @@ func (rep *SessionsReport) ask(ctx context.Context, c *SessionCorpus, r *replay,
 		for _, m := range rep.view.injected(startCtx) {
 			if slices.Contains(q.Answers, m.session) {
 				out.StartAnswered = true
+			}
+		}
+		// The same prompt again in a session whose start was not sent:
+		// what the prompt gate finds on its own.
+		key = DeterministicUUID("cairn-bench-sessions", "question-alone", q.ID)
+		base = map[string]any{"session_id": key, "transcript_path": filepath.Join(filepath.Dir(path), key+".jsonl"), "cwd": cwd}
+		alone, _, err := r.hook(ctx, "user-prompt-submit", cwd, base, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": q.Prompt})
+		if err != nil {
+			return fmt.Errorf("question %s: %w", q.ID, err)
+		}
+		injected = rep.view.injected(alone)
+		out.AloneInjected, out.AloneInjectedChars = len(injected), len(alone)
+		for _, m := range injected {
+			if slices.Contains(q.Answers, m.session) {
+				out.AloneAnswered = true
 			}
 		}
 		rep.Questions = append(rep.Questions, out)
@@ -584,6 +653,9 @@ func (rep *SessionsReport) summarize(c *SessionCorpus) {
 				if q.Injected > 0 || q.InjectedChars > 0 {
 					f.NeverInjected++
 				}
+				if q.AloneInjected > 0 || q.AloneInjectedChars > 0 {
+					f.NeverInjectedAlone++
+				}
 				continue
 			}
 			f.Questions++
@@ -592,6 +664,9 @@ func (rep *SessionsReport) summarize(c *SessionCorpus) {
 			}
 			if q.Answered || q.StartAnswered {
 				f.AnsweredWithStart++
+			}
+			if q.AloneAnswered {
+				f.AnsweredAlone++
 			}
 		}
 		for _, n := range c.Noise {
@@ -610,6 +685,7 @@ func (rep *SessionsReport) summarize(c *SessionCorpus) {
 			}
 		}
 		f.AnsweredPct, f.AnsweredWithStartPct, f.NeverInjectedPct = pct(f.Answered, f.Questions), pct(f.AnsweredWithStart, f.Questions), pct(f.NeverInjected, f.Never)
+		f.AnsweredAlonePct, f.NeverInjectedAlonePct = pct(f.AnsweredAlone, f.Questions), pct(f.NeverInjectedAlone, f.Never)
 		if f.Sessions > 0 {
 			f.MemoriesPerSess = math.Round(100*float64(f.Memories)/float64(f.Sessions)) / 100
 		}
