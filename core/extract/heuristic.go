@@ -219,7 +219,7 @@ var progressiveStart = regexp.MustCompile(`(?i)^(?:running|checking|looking|swit
 var progress = regexp.MustCompile(`(?i)\b(?:tests?|specs?|builds?|checks?|lint|ci|suite|packages?|files?|it|everything|the app|the page|the chart)\b[^.;]*\b(?:pass(?:es|ed|ing)?|fail(?:s|ed|ing)?|is green|are green|is red|succeed(?:s|ed)?|compiles?|runs? (?:fine|again|now)|works? (?:now|again|fine))\b|\bnow takes\b|\bnow renders\b|\btakes? about \d`)
 
 // symptom is a problem described in the present.
-var symptom = regexp.MustCompile(`(?i)\b(?:freezes|freezing|crashes|crashing|hangs|hanging|keeps? (?:failing|crashing|breaking|redirecting|timing out)|is (?:broken|slow|failing|timing out|down|hanging)|are (?:broken|slow|failing|timing out)|doesn't work|does not work|isn't working|is not working|stopped working|throws|errors out|is off by|are off by)\b`)
+var symptom = regexp.MustCompile(`(?i)\b(?:freezes|freezing|crashes|crashing|hangs|hanging|keeps? (?:failing|crashing|breaking|redirecting|timing out)|is (?:broken|slow|failing|timing out|down|hanging)|are (?:broken|slow|failing|timing out)|doesn't work|does not work|isn't working|is not working|stopped working|throws|errors out|is off by|are off by|(?:we|i) (?:have|got|hit|see|are seeing|found) (?:a|an|another|the same) (?:bug|problem|issue|regression|error)|there(?:'s| is) (?:a|an|another) (?:bug|problem|issue|regression))\b`)
 
 // causal says why.
 var causal = regexp.MustCompile(`(?i)\b(?:because|caused by|due to|so\b|which is why|that's why|since)\b`)
@@ -240,7 +240,10 @@ var generality = regexp.MustCompile("(?i)\\b(?:from now on|going forward|from he
 
 // knowledgeMarker is what makes a sentence knowledge: a decision, a rule or
 // preference, a cause or fix, a status, a command or an environment fact.
-var knowledgeMarker = regexp.MustCompile("(?i)\\b(?:decided|decision|we(?:'ll| will| are going to)? (?:use|go with|switch|stick with|keep)|chose|chosen|picked|went with|settled on|switch(?:ed|ing)? (?:\\w+ )*(?:from|to)|mov(?:ed|ing) (?:\\w+ )*from|replac(?:ed|ing)|instead of|rather than|in favou?r of|no longer|deprecated|from now on|going forward|not negotiable|prefer(?:s|red)?|always|never|must|should always|convention|policy|don't|do not|nobody|no one|mandatory|because|caused by|the cause|root cause|due to|which is why|that's why|that is why|so that|came from|comes from|the fix|fixed by|the bug|the problem was|the issue was|turned out|broke|regression|is done|are done|shipped|released|in progress|blocked on|blocked by|postponed|is next|are next|on hold|deferred|is gone|runs on|deployed (?:on|to)|lives? in|is declared in|is stored|are stored|is cached|are cached|environment variable|listens on|port \\d+|v\\d+\\.\\d+)\\b|`[^`]+`")
+var knowledgeMarker = regexp.MustCompile("(?i)\\b(?:decided|decision|we(?:'ll| will| are going to)? (?:use|go with|switch|stick with|keep)|chose|chosen|picked|went with|settled on|switch(?:ed|ing)? (?:\\w+ )*(?:from|to)|mov(?:ed|ing) (?:\\w+ )*from|replac(?:ed|ing)|instead of|rather than|in favou?r of|no longer|deprecated|from now on|going forward|not negotiable|prefer(?:s|red)?|always|never|must|should always|convention|policy|don't|do not|nobody|no one|mandatory|because|caused by|the cause|root cause|due to|which is why|that's why|that is why|so that|came from|comes from|the fix|fixed by|the bug|the problem was|the issue was|turned out|broke|regression|is done|are done|shipped|released|in progress|blocked on|blocked by|postponed|is next|are next|on hold|deferred|is gone|runs on|deployed (?:on|to)|lives? in|is declared in|is stored|are stored|is cached|are cached|environment variable|listens on|port \\d+|v\\d+\\.\\d+)\\b|`[^`]+`|(?:^|[,;:] )no [a-z]")
+
+// shortMinChars: shorter sentences are never knowledge.
+const shortMinChars = 12
 
 // fragmentMaxWords: a sentence of fewer words needs a verb to be kept.
 const fragmentMaxWords = 9
@@ -292,7 +295,10 @@ func knowledgeSentence(s string, who speaker) (string, bool) {
 	}
 	rest, note := stripLeadIns(s)
 	rest = strings.TrimSpace(rest)
-	if utf8.RuneCountInString(rest) < FactMinChars || strings.HasSuffix(rest, "?") || symbolShare(rest) > 0.3 {
+	// A sentence shorter than a fact ("We use date-fns.") may still join
+	// its neighbour (knowledgeStatements), when it says something.
+	if n := utf8.RuneCountInString(rest); n < shortMinChars || n < FactMinChars && (len(strings.Fields(rest)) < 3 || !hasVerb(rest)) ||
+		strings.HasSuffix(rest, "?") || symbolShare(rest) > 0.3 {
 		return "", false
 	}
 	if questionStart.MatchString(rest) || progressiveStart.MatchString(rest) || pleasantry.MatchString(rest) {
@@ -397,13 +403,25 @@ func knowledgeStatements(body string) []string {
 		}
 		var kept []statement
 		prevKept := false
+		pending := "" // a short statement waiting for the next one
 		for _, line := range proseLines(m.text) {
 			for _, s := range chatSentences(line) {
 				s = strings.TrimSpace(s[len(speakerLabel.FindString(s)):])
 				k, ok := knowledgeSentence(s, m.who)
 				if !ok {
-					prevKept = false
+					prevKept, pending = false, ""
 					continue
+				}
+				short := utf8.RuneCountInString(k) < FactMinChars
+				switch {
+				case short && prevKept && len(kept) > 0 && utf8.RuneCountInString(kept[len(kept)-1].text)+1+len(k) <= maxMergedChars:
+					kept[len(kept)-1].text += " " + k
+					continue
+				case short:
+					pending = k
+					continue
+				case pending != "":
+					k, pending = pending+" "+k, ""
 				}
 				st := statement{text: k, marked: knowledgeMarker.MatchString(k)}
 				if prevKept && len(kept) > 0 && belongsTogether(kept[len(kept)-1], st, s) &&
