@@ -164,6 +164,10 @@ type QuestionOutcome struct {
 	AloneAnswered      bool `json:"answered_prompt_alone"`
 	AloneInjected      int  `json:"injected_prompt_alone"`
 	AloneInjectedChars int  `json:"injected_chars_prompt_alone"`
+	// What the prompt hook injected, as the stored memories (session:
+	// content), after session start and alone.
+	Memories      []string `json:"injected_memories,omitempty"`
+	AloneMemories []string `json:"injected_memories_prompt_alone,omitempty"`
 }
 
 // Env is the environment the server runs with: hooks run with it too, so
@@ -572,6 +576,7 @@ func (rep *SessionsReport) ask(ctx context.Context, c *SessionCorpus, r *replay,
 		out := QuestionOutcome{ID: q.ID, Split: q.Split, Never: q.NeverDiscussed(), InjectedChars: len(inject)}
 		injected := rep.view.injected(inject)
 		out.Injected = len(injected)
+		out.Memories = describe(injected)
 		for _, m := range injected {
 			if slices.Contains(q.Answers, m.session) {
 				out.Answered = true
@@ -591,7 +596,7 @@ func (rep *SessionsReport) ask(ctx context.Context, c *SessionCorpus, r *replay,
 			return fmt.Errorf("question %s: %w", q.ID, err)
 		}
 		injected = rep.view.injected(alone)
-		out.AloneInjected, out.AloneInjectedChars = len(injected), len(alone)
+		out.AloneInjected, out.AloneInjectedChars, out.AloneMemories = len(injected), len(alone), describe(injected)
 		for _, m := range injected {
 			if slices.Contains(q.Answers, m.session) {
 				out.AloneAnswered = true
@@ -603,6 +608,15 @@ func (rep *SessionsReport) ask(ctx context.Context, c *SessionCorpus, r *replay,
 		}
 	}
 	return nil
+}
+
+// describe lists memories as "session: content".
+func describe(ms []*storedMemory) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.session+": "+m.content)
+	}
+	return out
 }
 
 // injected returns the stored memories an inject holds (their words, in

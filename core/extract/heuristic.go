@@ -96,20 +96,27 @@ var creativeRequest = regexp.MustCompile(`(?i)\b(?:haikus?|poems?|limericks?|jok
 // text out.
 var omittedMarker = regexp.MustCompile(`^\[\.\.\. .* omitted \.\.\.\]$`)
 
+// proseLine is a line of prose; gap says lines were left out before it.
+type proseLine struct {
+	text string
+	gap  bool
+}
+
 // proseLines returns a message's lines that are prose: fenced code blocks,
 // lines that look like code, logs or diffs, and runs of verse (three or
 // more short lines in a row that are not a list) are left out.
-func proseLines(msg string) []string {
+func proseLines(msg string) []proseLine {
 	lines := strings.Split(msg, "\n")
-	var out []string
-	inFence := false
+	var out []proseLine
+	inFence, gap := false, false
 	for i := 0; i < len(lines); i++ {
 		l := strings.TrimSpace(lines[i])
 		if strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~") {
-			inFence = !inFence
+			inFence, gap = !inFence, true
 			continue
 		}
 		if inFence || l == "" || omittedMarker.MatchString(l) || codeLike(l) {
+			gap = gap || l != ""
 			continue
 		}
 		// Verse: a run of short lines that are not list items.
@@ -118,10 +125,11 @@ func proseLines(msg string) []string {
 			j++
 		}
 		if j-i >= 3 {
-			i = j - 1
+			i, gap = j-1, true
 			continue
 		}
-		out = append(out, l)
+		out = append(out, proseLine{l, gap})
+		gap = false
 	}
 	return out
 }
@@ -404,9 +412,18 @@ func knowledgeStatements(body string) []string {
 		var kept []statement
 		prevKept := false
 		pending := "" // a short statement waiting for the next one
+		// A sentence joined to the one before it keeps its lead-in ("…
+		// OK, so …"): a fact is always a run of its source's words, so one
+		// cut from an ordinary memory restates it and is never proposed.
 		for _, line := range proseLines(m.text) {
-			for _, s := range chatSentences(line) {
-				s = strings.TrimSpace(s[len(speakerLabel.FindString(s)):])
+			if line.gap {
+				prevKept, pending = false, ""
+			}
+			for _, s := range chatSentences(line.text) {
+				if label := speakerLabel.FindString(s); label != "" {
+					// Another speaker ("Caroline: …"): nothing joins across.
+					s, prevKept, pending = strings.TrimSpace(s[len(label):]), false, ""
+				}
 				k, ok := knowledgeSentence(s, m.who)
 				if !ok {
 					prevKept, pending = false, ""
@@ -414,20 +431,20 @@ func knowledgeStatements(body string) []string {
 				}
 				short := utf8.RuneCountInString(k) < FactMinChars
 				switch {
-				case short && prevKept && len(kept) > 0 && utf8.RuneCountInString(kept[len(kept)-1].text)+1+len(k) <= maxMergedChars:
-					kept[len(kept)-1].text += " " + k
+				case short && prevKept && len(kept) > 0 && utf8.RuneCountInString(kept[len(kept)-1].text)+1+len(s) <= maxMergedChars:
+					kept[len(kept)-1].text += " " + s
 					continue
 				case short:
 					pending = k
 					continue
 				case pending != "":
-					k, pending = pending+" "+k, ""
+					k, pending = pending+" "+s, ""
 				}
 				st := statement{text: k, marked: knowledgeMarker.MatchString(k)}
 				if prevKept && len(kept) > 0 && belongsTogether(kept[len(kept)-1], st, s) &&
-					utf8.RuneCountInString(kept[len(kept)-1].text)+1+utf8.RuneCountInString(k) <= maxMergedChars {
+					utf8.RuneCountInString(kept[len(kept)-1].text)+1+utf8.RuneCountInString(s) <= maxMergedChars {
 					last := &kept[len(kept)-1]
-					last.text += " " + k
+					last.text += " " + s
 					last.marked = last.marked || st.marked
 				} else {
 					kept = append(kept, st)
