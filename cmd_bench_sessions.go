@@ -97,6 +97,10 @@ func printSessionsReport(w io.Writer, r *bench.SessionsReport, verbose bool) {
 		fmt.Fprintf(w, "learning cost: server CPU %.0f ms with learning, %.0f ms without (pipeline off) over %d transcript turns: %.2f ms per turn; session end p50 without learning %.1f ms\n",
 			r.Cost.OnCPUMS, r.Cost.OffCPUMS, r.Cost.Turns, r.Cost.PerTurnMS, r.Cost.OffSessionEnd)
 	}
+	for _, c := range r.Compactions {
+		fmt.Fprintf(w, "compaction in %s after %d prompts (%.0f ms in): digest %d chars, names %d of the prompts, %d chatter statements, %d repeated lines, /compact instructions %s\n",
+			c.Session, c.Prompts, c.ElapsedMS, c.Chars, c.PromptsInDigest, c.ChatterInDigest, c.RepeatedLines, map[bool]string{true: "kept", false: "dropped"}[c.Instructions])
+	}
 	if r.DeadJobs > 0 {
 		fmt.Fprintf(w, "dead jobs: %d\n", r.DeadJobs)
 	}

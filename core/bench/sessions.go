@@ -59,9 +59,19 @@ type CorpusSession struct {
 	Split   string `json:"split"`
 	// Cwd is the folder inside the project's repository the session runs
 	// in ("" for its root).
-	Cwd   string       `json:"cwd,omitempty"`
-	Title string       `json:"title,omitempty"`
-	Turns []CorpusTurn `json:"turns"`
+	Cwd   string `json:"cwd,omitempty"`
+	Title string `json:"title,omitempty"`
+	// Compact, when set, compacts the session's context after some turns
+	// (as /compact does): the pre-compact hook, then session start with
+	// source "compact", whose recovery digest is measured.
+	Compact *CorpusCompaction `json:"compact,omitempty"`
+	Turns   []CorpusTurn      `json:"turns"`
+}
+
+// CorpusCompaction is a compaction inside a session.
+type CorpusCompaction struct {
+	AfterTurn    int    `json:"after_turn"`   // turns before it, 1 to len(turns)-1
+	Instructions string `json:"instructions"` // what the user typed after /compact
 }
 
 // CorpusTurn is one user prompt and the agent's reply to it.
@@ -182,6 +192,9 @@ func (c *SessionCorpus) Validate() error {
 		}
 		if len(s.Turns) == 0 {
 			return fmt.Errorf("%s.turns: none", f)
+		}
+		if s.Compact != nil && (s.Compact.AfterTurn < 1 || s.Compact.AfterTurn >= len(s.Turns)) {
+			return fmt.Errorf("%s.compact.after_turn %d: want 1 to %d (a compaction between two turns)", f, s.Compact.AfterTurn, len(s.Turns)-1)
 		}
 		for j, t := range s.Turns {
 			tf := fmt.Sprintf("%s.turns[%d]", f, j)

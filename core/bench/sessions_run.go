@@ -63,10 +63,12 @@ type SessionsReport struct {
 	// SessionEnd is the hook process's wall time at session end.
 	SessionEnd LatencyFigures `json:"session_end_hook"`
 	// Prompt is the prompt hook's wall time, for the sessions' prompts.
-	Prompt    LatencyFigures    `json:"prompt_hook"`
-	Cost      *LearningCost     `json:"learning_cost,omitempty"`
-	Sessions  []SessionFigures  `json:"sessions"`
-	Questions []QuestionOutcome `json:"questions"`
+	Prompt LatencyFigures `json:"prompt_hook"`
+	Cost   *LearningCost  `json:"learning_cost,omitempty"`
+	// Compactions are the recovery digests after the sessions' compactions.
+	Compactions []CompactionOutcome `json:"compactions"`
+	Sessions    []SessionFigures    `json:"sessions"`
+	Questions   []QuestionOutcome   `json:"questions"`
 
 	view *storeView
 }
@@ -204,6 +206,16 @@ func RunSessions(ctx context.Context, c *SessionCorpus, o SessionsOptions) (*Ses
 	defer on.srv.Remove()
 	rep.Provider, rep.Mode = on.provider, on.mode
 	rep.SessionEnd, rep.Prompt = latencyOf(on.ends), latencyOf(on.prompts)
+	rep.Compactions = on.compacts
+	for i := range rep.Compactions {
+		co := &rep.Compactions[i]
+		words := " " + WordSequence(co.Digest) + " "
+		for _, n := range c.Noise {
+			if w := WordSequence(n.Text); n.Session == co.Session && strings.Count(w, " ") >= chatterMinWords-1 && strings.Contains(words, " "+w+" ") {
+				co.ChatterInDigest++
+			}
+		}
+	}
 	if err := rep.collect(ctx, c, on.srv.Client, on.keys); err != nil {
 		return nil, err
 	}
@@ -247,6 +259,7 @@ type replay struct {
 	cpu      time.Duration // from the first session start to the last drain
 	ends     []time.Duration
 	prompts  []time.Duration
+	compacts []CompactionOutcome
 }
 
 // replaySessions starts a server with set and plays every session to it
@@ -397,7 +410,13 @@ func (r *replay) play(ctx context.Context, s *CorpusSession, key string, start t
 	if _, _, err := r.hook(ctx, "session-start", cwd, base, map[string]any{"hook_event_name": "SessionStart", "source": "startup"}); err != nil {
 		return err
 	}
-	for _, t := range s.Turns {
+	began := time.Now()
+	for i, t := range s.Turns {
+		if s.Compact != nil && i == s.Compact.AfterTurn {
+			if err := r.compact(ctx, s, cwd, base, began); err != nil {
+				return err
+			}
+		}
 		_, took, err := r.hook(ctx, "user-prompt-submit", cwd, base, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": t.User})
 		if err != nil {
 			return err
@@ -416,6 +435,78 @@ func (r *replay) play(ctx context.Context, s *CorpusSession, key string, start t
 	}
 	r.ends = append(r.ends, took)
 	return nil
+}
+
+// CompactionOutcome is what the agent got back after a compaction: the
+// recovery digest session start injected with source "compact".
+type CompactionOutcome struct {
+	Session string `json:"session"`
+	Split   string `json:"split"`
+	// Prompts is how many prompts the session had before the compaction;
+	// PromptsInDigest how many of them the digest names.
+	Prompts         int `json:"prompts_before"`
+	PromptsInDigest int `json:"prompts_in_digest"`
+	// ChatterInDigest counts the noise statements of those prompts the
+	// digest carries.
+	ChatterInDigest int `json:"chatter_in_digest"`
+	// Instructions says whether the user's /compact instructions are in
+	// the digest.
+	Instructions bool `json:"has_instructions"`
+	// RepeatedLines counts digest lines that appear more than once.
+	RepeatedLines int `json:"repeated_lines"`
+	// ElapsedMS is the session's real time up to the compaction.
+	ElapsedMS float64 `json:"elapsed_ms"`
+	Chars     int     `json:"digest_chars"`
+	Digest    string  `json:"digest"`
+}
+
+// compact compacts a session's context as /compact does: the pre-compact
+// hook with the user's instructions, then session start with source
+// compact; the recovery digest it injects is measured.
+func (r *replay) compact(ctx context.Context, s *CorpusSession, cwd string, base map[string]any, began time.Time) error {
+	elapsed := time.Since(began)
+	if _, _, err := r.hook(ctx, "pre-compact", cwd, base, map[string]any{"hook_event_name": "PreCompact", "trigger": "manual",
+		"custom_instructions": s.Compact.Instructions}); err != nil {
+		return err
+	}
+	inject, _, err := r.hook(ctx, "session-start", cwd, base, map[string]any{"hook_event_name": "SessionStart", "source": "compact"})
+	if err != nil {
+		return err
+	}
+	digest := inject
+	if i := strings.Index(inject, "## Session Recovery"); i >= 0 {
+		digest = inject[i:]
+		if j := strings.Index(digest[2:], "\n## "); j >= 0 {
+			digest = digest[:j+2]
+		}
+	} else {
+		digest = ""
+	}
+	out := CompactionOutcome{Session: s.ID, Split: s.Split, Prompts: s.Compact.AfterTurn, ElapsedMS: MS(elapsed), Chars: len(digest), Digest: digest}
+	words := " " + WordSequence(digest) + " "
+	holds := func(t string) bool { w := WordSequence(t); return w != "" && strings.Contains(words, " "+w+" ") }
+	for _, t := range s.Turns[:s.Compact.AfterTurn] {
+		if holds(firstWords(t.User, 8)) {
+			out.PromptsInDigest++
+		}
+	}
+	out.Instructions = holds(s.Compact.Instructions)
+	seen := map[string]int{}
+	for _, l := range strings.Split(digest, "\n") {
+		if l = strings.TrimSpace(l); len(l) > 3 && !strings.HasPrefix(l, "#") {
+			if seen[l]++; seen[l] == 2 {
+				out.RepeatedLines++
+			}
+		}
+	}
+	r.compacts = append(r.compacts, out)
+	return nil
+}
+
+// firstWords is the first n words of s.
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	return strings.Join(f[:min(n, len(f))], " ")
 }
 
 // hook runs `cairn hook EVENT` in cwd with base and extra as its stdin
