@@ -94,8 +94,9 @@ func printSessionsReport(w io.Writer, r *bench.SessionsReport, verbose bool) {
 	fmt.Fprintf(w, "\nhook processes: session end p50 %.1f ms, p90 %.1f ms, max %.1f ms (%d); prompt p50 %.1f ms, p90 %.1f ms (%d)\n",
 		r.SessionEnd.P50MS, r.SessionEnd.P90MS, r.SessionEnd.MaxMS, r.SessionEnd.N, r.Prompt.P50MS, r.Prompt.P90MS, r.Prompt.N)
 	if r.Cost != nil {
-		fmt.Fprintf(w, "learning cost: server CPU %.0f ms with learning, %.0f ms without (pipeline off) over %d transcript turns: %.2f ms per turn; session end p50 without learning %.1f ms\n",
-			r.Cost.OnCPUMS, r.Cost.OffCPUMS, r.Cost.Turns, r.Cost.PerTurnMS, r.Cost.OffSessionEnd)
+		fmt.Fprintf(w, "learning cost: server CPU after the session ends until drained %.0f ms with learning, %.0f ms without (pipeline off),\n"+
+			"  over %d transcript turns: %.2f ms per turn; whole replay %.0f against %.0f ms: %.2f ms per turn; session end p50 without learning %.1f ms\n",
+			r.Cost.OnCPUMS, r.Cost.OffCPUMS, r.Cost.Turns, r.Cost.PerTurnMS, r.Cost.OnTotalCPUMS, r.Cost.OffTotalCPUMS, r.Cost.TotalPerTurnMS, r.Cost.OffSessionEnd)
 	}
 	for _, c := range r.Compactions {
 		fmt.Fprintf(w, "compaction in %s after %d prompts (%.0f ms in): digest %d chars, names %d of the prompts, %d chatter statements, %d repeated lines, /compact instructions %s\n",

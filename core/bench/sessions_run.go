@@ -127,14 +127,22 @@ func latencyOf(d []time.Duration) LatencyFigures {
 }
 
 // LearningCost compares the server's CPU over the same sessions with
-// learning on (the measured configuration) and off (pipeline disabled):
-// from the first session start until the background work is drained.
+// learning on (the measured configuration) and off (pipeline disabled).
+// The learning is the background work after each session end, until it
+// is drained (extraction, decisions, writes, embedding what was learned):
+// PerTurnMS is its CPU, less what the same windows cost with learning off,
+// per transcript turn (a prompt and the agent's reply). TotalPerTurnMS is
+// the same over the whole replay, from the first session start: it also
+// holds what the learned memories cost the hooks that recall them.
 type LearningCost struct {
-	Turns         int     `json:"transcript_turns"`
-	OnCPUMS       float64 `json:"cpu_ms_learning_on"`
-	OffCPUMS      float64 `json:"cpu_ms_learning_off"`
-	PerTurnMS     float64 `json:"learning_cpu_ms_per_turn"`
-	OffSessionEnd float64 `json:"session_end_hook_p50_ms_learning_off"`
+	Turns          int     `json:"transcript_turns"`
+	OnCPUMS        float64 `json:"learning_cpu_ms_on"`
+	OffCPUMS       float64 `json:"learning_cpu_ms_off"`
+	PerTurnMS      float64 `json:"learning_cpu_ms_per_turn"`
+	OnTotalCPUMS   float64 `json:"total_cpu_ms_on"`
+	OffTotalCPUMS  float64 `json:"total_cpu_ms_off"`
+	TotalPerTurnMS float64 `json:"total_cpu_ms_per_turn"`
+	OffSessionEnd  float64 `json:"session_end_hook_p50_ms_learning_off"`
 }
 
 // SessionFigures are what one session left behind.
@@ -239,10 +247,11 @@ func RunSessions(ctx context.Context, c *SessionCorpus, o SessionsOptions) (*Ses
 		for _, s := range c.Sessions {
 			turns += len(s.Turns)
 		}
-		rep.Cost = &LearningCost{Turns: turns, OnCPUMS: MS(on.cpu), OffCPUMS: MS(off.cpu),
-			OffSessionEnd: latencyOf(off.ends).P50MS}
+		rep.Cost = &LearningCost{Turns: turns, OnCPUMS: MS(on.settleCPU), OffCPUMS: MS(off.settleCPU),
+			OnTotalCPUMS: MS(on.cpu), OffTotalCPUMS: MS(off.cpu), OffSessionEnd: latencyOf(off.ends).P50MS}
 		if turns > 0 {
 			rep.Cost.PerTurnMS = math.Round(100*(rep.Cost.OnCPUMS-rep.Cost.OffCPUMS)/float64(turns)) / 100
+			rep.Cost.TotalPerTurnMS = math.Round(100*(rep.Cost.OnTotalCPUMS-rep.Cost.OffTotalCPUMS)/float64(turns)) / 100
 		}
 	}
 	return rep, nil
@@ -257,9 +266,12 @@ type replay struct {
 	provider string
 	mode     string
 	cpu      time.Duration // from the first session start to the last drain
-	ends     []time.Duration
-	prompts  []time.Duration
-	compacts []CompactionOutcome
+	// settleCPU is the CPU from each session's end until its background
+	// work was drained, summed.
+	settleCPU time.Duration
+	ends      []time.Duration
+	prompts   []time.Duration
+	compacts  []CompactionOutcome
 }
 
 // replaySessions starts a server with set and plays every session to it
@@ -308,9 +320,12 @@ func replaySessions(ctx context.Context, c *SessionCorpus, name string, set []st
 		if err := r.play(ctx, &c.Sessions[i], key, start.Add(time.Duration(i)*24*time.Hour)); err != nil {
 			return nil, fmt.Errorf("%s: session %s: %w", name, s.ID, err)
 		}
+		c0, _ := srv.CPU()
 		if err := r.settle(ctx, o); err != nil {
 			return nil, err
 		}
+		c1, _ := srv.CPU()
+		r.settleCPU += c1 - c0
 	}
 	cpu1, _ := srv.CPU()
 	if cpuOK {
