@@ -392,6 +392,9 @@ func upperFirst(s string) string {
 // continuation opens a sentence that continues the one before it.
 var continuation = regexp.MustCompile(`(?i)^(?:because|since|so\b|so that|that way|this way|otherwise|which|the reason|that's why|that is why|this is why|this means|that means|it\b|it's|its\b|this\b|that\b|these\b|those\b|they\b|their\b)`)
 
+// danglingPronoun opens a sentence whose subject is in another sentence.
+var danglingPronoun = regexp.MustCompile(`(?i)^(?:it|it's|its|this|that|these|those|they|they're|he|she)\b`)
+
 // maxMergedChars caps a fact merged from several sentences.
 const maxMergedChars = 600
 
@@ -430,6 +433,7 @@ func knowledgeStatements(body string) []string {
 					continue
 				}
 				short := utf8.RuneCountInString(k) < FactMinChars
+				joined := false // a short statement before it leads in
 				switch {
 				case short && prevKept && len(kept) > 0 && utf8.RuneCountInString(kept[len(kept)-1].text)+1+len(s) <= maxMergedChars:
 					kept[len(kept)-1].text += " " + s
@@ -438,7 +442,7 @@ func knowledgeStatements(body string) []string {
 					pending = k
 					continue
 				case pending != "":
-					k, pending = pending+" "+s, ""
+					k, pending, joined = pending+" "+s, "", true
 				}
 				st := statement{text: k, marked: knowledgeMarker.MatchString(k)}
 				if prevKept && len(kept) > 0 && belongsTogether(kept[len(kept)-1], st, s) &&
@@ -446,6 +450,11 @@ func knowledgeStatements(body string) []string {
 					last := &kept[len(kept)-1]
 					last.text += " " + s
 					last.marked = last.marked || st.marked
+				} else if !joined && danglingPronoun.MatchString(s) {
+					// "It's a Go service …" with nothing before it to say
+					// what "it" is: not a statement on its own.
+					prevKept, pending = false, ""
+					continue
 				} else {
 					kept = append(kept, st)
 				}

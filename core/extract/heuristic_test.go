@@ -54,6 +54,7 @@ func TestHeuristicDropsChatter(t *testing.T) {
 		{"unfenced code", "User: func (s *Service) Settle(ctx context.Context, id string) error {\n\treturn s.db.MarkPaid(ctx, id)\n}"},
 		{"log", "User: getting this now\n2025-03-04 10:12:01 ERROR dial tcp 127.0.0.1:5432: connect: connection refused\npanic: runtime error: invalid memory address"},
 		{"fragment", "User: Quick check before the planning meeting."},
+		{"dangling pronoun", "User: Let's get started today. It's a Go service for invoices and payments."},
 		{"testdata chatter", readTranscript(t, "chatter.txt")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,6 +104,8 @@ func TestHeuristicKeepsKnowledge(t *testing.T) {
 			[]string{"The database is Postgres 16.", "Styling is Tailwind CSS, no CSS-in-JS."}, ""},
 		{"a short statement joins the next", "User: We use date-fns. The API sends UTC ISO 8601 strings.",
 			[]string{"We use date-fns. The API sends UTC ISO 8601 strings."}, ""},
+		{"a pronoun after a short statement", "User: We use River. It runs on Postgres, so there is one service less.",
+			[]string{"We use River. It runs on Postgres, so there is one service less."}, ""},
 		{"a rule without a verb", "User: And only function components with hooks, no class components.",
 			[]string{"Only function components with hooks, no class components."}, ""},
 		{"an event in a remembered chat", "Caroline: I went to the LGBTQ support group yesterday and it was powerful.",
