@@ -207,7 +207,7 @@ func RunSessions(ctx context.Context, c *SessionCorpus, o SessionsOptions) (*Ses
 		o.DrainTimeout = 10 * time.Minute
 	}
 	rep := &SessionsReport{Corpus: c.Name, Set: o.Set}
-	on, err := replaySessions(ctx, c, "learning", o.Set, o)
+	on, err := replaySessions(ctx, c, "learning", o.Set, o, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +235,7 @@ func RunSessions(ctx context.Context, c *SessionCorpus, o SessionsOptions) (*Ses
 	}
 	rep.summarize(c)
 	if o.Cost {
-		off, err := replaySessions(ctx, c, "learning-off", append(slices.Clone(o.Set), "pipeline.enabled=false"), o)
+		off, err := replaySessions(ctx, c, "learning-off", append(slices.Clone(o.Set), "pipeline.enabled=false"), o, on.polls)
 		if err != nil {
 			return nil, err
 		}
@@ -269,14 +269,16 @@ type replay struct {
 	// settleCPU is the CPU from each session's end until its background
 	// work was drained, summed.
 	settleCPU time.Duration
+	polls     []int // status polls each session's settling took
 	ends      []time.Duration
 	prompts   []time.Duration
 	compacts  []CompactionOutcome
 }
 
 // replaySessions starts a server with set and plays every session to it
-// through the hook shim, draining its background work after each.
-func replaySessions(ctx context.Context, c *SessionCorpus, name string, set []string, o SessionsOptions) (*replay, error) {
+// through the hook shim, draining its background work after each (polled
+// at least match[i] times after session i).
+func replaySessions(ctx context.Context, c *SessionCorpus, name string, set []string, o SessionsOptions, match []int) (*replay, error) {
 	fmt.Fprintf(o.Progress, "bench: %s: starting cairn serve %s\n", name, strings.Join(set, " "))
 	srv, err := StartServer(ctx, ServerOptions{Name: name, Binary: o.Binary, Set: set, Keep: o.Keep,
 		ExtraEnv: []string{"PATH=" + pathWithoutClaude(os.Getenv("PATH"))}})
@@ -320,12 +322,18 @@ func replaySessions(ctx context.Context, c *SessionCorpus, name string, set []st
 		if err := r.play(ctx, &c.Sessions[i], key, start.Add(time.Duration(i)*24*time.Hour)); err != nil {
 			return nil, fmt.Errorf("%s: session %s: %w", name, s.ID, err)
 		}
+		minPolls := 0
+		if i < len(match) {
+			minPolls = match[i]
+		}
 		c0, _ := srv.CPU()
-		if err := r.settle(ctx, o); err != nil {
+		polls, err := r.settle(ctx, o, minPolls)
+		if err != nil {
 			return nil, err
 		}
 		c1, _ := srv.CPU()
 		r.settleCPU += c1 - c0
+		r.polls = append(r.polls, polls)
 	}
 	cpu1, _ := srv.CPU()
 	if cpuOK {
@@ -336,33 +344,47 @@ func replaySessions(ctx context.Context, c *SessionCorpus, name string, set []st
 	return r, nil
 }
 
-// settle waits until the server's background work is done. With the
-// pipeline disabled the transcripts' extraction jobs stay queued for good:
-// only the running jobs and the embeddings are waited for.
-func (r *replay) settle(ctx context.Context, o SessionsOptions) error {
-	if r.mode != "disabled" {
-		_, err := r.srv.Drain(ctx, o.DrainTimeout, o.Progress)
-		return err
-	}
+// settle waits until the server's background work is done, polling its
+// status every 100 ms, at least minPolls times (the polls cost the server
+// CPU too: a server compared with another is polled as often), and
+// returns how many polls it took. With the pipeline disabled the
+// transcripts' extraction jobs stay queued for good: only running jobs
+// and embeddings are waited for.
+func (r *replay) settle(ctx context.Context, o SessionsOptions, minPolls int) (int, error) {
 	deadline := time.Now().Add(o.DrainTimeout)
-	for {
+	last := time.Now()
+	for polls := 1; ; polls++ {
 		st, err := r.srv.Client.Status(ctx)
 		if err != nil {
-			return err
+			return polls, fmt.Errorf("%s: status: %w", r.srv.Name, err)
 		}
-		b, err := r.srv.Backlog(ctx)
+		es, err := r.srv.Client.EmbeddingStatus(ctx)
 		if err != nil {
-			return err
+			return polls, fmt.Errorf("%s: embedding status: %w", r.srv.Name, err)
 		}
-		if st.Queue["leased"] == 0 && b.Embeddings == 0 {
-			return nil
+		embeddings := 0
+		if n, ok := es.Coverage["pending"].(float64); ok && es.Provider != "none" {
+			embeddings = int(n)
+		}
+		jobs := st.Queue["leased"]
+		if r.mode != "disabled" {
+			jobs += st.Queue["pending"] + st.Queue["failed"]
+		}
+		if jobs == 0 && embeddings == 0 && polls >= minPolls {
+			return polls, nil
+		}
+		if time.Since(last) >= 5*time.Second {
+			last = time.Now()
+			fmt.Fprintf(o.Progress, "bench: %s: draining: %d jobs, %d embeddings left\n", r.srv.Name, jobs, embeddings)
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: background work not done after %s", r.srv.Name, o.DrainTimeout)
+			return polls, fmt.Errorf("%s: background work not done after %s: %d jobs, %d embeddings left", r.srv.Name, o.DrainTimeout, jobs, embeddings)
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return polls, ctx.Err()
+		case <-r.srv.done:
+			return polls, fmt.Errorf("%s: cairn serve exited (%v): %s", r.srv.Name, r.srv.err, r.srv.stderr.String())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
