@@ -230,7 +230,7 @@ var progress = regexp.MustCompile(`(?i)\b(?:tests?|specs?|builds?|checks?|lint|c
 var symptom = regexp.MustCompile(`(?i)\b(?:freezes|freezing|crashes|crashing|hangs|hanging|keeps? (?:failing|crashing|breaking|redirecting|timing out)|is (?:broken|slow|failing|timing out|down|hanging)|are (?:broken|slow|failing|timing out)|doesn't work|does not work|isn't working|is not working|stopped working|throws|errors out|is off by|are off by|(?:we|i) (?:have|got|hit|see|are seeing|found) (?:a|an|another|the same) (?:bug|problem|issue|regression|error)|there(?:'s| is) (?:a|an|another) (?:bug|problem|issue|regression))\b`)
 
 // causal says why.
-var causal = regexp.MustCompile(`(?i)\b(?:because|caused by|due to|so\b|which is why|that's why|since)\b`)
+var causal = regexp.MustCompile(`(?i)\b(?:because|caused by|due to|so\b|which is why|that's why|since|broke|bit us)\b`)
 
 // ephemeral names a time that makes a statement one-off.
 var ephemeral = regexp.MustCompile(`(?i)\b(?:yesterday|today|tonight|tomorrow|this morning|this afternoon|right now|at the moment|just now|in the meantime)\b`)
@@ -506,8 +506,16 @@ func belongsTogether(prev, next statement, raw string) bool {
 		return true
 	}
 	// A decision or rule and the sentence giving its reason, in either
-	// order; two decisions are two facts.
+	// order; two decisions are two facts, and so are a decision and a
+	// statement of its own (a preference, a status).
 	if decisive(prev.text) == decisive(next.text) {
+		return false
+	}
+	reason := next
+	if decisive(next.text) {
+		reason = prev
+	}
+	if reason.marked && !causal.MatchString(reason.text) {
 		return false
 	}
 	a := salientTerms(prev.text)

@@ -100,6 +100,8 @@ func TestHeuristicKeepsKnowledge(t *testing.T) {
 		{"deployment", "User: The dashboard is deployed on Vercel, and main goes to production.", []string{"The dashboard is deployed on Vercel, and main goes to production."}, ""},
 		{"note lead-in", "User: By the way, the staging database is reset every Sunday at 02:00 UTC.",
 			[]string{"The staging database is reset every Sunday at 02:00 UTC."}, ""},
+		{"a decision and a preference", "User: We decided to move the billing service to Go because the old runtime leaked memory. The billing team prefers small releases every Tuesday.",
+			[]string{"We decided to move the billing service to Go because the old runtime leaked memory.", "The billing team prefers small releases every Tuesday."}, "decision"},
 		{"two facts", "User: The database is Postgres 16. Styling is Tailwind CSS, no CSS-in-JS.",
 			[]string{"The database is Postgres 16.", "Styling is Tailwind CSS, no CSS-in-JS."}, ""},
 		{"a short statement joins the next", "User: We use date-fns. The API sends UTC ISO 8601 strings.",
