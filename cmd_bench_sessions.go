@@ -88,7 +88,7 @@ func printSessionsReport(w io.Writer, r *bench.SessionsReport, verbose bool) {
 			f.Memories, f.MemoriesPerSess, f.Proposals, f.Noise, f.ChatterMemories, f.ChatterProposals)
 	}
 	fmt.Fprintln(w, "answered: each question in a new session (session start, then the prompt), the prompt hook's inject holds a memory")
-	fmt.Fprintln(w, "learned from a session that answers it; +start: or session start's inject does; alone: the prompt hook in a session")
+	fmt.Fprintln(w, "learned from a session that answers it (chatter does not count); +start: or session start's inject does; alone: the prompt hook in a session")
 	fmt.Fprintln(w, "whose start was not sent. injected: never-discussed questions whose prompt injected anything (alone: without session")
 	fmt.Fprintln(w, "start). chatter: memories that are noise statements (in parentheses: pending proposals that are).")
 	fmt.Fprintf(w, "\nhook processes: session end p50 %.1f ms, p90 %.1f ms, max %.1f ms (%d); prompt p50 %.1f ms, p90 %.1f ms (%d)\n",

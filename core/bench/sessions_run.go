@@ -595,6 +595,7 @@ type storeView struct {
 
 type storedMemory struct {
 	content, words, session string
+	chatter                 bool // it is a noise statement: it answers nothing
 }
 
 // collect reads what the sessions left in the store: memories by session,
@@ -664,6 +665,7 @@ func (rep *SessionsReport) collect(ctx context.Context, c *SessionCorpus, cl *cl
 	for _, m := range view.memories {
 		if ch, ok := chatter(m.session, m.content); ok {
 			rep.Chatter = append(rep.Chatter, ch)
+			m.chatter = true
 		}
 	}
 	for _, s := range c.Sessions {
@@ -682,7 +684,8 @@ func (rep *SessionsReport) collect(ctx context.Context, c *SessionCorpus, cl *cl
 // session whose start was not sent (the prompt gate alone: session start's
 // injections are not held back from the prompt). A question is answered
 // when the prompt hook's inject holds a memory learned from one of its
-// answer sessions.
+// answer sessions that is not chatter (a session's "Let me look at the
+// migrations." answers no question about them).
 func (rep *SessionsReport) ask(ctx context.Context, c *SessionCorpus, r *replay, progress io.Writer) error {
 	for i, q := range c.Questions {
 		p := c.Project(q.Project)
@@ -706,12 +709,12 @@ func (rep *SessionsReport) ask(ctx context.Context, c *SessionCorpus, r *replay,
 		out.Injected = len(injected)
 		out.Memories = describe(injected)
 		for _, m := range injected {
-			if slices.Contains(q.Answers, m.session) {
+			if !m.chatter && slices.Contains(q.Answers, m.session) {
 				out.Answered = true
 			}
 		}
 		for _, m := range rep.view.injected(startCtx) {
-			if slices.Contains(q.Answers, m.session) {
+			if !m.chatter && slices.Contains(q.Answers, m.session) {
 				out.StartAnswered = true
 			}
 		}
@@ -726,7 +729,7 @@ func (rep *SessionsReport) ask(ctx context.Context, c *SessionCorpus, r *replay,
 		injected = rep.view.injected(alone)
 		out.AloneInjected, out.AloneInjectedChars, out.AloneMemories = len(injected), len(alone), describe(injected)
 		for _, m := range injected {
-			if slices.Contains(q.Answers, m.session) {
+			if !m.chatter && slices.Contains(q.Answers, m.session) {
 				out.AloneAnswered = true
 			}
 		}
