@@ -3,7 +3,6 @@ package bench
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +56,10 @@ func sessionFacts(t testing.TB, s *CorpusSession) []extract.Fact {
 	return out
 }
 
+// The dev split's sessions, through the heuristic extractor as the
+// pipeline reads them: none of their noise statements becomes a fact
+// (the held-out split is measured by cairn bench sessions, not tuned on
+// here). CAIRN_BENCH_SPLIT=held-out prints that split instead.
 func TestDevSessionsLearnNoChatter(t *testing.T) {
 	c, err := DefaultSessionCorpus()
 	if err != nil {
@@ -86,5 +89,4 @@ func TestDevSessionsLearnNoChatter(t *testing.T) {
 	if total < len(dev.Sessions) {
 		t.Errorf("%d facts from %d sessions", total, len(dev.Sessions))
 	}
-	_ = strings.TrimSpace
 }
