@@ -112,12 +112,14 @@ type ExtractionResult struct {
 	Mentions []Mention `json:"mentions,omitempty"`
 }
 
-// ExtractionInput prepares a memory for extraction: whitespace collapsed,
-// cut at ExtractMaxInputChars with a " [truncated]" marker. tooShort reports
+// ExtractionInput prepares a memory for extraction: whitespace collapsed
+// within each line, blank lines dropped (line breaks stay: they separate a
+// transcript's messages and a message's code from its prose), cut at
+// ExtractMaxInputChars with a " [truncated]" marker. tooShort reports
 // input under ExtractMinInputChars, which yields no facts and needs no model
 // call.
 func ExtractionInput(content string) (body string, tooShort bool) {
-	body = text.CollapseSpace(strings.ToValidUTF8(content, "\uFFFD"))
+	body = text.CollapseSpaceLines(strings.ToValidUTF8(content, "\uFFFD"))
 	n := utf8.RuneCountInString(body)
 	if n < ExtractMinInputChars {
 		return body, true
@@ -903,6 +905,32 @@ func jsonIDField(raw json.RawMessage) string {
 
 // --- heuristic extraction ---------------------------------------------------
 
+// heuristicType types a heuristic fact: decision language makes a
+// decision, then a stated preference, a rule (always, never, must, from now
+// on), an issue (a cause or a fix), a procedure (a command in backticks),
+// else text.InferType.
+func heuristicType(s string) string {
+	l := strings.ToLower(s)
+	switch {
+	case IsDecisionContent(s):
+		return "decision"
+	case strings.Contains(l, "prefer"):
+		return "preference"
+	case ruleWords.MatchString(s):
+		return "rule"
+	case issueWords.MatchString(s):
+		return "issue"
+	case strings.Contains(s, "`"):
+		return "procedural"
+	}
+	return text.InferType(s)
+}
+
+var (
+	ruleWords  = regexp.MustCompile(`(?i)\b(?:from now on|going forward|always|never|must|don't|do not|nobody|no one)\b`)
+	issueWords = regexp.MustCompile(`(?i)\b(?:bug|because|caused by|root cause|the fix|fixed|broke|freez\w*|froze|crash\w*|loop|off by)\b`)
+)
+
 // IsDecisionContent reports whether text uses decision language (seed 003's
 // regex battery, entities.IsDecision): such memories and facts are
 // decisions, and their attributes are protected as constraints.
@@ -966,19 +994,17 @@ var speakerLabel = regexp.MustCompile(`^(?:\*\*)?[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)
 // pleasantry is a sentence that is only a greeting, thanks or assent.
 var pleasantry = regexp.MustCompile(`(?i)^(?:hi|hello|hey|hiya|thanks|thank you|thx|bye|goodbye|good (?:morning|afternoon|evening|night)|see you|ok(?:ay)?|sure|great|cool|awesome|nice|wow|yes|yeah|yep|no|nope|lol|haha)\b[^.!?]{0,40}[.!?]*$`)
 
-// isFactSentence reports whether a sentence can state a fact: questions,
-// greetings, thanks and bare assent cannot.
-func isFactSentence(s string) bool {
-	return !strings.HasSuffix(s, "?") && !pleasantry.MatchString(s)
-}
-
-// HeuristicExtract is the built-in extractor that needs no model: one fact
-// per sentence of 20–2000 characters (at most 20), without a leading
-// speaker label, typed "decision" when it uses decision language and by
-// InferType otherwise, with a confidence lowered for hedges; questions,
-// greetings and thanks are not facts; relation triples from "X uses Y",
-// "X depends on Y", "switched/migrated from X to Y", "prefers X over Y",
-// "chose X over Y"; and mentions of file paths, URLs and capitalised names.
+// HeuristicExtract is the built-in extractor that needs no model. Its
+// facts are the knowledge in content (heuristic.go): for a session
+// transcript the user's statements and the agent's statements of causes,
+// fixes, rules, decisions and status, without requests to the agent, its
+// narration, questions, acknowledgements, code, verse and one-off
+// progress, with a decision and its reason kept together; for other text
+// its sentences less that chatter. At most 20 facts of 20–2000 characters,
+// typed by heuristicType, with a confidence lowered for hedges. Also
+// relation triples from "X uses Y", "X depends on Y", "switched/migrated
+// from X to Y", "prefers X over Y", "chose X over Y"; and mentions of file
+// paths, URLs and capitalised names.
 func HeuristicExtract(content string) ExtractionResult {
 	res := ExtractionResult{Facts: []Fact{}, Entities: []Entity{}}
 	if _, tooShort := ExtractionInput(content); tooShort {
@@ -989,13 +1015,12 @@ func HeuristicExtract(content string) ExtractionResult {
 	}
 	content = strings.ToValidUTF8(content, "\uFFFD")
 	seen := map[string]bool{}
-	for _, s := range extractSentences(content) {
+	for _, s := range knowledgeStatements(content) {
 		if len(res.Facts) >= ExtractMaxFacts {
 			break
 		}
-		s = strings.TrimSpace(s[len(speakerLabel.FindString(s)):])
 		n := utf8.RuneCountInString(s)
-		if n < FactMinChars || !isFactSentence(s) {
+		if n < FactMinChars {
 			continue
 		}
 		if n > FactMaxChars {
@@ -1006,9 +1031,8 @@ func HeuristicExtract(content string) ExtractionResult {
 			continue
 		}
 		seen[key] = true
-		f := Fact{Content: s, Type: text.InferType(s), Confidence: heuristicConfidence}
-		if IsDecisionContent(s) {
-			f.Type = "decision"
+		f := Fact{Content: s, Type: heuristicType(s), Confidence: heuristicConfidence}
+		if f.Type == "decision" {
 			f.Confidence = heuristicDecisionConfidence
 		}
 		if hedgePattern.MatchString(s) {

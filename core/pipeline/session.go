@@ -104,7 +104,7 @@ func (s *Pipeline) extractWindows(ctx context.Context, body string, windowed boo
 	var warns []string
 	windows := []string{body}
 	if windowed {
-		windows = text.ChunkContent(body, extract.ExtractMaxInputChars-200)
+		windows = text.ChunkLines(body, extract.ExtractMaxInputChars-200)
 		if len(windows) > sessionMaxWindows {
 			warns = append(warns, fmt.Sprintf("transcript has %d extraction windows; the last %d were not read", len(windows), len(windows)-sessionMaxWindows))
 			windows = windows[:sessionMaxWindows]
