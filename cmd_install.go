@@ -13,18 +13,25 @@ import (
 type installFlags struct {
 	settings, mcpConfig, bin string
 	noMCP                    bool
+	// extractor is the model choice for learning (install only): "" asks
+	// when a person is there to answer.
+	extractor string
+	common    *commonFlags
 }
 
 // installFlagSet registers installFlags for the command name and returns
 // them with the parser of its arguments.
 func installFlagSet(name string) (*installFlags, func([]string) ([]string, error)) {
-	fs, _ := newFlagSet(name, name+" [flags] claude-code")
-	f := &installFlags{}
+	fs, common := newFlagSet(name, name+" [flags] claude-code")
+	f := &installFlags{common: common}
 	home, _ := os.UserHomeDir()
 	fs.StringVar(&f.settings, "settings", filepath.Join(home, ".claude", "settings.json"), "Claude Code settings file that gets the hooks")
 	fs.StringVar(&f.mcpConfig, "mcp-config", filepath.Join(home, ".claude.json"), "Claude Code user config that gets the MCP server (mcpServers)")
 	fs.StringVar(&f.bin, "bin", "", "cairn binary the hooks run (default: this executable)")
 	fs.BoolVar(&f.noMCP, "no-mcp", false, "leave the MCP server configuration alone")
+	if name == "install" {
+		fs.StringVar(&f.extractor, "extractor", "", "what learns from sessions in the background: heuristic (built in, no model) or claude-code (Claude Code's CLI, your subscription); default: ask")
+	}
 	return f, func(args []string) ([]string, error) { return parseFlags(fs, args) }
 }
 
@@ -68,6 +75,9 @@ func runInstall(ctx context.Context, args []string) error {
 		}
 		report("MCP server", f.mcpConfig, changed, backup)
 		changedAny = changedAny || changed
+	}
+	if err := chooseExtractor(f, os.Stdin, os.Stdout); err != nil {
+		return err
 	}
 	if !changedAny {
 		fmt.Printf("\ncairn is already installed in Claude Code (running %s); nothing changed.\n", bin)

@@ -131,6 +131,19 @@ func (s *Service) PipelineStatus(ctx context.Context) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A model's calls and tokens per day (the last week), and whether
+	// today's budget is spent (the heuristic then learns).
+	today := s.Now().UTC()
+	usage, err := storage.ModelUsageSince(ctx, s.db.Reader(), today.AddDate(0, 0, -6).Format(time.DateOnly))
+	if err != nil {
+		return nil, err
+	}
+	var spentToday int64
+	for _, u := range usage {
+		if u.Day == today.Format(time.DateOnly) {
+			spentToday += u.InputTokens + u.OutputTokens
+		}
+	}
 	rt := s.PipelineRuntime()
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
@@ -148,6 +161,10 @@ func (s *Service) PipelineStatus(ctx context.Context) (map[string]any, error) {
 		"processed":         rt.processed.Load(),
 		"failed":            rt.failed.Load(),
 		"allowUpdateDelete": s.cfg.PipelineV2.AllowUpdateDelete,
+		"modelUsage":        usage,
+		"dailyTokenBudget":  s.cfg.PipelineV2.DailyTokenBudget,
+		"tokensToday":       spentToday,
+		"budgetSpent":       spentToday >= s.cfg.PipelineV2.DailyTokenBudget,
 	}, nil
 }
 
