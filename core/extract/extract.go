@@ -716,6 +716,11 @@ type Candidate struct {
 	ID      string `json:"id"`
 	Type    string `json:"type"`
 	Content string `json:"content"`
+	// SameSession: the candidate was learned from the session the fact
+	// comes from. A session's facts are decided against what was known
+	// before it: such a candidate may make a fact redundant (none), never
+	// be updated or deleted by it.
+	SameSession bool `json:"same_session,omitempty"`
 }
 
 // Decision actions.
@@ -749,7 +754,7 @@ Actions:
 Return only a JSON object:
 {"action": "add|update|delete|none", "targetId": "<id of a candidate, required for update and delete>", "confidence": 0.0-1.0, "reason": "<one short sentence>"}
 
-targetId must be one of the candidate ids listed. A reason is required.
+targetId must be one of the candidate ids listed. A candidate marked "same session" was learned from the same session as the fact: never update or delete it. A reason is required.
 `
 
 // DecisionPrompt builds the decision prompt for a fact and its candidates
@@ -766,9 +771,13 @@ func DecisionPrompt(fact Fact, candidates []Candidate) string {
 	b.WriteString("\n\nCandidates:\n")
 	cs := make([]Candidate, len(candidates))
 	for i, c := range candidates {
-		c = Candidate{ID: promptLine(c.ID, 200), Type: promptLine(c.Type, 40), Content: promptLine(c.Content, decisionCandidateMaxChars)}
+		c = Candidate{ID: promptLine(c.ID, 200), Type: promptLine(c.Type, 40), Content: promptLine(c.Content, decisionCandidateMaxChars), SameSession: c.SameSession}
 		cs[i] = c
-		fmt.Fprintf(&b, "%d. id=%s type=%s: %s\n", i+1, c.ID, c.Type, c.Content)
+		same := ""
+		if c.SameSession {
+			same = " (same session)"
+		}
+		fmt.Fprintf(&b, "%d. id=%s type=%s%s: %s\n", i+1, c.ID, c.Type, same, c.Content)
 	}
 	if len(cs) == 0 {
 		b.WriteString("(none)\n")
@@ -1004,7 +1013,10 @@ var pleasantry = regexp.MustCompile(`(?i)^(?:hi|hello|hey|hiya|thanks|thank you|
 // typed by heuristicType, with a confidence lowered for hedges. Also
 // relation triples from "X uses Y", "X depends on Y", "switched/migrated
 // from X to Y", "prefers X over Y", "chose X over Y"; and mentions of file
-// paths, URLs and capitalised names.
+// paths, URLs and capitalised names. In a session transcript they are read
+// from its facts only: the graph holds what a session teaches, not the
+// names its chatter, code and tool output drop (and reading only the facts
+// costs a fraction of reading the transcript).
 func HeuristicExtract(content string) ExtractionResult {
 	res := ExtractionResult{Facts: []Fact{}, Entities: []Entity{}}
 	if _, tooShort := ExtractionInput(content); tooShort {
@@ -1040,9 +1052,27 @@ func HeuristicExtract(content string) ExtractionResult {
 		}
 		res.Facts = append(res.Facts, f)
 	}
+	if isTranscriptText(content) {
+		facts := make([]string, len(res.Facts))
+		for i, f := range res.Facts {
+			facts[i] = f.Content
+		}
+		content = strings.Join(facts, "\n")
+	}
 	res.Entities = heuristicRelations(content)
 	res.Mentions = HeuristicMentions(content)
 	return res
+}
+
+// isTranscriptText reports whether content is a normalized transcript: a
+// line opens with "User:" or "Assistant:" (splitTranscript reads them).
+func isTranscriptText(content string) bool {
+	for _, label := range []string{"User:", "Assistant:", "Human:", "Claude:"} {
+		if strings.HasPrefix(content, label) || strings.Contains(content, "\n"+label) {
+			return true
+		}
+	}
+	return false
 }
 
 // term is one entity name: a word (with . + # / - inside, for "Node.js",

@@ -559,3 +559,43 @@ func init() {
 		commonWords[w] = true
 	}
 }
+
+// smallTalk is conversation about the conversation.
+var smallTalk = regexp.MustCompile(`(?i)^(?:back to work|have a (?:nice|good|great) \w+|see you\b|let's go\b|all good\b|talk (?:to you )?(?:soon|later|tomorrow))`)
+
+// promptGistMinWords: a prompt's gist shorter than this ("Go back.") says
+// too little of what the session was doing.
+const promptGistMinWords = 4
+
+// PromptGist is what a user prompt asks or states, for a session's
+// recovery digest: its sentences less greetings, acknowledgements,
+// thanks, laughter and requests for a joke or a poem, each without its
+// lead-in ("lol nice Also write tests …" is "write tests …"). ok is false
+// when nothing of substance is left ("Hi! How's it going?", "Write a
+// haiku about autumn leaves.", "ok thanks").
+func PromptGist(prompt string) (gist string, ok bool) {
+	var kept []string
+	words := 0
+	for _, line := range strings.Split(prompt, "\n") {
+		for _, s := range chatSentences(line) {
+			if creativeRequest.MatchString(s) && !knowledgeMarker.MatchString(s) {
+				continue
+			}
+			rest, _ := stripLeadIns(s)
+			rest = strings.TrimSpace(rest)
+			n := len(strings.Fields(rest))
+			if n == 0 || pleasantry.MatchString(rest) || smallTalk.MatchString(rest) || n < 3 && !strings.HasSuffix(rest, "?") {
+				continue
+			}
+			if questionStart.MatchString(rest) && n < 5 {
+				continue // "How's it going?"
+			}
+			kept = append(kept, upperFirst(rest))
+			words += n
+		}
+	}
+	if words < promptGistMinWords {
+		return "", false
+	}
+	return strings.Join(kept, " "), true
+}
