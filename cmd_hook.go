@@ -100,10 +100,15 @@ func runHook(ctx context.Context, args []string) error {
 		return nil
 	}
 	hookProject(a, in)
-	if pos[0] == "session-end" {
+	// The prompt hook's transcript path, for a long session's learning
+	// (sendTranscript); the request itself does not carry it.
+	promptTranscript, _ := in["transcript_path"].(string)
+	if pos[0] == "session-end" || pos[0] == "pre-compact" {
 		// cairn never opens a path a request names: the shim, running as
-		// the user, reads the transcript and sends its text. The wait for
-		// cairn starts once it is read (reading is bounded by its size).
+		// the user, reads the transcript and sends its text (at a
+		// compaction too: what the session taught so far is learned
+		// then). The wait for cairn starts once it is read (reading is
+		// bounded by its size).
 		attachTranscript(in, a.cfg.Hooks.TranscriptMaxChars)
 		deadline = time.Now().Add(ev.timeout)
 	}
@@ -158,6 +163,11 @@ func runHook(ctx context.Context, args []string) error {
 	if ev.ccName == "" {
 		return nil
 	}
+	if learn, _ := out["learn"].(bool); learn && promptTranscript != "" {
+		// A long session: cairn asks for the transcript so far, to learn
+		// from it before the session ends (after this answer is printed).
+		defer sendTranscript(ctx, st.addr, *harness, in, promptTranscript, a.cfg.Hooks.TranscriptMaxChars, deadline)
+	}
 	inject, _ := out["inject"].(string)
 	if strings.TrimSpace(inject) == "" {
 		return nil
@@ -169,6 +179,23 @@ func runHook(ctx context.Context, args []string) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(map[string]any{"hookSpecificOutput": map[string]any{
 		"hookEventName": ev.ccName, "additionalContext": inject}})
+}
+
+// sendTranscript posts a live session's transcript so far to
+// /api/hooks/session-transcript within the hook's deadline; a failure
+// only loses this early learning (the session's end sends it again).
+func sendTranscript(ctx context.Context, addr, harness string, in map[string]any, path string, maxChars int, deadline time.Time) {
+	body := map[string]any{"transcript_path": path}
+	for _, k := range []string{"session_id", "cwd", "project", "project_resolved", "harness"} {
+		if v, ok := in[k]; ok {
+			body[k] = v
+		}
+	}
+	attachTranscript(body, maxChars)
+	if _, ok := body["transcript"]; !ok || time.Until(deadline) <= 0 {
+		return
+	}
+	_, _ = postHook(ctx, addr, harness, "session-transcript", body, deadline)
 }
 
 // readHookInput reads the hook JSON from stdin within wait. Empty,
@@ -424,28 +451,32 @@ func attachTranscript(in map[string]any, maxChars int) {
 	}
 	tr, err := readTranscript(p, maxChars)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "cairn hook session-end: transcript:", err)
+		fmt.Fprintln(os.Stderr, "cairn hook: transcript:", err)
 		return
 	}
-	in["transcript"] = tr
+	in["transcript"] = tr.Text
+	if w := tr.Warning(); w != "" {
+		in["transcript_warning"] = w
+	}
 }
 
 // readTranscript reads and normalizes a transcript file: a regular file
 // only (a FIFO or a device would block or never end), at most
-// transcriptReadMax bytes of it.
-func readTranscript(path string, maxChars int) (string, error) {
+// transcriptReadMax bytes of it. What cannot be read of it is left out
+// and said in the transcript's warning.
+func readTranscript(path string, maxChars int) (*text.Transcript, error) {
 	// O_NONBLOCK: opening a FIFO must not wait for a writer.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", path)
+		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	var r io.Reader = f
 	if size := st.Size(); size > transcriptReadMax {
@@ -454,9 +485,12 @@ func readTranscript(path string, maxChars int) (string, error) {
 	}
 	tr, err := text.NormalizeTranscript(io.LimitReader(r, transcriptReadMax+1), maxChars)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return tr.Text, nil
+	if st.Size() > transcriptReadMax {
+		tr.Truncated = true // the middle of the file was not read
+	}
+	return tr, nil
 }
 
 func spoolHook(a *app, kind string, in map[string]any) {
