@@ -11,11 +11,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	cairn "github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/harness"
 	"github.com/cairnmem/cairn/core/hooks"
-
-	"github.com/cairnmem/cairn/core/httpapi"
 
 	"github.com/cairnmem/cairn/core/config"
 
@@ -28,6 +29,20 @@ import (
 // commonFlags are accepted by every command.
 type commonFlags struct {
 	home, config, db, addr, logLevel string
+}
+
+// args renders the common flags that were given, for a cairn this one
+// starts (the hook shim's background server).
+func (c *commonFlags) args() []string {
+	var out []string
+	for _, f := range []struct{ name, value string }{
+		{"--home", c.home}, {"--config", c.config}, {"--db", c.db}, {"--addr", c.addr},
+	} {
+		if f.value != "" {
+			out = append(out, f.name, f.value)
+		}
+	}
+	return out
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
@@ -277,9 +292,61 @@ func (a *app) holderAddr(h storage.LockInfo) string {
 // ingestSpool stores what `cairn hook` spooled while no cairn was running
 // (memories, session transcripts); each entry is ingested once.
 func (a *app) ingestSpool(ctx context.Context, hk *hooks.Hooks) {
-	if n, err := httpapi.IngestSpool(ctx, hk, a.paths.DataDir); err != nil {
+	if n, err := harness.IngestSpool(ctx, hk, a.paths.DataDir); err != nil {
 		a.log.Warn("hook spool", "ingested", n, "err", err)
 	} else if n > 0 {
 		a.log.Info("hook spool ingested", "entries", n)
 	}
+}
+
+// cliActor is who the CLI's changes are recorded as.
+var cliActor = core.Actor{Name: "cli", Type: core.ActorOperator}
+
+// importActor is who `cairn import` records its memories as, in process.
+var importActor = core.Actor{Name: "cli-import", Type: core.ActorOperator}
+
+// cliTimeout bounds one CLI call to the API (an export streams as long as
+// it needs).
+const cliTimeout = 60 * time.Second
+
+// connect loads the configuration the common flags name and opens the
+// client a command reads and writes memories through: the store itself,
+// or the API of the cairn that holds it. Closing the client closes the app
+// too.
+func connect(ctx context.Context, common *commonFlags) (client.Client, error) {
+	a, err := loadApp(common)
+	if err != nil {
+		return nil, err
+	}
+	c, err := a.openClient(ctx)
+	if err != nil {
+		a.close()
+		return nil, err
+	}
+	return appClient{c, a}, nil
+}
+
+// appClient is a client that owns its app.
+type appClient struct {
+	client.Client
+	a *app
+}
+
+func (c appClient) Close() error {
+	err := c.Client.Close()
+	c.a.close()
+	return err
+}
+
+// openClient opens the store, or connects to the process holding it.
+func (a *app) openClient(ctx context.Context) (client.Client, error) {
+	st, err := a.openStore(ctx)
+	if err == nil {
+		return client.Local(st.app, client.LocalOptions{Actor: cliActor, ImportActor: importActor, Close: st.Close}), nil
+	}
+	var le *storage.LockedError
+	if !errors.As(err, &le) {
+		return nil, err
+	}
+	return client.HTTP(a.holderAddr(le.Holder), client.Options{Actor: cliActor, Timeout: cliTimeout, PID: le.Holder.PID}), nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/bench"
 	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/harness"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -218,7 +219,7 @@ func (h *hookRunner) stopServer(expect bool) error {
 	for {
 		var ok bool
 		info, ok = storage.ReadLockInfo(h.db)
-		held := lockHeld(h.db)
+		held := harness.LockHeld(h.db)
 		if held && ok && info.Addr != "" {
 			break
 		}
@@ -232,7 +233,7 @@ func (h *hookRunner) stopServer(expect bool) error {
 	}
 	_ = syscall.Kill(info.PID, syscall.SIGTERM)
 	deadline := time.Now().Add(30 * time.Second)
-	for lockHeld(h.db) {
+	for harness.LockHeld(h.db) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(info.PID, syscall.SIGKILL)
 			return fmt.Errorf("cairn (pid %d) did not stop within 30 s", info.PID)
@@ -245,7 +246,7 @@ func (h *hookRunner) stopServer(expect bool) error {
 // waitServer waits until the server a hook started answers on addr and,
 // with drain, has embedded every memory.
 func (h *hookRunner) waitServer(ctx context.Context, addr string, drain bool, timeout time.Duration, progress io.Writer) error {
-	cl := client.New(addr, client.Options{Timeout: 10 * time.Second})
+	cl := client.HTTP(addr, client.Options{Timeout: 10 * time.Second})
 	deadline := time.Now().Add(timeout)
 	last := time.Now()
 	for {

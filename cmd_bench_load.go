@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/bench"
 )
 
@@ -128,7 +129,7 @@ func loadRun(ctx context.Context, o bench.ServerOptions, pre, rest, queries []st
 	// One recall of each kind first: a first search builds what later
 	// ones reuse (the keyword index, the vector index).
 	for _, q := range queries[:min(5, len(queries))] {
-		if _, err := srv.Client.Recall(ctx, map[string]any{"query": q, "project": lo.Project}); err != nil {
+		if _, err := srv.Client.Recall(ctx, core.RecallInput{Query: q, Filter: core.MemoryFilter{Project: lo.Project}}); err != nil {
 			return nil, fmt.Errorf("warm-up recall: %w", err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/core"
 )
 
 // runExport is `cairn export`: every memory as one JSON line, to a file
@@ -41,7 +41,7 @@ func runExport(ctx context.Context, args []string) error {
 	}
 	bw := bufio.NewWriter(w)
 	n := 0
-	err = be.Export(ctx, storage.MemoryFilter{IncludeDeleted: *includeDeleted}, func(line json.RawMessage) error {
+	err = be.Export(ctx, core.MemoryFilter{IncludeDeleted: *includeDeleted}, func(line json.RawMessage) error {
 		n++
 		bw.Write(line)
 		return bw.WriteByte('\n')

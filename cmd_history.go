@@ -19,7 +19,7 @@ func runHistory(ctx context.Context, args []string) error {
 		return err
 	}
 	defer be.Close()
-	events, err := be.History(ctx, id, historyLimit)
+	events, err := be.MemoryHistory(ctx, id, historyLimit)
 	if err != nil {
 		return err
 	}

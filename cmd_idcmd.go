@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"flag"
+
+	"github.com/cairnmem/cairn/core/client"
 )
 
 // idCommand is the preamble of the commands that act on one memory (show,
-// history, recover): --project and --json, exactly one ID, the backend,
+// history, recover): --project and --json, exactly one ID, the client,
 // and the ID resolved (a short id among --project's memories first).
 type idCommand struct {
 	fs      *flag.FlagSet
@@ -24,9 +26,9 @@ func newIDCommand(name, jsonHelp, usage string) *idCommand {
 }
 
 // open parses args, runs check (flag checks of the command's own, before
-// anything opens), opens the backend and resolves the ID. The caller
-// closes the backend.
-func (c *idCommand) open(ctx context.Context, args []string, check func() error) (backend, string, error) {
+// anything opens), opens the client and resolves the ID. The caller
+// closes the client.
+func (c *idCommand) open(ctx context.Context, args []string, check func() error) (client.Client, string, error) {
 	pos, err := parseFlags(c.fs, args)
 	if err != nil {
 		return nil, "", err

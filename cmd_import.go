@@ -11,15 +11,6 @@ import (
 	"github.com/cairnmem/cairn/core/httpapi"
 
 	"charm.land/bubbles/v2/progress"
-	"github.com/cairnmem/cairn/core"
-)
-
-// importChunk is how many lines go to the store (or the API) at a time:
-// one of the store's import transactions (core.Import); importChunkBytes
-// bounds a chunk's size, well under what the API reads in one import.
-const (
-	importChunk      = 2000
-	importChunkBytes = 16 << 20
 )
 
 // runImport is `cairn import`: it checks every line of an export first,
@@ -82,45 +73,17 @@ func runImport(ctx context.Context, args []string) error {
 	defer be.Close()
 
 	bar := newProgressBar(os.Stderr)
-	if lb, ok := localOf(be); ok {
-		// The store itself takes every line at once: it writes them in
-		// batches, preparing the next batch while it writes one.
-		res, err := lb.st.svc.ImportProgress(ctx, lines, importActor, func(done int) { bar.set(float64(done) / float64(len(lines))) })
-		bar.done()
-		if err != nil {
-			n := 0
-			if res != nil {
-				n = res.Imported + res.Deduped + res.Existing
-			}
-			return fmt.Errorf("import stopped after %d of %d memories: %w", n, len(lines), err)
-		}
-		fmt.Fprintf(os.Stderr, "imported %d memories into %s (%d duplicates of live memories skipped, %d already present)\n",
-			res.Imported, be.Describe(), res.Deduped, res.Existing)
-		return nil
-	}
-	raw := nonEmptyLines(data)
-	total := &core.ImportResult{}
-	for start, end := 0, 0; start < len(lines); start = end {
-		var rawChunk [][]byte
-		size := 0
-		for end = start; end < len(lines) && end-start < importChunk && (end == start || size+len(raw[lines[end].Line]) <= importChunkBytes); end++ {
-			rawChunk = append(rawChunk, raw[lines[end].Line])
-			size += len(raw[lines[end].Line])
-		}
-		res, err := be.Import(ctx, lines[start:end], rawChunk)
-		if err != nil {
-			bar.done()
-			return fmt.Errorf("import stopped after %d of %d memories: %w", total.Imported+total.Deduped+total.Existing, len(lines), err)
-		}
-		total.Total += res.Total
-		total.Imported += res.Imported
-		total.Deduped += res.Deduped
-		total.Existing += res.Existing
-		bar.set(float64(end) / float64(len(lines)))
-	}
+	res, err := be.Import(ctx, lines, nonEmptyLines(data), func(done int) { bar.set(float64(done) / float64(len(lines))) })
 	bar.done()
+	if err != nil {
+		n := 0
+		if res != nil {
+			n = res.Imported + res.Deduped + res.Existing
+		}
+		return fmt.Errorf("import stopped after %d of %d memories: %w", n, len(lines), err)
+	}
 	fmt.Fprintf(os.Stderr, "imported %d memories into %s (%d duplicates of live memories skipped, %d already present)\n",
-		total.Imported, be.Describe(), total.Deduped, total.Existing)
+		res.Imported, be.Describe(), res.Deduped, res.Existing)
 	return nil
 }
 

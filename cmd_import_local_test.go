@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/client"
 )
 
 // TestImportSeesItsOwnStore: connect wraps the store this process opens
-// in an appBackend, and cairn import must still find it there, to hand
-// the whole file to the store (one bulk load, the next batch prepared
+// in an appClient, and cairn import must still reach it in process, to
+// hand the whole file to the store (one bulk load, the next batch prepared
 // while one is written) instead of 2,000-line chunks as over HTTP.
 func TestImportSeesItsOwnStore(t *testing.T) {
 	t.Setenv("CAIRN_EMBEDDING_PROVIDER", "none")
@@ -16,8 +18,11 @@ func TestImportSeesItsOwnStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer be.Close()
-	lb, ok := localOf(be)
-	if !ok || lb.st == nil {
-		t.Fatalf("localOf(%T) = %v: the import would go through the chunked path", be, ok)
+	ac, ok := be.(appClient)
+	if !ok {
+		t.Fatalf("connect returned %T", be)
+	}
+	if _, ok := ac.Client.(*client.InProcess); !ok || be.Addr() != "" {
+		t.Fatalf("connect wraps %T: the import would go through the chunked path", ac.Client)
 	}
 }

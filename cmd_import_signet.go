@@ -9,8 +9,9 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/core/signet"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/signet"
 )
 
 // importSignet is `cairn import --from signet PATH`: it reads a Signet
@@ -37,7 +38,7 @@ func importSignet(ctx context.Context, common *commonFlags, path, model string, 
 		return err
 	}
 	defer st.Close()
-	rep, err := st.svc.ImportSignet(ctx, src, core.SignetImportOptions{EmbeddingModel: model, DryRun: dryRun},
+	rep, err := st.app.Transfer.ImportSignet(ctx, src, transfer.SignetOptions{EmbeddingModel: model, DryRun: dryRun},
 		core.Actor{Name: "signet-import", Type: core.ActorOperator})
 	if err != nil {
 		return err
@@ -49,7 +50,7 @@ func importSignet(ctx context.Context, common *commonFlags, path, model string, 
 	return nil
 }
 
-func printSignetReport(w io.Writer, r *core.SignetImportReport, dest string) {
+func printSignetReport(w io.Writer, r *transfer.SignetReport, dest string) {
 	if r.DryRun {
 		fmt.Fprintf(w, "dry run: %d Signet memories (schema version %d) would be imported into %s; nothing was written\n", r.Memories.Total, r.SchemaVersion, dest)
 	} else {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/cairnmem/cairn/core/harness"
+	"github.com/cairnmem/cairn/core/harness/claudecode"
 )
 
 // installFlags are the flags of install and uninstall: which files to
@@ -25,8 +27,8 @@ func installFlagSet(name string) (*installFlags, func([]string) ([]string, error
 	fs, common := newFlagSet(name, name+" [flags] claude-code")
 	f := &installFlags{common: common}
 	home, _ := os.UserHomeDir()
-	fs.StringVar(&f.settings, "settings", filepath.Join(home, ".claude", "settings.json"), "Claude Code settings file that gets the hooks")
-	fs.StringVar(&f.mcpConfig, "mcp-config", filepath.Join(home, ".claude.json"), "Claude Code user config that gets the MCP server (mcpServers)")
+	fs.StringVar(&f.settings, "settings", claudecode.SettingsFile(home), "Claude Code settings file that gets the hooks")
+	fs.StringVar(&f.mcpConfig, "mcp-config", claudecode.UserConfigFile(home), "Claude Code user config that gets the MCP server (mcpServers)")
 	fs.StringVar(&f.bin, "bin", "", "cairn binary the hooks run (default: this executable)")
 	fs.BoolVar(&f.noMCP, "no-mcp", false, "leave the MCP server configuration alone")
 	if name == "install" {
@@ -59,17 +61,17 @@ func runInstall(ctx context.Context, args []string) error {
 	if bin, err = filepath.Abs(bin); err != nil {
 		return err
 	}
-	if err := checkInstallBinary(bin); err != nil {
+	if err := harness.CheckBinary(bin); err != nil {
 		return err
 	}
-	changed, backup, err := editJSONFile(f.settings, func(top *jsonObject) error { return addClaudeHooks(top, bin) })
+	changed, backup, err := claudecode.InstallHooks(f.settings, bin)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.settings, err)
 	}
 	report("hooks", f.settings, changed, backup)
 	changedAny := changed
 	if !f.noMCP {
-		changed, backup, err = editJSONFile(f.mcpConfig, func(top *jsonObject) error { return addMCPServer(top, bin) })
+		changed, backup, err = claudecode.InstallMCP(f.mcpConfig, bin)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.mcpConfig, err)
 		}
@@ -97,35 +99,6 @@ Next:
 Undo: cairn uninstall claude-code removes exactly these entries (backups sit beside the files).
 `, what, bin)
 	return nil
-}
-
-// checkInstallBinary refuses a binary that will not be there tomorrow:
-// one `go run` built in a temporary folder or in Go's build cache.
-func checkInstallBinary(bin string) error {
-	var inside []string
-	if t := os.TempDir(); t != "" {
-		inside = append(inside, t)
-	}
-	if c := os.Getenv("GOCACHE"); c != "" {
-		inside = append(inside, c)
-	}
-	if c, err := os.UserCacheDir(); err == nil {
-		inside = append(inside, filepath.Join(c, "go-build"))
-	}
-	temporary := strings.Contains(filepath.ToSlash(bin), "/go-build")
-	for _, dir := range inside {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = r
-		}
-		if rel, err := filepath.Rel(dir, bin); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-			temporary = true
-		}
-	}
-	if !temporary {
-		return nil
-	}
-	return fmt.Errorf("%s is a temporary build (go run, or a temporary folder) that will be gone later, so the hooks would break; "+
-		"build cairn where it stays and install from there: go build -o cairn . && ./cairn install claude-code (or go install . and run cairn install claude-code)", bin)
 }
 
 // report says what an edit of file did.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/harness/jsonedit"
 )
 
 func TestInstallUninstallClaudeCode(t *testing.T) {
@@ -97,11 +99,11 @@ func TestInstallUninstallClaudeCode(t *testing.T) {
 	// Uninstall removes exactly what install added.
 	install("uninstall", "claude-code")
 	data, _ = os.ReadFile(settings)
-	if compactJSON(data) != compactJSON([]byte(userSettings)) {
+	if jsonedit.Compact(data) != jsonedit.Compact([]byte(userSettings)) {
 		t.Fatalf("uninstall left:\n%s\nwant\n%s", data, userSettings)
 	}
 	raw, _ = os.ReadFile(mcp)
-	if compactJSON(raw) != compactJSON([]byte(`{"numStartups": 3, "mcpServers": {"github": {"type": "http", "url": "https://example.com/mcp"}}}`)) {
+	if jsonedit.Compact(raw) != jsonedit.Compact([]byte(`{"numStartups": 3, "mcpServers": {"github": {"type": "http", "url": "https://example.com/mcp"}}}`)) {
 		t.Fatalf("mcp after uninstall: %s", raw)
 	}
 

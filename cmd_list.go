@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/text"
-	"github.com/cairnmem/cairn/storage"
 )
 
 // listPage is the most memories one API list call returns.
@@ -35,7 +35,7 @@ func runList(ctx context.Context, args []string) error {
 	if *limit < 0 {
 		return usageError{"--limit must be 0 (all) or more"}
 	}
-	f := storage.MemoryFilter{Type: strings.TrimSpace(*typ), OnlyDeleted: *deleted}
+	f := core.MemoryFilter{Type: strings.TrimSpace(*typ), OnlyDeleted: *deleted}
 	if !*all {
 		if f.Project, err = cliProject(ctx, common, *project); err != nil {
 			return err
@@ -70,7 +70,7 @@ func runList(ctx context.Context, args []string) error {
 }
 
 // listMemories reads up to limit memories (0: all) matching f, page by page.
-func listMemories(ctx context.Context, be backend, f storage.MemoryFilter, limit int) (*core.ListResult, error) {
+func listMemories(ctx context.Context, be client.Client, f core.MemoryFilter, limit int) (*core.ListResult, error) {
 	out := &core.ListResult{Memories: []*core.Memory{}, Limit: limit}
 	for {
 		n := listPage

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -44,41 +45,25 @@ func runMCP(ctx context.Context, args []string) error {
 		addr := a.holderAddr(le.Holder)
 		return a.proxyMCP(ctx, "http://"+addr+"/mcp", le.Holder.PID)
 	}
-	defer func() {
-		if err := st.Close(); err != nil {
-			a.log.Error("close store", "err", err)
-		}
-	}()
-	a.ingestSpool(ctx, st.app.Hooks)
 	a.log.Info("mcp over stdio", "version", cairnVersion(), "db", a.paths.Database)
 	// memory_store files a memory under the agent's project (the
 	// repository of this process's working directory) when it names none.
 	srv := httpapi.NewMCPServerFor(st.app, cairnVersion(), httpapi.MCPOptions{DefaultProject: a.currentProject()})
-	mctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// While this process owns the database it also serves the HTTP API
-	// (when the address is free), so hooks and the CLI keep working.
-	var apiDone chan error
-	if ln, lerr := a.listen(); lerr == nil {
-		addr := ln.Addr().String()
-		if err := st.lock.SetAddr(addr); err != nil {
-			a.log.Warn("record address in lock file", "err", err)
-		}
-		api := httpapi.NewAPI(st.app, cairnVersion(), addr)
-		apiDone = make(chan error, 1)
-		go func() { apiDone <- api.Serve(mctx, ln, a.cfg.Server.ShutdownTimeout.D()) }()
-	} else {
-		a.log.Warn("mcp: not serving the HTTP API", "err", lerr)
-	}
-	err = a.runService(mctx, st.app, func(ctx context.Context) error {
-		defer cancel() // the client went away: stop the workers too
-		return srv.Run(ctx, &mcp.StdioTransport{})
+	err, _ = a.host(ctx, st, hostOptions{
+		// While this process owns the database it also serves the HTTP
+		// API (when the address is free), so hooks and the CLI keep
+		// working.
+		listen: func() (net.Listener, error) {
+			ln, err := a.listen()
+			if err != nil {
+				a.log.Warn("mcp: not serving the HTTP API", "err", err)
+				return nil, nil
+			}
+			return ln, nil
+		},
+		// The client going away ends the run: the workers stop too.
+		front: func(ctx context.Context, _ string) error { return srv.Run(ctx, &mcp.StdioTransport{}) },
 	})
-	if apiDone != nil {
-		if aerr := <-apiDone; aerr != nil {
-			a.log.Error("mcp: http api", "err", aerr)
-		}
-	}
 	a.log.Info("mcp stopped", "err", err)
 	if errors.Is(err, context.Canceled) {
 		return nil

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/harness"
 )
 
 // cli runs the binary with CAIRN_HOME=home and returns stdout, stderr and
@@ -207,9 +209,9 @@ func exerciseMemoryCommands(t *testing.T, home string) {
 // input typed in, and returns what the terminal showed and the exit code.
 func inTerminal(t *testing.T, home string, env []string, input string, args ...string) (string, int) {
 	t.Helper()
-	line := shellQuote(cairnBin)
+	line := harness.ShellQuote(cairnBin)
 	for _, a := range args {
-		line += " " + shellQuote(a)
+		line += " " + harness.ShellQuote(a)
 	}
 	cmd := exec.Command("script", "-qec", line, "/dev/null")
 	cmd.Env = append(append(os.Environ(), "CAIRN_HOME="+home), env...)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -29,23 +30,27 @@ func runRecall(ctx context.Context, args []string) error {
 	if strings.TrimSpace(query) == "" {
 		return usageError{"nothing to search for: cairn recall [flags] QUERY"}
 	}
-	req := map[string]any{"query": query, "limit": *limit}
+	in := core.RecallInput{Query: query, Limit: *limit, Filter: core.MemoryFilter{Type: *typ, Who: *who,
+		Scope: strings.ToLower(strings.TrimSpace(*scope))}}
+	if *tags != "" {
+		in.Filter.Tags = text.SplitTags(*tags)
+	}
 	// Recall searches every project unless --project names one.
 	proj, err := cliProjectGiven(ctx, common, *project)
 	if err != nil {
 		return err
 	}
-	for k, v := range map[string]string{"type": *typ, "tags": *tags, "project": proj, "who": *who, "scope": *scope} {
-		if v != "" {
-			req[k] = v
-		}
-	}
+	in.Filter.Project = proj
 	be, err := connect(ctx, common)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-	res, err := be.Recall(ctx, req)
+	// The API's check of a recall's limit (0 would be the default there).
+	if *limit < 1 || *limit > core.MaxRecallLimit {
+		return core.Invalid("limit", "limit must be an integer from 1 to %d", core.MaxRecallLimit)
+	}
+	res, err := be.Recall(ctx, in)
 	if err != nil {
 		return err
 	}

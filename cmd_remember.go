@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/text"
 )
 
 // runRemember is `cairn remember`: it stores TEXT through the running
@@ -28,56 +28,40 @@ func runRemember(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	text := strings.Join(pos, " ")
-	if strings.TrimSpace(text) == "" {
+	content := strings.Join(pos, " ")
+	if strings.TrimSpace(content) == "" {
 		return usageError{"nothing to remember: cairn remember [flags] TEXT"}
 	}
-	req := map[string]any{"content": text}
+	in := core.RememberInput{Content: content, Type: *typ, Key: *key, Scope: *scope, Who: "cli"}
 	if *critical {
-		req["content"] = "critical: " + text
+		in.Content = "critical: " + content
 	}
 	if *tags != "" {
-		req["tags"] = *tags
-	}
-	if *typ != "" {
-		req["type"] = *typ
+		in.Tags = text.SplitTags(*tags)
 	}
 	if importance.set {
-		req["importance"] = importance.v
+		in.Importance = &importance.v
 	}
 	p, err := cliProject(ctx, common, *project)
 	if err != nil {
 		return err
 	}
-	if p != "" {
-		req["project"] = p
-	}
-	if *key != "" {
-		req["key"] = *key
-	}
-	if *scope != "" {
-		req["scope"] = *scope
-	}
-	req["who"] = "cli"
+	in.Project = p
 	if *who != "" {
-		req["who"] = *who
+		in.Who = *who
 	}
 	be, err := connect(ctx, common)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-	raw, err := be.Remember(ctx, req)
+	out, err := be.Remember(ctx, in)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		fmt.Println(string(raw))
+		fmt.Println(string(out.Raw))
 		return nil
-	}
-	var out client.Remembered // the API's answer, also what the local store returns
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return err
 	}
 	switch {
 	case out.Chunked:

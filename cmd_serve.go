@@ -36,12 +36,13 @@ func runServe(ctx context.Context, args []string) error {
 	if err := a.openLog(!background); err != nil {
 		return err
 	}
+	opts := serveOptions{idleExit: *idleExit, lockWait: serveLockWait}
 	if *debugAddr != "" {
-		if _, err := serveDebug(ctx, *debugAddr, a.log); err != nil {
+		if opts.debug, err = listenDebug(*debugAddr); err != nil {
 			return err
 		}
 	}
-	err = a.serveWith(ctx, serveOptions{idleExit: *idleExit, lockWait: serveLockWait}, nil)
+	err = a.serveWith(ctx, opts, nil)
 	var le *storage.LockedError
 	if background && errors.As(err, &le) {
 		a.log.Info("another cairn serves the database: not starting", "pid", le.Holder.PID, "addr", le.Holder.Addr)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -94,7 +95,7 @@ const fullIDLen = 36
 // or a short one (the end of an id, as listings show it, or its start)
 // when exactly one memory, deleted ones included, matches. project, when
 // set, is searched first.
-func resolveID(ctx context.Context, be backend, arg, project string) (string, error) {
+func resolveID(ctx context.Context, be client.Client, arg, project string) (string, error) {
 	ids, err := resolveIDs(ctx, be, []string{arg}, project)
 	if err != nil {
 		return "", err
@@ -104,7 +105,7 @@ func resolveID(ctx context.Context, be backend, arg, project string) (string, er
 
 // resolveIDs resolves every arg (see resolveID) with one pass over the
 // memories, in the order given.
-func resolveIDs(ctx context.Context, be backend, args []string, project string) ([]string, error) {
+func resolveIDs(ctx context.Context, be client.Client, args []string, project string) ([]string, error) {
 	out := make([]string, len(args))
 	var short []int
 	for i, a := range args {
@@ -157,9 +158,9 @@ func resolveIDs(ctx context.Context, be backend, args []string, project string) 
 // matchShortIDs reads the ids of project's memories (every project when
 // empty), deleted ones included, as one export stream, and returns for
 // each index in want the ids that end or start with want[i].
-func matchShortIDs(ctx context.Context, be backend, want []string, idx []int, project string) (map[int][]string, error) {
+func matchShortIDs(ctx context.Context, be client.Client, want []string, idx []int, project string) (map[int][]string, error) {
 	matches := map[int][]string{}
-	f := storage.MemoryFilter{Project: project, IncludeDeleted: true}
+	f := core.MemoryFilter{Project: project, IncludeDeleted: true}
 	err := be.Export(ctx, f, func(line json.RawMessage) error {
 		var m struct {
 			ID string `json:"id"`

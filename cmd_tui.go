@@ -12,14 +12,12 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/cairnmem/cairn/core/httpapi"
-
 	"github.com/charmbracelet/x/term"
 
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
 	"github.com/cairnmem/cairn/tui"
-	tuibackend "github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/pane"
 )
 
 // runDefault is `cairn` with no command: the store, the HTTP API (and the
@@ -66,10 +64,9 @@ func (a *app) theme(name string) (*themes.Theme, error) {
 	return themes.Load(name, dir)
 }
 
-// runTUI runs the UI in front of the API and the workers (a.runService).
-// On quit it stops accepting requests, lets in-flight ones finish, stops
-// the workers, closes the store (checkpointing the WAL) and releases the
-// lock.
+// runTUI runs the UI in front of the API and the workers (a.host). On
+// quit it stops accepting requests, lets in-flight ones finish, stops the
+// workers, closes the store (checkpointing the WAL) and releases the lock.
 func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
 	st, err := a.openStore(ctx)
 	if err != nil {
@@ -79,54 +76,35 @@ func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
 		}
 		return err
 	}
-	defer func() {
-		if err := st.Close(); err != nil {
-			a.log.Error("close store", "err", err)
-		}
-	}()
-	a.ingestSpool(ctx, st.app.Hooks)
-	ln, err := a.listen()
-	if err != nil {
-		if addrInUse(a.cfg.Server.Addr) {
-			_, _ = tui.AskProblem(ctx, theme, tui.Problem{
-				Title: "The API address " + a.cfg.Server.Addr + " is taken",
-				Lines: []string{
-					"Another program listens on " + a.cfg.Server.Addr + ", so cairn cannot serve its API there.",
-					"Stop that program, or choose another address:",
-					"  cairn --addr 127.0.0.1:3851",
-					"  CAIRN_ADDR=127.0.0.1:3851 cairn",
-					"or set server.addr in " + a.paths.ConfigFile + ".",
-				},
-				Choices: []tui.Choice{{Key: "q", Label: "quit"}},
-			})
-		}
-		return err
-	}
-	addr := ln.Addr().String()
-	if err := st.lock.SetAddr(addr); err != nil {
-		a.log.Warn("record address in lock file", "err", err)
-	}
-	api := httpapi.NewAPI(st.app, cairnVersion(), addr)
-	a.log.Info("cairn started", "version", cairnVersion(), "addr", addr, "db", a.paths.Database, "auth", a.cfg.Auth.Mode, "pipeline", st.svc.PipelineMode(), "ui", true)
 	// Quitting the UI ends the run: the API shuts down, the workers stop,
-	// and only then is the store closed (deferred above).
-	rctx, quit := context.WithCancel(ctx)
-	defer quit()
-	err = a.runService(rctx, st.app, func(gctx context.Context) error {
-		defer quit()
-		sctx, stop := context.WithCancel(gctx)
-		served := make(chan error, 1)
-		go func() { served <- api.Serve(sctx, ln, a.cfg.Server.ShutdownTimeout.D()) }()
-		uiErr := tui.Run(gctx, tui.Options{Backend: tuibackend.NewLocal(st.app, addr), Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
-		stop()
-		apiErr := <-served
-		if apiErr != nil {
-			a.log.Error("API server", "err", apiErr)
-		}
-		return errors.Join(uiErr, apiErr)
+	// and only then is the store closed.
+	uiErr, apiErr := a.host(ctx, st, hostOptions{
+		listen: func() (net.Listener, error) {
+			ln, err := a.listen()
+			if err != nil && addrInUse(a.cfg.Server.Addr) {
+				_, _ = tui.AskProblem(ctx, theme, tui.Problem{
+					Title: "The API address " + a.cfg.Server.Addr + " is taken",
+					Lines: []string{
+						"Another program listens on " + a.cfg.Server.Addr + ", so cairn cannot serve its API there.",
+						"Stop that program, or choose another address:",
+						"  cairn --addr 127.0.0.1:3851",
+						"  CAIRN_ADDR=127.0.0.1:3851 cairn",
+						"or set server.addr in " + a.paths.ConfigFile + ".",
+					},
+					Choices: []tui.Choice{{Key: "q", Label: "quit"}},
+				})
+			}
+			return ln, err
+		},
+		started: func(addr string) {
+			a.log.Info("cairn started", "version", cairnVersion(), "addr", addr, "db", a.paths.Database, "auth", a.cfg.Auth.Mode, "pipeline", st.svc.PipelineMode(), "ui", true)
+		},
+		front: func(ctx context.Context, addr string) error {
+			return tui.Run(ctx, tui.Options{Client: pane.Local(st.app), Addr: addr, Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
+		},
+		stopping: func() { a.log.Info("cairn stopping") },
 	})
-	a.log.Info("cairn stopping")
-	return err
+	return errors.Join(uiErr, apiErr)
 }
 
 // offerClient explains that another cairn holds the database and offers
@@ -138,7 +116,7 @@ func (a *app) offerClient(ctx context.Context, theme *themes.Theme, le *storage.
 		// service manager, or `cairn mcp`): use it without asking. The tab
 		// bar says so (tui.Options has no status line of its own yet).
 		a.log.Info("cairn UI as client of a background server", "addr", addr, "pid", le.Holder.PID, "role", role)
-		return tui.Run(ctx, tui.Options{Backend: tuibackend.NewHTTP(addr), Theme: theme, Project: a.currentProject(),
+		return tui.Run(ctx, tui.Options{Client: pane.Remote(addr), Theme: theme, Project: a.currentProject(),
 			Version: fmt.Sprintf("%s · client of cairn %s (pid %d, %s)", cairnVersion(), role, le.Holder.PID, addr)})
 	}
 	choice, err := tui.AskProblem(ctx, theme, tui.Problem{
@@ -154,7 +132,7 @@ func (a *app) offerClient(ctx context.Context, theme *themes.Theme, le *storage.
 		return err
 	}
 	a.log.Info("cairn UI as client", "addr", addr, "pid", le.Holder.PID)
-	return tui.Run(ctx, tui.Options{Backend: tuibackend.NewHTTP(addr), Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
+	return tui.Run(ctx, tui.Options{Client: pane.Remote(addr), Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
 }
 
 // addrInUse reports whether addr cannot be bound because something

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"github.com/cairnmem/cairn/core/harness/claudecode"
 )
 
 // runUninstall is `cairn uninstall claude-code`: it removes exactly what
@@ -16,14 +18,14 @@ func runUninstall(ctx context.Context, args []string) error {
 	if len(pos) != 1 || pos[0] != "claude-code" {
 		return usageError{"usage: cairn uninstall claude-code"}
 	}
-	changed, backup, err := editJSONFile(f.settings, func(top *jsonObject) error { removeClaudeHooks(top); return nil })
+	changed, backup, err := claudecode.UninstallHooks(f.settings)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.settings, err)
 	}
 	reportRemoval("hooks", f.settings, changed, backup)
 	changedAny := changed
 	if !f.noMCP {
-		changed, backup, err = editJSONFile(f.mcpConfig, func(top *jsonObject) error { removeMCPServer(top); return nil })
+		changed, backup, err = claudecode.UninstallMCP(f.mcpConfig)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.mcpConfig, err)
 		}

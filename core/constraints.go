@@ -7,8 +7,9 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Constraints in the dampening's resolution boost (seed 003, decision
-// auto-protection: constraints always surface). The resolution stage of
+// Constraints in the dampening's resolution boost (constraints always
+// surface: docs/design/evolution.md, "Decisions and constraints", and
+// docs/design/search.md, "Resolution boost"). The resolution stage of
 // dampening (recall.go) multiplies decisions and constraints by
 // resolutionBoost when their type says so and their text is 50
 // characters or more. A memory holding a live constraint attribute (a

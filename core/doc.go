@@ -1,36 +1,55 @@
 // Package core is cairn's domain: the Service that owns the memory
-// lifecycle on top of one storage.DB, and the smaller types that hang off
-// it. It knows nothing of HTTP (core/httpapi serves it) and holds no SQL
-// (storage does); every write goes through the Service's one write path.
+// lifecycle on top of one storage.DB — its one write path, recall and
+// history. It knows nothing of HTTP (core/httpapi serves it) and holds no
+// SQL (storage does). Every change to a memory row and its history goes
+// through the Service: capabilities that write memories do it through the
+// transaction-scoped parts of the write path (InsertNew, ForgetTx,
+// RecoverTx, AddHistory, InsertBatch, EvolutionTx, RemapProjectTx,
+// MergeDuplicatesTx), never with their own writes to those rows
+// (writepath_test.go keeps it so).
 //
 // The files, by what they own:
 //
-//	service.go    Service, NewService, Actor, the kill switch, accessors
-//	memory.go     the write path: Remember, dedup, chunking, InsertNew, AddHistory
-//	mutate.go     Get, List, Modify, Forget, Recover, history, RecentMemories
-//	forget.go     batch forget with its confirm token
-//	transfer.go   Export and Import (JSONL)
-//	recall.go     Recall: keyword, vector and hybrid legs, fusion and scoring
-//	search.go     the keyword (FTS5) leg
-//	hints.go      heuristic prospective hints, searched beside content
-//	graph.go      the graph boost of recall and the entity listing
-//	similar.go    Similar memories and the embeddings export
-//	embedding.go  Vectors: the embedder, the vector index, the tracker's work
-//	projects.go   RemapProjectTx: a project's memories moved to its identity (core/hooks)
-//	jobs.go       Jobs: the job queue (enqueue, lease, complete, fail, retry)
-//	runtime.go    the pipeline's run-time state and the workers' liveness
-//	status.go     counts and provider state for /health and /api/status
-//	redact.go     secret redaction, counted for diagnostics
-//	fields.go     bounds (tags, tag filters) and redaction of the fields around content
-//	faults.go     storage faults (full disk, I/O error, damage, read-only) as Errors
-//	refusals.go   refused mutations (version conflicts, scope denials) in the error ring
-//	events.go     change events the TUI subscribes to
-//	errors.go     Error: a code and a message, mapped to HTTP by httpapi
+//	service.go      Service, NewService, Actor, the kill switch, accessors
+//	memory.go       the write path: Remember, dedup, chunking, InsertNew, AddHistory, Get, List
+//	mutate.go       Modify, Forget/ForgetTx, Recover/RecoverTx, ModifyBatch, history reads
+//	forget.go       batch forget with its preview and confirm token
+//	bulk.go         the bulk write path: PrepareBatch, InsertBatch (an import's batches)
+//	linker.go       the inline entity linker inside the write transaction
+//	linker_bulk.go  entity linking for bulk inserts
+//	hints.go        heuristic prospective hints, written on insert and searched in recall
+//	projects.go     RemapProjectTx: a project's memories moved to its identity
+//	dedup.go        the deduplicate repair's write (retire duplicates, merge their tags)
+//	recall.go       Recall: the legs, fusion, scoring, dampening, decay, hydration
+//	search.go       the keyword leg (the in-memory index, or FTS5)
+//	keyindex.go     the in-memory keyword index, kept in step with commits
+//	coverage.go     word coverage of a memory by the query
+//	speaker.go      the speaker factor for conversation turns
+//	constraints.go  constraints in the dampening's resolution boost
+//	graph.go        recall's graph boost (one hop, under a deadline) and the hub penalty
+//	rerank.go       reranking by a model (reranker.enabled)
+//	similar.go      Similar memories (the vector index's neighbours, hydrated)
+//	fields.go       bounds (tags, filters) and the redaction of the fields around content
+//	redact.go       the Redactor: secrets removed from what is stored, counted
+//	filters.go      the memory and history filters recall and the lists take
+//	tuiquery.go     history search (the TUI's history filter)
+//	events.go       change events (Subscribe) and what follows each commit
+//	foreground.go   requests in flight, and the Throttle background work waits on
+//	runtime.go      the pipeline's run-time state and the workers' liveness
+//	status.go       memory totals; Publish for changes made outside the write path
+//	faults.go       storage faults (full disk, I/O error, damage, read-only) as Errors
+//	refusals.go     refused mutations (version conflicts, scope denials) in the error ring
+//	errors.go       Error: a code and a message, mapped to HTTP by httpapi
 //
-// Subsystems built on a Service live in packages of their own and get their
-// one instance per Service with For: core/ops (diagnostics, repairs,
-// maintenance, retention), core/pipeline (extraction, decisions, proposals,
-// the graph's writes) and core/documents (document ingest). Leaf packages
-// need no Service: core/config, core/text, core/extract, core/fetch,
-// core/vector, core/analytics and core/auth.
+// core imports storage, the leaf libraries (core/config, core/text,
+// core/entities, core/keyword, core/analytics, core/wire) and the packages
+// below it, which never import core: core/evolution (keys, scopes,
+// attributes and supersession, run inside core's write transactions through
+// the value EvolutionTx lends them), core/vectors (the embedder, the vector
+// index, pending embeddings) and core/jobs (the job queue). The
+// capabilities built on a Service (core/hooks, core/sessions,
+// core/transfer, core/ops, core/pipeline, core/documents,
+// core/connectors, core/graph) import core, and core/app builds them all
+// once per open store; core imports none of them. core/app's
+// layout_test.go enforces these arrows and core's size.
 package core

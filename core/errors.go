@@ -3,6 +3,9 @@ package core
 import (
 	"errors"
 	"fmt"
+
+	"github.com/cairnmem/cairn/core/evolution"
+	"github.com/cairnmem/cairn/core/jobs"
 )
 
 // Error is a failure with meaning for the caller: a stable machine-readable
@@ -64,14 +67,43 @@ func Invalid(field, format string, args ...any) *Error {
 		Message: fmt.Sprintf(format, args...), Extra: map[string]any{"field": field}}
 }
 
+// invalidField is evolution's bad field as an Error.
+func invalidField(e *evolution.FieldError) *Error {
+	return Invalid(e.Field, "%s", e.Message)
+}
+
 // AsError returns err as an *Error, wrapping anything else as internal.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
+	if fe, ok := errors.AsType[*evolution.FieldError](err); ok {
+		return invalidField(fe)
+	}
 	if f := storageFault(err); f != nil {
 		return f
 	}
+	if q := queueRefusal(err); q != nil {
+		return q
+	}
 	return &Error{Code: CodeInternal, Message: "internal error", Err: err}
+}
+
+// queueRefusal gives the refusals of the job queue (core/jobs, below core)
+// their codes; nil for any other error.
+func queueRefusal(err error) *Error {
+	var inv *jobs.InvalidError
+	var nr *jobs.NotRetryableError
+	switch {
+	case errors.As(err, &inv):
+		e := Invalid(inv.Field, "%s", inv.Message)
+		e.Err = err
+		return e
+	case errors.As(err, &nr):
+		return &Error{Code: CodeJobNotRetryable, Message: nr.Error(), Err: err}
+	case errors.Is(err, jobs.ErrNotFound):
+		return &Error{Code: CodeNotFound, Message: ErrNotFound.Message, Err: err}
+	}
+	return nil
 }

@@ -1,6 +1,9 @@
 package core
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // EventKind names what happened to a memory.
 type EventKind string
@@ -62,5 +65,33 @@ func (b *broker) publish(ev Event) {
 		case ch <- ev:
 		default: // full: this subscriber refreshes on its next event
 		}
+	}
+}
+
+// changes are what a write changed, for what follows its commit.
+type changes struct {
+	actor  string
+	sync   []string // memories whose index entries follow their rows
+	embed  bool     // content wants a vector: wake the embedding tracker
+	events []Event  // told to subscribers, in order
+}
+
+// add records a change of kind to each of ids.
+func (c *changes) add(kind EventKind, ids ...string) {
+	for _, id := range ids {
+		c.events = append(c.events, Event{Kind: kind, MemoryID: id, Actor: c.actor})
+	}
+}
+
+// committed does what follows a write's commit: the vector index follows
+// the rows it touched, the embedding tracker wakes when content wants a
+// vector, and subscribers hear of each change.
+func (s *Service) committed(ctx context.Context, c changes) {
+	s.vectors.SyncVectors(ctx, c.sync...)
+	if c.embed {
+		s.vectors.EmbedSoon()
+	}
+	for _, ev := range c.events {
+		s.events.publish(ev)
 	}
 }

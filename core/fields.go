@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -33,7 +34,7 @@ func CheckTags(field string, tags []string) *Error {
 // query (hundreds of them overflow SQLite's expression tree).
 func CheckFilter(f storage.MemoryFilter) *Error {
 	switch f.Scope {
-	case "", ScopeProject, ScopeUser, ScopeAgent:
+	case "", evolution.ScopeProject, evolution.ScopeUser, evolution.ScopeAgent:
 	default:
 		return Invalid("scope", "scope must be project, user or agent")
 	}
@@ -44,86 +45,86 @@ func CheckFilter(f storage.MemoryFilter) *Error {
 // after): see RedactField.
 const fieldLead = "field "
 
-// RedactField removes secrets from a short field: a tag, an actor, a
+// Field removes secrets from a short field: a tag, an actor, a
 // reason, a source id, a title. Redact's env-file rule (NAME: value at the
 // start of a line, for pasted .env files) would take the way such fields
 // are written, session:s-42 or token:agent, for secrets; so the field is
 // redacted as text within a line, by every other rule. A field of several
 // lines keeps the env-file rule on its later lines.
-func (s *Service) RedactField(v string) string {
+func (r *Redactor) Field(v string) string {
 	if v == "" {
 		return v
 	}
 	out, n := text.Redact(fieldLead + v)
 	if !strings.HasPrefix(out, fieldLead) {
-		return s.Redact(v) // a rule reached into the lead: redact the field whole
+		return r.Text(v) // a rule reached into the lead: redact the field whole
 	}
 	if n > 0 {
-		s.redactionCounter().Add(int64(n))
+		r.count.Add(int64(n))
 	}
 	return out[len(fieldLead):]
 }
 
-// redactFields removes secrets from the free-text fields of a row about to
+// memoryFields removes secrets from the free-text fields of a row about to
 // be inserted: tags, who, why, source id and category (content is redacted
 // where it enters, before it is hashed).
-func (s *Service) redactFields(m *storage.Memory) {
+func (r *Redactor) memoryFields(m *storage.Memory) {
 	for i, t := range m.Tags {
-		m.Tags[i] = s.RedactField(t)
+		m.Tags[i] = r.Field(t)
 	}
-	m.Who, m.Why = s.RedactField(m.Who), s.RedactField(m.Why)
-	m.SourceID, m.Category = s.RedactField(m.SourceID), s.RedactField(m.Category)
+	m.Who, m.Why = r.Field(m.Who), r.Field(m.Why)
+	m.SourceID, m.Category = r.Field(m.SourceID), r.Field(m.Category)
 }
 
-// redactPatch removes secrets from the free-text fields a patch sets.
-func (s *Service) redactPatch(p *Patch) {
+// patch removes secrets from the free-text fields a patch sets.
+func (r *Redactor) patch(p *Patch) {
 	if p.Content != nil {
-		c := s.Redact(*p.Content)
+		c := r.Text(*p.Content)
 		p.Content = &c
 	}
 	if p.Who != nil {
-		w := s.RedactField(*p.Who)
+		w := r.Field(*p.Who)
 		p.Who = &w
 	}
 	if p.Tags != nil {
 		tags := make([]string, len(*p.Tags))
 		for i, t := range *p.Tags {
-			tags[i] = s.RedactField(t)
+			tags[i] = r.Field(t)
 		}
 		p.Tags = &tags
 	}
 }
 
-// RedactJSON removes secrets from every string of a JSON document (keys
-// and values, as fields), keeping it valid JSON; a document that does not parse is
-// returned as is (the caller validates it).
-func (s *Service) RedactJSON(raw json.RawMessage) json.RawMessage {
+// JSON removes secrets from every string of a JSON document (keys and
+// values, as fields), keeping it valid JSON; a document that does not
+// parse is returned as is (the caller validates it).
+func (r *Redactor) JSON(raw json.RawMessage) json.RawMessage {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // numbers come back as written
 	if dec.Decode(&v) != nil {
 		return raw
 	}
-	out, err := json.Marshal(s.redactValue(v))
+	out, err := json.Marshal(r.value(v))
 	if err != nil {
 		return raw
 	}
 	return out
 }
 
-func (s *Service) redactValue(v any) any {
+func (r *Redactor) value(v any) any {
 	switch x := v.(type) {
 	case string:
-		return s.RedactField(x)
+		return r.Field(x)
 	case []any:
 		for i := range x {
-			x[i] = s.redactValue(x[i])
+			x[i] = r.value(x[i])
 		}
 		return x
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, val := range x {
-			out[s.RedactField(k)] = s.redactValue(val)
+			out[r.Field(k)] = r.value(val)
 		}
 		return out
 	}

@@ -17,34 +17,39 @@ import (
 // gaps shorter than this between them.
 const foregroundGrace = 10 * time.Millisecond
 
-// foreground counts requests in flight and remembers when the last ended.
-type foreground struct {
+// Foreground counts requests in flight and remembers when the last ended.
+// Its zero value is ready to use; one is shared by a store's Service and
+// its Vectors (whose background embedding asks Busy).
+type Foreground struct {
 	active atomic.Int64
 	last   atomic.Int64 // unix nanoseconds
 }
 
-// Foreground marks a foreground request until the returned function is
-// called (the API's middleware calls it for every request but /health).
-func (s *Service) Foreground() (done func()) {
-	s.fg.active.Add(1)
+// Foreground returns the service's count of foreground requests.
+func (s *Service) Foreground() *Foreground { return s.fg }
+
+// Enter marks a foreground request until the returned function is called
+// (the API's middleware calls it for every request but /health).
+func (f *Foreground) Enter() (done func()) {
+	f.active.Add(1)
 	return func() {
-		s.fg.last.Store(time.Now().UnixNano())
-		s.fg.active.Add(-1)
+		f.last.Store(time.Now().UnixNano())
+		f.active.Add(-1)
 	}
 }
 
-// foregroundBusy reports whether a foreground request is in flight or
-// ended less than the grace period ago.
-func (s *Service) foregroundBusy() bool {
-	return s.fg.active.Load() > 0 || time.Since(time.Unix(0, s.fg.last.Load())) < foregroundGrace
+// Busy reports whether a foreground request is in flight or ended less
+// than the grace period ago.
+func (f *Foreground) Busy() bool {
+	return f.active.Load() > 0 || time.Since(time.Unix(0, f.last.Load())) < foregroundGrace
 }
 
-// yieldToForeground waits until no foreground request has been seen for
-// the grace period, or at most maxWait. It reports whether the foreground
-// is still busy; it returns early with ctx's error.
-func (s *Service) yieldToForeground(ctx context.Context, maxWait time.Duration) (busy bool, err error) {
+// yield waits until no foreground request has been seen for the grace
+// period, or at most maxWait. It reports whether the foreground is still
+// busy; it returns early with ctx's error.
+func (f *Foreground) yield(ctx context.Context, maxWait time.Duration) (busy bool, err error) {
 	deadline := time.Now().Add(maxWait)
-	for s.foregroundBusy() {
+	for f.Busy() {
 		if !time.Now().Before(deadline) {
 			return true, nil
 		}
@@ -69,25 +74,26 @@ const (
 
 // Throttle paces one background worker (one per goroutine).
 type Throttle struct {
-	svc      *Service
+	fg       *Foreground
 	sliceEnd time.Time
 }
 
-// NewThrottle returns a Throttle for a background worker.
-func (s *Service) NewThrottle() *Throttle { return &Throttle{svc: s} }
+// NewThrottle returns a Throttle for a background worker that yields to
+// f's requests.
+func (f *Foreground) NewThrottle() *Throttle { return &Throttle{fg: f} }
 
 // Wait returns when the worker may do its next piece of work: at once when
 // no foreground request is in flight or recent, or while its slice lasts;
 // else after a pause in the requests or throttleWait. busy reports that the
 // foreground is still busy (the caller should do a small piece).
 func (t *Throttle) Wait(ctx context.Context) (busy bool, err error) {
-	if !t.svc.foregroundBusy() {
+	if !t.fg.Busy() {
 		return false, ctx.Err()
 	}
 	if time.Now().Before(t.sliceEnd) {
 		return true, ctx.Err()
 	}
-	busy, err = t.svc.yieldToForeground(ctx, throttleWait)
+	busy, err = t.fg.yield(ctx, throttleWait)
 	if busy {
 		t.sliceEnd = time.Now().Add(throttleSlice)
 	}

@@ -173,7 +173,7 @@ func (s *Service) ForgetBatch(ctx context.Context, in BatchForgetInput, actor Ac
 			}
 			r = &MutationResult{ID: c.ID, Status: e.Code, Error: e.Message}
 		}
-		if r.Status == "deleted" {
+		if r.Status == StatusDeleted {
 			out.Deleted++
 		}
 		out.Results = append(out.Results, r)

@@ -12,9 +12,9 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Knowledge graph (seed 001 "Knowledge Graph", seed 003 "Inline Entity
-// Linker", graph persistence, "Graph-Augmented Search" and hub
-// dampening). The graph is an augmentation layer. The inline linker
+// Knowledge graph (docs/design/graph.md; its use in recall:
+// docs/design/search.md, "Graph boost" and "Hub dampening"). The graph is
+// an augmentation layer. The inline linker
 // (linker.go) writes the entities a memory names in its write
 // transaction; the extraction pipeline refines them afterwards in its own
 // transaction, whose failure never reverts the facts; lookups at recall
@@ -32,7 +32,8 @@ import (
 // retention, step 1); until a tombstone's window ends, recall's joins
 // ignore deleted memories, and its links still count in mentions.
 
-// Graph limits (seed 003).
+// Graph limits (docs/design/search.md, "Graph boost" and "Hub
+// dampening").
 const (
 	graphNeighbors   = 50  // one-hop neighbours
 	graphHopFactor   = 0.5 // a neighbour counts half as much as an entity the query names
@@ -170,10 +171,10 @@ func (s *Service) graphLookup(ctx context.Context, keys []string, cands map[stri
 // hub. Stores of fewer than hubMinMemories memories have no hubs. Errors
 // mean none.
 //
-// Seed 003 calls a hub any entity above the 90th percentile of entity
-// mention counts. Mention counts are long-tailed (most entities are named
-// once), so that makes a hub of nearly every entity named four or five
-// times: on the LoCoMo dev set it cost 1.9 points of R@10 (codes 1-4)
+// Signet's design calls a hub any entity above the 90th percentile of
+// entity mention counts. Mention counts are long-tailed (most entities are
+// named once), so that makes a hub of nearly every entity named four or
+// five times: on the LoCoMo dev set it cost 1.9 points of R@10 (codes 1-4)
 // against no graph at all, 1.4 with the query-named exemption.
 func (s *Service) hubCandidates(ctx context.Context, query string, cands map[string]*candidate) map[string]bool {
 	if !s.cfg.Graph.Enabled || len(cands) == 0 {
@@ -227,35 +228,6 @@ func (s *Service) hubCandidates(ctx context.Context, query string, cands map[str
 		delete(out, l.MemoryID)
 	}
 	return out
-}
-
-// GraphEntity is one entity as the API lists it.
-type GraphEntity struct {
-	ID            string `json:"id"`
-	Name          string `json:"name"`
-	CanonicalName string `json:"canonical_name"`
-	EntityType    string `json:"entity_type"`
-	Mentions      int    `json:"mentions"`
-	UpdatedAt     string `json:"updated_at"`
-}
-
-// GraphEntities lists entities whose canonical name contains q (all when q
-// is empty), most mentioned first.
-func (s *Service) GraphEntities(ctx context.Context, q string, limit int) ([]GraphEntity, error) {
-	if limit <= 0 {
-		limit = 50
-	}
-	limit = min(limit, 1000)
-	ents, err := storage.ListEntities(ctx, s.db.Reader(), CanonicalEntityName(q), limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]GraphEntity, 0, len(ents))
-	for _, e := range ents {
-		out = append(out, GraphEntity{ID: e.ID, Name: e.Name, CanonicalName: e.CanonicalName, EntityType: e.EntityType,
-			Mentions: e.Mentions, UpdatedAt: e.UpdatedAt})
-	}
-	return out, nil
 }
 
 // CanonicalEntityName is the graph's key for a name: trimmed, lower-cased,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/internal/apitest"
 	"github.com/cairnmem/cairn/storage"
@@ -159,8 +160,9 @@ func BenchmarkRecallGraph(b *testing.B) {
 		on := recallStore(b, n)
 		cfg := on.Config()
 		cfg.Graph.Enabled = false
-		off := core.NewService(on.DB(), cfg, core.ServiceOptions{Embedder: apitest.Builtin(b)})
-		if err := off.Vectors().WarmVectors(context.Background()); err != nil {
+		offApp := app.New(on.DB(), cfg, app.Options{Embedder: apitest.Builtin(b)})
+		off := offApp.Service
+		if err := offApp.Vectors.WarmVectors(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		for _, mode := range []string{core.ModeKeyword, core.ModeVector, core.ModeHybrid} {

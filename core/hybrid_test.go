@@ -34,11 +34,12 @@ func TestHybridFindsParaphrasesKeywordsMiss(t *testing.T) {
 	ctx := context.Background()
 	// "ship" and "deploy" are 0.33 apart for the built-in model, below its
 	// relevance floor: this test is about fusion, so the floor is off.
-	svc := apitest.NewService(t, apitest.Builtin(t), apitest.NoFloor)
+	ap := apitest.NewApp(t, apitest.Builtin(t), apitest.NoFloor)
+	svc := ap.Service
 	deploy := remember(t, svc, "we deploy on Fridays", "")
 	remember(t, svc, "my cat is grey", "")
 	remember(t, svc, "the database migration failed with a schema error", "")
-	apitest.EmbedPending(t, svc)
+	apitest.EmbedPending(t, ap.Vectors)
 
 	kw := apitest.Recall(t, svc, core.RecallInput{Query: "when do we ship?", Mode: core.ModeKeyword})
 	if slices.Contains(ids(kw), deploy) {
@@ -60,7 +61,7 @@ func TestHybridFindsParaphrasesKeywordsMiss(t *testing.T) {
 	if e := res.Results[0].Explain; e.Keyword != 1 || e.Vector <= 0 || e.BM25 >= 0 || e.Final <= 0 {
 		t.Fatalf("explain of a hybrid hit: %+v", e)
 	}
-	st, err := svc.Vectors().EmbeddingStatus(ctx)
+	st, err := ap.Vectors.EmbeddingStatus(ctx)
 	if err != nil || st.Coverage["pending"] != 0 || !st.IndexReady || st.Indexed != 3 {
 		t.Fatalf("status after writes: %+v %v", st, err)
 	}
@@ -68,10 +69,11 @@ func TestHybridFindsParaphrasesKeywordsMiss(t *testing.T) {
 
 func TestVectorLegHonoursFiltersAndDeletes(t *testing.T) {
 	ctx := context.Background()
-	svc := apitest.NewService(t, apitest.Builtin(t), apitest.NoFloor)
+	ap := apitest.NewApp(t, apitest.Builtin(t), apitest.NoFloor)
+	svc := ap.Service
 	a := remember(t, svc, "we deploy on Fridays", "atlas")
 	b := remember(t, svc, "deployments happen every Friday afternoon", "zephyr")
-	apitest.EmbedPending(t, svc)
+	apitest.EmbedPending(t, ap.Vectors)
 	q := core.RecallInput{Query: "when do we ship releases?", Mode: core.ModeVector}
 
 	q.Filter = storage.MemoryFilter{Project: "zephyr"}
@@ -105,7 +107,7 @@ func TestVectorLegHonoursFiltersAndDeletes(t *testing.T) {
 	if got := ids(apitest.Recall(t, svc, core.RecallInput{Query: "when do we ship releases?", Mode: core.ModeVector})); slices.Contains(got, a) {
 		t.Fatalf("edited memory still found by its old meaning: %v", got)
 	}
-	apitest.EmbedPending(t, svc)
+	apitest.EmbedPending(t, ap.Vectors)
 	res := apitest.Recall(t, svc, core.RecallInput{Query: "pets sleeping", Mode: core.ModeVector, Limit: 1})
 	if got := ids(res); !slices.Equal(got, []string{a}) {
 		t.Fatalf("edited memory not found by its new meaning: %v", got)
@@ -123,9 +125,10 @@ func TestVectorLegHonoursFiltersAndDeletes(t *testing.T) {
 
 func TestRecallDegradesToKeywordWhenProviderFails(t *testing.T) {
 	emb := apitest.Builtin(t)
-	svc := apitest.NewService(t, emb)
+	ap := apitest.NewApp(t, emb)
+	svc := ap.Service
 	id := remember(t, svc, "postgres runs on port 5433 in staging", "")
-	apitest.EmbedPending(t, svc)
+	apitest.EmbedPending(t, ap.Vectors)
 	emb.SetFail(errors.New("connection refused"))
 	res := apitest.Recall(t, svc, core.RecallInput{Query: "which port does postgres use"})
 	if res.Method != core.ModeKeyword || len(res.Warnings) == 0 || !slices.Equal(ids(res), []string{id}) {
@@ -136,15 +139,15 @@ func TestRecallDegradesToKeywordWhenProviderFails(t *testing.T) {
 	if err != nil || res2.Embedded {
 		t.Fatalf("remember with the provider down: %v embedded=%v", err, res2 != nil && res2.Embedded)
 	}
-	n, _ := svc.Vectors().CountPendingEmbeddings(context.Background())
+	n, _ := ap.Vectors.CountPendingEmbeddings(context.Background())
 	if n != 1 {
 		t.Fatalf("pending = %d, want 1", n)
 	}
 	emb.SetFail(nil)
-	if err := svc.Vectors().EmbedPending(context.Background(), nil); err != nil {
+	if err := ap.Vectors.EmbedPending(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := svc.Vectors().CountPendingEmbeddings(context.Background()); n != 0 {
+	if n, _ := ap.Vectors.CountPendingEmbeddings(context.Background()); n != 0 {
 		t.Fatalf("pending after the tracker = %d", n)
 	}
 	if res := apitest.Recall(t, svc, core.RecallInput{Query: "which port does redis use"}); res.Method != core.ModeHybrid {
@@ -167,16 +170,17 @@ func TestRecallWithoutEmbedderIsKeyword(t *testing.T) {
 
 func TestSimilarAndEmbeddingsExport(t *testing.T) {
 	ctx := context.Background()
-	svc := apitest.NewService(t, apitest.Builtin(t))
+	ap := apitest.NewApp(t, apitest.Builtin(t))
+	svc := ap.Service
 	a := remember(t, svc, "we deploy on Fridays", "")
 	b := remember(t, svc, "deployments go out every Friday", "")
 	remember(t, svc, "my cat is grey", "")
-	apitest.EmbedPending(t, svc)
+	apitest.EmbedPending(t, ap.Vectors)
 	sim, err := svc.Similar(ctx, a, 1, "")
 	if err != nil || len(sim) != 1 || sim[0].ID != b {
 		t.Fatalf("similar: %+v %v", sim, err)
 	}
-	rows, total, err := svc.Embeddings(ctx, 2, 0, true)
+	rows, total, err := ap.Vectors.Embeddings(ctx, 2, 0, true)
 	if err != nil || total != 3 || len(rows) != 2 || len(rows[0].Vector) != uselite.Dimensions {
 		t.Fatalf("embeddings export: %d %d %v", total, len(rows), err)
 	}
@@ -204,11 +208,12 @@ func TestRecallFloorDropsNonsense(t *testing.T) {
 		if !floor {
 			mods = append(mods, apitest.NoFloor)
 		}
-		svc := apitest.NewService(t, apitest.Builtin(t), mods...)
+		ap := apitest.NewApp(t, apitest.Builtin(t), mods...)
+		svc := ap.Service
 		remember(t, svc, "we deploy on Fridays", "")
 		cat := remember(t, svc, "my cat is grey and sleeps all day", "")
 		remember(t, svc, "the database migration failed with a schema error", "")
-		apitest.EmbedPending(t, svc)
+		apitest.EmbedPending(t, ap.Vectors)
 		for _, mode := range []string{"", core.ModeVector} {
 			res := apitest.Recall(t, svc, core.RecallInput{Query: "zzzzqqq nonexistent", Mode: mode})
 			if floor && len(res.Results) != 0 {

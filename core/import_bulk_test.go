@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/internal/apitest"
+	"github.com/cairnmem/cairn/core/transfer"
 )
 
 // graphRows lists every entity (name, type, mentions) and every link
@@ -53,16 +54,16 @@ func TestImportGraphAsRemember(t *testing.T) {
 		"Painting is fun, Alice and Bob agree.",
 		"Bob uses Grafana, Grafana and more Grafana.",
 	}
-	var lines []core.ImportLine
+	var lines []transfer.ImportLine
 	for i := 0; i < 2100; i++ { // more than one import transaction
 		c := contents[i%len(contents)]
 		if i >= len(contents) {
 			c = fmt.Sprintf("%s (note %d)", c, i)
 		}
-		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{Content: c, Type: "fact", Importance: 0.5, Confidence: 1}})
+		lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{Content: c, Type: "fact", Importance: 0.5, Confidence: 1}})
 	}
 	imp := apitest.NewStoreEnv(t, apitest.NoPipeline)
-	res, err := imp.Svc.Import(context.Background(), lines, core.Actor{Name: "test"})
+	res, err := imp.App.Transfer.Import(context.Background(), lines, core.Actor{Name: "test"})
 	if err != nil || res.Imported != len(lines) {
 		t.Fatalf("import: %v %+v", err, res)
 	}
@@ -102,7 +103,7 @@ func TestImportDedupsWithinTheFile(t *testing.T) {
 		}
 		return m
 	}
-	lines := []core.ImportLine{
+	lines := []transfer.ImportLine{
 		{Line: 1, Memory: mem("a", "the build uses make", "p", "", false)},
 		{Line: 2, Memory: mem("a", "another text under the same id", "p", "", false)},
 		{Line: 3, Memory: mem("", "the build uses make", "p", "", false)},
@@ -111,7 +112,7 @@ func TestImportDedupsWithinTheFile(t *testing.T) {
 		{Line: 6, Memory: mem("", "first under the key", "p", "k1", false)},
 		{Line: 7, Memory: mem("", "second under the key", "p", "k1", false)},
 	}
-	res, err := e.Svc.Import(context.Background(), lines, core.Actor{Name: "test"})
+	res, err := e.App.Transfer.Import(context.Background(), lines, core.Actor{Name: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"log/slog"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -26,22 +27,27 @@ import (
 // search itself, before it answers.
 const keywordSyncBuildRows = 20000
 
-// keywordIndexState is the index of one database and how it follows it.
-type keywordIndexState struct {
+// keywordIndex is the in-memory keyword index of one database and how it
+// follows it.
+type keywordIndex struct {
+	db  *storage.DB
+	log *slog.Logger
+
 	ix atomic.Pointer[keyword.Index]
 
 	mu         sync.Mutex // applying changes, starting and finishing builds
 	building   bool
 	buildErr   error
 	sinceBuild []int64 // rows changed while a build runs
+
+	// beforeApply, when set (tests), runs between reading the index and
+	// taking its lock to apply changes: where a build can swap in.
+	beforeApply func()
 }
 
-func (s *Service) keywordState() *keywordIndexState { return &s.keyword }
-
-// keywordIndex returns the index, up to date with every commit so far,
-// or nil while it is being built.
-func (s *Service) keywordIndex(ctx context.Context) (*keyword.Index, error) {
-	st := s.keywordState()
+// current returns the index, up to date with every commit so far, or nil
+// while it is being built.
+func (st *keywordIndex) current(ctx context.Context) (*keyword.Index, error) {
 	ix := st.ix.Load()
 	if ix == nil {
 		st.mu.Lock()
@@ -55,24 +61,30 @@ func (s *Service) keywordIndex(ctx context.Context) (*keyword.Index, error) {
 		if building {
 			return nil, nil
 		}
-		n, err := storage.CountMemoryRows(ctx, s.db.Reader())
+		n, err := storage.CountMemoryRows(ctx, st.db.Reader())
 		if err != nil {
 			return nil, err
 		}
 		if n > keywordSyncBuildRows {
-			go s.rebuildKeywordIndex(context.WithoutCancel(ctx))
+			go st.rebuild(context.WithoutCancel(ctx))
 			return nil, nil
 		}
-		if err := s.rebuildKeywordIndex(ctx); err != nil {
+		if err := st.rebuild(ctx); err != nil {
 			return nil, err
 		}
 		return st.ix.Load(), nil
 	}
-	if s.db.PendingMemoryChanges() == 0 {
+	if st.db.PendingMemoryChanges() == 0 {
 		return ix, nil
 	}
+	if st.beforeApply != nil {
+		st.beforeApply()
+	}
 	st.mu.Lock()
-	rids := s.db.TakeMemoryChanges()
+	// A build may have swapped its index in since ix was read: the
+	// changes taken now go to the index searched from now on.
+	ix = st.ix.Load()
+	rids := st.db.TakeMemoryChanges()
 	if len(rids) == 0 {
 		st.mu.Unlock()
 		return ix, nil
@@ -80,9 +92,9 @@ func (s *Service) keywordIndex(ctx context.Context) (*keyword.Index, error) {
 	if st.building {
 		st.sinceBuild = append(st.sinceBuild, rids...)
 	}
-	err := applyKeywordChanges(ctx, s.db, ix, rids)
+	err := applyKeywordChanges(ctx, st.db, ix, rids)
 	if err != nil {
-		s.db.ReturnMemoryChanges(rids)
+		st.db.ReturnMemoryChanges(rids)
 	}
 	rebuild := err == nil && !st.building && ix.NeedsRebuild()
 	st.mu.Unlock()
@@ -90,7 +102,7 @@ func (s *Service) keywordIndex(ctx context.Context) (*keyword.Index, error) {
 		return nil, err
 	}
 	if rebuild {
-		go s.rebuildKeywordIndex(context.WithoutCancel(ctx))
+		go st.rebuild(context.WithoutCancel(ctx))
 	}
 	return ix, nil
 }
@@ -119,11 +131,10 @@ func applyKeywordChanges(ctx context.Context, db *storage.DB, ix *keyword.Index,
 	return nil
 }
 
-// rebuildKeywordIndex builds the index from the table and swaps it in;
-// changes committed meanwhile are applied to both the old index (still
-// searched) and the new one before the swap. One build runs at a time.
-func (s *Service) rebuildKeywordIndex(ctx context.Context) error {
-	st := s.keywordState()
+// rebuild builds the index from the table and swaps it in; changes
+// committed meanwhile are applied to both the old index (still searched)
+// and the new one before the swap. One build runs at a time.
+func (st *keywordIndex) rebuild(ctx context.Context) error {
 	st.mu.Lock()
 	if st.building {
 		st.mu.Unlock()
@@ -132,10 +143,10 @@ func (s *Service) rebuildKeywordIndex(ctx context.Context) error {
 	st.building, st.sinceBuild = true, nil
 	// The build reads a snapshot taken after this: changes committed
 	// before it are in the snapshot.
-	taken := s.db.TakeMemoryChanges()
+	taken := st.db.TakeMemoryChanges()
 	if old := st.ix.Load(); old != nil && len(taken) > 0 {
-		if err := applyKeywordChanges(ctx, s.db, old, taken); err != nil {
-			s.db.ReturnMemoryChanges(taken)
+		if err := applyKeywordChanges(ctx, st.db, old, taken); err != nil {
+			st.db.ReturnMemoryChanges(taken)
 		}
 	}
 	st.mu.Unlock()
@@ -143,7 +154,7 @@ func (s *Service) rebuildKeywordIndex(ctx context.Context) error {
 	start := time.Now()
 	var iterErr error
 	ix := keyword.Build(func(yield func(keyword.Doc) bool) {
-		iterErr = storage.EachMemoryText(ctx, s.db.Reader(), func(rid int64, t storage.IndexedText) error {
+		iterErr = storage.EachMemoryText(ctx, st.db.Reader(), func(rid int64, t storage.IndexedText) error {
 			if !yield(keyword.Doc{ID: uint32(rid), Text: keyword.Text{Content: t.Content, Context: t.Context}}) {
 				return context.Canceled
 			}
@@ -156,14 +167,14 @@ func (s *Service) rebuildKeywordIndex(ctx context.Context) error {
 	st.building = false
 	if iterErr != nil {
 		st.buildErr = iterErr
-		s.log.Warn("keyword index build failed", "err", iterErr)
+		st.log.Warn("keyword index build failed", "err", iterErr)
 		return iterErr
 	}
-	late := append(st.sinceBuild, s.db.TakeMemoryChanges()...)
+	late := append(st.sinceBuild, st.db.TakeMemoryChanges()...)
 	st.sinceBuild = nil
 	if len(late) > 0 {
-		if err := applyKeywordChanges(ctx, s.db, ix, late); err != nil {
-			s.db.ReturnMemoryChanges(late)
+		if err := applyKeywordChanges(ctx, st.db, ix, late); err != nil {
+			st.db.ReturnMemoryChanges(late)
 			st.buildErr = err
 			return err
 		}
@@ -174,16 +185,19 @@ func (s *Service) rebuildKeywordIndex(ctx context.Context) error {
 	// system now rather than keep it as the process's high-water mark.
 	debug.FreeOSMemory()
 	stats := ix.Stats()
-	s.log.Info("keyword index built", "docs", stats.Docs, "terms", stats.Terms, "bytes", stats.Bytes,
+	st.log.Info("keyword index built", "docs", stats.Docs, "terms", stats.Terms, "bytes", stats.Bytes,
 		"took", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
-// KeywordIndexStats describes the in-memory keyword index (zero before
-// its first build).
-func (s *Service) KeywordIndexStats() keyword.Stats {
-	if ix := s.keywordState().ix.Load(); ix != nil {
+// stats describes the index (zero before its first build).
+func (st *keywordIndex) stats() keyword.Stats {
+	if ix := st.ix.Load(); ix != nil {
 		return ix.Stats()
 	}
 	return keyword.Stats{}
 }
+
+// KeywordIndexStats describes the in-memory keyword index (zero before
+// its first build).
+func (s *Service) KeywordIndexStats() keyword.Stats { return s.keyword.stats() }

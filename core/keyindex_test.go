@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/keyword"
+	textpkg "github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -30,19 +32,25 @@ func TestKeywordIndexRebuildUnderWrites(t *testing.T) {
 	text := func(i int) string {
 		return fmt.Sprintf("%s %s note %d", words[i%len(words)], words[(i*3+1)%len(words)], i)
 	}
-	var lines []ImportLine
+	var rows []*BatchRow
 	for i := range 3000 {
-		lines = append(lines, ImportLine{Line: i + 1, Memory: Memory{Content: text(i), Type: "fact", Importance: 0.5, Confidence: 1}})
+		norm := textpkg.NormalizeContent(text(i))
+		rows = append(rows, &BatchRow{Memory: &storage.Memory{Content: norm.Storage, ContentHash: norm.Hash, Type: "fact",
+			Importance: 0.5, Confidence: 1, SourceType: "manual", VectorClock: "{}"}})
 	}
-	if _, err := s.Import(ctx, lines, Actor{Name: "test"}); err != nil {
+	s.PrepareBatch(rows)
+	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		_, err := s.InsertBatch(ctx, tx, rows, Actor{Name: "test"}, "import")
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.keywordIndex(ctx); err != nil { // the first build
+	if _, err := s.keyword.current(ctx); err != nil { // the first build
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if err := s.rebuildKeywordIndex(ctx); err != nil {
+		if err := s.keyword.rebuild(ctx); err != nil {
 			t.Error(err)
 		}
 	})
@@ -147,5 +155,48 @@ func TestKeywordSearchOnAReadOnlyStore(t *testing.T) {
 	}
 	if len(got.Results) != 1 || got.Results[0].ID != res.Memory.ID {
 		t.Fatalf("recall on the read-only store: %+v", got.Results)
+	}
+}
+
+// A build that swaps its index in while a search is about to apply the
+// latest commits must not lose them: they go to the index searched from
+// then on, not to the one it replaced.
+func TestKeywordChangesReachTheIndexSwappedIn(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "k.db"), NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	cfg := config.DefaultConfig()
+	cfg.Pipeline.Enabled = false
+	s := NewService(db, cfg, ServiceOptions{})
+	if _, err := s.Remember(ctx, RememberInput{Content: "the amber runbook"}, Actor{Name: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.keyword.current(ctx); err != nil { // the first build
+		t.Fatal(err)
+	}
+	// A commit, then a search that reads the index, a build that swaps a
+	// new index in (here an empty one: what matters is that the commit's
+	// change is still in the log for the search to apply), then the search
+	// goes on to apply the change.
+	res, err := s.Remember(ctx, RememberInput{Content: "the basalt deploy notes"}, Actor{Name: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.keyword.beforeApply = func() {
+		s.keyword.beforeApply = nil
+		s.keyword.ix.Store(keyword.Build(func(yield func(keyword.Doc) bool) {}))
+	}
+	if _, err := s.KeywordSearch(ctx, "basalt", storage.MemoryFilter{}, 10); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.KeywordSearch(ctx, "basalt", storage.MemoryFilter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].Memory.ID != res.Memory.ID {
+		t.Fatalf("the change went to the index swapped out: %d hits", len(hits))
 	}
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// The inline entity linker's side of the write path (seed 003, "Inline
-// Entity Linker" and "Decision Auto-Protection"). Everything here runs
+// The inline entity linker's side of the write path (docs/design/graph.md,
+// "Inline linker"; docs/design/evolution.md, "Decisions and
+// constraints"). Everything here runs
 // inside the caller's write transaction and does no network or model
 // call: entities.Link reads the text, and the entities, their mention
 // counts and the memory's links are written with the memory itself, so
@@ -66,8 +67,9 @@ func (s *Service) relinkEntities(ctx context.Context, tx *storage.Tx, m *storage
 	return s.linkEntities(ctx, tx, m)
 }
 
-// protectDecision is seed 003's decision auto-protection at remember
-// time: content in decision language (entities.IsDecision) is typed
+// protectDecision is decision auto-protection at remember time
+// (docs/design/evolution.md, "Decisions and constraints"): content in
+// decision language (entities.IsDecision) is typed
 // "decision" unless the caller chose a type or type inference finds a more
 // specific one than "fact" ("prefers X over Y" stays a preference), and
 // its importance, unless the caller set one, is at least

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/internal/apitest"
+	"github.com/cairnmem/cairn/core/transfer"
 )
 
 // linkedNames returns the canonical names linked to memory id, sorted.
@@ -187,12 +188,12 @@ func TestRelinkOnModifyAndRecover(t *testing.T) {
 // imported tombstones are not.
 func TestImportLinks(t *testing.T) {
 	e := apitest.NewStoreEnv(t, apitest.NoPipeline)
-	lines := []core.ImportLine{
+	lines := []transfer.ImportLine{
 		{Line: 1, Memory: core.Memory{ID: "m-live", Content: "Grafana dashboards read from Prometheus.", Type: "fact", Importance: 0.5, Confidence: 1}},
 		{Line: 2, Memory: core.Memory{ID: "m-dead", Content: "Sentry used to read from Graphite.", Type: "fact", Importance: 0.5, Confidence: 1,
 			IsDeleted: true, DeletedAt: "2026-02-01T00:00:00.000Z"}},
 	}
-	if _, err := e.Svc.Import(context.Background(), lines, core.Actor{Name: "test"}); err != nil {
+	if _, err := e.App.Transfer.Import(context.Background(), lines, core.Actor{Name: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := linkedNames(t, e, "m-live"); !slices.Equal(got, []string{"grafana", "prometheus"}) {

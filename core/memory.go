@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/evolution"
+	"github.com/cairnmem/cairn/core/jobs"
 
 	"github.com/cairnmem/cairn/core/text"
 
@@ -55,7 +57,7 @@ type Memory struct {
 	SourceSection    string   `json:"source_section,omitempty"`
 	// Evolution is the memory's key, reinforcement and supersession (Get
 	// only; nil when it has none).
-	Evolution *Evolution `json:"evolution,omitempty"`
+	Evolution *evolution.Evolution `json:"evolution,omitempty"`
 
 	// What ranking reads besides: how often the memory was stated again
 	// and when last (evidence), and the row of its session context.
@@ -64,7 +66,8 @@ type Memory struct {
 	contextRID    int64
 }
 
-func viewOf(m *storage.Memory) *Memory {
+// ViewOf is row m as the API shows it.
+func ViewOf(m *storage.Memory) *Memory {
 	tags := m.Tags
 	if tags == nil {
 		tags = []string{}
@@ -109,7 +112,7 @@ type RememberInput struct {
 	// Key makes the memory a keyed fact: in its project, the newest value
 	// of a key supersedes the others.
 	Key string
-	// Scope is "project" (or ""), "user" or "agent" (core/evolve.go).
+	// Scope is "project" (or ""), "user" or "agent" (core/evolution).
 	Scope string
 }
 
@@ -168,13 +171,13 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	if e := CheckTags("tags", in.Tags); e != nil {
 		return nil, e
 	}
-	key, e := NormalizeKey(in.Key)
-	if e != nil {
-		return nil, e
+	key, fe := evolution.NormalizeKey(in.Key)
+	if fe != nil {
+		return nil, invalidField(fe)
 	}
-	scope, e := NormalizeScope(in.Scope)
-	if e != nil {
-		return nil, e
+	scope, fe := evolution.NormalizeScope(in.Scope)
+	if fe != nil {
+		return nil, invalidField(fe)
 	}
 	if scope != "" {
 		in.Project = "" // user and agent memories follow their owner into every project
@@ -183,7 +186,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	base := storage.Memory{
 		Type:           strings.TrimSpace(in.Type),
 		Category:       in.Category,
-		Confidence:     SourceConfidence(in.SourceType),
+		Confidence:     evolution.SourceConfidence(in.SourceType),
 		Importance:     s.cfg.Memory.DefaultImportance,
 		SourceType:     OrDefault(in.SourceType, "manual"),
 		SourceID:       in.SourceID,
@@ -242,26 +245,22 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 		if err != nil {
 			return err
 		}
-		res.Memory, res.Deduped = viewOf(stored), deduped
-		res.Superseded, err = s.evolveWrite(ctx, tx, stored, deduped, key, scope, actor)
+		res.Memory, res.Deduped = ViewOf(stored), deduped
+		res.Superseded, err = s.EvolutionTx(tx, actor).Remembered(ctx, stored, deduped, key, scope)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Superseded) > 0 {
-		s.emb.SyncVectors(ctx, res.Superseded...)
-		for _, id := range res.Superseded {
-			s.events.publish(Event{Kind: EventDeleted, MemoryID: id, Actor: actor.Name})
-		}
-	}
+	c := changes{actor: actor.Name, sync: res.Superseded}
+	c.add(EventDeleted, res.Superseded...)
 	res.Embedded = res.Memory.EmbeddingModel != ""
 	res.EmbeddingState = s.embeddingState(res.Embedded)
-	if res.Deduped {
-		return &res, nil
+	if !res.Deduped {
+		c.embed = true
+		c.add(EventCreated, res.Memory.ID)
 	}
-	s.emb.EmbedSoon()
-	s.events.publish(Event{Kind: EventCreated, MemoryID: res.Memory.ID, Actor: actor.Name})
+	s.committed(ctx, c)
 	return &res, nil
 }
 
@@ -330,10 +329,9 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 		return nil, Invalid("content", "content produced no valid chunks")
 	}
 	res.EmbeddingState = s.embeddingState(len(created) == 0 && res.Deduped)
-	s.emb.EmbedSoon()
-	for _, id := range created {
-		s.events.publish(Event{Kind: EventCreated, MemoryID: id, Actor: actor.Name})
-	}
+	c := changes{actor: actor.Name, embed: true}
+	c.add(EventCreated, created...)
+	s.committed(ctx, c)
 	return res, nil
 }
 
@@ -341,7 +339,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 // embedder, else "done" or "pending" (the tracker writes it shortly).
 func (s *Service) embeddingState(embedded bool) string {
 	switch {
-	case s.embedder == nil:
+	case s.vectors.Embedder() == nil:
 		return "none"
 	case embedded:
 		return "done"
@@ -383,7 +381,7 @@ func (s *Service) insertOrDedup(ctx context.Context, tx *storage.Tx, m *storage.
 		// The same fact stated again reinforces the memory (a chunk of
 		// long content repeating another is not a statement).
 		if reinforce {
-			if err := s.reinforce(ctx, tx, existing, actor); err != nil {
+			if err := s.EvolutionTx(tx, actor).Reinforce(ctx, existing.ID); err != nil {
 				return nil, false, err
 			}
 		}
@@ -426,9 +424,9 @@ func (s *Service) InsertNew(ctx context.Context, tx *storage.Tx, m *storage.Memo
 }
 
 // prepareNew redacts a new row's fields and fills its id, timestamps and
-// defaults (InsertNew; Import's bulk insert).
+// defaults (InsertNew; InsertBatch).
 func (s *Service) prepareNew(m *storage.Memory, actor Actor) {
-	s.redactFields(m) // every way a row is born passes here (fields.go)
+	s.redact.memoryFields(m) // every way a row is born passes here (fields.go)
 	now := s.Timestamp()
 	if m.ID == "" {
 		m.ID = NewID()
@@ -464,7 +462,7 @@ func (s *Service) afterInsert(ctx context.Context, tx *storage.Tx, m *storage.Me
 		return err
 	}
 	if m.ExtractionStatus == "pending" && !m.IsDeleted {
-		if err := s.enqueueJob(ctx, tx, m.ID, "extract"); err != nil {
+		if err := s.enqueueJob(ctx, tx, m.ID, jobs.Extract); err != nil {
 			return err
 		}
 	}
@@ -476,6 +474,8 @@ func (s *Service) enqueueJob(ctx context.Context, tx *storage.Tx, memoryID, jobT
 	return err
 }
 
+// AddHistory records one audit event of memoryID inside tx: what happened,
+// the content before and after, who, why, and metadata.
 func (s *Service) AddHistory(ctx context.Context, tx *storage.Tx, memoryID, event string, oldContent, newContent *string, actor Actor, reason string, meta map[string]any) error {
 	h, err := s.historyEvent(memoryID, event, oldContent, newContent, actor, reason, meta)
 	if err == nil {
@@ -523,8 +523,8 @@ func (s *Service) Get(ctx context.Context, id string, includeDeleted bool) (*Mem
 	if err != nil {
 		return nil, err
 	}
-	v := viewOf(m)
-	if v.Evolution, err = s.evolutionOf(ctx, id); err != nil {
+	v := ViewOf(m)
+	if v.Evolution, err = evolution.Of(ctx, s.db.Reader(), id); err != nil {
 		return nil, err
 	}
 	return v, nil
@@ -563,7 +563,7 @@ func (s *Service) List(ctx context.Context, f storage.MemoryFilter, limit, offse
 	out := &ListResult{Memories: make([]*Memory, len(rows)), Stats: stats, Count: len(rows),
 		Total: total, Limit: limit, Offset: offset, HasMore: offset+len(rows) < total}
 	for i, m := range rows {
-		out.Memories[i] = viewOf(m)
+		out.Memories[i] = ViewOf(m)
 	}
 	return out, nil
 }

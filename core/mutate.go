@@ -10,10 +10,20 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/evolution"
 
 	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/core/wire"
 
 	"github.com/cairnmem/cairn/storage"
+)
+
+// Statuses of a MutationResult that succeeded.
+const (
+	StatusUpdated   = "updated"
+	StatusNoChanges = "no_changes"
+	StatusDeleted   = "deleted"
+	StatusRecovered = "recovered"
 )
 
 // MutationResult is the outcome of a change to one memory. Status is one of
@@ -30,7 +40,7 @@ type MutationResult struct {
 	RetentionDays     int    `json:"retentionDays,omitempty"`
 	Error             string `json:"error,omitempty"`
 	// Superseded and Restored are the memories an edit's new statements
-	// retired and those it brought back (core/attributes_edit.go).
+	// retired and those it brought back (core/evolution/attributes_edit.go).
 	Superseded []string `json:"superseded,omitempty"`
 	Restored   []string `json:"restored,omitempty"`
 }
@@ -121,9 +131,9 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	if err := s.CheckFrozen(); err != nil {
 		return nil, err
 	}
-	s.redactPatch(&p) // content, who and tags (fields.go)
+	s.redact.patch(&p) // content, who and tags (fields.go)
 	if err := p.validate(s.cfg.Guardrails.MaxRememberChars); err != nil {
-		return &MutationResult{ID: p.ID, Status: "invalid_request", Error: err.Message}, err
+		return &MutationResult{ID: p.ID, Status: CodeInvalidRequest, Error: err.Message}, err
 	}
 	actor = actor.Normalized()
 	var res *MutationResult
@@ -183,7 +193,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 			changed = append(changed, "project")
 		}
 		if len(changed) == 0 {
-			res = &MutationResult{ID: m.ID, Status: "no_changes", CurrentVersion: m.Version}
+			res = &MutationResult{ID: m.ID, Status: StatusNoChanges, CurrentVersion: m.Version}
 			return nil
 		}
 		if contentChanged || m.Project != old.Project {
@@ -217,7 +227,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 				return err
 			}
 		}
-		retired, restored, err := s.rereadAttributes(ctx, tx, m, &old, actor)
+		retired, restored, err := s.EvolutionTx(tx, actor).Edited(ctx, m, &old)
 		if err != nil {
 			return err
 		}
@@ -229,29 +239,26 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 		if err := s.AddHistory(ctx, tx, m.ID, storage.EventUpdated, &oldC, &newC, actor, p.Reason, meta); err != nil {
 			return err
 		}
-		res = &MutationResult{ID: m.ID, Status: "updated", CurrentVersion: old.Version, NewVersion: m.Version,
+		res = &MutationResult{ID: m.ID, Status: StatusUpdated, CurrentVersion: old.Version, NewVersion: m.Version,
 			ContentChanged: &contentChanged, Superseded: retired, Restored: restored}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if res.Status == "updated" {
+	if res.Status == StatusUpdated {
 		// The index drops the old vector if the content changed (the
 		// tracker embeds the new one) or refreshes its filter fields.
-		s.emb.SyncVectors(ctx, append(append([]string{res.ID}, res.Superseded...), res.Restored...)...)
-		for _, id := range res.Superseded {
-			s.events.publish(Event{Kind: EventDeleted, MemoryID: id, Actor: actor.Name})
-		}
-		for _, id := range res.Restored {
-			s.events.publish(Event{Kind: EventRecovered, MemoryID: id, Actor: actor.Name})
-		}
+		c := changes{actor: actor.Name, sync: append(append([]string{res.ID}, res.Superseded...), res.Restored...),
+			embed: *res.ContentChanged}
+		c.add(EventDeleted, res.Superseded...)
+		c.add(EventRecovered, res.Restored...)
+		c.add(EventUpdated, res.ID)
 		if *res.ContentChanged {
 			embedded := false
 			res.Embedded = &embedded
-			s.emb.EmbedSoon()
 		}
-		s.events.publish(Event{Kind: EventUpdated, MemoryID: res.ID, Actor: actor.Name})
+		s.committed(ctx, c)
 	}
 	s.noteConflict(resErr, p.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
@@ -274,11 +281,11 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 	}
 	if strings.TrimSpace(in.Reason) == "" {
 		e := Invalid("reason", "reason is required")
-		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
+		return &MutationResult{ID: in.ID, Status: CodeInvalidRequest, Error: e.Message}, e
 	}
 	if in.IfVersion != nil && *in.IfVersion < 1 {
 		e := Invalid("if_version", "if_version must be a positive integer")
-		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
+		return &MutationResult{ID: in.ID, Status: CodeInvalidRequest, Error: e.Message}, e
 	}
 	actor = actor.Normalized()
 	var res *MutationResult
@@ -290,14 +297,19 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 	if err != nil {
 		return nil, err
 	}
-	if res.Status == "deleted" {
-		s.emb.SyncVectors(ctx, res.ID)
-		s.events.publish(Event{Kind: EventDeleted, MemoryID: res.ID, Actor: actor.Name})
+	if res.Status == StatusDeleted {
+		c := changes{actor: actor.Name, sync: []string{res.ID}}
+		c.add(EventDeleted, res.ID)
+		s.committed(ctx, c)
 	}
 	s.noteConflict(resErr, in.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
 }
 
+// ForgetTx is Forget's write inside tx, for writers with a transaction of
+// their own (the pipeline, documents): the same checks (version, pinned,
+// force), a version increment and a deleted event. The caller does what
+// follows the commit (the vector index, events).
 func (s *Service) ForgetTx(ctx context.Context, tx *storage.Tx, in ForgetInput, actor Actor) (*MutationResult, error) {
 	m, err := storage.GetMemory(ctx, tx, in.ID)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -335,7 +347,7 @@ func (s *Service) ForgetTx(ctx context.Context, tx *storage.Tx, in ForgetInput, 
 	if err := s.AddHistory(ctx, tx, m.ID, storage.EventDeleted, &old, nil, actor, in.Reason, meta); err != nil {
 		return nil, err
 	}
-	return &MutationResult{ID: m.ID, Status: "deleted", CurrentVersion: prev, NewVersion: m.Version}, nil
+	return &MutationResult{ID: m.ID, Status: StatusDeleted, CurrentVersion: prev, NewVersion: m.Version}, nil
 }
 
 // RecoverInput is a request to undo a soft delete.
@@ -343,6 +355,13 @@ type RecoverInput struct {
 	ID        string
 	Reason    string
 	IfVersion *int64
+
+	// What evolution's restore sets (EvolutionTx): meta for the
+	// "recovered" event, and keepAttributes to leave the memory's
+	// attributes as they are (evolution revives the ones it restores it
+	// for) instead of making them all live again.
+	meta           map[string]any
+	keepAttributes bool
 }
 
 // Recover restores a soft-deleted memory within the recover window.
@@ -353,98 +372,110 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 	}
 	if strings.TrimSpace(in.Reason) == "" {
 		e := Invalid("reason", "reason is required")
-		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
+		return &MutationResult{ID: in.ID, Status: CodeInvalidRequest, Error: e.Message}, e
 	}
 	if in.IfVersion != nil && *in.IfVersion < 1 {
 		e := Invalid("if_version", "if_version must be a positive integer")
-		return &MutationResult{ID: in.ID, Status: "invalid_request", Error: e.Message}, e
+		return &MutationResult{ID: in.ID, Status: CodeInvalidRequest, Error: e.Message}, e
 	}
 	actor = actor.Normalized()
-	window := s.cfg.Memory.RecoverWindow.D()
-	days := int(window / (24 * time.Hour))
 	var res *MutationResult
 	var resErr error
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		res, resErr = nil, nil
-		m, err := storage.GetMemory(ctx, tx, in.ID)
-		if errors.Is(err, storage.ErrNotFound) {
-			res, resErr = notFound(in.ID)
-			return nil
-		} else if err != nil {
-			return err
+		res, resErr = s.RecoverTx(ctx, tx, in, actor)
+		if res == nil {
+			return resErr
 		}
-		if !m.IsDeleted {
-			res, resErr = conflict(CodeNotDeleted, "Memory is not deleted", m)
-			return nil
-		}
-		evo, err := storage.MemoryEvolution(ctx, tx, m.ID)
-		if err != nil {
-			return err
-		}
-		// A superseded memory is kept for good (retention does not purge
-		// it), so it can come back at any time.
-		deletedAt, perr := storage.ParseTime(m.DeletedAt)
-		if evo.SupersededBy == "" && (m.DeletedAt == "" || perr != nil || s.now().Sub(deletedAt) > window) {
-			res, resErr = conflict(CodeExpired, fmt.Sprintf("Recover window expired (%d days)", days), m)
-			return nil
-		}
-		if in.IfVersion != nil && *in.IfVersion != m.Version {
-			res, resErr = conflict(CodeVersionConflict, fmt.Sprintf("version conflict: if_version is %d but the memory is at version %d", *in.IfVersion, m.Version), m)
-			return nil
-		}
-		if m.IdempotencyKey != "" {
-			if other, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey); err == nil {
-				r, e := conflict(CodeDuplicate, "a live memory already uses this memory's idempotency_key", m)
-				r.DuplicateMemoryID = other.ID
-				e.(*Error).Extra = map[string]any{"duplicateMemoryId": other.ID}
-				res, resErr = r, e
-				return nil
-			} else if !errors.Is(err, storage.ErrNotFound) {
-				return err
-			}
-		}
-		dup, err := storage.FindLiveByHash(ctx, tx, m.ContentHash, m.Project)
-		if err == nil {
-			r, e := conflict(CodeDuplicate, "a live memory already has this content", m)
-			r.DuplicateMemoryID = dup.ID
-			e.(*Error).Extra = map[string]any{"duplicateMemoryId": dup.ID}
-			res, resErr = r, e
-			return nil
-		} else if !errors.Is(err, storage.ErrNotFound) {
-			return err
-		}
-		prev := m.Version
-		m.IsDeleted, m.DeletedAt = false, ""
-		m.Version++
-		m.UpdatedAt, m.UpdatedBy = s.Timestamp(), actor.Name
-		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
-			return fmt.Errorf("recover memory: %w", err)
-		}
-		if evo.SupersededBy != "" {
-			if err := s.unsupersede(ctx, tx, m.ID); err != nil {
-				return err
-			}
-		}
-		if err := s.linkEntities(ctx, tx, m); err != nil {
-			return err // links kept while it was a tombstone stay; lost ones come back
-		}
-		content := m.Content
-		if err := s.AddHistory(ctx, tx, m.ID, storage.EventRecovered, nil, &content, actor, in.Reason, nil); err != nil {
-			return err
-		}
-		res = &MutationResult{ID: m.ID, Status: "recovered", CurrentVersion: prev, NewVersion: m.Version, RetentionDays: days}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if res.Status == "recovered" {
-		s.emb.SyncVectors(ctx, res.ID)
-		s.emb.EmbedSoon()
-		s.events.publish(Event{Kind: EventRecovered, MemoryID: res.ID, Actor: actor.Name})
+	if res.Status == StatusRecovered {
+		c := changes{actor: actor.Name, sync: []string{res.ID}, embed: true}
+		c.add(EventRecovered, res.ID)
+		s.committed(ctx, c)
 	}
 	s.noteConflict(resErr, in.ID, actor) // the error ring shows refusals (refusals.go)
 	return res, resErr
+}
+
+// RecoverTx undoes the soft delete of memory in.ID inside tx, with
+// Recover's checks: a deleted memory within the recover window (a
+// superseded one at any time), at in.IfVersion when set, whose content and
+// idempotency key no live memory holds. A superseded memory loses its
+// successor link and its attributes are live again. A refusal is returned
+// as a result with its error beside it; a nil result is a failure of the
+// store.
+func (s *Service) RecoverTx(ctx context.Context, tx *storage.Tx, in RecoverInput, actor Actor) (*MutationResult, error) {
+	window := s.cfg.Memory.RecoverWindow.D()
+	days := int(window / (24 * time.Hour))
+	m, err := storage.GetMemory(ctx, tx, in.ID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return notFound(in.ID)
+	} else if err != nil {
+		return nil, err
+	}
+	if !m.IsDeleted {
+		return conflict(CodeNotDeleted, "Memory is not deleted", m)
+	}
+	evo, err := storage.MemoryEvolution(ctx, tx, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	// A superseded memory is kept for good (retention does not purge
+	// it), so it can come back at any time.
+	deletedAt, perr := storage.ParseTime(m.DeletedAt)
+	if evo.SupersededBy == "" && (m.DeletedAt == "" || perr != nil || s.now().Sub(deletedAt) > window) {
+		return conflict(CodeExpired, fmt.Sprintf("Recover window expired (%d days)", days), m)
+	}
+	if in.IfVersion != nil && *in.IfVersion != m.Version {
+		return conflict(CodeVersionConflict, fmt.Sprintf("version conflict: if_version is %d but the memory is at version %d", *in.IfVersion, m.Version), m)
+	}
+	if m.IdempotencyKey != "" {
+		if other, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey); err == nil {
+			r, e := conflict(CodeDuplicate, "a live memory already uses this memory's idempotency_key", m)
+			r.DuplicateMemoryID = other.ID
+			e.(*Error).Extra = map[string]any{"duplicateMemoryId": other.ID}
+			return r, e
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return nil, err
+		}
+	}
+	dup, err := storage.FindLiveByHash(ctx, tx, m.ContentHash, m.Project)
+	if err == nil {
+		r, e := conflict(CodeDuplicate, "a live memory already has this content", m)
+		r.DuplicateMemoryID = dup.ID
+		e.(*Error).Extra = map[string]any{"duplicateMemoryId": dup.ID}
+		return r, e
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return nil, err
+	}
+	prev := m.Version
+	m.IsDeleted, m.DeletedAt = false, ""
+	m.Version++
+	m.UpdatedAt, m.UpdatedBy = s.Timestamp(), actor.Name
+	if err := storage.UpdateMemory(ctx, tx, m); err != nil {
+		return nil, fmt.Errorf("recover memory: %w", err)
+	}
+	if evo.SupersededBy != "" {
+		if in.keepAttributes {
+			err = storage.SetSupersededBy(ctx, tx, m.ID, "")
+		} else {
+			err = evolution.Unsupersede(ctx, tx, m.ID)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := s.linkEntities(ctx, tx, m); err != nil {
+		return nil, err // links kept while it was a tombstone stay; lost ones come back
+	}
+	content := m.Content
+	if err := s.AddHistory(ctx, tx, m.ID, storage.EventRecovered, nil, &content, actor, in.Reason, in.meta); err != nil {
+		return nil, err
+	}
+	return &MutationResult{ID: m.ID, Status: StatusRecovered, CurrentVersion: prev, NewVersion: m.Version, RetentionDays: days}, nil
 }
 
 // BatchModifyResult is the outcome of ModifyBatch.
@@ -483,7 +514,7 @@ func (s *Service) ModifyBatch(ctx context.Context, patches []Patch, defaultReaso
 			}
 			r = &MutationResult{ID: p.ID, Status: e.Code, Error: e.Message}
 		}
-		if r.Status == "updated" {
+		if r.Status == StatusUpdated {
 			out.Updated++
 		}
 		out.Results = append(out.Results, r)
@@ -491,21 +522,9 @@ func (s *Service) ModifyBatch(ctx context.Context, patches []Patch, defaultReaso
 	return out, nil
 }
 
-// HistoryEntry is one audit event as the API shows it.
-type HistoryEntry struct {
-	ID         string         `json:"id"`
-	MemoryID   string         `json:"memoryId"`
-	Event      string         `json:"event"`
-	OldContent *string        `json:"oldContent"`
-	NewContent *string        `json:"newContent"`
-	ChangedBy  string         `json:"changedBy"`
-	ActorType  string         `json:"actorType"`
-	Reason     string         `json:"reason,omitempty"`
-	Metadata   map[string]any `json:"metadata,omitempty"`
-	SessionID  string         `json:"sessionId,omitempty"`
-	RequestID  string         `json:"requestId,omitempty"`
-	CreatedAt  string         `json:"createdAt"`
-}
+// HistoryEntry is one audit event as the API shows it (the API's type,
+// core/wire).
+type HistoryEntry = wire.HistoryEntry
 
 func historyEntry(h *storage.HistoryEvent) *HistoryEntry {
 	e := &HistoryEntry{ID: h.ID, MemoryID: h.MemoryID, Event: h.Event, OldContent: h.OldContent,
@@ -568,7 +587,7 @@ func (s *Service) RecentMemories(ctx context.Context, f storage.MemoryFilter, li
 	}
 	out := make([]*Memory, len(rows))
 	for i, m := range rows {
-		out[i] = viewOf(m)
+		out[i] = ViewOf(m)
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
@@ -54,7 +55,7 @@ func openAIServer(t *testing.T, dim int, delay time.Duration) *httptest.Server {
 	return srv
 }
 
-func providerService(t *testing.T, base string, dims int, timeout time.Duration) *core.Service {
+func providerService(t *testing.T, base string, dims int, timeout time.Duration) *app.App {
 	t.Helper()
 	cfg := config.DefaultConfig()
 	cfg.Embedding = config.EmbeddingConfig{Provider: "openai", BaseURL: base, Model: "test-embed", Dimensions: dims,
@@ -68,12 +69,13 @@ func providerService(t *testing.T, base string, dims int, timeout time.Duration)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return core.NewService(db, cfg, core.ServiceOptions{Embedder: emb})
+	return app.New(db, cfg, app.Options{Embedder: emb})
 }
 
 func TestRecallWithAProviderOfTheWrongDimension(t *testing.T) {
 	srv := openAIServer(t, 64, 0)
-	svc := providerService(t, srv.URL, 32, 5*time.Second) // configured for 32, serves 64
+	ap := providerService(t, srv.URL, 32, 5*time.Second) // configured for 32, serves 64
+	svc := ap.Service
 	res, err := svc.Remember(context.Background(), core.RememberInput{Content: "postgres runs on port 5433"}, core.Actor{})
 	if err != nil || res.Embedded {
 		t.Fatalf("remember: %v embedded=%v", err, res != nil && res.Embedded)
@@ -85,7 +87,7 @@ func TestRecallWithAProviderOfTheWrongDimension(t *testing.T) {
 	if !strings.Contains(out.Warnings[0], "dimension") {
 		t.Fatalf("warning does not explain: %q", out.Warnings[0])
 	}
-	st, _ := svc.Vectors().EmbeddingStatus(context.Background())
+	st, _ := ap.Vectors.EmbeddingStatus(context.Background())
 	if st.Available || st.Error == "" || st.Coverage["pending"] != 1 {
 		t.Fatalf("status: %+v", st)
 	}
@@ -93,7 +95,8 @@ func TestRecallWithAProviderOfTheWrongDimension(t *testing.T) {
 
 func TestRecallWithASlowProvider(t *testing.T) {
 	srv := openAIServer(t, 32, 10*time.Second)
-	svc := providerService(t, srv.URL, 0, 300*time.Millisecond)
+	ap := providerService(t, srv.URL, 0, 300*time.Millisecond)
+	svc := ap.Service
 	if _, err := svc.Remember(context.Background(), core.RememberInput{Content: "redis listens on 6380"}, core.Actor{}); err != nil {
 		t.Fatal(err)
 	}
@@ -109,12 +112,13 @@ func TestRecallWithASlowProvider(t *testing.T) {
 
 func TestRecallWithAWorkingRemoteProvider(t *testing.T) {
 	srv := openAIServer(t, 32, 0)
-	svc := providerService(t, srv.URL, 32, 5*time.Second)
+	ap := providerService(t, srv.URL, 32, 5*time.Second)
+	svc := ap.Service
 	res, err := svc.Remember(context.Background(), core.RememberInput{Content: "redis listens on 6380"}, core.Actor{})
 	if err != nil || res.Embedded || res.EmbeddingState != "pending" {
 		t.Fatalf("remember: %v %+v", err, res)
 	}
-	apitest.EmbedPending(t, svc)
+	apitest.EmbedPending(t, ap.Vectors)
 	if out := apitest.Recall(t, svc, core.RecallInput{Query: "redis"}); out.Method != core.ModeHybrid || len(out.Results) != 1 {
 		t.Fatalf("recall: %+v", out)
 	}

@@ -10,8 +10,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/analytics"
-
-	"github.com/cairnmem/cairn/core/vector"
+	"github.com/cairnmem/cairn/core/evolution"
 
 	"github.com/cairnmem/cairn/core/text"
 
@@ -63,7 +62,7 @@ type ScoreParts struct {
 	Dampening float64 `json:"dampening"`              // multiplier from gravity/hub/resolution
 	Speaker   float64 `json:"speaker"`                // multiplier for a turn of a speaker the query does not name when it names another (core/speaker.go)
 	Decay     float64 `json:"decay"`                  // importance × decay multiplier
-	Evidence  float64 `json:"evidence"`               // confidence × reinforcement × staleness, weighted (core/evolve.go)
+	Evidence  float64 `json:"evidence"`               // confidence × reinforcement × staleness, weighted (core/evolution)
 	Final     float64 `json:"final"`
 }
 
@@ -185,7 +184,8 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 			c.keyword = keywordScore(h.BM25, best)
 		}
 		// A hint lifts its memory to the hint's score when that is higher;
-		// it never adds to the content's (seed 003: merged with max).
+		// it never adds to the content's (merged with max:
+		// docs/design/search.md, "Hints").
 		for id, bm := range hintBM {
 			c := get(id)
 			c.hint = keywordScore(bm, best)
@@ -199,35 +199,23 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 	}
 
 	ranVector := false
-	var ix *vector.Index
-	var qv []float32
-	if mode != ModeKeyword && s.embedder != nil {
-		var err error
-		if !s.emb.ProviderHealthy() {
-			pe := s.emb.lastErr.Load()
-			err = fmt.Errorf("the embedding provider failed %s ago (%v); retrying after %s",
-				s.now().Sub(pe.at).Round(time.Second), pe.err, providerBackoff)
-		} else if ix, err = s.emb.index(ctx); err == nil {
-			qctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
-			qv, err = s.emb.queryVector(qctx, VectorQuery(in.Query))
-			cancel()
-		}
+	if mode != ModeKeyword && s.vectors.Embedder() != nil {
+		q, err := s.vectors.Search(ctx, VectorQuery(in.Query), k, &f)
 		if err != nil {
 			out.Warnings = append(out.Warnings, "vector search unavailable: "+err.Error())
 			s.log.Warn("recall without vectors", "err", err)
 		} else {
 			ranVector = true
-			s.emb.maybeCalibrate(ix)
-			for i, h := range ix.Search(qv, k, &f) {
+			for i, h := range q.Hits {
 				c := get(h.ID)
 				c.vector, c.hasVec, c.vecRank = Clamp01(float64(h.Score)), true, i
 			}
 			// Candidates found only by keyword still get their exact
-			// similarity (the embedding reranker of seed 003).
+			// similarity (docs/design/search.md, "Vector leg").
 			for _, c := range cands {
 				if !c.hasVec {
-					if v, ok := ix.Vector(c.id); ok {
-						c.vector, c.hasVec = Clamp01(float64(vector.Dot(qv, v))), true
+					if sim, ok := q.Similarity(c.id); ok {
+						c.vector, c.hasVec = Clamp01(float64(sim)), true
 					}
 				}
 			}
@@ -276,7 +264,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 		}
 		return strings.Compare(b.mem.CreatedAt, a.mem.CreatedAt)
 	})
-	ranked = s.modelRerank(ctx, in.Query, ranked)
+	ranked = s.rerank.apply(ctx, in.Query, ranked)
 	if len(ranked) > limit {
 		ranked = ranked[:limit]
 	}
@@ -370,8 +358,8 @@ func (s *Service) VectorFloor() float64 {
 	if f := s.cfg.Search.MinVectorSimilarity; f >= 0 {
 		return f
 	}
-	if s.embedder != nil {
-		return calibratedFloors[s.embedder.Model()]
+	if e := s.vectors.Embedder(); e != nil {
+		return calibratedFloors[e.Model()]
 	}
 	return 0
 }
@@ -381,10 +369,6 @@ func (s *Service) VectorFloor() float64 {
 func (c *candidate) evident(floor float64) bool {
 	return c.kwRank >= 0 || c.hint > 0 || (c.hasVec && c.vector >= floor)
 }
-
-// queryEmbedTimeout bounds the query embedding on the hot path: a slow
-// provider costs recall its vector leg, not its answer.
-const queryEmbedTimeout = 3 * time.Second
 
 // candidate is one memory on its way through ranking.
 type candidate struct {
@@ -541,7 +525,7 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 		}
 		c.decay = decayMultiplier(c.mem, cfg.DecayRate, now)
 		score *= c.decay
-		c.evidence = s.evidenceFactor(c.mem, now)
+		c.evidence = evolution.Factor(s.cfg.Memory.EvidenceWeight, c.mem.Confidence, c.mem.reinforced, c.mem.CreatedAt, c.mem.lastConfirmed, c.mem.Pinned, now)
 		score *= c.evidence
 		c.final = score
 	}
@@ -549,11 +533,12 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 
 // graphBoost is in graph.go.
 
-// dampening is seed 003's post-fusion correction, as a multiplier:
-// gravity halves semantic-only hits that share no word with the query;
-// resolution favours decisions and constraints (×1.2) and memories with a
-// temporal anchor (×1.1); hub dampening (×0.7) hits memories whose linked
-// entities are all hubs (above the P90 of entity mentions, see graph.go).
+// dampening is the post-fusion correction (docs/design/search.md,
+// "Dampening"), as a multiplier: gravity halves semantic-only hits that
+// share no word with the query; resolution favours decisions and
+// constraints (×1.2) and memories with a temporal anchor (×1.1); hub
+// dampening (×0.7) hits memories whose linked entities are all hubs
+// (mentioned by half the live memories or more, see graph.go).
 func dampening(c *candidate, terms map[string]bool, score float64, hub bool) float64 {
 	m := 1.0
 	if hub {
@@ -671,7 +656,7 @@ func (s *Service) hydrate(ctx context.Context, cands map[string]*candidate) erro
 			return err
 		}
 		for _, m := range rows {
-			cands[m.ID].mem = viewOf(m)
+			cands[m.ID].mem = ViewOf(m)
 		}
 	}
 	return nil

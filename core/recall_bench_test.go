@@ -18,6 +18,7 @@ import (
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/hooks"
 	"github.com/cairnmem/cairn/core/httpapi"
+	"github.com/cairnmem/cairn/core/transfer"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 	"github.com/cairnmem/cairn/core/vector"
@@ -71,14 +72,14 @@ func recallApp(b *testing.B, n int) *app.App {
 			vocab = append(vocab, fmt.Sprintf("w%dx%d", len(vocab), r.IntN(1000)))
 		}
 		zipf := rand.NewZipf(r, 1.1, 20, uint64(len(vocab)-1))
-		lines := make([]core.ImportLine, n)
+		lines := make([]transfer.ImportLine, n)
 		for i := range lines {
 			words := make([]byte, 0, 120)
 			for w := 0; w < 10+r.IntN(15); w++ {
 				words = append(words, vocab[zipf.Uint64()]...)
 				words = append(words, ' ')
 			}
-			lines[i] = core.ImportLine{Line: i + 1, Memory: core.Memory{
+			lines[i] = transfer.ImportLine{Line: i + 1, Memory: core.Memory{
 				Content: fmt.Sprintf("%s(note %d)", words, i), Importance: 0.8, Confidence: 1,
 				Project: []string{"atlas", "zephyr", "orion"}[i%3], Type: "fact"}}
 		}
@@ -87,13 +88,12 @@ func recallApp(b *testing.B, n int) *app.App {
 		cfg := config.DefaultConfig()
 		apitest.NoFloor(&cfg)
 		ap := app.New(db, cfg, app.Options{Embedder: apitest.Builtin(b)})
-		svc := ap.Service
-		if _, err := svc.Import(ctx, lines, core.Actor{Name: "bench"}); err != nil {
+		if _, err := ap.Transfer.Import(ctx, lines, core.Actor{Name: "bench"}); err != nil {
 			b.Fatal(err)
 		}
 		writeRandomVectors(b, db, r)
 		start := time.Now()
-		if err := svc.Vectors().WarmVectors(ctx); err != nil {
+		if err := ap.Vectors.WarmVectors(ctx); err != nil {
 			b.Fatal(err)
 		}
 		b.Logf("%d memories: vector index loaded in %v", n, time.Since(start))
@@ -164,16 +164,16 @@ func BenchmarkBackgroundEmbedding(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{})
-		lines := make([]core.ImportLine, n)
+		ap := app.New(db, config.DefaultConfig(), app.Options{})
+		lines := make([]transfer.ImportLine, n)
 		for i := range lines {
-			lines[i] = core.ImportLine{Line: i + 1, Memory: core.Memory{Content: fmt.Sprintf("%s %s and %s, note %d",
+			lines[i] = transfer.ImportLine{Line: i + 1, Memory: core.Memory{Content: fmt.Sprintf("%s %s and %s, note %d",
 				benchWords[i%40], benchWords[(i*7)%40], benchWords[(i*13)%40], i), Importance: 0.5, Confidence: 1}}
 		}
-		svc.Import(ctx, lines, core.Actor{})
-		svc = core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: apitest.Builtin(b)})
+		ap.Transfer.Import(ctx, lines, core.Actor{})
+		ap = app.New(db, config.DefaultConfig(), app.Options{Embedder: apitest.Builtin(b)})
 		b.StartTimer()
-		if err := svc.Vectors().EmbedPending(ctx, nil); err != nil {
+		if err := ap.Vectors.EmbedPending(ctx, nil); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
@@ -250,10 +250,11 @@ func BenchmarkRecallReal(b *testing.B) {
 	emb := &cachedEmbedder{Embedder: apitest.Builtin(b)}
 	cfgOld := config.DefaultConfig()
 	cfgOld.Search.KeywordIndex = false
-	oldSvc := core.NewService(db, cfgOld, core.ServiceOptions{Embedder: emb})
-	newSvc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: emb})
+	oldApp := app.New(db, cfgOld, app.Options{Embedder: emb})
+	newApp := app.New(db, config.DefaultConfig(), app.Options{Embedder: emb})
+	oldSvc, newSvc := oldApp.Service, newApp.Service
 	t0 := time.Now()
-	if _, err := newSvc.Import(ctx, lines, core.Actor{Name: "bench"}); err != nil {
+	if _, err := newApp.Transfer.Import(ctx, lines, core.Actor{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("%d lines imported in %v", len(lines), time.Since(t0))
@@ -264,10 +265,10 @@ func BenchmarkRecallReal(b *testing.B) {
 	if slices.ContainsFunc(modes, func(m string) bool { return m != core.ModeKeyword }) {
 		writeRandomVectors(b, db, rand.New(rand.NewPCG(1, 2)))
 	}
-	if err := newSvc.Vectors().WarmVectors(ctx); err != nil {
+	if err := newApp.Vectors.WarmVectors(ctx); err != nil {
 		b.Fatal(err)
 	}
-	if err := oldSvc.Vectors().WarmVectors(ctx); err != nil {
+	if err := oldApp.Vectors.WarmVectors(ctx); err != nil {
 		b.Fatal(err)
 	}
 	queries := realQueries(b, lines)
@@ -352,7 +353,7 @@ func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 
 // realQueries are the LoCoMo questions of CAIRN_BENCH_QUERIES, or five
 // words of every 50th line.
-func realQueries(b *testing.B, lines []core.ImportLine) []string {
+func realQueries(b *testing.B, lines []transfer.ImportLine) []string {
 	var out []string
 	if path := os.Getenv("CAIRN_BENCH_QUERIES"); path != "" {
 		raw, err := os.ReadFile(path)

@@ -6,18 +6,29 @@ import (
 	"github.com/cairnmem/cairn/core/text"
 )
 
-func (s *Service) redactionCounter() *atomic.Int64 { return &s.redactions }
+// Redactor removes secrets from what cairn stores (text.Redact's rules) and
+// counts what it removed, for diagnostics. Its zero value is ready to use;
+// a Service has one (Service.Redactor), which every path that stores text
+// goes through. The methods for fields around content are in fields.go.
+type Redactor struct {
+	count atomic.Int64 // secrets redacted since start
+}
 
-// Redact removes secrets from text and counts them in the service's
-// diagnostics.
-func (s *Service) Redact(body string) string {
+// Text removes secrets from text and counts them.
+func (r *Redactor) Text(body string) string {
 	out, n := text.Redact(body)
 	if n > 0 {
-		s.redactionCounter().Add(int64(n))
+		r.count.Add(int64(n))
 	}
 	return out
 }
 
-// RedactionCount is how many secrets this service has redacted since it
-// started.
-func (s *Service) RedactionCount() int64 { return s.redactionCounter().Load() }
+// Count is how many secrets r has redacted since it was made.
+func (r *Redactor) Count() int64 { return r.count.Load() }
+
+// Redactor returns the service's redactor.
+func (s *Service) Redactor() *Redactor { return &s.redact }
+
+// Redact removes secrets from text and counts them in the service's
+// diagnostics (Redactor().Text).
+func (s *Service) Redact(body string) string { return s.redact.Text(body) }

@@ -12,15 +12,15 @@ const projA = "/work/alpha"
 
 func TestRedactionCounterAndHookPaths(t *testing.T) {
 	e := apitest.NewEnv(t)
-	if e.Svc.RedactionCount() != 0 {
+	if e.Svc.Redactor().Count() != 0 {
 		t.Fatal("counter not zero")
 	}
 	r := e.Post(t, "/api/hooks/remember", map[string]any{"harness": "claude-code", "content": "deploy key is ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 for ci", "project": projA}).Want(t, 200)
 	if got := e.Get(t, "/api/memory/"+r.Str("id")).Str("content"); strings.Contains(got, "ghp_") || !strings.Contains(got, "[REDACTED:github_token]") {
 		t.Fatalf("stored: %q", got)
 	}
-	if e.Svc.RedactionCount() != 1 {
-		t.Fatalf("count = %d", e.Svc.RedactionCount())
+	if e.Svc.Redactor().Count() != 1 {
+		t.Fatalf("count = %d", e.Svc.Redactor().Count())
 	}
 	// Another write path redacts at storage too (and injection redacts
 	// again, for memories stored before redaction existed).
@@ -37,8 +37,8 @@ func TestRedactionCounterAndHookPaths(t *testing.T) {
 	if tr := e.Get(t, "/api/sessions/r1").Str("transcript"); strings.Contains(tr, "AKIA") {
 		t.Fatalf("transcript: %q", tr)
 	}
-	if e.Svc.RedactionCount() < 3 {
-		t.Fatalf("count = %d", e.Svc.RedactionCount())
+	if e.Svc.Redactor().Count() < 3 {
+		t.Fatalf("count = %d", e.Svc.Redactor().Count())
 	}
 }
 
@@ -79,8 +79,8 @@ func TestRedactionPrecisionThroughWrites(t *testing.T) {
 		}
 		ids[id] = true
 	}
-	if len(ids) != len(lines) || e.Svc.RedactionCount() != 0 {
-		t.Fatalf("%d memories for %d lines, %d redactions", len(ids), len(lines), e.Svc.RedactionCount())
+	if len(ids) != len(lines) || e.Svc.Redactor().Count() != 0 {
+		t.Fatalf("%d memories for %d lines, %d redactions", len(ids), len(lines), e.Svc.Redactor().Count())
 	}
 	for _, c := range []struct{ in, secret string }{
 		{"run it with PGPASSWORD=hunter2 psql -h db app", "hunter2"},

@@ -3,9 +3,12 @@ package core
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
+	"sync/atomic"
 	"time"
 
+	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/text"
 )
 
@@ -19,30 +22,39 @@ type Reranker interface {
 // rerankDocChars bounds each document sent to the reranker.
 const rerankDocChars = 2000
 
-// modelRerank hands the best reranker.top_n candidates of ranked (sorted
-// best first) to the reranking model and orders them by its scores; the
-// rest keep their order after them. On a timeout or any error the order
-// is ranked's own (seed 003: no second attempt). The model's score is
-// each reranked hit's ModelRerank part in explain.
-func (s *Service) modelRerank(ctx context.Context, query string, ranked []*candidate) []*candidate {
-	if s.reranker == nil || len(ranked) < 2 {
+// modelRerank is recall's reranking by a model (reranker.enabled) and how
+// often it failed.
+type modelRerank struct {
+	model    Reranker // nil: no model reranking
+	cfg      config.RerankerConfig
+	log      *slog.Logger
+	failures atomic.Int64 // rerankings that failed or timed out
+}
+
+// apply hands the best reranker.top_n candidates of ranked (sorted best
+// first) to the reranking model and orders them by its scores; the rest
+// keep their order after them. On a timeout or any error the order is
+// ranked's own, with no second attempt. The model's score is each
+// reranked hit's ModelRerank part in explain.
+func (r *modelRerank) apply(ctx context.Context, query string, ranked []*candidate) []*candidate {
+	if r.model == nil || len(ranked) < 2 {
 		return ranked
 	}
-	n := min(len(ranked), max(s.cfg.Reranker.TopN, 1))
+	n := min(len(ranked), max(r.cfg.TopN, 1))
 	docs := make([]string, n)
 	for i, c := range ranked[:n] {
 		docs[i] = text.Truncate(c.mem.Content, rerankDocChars)
 	}
-	rctx, cancel := context.WithTimeout(ctx, s.cfg.Reranker.Timeout.D())
+	rctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout.D())
 	defer cancel()
 	start := time.Now()
-	scores, err := s.reranker.Rerank(rctx, query, docs)
+	scores, err := r.model.Rerank(rctx, query, docs)
 	if err == nil && len(scores) != n {
 		err = fmt.Errorf("the reranker gave %d scores for %d documents", len(scores), n)
 	}
 	if err != nil {
-		s.rerankFailures.Add(1)
-		s.log.Debug("rerank skipped: recall keeps its order", "reranker", s.reranker.Name(), "err", err, "took", time.Since(start))
+		r.failures.Add(1)
+		r.log.Debug("rerank skipped: recall keeps its order", "reranker", r.model.Name(), "err", err, "took", time.Since(start))
 		return ranked
 	}
 	head := slices.Clone(ranked[:n])
@@ -63,4 +75,4 @@ func (s *Service) modelRerank(ctx context.Context, query string, ranked []*candi
 
 // RerankFailures counts rerankings that timed out or failed (recall kept
 // its own order).
-func (s *Service) RerankFailures() int64 { return s.rerankFailures.Load() }
+func (s *Service) RerankFailures() int64 { return s.rerank.failures.Load() }

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -9,38 +8,11 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Pipeline V2 (seed 001 "Pipeline V2", seed 003, reference section 7.1): a
-// memory is stored first, then an extract job turns it into atomic facts,
-// each fact is compared with its nearest memories and a proposal (add,
-// update, delete, none) is recorded or, in controlled-write mode, applied
-// through the one write path. No model call runs inside a transaction.
-
-// Job types.
-const (
-	JobExtract = "extract"
-	// JobSessionExtract extracts facts from a session's transcript (queued
-	// by the session-end hook). Its proposals name "session:<key>" as their
-	// source.
-	JobSessionExtract = "session_extract"
-)
-
-// ExtractJobTypes are the job types ProcessExtractJob runs.
-var ExtractJobTypes = []string{JobExtract, JobSessionExtract}
-
-// JobProspectiveIndex has the pipeline's model write a memory's hints
-// (hints.llm).
-const JobProspectiveIndex = "prospective_index"
-
-// JobSessionScore has the pipeline's model score how useful a session's
-// injected memories were (continuity scoring).
-const JobSessionScore = "session_score"
-
-// JobStructuralClassify has the pipeline's model file an entity's
-// memories under its aspects (pipeline/classify_job.go).
-const JobStructuralClassify = "structural_classify"
-
-// PipelineJobTypes are the jobs the pipeline worker leases.
-var PipelineJobTypes = []string{JobExtract, JobSessionExtract, JobProspectiveIndex, JobSessionScore, JobStructuralClassify}
+// The pipeline (docs/design/pipeline.md): a memory is stored first, then an
+// extract job turns it into atomic facts, each fact is compared with its
+// nearest memories and decided (add, update, delete, none); a proposal is
+// recorded for each but none or, in controlled-write mode, applied through
+// the one write path. No model call runs inside a transaction.
 
 // Pipeline actor names.
 const (
@@ -79,19 +51,19 @@ const (
 
 // WorkerRunning marks the named background worker running until the
 // returned function is called.
-func (s *Service) WorkerRunning(name string) (stopped func()) {
-	v, _ := s.runtime.running.LoadOrStore(name, new(atomic.Int32))
+func (r *PipelineRuntime) WorkerRunning(name string) (stopped func()) {
+	v, _ := r.running.LoadOrStore(name, new(atomic.Int32))
 	n := v.(*atomic.Int32)
 	n.Add(1)
 	return func() { n.Add(-1) }
 }
 
 // Workers reports which background workers run (goroutines per worker).
-func (s *Service) Workers() map[string]any {
+func (r *PipelineRuntime) Workers() map[string]any {
 	out := map[string]any{}
 	for _, name := range []string{WorkerExtraction, WorkerDocument, WorkerRetention, WorkerMaintenance, WorkerEmbedding} {
 		n := int32(0)
-		if v, ok := s.runtime.running.Load(name); ok {
+		if v, ok := r.running.Load(name); ok {
 			n = v.(*atomic.Int32).Load()
 		}
 		out[name] = map[string]any{"running": n > 0, "goroutines": n}
@@ -126,49 +98,36 @@ func (r *PipelineRuntime) RecordError(err error, at time.Time) {
 // RecordProcessed counts a processed job.
 func (r *PipelineRuntime) RecordProcessed() { r.processed.Add(1) }
 
-func (s *Service) PipelineStatus(ctx context.Context) (map[string]any, error) {
-	byStatus, byType, err := storage.JobCounts(ctx, s.db.Reader())
-	if err != nil {
-		return nil, err
-	}
-	// A model's calls and tokens per day (the last week), and whether
-	// today's budget is spent (the heuristic then learns).
-	today := s.Now().UTC()
-	usage, err := storage.ModelUsageSince(ctx, s.db.Reader(), today.AddDate(0, 0, -6).Format(time.DateOnly))
-	if err != nil {
-		return nil, err
-	}
-	var spentToday int64
-	for _, u := range usage {
-		if u.Day == today.Format(time.DateOnly) {
-			spentToday += u.InputTokens + u.OutputTokens
-		}
-	}
-	rt := s.PipelineRuntime()
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return map[string]any{
-		"mode":              s.PipelineMode(),
-		"workersRunning":    rt.workers.Load(),
-		"workers":           s.Workers(),
-		"queue":             byStatus,
-		"queueByType":       byType,
-		"provider":          rt.provider,
-		"providerAvailable": rt.providerAvailable,
-		"providerError":     rt.providerError,
-		"lastError":         rt.lastError,
-		"lastErrorAt":       rt.lastErrorAt,
-		"processed":         rt.processed.Load(),
-		"failed":            rt.failed.Load(),
-		"allowUpdateDelete": s.cfg.PipelineV2.AllowUpdateDelete,
-		"modelUsage":        usage,
-		"dailyTokenBudget":  s.cfg.PipelineV2.DailyTokenBudget,
-		"tokensToday":       spentToday,
-		"budgetSpent":       spentToday >= s.cfg.PipelineV2.DailyTokenBudget,
-	}, nil
+// ProviderState is the extraction provider as the pipeline last saw it.
+type ProviderState struct {
+	Provider      string // the provider the workers resolved
+	Available     bool
+	ProviderError string // why the provider is not available
+	LastError     string // the pipeline's last job error
 }
 
-// noteExtraction records a pipeline error in the analytics error ring.
+// Provider returns the extraction provider's state.
+func (r *PipelineRuntime) Provider() ProviderState { return r.State().ProviderState }
+
+// RuntimeState is the pipeline's run-time state at one moment, for
+// /api/pipeline/status.
+type RuntimeState struct {
+	ProviderState
+	LastErrorAt       string
+	WorkersRunning    int32
+	Processed, Failed int64
+}
+
+// State returns the pipeline's run-time state.
+func (r *PipelineRuntime) State() RuntimeState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return RuntimeState{
+		ProviderState: ProviderState{Provider: r.provider, Available: r.providerAvailable, ProviderError: r.providerError,
+			LastError: r.lastError},
+		LastErrorAt: r.lastErrorAt, WorkersRunning: r.workers.Load(), Processed: r.processed.Load(), Failed: r.failed.Load(),
+	}
+}
 
 // PipelineMode names the pipeline's effective mode.
 func (s *Service) PipelineMode() string {

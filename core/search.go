@@ -18,7 +18,7 @@ type KeywordHit struct {
 	// BM25 is FTS5's raw score: negative, lower is better.
 	BM25 float64
 	// Score maps |BM25| into [0,1) with |s|/(1+|s|), so a better match
-	// scores higher (seed 000's 1/(1+|s|) runs the other way).
+	// scores higher (docs/design/search.md, "BM25 normalization").
 	Score float64
 }
 
@@ -45,7 +45,7 @@ func (s *Service) keywordMatch(ctx context.Context, match string, f storage.Memo
 	// query costs less than building the index, and no commit of another
 	// process would keep it current.
 	if terms, ok := keyword.Query(matchPhrases(match)); ok && s.cfg.Search.KeywordIndex && !s.db.ReadOnly() {
-		if ix, err := s.keywordIndex(ctx); err != nil {
+		if ix, err := s.keyword.current(ctx); err != nil {
 			s.log.Warn("keyword index unavailable; searching FTS5", "err", err)
 		} else if ix != nil {
 			for inner := limit + 16; inner <= keywordMaxInner; inner *= 8 {
@@ -115,7 +115,7 @@ func (s *Service) indexHits(ctx context.Context, hits []keyword.Hit, f storage.M
 
 func keywordHit(m *storage.Memory, bm25 float64) KeywordHit {
 	a := math.Abs(bm25)
-	return KeywordHit{Memory: viewOf(m), BM25: bm25, Score: a / (1 + a)}
+	return KeywordHit{Memory: ViewOf(m), BM25: bm25, Score: a / (1 + a)}
 }
 
 // keywordHits scores storage's full-text hits.

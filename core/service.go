@@ -10,6 +10,8 @@ import (
 	"github.com/cairnmem/cairn/core/analytics"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/evolution"
+	"github.com/cairnmem/cairn/core/vectors"
 
 	"github.com/cairnmem/cairn/storage"
 	"github.com/google/uuid"
@@ -19,25 +21,20 @@ import (
 // of one storage.DB. The HTTP API, the CLI, the TUI and the workers all call
 // it; it is the one write path.
 type Service struct {
-	embedder Embedder
-	reranker Reranker // nil: no model reranking
-	db       *storage.DB
-	cfg      config.Config
-	now      func() time.Time
-	log      *slog.Logger
-	frozen   atomic.Bool
-	events   broker
-	emb      *Vectors
-	runtime  PipelineRuntime
-	// redactions counts secrets redacted since start (diagnostics).
-	redactions atomic.Int64
-	// rerankFailures counts rerankings that failed or timed out.
-	rerankFailures atomic.Int64
-	fg             foreground // requests in flight, for background work to yield to
+	vectors *vectors.Vectors // the embedder, the vector index and the provider's health
+	db      *storage.DB
+	cfg     config.Config
+	now     func() time.Time
+	log     *slog.Logger
+	frozen  atomic.Bool
+	events  broker
+	runtime PipelineRuntime
+	redact  Redactor    // secrets redacted from what is stored, counted (redact.go)
+	rerank  modelRerank // recall's reranking by a model (rerank.go)
+	fg      *Foreground // requests in flight, for background work to yield to
 
-	keyword keywordIndexState // the in-memory keyword index (keyindex.go)
+	keyword keywordIndex // the in-memory keyword index (keyindex.go)
 
-	jobs      *Jobs
 	analytics *analytics.Analytics // in-memory usage, errors and latencies
 }
 
@@ -47,27 +44,42 @@ type ServiceOptions struct {
 	Now func() time.Time
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger
-	// Embedder produces vectors for the vector leg of recall; nil turns the
-	// vector leg off (recall is then keyword-only and says so).
-	Embedder Embedder
+	// Vectors embeds memories and serves the vector leg of recall; nil, or
+	// one without an embedder, turns the vector leg off (recall is then
+	// keyword-only and says so).
+	Vectors *vectors.Vectors
 	// Reranker reorders recall's best candidates (reranker.enabled); nil
 	// leaves recall's order as fused.
 	Reranker Reranker
+	// Analytics keeps usage, errors and latencies; nil starts empty ones.
+	Analytics *analytics.Analytics
+	// Foreground counts the requests in flight, which background work
+	// yields to; nil counts them in the Service's own.
+	Foreground *Foreground
 }
 
 // NewService returns a Service over db configured by cfg.
 func NewService(db *storage.DB, cfg config.Config, opts ServiceOptions) *Service {
-	s := &Service{db: db, cfg: cfg, now: opts.Now, log: opts.Logger, embedder: opts.Embedder, reranker: opts.Reranker}
+	s := &Service{db: db, cfg: cfg, now: opts.Now, log: opts.Logger, vectors: opts.Vectors,
+		analytics: opts.Analytics, fg: opts.Foreground}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	s.keyword.db, s.keyword.log = db, s.log
+	s.rerank.model, s.rerank.cfg, s.rerank.log = opts.Reranker, cfg.Reranker, s.log
 	s.frozen.Store(cfg.Pipeline.MutationsFrozen)
-	s.analytics = analytics.NewAnalytics(s.now)
-	s.emb = &Vectors{svc: s, wake: make(chan struct{}, 1)}
-	s.jobs = &Jobs{svc: s}
+	if s.analytics == nil {
+		s.analytics = analytics.NewAnalytics(s.now)
+	}
+	if s.fg == nil {
+		s.fg = new(Foreground)
+	}
+	if s.vectors == nil {
+		s.vectors = vectors.New(db, cfg.Embedding, vectors.Options{Now: s.now, Logger: s.log, Analytics: s.analytics})
+	}
 	return s
 }
 
@@ -151,12 +163,40 @@ func (s *Service) Logger() *slog.Logger { return s.log }
 // Now returns the service clock's current time.
 func (s *Service) Now() time.Time { return s.now() }
 
-// Vectors returns the service's vectors: the embedder, the vector index
-// and the provider's health.
-func (s *Service) Vectors() *Vectors { return s.emb }
-
-// Jobs returns the service's jobs.
-func (s *Service) Jobs() *Jobs { return s.jobs }
-
 // Analytics returns the service's analytics.
 func (s *Service) Analytics() *analytics.Analytics { return s.analytics }
+
+// EvolutionTx lends evolution the write path inside tx, on behalf of
+// actor: its time, history events (by actor, or by the pipeline for the
+// contradiction detector's proposals), and soft delete and recover with
+// their checks (ForgetTx, RecoverTx). Core's own writes and the pipeline's
+// use it to call evolution inside their transactions.
+func (s *Service) EvolutionTx(tx *storage.Tx, actor Actor) evolution.Tx {
+	record := func(as Actor) func(context.Context, string, string, string, map[string]any) error {
+		return func(ctx context.Context, id, event, reason string, meta map[string]any) error {
+			return s.AddHistory(ctx, tx, id, event, nil, nil, as, reason, meta)
+		}
+	}
+	return evolution.Tx{
+		Tx:                  tx,
+		Stamp:               s.Timestamp(),
+		SupersedeAttributes: s.cfg.Memory.SupersedeAttributes,
+		Log:                 s.log,
+		Record:              record(actor),
+		RecordPipeline:      record(PipelineActor),
+		Forget: func(ctx context.Context, id, reason string, ifVersion *int64, force bool) (string, error) {
+			res, err := s.ForgetTx(ctx, tx, ForgetInput{ID: id, Reason: reason, IfVersion: ifVersion, Force: force}, actor)
+			if res == nil {
+				return "", err
+			}
+			return res.Status, err
+		},
+		Restore: func(ctx context.Context, id, reason string, meta map[string]any) (bool, error) {
+			res, err := s.RecoverTx(ctx, tx, RecoverInput{ID: id, Reason: reason, meta: meta, keepAttributes: true}, actor)
+			if res == nil {
+				return false, err
+			}
+			return res.Status == "recovered", nil
+		},
+	}
+}

@@ -6,8 +6,9 @@ import (
 	"errors"
 )
 
-// Structural classification (seed 003): the memories an entity's
-// classification reads, and the aspect and kind it writes back.
+// Structural classification (docs/design/pipeline.md, "Structural
+// classification"): the memories an entity's classification reads, and
+// the aspect and kind it writes back.
 
 // ClassifyMemory is a live memory about an entity, for its classification.
 type ClassifyMemory struct {

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 )
 
-// Scopes (seed 002, migration 0018): a memory belongs to its project (scope
-// NULL), to the user (scope 'user', in every project) or to the agent that
-// wrote it (scope 'agent', who names the agent).
+// Scopes (docs/design/evolution.md, "Scopes and slots"; migration 0018): a
+// memory belongs to its project (scope NULL), to the user (scope 'user', in
+// every project) or to the agent that wrote it (scope 'agent', who names
+// the agent).
 
 // SetMemoryScope sets memory id's scope ("" for the project scope).
 func SetMemoryScope(ctx context.Context, q Querier, id, scope string) error {

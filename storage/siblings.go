@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 )
 
-// Sibling attributes (seed 003, retroactive supersession): the live
-// attributes of one entity and aspect in one slot, with the memory that
-// holds each, so that a new attribute can be checked against its siblings
-// by the contradiction detectors.
+// Sibling attributes (retroactive supersession: docs/design/evolution.md,
+// "Supersession"): the live attributes of one entity and aspect in one
+// slot, with the memory that holds each, so that a new attribute can be
+// checked against its siblings by the contradiction detectors.
 
 // SiblingRow is a live attribute and its live memory.
 type SiblingRow struct {

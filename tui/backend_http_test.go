@@ -10,7 +10,11 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core/app"
-	"github.com/cairnmem/cairn/core/pipeline"
+	"github.com/cairnmem/cairn/core/client"
+	corejobs "github.com/cairnmem/cairn/core/jobs"
+	"github.com/cairnmem/cairn/core/wire"
+	"github.com/cairnmem/cairn/tui/jobs"
+	"github.com/cairnmem/cairn/tui/pane"
 
 	"github.com/cairnmem/cairn/core/ops"
 
@@ -20,7 +24,6 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
 )
 
 // TestHTTPBackendQueueAndProposals checks client mode against the real
@@ -28,23 +31,23 @@ import (
 // TUI, and API errors surfacing as *core.Error.
 func TestHTTPBackendQueueAndProposals(t *testing.T) {
 	var srv *httptest.Server
-	h := newHarness(t, harnessOpts{width: 120, height: 40, backend: func(ap *app.App) backend.Backend {
+	h := newHarness(t, harnessOpts{width: 120, height: 40, client: func(ap *app.App) client.Client {
 		srv = httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 		t.Cleanup(srv.Close)
-		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
+		return pane.Remote(strings.TrimPrefix(srv.URL, "http://"))
 	}})
 	pipelineFixture(h)
 	ctx := context.Background()
-	hb := backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
-	lb := backend.NewLocal(h.app, "")
+	hb := pane.Remote(strings.TrimPrefix(srv.URL, "http://"))
+	lb := pane.Local(h.app)
 
-	hp, err := hb.Jobs(ctx, core.JobFilter{Status: storage.JobDead}, 10)
+	hp, err := hb.Jobs(ctx, wire.JobFilter{Status: storage.JobDead}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lp, _ := lb.Jobs(ctx, core.JobFilter{Status: storage.JobDead}, 10)
-	if len(hp.Jobs) != 1 || hp.Jobs[0].ID != jobDead || hp.ByStatus[storage.JobDead] != lp.ByStatus[storage.JobDead] ||
-		hp.ByType[core.JobExtract][storage.JobPending] != 2 {
+	lp, _ := lb.Jobs(ctx, wire.JobFilter{Status: storage.JobDead}, 10)
+	if len(hp.Jobs) != 1 || hp.Jobs[0].ID != jobDead || hp.Counts[storage.JobDead] != lp.Counts[storage.JobDead] ||
+		hp.ByType[corejobs.Extract][storage.JobPending] != 2 {
 		t.Fatalf("jobs over HTTP: %+v", hp)
 	}
 	if j, err := hb.Job(ctx, jobDone); err != nil || j.Status != storage.JobCompleted || j.Result == "" {
@@ -58,12 +61,12 @@ func TestHTTPBackendQueueAndProposals(t *testing.T) {
 		t.Fatalf("retrying a completed job over HTTP: %v", err)
 	}
 
-	st, err := hb.Status(ctx)
+	st, err := pane.Snapshot(ctx, hb, "")
 	if err != nil || st.DeadJobs != 1 || st.PendingProposals != 3 || st.ProposalsCapped || !st.QueueKnown {
 		t.Fatalf("status over HTTP: %+v %v", st, err)
 	}
 
-	ps, err := hb.Proposals(ctx, pipeline.ProposalFilter{State: storage.ProposalPending, Action: extract.ActionUpdate}, 10)
+	ps, err := hb.Proposals(ctx, wire.ProposalFilter{State: storage.ProposalPending, Action: extract.ActionUpdate}, 10)
 	if err != nil || len(ps) != 1 || ps[0].ID != propUpdate {
 		t.Fatalf("proposals over HTTP: %v %v", ps, err)
 	}
@@ -102,12 +105,12 @@ func TestHTTPBackendRepairContract(t *testing.T) {
 		json.NewEncoder(w).Encode(ops.RepairResult{Action: action, Success: true, Affected: 2, Message: "did " + action})
 	}))
 	defer srv.Close()
-	hb := backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
-	res, err := hb.RequeueDead(context.Background(), jobDead, 1)
+	hb := pane.Remote(strings.TrimPrefix(srv.URL, "http://"))
+	res, err := jobs.RequeueDead(context.Background(), hb, jobDead, 1)
 	if err != nil || res.Message != "did requeue-dead" || res.Affected != 2 {
 		t.Fatalf("requeue: %+v %v", res, err)
 	}
-	if res, err := hb.ReleaseLeases(context.Background()); err != nil || res.Action != ops.RepairReleaseLeases {
+	if res, err := jobs.ReleaseLeases(context.Background(), hb); err != nil || res.Action != ops.RepairReleaseLeases {
 		t.Fatalf("release: %+v %v", res, err)
 	}
 	want := []string{"POST /api/repair/requeue-dead", "POST /api/repair/release-leases"}

@@ -15,7 +15,7 @@ import (
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
-	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/pane"
 )
 
 // firstFrameSizes are the store sizes BenchmarkFirstFrame runs on.
@@ -43,7 +43,7 @@ func firstFrameService(b *testing.B, n int) *app.App {
 	ap := app.New(db, config.DefaultConfig(), app.Options{})
 	svc := ap.Service
 	if live, _, err := svc.MemoryTotals(context.Background()); err != nil || os.IsNotExist(statErr) || live < int64(n) {
-		generate(b, svc, n)
+		generate(b, ap.Transfer, n)
 	}
 	return ap
 }
@@ -70,7 +70,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 // firstFrame starts a root model over svc and drives it until its frame
 // shows the list and the counts.
 func firstFrame(b *testing.B, ap *app.App) {
-	m := New(Options{Backend: backend.NewLocal(ap, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark"), Clock: noTimers{}})
+	m := New(Options{Client: pane.Local(ap), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark"), Clock: noTimers{}})
 	defer m.Close()
 	done := make(chan struct{})
 	defer close(done)

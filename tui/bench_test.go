@@ -12,6 +12,8 @@ import (
 
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/jobs"
+	"github.com/cairnmem/cairn/core/transfer"
 
 	"github.com/cairnmem/cairn/core/config"
 
@@ -20,8 +22,8 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
+	"github.com/cairnmem/cairn/tui/pane"
 )
 
 // The benchmarks run against a large database named by CAIRN_BENCH_HOME
@@ -56,22 +58,21 @@ func benchService(b *testing.B) *app.App {
 	}
 	b.Cleanup(func() { db.Close() })
 	ap := app.New(db, config.DefaultConfig(), app.Options{})
-	svc := ap.Service
 	if os.IsNotExist(statErr) {
-		generate(b, svc, benchMemories)
+		generate(b, ap.Transfer, benchMemories)
 	}
 	return ap
 }
 
 // generate imports n memories of 8 to 40 words in batches.
-func generate(b *testing.B, svc *core.Service, n int) {
+func generate(b *testing.B, tr *transfer.Transfer, n int) {
 	start := time.Now()
 	r := rand.New(rand.NewPCG(1, 2))
 	types := []string{"fact", "decision", "preference", "procedural", "issue"}
 	const batch = 5000
 	base := time.Now().Add(-365 * 24 * time.Hour)
 	for done := 0; done < n; done += batch {
-		lines := make([]core.ImportLine, 0, batch)
+		lines := make([]transfer.ImportLine, 0, batch)
 		for i := range min(batch, n-done) {
 			k := done + i
 			words := make([]string, 8+r.IntN(32))
@@ -79,13 +80,13 @@ func generate(b *testing.B, svc *core.Service, n int) {
 				words[j] = benchWords[r.IntN(len(benchWords))]
 			}
 			at := storage.FormatTime(base.Add(time.Duration(k) * 5 * time.Minute))
-			lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
+			lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{
 				Content: fmt.Sprintf("%s (note %d)", strings.Join(words, " "), k), Type: types[r.IntN(len(types))],
 				Tags: []string{benchWords[r.IntN(len(benchWords))]}, Importance: float64(r.IntN(10)) / 10, Confidence: 1,
 				SourceType: "manual", Version: 1, CreatedAt: at, UpdatedAt: at, ExtractionStatus: "none",
 			}})
 		}
-		if _, err := svc.Import(context.Background(), lines, core.Actor{Name: "bench"}); err != nil {
+		if _, err := tr.Import(context.Background(), lines, core.Actor{Name: "bench"}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -94,7 +95,7 @@ func generate(b *testing.B, svc *core.Service, n int) {
 
 // benchModel is the root model at 120×40 over svc with its first load done.
 func benchModel(b *testing.B, ap *app.App) *Model {
-	m := New(Options{Backend: backend.NewLocal(ap, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark")})
+	m := New(Options{Client: pane.Local(ap), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark")})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	return m
 }
@@ -151,9 +152,9 @@ func BenchmarkKeystrokeRender(b *testing.B) {
 // BenchmarkSearch is the backend's share: one hybrid recall with explain
 // on 100k memories, as the search command runs it.
 func BenchmarkSearch(b *testing.B) {
-	l := backend.NewLocal(benchService(b), "")
+	l := pane.Local(benchService(b))
 	for b.Loop() {
-		if _, err := l.Recall(context.Background(), core.RecallInput{Query: "postgres deploy", Limit: backend.RecallLimit, Explain: true}); err != nil {
+		if _, err := l.Recall(context.Background(), core.RecallInput{Query: "postgres deploy", Limit: pane.RecallLimit, Explain: true, NoTracking: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -161,9 +162,9 @@ func BenchmarkSearch(b *testing.B) {
 
 // BenchmarkRecentList is the empty-query list (the first screen).
 func BenchmarkRecentList(b *testing.B) {
-	l := backend.NewLocal(benchService(b), "")
+	l := pane.Local(benchService(b))
 	for b.Loop() {
-		if _, err := l.List(context.Background(), storage.MemoryFilter{}, backend.RecallLimit); err != nil {
+		if _, err := l.Recent(context.Background(), core.MemoryFilter{}, pane.RecallLimit); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -181,7 +182,7 @@ const (
 func queueService(b *testing.B) *app.App {
 	b.Helper()
 	ap, db := tuitest.OpenApp(b, b.TempDir())
-	tuitest.Seed(b, ap.Service)
+	tuitest.Seed(b, ap)
 	ctx := context.Background()
 	statuses := []string{storage.JobCompleted, storage.JobCompleted, storage.JobCompleted, storage.JobPending, storage.JobDead, storage.JobLeased}
 	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
@@ -194,7 +195,7 @@ func queueService(b *testing.B) *app.App {
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_jobs (id, memory_id, job_type, status, attempts, max_attempts,
 				error, created_at, updated_at) VALUES (?,?,?,?,1,3,?,?,?)`,
-				fmt.Sprintf("job-%06d", i), fmt.Sprintf("mem-%06d", i), core.JobExtract, st, errMsg, at, at); err != nil {
+				fmt.Sprintf("job-%06d", i), fmt.Sprintf("mem-%06d", i), jobs.Extract, st, errMsg, at, at); err != nil {
 				return err
 			}
 		}
@@ -220,7 +221,7 @@ func queueService(b *testing.B) *app.App {
 
 // paneModel is the root model at 120×40 on pane i with its loads done.
 func paneModel(b *testing.B, ap *app.App, i int) *Model {
-	m := New(Options{Backend: backend.NewLocal(ap, "127.0.0.1:3850"), Theme: themes.MustBuiltin("dark"), Now: func() time.Time { return fixedNow }})
+	m := New(Options{Client: pane.Local(ap), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark"), Now: func() time.Time { return fixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	for _, p := range m.panes {
 		applyAll(m, p.Init())
@@ -228,7 +229,7 @@ func paneModel(b *testing.B, ap *app.App, i int) *Model {
 	_, cmd := m.Update(keyPress(fmt.Sprint(i + 1)))
 	applyAll(m, cmd)
 	// The proposals preview loads its target after the list.
-	applyAll(m, m.panes[i].Refresh(backend.Change{}))
+	applyAll(m, m.panes[i].Refresh(pane.Change{}))
 	return m
 }
 
@@ -285,7 +286,7 @@ func BenchmarkJobsFrame(b *testing.B) {
 func BenchmarkJobsRefresh(b *testing.B) {
 	m := paneModel(b, queueService(b), 2)
 	for b.Loop() {
-		applyAll(m, m.panes[2].Refresh(backend.Change{}))
+		applyAll(m, m.panes[2].Refresh(pane.Change{}))
 		_ = m.View()
 	}
 }
@@ -306,7 +307,7 @@ func BenchmarkProposalsFrame(b *testing.B) {
 func BenchmarkProposalsRefresh(b *testing.B) {
 	m := paneModel(b, queueService(b), 4)
 	for b.Loop() {
-		applyAll(m, m.panes[4].Refresh(backend.Change{}))
+		applyAll(m, m.panes[4].Refresh(pane.Change{}))
 		_ = m.View()
 	}
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
 )
 
@@ -47,7 +47,7 @@ type harness struct {
 type harnessOpts struct {
 	theme         string
 	width, height int
-	backend       func(ap *app.App) backend.Backend
+	client        func(ap *app.App) client.Client
 	noSeed        bool
 }
 
@@ -55,9 +55,9 @@ type harnessOpts struct {
 // and showing a fixed status.
 func newHarness(t *testing.T, o harnessOpts) *harness {
 	t.Helper()
-	th := tuitest.New(t, tuitest.Options{Theme: o.theme, Width: o.width, Height: o.height, Backend: o.backend, NoSeed: o.noSeed},
+	th := tuitest.New(t, tuitest.Options{Theme: o.theme, Width: o.width, Height: o.height, Client: o.client, NoSeed: o.noSeed},
 		func(e tuitest.Env) *Model {
-			return New(Options{Backend: e.Backend, Theme: e.Theme, Version: "test", Now: e.Now, Clock: e.Clock})
+			return New(Options{Client: e.Client, Addr: e.Addr, Theme: e.Theme, Version: "test", Now: e.Now, Clock: e.Clock})
 		})
 	h := &harness{Harness: th, t: t, m: th.M, app: th.App, svc: th.Svc, db: th.DB}
 	h.fixStatus()

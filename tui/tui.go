@@ -3,8 +3,8 @@
 // the help bar, and hands everything else to the active pane (tui/recall,
 // tui/history, tui/jobs, tui/proposals; Diagnostics joins the tab list
 // later).
-// All I/O happens in tea.Cmds through a backend.Backend, in process or over
-// HTTP, so Update never blocks.
+// All I/O happens in tea.Cmds through a core/client.Client, in process or
+// over HTTP, so Update never blocks.
 package tui
 
 import (
@@ -20,8 +20,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/themes"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/diagnostics"
 	"github.com/cairnmem/cairn/tui/history"
 	"github.com/cairnmem/cairn/tui/jobs"
@@ -42,7 +42,12 @@ const refreshDelay = 100 * time.Millisecond
 
 // Options configure the UI.
 type Options struct {
-	Backend backend.Backend
+	// Client reaches cairn: pane.Local in process, pane.Remote over the
+	// API of the cairn that holds the database (client mode).
+	Client client.Client
+	// Addr is where this process serves the API, shown in the status bar
+	// while Client is in process; a remote client shows its own address.
+	Addr string
 	// Theme is the chosen theme; nil picks dark or light from the
 	// terminal's background.
 	Theme *themes.Theme
@@ -63,12 +68,12 @@ type Options struct {
 type (
 	// StatusMsg carries a fresh status (tests send fixed ones).
 	StatusMsg struct {
-		Status backend.Status
+		Status pane.Status
 		Err    error
 	}
 	statusTickMsg struct{}
 	changeMsg     struct {
-		change backend.Change
+		change pane.Change
 		ok     bool
 	}
 	refreshMsg    struct{}
@@ -88,8 +93,9 @@ type Model struct {
 	width, height int
 	autoTheme     bool
 	version       string
+	addr          string // Options.Addr
 
-	status    backend.Status
+	status    pane.Status
 	statusErr error
 	notice    string
 	noticeErr bool
@@ -98,10 +104,10 @@ type Model struct {
 	// it does not fit).
 	helpTop int
 
-	changes        <-chan backend.Change
+	changes        <-chan pane.Change
 	stopChanges    func()
 	refreshPending bool
-	pendingChange  backend.Change
+	pendingChange  pane.Change
 }
 
 // New returns the root model.
@@ -118,14 +124,15 @@ func New(o Options) *Model {
 	if clock == nil {
 		clock = pane.RealClock{}
 	}
-	ctx := &pane.Context{Backend: o.Backend, Styles: styles.New(th), Now: now, Clock: clock, Project: o.Project}
+	ctx := &pane.Context{Client: o.Client, Styles: styles.New(th), Now: now, Clock: clock, Project: o.Project}
 	m := &Model{
 		ctx:       ctx,
 		keys:      keys.DefaultGlobal(),
 		help:      help.New(),
 		autoTheme: o.Theme == nil,
 		version:   o.Version,
-		// The tab list, in number-key order (SPEC section 9).
+		addr:      o.Addr,
+		// The tab list, in number-key order.
 		panes: []pane.Pane{recall.New(ctx), history.New(ctx), jobs.New(ctx), diagnostics.New(ctx), proposals.New(ctx)},
 	}
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
@@ -160,8 +167,8 @@ func (m *Model) Init() tea.Cmd {
 		cmds = append(cmds, p.Init())
 	}
 	cmds = append(cmds, m.show(m.active, true))
-	if m.ctx.Backend != nil {
-		m.changes, m.stopChanges = m.ctx.Backend.Changes()
+	if m.ctx.Client != nil {
+		m.changes, m.stopChanges = pane.Changes(m.ctx.Client)
 		cmds = append(cmds, m.waitChange())
 	}
 	return tea.Batch(cmds...)
@@ -185,14 +192,14 @@ func (m *Model) waitChange() tea.Cmd {
 }
 
 func (m *Model) fetchStatus() tea.Cmd {
-	b := m.ctx.Backend
-	if b == nil {
+	c, addr := m.ctx.Client, m.addr
+	if c == nil {
 		return nil
 	}
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		st, err := b.Status(ctx)
+		st, err := pane.Snapshot(ctx, c, addr)
 		return StatusMsg{Status: st, Err: err}
 	}
 }
@@ -354,7 +361,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.pendingChange = msg.change
 			cmds = append(cmds, m.ctx.Clock.Tick(refreshDelay, func(time.Time) tea.Msg { return refreshMsg{} }))
 		} else if m.pendingChange.MemoryID != msg.change.MemoryID {
-			m.pendingChange = backend.Change{} // several memories: refresh all
+			m.pendingChange = pane.Change{} // several memories: refresh all
 		}
 		return tea.Batch(cmds...)
 	case refreshMsg:
@@ -531,7 +538,7 @@ func (m *Model) tabsView() string {
 	if m.version != "" {
 		right += " " + m.version
 	}
-	if b := m.ctx.Backend; b != nil && b.Mode() == "client" {
+	if c := m.ctx.Client; c != nil && c.Addr() != "" { // client mode
 		right += " · client of " + m.status.Addr
 	}
 	right = st.Faint.Render(right + " ")

@@ -9,14 +9,15 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/httpapi"
+	"github.com/cairnmem/cairn/tui/pane"
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/tui/backend"
 )
 
 func stripANSI(s string) string { return ansi.Strip(s) }
@@ -140,10 +141,10 @@ func TestLiveChangesAppearWithoutAKeypress(t *testing.T) {
 // TestClientMode drives the UI over the HTTP API of a running service.
 func TestClientMode(t *testing.T) {
 	var srv *httptest.Server
-	h := newHarness(t, harnessOpts{backend: func(ap *app.App) backend.Backend {
+	h := newHarness(t, harnessOpts{client: func(ap *app.App) client.Client {
 		srv = httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 		t.Cleanup(srv.Close)
-		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
+		return pane.Remote(strings.TrimPrefix(srv.URL, "http://"))
 	}})
 	if !strings.Contains(h.Screen(), "6 · recent memories") {
 		t.Fatalf("client mode list:\n%s", h.Screen())
@@ -170,7 +171,7 @@ func TestClientMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Press("esc", "/", "ctrl+u", "esc")
-	if !h.PumpUntil(3*backend.PollInterval, func() bool { return strings.Contains(h.Screen(), "seen by polling") }) {
+	if !h.PumpUntil(3*pane.PollInterval, func() bool { return strings.Contains(h.Screen(), "seen by polling") }) {
 		t.Fatalf("client mode did not pick up a change:\n%s", h.Screen())
 	}
 }
@@ -181,7 +182,7 @@ func TestStatusBarWarnsOfDeadJobsAndPendingProposals(t *testing.T) {
 		t.Fatal("warning without dead jobs")
 	}
 	pipelineFixture(h)
-	st, err := backend.NewLocal(h.app, "").Status(context.Background())
+	st, err := pane.Snapshot(context.Background(), pane.Local(h.app), "")
 	if err != nil {
 		t.Fatal(err)
 	}

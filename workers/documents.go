@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/documents"
+	"github.com/cairnmem/cairn/core/jobs"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
@@ -21,6 +22,7 @@ import (
 // needs no model, so it runs whether or not the LLM pipeline is enabled.
 type DocumentWorker struct {
 	Svc         *core.Service
+	Jobs        *jobs.Queue
 	Docs        *documents.Documents
 	Concurrency int
 	// Poll is how often an idle worker looks for jobs; zero means
@@ -35,12 +37,12 @@ type DocumentWorker struct {
 // RunDocuments starts the document worker for svc until ctx ends.
 func RunDocuments(ctx context.Context, ap *app.App, log *slog.Logger) error {
 	cfg := ap.Config().Documents
-	return (&DocumentWorker{Svc: ap.Service, Docs: ap.Documents, Concurrency: cfg.Concurrency, Poll: cfg.WorkerInterval.D(), Log: log}).Run(ctx)
+	return (&DocumentWorker{Svc: ap.Service, Jobs: ap.Jobs, Docs: ap.Documents, Concurrency: cfg.Concurrency, Poll: cfg.WorkerInterval.D(), Log: log}).Run(ctx)
 }
 
 // Run processes jobs until ctx ends.
 func (w *DocumentWorker) Run(ctx context.Context) error {
-	defer w.Svc.WorkerRunning(core.WorkerDocument)()
+	defer w.Svc.PipelineRuntime().WorkerRunning(core.WorkerDocument)()
 	log := logOrDiscard(w.Log)
 	n := min(max(w.Concurrency, 1), 8)
 	poll := w.Poll
@@ -56,7 +58,7 @@ func (w *DocumentWorker) Run(ctx context.Context) error {
 // reap returns stale leases to the queue and marks failed the documents
 // whose job died on a reaped last attempt.
 func (w *DocumentWorker) reap(ctx context.Context, log *slog.Logger) {
-	reapLeases(ctx, w.Svc, log)
+	reapLeases(ctx, w.Jobs, log)
 	if n, err := w.Docs.FailOrphanedDocuments(ctx); err != nil && ctx.Err() == nil {
 		log.Warn("mark orphaned documents failed", "err", err)
 	} else if n > 0 {
@@ -80,7 +82,7 @@ func (w *DocumentWorker) Step(ctx context.Context, owner string) (bool, error) {
 	if w.Svc.MutationsFrozen() {
 		return false, nil
 	}
-	job, err := w.Svc.Jobs().Lease(ctx, owner, documents.JobDocumentIngest)
+	job, err := w.Jobs.Lease(ctx, owner, documents.JobDocumentIngest)
 	if err != nil || job == nil {
 		return false, err
 	}
@@ -88,7 +90,7 @@ func (w *DocumentWorker) Step(ctx context.Context, owner string) (bool, error) {
 	if perr == nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if err := w.Svc.Jobs().Complete(cctx, job, res); err != nil {
+		if err := w.Jobs.Complete(cctx, job, res); err != nil {
 			return true, fmt.Errorf("complete document job %s: %w", job.ID, err)
 		}
 		return true, nil

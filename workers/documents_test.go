@@ -94,7 +94,7 @@ func TestOneFailingDocumentNeverHoldsBackOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &workers.DocumentWorker{Svc: svc, Docs: docs, Concurrency: 1, Poll: time.Hour}
+	w := &workers.DocumentWorker{Svc: svc, Jobs: ap.Jobs, Docs: docs, Concurrency: 1, Poll: time.Hour}
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
 	for {

@@ -43,7 +43,7 @@ func RunMaintenance(ctx context.Context, ap *app.App, log *slog.Logger) error {
 
 // Run runs passes until ctx ends; a failed pass is logged, never fatal.
 func (w *MaintenanceWorker) Run(ctx context.Context) error {
-	defer w.Svc.WorkerRunning(core.WorkerMaintenance)()
+	defer w.Svc.PipelineRuntime().WorkerRunning(core.WorkerMaintenance)()
 	log := logOrDiscard(w.Log)
 	mode := w.Mode
 	if mode == "" {

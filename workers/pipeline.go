@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core/analytics"
@@ -29,6 +30,7 @@ import (
 // on consecutive failures, and a reaper returns stale leases.
 type PipelineWorker struct {
 	Svc         *core.Service
+	Jobs        *jobs.Queue
 	Pipeline    *pipeline.Pipeline
 	LLM         extract.LLM
 	Concurrency int
@@ -66,7 +68,7 @@ func NewPipelineWorker(ap *app.App, log *slog.Logger) (*PipelineWorker, error) {
 				svc.Analytics().RecordError(analytics.ErrorEvent{Stage: analytics.StageExtraction, Code: analytics.CodeModelBudgetSpent, Message: msg, Actor: core.PipelineActorName})
 			}}
 	}
-	return &PipelineWorker{Svc: svc, Pipeline: ap.Pipeline, LLM: m, Concurrency: cfg.Concurrency, Poll: cfg.PollInterval.D(), Log: log}, nil
+	return &PipelineWorker{Svc: svc, Jobs: ap.Jobs, Pipeline: ap.Pipeline, LLM: m, Concurrency: cfg.Concurrency, Poll: cfg.PollInterval.D(), Log: log}, nil
 }
 
 // RunPipeline starts the pipeline worker for svc until ctx ends. It returns
@@ -89,7 +91,7 @@ func RunPipeline(ctx context.Context, ap *app.App, log *slog.Logger) error {
 
 // Run processes jobs until ctx ends.
 func (w *PipelineWorker) Run(ctx context.Context) error {
-	defer w.Svc.WorkerRunning(core.WorkerExtraction)()
+	defer w.Svc.PipelineRuntime().WorkerRunning(core.WorkerExtraction)()
 	log := logOrDiscard(w.Log)
 	n := min(max(w.Concurrency, 1), 8)
 	poll := w.Poll
@@ -100,7 +102,7 @@ func (w *PipelineWorker) Run(ctx context.Context) error {
 	rt.SetProvider(w.LLM.Name(), true, nil)
 	log.Info("pipeline worker started", "provider", w.LLM.Name(), "mode", w.Svc.PipelineMode(), "concurrency", n)
 	reap := reapInterval(w.ReapEvery, w.Svc)
-	runPool(ctx, n, "", reap, func() { reapLeases(ctx, w.Svc, log) }, func(owner string) {
+	runPool(ctx, n, "", reap, func() { reapLeases(ctx, w.Jobs, log) }, func(owner string) {
 		rt.WorkerStarted()
 		defer rt.WorkerStopped()
 		w.loop(ctx, owner, poll, log)
@@ -140,8 +142,8 @@ func runPool(ctx context.Context, n int, tag string, reapEvery time.Duration, re
 }
 
 // reapLeases returns stale leases to the queue and logs what it did.
-func reapLeases(ctx context.Context, svc *core.Service, log *slog.Logger) {
-	if r, d, err := svc.Jobs().ReapStaleLeases(ctx); err != nil && ctx.Err() == nil {
+func reapLeases(ctx context.Context, q *jobs.Queue, log *slog.Logger) {
+	if r, d, err := q.ReapStaleLeases(ctx); err != nil && ctx.Err() == nil {
 		log.Warn("reap stale leases", "err", err)
 	} else if r+d > 0 {
 		log.Info("reaped stale job leases", "returned", r, "dead", d)
@@ -150,7 +152,7 @@ func reapLeases(ctx context.Context, svc *core.Service, log *slog.Logger) {
 
 func (w *PipelineWorker) loop(ctx context.Context, owner string, poll time.Duration, log *slog.Logger) {
 	rt := w.Svc.PipelineRuntime()
-	throttle := w.Svc.NewThrottle() // extraction yields to foreground requests
+	throttle := w.Svc.Foreground().NewThrottle() // extraction yields to foreground requests
 	pollLoop(ctx, poll, func() (bool, error) {
 		if _, err := throttle.Wait(ctx); err != nil {
 			return false, nil
@@ -191,7 +193,7 @@ func pollLoop(ctx context.Context, poll time.Duration, step func() (bool, error)
 // was found; a job's failure is recorded on the job (retry or dead) and
 // returned.
 func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
-	job, err := w.Svc.Jobs().Lease(ctx, owner, core.PipelineJobTypes...)
+	job, err := w.Jobs.Lease(ctx, owner, jobs.PipelineTypes...)
 	if err != nil || job == nil {
 		return false, err
 	}
@@ -199,27 +201,28 @@ func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
 	p := w.Pipeline
 	var perr error
 	switch {
-	case job.JobType == core.JobProspectiveIndex:
+	case job.JobType == jobs.ProspectiveIndex:
 		_, perr = p.ProcessHintsJob(ctx, job, w.LLM)
-	case job.JobType == core.JobSessionScore:
+	case job.JobType == jobs.SessionScore:
 		_, perr = p.ProcessScoreJob(ctx, job, w.LLM)
-	case job.JobType == core.JobStructuralClassify:
+	case job.JobType == jobs.StructuralClassify:
 		_, perr = p.ProcessClassifyJob(ctx, job, w.LLM)
 	default:
 		_, perr = p.ProcessExtractJob(ctx, job, w.LLM)
-		if perr == nil && job.JobType == core.JobExtract && job.MemoryID != "" && p.WantsModelHints(w.LLM) {
-			// The model writes the memory's questions next (seed 003).
+		if perr == nil && job.JobType == jobs.Extract && job.MemoryID != "" && p.WantsModelHints(w.LLM) {
+			// The model writes the memory's questions next
+			// (docs/design/pipeline.md, "Prospective indexing with a model").
 			if err := p.EnqueueHints(ctx, job.MemoryID); err != nil {
 				logOrDiscard(w.Log).Warn("queue prospective index", "memory", job.MemoryID, "err", err)
 			}
 		}
-		if perr == nil && job.JobType == core.JobExtract && job.MemoryID != "" && p.WantsClassify(w.LLM) {
+		if perr == nil && job.JobType == jobs.Extract && job.MemoryID != "" && p.WantsClassify(w.LLM) {
 			// The model files the memory's entities under their aspects.
 			if err := p.EnqueueClassify(ctx, job.MemoryID); err != nil {
 				logOrDiscard(w.Log).Warn("queue structural classification", "memory", job.MemoryID, "err", err)
 			}
 		}
-		if perr == nil && job.JobType == core.JobSessionExtract && p.WantsModelScore(w.LLM) {
+		if perr == nil && job.JobType == jobs.SessionExtract && p.WantsModelScore(w.LLM) {
 			// With the transcript read, the model scores the session.
 			var pl struct {
 				SessionKey string `json:"session_key"`
@@ -240,7 +243,7 @@ func (w *PipelineWorker) Step(ctx context.Context, owner string) (bool, error) {
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	dead, ferr := w.Svc.Jobs().Fail(fctx, job, perr)
+	dead, ferr := w.Jobs.Fail(fctx, job, perr)
 	if ferr != nil {
 		return true, errors.Join(perr, ferr)
 	}

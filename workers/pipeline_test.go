@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/jobs"
 
 	"github.com/cairnmem/cairn/core/config"
 
@@ -48,11 +49,11 @@ func rememberN(tb testing.TB, svc *core.Service, n int) {
 	}
 }
 
-func waitQueue(t *testing.T, svc *core.Service, done func(map[string]int) bool) map[string]int {
+func waitQueue(t *testing.T, ap *app.App, done func(map[string]int) bool) map[string]int {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		c, err := svc.QueueCounts(context.Background())
+		c, err := ap.Ops.QueueCounts(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +76,7 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 	rememberN(t, svc, 12)
 	ctx := context.Background()
 	// A job leased by a process that died an hour ago.
-	orphan, err := svc.Jobs().Lease(ctx, "dead-process", core.JobExtract)
+	orphan, err := ap.Jobs.Lease(ctx, "dead-process", jobs.Extract)
 	if err != nil || orphan == nil {
 		t.Fatal(err)
 	}
@@ -86,12 +87,12 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	w := &workers.PipelineWorker{Svc: svc, Pipeline: ap.Pipeline, LLM: llm.NewHeuristic(), Concurrency: 3, Poll: 10 * time.Millisecond, ReapEvery: 50 * time.Millisecond}
+	w := &workers.PipelineWorker{Svc: svc, Jobs: ap.Jobs, Pipeline: ap.Pipeline, LLM: llm.NewHeuristic(), Concurrency: 3, Poll: 10 * time.Millisecond, ReapEvery: 50 * time.Millisecond}
 	rctx, cancel := context.WithCancel(ctx)
 	ran := make(chan error, 1)
 	go func() { ran <- w.Run(rctx) }()
-	c := waitQueue(t, svc, func(c map[string]int) bool { return c["completed"] == 12 })
-	if st, _ := svc.PipelineStatus(ctx); st["workers"].(map[string]any)["extraction"].(map[string]any)["running"] != true {
+	c := waitQueue(t, ap, func(c map[string]int) bool { return c["completed"] == 12 })
+	if st, _ := ap.Ops.PipelineStatus(ctx); st["workers"].(map[string]any)["extraction"].(map[string]any)["running"] != true {
 		t.Fatalf("status does not show the extraction worker running: %v", st["workers"])
 	}
 	cancel()
@@ -117,11 +118,11 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 	if props != 0 || events != 0 || screened != 12 {
 		t.Fatalf("proposals=%d history=%d jobs screening both sentences=%d", props, events, screened)
 	}
-	j, _ := svc.Jobs().Get(ctx, orphan.ID)
+	j, _ := ap.Jobs.Get(ctx, orphan.ID)
 	if j.Status != "completed" || j.Attempts != 2 {
 		t.Fatalf("orphaned job: %+v", j)
 	}
-	st, _ := svc.PipelineStatus(ctx)
+	st, _ := ap.Ops.PipelineStatus(ctx)
 	if st["workers"].(map[string]any)["extraction"].(map[string]any)["running"] != false {
 		t.Fatalf("a stopped worker is reported running: %v", st["workers"])
 	}
@@ -136,7 +137,7 @@ func TestPipelineWorkerDeadLetters(t *testing.T) {
 	ap := pipelineService(t, func(c *config.Config) { c.PipelineV2.MaxAttempts = 2 })
 	svc := ap.Service
 	rememberN(t, svc, 1)
-	w := &workers.PipelineWorker{Svc: svc, Pipeline: ap.Pipeline, LLM: failingLLM{}, Concurrency: 1}
+	w := &workers.PipelineWorker{Svc: svc, Jobs: ap.Jobs, Pipeline: ap.Pipeline, LLM: failingLLM{}, Concurrency: 1}
 	ctx := context.Background()
 	for i := range 2 {
 		// Skip the backoff: make the job due.
@@ -151,9 +152,9 @@ func TestPipelineWorkerDeadLetters(t *testing.T) {
 			t.Fatalf("step %d: worked=%v err=%v", i, worked, err)
 		}
 	}
-	jobs, _ := svc.Jobs().List(ctx, core.JobFilter{Status: "dead"}, 10)
-	if len(jobs) != 1 || jobs[0].Attempts != 2 || jobs[0].Error == "" {
-		t.Fatalf("dead jobs: %+v", jobs)
+	dead, _ := ap.Jobs.List(ctx, jobs.Filter{Status: "dead"}, 10)
+	if len(dead) != 1 || dead[0].Attempts != 2 || dead[0].Error == "" {
+		t.Fatalf("dead jobs: %+v", dead)
 	}
 	var status string
 	svc.DB().Reader().QueryRowContext(ctx, `SELECT extraction_status FROM memories`).Scan(&status)
@@ -175,7 +176,7 @@ func (failingLLM) Generate(ctx context.Context, prompt string, _ extract.Generat
 func BenchmarkPipelineHeuristic(b *testing.B) {
 	ap := pipelineService(b)
 	svc := ap.Service
-	w := &workers.PipelineWorker{Svc: svc, Pipeline: ap.Pipeline, LLM: llm.NewHeuristic()}
+	w := &workers.PipelineWorker{Svc: svc, Jobs: ap.Jobs, Pipeline: ap.Pipeline, LLM: llm.NewHeuristic()}
 	rememberN(b, svc, b.N)
 	b.ResetTimer()
 	for range b.N {
@@ -190,27 +191,26 @@ func BenchmarkPipelineHeuristic(b *testing.B) {
 // (with the fairness pick) and complete, with no work in between.
 func BenchmarkQueueOverhead(b *testing.B) {
 	ap := pipelineService(b, func(c *config.Config) { c.Pipeline.Enabled = false })
-	svc := ap.Service
 	ctx := context.Background()
 	for i := range 1000 { // a queue with history, as in use
-		if _, err := svc.Jobs().Enqueue(ctx, fmt.Sprintf("old-%d", i), "extract", ""); err != nil {
+		if _, err := ap.Jobs.Enqueue(ctx, fmt.Sprintf("old-%d", i), "extract", ""); err != nil {
 			b.Fatal(err)
 		}
-		j, _ := svc.Jobs().Lease(ctx, "w")
-		if err := svc.Jobs().Complete(ctx, j, map[string]any{}); err != nil {
+		j, _ := ap.Jobs.Lease(ctx, "w")
+		if err := ap.Jobs.Complete(ctx, j, map[string]any{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := svc.Jobs().Enqueue(ctx, fmt.Sprintf("m-%d", i), "extract", ""); err != nil {
+		if _, err := ap.Jobs.Enqueue(ctx, fmt.Sprintf("m-%d", i), "extract", ""); err != nil {
 			b.Fatal(err)
 		}
-		j, err := svc.Jobs().Lease(ctx, "w")
+		j, err := ap.Jobs.Lease(ctx, "w")
 		if err != nil || j == nil {
 			b.Fatal(err)
 		}
-		if err := svc.Jobs().Complete(ctx, j, map[string]any{"status": "completed"}); err != nil {
+		if err := ap.Jobs.Complete(ctx, j, map[string]any{"status": "completed"}); err != nil {
 			b.Fatal(err)
 		}
 	}

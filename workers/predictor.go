@@ -22,7 +22,7 @@ func RunPredictor(ctx context.Context, ap *app.App, log *slog.Logger) error {
 		log.Info("predictor worker disabled")
 		return nil
 	}
-	defer svc.WorkerRunning(WorkerPredictor)()
+	defer svc.PipelineRuntime().WorkerRunning(WorkerPredictor)()
 	every(ctx, cfg.Interval.D(), cfg.Interval.D(), func() bool {
 		st, err := ap.Predictor.Train(ctx)
 		switch {

@@ -49,7 +49,7 @@ func RunRetention(ctx context.Context, ap *app.App, log *slog.Logger) error {
 // Run sweeps until ctx ends. A failed sweep is logged and retried at the
 // next interval; it never stops the worker.
 func (w *RetentionWorker) Run(ctx context.Context) error {
-	defer w.Svc.WorkerRunning(core.WorkerRetention)()
+	defer w.Svc.PipelineRuntime().WorkerRunning(core.WorkerRetention)()
 	log := logOrDiscard(w.Log)
 	interval := w.Interval
 	if interval <= 0 {

@@ -16,7 +16,7 @@ import (
 func Run(ctx context.Context, ap *app.App, log *slog.Logger) error {
 	cfg := ap.Config()
 	g, gctx := errgroup.WithContext(ctx)
-	tracker := &EmbeddingTracker{Svc: ap.Service, Interval: cfg.Embedding.TrackerInterval.D(),
+	tracker := &EmbeddingTracker{Svc: ap.Service, Vectors: ap.Vectors, Interval: cfg.Embedding.TrackerInterval.D(),
 		Batch: cfg.Embedding.TrackerBatch, Log: log}
 	g.Go(func() error { return tracker.Run(gctx) })
 	g.Go(func() error { return RunPipeline(gctx, ap, log) })

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/vectors"
 )
 
 // EmbeddingTracker embeds memories that have no vector for the current
@@ -17,7 +18,8 @@ import (
 // (Vectors.EmbedSoon), and after a failure (with backoff). With nothing to
 // do it issues no query at all: an idle store costs no CPU.
 type EmbeddingTracker struct {
-	Svc *core.Service
+	Svc     *core.Service
+	Vectors *vectors.Vectors
 	// Interval is the first retry delay after a failure; it doubles with
 	// each further failure up to maxTrackerBackoff.
 	Interval time.Duration
@@ -39,12 +41,12 @@ const trackerBusyBatch = 2
 // retried with exponential backoff, and the failure is visible in
 // /api/embeddings/status.
 func (t *EmbeddingTracker) Run(ctx context.Context) error {
-	vec := t.Svc.Vectors()
+	vec := t.Vectors
 	if vec.Embedder() == nil {
 		return nil
 	}
-	defer t.Svc.WorkerRunning(core.WorkerEmbedding)()
-	throttle := t.Svc.NewThrottle()
+	defer t.Svc.PipelineRuntime().WorkerRunning(core.WorkerEmbedding)()
+	throttle := t.Svc.Foreground().NewThrottle()
 	pace := func(ctx context.Context) error { _, err := throttle.Wait(ctx); return err }
 	if n, err := vec.ConvertLegacyVectors(ctx, pace); err != nil {
 		if ctx.Err() != nil {

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/transfer"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -19,8 +21,8 @@ import (
 	"github.com/cairnmem/cairn/workers/embedding"
 )
 
-// trackerService is a Service on a fresh store with the built-in model.
-func trackerService(t *testing.T) *core.Service {
+// trackerApp is the App of a fresh store with the built-in model.
+func trackerApp(t *testing.T) *app.App {
 	t.Helper()
 	cfg := config.DefaultConfig()
 	emb, err := embedding.New(cfg.Embedding)
@@ -32,7 +34,12 @@ func trackerService(t *testing.T) *core.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return core.NewService(db, cfg, core.ServiceOptions{Embedder: emb})
+	return app.New(db, cfg, app.Options{Embedder: emb})
+}
+
+// importLines imports lines into ap's store as cairn import does.
+func importLines(ctx context.Context, ap *app.App, lines []transfer.ImportLine) (*transfer.ImportResult, error) {
+	return ap.Transfer.Import(ctx, lines, core.Actor{})
 }
 
 // The tracker embeds memories that arrived without a vector (an import
@@ -40,25 +47,26 @@ func trackerService(t *testing.T) *core.Service {
 func TestEmbeddingTrackerCatchesUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	svc := trackerService(t)
-	var lines []core.ImportLine
+	ap := trackerApp(t)
+	svc := ap.Service
+	var lines []transfer.ImportLine
 	for i := 0; i < 40; i++ {
-		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
+		lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{
 			Content: fmt.Sprintf("imported note %d about the deploy schedule", i), Importance: 0.5, Confidence: 1}})
 	}
-	if _, err := svc.Import(ctx, lines, core.Actor{}); err != nil {
+	if _, err := importLines(ctx, ap, lines); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := svc.Vectors().CountPendingEmbeddings(ctx); n != 40 {
+	if n, _ := ap.Vectors.CountPendingEmbeddings(ctx); n != 40 {
 		t.Fatalf("pending before = %d", n)
 	}
-	tr := &workers.EmbeddingTracker{Svc: svc, Interval: 20 * time.Millisecond, Batch: 16,
+	tr := &workers.EmbeddingTracker{Svc: svc, Vectors: ap.Vectors, Interval: 20 * time.Millisecond, Batch: 16,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	done := make(chan error, 1)
 	go func() { done <- tr.Run(ctx) }()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		n, err := svc.Vectors().CountPendingEmbeddings(ctx)
+		n, err := ap.Vectors.CountPendingEmbeddings(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,13 +94,14 @@ func TestEmbeddingTrackerCatchesUp(t *testing.T) {
 func TestEmbeddingTrackerWakesOnWrite(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	svc := trackerService(t)
-	tr := &workers.EmbeddingTracker{Svc: svc, Interval: time.Hour, Batch: 16, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ap := trackerApp(t)
+	svc := ap.Service
+	tr := &workers.EmbeddingTracker{Svc: svc, Vectors: ap.Vectors, Interval: time.Hour, Batch: 16, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	done := make(chan error, 1)
 	go func() { done <- tr.Run(ctx) }()
 
 	// A request in flight: the tracker waits for it (at most a second).
-	end := svc.Foreground()
+	end := svc.Foreground().Enter()
 	res, err := svc.Remember(ctx, core.RememberInput{Content: "the staging database moved to port 5433"}, core.Actor{Name: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -101,13 +110,13 @@ func TestEmbeddingTrackerWakesOnWrite(t *testing.T) {
 		t.Fatalf("remember answered embedded=%v state=%q, want pending", res.Embedded, res.EmbeddingState)
 	}
 	time.Sleep(100 * time.Millisecond)
-	if n, _ := svc.Vectors().CountPendingEmbeddings(ctx); n != 1 {
+	if n, _ := ap.Vectors.CountPendingEmbeddings(ctx); n != 1 {
 		t.Fatalf("embedded while a foreground request was in flight (pending %d)", n)
 	}
 	end()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		n, err := svc.Vectors().CountPendingEmbeddings(ctx)
+		n, err := ap.Vectors.CountPendingEmbeddings(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,14 +144,15 @@ func TestEmbeddingTrackerWakesOnWrite(t *testing.T) {
 func TestEmbeddingTrackerIdleIssuesNoQuery(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	svc := trackerService(t)
-	vec := svc.Vectors()
-	if _, err := svc.Import(ctx, []core.ImportLine{{Line: 1, Memory: core.Memory{
-		Content: "the nightly backup runs at 02:00", Importance: 0.5, Confidence: 1}}}, core.Actor{}); err != nil {
+	ap := trackerApp(t)
+	svc := ap.Service
+	vec := ap.Vectors
+	if _, err := importLines(ctx, ap, []transfer.ImportLine{{Line: 1, Memory: core.Memory{
+		Content: "the nightly backup runs at 02:00", Importance: 0.5, Confidence: 1}}}); err != nil {
 		t.Fatal(err)
 	}
 	const tick = 2 * time.Millisecond
-	tr := &workers.EmbeddingTracker{Svc: svc, Interval: tick, Batch: 16, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	tr := &workers.EmbeddingTracker{Svc: svc, Vectors: ap.Vectors, Interval: tick, Batch: 16, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	done := make(chan error, 1)
 	go func() { done <- tr.Run(ctx) }()
 	waitScans := func(want int64) {
@@ -189,15 +199,16 @@ func TestEmbeddingTrackerIdleIssuesNoQuery(t *testing.T) {
 func TestEmbeddingTrackerConvertsFloat32Vectors(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	svc := trackerService(t)
-	vec := svc.Vectors()
+	ap := trackerApp(t)
+	svc := ap.Service
+	vec := ap.Vectors
 	texts := []string{"the staging database listens on port 5433", "we deploy on Fridays after the review",
 		"rotate the API token every week", "the cache server runs out of memory at night"}
-	var lines []core.ImportLine
+	var lines []transfer.ImportLine
 	for i, s := range texts {
-		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{Content: s, Importance: 0.5, Confidence: 1}})
+		lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{Content: s, Importance: 0.5, Confidence: 1}})
 	}
-	if _, err := svc.Import(ctx, lines, core.Actor{}); err != nil {
+	if _, err := importLines(ctx, ap, lines); err != nil {
 		t.Fatal(err)
 	}
 	// Embed them and store the vectors the old way: float32 BLOBs.
@@ -239,7 +250,7 @@ func TestEmbeddingTrackerConvertsFloat32Vectors(t *testing.T) {
 	if old, err := storage.LegacyEmbeddings(ctx, svc.DB().Reader(), 100); err != nil || len(old) != len(texts) {
 		t.Fatalf("float32 rows before = %d, %v", len(old), err)
 	}
-	tr := &workers.EmbeddingTracker{Svc: svc, Interval: time.Hour, Batch: 16, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	tr := &workers.EmbeddingTracker{Svc: svc, Vectors: ap.Vectors, Interval: time.Hour, Batch: 16, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	done := make(chan error, 1)
 	go func() { done <- tr.Run(ctx) }()
 	for vec.PendingScans() == 0 { // conversion comes before the first scan
@@ -252,8 +263,7 @@ func TestEmbeddingTrackerConvertsFloat32Vectors(t *testing.T) {
 	if err != nil || len(blob) != 4+512 {
 		t.Fatalf("converted blob = %d bytes, %v; want 516", len(blob), err)
 	}
-	svc2 := core.NewService(svc.DB(), config.DefaultConfig(), core.ServiceOptions{Embedder: vec.Embedder()})
-	svc = svc2 // a fresh index, loaded from the converted rows
+	svc = app.New(svc.DB(), config.DefaultConfig(), app.Options{Embedder: vec.Embedder()}).Service // a fresh index, loaded from the converted rows
 	if got := top(); got != texts[0] {
 		t.Fatalf("top hit on int8 vectors = %q", got)
 	}

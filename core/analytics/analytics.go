@@ -10,13 +10,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Analytics (reference section 7.6) is cairn's in-memory usage record: API
-// usage keyed by route pattern, per-actor and per-provider counters, a ring
-// of the last 500 errors, and latency histograms of the last 1000 samples
-// per operation. It is owned by the Service, so CLI, TUI, MCP and API calls
+// Analytics is cairn's in-memory usage record (docs/design/operations.md,
+// "Analytics"): API usage keyed by route pattern, per-actor and
+// per-provider counters, a ring of the last 500 errors, and latency
+// histograms of the last 1000 samples per operation. It is owned by the Service, so CLI, TUI, MCP and API calls
 // all count; everything resets when the process restarts. All methods are
 // safe for concurrent use.
 type Analytics struct {
@@ -64,7 +65,8 @@ const (
 // LatencyOps lists the operations with a latency histogram, in report order.
 var LatencyOps = []string{LatencyRemember, LatencyRecall, LatencyMutate, LatencyJobs}
 
-// Error stages (reference 7.6 without the predictor, plus api and storage).
+// Error stages: Signet's, without its predictor's (the learned ranker runs
+// in process), plus api and storage.
 const (
 	StageExtraction = "extraction"
 	StageDecision   = "decision"
@@ -140,15 +142,9 @@ type ErrorFilter struct {
 }
 
 // LatencySummary summarises one operation's recent latencies in
-// milliseconds. Percentile p is the sorted sample at index ceil(p/100·n)−1;
-// the mean is rounded to the microsecond.
-type LatencySummary struct {
-	P50   float64 `json:"p50"`
-	P95   float64 `json:"p95"`
-	P99   float64 `json:"p99"`
-	Count int     `json:"count"`
-	Mean  float64 `json:"mean"`
-}
+// milliseconds (the API's type, core/wire). Percentile p is the sorted
+// sample at index ceil(p/100·n)−1; the mean is rounded to the microsecond.
+type LatencySummary = wire.LatencySummary
 
 // ProviderHealth is the provider ring's view: outcomes of the last (up
 // to) ProviderRingSize LLM and embedding calls.
@@ -389,6 +385,15 @@ func (a *Analytics) RecordExtraction(facts int) int64 {
 // EmptyExtractionStreak is how many extractions in a row, over inputs long
 // enough to hold facts, produced none.
 func (a *Analytics) EmptyExtractionStreak() int64 { return a.emptyStreak.Load() }
+
+// TimeoutCode is timeout for a model call that ran out of time, else
+// other.
+func TimeoutCode(err error, timeout, other string) string {
+	if IsTimeout(err) {
+		return timeout
+	}
+	return other
+}
 
 func IsTimeout(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -11,15 +11,23 @@
 package app
 
 import (
+	"log/slog"
+	"time"
+
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
 	"github.com/cairnmem/cairn/core/documents"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/core/hooks"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/ops"
 	"github.com/cairnmem/cairn/core/pipeline"
 	"github.com/cairnmem/cairn/core/ranker"
 	"github.com/cairnmem/cairn/core/sessions"
+	"github.com/cairnmem/cairn/core/transfer"
+	"github.com/cairnmem/cairn/core/vectors"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -27,6 +35,10 @@ import (
 type App struct {
 	// Service is the memory lifecycle (the one write path) and recall.
 	Service *core.Service
+	// Vectors: the embedder, the vector index and the pending embeddings.
+	Vectors *vectors.Vectors
+	// Jobs: the job queue the workers lease from.
+	Jobs *jobs.Queue
 	// Ops: diagnostics, repairs, maintenance and retention.
 	Ops *ops.Ops
 	// Pipeline: extraction, decisions, proposals and the graph's writes.
@@ -35,6 +47,8 @@ type App struct {
 	Documents *documents.Documents
 	// Connectors: folders synced into documents.
 	Connectors *connectors.Connectors
+	// Graph: the knowledge graph's entities, relations and mentions.
+	Graph *graph.Graph
 	// Hooks: the agent hook flows and project identity.
 	Hooks *hooks.Hooks
 	// Sessions: the agent sessions, their transcripts and continuity.
@@ -43,17 +57,36 @@ type App struct {
 	Predictor *ranker.Predictor
 	// Feedback: aspect feedback (applied and revised as sessions are scored).
 	Feedback *ranker.Feedback
+	// Transfer: JSONL export and import, Signet import.
+	Transfer *transfer.Transfer
 }
 
 // Options are the optional dependencies of an App: the clock, the logger
 // and the model providers (built by the caller from the configuration, so
 // that this package needs none of them).
-type Options = core.ServiceOptions
+type Options struct {
+	// Now replaces the clock (tests move it to check time windows).
+	Now func() time.Time
+	// Logger receives structured logs; nil discards them.
+	Logger *slog.Logger
+	// Embedder produces vectors for the vector leg of recall; nil turns the
+	// vector leg off (recall is then keyword-only and says so).
+	Embedder vectors.Embedder
+	// Reranker reorders recall's best candidates (reranker.enabled); nil
+	// leaves recall's order as fused.
+	Reranker core.Reranker
+}
 
 // New builds the App of db configured by cfg.
 func New(db *storage.DB, cfg config.Config, opts Options) *App {
-	svc := core.NewService(db, cfg, opts)
-	docs := documents.New(svc)
+	an := analytics.NewAnalytics(opts.Now)
+	fg := new(core.Foreground)
+	vec := vectors.New(db, cfg.Embedding, vectors.Options{Embedder: opts.Embedder, Now: opts.Now, Logger: opts.Logger,
+		Analytics: an, Busy: fg.Busy})
+	q := jobs.New(db, cfg.PipelineV2, opts.Now)
+	svc := core.NewService(db, cfg, core.ServiceOptions{Now: opts.Now, Logger: opts.Logger, Vectors: vec,
+		Reranker: opts.Reranker, Analytics: an, Foreground: fg})
+	docs := documents.New(svc, vec)
 	log := svc.Logger()
 	pred := ranker.NewPredictor(db, cfg.Predictor, svc.Now, log)
 	fb := ranker.NewFeedback(db, cfg.Feedback, log)
@@ -64,15 +97,20 @@ func New(db *storage.DB, cfg config.Config, opts Options) *App {
 	}
 	return &App{
 		Service:    svc,
-		Ops:        ops.New(svc),
-		Pipeline:   pipeline.New(svc, fb),
+		Vectors:    vec,
+		Jobs:       q,
+		Ops:        ops.New(svc, vec, q),
+		Pipeline:   pipeline.New(svc, vec, q, fb),
 		Documents:  docs,
 		Connectors: connectors.New(svc, docs),
+		Graph:      graph.New(db),
 		Hooks: hooks.New(hooks.Deps{Memories: svc, Sessions: sess, Predictor: pred, Feedback: fb,
 			DB: db, Config: cfg, Now: svc.Now, Logger: log, EmbedModel: model}),
 		Sessions:  sess,
 		Predictor: pred,
 		Feedback:  fb,
+		Transfer: transfer.New(transfer.Deps{DB: db, Config: cfg, Memories: svc, Vectors: vec,
+			EmbeddingModel: model, Log: log}),
 	}
 }
 

@@ -46,7 +46,7 @@ func (in *Ingested) Memories() int { return len(in.idToDia) }
 // callers in order, so one caller sends a conversation's turns in order.
 // Each LoCoMo session is a session of its own (session_id), as an agent
 // remembering a conversation would send it.
-func IngestAPI(ctx context.Context, cl *client.Client, samples []Sample, clients int, progress io.Writer) (*Ingested, error) {
+func IngestAPI(ctx context.Context, cl *client.Remote, samples []Sample, clients int, progress io.Writer) (*Ingested, error) {
 	type job struct {
 		sample string
 		turn   Turn
@@ -70,11 +70,11 @@ func IngestAPI(ctx context.Context, cl *client.Client, samples []Sample, clients
 			for i := c; i < len(jobs); i += clients {
 				j := jobs[i]
 				t0 := time.Now()
-				res, err := cl.Remember(ctx, client.RememberBody(core.RememberInput{
+				res, err := cl.Remember(ctx, core.RememberInput{
 					Content: Content(j.turn), Project: j.sample, Tags: []string{j.sample},
 					SourceType: "locomo", SourceID: j.sample + ":" + j.turn.DiaID,
 					SessionID: SessionKey(j.sample, j.turn.Session),
-				}))
+				})
 				out.Latency[i] = time.Since(t0)
 				if err != nil {
 					errs[c] = fmt.Errorf("remember %s %s: %w", j.sample, j.turn.DiaID, err)
@@ -112,7 +112,7 @@ func IngestAPI(ctx context.Context, cl *client.Client, samples []Sample, clients
 // AskAPI asks every question through POST /api/memory/recall (mode ""
 // is the API's default), k memories each within the question's
 // conversation, and scores the rankings.
-func AskAPI(ctx context.Context, cl *client.Client, in *Ingested, mode string, k int) (*ModeReport, error) {
+func AskAPI(ctx context.Context, cl *client.Remote, in *Ingested, mode string, k int) (*ModeReport, error) {
 	agg := NewAgg()
 	methods := map[string]int{}
 	var lat []time.Duration
@@ -120,8 +120,8 @@ func AskAPI(ctx context.Context, cl *client.Client, in *Ingested, mode string, k
 	for _, sm := range in.Samples {
 		for _, q := range sm.Questions {
 			t0 := time.Now()
-			res, err := cl.Recall(ctx, client.RecallBody(core.RecallInput{Query: q.Question, Limit: k, Mode: mode,
-				Filter: storage.MemoryFilter{Project: sm.ID}, NoTracking: true}))
+			res, err := cl.Recall(ctx, core.RecallInput{Query: q.Question, Limit: k, Mode: mode,
+				Filter: storage.MemoryFilter{Project: sm.ID}, NoTracking: true})
 			d := time.Since(t0)
 			if err != nil {
 				return nil, fmt.Errorf("%s recall %q: %w", modeName(mode), q.Question, err)
@@ -175,7 +175,7 @@ func (l *Load) Rate() float64 {
 
 // RememberTexts remembers each text through POST /api/memory/remember from
 // clients concurrent callers (texts dealt in order) and times every call.
-func RememberTexts(ctx context.Context, cl *client.Client, texts []string, project string, clients int) (*Load, error) {
+func RememberTexts(ctx context.Context, cl *client.Remote, texts []string, project string, clients int) (*Load, error) {
 	clients = max(1, min(clients, len(texts)))
 	l := &Load{N: len(texts), Latency: make([]time.Duration, len(texts))}
 	errs := make([]error, clients)
@@ -185,7 +185,7 @@ func RememberTexts(ctx context.Context, cl *client.Client, texts []string, proje
 		wg.Go(func() {
 			for i := c; i < len(texts); i += clients {
 				t0 := time.Now()
-				_, err := cl.Remember(ctx, client.RememberBody(core.RememberInput{Content: texts[i], Project: project}))
+				_, err := cl.Remember(ctx, core.RememberInput{Content: texts[i], Project: project})
 				l.Latency[i] = time.Since(t0)
 				if err != nil {
 					errs[c] = fmt.Errorf("remember text %d: %w", i+1, err)

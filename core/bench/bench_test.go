@@ -192,7 +192,7 @@ func TestIngestAndAskThroughAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := apitest.NewEnv(t, apitest.NoPipeline)
-	cl := client.New(strings.TrimPrefix(e.Srv.URL, "http://"), client.Options{})
+	cl := client.HTTP(strings.TrimPrefix(e.Srv.URL, "http://"), client.Options{})
 	var progress bytes.Buffer
 	in, err := bench.IngestAPI(ctx, cl, samples, 3, &progress)
 	if err != nil {

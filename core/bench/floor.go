@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/vector"
+	"github.com/cairnmem/cairn/core/vectors"
 )
 
 // The relevance floor of the vector leg (search.min_vector_similarity): a
@@ -67,7 +68,7 @@ type FloorReport struct {
 // it, core.VectorQuery) with emb and measures both distributions; each
 // question meets perQuestion turns of other conversations, drawn with a
 // fixed seed so runs are comparable. It needs at least two conversations.
-func CalibrateFloor(ctx context.Context, emb core.Embedder, samples []Sample, perQuestion int) (*FloorReport, error) {
+func CalibrateFloor(ctx context.Context, emb vectors.Embedder, samples []Sample, perQuestion int) (*FloorReport, error) {
 	if len(samples) < 2 {
 		return nil, fmt.Errorf("floor calibration needs at least two conversations, the file has %d", len(samples))
 	}
@@ -125,7 +126,7 @@ func CalibrateFloor(ctx context.Context, emb core.Embedder, samples []Sample, pe
 }
 
 // embedAll embeds texts in batches and normalizes the vectors.
-func embedAll(ctx context.Context, emb core.Embedder, texts []string) ([][]float32, error) {
+func embedAll(ctx context.Context, emb vectors.Embedder, texts []string) ([][]float32, error) {
 	const batch = 64
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += batch {

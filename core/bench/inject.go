@@ -68,7 +68,7 @@ func (r *InjectReport) Finish() {
 
 // promptHook sends one prompt from project in a fresh session and returns
 // the ids of the memories injected.
-func promptHook(ctx context.Context, cl *client.Client, project, session, prompt string) ([]string, error) {
+func promptHook(ctx context.Context, cl *client.Remote, project, session, prompt string) ([]string, error) {
 	out, err := cl.Hook(ctx, "user-prompt-submit", map[string]any{"harness": "claude-code", "session_id": session,
 		"cwd": project, "prompt": prompt})
 	if err != nil {
@@ -89,7 +89,7 @@ func promptHook(ctx context.Context, cl *client.Client, project, session, prompt
 // InjectOwn sends the headline questions (codes 1-4) of the one
 // conversation in, remembered in the project named by its id, as prompts
 // from that project.
-func InjectOwn(ctx context.Context, cl *client.Client, in *Ingested) (InjectStats, error) {
+func InjectOwn(ctx context.Context, cl *client.Remote, in *Ingested) (InjectStats, error) {
 	var st InjectStats
 	for _, sm := range in.Samples {
 		for i, q := range sm.Questions {
@@ -120,7 +120,7 @@ func InjectOwn(ctx context.Context, cl *client.Client, in *Ingested) (InjectStat
 
 // InjectForeign sends the headline questions of other conversations as
 // prompts from project.
-func InjectForeign(ctx context.Context, cl *client.Client, project string, others []Sample) (InjectStats, error) {
+func InjectForeign(ctx context.Context, cl *client.Remote, project string, others []Sample) (InjectStats, error) {
 	var st InjectStats
 	for _, sm := range others {
 		for i, q := range sm.Questions {

@@ -1,6 +1,6 @@
 package bench
 
-// The issue's "developer's month" (issue 19): a scripted month of a
+// The "developer's month": a scripted month of a
 // developer's facts that change (versions, ports, owners, decisions
 // reversed), stated again, with chatter between. The HTTP test
 // (core/httpapi TestDevelopersMonth) replays it in process and the

@@ -175,7 +175,7 @@ func rankerIDs(out map[string]any) (model, base []string, active, ok bool) {
 }
 
 // ReplayConversation replays one conversation on cl (module comment).
-func ReplayConversation(ctx context.Context, cl *client.Client, sm Sample, o ReplayOptions, progress io.Writer) (*ReplayConv, error) {
+func ReplayConversation(ctx context.Context, cl *client.Remote, sm Sample, o ReplayOptions, progress io.Writer) (*ReplayConv, error) {
 	rc := &ReplayConv{ID: sm.ID}
 	memDia := map[string][]string{}
 	cited := map[string]bool{}

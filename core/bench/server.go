@@ -27,7 +27,7 @@ import (
 type Server struct {
 	Name   string // the configuration's name in reports ("default", …)
 	Addr   string
-	Client *client.Client
+	Client *client.Remote
 
 	home   string
 	keep   bool
@@ -99,7 +99,7 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		return nil, fmt.Errorf("start %s serve: %w", bin, err)
 	}
 	go func() { s.err = s.cmd.Wait(); close(s.done) }()
-	s.Client = client.New(addr, client.Options{Timeout: 2 * time.Minute})
+	s.Client = client.HTTP(addr, client.Options{Timeout: 2 * time.Minute})
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		hctx, cancel := context.WithTimeout(ctx, time.Second)

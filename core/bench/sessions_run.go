@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -630,14 +631,14 @@ type storedMemory struct {
 
 // collect reads what the sessions left in the store: memories by session,
 // pending proposals by session, chatter among both.
-func (rep *SessionsReport) collect(ctx context.Context, c *SessionCorpus, cl *client.Client, keys map[string]string) error {
+func (rep *SessionsReport) collect(ctx context.Context, c *SessionCorpus, cl *client.Remote, keys map[string]string) error {
 	bySessionKey := map[string]string{}
 	for id, k := range keys {
 		bySessionKey[k] = id
 	}
 	view := &storeView{proposals: map[string][]string{}}
 	for off := 0; ; {
-		page, err := cl.ListPage(ctx, storage.MemoryFilter{}, 500, off)
+		page, err := cl.List(ctx, storage.MemoryFilter{}, 500, off)
 		if err != nil {
 			return fmt.Errorf("list memories: %w", err)
 		}
@@ -650,7 +651,7 @@ func (rep *SessionsReport) collect(ctx context.Context, c *SessionCorpus, cl *cl
 		}
 	}
 	for id, k := range keys {
-		ps, err := cl.Proposals(ctx, storage.ProposalFilter{State: storage.ProposalPending, SourceMemoryID: "session:" + k}, 1000)
+		ps, err := cl.Proposals(ctx, wire.ProposalFilter{State: storage.ProposalPending, SourceMemoryID: "session:" + k}, 1000)
 		if err != nil {
 			return fmt.Errorf("list proposals: %w", err)
 		}

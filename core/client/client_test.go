@@ -50,7 +50,7 @@ var tester = core.Actor{Name: "tester", Type: core.ActorOperator}
 
 func TestMemoryRoutes(t *testing.T) {
 	a := newAPI(t, nil)
-	c := client.New(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
+	c := client.HTTP(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
 	ctx := context.Background()
 	if c.Addr() != a.addr || c.BaseURL() != a.srv.URL {
 		t.Fatalf("addr %q base %q", c.Addr(), c.BaseURL())
@@ -59,8 +59,8 @@ func TestMemoryRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A map body is sent as the API reads it (tags as a comma list).
-	r, err := c.Remember(ctx, map[string]any{"content": "postgres runs on port 5433 in staging", "tags": "infra, db"})
+	// A RememberInput is sent as the API reads it.
+	r, err := c.Remember(ctx, core.RememberInput{Content: "postgres runs on port 5433 in staging", Tags: []string{"infra", "db"}})
 	if err != nil || r.ID == "" || len(r.Tags) != 2 || r.Chunked {
 		t.Fatalf("remember: %+v %v", r, err)
 	}
@@ -69,19 +69,19 @@ func TestMemoryRoutes(t *testing.T) {
 		t.Fatalf("raw answer %s: %v", r.Raw, err)
 	}
 	imp := 0.9
-	r2, err := c.Remember(ctx, client.RememberBody(core.RememberInput{Content: "the deploy train leaves on tuesday", Importance: &imp, Project: "atlas"}))
+	r2, err := c.Remember(ctx, core.RememberInput{Content: "the deploy train leaves on tuesday", Importance: &imp, Project: "atlas"})
 	if err != nil || r2.Importance != 0.9 {
 		t.Fatalf("remember from RememberInput: %+v %v", r2, err)
 	}
-	if again, err := c.Remember(ctx, map[string]any{"content": "the deploy train leaves on tuesday", "project": "atlas"}); err != nil || !again.Deduped || again.ID != r2.ID {
+	if again, err := c.Remember(ctx, core.RememberInput{Content: "the deploy train leaves on tuesday", Project: "atlas"}); err != nil || !again.Deduped || again.ID != r2.ID {
 		t.Fatalf("dedup: %+v %v", again, err)
 	}
 
-	res, err := c.Recall(ctx, map[string]any{"query": "which port does postgres use", "limit": 5})
+	res, err := c.Recall(ctx, core.RecallInput{Query: "which port does postgres use", Limit: 5})
 	if err != nil || len(res.Results) == 0 || res.Results[0].ID != r.ID {
 		t.Fatalf("recall: %+v %v", res, err)
 	}
-	res, err = c.Recall(ctx, client.RecallBody(core.RecallInput{Query: "deploy train", Filter: storage.MemoryFilter{Project: "atlas"}, NoTracking: true, Explain: true}))
+	res, err = c.Recall(ctx, core.RecallInput{Query: "deploy train", Filter: core.MemoryFilter{Project: "atlas"}, NoTracking: true, Explain: true})
 	if err != nil || len(res.Results) != 1 || res.Results[0].ID != r2.ID || res.Results[0].Explain == nil {
 		t.Fatalf("recall from RecallInput: %+v %v", res, err)
 	}
@@ -90,7 +90,7 @@ func TestMemoryRoutes(t *testing.T) {
 	if err != nil || m.Content != "postgres runs on port 5433 in staging" {
 		t.Fatalf("get: %+v %v", m, err)
 	}
-	list, err := c.List(ctx, storage.MemoryFilter{Project: "atlas"}, 10)
+	list, err := c.List(ctx, core.MemoryFilter{Project: "atlas"}, 10, 0)
 	if err != nil || len(list.Memories) != 1 || list.Memories[0].ID != r2.ID {
 		t.Fatalf("list: %+v %v", list, err)
 	}
@@ -123,7 +123,7 @@ func TestMemoryRoutes(t *testing.T) {
 	if err != nil || len(hist) != 4 || hist[0].Event != "created" || hist[0].ChangedBy != "tester" {
 		t.Fatalf("memory history: %+v %v", hist, err)
 	}
-	all, err := c.History(ctx, storage.HistoryFilter{Event: "recovered"}, 10)
+	all, err := c.History(ctx, core.HistoryFilter{Event: "recovered"}, 10)
 	if err != nil || len(all) != 1 || all[0].MemoryID != r.ID {
 		t.Fatalf("history: %+v %v", all, err)
 	}
@@ -135,11 +135,11 @@ func TestMemoryRoutes(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	a := newAPI(t, nil)
-	c := client.New(a.addr, client.Options{Actor: tester})
+	c := client.HTTP(a.addr, client.Options{Actor: tester})
 	ctx := context.Background()
 
 	// The API's JSON error: status, code, message and every field.
-	_, err := c.Recall(ctx, map[string]any{"query": "x", "limit": 0})
+	_, err := c.Recall(ctx, core.RecallInput{Query: "x", Limit: core.MaxRecallLimit + 1})
 	var ce *core.Error
 	if !errors.As(err, &ce) || client.StatusOf(err) != 400 || ce.Code != core.CodeInvalidRequest || ce.Extra["field"] != "limit" || !strings.Contains(ce.Message, "limit") {
 		t.Fatalf("invalid recall: %#v", err)
@@ -151,7 +151,7 @@ func TestErrors(t *testing.T) {
 	// Something that is not cairn answers on the address.
 	other := httptest.NewServer(http.NotFoundHandler())
 	defer other.Close()
-	oc := client.New(strings.TrimPrefix(other.URL, "http://"), client.Options{})
+	oc := client.HTTP(strings.TrimPrefix(other.URL, "http://"), client.Options{})
 	err = oc.Health(ctx)
 	if !errors.As(err, &ce) || client.StatusOf(err) != 404 || ce.Code != "" || ce.Message != "GET /health: 404 Not Found" {
 		t.Fatalf("foreign server: %#v", err)
@@ -160,7 +160,7 @@ func TestErrors(t *testing.T) {
 	// Nothing listens.
 	addr := other.Listener.Addr().String()
 	other.Close()
-	err = client.New(addr, client.Options{}).Health(ctx)
+	err = client.HTTP(addr, client.Options{}).Health(ctx)
 	var ue *client.UnreachableError
 	if !errors.As(err, &ue) || ue.URL != "http://"+addr || !strings.HasPrefix(err.Error(), "cairn at http://"+addr+" does not answer: ") {
 		t.Fatalf("nothing listening: %#v", err)
@@ -176,11 +176,11 @@ func TestBoundsAndDeadlines(t *testing.T) {
 		}
 	}
 	// An answer longer than MaxResponse is an error, not a truncated read.
-	small := client.New(a.addr, client.Options{MaxResponse: 512})
-	if _, err := small.List(ctx, storage.MemoryFilter{}, 10); !errors.Is(err, client.ErrTooLarge) {
+	small := client.HTTP(a.addr, client.Options{MaxResponse: 512})
+	if _, err := small.List(ctx, core.MemoryFilter{}, 10, 0); !errors.Is(err, client.ErrTooLarge) {
 		t.Fatalf("oversized answer: %v", err)
 	}
-	if _, err := client.New(a.addr, client.Options{}).List(ctx, storage.MemoryFilter{}, 10); err != nil {
+	if _, err := client.HTTP(a.addr, client.Options{}).List(ctx, core.MemoryFilter{}, 10, 0); err != nil {
 		t.Fatalf("default bound: %v", err)
 	}
 
@@ -195,7 +195,7 @@ func TestBoundsAndDeadlines(t *testing.T) {
 	}))
 	defer slow.Close()
 	defer close(stuck)
-	sc := client.New(strings.TrimPrefix(slow.URL, "http://"), client.Options{Timeout: 100 * time.Millisecond})
+	sc := client.HTTP(strings.TrimPrefix(slow.URL, "http://"), client.Options{Timeout: 100 * time.Millisecond})
 	start := time.Now()
 	err := sc.Health(ctx)
 	var ue *client.UnreachableError
@@ -205,7 +205,7 @@ func TestBoundsAndDeadlines(t *testing.T) {
 	// So does the caller's deadline (the hook shim's).
 	dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
-	if _, err := client.New(sc.Addr(), client.Options{}).Hook(dctx, "session-end", map[string]any{}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := client.HTTP(sc.Addr(), client.Options{}).Hook(dctx, "session-end", map[string]any{}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("caller deadline: %v", err)
 	}
 }
@@ -213,7 +213,7 @@ func TestBoundsAndDeadlines(t *testing.T) {
 func TestExportImport(t *testing.T) {
 	from := newAPI(t, nil)
 	ctx := context.Background()
-	c := client.New(from.addr, client.Options{Actor: tester, Timeout: time.Nanosecond})
+	c := client.HTTP(from.addr, client.Options{Actor: tester, Timeout: time.Nanosecond})
 	var ids []string
 	for _, s := range []string{"first exported memory about caching", "second exported memory about queues", "third one, deleted later"} {
 		res, err := from.svc.Remember(ctx, core.RememberInput{Content: s}, tester)
@@ -227,7 +227,7 @@ func TestExportImport(t *testing.T) {
 	}
 	// The export streams past Options.Timeout.
 	var lines [][]byte
-	err := c.Export(ctx, storage.MemoryFilter{IncludeDeleted: true}, func(line json.RawMessage) error {
+	err := c.Export(ctx, core.MemoryFilter{IncludeDeleted: true}, func(line json.RawMessage) error {
 		lines = append(lines, line)
 		return nil
 	})
@@ -235,25 +235,25 @@ func TestExportImport(t *testing.T) {
 		t.Fatalf("export: %d lines, %v", len(lines), err)
 	}
 	n := 0
-	if err := c.Export(ctx, storage.MemoryFilter{}, func(json.RawMessage) error { n++; return nil }); err != nil || n != 2 {
+	if err := c.Export(ctx, core.MemoryFilter{}, func(json.RawMessage) error { n++; return nil }); err != nil || n != 2 {
 		t.Fatalf("export of live memories: %d, %v", n, err)
 	}
 	stop := errors.New("stop")
-	if err := c.Export(ctx, storage.MemoryFilter{}, func(json.RawMessage) error { return stop }); err != stop {
+	if err := c.Export(ctx, core.MemoryFilter{}, func(json.RawMessage) error { return stop }); err != stop {
 		t.Fatalf("callback error: %v", err)
 	}
 
 	to := newAPI(t, nil)
-	tc := client.New(to.addr, client.Options{Actor: tester})
-	res, err := tc.Import(ctx, lines)
+	tc := client.HTTP(to.addr, client.Options{Actor: tester})
+	res, err := tc.ImportLines(ctx, lines)
 	if err != nil || res.Total != 3 || res.Imported != 3 {
 		t.Fatalf("import: %+v %v", res, err)
 	}
-	if res, err := tc.Import(ctx, lines); err != nil || res.Existing != 3 {
+	if res, err := tc.ImportLines(ctx, lines); err != nil || res.Existing != 3 {
 		t.Fatalf("re-import: %+v %v", res, err)
 	}
 	var ce *core.Error
-	if _, err := tc.Import(ctx, [][]byte{[]byte(`{"content":"bad","importance":"high"}`)}); !errors.As(err, &ce) || client.StatusOf(err) != 400 {
+	if _, err := tc.ImportLines(ctx, [][]byte{[]byte(`{"content":"bad","importance":"high"}`)}); !errors.As(err, &ce) || client.StatusOf(err) != 400 {
 		t.Fatalf("bad import: %#v", err)
 	}
 
@@ -262,7 +262,7 @@ func TestExportImport(t *testing.T) {
 		w.Write(append(lines[0], '\n'))
 	}))
 	defer cut.Close()
-	err = client.New(strings.TrimPrefix(cut.URL, "http://"), client.Options{}).Export(ctx, storage.MemoryFilter{}, func(json.RawMessage) error { return nil })
+	err = client.HTTP(strings.TrimPrefix(cut.URL, "http://"), client.Options{}).Export(ctx, core.MemoryFilter{}, func(json.RawMessage) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "incomplete") {
 		t.Fatalf("cut stream: %v", err)
 	}
@@ -271,10 +271,10 @@ func TestExportImport(t *testing.T) {
 func TestTokenFromEnvironment(t *testing.T) {
 	a := newAPI(t, func(c *config.Config) { c.Auth.Mode = auth.ModeTeam })
 	ctx := context.Background()
-	c := client.New(a.addr, client.Options{Actor: tester})
+	c := client.HTTP(a.addr, client.Options{Actor: tester})
 	t.Setenv(client.TokenEnv, "")
 	var ce *core.Error
-	if _, err := c.List(ctx, storage.MemoryFilter{}, 10); !errors.As(err, &ce) || client.StatusOf(err) != 401 || ce.Code != auth.CodeUnauthorized {
+	if _, err := c.List(ctx, core.MemoryFilter{}, 10, 0); !errors.As(err, &ce) || client.StatusOf(err) != 401 || ce.Code != auth.CodeUnauthorized {
 		t.Fatalf("no token: %#v", err)
 	}
 	secret, err := auth.LoadOrCreateSecret(filepath.Join(filepath.Dir(a.db.Path()), "auth-secret"))
@@ -286,7 +286,7 @@ func TestTokenFromEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(client.TokenEnv, " "+tok+"\n")
-	r, err := c.Remember(ctx, map[string]any{"content": "written with a token"})
+	r, err := c.Remember(ctx, core.RememberInput{Content: "written with a token"})
 	if err != nil {
 		t.Fatalf("with token: %v", err)
 	}
@@ -310,11 +310,11 @@ func TestTokenFromEnvironment(t *testing.T) {
 func TestHook(t *testing.T) {
 	a := newAPI(t, nil)
 	ctx := context.Background()
-	c := client.New(a.addr, client.Options{Actor: core.Actor{Name: "claude-code", Type: core.ActorHarness}, MaxResponse: 4 << 20})
+	c := client.HTTP(a.addr, client.Options{Actor: core.Actor{Name: "claude-code", Type: core.ActorHarness}, MaxResponse: 4 << 20})
 	if _, err := c.Hook(ctx, "remember", map[string]any{"content": "hooks store this fact about releases", "session_id": "s1", "harness": "claude-code"}); err != nil {
 		t.Fatal(err)
 	}
-	hist, err := a.svc.History(ctx, storage.HistoryFilter{Event: "created"}, 10)
+	hist, err := a.svc.History(ctx, core.HistoryFilter{Event: "created"}, 10)
 	if err != nil || len(hist) != 1 || hist[0].ChangedBy != "claude-code" {
 		t.Fatalf("hook actor: %+v %v", hist, err)
 	}
@@ -331,16 +331,16 @@ func TestHook(t *testing.T) {
 	}
 }
 
-// ListPage pages through memories; ForgetBatch previews a selection and
+// List pages through memories; ForgetBatch previews a selection and
 // executes it with the preview's confirm token, which a changed selection
 // no longer matches.
-func TestListPageAndForgetBatch(t *testing.T) {
+func TestListPagesAndForgetBatch(t *testing.T) {
 	a := newAPI(t, func(c *config.Config) { c.Memory.ForgetConfirmThreshold = 2 })
-	c := client.New(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
+	c := client.HTTP(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
 	ctx := context.Background()
 	var ids []string
 	for _, s := range []string{"alpha kubernetes cluster", "beta kubernetes node", "gamma kubernetes pod", "delta unrelated"} {
-		r, err := c.Remember(ctx, map[string]any{"content": s, "project": "k8s"})
+		r, err := c.Remember(ctx, core.RememberInput{Content: s, Project: "k8s"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -348,7 +348,7 @@ func TestListPageAndForgetBatch(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for offset := 0; ; offset += 3 {
-		page, err := c.ListPage(ctx, storage.MemoryFilter{Project: "k8s"}, 3, offset)
+		page, err := c.List(ctx, core.MemoryFilter{Project: "k8s"}, 3, offset)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,13 +363,13 @@ func TestListPageAndForgetBatch(t *testing.T) {
 		t.Fatalf("pages held %d memories", len(seen))
 	}
 
-	in := core.BatchForgetInput{Query: "kubernetes", Reason: "cleanup", Filter: storage.MemoryFilter{Project: "k8s"}}
+	in := core.BatchForgetInput{Query: "kubernetes", Reason: "cleanup", Filter: core.MemoryFilter{Project: "k8s"}}
 	preview, err := c.ForgetBatch(ctx, in)
 	if err != nil || preview.Mode != "preview" || preview.Count != 3 || !preview.RequiresConfirm || preview.ConfirmToken == "" || len(preview.Candidates) != 3 {
 		t.Fatalf("preview: %+v %v", preview, err)
 	}
 	// The selection changes: the token no longer matches, nothing goes.
-	if _, err := c.Remember(ctx, map[string]any{"content": "epsilon kubernetes ingress", "project": "k8s"}); err != nil {
+	if _, err := c.Remember(ctx, core.RememberInput{Content: "epsilon kubernetes ingress", Project: "k8s"}); err != nil {
 		t.Fatal(err)
 	}
 	in.Mode, in.ConfirmToken = "execute", preview.ConfirmToken

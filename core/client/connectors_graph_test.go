@@ -13,6 +13,7 @@ import (
 	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -30,7 +31,7 @@ func TestConnectorRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := client.New(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
+	c := client.HTTP(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
 
 	list, err := c.Connectors(ctx)
 	if err != nil || len(list) != 1 || list[0].ID != created.ID || list[0].DisplayName != "notes" || list[0].Status != "idle" {
@@ -65,13 +66,13 @@ func TestConnectorRoutes(t *testing.T) {
 // entity's relations, neighbours and memories, and an unknown entity.
 func TestGraphRoutes(t *testing.T) {
 	a := newAPI(t, nil)
-	c := client.New(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
+	c := client.HTTP(a.addr, client.Options{Actor: tester, Timeout: 10 * time.Second})
 	ctx := context.Background()
-	m1, err := c.Remember(ctx, map[string]any{"content": "We provision the staging cluster with Terraform", "project": "atlas"})
+	m1, err := c.Remember(ctx, core.RememberInput{Content: "We provision the staging cluster with Terraform", Project: "atlas"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, err := c.Remember(ctx, map[string]any{"content": "Terraform state lives in the ops bucket", "project": "webshop"})
+	m2, err := c.Remember(ctx, core.RememberInput{Content: "Terraform state lives in the ops bucket", Project: "webshop"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestGraphRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tf core.GraphEntity
+	var tf graph.Entity
 	for _, e := range ents {
 		if e.CanonicalName == "terraform" {
 			tf = e
@@ -99,7 +100,7 @@ func TestGraphRoutes(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := c.GraphEntity(ctx, tf.ID, core.EntityQuery{})
+	d, err := c.GraphEntity(ctx, tf.ID, graph.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,11 +108,11 @@ func TestGraphRoutes(t *testing.T) {
 		len(d.Neighbours) != 1 || len(d.Memories) != 2 || d.Memories[0].ID != m2.ID || d.Memories[1].ID != m1.ID {
 		t.Fatalf("detail: %+v", d)
 	}
-	d, err = c.GraphEntity(ctx, tf.ID, core.EntityQuery{Project: "atlas", RelationType: "owns", Limit: 5})
+	d, err = c.GraphEntity(ctx, tf.ID, graph.Query{Project: "atlas", RelationType: "owns", Limit: 5})
 	if err != nil || len(d.Memories) != 1 || d.Memories[0].ID != m1.ID || len(d.Relations) != 0 {
 		t.Fatalf("narrowed: %+v %v", d, err)
 	}
-	if _, err := c.GraphEntity(ctx, "no-such-entity", core.EntityQuery{}); client.StatusOf(err) != http.StatusNotFound {
+	if _, err := c.GraphEntity(ctx, "no-such-entity", graph.Query{}); client.StatusOf(err) != http.StatusNotFound {
 		t.Fatalf("unknown entity: %v", err)
 	}
 }

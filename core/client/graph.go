@@ -6,14 +6,14 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/graph"
 )
 
-// MemoryEntities calls GET /api/graph/entities?memory=ID: the entities a
+// MemoryEntities implements Client with GET /api/graph/entities?memory=ID: the entities a
 // memory mentions, most mentioned first.
-func (c *Client) MemoryEntities(ctx context.Context, memoryID string) ([]core.GraphEntity, error) {
+func (c *Remote) MemoryEntities(ctx context.Context, memoryID string) ([]graph.Entity, error) {
 	var out struct {
-		Entities []core.GraphEntity `json:"entities"`
+		Entities []graph.Entity `json:"entities"`
 	}
 	if err := c.do(ctx, http.MethodGet, withQuery("/api/graph/entities", url.Values{"memory": {memoryID}}), nil, &out); err != nil {
 		return nil, err
@@ -21,9 +21,9 @@ func (c *Client) MemoryEntities(ctx context.Context, memoryID string) ([]core.Gr
 	return out.Entities, nil
 }
 
-// GraphEntity calls GET /api/graph/entities/{id}: one entity with its
+// GraphEntity implements Client with GET /api/graph/entities/{id}: one entity with its
 // relations, neighbours and the memories that mention it, narrowed by q.
-func (c *Client) GraphEntity(ctx context.Context, id string, q core.EntityQuery) (*core.EntityDetail, error) {
+func (c *Remote) GraphEntity(ctx context.Context, id string, q graph.Query) (*graph.Detail, error) {
 	v := url.Values{}
 	if q.RelationType != "" {
 		v.Set("relation", q.RelationType)
@@ -34,7 +34,7 @@ func (c *Client) GraphEntity(ctx context.Context, id string, q core.EntityQuery)
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
 	}
-	var out core.EntityDetail
+	var out graph.Detail
 	if err := c.do(ctx, http.MethodGet, withQuery("/api/graph/entities/"+url.PathEscape(id), v), nil, &out); err != nil {
 		return nil, err
 	}

@@ -12,36 +12,17 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/core/transfer"
+	"github.com/cairnmem/cairn/core/wire"
 )
 
-// Remembered is the answer to a remember: one memory (ID), or the chunks
-// long content was split into (Chunked, IDs, GroupID).
-type Remembered struct {
-	ID         string   `json:"id"`
-	Type       string   `json:"type"`
-	Tags       []string `json:"tags"`
-	Pinned     bool     `json:"pinned"`
-	Importance float64  `json:"importance"`
-	Embedded   bool     `json:"embedded"`
-	Deduped    bool     `json:"deduped"`
-	Chunked    bool     `json:"chunked"`
-	IDs        []string `json:"ids"`
-	GroupID    string   `json:"group_id"`
-	Superseded []string `json:"superseded"`
-	// Raw is the answer as the API sent it.
-	Raw json.RawMessage `json:"-"`
-}
-
-// Remember calls POST /api/memory/remember. body is a JSON object as the
-// API reads it: a map of its field names, or RememberBody of a
-// core.RememberInput.
-func (c *Client) Remember(ctx context.Context, body any) (*Remembered, error) {
+// Remember implements Client with POST /api/memory/remember.
+func (c *Remote) Remember(ctx context.Context, in core.RememberInput) (*wire.Remembered, error) {
 	var raw json.RawMessage
-	if err := c.do(ctx, http.MethodPost, "/api/memory/remember", body, &raw); err != nil {
+	if err := c.do(ctx, http.MethodPost, "/api/memory/remember", RememberBody(in), &raw); err != nil {
 		return nil, err
 	}
-	out := &Remembered{Raw: raw}
+	out := &wire.Remembered{Raw: raw}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return nil, err
 	}
@@ -55,7 +36,7 @@ func RememberBody(in core.RememberInput) map[string]any {
 	for k, v := range map[string]string{
 		"type": in.Type, "who": in.Who, "project": in.Project, "session_id": in.SessionID,
 		"source_type": in.SourceType, "source_id": in.SourceID, "category": in.Category, "why": in.Why,
-		"idempotency_key": in.IdempotencyKey, "runtime_path": in.RuntimePath,
+		"idempotency_key": in.IdempotencyKey, "runtime_path": in.RuntimePath, "key": in.Key, "scope": in.Scope,
 	} {
 		if v != "" {
 			body[k] = v
@@ -76,11 +57,10 @@ func RememberBody(in core.RememberInput) map[string]any {
 	return body
 }
 
-// Recall calls POST /api/memory/recall. body is a JSON object as the API
-// reads it: a map of its field names, or RecallBody of a core.RecallInput.
-func (c *Client) Recall(ctx context.Context, body any) (*core.RecallResult, error) {
+// Recall implements Client with POST /api/memory/recall.
+func (c *Remote) Recall(ctx context.Context, in core.RecallInput) (*core.RecallResult, error) {
 	var out core.RecallResult
-	err := c.do(ctx, http.MethodPost, "/api/memory/recall", body, &out)
+	err := c.do(ctx, http.MethodPost, "/api/memory/recall", RecallBody(in), &out)
 	return &out, err
 }
 
@@ -99,7 +79,8 @@ func RecallBody(in core.RecallInput) map[string]any {
 		body["limit"] = in.Limit
 	}
 	for k, v := range map[string]string{"mode": in.Mode, "keyword_query": in.KeywordQuery,
-		"type": f.Type, "who": f.Who, "project": f.Project, "source_type": f.SourceType, "since": f.Since, "until": f.Until} {
+		"type": f.Type, "who": f.Who, "project": f.Project, "source_type": f.SourceType, "since": f.Since, "until": f.Until,
+		"scope": f.Scope} {
 		if v != "" {
 			body[k] = v
 		}
@@ -118,7 +99,7 @@ func RecallBody(in core.RecallInput) map[string]any {
 
 // filterQuery adds f to a query string as the API's list and export
 // routes read it.
-func filterQuery(f storage.MemoryFilter, q url.Values) {
+func filterQuery(f core.MemoryFilter, q url.Values) {
 	set := func(k, v string) {
 		if v != "" {
 			q.Set(k, v)
@@ -155,14 +136,18 @@ func withQuery(path string, q url.Values) string {
 	return path + "?" + q.Encode()
 }
 
-// List calls GET /api/memories: memories matching f, newest first.
-func (c *Client) List(ctx context.Context, f storage.MemoryFilter, limit int) (*core.ListResult, error) {
-	return c.ListPage(ctx, f, limit, 0)
+// Recent implements Client with GET /api/memories.
+func (c *Remote) Recent(ctx context.Context, f core.MemoryFilter, limit int) ([]*core.Memory, error) {
+	out, err := c.List(ctx, f, limit, 0)
+	if err != nil {
+		return nil, err
+	}
+	return out.Memories, nil
 }
 
-// ListPage calls GET /api/memories for the page of limit memories after
-// the first offset ones.
-func (c *Client) ListPage(ctx context.Context, f storage.MemoryFilter, limit, offset int) (*core.ListResult, error) {
+// List implements Client with GET /api/memories: the page of limit
+// memories after the first offset ones.
+func (c *Remote) List(ctx context.Context, f core.MemoryFilter, limit, offset int) (*core.ListResult, error) {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	if offset > 0 {
 		q.Set("offset", strconv.Itoa(offset))
@@ -175,9 +160,8 @@ func (c *Client) ListPage(ctx context.Context, f storage.MemoryFilter, limit, of
 	return &out, nil
 }
 
-// Get calls GET /api/memory/{id}; includeDeleted also finds a
-// soft-deleted memory.
-func (c *Client) Get(ctx context.Context, id string, includeDeleted bool) (*core.Memory, error) {
+// Get implements Client with GET /api/memory/{id}.
+func (c *Remote) Get(ctx context.Context, id string, includeDeleted bool) (*core.Memory, error) {
 	path := "/api/memory/" + url.PathEscape(id)
 	if includeDeleted {
 		path += "?include_deleted=true"
@@ -222,33 +206,42 @@ func patchBody(p core.Patch) map[string]any {
 	return body
 }
 
-// Modify calls PATCH /api/memory/{id}.
-func (c *Client) Modify(ctx context.Context, p core.Patch) (*core.MutationResult, error) {
-	var out core.MutationResult
-	err := c.do(ctx, http.MethodPatch, "/api/memory/"+url.PathEscape(p.ID), patchBody(p), &out)
-	return &out, err
+// mutation keeps the API's answer of a refused change beside the error, as
+// the service returns it; a call that got no answer returns no result.
+func mutation(res *core.MutationResult, err error) (*core.MutationResult, error) {
+	if err != nil && StatusOf(err) == 0 {
+		return nil, err
+	}
+	return res, err
 }
 
-// Forget calls DELETE /api/memory/{id}.
-func (c *Client) Forget(ctx context.Context, in core.ForgetInput) (*core.MutationResult, error) {
+// Modify implements Client with PATCH /api/memory/{id}.
+func (c *Remote) Modify(ctx context.Context, p core.Patch) (*core.MutationResult, error) {
+	var out core.MutationResult
+	err := c.do(ctx, http.MethodPatch, "/api/memory/"+url.PathEscape(p.ID), patchBody(p), &out)
+	return mutation(&out, err)
+}
+
+// Forget implements Client with DELETE /api/memory/{id}.
+func (c *Remote) Forget(ctx context.Context, in core.ForgetInput) (*core.MutationResult, error) {
 	body := map[string]any{"reason": in.Reason, "force": in.Force}
 	if in.IfVersion != nil {
 		body["if_version"] = *in.IfVersion
 	}
 	var out core.MutationResult
 	err := c.do(ctx, http.MethodDelete, "/api/memory/"+url.PathEscape(in.ID), body, &out)
-	return &out, err
+	return mutation(&out, err)
 }
 
-// Recover calls POST /api/memory/{id}/recover.
-func (c *Client) Recover(ctx context.Context, in core.RecoverInput) (*core.MutationResult, error) {
+// Recover implements Client with POST /api/memory/{id}/recover.
+func (c *Remote) Recover(ctx context.Context, in core.RecoverInput) (*core.MutationResult, error) {
 	body := map[string]any{"reason": in.Reason}
 	if in.IfVersion != nil {
 		body["if_version"] = *in.IfVersion
 	}
 	var out core.MutationResult
 	err := c.do(ctx, http.MethodPost, "/api/memory/"+url.PathEscape(in.ID)+"/recover", body, &out)
-	return &out, err
+	return mutation(&out, err)
 }
 
 // forgetBatchAnswer is the answer of POST /api/memory/forget in either
@@ -264,10 +257,10 @@ type forgetBatchAnswer struct {
 	Results         []*core.MutationResult  `json:"results"`
 }
 
-// ForgetBatch calls POST /api/memory/forget: a preview of what a batch
-// forget selects, or its execution (Mode "execute", with the preview's
-// confirm token when the selection is large).
-func (c *Client) ForgetBatch(ctx context.Context, in core.BatchForgetInput) (*core.BatchForgetResult, error) {
+// ForgetBatch implements Client with POST /api/memory/forget: a preview
+// of what a batch forget selects, or its execution (Mode "execute", with
+// the preview's confirm token when the selection is large).
+func (c *Remote) ForgetBatch(ctx context.Context, in core.BatchForgetInput) (*core.BatchForgetResult, error) {
 	body := map[string]any{}
 	f := in.Filter
 	for k, v := range map[string]string{"mode": in.Mode, "query": in.Query, "reason": in.Reason,
@@ -300,19 +293,18 @@ func (c *Client) ForgetBatch(ctx context.Context, in core.BatchForgetInput) (*co
 
 // historyPage is the answer of the history routes.
 type historyPage struct {
-	History []*core.HistoryEntry `json:"history"`
+	History []*wire.HistoryEntry `json:"history"`
 }
 
-// MemoryHistory calls GET /api/memory/{id}/history: one memory's events,
-// oldest first.
-func (c *Client) MemoryHistory(ctx context.Context, id string, limit int) ([]*core.HistoryEntry, error) {
+// MemoryHistory implements Client with GET /api/memory/{id}/history.
+func (c *Remote) MemoryHistory(ctx context.Context, id string, limit int) ([]*wire.HistoryEntry, error) {
 	var out historyPage
 	err := c.do(ctx, http.MethodGet, "/api/memory/"+url.PathEscape(id)+"/history?limit="+strconv.Itoa(limit), nil, &out)
 	return out.History, err
 }
 
-// History calls GET /api/history: the audit trail, newest first.
-func (c *Client) History(ctx context.Context, f storage.HistoryFilter, limit int) ([]*core.HistoryEntry, error) {
+// History implements Client with GET /api/history.
+func (c *Remote) History(ctx context.Context, f core.HistoryFilter, limit int) ([]*wire.HistoryEntry, error) {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	for k, v := range map[string]string{"memory_id": f.MemoryID, "event": f.Event, "actor": f.Actor, "before": f.Before} {
 		if v != "" {
@@ -327,11 +319,11 @@ func (c *Client) History(ctx context.Context, f storage.HistoryFilter, limit int
 // exportLineMax bounds one exported memory's line.
 const exportLineMax = 16 << 20
 
-// Export calls GET /api/memories/export and hands fn each memory matching
-// f as a JSON line, as it arrives. The stream is not cut by
-// Options.Timeout; one that ends without the API's end marker is an error
-// (the export is incomplete).
-func (c *Client) Export(ctx context.Context, f storage.MemoryFilter, fn func(json.RawMessage) error) error {
+// Export implements Client with GET /api/memories/export, handing fn each
+// line as it arrives. The stream is not cut by Options.Timeout; one that
+// ends without the API's end marker is an error (the export is
+// incomplete).
+func (c *Remote) Export(ctx context.Context, f core.MemoryFilter, fn func(json.RawMessage) error) error {
 	q := url.Values{}
 	filterQuery(f, q)
 	resp, cancel, err := c.send(ctx, request{method: http.MethodGet, path: withQuery("/api/memories/export", q), stream: true})
@@ -360,10 +352,45 @@ func (c *Client) Export(ctx context.Context, f storage.MemoryFilter, fn func(jso
 	return errors.New("export stream ended early; the output is incomplete")
 }
 
-// Import calls POST /api/memories/import with exported JSON lines (as
-// Export produces them, one memory per line).
-func (c *Client) Import(ctx context.Context, lines [][]byte) (*core.ImportResult, error) {
-	var out core.ImportResult
+// importChunk is how many lines go to the API at a time: one of the
+// store's import transactions (core.Import); importChunkBytes bounds a
+// chunk's size, well under what the API reads in one import.
+const (
+	importChunk      = 2000
+	importChunkBytes = 16 << 20
+)
+
+// Import implements Client with POST /api/memories/import, in chunks of
+// importChunk lines (and at most importChunkBytes), reporting progress
+// after each.
+func (c *Remote) Import(ctx context.Context, lines []transfer.ImportLine, raw map[int][]byte, progress func(done int)) (*transfer.ImportResult, error) {
+	total := &transfer.ImportResult{}
+	for start, end := 0, 0; start < len(lines); start = end {
+		var chunk [][]byte
+		size := 0
+		for end = start; end < len(lines) && end-start < importChunk && (end == start || size+len(raw[lines[end].Line]) <= importChunkBytes); end++ {
+			chunk = append(chunk, raw[lines[end].Line])
+			size += len(raw[lines[end].Line])
+		}
+		res, err := c.ImportLines(ctx, chunk)
+		if err != nil {
+			return total, err
+		}
+		total.Total += res.Total
+		total.Imported += res.Imported
+		total.Deduped += res.Deduped
+		total.Existing += res.Existing
+		if progress != nil {
+			progress(end)
+		}
+	}
+	return total, nil
+}
+
+// ImportLines calls POST /api/memories/import with exported JSON lines
+// (as Export produces them, one memory per line), in one request.
+func (c *Remote) ImportLines(ctx context.Context, lines [][]byte) (*transfer.ImportResult, error) {
+	var out transfer.ImportResult
 	err := c.call(ctx, request{method: http.MethodPost, path: "/api/memories/import",
 		contentType: "application/x-ndjson", body: bytes.NewReader(bytes.Join(lines, []byte("\n")))}, &out)
 	if err != nil {

@@ -5,52 +5,40 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
-	"github.com/cairnmem/cairn/core/pipeline"
-
-	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/core/analytics"
-	"github.com/cairnmem/cairn/core/ops"
-	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/core/wire"
 )
 
-// JobsPage is the answer of GET /api/jobs: the rows asked for and the
-// counts of the whole queue.
-type JobsPage struct {
-	Jobs []*storage.Job `json:"jobs"`
-	// Counts counts jobs by status; ByType by job type, then status.
-	Counts map[string]int            `json:"counts"`
-	ByType map[string]map[string]int `json:"byType"`
-}
-
-// Jobs calls GET /api/jobs.
-func (c *Client) Jobs(ctx context.Context, f core.JobFilter, limit int) (*JobsPage, error) {
+// Jobs implements Client with GET /api/jobs, which answers the counts with
+// the rows.
+func (c *Remote) Jobs(ctx context.Context, f wire.JobFilter, limit int) (*wire.JobsPage, error) {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	for k, v := range map[string]string{"status": f.Status, "type": f.JobType, "memory_id": f.MemoryID} {
 		if v != "" {
 			q.Set(k, v)
 		}
 	}
-	var out JobsPage
+	var out wire.JobsPage
 	if err := c.do(ctx, http.MethodGet, withQuery("/api/jobs", q), nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// Job calls GET /api/jobs/{id}.
-func (c *Client) Job(ctx context.Context, id string) (*storage.Job, error) {
-	var j storage.Job
+// Job implements Client with GET /api/jobs/{id}.
+func (c *Remote) Job(ctx context.Context, id string) (*wire.Job, error) {
+	var j wire.Job
 	if err := c.do(ctx, http.MethodGet, "/api/jobs/"+url.PathEscape(id), nil, &j); err != nil {
 		return nil, err
 	}
 	return &j, nil
 }
 
-// RetryJob calls POST /api/jobs/{id}/retry.
-func (c *Client) RetryJob(ctx context.Context, id string) (*storage.Job, error) {
+// RetryJob implements Client with POST /api/jobs/{id}/retry.
+func (c *Remote) RetryJob(ctx context.Context, id string) (*wire.Job, error) {
 	var out struct {
-		Job *storage.Job `json:"job"`
+		Job *wire.Job `json:"job"`
 	}
 	if err := c.do(ctx, http.MethodPost, "/api/jobs/"+url.PathEscape(id)+"/retry", map[string]any{}, &out); err != nil {
 		return nil, err
@@ -58,18 +46,18 @@ func (c *Client) RetryJob(ctx context.Context, id string) (*storage.Job, error) 
 	return out.Job, nil
 }
 
-// Repair calls POST /api/repair/{action}. Gate denials (429) and a run
-// already in progress (409) come back as *core.Error.
-func (c *Client) Repair(ctx context.Context, action string, opts ops.RepairOptions) (*ops.RepairResult, error) {
-	var out ops.RepairResult
+// Repair implements Client with POST /api/repair/{action}. Gate denials
+// (429) and a run already in progress (409) come back as *core.Error.
+func (c *Remote) Repair(ctx context.Context, action string, opts wire.RepairOptions) (*wire.RepairResult, error) {
+	var out wire.RepairResult
 	if err := c.do(ctx, http.MethodPost, "/api/repair/"+url.PathEscape(action), opts, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// Proposals calls GET /api/proposals: proposals matching f, newest first.
-func (c *Client) Proposals(ctx context.Context, f pipeline.ProposalFilter, limit int) ([]*storage.Proposal, error) {
+// Proposals implements Client with GET /api/proposals.
+func (c *Remote) Proposals(ctx context.Context, f wire.ProposalFilter, limit int) ([]*wire.Proposal, error) {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	for k, v := range map[string]string{"state": f.State, "action": f.Action, "source_memory_id": f.SourceMemoryID, "job_id": f.JobID} {
 		if v != "" {
@@ -77,7 +65,7 @@ func (c *Client) Proposals(ctx context.Context, f pipeline.ProposalFilter, limit
 		}
 	}
 	var out struct {
-		Proposals []*storage.Proposal `json:"proposals"`
+		Proposals []*wire.Proposal `json:"proposals"`
 	}
 	if err := c.do(ctx, http.MethodGet, withQuery("/api/proposals", q), nil, &out); err != nil {
 		return nil, err
@@ -85,9 +73,9 @@ func (c *Client) Proposals(ctx context.Context, f pipeline.ProposalFilter, limit
 	return out.Proposals, nil
 }
 
-// Proposal calls GET /api/proposals/{id}.
-func (c *Client) Proposal(ctx context.Context, id string) (*storage.Proposal, error) {
-	var p storage.Proposal
+// Proposal implements Client with GET /api/proposals/{id}.
+func (c *Remote) Proposal(ctx context.Context, id string) (*wire.Proposal, error) {
+	var p wire.Proposal
 	if err := c.do(ctx, http.MethodGet, "/api/proposals/"+url.PathEscape(id), nil, &p); err != nil {
 		return nil, err
 	}
@@ -95,9 +83,9 @@ func (c *Client) Proposal(ctx context.Context, id string) (*storage.Proposal, er
 }
 
 // decide posts a decision on a proposal: verb is approve or reject.
-func (c *Client) decide(ctx context.Context, id, verb, reason string) (*storage.Proposal, error) {
+func (c *Remote) decide(ctx context.Context, id, verb, reason string) (*wire.Proposal, error) {
 	var out struct {
-		Proposal *storage.Proposal `json:"proposal"`
+		Proposal *wire.Proposal `json:"proposal"`
 	}
 	if err := c.do(ctx, http.MethodPost, "/api/proposals/"+url.PathEscape(id)+"/"+verb, map[string]any{"reason": reason}, &out); err != nil {
 		return nil, err
@@ -105,32 +93,42 @@ func (c *Client) decide(ctx context.Context, id, verb, reason string) (*storage.
 	return out.Proposal, nil
 }
 
-// ApproveProposal calls POST /api/proposals/{id}/approve.
-func (c *Client) ApproveProposal(ctx context.Context, id, reason string) (*storage.Proposal, error) {
+// ApproveProposal implements Client with POST /api/proposals/{id}/approve.
+func (c *Remote) ApproveProposal(ctx context.Context, id, reason string) (*wire.Proposal, error) {
 	return c.decide(ctx, id, "approve", reason)
 }
 
-// RejectProposal calls POST /api/proposals/{id}/reject; reason is
-// required.
-func (c *Client) RejectProposal(ctx context.Context, id, reason string) (*storage.Proposal, error) {
+// RejectProposal implements Client with POST
+// /api/proposals/{id}/reject.
+func (c *Remote) RejectProposal(ctx context.Context, id, reason string) (*wire.Proposal, error) {
 	return c.decide(ctx, id, "reject", reason)
 }
 
-// Diagnostics calls GET /api/diagnostics (a cached report; see
-// core.DiagnosticsTTL).
-func (c *Client) Diagnostics(ctx context.Context) (*ops.DiagnosticsReport, error) {
-	var out ops.DiagnosticsReport
+// Diagnostics implements Client with GET /api/diagnostics. The API has no
+// way to skip the report cache, so a fresh report is asked for once the
+// cache has turned over (wire.DiagnosticsTTL after the call began).
+func (c *Remote) Diagnostics(ctx context.Context, fresh bool) (*wire.DiagnosticsReport, error) {
+	if fresh {
+		t := time.NewTimer(wire.DiagnosticsTTL)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	var out wire.DiagnosticsReport
 	if err := c.do(ctx, http.MethodGet, "/api/diagnostics", nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// Maintenance calls GET /api/maintenance: what the maintenance worker
-// would do now.
-func (c *Client) Maintenance(ctx context.Context) ([]ops.Recommendation, error) {
+// Maintenance implements Client with GET /api/maintenance: what the
+// maintenance worker would do now.
+func (c *Remote) Maintenance(ctx context.Context) ([]wire.Recommendation, error) {
 	var out struct {
-		Recommendations []ops.Recommendation `json:"recommendations"`
+		Recommendations []wire.Recommendation `json:"recommendations"`
 	}
 	if err := c.do(ctx, http.MethodGet, "/api/maintenance", nil, &out); err != nil {
 		return nil, err
@@ -138,18 +136,19 @@ func (c *Client) Maintenance(ctx context.Context) ([]ops.Recommendation, error) 
 	return out.Recommendations, nil
 }
 
-// Latency calls GET /api/analytics/latency: a summary per operation.
-func (c *Client) Latency(ctx context.Context) (map[string]analytics.LatencySummary, error) {
-	var out map[string]analytics.LatencySummary
+// Latency implements Client with GET /api/analytics/latency.
+func (c *Remote) Latency(ctx context.Context) (map[string]wire.LatencySummary, error) {
+	var out map[string]wire.LatencySummary
 	if err := c.do(ctx, http.MethodGet, "/api/analytics/latency", nil, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// LatencySamples calls GET /api/analytics/latency/samples for one
-// operation (analytics.LatencyRecall, ...).
-func (c *Client) LatencySamples(ctx context.Context, op string) ([]float64, error) {
+// LatencySamples implements Client with GET
+// /api/analytics/latency/samples for one operation (analytics.LatencyRecall,
+// ...).
+func (c *Remote) LatencySamples(ctx context.Context, op string) ([]float64, error) {
 	var out struct {
 		Samples []float64 `json:"samples"`
 	}
@@ -159,10 +158,10 @@ func (c *Client) LatencySamples(ctx context.Context, op string) ([]float64, erro
 	return out.Samples, nil
 }
 
-// RecentErrors calls GET /api/analytics/errors.
-func (c *Client) RecentErrors(ctx context.Context, limit int) ([]analytics.ErrorEvent, error) {
+// RecentErrors implements Client with GET /api/analytics/errors.
+func (c *Remote) RecentErrors(ctx context.Context, limit int) ([]wire.ErrorEvent, error) {
 	var out struct {
-		Errors []analytics.ErrorEvent `json:"errors"`
+		Errors []wire.ErrorEvent `json:"errors"`
 	}
 	err := c.do(ctx, http.MethodGet, "/api/analytics/errors?limit="+strconv.Itoa(limit), nil, &out)
 	return out.Errors, err

@@ -11,7 +11,7 @@ import (
 
 // PredictorStatus reads the learned ranker's part of GET
 // /api/pipeline/status.
-func (c *Client) PredictorStatus(ctx context.Context) (*ranker.PredictorStatus, error) {
+func (c *Remote) PredictorStatus(ctx context.Context) (*ranker.PredictorStatus, error) {
 	var out struct {
 		Predictor *ranker.PredictorStatus `json:"predictor"`
 	}
@@ -27,7 +27,7 @@ func (c *Client) PredictorStatus(ctx context.Context) (*ranker.PredictorStatus, 
 // AspectFeedback reads the aspect feedback's part of GET
 // /api/pipeline/status: whether it is on, its rank weight, and what it
 // did since the server started.
-func (c *Client) AspectFeedback(ctx context.Context) (*ranker.AspectFeedbackReport, error) {
+func (c *Remote) AspectFeedback(ctx context.Context) (*ranker.AspectFeedbackReport, error) {
 	var out struct {
 		Feedback *ranker.AspectFeedbackReport `json:"aspect_feedback"`
 	}
@@ -40,9 +40,9 @@ func (c *Client) AspectFeedback(ctx context.Context) (*ranker.AspectFeedbackRepo
 	return out.Feedback, nil
 }
 
-// Session calls GET /api/sessions/{key}: the session with its transcript,
+// Session implements Client with GET /api/sessions/{key}: the session with its transcript,
 // checkpoints, offered memories and score.
-func (c *Client) Session(ctx context.Context, key string) (*sessions.Info, error) {
+func (c *Remote) Session(ctx context.Context, key string) (*sessions.Info, error) {
 	var s sessions.Info
 	if err := c.do(ctx, http.MethodGet, "/api/sessions/"+url.PathEscape(key), nil, &s); err != nil {
 		return nil, err

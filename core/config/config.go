@@ -75,9 +75,9 @@ type RetentionConfig struct {
 	MaxBatches int `toml:"max_batches" range:"1,1000000"`
 	// MaxMemoriesPerProject bounds each project's live memories (memories
 	// of no project count as one project); 0 is no bound. Over it, the
-	// sweep forgets the oldest unused ones (seed 002's pruning rule):
-	// never pinned ones, decisions and rules, keyed facts, memories
-	// younger than PruneMinAge or used within PruneMinAge.
+	// sweep forgets the oldest unused ones (docs/design/evolution.md,
+	// "Pruning"): never pinned ones, decisions and rules, keyed facts,
+	// memories younger than PruneMinAge or used within PruneMinAge.
 	MaxMemoriesPerProject int `toml:"max_memories_per_project" range:"0,10000000"`
 	// MaxMemoriesUser and MaxMemoriesPerAgent bound the user scope and
 	// each agent's scope the same way (memories of those scopes are not
@@ -204,8 +204,9 @@ type SearchConfig struct {
 	// speaker the query does not name, when it names the speaker of other
 	// candidates: its score is multiplied by 1 − speaker_weight.
 	SpeakerWeight float64 `toml:"speaker_weight" range:"0,1"`
-	// Dampening turns on the post-fusion corrections of seed 003: gravity
-	// (semantic hits sharing no word with the query), hub and resolution.
+	// Dampening turns on the post-fusion corrections: gravity (semantic
+	// hits sharing no word with the query), hub and resolution
+	// (docs/design/search.md, "Dampening").
 	Dampening bool `toml:"dampening"`
 	// MinVectorSimilarity is the relevance floor of the vector leg: a
 	// memory sharing no content word with the query is a result only if
@@ -287,11 +288,12 @@ type MemoryConfig struct {
 	MaxBatch               int      `toml:"max_batch" range:"1,10000"`
 	// SupersedeAttributes: a remembered statement the linker can read
 	// ("staging runs Postgres 16") supersedes the memory holding the
-	// value it replaces (core/attributes.go).
+	// value it replaces (core/evolution/attributes.go).
 	SupersedeAttributes bool `toml:"supersede_attributes"`
 	// EvidenceWeight is how much a memory's evidence (confidence ×
-	// reinforcement × staleness, seed 004) weighs in recall: its score is
-	// multiplied by evidence^EvidenceWeight; 0 turns it off.
+	// reinforcement × staleness, docs/design/evolution.md, "Evidence")
+	// weighs in recall: its score is multiplied by
+	// evidence^EvidenceWeight; 0 turns it off.
 	EvidenceWeight float64 `toml:"evidence_weight" range:"0,1"`
 }
 

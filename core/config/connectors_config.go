@@ -1,7 +1,7 @@
 package config
 
-// ConnectorsConfig configures the connectors (seed 001): sources cairn
-// keeps in step with. A filesystem connector reads only a folder listed in
+// ConnectorsConfig configures the connectors (docs/design/pipeline.md,
+// "Connectors"): sources cairn keeps in step with. A filesystem connector reads only a folder listed in
 // Roots: the API is reachable by every local process, so it never reads a
 // folder a request names that the user did not list here.
 type ConnectorsConfig struct {

@@ -1,8 +1,9 @@
 package config
 
-// ContinuityConfig configures session continuity (seed 003's continuity
-// block): checkpoints of a session's state and the recovery digest a
-// session gets back after a compaction or a resume.
+// ContinuityConfig configures session continuity
+// (docs/design/pipeline.md, "Session continuity"): checkpoints of a
+// session's state and the recovery digest a session gets back after a
+// compaction or a resume.
 type ContinuityConfig struct {
 	Enabled bool `toml:"enabled"`
 	// PromptInterval is how many prompts go between periodic checkpoints.

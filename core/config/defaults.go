@@ -182,7 +182,8 @@ const (
 	DefaultSearchSessionContext = true
 )
 
-// Learned ranker (predictor) defaults (seed 003).
+// Learned ranker (predictor) defaults (docs/design/pipeline.md, "Learned
+// ranker").
 const (
 	// DefaultPredictorEnabled: off until it beats the baseline.
 	DefaultPredictorEnabled = false
@@ -196,9 +197,8 @@ const (
 	DefaultPredictorDriftMargin = 0.02
 )
 
-// Aspect feedback defaults (seed 003's feedback block: ftsWeightDelta
-// 0.02, maxAspectWeight 1.0, minAspectWeight 0.1, decayRate 0.005,
-// staleDays 14, decayIntervalSessions 10).
+// Aspect feedback defaults, as Signet's (docs/design/pipeline.md,
+// "Aspect feedback").
 const (
 	// DefaultFeedbackEnabled keeps aspect weights.
 	DefaultFeedbackEnabled = true
@@ -221,7 +221,7 @@ const (
 	DefaultFeedbackRankWeight = 0.0
 )
 
-// Continuity defaults (seed 003).
+// Continuity defaults (docs/design/pipeline.md, "Session continuity").
 const (
 	// DefaultContinuityEnabled records checkpoints and recovers sessions.
 	DefaultContinuityEnabled = true
@@ -253,7 +253,7 @@ const (
 	DefaultConnectorsMaxFiles = 20000
 )
 
-// Reranker defaults (seed 003: enabled false, topN 20, timeoutMs 2000).
+// Reranker defaults (docs/design/search.md, "Reranking").
 const (
 	// DefaultRerankerEnabled leaves the model reranker off.
 	DefaultRerankerEnabled = false
@@ -284,7 +284,7 @@ const (
 	// DefaultHintsLLM lets a model write the questions when one is
 	// configured.
 	DefaultHintsLLM = true
-	// DefaultHintsTimeout bounds one generation (seed 003: 45 s).
+	// DefaultHintsTimeout bounds one generation (Signet's 45 s).
 	DefaultHintsTimeout = 45 * time.Second
 )
 

@@ -5,10 +5,11 @@ import (
 	"strconv"
 )
 
-// FeedbackConfig configures aspect feedback (seed 003's feedback block;
-// core/ranker/feedback.go): at session end, the aspects of memories the
-// session's scoring found used gain weight; aspects unconfirmed for
-// StaleDays lose it, every DecayIntervalSessions scored sessions.
+// FeedbackConfig configures aspect feedback (docs/design/pipeline.md,
+// "Aspect feedback"; core/ranker/feedback.go): at session end, the
+// aspects of memories the session's scoring found used gain weight;
+// aspects unconfirmed for StaleDays lose it, every DecayIntervalSessions
+// scored sessions.
 type FeedbackConfig struct {
 	// Enabled keeps the weights (raised on confirmation, decayed).
 	Enabled bool `toml:"enabled"`

@@ -85,8 +85,9 @@ func DefaultHooksConfig() HooksConfig {
 	}
 }
 
-// HintsConfig turns on prospective indexing (seed 003): each memory gets a
-// few hypothetical questions it answers, searched beside its content.
+// HintsConfig turns on prospective indexing (docs/design/search.md,
+// "Hints"): each memory gets a few hypothetical questions it answers,
+// searched beside its content.
 type HintsConfig struct {
 	Enabled bool `toml:"enabled"`
 	Max     int  `toml:"max" range:"1,20"`

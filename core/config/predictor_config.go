@@ -1,10 +1,10 @@
 package config
 
-// PredictorConfig configures the learned ranker (seed 003's predictor): a
-// small model, trained in process on the per-memory relevance of scored
-// sessions, that re-ranks the candidates of session start and of the
-// prompt hook once it beats the baseline order on sessions it was not
-// trained on.
+// PredictorConfig configures the learned ranker (docs/design/pipeline.md,
+// "Learned ranker"): a small model, trained in process on the per-memory
+// relevance of scored sessions, that re-ranks the candidates of session
+// start and of the prompt hook once it beats the baseline order on
+// sessions it was not trained on.
 type PredictorConfig struct {
 	// Enabled runs the training worker and lets a model that beats the
 	// baseline re-rank. Off, nothing is trained and the order is the

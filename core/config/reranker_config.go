@@ -1,9 +1,9 @@
 package config
 
-// RerankerConfig configures the optional model reranker of recall (seed
-// 003's reranker block): after fusion, the best TopN candidates go to a
-// reranking model, which reorders them; past Timeout, or on any error,
-// recall keeps its own order. Off by default.
+// RerankerConfig configures the optional model reranker of recall
+// (docs/design/search.md, "Reranking"): after fusion, the best TopN
+// candidates go to a reranking model, which reorders them; past Timeout,
+// or on any error, recall keeps its own order. Off by default.
 type RerankerConfig struct {
 	Enabled bool `toml:"enabled"`
 	// Provider is "http" (a /rerank endpoint in the Jina/Cohere form, which

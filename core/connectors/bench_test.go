@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
 	"github.com/cairnmem/cairn/core/internal/apitest"
@@ -31,24 +31,24 @@ func noteText(i int) string {
 func BenchmarkFilesystemSync(b *testing.B) {
 	ctx := context.Background()
 	const files = 1000
-	setup := func(b *testing.B) (*core.Service, *connectors.Connectors, string, string) {
+	setup := func(b *testing.B) (*app.App, *connectors.Connectors, string, string) {
 		root := b.TempDir()
 		for i := range files {
 			write(b, root, fmt.Sprintf("team%d/note-%04d.md", i%10, i), noteText(i))
 		}
-		svc := apitest.NewService(b, nil, func(c *config.Config) { c.Connectors.Roots = []string{root} })
-		reg := newConnectors(svc)
+		ap := apitest.NewApp(b, nil, func(c *config.Config) { c.Connectors.Roots = []string{root} })
+		reg := ap.Connectors
 		c, err := reg.Create(ctx, connectors.CreateInput{Provider: "filesystem", Root: root})
 		if err != nil {
 			b.Fatal(err)
 		}
-		return svc, reg, c.ID, root
+		return ap, reg, c.ID, root
 	}
 	b.Run("first-1000", func(b *testing.B) {
 		var syncMS, ingestMS float64
 		for b.Loop() {
 			b.StopTimer()
-			svc, reg, id, _ := setup(b)
+			ap, reg, id, _ := setup(b)
 			b.StartTimer()
 			t0 := time.Now()
 			res, err := reg.Sync(ctx, id)
@@ -56,7 +56,7 @@ func BenchmarkFilesystemSync(b *testing.B) {
 				b.Fatalf("%+v %v", res, err)
 			}
 			t1 := time.Now()
-			ingest(b, svc)
+			ingest(b, ap)
 			syncMS += float64(t1.Sub(t0).Milliseconds())
 			ingestMS += float64(time.Since(t1).Milliseconds())
 		}

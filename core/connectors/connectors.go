@@ -1,8 +1,8 @@
-// Package connectors keeps cairn in step with outside sources (seed 001's
-// connector framework): a registry of connectors with their state (idle,
-// syncing, error), a cursor and their last error, and the filesystem
-// connector, which ingests a folder's text files as documents through the
-// document pipeline and follows their changes.
+// Package connectors keeps cairn in step with outside sources
+// (docs/design/pipeline.md, "Connectors"): a registry of connectors with
+// their state (idle, syncing, error), a cursor and their last error, and
+// the filesystem connector, which ingests a folder's text files as
+// documents through the document pipeline and follows their changes.
 //
 // A filesystem connector reads only a folder the user listed in
 // connectors.roots (or a folder inside one): every local process and, but
@@ -23,6 +23,8 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/documents"
+	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -46,21 +48,9 @@ func New(svc *core.Service, docs *documents.Documents) *Connectors {
 	return &Connectors{svc: svc, docs: docs, syncing: map[string]bool{}}
 }
 
-// Connector is a connector as the API shows it.
-type Connector struct {
-	ID          string          `json:"id"`
-	Provider    string          `json:"provider"`
-	DisplayName string          `json:"display_name"`
-	Config      json.RawMessage `json:"config"`
-	Cursor      json.RawMessage `json:"cursor,omitempty"`
-	Status      string          `json:"status"`
-	LastSyncAt  string          `json:"last_sync_at,omitempty"`
-	LastError   string          `json:"last_error,omitempty"`
-	LastErrorAt string          `json:"last_error_at,omitempty"`
-	Files       int             `json:"files"`
-	CreatedAt   string          `json:"created_at"`
-	UpdatedAt   string          `json:"updated_at"`
-}
+// Connector is a connector as the API shows it (the API's type,
+// core/wire).
+type Connector = wire.Connector
 
 // fsConfig is a filesystem connector's configuration.
 type fsConfig struct {
@@ -133,6 +123,9 @@ func (c *Connectors) Create(ctx context.Context, in CreateInput) (*Connector, er
 	if !utf8.ValidString(in.DisplayName) || len(in.DisplayName) > 200 {
 		return nil, core.Invalid("display_name", "display_name must be valid UTF-8 of at most 200 bytes")
 	}
+	if err := text.CheckIdentifier("display_name", strings.TrimSpace(in.DisplayName)); err != nil {
+		return nil, core.Invalid("display_name", "%s", err.Error())
+	}
 	root, e := c.allowedRoot(in.Root)
 	if e != nil {
 		return nil, e
@@ -149,7 +142,7 @@ func (c *Connectors) Create(ctx context.Context, in CreateInput) (*Connector, er
 	}
 	name := strings.TrimSpace(in.DisplayName)
 	if name == "" {
-		name = filepath.Base(root)
+		name = text.CleanLine(filepath.Base(root)) // a folder's name may hold what a display name may not
 	}
 	cfg, _ := json.Marshal(fsConfig{Root: root})
 	now := c.svc.Timestamp()
@@ -171,16 +164,23 @@ func rootOf(r *storage.Connector) string {
 // (compared as cleaned absolute paths before anything on disk is looked
 // at), then that, with symbolic links resolved, it still is.
 func (c *Connectors) allowedRoot(root string) (string, *core.Error) {
+	clean, _, err := c.allowedRootReal(root)
+	return clean, err
+}
+
+// allowedRootReal is allowedRoot that also returns the folder with its
+// links resolved, as it was checked (a sync opens that one).
+func (c *Connectors) allowedRootReal(root string) (string, string, *core.Error) {
 	root = strings.TrimSpace(root)
 	if root == "" {
-		return "", core.Invalid("root", "root is required: a folder listed in connectors.roots")
+		return "", "", core.Invalid("root", "root is required: a folder listed in connectors.roots")
 	}
 	if !utf8.ValidString(root) || strings.ContainsRune(root, 0) || len(root) > 4096 {
-		return "", core.Invalid("root", "root must be a path of valid UTF-8 without NUL, at most 4096 bytes")
+		return "", "", core.Invalid("root", "root must be a path of valid UTF-8 without NUL, at most 4096 bytes")
 	}
 	root = expandHome(root)
 	if !filepath.IsAbs(root) {
-		return "", core.Invalid("root", "root must be an absolute path")
+		return "", "", core.Invalid("root", "root must be an absolute path")
 	}
 	root = filepath.Clean(root)
 	allowed := c.roots()
@@ -196,11 +196,11 @@ func (c *Connectors) allowedRoot(root string) (string, *core.Error) {
 		"%s is not inside a folder listed in connectors.roots; cairn reads only folders its configuration names (add it to connectors.roots in the config file and restart cairn)", root),
 		Extra: map[string]any{"field": "root"}}
 	if !inside(root, allowed) {
-		return "", notListed
+		return "", "", notListed
 	}
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return "", core.Invalid("root", "root %s: %v", root, err)
+		return "", "", core.Invalid("root", "root %s: %v", root, err)
 	}
 	var realRoots []string
 	for _, a := range allowed {
@@ -209,13 +209,13 @@ func (c *Connectors) allowedRoot(root string) (string, *core.Error) {
 		}
 	}
 	if !inside(real, realRoots) {
-		return "", notListed
+		return "", "", notListed
 	}
 	st, err := os.Stat(real)
 	if err != nil || !st.IsDir() {
-		return "", core.Invalid("root", "root %s is not a folder", root)
+		return "", "", core.Invalid("root", "root %s is not a folder", root)
 	}
-	return root, nil
+	return root, real, nil
 }
 
 // roots are connectors.roots, expanded and cleaned.

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
-	"github.com/cairnmem/cairn/core/documents"
 	"github.com/cairnmem/cairn/core/internal/apitest"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
@@ -29,9 +29,9 @@ func write(t testing.TB, root, rel, content string) {
 }
 
 // ingest runs the document worker until the queue is empty.
-func ingest(t testing.TB, svc *core.Service) {
+func ingest(t testing.TB, ap *app.App) {
 	t.Helper()
-	w := &workers.DocumentWorker{Svc: svc, Docs: documents.New(svc)}
+	w := &workers.DocumentWorker{Svc: ap.Service, Jobs: ap.Jobs, Docs: ap.Documents}
 	for {
 		found, err := w.Step(context.Background(), "test")
 		if err != nil {
@@ -56,8 +56,8 @@ func recallTop(t *testing.T, svc *core.Service, q string) []string {
 	return out
 }
 
-func newService(t *testing.T, roots ...string) *core.Service {
-	return apitest.NewService(t, nil, func(c *config.Config) { c.Connectors.Roots = roots })
+func newApp(t *testing.T, roots ...string) *app.App {
+	return apitest.NewApp(t, nil, func(c *config.Config) { c.Connectors.Roots = roots })
 }
 
 func TestFilesystemConnectorFollowsTheFolder(t *testing.T) {
@@ -77,11 +77,11 @@ func TestFilesystemConnectorFollowsTheFolder(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, "link.md")); err != nil {
 		t.Fatal(err)
 	}
-	svc := apitest.NewService(t, nil, func(c *config.Config) {
+	ap := apitest.NewApp(t, nil, func(c *config.Config) {
 		c.Connectors.Roots = []string{root}
 		c.Connectors.MaxFileBytes = 1000
 	})
-	reg := newConnectors(svc)
+	svc, reg := ap.Service, ap.Connectors
 	if errs := reg.EnsureRoots(ctx); len(errs) != 0 {
 		t.Fatal(errs)
 	}
@@ -104,7 +104,7 @@ func TestFilesystemConnectorFollowsTheFolder(t *testing.T) {
 	if res.Added != 2 || res.Seen != 3 || res.Skipped != 2 { // deploy.md, notes.txt added; bin.md not text; huge.md too large
 		t.Fatalf("first sync: %+v", res)
 	}
-	ingest(t, svc)
+	ingest(t, ap)
 	if top := recallTop(t, svc, "payments deploy make ship"); len(top) == 0 || !strings.Contains(top[0], "make ship") {
 		t.Fatalf("recall after the first sync: %v", top)
 	}
@@ -128,7 +128,7 @@ func TestFilesystemConnectorFollowsTheFolder(t *testing.T) {
 	if err != nil || res.Changed != 1 || res.Removed != 1 || res.Added != 0 {
 		t.Fatalf("incremental sync: %+v %v", res, err)
 	}
-	ingest(t, svc)
+	ingest(t, ap)
 	top := recallTop(t, svc, "payments service deploys")
 	if len(top) != 1 || !strings.Contains(top[0], "make release") {
 		t.Fatalf("the changed file is there once, new content only: %v", top)
@@ -158,7 +158,7 @@ func TestFilesystemConnectorReadsOnlyListedRoots(t *testing.T) {
 	if err := os.Symlink(other, filepath.Join(allowed, "escape")); err != nil {
 		t.Fatal(err)
 	}
-	reg := newConnectors(newService(t, allowed))
+	reg := newApp(t, allowed).Connectors
 	for _, root := range []string{other, "/etc", allowed + "/../" + filepath.Base(other), filepath.Join(allowed, "escape")} {
 		_, err := reg.Create(ctx, connectors.CreateInput{Provider: "filesystem", Root: root})
 		if ce, ok := err.(*core.Error); !ok || ce.Code != connectors.CodeRootNotAllowed {
@@ -166,9 +166,11 @@ func TestFilesystemConnectorReadsOnlyListedRoots(t *testing.T) {
 		}
 	}
 	for in, field := range map[connectors.CreateInput]string{
-		{Provider: "gdrive", Root: allowed}:        "provider",
-		{Provider: "filesystem"}:                   "root",
-		{Provider: "filesystem", Root: "relative"}: "root",
+		{Provider: "gdrive", Root: allowed}:                                           "provider",
+		{Provider: "filesystem"}:                                                      "root",
+		{Provider: "filesystem", Root: "relative"}:                                    "root",
+		{Provider: "filesystem", Root: allowed, DisplayName: "notes\x1b]0;pwned\x07"}: "display_name",
+		{Provider: "filesystem", Root: allowed, DisplayName: "\u202enotes"}:           "display_name",
 	} {
 		_, err := reg.Create(ctx, in)
 		if ce, ok := err.(*core.Error); !ok || ce.Extra["field"] != field {
@@ -182,9 +184,4 @@ func TestFilesystemConnectorReadsOnlyListedRoots(t *testing.T) {
 	if _, err := reg.Create(ctx, connectors.CreateInput{Provider: "filesystem", Root: filepath.Join(allowed, "sub")}); err == nil {
 		t.Fatal("the same folder twice")
 	}
-}
-
-// newConnectors builds the connectors of svc as core/app does.
-func newConnectors(svc *core.Service) *connectors.Connectors {
-	return connectors.New(svc, documents.New(svc))
 }

@@ -8,32 +8,24 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/documents"
+	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
 )
 
-// SyncResult says what one sync did.
-type SyncResult struct {
-	ConnectorID string   `json:"connector_id"`
-	Seen        int      `json:"files_seen"`
-	Added       int      `json:"added"`
-	Changed     int      `json:"changed"`
-	Removed     int      `json:"removed"`
-	Unchanged   int      `json:"unchanged"`
-	Skipped     int      `json:"skipped"`          // too large, not text, unreadable
-	Errors      []string `json:"errors,omitempty"` // per file, at most maxFileErrors
-	TookMS      int64    `json:"took_ms"`
-}
+// SyncResult says what one sync did (the API's type, core/wire).
+type SyncResult = wire.SyncResult
 
 // maxFileErrors bounds the per-file errors a sync reports.
 const maxFileErrors = 20
@@ -105,9 +97,9 @@ func (c *Connectors) sync(ctx context.Context, id string, background bool) (*Syn
 // fileInfo is one text file found in the folder.
 type fileInfo struct {
 	rel   string // '/'-separated, relative to the root
-	abs   string
 	size  int64
 	mtime string
+	seen  entryInfo // as the walk saw it: the read opens only this file
 }
 
 func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *SyncResult, background bool) error {
@@ -117,18 +109,28 @@ func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *
 	}
 	// The root was allowed when the connector was made; connectors.roots
 	// may have changed since.
-	if _, e := c.allowedRoot(cfg.Root); e != nil {
+	_, real, e := c.allowedRootReal(cfg.Root)
+	if e != nil {
 		return fmt.Errorf("%s", e.Message)
 	}
-	found, err := c.walk(ctx, cfg.Root, res)
+	// Everything below is opened through this handle, never by path.
+	root, _, err := openRoot(real)
 	if err != nil {
 		return err
+	}
+	defer root.close()
+	found, kept, err := c.walk(ctx, root, cfg.Root, res)
+	if err != nil {
+		return err
+	}
+	if afterWalk != nil {
+		afterWalk()
 	}
 	known, err := storage.ConnectorFiles(ctx, c.svc.DB().Reader(), r.ID)
 	if err != nil {
 		return err
 	}
-	throttle := c.svc.NewThrottle()
+	throttle := c.svc.Foreground().NewThrottle()
 	for _, f := range found {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -144,7 +146,7 @@ func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *
 			res.Unchanged++
 			continue
 		}
-		if err := c.ingestFile(ctx, r, f, prev, res); err != nil {
+		if err := c.ingestFile(ctx, r, root, f, prev, res); err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return err
 			}
@@ -153,13 +155,16 @@ func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *
 				return err // the store, not the file
 			}
 			res.Skipped++
-			res.fileError(f.rel, err)
+			fileError(res, f.rel, err)
 		}
 	}
-	// What is left was ingested once and is gone from the folder now.
+	// What is left was ingested once and is gone from the folder now,
+	// unless the walk could not look where it was.
 	gone := make([]string, 0, len(known))
 	for p := range known {
-		gone = append(gone, p)
+		if !keptBy(p, kept) {
+			gone = append(gone, p)
+		}
 	}
 	sort.Strings(gone)
 	for _, p := range gone {
@@ -174,102 +179,193 @@ func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *
 	return nil
 }
 
-func (res *SyncResult) fileError(rel string, err error) {
+// fileError notes one file's failure in res, up to maxFileErrors.
+func fileError(res *SyncResult, rel string, err error) {
 	if len(res.Errors) < maxFileErrors {
 		res.Errors = append(res.Errors, rel+": "+err.Error())
 	}
 }
 
+// afterWalk, when set (by tests only), runs between the walk and the
+// reads: the window a swapped file would use.
+var afterWalk func()
+
+// Bounds of one walk beyond connectors.max_files: past maxFolders folders
+// or maxEntries directory entries the sync stops (as past max_files);
+// folders deeper than maxDepth are skipped.
+var (
+	maxFolders = 20000
+	maxEntries = 1000000
+	maxDepth   = 64
+)
+
 // walk lists the text files under root, in path order: symbolic links are
-// not followed, ignored folders (.gitignore, and version control and
-// dependency folders) are not entered, and files over
-// connectors.max_file_bytes are skipped. More than connectors.max_files
-// files is an error.
-func (c *Connectors) walk(ctx context.Context, root string, res *SyncResult) ([]fileInfo, error) {
-	cc := c.svc.Config().Connectors
-	rules := map[string]ignoreRules{"": builtinIgnores} // folder → rules in force there
-	var out []fileInfo
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
+// not followed, FIFOs, sockets and devices are not opened, ignored
+// folders (.gitignore, and version control and dependency folders) are not
+// entered, and files over connectors.max_file_bytes are skipped. More than
+// connectors.max_files files, maxFolders folders or maxEntries entries is
+// an error. Every folder is opened relative to its parent's handle (see
+// safefs.go).
+// It also returns what it kept (see walker.skip).
+func (c *Connectors) walk(ctx context.Context, root *dirHandle, rootName string, res *SyncResult) ([]fileInfo, []string, error) {
+	w := &walker{ctx: ctx, res: res, rootName: rootName, budget: newIgnoreBudget(),
+		maxFiles: c.svc.Config().Connectors.MaxFiles, maxFileBytes: c.svc.Config().Connectors.MaxFileBytes}
+	err := w.dir(root, "", &ignoreChain{rules: builtinIgnores}, 0)
+	res.Seen = len(w.out)
+	return w.out, w.kept, err
+}
+
+type walker struct {
+	ctx          context.Context
+	res          *SyncResult
+	rootName     string
+	budget       *ignoreBudget
+	maxFiles     int
+	maxFileBytes int64
+	out          []fileInfo
+	kept         []string // folders and files skipped on an error
+	folders      int
+	entries      int
+}
+
+// dir walks the open folder d at rel ("" for the root) with the ignore
+// rules in force above it.
+func (w *walker) dir(d *dirHandle, rel string, chain *ignoreChain, depth int) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	rules, err := readIgnoreAt(w.ctx, d, rel, w.budget)
+	if err != nil {
+		// A .gitignore that cannot be read whole leaves the folder
+		// unread: reading without its rules could take in what the user
+		// keeps out.
+		w.skip(rel, orDot(rel), err)
+		return nil
+	}
+	chain = chain.with(rules)
+	names, err := d.names(maxEntries - w.entries)
+	if err != nil {
+		w.skip(rel, orDot(rel), err)
+		return nil
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := w.ctx.Err(); err != nil {
+			return err
 		}
-		rel, rerr := filepath.Rel(root, p)
-		if rerr != nil {
-			return rerr
+		if w.entries++; w.entries > maxEntries {
+			return fmt.Errorf("%s holds more than %d files and folders; the sync stopped there", w.rootName, maxEntries)
 		}
-		rel = filepath.ToSlash(rel)
+		relName := name
+		if rel != "" {
+			relName = rel + "/" + name
+		}
+		if !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) {
+			w.skip(relName, strconv.Quote(relName), errors.New("a name with control characters or invalid UTF-8 is not read"))
+			continue
+		}
+		info, err := d.lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // gone since the folder was listed
+		}
 		if err != nil {
-			if rel == "." {
+			w.skip(relName, relName, err)
+			continue
+		}
+		switch info.kind {
+		case kindSymlink, kindOther:
+			continue // a link is never followed; a FIFO, socket or device never opened
+		case kindDir:
+			if chain.ignored(relName, true) {
+				continue
+			}
+			if depth+1 > maxDepth {
+				w.skip(relName, relName, errTooDeep(maxDepth))
+				continue
+			}
+			if w.folders++; w.folders > maxFolders {
+				return fmt.Errorf("%s holds more than %d folders; the sync stopped there", w.rootName, maxFolders)
+			}
+			sub, err := d.openDir(name, relName, info)
+			if err != nil {
+				w.skip(relName, relName, err)
+				continue
+			}
+			err = w.dir(sub, relName, chain, depth+1)
+			sub.close()
+			if err != nil {
 				return err
 			}
-			res.Skipped++
-			res.fileError(rel, err)
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
+		case kindRegular:
+			if !textFile(name) || chain.ignored(relName, false) {
+				continue
 			}
-			return nil
-		}
-		if rel == "." {
-			rules[""] = append(rules[""], readIgnore(p, "")...)
-			return nil
-		}
-		parent := pathDir(rel)
-		inForce := rules[parent]
-		if d.Type()&fs.ModeSymlink != 0 {
-			return nil // never followed: it could lead out of the root
-		}
-		if d.IsDir() {
-			if inForce.ignored(rel, true) {
-				return fs.SkipDir
+			if info.size > w.maxFileBytes {
+				w.res.Skipped++
+				continue
 			}
-			rules[rel] = append(append(ignoreRules{}, inForce...), readIgnore(p, rel)...)
-			return nil
+			if len(w.out) >= w.maxFiles {
+				return fmt.Errorf("%s holds more than %d text files (connectors.max_files); the sync stopped there", w.rootName, w.maxFiles)
+			}
+			w.out = append(w.out, fileInfo{rel: relName, size: info.size, mtime: info.mtime.UTC().Format(time.RFC3339Nano), seen: info})
 		}
-		if !d.Type().IsRegular() || !textFile(d.Name()) || inForce.ignored(rel, false) {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			res.Skipped++
-			res.fileError(rel, err)
-			return nil
-		}
-		if info.Size() > cc.MaxFileBytes {
-			res.Skipped++
-			return nil
-		}
-		if len(out) >= cc.MaxFiles {
-			return fmt.Errorf("%s holds more than %d text files (connectors.max_files); the sync stopped there", root, cc.MaxFiles)
-		}
-		out = append(out, fileInfo{rel: rel, abs: p, size: info.Size(), mtime: info.ModTime().UTC().Format(time.RFC3339Nano)})
-		return nil
-	})
-	res.Seen = len(out)
-	return out, err
-}
-
-func pathDir(rel string) string {
-	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-		return rel[:i]
 	}
-	return ""
+	return nil
 }
 
-// readIgnore reads the .gitignore of folder dir (rel to the root), if any.
-func readIgnore(dir, rel string) ignoreRules {
-	f, err := os.Open(filepath.Join(dir, ".gitignore"))
+// skip reports rel (shown as shown) as not read for err, and keeps what
+// the store has at or under rel: a folder or file that could not be looked
+// at is not gone, and its documents are not dropped.
+func (w *walker) skip(rel, shown string, err error) {
+	w.res.Skipped++
+	fileError(w.res, shown, err)
+	w.kept = append(w.kept, rel)
+}
+
+// keptBy reports whether p is at or under one of kept ("" keeps all).
+func keptBy(p string, kept []string) bool {
+	for _, k := range kept {
+		if k == "" || p == k || strings.HasPrefix(p, k+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func orDot(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}
+
+// readIgnoreAt reads the .gitignore of the open folder d (rel to the
+// root), if any, within the sync's bounds. One that is not a regular file
+// (a link, a FIFO) or is past the bounds is an error.
+func readIgnoreAt(ctx context.Context, d *dirHandle, rel string, budget *ignoreBudget) (ignoreRules, error) {
+	f, err := d.openFile(".gitignore")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf(".gitignore: %w", err)
 	}
-	defer f.Close()
-	return parseIgnore(rel, f)
+	if f.info.size > maxIgnoreBytes {
+		f.close()
+		return nil, &errIgnoreTooLarge{fmt.Sprintf("is larger than %d bytes", maxIgnoreBytes)}
+	}
+	b, err := f.readAll(ctx, maxIgnoreBytes)
+	if err != nil {
+		return nil, fmt.Errorf(".gitignore: %w", err)
+	}
+	return parseIgnoreBounded(rel, bytes.NewReader(b), budget, maxIgnoreBytes, maxIgnoreRules)
 }
 
 // ingestFile makes f a document, replacing prev's document when the file
 // changed. The old document goes first, so the new chunks are not taken
 // for duplicates of the old ones.
-func (c *Connectors) ingestFile(ctx context.Context, r *storage.Connector, f fileInfo, prev *storage.ConnectorFile, res *SyncResult) error {
-	content, err := readText(f.abs, c.svc.Config().Connectors.MaxFileBytes)
+func (c *Connectors) ingestFile(ctx context.Context, r *storage.Connector, root *dirHandle, f fileInfo, prev *storage.ConnectorFile, res *SyncResult) error {
+	content, err := readText(ctx, root, f, c.svc.Config().Connectors.MaxFileBytes)
 	if err != nil {
 		return err
 	}
@@ -290,8 +386,10 @@ func (c *Connectors) ingestFile(ctx context.Context, r *storage.Connector, f fil
 		}
 	}
 	meta, _ := json.Marshal(map[string]any{"path": f.rel, "connector": r.DisplayName, "mtime": f.mtime})
-	doc, err := c.docs.CreateDocument(ctx, documents.DocumentInput{SourceType: "file", Content: string(content),
-		Title: r.DisplayName + "/" + f.rel, ContentType: contentType(f.rel), ConnectorID: r.ID, Metadata: meta})
+	// Cleaned at ingest: no control character or escape sequence in a
+	// file becomes a memory, nor in its name a title or a tag.
+	doc, err := c.docs.CreateDocument(ctx, documents.DocumentInput{SourceType: "file", Content: text.Display(string(content)),
+		Title: text.CleanLine(r.DisplayName + "/" + f.rel), ContentType: contentType(f.rel), ConnectorID: r.ID, Metadata: meta})
 	if err != nil {
 		return err
 	}
@@ -307,14 +405,15 @@ func (c *Connectors) ingestFile(ctx context.Context, r *storage.Connector, f fil
 	return nil
 }
 
-// readText reads a file of at most limit bytes that is UTF-8 text.
-func readText(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
+// readText reads the file f beneath root, of at most limit bytes, that
+// is UTF-8 text: only when it is still the regular file the walk saw, and
+// never past ctx's end.
+func readText(ctx context.Context, root *dirHandle, f fileInfo, limit int64) ([]byte, error) {
+	rf, err := root.openBeneath(f.rel, f.seen)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	b, err := rf.readAll(ctx, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -12,13 +12,14 @@ import (
 	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/fetch"
+	"github.com/cairnmem/cairn/core/vectors"
 
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Documents (reference section 2.5, seed 003 "Document Ingest"): a long
+// Documents (docs/design/pipeline.md, "Document ingest"): a long
 // text or a web page is registered, then the document worker extracts its
 // text, cuts it into overlapping windows and stores each window as a
 // memory of type document_chunk, linked to the document by its position.
@@ -146,7 +147,7 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 	}
 	now := s.svc.Timestamp()
 	d := &storage.Document{
-		ID: core.NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: s.svc.RedactField(text.CollapseSpace(in.Title)),
+		ID: core.NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: s.svc.Redactor().Field(text.CollapseSpace(in.Title)),
 		ContentType: strings.TrimSpace(in.ContentType), ConnectorID: strings.TrimSpace(in.ConnectorID),
 		Status: storage.DocQueued, CreatedAt: now, UpdatedAt: now,
 	}
@@ -156,7 +157,7 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 	}
 	if len(in.Metadata) > 0 {
 		var compact bytes.Buffer
-		if err := json.Compact(&compact, s.svc.RedactJSON(in.Metadata)); err != nil {
+		if err := json.Compact(&compact, s.svc.Redactor().JSON(in.Metadata)); err != nil {
 			return nil, core.Invalid("metadata", "metadata must be a JSON object")
 		}
 		d.Metadata = compact.String()
@@ -339,7 +340,7 @@ func (s *Documents) DeleteDocument(ctx context.Context, id, reason string, actor
 	if err != nil {
 		return nil, err
 	}
-	s.svc.Vectors().SyncVectors(ctx, removed...)
+	s.vec.SyncVectors(ctx, removed...)
 	for _, mid := range removed {
 		s.svc.Publish(core.Event{Kind: core.EventDeleted, MemoryID: mid, Actor: actor.Name})
 	}
@@ -367,7 +368,7 @@ func (s *Documents) removeChunkMemory(ctx context.Context, tx *storage.Tx, memor
 	if res == nil {
 		return false, ferr
 	}
-	return res.Status == "deleted", nil
+	return res.Status == core.StatusDeleted, nil
 }
 
 // Documents ingests documents (text or a fetched URL) into memories: each is
@@ -376,7 +377,8 @@ func (s *Documents) removeChunkMemory(ctx context.Context, tx *storage.Tx, memor
 // composition root (core/app) builds it.
 type Documents struct {
 	svc *core.Service
+	vec *vectors.Vectors
 }
 
-// New returns the Documents of svc.
-func New(svc *core.Service) *Documents { return &Documents{svc: svc} }
+// New returns the Documents of svc, whose chunks vec embeds.
+func New(svc *core.Service, vec *vectors.Vectors) *Documents { return &Documents{svc: svc, vec: vec} }

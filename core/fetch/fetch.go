@@ -16,16 +16,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/text"
 	"golang.org/x/text/encoding/htmlindex"
 )
 
-// URL fetching for documents (seed 003 "URL Fetcher"): http and https
-// only, a timeout, a bounded number of redirects, a byte limit enforced on
-// what is read (never trusting Content-Length), a short list of textual
-// Content types, HTML reduced to text, and no connection to a non-public
-// address unless documents.allow_private_fetch is on. The address check
-// runs on the resolved IP at connect time, so redirects and DNS answers
-// that change between lookups are covered.
+// URL fetching for documents (docs/design/pipeline.md, "URL fetching"):
+// http and https only, a timeout, a bounded number of redirects, a byte
+// limit enforced on what is read (never trusting Content-Length), a short
+// list of textual Content types, HTML reduced to text, and no connection to
+// a non-public address unless documents.allow_private_fetch is on. The
+// address check runs on the resolved IP at connect time, so redirects and
+// DNS answers that change between lookups are covered.
 
 // Options bound one fetch.
 type Options struct {
@@ -37,11 +38,11 @@ type Options struct {
 
 // Result is a fetched page reduced to text.
 type Result struct {
-	Content     string // text (HTML stripped)
+	Content     string // text (HTML stripped), through text.Display
 	ContentType string // media type, without parameters
-	Title       string // from <title>, for HTML
+	Title       string // from <title>, for HTML, through text.CleanLine
 	Bytes       int    // bytes read from the wire
-	FinalURL    string // after redirects
+	FinalURL    string // after redirects, through text.RedactURL
 }
 
 // Error is a failed fetch. Permanent errors (a refused address, an
@@ -89,13 +90,18 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("198.51.100.0/24"), // documentation
 	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
 	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
+	netip.MustParsePrefix("2001::/32"),       // Teredo: a tunnel to an IPv4 address it hides
+	netip.MustParsePrefix("2001:10::/28"),    // ORCHID (deprecated)
+	netip.MustParsePrefix("2001:20::/28"),    // ORCHIDv2
 }
 
 // Prefixes that embed an IPv4 address, judged by that address.
 var (
-	nat64     = netip.MustParsePrefix("64:ff9b::/96")
-	sixToFour = netip.MustParsePrefix("2002::/16")
-	cgnat     = netip.MustParsePrefix("100.64.0.0/10")
+	ipv4Compatible = netip.MustParsePrefix("::/96")
+	ipv4Translated = netip.MustParsePrefix("::ffff:0:0:0/96")
+	nat64          = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour      = netip.MustParsePrefix("2002::/16")
+	cgnat          = netip.MustParsePrefix("100.64.0.0/10")
 )
 
 // blockedReason says why ip may not be fetched from, or "" when it may.
@@ -117,6 +123,14 @@ func blockedReason(ip netip.Addr) string {
 	}
 	if ip.Is6() {
 		b := ip.As16()
+		// ::a.b.c.d (IPv4-compatible, deprecated) and ::ffff:0:a.b.c.d
+		// (IPv4-translated): "[::127.0.0.1]" is no public address.
+		if ipv4Compatible.Contains(ip) {
+			return "an IPv4-compatible address (deprecated)"
+		}
+		if ipv4Translated.Contains(ip) {
+			return "an IPv4-translated address"
+		}
 		// NAT64 (64:ff9b::/96) and 6to4 (2002::/16) carry an IPv4
 		// address: judge that one.
 		if nat64.Contains(ip) {
@@ -169,18 +183,51 @@ func checkFetchURL(u *url.URL, allowPrivate bool) error {
 		if why := blockedReason(ip); why != "" {
 			return refused(host, why)
 		}
+	} else if numericHost(h) {
+		// 2130706433, 0x7f.1, 0177.0.0.1: no DNS name ends in a number;
+		// a resolver may read them as an IPv4 address in another notation.
+		return refused(host, "a numeric host that is not a plain IP address")
 	}
 	return nil
 }
 
-// ValidateURL parses and checks a document URL as the fetcher will.
+// numericHost reports a host name whose last label is a number (decimal,
+// or hexadecimal with 0x): an IPv4 address in a notation netip does not
+// read, never a DNS name.
+func numericHost(h string) bool {
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	if last == "" {
+		return false
+	}
+	if strings.HasPrefix(last, "0x") {
+		last = last[2:]
+		return strings.Trim(last, "0123456789abcdef") == ""
+	}
+	return strings.Trim(last, "0123456789") == ""
+}
+
+// ValidateURL parses and checks a document URL as the fetcher will. Beyond
+// checkFetchURL, a URL that carries a credential is refused: a user name
+// or password (user:password@host), a secret-looking query or fragment
+// value (?access_token=…, &sig=…, ?key=AIza…) or a token in the path, as
+// text.URLSecrets finds them. A document's URL is stored, listed and
+// logged; the only way it never holds a secret is never to take one. (A
+// redirect may lead to a signed URL: redirects are not held to this, and
+// Result.FinalURL is redacted.)
 func ValidateURL(raw string, allowPrivate bool) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, permanentf("url is not a valid URL")
 	}
 	if err := checkFetchURL(u, allowPrivate); err != nil {
 		return nil, err
+	}
+	if u.User != nil {
+		return nil, permanentf("url must not hold a user name or password (user:password@host): cairn stores a document's URL, so it cannot take one that needs a login")
+	}
+	if found := text.URLSecrets(raw); len(found) > 0 {
+		return nil, permanentf("url must not hold a credential (%s): cairn stores a document's URL, so it cannot take one with a token or signature in it", strings.Join(found, ", "))
 	}
 	return u, nil
 }
@@ -215,7 +262,7 @@ func fetchClient(opts Options) *http.Client {
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			for _, v := range via {
 				if v.URL.String() == req.URL.String() {
-					return permanentf("redirect loop: %s redirects back to itself", req.URL.Redacted())
+					return permanentf("redirect loop: %s redirects back to itself", text.RedactURL(req.URL.String()))
 				}
 			}
 			if len(via) > opts.MaxRedirects {
@@ -226,8 +273,19 @@ func fetchClient(opts Options) *http.Client {
 	}
 }
 
-// URL fetches raw and reduces it to text.
+// URL fetches raw and reduces it to text. An error's message holds no
+// credential of a URL (text.RedactURLsIn) and no control character
+// (text.DisplayLine): it is stored as the document's error and logged.
 func URL(ctx context.Context, raw string, opts Options) (*Result, error) {
+	res, err := fetchURL(ctx, raw, opts)
+	var fe *Error
+	if errors.As(err, &fe) {
+		fe.Msg = text.DisplayLine(text.RedactURLsIn(fe.Msg))
+	}
+	return res, err
+}
+
+func fetchURL(ctx context.Context, raw string, opts Options) (*Result, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = config.DefaultDocumentsFetchTimeout
 	}
@@ -241,6 +299,7 @@ func URL(ctx context.Context, raw string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	shown := text.RedactURL(u.String()) // the URL as errors say it
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -258,53 +317,53 @@ func URL(ctx context.Context, raw string, opts Options) (*Result, error) {
 			return nil, fe
 		}
 		if ctx.Err() != nil {
-			return nil, &Error{Msg: fmt.Sprintf("fetch %s: timed out after %s (documents.fetch_timeout)", u.Redacted(), opts.Timeout)}
+			return nil, &Error{Msg: fmt.Sprintf("fetch %s: timed out after %s (documents.fetch_timeout)", shown, opts.Timeout)}
 		}
-		return nil, &Error{Msg: fmt.Sprintf("fetch %s: %v", u.Redacted(), unwrapURLError(err))}
+		return nil, &Error{Msg: fmt.Sprintf("fetch %s: %v", shown, unwrapURLError(err))}
 	}
 	defer res.Body.Close()
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		perm := res.StatusCode >= 400 && res.StatusCode < 500 && res.StatusCode != 408 && res.StatusCode != 425 && res.StatusCode != 429
-		return nil, &Error{Msg: fmt.Sprintf("fetch %s: HTTP %s", u.Redacted(), res.Status), Permanent: perm}
+		return nil, &Error{Msg: fmt.Sprintf("fetch %s: HTTP %s", shown, res.Status), Permanent: perm}
 	}
 	mediaType, params := "", map[string]string{}
 	if ct := res.Header.Get("Content-Type"); ct != "" {
 		mt, p, err := mime.ParseMediaType(ct)
 		if err != nil {
-			return nil, permanentf("fetch %s: unreadable content type %q", u.Redacted(), ct)
+			return nil, permanentf("fetch %s: unreadable content type %q", shown, ct)
 		}
 		mediaType, params = mt, p
 	}
 	if mediaType != "" && !textual(mediaType) {
-		return nil, permanentf("fetch %s: content type %s is not supported (text/*, application/json, application/xml, application/xhtml+xml are)", u.Redacted(), mediaType)
+		return nil, permanentf("fetch %s: content type %s is not supported (text/*, application/json, application/xml, application/xhtml+xml are)", shown, mediaType)
 	}
 	if res.ContentLength > opts.MaxBytes {
-		return nil, permanentf("fetch %s: content is %d bytes; the limit is %d (documents.max_content_bytes)", u.Redacted(), res.ContentLength, opts.MaxBytes)
+		return nil, permanentf("fetch %s: content is %d bytes; the limit is %d (documents.max_content_bytes)", shown, res.ContentLength, opts.MaxBytes)
 	}
 	// Read at most one byte past the limit, whatever the server declared.
 	body, err := io.ReadAll(io.LimitReader(res.Body, opts.MaxBytes+1))
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, &Error{Msg: fmt.Sprintf("fetch %s: timed out after %s (documents.fetch_timeout)", u.Redacted(), opts.Timeout)}
+			return nil, &Error{Msg: fmt.Sprintf("fetch %s: timed out after %s (documents.fetch_timeout)", shown, opts.Timeout)}
 		}
-		return nil, &Error{Msg: fmt.Sprintf("fetch %s: reading the body: %v", u.Redacted(), unwrapURLError(err))}
+		return nil, &Error{Msg: fmt.Sprintf("fetch %s: reading the body: %v", shown, unwrapURLError(err))}
 	}
 	if int64(len(body)) > opts.MaxBytes {
-		return nil, permanentf("fetch %s: content exceeds %d bytes (documents.max_content_bytes)", u.Redacted(), opts.MaxBytes)
+		return nil, permanentf("fetch %s: content exceeds %d bytes (documents.max_content_bytes)", shown, opts.MaxBytes)
 	}
 	if mediaType == "" {
 		mt, p, _ := mime.ParseMediaType(http.DetectContentType(body))
 		mediaType, params = mt, p
 		if !textual(mediaType) {
-			return nil, permanentf("fetch %s: content type %s is not supported (text/*, application/json, application/xml, application/xhtml+xml are)", u.Redacted(), mediaType)
+			return nil, permanentf("fetch %s: content type %s is not supported (text/*, application/json, application/xml, application/xhtml+xml are)", shown, mediaType)
 		}
 	}
-	text := decodeCharset(body, params["charset"])
-	out := &Result{ContentType: mediaType, Bytes: len(body), FinalURL: res.Request.URL.String()}
+	decoded := decodeCharset(body, params["charset"])
+	out := &Result{ContentType: mediaType, Bytes: len(body), FinalURL: text.RedactURL(res.Request.URL.String())}
 	if mediaType == "text/html" || mediaType == "application/xhtml+xml" {
-		out.Content, out.Title = StripHTML(text)
+		out.Content, out.Title = StripHTML(decoded)
 	} else {
-		out.Content = text
+		out.Content = text.Display(decoded) // no control character or escape sequence is stored
 	}
 	return out, nil
 }

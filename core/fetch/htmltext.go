@@ -16,6 +16,11 @@ import (
 // entities are decoded (in text only, so an escaped "&lt;b&gt;" stays
 // text) and whitespace runs collapse to one space. Malformed markup never
 // panics: an unterminated tag or comment ends the text.
+//
+// Decoded text goes through text.Display and the title through
+// text.CleanLine: "&#x1b;]52;c;…&#x7;" is harmless in a browser but real
+// ESC and BEL bytes once decoded, and neither the body nor the title (which
+// becomes a tag) may carry a control character or an escape sequence.
 func StripHTML(s string) (body, title string) {
 	var w htmlTextWriter
 	w.out.Grow(len(s) / 2)
@@ -24,7 +29,7 @@ func StripHTML(s string) (body, title string) {
 	textStart := 0
 	flushText := func(end int) {
 		if end > textStart {
-			w.text(html.UnescapeString(s[textStart:end]))
+			w.text(text.Display(html.UnescapeString(s[textStart:end])))
 		}
 	}
 	for i < len(s) {
@@ -84,7 +89,7 @@ func StripHTML(s string) (body, title string) {
 			case name == "title" && !selfClosing:
 				stop := findEndTag(s, i, "title")
 				if !titleSeen {
-					title = text.CollapseSpace(html.UnescapeString(s[i:stop]))
+					title = text.CleanLine(html.UnescapeString(s[i:stop]))
 					titleSeen = true
 				}
 				i = skipRawText(s, i, "title")

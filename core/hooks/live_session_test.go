@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/internal/apitest"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
@@ -30,7 +30,7 @@ func TestLearningDuringTheSession(t *testing.T) {
 	ctx := context.Background()
 	learned := func() string {
 		t.Helper()
-		job, err := e.Svc.Jobs().Lease(ctx, "test", core.JobSessionExtract)
+		job, err := e.App.Jobs.Lease(ctx, "test", jobs.SessionExtract)
 		if err != nil || job == nil {
 			t.Fatalf("no learning job queued: %v", err)
 		}

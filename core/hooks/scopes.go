@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
 
-// The hooks' side of scopes (seed 002: user, project and agent slots, each
-// queried on its own). A session start lists the user's memories (they
+// The hooks' side of scopes (docs/design/evolution.md, "Scopes and
+// slots": user, project and agent slots, each queried on its own). A
+// session start lists the user's memories (they
 // follow the user into every project) and the hook agent's own under
 // their own headings and within their own budgets (hooks.user_chars,
 // hooks.agent_chars), apart from the project's list; a prompt adds up to
@@ -39,7 +41,7 @@ func (hk *Hooks) scopedOut(ctx context.Context, ids []string, agent string) (sco
 	}
 	scoped, foreign = map[string]bool{}, map[string]bool{}
 	for id, sw := range scopes {
-		if sw[0] == core.ScopeAgent && sw[1] != agent {
+		if sw[0] == evolution.ScopeAgent && sw[1] != agent {
 			foreign[id] = true
 		} else {
 			scoped[id] = true
@@ -79,10 +81,10 @@ func (hk *Hooks) sessionScopes(ctx context.Context, h Request, now time.Time) (s
 		scope, who, title string
 		budget            int
 	}{
-		{core.ScopeUser, "", "About the User (user scope: every project)", cfg.UserChars},
-		{core.ScopeAgent, agentOf(h), "This Agent (agent scope)", cfg.AgentChars},
+		{evolution.ScopeUser, "", "About the User (user scope: every project)", cfg.UserChars},
+		{evolution.ScopeAgent, agentOf(h), "This Agent (agent scope)", cfg.AgentChars},
 	} {
-		if sc.budget <= 0 || (sc.scope == core.ScopeAgent && sc.who == "") {
+		if sc.budget <= 0 || (sc.scope == evolution.ScopeAgent && sc.who == "") {
 			continue
 		}
 		var rows []storage.InjectCandidate
@@ -188,7 +190,7 @@ func (hk *Hooks) withScopes(ctx context.Context, h Request, query, keywordQuery 
 		return hits, mine, nil
 	}
 	var own []string
-	for _, sc := range []string{core.ScopeUser, core.ScopeAgent} {
+	for _, sc := range []string{evolution.ScopeUser, evolution.ScopeAgent} {
 		got, err := storage.ScopeIDs(ctx, hk.db.Reader(), sc, agent, maxScopeCandidates)
 		if err != nil {
 			return nil, nil, err

@@ -27,9 +27,10 @@ func superseded(r *apitest.Resp) []string {
 	return out
 }
 
-// Scopes (seed 002): a user memory follows the user into every project, an
-// agent memory stays with its agent, and the hooks list each scope on its
-// own, within its own budget, apart from the project's memories.
+// Scopes (docs/design/evolution.md, "Scopes and slots"): a user memory
+// follows the user into every project, an agent memory stays with its
+// agent, and the hooks list each scope on its own, within its own budget,
+// apart from the project's memories.
 func TestScopes(t *testing.T) {
 	e := apitest.NewEnv(t, apitest.NoEmbed)
 	const atlas, webshop = "/p/atlas", "/p/webshop"

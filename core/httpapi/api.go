@@ -18,6 +18,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/sessions"
+	"github.com/cairnmem/cairn/core/transfer"
 
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/config"
@@ -40,6 +41,7 @@ type API struct {
 	guard   *browserGuard
 	hc      healthCache
 	routes  map[string]route // by pattern: the table the router and the auth gate share
+	debug   *table           // the profiler's routes (debugRouteTable), served by DebugHandler
 	admit   *admission       // requests served at once (admission.go)
 }
 
@@ -53,6 +55,10 @@ func NewAPI(ap *app.App, version, addr string) *API {
 	a.admit = newAdmission(svc.Config().Server)
 	for _, rt := range a.routeTable() {
 		a.register(rt)
+	}
+	a.debug = &table{mux: http.NewServeMux(), routes: map[string]route{}}
+	for _, rt := range a.debugRouteTable() {
+		a.registerOn(a.debug, rt)
 	}
 	return a
 }
@@ -79,7 +85,7 @@ func (a *API) Handler() http.Handler {
 		w.Header().Set("X-Request-Id", reqID)
 		rw := &statusWriter{ResponseWriter: w}
 		if r.URL.Path != "/health" { // background work yields to requests (core/foreground.go)
-			defer a.svc.Foreground()()
+			defer a.svc.Foreground().Enter()()
 		}
 		_, pattern := a.mux.Handler(r)
 		defer a.recordRequest(r, pattern, rw, start)
@@ -218,7 +224,7 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	queue, err := a.svc.QueueCounts(r.Context())
+	queue, err := a.app.Ops.QueueCounts(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -251,8 +257,8 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) embeddingSummary() map[string]any {
 	out := map[string]any{"provider": a.svc.Config().Embedding.Provider}
-	if e := a.svc.Vectors().Embedder(); e != nil {
-		out["model"], out["available"] = e.Model(), a.svc.Vectors().ProviderHealthy()
+	if e := a.app.Vectors.Embedder(); e != nil {
+		out["model"], out["available"] = e.Model(), a.app.Vectors.ProviderHealthy()
 	} else {
 		out["provider"] = "none"
 	}
@@ -296,7 +302,8 @@ func (a *API) remember(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, res.Response())
 		return
 	}
-	// Seed 003's lossless transcripts: stored as session end stores them.
+	// A transcript sent with a remember is stored as session end stores it
+	// (docs/design/pipeline.md, "Session transcripts").
 	n, err := a.app.Sessions.RememberTranscript(r.Context(), sessions.Ref{Key: in.SessionID, Harness: harness,
 		Project: in.Project}, transcript)
 	if err != nil {
@@ -903,7 +910,7 @@ func (a *API) export(w http.ResponseWriter, r *http.Request) {
 	bw := bufio.NewWriterSize(out, 64<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	err := a.svc.Export(r.Context(), f, func(m *core.ExportRecord) error { return enc.Encode(m) })
+	err := a.app.Transfer.Export(r.Context(), f, func(m *transfer.ExportRecord) error { return enc.Encode(m) })
 	if err != nil {
 		if !out.started {
 			a.fail(w, r, err)
@@ -948,39 +955,12 @@ func (a *API) importMemories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	actor := actorOf(r, nil)
-	res, err := a.svc.Import(r.Context(), recs, actor)
+	res, err := a.app.Transfer.Import(r.Context(), recs, actor)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
-}
-
-// DecodeRememberInput reads a remember request body as the API does, so the
-// CLI's direct mode accepts exactly what the API accepts.
-func DecodeRememberInput(raw []byte) (core.RememberInput, error) {
-	b, e := parseBody(raw)
-	if e != nil {
-		return core.RememberInput{}, e
-	}
-	in, e := rememberInputFrom(b)
-	if e != nil {
-		return in, e
-	}
-	return in, nil
-}
-
-// DecodeRecallInput reads a recall request body as the API does.
-func DecodeRecallInput(raw []byte) (core.RecallInput, error) {
-	b, e := parseBody(raw)
-	if e != nil {
-		return core.RecallInput{}, e
-	}
-	in, e := recallInputFrom(b)
-	if e != nil {
-		return in, e
-	}
-	return in, nil
 }
 
 // Serve serves the API on ln until ctx ends, then shuts it down, letting

@@ -7,7 +7,8 @@ import (
 	"github.com/cairnmem/cairn/core/connectors"
 )
 
-// Connectors (seed 001): the registry, a sync on request, and removal.
+// Connectors (docs/design/pipeline.md, "Connectors"): the registry, a
+// sync on request, and removal.
 
 func (a *API) listConnectors(w http.ResponseWriter, r *http.Request) {
 	list, err := a.app.Connectors.List(r.Context())

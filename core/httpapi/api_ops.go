@@ -173,12 +173,12 @@ func (a *API) measure(ctx context.Context) (map[string]any, error) {
 		a.log.Warn("status counts", "err", err)
 		note(err)
 	}
-	if jobs, err := s.QueueCounts(ctx); err == nil {
+	if jobs, err := a.app.Ops.QueueCounts(ctx); err == nil {
 		counts["jobs"] = jobs
 	} else {
 		note(err)
 	}
-	if n, err := s.PendingProposals(ctx); err == nil {
+	if n, err := a.app.Pipeline.CountProposals(ctx, storage.ProposalPending); err == nil {
 		counts["pendingProposals"] = n
 	} else {
 		note(err)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/storage"
@@ -64,7 +65,7 @@ func (a *API) approveProposal(w http.ResponseWriter, r *http.Request) { a.decide
 func (a *API) rejectProposal(w http.ResponseWriter, r *http.Request)  { a.decideProposal(w, r, false) }
 
 func (a *API) getJob(w http.ResponseWriter, r *http.Request) {
-	j, err := a.svc.Jobs().Get(r.Context(), r.PathValue("id"))
+	j, err := a.app.Jobs.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -73,7 +74,7 @@ func (a *API) getJob(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) pipelineStatus(w http.ResponseWriter, r *http.Request) {
-	st, err := a.svc.PipelineStatus(r.Context())
+	st, err := a.app.Ops.PipelineStatus(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -98,12 +99,12 @@ func (a *API) graphEntities(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	var ents []core.GraphEntity
+	var ents []graph.Entity
 	var err error
 	if id := q.Get("memory"); id != "" {
-		ents, err = a.svc.MemoryEntities(r.Context(), id)
+		ents, err = a.app.Graph.MemoryEntities(r.Context(), id)
 	} else {
-		ents, err = a.svc.GraphEntities(r.Context(), q.Get("q"), limit)
+		ents, err = a.app.Graph.Entities(r.Context(), q.Get("q"), limit)
 	}
 	if err != nil {
 		a.fail(w, r, err)
@@ -126,7 +127,7 @@ func (a *API) graphEntity(w http.ResponseWriter, r *http.Request) {
 		writeError(w, core.Invalid("relation", "relation is %d bytes; a relation type has at most 64", n))
 		return
 	}
-	d, err := a.svc.GraphEntity(r.Context(), r.PathValue("id"), core.EntityQuery{
+	d, err := a.app.Graph.Entity(r.Context(), r.PathValue("id"), graph.Query{
 		RelationType: q.Get("relation"), Project: q.Get("project"), Limit: limit})
 	if err != nil {
 		a.fail(w, r, err)

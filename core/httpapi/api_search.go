@@ -81,7 +81,7 @@ func (a *API) embeddings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	withVectors, _ := parseBool(r.URL.Query().Get("vectors"))
-	rows, total, err := a.svc.Embeddings(r.Context(), limit, offset, withVectors)
+	rows, total, err := a.app.Vectors.Embeddings(r.Context(), limit, offset, withVectors)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -91,7 +91,7 @@ func (a *API) embeddings(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) embeddingStatus(w http.ResponseWriter, r *http.Request) {
-	st, err := a.svc.Vectors().EmbeddingStatus(r.Context())
+	st, err := a.app.Vectors.EmbeddingStatus(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return

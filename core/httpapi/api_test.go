@@ -138,7 +138,7 @@ func TestRouting(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// 2.1 remember
+// remember
 // ---------------------------------------------------------------------------
 
 const deployFact = "The deploy script for project atlas lives in tools/deploy.sh and needs AWS_PROFILE=prod."
@@ -629,7 +629,7 @@ func TestRememberChunkingWithIdempotencyKey(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// 2.2 reads: get, list, history
+// reads: get, list, history
 // ---------------------------------------------------------------------------
 
 func TestGetMemory(t *testing.T) {
@@ -881,7 +881,7 @@ func TestGlobalHistory(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// 2.3 PATCH
+// PATCH
 // ---------------------------------------------------------------------------
 
 func TestPatchValidation(t *testing.T) {
@@ -1063,7 +1063,7 @@ func TestPatchContentOverRememberLimit(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// 2.3 DELETE and recover
+// DELETE and recover
 // ---------------------------------------------------------------------------
 
 func TestDelete(t *testing.T) {
@@ -1261,7 +1261,7 @@ func TestRecoverAtExactWindow(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// 2.3 batch modify
+// batch modify
 // ---------------------------------------------------------------------------
 
 func TestBatchModify(t *testing.T) {
@@ -1393,7 +1393,7 @@ func TestBatchModify(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// 2.3 batch forget
+// batch forget
 // ---------------------------------------------------------------------------
 
 func TestBatchForget(t *testing.T) {
@@ -1582,7 +1582,7 @@ func TestBatchForgetEmptySelectionShape(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// 2.2 recall
+// recall
 // ---------------------------------------------------------------------------
 
 func TestRecall(t *testing.T) {

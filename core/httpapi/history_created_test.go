@@ -7,7 +7,9 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/internal/apitest"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/retention"
 )
 
 // TestCreatedEventShowsWhatWasCreated: a "created" event stores no copy
@@ -55,7 +57,7 @@ func TestCreatedEventShowsWhatWasCreated(t *testing.T) {
 	e.Del(t, b, map[string]any{"reason": "obsolete"}).Want(t, 200)
 	e.Clock.Advance(time.Hour)
 	err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
-		ids, err := storage.PurgeTombstones(context.Background(), tx, storage.FormatTime(e.Clock.Now()), 10)
+		ids, err := retention.PurgeTombstones(context.Background(), tx, storage.FormatTime(e.Clock.Now()), 10)
 		if err == nil && (len(ids) != 1 || ids[0] != b) {
 			t.Errorf("purged %v", ids)
 		}
@@ -72,7 +74,7 @@ func TestCreatedEventShowsWhatWasCreated(t *testing.T) {
 	}
 
 	// An imported memory's created event too.
-	res, err := e.Svc.Import(context.Background(), []core.ImportLine{{Line: 1, Memory: core.Memory{ID: "0195a1b2-0000-7000-8000-00000000aa01",
+	res, err := e.App.Transfer.Import(context.Background(), []transfer.ImportLine{{Line: 1, Memory: core.Memory{ID: "0195a1b2-0000-7000-8000-00000000aa01",
 		Content: "Imported: the cache TTL is 300 s.", Type: "fact", Importance: 0.5, Confidence: 1}}}, core.Actor{Name: "test"})
 	if err != nil || res.Imported != 1 {
 		t.Fatalf("import: %+v %v", res, err)

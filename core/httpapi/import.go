@@ -14,7 +14,9 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -26,7 +28,7 @@ const maxImportLine = 16 << 20
 // lines and the export's trailer ignored. Every line is checked before
 // anything is written; the first bad line is reported with its number and
 // field. Lines are parsed on every core.
-func ReadImportLines(r io.Reader) ([]core.ImportLine, *core.Error) {
+func ReadImportLines(r io.Reader) ([]transfer.ImportLine, *core.Error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxImportLine)
 	type rawLine struct {
@@ -41,7 +43,7 @@ func ReadImportLines(r io.Reader) ([]core.ImportLine, *core.Error) {
 			raw = append(raw, rawLine{n, line})
 		}
 	}
-	out := make([]core.ImportLine, len(raw))
+	out := make([]transfer.ImportLine, len(raw))
 	keep := make([]bool, len(raw))
 	errs := make([]*core.Error, len(raw))
 	workers := min(runtime.GOMAXPROCS(0), max(len(raw)/256, 1))
@@ -86,7 +88,7 @@ func ReadImportLines(r io.Reader) ([]core.ImportLine, *core.Error) {
 
 // parseImportLine parses line number n; keep is false for the export's
 // trailer.
-func parseImportLine(n int, line string) (l core.ImportLine, keep bool, e *core.Error) {
+func parseImportLine(n int, line string) (l transfer.ImportLine, keep bool, e *core.Error) {
 	b, e := parseBody([]byte(line))
 	if e != nil {
 		return l, false, lineError(n, "", strings.TrimPrefix(e.Message, "Invalid JSON body: "))
@@ -94,11 +96,11 @@ func parseImportLine(n int, line string) (l core.ImportLine, keep bool, e *core.
 	if _, end := b["_end"]; end && len(b) == 1 {
 		return l, false, nil
 	}
-	// The line's "evolution" is what export carries (core.Carried); it
+	// The line's "evolution" is what export carries (evolution.Carried); it
 	// shadows the memory's own, which export leaves out.
 	var rec struct {
 		core.Memory
-		Evolution *core.Carried `json:"evolution"`
+		Evolution *evolution.Carried `json:"evolution"`
 	}
 	if err := json.Unmarshal([]byte(line), &rec); err != nil {
 		var ute *json.UnmarshalTypeError
@@ -112,10 +114,10 @@ func parseImportLine(n int, line string) (l core.ImportLine, keep bool, e *core.
 	if e := validateImport(&m); e != nil {
 		return l, false, lineError(n, fmt.Sprint(e.Extra["field"]), e.Message)
 	}
-	if e := core.CheckCarried(&m, rec.Evolution); e != nil {
+	if e := transfer.CheckCarried(&m, rec.Evolution); e != nil {
 		return l, false, lineError(n, fmt.Sprint(e.Extra["field"]), e.Message)
 	}
-	return core.ImportLine{Line: n, Memory: m, Evolution: rec.Evolution}, true, nil
+	return transfer.ImportLine{Line: n, Memory: m, Evolution: rec.Evolution}, true, nil
 }
 
 func lineError(line int, field, msg string) *core.Error {

@@ -3,8 +3,7 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/cairnmem/cairn/core"
-
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -16,25 +15,25 @@ func (a *API) listJobs(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	jobs, err := a.svc.Jobs().List(r.Context(), core.JobFilter{Status: q.Get("status"), JobType: q.Get("type"), MemoryID: q.Get("memory_id")}, limit)
+	rows, err := a.app.Jobs.List(r.Context(), jobs.Filter{Status: q.Get("status"), JobType: q.Get("type"), MemoryID: q.Get("memory_id")}, limit)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	byStatus, byType, err := a.svc.Jobs().Counts(r.Context())
+	byStatus, byType, err := a.app.Jobs.Counts(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	if jobs == nil {
-		jobs = []*storage.Job{}
+	if rows == nil {
+		rows = []*storage.Job{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"jobs": jobs, "count": len(jobs), "counts": byStatus, "byType": byType})
+	writeJSON(w, http.StatusOK, map[string]any{"jobs": rows, "count": len(rows), "counts": byStatus, "byType": byType})
 }
 
 // retryJob serves POST /api/jobs/{id}/retry.
 func (a *API) retryJob(w http.ResponseWriter, r *http.Request) {
-	j, err := a.svc.Jobs().Retry(r.Context(), r.PathValue("id"))
+	j, err := a.app.Jobs.Retry(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return

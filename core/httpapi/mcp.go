@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/auth"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/hooks"
 
 	"github.com/cairnmem/cairn/core/text"
@@ -307,7 +308,7 @@ func (s mcpTools) mcpStore(ctx context.Context, req *mcp.CallToolRequest, in MCP
 	rin := core.RememberInput{Content: in.Content, Type: in.Type, Importance: in.Importance, Pinned: in.Pinned,
 		Project: in.Project, Who: in.Who, SourceType: "mcp", Key: in.Key, Scope: in.Scope}
 	if c := mcpScoped(ctx); c != nil {
-		if sc, _ := core.NormalizeScope(in.Scope); sc != "" && c.Scope.Project != "" {
+		if sc, _ := evolution.NormalizeScope(in.Scope); sc != "" && c.Scope.Project != "" {
 			return nil, nil, s.mcpErr("memory_store", core.Invalid("scope", "a token scoped to a project writes project memories only"))
 		}
 		rin.Project = core.OrDefault(c.Scope.Project, rin.Project)

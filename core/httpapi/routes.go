@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"strings"
 
@@ -148,14 +149,14 @@ func (a *API) routeTable() []route {
 		h("GET /api/analytics/latency", a.analyticsLatency, access{perm: auth.PermAnalytics, scope: scopeDenied}),
 		h("GET /api/analytics/latency/samples", a.analyticsLatencySamples, access{perm: auth.PermAnalytics, scope: scopeDenied}),
 
-		// Documents (reference section 2.5).
+		// Documents (docs/design/pipeline.md, "Document ingest").
 		h("POST /api/documents", a.createDocument, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("GET /api/documents", a.listDocuments, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("GET /api/documents/{id}", a.getDocument, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("GET /api/documents/{id}/chunks", a.documentChunks, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("DELETE /api/documents/{id}", a.deleteDocument, access{perm: auth.PermDocuments, limiter: "forget", scope: scopeDenied}),
 
-		// Connectors (seed 001).
+		// Connectors (docs/design/pipeline.md, "Connectors").
 		h("GET /api/connectors", a.listConnectors, access{perm: auth.PermConnectors, scope: scopeDenied}),
 		h("POST /api/connectors", a.createConnector, access{perm: auth.PermAdmin, scope: scopeDenied}),
 		h("GET /api/connectors/{id}", a.getConnector, access{perm: auth.PermConnectors, scope: scopeDenied}),
@@ -223,20 +224,53 @@ func memorySub(r *http.Request) (kind, id string) {
 	return "", ""
 }
 
-// register adds rt to the router behind the auth gate's guard (which
+// table is a router with the routes it serves by pattern: the API's own
+// (API.mux, API.routes) or the profiler's (API.debug).
+type table struct {
+	mux    *http.ServeMux
+	routes map[string]route
+}
+
+// register adds rt to the API's router (registerOn).
+func (a *API) register(rt route) {
+	a.registerOn(&table{mux: a.mux, routes: a.routes}, rt)
+}
+
+// registerOn adds rt to t's router behind the auth gate's guard (which
 // runs after routing, so it reads the path values the handler will read).
 // A route without a declared permission or scope is a programming error:
 // it panics at start-up rather than serve unguarded.
-func (a *API) register(rt route) {
+func (a *API) registerOn(t *table, rt route) {
 	if rt.pick == nil && rt.access.perm == "" {
 		panic(fmt.Sprintf("httpapi: route %q declares no permission", rt.pattern))
 	}
 	if rt.pick == nil && rt.access.scope == scopeUnset {
 		panic(fmt.Sprintf("httpapi: route %q declares no scope", rt.pattern))
 	}
-	if _, dup := a.routes[rt.pattern]; dup {
+	if _, dup := t.routes[rt.pattern]; dup {
 		panic(fmt.Sprintf("httpapi: route %q registered twice", rt.pattern))
 	}
-	a.mux.Handle(rt.pattern, a.auth.guard(rt))
-	a.routes[rt.pattern] = rt
+	t.mux.Handle(rt.pattern, a.auth.guard(rt))
+	t.routes[rt.pattern] = rt
 }
+
+// debugRouteTable is the profiler (Go's net/http/pprof), served only by
+// DebugHandler on a listener of its own (cairn serve --debug-addr), never
+// by the API's: the heap and goroutine dumps show memories' text, so the
+// routes are the installation's admin's.
+func (a *API) debugRouteTable() []route {
+	debug := access{perm: auth.PermAdmin, scope: scopeDenied}
+	h := func(p string, fn http.HandlerFunc) route { return route{pattern: p, handler: fn, access: debug} }
+	return []route{
+		h("/debug/pprof/", pprof.Index),
+		h("/debug/pprof/cmdline", pprof.Cmdline),
+		h("/debug/pprof/profile", pprof.Profile),
+		h("/debug/pprof/symbol", pprof.Symbol),
+		h("/debug/pprof/trace", pprof.Trace),
+	}
+}
+
+// DebugHandler serves the profiler's routes (debugRouteTable) behind the
+// auth gate: in local mode (and to a local caller in hybrid mode) as
+// before, in team mode to an admin's token.
+func (a *API) DebugHandler() http.Handler { return a.auth.wrap(a.debug.mux) }

@@ -3,8 +3,11 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/auth"
@@ -65,5 +68,72 @@ func TestRouteTableAccess(t *testing.T) {
 		if pattern != "GET /api/memory/{a}/{b}" || rt.pick == nil || rt.pick(r) != want {
 			t.Errorf("%s: pattern %q, want %+v", path, pattern, want)
 		}
+	}
+}
+
+// TestDebugRoutes: the profiler has a table of its own, declared and
+// registered like the API's (an admin's routes, refused to scoped tokens),
+// served only by DebugHandler: never by the API's handler, in local mode
+// to anyone (the listener is loopback only), in team mode to an admin.
+func TestDebugRoutes(t *testing.T) {
+	for _, mode := range []string{auth.ModeLocal, auth.ModeTeam} {
+		t.Run(mode, func(t *testing.T) {
+			db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "m.db"), NoBackup: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			cfg := config.DefaultConfig()
+			cfg.Auth.Mode = mode
+			a := NewAPI(app.New(db, cfg, app.Options{}), "test", "")
+			table := a.debugRouteTable()
+			if len(table) == 0 || len(a.debug.routes) != len(table) {
+				t.Fatalf("%d debug routes registered, %d in the table", len(a.debug.routes), len(table))
+			}
+			for _, rt := range table {
+				if rt.access != (access{perm: auth.PermAdmin, scope: scopeDenied}) {
+					t.Errorf("%s: %+v", rt.pattern, rt.access)
+				}
+				if _, ok := a.routes[rt.pattern]; ok {
+					t.Errorf("%s is in the API's table", rt.pattern)
+				}
+			}
+			get := func(h http.Handler, tok string) *httptest.ResponseRecorder {
+				r := httptest.NewRequest("GET", "/debug/pprof/goroutine?debug=1", nil)
+				r.RemoteAddr = "127.0.0.1:40000"
+				if tok != "" {
+					r.Header.Set("Authorization", "Bearer "+tok)
+				}
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				return w
+			}
+			if w := get(a.Handler(), ""); w.Code == http.StatusOK || strings.Contains(w.Body.String(), "goroutine profile") {
+				t.Fatalf("the API's handler served the profiler: %d", w.Code)
+			}
+			w := get(a.DebugHandler(), "")
+			if mode == auth.ModeLocal {
+				if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "goroutine profile") {
+					t.Fatalf("local mode: %d %.200s", w.Code, w.Body)
+				}
+				return
+			}
+			if w.Code != http.StatusUnauthorized {
+				t.Fatalf("team mode without a token: %d", w.Code)
+			}
+			secret, err := auth.LoadOrCreateSecret(filepath.Join(filepath.Dir(db.Path()), "auth-secret"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for role, want := range map[string]int{"agent": http.StatusForbidden, "admin": http.StatusOK} {
+				tok, err := auth.SignToken(secret, auth.NewClaims(role, auth.TokenScope{}, time.Hour, time.Now()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w := get(a.DebugHandler(), tok); w.Code != want {
+					t.Errorf("team mode, %s token: %d, want %d", role, w.Code, want)
+				}
+			}
+		})
 	}
 }

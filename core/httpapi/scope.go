@@ -13,7 +13,9 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/auth"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/hooks"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/sessions"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -91,7 +93,7 @@ func (g *authGate) confine(w http.ResponseWriter, r *http.Request, kind scopeKin
 			if e := g.checkSession(r, info, in.SessionID, true); e != nil {
 				return e
 			}
-			if sc, _ := core.NormalizeScope(in.Scope); sc != "" && s.Project != "" {
+			if sc, _ := evolution.NormalizeScope(in.Scope); sc != "" && s.Project != "" {
 				return g.deny(r, "a token scoped to a project writes project memories only: scope "+sc+" would leave it", "")
 			}
 			return g.checkDedupKeys(r, info, in.IdempotencyKey, core.OrDefault(in.SourceType, "manual"), in.SourceID)
@@ -306,8 +308,8 @@ func (g *authGate) checkJob(r *http.Request, info authInfo, id string) *core.Err
 	if id == "" {
 		return nil
 	}
-	j, err := g.a.svc.Jobs().Get(r.Context(), id)
-	if errors.Is(err, core.ErrNotFound) {
+	j, err := g.a.app.Jobs.Get(r.Context(), id)
+	if errors.Is(err, jobs.ErrNotFound) {
 		return nil
 	} else if err != nil {
 		return core.AsError(err)
@@ -318,7 +320,7 @@ func (g *authGate) checkJob(r *http.Request, info authInfo, id string) *core.Err
 	case j.MemoryID != "":
 		m, err := g.a.svc.Get(r.Context(), j.MemoryID, true)
 		visible = err == nil && s.CoversProject(m.Project)
-	case j.DocumentID == "" && j.JobType == core.JobSessionExtract:
+	case j.DocumentID == "" && j.JobType == jobs.SessionExtract:
 		var p struct {
 			SessionKey string `json:"session_key"`
 		}

@@ -14,11 +14,12 @@ import (
 	"github.com/cairnmem/cairn/core/analytics"
 
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/wire"
 
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Diagnostics (seed 001 "Diagnostics and Repair", reference 7.5): six
+// Diagnostics (docs/design/operations.md, "Diagnostics"): six
 // Domains, each starting at 1 and losing points per triggered signal,
 // weighted into a composite. Every query is an indexed count, so a report
 // is cheap enough to poll; Diagnostics also shares one report for
@@ -37,17 +38,18 @@ const (
 // DiagnosticsDomains lists the domains in report order.
 var DiagnosticsDomains = []string{DomainQueue, DomainStorage, DomainIndex, DomainProvider, DomainMutation, DomainConnector}
 
-// DomainWeights are seed 001's weights; they sum to 1.
+// DomainWeights are the weights of Signet's architecture document; they
+// sum to 1.
 var DomainWeights = map[string]float64{
 	DomainQueue: 0.28, DomainStorage: 0.14, DomainIndex: 0.19,
 	DomainProvider: 0.24, DomainMutation: 0.10, DomainConnector: 0.05,
 }
 
-// Health statuses and their bands.
+// Health statuses and their bands (wire.Status*).
 const (
-	StatusHealthy   = "healthy"   // score ≥ 0.8
-	StatusDegraded  = "degraded"  // score ≥ 0.5
-	StatusUnhealthy = "unhealthy" // below
+	StatusHealthy   = wire.StatusHealthy   // score ≥ 0.8
+	StatusDegraded  = wire.StatusDegraded  // score ≥ 0.5
+	StatusUnhealthy = wire.StatusUnhealthy // below
 )
 
 // Thresholds of the signals.
@@ -60,7 +62,7 @@ const (
 	FTSMismatchMax        = 0.1
 	EmbeddingCoverageMin  = 0.8
 	RecoveredEventsMax    = 5
-	DiagnosticsTTL        = time.Second
+	DiagnosticsTTL        = wire.DiagnosticsTTL
 	CoverageTTL           = 30 * time.Second
 	// CoverageMinTTL: when the number of live rows changed, coverage is
 	// measured again, but not more often than this.
@@ -78,60 +80,19 @@ func HealthStatus(score float64) string {
 	return StatusUnhealthy
 }
 
-// Signal is one measured input of a domain. A triggered signal cost its
-// Domain Penalty points; an informational one never costs anything.
-type Signal struct {
-	Name          string  `json:"name"`
-	Domain        string  `json:"domain"`
-	Value         float64 `json:"value"`
-	Threshold     float64 `json:"threshold"`
-	Unit          string  `json:"unit"` // count, ratio, seconds or bytes
-	Penalty       float64 `json:"penalty"`
-	Triggered     bool    `json:"triggered"`
-	Informational bool    `json:"informational,omitempty"`
-	Message       string  `json:"message"`
-}
-
-// DomainReport is one domain's score (0..1), weight and signals.
-type DomainReport struct {
-	Name    string   `json:"name"`
-	Score   float64  `json:"score"`
-	Weight  float64  `json:"weight"`
-	Status  string   `json:"status"`
-	Signals []Signal `json:"signals"`
-	Note    string   `json:"note,omitempty"`
-}
-
-// HealthScore is a score with its band.
-type HealthScore struct {
-	Score  float64 `json:"score"`
-	Status string  `json:"status"`
-}
-
-// DiagnosticsReport is the whole health report. It is shared between
-// callers for DiagnosticsTTL: treat it as read-only.
-type DiagnosticsReport struct {
-	Timestamp string      `json:"timestamp"`
-	Composite HealthScore `json:"composite"`
-	// Domains are in DiagnosticsDomains order.
-	Domains []DomainReport `json:"domains"`
-	// SilentFailures repeats the signals that catch a pipeline quietly
-	// doing nothing (empty extractions in a row, embedding coverage, FTS
-	// and memory rows disagreeing, secrets redacted), whichever domain
-	// scores them.
-	SilentFailures []Signal `json:"silentFailures"`
-	ComputeMs      float64  `json:"computeMs"`
-}
-
-// Domain returns the named domain of the report, or nil.
-func (r *DiagnosticsReport) Domain(name string) *DomainReport {
-	for i := range r.Domains {
-		if r.Domains[i].Name == name {
-			return &r.Domains[i]
-		}
-	}
-	return nil
-}
+// The report's types are the API's (core/wire), so the API encodes what a
+// client decodes.
+type (
+	// Signal is one measured input of a domain.
+	Signal = wire.Signal
+	// DomainReport is one domain's score (0..1), weight and signals.
+	DomainReport = wire.DomainReport
+	// HealthScore is a score with its band.
+	HealthScore = wire.HealthScore
+	// DiagnosticsReport is the whole health report. It is shared between
+	// callers for DiagnosticsTTL: treat it as read-only.
+	DiagnosticsReport = wire.DiagnosticsReport
+)
 
 // ErrUnknownDomain is returned (wrapped in an *Error) for a domain that
 // does not exist.
@@ -374,7 +335,7 @@ func (s *Ops) diagIndex(ctx context.Context, q storage.Querier, now time.Time) (
 		ftsSig.Triggered, ftsSig.Penalty, ftsSig.Threshold = true, 0.2, 0
 	}
 	d.Signals = []Signal{ftsSig}
-	if s.svc.Vectors().Embedder() == nil {
+	if s.vec.Embedder() == nil {
 		d.Note = "no embedder configured: embedding coverage is not scored"
 		return d, nil
 	}
@@ -384,7 +345,7 @@ func (s *Ops) diagIndex(ctx context.Context, q storage.Querier, now time.Time) (
 		return d, err
 	}
 	d.Signals = append(d.Signals, gate("embedding_coverage", "ratio", round3(cov), EmbeddingCoverageMin, 0.3, true,
-		fmt.Sprintf("%d of %d live memories have a vector for %s (below %.0f%% costs 0.3; counted at most every %s)", embedded, live, s.svc.Vectors().Embedder().Model(), EmbeddingCoverageMin*100, CoverageTTL)))
+		fmt.Sprintf("%d of %d live memories have a vector for %s (below %.0f%% costs 0.3; counted at most every %s)", embedded, live, s.vec.Embedder().Model(), EmbeddingCoverageMin*100, CoverageTTL)))
 	return d, nil
 }
 
@@ -399,14 +360,14 @@ func (s *Ops) embeddingCoverage(ctx context.Context, q storage.Querier, live int
 	c := &s.diag
 	c.covMu.Lock()
 	defer c.covMu.Unlock()
-	model := s.svc.Vectors().Embedder().Model()
+	model := s.vec.Embedder().Model()
 	age := now.Sub(c.covAt)
 	fresh := !c.covAt.IsZero() && c.covModel == model && age >= 0 && age < CoverageTTL &&
 		(c.covLive == live || age < CoverageMinTTL) // rows came or went: measure again, at most every CoverageMinTTL
 	if fresh {
 		return math.Min(1, float64(c.covN)/float64(live)), c.covN, nil
 	}
-	n, err := storage.CountCoveredMemories(ctx, q, s.svc.Vectors().Embedder().Model())
+	n, err := storage.CountCoveredMemories(ctx, q, s.vec.Embedder().Model())
 	if err != nil {
 		return 0, 0, err
 	}
@@ -442,14 +403,14 @@ func (s *Ops) diagProvider(ctx context.Context, q storage.Querier, now time.Time
 	} else {
 		d.Note = "pipeline disabled: only embedding calls are tracked"
 	}
-	if s.svc.Vectors().Embedder() != nil && !s.svc.Vectors().ProviderHealthy() {
+	if s.vec.Embedder() != nil && !s.vec.ProviderHealthy() {
 		msg := "embedding provider failed recently"
-		if err := s.svc.EmbedderError(); err != nil {
+		if err := s.vec.LastError(); err != nil {
 			msg = "embedding provider failed: " + err.Error()
 		}
 		d.Signals = append(d.Signals, info("embedding_provider_backoff", "count", 1, msg))
 	}
-	d.Signals = append(d.Signals, info("secrets_redacted", "count", float64(s.svc.RedactionCount()),
+	d.Signals = append(d.Signals, info("secrets_redacted", "count", float64(s.svc.Redactor().Count()),
 		"secrets redacted from stored content since start (a rising count means agents are pasting credentials)"))
 	return d, nil
 }

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/ops"
 
 	"github.com/cairnmem/cairn/core/analytics"
 
 	"github.com/cairnmem/cairn/core/config"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -72,7 +72,7 @@ func seedMemories(tb testing.TB, db *storage.DB, n int, deleted float64, embedde
 
 var benchDBs sync.Map // path key → *storage.DB, built once per process
 
-func benchService(b *testing.B, embedded bool) *core.Service {
+func benchService(b *testing.B, embedded bool) *app.App {
 	b.Helper()
 	key := fmt.Sprint(embedded)
 	v, ok := benchDBs.Load(key)
@@ -90,11 +90,11 @@ func benchService(b *testing.B, embedded bool) *core.Service {
 		v = db
 		benchDBs.Store(key, db)
 	}
-	opts := core.ServiceOptions{}
+	opts := app.Options{}
 	if embedded {
 		opts.Embedder = fixedEmbedder{}
 	}
-	return core.NewService(v.(*storage.DB), config.DefaultConfig(), opts)
+	return app.New(v.(*storage.DB), config.DefaultConfig(), opts)
 }
 
 // BenchmarkDiagnostics is one uncached report over 100k memories with 30%
@@ -102,9 +102,9 @@ func benchService(b *testing.B, embedded bool) *core.Service {
 func BenchmarkDiagnostics(b *testing.B) {
 	for _, embedded := range []bool{false, true} {
 		b.Run(fmt.Sprintf("embedder=%v", embedded), func(b *testing.B) {
-			svc := benchService(b, embedded)
+			ap := benchService(b, embedded)
 			ctx := context.Background()
-			rep, err := ops.New(svc).ComputeDiagnostics(ctx)
+			rep, err := ops.New(ap.Service, ap.Vectors, ap.Jobs).ComputeDiagnostics(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -113,7 +113,7 @@ func BenchmarkDiagnostics(b *testing.B) {
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := ops.New(svc).ComputeDiagnostics(ctx); err != nil {
+				if _, err := ops.New(ap.Service, ap.Vectors, ap.Jobs).ComputeDiagnostics(ctx); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -137,10 +137,10 @@ func BenchmarkAnalyticsRecord(b *testing.B) {
 // for its recommendations (diagnostics, cached, plus the exact-duplicate
 // count) on 100k memories with 30% tombstones.
 func BenchmarkMaintenanceRecommendations(b *testing.B) {
-	svc := benchService(b, true)
+	ap := benchService(b, true)
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := ops.New(svc).MaintenanceRecommendations(ctx); err != nil {
+		if _, err := ops.New(ap.Service, ap.Vectors, ap.Jobs).MaintenanceRecommendations(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/ops"
+	"github.com/cairnmem/cairn/core/vectors"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
 
@@ -216,14 +218,14 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 	clock := apitest.NewClock(apitest.ClockStart)
 	cfg := config.DefaultConfig()
 	cfg.Pipeline.Enabled = false
-	svc := core.NewService(db, cfg, core.ServiceOptions{Now: clock.Now, Embedder: fixedEmbedder{}})
-	o := ops.New(svc)
+	ap := app.New(db, cfg, app.Options{Now: clock.Now, Embedder: fixedEmbedder{}})
+	svc, o := ap.Service, ap.Ops
 	for i := range 8 {
 		if _, err := svc.Remember(context.Background(), core.RememberInput{Content: fmt.Sprintf("embedded memory %d", i)}, core.Actor{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	apitest.EmbedPending(t, svc)
+	apitest.EmbedPending(t, ap.Vectors)
 	r := diag(t, o)
 	if s := signal(t, r, "index", "embedding_coverage"); s.Value != 1 || s.Triggered {
 		t.Fatalf("coverage %+v", s)
@@ -259,7 +261,7 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Vectors().EmbedRows(context.Background(), []core.PendingRow{{ID: one.Memory.ID, Hash: one.Memory.ContentHash, Content: one.Memory.Content}}); err != nil {
+	if _, err := ap.Vectors.EmbedRows(context.Background(), []vectors.PendingRow{{ID: one.Memory.ID, Hash: one.Memory.ContentHash, Content: one.Memory.Content}}); err != nil {
 		t.Fatal(err)
 	}
 	if s := signal(t, diag(t, o), "index", "embedding_coverage"); math.Abs(s.Value-8.0/12) > 0.001 {
@@ -322,7 +324,7 @@ func (silentLLM) Name() string { return "silent/test" }
 func TestDiagnosticsEmptyExtractionsInARow(t *testing.T) {
 	t.Parallel()
 	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
-	w := &workers.PipelineWorker{Svc: e.Svc, Pipeline: e.App.Pipeline, LLM: silentLLM{}}
+	w := &workers.PipelineWorker{Svc: e.Svc, Jobs: e.App.Jobs, Pipeline: e.App.Pipeline, LLM: silentLLM{}}
 	ctx := context.Background()
 	step := func() {
 		t.Helper()

@@ -9,13 +9,15 @@ import (
 	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/wire"
 )
 
-// The maintenance loop of seed 003: diagnostics → recommendations →
-// observe (log them) or execute (run each through Repair as the daemon),
-// with a halt tracker: an action that runs MaintenanceHaltAfter times in a
-// row without improving the composite score is halted (still recommended,
-// no longer executed) until it improves something or cairn restarts.
+// The maintenance loop (docs/design/operations.md, "Maintenance"):
+// diagnostics → recommendations → observe (log them) or execute (run each
+// through Repair as the daemon), with a halt tracker: an action that runs
+// MaintenanceHaltAfter times in a row without improving the composite
+// score is halted (still recommended, no longer executed) until cairn
+// restarts.
 
 // MaintenanceActor is who the maintenance worker's repairs are recorded as.
 var MaintenanceActor = core.Actor{Name: "maintenance-worker", Type: core.ActorDaemon}
@@ -27,16 +29,9 @@ const MaintenanceHaltAfter = 3
 // recommends a deduplicate.
 const DuplicateRatioMax = 0.05
 
-// Recommendation is one repair the diagnostics call for.
-type Recommendation struct {
-	Action  string        `json:"action"`
-	Options RepairOptions `json:"options"`
-	Domain  string        `json:"domain"`
-	Signal  string        `json:"signal"`
-	Reason  string        `json:"reason"`
-	// Halted is set when the halt tracker stopped executing the action.
-	Halted bool `json:"halted,omitempty"`
-}
+// Recommendation is one repair the diagnostics call for (the API's type,
+// core/wire).
+type Recommendation = wire.Recommendation
 
 // MaintenanceStep is one executed recommendation and what it did.
 type MaintenanceStep struct {

@@ -1,6 +1,10 @@
 package ops
 
-import "github.com/cairnmem/cairn/core"
+import (
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/jobs"
+	"github.com/cairnmem/cairn/core/vectors"
+)
 
 // Ops runs cairn's operations on a Service: diagnostics (with their
 // cache), repairs (with their single-flight and rate state) and the
@@ -8,10 +12,14 @@ import "github.com/cairnmem/cairn/core"
 // (core/app) builds it once and every caller shares it.
 type Ops struct {
 	svc    *core.Service
+	vec    *vectors.Vectors
+	jobs   *jobs.Queue
 	repair repairState
 	maint  maintenanceState
 	diag   diagCache
 }
 
-// New returns the Ops of svc.
-func New(svc *core.Service) *Ops { return &Ops{svc: svc} }
+// New returns the Ops of svc, with its store's vectors and job queue.
+func New(svc *core.Service, vec *vectors.Vectors, q *jobs.Queue) *Ops {
+	return &Ops{svc: svc, vec: vec, jobs: q}
+}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/retention"
 )
 
 // pruneActor is who the per-project bound's deletions are recorded as.
@@ -21,7 +23,7 @@ func (s *Ops) pruneOverfull(ctx context.Context, rep *RetentionReport, batch, ma
 	if cfg.MaxMemoriesPerProject <= 0 && cfg.MaxMemoriesUser <= 0 && cfg.MaxMemoriesPerAgent <= 0 {
 		return nil
 	}
-	over, err := storage.OverfullSlots(ctx, s.svc.DB().Reader(), cfg.MaxMemoriesPerProject, cfg.MaxMemoriesUser, cfg.MaxMemoriesPerAgent)
+	over, err := retention.OverfullSlots(ctx, s.svc.DB().Reader(), cfg.MaxMemoriesPerProject, cfg.MaxMemoriesUser, cfg.MaxMemoriesPerAgent)
 	if err != nil {
 		return fmt.Errorf("retention bound: %w", err)
 	}
@@ -29,16 +31,16 @@ func (s *Ops) pruneOverfull(ctx context.Context, rep *RetentionReport, batch, ma
 	for slot, excess := range over {
 		reason := fmt.Sprintf("retention: the project is over retention.max_memories_per_project (%d); the oldest unused memory goes first", cfg.MaxMemoriesPerProject)
 		switch slot.Scope {
-		case core.ScopeUser:
+		case evolution.ScopeUser:
 			reason = fmt.Sprintf("retention: the user scope is over retention.max_memories_user (%d); the oldest unused memory goes first", cfg.MaxMemoriesUser)
-		case core.ScopeAgent:
+		case evolution.ScopeAgent:
 			reason = fmt.Sprintf("retention: the agent %q is over retention.max_memories_per_agent (%d); the oldest unused memory goes first", slot.Who, cfg.MaxMemoriesPerAgent)
 		}
 		for b := 0; excess > 0 && b < maxBatches; b++ {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			ids, err := storage.PruneCandidates(ctx, s.svc.DB().Reader(), slot, cutoff, min(excess, batch))
+			ids, err := retention.PruneCandidates(ctx, s.svc.DB().Reader(), slot, cutoff, min(excess, batch))
 			if err != nil {
 				return fmt.Errorf("retention bound: %w", err)
 			}
@@ -53,7 +55,7 @@ func (s *Ops) pruneOverfull(ctx context.Context, rep *RetentionReport, batch, ma
 					if res == nil {
 						return err
 					}
-					if res.Status == "deleted" {
+					if res.Status == core.StatusDeleted {
 						gone = append(gone, id)
 					}
 				}
@@ -62,7 +64,7 @@ func (s *Ops) pruneOverfull(ctx context.Context, rep *RetentionReport, batch, ma
 			if err != nil {
 				return fmt.Errorf("retention bound: %w", err)
 			}
-			s.svc.DropVectors(gone...)
+			s.vec.Drop(gone...)
 			rep.Pruned += int64(len(gone))
 			excess -= len(gone)
 			if len(gone) == 0 {
@@ -79,14 +81,14 @@ func (s *Ops) countPrunable(ctx context.Context) (int64, error) {
 	if cfg.MaxMemoriesPerProject <= 0 && cfg.MaxMemoriesUser <= 0 && cfg.MaxMemoriesPerAgent <= 0 {
 		return 0, nil
 	}
-	over, err := storage.OverfullSlots(ctx, s.svc.DB().Reader(), cfg.MaxMemoriesPerProject, cfg.MaxMemoriesUser, cfg.MaxMemoriesPerAgent)
+	over, err := retention.OverfullSlots(ctx, s.svc.DB().Reader(), cfg.MaxMemoriesPerProject, cfg.MaxMemoriesUser, cfg.MaxMemoriesPerAgent)
 	if err != nil {
 		return 0, err
 	}
 	cutoff := storage.FormatTime(s.svc.Now().Add(-cfg.PruneMinAge.D()))
 	var n int64
 	for slot, excess := range over {
-		ids, err := storage.PruneCandidates(ctx, s.svc.DB().Reader(), slot, cutoff, excess)
+		ids, err := retention.PruneCandidates(ctx, s.svc.DB().Reader(), slot, cutoff, excess)
 		if err != nil {
 			return 0, err
 		}

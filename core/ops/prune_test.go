@@ -58,9 +58,9 @@ func TestRetentionBoundsAProject(t *testing.T) {
 	}
 }
 
-// Each scope has its own bound (seed 002's per-slot caps): the user scope
-// under retention.max_memories_user, each agent under
-// retention.max_memories_per_agent, and neither counts in a project.
+// Each scope has its own bound (per-slot caps: docs/design/evolution.md,
+// "Pruning"): the user scope under retention.max_memories_user, each agent
+// under retention.max_memories_per_agent, and neither counts in a project.
 func TestRetentionBoundsScopes(t *testing.T) {
 	ctx := context.Background()
 	e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) {

@@ -5,39 +5,28 @@ import (
 	"fmt"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/wire"
 
 	"github.com/cairnmem/cairn/storage"
 )
 
 // Repair action names, as used in POST /api/repair/{action}.
 const (
-	RepairRequeueDead    = "requeue-dead"
-	RepairReleaseLeases  = "release-leases"
-	RepairCheckFTS       = "check-fts"
-	RepairRetentionSweep = "retention-sweep"
-	RepairReEmbed        = "re-embed"
-	RepairCleanOrphans   = "clean-orphans"
-	RepairDeduplicate    = "deduplicate"
+	RepairRequeueDead    = wire.RepairRequeueDead
+	RepairReleaseLeases  = wire.RepairReleaseLeases
+	RepairCheckFTS       = wire.RepairCheckFTS
+	RepairRetentionSweep = wire.RepairRetentionSweep
+	RepairReEmbed        = wire.RepairReEmbed
+	RepairCleanOrphans   = wire.RepairCleanOrphans
+	RepairDeduplicate    = wire.RepairDeduplicate
 )
 
 // MaxRepairBatch bounds RepairOptions.BatchSize.
 const MaxRepairBatch = 10000
 
 // RepairActions lists every repair for menus and help, in the order a
-// menu shows them. check-fts appears twice: the check alone is harmless,
-// the check with Repair rebuilds the index.
-func RepairActions() []RepairInfo {
-	return []RepairInfo{
-		{Action: RepairRequeueDead, Title: "Requeue dead jobs (back to pending, attempts reset)"},
-		{Action: RepairReleaseLeases, Title: "Release stale job leases"},
-		{Action: RepairCheckFTS, Title: "Check the full-text index"},
-		{Action: RepairCheckFTS, Title: "Check and rebuild the full-text index", Destructive: true, Options: &RepairOptions{Repair: true}},
-		{Action: RepairReEmbed, Title: "Embed memories with missing or stale vectors"},
-		{Action: RepairCleanOrphans, Title: "Delete vectors of deleted or missing memories", Destructive: true},
-		{Action: RepairDeduplicate, Title: "Merge exact duplicate memories", Destructive: true},
-		{Action: RepairRetentionSweep, Title: "Purge expired tombstones, old history and finished jobs", Destructive: true},
-	}
-}
+// menu shows them (wire.RepairActions).
+func RepairActions() []RepairInfo { return wire.RepairActions() }
 
 func KnownRepair(action string) bool {
 	switch action {
@@ -47,41 +36,16 @@ func KnownRepair(action string) bool {
 	return false
 }
 
-// RepairOptions tune one repair run. Zero values take each action's
-// defaults.
-type RepairOptions struct {
-	// BatchSize caps the rows one run touches.
-	BatchSize int `json:"batchSize,omitempty"`
-	// DryRun reports what would change without writing.
-	DryRun bool `json:"dryRun,omitempty"`
-	// Repair applies a fix where the action is a check (check-fts).
-	Repair bool `json:"repair,omitempty"`
-	// FullSweep makes re-embed loop batch after batch until nothing is
-	// left.
-	FullSweep bool `json:"fullSweep,omitempty"`
-	// JobID restricts requeue-dead to one job.
-	JobID string `json:"jobId,omitempty"`
-	// Reason is recorded in the audit event; default "manual repair".
-	Reason string `json:"reason,omitempty"`
-}
-
-// RepairResult is what every repair returns.
-type RepairResult struct {
-	Action   string `json:"action"`
-	Success  bool   `json:"success"`
-	Affected int    `json:"affected"`
-	Message  string `json:"message"`
-	DryRun   bool   `json:"dryRun,omitempty"`
-}
-
-// RepairInfo describes one repair action for menus and help.
-type RepairInfo struct {
-	Action      string `json:"action"`
-	Title       string `json:"title"`
-	Destructive bool   `json:"destructive"` // deletes or rewrites rows: ask before running
-	// Options, when set, are what this menu entry runs the action with.
-	Options *RepairOptions `json:"options,omitempty"`
-}
+// The repair types are the API's (core/wire).
+type (
+	// RepairOptions tune one repair run. Zero values take each action's
+	// defaults.
+	RepairOptions = wire.RepairOptions
+	// RepairResult is what every repair returns.
+	RepairResult = wire.RepairResult
+	// RepairInfo describes one repair action for menus and help.
+	RepairInfo = wire.RepairInfo
+)
 
 // Repair runs one repair action as actor and audits it in history
 // (memory_id "system", event "none"); dry runs are not audited. It is the
@@ -203,7 +167,7 @@ func (s *Ops) repairReleaseLeases(ctx context.Context, opts RepairOptions) (*Rep
 		res.Message = fmt.Sprintf("would release %d stale leases", n)
 		return res, nil
 	}
-	reaped, dead, err := s.svc.Jobs().ReapStaleLeases(ctx)
+	reaped, dead, err := s.jobs.ReapStaleLeases(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,10 @@ import (
 
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/core/vectors"
 
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/retention"
 )
 
 // ---------------------------------------------------------------------------
@@ -130,7 +132,7 @@ func (s *Ops) RetentionPreview(ctx context.Context) (*RetentionReport, error) {
 	now := s.svc.Now()
 	cut := func(d config.Duration) string { return storage.FormatTime(now.Add(-d.D())) }
 	rep := &RetentionReport{}
-	b, err := storage.CountRetentionBacklog(ctx, s.svc.DB().Reader(), storage.RetentionCutoffs{
+	b, err := retention.CountBacklog(ctx, s.svc.DB().Reader(), retention.Cutoffs{
 		Tombstones: cut(cfg.TombstoneWindow), History: cut(cfg.HistoryWindow),
 		CompletedJobs: cut(cfg.CompletedJobsWindow), DeadJobs: cut(cfg.DeadJobsWindow)})
 	if err != nil {
@@ -138,7 +140,7 @@ func (s *Ops) RetentionPreview(ctx context.Context) (*RetentionReport, error) {
 	}
 	rep.GraphLinks, rep.Tombstones, rep.History, rep.CompletedJobs, rep.DeadJobs =
 		b.GraphLinks, b.Tombstones, b.History, b.CompletedJobs, b.DeadJobs
-	rep.Embeddings, rep.GraphEntities, rep.GraphRelations, err = storage.CountSweptGraphAndVectors(ctx, s.svc.DB().Reader(), cut(cfg.TombstoneWindow))
+	rep.Embeddings, rep.GraphEntities, rep.GraphRelations, err = retention.CountSweptGraphAndVectors(ctx, s.svc.DB().Reader(), cut(cfg.TombstoneWindow))
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +179,7 @@ func (s *Ops) repairRetentionSweep(ctx context.Context, opts RepairOptions) (*Re
 
 func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairResult, error) {
 	res := &RepairResult{Action: RepairReEmbed, DryRun: opts.DryRun}
-	if s.svc.Vectors().Embedder() == nil {
+	if s.vec.Embedder() == nil {
 		res.Message = "no embedding provider configured (embedding.provider = none): nothing can be embedded"
 		return res, nil
 	}
@@ -185,7 +187,7 @@ func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairRes
 	if batch <= 0 {
 		batch = 50
 	}
-	pending, err := s.svc.Vectors().CountPendingEmbeddings(ctx)
+	pending, err := s.vec.CountPendingEmbeddings(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +200,7 @@ func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairRes
 		res.Message = fmt.Sprintf("would embed %d of %d memories with missing or stale vectors", res.Affected, pending)
 		return res, nil
 	}
-	model := s.svc.Vectors().Embedder().Model()
+	model := s.vec.Embedder().Model()
 	// Under continuous writes the backlog may never reach zero: a full
 	// sweep makes at most the passes the backlog it started with needs.
 	passes := 1
@@ -212,9 +214,9 @@ func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairRes
 		if err != nil {
 			return nil, err
 		}
-		var uniq []core.PendingRow
+		var uniq []vectors.PendingRow
 		seen := map[string]bool{}
-		for _, p := range core.PendingRows(pend) {
+		for _, p := range vectors.PendingRows(pend) {
 			if !seen[p.Hash] { // one provider call per distinct content
 				seen[p.Hash] = true
 				uniq = append(uniq, p)
@@ -226,7 +228,7 @@ func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairRes
 		// The provider is called outside any transaction; embedRows stores
 		// each provider batch in its own short one and updates the vector
 		// index.
-		n, err := s.svc.Vectors().EmbedRows(ctx, uniq)
+		n, err := s.vec.EmbedRows(ctx, uniq)
 		res.Affected += n
 		if err != nil {
 			res.Success = false
@@ -248,11 +250,11 @@ func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairRes
 			return nil, err
 		}
 		if len(others) > 0 {
-			s.svc.Vectors().SyncVectors(ctx, others...)
+			s.vec.SyncVectors(ctx, others...)
 			res.Affected += len(others)
 		}
 	}
-	left, err := s.svc.Vectors().CountPendingEmbeddings(ctx)
+	left, err := s.vec.CountPendingEmbeddings(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -276,8 +278,8 @@ func (s *Ops) EmbeddingGaps(ctx context.Context) (*EmbeddingGaps, error) {
 		return nil, err
 	}
 	g.Unembedded = g.Total
-	if s.svc.Vectors().Embedder() != nil {
-		n, err := s.svc.Vectors().CountPendingEmbeddings(ctx)
+	if s.vec.Embedder() != nil {
+		n, err := s.vec.CountPendingEmbeddings(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -374,8 +376,9 @@ func (s *Ops) DedupStats(ctx context.Context) (*DedupStats, error) {
 	return &st, nil
 }
 
-// keeperScore ranks a cluster's rows (Signet 7.4): importance first, then
-// use, edits and recency. Pinned rows never reach a cluster here.
+// keeperScore ranks a cluster's rows as Signet's deduplication does
+// (docs/design/operations.md, "Repairs"): importance first, then use,
+// edits and recency. Pinned rows never reach a cluster here.
 func keeperScore(m *storage.Memory) float64 {
 	score := 3*m.Importance + float64(min(m.AccessCount, 50))/50 + float64(min(m.UpdateCount, 20))/20
 	if t, err := storage.ParseTime(m.UpdatedAt); err == nil {
@@ -424,7 +427,7 @@ func (s *Ops) repairDeduplicate(ctx context.Context, actor core.Actor, opts Repa
 			return nil, fmt.Errorf("deduplicate: %w", err)
 		}
 		if len(touched) > 0 {
-			s.svc.Vectors().SyncVectors(ctx, touched...)
+			s.vec.SyncVectors(ctx, touched...)
 			for _, id := range touched[1:] {
 				s.svc.Publish(core.Event{Kind: core.EventDeleted, MemoryID: id, Actor: actor.Name})
 			}
@@ -454,7 +457,6 @@ func (s *Ops) mergeCluster(ctx context.Context, tx *storage.Tx, c storage.DedupC
 			keeper = m
 		}
 	}
-	now := s.svc.Timestamp()
 	tags := slices.Clone(keeper.Tags)
 	var added, retired []string
 	for _, m := range ms {
@@ -467,28 +469,17 @@ func (s *Ops) mergeCluster(ctx context.Context, tx *storage.Tx, c storage.DedupC
 				added = append(added, t)
 			}
 		}
-		// Retired without a version increment (Signet 7.4): nothing about
-		// the row changed but its being a duplicate.
-		m.IsDeleted, m.DeletedAt = true, now
-		m.UpdatedAt, m.UpdatedBy = now, actor.Name
-		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
-			return 0, nil, err
-		}
-		old := m.Content
-		reason := fmt.Sprintf(reasonFmt, keeper.ID)
-		if err := s.svc.AddHistory(ctx, tx, m.ID, storage.EventDeleted, &old, nil, actor, reason,
-			map[string]any{"repairAction": RepairDeduplicate, "keeper": keeper.ID}); err != nil {
-			return 0, nil, err
-		}
 		retired = append(retired, m.ID)
 	}
+	// The duplicates are retired without a version increment, as Signet
+	// retires them: nothing about the row changed but its being a duplicate.
+	merge := core.DuplicateMerge{Keeper: keeper.ID, Duplicates: retired, Reason: fmt.Sprintf(reasonFmt, keeper.ID),
+		Meta: map[string]any{"repairAction": RepairDeduplicate, "keeper": keeper.ID}}
 	if len(added) > 0 {
-		keeper.Tags = tags
-		keeper.Version++
-		keeper.UpdatedAt, keeper.UpdatedBy = now, actor.Name
-		if err := storage.UpdateMemory(ctx, tx, keeper); err != nil {
-			return 0, nil, err
-		}
+		merge.Tags = tags
+	}
+	if err := s.svc.MergeDuplicatesTx(ctx, tx, merge, actor); err != nil {
+		return 0, nil, err
 	}
 	meta := map[string]any{"repairAction": RepairDeduplicate, "duplicates": retired, "tagsAdded": added}
 	if why != "" {

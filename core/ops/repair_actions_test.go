@@ -187,7 +187,7 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	if g, err := e.App.Ops.EmbeddingGaps(ctx); err != nil || g.Unembedded != 8 {
 		t.Fatalf("gaps before the tracker = %+v, %v", g, err)
 	}
-	apitest.EmbedPending(t, e.Svc)
+	apitest.EmbedPending(t, e.App.Vectors)
 	if g, err := e.App.Ops.EmbeddingGaps(ctx); err != nil || g.Unembedded != 0 || g.Total != 8 || g.Coverage != "100.0%" {
 		t.Fatalf("gaps after embedding = %+v, %v", g, err)
 	}
@@ -195,7 +195,7 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	// are also deleted outright.
 	v2 := &hashEmbedder{model: "hash-v2", dim: 16}
 	e.WithEmbedder(v2)
-	if err := e.Svc.Vectors().WarmVectors(ctx); err != nil {
+	if err := e.App.Vectors.WarmVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
 	g, _ := e.App.Ops.EmbeddingGaps(ctx)
@@ -225,7 +225,7 @@ func TestRepairReEmbedMissingStaleAndFullSweep(t *testing.T) {
 	}
 	// The in-memory index follows: every live memory is indexed and
 	// vector search finds the right one.
-	st, err := e.Svc.Vectors().EmbeddingStatus(ctx)
+	st, err := e.App.Vectors.EmbeddingStatus(ctx)
 	if err != nil || st.Indexed != 8 {
 		t.Fatalf("index = %+v, %v", st, err)
 	}
@@ -242,12 +242,12 @@ func TestRepairCleanOrphans(t *testing.T) {
 	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
 	ctx := context.Background()
 	e.WithEmbedder(&hashEmbedder{model: "hash-v1", dim: 16})
-	if err := e.Svc.Vectors().WarmVectors(ctx); err != nil {
+	if err := e.App.Vectors.WarmVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
 	keep := e.MustID(t, "The billing service runs on PostgreSQL.")
 	gone := e.MustID(t, "The old cron host was retired.")
-	apitest.EmbedPending(t, e.Svc)
+	apitest.EmbedPending(t, e.App.Vectors)
 	forget(t, e, gone)
 	exec(t, e, `INSERT INTO embeddings (content_hash, model, dimensions, vector) VALUES ('no-memory', 'hash-v1', 1, x'0000803f')`)
 	dry := repair(t, e, ops.RepairCleanOrphans, operator, ops.RepairOptions{DryRun: true})
@@ -261,7 +261,7 @@ func TestRepairCleanOrphans(t *testing.T) {
 	if n := e.Count(t, `SELECT count(*) FROM embeddings WHERE content_hash = ?`, hashOf(t, e, keep)); n != 1 {
 		t.Fatal("a live memory's vector was deleted")
 	}
-	if st, _ := e.Svc.Vectors().EmbeddingStatus(ctx); st.Indexed != 1 {
+	if st, _ := e.App.Vectors.EmbeddingStatus(ctx); st.Indexed != 1 {
 		t.Fatalf("index = %d, want 1", st.Indexed)
 	}
 	if again := repair(t, e, ops.RepairCleanOrphans, operator, ops.RepairOptions{}); again.Affected != 0 {

@@ -9,6 +9,8 @@ import (
 	"github.com/cairnmem/cairn/core"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/jobs"
+	"github.com/cairnmem/cairn/core/vectors"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -25,7 +27,7 @@ func TestRetentionSharesRepairFlight(t *testing.T) {
 	defer db.Close()
 	cfg := config.DefaultConfig()
 	cfg.Maintenance.AutonomousEnabled = true
-	s := New(core.NewService(db, cfg, core.ServiceOptions{}))
+	s := New(core.NewService(db, cfg, core.ServiceOptions{}), vectors.New(db, cfg.Embedding, vectors.Options{}), jobs.New(db, cfg.PipelineV2, nil))
 	release, err := s.repair.acquire(RepairRetentionSweep)
 	if err != nil {
 		t.Fatal(err)

@@ -14,25 +14,28 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/entities"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Structural classification with a model (seed 003). After a memory is
-// extracted by a model, a structural_classify job is queued for each of
-// its entities that has attributes (at most classifyEntities; one pending
-// job per entity and slot): those the linker read from it, then those the
-// graph links it to that have aspects already. Chatter naming other
-// things costs no model call. The job reads the entity's newest memories in the slot (at most
+// Structural classification with a model (docs/design/pipeline.md,
+// "Structural classification"). After a memory is extracted by a model, a
+// structural_classify job is queued for each of its entities that has
+// attributes (at most classifyEntities; one pending job per entity and
+// slot): those the linker read from it, then those the graph links it to
+// that have aspects already. Chatter naming other things costs no model
+// call. The job reads the entity's newest memories in the slot (at most
 // classifyBatch), asks the model in one call which aspect each is about
 // and whether it is an attribute or a constraint (the prompt names the
 // entity, its type, its aspects and the aspects suggested for its type),
 // parses the answer defensively (think blocks, fences, prose, unknown or
 // repeated indexes, bad kinds, long names), and writes it through
-// core.ApplyClassificationTx in a transaction that checks the lease.
+// evolution.Tx.ApplyClassification in a transaction that checks the lease.
 // Then, retroactively, it asks the model whether the entity's newest
 // memory contradicts its siblings in the same aspect: a confident yes
-// supersedes the older sibling (core.SupersedeSiblingTx), a weak yes
+// supersedes the older sibling (evolution.Tx.SupersedeSibling), a weak yes
 // becomes a proposal for review. No model call runs inside a transaction.
 
 const (
@@ -106,7 +109,7 @@ func (s *Pipeline) EnqueueClassify(ctx context.Context, memoryID string) error {
 	if err != nil || len(ents) == 0 {
 		return err
 	}
-	pl := classifyPayload{Slot: core.AttributeSlot(m.Project, scope, m.Who)}
+	pl := classifyPayload{Slot: evolution.Slot(m.Project, scope, m.Who)}
 	if scope == "" {
 		pl.Project = m.Project
 	}
@@ -114,7 +117,7 @@ func (s *Pipeline) EnqueueClassify(ctx context.Context, memoryID string) error {
 		for _, e := range ents {
 			pl.Entity = e
 			b, _ := json.Marshal(pl)
-			if _, err := storage.EnqueueJobOnce(ctx, tx, core.NewID(), core.JobStructuralClassify, string(b), s.svc.Config().PipelineV2.MaxAttempts, s.svc.Timestamp()); err != nil {
+			if _, err := storage.EnqueueJobOnce(ctx, tx, core.NewID(), jobs.StructuralClassify, string(b), s.svc.Config().PipelineV2.MaxAttempts, s.svc.Timestamp()); err != nil {
 				return err
 			}
 		}
@@ -128,7 +131,7 @@ func (s *Pipeline) ProcessClassifyJob(ctx context.Context, job *storage.Job, llm
 	var pl classifyPayload
 	if err := json.Unmarshal([]byte(job.Payload), &pl); err != nil || pl.Entity == "" || pl.Slot == "" {
 		res.Status, res.Reason = "skipped", "payload names no entity and slot"
-		return res, s.svc.Jobs().Complete(ctx, job, res)
+		return res, s.jobs.Complete(ctx, job, res)
 	}
 	res.Entity = pl.Entity
 	r := s.svc.DB().Reader()
@@ -139,7 +142,7 @@ func (s *Pipeline) ProcessClassifyJob(ctx context.Context, job *storage.Job, llm
 	res.Memories = len(mems)
 	if len(mems) == 0 {
 		res.Status, res.Reason = "skipped", "no live memory about the entity"
-		return res, s.svc.Jobs().Complete(ctx, job, res)
+		return res, s.jobs.Complete(ctx, job, res)
 	}
 	etype, err := storage.EntityType(ctx, r, pl.Entity)
 	if err != nil {
@@ -162,15 +165,15 @@ func (s *Pipeline) ProcessClassifyJob(ctx context.Context, job *storage.Job, llm
 	}
 	items, warns := ParseClassification(out, len(mems))
 	res.Warnings = warns
-	cs := make([]core.Classification, 0, len(items))
+	cs := make([]evolution.Classification, 0, len(items))
 	for _, it := range items {
-		cs = append(cs, core.Classification{MemoryID: mems[it.I-1].ID, Aspect: it.Aspect, Kind: it.Kind, Name: it.Attribute, Value: it.Value})
+		cs = append(cs, evolution.Classification{MemoryID: mems[it.I-1].ID, Aspect: it.Aspect, Kind: it.Kind, Name: it.Attribute, Value: it.Value})
 	}
 	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
 			return err
 		}
-		n, err := s.svc.ApplyClassificationTx(ctx, tx, pl.Slot, pl.Entity, cs)
+		n, err := s.svc.EvolutionTx(tx, core.PipelineActor).ApplyClassification(ctx, pl.Slot, pl.Entity, cs)
 		res.Classified = n
 		return err
 	})
@@ -187,10 +190,11 @@ func (s *Pipeline) ProcessClassifyJob(ctx context.Context, job *storage.Job, llm
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
 			return err
 		}
+		et := s.svc.EvolutionTx(tx, core.PipelineActor)
 		for _, v := range verdicts {
 			switch {
 			case v.confident:
-				ok, err := s.svc.SupersedeSiblingTx(ctx, tx, pl.Slot, v.sib.MemoryID, mems[0].ID, pl.Entity, v.sib.Aspect, core.PipelineActor,
+				ok, err := et.SupersedeSibling(ctx, pl.Slot, v.sib.MemoryID, mems[0].ID, pl.Entity, v.sib.Aspect,
 					map[string]any{"check": "model", "reason": v.why, "attribute": v.sib.Name, "old_value": v.sib.Value})
 				if err != nil {
 					return err
@@ -199,7 +203,7 @@ func (s *Pipeline) ProcessClassifyJob(ctx context.Context, job *storage.Job, llm
 					res.Superseded = append(res.Superseded, v.sib.MemoryID)
 				}
 			case v.weak:
-				if err := s.svc.ProposeSiblingReviewTx(ctx, tx, mems[0].ID, v.sib, "model: "+v.why); err != nil {
+				if err := et.ProposeSiblingReview(ctx, mems[0].ID, v.sib, "model: "+v.why); err != nil {
 					return err
 				}
 				res.Proposed++

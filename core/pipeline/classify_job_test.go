@@ -12,9 +12,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/internal/apitest"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 	"github.com/cairnmem/cairn/workers/llm"
 )
@@ -134,7 +134,7 @@ func TestStructuralClassification(t *testing.T) {
 		t.Fatalf("%d classification jobs queued for atlas-api", n)
 	}
 	// The entity the linker read comes first.
-	job, err := e.Svc.Jobs().Lease(ctx, "test", core.JobStructuralClassify)
+	job, err := e.App.Jobs.Lease(ctx, "test", jobs.StructuralClassify)
 	if err != nil || job == nil || !strings.Contains(job.Payload, `"entity":"atlas-api"`) {
 		t.Fatalf("lease: %+v %v", job, err)
 	}

@@ -13,7 +13,9 @@ import (
 
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -132,7 +134,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 	var raw string
 	var err error
 	var sess *sessionText
-	if job.JobType == core.JobSessionExtract {
+	if job.JobType == jobs.SessionExtract {
 		src, sess, err = s.sessionSource(ctx, job)
 		if err == nil {
 			raw, res.SessionFrom = sess.unread(), sess.from
@@ -148,7 +150,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 	var skip errSkipJob
 	if errors.As(err, &skip) {
 		res.Status, res.SkipReason = "skipped", string(skip)
-		return res, s.svc.Jobs().Complete(ctx, job, res)
+		return res, s.jobs.Complete(ctx, job, res)
 	} else if err != nil {
 		return nil, err
 	}
@@ -157,7 +159,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 	// Extraction: outside any transaction.
 	body := stripInjectedBlocks(raw)
 	res.StrippedRun = len(raw) - len(body)
-	ext, warns, err := s.extractWindows(ctx, body, job.JobType == core.JobSessionExtract, llm, src.ID)
+	ext, warns, err := s.extractWindows(ctx, body, job.JobType == jobs.SessionExtract, llm, src.ID)
 	res.Warnings = append(res.Warnings, warns...)
 	if err != nil {
 		return nil, err
@@ -302,7 +304,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 		return nil, err
 	}
 	graphMemory := src.ID
-	if job.JobType == core.JobSessionExtract {
+	if job.JobType == jobs.SessionExtract {
 		// A session is not a memory: its entities and relations are
 		// Recorded, linked to no memory (a link to "session:<key>" would
 		// be purged as an orphan by the next retention sweep).
@@ -312,7 +314,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 	// they name by the write path's inline linker, in their insert.
 	s.persistJobGraph(ctx, job, graphMemory, ext, res)
 	if len(created) > 0 {
-		s.svc.Vectors().EmbedSoon()
+		s.vec.EmbedSoon()
 		for _, id := range created {
 			s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: id, Actor: core.PipelineActorName})
 		}
@@ -449,7 +451,7 @@ func (s *Pipeline) decide(ctx context.Context, job *storage.Job, src *storage.Me
 	raw, err := llm.Generate(ctx, extract.DecisionPrompt(f, cands), extract.GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
 	s.svc.Analytics().RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 	if err != nil {
-		s.noteExtraction(analytics.StageDecision, core.ExtractionErrCode(err, analytics.CodeDecisionTimeout, analytics.CodeDecisionProvider), err.Error(), src.ID)
+		s.noteExtraction(analytics.StageDecision, analytics.TimeoutCode(err, analytics.CodeDecisionTimeout, analytics.CodeDecisionProvider), err.Error(), src.ID)
 		return nil, []string{fmt.Sprintf("decision for %q: %v", extract.ClipForWarning(f.Content, 60), err)}, nil
 	}
 	d, warns := extract.ParseDecision(raw, ids)
@@ -634,10 +636,11 @@ func (s *Pipeline) noteExtraction(stage, code, msg, memoryID string) {
 }
 
 // factConfidence caps an extracted fact's confidence by how it was got
-// (seed 004): observed in a session transcript, or inferred from a memory.
+// (docs/design/evolution.md, "Confidence by source"): observed in a
+// session transcript, or inferred from a memory.
 func factConfidence(src *storage.Memory) float64 {
 	if strings.HasPrefix(src.ID, "session:") { // a session transcript's stand-in (sessionSource)
-		return core.ConfidenceObserved
+		return evolution.ConfidenceObserved
 	}
-	return core.ConfidenceInferred
+	return evolution.ConfidenceInferred
 }

@@ -71,7 +71,7 @@ func TestGraphPersistDedupShortNamesConfidence(t *testing.T) {
 	if n := e.Count(t, `SELECT count(*) FROM memory_entity_mentions WHERE memory_rid = (SELECT rid FROM memories WHERE id = ?) AND mention_text = 'PostgreSQL'`, a); n != 1 {
 		t.Fatal("mention text not kept")
 	}
-	list, err := e.Svc.GraphEntities(context.Background(), "Billing", 10)
+	list, err := e.App.Graph.Entities(context.Background(), "Billing", 10)
 	if err != nil || len(list) != 1 || list[0].Mentions != 2 {
 		t.Fatalf("GraphEntities: %+v %v", list, err)
 	}

@@ -12,14 +12,16 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Prospective indexing with a model (seed 003 "Prospective Indexing"):
-// after a memory is extracted, a prospective_index job asks the model for
-// the questions a user might later ask that the memory answers; they
-// replace the memory's heuristic hints in the hints index.
+// Prospective indexing with a model (docs/design/pipeline.md,
+// "Prospective indexing with a model"): after a memory is extracted, a
+// prospective_index job asks the model for the questions a user might later
+// ask that the memory answers; they replace the memory's heuristic hints in
+// the hints index.
 
 // HintsJobResult is a prospective_index job's result.
 type HintsJobResult struct {
@@ -48,7 +50,7 @@ func (s *Pipeline) WantsModelHints(llm extract.LLM) bool {
 // is pending or leased).
 func (s *Pipeline) EnqueueHints(ctx context.Context, memoryID string) error {
 	return s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
-		_, err := storage.EnqueueJob(ctx, tx, core.NewID(), memoryID, core.JobProspectiveIndex, "", s.svc.Config().PipelineV2.MaxAttempts, s.svc.Timestamp())
+		_, err := storage.EnqueueJob(ctx, tx, core.NewID(), memoryID, jobs.ProspectiveIndex, "", s.svc.Config().PipelineV2.MaxAttempts, s.svc.Timestamp())
 		return err
 	})
 }
@@ -63,7 +65,7 @@ func (s *Pipeline) ProcessHintsJob(ctx context.Context, job *storage.Job, llm ex
 	src, err := storage.GetMemory(ctx, s.svc.DB().Reader(), job.MemoryID)
 	if errors.Is(err, storage.ErrNotFound) || (err == nil && src.IsDeleted) {
 		res.Status, res.Reason = "skipped", "memory missing or deleted"
-		return res, s.svc.Jobs().Complete(ctx, job, res)
+		return res, s.jobs.Complete(ctx, job, res)
 	} else if err != nil {
 		return nil, err
 	}
@@ -79,7 +81,7 @@ func (s *Pipeline) ProcessHintsJob(ctx context.Context, job *storage.Job, llm ex
 	}
 	if len(res.Hints) == 0 {
 		res.Status, res.Reason = "empty", "the model wrote no usable question; the heuristic hints stay"
-		return res, s.svc.Jobs().Complete(ctx, job, res)
+		return res, s.jobs.Complete(ctx, job, res)
 	}
 	b, _ := json.Marshal(res)
 	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {

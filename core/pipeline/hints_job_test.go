@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/bench"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/internal/apitest"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/llm"
@@ -57,7 +57,7 @@ func TestModelHintsReplaceHeuristicOnes(t *testing.T) {
 	if err := p.EnqueueHints(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	job, err := e.Svc.Jobs().Lease(ctx, "w", core.JobProspectiveIndex)
+	job, err := e.App.Jobs.Lease(ctx, "w", jobs.ProspectiveIndex)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
@@ -97,7 +97,7 @@ func TestModelHintsEmptyAnswerKeepsHeuristic(t *testing.T) {
 	model, _ := llm.New("ollama", llm.Config{BaseURL: srv.URL, Model: "m"})
 	p := e.App.Pipeline
 	p.EnqueueHints(ctx, id)
-	job, _ := e.Svc.Jobs().Lease(ctx, "w", core.JobProspectiveIndex)
+	job, _ := e.App.Jobs.Lease(ctx, "w", jobs.ProspectiveIndex)
 	res, err := p.ProcessHintsJob(ctx, job, model)
 	if err != nil || res.Status != "empty" {
 		t.Fatalf("%+v %v", res, err)
@@ -157,7 +157,7 @@ func TestScriptedModelAnswersTheHintsPrompt(t *testing.T) {
 			if err := p.EnqueueHints(ctx, id); err != nil {
 				t.Fatal(err)
 			}
-			job, err := e.Svc.Jobs().Lease(ctx, "w", core.JobProspectiveIndex)
+			job, err := e.App.Jobs.Lease(ctx, "w", jobs.ProspectiveIndex)
 			if err != nil || job == nil {
 				t.Fatalf("lease: %v %v", job, err)
 			}

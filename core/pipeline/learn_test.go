@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/internal/apitest"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/llm"
@@ -43,7 +44,7 @@ func endSession(t *testing.T, e *apitest.Env, key string, prompts ...string) *pi
 func runSessionJob(t *testing.T, e *apitest.Env) *pipeline.ExtractJobResult {
 	t.Helper()
 	ctx := context.Background()
-	job, err := e.Svc.Jobs().Lease(ctx, "test", core.JobSessionExtract)
+	job, err := e.App.Jobs.Lease(ctx, "test", jobs.SessionExtract)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
@@ -73,8 +74,8 @@ func TestSessionLearningIsLiveByDefault(t *testing.T) {
 	if err := row.Scan(&m.ID, &m.Content, &m.SessionID, &m.Who, &m.SourceType, &m.SourceID, &m.Project, &m.Confidence); err != nil {
 		t.Fatalf("the decision is not a live memory: %v", err)
 	}
-	if m.SessionID != "s-live" || m.SourceID != "session:s-live" || m.Project != projA || m.Confidence != core.ConfidenceObserved {
-		t.Fatalf("learned memory: %+v; want session s-live, source session:s-live, project %s, confidence %v", m, projA, core.ConfidenceObserved)
+	if m.SessionID != "s-live" || m.SourceID != "session:s-live" || m.Project != projA || m.Confidence != evolution.ConfidenceObserved {
+		t.Fatalf("learned memory: %+v; want session s-live, source session:s-live, project %s, confidence %v", m, projA, evolution.ConfidenceObserved)
 	}
 	// The hedged fact stays a pending proposal.
 	if n := e.Count(t, `SELECT count(*) FROM pipeline_proposals WHERE state = 'pending' AND skipped_reason = 'low_fact_confidence' AND fact LIKE '%Frankfurt%'`); n != 1 {
@@ -93,8 +94,9 @@ func TestSessionLearningIsLiveByDefault(t *testing.T) {
 	}
 }
 
-// A fact a model re-derives from a remembered memory is inferred (seed
-// 004, 0.5): the memory itself is live, the rewording waits for review.
+// A fact a model re-derives from a remembered memory is inferred (0.5,
+// docs/design/evolution.md#confidence-by-source): the memory itself is
+// live, the rewording waits for review.
 func TestFactsOfARememberedMemoryWaitForReview(t *testing.T) {
 	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
 	e.MustID(t, billingMemory)
@@ -108,7 +110,7 @@ func TestFactsOfARememberedMemoryWaitForReview(t *testing.T) {
 	// Lowering the threshold to the inferred confidence writes them.
 	e2 := apitest.NewEnv(t, func(c *config.Config) {
 		c.Embedding.Provider = "none"
-		c.PipelineV2.MinFactConfidenceForWrite = core.ConfidenceInferred
+		c.PipelineV2.MinFactConfidenceForWrite = evolution.ConfidenceInferred
 	})
 	e2.MustID(t, billingMemory)
 	if res := runScripted(t, e2, rephrasing(t, billingFact1)); res.WriteStats.Added != 1 {
@@ -215,7 +217,7 @@ func TestSameSessionCandidateIsNeverAModelsTarget(t *testing.T) {
 	}}
 	e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-two", "cwd": projA,
 		"transcript": "User: " + gooseSession + "\nUser: " + strings.Repeat("We moved the migrations to Atlas this week after the goose trouble. ", 4)}).Want(t, 200)
-	job, err := e.Svc.Jobs().Lease(context.Background(), "test", core.JobSessionExtract)
+	job, err := e.App.Jobs.Lease(context.Background(), "test", jobs.SessionExtract)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}

@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/ranker"
+	"github.com/cairnmem/cairn/core/vectors"
 )
 
 // Pipeline is the extraction pipeline of a Service: it turns a memory (or
@@ -12,10 +14,13 @@ import (
 // One Pipeline serves a Service: the composition root (core/app) builds it.
 type Pipeline struct {
 	svc      *core.Service
+	vec      *vectors.Vectors
+	jobs     *jobs.Queue
 	feedback *ranker.Feedback // follows a model's session score (score_job.go)
 }
 
-// New returns the Pipeline of svc; feedback is the store's aspect feedback.
-func New(svc *core.Service, feedback *ranker.Feedback) *Pipeline {
-	return &Pipeline{svc: svc, feedback: feedback}
+// New returns the Pipeline of svc, with its store's vectors, job queue
+// and aspect feedback.
+func New(svc *core.Service, vec *vectors.Vectors, q *jobs.Queue, feedback *ranker.Feedback) *Pipeline {
+	return &Pipeline{svc: svc, vec: vec, jobs: q, feedback: feedback}
 }

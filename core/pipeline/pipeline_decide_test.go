@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
@@ -108,7 +109,7 @@ func updateTo(target string) func(extract.Fact, []extract.Candidate) string {
 
 func runScripted(t *testing.T, e *apitest.Env, m extract.LLM) *pipeline.ExtractJobResult {
 	t.Helper()
-	job, err := e.Svc.Jobs().Lease(context.Background(), "test", core.JobExtract)
+	job, err := e.App.Jobs.Lease(context.Background(), "test", jobs.Extract)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}

@@ -13,10 +13,11 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Proposal review (SPEC section 8, "Shadow proposals are reviewable"): every
-// pending proposal can be approved, which applies it through the one write
-// path with the operator as actor, or rejected with a reason. Both outcomes
-// are recorded in the source memory's history.
+// Proposal review (docs/design/pipeline.md, "Proposal review"): shadow
+// proposals are reviewable. Every pending proposal can be approved, which
+// applies it through the one write path with the operator as actor, or
+// rejected with a reason. Both outcomes are recorded in the source memory's
+// history.
 
 // CodeProposalNotPending is returned when a proposal was already decided.
 const CodeProposalNotPending = "proposal_not_pending"
@@ -107,7 +108,7 @@ func (s *Pipeline) ApproveProposal(ctx context.Context, id string, actor core.Ac
 			return nil, decisionErr(err)
 		}
 		if created != "" {
-			s.svc.Vectors().EmbedSoon()
+			s.vec.EmbedSoon()
 			s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: created, Actor: actor.Name})
 		}
 		return s.GetProposal(ctx, id)

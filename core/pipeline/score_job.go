@@ -10,14 +10,15 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Continuity scoring with a model (seed 003 "Continuity Scoring"): after
-// a session's transcript is extracted, a session_score job gives the
-// model the memories injected into the session and the transcript; its
-// score, confidence, counts, reasoning and per-memory relevance replace
-// the heuristic score session end wrote.
+// Continuity scoring with a model (docs/design/pipeline.md, "Session
+// score"): after a session's transcript is extracted, a session_score job
+// gives the model the memories injected into the session and the
+// transcript; its score, confidence, counts, reasoning and per-memory
+// relevance replace the heuristic score session end wrote.
 
 // ScoreJobResult is a session_score job's result.
 type ScoreJobResult struct {
@@ -37,7 +38,7 @@ const scoreTranscriptChars = 12000
 func (s *Pipeline) EnqueueSessionScore(ctx context.Context, key string) error {
 	payload, _ := json.Marshal(map[string]string{"session_key": key})
 	return s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
-		_, err := storage.EnqueueJobOnce(ctx, tx, core.NewID(), core.JobSessionScore, string(payload), s.svc.Config().PipelineV2.MaxAttempts, s.svc.Timestamp())
+		_, err := storage.EnqueueJobOnce(ctx, tx, core.NewID(), jobs.SessionScore, string(payload), s.svc.Config().PipelineV2.MaxAttempts, s.svc.Timestamp())
 		return err
 	})
 }
@@ -73,7 +74,7 @@ func (s *Pipeline) ProcessScoreJob(ctx context.Context, job *storage.Job, llm ex
 	}
 	if err := json.Unmarshal([]byte(job.Payload), &p); err != nil || p.SessionKey == "" {
 		res.Status, res.Reason = "skipped", "payload has no session_key"
-		return res, s.svc.Jobs().Complete(ctx, job, res)
+		return res, s.jobs.Complete(ctx, job, res)
 	}
 	res.SessionKey = p.SessionKey
 	r := s.svc.DB().Reader()
@@ -93,7 +94,7 @@ func (s *Pipeline) ProcessScoreJob(ctx context.Context, job *storage.Job, llm ex
 	}
 	if len(injected) == 0 || strings.TrimSpace(transcript) == "" {
 		res.Status, res.Reason = "skipped", "no injected memory or no transcript: the heuristic score stands"
-		return res, s.svc.Jobs().Complete(ctx, job, res)
+		return res, s.jobs.Complete(ctx, job, res)
 	}
 	out, err := llm.Generate(ctx, scorePrompt(injected, transcript), extract.GenerateOptions{JSON: true, MaxTokens: 200 + 30*len(injected)})
 	if err != nil {
@@ -187,7 +188,7 @@ func clampUnit(p *float64) float64 {
 	return math.Min(1, math.Max(0, *p))
 }
 
-// ParseSessionScore reads a model's continuity score (seed 003): fences
+// ParseSessionScore reads a model's continuity score: fences
 // and think blocks are stripped, missing fields are zero, scores are
 // clamped to [0, 1], and each per_memory id (8 characters, or the whole
 // id) is resolved against the injected memories; unknown ones are

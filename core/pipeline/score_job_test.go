@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/internal/apitest"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/llm"
@@ -45,7 +45,7 @@ func TestModelScoresASession(t *testing.T) {
 	if err := p.EnqueueSessionScore(ctx, "s-7"); err != nil {
 		t.Fatal(err)
 	}
-	job, err := e.Svc.Jobs().Lease(ctx, "w", core.JobSessionScore)
+	job, err := e.App.Jobs.Lease(ctx, "w", jobs.SessionScore)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
@@ -140,7 +140,7 @@ func TestModelScoreRevisesAspectFeedback(t *testing.T) {
 	if err := p.EnqueueSessionScore(ctx, "s-8"); err != nil {
 		t.Fatal(err)
 	}
-	job, err := e.Svc.Jobs().Lease(ctx, "w", core.JobSessionScore)
+	job, err := e.App.Jobs.Lease(ctx, "w", jobs.SessionScore)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}

@@ -123,7 +123,7 @@ func (s *Pipeline) extractWindows(ctx context.Context, body string, windowed boo
 		raw, err := llm.Generate(ctx, extract.ExtractionPrompt(input), extract.GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
 		s.svc.Analytics().RecordProviderCall("llm:"+llm.Name(), time.Since(t0), err)
 		if err != nil {
-			s.noteExtraction(analytics.StageExtraction, core.ExtractionErrCode(err, analytics.CodeExtractionTimeout, analytics.CodeExtractionProvider), err.Error(), srcID)
+			s.noteExtraction(analytics.StageExtraction, analytics.TimeoutCode(err, analytics.CodeExtractionTimeout, analytics.CodeExtractionProvider), err.Error(), srcID)
 			return out, warns, fmt.Errorf("extraction: %w", err)
 		}
 		ext, ws := extract.ParseExtraction(raw)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/core/internal/apitest"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/cairnmem/cairn/core/config"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
@@ -35,8 +35,8 @@ func TestSessionExtractJob(t *testing.T) {
 	r := e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-42", "cwd": projA,
 		"transcript": strings.Join(lines, "\n")}).Want(t, 200)
 	jobID := r.Str("jobId")
-	job, err := e.Svc.Jobs().Lease(ctx, "w", core.ExtractJobTypes...)
-	if err != nil || job == nil || job.ID != jobID || job.JobType != core.JobSessionExtract {
+	job, err := e.App.Jobs.Lease(ctx, "w", jobs.ExtractTypes...)
+	if err != nil || job == nil || job.ID != jobID || job.JobType != jobs.SessionExtract {
 		t.Fatalf("leased %+v (%v), want session job %s", job, err, jobID)
 	}
 	res, err := e.App.Pipeline.ProcessExtractJob(ctx, job, llm.NewHeuristic())
@@ -72,7 +72,7 @@ func TestSessionExtractJob(t *testing.T) {
 		WHERE m.source_id = 'session:s-42'`); n == 0 {
 		t.Fatal("the approved session fact is linked to no entity")
 	}
-	if j, _ := e.Svc.Jobs().Get(ctx, jobID); j.Status != "completed" {
+	if j, _ := e.App.Jobs.Get(ctx, jobID); j.Status != "completed" {
 		t.Fatalf("job %s", j.Status)
 	}
 
@@ -80,7 +80,7 @@ func TestSessionExtractJob(t *testing.T) {
 	r = e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-43",
 		"transcript": `{"type":"user","message":{"role":"user","content":"ok thanks, bye for now then"}}`}).Want(t, 200)
 	if r.Str("jobId") != "" {
-		job, _ = e.Svc.Jobs().Lease(ctx, "w", core.ExtractJobTypes...)
+		job, _ = e.App.Jobs.Lease(ctx, "w", jobs.ExtractTypes...)
 		res, err = e.App.Pipeline.ProcessExtractJob(ctx, job, failingModel{})
 		if err != nil || res.Status != "skipped" {
 			t.Fatalf("short transcript: %+v %v", res, err)
@@ -102,7 +102,7 @@ func TestSessionExtractControlledWrite(t *testing.T) {
 	ctx := context.Background()
 	e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-7", "cwd": projA,
 		"transcript": `{"type":"user","message":{"role":"user","content":"We decided to use PostgreSQL for the billing service because it supports row level locking. The deploy pipeline publishes container images to the internal Harbor registry every Tuesday. The on-call rotation for the payments team changes every Monday at noon."}}`}).Want(t, 200)
-	job, err := e.Svc.Jobs().Lease(ctx, "w", core.JobSessionExtract)
+	job, err := e.App.Jobs.Lease(ctx, "w", jobs.SessionExtract)
 	if err != nil || job == nil {
 		t.Fatalf("lease: %v %v", job, err)
 	}
@@ -127,7 +127,7 @@ func TestResumedSessionExtractsOnlyNewTurns(t *testing.T) {
 	run := func(transcript string) *pipeline.ExtractJobResult {
 		t.Helper()
 		e.Post(t, "/api/hooks/session-end", map[string]any{"harness": "claude-code", "session_id": "s-9", "cwd": projA, "transcript": transcript}).Want(t, 200)
-		job, err := e.Svc.Jobs().Lease(ctx, "w", core.JobSessionExtract)
+		job, err := e.App.Jobs.Lease(ctx, "w", jobs.SessionExtract)
 		if err != nil || job == nil {
 			t.Fatalf("lease: %v %v", job, err)
 		}

@@ -5,16 +5,18 @@ import (
 	"errors"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/storage"
 )
 
-// UPDATE decisions supersede (issue 19). When the pipeline decides that a
-// fact replaces a memory, the memory is not rewritten in place: the fact
-// becomes a memory of its own (or the live memory already holding it),
-// and the old memory is superseded by it through core.SupersedeTx. The old
-// memory leaves recall and injections, points to its successor, keeps its
-// content and history, and comes back with recover. Both sides record it:
+// UPDATE decisions supersede (docs/design/evolution.md, "Supersession").
+// When the pipeline decides that a fact replaces a memory, the memory is
+// not rewritten in place: the fact becomes a memory of its own (or the live
+// memory already holding it), and the old memory is superseded by it
+// through evolution.Tx.Supersede. The old memory leaves recall and
+// injections, points to its successor, keeps its content and history, and
+// comes back with recover. Both sides record it:
 // the successor's "created" event names the proposal and the memory it
 // supersedes, the old one's "superseded" event names the proposal and its
 // successor. This is how controlled-write mode (with
@@ -65,8 +67,8 @@ func (s *Pipeline) applyUpdate(ctx context.Context, p *storage.Proposal, model s
 			v := p.TargetVersion
 			ifv = &v
 		}
-		if err := s.svc.SupersedeTx(ctx, tx, core.SupersedeInput{Old: target.ID, Successor: id, IfVersion: ifv,
-			Meta: map[string]any{"proposalId": p.ID, "reason": reason}}, actor); err != nil {
+		if err := s.svc.EvolutionTx(tx, actor).Supersede(ctx, evolution.SupersedeInput{Old: target.ID, Successor: id, IfVersion: ifv,
+			Meta: map[string]any{"proposalId": p.ID, "reason": reason}}); err != nil {
 			return err
 		}
 		successor, created = id, !deduped
@@ -77,7 +79,7 @@ func (s *Pipeline) applyUpdate(ctx context.Context, p *storage.Proposal, model s
 	}
 	s.svc.Publish(core.Event{Kind: core.EventDeleted, MemoryID: p.TargetMemoryID, Actor: actor.Name})
 	if created {
-		s.svc.Vectors().EmbedSoon()
+		s.vec.EmbedSoon()
 		s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: successor, Actor: actor.Name})
 	}
 	return successor, created, nil

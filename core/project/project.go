@@ -28,13 +28,31 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/text"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Normalize returns the canonical form of a project as a user or a request
 // gives it: surrounding space trimmed; an absolute path cleaned (no
-// trailing slash, no "." or ".." parts); a name kept as it is. Empty means
-// no project. A project with a control character, invalid UTF-8 or more
-// than config.MaxProjectChars bytes is refused.
+// trailing slash, no "." or ".." parts); a name folded (see below). Empty
+// means no project. A project with a control character or a line
+// separator, invalid UTF-8 or more than config.MaxProjectChars bytes is
+// refused.
+//
+// A name (not a path) is folded so that what looks alike is alike: its
+// invisible formatting characters (zero-width space, joiners, bidi marks,
+// embeddings, overrides and isolates, soft hyphen, BOM, tag characters)
+// are dropped and it is put in Unicode NFKC form (full-width ａｌｐｈａ is
+// alpha, the ligature ﬁ is fi). So "alpha\u200b", "ａｌｐｈａ" and
+// "\u202ealpha" all are the project alpha: what a person reads is what
+// the name is, and no look-alike makes a second project. A name that
+// folds to a path ("／srv／x") is that path.
+//
+// A path is the identity of a folder on disk and keeps its bytes (NFKC
+// would name another folder, or none): its display must go through
+// text.DisplayLine, which shows invisible characters as <U+XXXX>, and a
+// name that folds to its base name meets it as ambiguous in Resolve rather
+// than silently.
 func Normalize(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -43,8 +61,20 @@ func Normalize(s string) (string, error) {
 	if len(s) > config.MaxProjectChars {
 		return "", fmt.Errorf("project is longer than %d bytes", config.MaxProjectChars)
 	}
-	if !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, badProjectRune) {
 		return "", errors.New("project must be text without control characters")
+	}
+	if !IsPath(s) {
+		s = foldName(s)
+		if s == "" {
+			return "", errors.New("project must not be only invisible characters")
+		}
+		if len(s) > config.MaxProjectChars {
+			return "", fmt.Errorf("project is longer than %d bytes", config.MaxProjectChars)
+		}
+		if strings.ContainsFunc(s, badProjectRune) {
+			return "", errors.New("project must be text without control characters")
+		}
 	}
 	for IsPath(s) {
 		// Cleaning may bare a space ("/a /." → "/a "): trim and clean
@@ -56,6 +86,29 @@ func Normalize(s string) (string, error) {
 		s = c
 	}
 	return s, nil
+}
+
+// badProjectRune is a character no project may hold: a control character
+// or a line or paragraph separator.
+func badProjectRune(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }
+
+// foldName is a name as Normalize folds it: invisible formatting
+// characters dropped, NFKC, space trimmed, until nothing changes (NFKC
+// after a drop can compose anew; a few rounds at most).
+func foldName(s string) string {
+	for range 4 {
+		f := strings.TrimSpace(norm.NFKC.String(strings.Map(func(r rune) rune {
+			if unicode.Is(unicode.Cf, r) {
+				return -1
+			}
+			return r
+		}, s)))
+		if f == s {
+			break
+		}
+		s = f
+	}
+	return s
 }
 
 // IsPath reports whether a (normalized) project is a folder path rather
@@ -147,9 +200,15 @@ type AmbiguousError struct {
 	Candidates []string
 }
 
+// Error names the candidates as a person can tell them apart: invisible
+// characters shown as <U+XXXX> (text.DisplayLine).
 func (e *AmbiguousError) Error() string {
+	shown := make([]string, len(e.Candidates))
+	for i, c := range e.Candidates {
+		shown[i] = text.DisplayLine(c)
+	}
 	return fmt.Sprintf("project %q is ambiguous: %s; give the folder, or set an alias in [projects.NAME]",
-		e.Name, strings.Join(e.Candidates, ", "))
+		e.Name, strings.Join(shown, ", "))
 }
 
 // Resolver maps what a user or a request names to a project identity, by
@@ -211,14 +270,18 @@ func (r *Resolver) Resolve(s string) (string, error) {
 	if p, ok := r.configured[n]; ok {
 		return p.Root, nil
 	}
-	for _, p := range r.configured {
-		if slices.Contains(p.Aliases, n) {
+	// Configured names and aliases, and known folders' base names, are
+	// compared folded as n is: a name typed full width finds its project,
+	// and a folder whose name only looks like n is a candidate beside it
+	// (an ambiguity the user sees) rather than never considered.
+	for name, p := range r.configured {
+		if foldName(name) == n || slices.ContainsFunc(p.Aliases, func(a string) bool { return a == n || foldName(a) == n }) {
 			return p.Root, nil
 		}
 	}
 	var hits []string
 	for _, k := range r.known {
-		if IsPath(k) && Name(k) == n {
+		if IsPath(k) && (Name(k) == n || foldName(Name(k)) == n) {
 			hits = append(hits, k)
 		}
 	}

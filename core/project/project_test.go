@@ -9,6 +9,8 @@ import (
 	"unicode"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/text"
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestNormalize(t *testing.T) {
@@ -29,6 +31,21 @@ func TestNormalize(t *testing.T) {
 		{"at\x00las", "", true},
 		{"\xff\xfe", "", true},
 		{strings.Repeat("a", config.MaxProjectChars+1), "", true},
+		// Look-alike names of issue 29 are the one project alpha.
+		{"alpha\u200b", "alpha", false},
+		{"ａｌｐｈａ", "alpha", false},
+		{"\u202ealpha", "alpha", false},
+		{"\u2066al\u00adpha\u2069\ufeff", "alpha", false},
+		{"ﬁnance", "finance", false},
+		{"e\u200b\u0301", "\u00e9", false}, // composes once the space is gone: still idempotent
+		{"\u3000alpha\u3000", "alpha", false},
+		{"／srv／alpha／", "/srv/alpha", false},
+		{"\u200b", "", true},
+		{"al\u2028pha", "", true},
+		{"al\u0085pha", "", true}, // C1
+		// A path keeps its bytes: it names a folder on disk.
+		{"/home/dev/ａｌｐｈａ", "/home/dev/ａｌｐｈａ", false},
+		{"/home/dev/\u202ealpha/", "/home/dev/\u202ealpha", false},
 	} {
 		got, err := Normalize(tc.in)
 		if (err != nil) != tc.bad || got != tc.want {
@@ -107,7 +124,8 @@ func TestResolve(t *testing.T) {
 		"atlas": {Root: "/home/dev/atlas", Aliases: []string{"atlas-api"}},
 		"mono":  {Root: "/srv/mono/services"},
 	}
-	known := []string{"/home/dev/atlas", "/home/dev/zephyr", "/work/a/api", "/work/b/api", "legacy", "/opt/solo/", "", "/"}
+	known := []string{"/home/dev/atlas", "/home/dev/zephyr", "/work/a/api", "/work/b/api", "legacy", "/opt/solo/", "", "/",
+		"/work/c/nova", "/work/d/ｎｏｖａ", "/work/e/beta", "/work/f/\u202ebeta"}
 	r := NewResolver(cfg, known)
 	for _, tc := range []struct {
 		in, want  string
@@ -138,6 +156,14 @@ func TestResolve(t *testing.T) {
 		{in: "/srv/other", want: "/srv/other"}, // not folded into a project at /
 		{in: "/", want: "/"},
 		{in: "bad\x07", bad: true},
+		// Folded names find their project; a folder whose name only
+		// looks like the one asked for makes it ambiguous, never silent.
+		{in: "ｚｅｐｈｙｒ", want: "/home/dev/zephyr"},
+		{in: "zephyr\u200b", want: "/home/dev/zephyr"},
+		{in: "ａｔｌａｓ", want: "/home/dev/atlas"},
+		{in: "ａｔｌａｓ-ａｐｉ", want: "/home/dev/atlas"},
+		{in: "nova", ambiguous: []string{"/work/c/nova", "/work/d/ｎｏｖａ"}},
+		{in: "beta", ambiguous: []string{"/work/e/beta", "/work/f/\u202ebeta"}},
 	} {
 		got, err := r.Resolve(tc.in)
 		var amb *AmbiguousError
@@ -149,7 +175,8 @@ func TestResolve(t *testing.T) {
 		case tc.ambiguous != nil:
 			if !errors.As(err, &amb) || strings.Join(amb.Candidates, ",") != strings.Join(tc.ambiguous, ",") {
 				t.Errorf("Resolve(%q) = %q, %v; want ambiguous among %v", tc.in, got, err, tc.ambiguous)
-			} else if !strings.Contains(err.Error(), "/work/a/api") || !strings.Contains(err.Error(), "/work/b/api") {
+			} else if !strings.Contains(err.Error(), text.DisplayLine(tc.ambiguous[0])) || !strings.Contains(err.Error(), text.DisplayLine(tc.ambiguous[1])) ||
+				strings.ContainsRune(err.Error(), '\u202e') {
 				t.Errorf("the ambiguity error does not name the candidates: %v", err)
 			}
 		case err != nil || got != tc.want:
@@ -169,7 +196,8 @@ func TestResolve(t *testing.T) {
 // fits the bound, and, for a path, has no trailing slash or dot parts; the
 // resolver never panics on it.
 func FuzzNormalize(f *testing.F) {
-	for _, s := range []string{"", "atlas", "/home/dev/atlas/", "/a/../../b", " /x/./y ", "a/b", "\x00", "\xff", "/", "//", "atlas\n", "~/atlas", "api"} {
+	for _, s := range []string{"", "atlas", "/home/dev/atlas/", "/a/../../b", " /x/./y ", "a/b", "\x00", "\xff", "/", "//", "atlas\n", "~/atlas", "api",
+		"alpha\u200b", "ａｌｐｈａ", "\u202ealpha", "e\u200b\u0301", "／x／．．", "\u200b"} {
 		f.Add(s)
 	}
 	r := NewResolver(map[string]config.ProjectConfig{"atlas": {Root: "/home/dev/atlas", Aliases: []string{"a"}}},
@@ -188,6 +216,9 @@ func FuzzNormalize(f *testing.F) {
 		}
 		if n != strings.TrimSpace(n) || strings.ContainsFunc(n, unicode.IsControl) || len(n) > config.MaxProjectChars {
 			t.Fatalf("Normalize(%q) = %q", s, n)
+		}
+		if !IsPath(n) && (strings.ContainsFunc(n, func(r rune) bool { return unicode.Is(unicode.Cf, r) }) || !norm.NFKC.IsNormalString(n)) {
+			t.Fatalf("Normalize(%q) = %q: a name with an invisible character or not in NFKC", s, n)
 		}
 		if IsPath(n) && n != "/" && (strings.HasSuffix(n, "/") || strings.Contains(n+"/", "/./") || strings.Contains(n+"/", "/../") || strings.Contains(n, "//")) {
 			t.Fatalf("Normalize(%q) = %q: not a clean path", s, n)

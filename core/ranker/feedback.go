@@ -10,8 +10,9 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Aspect feedback (seed 003): each entity aspect (core/attributes.go) has a
-// weight, 0.5 when it is new (migration 0023). At session end, once the
+// Aspect feedback (docs/design/pipeline.md, "Aspect feedback"): each
+// entity aspect (core/evolution/attributes.go) has a weight, 0.5 when it is
+// new (migration 0023). At session end, once the
 // session is scored (core/sessions), every aspect holding a live
 // attribute of a memory the scoring found used (relevance above zero: a
 // later prompt, the transcript or a recall referred to it) gains
@@ -34,7 +35,7 @@ import (
 const aspectNeutral = 0.5
 
 // AspectFeedbackStats count what the feedback did since the server
-// started (seed 003's telemetry).
+// started (the telemetry /api/pipeline/status shows).
 type AspectFeedbackStats struct {
 	Sessions       int `json:"sessions"`
 	Confirmations  int `json:"confirmations"`

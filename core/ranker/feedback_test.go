@@ -44,12 +44,13 @@ func feedbackSession(t *testing.T, e *apitest.Env, key, prompt, transcript strin
 	return start
 }
 
-// Aspect feedback (seed 003): a session that uses a memory raises the
-// weight of its aspect, by weight_delta per confirmed memory, up to
-// max_weight; every decay_interval_sessions scored sessions, aspects not
-// confirmed for stale_days lose decay_rate, down to min_weight, while a
-// freshly confirmed one keeps its weight. The weights show on the memory
-// (GET /api/memory/{id}) and on the session (GET /api/sessions/{key}).
+// Aspect feedback (docs/design/pipeline.md, "Aspect feedback"): a session
+// that uses a memory raises the weight of its aspect, by weight_delta per
+// confirmed memory, up to max_weight; every decay_interval_sessions scored
+// sessions, aspects not confirmed for stale_days lose decay_rate, down to
+// min_weight, while a freshly confirmed one keeps its weight. The weights
+// show on the memory (GET /api/memory/{id}) and on the session (GET
+// /api/sessions/{key}).
 func TestAspectFeedbackRaisesAndDecays(t *testing.T) {
 	e := apitest.NewEnv(t, apitest.NoEmbed, func(c *config.Config) {
 		c.Feedback.DecayRate = 0.25

@@ -16,15 +16,15 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// The learned ranker (seed 003's predictor, in process): a small pairwise
-// linear ranker over what recall knew of each memory offered to a session
-// (its features), trained on the relevance the session's scoring gave the
-// memories offered together. It re-ranks the candidates of session start
-// and of the prompt hook once it ranks better than the baseline on
-// sessions it was not trained on; its quality is tracked as a moving
-// NDCG@10 against the baseline's, and a drift below the baseline puts the
-// baseline order back. Training runs in the predictor worker, never in a
-// request.
+// The learned ranker (docs/design/pipeline.md, "Learned ranker"), in
+// process: a small pairwise linear ranker over what recall knew of each
+// memory offered to a session (its features), trained on the relevance the
+// session's scoring gave the memories offered together. It re-ranks the
+// candidates of session start and of the prompt hook once it ranks better
+// than the baseline on sessions it was not trained on; its quality is
+// tracked as a moving NDCG@10 against the baseline's, and a drift below the
+// baseline puts the baseline order back. Training runs in the predictor
+// worker, never in a request.
 
 // Offer sources the ranker learns, one model each.
 const (

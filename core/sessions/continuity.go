@@ -15,9 +15,10 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
-// Session continuity (seed 003): checkpoints of what a session was doing,
-// a recovery digest when it comes back after a compaction or a resume,
-// what it was offered and used of its memories, and a score at its end.
+// Session continuity (docs/design/pipeline.md, "Session continuity"):
+// checkpoints of what a session was doing, a recovery digest when it comes
+// back after a compaction or a resume, what it was offered and used of its
+// memories, and a score at its end.
 
 // Checkpoint triggers.
 const (
@@ -28,8 +29,8 @@ const (
 	TriggerExplicit      = "explicit"
 )
 
-// Seed 003's buffer rules: checkpoints of one session within the debounce
-// window merge; a checkpoint keeps at most 20 queries and 10 remembers.
+// Buffer rules: checkpoints of one session within the debounce window
+// merge; a checkpoint keeps at most 20 queries and 10 remembers.
 const (
 	checkpointDebounce  = 2500 * time.Millisecond
 	checkpointQueries   = 20

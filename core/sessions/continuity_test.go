@@ -118,9 +118,9 @@ func TestCheckpointMergeAndCap(t *testing.T) {
 	}
 }
 
-// A remember may carry the session's transcript (seed 003's lossless
-// transcripts): stored as session end stores it, extraction queued, the
-// session not ended.
+// A remember may carry the session's transcript (docs/design/pipeline.md,
+// "Session transcripts"): stored as session end stores it, extraction
+// queued, the session not ended.
 func TestRememberWithTranscript(t *testing.T) {
 	e := apitest.NewEnv(t, apitest.NoEmbed)
 	before := e.State(t)

@@ -4,10 +4,11 @@
 // long session or with a remember, with what of it could not be read, and
 // its learning queued), the injections of each prompt (and whether each
 // was an answer: the prompt gate's repeat rule), and session continuity
-// (seed 003): each session's activity between hooks, checkpoints, the
-// recovery digest after a compaction or a resume, what a session was
-// offered and used of its memories, and its score at the end, which feeds
-// aspect feedback (core/ranker).
+// (docs/design/pipeline.md, "Session continuity"): each session's
+// activity between hooks, checkpoints, the recovery digest after a
+// compaction or a resume, what a session was offered and used of its
+// memories, and its score at the end, which feeds aspect feedback
+// (core/ranker).
 //
 // A Sessions is built once per store by the composition root (core/app)
 // from the store, the configuration, the clock, a logger, the aspect

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/ranker"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
@@ -178,14 +179,14 @@ func (s *Sessions) saveTranscript(ctx context.Context, tx *storage.Tx, ref Ref, 
 	// The pipeline worker extracts facts from the transcript
 	// (ProcessExtractJob); one live job per session.
 	payload, _ := json.Marshal(map[string]string{"session_key": ref.Key, "harness": ref.Harness, "project": ref.Project})
-	jobID, err := storage.EnqueueJobOnce(ctx, tx, core.NewID(), core.JobSessionExtract, string(payload), s.cfg.PipelineV2.MaxAttempts, now)
+	jobID, err := storage.EnqueueJobOnce(ctx, tx, core.NewID(), jobs.SessionExtract, string(payload), s.cfg.PipelineV2.MaxAttempts, now)
 	return text.CharCount(content), jobID, err
 }
 
-// RememberTranscript stores the transcript sent with a remember (seed
-// 003's lossless transcripts) as session end would, without ending the
-// session: the session is recorded, the transcript saved and its
-// extraction queued. It returns the characters stored.
+// RememberTranscript stores the transcript sent with a remember
+// (docs/design/pipeline.md, "Session transcripts") as session end would,
+// without ending the session: the session is recorded, the transcript saved
+// and its extraction queued. It returns the characters stored.
 func (s *Sessions) RememberTranscript(ctx context.Context, ref Ref, transcript string) (int, error) {
 	if err := s.mem.CheckFrozen(); err != nil {
 		return 0, err

@@ -60,7 +60,8 @@ func lowerJS(s string) string {
 }
 
 // NormalizeContent derives the stored form, the normalized form and the
-// dedup hash of content, exactly as seed 000 "Content Normalization":
+// dedup hash of content (docs/design/memory.md, "Content normalization and
+// the dedup hash"):
 //
 //	storage    = trim + collapse whitespace
 //	normalized = lower(storage) with /[.,!?;:]+$/ removed

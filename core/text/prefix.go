@@ -11,10 +11,10 @@ type Prefixes struct {
 	Tags   []string // from "[a,b]:", lower-cased, in order, without duplicates
 }
 
-// ParsePrefixes reads the markers seed 000 defines at the start of a
-// remember: "critical:" (case-insensitive) pins the memory with importance
-// 1.0, and "[tag1,tag2]:" sets tags. They combine, critical first:
-// "critical: [project,auth]: never expose tokens".
+// ParsePrefixes reads the markers at the start of a remember
+// (docs/design/memory.md, "Prefixes"): "critical:" (case-insensitive) pins
+// the memory with importance 1.0, and "[tag1,tag2]:" sets tags. They
+// combine, critical first: "critical: [project,auth]: never expose tokens".
 func ParsePrefixes(content string) Prefixes {
 	var p Prefixes
 	s := strings.TrimLeftFunc(content, IsSpace)
@@ -58,8 +58,9 @@ func CleanTags(in []string) []string {
 	return out
 }
 
-// typeRules is the ordered substring table of seed 000's type inference: the
-// first rule with a matching substring decides.
+// typeRules is the ordered substring table of type inference
+// (docs/design/memory.md, "Type inference"): the first rule with a
+// matching substring decides.
 var typeRules = []struct {
 	typ  string
 	subs []string

@@ -17,6 +17,12 @@ func FuzzRedact(f *testing.F) {
 		"Authorization: Basic dTpw", "curl -u a:b x", "mysql -pX y", "sshpass -p 'a b' ssh h",
 		"-----BEGIN PRIVATE KEY-----\nabc", "qttools5-private-dev: Use at your own risk.",
 		`"private_key_id": "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c"`, "token=[REDACTED:x]=y", "a: b: c= d",
+		// The forms of issue 29.
+		"pwd: Tr0ub4dor&3", "pass=hunter22", "username admin password Adm1n!2024", "log in with password Welc0me!2024",
+		"default creds admin / P@ssw0rd!", "login as admin:Tr0ub4dor9", `{"user": "admin", "pass": "S3cure!pass", "pwd": "x"}`,
+		"auth: ZGVwbG95OlBhc3N3MHJkIQ==", "the api key is 0123456789abcdef0123456789abcdef",
+		"the twilio auth token is 4f9a2b7c1d3e5f60718293a4b5c6d7e8", `password = "correct horse battery staple"`,
+		"--- PASS: TestX (0.00s)", "pass: 120/150", "secret:0001&rdquo;", "login: a:b:c / d", "user [REDACTED:x] password y1!zzz",
 	} {
 		f.Add(s)
 	}

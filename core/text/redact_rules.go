@@ -1,6 +1,7 @@
 package text
 
 import (
+	"encoding/base64"
 	"math"
 	"regexp"
 	"slices"
@@ -46,6 +47,7 @@ var finders = []finder{
 	findHeaders,
 	findCommandPasswords,
 	findProsePasswords,
+	findCredentialProse,
 	findAssignments,
 	findWebhooks,
 }
@@ -250,6 +252,29 @@ var vendorsByFirst = func() (idx [256][]int) {
 }()
 
 func findInRun(s, lower string, start, end int, add func(int, int, string)) {
+	findVendorInRun(s, start, end, add)
+	findRandomInRun(s, lower, start, end, add)
+}
+
+// findVendorTokens reports the vendor tokens of s (findTokens without the
+// high-entropy guess).
+func findVendorTokens(s string, add func(int, int, string)) {
+	for i := 0; i < len(s); {
+		if !isTokenChar(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isTokenChar(s[j]) {
+			j++
+		}
+		findVendorInRun(s, i, j, add)
+		i = j
+	}
+}
+
+// findVendorInRun reports the vendor tokens of the token run s[start:end].
+func findVendorInRun(s string, start, end int, add func(int, int, string)) {
 	// A vendor token may start anywhere a word starts inside the run
 	// (after "=", "/" or "."): key=sk-..., /v1/ghp_...
 	for k := start; k < end; k++ {
@@ -274,6 +299,11 @@ func findInRun(s, lower string, start, end int, add func(int, int, string)) {
 			break
 		}
 	}
+}
+
+// findRandomInRun reports the long random strings of the token run
+// s[start:end].
+func findRandomInRun(s, lower string, start, end int, add func(int, int, string)) {
 	// High entropy: long random strings, piece by piece between dots and
 	// assignments (an "=" that is not base64's closing padding).
 	for p := start; p < end; {
@@ -721,6 +751,13 @@ func findAssignments(s, lower string, add func(int, int, string)) {
 			end += v
 		}
 		vs, ve, quoted := readValue(s, v, end, env)
+		if !env && !quoted && c == ':' && ve > vs {
+			// After a colon (YAML, prose) "&" is part of the value, not a
+			// query's next parameter: pwd: Tr0ub4dor&3.
+			for ve < end && strings.IndexByte(" \t\r\"'`,;)]}", s[ve]) < 0 && !htmlEntity.MatchString(s[ve:end]) {
+				ve++
+			}
+		}
 		if vs == ve || strings.HasPrefix(s[vs:], redactedPrefix) {
 			continue
 		}
@@ -849,8 +886,18 @@ func secretValue(name, val string, quoted, env, colon bool) bool {
 		}
 		return codeShaped(val) && len(val) >= 8
 	}
-	if strings.EqualFold(name, "auth") { // docker config.json "auth": base64(user:password)
-		return quoted && len(val) >= 8 && base64ish(val) && codeShaped(val)
+	if strings.EqualFold(name, "auth") { // docker config.json "auth": base64(user:password), and its YAML
+		return quoted && len(val) >= 8 && base64ish(val) && codeShaped(val) || base64UserPassword(val)
+	}
+	if words := nameWords(name); len(words) == 1 && (words[0] == "PWD" || words[0] == "PASS" || words[0] == "PW") {
+		// pass=, pwd:, "pass": alone are passwords only with a password's
+		// shape; PASS: and PWD: in capitals are test logs and the shell's
+		// folder ("--- PASS: TestX", "PWD: /srv/app").
+		// PWD in capitals is the shell's folder ("PWD="+dir, PWD: /srv).
+		if env && (colon || words[0] == "PWD") || strings.ContainsAny(val, " \t") || strings.ContainsAny(val[:1], "+,&*") {
+			return false
+		}
+		return codeShaped(val) && strings.ContainsFunc(val, isASCIILetter) // not a score: pass: 120/150
 	}
 	if env {
 		// A one-word name before a colon ("TOKEN: expired") is as likely
@@ -862,8 +909,13 @@ func secretValue(name, val string, quoted, env, colon bool) bool {
 	}
 	if quoted {
 		words := nameWords(name)
-		spaced := strings.ContainsAny(val, " \t") && words[len(words)-1] != "PASSPHRASE" // a passphrase has words
-		return !spaced && len(val) >= 4 && !isLabel(val)
+		last := words[len(words)-1]
+		if strings.ContainsAny(val, " \t") && last != "PASSPHRASE" { // a passphrase has words
+			// A password of words ("correct horse battery staple") is
+			// one; a prompt or a description ("Enter your password") is not.
+			return strings.Contains(last, "PASS") && passphraseLike(val)
+		}
+		return len(val) >= 4 && !isLabel(val)
 	}
 	return codeShaped(val)
 }
@@ -896,6 +948,7 @@ func codeShaped(v string) bool {
 }
 
 var (
+	htmlEntity  = regexp.MustCompile(`^&(?:[A-Za-z]+|#[0-9]+|#x[0-9A-Fa-f]+);`)
 	hyphenWords = regexp.MustCompile(`^[A-Za-z]+(?:[':-][A-Za-z]+)+[.,!?]?$`)
 	envName     = regexp.MustCompile(`^[A-Z][A-Z_]*$`)
 	winPath     = regexp.MustCompile(`^[A-Za-z]:\\`)
@@ -935,6 +988,69 @@ func isLabel(v string) bool {
 	}
 	return true
 }
+
+func isASCIILetter(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' }
+
+// base64UserPassword is a bare base64 value that decodes to
+// user:password (a docker auth entry written in YAML).
+func base64UserPassword(v string) bool {
+	if len(v) < 8 || !base64ish(v) {
+		return false
+	}
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		if b, err = base64.RawStdEncoding.DecodeString(v); err != nil {
+			return false
+		}
+	}
+	user, pw, ok := strings.Cut(string(b), ":")
+	if !ok || user == "" || len(pw) < 3 {
+		return false
+	}
+	for _, c := range b {
+		if c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// passphraseLike is a password of words: three to eight lower-case words
+// of letters, none of them a word prompts and descriptions are made of
+// ("the", "your", "enter", "password", "must", ...).
+func passphraseLike(v string) bool {
+	words := strings.Fields(v)
+	if len(words) < 3 || len(words) > 8 {
+		return false
+	}
+	for _, w := range words {
+		if len(w) < 3 || promptWords[w] {
+			return false
+		}
+		for i := 0; i < len(w); i++ {
+			if w[i] < 'a' || w[i] > 'z' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// promptWords make a quoted phrase a prompt, a label or a description
+// rather than a passphrase.
+var promptWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`the and for you your our their his her its not are was were will would should could can cannot
+	must may might have has had been being this that these those with from into onto over under than then there here what which
+	who whom whose when where why how all any each every some such only also just very more most less least few many much
+	enter type input provide please confirm repeat retype choose pick new old current again forgot forgotten reset change
+	password passwords passwd passphrase passcode pass secret token key user username users login account email name field
+	value required optional invalid incorrect wrong missing empty placeholder example sample default characters chars letters
+	long short length minimum maximum min max least most contain contains include includes characters database server host`) {
+		m[w] = true
+	}
+	return m
+}()
 
 func base64ish(v string) bool {
 	for i := 0; i < len(v); i++ {
@@ -978,8 +1094,8 @@ func secretName(name string) bool {
 	switch {
 	case slices.Contains(secretWords, last):
 		return true
-	case (last == "PWD" || last == "PASS" || last == "PW") && n > 1:
-		return true
+	case last == "PWD" || last == "PASS" || last == "PW":
+		return true // alone (pass=, "pwd":), checked against its value in secretValue
 	case last == "KEY" && n > 1 && keyQualifiers[words[n-2]]:
 		return true
 	case last == "ID" && n > 2 && words[n-2] == "KEY" && (words[n-3] == "PRIVATE"):

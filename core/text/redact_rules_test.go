@@ -42,6 +42,19 @@ func TestRedactEachKind(t *testing.T) {
 		{"sshpass", "sshpass -p Passw0rd ssh deploy@host", "Passw0rd", "cli_password"},
 		{"32 hex", `api_key = "d41d8cd98f00b204e9800998ecf8427e"`, "d41d8cd98f00b204", "inline_secret"},
 		{"gcp private_key_id", `"private_key_id": "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c",`, "1f2e3d4c5b6a7988", "inline_secret"},
+		// The forms of issue 29.
+		{"pwd:", "ftp pwd: Tr0ub4dor&3", "Tr0ub4dor&3", "inline_secret"},
+		{"pass=", "user=app pass=S3cure!pass", "S3cure!pass", "inline_secret"},
+		{"username password", "username admin password Adm1n!2024", "Adm1n!2024", "prose_password"},
+		{"with password", "log in with password Welc0me!2024 first", "Welc0me!2024", "prose_password"},
+		{"user / password", "default creds admin / P@ssw0rd!", "P@ssw0rd!", "prose_password"},
+		{"user:password", "login as admin:Tr0ub4dor9 on staging", "Tr0ub4dor9", "prose_password"},
+		{"json pass", `{"user": "admin", "pass": "S3cure!pass"}`, "S3cure!pass", "inline_secret"},
+		{"json pwd", `{"pwd": "Hunter2!x"}`, "Hunter2!x", "inline_secret"},
+		{"yaml auth", "    auth: ZGVwbG95OlBhc3N3MHJkIQ==", "ZGVwbG95", "inline_secret"},
+		{"api key prose", "the api key is 0123456789abcdef0123456789abcdef", "0123456789abcdef", "prose_secret"},
+		{"twilio prose", "the twilio auth token is 4f9a2b7c1d3e5f60718293a4b5c6d7e8", "4f9a2b7c1d3e5f60", "prose_secret"},
+		{"passphrase", `password = "correct horse battery staple"`, "correct horse", "inline_secret"},
 	}
 	for _, c := range cases {
 		out, n := text.Redact(c.in)
@@ -103,6 +116,22 @@ func TestRedactLeavesOrdinaryText(t *testing.T) {
 		"mailto:security@example.org",
 		"user:password@host in the docs means nothing here",
 		"see https://example.com/a:b@c for details",
+		// Near misses of the forms of issue 29.
+		"--- PASS: TestRedactURL (0.00s)",
+		"pass: 120/150 fail: 30",
+		"pwd: /home/dana/src",
+		`cmd.Env = append(os.Environ(), "PWD="+dir, "GOROOT="+root)`,
+		"username and password fields are required",
+		"log in with password authentication or a key",
+		"read / write access for the deploy user login",
+		"see login.go:120 for the password check",
+		"role:Admin for every login",
+		"auth: required",
+		"the api key is required for every call",
+		"the primary key is 0193f4a2-7c1e-7b3a-9f00-123456789abc",
+		`// If the token is "STOP", stop the scanning.`,
+		`password = "Enter your password"`,
+		"credentials: &securityCredentials,",
 	} {
 		if out, n := text.Redact(s); n != 0 || out != s {
 			t.Errorf("false positive: %q -> %q", s, out)

@@ -10,17 +10,15 @@ import (
 	"errors"
 	"time"
 
-	"github.com/cairnmem/cairn/core/ops"
-
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/wire"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/keys"
 	"github.com/cairnmem/cairn/tui/pane"
 )
@@ -45,19 +43,19 @@ type (
 	// read are left nil with their error in Err.
 	snapshotMsg struct {
 		Seq     int
-		Report  *ops.DiagnosticsReport
-		Recs    []ops.Recommendation
+		Report  *wire.DiagnosticsReport
+		Recs    []wire.Recommendation
 		HasRecs bool // Recs were read in this poll
-		Latency backend.Latency
-		Errors  []analytics.ErrorEvent
+		Latency Latency
+		Errors  []wire.ErrorEvent
 		Err     error
 	}
 	// repairDoneMsg is a repair's outcome with the report measured after it.
 	repairDoneMsg struct {
 		Index    int
-		Result   *ops.RepairResult
+		Result   *wire.RepairResult
 		Err      error
-		After    *ops.DiagnosticsReport
+		After    *wire.DiagnosticsReport
 		AfterErr error
 	}
 )
@@ -65,17 +63,17 @@ type (
 // running is a repair in flight.
 type running struct {
 	index  int
-	before *ops.HealthScore
+	before *wire.HealthScore
 	frame  int
 }
 
 // outcome is the last repair's result, shown until the next one.
 type outcome struct {
 	index  int
-	result *ops.RepairResult
+	result *wire.RepairResult
 	err    error
-	before *ops.HealthScore
-	after  *ops.HealthScore
+	before *wire.HealthScore
+	after  *wire.HealthScore
 }
 
 // Model is the Diagnostics pane.
@@ -90,13 +88,13 @@ type Model struct {
 	seq           int
 	loading       bool
 
-	report  *ops.DiagnosticsReport
-	recs    []ops.Recommendation
-	latency backend.Latency
-	errs    []analytics.ErrorEvent
+	report  *wire.DiagnosticsReport
+	recs    []wire.Recommendation
+	latency Latency
+	errs    []wire.ErrorEvent
 	loadErr error
 
-	actions []ops.RepairInfo
+	actions []wire.RepairInfo
 	confirm int // index into actions awaiting y/n; -1 when none
 	run     *running
 	last    *outcome
@@ -108,8 +106,8 @@ type Model struct {
 func New(ctx *pane.Context) *Model {
 	m := &Model{ctx: ctx, keys: keys.DefaultDiagnostics(), list: keys.DefaultList(), confirm: -1}
 	m.poller.Interval, m.poller.Clock = PollInterval, ctx.Clock
-	if ctx.Backend != nil {
-		m.actions = ctx.Backend.RepairActions()
+	if ctx.Client != nil {
+		m.actions = wire.RepairActions()
 	}
 	m.vp = viewport.New()
 	m.vp.MouseWheelEnabled = true
@@ -146,7 +144,7 @@ func (m *Model) Busy() bool { return m.run != nil || (m.loading && m.report == n
 func (m *Model) Nested() bool { return m.confirm >= 0 }
 
 // Refresh implements pane.Pane: a write anywhere may move the scores.
-func (m *Model) Refresh(backend.Change) tea.Cmd {
+func (m *Model) Refresh(pane.Change) tea.Cmd {
 	if !m.poller.Shown() {
 		return nil
 	}
@@ -182,7 +180,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 // poll reads the report, latency and errors (and the recommendations when
 // withRecs is set or their turn has come) in one command.
 func (m *Model) poll(withRecs bool) tea.Cmd {
-	b := m.ctx.Backend
+	b := m.ctx.Client
 	if b == nil {
 		return nil
 	}
@@ -192,13 +190,13 @@ func (m *Model) poll(withRecs bool) tea.Cmd {
 	m.loading = true
 	seq := m.seq
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
 		return readSnapshot(ctx, b, seq, withRecs)
 	}
 }
 
-func readSnapshot(ctx context.Context, b backend.Ops, seq int, withRecs bool) snapshotMsg {
+func readSnapshot(ctx context.Context, b client.Client, seq int, withRecs bool) snapshotMsg {
 	out := snapshotMsg{Seq: seq}
 	var errs []error
 	var err error
@@ -206,20 +204,43 @@ func readSnapshot(ctx context.Context, b backend.Ops, seq int, withRecs bool) sn
 		errs = append(errs, err)
 	}
 	if withRecs {
-		if out.Recs, err = b.MaintenanceRecommendations(ctx); err != nil {
+		if out.Recs, err = b.Maintenance(ctx); err != nil {
 			errs = append(errs, err)
 		} else {
 			out.HasRecs = true
 		}
 	}
-	if out.Latency, err = b.Latency(ctx); err != nil {
+	if out.Latency, err = readLatency(ctx, b); err != nil {
 		errs = append(errs, err)
 	}
-	if out.Errors, err = b.RecentErrors(ctx, backend.ErrorsLimit); err != nil {
+	if out.Errors, err = b.RecentErrors(ctx, pane.ErrorsLimit); err != nil {
 		errs = append(errs, err)
 	}
 	out.Err = errors.Join(errs...)
 	return out
+}
+
+// Latency is the analytics view of recent operation latencies.
+type Latency struct {
+	// Summaries are keyed by operation (analytics.LatencyOps).
+	Summaries map[string]wire.LatencySummary
+	// RecallSamples are recent recall latencies in milliseconds, oldest
+	// first.
+	RecallSamples []float64
+}
+
+// readLatency reads the summary of every operation and the recall
+// samples.
+func readLatency(ctx context.Context, c client.Client) (Latency, error) {
+	sums, err := c.Latency(ctx)
+	if err != nil {
+		return Latency{}, err
+	}
+	samples, err := c.LatencySamples(ctx, analytics.LatencyRecall)
+	if err != nil {
+		return Latency{}, err
+	}
+	return Latency{Summaries: sums, RecallSamples: samples}, nil
 }
 
 func (m *Model) spin(r *running) tea.Cmd {
@@ -228,7 +249,7 @@ func (m *Model) spin(r *running) tea.Cmd {
 
 // startRepair runs actions[i] in a command, then measures a fresh report.
 func (m *Model) startRepair(i int) tea.Cmd {
-	b := m.ctx.Backend
+	b := m.ctx.Client
 	info := m.actions[i]
 	m.confirm = -1
 	m.run = &running{index: i}
@@ -237,13 +258,13 @@ func (m *Model) startRepair(i int) tea.Cmd {
 		m.run.before = &before
 	}
 	m.renderBody()
-	opts := ops.RepairOptions{Reason: "operator repair from the TUI"}
+	opts := wire.RepairOptions{Reason: "operator repair from the TUI"}
 	if info.Options != nil {
 		opts = *info.Options
 		opts.Reason = "operator repair from the TUI"
 	}
 	return tea.Batch(func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
 		msg := repairDoneMsg{Index: i}
 		msg.Result, msg.Err = b.Repair(ctx, info.Action, opts)
@@ -311,12 +332,12 @@ func (m *Model) applySnapshot(msg snapshotMsg) {
 
 // older reports whether report r was measured before cur: a cached report
 // read just after a repair must not replace the fresh one measured after it.
-func older(r, cur *ops.DiagnosticsReport) bool {
+func older(r, cur *wire.DiagnosticsReport) bool {
 	if cur == nil {
 		return false
 	}
-	a, errA := storage.ParseTime(r.Timestamp)
-	b, errB := storage.ParseTime(cur.Timestamp)
+	a, errA := wire.ParseTime(r.Timestamp)
+	b, errB := wire.ParseTime(cur.Timestamp)
 	return errA == nil && errB == nil && a.Before(b)
 }
 

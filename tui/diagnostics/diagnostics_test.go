@@ -1,5 +1,5 @@
 // Tests of the Diagnostics pane, driven through the shell as a person
-// uses it, over the real backend or one serving fixed reports.
+// uses it, over the real client or one serving fixed reports.
 package diagnostics_test
 
 import (
@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/core/ops"
+	"github.com/cairnmem/cairn/core/wire"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -24,10 +26,10 @@ import (
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
 	"github.com/cairnmem/cairn/tui"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/diagnostics"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
+	"github.com/cairnmem/cairn/tui/pane"
 )
 
 // diagPane is the Diagnostics pane's index in the tab list.
@@ -46,7 +48,7 @@ func openDiagnostics(h *shelltest.Harness) {
 // repairEvents counts the audit events of repairs run by the TUI.
 func repairEvents(h *shelltest.Harness) int {
 	h.T.Helper()
-	ev, err := h.Svc.History(context.Background(), storage.HistoryFilter{Actor: backend.Actor.Name}, 100)
+	ev, err := h.Svc.History(context.Background(), storage.HistoryFilter{Actor: pane.Actor.Name}, 100)
 	if err != nil {
 		h.T.Fatal(err)
 	}
@@ -197,10 +199,10 @@ func TestDiagnosticsDestructiveRepairsAskFirst(t *testing.T) {
 	}
 }
 
-// repairRefuser is the real backend whose repairs answer with err, as the
+// repairRefuser is the real client whose repairs answer with err, as the
 // API does when a repair is already running or the gate denies it.
 type repairRefuser struct {
-	backend.Backend
+	*client.InProcess
 	err error
 }
 
@@ -218,8 +220,8 @@ func TestDiagnosticsShowsRepairErrors(t *testing.T) {
 		{&core.Error{Code: ops.CodeRepairDisabled, Message: "repair check-fts denied"},
 			"✗ check-fts failed: " + ops.CodeRepairDisabled + ": repair check-fts denied"},
 	} {
-		h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40, Backend: func(ap *app.App) backend.Backend {
-			return repairRefuser{Backend: backend.NewLocal(ap, "127.0.0.1:3850"), err: c.err}
+		h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40, Client: func(ap *app.App) client.Client {
+			return repairRefuser{InProcess: pane.Local(ap), err: c.err}
 		}})
 		openDiagnostics(h)
 		h.Press("f")
@@ -249,15 +251,15 @@ func TestSparkline(t *testing.T) {
 	}
 }
 
-// fixedOps serves fixed diagnostics over the real backend, so the golden
+// fixedOps serves fixed diagnostics over the real client, so the golden
 // renders do not depend on file sizes or timings.
 type fixedOps struct {
-	backend.Backend
+	*client.InProcess
 	mu            sync.Mutex
 	report, after *ops.DiagnosticsReport
 	recs          []ops.Recommendation
-	latency       backend.Latency
-	errs          []analytics.ErrorEvent
+	latency       diagnostics.Latency
+	errs          []wire.ErrorEvent
 	diagErr       error
 	result        *ops.RepairResult
 	repairErr     error
@@ -272,13 +274,19 @@ func (f *fixedOps) Diagnostics(_ context.Context, fresh bool) (*ops.DiagnosticsR
 	return f.report, f.diagErr
 }
 
-func (f *fixedOps) MaintenanceRecommendations(context.Context) ([]ops.Recommendation, error) {
+func (f *fixedOps) Maintenance(context.Context) ([]ops.Recommendation, error) {
 	return f.recs, f.diagErr
 }
 
-func (f *fixedOps) Latency(context.Context) (backend.Latency, error) { return f.latency, nil }
+func (f *fixedOps) Latency(context.Context) (map[string]wire.LatencySummary, error) {
+	return f.latency.Summaries, nil
+}
 
-func (f *fixedOps) RecentErrors(context.Context, int) ([]analytics.ErrorEvent, error) {
+func (f *fixedOps) LatencySamples(context.Context, string) ([]float64, error) {
+	return f.latency.RecallSamples, nil
+}
+
+func (f *fixedOps) RecentErrors(context.Context, int) ([]wire.ErrorEvent, error) {
 	return f.errs, nil
 }
 
@@ -347,7 +355,7 @@ func busyReport(indexScore float64) *ops.DiagnosticsReport {
 	return r
 }
 
-func busyOps(b backend.Backend) *fixedOps {
+func busyOps(b *client.InProcess) *fixedOps {
 	samples := make([]float64, 300)
 	for i := range samples {
 		samples[i] = 4 + 3*math.Sin(float64(i)/7) + float64(i%11)/4
@@ -355,18 +363,18 @@ func busyOps(b backend.Backend) *fixedOps {
 	at := func(d time.Duration) string { return storage.FormatTime(tuitest.FixedNow.Add(-d)) }
 	after := busyReport(1)
 	after.Timestamp = storage.FormatTime(tuitest.FixedNow.Add(time.Second))
-	return &fixedOps{Backend: b, report: busyReport(0.6), after: after,
+	return &fixedOps{InProcess: b, report: busyReport(0.6), after: after,
 		recs: []ops.Recommendation{
 			{Action: ops.RepairCheckFTS, Options: ops.RepairOptions{Repair: true}, Domain: "index", Signal: "fts_mismatch", Reason: "fts_mismatch 0.25 > 0.1"},
 			{Action: ops.RepairReEmbed, Domain: "index", Signal: "embedding_coverage", Reason: "embedding_coverage 0.5 < 0.8", Halted: true},
 			{Action: ops.RepairRetentionSweep, Domain: "storage", Signal: "tombstone_ratio", Reason: "tombstone_ratio 0.42 > 0.3"},
 		},
-		latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{
+		latency: diagnostics.Latency{Summaries: map[string]analytics.LatencySummary{
 			"remember": {P50: 2.1, P95: 5.8, P99: 12.4, Count: 120, Mean: 2.6},
 			"recall":   {P50: 6.3, P95: 9.9, P99: 10.5, Count: 300, Mean: 6.6},
 			"mutate":   {P50: 3.2, P95: 7.7, P99: 8.1, Count: 14, Mean: 3.9},
 		}, RecallSamples: samples},
-		errs: []analytics.ErrorEvent{
+		errs: []wire.ErrorEvent{
 			{Timestamp: at(2 * time.Minute), Stage: "embedding", Code: "provider_timeout", Message: "ollama did not answer within 10s"},
 			{Timestamp: at(3 * time.Hour), Stage: "api", Code: "api_server_error", Message: "Internal Server Error on POST /api/memory/recall"},
 		},
@@ -377,10 +385,10 @@ func busyOps(b backend.Backend) *fixedOps {
 // The Diagnostics pane in client mode: the report, a repair and its score
 // change all come over the HTTP API.
 func TestDiagnosticsClientMode(t *testing.T) {
-	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 60, Backend: func(ap *app.App) backend.Backend {
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 60, Client: func(ap *app.App) client.Client {
 		srv := httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 		t.Cleanup(srv.Close)
-		return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
+		return pane.Remote(strings.TrimPrefix(srv.URL, "http://"))
 	}})
 	openDiagnostics(h)
 	if !h.PumpUntil(5*time.Second, func() bool { return strings.Contains(h.Screen(), "1.000 healthy") }) {
@@ -400,24 +408,24 @@ func TestDiagnosticsClientMode(t *testing.T) {
 }
 
 // goldenViews are the Diagnostics pane's pinned states (shelltest.Golden),
-// each over a backend serving fixed diagnostics.
+// each over a client serving fixed diagnostics.
 var goldenViews = []shelltest.View{
-	{Name: "healthy", Backend: fixed(func(b backend.Backend) *fixedOps {
-		return &fixedOps{Backend: b, report: healthyReport(), recs: []ops.Recommendation{},
-			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{}}
+	{Name: "healthy", Client: fixed(func(b *client.InProcess) *fixedOps {
+		return &fixedOps{InProcess: b, report: healthyReport(), recs: []ops.Recommendation{},
+			latency: diagnostics.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []wire.ErrorEvent{}}
 	}), Setup: func(h *shelltest.Harness) { openDiagnostics(h) }},
-	{Name: "busy-repaired", Backend: fixed(busyOps), Setup: func(h *shelltest.Harness) { openDiagnostics(h); h.Press("F", "y") }},
-	{Name: "busy-confirm", Backend: fixed(busyOps), Setup: func(h *shelltest.Harness) { openDiagnostics(h); h.Press("j", "j", "j", "s") }},
-	{Name: "error", Backend: fixed(func(b backend.Backend) *fixedOps {
-		return &fixedOps{Backend: b, diagErr: errors.New("cairn at http://127.0.0.1:3850 does not answer: connection refused"),
-			latency: backend.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []analytics.ErrorEvent{},
+	{Name: "busy-repaired", Client: fixed(busyOps), Setup: func(h *shelltest.Harness) { openDiagnostics(h); h.Press("F", "y") }},
+	{Name: "busy-confirm", Client: fixed(busyOps), Setup: func(h *shelltest.Harness) { openDiagnostics(h); h.Press("j", "j", "j", "s") }},
+	{Name: "error", Client: fixed(func(b *client.InProcess) *fixedOps {
+		return &fixedOps{InProcess: b, diagErr: errors.New("cairn at http://127.0.0.1:3850 does not answer: connection refused"),
+			latency: diagnostics.Latency{Summaries: map[string]analytics.LatencySummary{}}, errs: []wire.ErrorEvent{},
 			repairErr: &core.Error{Code: ops.CodeRepairInProgress, Message: "repair check-fts is already running"}}
 	}), Setup: func(h *shelltest.Harness) { openDiagnostics(h); h.Press("f") }},
 }
 
-// fixed wraps the Local backend over the harness's service in ops.
-func fixed(ops func(b backend.Backend) *fixedOps) func(ap *app.App) backend.Backend {
-	return func(ap *app.App) backend.Backend { return ops(backend.NewLocal(ap, "127.0.0.1:3850")) }
+// fixed wraps the Local client over the harness's service in ops.
+func fixed(ops func(b *client.InProcess) *fixedOps) func(ap *app.App) client.Client {
+	return func(ap *app.App) client.Client { return ops(pane.Local(ap)) }
 }
 
 func TestGoldenDiagnostics(t *testing.T) { shelltest.Golden(t, goldenViews) }
@@ -428,7 +436,7 @@ func TestGoldenDiagnostics(t *testing.T) { shelltest.Golden(t, goldenViews) }
 // its snapshot has been applied. It needs no big database.
 func BenchmarkDiagnosticsFrame(b *testing.B) {
 	ap, _ := tuitest.OpenApp(b, b.TempDir())
-	m := tui.New(tui.Options{Backend: busyOps(backend.NewLocal(ap, "127.0.0.1:3850")), Theme: themes.MustBuiltin("dark"),
+	m := tui.New(tui.Options{Client: busyOps(pane.Local(ap)), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark"),
 		Now: func() time.Time { return tuitest.FixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	_, cmd := m.Update(tuitest.KeyPress("4")) // Diagnostics

@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cairnmem/cairn/core/ops"
-
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/wire"
 
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/lipgloss/v2"
@@ -44,9 +43,9 @@ func (m *Model) View() string {
 func (m *Model) bandStyle(status string) lipgloss.Style {
 	st := m.ctx.Styles
 	switch status {
-	case ops.StatusHealthy:
+	case wire.StatusHealthy:
 		return st.Success
-	case ops.StatusDegraded:
+	case wire.StatusDegraded:
 		return st.Warning
 	}
 	return st.Error
@@ -133,7 +132,7 @@ func (m *Model) outcomeLine(w int) string {
 	return style.Render(text) + st.Text.Render(pane.Truncate(score, max(0, w-lipgloss.Width(text))))
 }
 
-func scoreText(h *ops.HealthScore) string {
+func scoreText(h *wire.HealthScore) string {
 	if h == nil {
 		return "?"
 	}
@@ -142,7 +141,7 @@ func scoreText(h *ops.HealthScore) string {
 
 // label names a repair entry: its action, and "rebuild" for the check
 // that repairs.
-func label(a ops.RepairInfo) string {
+func label(a wire.RepairInfo) string {
 	if a.Options != nil && a.Options.Repair {
 		return a.Action + " --repair"
 	}
@@ -192,7 +191,7 @@ func (m *Model) renderBody() {
 	m.vp.SetContentLines(lines)
 }
 
-func (m *Model) domainLines(d ops.DomainReport) []string {
+func (m *Model) domainLines(d wire.DomainReport) []string {
 	st := m.ctx.Styles
 	head := st.Bold.Render(pane.Pad(d.Name, colDomain)) + m.bar(d.Score, d.Status, barWidth) +
 		m.bandStyle(d.Status).Render(fmt.Sprintf(" %.3f %-9s", d.Score, d.Status)) + st.Faint.Render(fmt.Sprintf(" weight %.2f", d.Weight))
@@ -208,8 +207,8 @@ func (m *Model) domainLines(d ops.DomainReport) []string {
 
 // sortSignals puts triggered signals first, then the scored ones, then the
 // informational ones, keeping the report's order within each group.
-func sortSignals(in []ops.Signal) []ops.Signal {
-	rank := func(s ops.Signal) int {
+func sortSignals(in []wire.Signal) []wire.Signal {
+	rank := func(s wire.Signal) int {
 		switch {
 		case s.Informational:
 			return 2
@@ -219,11 +218,11 @@ func sortSignals(in []ops.Signal) []ops.Signal {
 		return 1
 	}
 	out := slices.Clone(in)
-	slices.SortStableFunc(out, func(a, b ops.Signal) int { return rank(a) - rank(b) })
+	slices.SortStableFunc(out, func(a, b wire.Signal) int { return rank(a) - rank(b) })
 	return out
 }
 
-func (m *Model) signalLine(s ops.Signal, prefix string) string {
+func (m *Model) signalLine(s wire.Signal, prefix string) string {
 	st := m.ctx.Styles
 	marker, style, penalty := "    ", st.Text, ""
 	switch {
@@ -297,7 +296,7 @@ func (m *Model) recommendationLines() []string {
 }
 
 // keyFor is the key that runs action with opts, or "" when none does.
-func (m *Model) keyFor(action string, opts ops.RepairOptions) string {
+func (m *Model) keyFor(action string, opts wire.RepairOptions) string {
 	for i, a := range m.actions {
 		rebuild := a.Options != nil && a.Options.Repair
 		if a.Action == action && rebuild == opts.Repair && i < len(m.keys.Repairs) {

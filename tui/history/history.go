@@ -16,8 +16,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/sessions"
-	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/tui/diff"
 	"github.com/cairnmem/cairn/tui/keys"
 	"github.com/cairnmem/cairn/tui/pane"
@@ -31,8 +30,8 @@ const Debounce = 150 * time.Millisecond
 // exactly, mem:ID takes a memory id or its start, or the short id the list
 // shows (or its start); any other word is free text, found in the event's
 // content, reason or actor.
-func ParseFilter(s string) storage.HistorySearch {
-	var f storage.HistorySearch
+func ParseFilter(s string) core.HistorySearch {
+	var f core.HistorySearch
 	for _, tok := range strings.Fields(s) {
 		k, v, ok := strings.Cut(tok, ":")
 		switch k = strings.ToLower(k); {
@@ -50,7 +49,7 @@ func ParseFilter(s string) storage.HistorySearch {
 }
 
 // Describe is a filter as the header shows it.
-func Describe(f storage.HistorySearch) string {
+func Describe(f core.HistorySearch) string {
 	var parts []string
 	if f.Event != "" {
 		parts = append(parts, "event="+f.Event)
@@ -70,7 +69,7 @@ func Describe(f storage.HistorySearch) string {
 type (
 	loadedMsg struct {
 		seq     int
-		filter  storage.HistorySearch
+		filter  core.HistorySearch
 		entries []*core.HistoryEntry
 		err     error
 	}
@@ -91,7 +90,7 @@ type Model struct {
 	typed         int // newest keystroke in the filter box
 	loading       bool
 	// applied is the filter of the events shown (the box may be ahead).
-	applied storage.HistorySearch
+	applied core.HistorySearch
 	entries []*core.HistoryEntry
 	cursor  int
 	offset  int
@@ -149,7 +148,7 @@ func (m *Model) Busy() bool { return m.loading }
 func (m *Model) Nested() bool { return m.open != nil || m.session != nil || m.input.Focused() }
 
 // Refresh implements pane.Pane.
-func (m *Model) Refresh(backend.Change) tea.Cmd { return m.load() }
+func (m *Model) Refresh(pane.Change) tea.Cmd { return m.load() }
 
 // ShortHelp implements pane.Pane.
 func (m *Model) ShortHelp() []key.Binding {
@@ -173,11 +172,11 @@ func (m *Model) FullHelp() [][]key.Binding {
 func (m *Model) load() tea.Cmd {
 	m.seq++
 	m.loading = true
-	seq, b, f := m.seq, m.ctx.Backend, ParseFilter(m.input.Value())
+	seq, b, f := m.seq, m.ctx.Client, ParseFilter(m.input.Value())
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
-		e, err := b.SearchHistory(ctx, f, backend.HistoryLimit)
+		e, err := b.SearchHistory(ctx, f, pane.HistoryLimit)
 		return loadedMsg{seq: seq, filter: f, entries: e, err: err}
 	}
 }
@@ -349,7 +348,7 @@ func (m *Model) row(e *core.HistoryEntry, selected bool) string {
 		marker = "› "
 	}
 	when := e.CreatedAt
-	if t, err := storage.ParseTime(e.CreatedAt); err == nil {
+	if t, err := wire.ParseTime(e.CreatedAt); err == nil {
 		when = t.Format("2006-01-02 15:04")
 	}
 	what := e.Reason

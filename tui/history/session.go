@@ -9,8 +9,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/ranker"
 	"github.com/cairnmem/cairn/core/sessions"
-	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/tui/pane"
 )
 
@@ -32,13 +31,13 @@ func (m *Model) loadSession() tea.Cmd {
 	if m.cursor >= len(m.entries) || m.entries[m.cursor].SessionID == "" {
 		return pane.Notice("this event was not made in an agent session")
 	}
-	sb, ok := m.ctx.Backend.(backend.Sessions)
-	if !ok {
+	sb := m.ctx.Client
+	if sb == nil {
 		return pane.Notice("sessions are not available here")
 	}
 	k := m.entries[m.cursor].SessionID
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
 		info, err := sb.Session(ctx, k)
 		return sessionMsg{key: k, info: info, err: err}
@@ -115,7 +114,7 @@ func (m *Model) sessionContent() string {
 	line(st.Heading.Render, fmt.Sprintf("Checkpoints (%d, newest first)", len(c.Checkpoints)))
 	for _, cp := range c.Checkpoints {
 		when := cp.CreatedAt
-		if t, err := storage.ParseTime(cp.CreatedAt); err == nil {
+		if t, err := wire.ParseTime(cp.CreatedAt); err == nil {
 			when = t.Format("2006-01-02 15:04:05")
 		}
 		line(st.Text.Render, fmt.Sprintf("%s · %s · %d prompts", when, cp.Trigger, cp.PromptCount))

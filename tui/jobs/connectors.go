@@ -9,9 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/cairnmem/cairn/core/connectors"
-	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/tui/pane"
 )
 
@@ -26,7 +24,7 @@ type connView struct {
 	loading bool
 	loaded  bool
 	err     error
-	list    []*connectors.Connector
+	list    []*wire.Connector
 	cursor  int
 	offset  int
 	// syncing are the connectors this pane is syncing now: they show
@@ -37,18 +35,18 @@ type connView struct {
 type (
 	connLoadedMsg struct {
 		seq  int
-		list []*connectors.Connector
+		list []*wire.Connector
 		err  error
 	}
 	syncedMsg struct {
 		id, name string
-		res      *connectors.SyncResult
+		res      *wire.SyncResult
 		err      error
 	}
 )
 
 // Connectors returns the loaded connectors (tests look inside).
-func (m *Model) Connectors() []*connectors.Connector { return m.conn.list }
+func (m *Model) Connectors() []*wire.Connector { return m.conn.list }
 
 // ShowingConnectors reports whether the connectors view is shown.
 func (m *Model) ShowingConnectors() bool { return m.conn.shown }
@@ -58,9 +56,9 @@ func (m *Model) loadConnectors(user bool) tea.Cmd {
 	if user {
 		m.conn.loading = true
 	}
-	seq, b := m.conn.seq, m.ctx.Backend
+	seq, b := m.conn.seq, m.ctx.Client
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
 		list, err := b.Connectors(ctx)
 		return connLoadedMsg{seq: seq, list: list, err: err}
@@ -78,7 +76,7 @@ func (m *Model) clampConn() {
 	m.conn.cursor, m.conn.offset = pane.Scroll(m.conn.cursor, m.conn.offset, len(m.conn.list), m.connListHeight())
 }
 
-func (m *Model) selectedConn() *connectors.Connector {
+func (m *Model) selectedConn() *wire.Connector {
 	if m.conn.cursor < len(m.conn.list) {
 		return m.conn.list[m.conn.cursor]
 	}
@@ -136,7 +134,7 @@ func (m *Model) connUpdate(msg tea.Msg) (tea.Cmd, bool) {
 }
 
 // syncCounts is a sync's added, changed and removed files.
-func syncCounts(r *connectors.SyncResult) string {
+func syncCounts(r *wire.SyncResult) string {
 	if r == nil {
 		return "nothing"
 	}
@@ -172,9 +170,9 @@ func (m *Model) syncSelected() tea.Cmd {
 	m.conn.syncing[c.ID] = true
 	m.acting = true
 	m.flash.Clear()
-	b, id, name := m.ctx.Backend, c.ID, c.DisplayName
+	b, id, name := m.ctx.Client, c.ID, c.DisplayName
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
 		res, err := b.SyncConnector(ctx, id)
 		return syncedMsg{id: id, name: name, res: res, err: err}
@@ -182,7 +180,7 @@ func (m *Model) syncSelected() tea.Cmd {
 }
 
 // connRoot is a connector's folder (its config's root).
-func connRoot(c *connectors.Connector) string {
+func connRoot(c *wire.Connector) string {
 	var cfg struct {
 		Root string `json:"root"`
 	}
@@ -192,9 +190,9 @@ func connRoot(c *connectors.Connector) string {
 	return cfg.Root
 }
 
-func (m *Model) connStatus(c *connectors.Connector) string {
+func (m *Model) connStatus(c *wire.Connector) string {
 	if m.conn.syncing[c.ID] {
-		return storage.ConnectorSyncing
+		return wire.ConnectorSyncing
 	}
 	return c.Status
 }
@@ -202,11 +200,11 @@ func (m *Model) connStatus(c *connectors.Connector) string {
 func (m *Model) statusStyle(status string) lipgloss.Style {
 	st := m.ctx.Styles
 	switch status {
-	case storage.ConnectorError:
+	case wire.ConnectorError:
 		return st.Error
-	case storage.ConnectorSyncing:
+	case wire.ConnectorSyncing:
 		return st.Accent
-	case storage.ConnectorIdle:
+	case wire.ConnectorIdle:
 		return st.Success
 	}
 	return st.Text
@@ -221,7 +219,7 @@ const (
 )
 
 // lastSync is when a connector last synced, relative ("5m ago").
-func (m *Model) lastSync(c *connectors.Connector) string {
+func (m *Model) lastSync(c *wire.Connector) string {
 	if c.LastSyncAt == "" {
 		return "never"
 	}
@@ -277,7 +275,7 @@ func (m *Model) connectorsView() string {
 	return b.String()
 }
 
-func (m *Model) connRow(c *connectors.Connector, selected bool) string {
+func (m *Model) connRow(c *wire.Connector, selected bool) string {
 	st := m.ctx.Styles
 	marker := "  "
 	if selected {

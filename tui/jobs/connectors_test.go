@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
+	"github.com/cairnmem/cairn/tui/pane"
 )
 
 // The connectors view at 80×24: c shows every connector with its state,
@@ -24,22 +25,22 @@ import (
 func TestJobsConnectorsShowAndSync(t *testing.T) {
 	t.Run("local", func(t *testing.T) { connectorsShowAndSync(t, nil) })
 	t.Run("http", func(t *testing.T) {
-		connectorsShowAndSync(t, func(ap *app.App) backend.Backend {
+		connectorsShowAndSync(t, func(ap *app.App) client.Client {
 			srv := httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 			t.Cleanup(srv.Close)
-			return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
+			return pane.Remote(strings.TrimPrefix(srv.URL, "http://"))
 		})
 	})
 }
 
-func connectorsShowAndSync(t *testing.T, b func(*app.App) backend.Backend) {
+func connectorsShowAndSync(t *testing.T, b func(*app.App) client.Client) {
 	notes := t.TempDir()
 	for name, text := range map[string]string{"oncall.md": "The on-call rota hands over every Monday.", "backup.md": "Backups run nightly at 02:00."} {
 		if err := os.WriteFile(filepath.Join(notes, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h := shelltest.New(t, shelltest.Options{Backend: b, Config: func(c *config.Config) { c.Connectors.Roots = []string{notes} }})
+	h := shelltest.New(t, shelltest.Options{Client: b, Config: func(c *config.Config) { c.Connectors.Roots = []string{notes} }})
 	tuitest.ConnectorFixture(h.T, h.DB)
 	if _, err := h.App.Connectors.Create(context.Background(), connectors.CreateInput{Provider: connectors.ProviderFilesystem, DisplayName: "folder", Root: notes}); err != nil {
 		t.Fatal(err)

@@ -7,19 +7,19 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/pipeline"
+	"github.com/cairnmem/cairn/core/wire"
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/pane"
 )
 
 // Detail renders one job for the detail view: its fields, its payload, its
 // result (an extract job's facts, entities, proposals and warnings, parsed;
 // anything else as indented JSON) and its last error, wrapped to width.
-func Detail(ctx *pane.Context, j *storage.Job, width int) string {
+func Detail(ctx *pane.Context, j *wire.Job, width int) string {
 	st := ctx.Styles
 	var b strings.Builder
 	field := func(name, v string) {
@@ -62,7 +62,7 @@ func Detail(ctx *pane.Context, j *storage.Job, width int) string {
 	switch {
 	case strings.TrimSpace(j.Result) == "":
 		b.WriteString(st.Faint.Render("(none yet)") + "\n")
-	case j.JobType == core.JobExtract:
+	case j.JobType == jobs.Extract:
 		var r pipeline.ExtractJobResult
 		if err := json.Unmarshal([]byte(j.Result), &r); err != nil {
 			b.WriteString(st.Warning.Render("the result is not an extract result ("+err.Error()+"):") + "\n")

@@ -6,6 +6,7 @@
 package jobs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -19,9 +20,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/tui/keys"
 	"github.com/cairnmem/cairn/tui/pane"
 )
@@ -33,22 +33,22 @@ const RefreshInterval = time.Second
 
 // Filters are the status filters f and F cycle through; "backing-off" is
 // a pending job that failed at least once and waits out its retry delay.
-var Filters = []string{"", storage.JobPending, storage.JobLeased, storage.JobCompleted, storage.JobFailed, storage.JobDead, FilterBackingOff}
+var Filters = []string{"", wire.JobPending, wire.JobLeased, wire.JobCompleted, wire.JobFailed, wire.JobDead, FilterBackingOff}
 
 // FilterBackingOff selects pending jobs that failed at least once.
 const FilterBackingOff = "backing-off"
 
 // statuses is the order of the counts in the header.
-var statuses = []string{storage.JobPending, storage.JobLeased, storage.JobCompleted, storage.JobFailed, storage.JobDead}
+var statuses = []string{wire.JobPending, wire.JobLeased, wire.JobCompleted, wire.JobFailed, wire.JobDead}
 
 type (
 	loadedMsg struct {
 		seq  int
-		page *backend.JobsPage
+		page *wire.JobsPage
 		err  error
 	}
 	jobMsg struct {
-		job *storage.Job
+		job *wire.Job
 		err error
 	}
 	actionMsg struct {
@@ -73,11 +73,11 @@ type Model struct {
 	loading bool // a load the user asked for (the spinner shows)
 	loaded  bool
 	err     error // the last load's error
-	page    *backend.JobsPage
+	page    *wire.JobsPage
 	cursor  int
 	offset  int
 
-	open       *storage.Job // the job whose detail is shown
+	open       *wire.Job // the job whose detail is shown
 	vp         viewport.Model
 	askRequeue int // > 0: asking to requeue this many dead jobs
 	acting     bool
@@ -138,7 +138,7 @@ func (m *Model) Busy() bool { return m.loading || m.acting || m.conn.loading }
 func (m *Model) Nested() bool { return m.open != nil || m.askRequeue > 0 || m.conn.shown }
 
 // Refresh implements pane.Pane: a write anywhere may have queued a job.
-func (m *Model) Refresh(backend.Change) tea.Cmd {
+func (m *Model) Refresh(pane.Change) tea.Cmd {
 	if !m.poll.Shown() {
 		return nil
 	}
@@ -171,7 +171,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 func (m *Model) Filter() string { return Filters[m.filter] }
 
 // Jobs returns the loaded rows (tests look inside).
-func (m *Model) Jobs() []*storage.Job {
+func (m *Model) Jobs() []*wire.Job {
 	if m.page == nil {
 		return nil
 	}
@@ -181,11 +181,11 @@ func (m *Model) Jobs() []*storage.Job {
 // Flash returns the pane's message line.
 func (m *Model) Flash() pane.Flash { return m.flash }
 
-func jobFilter(name string) core.JobFilter {
+func jobFilter(name string) wire.JobFilter {
 	if name == FilterBackingOff {
-		return core.JobFilter{Failing: true}
+		return wire.JobFilter{Failing: true}
 	}
-	return core.JobFilter{Status: name}
+	return wire.JobFilter{Status: name}
 }
 
 // load reads the queue; user marks a load the user asked for.
@@ -197,19 +197,19 @@ func (m *Model) load(user bool) tea.Cmd {
 	if user {
 		m.loading = true
 	}
-	seq, b, f := m.seq, m.ctx.Backend, jobFilter(m.Filter())
+	seq, b, f := m.seq, m.ctx.Client, jobFilter(m.Filter())
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
-		p, err := b.Jobs(ctx, f, backend.JobsLimit)
+		p, err := b.Jobs(ctx, f, pane.JobsLimit)
 		return loadedMsg{seq: seq, page: p, err: err}
 	}
 }
 
 func (m *Model) fetchJob(id string) tea.Cmd {
-	b := m.ctx.Backend
+	b := m.ctx.Client
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
 		j, err := b.Job(ctx, id)
 		return jobMsg{job: j, err: err}
@@ -222,7 +222,7 @@ func (m *Model) clamp() {
 	m.cursor, m.offset = pane.Scroll(m.cursor, m.offset, len(m.Jobs()), m.listHeight())
 }
 
-func (m *Model) selected() *storage.Job {
+func (m *Model) selected() *wire.Job {
 	if m.open != nil {
 		return m.open
 	}
@@ -332,12 +332,12 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.RequeueAll):
 		n := 0
 		if m.page != nil {
-			n = m.page.ByStatus[storage.JobDead]
+			n = m.page.Counts[wire.JobDead]
 		}
 		if n == 0 {
 			return m.flash.Set("no dead jobs to requeue", false)
 		}
-		m.askRequeue = min(n, backend.RequeueAllLimit)
+		m.askRequeue = min(n, pane.RequeueAllLimit)
 		return nil
 	case key.Matches(msg, m.keys.ReleaseLeases):
 		return m.releaseLeases()
@@ -387,14 +387,14 @@ func (m *Model) retry() tea.Cmd {
 	if j == nil {
 		return nil
 	}
-	if j.Status == storage.JobDead {
+	if j.Status == wire.JobDead {
 		return m.requeue(j.ID, 1)
 	}
-	if j.Status == storage.JobFailed || (j.Status == storage.JobPending && j.FailedAt != "") {
+	if j.Status == wire.JobFailed || (j.Status == wire.JobPending && j.FailedAt != "") {
 		m.acting = true
-		b, id := m.ctx.Backend, j.ID
+		b, id := m.ctx.Client, j.ID
 		return func() tea.Msg {
-			ctx, cancel := backend.Context()
+			ctx, cancel := pane.CallContext()
 			defer cancel()
 			_, err := b.RetryJob(ctx, id)
 			return actionMsg{what: "retry " + pane.ShortID(id), text: "job " + pane.ShortID(id) + " is due now", err: err}
@@ -403,17 +403,29 @@ func (m *Model) retry() tea.Cmd {
 	return m.flash.Set(fmt.Sprintf("job %s is %s: only failed, backing-off or dead jobs can be retried", pane.ShortID(j.ID), j.Status), false)
 }
 
+// RequeueDead returns dead jobs to the queue through c's requeue-dead
+// repair: the one job id, or (id empty) up to limit of them.
+func RequeueDead(ctx context.Context, c client.Client, id string, limit int) (*wire.RepairResult, error) {
+	return c.Repair(ctx, wire.RepairRequeueDead, wire.RepairOptions{JobID: id, BatchSize: limit, Reason: "requeued from the TUI"})
+}
+
+// ReleaseLeases returns jobs leased longer than the lease timeout to the
+// queue through c's release-leases repair.
+func ReleaseLeases(ctx context.Context, c client.Client) (*wire.RepairResult, error) {
+	return c.Repair(ctx, wire.RepairReleaseLeases, wire.RepairOptions{Reason: "released from the TUI"})
+}
+
 func (m *Model) requeue(id string, limit int) tea.Cmd {
 	m.acting = true
-	b := m.ctx.Backend
+	b := m.ctx.Client
 	what := "requeue dead jobs"
 	if id != "" {
 		what = "requeue " + pane.ShortID(id)
 	}
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
-		res, err := b.RequeueDead(ctx, id, limit)
+		res, err := RequeueDead(ctx, b, id, limit)
 		if err != nil {
 			return actionMsg{what: what, err: err}
 		}
@@ -426,11 +438,11 @@ func (m *Model) requeue(id string, limit int) tea.Cmd {
 
 func (m *Model) releaseLeases() tea.Cmd {
 	m.acting = true
-	b := m.ctx.Backend
+	b := m.ctx.Client
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
-		res, err := b.ReleaseLeases(ctx)
+		res, err := ReleaseLeases(ctx, b)
 		if err != nil {
 			return actionMsg{what: "release leases", err: err}
 		}
@@ -465,12 +477,12 @@ func (m *Model) header() string {
 	}
 	var parts []string
 	for _, s := range statuses {
-		n := m.page.ByStatus[s]
+		n := m.page.Counts[s]
 		text := fmt.Sprintf("%s %d", s, n)
 		switch {
-		case n > 0 && (s == storage.JobDead || s == storage.JobFailed):
+		case n > 0 && (s == wire.JobDead || s == wire.JobFailed):
 			parts = append(parts, st.Warning.Render(text))
-		case n > 0 && s != storage.JobCompleted:
+		case n > 0 && s != wire.JobCompleted:
 			parts = append(parts, st.Accent.Render(text))
 		default:
 			parts = append(parts, st.Faint.Render(text))
@@ -492,10 +504,10 @@ func (m *Model) byType() string {
 			total += n
 		}
 		var extra []string
-		if live := c[storage.JobPending] + c[storage.JobLeased]; live > 0 {
+		if live := c[wire.JobPending] + c[wire.JobLeased]; live > 0 {
 			extra = append(extra, fmt.Sprintf("%d live", live))
 		}
-		if d := c[storage.JobDead]; d > 0 {
+		if d := c[wire.JobDead]; d > 0 {
 			extra = append(extra, fmt.Sprintf("%d dead", d))
 		}
 		seg := fmt.Sprintf("%s %d", t, total)
@@ -529,8 +541,8 @@ func (m *Model) listView() string {
 		filter = f + " jobs"
 	}
 	sub := fmt.Sprintf("%d %s, live first", len(m.Jobs()), filter)
-	if len(m.Jobs()) == backend.JobsLimit {
-		sub += fmt.Sprintf(" (the newest %d)", backend.JobsLimit)
+	if len(m.Jobs()) == pane.JobsLimit {
+		sub += fmt.Sprintf(" (the newest %d)", pane.JobsLimit)
 	}
 	sub += m.byType()
 	b.WriteString(st.Faint.Render(pane.Truncate(sub, m.width)) + "\n")
@@ -559,14 +571,14 @@ func (m *Model) messageLine() string {
 }
 
 // displayStatus names a pending job that already failed "backing-off".
-func displayStatus(j *storage.Job) string {
-	if j.Status == storage.JobPending && j.FailedAt != "" {
+func displayStatus(j *wire.Job) string {
+	if j.Status == wire.JobPending && j.FailedAt != "" {
 		return FilterBackingOff
 	}
 	return j.Status
 }
 
-func (m *Model) row(j *storage.Job, selected bool) string {
+func (m *Model) row(j *wire.Job, selected bool) string {
 	st := m.ctx.Styles
 	marker := "  "
 	if selected {
@@ -574,7 +586,7 @@ func (m *Model) row(j *storage.Job, selected bool) string {
 	}
 	now := m.ctx.Now()
 	lease := ""
-	if j.Status == storage.JobLeased && j.LeasedAt != "" {
+	if j.Status == wire.JobLeased && j.LeasedAt != "" {
 		lease = pane.Age(now, j.LeasedAt)
 	}
 	mem := pane.ShortID(j.MemoryID)
@@ -589,9 +601,9 @@ func (m *Model) row(j *storage.Job, selected bool) string {
 	switch {
 	case selected:
 		return st.Selected.Render(line)
-	case j.Status == storage.JobDead || j.Status == storage.JobFailed:
+	case j.Status == wire.JobDead || j.Status == wire.JobFailed:
 		return st.Warning.Render(line)
-	case j.Status == storage.JobCompleted:
+	case j.Status == wire.JobCompleted:
 		return st.Faint.Render(line)
 	}
 	return st.Text.Render(line)

@@ -11,11 +11,12 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
 	"github.com/cairnmem/cairn/tui/jobs"
+	"github.com/cairnmem/cairn/tui/pane"
 )
 
 // paneJobs is the Jobs pane's index in the tab list.
@@ -25,7 +26,7 @@ func jobsPane(h *shelltest.Harness) *jobs.Model { return h.M.Pane(paneJobs).(*jo
 
 func job(h *shelltest.Harness, id string) *storage.Job {
 	h.T.Helper()
-	j, err := h.Svc.Jobs().Get(context.Background(), id)
+	j, err := h.App.Jobs.Get(context.Background(), id)
 	if err != nil {
 		h.T.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestJobsLiveWhileShownOnly(t *testing.T) {
 }
 
 func TestJobsErrorIsShown(t *testing.T) {
-	h := shelltest.New(t, shelltest.Options{Backend: func(ap *app.App) backend.Backend {
+	h := shelltest.New(t, shelltest.Options{Client: func(ap *app.App) client.Client {
 		return tuitest.Failing(ap)
 	}})
 	h.Press("3")
@@ -280,10 +281,10 @@ func TestJobsErrorIsShown(t *testing.T) {
 var goldenViews = []shelltest.View{
 	{Name: "jobs-empty", Setup: func(h *shelltest.Harness) { h.Press("3") }},
 	{Name: "jobs-busy", Setup: func(h *shelltest.Harness) { shelltest.PipelineFixture(h); h.Press("3", "j", "j") },
-		Status: func(s *backend.Status) { s.Pipeline, s.Queue, s.DeadJobs, s.PendingProposals = "shadow", 3, 1, 3 }},
+		Status: func(s *pane.Status) { s.Pipeline, s.Queue, s.DeadJobs, s.PendingProposals = "shadow", 3, 1, 3 }},
 	{Name: "jobs-detail", Setup: func(h *shelltest.Harness) { shelltest.PipelineFixture(h); h.Press("3", "G", "enter") }},
 	{Name: "jobs-confirm", Setup: func(h *shelltest.Harness) { shelltest.PipelineFixture(h); h.Press("3", "R") }},
-	{Name: "jobs-error", Setup: func(h *shelltest.Harness) { h.Press("3") }, Backend: tuitest.Failing},
+	{Name: "jobs-error", Setup: func(h *shelltest.Harness) { h.Press("3") }, Client: tuitest.Failing},
 	{Name: "jobs-connectors", Setup: func(h *shelltest.Harness) { tuitest.ConnectorFixture(h.T, h.DB); h.Press("3", "c", "j") }},
 	{Name: "jobs-connectors-empty", Setup: func(h *shelltest.Harness) { h.Press("3", "c") }},
 }

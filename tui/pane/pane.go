@@ -1,6 +1,8 @@
 // Package pane defines what the shell needs from a pane (Recall, History,
-// and later Jobs, Diagnostics, Proposals), the context every pane shares
-// (backend, styles, clock), and the messages panes send to the shell.
+// Jobs, Diagnostics, Proposals), the context every pane shares (the
+// client, styles, clock), what the UI needs of cairn on top of the client
+// (the status bar's snapshot, live changes), and the messages panes send to
+// the shell.
 package pane
 
 import (
@@ -12,16 +14,18 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/tui/styles"
 )
 
 // Context is shared by the shell and every pane. The shell replaces Styles
 // when the theme changes (e.g. once the terminal reports its background).
 type Context struct {
-	Backend backend.Backend
-	Styles  *styles.Styles
+	// Client is how every pane reads and writes; its calls run in
+	// tea.Cmds, never in Update.
+	Client client.Client
+	Styles *styles.Styles
 	// Now is the clock for ages ("3m ago"); tests pin it.
 	Now func() time.Time
 	// Clock makes every timer and the wait for live changes; tui.New
@@ -61,7 +65,7 @@ type Pane interface {
 	// Nested reports a sub-view (detail, form, diff) that esc closes.
 	Nested() bool
 	// Refresh reloads after a write by anyone (a live change).
-	Refresh(c backend.Change) tea.Cmd
+	Refresh(c Change) tea.Cmd
 	ShortHelp() []key.Binding
 	FullHelp() [][]key.Binding
 }
@@ -86,7 +90,7 @@ func Fail(what string, err error) tea.Cmd {
 
 // Age renders how long ago stamp was, compactly ("now", "5m", "3h", "2d", "4w", "2026-01-31").
 func Age(now time.Time, stamp string) string {
-	t, err := storage.ParseTime(stamp)
+	t, err := wire.ParseTime(stamp)
 	if err != nil {
 		return "?"
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/pipeline"
+	"github.com/cairnmem/cairn/core/wire"
 
 	"github.com/cairnmem/cairn/core/extract"
 
@@ -26,8 +27,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/keys"
 	"github.com/cairnmem/cairn/tui/pane"
 )
@@ -54,7 +53,7 @@ const (
 )
 
 // decidedStates are the states the decided view lists.
-var decidedStates = []string{storage.ProposalApplied, storage.ProposalApproved, storage.ProposalRejected, storage.ProposalSkipped}
+var decidedStates = []string{wire.ProposalApplied, wire.ProposalApproved, wire.ProposalRejected, wire.ProposalSkipped}
 
 type mode int
 
@@ -70,7 +69,7 @@ type (
 	loadedMsg struct {
 		seq     int
 		decided bool
-		list    []*storage.Proposal
+		list    []*wire.Proposal
 		err     error
 	}
 	targetMsg struct {
@@ -80,7 +79,7 @@ type (
 	}
 	decidedMsg struct {
 		verb string
-		p    *storage.Proposal
+		p    *wire.Proposal
 		id   string
 		err  error
 	}
@@ -114,8 +113,8 @@ type Model struct {
 	seq     int
 	loading bool
 	loaded  bool
-	all     []*storage.Proposal
-	visible []*storage.Proposal
+	all     []*wire.Proposal
+	visible []*wire.Proposal
 	cursor  int
 	offset  int
 	targets map[string]target
@@ -184,7 +183,7 @@ func (m *Model) Nested() bool { return m.mode != modeList }
 
 // Refresh implements pane.Pane: a memory write may have changed a target,
 // or (an approval) added a memory.
-func (m *Model) Refresh(c backend.Change) tea.Cmd {
+func (m *Model) Refresh(c pane.Change) tea.Cmd {
 	if c.MemoryID == "" {
 		clear(m.targets)
 	} else {
@@ -225,13 +224,13 @@ func (m *Model) FullHelp() [][]key.Binding {
 }
 
 // Visible returns the listed proposals after the filters (tests look inside).
-func (m *Model) Visible() []*storage.Proposal { return m.visible }
+func (m *Model) Visible() []*wire.Proposal { return m.visible }
 
 // Flash returns the pane's message line.
 func (m *Model) Flash() pane.Flash { return m.flash }
 
 // Selected returns the proposal under the cursor.
-func (m *Model) Selected() *storage.Proposal {
+func (m *Model) Selected() *wire.Proposal {
 	if m.cursor < len(m.visible) {
 		return m.visible[m.cursor]
 	}
@@ -243,33 +242,33 @@ func (m *Model) load(user bool) tea.Cmd {
 	if user {
 		m.loading = true
 	}
-	seq, b, decided := m.seq, m.ctx.Backend, m.decided
+	seq, b, decided := m.seq, m.ctx.Client, m.decided
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
 		if !decided {
-			list, err := b.Proposals(ctx, pipeline.ProposalFilter{State: storage.ProposalPending}, backend.ProposalsLimit)
+			list, err := b.Proposals(ctx, wire.ProposalFilter{State: wire.ProposalPending}, pane.ProposalsLimit)
 			return loadedMsg{seq: seq, list: list, err: err}
 		}
-		var all []*storage.Proposal
+		var all []*wire.Proposal
 		for _, s := range decidedStates {
-			list, err := b.Proposals(ctx, pipeline.ProposalFilter{State: s}, backend.ProposalsLimit)
+			list, err := b.Proposals(ctx, wire.ProposalFilter{State: s}, pane.ProposalsLimit)
 			if err != nil {
 				return loadedMsg{seq: seq, decided: true, err: err}
 			}
 			all = append(all, list...)
 		}
-		slices.SortStableFunc(all, func(a, b *storage.Proposal) int {
+		slices.SortStableFunc(all, func(a, b *wire.Proposal) int {
 			return strings.Compare(decidedAt(b), decidedAt(a))
 		})
-		if len(all) > backend.ProposalsLimit {
-			all = all[:backend.ProposalsLimit]
+		if len(all) > pane.ProposalsLimit {
+			all = all[:pane.ProposalsLimit]
 		}
 		return loadedMsg{seq: seq, decided: true, list: all}
 	}
 }
 
-func decidedAt(p *storage.Proposal) string {
+func decidedAt(p *wire.Proposal) string {
 	if p.DecidedAt != "" {
 		return p.DecidedAt
 	}
@@ -286,17 +285,17 @@ func (m *Model) fetchTarget() tea.Cmd {
 		return nil
 	}
 	m.targets[p.TargetMemoryID] = target{} // in flight
-	b, id := m.ctx.Backend, p.TargetMemoryID
+	b, id := m.ctx.Client, p.TargetMemoryID
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
-		mem, err := b.Get(ctx, id)
+		mem, err := b.Get(ctx, id, true)
 		return targetMsg{id: id, mem: mem, err: err}
 	}
 }
 
 // matches applies the action and flag filters.
-func (m *Model) matches(p *storage.Proposal) bool {
+func (m *Model) matches(p *wire.Proposal) bool {
 	if a := Actions[m.action]; a != "" && p.Action != a {
 		return false
 	}
@@ -556,7 +555,7 @@ func (m *Model) askApproveAll(v string) tea.Cmd {
 	m.input.Blur()
 	m.bulk, m.bulkMin = nil, min
 	for _, p := range m.all {
-		if p.State == storage.ProposalPending && p.Action == extract.ActionAdd && p.Confidence >= min {
+		if p.State == wire.ProposalPending && p.Action == extract.ActionAdd && p.Confidence >= min {
 			m.bulk = append(m.bulk, p.ID)
 		}
 	}
@@ -578,9 +577,9 @@ func (m *Model) approve() tea.Cmd {
 	}
 	m.acting = true
 	m.flash.Clear()
-	b, id := m.ctx.Backend, p.ID
+	b, id := m.ctx.Client, p.ID
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
 		got, err := b.ApproveProposal(ctx, id, ApproveReason)
 		return decidedMsg{verb: "approve", id: id, p: got, err: err}
@@ -596,9 +595,9 @@ func (m *Model) reject(reason string) tea.Cmd {
 		return nil
 	}
 	m.acting = true
-	b, id := m.ctx.Backend, p.ID
+	b, id := m.ctx.Client, p.ID
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
 		got, err := b.RejectProposal(ctx, id, reason)
 		return decidedMsg{verb: "reject", id: id, p: got, err: err}
@@ -606,13 +605,13 @@ func (m *Model) reject(reason string) tea.Cmd {
 }
 
 func (m *Model) approveAll() tea.Cmd {
-	ids, b := m.bulk, m.ctx.Backend
+	ids, b := m.bulk, m.ctx.Client
 	m.bulk = nil
 	m.acting = true
 	return func() tea.Msg {
 		var out bulkMsg
 		for _, id := range ids {
-			ctx, cancel := backend.Context()
+			ctx, cancel := pane.CallContext()
 			_, err := b.ApproveProposal(ctx, id, ApproveReason+" (approve all)")
 			cancel()
 			if err != nil {
@@ -628,7 +627,7 @@ func (m *Model) approveAll() tea.Cmd {
 	}
 }
 
-func (m *Model) byID(id string) *storage.Proposal {
+func (m *Model) byID(id string) *wire.Proposal {
 	for _, p := range m.all {
 		if p.ID == id {
 			return p

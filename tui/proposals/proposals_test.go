@@ -9,11 +9,13 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
+	"github.com/cairnmem/cairn/tui/pane"
 	"github.com/cairnmem/cairn/tui/proposals"
 )
 
@@ -58,7 +60,7 @@ func selectProposal(h *shelltest.Harness, id string) {
 }
 
 // addProposal is the ADD proposal the heuristic made for the WAL decision.
-func addProposal(h *shelltest.Harness) *storage.Proposal {
+func addProposal(h *shelltest.Harness) *wire.Proposal {
 	h.T.Helper()
 	for _, p := range proposalsPane(h).Visible() {
 		if p.Action == extract.ActionAdd {
@@ -291,7 +293,7 @@ func TestProposalsDecidedViewAndDetail(t *testing.T) {
 }
 
 func TestProposalsErrorIsShown(t *testing.T) {
-	h := shelltest.New(t, shelltest.Options{Backend: func(ap *app.App) backend.Backend {
+	h := shelltest.New(t, shelltest.Options{Client: func(ap *app.App) client.Client {
 		return tuitest.Failing(ap)
 	}})
 	h.Press("5")
@@ -304,7 +306,7 @@ func TestProposalsErrorIsShown(t *testing.T) {
 var goldenViews = []shelltest.View{
 	{Name: "proposals-empty", Setup: func(h *shelltest.Harness) { h.Press("5") }},
 	{Name: "proposals-busy", Setup: func(h *shelltest.Harness) { shelltest.PipelineFixture(h); h.Press("5", "j") },
-		Status: func(s *backend.Status) { s.Pipeline, s.PendingProposals, s.ProposalsCapped = "shadow", 100, true }},
+		Status: func(s *pane.Status) { s.Pipeline, s.PendingProposals, s.ProposalsCapped = "shadow", 100, true }},
 	{Name: "proposals-conflict", Setup: func(h *shelltest.Harness) {
 		shelltest.PipelineFixture(h)
 		c := "postgres runs on port 5435 in staging"
@@ -319,7 +321,7 @@ var goldenViews = []shelltest.View{
 		h.TypeText("still flaky")
 		h.Press("enter", "d")
 	}},
-	{Name: "proposals-error", Setup: func(h *shelltest.Harness) { h.Press("5") }, Backend: tuitest.Failing},
+	{Name: "proposals-error", Setup: func(h *shelltest.Harness) { h.Press("5") }, Client: tuitest.Failing},
 }
 
 func TestGolden(t *testing.T) { shelltest.Golden(t, goldenViews) }

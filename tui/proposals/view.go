@@ -5,11 +5,11 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/wire"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/diff"
 	"github.com/cairnmem/cairn/tui/pane"
 )
@@ -119,7 +119,7 @@ func (m *Model) listView() string {
 
 // flags is the compact flag column: S shadow, B blocked, R review needed,
 // C contradiction risk.
-func flags(p *storage.Proposal) string {
+func flags(p *wire.Proposal) string {
 	var f string
 	for _, x := range []struct {
 		on bool
@@ -132,7 +132,7 @@ func flags(p *storage.Proposal) string {
 	return f
 }
 
-func (m *Model) row(p *storage.Proposal, selected bool) string {
+func (m *Model) row(p *wire.Proposal, selected bool) string {
 	st := m.ctx.Styles
 	marker := "  "
 	if selected {
@@ -180,7 +180,7 @@ func (m *Model) renderDetail() {
 // describe renders one proposal: the fact, its flags and reasons, the
 // decision when there is one, and for updates and deletes the target's
 // current content beside the proposed content, with a word diff.
-func (m *Model) describe(p *storage.Proposal, width int) string {
+func (m *Model) describe(p *wire.Proposal, width int) string {
 	st := m.ctx.Styles
 	var b strings.Builder
 	for _, l := range wrap(p.Fact, width) {
@@ -219,7 +219,7 @@ func (m *Model) describe(p *storage.Proposal, width int) string {
 			b.WriteString(st.Faint.Render(pane.Truncate(r.label+": "+r.v, width)) + "\n")
 		}
 	}
-	if p.State != storage.ProposalPending {
+	if p.State != wire.ProposalPending {
 		d := fmt.Sprintf("%s by %s at %s", p.State, orDash(p.DecidedBy), orDash(p.DecidedAt))
 		if p.DecisionReason != "" {
 			d += ": " + p.DecisionReason
@@ -237,7 +237,7 @@ func (m *Model) describe(p *storage.Proposal, width int) string {
 
 // targetView puts the target's current content beside what the proposal
 // would make of it, then a word diff of the two.
-func (m *Model) targetView(p *storage.Proposal, width int) string {
+func (m *Model) targetView(p *wire.Proposal, width int) string {
 	st := m.ctx.Styles
 	t, ok := m.targets[p.TargetMemoryID]
 	switch {

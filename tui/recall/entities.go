@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/tui/pane"
 )
 
@@ -24,10 +24,10 @@ type crumb struct {
 	mem       *core.Memory
 	history   []*core.HistoryEntry
 	explain   *core.ScoreParts
-	ents      []core.GraphEntity
+	ents      []graph.Entity
 	entsErr   error
 	entSel    int
-	entity    *core.EntityDetail
+	entity    *graph.Detail
 	entCursor int
 	y         int
 }
@@ -35,7 +35,7 @@ type crumb struct {
 // entityMsg answers openEntity; from (when set) is the view it was opened
 // from, kept for esc once it opens.
 type entityMsg struct {
-	detail *core.EntityDetail
+	detail *graph.Detail
 	from   *crumb
 	err    error
 	nav    int // m.nav when it was asked for
@@ -77,11 +77,11 @@ func (m *Model) content() string {
 // (nil: a reload of the entity shown).
 func (m *Model) openEntity(id string, from *crumb) tea.Cmd {
 	m.working = true
-	b, nav := m.ctx.Backend, m.nav
+	b, nav := m.ctx.Client, m.nav
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
-		d, err := b.Entity(ctx, id)
+		d, err := b.GraphEntity(ctx, id, graph.Query{Limit: pane.EntityLimit})
 		return entityMsg{detail: d, from: from, err: err, nav: nav}
 	}
 }
@@ -115,7 +115,7 @@ func (m *Model) entityLoaded(msg entityMsg) tea.Cmd {
 // entityRow is a selectable row of the entity view: a neighbour or a
 // memory.
 type entityRow struct {
-	entity *core.GraphEntity
+	entity *graph.Entity
 	memory *core.Memory
 }
 
@@ -224,7 +224,7 @@ func (m *Model) showLine(i int) {
 }
 
 // entityLabel is "name · type".
-func entityLabel(e core.GraphEntity) string {
+func entityLabel(e graph.Entity) string {
 	if e.EntityType == "" || e.EntityType == "unknown" {
 		return e.Name
 	}

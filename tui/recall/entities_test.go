@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/core/httpapi"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
+	"github.com/cairnmem/cairn/tui/pane"
 )
 
 func wantScreen(t *testing.T, h *shelltest.Harness, wants ...string) string {
@@ -33,16 +34,16 @@ func wantScreen(t *testing.T, h *shelltest.Harness, wants ...string) string {
 func TestRecallEntitiesOpenAndWalkBack(t *testing.T) {
 	t.Run("local", func(t *testing.T) { walkEntities(t, nil) })
 	t.Run("http", func(t *testing.T) {
-		walkEntities(t, func(ap *app.App) backend.Backend {
+		walkEntities(t, func(ap *app.App) client.Client {
 			srv := httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
 			t.Cleanup(srv.Close)
-			return backend.NewHTTP(strings.TrimPrefix(srv.URL, "http://"))
+			return pane.Remote(strings.TrimPrefix(srv.URL, "http://"))
 		})
 	})
 }
 
-func walkEntities(t *testing.T, b func(*app.App) backend.Backend) {
-	h := shelltest.New(t, shelltest.Options{Backend: b})
+func walkEntities(t *testing.T, b func(*app.App) client.Client) {
+	h := shelltest.New(t, shelltest.Options{Client: b})
 	tuitest.GraphFixture(h.T, h.DB)
 	h.SelectRow("postgres runs")
 	h.Press("enter")
@@ -96,17 +97,17 @@ func TestRecallEntitiesNone(t *testing.T) {
 	wantScreen(t, h, "this memory names no entity")
 }
 
-// entitiesFail is a backend whose graph reads fail.
-type entitiesFail struct{ backend.Backend }
+// entitiesFail is a client whose graph reads fail.
+type entitiesFail struct{ *client.InProcess }
 
-func (entitiesFail) MemoryEntities(context.Context, string) ([]core.GraphEntity, error) {
+func (entitiesFail) MemoryEntities(context.Context, string) ([]graph.Entity, error) {
 	return nil, errors.New("the graph tables are locked")
 }
 
 // When the entities cannot be read, the memory still opens and says so.
 func TestRecallEntitiesUnavailable(t *testing.T) {
-	h := shelltest.New(t, shelltest.Options{Backend: func(ap *app.App) backend.Backend {
-		return entitiesFail{backend.NewLocal(ap, "127.0.0.1:3850")}
+	h := shelltest.New(t, shelltest.Options{Client: func(ap *app.App) client.Client {
+		return entitiesFail{pane.Local(ap)}
 	}})
 	h.SelectRow("postgres runs")
 	h.Press("enter")

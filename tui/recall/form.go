@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/text"
 
 	"charm.land/bubbles/v2/textarea"
@@ -15,7 +16,6 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/pane"
 	"github.com/cairnmem/cairn/tui/styles"
 )
@@ -185,7 +185,7 @@ func (f *form) validate() error {
 // save writes the form: Remember for a new memory, Modify with IfVersion
 // (the version the edit started from) for an edit. Only changed fields
 // are sent.
-func (f *form) save(b backend.Backend, reason string) tea.Cmd {
+func (f *form) save(b client.Client, reason string) tea.Cmd {
 	content := f.content.Value()
 	tags := text.SplitTags(f.tags.Value())
 	typ := strings.TrimSpace(f.typ.Value())
@@ -198,18 +198,25 @@ func (f *form) save(b backend.Backend, reason string) tea.Cmd {
 	pinned := f.pinned
 	base := f.base
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
 		if base == nil {
 			in := core.RememberInput{Content: content, Type: typ, Tags: tags, Importance: imp, Pinned: &pinned, Project: project}
 			if in.Tags == nil {
 				in.Tags = []string{}
 			}
-			mem, err := b.Remember(ctx, in)
+			r, err := b.Remember(ctx, in)
 			if err != nil {
 				return savedMsg{what: "create", err: err}
 			}
-			return savedMsg{what: "created", id: mem.ID}
+			id := r.ID
+			if id == "" && len(r.IDs) > 0 {
+				id = r.IDs[0] // chunked: the first chunk
+			}
+			if id == "" {
+				return savedMsg{what: "create", err: errors.New("remember: the answer has no id")}
+			}
+			return savedMsg{what: "created", id: id}
 		}
 		p := core.Patch{ID: base.ID, Reason: reason, IfVersion: &base.Version}
 		if content != base.Content {
@@ -238,7 +245,7 @@ func (f *form) save(b backend.Backend, reason string) tea.Cmd {
 		}
 		_, err := b.Modify(ctx, p)
 		if errors.Is(err, core.ErrVersionConflict) {
-			if cur, gerr := b.Get(ctx, base.ID); gerr == nil {
+			if cur, gerr := b.Get(ctx, base.ID, true); gerr == nil {
 				return savedMsg{what: "save", id: base.ID, err: err, conflict: cur}
 			}
 		}

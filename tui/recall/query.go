@@ -6,14 +6,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/text"
-	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/core/wire"
 )
 
 // Query is the search box parsed: free text plus key:value filters.
 type Query struct {
 	Text   string
-	Filter storage.MemoryFilter
+	Filter core.MemoryFilter
 }
 
 // ParseQuery splits the search box into text and filters. Tokens:
@@ -57,7 +58,7 @@ func ParseQuery(s string, now time.Time) (Query, error) {
 			if err != nil {
 				return q, err
 			}
-			q.Filter.Since = storage.FormatTime(t)
+			q.Filter.Since = wire.FormatTime(t)
 		default:
 			words = append(words, tok)
 		}

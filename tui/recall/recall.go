@@ -15,7 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/tui/keys"
 	"github.com/cairnmem/cairn/tui/pane"
 )
@@ -87,7 +87,7 @@ type (
 		mem     *core.Memory
 		history []*core.HistoryEntry
 		explain *core.ScoreParts
-		ents    []core.GraphEntity
+		ents    []graph.Entity
 		entsErr error // the entities could not be read; the memory shows
 		err     error
 		nav     int // m.nav when it was asked for
@@ -144,11 +144,11 @@ type Model struct {
 	explain *core.ScoreParts
 	vp      viewport.Model
 	// the open memory's entities; entSel >= 0 while one is being picked
-	ents    []core.GraphEntity
+	ents    []graph.Entity
 	entsErr error
 	entSel  int
 	// the entity view, its selected row, and the views esc returns to
-	entity    *core.EntityDetail
+	entity    *graph.Detail
 	entCursor int
 	trail     []*crumb
 	selLine   int // the content line of the selection, for scrolling
@@ -221,7 +221,7 @@ func (m *Model) Nested() bool { return m.mode != modeList || m.input.Focused() }
 
 // Refresh implements pane.Pane: re-run the current search (and reload an
 // open memory) so agents' writes appear without a keypress.
-func (m *Model) Refresh(c backend.Change) tea.Cmd {
+func (m *Model) Refresh(c pane.Change) tea.Cmd {
 	cmds := []tea.Cmd{m.search()}
 	if m.mode == modeDetail && m.mem != nil && (c.MemoryID == "" || c.MemoryID == m.mem.ID) {
 		cmds = append(cmds, m.openDetail(m.mem.ID, m.explain))
@@ -287,17 +287,17 @@ func (m *Model) search() tea.Cmd {
 	if m.onlyProject && q.Filter.Project == "" {
 		q.Filter.Project = m.ctx.Project
 	}
-	seq, b, deleted := m.seq, m.ctx.Backend, m.showDeleted
+	seq, b, deleted := m.seq, m.ctx.Client, m.showDeleted
 	fresh := m.seq != m.shownSeq
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
 		res := resultsMsg{seq: seq, fresh: fresh}
 		switch {
 		case deleted:
 			f := q.Filter
 			f.OnlyDeleted = true
-			mems, err := b.List(ctx, f, DeletedLimit)
+			mems, err := b.Recent(ctx, f, DeletedLimit)
 			res.err, res.method = err, "deleted"
 			needle := strings.ToLower(q.Text)
 			for _, mem := range mems {
@@ -306,13 +306,15 @@ func (m *Model) search() tea.Cmd {
 				}
 			}
 		case strings.TrimSpace(q.Text) == "":
-			mems, err := b.List(ctx, q.Filter, backend.RecallLimit)
+			mems, err := b.Recent(ctx, q.Filter, pane.RecallLimit)
 			res.err, res.method = err, "recent"
 			for _, mem := range mems {
 				res.items = append(res.items, itemFromMemory(mem))
 			}
 		default:
-			r, err := b.Recall(ctx, core.RecallInput{Query: q.Text, Limit: backend.RecallLimit, Filter: q.Filter, Explain: true})
+			// Browsing is not use: searching as you type would count every
+			// keystroke as an access and keep every memory from decaying.
+			r, err := b.Recall(ctx, core.RecallInput{Query: q.Text, Limit: pane.RecallLimit, Filter: q.Filter, Explain: true, NoTracking: true})
 			res.err = err
 			if err == nil {
 				res.method, res.below = r.Method, r.BelowFloor
@@ -326,15 +328,15 @@ func (m *Model) search() tea.Cmd {
 }
 
 func (m *Model) openDetail(id string, explain *core.ScoreParts) tea.Cmd {
-	b, nav := m.ctx.Backend, m.nav
+	b, nav := m.ctx.Client, m.nav
 	return func() tea.Msg {
-		ctx, cancel := backend.Context()
+		ctx, cancel := pane.CallContext()
 		defer cancel()
-		mem, err := b.Get(ctx, id)
+		mem, err := b.Get(ctx, id, true)
 		if err != nil {
 			return detailMsg{err: err, nav: nav}
 		}
-		hist, err := b.MemoryHistory(ctx, id)
+		hist, err := b.MemoryHistory(ctx, id, pane.HistoryLimit)
 		if err != nil {
 			return detailMsg{err: err, nav: nav}
 		}
@@ -617,14 +619,14 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // action starts an action on memory id from the list or the detail view.
 func (m *Model) action(msg tea.KeyPressMsg, id, content string) tea.Cmd {
-	b := m.ctx.Backend
+	b := m.ctx.Client
 	switch {
 	case key.Matches(msg, m.keys.Copy):
 		// Copying needs the full text: a recall hit may be truncated.
 		return func() tea.Msg {
-			ctx, cancel := backend.Context()
+			ctx, cancel := pane.CallContext()
 			defer cancel()
-			if mem, err := b.Get(ctx, id); err == nil {
+			if mem, err := b.Get(ctx, id, true); err == nil {
 				content = mem.Content
 			}
 			return copyMsg{text: content}
@@ -632,9 +634,9 @@ func (m *Model) action(msg tea.KeyPressMsg, id, content string) tea.Cmd {
 	case key.Matches(msg, m.keys.Edit):
 		m.working = true
 		return func() tea.Msg {
-			ctx, cancel := backend.Context()
+			ctx, cancel := pane.CallContext()
 			defer cancel()
-			mem, err := b.Get(ctx, id)
+			mem, err := b.Get(ctx, id, true)
 			if err == nil && mem.IsDeleted {
 				err = errors.New("this memory is deleted; recover it (u) before editing")
 			}
@@ -643,9 +645,9 @@ func (m *Model) action(msg tea.KeyPressMsg, id, content string) tea.Cmd {
 	case key.Matches(msg, m.keys.Pin):
 		m.working = true
 		return func() tea.Msg {
-			ctx, cancel := backend.Context()
+			ctx, cancel := pane.CallContext()
 			defer cancel()
-			mem, err := b.Get(ctx, id)
+			mem, err := b.Get(ctx, id, true)
 			if err != nil {
 				return savedMsg{what: "pin", id: id, err: err}
 			}
@@ -660,9 +662,9 @@ func (m *Model) action(msg tea.KeyPressMsg, id, content string) tea.Cmd {
 	case key.Matches(msg, m.keys.Delete):
 		m.working = true
 		return func() tea.Msg {
-			ctx, cancel := backend.Context()
+			ctx, cancel := pane.CallContext()
 			defer cancel()
-			mem, err := b.Get(ctx, id)
+			mem, err := b.Get(ctx, id, true)
 			if err == nil && mem.IsDeleted {
 				err = errors.New("already deleted")
 			}
@@ -671,9 +673,9 @@ func (m *Model) action(msg tea.KeyPressMsg, id, content string) tea.Cmd {
 	case key.Matches(msg, m.keys.Recover):
 		m.working = true
 		return func() tea.Msg {
-			ctx, cancel := backend.Context()
+			ctx, cancel := pane.CallContext()
 			defer cancel()
-			mem, err := b.Get(ctx, id)
+			mem, err := b.Get(ctx, id, true)
 			if err != nil {
 				return savedMsg{what: "recover", id: id, err: err}
 			}
@@ -730,7 +732,7 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		reason := strings.TrimSpace(m.reason.Value())
 		m.reason.Blur()
 		m.working = true
-		b := m.ctx.Backend
+		b := m.ctx.Client
 		if m.mode == modeConfirm {
 			mem := m.confirm
 			m.mode = m.back()
@@ -739,7 +741,7 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			// The operator confirmed: a pinned memory is deleted too.
 			return func() tea.Msg {
-				ctx, cancel := backend.Context()
+				ctx, cancel := pane.CallContext()
 				defer cancel()
 				_, err := b.Forget(ctx, core.ForgetInput{ID: mem.ID, Reason: reason, IfVersion: &mem.Version, Force: mem.Pinned})
 				return savedMsg{what: "deleted", id: mem.ID, err: err}
@@ -781,7 +783,7 @@ func (m *Model) formKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		if m.form.base == nil {
 			m.working = true
-			return m.form.save(m.ctx.Backend, "")
+			return m.form.save(m.ctx.Client, "")
 		}
 		// An edit asks why: the reason goes to the memory's history.
 		m.mode = modeReason

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/vectors"
 
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
 )
@@ -114,7 +114,7 @@ func (b *Builtin) get(ctx context.Context) (textEmbedder, error) {
 
 // Embed returns one 512-dimension vector per text, in order. It sends at
 // most batch_size texts to the model at a time and stops between batches
-// when ctx is done. Background work (core.ForegroundProbe) runs on one core
+// when ctx is done. Background work (vectors.ForegroundProbe) runs on one core
 // while a foreground request is in flight, on all of them otherwise; a
 // foreground call never waits for a background one (the model has no lock).
 func (b *Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error) {
@@ -128,7 +128,7 @@ func (b *Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error
 	if err != nil {
 		return nil, err
 	}
-	busy := core.ForegroundProbe(ctx)
+	busy := vectors.ForegroundProbe(ctx)
 	out := make([][]float32, 0, len(texts))
 	for lo := 0; lo < len(texts); lo += b.batchSize {
 		if err := ctx.Err(); err != nil {

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/vectors"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
 )
 
@@ -56,7 +56,7 @@ type Warmer interface {
 // New returns the embedder named by cfg.Provider, with the defaults applied
 // and cfg validated. It returns nil, nil for provider "none". An empty
 // provider means "builtin". Nothing is loaded or contacted here.
-func New(cfg config.EmbeddingConfig) (core.Embedder, error) {
+func New(cfg config.EmbeddingConfig) (vectors.Embedder, error) {
 	switch p := strings.ToLower(strings.TrimSpace(cfg.Provider)); p {
 	case "", "builtin":
 		return NewBuiltin(cfg)
@@ -144,13 +144,13 @@ func openAIKey(cfg config.EmbeddingConfig) string {
 }
 
 var (
-	_ core.Embedder = (*Builtin)(nil)
-	_ core.Embedder = (*Ollama)(nil)
-	_ core.Embedder = (*OpenAI)(nil)
-	_ Checker       = (*Builtin)(nil)
-	_ Checker       = (*Ollama)(nil)
-	_ Checker       = (*OpenAI)(nil)
-	_ Warmer        = (*Builtin)(nil)
+	_ vectors.Embedder = (*Builtin)(nil)
+	_ vectors.Embedder = (*Ollama)(nil)
+	_ vectors.Embedder = (*OpenAI)(nil)
+	_ Checker          = (*Builtin)(nil)
+	_ Checker          = (*Ollama)(nil)
+	_ Checker          = (*OpenAI)(nil)
+	_ Warmer           = (*Builtin)(nil)
 )
 
 // builtinModelName is the only model the builtin provider has.

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -42,22 +44,23 @@ func TestBuiltinBackgroundYieldsToForeground(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	svc := core.NewService(db, config.DefaultConfig(), core.ServiceOptions{Embedder: b})
-	var lines []core.ImportLine
+	ap := app.New(db, config.DefaultConfig(), app.Options{Embedder: b})
+	svc := ap.Service
+	var lines []transfer.ImportLine
 	for i := range 3 {
-		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
+		lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{
 			Content: fmt.Sprintf("memory %d", i+1), Importance: 0.5, Confidence: 1}})
 	}
-	if _, err := svc.Import(ctx, lines, core.Actor{}); err != nil {
+	if _, err := ap.Transfer.Import(ctx, lines, core.Actor{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Vectors().WarmVectors(ctx); err != nil {
+	if err := ap.Vectors.WarmVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
 
-	end := svc.Foreground() // a request in flight
+	end := svc.Foreground().Enter() // a request in flight
 	done := make(chan error, 1)
-	go func() { _, err := svc.Vectors().EmbedBatch(ctx, 8); done <- err }()
+	go func() { _, err := ap.Vectors.EmbedBatch(ctx, 8); done <- err }()
 	select {
 	case got := <-g.entered:
 		if got != "busy" {
@@ -80,7 +83,7 @@ func TestBuiltinBackgroundYieldsToForeground(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := svc.Vectors().CountPendingEmbeddings(ctx); n != 0 {
+	if n, _ := ap.Vectors.CountPendingEmbeddings(ctx); n != 0 {
 		t.Fatalf("%d memories left without a vector", n)
 	}
 }

@@ -33,7 +33,8 @@ type ClaudeCode struct {
 	bin string // binary name or path; "claude"
 }
 
-// claudeSlots limits concurrent CLI processes (reference section 5).
+// claudeSlots limits concurrent CLI processes to 4, as Signet does
+// (docs/design/pipeline.md, "Model providers").
 var claudeSlots = make(chan struct{}, 4)
 
 // claudeStripEnv are the variables removed from the CLI's environment, in

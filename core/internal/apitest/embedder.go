@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/vectors"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers/embedding/uselite"
 )
 
-// Embedder is the built-in model seen through core.Embedder: the real
+// Embedder is the built-in model seen through vectors.Embedder: the real
 // model runs in the tests that use it.
 type Embedder struct {
 	m    *uselite.Model
@@ -60,8 +62,9 @@ func (u *Embedder) SetFail(err error) {
 	u.mu.Unlock()
 }
 
-// NewService opens a fresh store with the default configuration and emb.
-func NewService(t testing.TB, emb core.Embedder, mods ...func(*config.Config)) *core.Service {
+// NewApp opens a fresh store with the default configuration (changed by
+// mods) and builds its App with emb.
+func NewApp(t testing.TB, emb vectors.Embedder, mods ...func(*config.Config)) *app.App {
 	t.Helper()
 	cfg := config.DefaultConfig()
 	for _, m := range mods {
@@ -72,7 +75,13 @@ func NewService(t testing.TB, emb core.Embedder, mods ...func(*config.Config)) *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return core.NewService(db, cfg, core.ServiceOptions{Embedder: emb})
+	return app.New(db, cfg, app.Options{Embedder: emb})
+}
+
+// NewService is NewApp's Service.
+func NewService(t testing.TB, emb vectors.Embedder, mods ...func(*config.Config)) *core.Service {
+	t.Helper()
+	return NewApp(t, emb, mods...).Service
 }
 
 // NoFloor turns the vector leg's relevance floor off, for tests of the
@@ -82,9 +91,9 @@ func NoFloor(c *config.Config) { c.Search.MinVectorSimilarity = 0 }
 // EmbedPending does what the embedding tracker does after writes (they
 // only wake it; see Vectors.EmbedSoon): embeds every memory still without a
 // vector, failing the test on error.
-func EmbedPending(t testing.TB, svc *core.Service) {
+func EmbedPending(t testing.TB, vec *vectors.Vectors) {
 	t.Helper()
-	if err := svc.Vectors().EmbedPending(context.Background(), nil); err != nil {
+	if err := vec.EmbedPending(context.Background(), nil); err != nil {
 		t.Fatalf("embed pending memories: %v", err)
 	}
 }

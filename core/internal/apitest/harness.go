@@ -21,6 +21,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/pipeline"
+	"github.com/cairnmem/cairn/core/vectors"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/auth"
@@ -62,7 +63,7 @@ type Env struct {
 	Srv   *httptest.Server // nil for in-process (recorder) environments
 	Clock *Clock
 
-	embedder core.Embedder // what Rebuild keeps
+	embedder vectors.Embedder // what Rebuild keeps
 }
 
 // NewEnv opens a fresh store and serves the API over a real HTTP server.
@@ -472,7 +473,7 @@ func (e *Env) SvcChunkID(tb testing.TB, docID string) string {
 
 // WithEmbedder rebuilds e's App over the same store with emb (and the
 // configuration changed by mods), as a restart with it would.
-func (e *Env) WithEmbedder(emb core.Embedder, mods ...func(*config.Config)) {
+func (e *Env) WithEmbedder(emb vectors.Embedder, mods ...func(*config.Config)) {
 	e.rebuild(emb, mods)
 }
 
@@ -482,7 +483,7 @@ func (e *Env) Rebuild(mods ...func(*config.Config)) {
 	e.rebuild(e.embedder, mods)
 }
 
-func (e *Env) rebuild(emb core.Embedder, mods []func(*config.Config)) {
+func (e *Env) rebuild(emb vectors.Embedder, mods []func(*config.Config)) {
 	cfg := e.Svc.Config()
 	for _, m := range mods {
 		m(&cfg)

@@ -14,8 +14,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/tui"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
 	"github.com/cairnmem/cairn/tui/pane"
 )
@@ -31,7 +31,7 @@ type Options = tuitest.Options
 func New(t *testing.T, o Options) *Harness {
 	t.Helper()
 	h := tuitest.New(t, o, func(e tuitest.Env) *tui.Model {
-		return tui.New(tui.Options{Backend: e.Backend, Theme: e.Theme, Version: "test", Now: e.Now, Clock: e.Clock, Project: e.Project})
+		return tui.New(tui.Options{Client: e.Client, Addr: e.Addr, Theme: e.Theme, Version: "test", Now: e.Now, Clock: e.Clock, Project: e.Project})
 	})
 	FixStatus(h)
 	return h
@@ -51,10 +51,10 @@ func PipelineFixture(h *Harness) {
 type View struct {
 	Name  string
 	Setup func(h *Harness)
-	// Backend replaces the Local backend (error states).
-	Backend func(ap *app.App) backend.Backend
+	// Client replaces the Local client (error states).
+	Client func(ap *app.App) client.Client
 	// Status adjusts the fixed status after setup (warnings).
-	Status func(s *backend.Status)
+	Status func(s *pane.Status)
 }
 
 // Golden renders every view at 80×24 and 120×40 in the dark and light
@@ -69,7 +69,7 @@ func Golden(t *testing.T, views []View) {
 			for _, theme := range []string{"dark", "light"} {
 				t.Run(fmt.Sprintf("%s_%dx%d_%s", v.Name, size[0], size[1], theme), func(t *testing.T) {
 					t.Parallel() // each view has its own store
-					h := New(t, Options{Theme: theme, Width: size[0], Height: size[1], Backend: v.Backend})
+					h := New(t, Options{Theme: theme, Width: size[0], Height: size[1], Client: v.Client})
 					v.Setup(h)
 					if !h.PumpUntil(5*time.Second, func() bool { return !h.M.Busy() }) {
 						t.Fatal("still busy after the setup")

@@ -10,20 +10,26 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/extract"
-	"github.com/cairnmem/cairn/core/pipeline"
+	"github.com/cairnmem/cairn/core/jobs"
+	"github.com/cairnmem/cairn/core/transfer"
+	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/tui/backend"
+	"github.com/cairnmem/cairn/tui/pane"
 	"github.com/cairnmem/cairn/workers/llm"
 )
 
 // FixedNow is the clock of every UI test, so ages and goldens are stable.
 var FixedNow = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 
+// Addr is the API address the UI under test says it serves.
+const Addr = "127.0.0.1:3850"
+
 // FixedStatus replaces the measured status (its health is a latency), so
 // renders are stable.
-var FixedStatus = backend.Status{Addr: "127.0.0.1:3850", AuthMode: "local", Pipeline: "disabled",
+var FixedStatus = pane.Status{Addr: Addr, AuthMode: "local", Pipeline: "disabled",
 	Embedding: "builtin", Memories: 6, Queue: 0, QueueKnown: true, Health: "db 1ms"}
 
 // Ids of seeded memories.
@@ -89,18 +95,18 @@ var seedMemories = []struct {
 }
 
 // Seed imports the six test memories.
-func Seed(t testing.TB, svc *core.Service) {
+func Seed(t testing.TB, ap *app.App) {
 	t.Helper()
-	var lines []core.ImportLine
+	var lines []transfer.ImportLine
 	for i, s := range seedMemories {
 		at := storage.FormatTime(FixedNow.Add(-s.age))
-		lines = append(lines, core.ImportLine{Line: i + 1, Memory: core.Memory{
+		lines = append(lines, transfer.ImportLine{Line: i + 1, Memory: core.Memory{
 			ID: s.id, Content: s.content, Type: s.typ, Tags: s.tags, Importance: s.imp, Pinned: s.pinned,
 			Confidence: 1, Who: "claude-code", Project: "cairn", SourceType: "manual", Version: 1,
 			CreatedAt: at, UpdatedAt: at, UpdatedBy: "claude-code", ExtractionStatus: "none",
 		}})
 	}
-	if _, err := svc.Import(context.Background(), lines, core.Actor{Name: "seed", Type: core.ActorOperator}); err != nil {
+	if _, err := ap.Transfer.Import(context.Background(), lines, core.Actor{Name: "seed", Type: core.ActorOperator}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -112,17 +118,16 @@ func Seed(t testing.TB, svc *core.Service) {
 // against seeded memories, and an ADD (as a model would extract it).
 func PipelineFixture(t testing.TB, ap *app.App, db *storage.DB) {
 	t.Helper()
-	svc := ap.Service
 	ctx := context.Background()
 	at := func(d time.Duration) string { return storage.FormatTime(FixedNow.Add(-d)) }
 	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
-		_, err := storage.EnqueueJob(ctx, tx, JobDone, IDSQLite, core.JobExtract, "", 3, at(10*time.Minute))
+		_, err := storage.EnqueueJob(ctx, tx, JobDone, IDSQLite, jobs.Extract, "", 3, at(10*time.Minute))
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := svc.Jobs().Lease(ctx, "fixture", core.JobExtract)
+	job, err := ap.Jobs.Lease(ctx, "fixture", jobs.Extract)
 	if err != nil || job == nil || job.ID != JobDone {
 		t.Fatalf("lease: %v %v", job, err)
 	}
@@ -148,7 +153,7 @@ func PipelineFixture(t testing.TB, ap *app.App, db *storage.DB) {
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_jobs (id, memory_id, job_type, status, payload, attempts, max_attempts,
 				leased_at, lease_owner, failed_at, error, created_at, updated_at) VALUES (?,?,?,?,?,?,3,?,?,?,?,?,?)`,
-				j.id, j.mem, core.JobExtract, j.status, nullable(j.payload), attempts, nullable(j.leased), nullable(ownerIf(j.leased)),
+				j.id, j.mem, jobs.Extract, j.status, nullable(j.payload), attempts, nullable(j.leased), nullable(ownerIf(j.leased)),
 				nullable(j.failed), nullable(j.errMsg), j.created, j.created); err != nil {
 				return err
 			}
@@ -190,25 +195,25 @@ func ownerIf(leased string) string {
 	return "pipeline-worker-1"
 }
 
-// FailingBackend is a backend whose queue and proposal reads fail, for
-// the error states.
-type FailingBackend struct {
-	backend.Backend
+// FailingClient is a client whose queue and proposal reads fail, for the
+// error states.
+type FailingClient struct {
+	*client.InProcess
 }
 
-// Failing is a Local backend over ap whose queue and proposal reads fail.
-func Failing(ap *app.App) backend.Backend {
-	return FailingBackend{backend.NewLocal(ap, "127.0.0.1:3850")}
+// Failing is a Local client over ap whose queue and proposal reads fail.
+func Failing(ap *app.App) client.Client {
+	return FailingClient{pane.Local(ap)}
 }
 
 var errStoreGone = errors.New("database is locked (SQLITE_BUSY) after 5s")
 
 // Jobs fails.
-func (FailingBackend) Jobs(context.Context, core.JobFilter, int) (*backend.JobsPage, error) {
+func (FailingClient) Jobs(context.Context, wire.JobFilter, int) (*wire.JobsPage, error) {
 	return nil, fmt.Errorf("list jobs: %w", errStoreGone)
 }
 
 // Proposals fails.
-func (FailingBackend) Proposals(context.Context, pipeline.ProposalFilter, int) ([]*storage.Proposal, error) {
+func (FailingClient) Proposals(context.Context, wire.ProposalFilter, int) ([]*wire.Proposal, error) {
 	return nil, fmt.Errorf("list proposals: %w", errStoreGone)
 }

@@ -4,7 +4,7 @@
 // runs I/O to completion, keeps timers on a fake time line that only moves
 // when it fires them, and runs the wait for live changes in the
 // background. It also holds the shared fixtures: a seeded store, the
-// pipeline's jobs and proposals, a failing backend.
+// pipeline's jobs and proposals, a failing client.
 //
 // The package does not import tui (tui's own tests use it); the root model
 // is built by the caller and driven through Root.
@@ -24,10 +24,10 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
-	"github.com/cairnmem/cairn/tui/backend"
 	"github.com/cairnmem/cairn/tui/pane"
 )
 
@@ -43,8 +43,10 @@ type Root interface {
 
 // Env is what a Root is built from.
 type Env struct {
-	Backend backend.Backend
-	Theme   *themes.Theme
+	Client client.Client
+	// Addr is the API address the status bar shows (tui.Options.Addr).
+	Addr  string
+	Theme *themes.Theme
 	// Now is pinned to FixedNow, so ages and goldens are stable.
 	Now   func() time.Time
 	Clock pane.Clock
@@ -58,8 +60,8 @@ type Options struct {
 	Theme string
 	// Width and Height default to 80×24.
 	Width, Height int
-	// Backend replaces the Local backend over the seeded service.
-	Backend func(ap *app.App) backend.Backend
+	// Client replaces the Local client over the seeded service.
+	Client func(ap *app.App) client.Client
 	// NoSeed leaves the store empty.
 	NoSeed bool
 	// Project is the UI's current project (tui.Options.Project).
@@ -90,7 +92,7 @@ type Harness[M Root] struct {
 	T *testing.T
 	// M is the root model under test.
 	M M
-	// App, Svc and DB are the store behind the backend.
+	// App, Svc and DB are the store behind the client.
 	App *app.App
 	Svc *core.Service
 	DB  *storage.DB
@@ -126,13 +128,13 @@ func New[M Root](t *testing.T, o Options, build func(Env) M) *Harness[M] {
 	ap, db := OpenAppWith(t, t.TempDir(), o.Config)
 	svc := ap.Service
 	if !o.NoSeed {
-		Seed(t, svc)
+		Seed(t, ap)
 	}
-	var b backend.Backend = backend.NewLocal(ap, "127.0.0.1:3850")
-	if o.Backend != nil {
-		b = o.Backend(ap)
+	var c client.Client = pane.Local(ap)
+	if o.Client != nil {
+		c = o.Client(ap)
 	}
-	m := build(Env{Backend: b, Theme: themes.MustBuiltin(o.Theme), Now: func() time.Time { return FixedNow }, Clock: Clock{}, Project: o.Project})
+	m := build(Env{Client: c, Addr: Addr, Theme: themes.MustBuiltin(o.Theme), Now: func() time.Time { return FixedNow }, Clock: Clock{}, Project: o.Project})
 	h := &Harness[M]{T: t, M: m, App: ap, Svc: svc, DB: db, now: FixedNow, late: make(chan tea.Msg, 256), done: make(chan struct{})}
 	t.Cleanup(func() { close(h.done) })
 	t.Cleanup(m.Close)

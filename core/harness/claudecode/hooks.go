@@ -1,0 +1,44 @@
+package claudecode
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/cairnmem/cairn/core/harness"
+)
+
+// contextCap is Claude Code's cap on additionalContext; longer text is
+// replaced by a file path and a short preview.
+const contextCap = 10000
+
+// Harness is Claude Code for the hook shim: `cairn hook EVENT` for each of
+// the hooks `cairn install claude-code` adds, plus remember.
+var Harness = harness.Harness{
+	Name: "claude-code",
+	Events: map[string]harness.Event{
+		"session-start":      {Path: "session-start", Name: "SessionStart", Timeout: 2 * time.Second},
+		"user-prompt-submit": {Path: "user-prompt-submit", Name: "UserPromptSubmit", Timeout: 2 * time.Second},
+		"pre-compact":        {Path: "pre-compaction", Transcript: true, Timeout: 2 * time.Second},
+		"post-compact": {Path: "compaction-complete", Timeout: 2 * time.Second, Spool: "", Transform: func(in map[string]any) {
+			if _, ok := in["summary"]; !ok {
+				in["summary"] = in["compact_summary"]
+			}
+		}},
+		"session-end": {Path: "session-end", Spool: "session-end", Transcript: true, Timeout: time.Second},
+		"remember":    {Path: "remember", Spool: "remember", Timeout: 2 * time.Second},
+	},
+	Print: printInject,
+}
+
+// printInject writes inject as Claude Code's hookSpecificOutput for ev, cut to
+// contextCap characters.
+func printInject(w io.Writer, ev harness.Event, inject string) error {
+	if r := []rune(inject); len(r) > contextCap {
+		inject = string(r[:contextCap-len("\n[truncated]")]) + "\n[truncated]"
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName": ev.Name, "additionalContext": inject}})
+}

@@ -1,0 +1,69 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cairnmem/cairn/storage"
+)
+
+// QueueCounts counts memory_jobs by status (pending, leased, completed,
+// failed, dead), every status present even when zero (/health and
+// /api/status).
+func (s *Ops) QueueCounts(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{"pending": 0, "leased": 0, "completed": 0, "failed": 0, "dead": 0}
+	counts, err := storage.CountJobsByStatus(ctx, s.svc.DB().Reader())
+	if err != nil {
+		return nil, fmt.Errorf("queue counts: %w", err)
+	}
+	for st, n := range counts {
+		out[st] = n
+	}
+	return out, nil
+}
+
+// PipelineStatus is /api/pipeline/status: the pipeline's mode, its
+// workers, the queue by status and by type, and the extraction provider
+// as the workers last saw it; a chosen model's calls and tokens per day
+// (the last week) and whether today's budget is spent (the heuristic then
+// learns).
+func (s *Ops) PipelineStatus(ctx context.Context) (map[string]any, error) {
+	byStatus, byType, err := s.jobs.Counts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	today := s.svc.Now().UTC()
+	usage, err := storage.ModelUsageSince(ctx, s.svc.DB().Reader(), today.AddDate(0, 0, -6).Format(time.DateOnly))
+	if err != nil {
+		return nil, err
+	}
+	var spentToday int64
+	for _, u := range usage {
+		if u.Day == today.Format(time.DateOnly) {
+			spentToday += u.InputTokens + u.OutputTokens
+		}
+	}
+	budget := s.svc.Config().PipelineV2.DailyTokenBudget
+	rt := s.svc.PipelineRuntime()
+	st := rt.State()
+	return map[string]any{
+		"mode":              s.svc.PipelineMode(),
+		"workersRunning":    st.WorkersRunning,
+		"workers":           rt.Workers(),
+		"queue":             byStatus,
+		"queueByType":       byType,
+		"provider":          st.Provider,
+		"providerAvailable": st.Available,
+		"providerError":     st.ProviderError,
+		"lastError":         st.LastError,
+		"lastErrorAt":       st.LastErrorAt,
+		"processed":         st.Processed,
+		"failed":            st.Failed,
+		"allowUpdateDelete": s.svc.Config().PipelineV2.AllowUpdateDelete,
+		"modelUsage":        usage,
+		"dailyTokenBudget":  budget,
+		"tokensToday":       spentToday,
+		"budgetSpent":       spentToday >= budget,
+	}, nil
+}

@@ -1,0 +1,119 @@
+package sqlite
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/ncruces/go-sqlite3"
+)
+
+// memoryChanges records which rows of memories the writer connection
+// inserted, updated or deleted, so that in-memory structures derived from
+// them (the keyword index) can follow without rescanning the table. The
+// update hook notes a row as its statement runs; the WAL hook, which
+// SQLite calls once a commit is in the log and visible to readers, makes
+// the transaction's rows available to TakeMemoryChanges. A row whose
+// change was rolled back is reported anyway: readers find it unchanged.
+// Nothing is recorded until the first TakeMemoryChanges: a process that
+// never asks keeps no list.
+type memoryChanges struct {
+	watching atomic.Bool
+	mu       sync.Mutex
+	pending  map[int64]struct{}
+	ready    map[int64]struct{}
+	n        atomic.Int64 // len(ready)
+	// checkpointAt is the WAL size in pages that makes the hook ask for
+	// a checkpoint: walAutoCheckpoint when 0 (BulkLoad raises it).
+	checkpointAt atomic.Int64
+	// ckpt checkpoints the WAL the commits fill (checkpoint.go).
+	ckpt *checkpointer
+}
+
+// walAutoCheckpoint is SQLite's default wal_autocheckpoint, which a WAL
+// hook replaces: the hook asks for a checkpoint at the same threshold
+// (checkpoint.go).
+const walAutoCheckpoint = 1000
+
+// watch installs the hooks on a new writer connection.
+func (m *memoryChanges) watch(c *sqlite3.Conn) error {
+	c.UpdateHook(func(_ sqlite3.AuthorizerActionCode, schema, table string, rowid int64) {
+		if table != "memories" || schema != "main" || !m.watching.Load() {
+			return
+		}
+		m.mu.Lock()
+		if m.pending == nil {
+			m.pending = map[int64]struct{}{}
+		}
+		m.pending[rowid] = struct{}{}
+		m.mu.Unlock()
+	})
+	c.WALHook(func(c *sqlite3.Conn, schema string, pages int) error {
+		m.mu.Lock()
+		if len(m.pending) > 0 {
+			if m.ready == nil {
+				m.ready = map[int64]struct{}{}
+			}
+			for id := range m.pending {
+				m.ready[id] = struct{}{}
+			}
+			clear(m.pending)
+			m.n.Store(int64(len(m.ready)))
+		}
+		m.mu.Unlock()
+		limit := int(m.checkpointAt.Load())
+		if limit == 0 {
+			limit = walAutoCheckpoint
+		}
+		m.ckpt.afterCommit(c, schema, pages, limit)
+		return nil
+	})
+	return nil
+}
+
+// PendingMemoryChanges is how many committed rows of memories changed
+// since the last TakeMemoryChanges: cheap enough for every search.
+func (db *DB) PendingMemoryChanges() int {
+	if db.changes == nil { // read-only: nothing is written through it
+		return 0
+	}
+	return int(db.changes.n.Load())
+}
+
+// TakeMemoryChanges returns the rids of memories rows inserted, updated
+// or deleted by commits since the last call, and forgets them. The first
+// call starts the recording and returns nothing: its caller reads the
+// table after it.
+func (db *DB) TakeMemoryChanges() []int64 {
+	m := db.changes
+	if m == nil {
+		return nil
+	}
+	m.watching.Store(true)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]int64, 0, len(m.ready))
+	for id := range m.ready {
+		out = append(out, id)
+	}
+	clear(m.ready)
+	m.n.Store(0)
+	return out
+}
+
+// ReturnMemoryChanges puts rids taken by TakeMemoryChanges back, as when
+// reading them failed.
+func (db *DB) ReturnMemoryChanges(rids []int64) {
+	m := db.changes
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ready == nil {
+		m.ready = map[int64]struct{}{}
+	}
+	for _, id := range rids {
+		m.ready[id] = struct{}{}
+	}
+	m.n.Store(int64(len(m.ready)))
+}

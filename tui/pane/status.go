@@ -1,0 +1,94 @@
+package pane
+
+import (
+	"context"
+	"time"
+
+	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/wire"
+)
+
+// Status is the service state shown in the status bar. Zero values mean
+// unknown and are not shown.
+type Status struct {
+	Addr      string // API address
+	AuthMode  string // local, team, hybrid
+	Pipeline  string // disabled, shadow, controlled-write, frozen
+	Embedding string // configured embedding provider, when known
+	Memories  int
+	Deleted   int
+	// Queue is pending+leased jobs; QueueKnown is false when the client
+	// cannot tell (an API that reports no queue).
+	Queue      int
+	QueueKnown bool
+	// DeadJobs are jobs out of attempts, waiting for a person.
+	DeadJobs int
+	// PendingProposals wait for a decision; ProposalsCapped says the
+	// count stopped at PendingProposals (client mode counts one page).
+	PendingProposals int
+	ProposalsCapped  bool
+	// Health is what could be measured, e.g. "db 2ms" (the store's count
+	// queries) or "api 5ms" (GET /health); empty when nothing answered.
+	Health string
+}
+
+// statusProposalPage is how many pending proposals client mode counts for
+// the status bar before it says "100+".
+const statusProposalPage = 100
+
+// Snapshot reads the status bar's state through c. addr is the API this
+// process serves when c is in process (shown in the status bar); a remote
+// client shows its own address. In process, Health is the round trip of
+// the counts, which come from the trigger-kept totals row, not a scan; over
+// HTTP it is the round trip of GET /health, and the API's proposal count
+// is one page of pending proposals.
+func Snapshot(ctx context.Context, c client.Client, addr string) (Status, error) {
+	if c.Addr() == "" {
+		return localSnapshot(ctx, c, addr)
+	}
+	st := Status{Addr: c.Addr()}
+	start := time.Now()
+	if err := c.Health(ctx); err != nil {
+		return st, err
+	}
+	st.Health = "api " + roundMS(time.Since(start))
+	s, err := c.Status(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.AuthMode, st.Pipeline = s.AuthMode, s.Pipeline.Mode
+	st.Memories, st.Deleted = s.Memories.Total, s.Memories.Deleted
+	if s.Queue != nil {
+		st.Queue, st.QueueKnown = s.Queue["pending"]+s.Queue["leased"], true
+		st.DeadJobs = s.Queue["dead"]
+	}
+	ps, err := c.Proposals(ctx, wire.ProposalFilter{State: wire.ProposalPending}, statusProposalPage)
+	if err != nil {
+		return st, err
+	}
+	st.PendingProposals, st.ProposalsCapped = len(ps), len(ps) == statusProposalPage
+	return st, nil
+}
+
+func localSnapshot(ctx context.Context, c client.Client, addr string) (Status, error) {
+	st := Status{Addr: addr}
+	start := time.Now()
+	s, err := c.Status(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.Health = "db " + roundMS(time.Since(start))
+	st.AuthMode, st.Pipeline, st.Embedding = s.AuthMode, s.Pipeline.Mode, s.Embedding.Provider
+	st.Memories, st.Deleted = s.Memories.Total, s.Memories.Deleted
+	st.Queue, st.QueueKnown = s.Queue["pending"]+s.Queue["leased"], true
+	st.DeadJobs = s.Queue["dead"]
+	st.PendingProposals = int(s.Counts.PendingProposals)
+	return st, nil
+}
+
+func roundMS(d time.Duration) string {
+	if d < time.Millisecond {
+		return "<1ms"
+	}
+	return d.Round(time.Millisecond).String()
+}
