@@ -58,6 +58,9 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(args) > 0 && args[0] == "load" {
 		return benchLoad(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "sessions" {
+		return benchSessions(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "replay" {
 		return benchReplay(ctx, args[1:], stdout, stderr)
 	}

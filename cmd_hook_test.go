@@ -88,9 +88,15 @@ func TestHookShimLive(t *testing.T) {
 	}
 
 	out, _, _ = runHookBin(t, home, nil, with("hook_event_name", "UserPromptSubmit", "prompt", "when does the release train leave?"), "user-prompt-submit")
-	// Injected at session start already, so deduped here: nothing to add.
+	// Listed at session start, but the prompt is about it: a session
+	// start list is not an answer, so it is injected now…
+	if !strings.Contains(out, "every tuesday") {
+		t.Fatalf("the prompt about a memory listed at session start did not get it: %q", out)
+	}
+	// …and, given as an answer, not again at the next prompt.
+	out, _, _ = runHookBin(t, home, nil, with("hook_event_name", "UserPromptSubmit", "prompt", "when does the release train leave?"), "user-prompt-submit")
 	if out != "" {
-		t.Fatalf("prompt re-injected what session start gave: %s", out)
+		t.Fatalf("prompt re-injected what the last prompt got as an answer: %s", out)
 	}
 	common["session_id"] = "cc-2"
 	out, _, _ = runHookBin(t, home, nil, with("hook_event_name", "UserPromptSubmit", "prompt", "when does the release train leave?"), "user-prompt-submit")
@@ -335,4 +341,53 @@ func readLock(home string) (lockInfo, bool) {
 func readLog(home string) string {
 	b, _ := os.ReadFile(filepath.Join(home, "logs", "cairn.log"))
 	return string(b)
+}
+
+// The shim sends the transcript so far at a compaction (with the user's
+// /compact instructions) and when the prompt hook asks for it in a long
+// session: what the session taught is learned before it ends.
+func TestHookShimLearnsDuringTheSession(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.toml"), []byte("[continuity]\nprompt_interval = 2\n\n[embedding]\nprovider = \"none\"\n"), 0o600)
+	addr := freeAddr(t)
+	srv := startServer(t, home, addr)
+	defer srv.stop(t)
+	project := filepath.Join(t.TempDir(), "proj")
+	tp := filepath.Join(t.TempDir(), "t.jsonl")
+	line := func(s string) string {
+		b, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": s}})
+		return string(b) + "\n"
+	}
+	os.WriteFile(tp, []byte(line("We decided to use sqlc instead of gorm because gorm hid N+1 queries.")+"{broken\n"), 0o600)
+	with := func(kv ...any) []byte {
+		m := map[string]any{"session_id": "cc-learn", "transcript_path": tp, "cwd": project}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return hookJSON(m)
+	}
+	runHookBin(t, home, nil, with("hook_event_name", "PreCompact", "trigger", "manual", "custom_instructions", "Keep the sqlc decision."), "pre-compact")
+	_, s := getJSON(t, "http://"+addr+"/api/sessions/cc-learn")
+	if tr, _ := s["transcript"].(string); !strings.Contains(tr, "sqlc instead of gorm") || s["ended_at"] != nil {
+		t.Fatalf("the compaction did not send the transcript so far: %v", s)
+	}
+	if w, _ := s["transcript_warning"].(string); !strings.Contains(w, "1 unreadable lines left out") {
+		t.Fatalf("the unreadable line is not said: %v", s)
+	}
+	out, _, _ := runHookBin(t, home, nil, with("hook_event_name", "SessionStart", "source", "compact"), "session-start")
+	if !strings.Contains(out, "Keep the sqlc decision.") {
+		t.Fatalf("the recovery digest lacks the /compact instructions: %s", out)
+	}
+	// Two prompts later (continuity.prompt_interval) the prompt hook asks
+	// for the transcript, which has grown.
+	f, _ := os.OpenFile(tp, os.O_APPEND|os.O_WRONLY, 0o600)
+	f.WriteString(line("We paginate with cursors from now on, never OFFSET."))
+	f.Close()
+	for range 2 {
+		runHookBin(t, home, nil, with("hook_event_name", "UserPromptSubmit", "prompt", "carry on"), "user-prompt-submit")
+	}
+	_, s = getJSON(t, "http://"+addr+"/api/sessions/cc-learn")
+	if tr, _ := s["transcript"].(string); !strings.Contains(tr, "never OFFSET") {
+		t.Fatalf("the long session's transcript was not sent: %v", s["transcript"])
+	}
 }

@@ -63,17 +63,24 @@ func agentNames() string {
 type installFlags struct {
 	settings, mcpConfig, bin string
 	noMCP                    bool
+	// extractor is the model choice for learning (install only): "" asks
+	// when a person is there to answer.
+	extractor string
+	common    *commonFlags
 }
 
 // installFlagSet registers installFlags for the command name and returns
 // them with the parser of its arguments.
 func installFlagSet(name string) (*installFlags, func([]string) ([]string, error)) {
-	fs, _ := newFlagSet(name, name+" [flags] "+agentNames())
-	f := &installFlags{}
+	fs, common := newFlagSet(name, name+" [flags] "+agentNames())
+	f := &installFlags{common: common}
 	fs.StringVar(&f.settings, "settings", "", "Claude Code settings file that gets the hooks (default ~/.claude/settings.json)")
 	fs.StringVar(&f.mcpConfig, "mcp-config", "", "Claude Code user config that gets the MCP server (default ~/.claude.json)")
 	fs.StringVar(&f.bin, "bin", "", "cairn binary the hooks run (default: this executable)")
 	fs.BoolVar(&f.noMCP, "no-mcp", false, "leave the MCP server configuration alone")
+	if name == "install" {
+		fs.StringVar(&f.extractor, "extractor", "", "what learns from sessions in the background: heuristic (built in, no model) or claude-code (Claude Code's CLI, your subscription); default: ask")
+	}
 	return f, func(args []string) ([]string, error) { return parseFlags(fs, args) }
 }
 
@@ -146,6 +153,13 @@ func runInstall(ctx context.Context, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	// Claude Code's CLI as the extractor is offered where Claude Code is
+	// installed; --extractor chooses it (or the heuristic) from any.
+	if a.name == "claude-code" || f.extractor != "" {
+		if err := chooseExtractor(f, os.Stdin, os.Stdout); err != nil {
+			return err
+		}
 	}
 	if !changedAny {
 		fmt.Printf("\ncairn is already installed in %s (running %s); nothing changed.\n", a.title, bin)

@@ -76,6 +76,46 @@ func InjectedSince(ctx context.Context, q Querier, key string, afterPrompt int) 
 	return Strings(ctx, q, injectedSinceQuery, key, afterPrompt)
 }
 
+const insertAnswerQuery = `INSERT INTO session_injections (session_key, memory_id, injected_at, prompt_no, about)
+	VALUES (?, ?, ?, ?, ?)
+	ON CONFLICT(session_key, memory_id, prompt_no) DO UPDATE SET about = max(about, excluded.about)`
+
+// RecordPromptInjections records that the memories ids were injected into
+// session key at prompt promptNo, about[i] saying whether the prompt was
+// about ids[i] (it was given as an answer, not only offered).
+func RecordPromptInjections(ctx context.Context, q Querier, key string, promptNo int, now string, ids []string, about []bool) error {
+	for i, id := range ids {
+		if _, err := q.ExecContext(ctx, insertAnswerQuery, key, id, now, promptNo, i < len(about) && about[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const recentInjectionsQuery = `SELECT memory_id, max(about) FROM session_injections
+	WHERE session_key = ? AND prompt_no > ? GROUP BY memory_id`
+
+// RecentInjections returns the memories injected into session key at
+// prompts numbered above afterPrompt (session start is prompt 0), each
+// with whether it was injected as an answer to one of them.
+func RecentInjections(ctx context.Context, q Querier, key string, afterPrompt int) (map[string]bool, error) {
+	rows, err := q.QueryContext(ctx, recentInjectionsQuery, key, afterPrompt)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var id string
+		var about bool
+		if err := rows.Scan(&id, &about); err != nil {
+			return nil, err
+		}
+		out[id] = about
+	}
+	return out, rows.Err()
+}
+
 const clearInjectionsQuery = `DELETE FROM session_injections WHERE session_key = ?`
 
 // ClearInjections forgets what was injected into session key (after a
@@ -95,19 +135,23 @@ type Transcript struct {
 	SourceBytes int64
 	Truncated   bool
 	CreatedAt   string
+	// Warning says what of the transcript could not be read ("" when all
+	// of it was).
+	Warning string
 }
 
 const saveTranscriptQuery = `INSERT INTO session_transcripts
-	(session_key, content, format, harness, project, source_bytes, truncated, created_at)
-	VALUES (?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?)
+	(session_key, content, format, harness, project, source_bytes, truncated, created_at, warning)
+	VALUES (?, ?, ?, ?, NULLIF(?, ''), ?, ?, ?, NULLIF(?, ''))
 	ON CONFLICT(session_key) DO UPDATE SET content = excluded.content, format = excluded.format,
-		source_bytes = excluded.source_bytes, truncated = excluded.truncated, created_at = excluded.created_at`
+		source_bytes = excluded.source_bytes, truncated = excluded.truncated, created_at = excluded.created_at,
+		warning = excluded.warning`
 
 // SaveTranscript stores a session's transcript, replacing the content of
 // an earlier one (its harness and project stay).
 func SaveTranscript(ctx context.Context, q Querier, t *Transcript) error {
 	_, err := q.ExecContext(ctx, saveTranscriptQuery,
-		t.SessionKey, t.Content, t.Format, t.Harness, t.Project, t.SourceBytes, t.Truncated, t.CreatedAt)
+		t.SessionKey, t.Content, t.Format, t.Harness, t.Project, t.SourceBytes, t.Truncated, t.CreatedAt, t.Warning)
 	return err
 }
 
@@ -140,6 +184,8 @@ type Session struct {
 	Transcript       *string // nil without a transcript
 	TranscriptFormat string
 	Truncated        bool
+	// TranscriptWarning says what of the transcript could not be read.
+	TranscriptWarning string
 }
 
 const sessionColumns = `s.key, s.harness, COALESCE(s.project, ''), s.started_at, COALESCE(s.ended_at, ''), COALESCE(s.end_reason, ''),
@@ -176,14 +222,14 @@ func ListSessions(ctx context.Context, q Querier, project string, limit int) ([]
 	return out, rows.Err()
 }
 
-const getSessionQuery = `SELECT ` + sessionColumns + `, t.content, t.format, t.truncated
+const getSessionQuery = `SELECT ` + sessionColumns + `, t.content, t.format, t.truncated, t.warning
 	FROM sessions s LEFT JOIN session_transcripts t ON t.session_key = s.key WHERE s.key = ?`
 
 // GetSession returns session key with its transcript, or ErrNotFound.
 func GetSession(ctx context.Context, q Querier, key string) (*Session, error) {
-	var content, format sql.NullString
+	var content, format, warning sql.NullString
 	var truncated sql.NullBool
-	s, err := scanSession(q.QueryRowContext(ctx, getSessionQuery, key), &content, &format, &truncated)
+	s, err := scanSession(q.QueryRowContext(ctx, getSessionQuery, key), &content, &format, &truncated, &warning)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -193,7 +239,7 @@ func GetSession(ctx context.Context, q Querier, key string) (*Session, error) {
 	if content.Valid {
 		s.Transcript = &content.String
 	}
-	s.TranscriptFormat, s.Truncated = format.String, truncated.Bool
+	s.TranscriptFormat, s.Truncated, s.TranscriptWarning = format.String, truncated.Bool, warning.String
 	return s, nil
 }
 

@@ -44,9 +44,12 @@ type PipelineWorker struct {
 }
 
 // NewPipelineWorker builds the worker from the service's configuration,
-// choosing the provider with llm.New (auto → llm.Detect). A provider that
-// cannot be built is returned as an error and reported in the status; it
-// is never silently swapped for another.
+// choosing the provider with llm.New (auto is the heuristic). A provider
+// that cannot be built is returned as an error and reported in the
+// status; it is never silently swapped for another. A model is metered
+// (llm.Budgeted): its calls and tokens per day are recorded, and past
+// pipeline_v2.daily_token_budget the heuristic answers until the day ends,
+// reported in the error log and the status.
 func NewPipelineWorker(ap *app.App, log *slog.Logger) (*PipelineWorker, error) {
 	svc := ap.Service
 	cfg := svc.Config().PipelineV2
@@ -55,6 +58,15 @@ func NewPipelineWorker(ap *app.App, log *slog.Logger) (*PipelineWorker, error) {
 	if err != nil {
 		svc.PipelineRuntime().SetProvider(cfg.Provider, false, err)
 		return nil, err
+	}
+	if m.Name() != llm.ProviderHeuristic {
+		log := logOrDiscard(log)
+		m = &llm.Budgeted{Model: m, DB: svc.DB(), Budget: cfg.DailyTokenBudget, Now: svc.Now,
+			Spent: func(day string, used, budget int64) {
+				msg := fmt.Sprintf("the daily model budget is spent (%d of %d tokens on %s, pipeline_v2.daily_token_budget): the heuristic extractor learns until the day ends", used, budget, day)
+				log.Warn(msg)
+				svc.Analytics().RecordError(analytics.ErrorEvent{Stage: analytics.StageExtraction, Code: analytics.CodeModelBudgetSpent, Message: msg, Actor: core.PipelineActorName})
+			}}
 	}
 	return &PipelineWorker{Svc: svc, Jobs: ap.Jobs, Pipeline: ap.Pipeline, LLM: m, Concurrency: cfg.Concurrency, Poll: cfg.PollInterval.D(), Log: log}, nil
 }

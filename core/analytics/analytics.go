@@ -97,6 +97,9 @@ const (
 	CodeAPIServerError          = "API_SERVER_ERROR"
 	CodeStorageError            = "STORAGE_ERROR"
 	CodeExtractionEmptyRepeated = "EXTRACTION_EMPTY_STREAK"
+	// CodeModelBudgetSpent: the chosen model's daily token budget is
+	// spent; the heuristic extractor learns until the day ends.
+	CodeModelBudgetSpent = "MODEL_BUDGET_SPENT"
 )
 
 // UsageCounter counts calls of one endpoint, actor or provider.

@@ -115,6 +115,8 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"hooks.prompt_chars":             DefaultHooksPromptChars,
 		"hooks.prompt_max_memories":      DefaultHooksPromptMaxMemories,
 		"hooks.dedup_prompts":            DefaultHooksDedupPrompts,
+		"hooks.store_instructions":       DefaultHooksStoreInstructions,
+		"pipeline_v2.daily_token_budget": DefaultPipelineV2DailyTokenBudget,
 		"hooks.transcript_max_chars":     DefaultHooksTranscriptMaxChars,
 		"hooks.max_body_bytes":           DefaultHooksMaxBodyBytes,
 		"hooks.autostart":                DefaultHooksAutostart,

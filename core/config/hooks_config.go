@@ -37,9 +37,14 @@ type HooksConfig struct {
 	// PromptScopeMemories is the most user and agent memories a prompt's
 	// inject adds, beside prompt_max_memories of its project.
 	PromptScopeMemories int `toml:"prompt_scope_memories" range:"0,50"`
-	// DedupPrompts: a memory injected in the last N prompts of a session
-	// is not injected again.
+	// DedupPrompts: a memory injected as an answer in the last N prompts
+	// of a session is not injected again, nor one only offered (at session
+	// start, or as a near meaning) that the prompt is not about.
 	DedupPrompts int `toml:"dedup_prompts" range:"0,1000"`
+	// StoreInstructions: session start tells the agent, in a few lines,
+	// when to store a memory with cairn's MCP tool (a decision made, a
+	// preference stated, a fix found).
+	StoreInstructions bool `toml:"store_instructions"`
 	// CrossProject lets hooks inject memories of other projects.
 	CrossProject bool `toml:"cross_project"`
 	// TranscriptMaxChars caps a stored (normalized) transcript; longer
@@ -69,6 +74,7 @@ func DefaultHooksConfig() HooksConfig {
 		PromptChars:            DefaultHooksPromptChars,
 		PromptMaxMemories:      DefaultHooksPromptMaxMemories,
 		DedupPrompts:           DefaultHooksDedupPrompts,
+		StoreInstructions:      DefaultHooksStoreInstructions,
 		UserChars:              DefaultHooksUserChars,
 		AgentChars:             DefaultHooksAgentChars,
 		PromptScopeMemories:    DefaultHooksPromptScopeMemories,

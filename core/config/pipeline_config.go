@@ -11,8 +11,9 @@ type PipelineV2Config struct {
 	// MinFactConfidenceForWrite: facts below it are not written in
 	// controlled-write mode (skippedReason low_fact_confidence).
 	MinFactConfidenceForWrite float64 `toml:"min_fact_confidence_for_write" range:"0,1"`
-	// Provider of the extraction and decision model; auto picks the first
-	// available of claude-code, ollama and heuristic at start.
+	// Provider of the extraction and decision model. A model is used only
+	// when the user chose it (here, or by answering `cairn install`): auto
+	// is the built-in heuristic, which needs no model and spends nothing.
 	Provider string `toml:"provider" oneof:"auto,heuristic,ollama,openai,anthropic,claude-code"`
 	Model    string `toml:"model"`
 	BaseURL  string `toml:"base_url"`
@@ -27,6 +28,10 @@ type PipelineV2Config struct {
 	LeaseTimeout Duration `toml:"lease_timeout" range:"1s,24h"`
 	// MaxAttempts before a job is dead.
 	MaxAttempts int `toml:"max_attempts" range:"1,20"`
+	// DailyTokenBudget bounds what a chosen model spends a day (prompt and
+	// answer tokens, every background call); once spent, the heuristic
+	// extractor learns until the day ends (UTC), and the status says so.
+	DailyTokenBudget int64 `toml:"daily_token_budget" range:"1000,1000000000"`
 	// SemanticContradiction asks the model whether an UPDATE or DELETE
 	// contradicts its target when the syntactic detector is negative and
 	// the two share at least 3 content words; a positive verdict flags the
@@ -49,6 +54,7 @@ func DefaultPipelineV2Config() PipelineV2Config {
 		PollInterval:              Duration(DefaultPipelineV2PollInterval),
 		LeaseTimeout:              Duration(DefaultPipelineV2LeaseTimeout),
 		MaxAttempts:               DefaultPipelineV2MaxAttempts,
+		DailyTokenBudget:          DefaultPipelineV2DailyTokenBudget,
 
 		SemanticContradiction:              DefaultPipelineV2SemanticContradiction,
 		SemanticContradictionTimeout:       Duration(DefaultPipelineV2SemanticContradictionTimeout),

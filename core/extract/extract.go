@@ -113,12 +113,14 @@ type ExtractionResult struct {
 	Mentions []Mention `json:"mentions,omitempty"`
 }
 
-// ExtractionInput prepares a memory for extraction: whitespace collapsed,
-// cut at ExtractMaxInputChars with a " [truncated]" marker. tooShort reports
+// ExtractionInput prepares a memory for extraction: whitespace collapsed
+// within each line, blank lines dropped (line breaks stay: they separate a
+// transcript's messages and a message's code from its prose), cut at
+// ExtractMaxInputChars with a " [truncated]" marker. tooShort reports
 // input under ExtractMinInputChars, which yields no facts and needs no model
 // call.
 func ExtractionInput(content string) (body string, tooShort bool) {
-	body = text.CollapseSpace(strings.ToValidUTF8(content, "\uFFFD"))
+	body = text.CollapseSpaceLines(strings.ToValidUTF8(content, "\uFFFD"))
 	n := utf8.RuneCountInString(body)
 	if n < ExtractMinInputChars {
 		return body, true
@@ -715,6 +717,11 @@ type Candidate struct {
 	ID      string `json:"id"`
 	Type    string `json:"type"`
 	Content string `json:"content"`
+	// SameSession: the candidate was learned from the session the fact
+	// comes from. A session's facts are decided against what was known
+	// before it: such a candidate may make a fact redundant (none), never
+	// be updated or deleted by it.
+	SameSession bool `json:"same_session,omitempty"`
 }
 
 // Decision actions.
@@ -748,7 +755,7 @@ Actions:
 Return only a JSON object:
 {"action": "add|update|delete|none", "targetId": "<id of a candidate, required for update and delete>", "confidence": 0.0-1.0, "reason": "<one short sentence>"}
 
-targetId must be one of the candidate ids listed. A reason is required.
+targetId must be one of the candidate ids listed. A candidate marked "same session" was learned from the same session as the fact: never update or delete it. A reason is required.
 `
 
 // DecisionPrompt builds the decision prompt for a fact and its candidates
@@ -765,9 +772,13 @@ func DecisionPrompt(fact Fact, candidates []Candidate) string {
 	b.WriteString("\n\nCandidates:\n")
 	cs := make([]Candidate, len(candidates))
 	for i, c := range candidates {
-		c = Candidate{ID: promptLine(c.ID, 200), Type: promptLine(c.Type, 40), Content: promptLine(c.Content, decisionCandidateMaxChars)}
+		c = Candidate{ID: promptLine(c.ID, 200), Type: promptLine(c.Type, 40), Content: promptLine(c.Content, decisionCandidateMaxChars), SameSession: c.SameSession}
 		cs[i] = c
-		fmt.Fprintf(&b, "%d. id=%s type=%s: %s\n", i+1, c.ID, c.Type, c.Content)
+		same := ""
+		if c.SameSession {
+			same = " (same session)"
+		}
+		fmt.Fprintf(&b, "%d. id=%s type=%s%s: %s\n", i+1, c.ID, c.Type, same, c.Content)
 	}
 	if len(cs) == 0 {
 		b.WriteString("(none)\n")
@@ -904,6 +915,32 @@ func jsonIDField(raw json.RawMessage) string {
 
 // --- heuristic extraction ---------------------------------------------------
 
+// heuristicType types a heuristic fact: decision language makes a
+// decision, then a stated preference, a rule (always, never, must, from now
+// on), an issue (a cause or a fix), a procedure (a command in backticks),
+// else text.InferType.
+func heuristicType(s string) string {
+	l := strings.ToLower(s)
+	switch {
+	case IsDecisionContent(s):
+		return "decision"
+	case strings.Contains(l, "prefer"):
+		return "preference"
+	case ruleWords.MatchString(s):
+		return "rule"
+	case issueWords.MatchString(s):
+		return "issue"
+	case strings.Contains(s, "`"):
+		return "procedural"
+	}
+	return text.InferType(s)
+}
+
+var (
+	ruleWords  = regexp.MustCompile(`(?i)\b(?:from now on|going forward|always|never|must|don't|do not|nobody|no one)\b`)
+	issueWords = regexp.MustCompile(`(?i)\b(?:bug|because|caused by|root cause|the fix|fixed|broke|freez\w*|froze|crash\w*|loop|off by)\b`)
+)
+
 // IsDecisionContent reports whether text uses decision language (the
 // regex battery, entities.IsDecision): such memories and facts are
 // decisions, and their attributes are protected as constraints.
@@ -967,19 +1004,20 @@ var speakerLabel = regexp.MustCompile(`^(?:\*\*)?[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)
 // pleasantry is a sentence that is only a greeting, thanks or assent.
 var pleasantry = regexp.MustCompile(`(?i)^(?:hi|hello|hey|hiya|thanks|thank you|thx|bye|goodbye|good (?:morning|afternoon|evening|night)|see you|ok(?:ay)?|sure|great|cool|awesome|nice|wow|yes|yeah|yep|no|nope|lol|haha)\b[^.!?]{0,40}[.!?]*$`)
 
-// isFactSentence reports whether a sentence can state a fact: questions,
-// greetings, thanks and bare assent cannot.
-func isFactSentence(s string) bool {
-	return !strings.HasSuffix(s, "?") && !pleasantry.MatchString(s)
-}
-
-// HeuristicExtract is the built-in extractor that needs no model: one fact
-// per sentence of 20–2000 characters (at most 20), without a leading
-// speaker label, typed "decision" when it uses decision language and by
-// InferType otherwise, with a confidence lowered for hedges; questions,
-// greetings and thanks are not facts; relation triples from "X uses Y",
-// "X depends on Y", "switched/migrated from X to Y", "prefers X over Y",
-// "chose X over Y"; and mentions of file paths, URLs and capitalised names.
+// HeuristicExtract is the built-in extractor that needs no model. Its
+// facts are the knowledge in content (heuristic.go): for a session
+// transcript the user's statements and the agent's statements of causes,
+// fixes, rules, decisions and status, without requests to the agent, its
+// narration, questions, acknowledgements, code, verse and one-off
+// progress, with a decision and its reason kept together; for other text
+// its sentences less that chatter. At most 20 facts of 20–2000 characters,
+// typed by heuristicType, with a confidence lowered for hedges. Also
+// relation triples from "X uses Y", "X depends on Y", "switched/migrated
+// from X to Y", "prefers X over Y", "chose X over Y"; and mentions of file
+// paths, URLs and capitalised names. In a session transcript they are read
+// from its facts only: the graph holds what a session teaches, not the
+// names its chatter, code and tool output drop (and reading only the facts
+// costs a fraction of reading the transcript).
 func HeuristicExtract(content string) ExtractionResult {
 	res := ExtractionResult{Facts: []Fact{}, Entities: []Entity{}}
 	if _, tooShort := ExtractionInput(content); tooShort {
@@ -990,13 +1028,12 @@ func HeuristicExtract(content string) ExtractionResult {
 	}
 	content = strings.ToValidUTF8(content, "\uFFFD")
 	seen := map[string]bool{}
-	for _, s := range extractSentences(content) {
+	for _, s := range knowledgeStatements(content) {
 		if len(res.Facts) >= ExtractMaxFacts {
 			break
 		}
-		s = strings.TrimSpace(s[len(speakerLabel.FindString(s)):])
 		n := utf8.RuneCountInString(s)
-		if n < FactMinChars || !isFactSentence(s) {
+		if n < FactMinChars {
 			continue
 		}
 		if n > FactMaxChars {
@@ -1007,9 +1044,8 @@ func HeuristicExtract(content string) ExtractionResult {
 			continue
 		}
 		seen[key] = true
-		f := Fact{Content: s, Type: text.InferType(s), Confidence: heuristicConfidence}
-		if IsDecisionContent(s) {
-			f.Type = "decision"
+		f := Fact{Content: s, Type: heuristicType(s), Confidence: heuristicConfidence}
+		if f.Type == "decision" {
 			f.Confidence = heuristicDecisionConfidence
 		}
 		if hedgePattern.MatchString(s) {
@@ -1017,9 +1053,27 @@ func HeuristicExtract(content string) ExtractionResult {
 		}
 		res.Facts = append(res.Facts, f)
 	}
+	if isTranscriptText(content) {
+		facts := make([]string, len(res.Facts))
+		for i, f := range res.Facts {
+			facts[i] = f.Content
+		}
+		content = strings.Join(facts, "\n")
+	}
 	res.Entities = heuristicRelations(content)
 	res.Mentions = HeuristicMentions(content)
 	return res
+}
+
+// isTranscriptText reports whether content is a normalized transcript: a
+// line opens with "User:" or "Assistant:" (splitTranscript reads them).
+func isTranscriptText(content string) bool {
+	for _, label := range []string{"User:", "Assistant:", "Human:", "Claude:"} {
+		if strings.HasPrefix(content, label) || strings.Contains(content, "\n"+label) {
+			return true
+		}
+	}
+	return false
 }
 
 // term is one entity name: a word (with . + # / - inside, for "Node.js",

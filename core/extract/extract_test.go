@@ -232,13 +232,15 @@ func TestExtractionAcceptance(t *testing.T) {
 }
 
 func TestExtractionPrompt(t *testing.T) {
-	p := ExtractionPrompt("We   switched\n\nthe queue to SQLite.")
-	for _, want := range []string{`"facts"`, `"entities"`, `"source_type"`, `"relationship"`, "decision", "rationale", "Skip ephemeral details", "Return only the JSON object", "\nWe switched the queue to SQLite.\n"} {
+	// Spaces collapse and blank lines go; line breaks stay (a transcript's
+	// messages and a message's code stay apart).
+	p := ExtractionPrompt("We   switched  the queue\n\n  to SQLite.")
+	for _, want := range []string{`"facts"`, `"entities"`, `"source_type"`, `"relationship"`, "decision", "rationale", "Skip ephemeral details", "Return only the JSON object", "\nWe switched the queue\nto SQLite.\n"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("prompt lacks %q", want)
 		}
 	}
-	if in, ok := ExtractionPromptInput(p); !ok || in != "We switched the queue to SQLite." {
+	if in, ok := ExtractionPromptInput(p); !ok || in != "We switched the queue\nto SQLite." {
 		t.Errorf("ExtractionPromptInput = %q, %v", in, ok)
 	}
 	long := strings.Repeat("word ", 5000) // 25,000 chars

@@ -57,6 +57,9 @@ type Event struct {
 	// IngestSpool); empty: dropped.
 	Spool   string
 	Timeout time.Duration
+	// Transcript: the shim reads the file transcript_path names and sends
+	// its text (a session's end, a compaction).
+	Transcript bool
 	// Transform, when set, adjusts the harness's input before it is sent
 	// (a field the harness names differently).
 	Transform func(in map[string]any)
@@ -124,10 +127,15 @@ func Run(ctx context.Context, h Harness, event string, o Options) error {
 	}
 	a := &env{cfg: cfg, paths: paths, log: slog.New(slog.NewTextHandler(io.Discard, nil)), serveArgs: o.ServeArgs}
 	hookProject(a, in)
-	if event == "session-end" {
+	// The prompt hook's transcript path, for a long session's learning
+	// (sendTranscript); the request itself does not carry it.
+	promptTranscript, _ := in["transcript_path"].(string)
+	if ev.Transcript {
 		// cairn never opens a path a request names: the shim, running as
-		// the user, reads the transcript and sends its text. The wait for
-		// cairn starts once it is read (reading is bounded by its size).
+		// the user, reads the transcript and sends its text (at a
+		// compaction too: what the session taught so far is learned
+		// then). The wait for cairn starts once it is read (reading is
+		// bounded by its size).
 		attachTranscript(in, a.cfg.Hooks.TranscriptMaxChars)
 		deadline = time.Now().Add(ev.Timeout)
 	}
@@ -182,11 +190,33 @@ func Run(ctx context.Context, h Harness, event string, o Options) error {
 	if ev.Name == "" {
 		return nil
 	}
+	if learn, _ := out["learn"].(bool); learn && promptTranscript != "" && st.addr != "" {
+		// A long session: cairn asks for the transcript so far, to learn
+		// from it before the session ends (after this answer is printed).
+		defer sendTranscript(ctx, st.addr, harness, in, promptTranscript, a.cfg.Hooks.TranscriptMaxChars, deadline)
+	}
 	inject, _ := out["inject"].(string)
 	if strings.TrimSpace(inject) == "" {
 		return nil
 	}
 	return h.Print(os.Stdout, ev, inject)
+}
+
+// sendTranscript posts a live session's transcript so far to
+// /api/hooks/session-transcript within the hook's deadline; a failure
+// only loses this early learning (the session's end sends it again).
+func sendTranscript(ctx context.Context, addr, harness string, in map[string]any, path string, maxChars int, deadline time.Time) {
+	body := map[string]any{"transcript_path": path}
+	for _, k := range []string{"session_id", "cwd", "project", "project_resolved", "harness"} {
+		if v, ok := in[k]; ok {
+			body[k] = v
+		}
+	}
+	attachTranscript(body, maxChars)
+	if _, ok := body["transcript"]; !ok || time.Until(deadline) <= 0 {
+		return
+	}
+	_, _ = postHook(ctx, addr, harness, "session-transcript", body, deadline)
 }
 
 // readHookInput reads the hook JSON from stdin within wait. Empty,

@@ -31,28 +31,32 @@ func attachTranscript(in map[string]any, maxChars int) {
 	}
 	tr, err := readTranscript(p, maxChars)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "cairn hook session-end: transcript:", err)
+		fmt.Fprintln(os.Stderr, "cairn hook: transcript:", err)
 		return
 	}
-	in["transcript"] = tr
+	in["transcript"] = tr.Text
+	if w := tr.Warning(); w != "" {
+		in["transcript_warning"] = w
+	}
 }
 
 // readTranscript reads and normalizes a transcript file: a regular file
 // only (a FIFO or a device would block or never end), at most
-// transcriptReadMax bytes of it.
-func readTranscript(path string, maxChars int) (string, error) {
+// transcriptReadMax bytes of it. What cannot be read of it is left out
+// and said in the transcript's warning.
+func readTranscript(path string, maxChars int) (*text.Transcript, error) {
 	// O_NONBLOCK: opening a FIFO must not wait for a writer.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", path)
+		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	var r io.Reader = f
 	if size := st.Size(); size > transcriptReadMax {
@@ -61,7 +65,10 @@ func readTranscript(path string, maxChars int) (string, error) {
 	}
 	tr, err := text.NormalizeTranscript(io.LimitReader(r, transcriptReadMax+1), maxChars)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return tr.Text, nil
+	if st.Size() > transcriptReadMax {
+		tr.Truncated = true // the middle of the file was not read
+	}
+	return tr, nil
 }

@@ -66,7 +66,11 @@ func TestHookShimReadsTranscriptBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(got, "FIRST question") || !strings.Contains(got, "LAST question") {
-		t.Fatalf("head or tail missing from a large transcript (%d chars)", len(got))
+	if !strings.Contains(got.Text, "FIRST question") || !strings.Contains(got.Text, "LAST question") {
+		t.Fatalf("head or tail missing from a large transcript (%d chars)", len(got.Text))
+	}
+	// What was left out is said: the session's record keeps the warning.
+	if w := got.Warning(); !strings.Contains(w, "cut to its beginning and end") {
+		t.Fatalf("a huge transcript's warning = %q", w)
 	}
 }

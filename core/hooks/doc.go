@@ -9,7 +9,8 @@
 // the adoption of short names and MigrateProjects at open).
 //
 // The files: hooks.go (Hooks, its dependencies, Request),
-// session_start.go, prompt.go, session_end.go, remember.go (remember,
+// session_start.go, prompt.go, session_end.go (and a live session's
+// transcript, learned from as it goes), remember.go (remember,
 // recall, pre-compaction, compaction complete), scopes.go (the user and
 // agent scopes), inject_gate.go (the prompt gate), features.go (the
 // learned ranker's features and pick), identity.go (project identity).
@@ -20,7 +21,9 @@
 // remap, all on core.Service), the sessions (core/sessions), the ranker
 // (core/ranker), the store for read-only queries, the configuration, the
 // clock, a logger and the embedding model's name. It may import core,
-// core/sessions, core/ranker, core/project, core/config, core/text and
-// storage; core and the packages it imports must never import hooks. The
+// core/sessions, core/ranker, core/project, core/config, core/text,
+// core/extract (what a rule or decision names, for the gate),
+// core/keyword (the index's stemming) and storage; core and the packages
+// it imports must never import hooks. The
 // HTTP API, the hook spool and the hook shim of package main call it.
 package hooks

@@ -113,6 +113,13 @@ type Request struct {
 	// ProjectNames are short names stored for Project that could not be
 	// moved into it yet (adoptNames): the hook matches them too.
 	ProjectNames []string
+
+	// TranscriptWarning is what the sender (the hook shim) could not read
+	// of the transcript file.
+	TranscriptWarning string
+	// Instructions are what the user asked a compaction to keep (Claude
+	// Code's PreCompact custom_instructions, typed after /compact).
+	Instructions string
 }
 
 // actor is who h's writes are recorded as.

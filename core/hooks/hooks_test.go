@@ -73,8 +73,12 @@ func TestHookSessionStartScopeBudgetPinnedIdentity(t *testing.T) {
 	if mems[0]["id"] != pinnedOld {
 		t.Fatalf("pinned memory not first: %v", mems[0])
 	}
-	// The memory list stays within its 2,000-char budget.
-	sect := inject[strings.Index(inject, "## Relevant Memories"):]
+	// The memory list stays within its 2,000-char budget, and the inject
+	// ends with when to store a memory.
+	sect, instructions, ok := strings.Cut(inject[strings.Index(inject, "## Relevant Memories"):], "\n## Storing memories\n")
+	if !ok || !strings.Contains(instructions, "memory_store tool of the cairn MCP server") || !strings.Contains(instructions, "a bug's cause and fix") {
+		t.Fatalf("no instructions for storing memories at the end:\n%s", inject)
+	}
 	if n := len([]rune(sect)); n > 2000+200 {
 		t.Fatalf("memory section is %d chars", n)
 	}
@@ -86,8 +90,14 @@ func TestHookSessionStartScopeBudgetPinnedIdentity(t *testing.T) {
 	e2 := apitest.NewEnv(t, func(c *config.Config) { c.Hooks.IdentityDir = dir; c.Hooks.MaxInjectChars = 1000 })
 	e2.Mem(t, "alpha one", map[string]any{"project": projA})
 	inj := e2.Post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "project": projA}).Want(t, 200).Str("inject")
-	if n := len([]rune(inj)); n > 1000 || !strings.Contains(inj, "alpha one") {
+	if n := len([]rune(inj)); n > 1000 || !strings.Contains(inj, "alpha one") || !strings.Contains(inj, "## Storing memories") {
 		t.Fatalf("cap 1000: %d chars\n%s", n, inj)
+	}
+	// hooks.store_instructions = false leaves them out.
+	e3 := apitest.NewEnv(t, func(c *config.Config) { c.Hooks.StoreInstructions = false })
+	e3.Mem(t, "alpha one", map[string]any{"project": projA})
+	if inj := e3.Post(t, "/api/hooks/session-start", map[string]any{"harness": "claude-code", "project": projA}).Want(t, 200).Str("inject"); strings.Contains(inj, "Storing memories") {
+		t.Fatalf("store_instructions off, still told:\n%s", inj)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/extract"
+	"github.com/cairnmem/cairn/core/keyword"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -27,14 +29,38 @@ var injectFloors = map[string]float64{
 	"use-lite-512": 0.478,
 }
 
-// InjectFloor is the similarity that alone makes a memory about a prompt:
-// hooks.prompt_min_similarity when set (≥ 0), else the model's measured
-// floor, else 1 (similarity alone never suffices with an unmeasured model).
+// injectFloorsAlone are the similarities that make a memory about a prompt
+// it shares no word with. Short notes of a coding project ("No global
+// loggers: pass a *slog.Logger …") sit closer to unrelated questions ("How
+// is the database sharded across regions?": 0.60) than LoCoMo's turns do;
+// the built-in model's figure is above every such pair of the session
+// benchmark's dev split (`cairn bench sessions`).
+var injectFloorsAlone = map[string]float64{
+	"use-lite-512": 0.65,
+}
+
+// InjectFloor is the similarity that, with a word of the prompt in
+// common, makes a memory about a prompt: hooks.prompt_min_similarity when
+// set (≥ 0), else the model's measured floor, else 1 (similarity never
+// suffices with an unmeasured model).
 func (hk *Hooks) InjectFloor() float64 {
 	if f := hk.cfg.Hooks.PromptMinSimilarity; f >= 0 {
 		return f
 	}
 	if f, ok := injectFloors[hk.embedModel]; ok {
+		return f
+	}
+	return 1
+}
+
+// injectFloorAlone is the similarity that makes a memory about a prompt
+// it shares no word with: hooks.prompt_min_similarity when set, else the
+// model's measured floor for that, else 1.
+func (hk *Hooks) injectFloorAlone() float64 {
+	if f := hk.cfg.Hooks.PromptMinSimilarity; f >= 0 {
+		return f
+	}
+	if f, ok := injectFloorsAlone[hk.embedModel]; ok {
 		return f
 	}
 	return 1
@@ -47,6 +73,18 @@ type promptWeights struct {
 	total  float64
 	// stranger: the prompt names someone or something no memory holds.
 	stranger bool
+	// stems are the terms' Porter stems, as the full-text index stems
+	// them (its document frequencies are the stems').
+	stems map[string]string
+	// rare are the terms a handful of memories hold (rareDocs): what the
+	// prompt names specifically ("gorm", "moment", "toFixed").
+	rare []string
+}
+
+// rareDocs is how many memories may hold a term the prompt names
+// specifically: 2, or 1% of the store when that is more.
+func rareDocs(live int64) int {
+	return max(2, int(live/100))
 }
 
 // strangerWeight multiplies the weight of a name no memory holds: a prompt
@@ -72,9 +110,13 @@ func (hk *Hooks) promptWeightsOf(ctx context.Context, prompt string, terms []str
 	if err != nil {
 		return nil, err
 	}
-	w := &promptWeights{terms: terms, weight: make(map[string]float64, len(terms))}
+	w := &promptWeights{terms: terms, weight: make(map[string]float64, len(terms)), stems: make(map[string]string, len(terms))}
 	names := namesIn(prompt)
 	for _, t := range terms {
+		w.stems[t] = porterStem(t)
+		if n := df[t]; n > 0 && n <= rareDocs(live) && utf8.RuneCountInString(t) >= 3 {
+			w.rare = append(w.rare, t)
+		}
 		// When something happened is not what it is about: the memory
 		// stated at the time rarely holds the date the prompt asks with.
 		if text.IsTemporalTerm(t) {
@@ -107,13 +149,53 @@ func (w *promptWeights) share(content string) float64 {
 	for _, t := range text.QueryTerms(content) {
 		have[t], have[stem(t)] = true, true
 	}
+	// The index's stems too: "styled" and "Styling" are one word to it.
+	stems := map[string]bool{}
+	keyword.Tokenize(content, func(tok []byte) { stems[string(tok)] = true })
 	got := 0.0
 	for _, t := range w.terms {
-		if have[t] || have[stem(t)] || anyOf(text.IrregularVerbs[t], have) {
+		if have[t] || have[stem(t)] || stems[w.stems[t]] || anyOf(text.IrregularVerbs[t], have) {
 			got += w.weight[t]
 		}
 	}
 	return got / w.total
+}
+
+// namedByRule reports whether content is a rule or a decision whose
+// object is a term the prompt names specifically: "We decided to use sqlc
+// instead of gorm" for "Add gorm models for the payments table", "Not
+// moment: it's deprecated" for "Can I add moment for this date picker?".
+// The prompt builds on the memory or contradicts it, whatever else it
+// asks about.
+func (w *promptWeights) namedByRule(content string) bool {
+	if len(w.rare) == 0 || w.stranger {
+		return false
+	}
+	subjects := extract.RuleSubjects(content)
+	if len(subjects) == 0 {
+		return false
+	}
+	named := make(map[string]bool, len(subjects))
+	for _, s := range subjects {
+		named[porterStem(s)] = true
+	}
+	for _, t := range w.rare {
+		if named[w.stems[t]] {
+			return true
+		}
+	}
+	return false
+}
+
+// porterStem is w's stem as the full-text index stems it.
+func porterStem(w string) string {
+	var out string
+	keyword.Tokenize(w, func(tok []byte) {
+		if out == "" {
+			out = string(tok)
+		}
+	})
+	return out
 }
 
 // shareWithContext is share counting a word only the memory's session

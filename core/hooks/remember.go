@@ -111,6 +111,10 @@ type PreCompactionResult struct {
 	// CheckpointID is the pre_compaction checkpoint recorded (session
 	// continuity on, a session key given).
 	CheckpointID string `json:"checkpointId,omitempty"`
+	// Learned is what became of the transcript the request carried (the
+	// hook shim sends it): stored, and its learning queued, so what the
+	// session taught before the compaction is live memory.
+	Learned *TranscriptResult `json:"learned,omitempty"`
 }
 
 const compactionGuidelines = `- Decisions made and why
@@ -170,7 +174,18 @@ func (hk *Hooks) PreCompaction(ctx context.Context, h Request) (*PreCompactionRe
 	}
 	res.SummaryPrompt = b.String()
 	// Where the session is, kept for after the compaction (with what the
-	// harness said of the session, if anything).
+	// harness said of the session, if anything, and what the user asked
+	// the compaction to keep).
+	hk.sessions.NoteCompaction(h.SessionKey, h.Instructions)
+	if strings.TrimSpace(h.Transcript) != "" && h.SessionKey != "" && !hk.frozen() {
+		// Never a failed hook: a transcript that cannot be stored is
+		// learned from at the session's end.
+		if l, err := hk.learnTranscript(ctx, h); err != nil {
+			hk.log.Warn("pre-compaction transcript", "err", err)
+		} else {
+			res.Learned = l
+		}
+	}
 	if cp, err := hk.sessions.Checkpoint(ctx, h.ref(), sessions.TriggerPreCompaction, core.OrDefault(h.Summary, h.Content)); err != nil {
 		hk.log.Warn("pre-compaction checkpoint", "err", err)
 	} else if cp != nil {

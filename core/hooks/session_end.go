@@ -62,13 +62,14 @@ func (hk *Hooks) SessionEnd(ctx context.Context, h Request) (*SessionEndResult, 
 	if err != nil {
 		return nil, err
 	}
-	res.TranscriptChars, res.JobID, err = hk.sessions.End(ctx, h.ref(), h.Reason, tr)
+	res.TranscriptChars, res.JobID, err = hk.sessions.End(ctx, h.ref(), h.Reason, tr, h.TranscriptWarning)
 	if err != nil {
 		return nil, err
 	}
 	if tr != nil {
 		res.Format, res.Truncated = tr.Format, tr.Truncated
 		res.Transcript = TranscriptStored
+		res.Warning = strings.Join(nonEmpty(h.TranscriptWarning, tr.Warning()), "; ")
 	}
 	if _, err := hk.sessions.Checkpoint(ctx, h.ref(), sessions.TriggerSessionEnd, ""); err != nil {
 		hk.log.Warn("session-end checkpoint", "err", err)
@@ -82,5 +83,62 @@ func (hk *Hooks) SessionEnd(ctx context.Context, h Request) (*SessionEndResult, 
 	} else if sc != nil {
 		res.Score = &sc.Score
 	}
+	return res, nil
+}
+
+// nonEmpty is vs less its empty strings.
+func nonEmpty(vs ...string) []string {
+	var out []string
+	for _, v := range vs {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// TranscriptResult is the answer of the session-transcript hook, and
+// what a pre-compaction that carried the transcript did with it.
+type TranscriptResult struct {
+	// Queued: the transcript was stored and its learning queued.
+	Queued          bool   `json:"queued"`
+	SessionKey      string `json:"sessionKey"`
+	TranscriptChars int    `json:"transcriptChars"`
+	JobID           string `json:"jobId,omitempty"`
+	Warning         string `json:"warning,omitempty"`
+}
+
+// SessionTranscript stores a live session's transcript so far and queues
+// the learning of what it added since the last time (the prompt hook asks
+// for it when a periodic checkpoint falls due; a pre-compaction carries
+// it too). What is learned is live before the session ends; a transcript
+// that cannot all be read is learned from as far as it can, with the
+// warning in the session's record.
+func (hk *Hooks) SessionTranscript(ctx context.Context, h Request) (*TranscriptResult, error) {
+	if err := hk.identify(ctx, &h); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(h.Transcript) == "" {
+		return nil, core.Invalid("transcript", "transcript is required (its text: the server never reads transcript_path)")
+	}
+	if h.SessionKey == "" {
+		return nil, core.Invalid("session_id", "a transcript needs the session it belongs to: session_id")
+	}
+	return hk.learnTranscript(ctx, h)
+}
+
+// learnTranscript normalizes h's transcript, stores it and queues its
+// learning.
+func (hk *Hooks) learnTranscript(ctx context.Context, h Request) (*TranscriptResult, error) {
+	tr, err := text.NormalizeTranscript(strings.NewReader(h.Transcript), hk.cfg.Hooks.TranscriptMaxChars)
+	if err != nil {
+		return nil, err
+	}
+	res := &TranscriptResult{SessionKey: h.SessionKey, Warning: strings.Join(nonEmpty(h.TranscriptWarning, tr.Warning()), "; ")}
+	res.TranscriptChars, res.JobID, err = hk.sessions.Learn(ctx, h.ref(), tr, h.TranscriptWarning)
+	if err != nil {
+		return nil, err
+	}
+	res.Queued = res.JobID != ""
 	return res, nil
 }

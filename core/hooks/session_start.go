@@ -165,6 +165,9 @@ func (hk *Hooks) SessionStart(ctx context.Context, h Request) (*SessionStartResu
 	}
 	mem = scopeText + mem
 	tail := text.ContextClose
+	if cfg.StoreInstructions {
+		tail = StoreInstructions + tail
+	}
 	// After a compaction or a resume: where the session was, first.
 	recovery := hk.sessions.RecoveryDigest(ctx, h.ref(), h.Source)
 	res.Recovered = recovery != ""
@@ -213,6 +216,20 @@ func (hk *Hooks) SessionStart(ctx context.Context, h Request) (*SessionStartResu
 	}
 	return res, nil
 }
+
+// StoreInstructions close the session-start inject (hooks.store_instructions):
+// when the agent should store a memory itself, with cairn's MCP tool, so
+// the model the user already runs captures knowledge as it is made. What
+// the session teaches is also learned from its transcript; this catches
+// what a reading of the transcript would miss, in the agent's own words.
+const StoreInstructions = `
+## Storing memories
+Store a memory with the memory_store tool of the cairn MCP server when, in this session:
+- a decision is made (what was chosen, and why);
+- the user states a preference or a convention;
+- a bug's cause and fix are found.
+One self-contained fact per memory, in a full sentence. Not plans, progress or chat.
+`
 
 // startCandidates reads the newest memories in scope plus every pinned one
 // in scope (an old pinned memory is never crowded out by newer ones).

@@ -30,11 +30,13 @@ func hookRequestFrom(b body) (hooks.Request, *core.Error) {
 	str(&h.LastAssistant, "last_assistant_message", "lastAssistantMessage")
 	str(&h.TranscriptPath, "transcript_path", "transcriptPath")
 	str(&h.Transcript, "transcript")
+	str(&h.TranscriptWarning, "transcript_warning", "transcriptWarning")
 	str(&h.Reason, "reason")
 	str(&h.Source, "source")
 	str(&h.Content, "content")
 	str(&h.Query, "query")
 	str(&h.Summary, "summary")
+	str(&h.Instructions, "custom_instructions", "customInstructions")
 	str(&h.Who, "who")
 	str(&h.Type, "type")
 	str(&h.IdempotencyKey, "idempotency_key", "idempotencyKey")
@@ -149,6 +151,21 @@ func (a *API) hookSessionEnd(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 60*time.Second)
 	defer cancel()
 	res, err := a.app.Hooks.SessionEnd(ctx, h)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// hookSessionTranscript serves a live session's transcript so far: stored
+// and learned from without ending the session (hooks.SessionTranscript).
+func (a *API) hookSessionTranscript(w http.ResponseWriter, r *http.Request) {
+	h, ok := a.hookBody(w, r)
+	if !ok {
+		return
+	}
+	res, err := a.app.Hooks.SessionTranscript(r.Context(), h)
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -115,6 +115,7 @@ func (a *API) routeTable() []route {
 		h("POST /api/hooks/user-prompt-submit", a.hookUserPrompt, access{perm: auth.PermRecall, scope: scopeHook}),
 		h("POST /api/hooks/recall", a.hookRecall, access{perm: auth.PermRecall, scope: scopeHook}),
 		h("POST /api/hooks/session-end", a.hookSessionEnd, access{perm: auth.PermRemember, scope: scopeHook}),
+		h("POST /api/hooks/session-transcript", a.hookSessionTranscript, access{perm: auth.PermRemember, scope: scopeHook}),
 		h("POST /api/hooks/remember", a.hookRemember, access{perm: auth.PermRemember, scope: scopeHook}),
 		h("POST /api/hooks/pre-compaction", a.hookPreCompaction, access{perm: auth.PermRemember, scope: scopeHook}),
 		h("POST /api/hooks/compaction-complete", a.hookCompactionComplete, access{perm: auth.PermRemember, scope: scopeHook}),

@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -24,12 +25,26 @@ func (s *Ops) QueueCounts(ctx context.Context) (map[string]int, error) {
 
 // PipelineStatus is /api/pipeline/status: the pipeline's mode, its
 // workers, the queue by status and by type, and the extraction provider
-// as the workers last saw it.
+// as the workers last saw it; a chosen model's calls and tokens per day
+// (the last week) and whether today's budget is spent (the heuristic then
+// learns).
 func (s *Ops) PipelineStatus(ctx context.Context) (map[string]any, error) {
 	byStatus, byType, err := s.jobs.Counts(ctx)
 	if err != nil {
 		return nil, err
 	}
+	today := s.svc.Now().UTC()
+	usage, err := storage.ModelUsageSince(ctx, s.svc.DB().Reader(), today.AddDate(0, 0, -6).Format(time.DateOnly))
+	if err != nil {
+		return nil, err
+	}
+	var spentToday int64
+	for _, u := range usage {
+		if u.Day == today.Format(time.DateOnly) {
+			spentToday += u.InputTokens + u.OutputTokens
+		}
+	}
+	budget := s.svc.Config().PipelineV2.DailyTokenBudget
 	rt := s.svc.PipelineRuntime()
 	st := rt.State()
 	return map[string]any{
@@ -46,5 +61,9 @@ func (s *Ops) PipelineStatus(ctx context.Context) (map[string]any, error) {
 		"processed":         st.Processed,
 		"failed":            st.Failed,
 		"allowUpdateDelete": s.svc.Config().PipelineV2.AllowUpdateDelete,
+		"modelUsage":        usage,
+		"dailyTokenBudget":  budget,
+		"tokensToday":       spentToday,
+		"budgetSpent":       spentToday >= budget,
 	}, nil
 }

@@ -220,6 +220,12 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 				case p.Confidence < minConf:
 					p.SkippedReason = "low_fact_confidence"
 					res.WriteStats.Skipped++
+				case min(p.Confidence, factConfidence(src)) < minConf:
+					// A fact re-derived from a stated memory is inferred
+					// knowledge (0.5): the memory itself is live; its rewording
+					// waits for review.
+					p.SkippedReason = "inferred_below_write_confidence"
+					res.WriteStats.Skipped++
 				case text.NormalizeContent(p.Fact).Storage == "":
 					p.SkippedReason = "empty_fact_content"
 					res.WriteStats.Skipped++
@@ -255,6 +261,24 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 				} else if !cw {
 					res.WriteStats.Recorded++
 				}
+				// What a session teaches is live at once, even when it
+				// replaces a memory: the new fact is written now, and the
+				// old memory's retirement waits for review (approving the
+				// proposal supersedes it by this memory; until then the
+				// hooks put this one first). Only facts that clear the
+				// write threshold, as an ADD would.
+				if cw && p.Blocked && p.Action == extract.ActionUpdate && isSessionSource(src.ID) &&
+					min(p.Confidence, factConfidence(src)) >= minConf && text.NormalizeContent(p.Fact).Storage != "" {
+					id, deduped, err := s.insertFact(ctx, tx, p, src, llm.Name(), core.PipelineActor, "")
+					if err != nil {
+						return err
+					}
+					p.AppliedMemoryID = id
+					if !deduped {
+						created = append(created, id)
+						res.WriteStats.Added++
+					}
+				}
 			}
 			if err := storage.InsertProposal(ctx, tx, p); err != nil {
 				return err
@@ -286,14 +310,9 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 		// be purged as an orphan by the next retention sweep).
 		graphMemory = ""
 	}
+	// The memories a session's facts became are linked to the entities
+	// they name by the write path's inline linker, in their insert.
 	s.persistJobGraph(ctx, job, graphMemory, ext, res)
-	if len(created) > 0 && job.JobType == jobs.SessionExtract {
-		for _, p := range res.Proposals {
-			if p.State == storage.ProposalApplied && p.Action == extract.ActionAdd && p.AppliedMemoryID != "" {
-				s.linkSessionFact(ctx, p.AppliedMemoryID, p.Fact)
-			}
-		}
-	}
 	if len(created) > 0 {
 		s.vec.EmbedSoon()
 		for _, id := range created {
@@ -416,34 +435,17 @@ func wordSequence(s string) string {
 // rejected decision (hallucinated id, no reason) returns nil and warnings.
 func (s *Pipeline) decide(ctx context.Context, job *storage.Job, src *storage.Memory, f extract.Fact, llm extract.LLM) (*storage.Proposal, []string, error) {
 	p := &storage.Proposal{ID: core.NewID(), JobID: job.ID, SourceMemoryID: src.ID, Fact: f.Content, FactType: f.Type, Confidence: f.Confidence}
-	// A provider that compares words (the heuristic one) gets keyword
-	// candidates: embedding the fact would cost more than its decision.
-	mode := core.ModeHybrid
-	if lx, ok := llm.(extract.LexicalDecider); ok && lx.LexicalDecisions() {
-		mode = core.ModeKeyword
-	}
-	rec, err := s.svc.Recall(ctx, core.RecallInput{Query: f.Content, Limit: 6, NoTracking: true, Mode: mode,
-		Filter: storage.MemoryFilter{Project: src.Project}})
+	cands, ids, err := s.decisionCandidates(ctx, src, f, llm)
 	if err != nil {
-		var ce *core.Error
-		if errors.As(err, &ce) && ce.Code == core.CodeInvalidRequest {
-			rec = &core.RecallResult{}
-		} else {
-			return nil, nil, fmt.Errorf("decision candidates: %w", err)
-		}
-	}
-	var cands []extract.Candidate
-	var ids []string
-	for _, h := range rec.Results {
-		if h.ID == src.ID || len(cands) == 5 {
-			continue
-		}
-		cands = append(cands, extract.Candidate{ID: h.ID, Type: h.Type, Content: h.Content})
-		ids = append(ids, h.ID)
+		return nil, nil, err
 	}
 	if len(cands) == 0 {
 		p.Action, p.Reason = extract.ActionAdd, "no similar memory exists"
 		return p, nil, nil
+	}
+	same := map[string]bool{}
+	for _, c := range cands {
+		same[c.ID] = c.SameSession
 	}
 	t0 := time.Now()
 	raw, err := llm.Generate(ctx, extract.DecisionPrompt(f, cands), extract.GenerateOptions{JSON: true, Timeout: s.pipelineTimeout()})
@@ -458,7 +460,11 @@ func (s *Pipeline) decide(ctx context.Context, job *storage.Job, src *storage.Me
 		return nil, warns, nil
 	}
 	p.Action, p.Reason = d.Action, d.Reason
-	if d.Action == extract.ActionAdd {
+	if (d.Action == extract.ActionUpdate || d.Action == extract.ActionDelete) && same[d.TargetID] {
+		p.Action, p.Reason = extract.ActionAdd, "the decision's target was learned in the same session; the fact is added"
+		warns = append(warns, fmt.Sprintf("%s of %s, learned in the same session, taken as add", d.Action, d.TargetID))
+	}
+	if p.Action == extract.ActionAdd {
 		return p, warns, nil
 	}
 	p.TargetMemoryID = d.TargetID
@@ -484,6 +490,62 @@ func (s *Pipeline) decide(ctx context.Context, job *storage.Job, src *storage.Me
 		}
 	}
 	return p, warns, nil
+}
+
+// decisionCandidates are the (at most 5) memories of src's project most
+// like fact f, with their ids. A provider that compares words (the
+// heuristic one) gets the keyword index's best matches: embedding the
+// fact, or recall's graph and ranking, would cost more than its decision.
+// A session's facts are decided against what was known before it: a
+// candidate it taught itself earlier (at a compaction) is marked
+// SameSession; it may make a fact redundant, never be replaced by it.
+func (s *Pipeline) decisionCandidates(ctx context.Context, src *storage.Memory, f extract.Fact, llm extract.LLM) ([]extract.Candidate, []string, error) {
+	var cands []extract.Candidate
+	var ids []string
+	sessionOf := map[string]string{}
+	add := func(id, typ, content, session string) {
+		if id == src.ID || len(cands) == 5 {
+			return
+		}
+		cands = append(cands, extract.Candidate{ID: id, Type: typ, Content: content})
+		ids = append(ids, id)
+		if session != "" {
+			sessionOf[id] = session
+		}
+	}
+	filter := storage.MemoryFilter{Project: src.Project}
+	if lx, ok := llm.(extract.LexicalDecider); ok && lx.LexicalDecisions() {
+		hits, err := s.svc.KeywordSearch(ctx, f.Content, filter, 6)
+		if err != nil {
+			return nil, nil, fmt.Errorf("decision candidates: %w", err)
+		}
+		for _, h := range hits {
+			add(h.Memory.ID, h.Memory.Type, h.Memory.Content, h.Memory.SessionID)
+		}
+	} else {
+		rec, err := s.svc.Recall(ctx, core.RecallInput{Query: f.Content, Limit: 6, NoTracking: true, Mode: core.ModeHybrid, Filter: filter})
+		if err != nil {
+			var ce *core.Error
+			if !errors.As(err, &ce) || ce.Code != core.CodeInvalidRequest {
+				return nil, nil, fmt.Errorf("decision candidates: %w", err)
+			}
+			rec = &core.RecallResult{}
+		}
+		for _, h := range rec.Results {
+			add(h.ID, h.Type, h.Content, "")
+		}
+		if isSessionSource(src.ID) && len(ids) > 0 {
+			if sessionOf, err = storage.MemorySessions(ctx, s.svc.DB().Reader(), ids); err != nil {
+				return nil, nil, fmt.Errorf("decision candidates: %w", err)
+			}
+		}
+	}
+	if isSessionSource(src.ID) && src.SessionID != "" {
+		for i := range cands {
+			cands[i].SameSession = sessionOf[cands[i].ID] == src.SessionID
+		}
+	}
+	return cands, ids, nil
 }
 
 // insertFact writes an ADD through the write path: an existing live memory

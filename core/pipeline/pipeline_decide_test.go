@@ -172,7 +172,7 @@ func TestPinnedTargetIsNeverChanged(t *testing.T) {
 }
 
 func TestApprovingAStaleUpdateFails(t *testing.T) {
-	e, target := decideEnv(t, func(c *config.Config) { c.PipelineV2.SemanticContradiction = false })
+	e, target := decideEnv(t, func(c *config.Config) { c.Pipeline.ShadowMode = true; c.PipelineV2.SemanticContradiction = false })
 	m := &scriptedModel{extract: extractAnswer(newFact), decide: updateTo(target)}
 	res := runScripted(t, e, m.serve(t))
 	if len(res.Proposals) != 1 || res.Proposals[0].Action != "update" || !res.Proposals[0].Shadow {

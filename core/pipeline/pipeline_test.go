@@ -74,7 +74,7 @@ const (
 )
 
 func TestPipelineShadowApproveReject(t *testing.T) {
-	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none"; c.Pipeline.ShadowMode = true })
 	src := e.MustID(t, billingMemory)
 	res := runScripted(t, e, rephrasing(t, billingFact1, billingFact2))
 	if res.WriteMode != "shadow" || res.FactCount < 2 || len(res.Proposals) < 2 {

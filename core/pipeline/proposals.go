@@ -108,9 +108,6 @@ func (s *Pipeline) ApproveProposal(ctx context.Context, id string, actor core.Ac
 			return nil, decisionErr(err)
 		}
 		if created != "" {
-			if isSessionSource(p.SourceMemoryID) {
-				s.linkSessionFact(ctx, created, p.Fact)
-			}
 			s.vec.EmbedSoon()
 			s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: created, Actor: actor.Name})
 		}

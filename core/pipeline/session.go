@@ -104,7 +104,7 @@ func (s *Pipeline) extractWindows(ctx context.Context, body string, windowed boo
 	var warns []string
 	windows := []string{body}
 	if windowed {
-		windows = text.ChunkContent(body, extract.ExtractMaxInputChars-200)
+		windows = text.ChunkLines(body, extract.ExtractMaxInputChars-200)
 		if len(windows) > sessionMaxWindows {
 			warns = append(warns, fmt.Sprintf("transcript has %d extraction windows; the last %d were not read", len(windows), len(windows)-sessionMaxWindows))
 			windows = windows[:sessionMaxWindows]
@@ -172,20 +172,6 @@ func (s *Pipeline) proposalSource(ctx context.Context, id string) *storage.Memor
 		return &storage.Memory{ID: id}
 	}
 	return src
-}
-
-// linkSessionFact links a memory written from a session's fact to the
-// entities its text names (the session itself is not a memory, so its
-// graph links go to the facts it produced). Failure is logged, never
-// fatal: the memory is written.
-func (s *Pipeline) linkSessionFact(ctx context.Context, memoryID, content string) {
-	ms := extract.HeuristicMentions(content)
-	if len(ms) == 0 || s.svc.MutationsFrozen() {
-		return
-	}
-	if _, err := s.PersistGraph(ctx, memoryID, extract.ExtractionResult{Mentions: ms}); err != nil {
-		s.svc.Logger().Warn("graph links of a session fact", "memory", memoryID, "err", err)
-	}
 }
 
 // isSessionSource reports whether a proposal's source is a session.

@@ -18,14 +18,15 @@ import (
 )
 
 // A session-end transcript becomes a session_extract job; the pipeline
-// extracts its facts (never the blocks cairn injected) into reviewable
-// proposals whose source is the session.
+// extracts its facts (never the blocks cairn injected) into proposals
+// whose source is the session: in shadow mode they wait for review, by
+// default they are live memories (TestSessionLearningIsLiveByDefault).
 
 // projA is the project of the sessions these tests end.
 const projA = "/work/alpha"
 
 func TestSessionExtractJob(t *testing.T) {
-	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none"; c.Pipeline.ShadowMode = true })
 	ctx := context.Background()
 	lines := []string{
 		`{"type":"user","message":{"role":"user","content":"We decided to use PostgreSQL for the billing service because it supports row level locking.\n[cairn:recall | query=\"x\" | results=1]\n- The old cache server Memcachier must never come back\n[/cairn:recall]"}}`,
@@ -119,7 +120,7 @@ func TestSessionExtractControlledWrite(t *testing.T) {
 // extracts only the turns added since, and a fact already proposed is not
 // proposed again.
 func TestResumedSessionExtractsOnlyNewTurns(t *testing.T) {
-	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none" })
+	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none"; c.Pipeline.ShadowMode = true })
 	ctx := context.Background()
 	turn1 := `{"type":"user","message":{"role":"user","content":"We decided to use PostgreSQL for the billing service because it supports row level locking across every invoice table. The deploy pipeline publishes container images to the internal registry every Tuesday morning."}}`
 	turn2 := `{"type":"user","message":{"role":"user","content":"The on-call rotation for the payments team changes every Monday at noon, and the staging cluster moved to the Frankfurt data centre last month after the outage in Dublin. Alerts for the payments API now page the secondary on-call engineer after ten minutes."}}`

@@ -90,7 +90,7 @@ func TestPipelineUpdateSupersedes(t *testing.T) {
 // live memory already holds the fact, that memory is the successor (no
 // duplicate is written).
 func TestApprovedUpdateSupersedes(t *testing.T) {
-	e, target := decideEnv(t, func(c *config.Config) { c.PipelineV2.SemanticContradiction = false })
+	e, target := decideEnv(t, func(c *config.Config) { c.Pipeline.ShadowMode = true; c.PipelineV2.SemanticContradiction = false })
 	m := &scriptedModel{extract: extractAnswer(newFact), decide: updateTo(target)}
 	res := runScripted(t, e, m.serve(t))
 	if len(res.Proposals) != 1 || !res.Proposals[0].Shadow {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -33,8 +35,10 @@ const (
 	checkpointDebounce  = 2500 * time.Millisecond
 	checkpointQueries   = 20
 	checkpointRemembers = 10
-	checkpointPrompts   = 5   // recent prompts a digest shows
+	checkpointPrompts   = 30  // prompts of a session its digests choose from
 	checkpointLineChars = 200 // each prompt, query or remember in a digest
+	digestWorkingOn     = 6   // prompts a digest shows of what the session was doing
+	digestDecisions     = 6   // decisions and rules a digest shows
 	activitySessions    = 1000
 	activityIdle        = 24 * time.Hour
 )
@@ -43,6 +47,7 @@ const (
 // memory between hooks.
 type activity struct {
 	prompts        []string
+	instructions   string // what the user asked the latest compaction to keep
 	queries        []string
 	remembers      []string
 	sincePrompts   int
@@ -102,10 +107,11 @@ func pushCapped(list []string, v string, max int) []string {
 
 // NotePrompt records a prompt and writes a periodic checkpoint every
 // continuity.prompt_interval prompts, or when continuity.time_interval has
-// passed since the last one.
-func (s *Sessions) NotePrompt(ctx context.Context, ref Ref, prompt string) {
+// passed since the last one. It reports whether one was due: a long
+// session is then learned from so far (the prompt hook asks for its
+// transcript).
+func (s *Sessions) NotePrompt(ctx context.Context, ref Ref, prompt string) (due bool) {
 	cfg := s.cfg.Continuity
-	due := false
 	s.withActivity(ref.Key, func(a *activity) {
 		a.prompts = pushCapped(a.prompts, prompt, checkpointPrompts)
 		a.sincePrompts++
@@ -116,6 +122,18 @@ func (s *Sessions) NotePrompt(ctx context.Context, ref Ref, prompt string) {
 			s.log.Warn("periodic checkpoint", "err", err)
 		}
 	}
+	return due
+}
+
+// NoteCompaction records what the user asked a compaction of session key
+// to keep (Claude Code's /compact instructions): the digests from then on
+// carry them.
+func (s *Sessions) NoteCompaction(key, instructions string) {
+	instructions = strings.TrimSpace(instructions)
+	if instructions == "" {
+		return
+	}
+	s.withActivity(key, func(a *activity) { a.instructions = text.Truncate(instructions, 1000) })
 }
 
 // NoteQuery records a memory query of session key (the recall hook's).
@@ -148,8 +166,10 @@ func (s *Sessions) Checkpoint(ctx context.Context, ref Ref, trigger, sessionCont
 		return nil, err
 	}
 	var prompts, queries, remembers []string
+	instructions := ""
 	s.withActivity(ref.Key, func(a *activity) {
 		prompts = append(prompts, a.prompts...)
+		instructions = a.instructions
 		queries = append(queries, a.queries...)
 		remembers = append(remembers, a.remembers...)
 		a.sincePrompts, a.lastCheckpoint = 0, s.now()
@@ -168,8 +188,9 @@ func (s *Sessions) Checkpoint(ctx context.Context, ref Ref, trigger, sessionCont
 		RecentRemembers: s.redactAll(remembers), CreatedAt: now, UpdatedAt: now}
 	duration := ""
 	if t, err := storage.ParseTime(started); err == nil {
-		duration = nowT.Sub(t).Round(time.Minute).String()
+		duration = humanDuration(nowT.Sub(t))
 	}
+	note := digestNote{context: sessionContext, instructions: instructions}
 	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		last, err := storage.SessionCheckpoints(ctx, tx, ref.Key, 1)
 		if err != nil {
@@ -182,11 +203,14 @@ func (s *Sessions) Checkpoint(ctx context.Context, ref Ref, trigger, sessionCont
 				cp.MemoryQueries = mergeCapped(prev.MemoryQueries, cp.MemoryQueries, checkpointQueries)
 				cp.RecentRemembers = mergeCapped(prev.RecentRemembers, cp.RecentRemembers, checkpointRemembers)
 				cp.PromptCount = max(prev.PromptCount, cp.PromptCount)
-				cp.Digest = s.mem.Redact(checkpointDigest(cp, duration, prompts, sessionContext))
+				if note.context == "" {
+					note.context = contextOf(prev.Digest) // a merged checkpoint keeps the harness's context
+				}
+				cp.Digest = s.mem.Redact(checkpointDigest(cp, duration, prompts, note))
 				return storage.UpdateCheckpoint(ctx, tx, cp)
 			}
 		}
-		cp.Digest = s.mem.Redact(checkpointDigest(cp, duration, prompts, sessionContext))
+		cp.Digest = s.mem.Redact(checkpointDigest(cp, duration, prompts, note))
 		if err := storage.InsertCheckpoint(ctx, tx, cp); err != nil {
 			return err
 		}
@@ -225,17 +249,49 @@ func mergeCapped(a, b []string, max int) []string {
 	return out
 }
 
-// checkpointDigest is the structured markdown of a checkpoint.
-func checkpointDigest(cp *storage.Checkpoint, duration string, prompts []string, sessionContext string) string {
+// digestNote is what a checkpoint's digest carries beside the session's
+// own activity: the context the harness gave, and the user's instructions
+// for the latest compaction.
+type digestNote struct {
+	context      string
+	instructions string
+}
+
+// Digest section titles (RecoveryDigest reads them back).
+const (
+	digestInstructionsTitle = "The user's instructions for this compaction: "
+	digestDecisionsTitle    = "Decisions and rules stated in the session:"
+	digestWorkingTitle      = "What the session was working on:"
+	digestContextTitle      = "Session context:"
+)
+
+// checkpointDigest is the structured markdown of a checkpoint: the
+// project, prompt count and real duration; the user's compaction
+// instructions; the decisions and rules the session's prompts stated (the
+// heuristic extractor's knowledge, chatter left out); what the session
+// was working on (its first substantive prompt and the latest ones, not
+// greetings, thanks or jokes); memory queries, remembers and the
+// harness's context.
+func checkpointDigest(cp *storage.Checkpoint, duration string, prompts []string, note digestNote) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Checkpoint (%s) of project %s: %d prompts", strings.ReplaceAll(cp.Trigger, "_", "-"), core.OrDefault(cp.Project, "none"), cp.PromptCount)
 	if duration != "" {
-		fmt.Fprintf(&b, " over %s", duration)
+		fmt.Fprintf(&b, " in %s", duration)
 	}
 	b.WriteString(".\n")
-	if len(prompts) > 0 {
-		b.WriteString("Recent prompts:\n")
-		for _, p := range prompts {
+	if in := strings.TrimSpace(note.instructions); in != "" {
+		b.WriteString(digestInstructionsTitle + text.OneLine(in) + "\n")
+	}
+	decisions, working := digestPrompts(prompts)
+	if len(decisions) > 0 {
+		b.WriteString(digestDecisionsTitle + "\n")
+		for _, d := range decisions {
+			b.WriteString("- " + d + "\n")
+		}
+	}
+	if len(working) > 0 {
+		b.WriteString(digestWorkingTitle + "\n")
+		for _, p := range working {
 			b.WriteString("- " + p + "\n")
 		}
 	}
@@ -248,16 +304,92 @@ func checkpointDigest(cp *storage.Checkpoint, duration string, prompts []string,
 			b.WriteString("- " + r + "\n")
 		}
 	}
-	if c := strings.TrimSpace(sessionContext); c != "" {
-		b.WriteString("Session context:\n" + text.Truncate(c, 1500) + "\n")
+	if c := strings.TrimSpace(note.context); c != "" {
+		b.WriteString(digestContextTitle + "\n" + text.Truncate(c, 1500) + "\n")
 	}
 	return b.String()
+}
+
+// digestPrompts splits a session's prompts into what they decided (the
+// knowledge the heuristic extractor finds in them) and what the session
+// was working on: the prompts of substance (extract.PromptGist) that
+// decided nothing, the first of them (the session's goal) and the latest.
+func digestPrompts(prompts []string) (decisions, working []string) {
+	seen := map[string]bool{}
+	var tasks []string
+	for _, p := range prompts {
+		ext := extract.HeuristicExtract("User: " + p)
+		for _, f := range ext.Facts {
+			if k := strings.ToLower(f.Content); !seen[k] {
+				seen[k] = true
+				decisions = append(decisions, text.Truncate(f.Content, checkpointLineChars))
+			}
+		}
+		if len(ext.Facts) > 0 {
+			continue
+		}
+		if g, ok := extract.PromptGist(p); ok && !seen[strings.ToLower(g)] && !followUp(g) {
+			seen[strings.ToLower(g)] = true
+			tasks = append(tasks, text.Truncate(g, checkpointLineChars))
+		}
+	}
+	if len(decisions) > digestDecisions {
+		decisions = decisions[len(decisions)-digestDecisions:]
+	}
+	if len(tasks) > digestWorkingOn {
+		tasks = append(tasks[:1], tasks[len(tasks)-digestWorkingOn+1:]...)
+	}
+	return decisions, tasks
+}
+
+// followUpMaxWords: a shorter prompt that points back with a pronoun
+// ("Make it a bit rounder too.") says nothing once the context it points
+// into is compacted away.
+const followUpMaxWords = 10
+
+var pointsBack = regexp.MustCompile(`(?i)\b(?:it|this|that|these|those|them)\b`)
+
+// followUp reports whether a prompt's gist is a short follow-up that
+// points back into the conversation.
+func followUp(gist string) bool {
+	return len(strings.Fields(gist)) <= followUpMaxWords && pointsBack.MatchString(gist)
+}
+
+// contextOf is the session context a digest carries ("" without one).
+func contextOf(digest string) string {
+	i := strings.Index(digest, "\n"+digestContextTitle+"\n")
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimSpace(digest[i+len(digestContextTitle)+2:])
+}
+
+// humanDuration says how long a session has run: seconds under a minute
+// ("22s"), minutes under a day ("1h 5m"), "under a second" below one.
+func humanDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return "under a second"
+	case d < time.Minute:
+		return d.Round(time.Second).String()
+	}
+	d = d.Round(time.Minute)
+	h, m := int(d.Hours()), int(d.Minutes())%60
+	switch {
+	case h == 0:
+		return fmt.Sprintf("%dm", m)
+	case m == 0:
+		return fmt.Sprintf("%dh", h)
+	}
+	return fmt.Sprintf("%dh %dm", h, m)
 }
 
 // RecoveryDigest is what session start injects when a session comes
 // back after a compaction or a resume (source "compact" or "resume"): its
 // latest checkpoints (for a resumed session without any, the project's
-// latest), newest first, within continuity.recovery_budget_chars.
+// latest), newest first, within continuity.recovery_budget_chars. Each
+// line is said once: an earlier checkpoint adds only what the newer ones
+// do not hold, and one that adds nothing is left out.
 func (s *Sessions) RecoveryDigest(ctx context.Context, ref Ref, source string) string {
 	cfg := s.cfg.Continuity
 	if !cfg.Enabled || (source != "compact" && source != "resume") {
@@ -278,10 +410,18 @@ func (s *Sessions) RecoveryDigest(ctx context.Context, ref Ref, source string) s
 	head := fmt.Sprintf("\n## Session Recovery (after %s: where this session was)\n", source)
 	budget := cfg.RecoveryBudgetChars - text.CharCount(head)
 	var b strings.Builder
+	shown := map[string]bool{}
 	for i, c := range cps {
 		d := strings.TrimSpace(c.Digest)
 		if i > 0 {
+			d = earlierLines(d, shown)
+			if d == "" {
+				continue
+			}
 			d = "Earlier — " + d
+		}
+		for _, l := range strings.Split(c.Digest, "\n") {
+			shown[strings.TrimSpace(l)] = true
 		}
 		room := budget - text.CharCount(b.String())
 		if room < 80 {
@@ -293,6 +433,35 @@ func (s *Sessions) RecoveryDigest(ctx context.Context, ref Ref, source string) s
 		b.WriteString(d + "\n")
 	}
 	return head + b.String()
+}
+
+// earlierLines is an earlier checkpoint's digest less the items a newer
+// one already showed: its first line (what checkpoint it was), then each
+// section title with the items it adds; "" when it adds none.
+func earlierLines(digest string, shown map[string]bool) string {
+	lines := strings.Split(digest, "\n")
+	out := []string{lines[0]}
+	title, added := "", 0
+	for _, l := range lines[1:] {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "":
+		case strings.HasSuffix(t, ":") && !strings.HasPrefix(t, "- "):
+			title = l
+		case shown[t]:
+		default:
+			if title != "" {
+				out = append(out, title)
+				title = ""
+			}
+			out = append(out, l)
+			added++
+		}
+	}
+	if added == 0 {
+		return ""
+	}
+	return strings.Join(out, "\n")
 }
 
 // offerMemories records what a session was offered (source session_start

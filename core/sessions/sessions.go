@@ -93,12 +93,12 @@ func (s *Sessions) RecordStart(ctx context.Context, ref Ref, ids []string, offer
 }
 
 // RecordPrompt records what prompt promptNo of session key got: the
-// memories injected (ids) and what it was offered (source
-// ranker.SourcePrompt).
-func (s *Sessions) RecordPrompt(ctx context.Context, key string, promptNo int, ids []string, offers []*storage.SessionMemory) error {
+// memories injected (ids, about[i] saying whether the prompt was about
+// ids[i]) and what it was offered (source ranker.SourcePrompt).
+func (s *Sessions) RecordPrompt(ctx context.Context, key string, promptNo int, ids []string, about []bool, offers []*storage.SessionMemory) error {
 	now := s.timestamp()
 	return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
-		if err := storage.RecordInjections(ctx, tx, key, promptNo, now, ids...); err != nil {
+		if err := storage.RecordPromptInjections(ctx, tx, key, promptNo, now, ids, about); err != nil {
 			return err
 		}
 		return s.offerMemories(ctx, tx, key, ranker.SourcePrompt, offers, now)
@@ -114,9 +114,11 @@ func (s *Sessions) ClearInjections(ctx context.Context, key string) error {
 }
 
 // End records the end of a session (reason as the harness gave it) and,
-// when tr is not nil, stores its transcript and queues its extraction. It
-// returns the characters stored and the extraction job's id.
-func (s *Sessions) End(ctx context.Context, ref Ref, reason string, tr *text.Transcript) (chars int, jobID string, err error) {
+// when tr is not nil, stores its transcript (with warning, what the
+// sender could not read of it, beside tr's own) and queues its
+// extraction. It returns the characters stored and the extraction job's
+// id.
+func (s *Sessions) End(ctx context.Context, ref Ref, reason string, tr *text.Transcript, warning string) (chars int, jobID string, err error) {
 	now := s.timestamp()
 	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
 		if err := upsert(ctx, tx, ref, now); err != nil {
@@ -129,7 +131,32 @@ func (s *Sessions) End(ctx context.Context, ref Ref, reason string, tr *text.Tra
 			return nil
 		}
 		var err error
-		chars, jobID, err = s.saveTranscript(ctx, tx, ref, tr, now)
+		chars, jobID, err = s.saveTranscript(ctx, tx, ref, tr, warning, now)
+		return err
+	})
+	return chars, jobID, err
+}
+
+// Learn stores the transcript of a session so far, without ending it,
+// and queues the learning of what it added since the last time (at a
+// compaction, and periodically in a long session): the extraction reads
+// only the turns after what an earlier job read. warning is what the
+// sender could not read of it. It returns the characters stored and the
+// job's id ("" when the transcript is empty).
+func (s *Sessions) Learn(ctx context.Context, ref Ref, tr *text.Transcript, warning string) (chars int, jobID string, err error) {
+	if err := s.mem.CheckFrozen(); err != nil {
+		return 0, "", err
+	}
+	if ref.Key == "" {
+		return 0, "", core.Invalid("session_id", "a transcript needs the session it belongs to: session_id")
+	}
+	now := s.timestamp()
+	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := upsert(ctx, tx, ref, now); err != nil {
+			return err
+		}
+		var err error
+		chars, jobID, err = s.saveTranscript(ctx, tx, ref, tr, warning, now)
 		return err
 	})
 	return chars, jobID, err
@@ -138,11 +165,12 @@ func (s *Sessions) End(ctx context.Context, ref Ref, reason string, tr *text.Tra
 // saveTranscript stores a session's transcript (redacted) and queues its
 // extraction (one live job per session). It returns the characters
 // stored and the job's id.
-func (s *Sessions) saveTranscript(ctx context.Context, tx *storage.Tx, ref Ref, tr *text.Transcript, now string) (int, string, error) {
+func (s *Sessions) saveTranscript(ctx context.Context, tx *storage.Tx, ref Ref, tr *text.Transcript, warning, now string) (int, string, error) {
 	content := s.mem.Redact(tr.Text)
+	warn := strings.Join(nonEmpty(strings.TrimSpace(warning), tr.Warning()), "; ")
 	if err := storage.SaveTranscript(ctx, tx, &storage.Transcript{SessionKey: ref.Key, Content: content,
 		Format: tr.Format, Harness: ref.Harness, Project: ref.Project, SourceBytes: tr.SourceBytes,
-		Truncated: tr.Truncated, CreatedAt: now}); err != nil {
+		Truncated: tr.Truncated, CreatedAt: now, Warning: text.Truncate(warn, 1000)}); err != nil {
 		return 0, "", err
 	}
 	if strings.TrimSpace(content) == "" {
@@ -178,10 +206,21 @@ func (s *Sessions) RememberTranscript(ctx context.Context, ref Ref, transcript s
 			return err
 		}
 		var err error
-		n, _, err = s.saveTranscript(ctx, tx, ref, tr, now)
+		n, _, err = s.saveTranscript(ctx, tx, ref, tr, "", now)
 		return err
 	})
 	return n, err
+}
+
+// nonEmpty is vs less its empty strings.
+func nonEmpty(vs ...string) []string {
+	var out []string
+	for _, v := range vs {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Info is a session as GET /api/sessions shows it.
@@ -200,6 +239,9 @@ type Info struct {
 	Transcript       *string `json:"transcript,omitempty"`
 	TranscriptFormat string  `json:"transcript_format,omitempty"`
 	Truncated        bool    `json:"transcript_truncated,omitempty"`
+	// TranscriptWarning says what of the transcript could not be read
+	// (the learning read the rest).
+	TranscriptWarning string `json:"transcript_warning,omitempty"`
 	// Continuity is the session's checkpoints, what it was offered and
 	// used, and its score (GET /api/sessions/{key} only).
 	Continuity *Continuity `json:"continuity,omitempty"`
@@ -210,7 +252,7 @@ func infoOf(st *storage.Session) *Info {
 	return &Info{Key: st.Key, Harness: st.Harness, Project: st.Project, StartedAt: st.StartedAt,
 		EndedAt: st.EndedAt, EndReason: st.EndReason, PromptCount: st.PromptCount, LastPromptAt: st.LastPromptAt,
 		TranscriptChars: st.TranscriptChars, Injections: st.Injections,
-		Transcript: st.Transcript, TranscriptFormat: st.TranscriptFormat, Truncated: st.Truncated}
+		Transcript: st.Transcript, TranscriptFormat: st.TranscriptFormat, Truncated: st.Truncated, TranscriptWarning: st.TranscriptWarning}
 }
 
 // List lists sessions, newest first, optionally of one project.

@@ -93,3 +93,45 @@ func hardSplit(s string, target int) []string {
 	}
 	return out
 }
+
+// ChunkLines splits long text into chunks of about target characters at
+// line breaks, keeping each line whole and the line breaks inside a chunk
+// (a transcript's messages stay apart); a line longer than target is cut
+// with ChunkContent. Blank lines are dropped.
+func ChunkLines(content string, target int) []string {
+	if target < 1 {
+		target = 1
+	}
+	var chunks []string
+	var cur strings.Builder
+	curLen := 0
+	flush := func() {
+		if cur.Len() > 0 {
+			chunks = append(chunks, cur.String())
+		}
+		cur.Reset()
+		curLen = 0
+	}
+	for _, line := range strings.Split(CollapseSpaceLines(content), "\n") {
+		n := utf8.RuneCountInString(line)
+		if n == 0 {
+			continue
+		}
+		if n > target {
+			flush()
+			chunks = append(chunks, ChunkContent(line, target)...)
+			continue
+		}
+		if curLen > 0 && curLen+1+n > target {
+			flush()
+		}
+		if curLen > 0 {
+			cur.WriteByte('\n')
+			curLen++
+		}
+		cur.WriteString(line)
+		curLen += n
+	}
+	flush()
+	return chunks
+}

@@ -85,3 +85,20 @@ func CharCount(s string) int { return utf8.RuneCountInString(s) }
 
 // ValidUTF8 reports whether s is valid UTF-8.
 func ValidUTF8(s string) bool { return utf8.ValidString(s) }
+
+// CollapseSpaceLines is CollapseSpace applied to each line of s: runs of
+// whitespace within a line become one space, lines are trimmed, blank lines
+// are dropped, and the line breaks between the others stay ("\n").
+func CollapseSpaceLines(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, line := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029' }) {
+		if line = CollapseSpace(line); line != "" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}

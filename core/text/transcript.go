@@ -20,6 +20,32 @@ type Transcript struct {
 	Format      string // claude-code, codex, gemini, jsonl, text
 	SourceBytes int64
 	Truncated   bool
+	// Skipped counts the lines left out as unreadable: not JSON in a
+	// JSONL transcript, binary (NUL bytes, invalid UTF-8), or longer than
+	// a line may be.
+	Skipped int
+	// ReadErr is why reading stopped early ("" when it read to the end):
+	// what came before is kept.
+	ReadErr string
+}
+
+// Warning says what of the transcript could not be read ("" when all of
+// it was): the session's record keeps it, and the learning reads what was.
+func (t *Transcript) Warning() string {
+	var parts []string
+	if t.Skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d unreadable lines left out (not JSON, binary or over %d MiB)", t.Skipped, maxTranscriptLine>>20))
+	}
+	if t.ReadErr != "" {
+		parts = append(parts, "reading stopped after "+fmt.Sprint(t.SourceBytes)+" bytes: "+t.ReadErr)
+	}
+	if t.Truncated {
+		parts = append(parts, "cut to its beginning and end (hooks.transcript_max_chars)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "transcript: " + strings.Join(parts, "; ")
 }
 
 // maxTranscriptLine: longer JSONL lines (pasted images, huge tool output)
@@ -51,7 +77,10 @@ func StripHarnessBlocks(s string) string {
 // <hook_context>, Claude Code's <system-reminder>, …) is dropped. cairn's injected blocks are
 // removed. Beyond maxChars bytes the beginning and the end are kept, with a
 // marker saying how much was left out; memory stays bounded by maxChars
-// whatever the input's size.
+// whatever the input's size. What cannot be read (a line that is not JSON
+// in a JSONL transcript, binary, too long; a read that fails midway) is
+// left out and counted (Transcript.Warning), never an error: the rest is
+// kept.
 func NormalizeTranscript(r io.Reader, maxChars int) (*Transcript, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	out := newHeadTail(maxChars)
@@ -68,7 +97,9 @@ func NormalizeTranscript(r io.Reader, maxChars int) (*Transcript, error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if len(line) > 0 && string(line) != "\x00skip" {
+		if string(line) == "\x00skip" {
+			tr.Skipped++
+		} else if len(line) > 0 {
 			normalizeLine(tr, out, line)
 		}
 		line = line[:0]
@@ -76,7 +107,8 @@ func NormalizeTranscript(r io.Reader, maxChars int) (*Transcript, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			tr.ReadErr = err.Error()
+			break
 		}
 	}
 	if tr.Format == "" {
@@ -94,11 +126,15 @@ func normalizeLine(tr *Transcript, out *headTail, line []byte) {
 	}
 	if tr.Format == "" {
 		tr.Format = "text"
-		if strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
-			tr.Format = "jsonl"
+		if strings.HasPrefix(trimmed, "{") {
+			tr.Format = "jsonl" // a damaged first record is one unreadable line, not a text transcript
 		}
 	}
 	if tr.Format == "text" {
+		if strings.IndexByte(trimmed, 0) >= 0 || !utf8.ValidString(trimmed) {
+			tr.Skipped++ // binary
+			return
+		}
 		out.Write(string(line))
 		return
 	}
@@ -107,6 +143,7 @@ func normalizeLine(tr *Transcript, out *headTail, line []byte) {
 	}
 	var rec transcriptRecord
 	if json.Unmarshal([]byte(trimmed), &rec) != nil {
+		tr.Skipped++
 		return
 	}
 	role, text := rec.extract(tr)

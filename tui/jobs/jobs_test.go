@@ -140,7 +140,7 @@ func TestJobsDetailShowsParsedResult(t *testing.T) {
 	selectJob(h, tuitest.IDSQLite)
 	h.Press("enter")
 	s := h.Screen()
-	for _, want := range []string{"extract job 000b0001 · completed", "completed by heuristic, shadow mode", "Facts decided on (0)", "Proposals (",
+	for _, want := range []string{"extract job 000b0001 · completed", "completed by heuristic, controlled-write mode", "Facts decided on (0)", "Proposals (",
 		"1 facts, 0 entities, 0 proposals", "not proposed: 1 restates source"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("detail lacks %q:\n%s", want, s)

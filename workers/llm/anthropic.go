@@ -55,20 +55,31 @@ type anthropicResponse struct {
 		Text string `json:"text"`
 	} `json:"content"`
 	StopReason string `json:"stop_reason"`
+	Usage      struct {
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+	} `json:"usage"`
 }
 
 // Generate sends one message and returns the first text block.
 func (a *Anthropic) Generate(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, error) {
+	out, _, err := a.GenerateUsage(ctx, prompt, opts)
+	return out, err
+}
+
+// GenerateUsage is Generate with the call's tokens (usage.input_tokens,
+// usage.output_tokens).
+func (a *Anthropic) GenerateUsage(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, Usage, error) {
 	timeout, maxTokens := a.c.call(opts)
 	req := anthropicRequest{Model: a.c.model, MaxTokens: maxTokens, Messages: []chatMessage{{Role: "user", Content: prompt}}}
 	var resp anthropicResponse
 	if err := a.c.post(ctx, timeout, "/v1/messages", req, &resp); err != nil {
-		return "", err
+		return "", Usage{}, err
 	}
 	for _, b := range resp.Content {
 		if b.Type == "text" || b.Type == "" {
-			return b.Text, nil
+			return b.Text, usageOf(prompt, b.Text, resp.Usage.InputTokens, resp.Usage.OutputTokens), nil
 		}
 	}
-	return "", a.c.Fail(a.c.Endpoint("/v1/messages"), 200, "answer has no text content block", nil)
+	return "", Usage{}, a.c.Fail(a.c.Endpoint("/v1/messages"), 200, "answer has no text content block", nil)
 }

@@ -93,14 +93,37 @@ type claudeEnvelope struct {
 	Subtype string `json:"subtype"`
 	IsError bool   `json:"is_error"`
 	Result  string `json:"result"`
+	Usage   struct {
+		InputTokens              int64 `json:"input_tokens"`
+		OutputTokens             int64 `json:"output_tokens"`
+		CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	} `json:"usage"`
 }
 
 // Generate runs the CLI once.
 func (c *ClaudeCode) Generate(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, error) {
+	out, _, err := c.GenerateUsage(ctx, prompt, opts)
+	return out, err
+}
+
+// GenerateUsage is Generate with the call's tokens, as the CLI's JSON
+// envelope reports them (its usage: input, cache and output tokens).
+func (c *ClaudeCode) GenerateUsage(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, Usage, error) {
+	out, env, err := c.run(ctx, prompt, opts)
+	if err != nil {
+		return "", Usage{}, err
+	}
+	u := env.Usage
+	return out, usageOf(prompt, out, u.InputTokens+u.CacheCreationInputTokens+u.CacheReadInputTokens, u.OutputTokens), nil
+}
+
+// run runs the CLI once and returns its result with the envelope.
+func (c *ClaudeCode) run(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, claudeEnvelope, error) {
 	timeout, _ := c.s.call(opts)
 	bin, err := exec.LookPath(c.bin)
 	if err != nil {
-		return "", &Error{Provider: ProviderClaudeCode, URL: c.bin, Msg: "the claude CLI is not on PATH (install Claude Code, or set extraction.provider to ollama, openai, anthropic or heuristic)", Err: err}
+		return "", claudeEnvelope{}, &Error{Provider: ProviderClaudeCode, URL: c.bin, Msg: "the claude CLI is not on PATH (install Claude Code, or set extraction.provider to ollama, openai, anthropic or heuristic)", Err: err}
 	}
 	fail := func(msg string, err error) *Error {
 		return &Error{Provider: ProviderClaudeCode, URL: bin, Msg: msg, Err: err}
@@ -109,7 +132,7 @@ func (c *ClaudeCode) Generate(ctx context.Context, prompt string, opts extract.G
 	case claudeSlots <- struct{}{}:
 		defer func() { <-claudeSlots }()
 	case <-ctx.Done():
-		return "", fail("abandoned while waiting for a free CLI slot", ctx.Err())
+		return "", claudeEnvelope{}, fail("abandoned while waiting for a free CLI slot", ctx.Err())
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -124,12 +147,12 @@ func (c *ClaudeCode) Generate(ctx context.Context, prompt string, opts extract.G
 	runErr := cmd.Run()
 	switch {
 	case ctx.Err() != nil:
-		return "", fail("call abandoned; the CLI was stopped", ctx.Err())
+		return "", claudeEnvelope{}, fail("call abandoned; the CLI was stopped", ctx.Err())
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		return "", fail(fmt.Sprintf("no answer within %s (extraction.timeout); the CLI was stopped", timeout), context.DeadlineExceeded)
+		return "", claudeEnvelope{}, fail(fmt.Sprintf("no answer within %s (extraction.timeout); the CLI was stopped", timeout), context.DeadlineExceeded)
 	}
 	if stdout.overflow {
-		return "", fail(fmt.Sprintf("answer larger than %d bytes", MaxResponseBytes), nil)
+		return "", claudeEnvelope{}, fail(fmt.Sprintf("answer larger than %d bytes", MaxResponseBytes), nil)
 	}
 	env, envErr := parseClaudeEnvelope(stdout.Bytes())
 	if runErr != nil {
@@ -143,15 +166,15 @@ func (c *ClaudeCode) Generate(ctx context.Context, prompt string, opts extract.G
 		} else if envErr == nil && env.Result != "" {
 			msg += ": " + tail(env.Result, 500)
 		}
-		return "", fail(msg, runErr)
+		return "", claudeEnvelope{}, fail(msg, runErr)
 	}
 	if envErr != nil {
-		return "", fail("malformed JSON envelope on stdout", envErr)
+		return "", claudeEnvelope{}, fail("malformed JSON envelope on stdout", envErr)
 	}
 	if env.IsError {
-		return "", fail("the CLI reported an error ("+env.Subtype+"): "+tail(env.Result, 500), nil)
+		return "", claudeEnvelope{}, fail("the CLI reported an error ("+env.Subtype+"): "+tail(env.Result, 500), nil)
 	}
-	return env.Result, nil
+	return env.Result, env, nil
 }
 
 // parseClaudeEnvelope reads the CLI's --output-format json answer: one

@@ -9,8 +9,11 @@
 //     protection;
 //   - heuristic: core.HeuristicExtract, no model at all.
 //
-// New builds the provider named by a Config; Detect picks the first
-// available of claude-code, ollama and heuristic. Every provider is safe for
+// New builds the provider named by a Config ("auto" is the heuristic: a
+// model runs in the background only when the user chose it); Detect finds
+// the first available of claude-code, ollama and heuristic, for `cairn
+// install` to offer. Budgeted meters a chosen model's calls and tokens per
+// day and stops it at a daily budget. Every provider is safe for
 // concurrent use, honours ctx and a per-call timeout, bounds the answer it
 // reads, and returns *Error values that name the provider and the URL (or
 // binary) it called, never an API key.
@@ -63,7 +66,7 @@ const (
 // Config selects and configures a provider. Empty fields take the
 // provider's defaults.
 type Config struct {
-	Provider  string        // ollama, openai, anthropic, claude-code, heuristic; "" or "auto" → Detect
+	Provider  string        // ollama, openai, anthropic, claude-code, heuristic; "" or "auto" → heuristic
 	Model     string        // provider default when empty
 	BaseURL   string        // ollama, openai, anthropic
 	APIKey    string        // openai (else OPENAI_API_KEY), anthropic (else ANTHROPIC_API_KEY)
@@ -77,14 +80,15 @@ type Error = provider.Error
 
 // New returns the provider cfg names, with defaults applied and the
 // configuration checked. Nothing is contacted here. Provider "" or "auto"
-// is resolved with Detect(context.Background()).
+// is the heuristic: auto never spends a subscription or runs a model the
+// user did not choose (Detect is what `cairn install` asks about).
 func New(name string, cfg Config) (extract.LLM, error) {
 	if name == "" {
 		name = cfg.Provider
 	}
 	p := strings.ToLower(strings.TrimSpace(name))
 	if p == "" || p == "auto" {
-		p = Detect(context.Background())
+		p = ProviderHeuristic
 	}
 	if cfg.Timeout < 0 {
 		return nil, &config.ConfigError{Key: "extraction.timeout", Value: cfg.Timeout.String(), Reason: "must not be negative"}
@@ -207,3 +211,30 @@ func Detect(ctx context.Context) string {
 	}
 	return ProviderHeuristic
 }
+
+// Usage is what one model call cost: the tokens of its prompt and of its
+// answer as the provider reported them, or estimated from the text (about
+// four characters a token) when it reported none.
+type Usage struct {
+	InputTokens  int64
+	OutputTokens int64
+	Estimated    bool
+}
+
+// UsageReporter is a provider that reports each call's usage; every
+// model provider here is one (the heuristic costs nothing).
+type UsageReporter interface {
+	GenerateUsage(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, Usage, error)
+}
+
+// usageOf is a call's usage: the provider's counts, or an estimate from
+// the prompt and answer when it gave none.
+func usageOf(prompt, answer string, in, out int64) Usage {
+	if in > 0 || out > 0 {
+		return Usage{InputTokens: in, OutputTokens: out}
+	}
+	return Usage{InputTokens: estimateTokens(prompt), OutputTokens: estimateTokens(answer), Estimated: true}
+}
+
+// estimateTokens is about four characters a token.
+func estimateTokens(s string) int64 { return int64(len(s)+3) / 4 }

@@ -42,13 +42,22 @@ type ollamaOptions struct {
 }
 
 type ollamaGenerateResponse struct {
-	Response   string `json:"response"`
-	Done       bool   `json:"done"`
-	DoneReason string `json:"done_reason"`
+	Response        string `json:"response"`
+	Done            bool   `json:"done"`
+	DoneReason      string `json:"done_reason"`
+	PromptEvalCount int64  `json:"prompt_eval_count"`
+	EvalCount       int64  `json:"eval_count"`
 }
 
 // Generate sends one non-streaming generate request.
 func (o *Ollama) Generate(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, error) {
+	out, _, err := o.GenerateUsage(ctx, prompt, opts)
+	return out, err
+}
+
+// GenerateUsage is Generate with the call's tokens (prompt_eval_count,
+// eval_count).
+func (o *Ollama) GenerateUsage(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, Usage, error) {
 	timeout, maxTokens := o.c.call(opts)
 	req := ollamaGenerateRequest{Model: o.c.model, Prompt: prompt, Options: ollamaOptions{NumPredict: maxTokens}}
 	if opts.JSON {
@@ -56,9 +65,9 @@ func (o *Ollama) Generate(ctx context.Context, prompt string, opts extract.Gener
 	}
 	var resp ollamaGenerateResponse
 	if err := o.c.post(ctx, timeout, "/api/generate", req, &resp); err != nil {
-		return "", err
+		return "", Usage{}, err
 	}
-	return resp.Response, nil
+	return resp.Response, usageOf(prompt, resp.Response, resp.PromptEvalCount, resp.EvalCount), nil
 }
 
 // ollamaAvailable reports whether GET {base}/api/tags answers 200 within

@@ -81,10 +81,21 @@ type chatResponse struct {
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int64 `json:"prompt_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+	} `json:"usage"`
 }
 
 // Generate sends one chat completion with the prompt as the user message.
 func (o *OpenAI) Generate(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, error) {
+	out, _, err := o.GenerateUsage(ctx, prompt, opts)
+	return out, err
+}
+
+// GenerateUsage is Generate with the call's tokens (usage.prompt_tokens,
+// usage.completion_tokens).
+func (o *OpenAI) GenerateUsage(ctx context.Context, prompt string, opts extract.GenerateOptions) (string, Usage, error) {
 	timeout, maxTokens := o.c.call(opts)
 	req := chatRequest{Model: o.c.model, Messages: []chatMessage{{Role: "user", Content: prompt}}, MaxTokens: maxTokens}
 	if opts.JSON {
@@ -92,11 +103,11 @@ func (o *OpenAI) Generate(ctx context.Context, prompt string, opts extract.Gener
 	}
 	var resp chatResponse
 	if err := o.c.post(ctx, timeout, "/chat/completions", req, &resp); err != nil {
-		return "", err
+		return "", Usage{}, err
 	}
 	u := o.c.Endpoint("/chat/completions")
 	if len(resp.Choices) == 0 {
-		return "", o.c.Fail(u, 200, "answer has no choices", nil)
+		return "", Usage{}, o.c.Fail(u, 200, "answer has no choices", nil)
 	}
 	m := resp.Choices[0].Message
 	if m.Content == nil {
@@ -104,7 +115,7 @@ func (o *OpenAI) Generate(ctx context.Context, prompt string, opts extract.Gener
 		if m.Refusal != "" {
 			msg += " (refusal: " + m.Refusal + ")"
 		}
-		return "", o.c.Fail(u, 200, msg, nil)
+		return "", Usage{}, o.c.Fail(u, 200, msg, nil)
 	}
-	return *m.Content, nil
+	return *m.Content, usageOf(prompt, *m.Content, resp.Usage.PromptTokens, resp.Usage.CompletionTokens), nil
 }

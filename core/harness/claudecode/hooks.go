@@ -17,13 +17,13 @@ var Harness = harness.Harness{
 	Events: map[string]harness.Event{
 		"session-start":      {Path: "session-start", Name: "SessionStart", Timeout: 2 * time.Second},
 		"user-prompt-submit": {Path: "user-prompt-submit", Name: "UserPromptSubmit", Timeout: 2 * time.Second},
-		"pre-compact":        {Path: "pre-compaction", Timeout: 2 * time.Second},
+		"pre-compact":        {Path: "pre-compaction", Transcript: true, Timeout: 2 * time.Second},
 		"post-compact": {Path: "compaction-complete", Timeout: 2 * time.Second, Spool: "", Transform: func(in map[string]any) {
 			if _, ok := in["summary"]; !ok {
 				in["summary"] = in["compact_summary"]
 			}
 		}},
-		"session-end": {Path: "session-end", Spool: "session-end", Timeout: time.Second},
+		"session-end": {Path: "session-end", Spool: "session-end", Transcript: true, Timeout: time.Second},
 		"remember":    {Path: "remember", Spool: "remember", Timeout: 2 * time.Second},
 	},
 	Print: harness.PrintHookSpecific(contextCap),
