@@ -603,11 +603,7 @@ func (m *Model) statusView() string {
 		warns = append(warns, fmt.Sprintf("%d dead jobs", s.DeadJobs))
 	}
 	if s.PendingProposals > 0 {
-		n := fmt.Sprint(s.PendingProposals)
-		if s.ProposalsCapped {
-			n += "+"
-		}
-		warns = append(warns, n+" proposals pending")
+		warns = append(warns, fmt.Sprintf("%d proposals pending", s.PendingProposals))
 	}
 	warn := ""
 	if len(warns) > 0 {

@@ -247,16 +247,19 @@ func (m *Model) load(user bool) tea.Cmd {
 		ctx, cancel := pane.CallContext()
 		defer cancel()
 		if !decided {
-			list, err := b.Proposals(ctx, wire.ProposalFilter{State: wire.ProposalPending}, pane.ProposalsLimit)
-			return loadedMsg{seq: seq, list: list, err: err}
+			page, err := b.Proposals(ctx, wire.ProposalFilter{State: wire.ProposalPending}, pane.ProposalsLimit)
+			if err != nil {
+				return loadedMsg{seq: seq, err: err}
+			}
+			return loadedMsg{seq: seq, list: page.Proposals}
 		}
 		var all []*wire.Proposal
 		for _, s := range decidedStates {
-			list, err := b.Proposals(ctx, wire.ProposalFilter{State: s}, pane.ProposalsLimit)
+			page, err := b.Proposals(ctx, wire.ProposalFilter{State: s}, pane.ProposalsLimit)
 			if err != nil {
 				return loadedMsg{seq: seq, decided: true, err: err}
 			}
-			all = append(all, list...)
+			all = append(all, page.Proposals...)
 		}
 		slices.SortStableFunc(all, func(a, b *wire.Proposal) int {
 			return strings.Compare(decidedAt(b), decidedAt(a))

@@ -306,7 +306,7 @@ func TestProposalsErrorIsShown(t *testing.T) {
 var goldenViews = []shelltest.View{
 	{Name: "proposals-empty", Setup: func(h *shelltest.Harness) { h.Press("5") }},
 	{Name: "proposals-busy", Setup: func(h *shelltest.Harness) { shelltest.PipelineFixture(h); h.Press("5", "j") },
-		Status: func(s *pane.Status) { s.Pipeline, s.PendingProposals, s.ProposalsCapped = "shadow", 100, true }},
+		Status: func(s *pane.Status) { s.Pipeline, s.PendingProposals = "shadow", 100 }},
 	{Name: "proposals-conflict", Setup: func(h *shelltest.Harness) {
 		shelltest.PipelineFixture(h)
 		c := "postgres runs on port 5435 in staging"
