@@ -124,7 +124,9 @@ func New(o Options) *Model {
 	if clock == nil {
 		clock = pane.RealClock{}
 	}
-	ctx := &pane.Context{Client: o.Client, Styles: styles.New(th), Now: now, Clock: clock, Project: o.Project}
+	// Every value the panes get is sanitized for the terminal as it
+	// arrives (pane.Safe).
+	ctx := &pane.Context{Client: pane.Safe(o.Client), Styles: styles.New(th), Now: now, Clock: clock, Project: o.Project}
 	m := &Model{
 		ctx:       ctx,
 		keys:      keys.DefaultGlobal(),
@@ -168,7 +170,7 @@ func (m *Model) Init() tea.Cmd {
 	}
 	cmds = append(cmds, m.show(m.active, true))
 	if m.ctx.Client != nil {
-		m.changes, m.stopChanges = pane.Changes(m.ctx.Client)
+		m.changes, m.stopChanges = pane.Changes(pane.Unwrap(m.ctx.Client))
 		cmds = append(cmds, m.waitChange())
 	}
 	return tea.Batch(cmds...)
@@ -565,7 +567,7 @@ func (m *Model) helpBody() string {
 // bar (so it never covers what the status bar says).
 func (m *Model) noticeView() string {
 	st := m.ctx.Styles
-	text := pane.Truncate(" "+m.notice, m.width)
+	text := pane.Truncate(" "+pane.CleanLine(m.notice), m.width)
 	if m.noticeErr {
 		return st.Error.Render(text)
 	}

@@ -69,6 +69,9 @@ func Detail(ctx *pane.Context, j *wire.Job, width int) string {
 			text(indentJSON(j.Result), st.Text)
 			break
 		}
+		// The result's strings were JSON escapes until now: sanitize
+		// what the decoding produced.
+		r = pane.Clean(r)
 		writeExtract(ctx, &b, &r, width)
 	default:
 		text(indentJSON(j.Result), st.Text)
