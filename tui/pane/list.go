@@ -512,9 +512,12 @@ func (l *List[T]) Head(noun, order string) string {
 	if n < 0 {
 		n = l.start + len(l.rows)
 	}
-	head := Count(n) + " " + noun
+	head := Count(n)
 	if l.total < 0 && !l.tail {
-		head = Count(n) + "+ " + noun
+		head += "+"
+	}
+	if noun != "" {
+		head += " " + noun
 	}
 	if order != "" {
 		head += ", " + order

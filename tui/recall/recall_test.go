@@ -192,6 +192,11 @@ func TestRecallPinDeleteRecoverCopy(t *testing.T) {
 		t.Fatal("deleting a pinned memory failed")
 	}
 
+	// The deleted row's place is taken by the row below it.
+	if got := tuitest.SelectedLine(h.Screen()); !strings.Contains(got, "prefers tabs") {
+		t.Fatalf("after a delete the cursor is on %q", got)
+	}
+	h.Press("g")
 	h.SelectRow("HTTP API")
 	before := len(h.Sent)
 	h.Press("y")
@@ -401,17 +406,59 @@ func TestRecallSelectionStaysPut(t *testing.T) {
 	}
 	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "16 · recent") })
 	h.Press("G", "k", "k", "k")
+	line := func(s, l string) int { return strings.Count(s[:strings.Index(s, l)], "\n") }
 	before := tuitest.SelectedLine(h.Screen())
-	row := strings.Index(h.Screen(), before)
+	row := line(h.Screen(), before)
 	for i := range 3 {
 		remember(10 + i)
-		want := fmt.Sprintf("%d · recent", 17+i)
+		want := fmt.Sprintf("%d · 1", 17+i)
 		if !h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), want) }) {
 			t.Fatalf("no live refresh:\n%s", h.Screen())
 		}
 	}
 	s := h.Screen()
-	if got := tuitest.SelectedLine(s); got != before || strings.Index(s, got) != row {
-		t.Fatalf("the selection moved from %q (offset %d) to %q (offset %d):\n%s", before, row, got, strings.Index(s, got), s)
+	if got := tuitest.SelectedLine(s); got != before || line(s, got) != row {
+		t.Fatalf("the selection moved from %q (line %d) to %q (line %d):\n%s", before, row, got, line(s, got), s)
+	}
+	if !strings.Contains(s, "3 new ↑ g") {
+		t.Fatalf("no notice of the memories new above:\n%s", s)
+	}
+	h.Press("g")
+	if s := h.Screen(); strings.Contains(s, "new ↑") || !strings.Contains(tuitest.SelectedLine(s), "note number 12") {
+		t.Fatalf("g does not go to the newest memory:\n%s", s)
+	}
+}
+
+// TestRecallBrowsePagesReachEveryMemory: browsing reads pages as the
+// cursor goes down and G reads the last page, so the oldest memory of a
+// long store is reachable without a search; the header counts them all.
+func TestRecallBrowsePagesReachEveryMemory(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{Width: 80, Height: 24})
+	for i := range 250 {
+		if _, err := h.Svc.Remember(context.Background(), core.RememberInput{Content: fmt.Sprintf("browsed note %03d", i)},
+			core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Press("esc", "g")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "256 · 1 of 256") })
+	if s := h.Screen(); !strings.Contains(s, "256 · 1 of 256 · recent memories") {
+		t.Fatalf("header:\n%s", s)
+	}
+	for range 8 {
+		h.Press("ctrl+d") // 19 rows a page at 80x24
+	}
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "153 of 256") })
+	if s := h.Screen(); !strings.Contains(s, "153 of 256") || !strings.Contains(tuitest.SelectedLine(s), "browsed note") {
+		t.Fatalf("paging down:\n%s", s)
+	}
+	h.Press("G")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "256 of 256") })
+	if s := h.Screen(); !strings.Contains(s, "256 of 256") || !strings.Contains(tuitest.SelectedLine(s), "Flaky test") {
+		t.Fatalf("G does not reach the oldest memory:\n%s", s)
+	}
+	h.Press("enter")
+	if s := h.Screen(); !strings.Contains(s, "TestExportImportRoundTrip") {
+		t.Fatalf("the oldest memory does not open:\n%s", s)
 	}
 }

@@ -72,7 +72,7 @@ func (m *Model) columns() columns {
 		c.tagW, projectW = 10, colProjectNarrow
 	}
 	anyProject := false
-	for _, it := range m.items {
+	for _, it := range m.list.Rows() {
 		c.score = c.score || it.Scored
 		anyProject = anyProject || it.Project != ""
 	}
@@ -108,11 +108,15 @@ func (m *Model) listView(height int) string {
 		default:
 			what += " recall"
 		}
-		head = st.Faint.Render(pane.Truncate(fmt.Sprintf("%d · %s · %s", len(m.items), what, m.projectScope()), m.width))
+		n := pane.Count(m.list.Len())
+		if m.paged {
+			n = m.list.Head("", "") // "1,234 · 12 of 1,234"
+		}
+		head = pane.ListHead(st, fmt.Sprintf("%s · %s · %s", n, what, m.projectScope()), m.list.NewAboveText(), m.width)
 	}
 	b.WriteString(head)
 	rows := max(0, height-2)
-	if len(m.items) == 0 {
+	if m.list.Len() == 0 {
 		msg := "No memories yet. Press n to add one, or let an agent remember something."
 		if m.input.Value() != "" || m.showDeleted {
 			msg = "Nothing matches."
@@ -130,9 +134,10 @@ func (m *Model) listView(height int) string {
 		return b.String()
 	}
 	cols := m.columns()
-	for i := m.offset; i < len(m.items) && i < m.offset+rows; i++ {
+	from, to := m.list.Visible()
+	for i := from; i < to && i < from+rows; i++ {
 		b.WriteString("\n")
-		b.WriteString(m.row(m.items[i], i == m.cursor, cols))
+		b.WriteString(m.row(m.list.Row(i), i == m.list.Cursor(), cols))
 	}
 	return b.String()
 }
