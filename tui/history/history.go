@@ -205,17 +205,22 @@ func (m *Model) read(want pane.Want, f core.HistorySearch, p core.PageQuery, cou
 // when the list reaches the top (else nothing new is visible yet), and
 // the total.
 func (m *Model) refresh() tea.Cmd {
-	if m.list.Len() == 0 || !m.list.AtHead() {
-		if m.list.Len() == 0 {
-			return m.load()
-		}
-		return nil
+	if m.list.Len() == 0 {
+		return m.load()
 	}
-	seq, b, f, first := m.seq, m.ctx.Client, m.applied, m.list.FirstCursor()
+	seq, b, f, first, head := m.seq, m.ctx.Client, m.applied, m.list.FirstCursor(), m.list.AtHead()
 	return func() tea.Msg {
 		ctx, cancel := pane.CallContext()
 		defer cancel()
-		pg, err := b.HistoryPage(ctx, f, core.PageQuery{After: first, Limit: pane.PageRows}, true)
+		p := core.PageQuery{After: first, Limit: pane.PageRows}
+		if !head {
+			// The top is not loaded: only the total says what arrived.
+			p = core.PageQuery{Limit: 1}
+		}
+		pg, err := b.HistoryPage(ctx, f, p, true)
+		if err == nil && !head {
+			pg.History, pg.Cursors = nil, nil
+		}
 		msg := loadedMsg{seq: seq, want: pane.WantNothing, filter: f, above: pg, err: err}
 		if err == nil {
 			msg.aboveFull = len(pg.History) >= pane.PageRows
@@ -268,6 +273,9 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 			// More than a page arrived: the newest page replaces the list.
 			m.list.Loading(pane.WantFirst)
 			return m.read(pane.WantFirst, m.applied, core.PageQuery{Limit: pane.PageRows}, true)
+		}
+		if total := m.list.Total(); !m.list.AtHead() && total >= 0 && msg.above.Total >= 0 {
+			m.list.CountedAbove(msg.above.Total - total)
 		}
 		m.list.Arrived(msg.above.History, msg.above.Cursors, msg.aboveFull)
 		m.list.SetTotal(msg.above.Total)

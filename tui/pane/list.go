@@ -246,6 +246,22 @@ func (l *List[T]) Arrived(rows []T, cursors []string, full bool) {
 	l.clamp()
 }
 
+// CountedAbove takes how many rows arrived (or, negative, went) above a
+// window that does not reach the list's top, learned from a new total:
+// the positions shift and the arrivals are counted.
+func (l *List[T]) CountedAbove(n int) {
+	if n == 0 || l.head {
+		return
+	}
+	l.start += n
+	if l.total >= 0 {
+		l.total += n
+	}
+	if n > 0 {
+		l.newAbove += n
+	}
+}
+
 // Splice replaces the loaded rows from the one at cursor from (included)
 // with rows, a re-read of that stretch (a live refresh of what is on
 // screen, in a list by cursor); full says the re-read stopped at its

@@ -166,3 +166,17 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestListCountedAboveShiftsPositions(t *testing.T) {
+	l := newTestList(10)
+	r, c := rows(PageRows, PageRows)
+	l.Reset(r, c, 250, false)
+	l.Bottom()
+	l.Loading(WantLast)
+	l.ResetLast(r, c) // the last 100 of 250
+	pos := l.Position()
+	l.CountedAbove(2)
+	if l.Position() != "252 of 252" || pos != "250 of 250" || l.NewAboveText() != "2 new ↑ g" {
+		t.Fatalf("after 2 arrived above: %q (was %q), %q", l.Position(), pos, l.NewAboveText())
+	}
+}

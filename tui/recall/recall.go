@@ -444,7 +444,12 @@ func (m *Model) results(msg resultsMsg) tea.Cmd {
 	case pane.WantLast:
 		m.list.ResetLast(msg.items, msg.cursors)
 	case pane.WantNothing:
+		n, total := m.list.Len(), m.list.Total()
 		m.list.Splice(msg.spliceFrom, msg.items, msg.cursors, msg.full)
+		if msg.total >= 0 && total >= 0 && !m.list.AtHead() {
+			// Rows above the window changed: the total says how many.
+			m.list.CountedAbove(msg.total - total - (m.list.Len() - n))
+		}
 		if msg.total >= 0 {
 			m.list.SetTotal(msg.total)
 		}
