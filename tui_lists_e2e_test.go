@@ -108,3 +108,29 @@ func selectedLine(screen string) string {
 	}
 	return ""
 }
+
+// TestTUIPaletteAt80x24: the command palette opens with ":" and with
+// ctrl+p on a real terminal, finds another pane's action by a few
+// letters, and runs it there.
+func TestTUIPaletteAt80x24(t *testing.T) {
+	s, _ := startTUIWith(t, 30, 80, 24)
+	s.keys("2")
+	s.waitFor("events, newest first", 5*time.Second)
+	s.keys(":")
+	s.waitFor("actions · ↑/↓ pick", 5*time.Second)
+	s.text("shwdel")
+	screen := s.waitUntil("the show deleted action", 5*time.Second, func(screen string) bool {
+		return strings.Contains(selectedLine(screen), "show deleted")
+	})
+	if !strings.Contains(selectedLine(screen), "Recall") {
+		t.Fatalf("the match is not Recall's: %q\n%s", selectedLine(screen), screen)
+	}
+	s.keys("Enter")
+	s.waitFor("deleted memories (D to go back", 5*time.Second)
+	s.keys("C-p")
+	s.waitFor("actions · ↑/↓ pick", 5*time.Second)
+	s.text("go to diag")
+	s.keys("Enter")
+	s.waitFor("Repairs: press a key", 10*time.Second)
+	s.keys("q")
+}

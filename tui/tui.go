@@ -104,6 +104,9 @@ type Model struct {
 	// it does not fit).
 	helpTop int
 
+	// palette is the open command palette, nil when closed.
+	palette *palette
+
 	changes        <-chan pane.Change
 	stopChanges    func()
 	refreshPending bool
@@ -251,7 +254,7 @@ var helpScroll = key.NewBinding(key.WithKeys("j", "k", "down", "up"), key.WithHe
 // first, then the pane's groups, laid out in columns that fit the width.
 func (m *Model) fullHelp() []string {
 	g := m.keys
-	groups := []helpGroup{{title: "Global", keys: []key.Binding{g.NextTab, g.PrevTab, g.Tab1, clickTab, g.Help, g.Back, g.Quit}}}
+	groups := []helpGroup{{title: "Global", keys: []key.Binding{g.Palette, g.NextTab, g.PrevTab, g.Tab1, clickTab, g.Help, g.Back, g.Quit}}}
 	for i, keys := range m.panes[m.active].FullHelp() {
 		title := m.panes[m.active].Title()
 		if i > 0 {
@@ -421,10 +424,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		return tea.Quit
 	}
+	if m.palette != nil {
+		return m.paletteKey(msg)
+	}
 	if p.Capturing() {
 		return p.Update(msg)
 	}
 	switch {
+	case key.Matches(msg, m.keys.Palette):
+		m.help.ShowAll = false
+		return m.openPalette()
 	case key.Matches(msg, m.keys.Quit):
 		return tea.Quit
 	case key.Matches(msg, m.keys.Help):
@@ -510,9 +519,12 @@ func (m *Model) View() tea.View {
 // compare it).
 func (m *Model) Render() string {
 	var body string
-	if m.help.ShowAll {
+	switch {
+	case m.palette != nil:
+		body = m.paletteView()
+	case m.help.ShowAll:
 		body = m.helpBody()
-	} else {
+	default:
 		body = m.panes[m.active].View()
 	}
 	rows := []string{m.tabsView(), body}

@@ -12,6 +12,9 @@ type Global struct {
 	NextTab, PrevTab key.Binding
 	Tab1, Tab2, Tab3 key.Binding
 	Tab4, Tab5       key.Binding
+	// Palette opens the command palette: every action of every pane,
+	// found by typing part of its name.
+	Palette key.Binding
 }
 
 // DefaultGlobal returns the shell's bindings.
@@ -27,6 +30,7 @@ func DefaultGlobal() Global {
 		Tab3:    key.NewBinding(key.WithKeys("3")),
 		Tab4:    key.NewBinding(key.WithKeys("4")),
 		Tab5:    key.NewBinding(key.WithKeys("5")),
+		Palette: key.NewBinding(key.WithKeys(":", "ctrl+p", "ctrl+k"), key.WithHelp(":/ctrl+p", "command palette")),
 	}
 }
 
