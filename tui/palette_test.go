@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
+	"github.com/cairnmem/cairn/tui/pane"
 )
 
 // TestPaletteRunsAnyPanesAction: from History, the palette finds
@@ -66,5 +67,19 @@ func TestFuzzy(t *testing.T) {
 	loose, _ := fuzzy("pin", "history open the event's session")
 	if exact >= loose {
 		t.Errorf("a contiguous match (%d) does not beat a scattered one (%d)", exact, loose)
+	}
+}
+
+// TestNoticeClearedOnPaneSwitch: a notice from one pane does not linger
+// in the next.
+func TestNoticeClearedOnPaneSwitch(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	h.Send(pane.NoticeMsg{Text: "pinned 0000a001"})
+	if text, _ := h.m.Notice(); text == "" {
+		t.Fatal("no notice to clear")
+	}
+	h.Press("2")
+	if text, _ := h.m.Notice(); text != "" || strings.Contains(h.Screen(), "pinned 0000a001") {
+		t.Fatalf("the notice followed to History: %q", text)
 	}
 }

@@ -291,6 +291,9 @@ func (m *Model) switchTo(i int) tea.Cmd {
 	}
 	hide := m.show(m.active, false)
 	m.active = i
+	// A notice is about the pane it came from: it does not follow.
+	m.notice, m.noticeErr = "", false
+	m.noticeSeq++
 	m.layout()
 	return tea.Batch(hide, m.show(i, true))
 }

@@ -175,6 +175,9 @@ func TestDiagnosticsDestructiveRepairsAskFirst(t *testing.T) {
 		if strings.Contains(h.Screen(), "? y/n") {
 			t.Fatalf("%s: the prompt stays after cancelling", k)
 		}
+		if text, _ := h.M.Notice(); !strings.Contains(text, "cancelled: nothing changed") {
+			t.Fatalf("%s: cancelling is not said (%q)", k, text)
+		}
 	}
 	if repairEvents(h) != before {
 		t.Fatal("a cancelled repair ran")

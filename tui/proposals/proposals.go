@@ -374,9 +374,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return tea.Batch(m.flash.Set(msg.verb+" "+short+": "+describe(msg.err), true), pane.Fail(msg.verb+" "+short, msg.err))
 		}
-		text := msg.verb + "d " + short
+		text := past(msg.verb) + " " + short
 		if msg.p != nil {
-			text = fmt.Sprintf("%sd %s %s", msg.verb, strings.ToUpper(msg.p.Action), short)
+			text = fmt.Sprintf("%s %s %s", past(msg.verb), strings.ToUpper(msg.p.Action), short)
 			if msg.p.AppliedMemoryID != "" {
 				text += " → memory " + pane.ShortID(msg.p.AppliedMemoryID)
 			}
@@ -656,4 +656,13 @@ func describe(err error) string {
 		}
 	}
 	return err.Error()
+}
+
+// past is a decision's verb in the past tense ("approve" → "approved",
+// "reject" → "rejected").
+func past(verb string) string {
+	if strings.HasSuffix(verb, "e") {
+		return verb + "d"
+	}
+	return verb + "ed"
 }
