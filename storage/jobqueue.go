@@ -47,7 +47,9 @@ func (f JobFilter) where() (string, []any) {
 		args = append(args, f.MemoryID)
 	}
 	if f.Failing {
-		where = append(where, "status = 'pending' AND failed_at IS NOT NULL")
+		// attempts > 0: a requeued dead job keeps its failure but starts
+		// again from no attempts, pending like a new one.
+		where = append(where, "status = 'pending' AND failed_at IS NOT NULL AND attempts > 0")
 	}
 	if f.Text != "" {
 		p := "%" + likeEscape(f.Text) + "%"

@@ -570,9 +570,11 @@ func (m *Model) messageLine() string {
 	return st.Success.Render(pane.Truncate(m.flash.Text, m.width))
 }
 
-// displayStatus names a pending job that already failed "backing-off".
+// displayStatus names a pending job that already failed "backing-off";
+// a dead job requeued (its attempts back to 0) is pending again, its
+// last error kept for the record.
 func displayStatus(j *wire.Job) string {
-	if j.Status == wire.JobPending && j.FailedAt != "" {
+	if j.Status == wire.JobPending && j.FailedAt != "" && j.Attempts > 0 {
 		return FilterBackingOff
 	}
 	return j.Status

@@ -171,6 +171,10 @@ func TestJobsRetryRequeuesDeadAndRetriesBackingOff(t *testing.T) {
 	if f := jobsPane(h).Flash(); f.Err || !strings.Contains(f.Text, "requeued 1 dead jobs") {
 		t.Fatalf("flash %+v", f)
 	}
+	// Requeued, it is pending like a new job, not backing off.
+	if line := tuitest.SelectedLine(h.Screen()); !strings.Contains(line, "pending") || strings.Contains(line, "backing-off") {
+		t.Fatalf("a requeued dead job shows as %q", line)
+	}
 	// The requeue is audited as a repair by the TUI.
 	hist, err := h.Svc.History(context.Background(), storage.HistoryFilter{MemoryID: "system"}, 10)
 	if err != nil || len(hist) == 0 || hist[0].ChangedBy != "tui" {
