@@ -555,9 +555,6 @@ func (m *Model) tabsView() string {
 	if m.version != "" {
 		right += " " + m.version
 	}
-	if c := m.ctx.Client; c != nil && c.Addr() != "" { // client mode
-		right += " · client of " + m.status.Addr
-	}
 	right = st.Faint.Render(right + " ")
 	gap := m.width - lipgloss.Width(left) - lipgloss.Width(right)
 	if gap < 1 {
@@ -601,14 +598,21 @@ func (m *Model) statusView() string {
 			segs = append(segs, label+v)
 		}
 	}
+	// Where you are comes first, so it is the last to be cut: serving the
+	// API from this process (owning the store), or a client of the
+	// cairn that owns it.
+	if s.Addr != "" {
+		where := "serving "
+		if c := m.ctx.Client; c != nil && c.Addr() != "" {
+			where = "client of "
+		}
+		add(where, s.Addr+" ("+orUnknown(s.AuthMode)+" auth)")
+	}
 	if s.Health != "" {
 		segs = append(segs, fmt.Sprintf("%d memories", s.Memories))
 		if s.QueueKnown {
 			segs = append(segs, fmt.Sprintf("queue %d", s.Queue))
 		}
-	}
-	if s.Addr != "" {
-		add("", s.Addr+" ("+orUnknown(s.AuthMode)+" auth)")
 	}
 	add("pipeline ", s.Pipeline)
 	add("embed ", s.Embedding)
