@@ -358,6 +358,11 @@ func TestCLIUsageAndConfig(t *testing.T) {
 	if _, err = cairnCmd(home, "config", "--nope").CombinedOutput(); exitStatus(err) != 2 {
 		t.Fatalf("a bad flag exits %d, want 2", exitStatus(err))
 	}
+	// A typo in --type is refused with the nearest known type.
+	out, err = cairnCmd(home, "remember", "--type", "decison", "we ship on tuesdays").CombinedOutput()
+	if exitStatus(err) != 2 || !strings.Contains(string(out), `--type: unknown type "decison": did you mean "decision"?`) {
+		t.Fatalf("remember --type with a typo: %d %s", exitStatus(err), out)
+	}
 }
 
 // exitStatus is a command's exit status (0 when it succeeded).

@@ -86,6 +86,29 @@ func TestRecallNewMemory(t *testing.T) {
 	}
 }
 
+// TestRecallFormRefusesUnknownType: a typo in the type field is refused
+// with the nearest known type, and nothing is stored.
+func TestRecallFormRefusesUnknownType(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	h.Press("n")
+	h.TypeText("we ship on tuesdays")
+	h.Press("tab", "tab")
+	h.TypeText("decison")
+	h.Press("ctrl+s")
+	if s := h.Screen(); !strings.Contains(s, `type: unknown type "decison": did you mean "decision"?`) {
+		t.Fatalf("a typo in the type is not refused:\n%s", s)
+	}
+	if res, _ := h.Svc.List(context.Background(), storage.MemoryFilter{}, 100, 0); len(res.Memories) != 6 {
+		t.Fatalf("a memory was stored with a bad type: %d memories", len(res.Memories))
+	}
+	h.Press("ctrl+u")
+	h.TypeText("decision")
+	h.Press("ctrl+s")
+	if res, _ := h.Svc.List(context.Background(), storage.MemoryFilter{Type: "decision"}, 100, 0); len(res.Memories) != 2 {
+		t.Fatalf("the corrected form was not saved: %d decisions", len(res.Memories))
+	}
+}
+
 func TestRecallEditSendsIfVersionAndReason(t *testing.T) {
 	h := shelltest.New(t, shelltest.Options{})
 	h.SelectRow("postgres runs")
