@@ -64,6 +64,9 @@ type Recall struct {
 	Recover     key.Binding
 	Deleted     key.Binding
 	Copy        key.Binding
+	// CopyID copies the memory's id; Undo recovers the memory last
+	// deleted here; Mark marks a row for a bulk delete.
+	CopyID, Undo, Mark key.Binding
 	// Project switches the list between every project and the current one.
 	Project key.Binding
 	// Filters documents the key:value tokens of the search box; it is
@@ -89,6 +92,9 @@ func DefaultRecall() Recall {
 		Recover: key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "recover")),
 		Deleted: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "show deleted")),
 		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy content")),
+		CopyID:  key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy id")),
+		Undo:    key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "undo the last delete")),
+		Mark:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark (d deletes the marked)")),
 		Project: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "all/this project")),
 		Filters: key.NewBinding(key.WithKeys("\x00filters"),
 			key.WithHelp("in search", "type:T tag:A,B who:W project:P pinned:yes imp:0.7 since:7d|2026-01-31")),

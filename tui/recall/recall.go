@@ -177,7 +177,12 @@ type Model struct {
 	form    *form
 	reason  textinput.Model
 	confirm *core.Memory // the memory a delete asks about
-	working bool         // a write is in flight
+	// bulk are the marked memories a delete asks about (confirm is nil).
+	bulk    []item
+	working bool // a write is in flight
+	// undo are the memories the last delete here forgot (ctrl+z
+	// recovers them).
+	undo []string
 }
 
 // New returns the Recall pane.
@@ -279,7 +284,8 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.listK.Up, m.listK.Down, m.listK.PageUp, m.listK.PageDown, m.listK.Top, m.listK.Bottom, m.listK.Open},
-		{m.keys.Search, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Deleted, m.keys.Project, m.keys.Copy},
+		{m.keys.Search, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Deleted, m.keys.Project, m.keys.Copy, m.keys.CopyID},
+		{m.keys.Mark, m.keys.Undo},
 		{m.formK.Save, m.formK.NextField, m.formK.PrevField, m.formK.Toggle, m.formK.Cancel},
 		{m.keys.Entities, m.keys.EntityMove, m.keys.OpenEntity},
 		{m.keys.Filters},
@@ -693,11 +699,27 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.onlyProject = !m.onlyProject
 		m.seq++
 		return m.search()
-	case key.Matches(msg, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Copy):
+	case key.Matches(msg, m.keys.Mark):
+		m.list.ToggleMark()
+		m.list.MoveBy(1)
+		return m.more()
+	case key.Matches(msg, m.keys.Delete) && m.list.MarkCount() > 0:
+		m.bulk = m.list.MarkedRows()
+		m.confirm = nil
+		m.reason.SetValue("")
+		m.mode = modeConfirm
+		return m.reason.Focus()
+	case key.Matches(msg, m.keys.Undo):
+		return m.undoDelete()
+	case key.Matches(msg, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Copy, m.keys.CopyID):
 		if it, ok := m.selected(); ok {
 			return m.action(msg, it.ID, it.Content)
 		}
 	case msg.String() == "esc":
+		if m.list.MarkCount() > 0 {
+			m.list.ClearMarks()
+			return nil
+		}
 		if m.input.Value() != "" {
 			m.input.SetValue("")
 			return m.typed()
@@ -721,7 +743,9 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, m.keys.Entities):
 		return m.pickEntities()
-	case key.Matches(msg, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Copy):
+	case key.Matches(msg, m.keys.Undo):
+		return m.undoDelete()
+	case key.Matches(msg, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Copy, m.keys.CopyID):
 		if m.mem != nil {
 			return m.action(msg, m.mem.ID, m.mem.Content)
 		}
@@ -741,6 +765,8 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) action(msg tea.KeyPressMsg, id, content string) tea.Cmd {
 	b := m.ctx.Client
 	switch {
+	case key.Matches(msg, m.keys.CopyID):
+		return func() tea.Msg { return copyMsg{text: id, what: "id " + pane.ShortID(id)} }
 	case key.Matches(msg, m.keys.Copy):
 		// Copying needs the full text: a recall hit may be truncated.
 		return func() tea.Msg {
@@ -810,7 +836,10 @@ func (m *Model) action(msg tea.KeyPressMsg, id, content string) tea.Cmd {
 }
 
 type (
-	copyMsg    struct{ text string }
+	copyMsg struct {
+		text string
+		what string // what was copied, when not the content
+	}
 	confirmMsg struct {
 		mem *core.Memory
 		err error
@@ -823,8 +852,14 @@ func (m *Model) handleAux(msg tea.Msg) (tea.Cmd, bool) {
 	case copyMsg:
 		// OSC 52: the terminal puts it on the system clipboard; terminals
 		// without OSC 52 (and tmux without set-clipboard) ignore it.
+		what := fmt.Sprintf("%d characters", len([]rune(msg.text)))
+		if msg.what != "" {
+			what = msg.what
+		}
 		return tea.Batch(tea.SetClipboard(msg.text),
-			pane.Notice("copied %d characters (OSC 52: needs a terminal that supports it)", len([]rune(msg.text)))), true
+			pane.Notice("copied %s (OSC 52: needs a terminal that supports it)", what)), true
+	case bulkMsg:
+		return m.bulkDone(msg), true
 	case confirmMsg:
 		m.working = false
 		if msg.err != nil {
@@ -853,6 +888,9 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.reason.Blur()
 		m.working = true
 		b := m.ctx.Client
+		if m.mode == modeConfirm && m.confirm == nil {
+			return m.deleteMarked(reason)
+		}
 		if m.mode == modeConfirm {
 			mem := m.confirm
 			m.mode = m.back()
@@ -934,7 +972,12 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 		return pane.Fail(msg.what, msg.err)
 	}
 	m.keepID = msg.id
-	cmds := []tea.Cmd{pane.Notice("%s %s", msg.what, pane.ShortID(msg.id)), m.search()}
+	notice := pane.Notice("%s %s", msg.what, pane.ShortID(msg.id))
+	if msg.what == "deleted" {
+		m.undo = []string{msg.id}
+		notice = pane.Notice("deleted %s · ctrl+z undoes", pane.ShortID(msg.id))
+	}
+	cmds := []tea.Cmd{notice, m.search()}
 	if m.mode == modeForm || m.mode == modeReason {
 		m.form = nil
 		m.mode = modeList
@@ -949,3 +992,78 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 }
 
 func fmtImportance(x float64) string { return fmt.Sprintf("%.2f", x) }
+
+// bulkMsg reports a delete of the marked memories.
+type bulkMsg struct {
+	ids    []string // the ones deleted
+	failed int
+	err    error // the first failure
+}
+
+// deleteMarked forgets the marked memories, pinned ones too (the person
+// confirmed the list), and clears the marks.
+func (m *Model) deleteMarked(reason string) tea.Cmd {
+	items, b := m.bulk, m.ctx.Client
+	m.bulk = nil
+	m.mode = modeList
+	m.working = true
+	m.list.ClearMarks()
+	if reason == "" {
+		reason = "deleted in the TUI (marked)"
+	}
+	return func() tea.Msg {
+		var out bulkMsg
+		for _, it := range items {
+			ctx, cancel := pane.CallContext()
+			_, err := b.Forget(ctx, core.ForgetInput{ID: it.ID, Reason: reason, Force: it.Pinned})
+			cancel()
+			if err != nil {
+				out.failed++
+				if out.err == nil {
+					out.err = err
+				}
+				continue
+			}
+			out.ids = append(out.ids, it.ID)
+		}
+		return out
+	}
+}
+
+// bulkDone applies a bulk delete's outcome.
+func (m *Model) bulkDone(msg bulkMsg) tea.Cmd {
+	m.working = false
+	if len(msg.ids) > 0 {
+		m.undo = msg.ids
+	}
+	if msg.err != nil {
+		return tea.Batch(pane.Fail(fmt.Sprintf("deleted %d, %d failed", len(msg.ids), msg.failed), msg.err), m.search())
+	}
+	return tea.Batch(pane.Notice("deleted %d memories · ctrl+z undoes", len(msg.ids)), m.search())
+}
+
+// undoDelete recovers what the last delete here forgot.
+func (m *Model) undoDelete() tea.Cmd {
+	ids, b := m.undo, m.ctx.Client
+	if len(ids) == 0 {
+		return pane.Notice("nothing to undo: no delete in this session")
+	}
+	m.undo = nil
+	m.working = true
+	return func() tea.Msg {
+		var err error
+		for _, id := range ids {
+			ctx, cancel := pane.CallContext()
+			_, e := b.Recover(ctx, core.RecoverInput{ID: id, Reason: "undo in the TUI"})
+			cancel()
+			if e != nil && err == nil {
+				err = e
+			}
+		}
+		what := "recovered"
+		if len(ids) > 1 {
+			what = fmt.Sprintf("recovered %d memories, the last", len(ids))
+		}
+		return savedMsg{what: what, id: ids[len(ids)-1], err: err}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
+	"github.com/cairnmem/cairn/tui/pane"
 	"github.com/cairnmem/cairn/tui/recall"
 )
 
@@ -483,5 +484,63 @@ func TestRecallBrowsePagesReachEveryMemory(t *testing.T) {
 	h.Press("enter")
 	if s := h.Screen(); !strings.Contains(s, "TestExportImportRoundTrip") {
 		t.Fatalf("the oldest memory does not open:\n%s", s)
+	}
+}
+
+// TestRecallMarkDeleteAndUndo: space marks rows, d asks once for all of
+// them (pinned included), ctrl+z brings them back; Y copies the id.
+func TestRecallMarkDeleteAndUndo(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{Width: 100, Height: 24})
+	h.Press("esc", "g")
+	h.SelectRow("use SQLite") // pinned
+	h.Press("space")          // marks it, moves down
+	h.SelectRow("prefers tabs")
+	h.Press("space")
+	if s := h.Screen(); !strings.Contains(s, "2 marked (d deletes, esc unmarks)") || strings.Count(s, "●") != 2 {
+		t.Fatalf("marks:\n%s", s)
+	}
+	h.Press("d")
+	if s := h.Screen(); !strings.Contains(s, "Delete the 2 marked memories? 1 pinned.") {
+		t.Fatalf("d with marks does not ask for all:\n%s", s)
+	}
+	h.TypeText("cleanup")
+	h.Press("enter")
+	if !h.Get(tuitest.IDSQLite).IsDeleted || !h.Get(tuitest.IDTabs).IsDeleted {
+		t.Fatal("the marked memories were not deleted")
+	}
+	if text, _ := h.M.Notice(); !strings.Contains(text, "deleted 2 memories · ctrl+z undoes") {
+		t.Fatalf("notice %q", text)
+	}
+	h.Press("ctrl+z")
+	if h.Get(tuitest.IDSQLite).IsDeleted || h.Get(tuitest.IDTabs).IsDeleted {
+		t.Fatal("ctrl+z does not recover them")
+	}
+	h.Press("ctrl+z")
+	if text, _ := h.M.Notice(); !strings.Contains(text, "nothing to undo") {
+		t.Fatalf("a second undo: %q", text)
+	}
+
+	// A single delete is undone the same way.
+	h.Press("g")
+	h.SelectRow("HTTP API")
+	h.Press("d", "enter")
+	if !h.Get(tuitest.IDAPI).IsDeleted {
+		t.Fatal("d + enter does not delete")
+	}
+	h.Press("ctrl+z")
+	if h.Get(tuitest.IDAPI).IsDeleted {
+		t.Fatal("ctrl+z does not recover a single delete")
+	}
+
+	h.Press("g")
+	h.SelectRow("HTTP API")
+	before := len(h.Sent)
+	h.Press("Y")
+	var copied bool
+	for _, msg := range h.Sent[before:] {
+		copied = copied || fmt.Sprintf("%T", msg) == "tea.setClipboardMsg" && fmt.Sprint(msg) == tuitest.IDAPI
+	}
+	if text, _ := h.M.Notice(); !copied || !strings.Contains(text, "copied id "+pane.ShortID(tuitest.IDAPI)) {
+		t.Fatalf("Y: clipboard %v, notice %q", copied, text)
 	}
 }

@@ -34,6 +34,20 @@ func (m *Model) View() string {
 
 func (m *Model) confirmView() string {
 	st, mem := m.ctx.Styles, m.confirm
+	if mem == nil {
+		pinned := 0
+		for _, it := range m.bulk {
+			if it.Pinned {
+				pinned++
+			}
+		}
+		q := fmt.Sprintf("Delete the %d marked memories?", len(m.bulk))
+		if pinned > 0 {
+			q += fmt.Sprintf(" %d pinned.", pinned)
+		}
+		return st.Warning.Render(pane.Truncate(q, m.width)) + "\n" + m.reason.View() + "\n" +
+			st.Faint.Render(pane.Truncate("enter deletes them (ctrl+z undoes), esc cancels", m.width))
+	}
 	q := fmt.Sprintf("Delete %s “%s”?", pane.ShortID(mem.ID), pane.OneLine(mem.Content, max(10, m.width-40)))
 	if mem.Pinned {
 		q += " It is pinned."
@@ -112,6 +126,9 @@ func (m *Model) listView(height int) string {
 		if m.paged {
 			n = m.list.Head("", "") // "1,234 · 12 of 1,234"
 		}
+		if k := m.list.MarkCount(); k > 0 {
+			what = fmt.Sprintf("%d marked (d deletes, esc unmarks) · %s", k, what)
+		}
 		head = pane.ListHead(st, fmt.Sprintf("%s · %s · %s", n, what, m.projectScope()), m.list.NewAboveText(), m.width)
 	}
 	b.WriteString(head)
@@ -183,6 +200,12 @@ func (m *Model) row(it item, selected bool, cols columns) string {
 	marker := "  "
 	if selected {
 		marker = "› "
+	}
+	if m.list.Marked(it) {
+		marker = marker[:len(marker)-1] + "●"
+		if selected {
+			marker = "›●"
+		}
 	}
 	line := marker + score + pane.Pad(it.Type, colType) + " " + fmtImportance(it.Importance) + " " + pin + " " +
 		pane.Pad(pane.Age(m.ctx.Now(), it.CreatedAt), colAge) + " " + project + pane.Pad(tags, cols.tagW) + " "
