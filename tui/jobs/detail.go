@@ -97,8 +97,11 @@ func writeExtract(ctx *pane.Context, b *strings.Builder, r *pipeline.ExtractJobR
 	}
 	b.WriteString(st.Text.Render(pane.Truncate(summary, width)) + "\n")
 	w := r.WriteStats
-	b.WriteString(st.Faint.Render(pane.Truncate(fmt.Sprintf("writes: %d added, %d deduped, %d recorded, %d blocked, %d skipped, %d updated, %d deleted, %d failed",
-		w.Added, w.Deduped, w.Recorded, w.Blocked, w.Skipped, w.Updated, w.Deleted, w.Failed), width)) + "\n")
+	writes := fmt.Sprintf("writes: %d added, %d deduped, %d recorded, %d blocked, %d skipped, %d updated, %d deleted, %d failed",
+		w.Added, w.Deduped, w.Recorded, w.Blocked, w.Skipped, w.Updated, w.Deleted, w.Failed)
+	for _, l := range pane.WrapWords(writes, max(20, width)) {
+		b.WriteString(st.Faint.Render(l) + "\n")
+	}
 	if len(r.Screened) > 0 {
 		reasons := make([]string, 0, len(r.Screened))
 		for k := range r.Screened {
