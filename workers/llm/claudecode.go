@@ -100,7 +100,7 @@ func (c *ClaudeCode) Generate(ctx context.Context, prompt string, opts extract.G
 	timeout, _ := c.s.call(opts)
 	bin, err := exec.LookPath(c.bin)
 	if err != nil {
-		return "", &Error{Provider: ProviderClaudeCode, URL: c.bin, Msg: "the claude CLI is not on PATH (install Claude Code, or set extraction.provider to ollama, openai, anthropic or heuristic)", Err: err}
+		return "", &Error{Provider: ProviderClaudeCode, URL: c.bin, Msg: "the claude CLI is not on PATH (install Claude Code, or set pipeline_v2.provider to ollama, openai, anthropic or heuristic)", Err: err}
 	}
 	fail := func(msg string, err error) *Error {
 		return &Error{Provider: ProviderClaudeCode, URL: bin, Msg: msg, Err: err}
@@ -126,7 +126,7 @@ func (c *ClaudeCode) Generate(ctx context.Context, prompt string, opts extract.G
 	case ctx.Err() != nil:
 		return "", fail("call abandoned; the CLI was stopped", ctx.Err())
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		return "", fail(fmt.Sprintf("no answer within %s (extraction.timeout); the CLI was stopped", timeout), context.DeadlineExceeded)
+		return "", fail(fmt.Sprintf("no answer within %s (pipeline_v2.timeout); the CLI was stopped", timeout), context.DeadlineExceeded)
 	}
 	if stdout.overflow {
 		return "", fail(fmt.Sprintf("answer larger than %d bytes", MaxResponseBytes), nil)
