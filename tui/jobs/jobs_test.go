@@ -3,6 +3,7 @@ package jobs_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,33 @@ func TestJobsStatusFilters(t *testing.T) {
 	h.Press("esc")
 	if p.Filter() != "" || len(p.Jobs()) != 5 {
 		t.Fatalf("esc does not clear the filter: %q", p.Filter())
+	}
+}
+
+// TestJobsTextFilter: / filters the queue by text as it is typed (here
+// the dead job's error), the header says so, esc clears it.
+func TestJobsTextFilter(t *testing.T) {
+	h := newJobsHarness(t)
+	p := jobsPane(h)
+	dead := job(h, tuitest.JobDead)
+	word := strings.Fields(dead.Error)[0]
+	h.Press("/")
+	if !h.M.Pane(h.M.Active()).Capturing() {
+		t.Fatal("/ does not focus the filter")
+	}
+	h.TypeText(word)
+	h.Press("enter")
+	if len(p.Jobs()) == 0 || len(p.Jobs()) == 5 || !strings.Contains(h.Screen(), fmt.Sprintf("matching %q", word)) {
+		t.Fatalf("text filter %q: %d jobs\n%s", word, len(p.Jobs()), h.Screen())
+	}
+	for _, j := range p.Jobs() {
+		if !strings.Contains(strings.ToLower(j.ID+j.JobType+j.Status+j.MemoryID+j.Error), strings.ToLower(word)) {
+			t.Fatalf("%q lists job %+v", word, j)
+		}
+	}
+	h.Press("esc")
+	if len(p.Jobs()) != 5 {
+		t.Fatalf("esc does not clear the text filter: %d jobs", len(p.Jobs()))
 	}
 }
 

@@ -151,6 +151,8 @@ type Jobs struct {
 	// syncs the selected connector.
 	Connectors, Queue key.Binding
 	Sync              key.Binding
+	// Search filters the list by text (id, type, memory, error).
+	Search key.Binding
 }
 
 // DefaultJobs returns the Jobs pane's bindings.
@@ -164,6 +166,7 @@ func DefaultJobs() Jobs {
 		Connectors:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "connectors")),
 		Queue:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c/esc", "back to the queue")),
 		Sync:          key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sync connector")),
+		Search:        key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter by text")),
 	}
 }
 
