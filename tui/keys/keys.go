@@ -176,6 +176,9 @@ type Proposals struct {
 	ApproveAll            key.Binding
 	Action, Flag          key.Binding
 	Decided               key.Binding
+	// Undo reopens the proposal last decided here (an approved ADD's
+	// memory is forgotten first).
+	Undo key.Binding
 }
 
 // DefaultProposals returns the Proposals pane's bindings.
@@ -188,6 +191,7 @@ func DefaultProposals() Proposals {
 		Action:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filter action")),
 		Flag:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "filter flag")),
 		Decided:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "pending/decided")),
+		Undo:       key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "undo the last decision")),
 	}
 }
 
