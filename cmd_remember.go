@@ -15,7 +15,7 @@ import (
 func runRemember(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("remember", "remember [flags] TEXT")
 	tags := fs.String("tags", "", "comma-separated tags")
-	typ := fs.String("type", "", "memory type (default: inferred from the text)")
+	typ := fs.String("type", "", "memory `type`, one of "+strings.Join(core.KnownTypes, ", ")+" (default: inferred from the text)")
 	var importance optFloat
 	fs.Var(&importance, "importance", fmt.Sprintf("importance, a `number` from 0 to 1 (default: memory.default_importance, %g; 1 with --critical)", config.DefaultMemoryImportance))
 	critical := fs.Bool("critical", false, "pin the memory with importance 1.0")
@@ -31,6 +31,9 @@ func runRemember(ctx context.Context, args []string) error {
 	content := strings.Join(pos, " ")
 	if strings.TrimSpace(content) == "" {
 		return usageError{"nothing to remember: cairn remember [flags] TEXT"}
+	}
+	if err := core.CheckType("type", *typ); err != nil {
+		return usageError{"--type: " + err.Error()}
 	}
 	in := core.RememberInput{Content: content, Type: *typ, Key: *key, Scope: *scope, Who: "cli"}
 	if *critical {

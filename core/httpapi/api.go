@@ -561,6 +561,20 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
+	if paged, _ := parseBool(r.URL.Query().Get("paged")); paged {
+		p, count, e := pageFromQuery(r)
+		if e != nil {
+			writeError(w, e)
+			return
+		}
+		res, err := a.svc.ListPage(r.Context(), f, p, count)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, res)
+		return
+	}
 	limit, e := queryInt(r, "limit", 100, 1, 1000)
 	if e != nil {
 		writeError(w, e)
@@ -873,7 +887,57 @@ func (a *API) memoryHistory(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"memoryId": id, "count": len(hist), "history": hist})
 }
 
+// pageFromQuery reads a paged list's parameters: limit, order (newest or
+// oldest first), one of cursor_before (with inclusive), cursor_after or
+// cursor_last, and count.
+func pageFromQuery(r *http.Request) (storage.PageQuery, bool, *core.Error) {
+	q := r.URL.Query()
+	var p storage.PageQuery
+	var e *core.Error
+	if p.Limit, e = queryInt(r, "limit", 100, 1, core.MaxPageLimit); e != nil {
+		return p, false, e
+	}
+	p.Before, p.After = q.Get("cursor_before"), q.Get("cursor_after")
+	p.Inclusive, _ = parseBool(q.Get("inclusive"))
+	p.Last, _ = parseBool(q.Get("cursor_last"))
+	switch q.Get("order") {
+	case "", "newest":
+	case "oldest":
+		p.Oldest = true
+	default:
+		return p, false, core.Invalid("order", "order must be newest or oldest")
+	}
+	if (p.Before != "" && p.After != "") || (p.Last && p.Before+p.After != "") {
+		return p, false, core.Invalid("cursor_before", "give one of cursor_before, cursor_after and cursor_last")
+	}
+	count, _ := parseBool(q.Get("count"))
+	return p, count, nil
+}
+
+// historyPage serves GET /api/history?paged=true: the History pane's
+// search (exact event and actor, mem: a loose memory id, text: words that
+// must each appear) a page at a time by cursor.
+func (a *API) historyPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p, count, e := pageFromQuery(r)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	f := storage.HistorySearch{Event: q.Get("event"), Actor: q.Get("actor"), Memory: q.Get("mem"), Text: q["text"]}
+	res, err := a.svc.SearchHistoryPage(r.Context(), f, p, count)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
 func (a *API) history(w http.ResponseWriter, r *http.Request) {
+	if paged, _ := parseBool(r.URL.Query().Get("paged")); paged {
+		a.historyPage(w, r)
+		return
+	}
 	limit, e := queryInt(r, "limit", 100, 1, 1000)
 	if e != nil {
 		writeError(w, e)

@@ -128,6 +128,7 @@ func (a *API) routeTable() []route {
 		h("GET /api/proposals/{id}", a.getProposal, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
 		h("POST /api/proposals/{id}/approve", a.approveProposal, access{perm: auth.PermModify, limiter: "modify", scope: scopeDenied}),
 		h("POST /api/proposals/{id}/reject", a.rejectProposal, access{perm: auth.PermModify, limiter: "modify", scope: scopeDenied}),
+		h("POST /api/proposals/{id}/reopen", a.reopenProposal, access{perm: auth.PermModify, limiter: "modify", scope: scopeDenied}),
 		h("GET /api/jobs", a.listJobs, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
 		h("GET /api/jobs/{id}", a.getJob, access{perm: auth.PermDocuments, scope: scopeJob}),
 		h("POST /api/jobs/{id}/retry", a.retryJob, access{perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied}),
