@@ -811,6 +811,7 @@ func forgetInputFrom(b body) (core.BatchForgetInput, *core.Error) {
 	}
 	str(&in.Mode, "mode")
 	str(&in.Query, "query")
+	str(&in.Match, "match")
 	str(&in.Reason, "reason")
 	str(&in.ConfirmToken, "confirm_token", "confirmToken")
 	str(&in.Filter.Type, "type")
