@@ -23,6 +23,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/cairnmem/cairn/core/text"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
@@ -76,12 +78,13 @@ func main() {
 	err := run(ctx, os.Args[1:])
 	stop()
 	if err != nil {
+		// An error may quote what a server or a file said: shown, never obeyed.
 		var ue usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintln(os.Stderr, "cairn:", err)
+			fmt.Fprintln(os.Stderr, "cairn:", text.Display(err.Error()))
 			os.Exit(2)
 		}
-		fmt.Fprintln(os.Stderr, "cairn:", err)
+		fmt.Fprintln(os.Stderr, "cairn:", text.Display(err.Error()))
 		os.Exit(1)
 	}
 }
