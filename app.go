@@ -29,6 +29,9 @@ import (
 // commonFlags are accepted by every command.
 type commonFlags struct {
 	home, config, db, addr, logLevel string
+	// create makes a database that --db or storage.path names when none
+	// is there (the default one is always created on first use).
+	create bool
 }
 
 // args renders the common flags that were given, for a cairn this one
@@ -50,6 +53,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "config file (default: config.toml in the config folder)")
 	fs.StringVar(&c.db, "db", "", "database file (default: memories.db in the data folder)")
 	fs.StringVar(&c.addr, "addr", "", "API address, host:port (default "+config.DefaultAddr+")")
+	fs.BoolVar(&c.create, "create", false, "create the database --db (or storage.path) names if it does not exist")
 	fs.StringVar(&c.logLevel, "log-level", "", "least severe level logged: debug, info, warn or error (default: config log.level, "+config.DefaultLogLevel+")")
 }
 
@@ -179,6 +183,8 @@ type app struct {
 	paths config.Paths
 	log   *slog.Logger
 	close func()
+	// create: a database named by --db or storage.path may be made.
+	create bool
 }
 
 func loadApp(c *commonFlags) (*app, error) {
@@ -200,7 +206,7 @@ func loadApp(c *commonFlags) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{cfg: cfg, paths: paths, log: slog.New(slog.NewTextHandler(io.Discard, nil)), close: func() {}}, nil
+	return &app{cfg: cfg, paths: paths, log: slog.New(slog.NewTextHandler(io.Discard, nil)), close: func() {}, create: c.create}, nil
 }
 
 // openLog sends logs to the log file, rotated by size (logrotate.go),
@@ -242,6 +248,14 @@ func (s *store) Close() error {
 // openStore takes the database lock and opens the store. If another cairn
 // holds it, the error is a *storage.LockedError.
 func (a *app) openStore(ctx context.Context) (*store, error) {
+	// A database the user named must exist: a typo in --db would
+	// otherwise make a new, empty store and answer from it. The default
+	// one is cairn's own, made on first use.
+	if a.cfg.Storage.Path != "" && !a.create {
+		if _, err := os.Stat(a.paths.Database); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("no database at %s: check the path, or add --create to make a new one there", a.paths.Database)
+		}
+	}
 	lock, err := storage.AcquireLock(a.paths.Database)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

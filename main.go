@@ -139,6 +139,6 @@ func printUsage() {
 	}
 	fmt.Println()
 	fmt.Println("Common flags: --home DIR (config, data and logs in one folder, like CAIRN_HOME),")
-	fmt.Println("--config FILE, --db FILE, --addr HOST:PORT, --log-level LEVEL.")
+	fmt.Println("--config FILE, --db FILE (an existing one; --create makes it), --addr HOST:PORT, --log-level LEVEL.")
 	fmt.Println("Run `cairn help COMMAND` (or `cairn COMMAND -h`) for a command's flags.")
 }
