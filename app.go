@@ -19,6 +19,7 @@ import (
 	"github.com/cairnmem/cairn/core/hooks"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -225,7 +226,8 @@ func (a *app) openLog(echo bool) error {
 	}
 	level := slog.LevelInfo
 	_ = level.UnmarshalText([]byte(a.cfg.Log.Level))
-	a.log = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	// No credential reaches the log file, at any level (text.RedactLogs).
+	a.log = slog.New(text.RedactLogs(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})))
 	prev := a.close
 	a.close = func() { prev(); f.Close() }
 	return nil
