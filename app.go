@@ -293,6 +293,11 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 	}
 	ap := cairn.New(db, *a.cfg, cairn.Options{Logger: a.log, Embedder: emb, Reranker: rr})
 	a.migrateProjects(ctx, ap.Hooks)
+	if n, err := ap.Documents.RedactStoredURLs(ctx); err != nil {
+		a.log.Warn("document URLs: credentials left in place", "err", err)
+	} else if n > 0 {
+		a.log.Info("document URLs: credentials removed", "documents", n)
+	}
 	return &store{db: db, lock: lock, app: ap, svc: ap.Service}, nil
 }
 

@@ -59,6 +59,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		return nil, err
 	}
 	if d.Status == storage.DocDeleted {
+		s.urls.Delete(d.ID)
 		res.Status, res.Skipped = storage.DocDeleted, "document deleted"
 		return res, nil
 	}
@@ -80,6 +81,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	}
 	gone := func(err error) (*DocumentIngestResult, error) {
 		if errors.Is(err, errDocumentGone) {
+			s.urls.Delete(d.ID)
 			res.Status, res.Skipped = storage.DocDeleted, "document deleted during ingest"
 			return res, nil
 		}
@@ -93,7 +95,13 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	content, title, ctype := d.Content, "", ""
 	if d.SourceType == "url" {
 		dc := s.svc.Config().Documents
-		fr, err := fetch.URL(ctx, d.SourceURL, fetch.Options{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
+		target := d.SourceURL
+		if raw, ok := s.urls.Load(d.ID); ok {
+			target = raw.(string)
+		} else if strings.Contains(target, "[REDACTED:") {
+			return nil, fmt.Errorf("%w: the URL's credentials are never stored, and cairn restarted before fetching it: add the document again", ErrDocumentPermanent)
+		}
+		fr, err := fetch.URL(ctx, target, fetch.Options{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
 			MaxRedirects: dc.MaxRedirects, AllowPrivate: dc.AllowPrivateFetch})
 		if err != nil {
 			if fetch.IsPermanent(err) {
@@ -132,6 +140,9 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	chunks := s.documentChunks(content)
 	if len(chunks) == 0 {
 		return nil, fmt.Errorf("%w: Empty content", ErrDocumentPermanent)
+	}
+	if limit := s.svc.Config().Documents.MaxChunks; len(chunks) > limit {
+		return nil, fmt.Errorf("%w: the document is %d chunks; at most %d are stored (documents.max_chunks): split it", ErrDocumentPermanent, len(chunks), limit)
 	}
 	res.Chunks = len(chunks)
 
@@ -279,6 +290,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	for _, id := range created {
 		s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: id, Actor: documentActor.Name})
 	}
+	s.urls.Delete(d.ID)
 	res.Status = storage.DocDone
 	return res, nil
 }
@@ -307,8 +319,16 @@ func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [
 	}
 	model := s.vec.Embedder().Model()
 	r := s.svc.DB().Reader()
+	// Each distinct text is embedded once: a chunk repeating another (a
+	// page's boilerplate, a repeated paragraph) gets its vector.
 	var todo []int
+	same := map[string][]int{} // hash → the later chunks with that text
 	for i, c := range chunks {
+		if _, seen := same[c.Hash]; seen {
+			same[c.Hash] = append(same[c.Hash], i)
+			continue
+		}
+		same[c.Hash] = nil
 		if ok, _ := storage.HasEmbedding(ctx, r, c.Hash, model); !ok {
 			todo = append(todo, i)
 		}
@@ -331,6 +351,9 @@ func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [
 		}
 		for k, i := range idx {
 			vecs[i] = got[k]
+			for _, j := range same[chunks[i].Hash] {
+				vecs[j] = got[k]
+			}
 		}
 	}
 	return vecs
@@ -342,7 +365,10 @@ func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [
 // once the job is dead; while a retry is pending it is back to queued with
 // the error noted. It reports whether the job is dead.
 func (s *Documents) FailDocumentJob(ctx context.Context, job *storage.Job, cause error) (bool, error) {
+	// The error is stored and shown: no credential of the URL in it
+	// (a transport error names the URL it fetched), no secret.
 	msg := strings.TrimPrefix(cause.Error(), ErrDocumentPermanent.Error()+": ")
+	msg = s.svc.Redactor().Field(text.DisplayLine(text.RedactURLsIn(msg)))
 	permanent := errors.Is(cause, ErrDocumentPermanent)
 	var dead bool
 	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
@@ -367,6 +393,9 @@ func (s *Documents) FailDocumentJob(ctx context.Context, job *storage.Job, cause
 		}
 		return nil
 	})
+	if dead && err == nil {
+		s.urls.Delete(job.DocumentID)
+	}
 	return dead, err
 }
 

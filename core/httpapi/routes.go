@@ -149,7 +149,7 @@ func (a *API) routeTable() []route {
 		h("GET /api/analytics/latency/samples", a.analyticsLatencySamples, access{perm: auth.PermAnalytics, scope: scopeDenied}),
 
 		// Documents (docs/design/pipeline.md, "Document ingest").
-		h("POST /api/documents", a.createDocument, access{perm: auth.PermDocuments, scope: scopeDenied}),
+		h("POST /api/documents", a.createDocument, access{perm: auth.PermDocuments, limiter: limiterDocuments, scope: scopeDenied}),
 		h("GET /api/documents", a.listDocuments, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("GET /api/documents/{id}", a.getDocument, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("GET /api/documents/{id}/chunks", a.documentChunks, access{perm: auth.PermDocuments, scope: scopeDenied}),
