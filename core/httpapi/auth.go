@@ -45,6 +45,7 @@ type authGate struct {
 
 	mu      sync.Mutex
 	secret  []byte
+	revoked *auth.Revocations // cairn token revoke's list (auth.RevokedPath)
 	windows map[string]*rateWindow
 }
 
@@ -76,7 +77,25 @@ func (g *authGate) loadSecret() ([]byte, error) {
 		return nil, err
 	}
 	g.secret = s
+	g.revoked = auth.NewRevocations(auth.RevokedPath(g.cfg(), filepath.Dir(g.a.svc.DB().Path())))
 	return s, nil
+}
+
+// verify checks a token and that it is not revoked.
+func (g *authGate) verify(secret []byte, tok string) (*auth.Claims, error) {
+	c, err := auth.VerifyToken(secret, tok, g.now())
+	if err != nil {
+		return nil, err
+	}
+	revoked, err := g.revoked.Revoked(auth.Identity(c, tok))
+	if err != nil {
+		g.a.log.Error("auth revocations", "err", err)
+		return nil, auth.ErrTokenRevoked // unreadable: refused, not guessed
+	}
+	if revoked {
+		return nil, auth.ErrTokenRevoked
+	}
+	return c, nil
 }
 
 // wrap authenticates requests according to auth.mode. Who the caller is
@@ -118,7 +137,7 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 				writeError(w, &core.Error{Code: core.CodeInternal, Message: "auth secret unavailable"})
 				return
 			}
-			c, err := auth.VerifyToken(secret, tok, g.now())
+			c, err := g.verify(secret, tok)
 			if err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 				writeError(w, &core.Error{Code: auth.CodeUnauthorized, Message: err.Error()})
