@@ -55,7 +55,7 @@ func (hk *Hooks) UserPrompt(ctx context.Context, h Request) (*PromptResult, erro
 	res.QueryTerms = terms
 
 	promptNo := 0
-	if h.SessionKey != "" && !hk.frozen() {
+	if h.SessionKey != "" && hk.keeps(h) {
 		var err error
 		if promptNo, err = hk.sessions.Prompted(ctx, h.ref()); err != nil {
 			hk.log.Warn("record prompt", "err", err)
@@ -140,7 +140,7 @@ func (hk *Hooks) UserPrompt(ctx context.Context, h Request) (*PromptResult, erro
 	feats := make([][]float64, len(cands))
 	nowT := hk.now()
 	for i, c := range cands {
-		contents[i] = hk.mem.Redact(c.hit.Content)
+		contents[i] = hk.shown(c.hit.Content)
 		all[i] = "- " + text.OneLine(contents[i]) + " (" + shortDate(c.hit.CreatedAt) + ")"
 		sameProj := h.Project != "" && (c.hit.Project == h.Project || slices.Contains(h.ProjectNames, c.hit.Project))
 		feats[i] = promptFeatures(c.hit, c.share, i, sameProj, nowT)
@@ -185,9 +185,9 @@ func (hk *Hooks) UserPrompt(ctx context.Context, h Request) (*PromptResult, erro
 		res.Skipped = "nothing about the prompt, already injected or over budget"
 		return res, nil
 	}
-	res.Inject = fmt.Sprintf("%s | query=%q | results=%d | engine=%s]\n%s\n%s",
-		text.RecallOpen, strings.Join(terms, " "), res.MemoryCount, method, strings.Join(lines, "\n"), text.RecallClose)
-	if h.SessionKey != "" && !hk.frozen() {
+	res.Inject = text.Display(fmt.Sprintf("%s | query=%q | results=%d | engine=%s]\n%s\n%s",
+		text.RecallOpen, strings.Join(terms, " "), res.MemoryCount, method, strings.Join(lines, "\n"), text.RecallClose))
+	if h.SessionKey != "" && hk.keeps(h) {
 		err := hk.sessions.RecordPrompt(ctx, h.SessionKey, promptNo, idsOf(res.Memories),
 			offersOf(final, injected, len(final), promptNo, feats, idOf, func(i int) float64 { return cands[i].hit.Score }))
 		if err != nil {
@@ -195,7 +195,9 @@ func (hk *Hooks) UserPrompt(ctx context.Context, h Request) (*PromptResult, erro
 		}
 	}
 	// What was injected was read: it, and only it, counts as accessed.
-	hk.mem.RecordAccess(ctx, idsOf(res.Memories))
+	if !h.ReadOnly {
+		hk.mem.RecordAccess(ctx, idsOf(res.Memories))
+	}
 	return res, nil
 }
 

@@ -419,6 +419,7 @@ func (a *API) recall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
+	in.NoTracking = in.NoTracking || readOnlyCaller(r) // a reader leaves no trace
 	res, err := a.svc.Recall(r.Context(), in)
 	if err != nil {
 		a.fail(w, r, err)
