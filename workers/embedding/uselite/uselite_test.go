@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // checkVector fails unless v is a finite, unit-length Dimensions-vector.
@@ -44,13 +43,9 @@ func TestEmbedEdgeCases(t *testing.T) {
 		"\u0301\u0301 leading combining marks",
 		"\ufdfa", // NFKC expands this one character to 18
 	}
-	start := time.Now()
 	vecs, err := m.Embed(texts)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("embedding huge inputs took %v", d)
 	}
 	if len(vecs) != len(texts) {
 		t.Fatalf("%d vectors for %d texts", len(vecs), len(texts))
