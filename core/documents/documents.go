@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core"
@@ -161,8 +160,8 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 		return nil, e
 	}
 	now := s.svc.Timestamp()
-	// The URL is stored and shown without its credentials (a password,
-	// a token in the query); the fetch uses it whole (urls).
+	// ValidateURL refused a URL with a credential; RedactURL keeps that
+	// true should the two rules ever part (a row never holds one).
 	d := &storage.Document{
 		ID: core.NewID(), SourceType: in.SourceType, SourceURL: text.RedactURL(in.URL), Title: s.svc.Redactor().Field(text.CleanLine(in.Title)),
 		ContentType: strings.TrimSpace(in.ContentType), ConnectorID: strings.TrimSpace(in.ConnectorID),
@@ -202,9 +201,6 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 	})
 	if err != nil {
 		return nil, err
-	}
-	if d.SourceURL != in.URL && res.ID == d.ID {
-		s.urls.Store(d.ID, in.URL)
 	}
 	return res, nil
 }
@@ -398,11 +394,6 @@ func (s *Documents) removeChunkMemory(ctx context.Context, tx *storage.Tx, memor
 type Documents struct {
 	svc *core.Service
 	vec *vectors.Vectors
-	// urls holds, in this process only, the URL of a document whose
-	// stored source_url had credentials removed (text.RedactURL), by
-	// document id, until its ingest is over: cairn fetches what was asked
-	// and stores none of its secrets.
-	urls sync.Map
 }
 
 // New returns the Documents of svc, whose chunks vec embeds.

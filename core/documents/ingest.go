@@ -59,7 +59,6 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		return nil, err
 	}
 	if d.Status == storage.DocDeleted {
-		s.urls.Delete(d.ID)
 		res.Status, res.Skipped = storage.DocDeleted, "document deleted"
 		return res, nil
 	}
@@ -81,7 +80,6 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	}
 	gone := func(err error) (*DocumentIngestResult, error) {
 		if errors.Is(err, errDocumentGone) {
-			s.urls.Delete(d.ID)
 			res.Status, res.Skipped = storage.DocDeleted, "document deleted during ingest"
 			return res, nil
 		}
@@ -96,10 +94,10 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	if d.SourceType == "url" {
 		dc := s.svc.Config().Documents
 		target := d.SourceURL
-		if raw, ok := s.urls.Load(d.ID); ok {
-			target = raw.(string)
-		} else if strings.Contains(target, "[REDACTED:") {
-			return nil, fmt.Errorf("%w: the URL's credentials are never stored, and cairn restarted before fetching it: add the document again", ErrDocumentPermanent)
+		if strings.Contains(target, "[REDACTED") {
+			// A row from before URLs were checked, its credential
+			// removed at open (RedactStoredURLs): nothing to fetch.
+			return nil, fmt.Errorf("%w: the URL held a credential, which cairn does not keep: add the document again with a URL that needs none", ErrDocumentPermanent)
 		}
 		fr, err := fetch.URL(ctx, target, fetch.Options{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
 			MaxRedirects: dc.MaxRedirects, AllowPrivate: dc.AllowPrivateFetch})
@@ -290,7 +288,6 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	for _, id := range created {
 		s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: id, Actor: documentActor.Name})
 	}
-	s.urls.Delete(d.ID)
 	res.Status = storage.DocDone
 	return res, nil
 }
@@ -393,9 +390,6 @@ func (s *Documents) FailDocumentJob(ctx context.Context, job *storage.Job, cause
 		}
 		return nil
 	})
-	if dead && err == nil {
-		s.urls.Delete(job.DocumentID)
-	}
 	return dead, err
 }
 
