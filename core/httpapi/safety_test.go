@@ -250,3 +250,37 @@ func TestDocumentsBounded(t *testing.T) {
 		t.Errorf("429 without Retry-After: %v", r.Header)
 	}
 }
+
+// An import line's every field passes the redactor (source path and
+// section, updated_by, the vector clock, the session id, the idempotency
+// key, the runtime path), so export never writes a secret back out; an
+// identifier with a control character refuses the line.
+func TestImportRedactsEveryField(t *testing.T) {
+	t.Parallel()
+	e := apitest.NewEnv(t, apitest.NoPipeline)
+	const gh = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+	line := `{"id":"01a220ff-a18e-7442-8e5c-83a41c02d5f5","content":"the release checklist lives in the wiki","type":"fact",` +
+		`"importance":0.8,"tags":["release"],"who":"api","source_type":"manual","version":1,` +
+		`"created_at":"2026-03-01T12:00:00.000Z","updated_at":"2026-03-01T12:00:00.000Z",` +
+		`"updated_by":"ci token=` + gh + `","source_path":"/home/dev/notes?access_token=` + gh + `",` +
+		`"source_section":"token: ` + gh + `","vector_clock":"{\"ci token=` + gh + `\":3}",` +
+		`"session_id":"s-` + gh + `","idempotency_key":"k-` + gh + `","runtime_path":"https://x:` + gh + `@example.com/run"}` + "\n"
+	r := e.Post(t, "/api/memories/import", apitest.RawBody(line)).Want(t, 200)
+	if r.Num("imported") != 1 {
+		t.Fatalf("import: %s", r)
+	}
+	ex := e.Get(t, "/api/memories/export")
+	if strings.Contains(string(ex.Raw), gh) || !strings.Contains(string(ex.Raw), "release checklist") {
+		t.Fatalf("export wrote a secret back out:\n%s", ex.Raw)
+	}
+	before := e.State(t)
+	bad := strings.Replace(strings.Replace(line, `"type":"fact"`, `"type":"fact\u001b]0;t\u0007"`, 1), "01a220ff-a18e", "01a220ff-a18f", 1)
+	r = e.Post(t, "/api/memories/import", apitest.RawBody(bad))
+	if r.Status == 200 && r.Num("imported") != 0 {
+		t.Fatalf("a line with an escape in its type was imported: %s", r)
+	}
+	if !strings.Contains(r.String(), "type") {
+		t.Errorf("the refusal does not name the field: %s", r)
+	}
+	e.Unchanged(t, before)
+}
