@@ -121,7 +121,9 @@ type Revocations struct {
 }
 
 // NewRevocations returns the list kept at path.
-func NewRevocations(path string) *Revocations { return &Revocations{path: path, ids: map[string]bool{}} }
+func NewRevocations(path string) *Revocations {
+	return &Revocations{path: path, ids: map[string]bool{}}
+}
 
 // Revoked reports whether the token id is revoked. An unreadable list is
 // an error: the gate refuses rather than guesses.
