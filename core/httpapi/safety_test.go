@@ -284,3 +284,40 @@ func TestImportRedactsEveryField(t *testing.T) {
 	}
 	e.Unchanged(t, before)
 }
+
+// What an agent reads carries no control character: MCP memory_search,
+// memory_get and memory_list (text and structured copy), and the hooks'
+// recall and prompt injection.
+func TestAgentsReadNoControlCharacters(t *testing.T) {
+	t.Parallel()
+	ap := mcpService(t)
+	cs := mcpSession(t, ap)
+	id := mcpStore(t, cs, map[string]any{"content": hostile, "tags": []string{"deploy"}})
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"memory_search", map[string]any{"query": "deploy notes"}},
+		{"memory_get", map[string]any{"id": id}},
+		{"memory_list", map[string]any{}},
+	} {
+		text, out := mcpOK(t, cs, c.tool, c.args)
+		if b := controlBytes(text + fmt.Sprint(out)); b != "" || !strings.Contains(text, "deploy") {
+			t.Errorf("%s handed the agent %s: %q %v", c.tool, b, text, out)
+		}
+	}
+
+	e := apitest.NewEnv(t, apitest.NoPipeline)
+	e.Remember(t, hostile, "project", "atlas")
+	hook := map[string]any{"harness": "claude-code", "session_key": "esc-1", "project": "atlas", "prompt": "what are the deploy notes", "query": "deploy notes"}
+	for _, path := range []string{"/api/hooks/user-prompt-submit", "/api/hooks/recall", "/api/hooks/session-start"} {
+		r := e.Post(t, path, hook).Want(t, 200)
+		var s strings.Builder
+		for k, v := range r.JSON {
+			fmt.Fprint(&s, k, v)
+		}
+		if b := controlBytes(s.String()); b != "" || !strings.Contains(s.String(), "deploy") {
+			t.Errorf("%s handed the agent %s: %s", path, b, r)
+		}
+	}
+}
