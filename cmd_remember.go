@@ -72,12 +72,12 @@ func runRemember(ctx context.Context, args []string) error {
 	case out.Deduped:
 		fmt.Printf("already remembered as %s (reinforced)\n", out.ID)
 	default:
-		details := []string{out.Type, fmt.Sprintf("importance %.2g", out.Importance)}
+		details := []string{text.DisplayLine(out.Type), fmt.Sprintf("importance %.2g", out.Importance)}
 		if out.Pinned {
 			details = append(details, "pinned")
 		}
 		if len(out.Tags) > 0 {
-			details = append(details, "tags "+strings.Join(out.Tags, ","))
+			details = append(details, "tags "+shownTags(out.Tags))
 		}
 		fmt.Printf("remembered %s (%s)\n", out.ID, strings.Join(details, ", "))
 	}

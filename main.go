@@ -26,6 +26,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/text"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
@@ -79,7 +80,8 @@ func main() {
 	err := run(ctx, os.Args[1:])
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "cairn:", err)
+		// An error may quote what a server or a file said: shown, never obeyed.
+		fmt.Fprintln(os.Stderr, "cairn:", text.Display(err.Error()))
 		os.Exit(exitCode(err))
 	}
 }
@@ -150,6 +152,6 @@ func printUsage() {
 	}
 	fmt.Println()
 	fmt.Println("Common flags: --home DIR (config, data and logs in one folder, like CAIRN_HOME),")
-	fmt.Println("--config FILE, --db FILE, --addr HOST:PORT, --log-level LEVEL.")
+	fmt.Println("--config FILE, --db FILE (an existing one; --create makes it), --addr HOST:PORT, --log-level LEVEL.")
 	fmt.Println("Run `cairn help COMMAND` (or `cairn COMMAND -h`) for a command's flags.")
 }

@@ -299,7 +299,7 @@ type forgetBatchAnswer struct {
 func (c *Remote) ForgetBatch(ctx context.Context, in core.BatchForgetInput) (*core.BatchForgetResult, error) {
 	body := map[string]any{}
 	f := in.Filter
-	for k, v := range map[string]string{"mode": in.Mode, "query": in.Query, "reason": in.Reason,
+	for k, v := range map[string]string{"mode": in.Mode, "query": in.Query, "match": in.Match, "reason": in.Reason,
 		"confirm_token": in.ConfirmToken, "type": f.Type, "who": f.Who, "project": f.Project,
 		"source_type": f.SourceType, "since": f.Since, "until": f.Until} {
 		if v != "" {

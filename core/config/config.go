@@ -126,9 +126,12 @@ type DocumentsConfig struct {
 	ChunkSize    int `toml:"chunk_size" range:"200,50000"`
 	ChunkOverlap int `toml:"chunk_overlap" range:"0,10000"`
 	// MaxContentBytes bounds a fetched page (and a text document).
-	MaxContentBytes int64    `toml:"max_content_bytes" range:"1024,104857600"`
-	FetchTimeout    Duration `toml:"fetch_timeout" range:"1s,10m"`
-	MaxRedirects    int      `toml:"max_redirects" range:"0,20"`
+	MaxContentBytes int64 `toml:"max_content_bytes" range:"1024,104857600"`
+	// MaxChunks bounds the chunks (memories, embeddings) of one document:
+	// a longer one fails with a message saying so.
+	MaxChunks    int      `toml:"max_chunks" range:"1,1000000"`
+	FetchTimeout Duration `toml:"fetch_timeout" range:"1s,10m"`
+	MaxRedirects int      `toml:"max_redirects" range:"0,20"`
 	// AllowPrivateFetch lets URL documents reach loopback, private,
 	// link-local and other non-public addresses (off: refused).
 	AllowPrivateFetch bool `toml:"allow_private_fetch"`
@@ -143,6 +146,7 @@ func DefaultDocumentsConfig() DocumentsConfig {
 		ChunkSize:       DefaultDocumentsChunkSize,
 		ChunkOverlap:    DefaultDocumentsChunkOverlap,
 		MaxContentBytes: DefaultDocumentsMaxContentBytes,
+		MaxChunks:       DefaultDocumentsMaxChunks,
 		FetchTimeout:    Duration(DefaultDocumentsFetchTimeout),
 		MaxRedirects:    DefaultDocumentsMaxRedirects,
 		Concurrency:     DefaultDocumentsConcurrency,
@@ -278,6 +282,9 @@ type AuthConfig struct {
 	RateModify      int      `toml:"rate_modify" range:"1,1000000"`
 	RateBatchForget int      `toml:"rate_batch_forget" range:"1,1000000"`
 	RateAdmin       int      `toml:"rate_admin" range:"1,1000000"`
+	// RateDocuments bounds document creation per caller and window, in
+	// every auth mode (a document costs a fetch, chunking and embedding).
+	RateDocuments int `toml:"rate_documents" range:"1,1000000"`
 }
 
 // MemoryConfig holds the memory lifecycle's limits.
@@ -350,6 +357,7 @@ func DefaultConfig() Config {
 			RateModify:      DefaultAuthRateModify,
 			RateBatchForget: DefaultAuthRateBatchForget,
 			RateAdmin:       DefaultAuthRateAdmin,
+			RateDocuments:   DefaultAuthRateDocuments,
 		},
 		Memory: MemoryConfig{
 			DefaultImportance:      DefaultMemoryImportance,

@@ -87,6 +87,9 @@ const (
 	// DefaultAuthRateAdmin is the admin requests allowed per actor and
 	// window.
 	DefaultAuthRateAdmin = 10
+	// DefaultAuthRateDocuments is the documents a caller may create per
+	// window, in every auth mode.
+	DefaultAuthRateDocuments = 30
 )
 
 // Memory defaults.
@@ -426,6 +429,10 @@ const (
 	// DefaultDocumentsMaxContentBytes bounds a fetched page or a text
 	// document (10 MiB).
 	DefaultDocumentsMaxContentBytes = 10 << 20
+	// DefaultDocumentsMaxChunks bounds the chunks of one document (1,000
+	// chunks of 2,000 characters: about 1.5 million characters, some 12 s
+	// of the built-in embedder's CPU).
+	DefaultDocumentsMaxChunks = 1000
 	// DefaultDocumentsFetchTimeout bounds one URL fetch.
 	DefaultDocumentsFetchTimeout = 30 * time.Second
 	// DefaultDocumentsMaxRedirects is the most redirects a fetch follows.

@@ -32,6 +32,8 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"auth.rate_modify":       DefaultAuthRateModify,
 		"auth.rate_batch_forget": DefaultAuthRateBatchForget,
 		"auth.rate_admin":        DefaultAuthRateAdmin,
+		"auth.rate_documents":    DefaultAuthRateDocuments,
+		"documents.max_chunks":   DefaultDocumentsMaxChunks,
 
 		"memory.default_importance":       DefaultMemoryImportance,
 		"memory.recover_window":           DefaultMemoryRecoverWindow,

@@ -118,6 +118,20 @@ func (s *Documents) validateDocument(in *DocumentInput) *core.Error {
 			Message: fmt.Sprintf("content is %d bytes; the limit is %d (documents.max_content_bytes)", len(in.Content), max),
 			Extra:   map[string]any{"field": "content"}}
 	}
+	// A chunk starts at most chunk_size - chunk_overlap characters after
+	// the last: text that cannot fit in documents.max_chunks is refused
+	// now, not after the worker cut it.
+	if dc := s.svc.Config().Documents; in.Content != "" && dc.ChunkSize > dc.ChunkOverlap {
+		if n := (utf8.RuneCountInString(in.Content) - dc.ChunkOverlap) / (dc.ChunkSize - dc.ChunkOverlap); n > dc.MaxChunks {
+			return &core.Error{Code: core.CodeTooLarge,
+				Message: fmt.Sprintf("content needs more than %d chunks; at most %d are stored (documents.max_chunks): split it", n, dc.MaxChunks),
+				Extra:   map[string]any{"field": "content"}}
+		}
+	}
+	// The title is cleaned (it becomes a tag); these identify.
+	if e := core.CheckIdentifiers(nil, "content_type", in.ContentType, "connector_id", in.ConnectorID); e != nil {
+		return e
+	}
 	if len(in.Title) > 1000 {
 		return core.Invalid("title", "title must be at most 1000 bytes")
 	}
@@ -146,8 +160,10 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 		return nil, e
 	}
 	now := s.svc.Timestamp()
+	// ValidateURL refused a URL with a credential; RedactURL keeps that
+	// true should the two rules ever part (a row never holds one).
 	d := &storage.Document{
-		ID: core.NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: s.svc.Redactor().Field(text.CollapseSpace(in.Title)),
+		ID: core.NewID(), SourceType: in.SourceType, SourceURL: text.RedactURL(in.URL), Title: s.svc.Redactor().Field(text.CleanLine(in.Title)),
 		ContentType: strings.TrimSpace(in.ContentType), ConnectorID: strings.TrimSpace(in.ConnectorID),
 		Status: storage.DocQueued, CreatedAt: now, UpdatedAt: now,
 	}
@@ -382,3 +398,39 @@ type Documents struct {
 
 // New returns the Documents of svc, whose chunks vec embeds.
 func New(svc *core.Service, vec *vectors.Vectors) *Documents { return &Documents{svc: svc, vec: vec} }
+
+// RedactStoredURLs removes the credentials a document's stored source URL
+// or error holds (text.RedactURL; rows written before cairn stopped
+// storing them) and returns how many documents it changed. It runs at
+// every open of the store; a clean store costs one read.
+func (s *Documents) RedactStoredURLs(ctx context.Context) (int, error) {
+	if s.svc.CheckFrozen() != nil {
+		return 0, nil
+	}
+	docs, err := storage.DocumentURLs(ctx, s.svc.DB().Reader())
+	if err != nil {
+		return 0, err
+	}
+	var changed []storage.DocumentURL
+	for _, d := range docs {
+		u, e := text.RedactURL(d.SourceURL), s.svc.Redactor().Field(text.RedactURLsIn(d.Error))
+		if u != d.SourceURL || e != d.Error {
+			changed = append(changed, storage.DocumentURL{ID: d.ID, SourceURL: u, Error: e})
+		}
+	}
+	if len(changed) == 0 {
+		return 0, nil
+	}
+	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+		for _, d := range changed {
+			if err := storage.SetDocumentURL(ctx, tx, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(changed), nil
+}

@@ -93,7 +93,13 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	content, title, ctype := d.Content, "", ""
 	if d.SourceType == "url" {
 		dc := s.svc.Config().Documents
-		fr, err := fetch.URL(ctx, d.SourceURL, fetch.Options{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
+		target := d.SourceURL
+		if strings.Contains(target, "[REDACTED") {
+			// A row from before URLs were checked, its credential
+			// removed at open (RedactStoredURLs): nothing to fetch.
+			return nil, fmt.Errorf("%w: the URL held a credential, which cairn does not keep: add the document again with a URL that needs none", ErrDocumentPermanent)
+		}
+		fr, err := fetch.URL(ctx, target, fetch.Options{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
 			MaxRedirects: dc.MaxRedirects, AllowPrivate: dc.AllowPrivateFetch})
 		if err != nil {
 			if fetch.IsPermanent(err) {
@@ -132,6 +138,9 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	chunks := s.documentChunks(content)
 	if len(chunks) == 0 {
 		return nil, fmt.Errorf("%w: Empty content", ErrDocumentPermanent)
+	}
+	if limit := s.svc.Config().Documents.MaxChunks; len(chunks) > limit {
+		return nil, fmt.Errorf("%w: the document is %d chunks; at most %d are stored (documents.max_chunks): split it", ErrDocumentPermanent, len(chunks), limit)
 	}
 	res.Chunks = len(chunks)
 
@@ -307,8 +316,16 @@ func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [
 	}
 	model := s.vec.Embedder().Model()
 	r := s.svc.DB().Reader()
+	// Each distinct text is embedded once: a chunk repeating another (a
+	// page's boilerplate, a repeated paragraph) gets its vector.
 	var todo []int
+	same := map[string][]int{} // hash → the later chunks with that text
 	for i, c := range chunks {
+		if _, seen := same[c.Hash]; seen {
+			same[c.Hash] = append(same[c.Hash], i)
+			continue
+		}
+		same[c.Hash] = nil
 		if ok, _ := storage.HasEmbedding(ctx, r, c.Hash, model); !ok {
 			todo = append(todo, i)
 		}
@@ -331,6 +348,9 @@ func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [
 		}
 		for k, i := range idx {
 			vecs[i] = got[k]
+			for _, j := range same[chunks[i].Hash] {
+				vecs[j] = got[k]
+			}
 		}
 	}
 	return vecs
@@ -342,7 +362,10 @@ func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [
 // once the job is dead; while a retry is pending it is back to queued with
 // the error noted. It reports whether the job is dead.
 func (s *Documents) FailDocumentJob(ctx context.Context, job *storage.Job, cause error) (bool, error) {
+	// The error is stored and shown: no credential of the URL in it
+	// (a transport error names the URL it fetched), no secret.
 	msg := strings.TrimPrefix(cause.Error(), ErrDocumentPermanent.Error()+": ")
+	msg = s.svc.Redactor().Field(text.DisplayLine(text.RedactURLsIn(msg)))
 	permanent := errors.Is(cause, ErrDocumentPermanent)
 	var dead bool
 	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {

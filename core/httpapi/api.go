@@ -51,7 +51,7 @@ func NewAPI(ap *app.App, version, addr string) *API {
 	svc := ap.Service
 	a := &API{app: ap, svc: svc, version: version, started: time.Now(), addr: addr, log: svc.Logger(), mux: http.NewServeMux(), routes: map[string]route{}}
 	a.auth = newAuthGate(a)
-	a.guard = newBrowserGuard(a)
+	a.guard = newBrowserGuard(a, func() string { return a.addr })
 	a.admit = newAdmission(svc.Config().Server)
 	for _, rt := range a.routeTable() {
 		a.register(rt)
@@ -72,8 +72,14 @@ func (a *API) SetAddr(addr string) { a.addr = addr }
 // with only what it needs (health.go: serveHealth).
 func (a *API) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// No answer is ever read as anything but what it says it is.
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		if isHealthCheck(r) {
 			a.serveHealth(w, r)
+			return
+		}
+		if e := checkCallerHeaders(r); e != nil {
+			writeError(w, e)
 			return
 		}
 		start := time.Now()
@@ -170,7 +176,7 @@ func (w *statusWriter) Flush() {
 
 func writeJSONRaw(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Del("X-Content-Type-Options")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
@@ -182,6 +188,36 @@ func firstHeader(r *http.Request, names ...string) string {
 		}
 	}
 	return ""
+}
+
+// CodeHeaderTooLarge is a caller header over maxCallerHeader (431).
+const CodeHeaderTooLarge = "header_too_large"
+
+// callerHeaders name the caller; what they say is stored (history's actor,
+// session and request ids, a memory's updated_by), so each is bounded and
+// must be a clean one-line identifier.
+var callerHeaders = []string{"X-Cairn-Actor", "X-Signet-Actor", "X-Cairn-Actor-Type", "X-Signet-Actor-Type",
+	"X-Cairn-Session-Id", "X-Signet-Session-Id", "X-Request-Id", "X-Cairn-Request-Id", "X-Signet-Request-Id"}
+
+// maxCallerHeader is the longest value of a caller header, in bytes.
+const maxCallerHeader = 256
+
+// checkCallerHeaders refuses a request whose caller headers are too long
+// (431 header_too_large) or hold control or invisible characters (400),
+// naming the header.
+func checkCallerHeaders(r *http.Request) *core.Error {
+	for _, name := range callerHeaders {
+		for _, v := range r.Header.Values(name) {
+			if len(v) > maxCallerHeader {
+				return &core.Error{Code: CodeHeaderTooLarge, Message: fmt.Sprintf("header %s is %d bytes; at most %d are allowed",
+					name, len(v), maxCallerHeader), Extra: map[string]any{"field": name}}
+			}
+			if e := core.CheckIdentifiers(nil, name, v); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
 }
 
 // actorOf resolves who is calling: the actor headers, then the body's
@@ -383,6 +419,7 @@ func (a *API) recall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
+	in.NoTracking = in.NoTracking || readOnlyCaller(r) // a reader leaves no trace
 	res, err := a.svc.Recall(r.Context(), in)
 	if err != nil {
 		a.fail(w, r, err)
@@ -825,6 +862,7 @@ func forgetInputFrom(b body) (core.BatchForgetInput, *core.Error) {
 	}
 	str(&in.Mode, "mode")
 	str(&in.Query, "query")
+	str(&in.Match, "match")
 	str(&in.Reason, "reason")
 	str(&in.ConfirmToken, "confirm_token", "confirmToken")
 	str(&in.Filter.Type, "type")
