@@ -87,8 +87,8 @@ func benchLoco(ctx context.Context, data string, specs, sets []string, binary st
 	if err != nil {
 		return err
 	}
-	if len(samples) < 3 {
-		return usageError{fmt.Sprintf("--loco needs at least three conversations (%s has %d)", data, len(samples))}
+	if len(samples) < 2 {
+		return usageError{fmt.Sprintf("--loco needs at least two conversations (%s has %d)", data, len(samples))}
 	}
 	fmt.Fprintf(stderr, "bench: loco: %d conversations, %d factors, evidence ids: %d repaired, %d dropped, %d questions skipped\n",
 		len(samples), len(factors), ev.Repaired, ev.Dropped, ev.Skipped)
