@@ -3,11 +3,10 @@ package core
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/cairnmem/cairn/core/entities"
+	"github.com/cairnmem/cairn/core/internal/parallel"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -46,7 +45,7 @@ type BatchResult struct {
 // InsertBatch writes beside each row: the entities its content names and
 // its hints.
 func (s *Service) PrepareBatch(rows []*BatchRow) {
-	parallel(len(rows), func(lo, hi int) {
+	parallel.Ranges(len(rows), func(lo, hi int) {
 		for _, r := range rows[lo:hi] {
 			m := r.Memory
 			if s.cfg.Graph.Enabled && !m.IsDeleted {
@@ -57,21 +56,6 @@ func (s *Service) PrepareBatch(rows []*BatchRow) {
 			}
 		}
 	})
-}
-
-// parallel runs fn over [0, n) split into one part per core.
-func parallel(n int, fn func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), max(n/64, 1))
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
 }
 
 // InsertBatch writes rows (prepared by PrepareBatch) in tx through the

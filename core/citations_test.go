@@ -43,7 +43,7 @@ var noteLink = regexp.MustCompile(`\]\(([A-Za-z0-9_-]+\.md)?(?:#([a-z0-9-]+))?\)
 // frozenDirs hold files whose text may not change: a migration's comments
 // are part of its checksum, and a store refuses a migration that changed
 // after it was applied. They are checked for design paths only.
-var frozenDirs = []string{"storage/migrations"}
+var frozenDirs = []string{"storage/sqlite/migrations"}
 
 var commentMarker = regexp.MustCompile(`(?m)^[ \t]*(?://|--|#+)[ \t]?`)
 

@@ -39,6 +39,10 @@ type keywordIndex struct {
 	building   bool
 	buildErr   error
 	sinceBuild []int64 // rows changed while a build runs
+
+	// beforeApply, when set (tests), runs between reading the index and
+	// taking its lock to apply changes: where a build can swap in.
+	beforeApply func()
 }
 
 // current returns the index, up to date with every commit so far, or nil
@@ -73,7 +77,13 @@ func (st *keywordIndex) current(ctx context.Context) (*keyword.Index, error) {
 	if st.db.PendingMemoryChanges() == 0 {
 		return ix, nil
 	}
+	if st.beforeApply != nil {
+		st.beforeApply()
+	}
 	st.mu.Lock()
+	// A build may have swapped its index in since ix was read: the
+	// changes taken now go to the index searched from now on.
+	ix = st.ix.Load()
 	rids := st.db.TakeMemoryChanges()
 	if len(rids) == 0 {
 		st.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/keyword"
 	textpkg "github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -154,5 +155,48 @@ func TestKeywordSearchOnAReadOnlyStore(t *testing.T) {
 	}
 	if len(got.Results) != 1 || got.Results[0].ID != res.Memory.ID {
 		t.Fatalf("recall on the read-only store: %+v", got.Results)
+	}
+}
+
+// A build that swaps its index in while a search is about to apply the
+// latest commits must not lose them: they go to the index searched from
+// then on, not to the one it replaced.
+func TestKeywordChangesReachTheIndexSwappedIn(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "k.db"), NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	cfg := config.DefaultConfig()
+	cfg.Pipeline.Enabled = false
+	s := NewService(db, cfg, ServiceOptions{})
+	if _, err := s.Remember(ctx, RememberInput{Content: "the amber runbook"}, Actor{Name: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.keyword.current(ctx); err != nil { // the first build
+		t.Fatal(err)
+	}
+	// A commit, then a search that reads the index, a build that swaps a
+	// new index in (here an empty one: what matters is that the commit's
+	// change is still in the log for the search to apply), then the search
+	// goes on to apply the change.
+	res, err := s.Remember(ctx, RememberInput{Content: "the basalt deploy notes"}, Actor{Name: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.keyword.beforeApply = func() {
+		s.keyword.beforeApply = nil
+		s.keyword.ix.Store(keyword.Build(func(yield func(keyword.Doc) bool) {}))
+	}
+	if _, err := s.KeywordSearch(ctx, "basalt", storage.MemoryFilter{}, 10); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.KeywordSearch(ctx, "basalt", storage.MemoryFilter{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].Memory.ID != res.Memory.ID {
+		t.Fatalf("the change went to the index swapped out: %d hits", len(hits))
 	}
 }

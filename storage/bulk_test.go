@@ -2,11 +2,8 @@ package storage_test
 
 import (
 	"context"
-	"errors"
-	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -52,63 +49,5 @@ func TestInsertMemoriesAsInsertMemory(t *testing.T) {
 	three, err := storage.GetMemory(ctx, db.Reader(), "three")
 	if err != nil || three.Version != 1 || three.VectorClock != "{}" || three.ExtractionStatus != "none" {
 		t.Fatalf("defaults of a bare row: %+v %v", three, err)
-	}
-}
-
-// TestBackgroundReadsHaveTheirOwnConnection checks that a read marked
-// BackgroundReads runs while every connection of the request pool is
-// taken, and that an unmarked one waits for the pool.
-func TestBackgroundReadsHaveTheirOwnConnection(t *testing.T) {
-	db, err := storage.Open(context.Background(), storage.Options{Path: filepath.Join(t.TempDir(), "b.db"), NoBackup: true, ReadConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	// An open result set holds the pool's only connection.
-	rows, err := db.Reader().QueryContext(context.Background(), `SELECT 1 UNION ALL SELECT 2`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	var n int
-	if err := db.Reader().QueryRowContext(storage.BackgroundReads(ctx), `SELECT count(*) FROM memories`).Scan(&n); err != nil {
-		t.Fatalf("background read while the pool is taken: %v", err)
-	}
-	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM memories`).Scan(&n); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("a request read did not wait for the pool: %v", err)
-	}
-}
-
-// TestMemoryChangesAfterCommit checks what TakeMemoryChanges reports:
-// nothing before it was first called, then the rows each commit wrote,
-// once.
-func TestMemoryChangesAfterCommit(t *testing.T) {
-	db := openJobsDB(t)
-	ctx := context.Background()
-	insert := func(id string) {
-		t.Helper()
-		err := db.WriteTx(ctx, func(tx *storage.Tx) error {
-			return storage.InsertMemory(ctx, tx, &storage.Memory{ID: id, Type: "fact", Content: id, ContentHash: id,
-				SourceType: "manual", CreatedAt: "2026-01-01T00:00:00.000Z", UpdatedAt: "2026-01-01T00:00:00.000Z", UpdatedBy: "t"})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	insert("before")
-	if got := db.TakeMemoryChanges(); len(got) != 0 || db.PendingMemoryChanges() != 0 {
-		t.Fatalf("changes before anyone asked: %v", got)
-	}
-	insert("after")
-	if n := db.PendingMemoryChanges(); n != 1 {
-		t.Fatalf("%d pending changes, want 1", n)
-	}
-	if got := db.TakeMemoryChanges(); len(got) != 1 {
-		t.Fatalf("changes %v, want the one row written", got)
-	}
-	if got := db.TakeMemoryChanges(); len(got) != 0 {
-		t.Fatalf("changes reported twice: %v", got)
 	}
 }

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -145,7 +144,7 @@ func TestCompactRowsMigration(t *testing.T) {
 	if !strings.Contains(ddl, "WITHOUT ROWID") || !strings.Contains(ddl, "memory_rid") {
 		t.Fatalf("mentions table: %s", ddl)
 	}
-	if n := db.Count(t, `SELECT count(*) FROM sqlite_schema WHERE name LIKE '%_old' OR name LIKE '%_new'`); n != 0 {
+	if n := count(t, db, `SELECT count(*) FROM sqlite_schema WHERE name LIKE '%_old' OR name LIKE '%_new'`); n != 0 {
 		t.Fatalf("%d leftover tables", n)
 	}
 	ents, err := MemoryEntities(ctx, r, "m2")
@@ -200,7 +199,7 @@ func TestCompactRowsMigration(t *testing.T) {
 		t.Fatalf("m2's created event after a purge: %q", got)
 	}
 	r.QueryRow(`SELECT group_concat(e.id || '=' || e.mentions, ',') FROM (SELECT * FROM entities ORDER BY id) e`).Scan(&mentions)
-	if n := db.Count(t, `SELECT count(*) FROM memory_entity_mentions`); mentions != "e1=1,e3=0" || n != 1 {
+	if n := count(t, db, `SELECT count(*) FROM memory_entity_mentions`); mentions != "e1=1,e3=0" || n != 1 {
 		t.Fatalf("after purging m2: entities %s, %d links", mentions, n)
 	}
 	// An entity deleted takes its links and relations with it.
@@ -211,64 +210,8 @@ func TestCompactRowsMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := db.Count(t, `SELECT (SELECT count(*) FROM memory_entity_mentions) + (SELECT count(*) FROM relations)`); n != 0 {
+	if n := count(t, db, `SELECT (SELECT count(*) FROM memory_entity_mentions) + (SELECT count(*) FROM relations)`); n != 0 {
 		t.Fatalf("%d links and relations left of a deleted entity", n)
-	}
-}
-
-// Count runs a count query on the reader (tests only).
-func (db *DB) Count(t *testing.T, query string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := db.Reader().QueryRow(query, args...).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-// TestCompactRowsMigrationShrinksTheFile: an existing store upgraded to
-// migration 17 is rebuilt once, so the space its rows no longer take
-// (a second copy of each content in normalized_content and in the
-// created event) is given back to the file system.
-func TestCompactRowsMigrationShrinksTheFile(t *testing.T) {
-	ctx := context.Background()
-	before, all := migrationsBefore(t, 17)
-	var err error
-	path := filepath.Join(t.TempDir(), "s.db")
-	db := openTemp(t, path, before)
-	err = db.WriteTx(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
-			INSERT INTO memories (id, content, normalized_content, content_hash, created_at, updated_at)
-			SELECT 'm' || i, printf('Memory %d: %s', i, hex(randomblob(200))), lower(printf('memory %d: %s', i, hex(randomblob(200)))),
-				'h' || i, 't', 't' FROM n`)
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(`INSERT INTO memory_history (id, memory_id, event, new_content, changed_by, created_at)
-			SELECT 'h-' || id, id, 'created', content, 'u', 't' FROM memories`)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	size := func() int64 {
-		st, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.Size()
-	}
-	old := size()
-	db = openTemp(t, path, all)
-	db.Close()
-	if now := size(); now > old*3/4 {
-		t.Fatalf("file %d bytes before the upgrade, %d after", old, now)
-	}
-	db = openTemp(t, path, all)
-	defer db.Close()
-	if n := db.Count(t, `SELECT count(*) FROM memories`); n != 1500 {
-		t.Fatalf("%d memories after the upgrade", n)
 	}
 }
 

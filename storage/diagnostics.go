@@ -66,13 +66,13 @@ func MemoryCounts(ctx context.Context, q Querier) (total, deleted int64, err err
 	return
 }
 
-const pageStatsQuery = `SELECT page_count, page_size, freelist_count FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()`
+const countMemoryRowsQuery = `SELECT count(*) FROM memories`
 
-// PageStats returns the database file's page count, page size and free
-// pages.
-func PageStats(ctx context.Context, q Querier) (pages, size, free int64, err error) {
-	err = q.QueryRowContext(ctx, pageStatsQuery).Scan(&pages, &size, &free)
-	return
+// CountMemoryRows counts the rows of memories, live and deleted.
+func CountMemoryRows(ctx context.Context, q Querier) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, countMemoryRowsQuery).Scan(&n)
+	return n, err
 }
 
 // CountHistoryEvents counts history events of kind event recorded since

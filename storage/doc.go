@@ -1,9 +1,33 @@
-// Package storage owns cairn's SQLite database and nothing above it: opening
-// the file (WAL, pragmas, one writer connection and a pool of readers), the
-// numbered migrations embedded in the binary, the process lock that lets only
-// one cairn serve a database, and the SQL that reads and writes rows.
+// Package storage holds cairn's SQL: every query is a named function here
+// taking a Querier, over rows of its own (Memory, HistoryEvent, Job, ...);
+// only the retention sweep's are apart, in storage/retention, which builds
+// on this package. It runs on an engine that keeps the rows:
+// SQLite today (storage/sqlite: opening the file, the writer, the
+// migrations, the lock file), under the names of engine.go, so the rest
+// of cairn never names the engine.
 //
-// Every write goes through [DB.WriteTx], which runs on the single writer
-// connection inside BEGIN IMMEDIATE. Callers keep those transactions short and
-// never make network or model calls inside them.
+// The seam, what the query functions and their callers need of an engine
+// (docs/design/storage.md, "The seam"):
+//
+//   - Statements: a Querier (QueryContext, QueryRowContext, ExecContext,
+//     with database/sql's results) whose prepared statements the engine
+//     caches by their text.
+//   - Write transactions: DB.WriteTx runs fn, committed if it returns nil;
+//     writes are serialized, so what fn reads holds until it commits (the
+//     job lease, dedup and if_version rely on it). Calls may share a
+//     commit, each in a savepoint; a started fn runs whole.
+//   - Reads: DB.Reader, a Querier of committed rows that never waits for
+//     the writer; BackgroundReads keeps a read off the request pool.
+//   - The change feed the in-memory keyword index follows:
+//     Pending/Take/ReturnMemoryChanges, the rids of memories rows that
+//     commits changed.
+//   - Faults: FaultOf and DB.NoteFault, LastFault, WriterBusy, LastCommit.
+//   - Bulk loads: DB.BulkLoad around an import (tuning only).
+//   - Open, OpenReadOnly, Close; the schema and its checksummed
+//     migrations are the engine's.
+//
+// SQLite-only, and said so where they are: the full-text index (FTS5) and
+// the queries on it (SearchFTS, MatchHints, TermDocCounts, its upkeep),
+// the file's pages, WAL checkpoints, VACUUM, the lock file, and the SQL
+// dialect the query functions are written in.
 package storage

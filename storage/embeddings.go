@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 )
 
 // Embeddings are keyed by (content_hash, model): memories with the same
@@ -304,86 +303,94 @@ type extraScanner struct {
 
 func (x extraScanner) Scan(dest ...any) error { return x.rows.Scan(append(dest, x.extra...)...) }
 
-// LegacyEmbedding is a stored vector still in the float32 format of
-// before migration 0011.
-type LegacyEmbedding struct {
-	ID         int64
-	Dimensions int
-	Vector     []byte
-}
+// Vectors are purged here, beside the rows they are read and written
+// with (their content hashes are stored as bytes: hashkey.go); the rest of
+// the retention sweep is storage/retention.
 
-// The WHERE clause matches idx_embeddings_float32's, so this reads only
-// the rows still to convert.
-const legacyEmbeddingsQuery = `SELECT id, dimensions, vector FROM embeddings INDEXED BY idx_embeddings_float32
-	WHERE length(vector) = 4 * dimensions AND dimensions > 0 ORDER BY id LIMIT ?`
-
-// LegacyEmbeddings returns up to limit vectors still stored as float32.
-func LegacyEmbeddings(ctx context.Context, q Querier, limit int) ([]LegacyEmbedding, error) {
-	rows, err := q.QueryContext(ctx, legacyEmbeddingsQuery, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []LegacyEmbedding
-	for rows.Next() {
-		var e LegacyEmbedding
-		if err := rows.Scan(&e.ID, &e.Dimensions, &e.Vector); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
-}
-
-const rewriteEmbeddingQuery = `UPDATE embeddings SET vector = ? WHERE id = ? AND length(vector) = 4 * dimensions`
-
-// RewriteLegacyEmbedding replaces the float32 vector of row id with blob,
-// unless the row was replaced meanwhile (it is then no longer float32).
-func RewriteLegacyEmbedding(ctx context.Context, q Querier, id int64, blob []byte) error {
-	_, err := q.ExecContext(ctx, rewriteEmbeddingQuery, blob, id)
-	return err
-}
-
-// CompactAfterConversion rebuilds the database file (VACUUM) and returns
-// its size before and after. Rewriting the vectors of an older store in
-// the smaller format leaves every page of the embeddings table mostly
-// empty (a page keeps its place when its rows shrink), so the file would
-// stay the size of the float32 vectors; this runs once, after a
-// conversion. It holds the writer connection meanwhile (writes wait:
-// seconds for 100k memories). The rebuild goes through a temporary file,
-// not memory, so the connection's memory does not grow by the file's size.
-func (db *DB) CompactAfterConversion(ctx context.Context) (before, after int64, err error) {
-	size := func() int64 {
-		st, err := os.Stat(db.path)
-		if err != nil {
-			return 0
-		}
-		return st.Size()
-	}
-	conn, err := db.write.Conn(ctx)
+// PurgeTombstoneEmbeddings deletes the vectors of tombstones deleted before
+// cutoff, visiting up to limit tombstones with rid > afterRID in rid order.
+// A vector is kept while any live memory or any tombstone deleted at or
+// after cutoff (still recoverable) has its content hash. It returns the
+// vectors deleted and the last rid visited (0 when none was left).
+func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, afterRID int64, limit int) (deleted, lastRID int64, err error) {
+	rows, err := q.QueryContext(ctx, `SELECT rid, content_hash FROM memories
+		WHERE is_deleted = 1 AND deleted_at < ? AND superseded_by IS NULL AND rid > ? ORDER BY rid LIMIT ?`, cutoff, afterRID, limit)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer conn.Close()
-	// Sizes are the main file's with the WAL checkpointed into it.
-	if err := truncateWAL(ctx, conn); err != nil {
-		return 0, 0, fmt.Errorf("checkpoint: %w", err)
+	hashes := map[string]bool{}
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&lastRID, hashCol{&h}); err != nil {
+			rows.Close()
+			return 0, 0, err
+		}
+		hashes[h] = true
 	}
-	before = size()
-	if _, err := conn.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
-		return before, before, err
+	rows.Close()
+	if err := rows.Err(); err != nil || len(hashes) == 0 {
+		return 0, lastRID, err
 	}
-	_, err = conn.ExecContext(ctx, `VACUUM`)
-	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = MEMORY`); rerr != nil && err == nil {
-		err = rerr
+	list := make([]string, 0, len(hashes))
+	for h := range hashes {
+		list = append(list, h)
+	}
+	res, err := q.ExecContext(ctx, `DELETE FROM embeddings WHERE content_hash IN `+hashListSQL+`
+		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = embeddings.content_hash AND m.is_deleted = 0)
+		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
+		jsonList(list), cutoff)
+	if err != nil {
+		return 0, lastRID, fmt.Errorf("delete embeddings: %w", err)
+	}
+	deleted, _ = res.RowsAffected()
+	return deleted, lastRID, nil
+}
+
+// DeleteOrphanEmbeddings deletes up to limit vectors whose content hash no
+// live memory has (the memory is missing or soft-deleted), visiting
+// embeddings with id > afterID. When keepCutoff is not empty, vectors of
+// tombstones deleted at or after it are kept. It returns the vectors
+// deleted and the last id visited (0 when none was left).
+func DeleteOrphanEmbeddings(ctx context.Context, q Querier, afterID int64, limit int, keepCutoff string) (deleted, lastID int64, err error) {
+	rows, err := q.QueryContext(ctx, `SELECT e.id FROM embeddings e WHERE e.id > ?
+		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = e.content_hash AND m.is_deleted = 0)
+		ORDER BY e.id LIMIT ?`, afterID, limit)
+	if err != nil {
+		return 0, 0, err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, 0, err
+		}
+		lastID = id
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(ids) == 0 {
+		return 0, lastID, err
+	}
+	var res sql.Result
+	if keepCutoff == "" {
+		res, err = q.ExecContext(ctx, `DELETE FROM embeddings WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+	} else {
+		res, err = q.ExecContext(ctx, `DELETE FROM embeddings WHERE id IN (SELECT value FROM json_each(?))
+			AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
+			jsonList(ids), keepCutoff)
 	}
 	if err != nil {
-		return before, size(), fmt.Errorf("vacuum: %w", err)
+		return 0, lastID, fmt.Errorf("delete embeddings: %w", err)
 	}
-	// The rebuild went through the WAL: give its space back now rather
-	// than at close.
-	if err := truncateWAL(ctx, conn); err != nil {
-		return before, size(), fmt.Errorf("checkpoint: %w", err)
-	}
-	return before, size(), nil
+	deleted, _ = res.RowsAffected()
+	return deleted, lastID, nil
+}
+
+// CountOrphanEmbeddings counts vectors whose content hash no live memory has.
+func CountOrphanEmbeddings(ctx context.Context, q Querier) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM embeddings e
+		WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = e.content_hash AND m.is_deleted = 0)`).Scan(&n)
+	return n, err
 }

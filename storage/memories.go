@@ -9,13 +9,20 @@ import (
 	"strings"
 )
 
-// Querier is satisfied by *sql.DB and *sql.Tx, so read helpers work both on
-// the reader pool and inside a write transaction.
+// Querier runs the query functions' statements: a *Tx inside a write
+// transaction, or the *Reader of DB.Reader, so a read helper works on
+// either. It is the seam's read and write interface (doc.go).
 type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
+
+// Sentinel errors of the query functions.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("conflict")
+)
 
 // Memory is one row of the memories table.
 type Memory struct {

@@ -591,30 +591,10 @@ func TestDiagnosticAndRepairQueries(t *testing.T) {
 	}
 }
 
-func TestRetentionBacklogAndDedupQueries(t *testing.T) {
+func TestDedupQueries(t *testing.T) {
 	db := openJobsDB(t)
 	ctx := context.Background()
 	r := db.Reader()
-	addMemory(t, db, "old", "old", func(m *storage.Memory) { m.IsDeleted, m.DeletedAt = true, ts(-48*time.Hour) })
-	addMemory(t, db, "new", "new", func(m *storage.Memory) { m.IsDeleted, m.DeletedAt = true, ts(0) })
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
-		if _, err := storage.UpsertEntity(ctx, tx, "e", "e", "e", "unknown", ts(0)); err != nil {
-			return err
-		}
-		for _, m := range []string{"old", "new"} {
-			if _, err := storage.LinkMention(ctx, tx, m, "e", "e", 1); err != nil {
-				return err
-			}
-		}
-		return storage.InsertHistory(ctx, tx, &storage.HistoryEvent{ID: "h", MemoryID: "old", Event: storage.EventDeleted,
-			ChangedBy: "t", CreatedAt: ts(-48 * time.Hour)})
-	})
-	b, err := storage.CountRetentionBacklog(ctx, r, storage.RetentionCutoffs{
-		Tombstones: ts(-time.Hour), History: ts(-time.Hour), CompletedJobs: ts(0), DeadJobs: ts(0)})
-	want := storage.RetentionBacklog{GraphLinks: 1, Tombstones: 1, History: 1}
-	if err != nil || b != want {
-		t.Fatalf("backlog = %+v, %v; want %+v", b, err, want)
-	}
 
 	// Two clusters: x (three rows in no project, one pinned) and y (two
 	// rows in project p); z is alone in its project.

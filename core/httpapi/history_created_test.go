@@ -9,6 +9,7 @@ import (
 	"github.com/cairnmem/cairn/core/internal/apitest"
 	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/retention"
 )
 
 // TestCreatedEventShowsWhatWasCreated: a "created" event stores no copy
@@ -56,7 +57,7 @@ func TestCreatedEventShowsWhatWasCreated(t *testing.T) {
 	e.Del(t, b, map[string]any{"reason": "obsolete"}).Want(t, 200)
 	e.Clock.Advance(time.Hour)
 	err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
-		ids, err := storage.PurgeTombstones(context.Background(), tx, storage.FormatTime(e.Clock.Now()), 10)
+		ids, err := retention.PurgeTombstones(context.Background(), tx, storage.FormatTime(e.Clock.Now()), 10)
 		if err == nil && (len(ids) != 1 || ids[0] != b) {
 			t.Errorf("purged %v", ids)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/retention"
 )
 
 // pruneActor is who the per-project bound's deletions are recorded as.
@@ -22,7 +23,7 @@ func (s *Ops) pruneOverfull(ctx context.Context, rep *RetentionReport, batch, ma
 	if cfg.MaxMemoriesPerProject <= 0 && cfg.MaxMemoriesUser <= 0 && cfg.MaxMemoriesPerAgent <= 0 {
 		return nil
 	}
-	over, err := storage.OverfullSlots(ctx, s.svc.DB().Reader(), cfg.MaxMemoriesPerProject, cfg.MaxMemoriesUser, cfg.MaxMemoriesPerAgent)
+	over, err := retention.OverfullSlots(ctx, s.svc.DB().Reader(), cfg.MaxMemoriesPerProject, cfg.MaxMemoriesUser, cfg.MaxMemoriesPerAgent)
 	if err != nil {
 		return fmt.Errorf("retention bound: %w", err)
 	}
@@ -39,7 +40,7 @@ func (s *Ops) pruneOverfull(ctx context.Context, rep *RetentionReport, batch, ma
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			ids, err := storage.PruneCandidates(ctx, s.svc.DB().Reader(), slot, cutoff, min(excess, batch))
+			ids, err := retention.PruneCandidates(ctx, s.svc.DB().Reader(), slot, cutoff, min(excess, batch))
 			if err != nil {
 				return fmt.Errorf("retention bound: %w", err)
 			}
@@ -80,14 +81,14 @@ func (s *Ops) countPrunable(ctx context.Context) (int64, error) {
 	if cfg.MaxMemoriesPerProject <= 0 && cfg.MaxMemoriesUser <= 0 && cfg.MaxMemoriesPerAgent <= 0 {
 		return 0, nil
 	}
-	over, err := storage.OverfullSlots(ctx, s.svc.DB().Reader(), cfg.MaxMemoriesPerProject, cfg.MaxMemoriesUser, cfg.MaxMemoriesPerAgent)
+	over, err := retention.OverfullSlots(ctx, s.svc.DB().Reader(), cfg.MaxMemoriesPerProject, cfg.MaxMemoriesUser, cfg.MaxMemoriesPerAgent)
 	if err != nil {
 		return 0, err
 	}
 	cutoff := storage.FormatTime(s.svc.Now().Add(-cfg.PruneMinAge.D()))
 	var n int64
 	for slot, excess := range over {
-		ids, err := storage.PruneCandidates(ctx, s.svc.DB().Reader(), slot, cutoff, excess)
+		ids, err := retention.PruneCandidates(ctx, s.svc.DB().Reader(), slot, cutoff, excess)
 		if err != nil {
 			return 0, err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/cairnmem/cairn/core/vectors"
 
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/retention"
 )
 
 // ---------------------------------------------------------------------------
@@ -131,7 +132,7 @@ func (s *Ops) RetentionPreview(ctx context.Context) (*RetentionReport, error) {
 	now := s.svc.Now()
 	cut := func(d config.Duration) string { return storage.FormatTime(now.Add(-d.D())) }
 	rep := &RetentionReport{}
-	b, err := storage.CountRetentionBacklog(ctx, s.svc.DB().Reader(), storage.RetentionCutoffs{
+	b, err := retention.CountBacklog(ctx, s.svc.DB().Reader(), retention.Cutoffs{
 		Tombstones: cut(cfg.TombstoneWindow), History: cut(cfg.HistoryWindow),
 		CompletedJobs: cut(cfg.CompletedJobsWindow), DeadJobs: cut(cfg.DeadJobsWindow)})
 	if err != nil {
@@ -139,7 +140,7 @@ func (s *Ops) RetentionPreview(ctx context.Context) (*RetentionReport, error) {
 	}
 	rep.GraphLinks, rep.Tombstones, rep.History, rep.CompletedJobs, rep.DeadJobs =
 		b.GraphLinks, b.Tombstones, b.History, b.CompletedJobs, b.DeadJobs
-	rep.Embeddings, rep.GraphEntities, rep.GraphRelations, err = storage.CountSweptGraphAndVectors(ctx, s.svc.DB().Reader(), cut(cfg.TombstoneWindow))
+	rep.Embeddings, rep.GraphEntities, rep.GraphRelations, err = retention.CountSweptGraphAndVectors(ctx, s.svc.DB().Reader(), cut(cfg.TombstoneWindow))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/retention"
 )
 
 // RetentionReport counts what one retention sweep removed, per step.
@@ -122,7 +123,7 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 	}
 	// 1. Graph links.
 	err := loop("graph links", func(tx *storage.Tx) (bool, error) {
-		g, err := storage.PurgeGraphLinks(ctx, tx, tombCut, batch)
+		g, err := retention.PurgeGraphLinks(ctx, tx, tombCut, batch)
 		rep.GraphMemories += g.Memories
 		rep.GraphLinks += g.Links
 		rep.GraphEntities += g.Entities
@@ -157,7 +158,7 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 	// 3. Tombstones.
 	var purged []string
 	err = loop("tombstones", func(tx *storage.Tx) (bool, error) {
-		ids, err := storage.PurgeTombstones(ctx, tx, tombCut, batch)
+		ids, err := retention.PurgeTombstones(ctx, tx, tombCut, batch)
 		if err != nil {
 			return false, err
 		}
@@ -183,13 +184,13 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 		f    func(tx *storage.Tx) (int64, error)
 	}{
 		{"history", &rep.History, func(tx *storage.Tx) (int64, error) {
-			return storage.PurgeHistory(ctx, tx, cut(cfg.HistoryWindow), batch)
+			return retention.PurgeHistory(ctx, tx, cut(cfg.HistoryWindow), batch)
 		}},
 		{"completed jobs", &rep.CompletedJobs, func(tx *storage.Tx) (int64, error) {
-			return storage.PurgeJobs(ctx, tx, storage.JobCompleted, cut(cfg.CompletedJobsWindow), batch)
+			return retention.PurgeJobs(ctx, tx, storage.JobCompleted, cut(cfg.CompletedJobsWindow), batch)
 		}},
 		{"dead jobs", &rep.DeadJobs, func(tx *storage.Tx) (int64, error) {
-			return storage.PurgeJobs(ctx, tx, storage.JobDead, cut(cfg.DeadJobsWindow), batch)
+			return retention.PurgeJobs(ctx, tx, storage.JobDead, cut(cfg.DeadJobsWindow), batch)
 		}},
 	}
 	for _, st := range steps {

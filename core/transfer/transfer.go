@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/evolution"
+	"github.com/cairnmem/cairn/core/internal/parallel"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
@@ -212,26 +211,11 @@ type importRecord struct {
 	ev   *evolution.Carried // what the line carries of its evolution
 }
 
-// parallel runs fn over [0, n) split into one part per core.
-func parallel(n int, fn func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), max(n/64, 1))
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := n*w/workers, n*(w+1)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
-}
-
 // guardrailsAll checks (and redacts) every line on every core; the
 // error is the first bad line's.
 func (t *Transfer) guardrailsAll(lines []ImportLine) *core.Error {
 	errs := make([]*core.Error, len(lines))
-	parallel(len(lines), func(lo, hi int) {
+	parallel.Ranges(len(lines), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			errs[i] = t.guardrails(&lines[i])
 		}
@@ -249,7 +233,7 @@ func (t *Transfer) guardrailsAll(lines []ImportLine) *core.Error {
 func (t *Transfer) prepare(lines []ImportLine) []importRecord {
 	out := make([]importRecord, len(lines))
 	rows := make([]*core.BatchRow, len(lines))
-	parallel(len(lines), func(lo, hi int) {
+	parallel.Ranges(len(lines), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			rows[i] = &core.BatchRow{Memory: rowOf(&lines[i].Memory), Meta: map[string]any{"line": lines[i].Line}}
 			out[i] = importRecord{line: lines[i].Line, row: rows[i], ev: lines[i].Evolution}

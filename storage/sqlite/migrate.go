@@ -1,4 +1,4 @@
-package storage
+package sqlite
 
 import (
 	"context"
@@ -146,7 +146,7 @@ func (db *DB) migrate(ctx context.Context, ms []Migration, backupExisting bool) 
 			}
 			_, err := tx.ExecContext(ctx,
 				`INSERT INTO schema_migrations(version, name, checksum, applied_at) VALUES (?, ?, ?, ?)`,
-				m.Version, m.Name, m.Checksum, FormatTime(time.Now()))
+				m.Version, m.Name, m.Checksum, formatTime(time.Now()))
 			return err
 		})
 		if err != nil {

@@ -1,4 +1,4 @@
-package storage
+package sqlite
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func TestCheckpointsOffTheWriter(t *testing.T) {
 // checkpointed inline by the commit that fills it (SQLite's way, before)
 // and in the background: p50, p99 and the slowest commit.
 //
-//	go test -run '^$' -bench BenchmarkCommitTail -benchtime 5000x -count 3 ./storage/
+//	go test -run '^$' -bench BenchmarkCommitTail -benchtime 5000x -count 3 ./storage/sqlite/
 func BenchmarkCommitTail(b *testing.B) {
 	for _, mode := range []string{"inline", "background"} {
 		b.Run(mode, func(b *testing.B) {

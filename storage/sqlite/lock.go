@@ -1,4 +1,4 @@
-package storage
+package sqlite
 
 import (
 	"encoding/json"
@@ -43,6 +43,12 @@ type Lock struct {
 	info LockInfo
 }
 
+// timeLayout is storage.TimeLayout, the one timestamp format cairn stores:
+// the lock file's and schema_migrations' times are written in it too.
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
 // LockPath is the lock file used for the database at dbPath.
 func LockPath(dbPath string) string { return dbPath + ".lock" }
 
@@ -62,7 +68,7 @@ func AcquireLock(dbPath string) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", p, err)
 	}
-	l := &Lock{f: f, info: LockInfo{PID: os.Getpid(), StartedAt: FormatTime(time.Now())}}
+	l := &Lock{f: f, info: LockInfo{PID: os.Getpid(), StartedAt: formatTime(time.Now())}}
 	if err := l.write(); err != nil {
 		l.Release()
 		return nil, err

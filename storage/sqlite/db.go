@@ -1,4 +1,4 @@
-package storage
+package sqlite
 
 import (
 	"context"
@@ -43,9 +43,9 @@ type Options struct {
 	// NoBackup skips the backup copy normally taken before migrating an
 	// existing file (used by tests that create throwaway databases).
 	NoBackup bool
-
-	// migrations replaces the embedded migrations (tests only).
-	migrations []Migration
+	// Migrations replaces the embedded migrations when set: tests open a
+	// store as an older cairn left it with a prefix of Migrations().
+	Migrations []Migration
 }
 
 // DB is an open cairn database: one writer connection and a reader pool over
@@ -64,10 +64,8 @@ type DB struct {
 	bulk       bulkLoads      // bulk writes under way (BulkLoad)
 }
 
-// Sentinel errors returned by storage.
+// Sentinel errors returned by the engine.
 var (
-	ErrNotFound     = errors.New("not found")
-	ErrConflict     = errors.New("conflict")
 	ErrSchemaNewer  = errors.New("database schema is newer than this cairn")
 	ErrLocked       = errors.New("database is in use by another cairn process")
 	ErrBadChecksum  = errors.New("migration checksum mismatch")
@@ -139,7 +137,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 
 	db := &DB{path: opts.Path, write: write, writeStmts: newStmtCache(write), changes: changes}
-	ms := opts.migrations
+	ms := opts.Migrations
 	if ms == nil {
 		if ms, err = Migrations(); err != nil {
 			write.Close()

@@ -1,4 +1,4 @@
-package storage_test
+package sqlite_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/sqlite"
 )
 
 // damage writes garbage over pages first..last (4 KiB pages) of a closed
@@ -56,12 +57,12 @@ func TestOpenRefusesDamagedFile(t *testing.T) {
 				first, last = pages+first, pages+last
 			}
 			damage(t, path, first, last)
-			db, err := storage.Open(ctx, storage.Options{Path: path, NoBackup: true})
+			db, err := sqlite.Open(ctx, sqlite.Options{Path: path, NoBackup: true})
 			if err == nil {
 				db.Close()
 				t.Fatal("a damaged file was opened")
 			}
-			if !errors.Is(err, storage.ErrCorrupt) || storage.FaultOf(err) != storage.FaultCorrupt {
+			if !errors.Is(err, sqlite.ErrCorrupt) || sqlite.FaultOf(err) != sqlite.FaultCorrupt {
 				t.Fatalf("error is not ErrCorrupt: %v", err)
 			}
 			for _, want := range []string{path, "integrity check", ".recover", ".bak-v"} {
@@ -72,7 +73,7 @@ func TestOpenRefusesDamagedFile(t *testing.T) {
 		})
 	}
 	// An intact file opens.
-	db, err := storage.Open(ctx, storage.Options{Path: buildStore(t, 50), NoBackup: true})
+	db, err := sqlite.Open(ctx, sqlite.Options{Path: buildStore(t, 50), NoBackup: true})
 	if err != nil {
 		t.Fatalf("an intact file: %v", err)
 	}
@@ -100,7 +101,7 @@ func TestDatabaseFilesArePrivate(t *testing.T) {
 			}
 		}
 	}
-	db, err := storage.Open(ctx, storage.Options{Path: path, NoBackup: true})
+	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestDatabaseFilesArePrivate(t *testing.T) {
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
 		_ = os.Chmod(p, 0o644)
 	}
-	db, err = storage.Open(ctx, storage.Options{Path: path, NoBackup: true})
+	db, err = sqlite.Open(ctx, sqlite.Options{Path: path, NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestDatabaseFilesArePrivate(t *testing.T) {
 // half-written row, and cleared by the next commit.
 func TestDiskFullIsAFault(t *testing.T) {
 	ctx := context.Background()
-	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "memories.db"), NoBackup: true})
+	db, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(t.TempDir(), "memories.db"), NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,14 +132,14 @@ func TestDiskFullIsAFault(t *testing.T) {
 	if err := db.Reader().QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := db.WriteTx(ctx, func(tx *sqlite.Tx) error {
 		_, err := tx.ExecContext(ctx, `PRAGMA max_page_count = `+itoa(pages))
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("a full disk refuses this memory ", 400)
-	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = db.WriteTx(ctx, func(tx *sqlite.Tx) error {
 		for i := range 20 {
 			m := &storage.Memory{ID: "full-" + itoa(i), Type: "fact", Content: big, ContentHash: "h" + itoa(i),
 				Confidence: 1, Importance: 0.5, SourceType: "manual", CreatedAt: ts(0), UpdatedAt: ts(0), UpdatedBy: "t"}
@@ -148,17 +149,17 @@ func TestDiskFullIsAFault(t *testing.T) {
 		}
 		return nil
 	})
-	if storage.FaultOf(err) != storage.FaultFull {
-		t.Fatalf("write on a full database: %v (fault %q), want SQLITE_FULL", err, storage.FaultOf(err))
+	if sqlite.FaultOf(err) != sqlite.FaultFull {
+		t.Fatalf("write on a full database: %v (fault %q), want SQLITE_FULL", err, sqlite.FaultOf(err))
 	}
-	if f, ok := db.LastFault(); !ok || f.Fault != storage.FaultFull || !strings.Contains(f.Message, "full") {
+	if f, ok := db.LastFault(); !ok || f.Fault != sqlite.FaultFull || !strings.Contains(f.Message, "full") {
 		t.Fatalf("last fault = %+v, %v", f, ok)
 	}
 	var n int
 	if err := db.Reader().QueryRow(`SELECT count(*) FROM memories`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("rows after a failed write: %d, %v", n, err)
 	}
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := db.WriteTx(ctx, func(tx *sqlite.Tx) error {
 		_, err := tx.ExecContext(ctx, `PRAGMA max_page_count = 1073741823`)
 		return err
 	}); err != nil {
@@ -173,18 +174,18 @@ func TestDiskFullIsAFault(t *testing.T) {
 // refuses to write over the file.
 func TestCorruptionStopsWrites(t *testing.T) {
 	ctx := context.Background()
-	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "memories.db"), NoBackup: true})
+	db, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(t.TempDir(), "memories.db"), NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if f := db.NoteFault(errors.New("not a storage fault")); f != storage.FaultNone {
+	if f := db.NoteFault(errors.New("not a storage fault")); f != sqlite.FaultNone {
 		t.Fatalf("an ordinary error classified as %q", f)
 	}
-	db.NoteFault(storage.ErrCorrupt)
+	db.NoteFault(sqlite.ErrCorrupt)
 	ran := false
-	err = db.WriteTx(ctx, func(*storage.Tx) error { ran = true; return nil })
-	if ran || !errors.Is(err, storage.ErrCorrupt) || !strings.Contains(err.Error(), "writes are refused") {
+	err = db.WriteTx(ctx, func(*sqlite.Tx) error { ran = true; return nil })
+	if ran || !errors.Is(err, sqlite.ErrCorrupt) || !strings.Contains(err.Error(), "writes are refused") {
 		t.Fatalf("write on a damaged store: ran=%v err=%v", ran, err)
 	}
 }

@@ -1,4 +1,4 @@
-package storage
+package sqlite
 
 import (
 	"context"
@@ -66,6 +66,14 @@ func (c *stmtCache) close() {
 		st.Close()
 		delete(c.m, q)
 	}
+}
+
+// Querier runs statements: a *Tx or a *Reader. Its methods are those of
+// storage.Querier, which the query layer's functions take.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
 // Tx is a write transaction whose statements come from the writer's cache.

@@ -1,7 +1,8 @@
-package storage
+package sqlite
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,6 +77,52 @@ func TestCompactSchemaMigration(t *testing.T) {
 	}
 }
 
+// TestCompactRowsMigrationShrinksTheFile: an existing store upgraded to
+// migration 17 is rebuilt once, so the space its rows no longer take
+// (a second copy of each content in normalized_content and in the
+// created event) is given back to the file system.
+func TestCompactRowsMigrationShrinksTheFile(t *testing.T) {
+	ctx := context.Background()
+	before, all := migrationsBefore(t, 17)
+	var err error
+	path := filepath.Join(t.TempDir(), "s.db")
+	db := openTemp(t, path, before)
+	err = db.WriteTx(ctx, func(tx *Tx) error {
+		_, err := tx.Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
+			INSERT INTO memories (id, content, normalized_content, content_hash, created_at, updated_at)
+			SELECT 'm' || i, printf('Memory %d: %s', i, hex(randomblob(200))), lower(printf('memory %d: %s', i, hex(randomblob(200)))),
+				'h' || i, 't', 't' FROM n`)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(`INSERT INTO memory_history (id, memory_id, event, new_content, changed_by, created_at)
+			SELECT 'h-' || id, id, 'created', content, 'u', 't' FROM memories`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	size := func() int64 {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Size()
+	}
+	old := size()
+	db = openTemp(t, path, all)
+	db.Close()
+	if now := size(); now > old*3/4 {
+		t.Fatalf("file %d bytes before the upgrade, %d after", old, now)
+	}
+	db = openTemp(t, path, all)
+	defer db.Close()
+	if n := db.Count(t, `SELECT count(*) FROM memories`); n != 1500 {
+		t.Fatalf("%d memories after the upgrade", n)
+	}
+}
+
 func queryPlan(t *testing.T, db *DB, q string) string {
 	t.Helper()
 	rows, err := db.Reader().Query(`EXPLAIN QUERY PLAN ` + q)
@@ -93,4 +140,14 @@ func queryPlan(t *testing.T, db *DB, q string) string {
 		out = append(out, detail)
 	}
 	return strings.Join(out, "; ")
+}
+
+// Count runs a count query on the reader (tests only).
+func (db *DB) Count(t *testing.T, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.Reader().QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package storage
+package sqlite
 
 import (
 	"context"
@@ -11,15 +11,6 @@ import (
 // update. Soft deletes leave it alone, so it holds one document per
 // memories row, live or deleted; memories_fts_docsize holds one row per
 // document.
-
-const countMemoryRowsQuery = `SELECT count(*) FROM memories`
-
-// CountMemoryRows counts the rows of memories, live and deleted.
-func CountMemoryRows(ctx context.Context, q Querier) (int, error) {
-	var n int
-	err := q.QueryRowContext(ctx, countMemoryRowsQuery).Scan(&n)
-	return n, err
-}
 
 const countFTSDocumentsQuery = `SELECT count(*) FROM memories_fts_docsize`
 
@@ -63,4 +54,13 @@ func TermDocCounts(ctx context.Context, q Querier, terms []string) (map[string]i
 		out[t] = n
 	}
 	return out, nil
+}
+
+const pageStatsQuery = `SELECT page_count, page_size, freelist_count FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()`
+
+// PageStats returns the database file's page count, page size and free
+// pages.
+func PageStats(ctx context.Context, q Querier) (pages, size, free int64, err error) {
+	err = q.QueryRowContext(ctx, pageStatsQuery).Scan(&pages, &size, &free)
+	return
 }

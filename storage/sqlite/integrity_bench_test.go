@@ -1,4 +1,4 @@
-package storage_test
+package sqlite_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/sqlite"
 )
 
 // buildStore writes n memories, each with its history event and a
@@ -18,7 +19,7 @@ func buildStore(tb testing.TB, n int) string {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "memories.db")
 	ctx := context.Background()
-	db, err := storage.Open(ctx, storage.Options{Path: path, NoBackup: true})
+	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, NoBackup: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func buildStore(tb testing.TB, n int) string {
 	}
 	now := storage.FormatTime(t0)
 	for start := 0; start < n; start += 500 {
-		err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := db.WriteTx(ctx, func(tx *sqlite.Tx) error {
 			for i := start; i < min(start+500, n); i++ {
 				id := fmt.Sprintf("m%06d", i)
 				content := fmt.Sprintf("memory %d: service %d deploys from branch release-%d on Fridays; the runbook for team %d is in docs/runbooks/%d.md", i, i%97, i%13, i%7, i)
@@ -64,13 +65,13 @@ func buildStore(tb testing.TB, n int) string {
 // store of 10,000 memories with their history and embeddings, and the
 // whole Open around it.
 //
-//	go test -run '^$' -bench BenchmarkQuickCheck10k -benchtime 20x ./storage/
+//	go test -run '^$' -bench BenchmarkQuickCheck10k -benchtime 20x ./storage/sqlite/
 func BenchmarkQuickCheck10k(b *testing.B) {
 	path := buildStore(b, 10000)
 	st, _ := os.Stat(path)
 	ctx := context.Background()
 	b.Run("quick_check", func(b *testing.B) {
-		db, err := storage.Open(ctx, storage.Options{Path: path, NoBackup: true})
+		db, err := sqlite.Open(ctx, sqlite.Options{Path: path, NoBackup: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func BenchmarkQuickCheck10k(b *testing.B) {
 	})
 	b.Run("open", func(b *testing.B) {
 		for b.Loop() {
-			db, err := storage.Open(ctx, storage.Options{Path: path, NoBackup: true})
+			db, err := sqlite.Open(ctx, sqlite.Options{Path: path, NoBackup: true})
 			if err != nil {
 				b.Fatal(err)
 			}

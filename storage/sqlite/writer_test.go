@@ -1,4 +1,4 @@
-package storage_test
+package sqlite_test
 
 import (
 	"context"
@@ -8,19 +8,19 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/sqlite"
 )
 
 // Concurrent writes share commits; one that fails rolls back alone, one
 // that panics panics in its caller, and the rest are all stored.
 func TestWriteTxGroupCommit(t *testing.T) {
 	ctx := context.Background()
-	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "w.db"), NoBackup: true})
+	db, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(t.TempDir(), "w.db"), NoBackup: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := db.WriteTx(ctx, func(tx *sqlite.Tx) error {
 		_, err := tx.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT)`)
 		return err
 	}); err != nil {
@@ -33,7 +33,7 @@ func TestWriteTxGroupCommit(t *testing.T) {
 	for i := range 200 {
 		wg.Go(func() {
 			defer func() { panics[i] = recover() }()
-			errs[i] = db.WriteTx(ctx, func(tx *storage.Tx) error {
+			errs[i] = db.WriteTx(ctx, func(tx *sqlite.Tx) error {
 				if _, err := tx.ExecContext(ctx, `INSERT INTO kv VALUES (?, 'x')`, fmt.Sprint(i)); err != nil {
 					return err
 				}
@@ -74,7 +74,7 @@ func TestWriteTxGroupCommit(t *testing.T) {
 	// A caller whose context ended before its turn writes nothing.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := db.WriteTx(cctx, func(tx *storage.Tx) error {
+	if err := db.WriteTx(cctx, func(tx *sqlite.Tx) error {
 		_, err := tx.Exec(`INSERT INTO kv VALUES ('late', 'x')`)
 		return err
 	}); !errors.Is(err, context.Canceled) {
@@ -88,7 +88,7 @@ func TestWriteTxGroupCommit(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error { return nil }); err == nil {
+	if err := db.WriteTx(ctx, func(tx *sqlite.Tx) error { return nil }); err == nil {
 		t.Fatal("write after close succeeded")
 	}
 }

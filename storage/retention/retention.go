@@ -1,19 +1,21 @@
-package storage
+package retention
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"github.com/cairnmem/cairn/storage"
 )
 
-// Retention helpers. Each removes at most limit rows (or memories) in the
-// transaction it is given, so the caller loops short transactions instead
-// of holding the writer for one long purge. cutoff is a stored timestamp
-// (FormatTime): rows strictly older than it are eligible.
+// Each purge removes at most limit rows (or memories) in the transaction
+// it is given, so the caller loops short transactions instead of holding
+// the writer for one long purge. cutoff is a stored timestamp
+// (storage.FormatTime): rows strictly older than it are eligible.
 
 // jsonList encodes ids for `IN (SELECT value FROM json_each(?))`, which
-// keeps the statement text fixed (and cached) whatever the batch size.
+// keeps the statement text fixed (and cached) whatever the batch size (as
+// storage's own).
 func jsonList[T any](ids []T) string {
 	b, _ := json.Marshal(ids)
 	return string(b)
@@ -32,7 +34,7 @@ type GraphPurge struct {
 // linked entity's mention count is decremented by the links removed; an
 // entity that reaches zero and has no link left is deleted with its
 // relations.
-func PurgeGraphLinks(ctx context.Context, q Querier, cutoff string, limit int) (GraphPurge, error) {
+func PurgeGraphLinks(ctx context.Context, q storage.Querier, cutoff string, limit int) (GraphPurge, error) {
 	var out GraphPurge
 	rids, err := int64s(ctx, q, `SELECT m.rid FROM memories m
 		WHERE m.is_deleted = 1 AND m.deleted_at < ? AND m.superseded_by IS NULL
@@ -88,7 +90,7 @@ func PurgeGraphLinks(ctx context.Context, q Querier, cutoff string, limit int) (
 		}
 		touched = append(touched, d.rid)
 	}
-	orphans, err := Strings(ctx, q, `SELECT e.id FROM entities e
+	orphans, err := storage.Strings(ctx, q, `SELECT e.id FROM entities e
 		WHERE e.rid IN (SELECT value FROM json_each(?)) AND e.mentions <= 0
 		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_rid = e.rid)`, jsonList(touched))
 	if err != nil || len(orphans) == 0 {
@@ -110,7 +112,7 @@ func PurgeGraphLinks(ctx context.Context, q Querier, cutoff string, limit int) (
 }
 
 // int64s collects the first column of a query's rows as integers.
-func int64s(ctx context.Context, q Querier, query string, args ...any) ([]int64, error) {
+func int64s(ctx context.Context, q storage.Querier, query string, args ...any) ([]int64, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -127,101 +129,13 @@ func int64s(ctx context.Context, q Querier, query string, args ...any) ([]int64,
 	return out, rows.Err()
 }
 
-// PurgeTombstoneEmbeddings deletes the vectors of tombstones deleted before
-// cutoff, visiting up to limit tombstones with rid > afterRID in rid order.
-// A vector is kept while any live memory or any tombstone deleted at or
-// after cutoff (still recoverable) has its content hash. It returns the
-// vectors deleted and the last rid visited (0 when none was left).
-func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, afterRID int64, limit int) (deleted, lastRID int64, err error) {
-	rows, err := q.QueryContext(ctx, `SELECT rid, content_hash FROM memories
-		WHERE is_deleted = 1 AND deleted_at < ? AND superseded_by IS NULL AND rid > ? ORDER BY rid LIMIT ?`, cutoff, afterRID, limit)
-	if err != nil {
-		return 0, 0, err
-	}
-	hashes := map[string]bool{}
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&lastRID, hashCol{&h}); err != nil {
-			rows.Close()
-			return 0, 0, err
-		}
-		hashes[h] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(hashes) == 0 {
-		return 0, lastRID, err
-	}
-	list := make([]string, 0, len(hashes))
-	for h := range hashes {
-		list = append(list, h)
-	}
-	res, err := q.ExecContext(ctx, `DELETE FROM embeddings WHERE content_hash IN `+hashListSQL+`
-		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = embeddings.content_hash AND m.is_deleted = 0)
-		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
-		jsonList(list), cutoff)
-	if err != nil {
-		return 0, lastRID, fmt.Errorf("delete embeddings: %w", err)
-	}
-	deleted, _ = res.RowsAffected()
-	return deleted, lastRID, nil
-}
-
-// DeleteOrphanEmbeddings deletes up to limit vectors whose content hash no
-// live memory has (the memory is missing or soft-deleted), visiting
-// embeddings with id > afterID. When keepCutoff is not empty, vectors of
-// tombstones deleted at or after it are kept. It returns the vectors
-// deleted and the last id visited (0 when none was left).
-func DeleteOrphanEmbeddings(ctx context.Context, q Querier, afterID int64, limit int, keepCutoff string) (deleted, lastID int64, err error) {
-	rows, err := q.QueryContext(ctx, `SELECT e.id FROM embeddings e WHERE e.id > ?
-		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = e.content_hash AND m.is_deleted = 0)
-		ORDER BY e.id LIMIT ?`, afterID, limit)
-	if err != nil {
-		return 0, 0, err
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, 0, err
-		}
-		lastID = id
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(ids) == 0 {
-		return 0, lastID, err
-	}
-	var res sql.Result
-	if keepCutoff == "" {
-		res, err = q.ExecContext(ctx, `DELETE FROM embeddings WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
-	} else {
-		res, err = q.ExecContext(ctx, `DELETE FROM embeddings WHERE id IN (SELECT value FROM json_each(?))
-			AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
-			jsonList(ids), keepCutoff)
-	}
-	if err != nil {
-		return 0, lastID, fmt.Errorf("delete embeddings: %w", err)
-	}
-	deleted, _ = res.RowsAffected()
-	return deleted, lastID, nil
-}
-
-// CountOrphanEmbeddings counts vectors whose content hash no live memory has.
-func CountOrphanEmbeddings(ctx context.Context, q Querier) (int, error) {
-	var n int
-	err := q.QueryRowContext(ctx, `SELECT count(*) FROM embeddings e
-		WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = e.content_hash AND m.is_deleted = 0)`).Scan(&n)
-	return n, err
-}
-
 // PurgeTombstones hard-deletes up to limit memories soft-deleted before
 // cutoff, with their hints. The memories_ad trigger removes each row from
 // memories_fts with the 'delete' command (the index is external-content,
 // so a plain DELETE would leave its terms behind). It returns the ids
 // removed.
-func PurgeTombstones(ctx context.Context, q Querier, cutoff string, limit int) ([]string, error) {
-	ids, err := Strings(ctx, q, `SELECT id FROM memories WHERE is_deleted = 1 AND deleted_at < ? AND superseded_by IS NULL LIMIT ?`, cutoff, limit)
+func PurgeTombstones(ctx context.Context, q storage.Querier, cutoff string, limit int) ([]string, error) {
+	ids, err := storage.Strings(ctx, q, `SELECT id FROM memories WHERE is_deleted = 1 AND deleted_at < ? AND superseded_by IS NULL LIMIT ?`, cutoff, limit)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -236,22 +150,22 @@ func PurgeTombstones(ctx context.Context, q Querier, cutoff string, limit int) (
 }
 
 // PurgeHistory deletes up to limit history events created before cutoff.
-func PurgeHistory(ctx context.Context, q Querier, cutoff string, limit int) (int64, error) {
+func PurgeHistory(ctx context.Context, q storage.Querier, cutoff string, limit int) (int64, error) {
 	return execCount(ctx, q, `DELETE FROM memory_history WHERE rowid IN (
 		SELECT rowid FROM memory_history WHERE created_at < ? ORDER BY created_at LIMIT ?)`, cutoff, limit)
 }
 
 // PurgeJobs deletes up to limit jobs in status (completed or dead) whose
 // last change is before cutoff.
-func PurgeJobs(ctx context.Context, q Querier, status, cutoff string, limit int) (int64, error) {
-	if status != JobCompleted && status != JobDead {
+func PurgeJobs(ctx context.Context, q storage.Querier, status, cutoff string, limit int) (int64, error) {
+	if status != storage.JobCompleted && status != storage.JobDead {
 		return 0, fmt.Errorf("purge jobs: status %q is not completed or dead", status)
 	}
 	return execCount(ctx, q, `DELETE FROM memory_jobs WHERE rowid IN (
 		SELECT rowid FROM memory_jobs WHERE status = ? AND updated_at < ? LIMIT ?)`, status, cutoff, limit)
 }
 
-func execCount(ctx context.Context, q Querier, query string, args ...any) (int64, error) {
+func execCount(ctx context.Context, q storage.Querier, query string, args ...any) (int64, error) {
 	res, err := q.ExecContext(ctx, query, args...)
 	if err != nil {
 		return 0, err
@@ -259,35 +173,17 @@ func execCount(ctx context.Context, q Querier, query string, args ...any) (int64
 	return res.RowsAffected()
 }
 
-// Strings collects the first column of a query's rows as strings.
-func Strings(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}
-
-// RetentionCutoffs are the stored timestamps (FormatTime) before which a
+// Cutoffs are the stored timestamps (FormatTime) before which a
 // sweep removes each kind of row.
-type RetentionCutoffs struct {
+type Cutoffs struct {
 	Tombstones    string // tombstones and their graph links
 	History       string
 	CompletedJobs string
 	DeadJobs      string
 }
 
-// RetentionBacklog counts the rows a sweep would remove.
-type RetentionBacklog struct {
+// Backlog counts the rows a sweep would remove.
+type Backlog struct {
 	GraphLinks    int64
 	Tombstones    int64
 	History       int64
@@ -304,11 +200,11 @@ const (
 	countPurgeableDeadQuery       = `SELECT count(*) FROM memory_jobs WHERE status = 'dead' AND updated_at < ?`
 )
 
-// CountRetentionBacklog counts the graph links of old tombstones, the old
+// CountBacklog counts the graph links of old tombstones, the old
 // tombstones, history events and completed and dead jobs older than their
 // cutoffs (vectors are not counted).
-func CountRetentionBacklog(ctx context.Context, q Querier, c RetentionCutoffs) (RetentionBacklog, error) {
-	var b RetentionBacklog
+func CountBacklog(ctx context.Context, q storage.Querier, c Cutoffs) (Backlog, error) {
+	var b Backlog
 	counts := []struct {
 		dst    *int64
 		query  string
@@ -347,7 +243,7 @@ const countSweptGraphAndVectorsQuery = `WITH kept AS (
 
 // CountSweptGraphAndVectors counts the vectors, entities and relations a
 // sweep with this tombstone cutoff would remove.
-func CountSweptGraphAndVectors(ctx context.Context, q Querier, cutoff string) (vectors, entities, relations int64, err error) {
+func CountSweptGraphAndVectors(ctx context.Context, q storage.Querier, cutoff string) (vectors, entities, relations int64, err error) {
 	err = q.QueryRowContext(ctx, countSweptGraphAndVectorsQuery, cutoff).Scan(&vectors, &entities, &relations)
 	return
 }
@@ -362,7 +258,7 @@ type Slot struct {
 // OverfullSlots returns the slots with more live memories than their bound
 // (perProject for a project, user for the user scope, perAgent for each
 // agent; 0 is no bound), and how many over each is.
-func OverfullSlots(ctx context.Context, q Querier, perProject, user, perAgent int) (map[Slot]int, error) {
+func OverfullSlots(ctx context.Context, q storage.Querier, perProject, user, perAgent int) (map[Slot]int, error) {
 	rows, err := q.QueryContext(ctx, `SELECT COALESCE(project, ''), COALESCE(scope, ''),
 		CASE WHEN scope = 'agent' THEN COALESCE(who, '') ELSE '' END, count(*)
 		FROM memories WHERE is_deleted = 0 GROUP BY 1, 2, 3`)
@@ -397,8 +293,8 @@ func OverfullSlots(ctx context.Context, q Querier, perProject, user, perAgent in
 // least important first).
 // Never: pinned memories, decisions and rules (they always surface), keyed
 // facts, and memories created or used at or after cutoff.
-func PruneCandidates(ctx context.Context, q Querier, slot Slot, cutoff string, limit int) ([]string, error) {
-	return Strings(ctx, q, `SELECT id FROM memories
+func PruneCandidates(ctx context.Context, q storage.Querier, slot Slot, cutoff string, limit int) ([]string, error) {
+	return storage.Strings(ctx, q, `SELECT id FROM memories
 		WHERE is_deleted = 0 AND COALESCE(project, '') = ?1 AND COALESCE(scope, '') = ?4 AND (?4 <> 'agent' OR who = ?5)
 		AND pinned = 0 AND manual_override = 0
 		AND type NOT IN ('decision', 'rule', 'constraint') AND memory_key IS NULL

@@ -1,0 +1,31 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// jsonList encodes ids for `IN (SELECT value FROM json_each(?))`, which
+// keeps the statement text fixed (and cached) whatever the batch size.
+func jsonList[T any](ids []T) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+// Strings collects the first column of a query's rows as strings.
+func Strings(ctx context.Context, q Querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
