@@ -95,6 +95,16 @@ func TestBenchLocoThroughTheBinary(t *testing.T) {
 			t.Errorf("fold %+v", f)
 		}
 	}
+	for _, fr := range rep.Factors {
+		if len(fr.Folds) != 2 || fr.Wins+fr.Losses > 2 || fr.WinsAdv+fr.LossesAdv > 2 {
+			t.Errorf("factor %+v", fr)
+		}
+		for _, ff := range fr.Folds {
+			if ff.Off.R10 <= 0 || ff.Off.R10All <= 0 {
+				t.Errorf("factor %s fold %+v", fr.Key, ff)
+			}
+		}
+	}
 	if s, ok := rep.Summary["tuned_r_at_10"]; !ok || s.Min > s.Mean || s.Mean > s.Max {
 		t.Errorf("summary: %+v", rep.Summary)
 	}
@@ -105,7 +115,7 @@ func TestBenchLocoThroughTheBinary(t *testing.T) {
 		"--factor", "search.speaker_weight=0,0.3"}, &out, &errb); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
-	for _, want := range []string{"held out", "mean over the held-out folds", "search.speaker_weight", "in-sample"} {
+	for _, want := range []string{"held out", "mean over the held-out folds", "search.speaker_weight", "in-sample", "adversarial"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -214,27 +214,45 @@ type Fold struct {
 }
 
 // FactorFold is one factor on one held-out conversation: the value tuned
-// on the others (the rest at the base) and the held-out R@10 (1-4) with
-// it, with the factor off, and at the base value.
+// on the others (the rest at the base) and the held-out figures with it,
+// with the factor off, and at the base value.
 type FactorFold struct {
-	Chosen string  `json:"chosen"`
-	Tuned  float64 `json:"tuned"`
-	Off    float64 `json:"off"`
-	Base   float64 `json:"base"`
+	Chosen string      `json:"chosen"`
+	Tuned  FoldFigures `json:"tuned"`
+	Off    FoldFigures `json:"off"`
+	Base   FoldFigures `json:"base"`
 }
 
 // FactorReport says whether tuning a factor generalizes: per fold, and the
-// folds where the tuned factor beat the factor off (and lost to it).
+// folds where the tuned factor beat the factor off (and lost to it), on
+// R@10 of codes 1-4 (the rule), of all codes and of the adversarial
+// questions (code 5).
 type FactorReport struct {
-	Key      string       `json:"key"`
-	Values   []string     `json:"values"`
-	Base     string       `json:"base"`
-	Folds    []FactorFold `json:"folds"`
-	Wins     int          `json:"wins_vs_off"`
-	Losses   int          `json:"losses_vs_off"`
-	BaseWins int          `json:"base_wins_vs_off"`
-	BaseLoss int          `json:"base_losses_vs_off"`
-	InSample string       `json:"in_sample_choice"`
+	Key       string       `json:"key"`
+	Values    []string     `json:"values"`
+	Base      string       `json:"base"`
+	Folds     []FactorFold `json:"folds"`
+	Wins      int          `json:"wins_vs_off"`
+	Losses    int          `json:"losses_vs_off"`
+	WinsAll   int          `json:"wins_vs_off_all_codes"`
+	LossesAll int          `json:"losses_vs_off_all_codes"`
+	WinsAdv   int          `json:"wins_vs_off_adversarial"`
+	LossesAdv int          `json:"losses_vs_off_adversarial"`
+	BaseWins  int          `json:"base_wins_vs_off"`
+	BaseLoss  int          `json:"base_losses_vs_off"`
+	// Generalizes: tuned beats off on R@10 (codes 1-4) on at least
+	// AdoptShare of the folds (four of five).
+	Generalizes bool   `json:"generalizes"`
+	InSample    string `json:"in_sample_choice"`
+}
+
+// AdoptShare is the share of held-out folds a factor must win to be
+// adopted (issue 32: four of five).
+const AdoptShare = 0.8
+
+// generalizes reports whether wins of n folds reach AdoptShare.
+func generalizes(wins, n int) bool {
+	return n > 0 && float64(wins) >= AdoptShare*float64(n)-1e-9
 }
 
 // LocoReport is every figure of a leave-one-conversation-out run.
@@ -324,7 +342,7 @@ func (l *Loco) Run(ctx context.Context, data string) (*LocoReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		var tuned, offs, bases []float64
+		var tuned, offs, bases, tunedAll, offsAll, tunedAdv, offsAdv []float64
 		for _, sm := range l.samples {
 			s, err := Tune(ctx, o.Factors, o.Base, []int{f}, 1, Out(sm.ID), l.eval)
 			if err != nil {
@@ -334,13 +352,18 @@ func (l *Loco) Run(ctx context.Context, data string) (*LocoReport, error) {
 			if err != nil {
 				return nil, err
 			}
-			ff := FactorFold{Chosen: valueOr(s.Value(f), o.Base[f]), Tuned: figuresOf(a, In(sm.ID)).R10,
-				Off: figuresOf(off, In(sm.ID)).R10, Base: figuresOf(base, In(sm.ID)).R10}
+			held := In(sm.ID)
+			ff := FactorFold{Chosen: valueOr(s.Value(f), o.Base[f]), Tuned: figuresOf(a, held), Off: figuresOf(off, held), Base: figuresOf(base, held)}
 			fr.Folds = append(fr.Folds, ff)
-			tuned, offs, bases = append(tuned, ff.Tuned), append(offs, ff.Off), append(bases, ff.Base)
+			tuned, offs, bases = append(tuned, ff.Tuned.R10), append(offs, ff.Off.R10), append(bases, ff.Base.R10)
+			tunedAll, offsAll = append(tunedAll, ff.Tuned.R10All), append(offsAll, ff.Off.R10All)
+			tunedAdv, offsAdv = append(tunedAdv, ff.Tuned.Adversarial), append(offsAdv, ff.Off.Adversarial)
 		}
 		fr.Wins, fr.Losses = Wins(tuned, offs)
+		fr.WinsAll, fr.LossesAll = Wins(tunedAll, offsAll)
+		fr.WinsAdv, fr.LossesAdv = Wins(tunedAdv, offsAdv)
 		fr.BaseWins, fr.BaseLoss = Wins(bases, offs)
+		fr.Generalizes = generalizes(fr.Wins, len(fr.Folds))
 		s, err := Tune(ctx, o.Factors, o.Base, []int{f}, 1, all, l.eval)
 		if err != nil {
 			return nil, err

@@ -125,3 +125,16 @@ func TestFiguresOf(t *testing.T) {
 		t.Errorf("figuresOf = %+v, want %+v", got, want)
 	}
 }
+
+func TestGeneralizes(t *testing.T) {
+	for _, tc := range []struct {
+		wins, n int
+		want    bool
+	}{
+		{4, 5, true}, {5, 5, true}, {3, 5, false}, {2, 2, true}, {1, 2, false}, {0, 0, false},
+	} {
+		if got := generalizes(tc.wins, tc.n); got != tc.want {
+			t.Errorf("generalizes(%d, %d) = %v, want %v", tc.wins, tc.n, got, tc.want)
+		}
+	}
+}
