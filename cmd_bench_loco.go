@@ -166,6 +166,14 @@ func printLocoReport(w io.Writer, r *bench.LocoReport) {
 		}
 		fmt.Fprintf(w, "%-30s %s: wins %d (losses %d) on 1-4, %d (%d) all codes, %d (%d) adversarial; base beats off on %d (loses %d); in-sample choice %s\n    %s\n",
 			f.Key, verdict, f.Wins, f.Losses, f.WinsAll, f.LossesAll, f.WinsAdv, f.LossesAdv, f.BaseWins, f.BaseLoss, f.InSample, strings.Join(folds, "\n    "))
+		for _, vf := range f.ByValue {
+			var r, all, adv []string
+			for _, ff := range vf.Folds {
+				r, all, adv = append(r, fmt.Sprintf("%.1f", ff.R10)), append(all, fmt.Sprintf("%.1f", ff.R10All)), append(adv, fmt.Sprintf("%.1f", ff.Adversarial))
+			}
+			fmt.Fprintf(w, "    fixed %s: 1-4 %.1f (%s), all %.1f (%s), adversarial %.1f (%s)\n", vf.Value,
+				vf.Mean.R10, strings.Join(r, " "), vf.Mean.R10All, strings.Join(all, " "), vf.Mean.Adversarial, strings.Join(adv, " "))
+		}
 	}
 	fmt.Fprintf(w, "\n%d servers over %d stores in %.0f s\n", r.Servers, r.Stores, r.ElapsedS)
 }

@@ -244,6 +244,17 @@ type FactorReport struct {
 	// AdoptShare of the folds (four of five).
 	Generalizes bool   `json:"generalizes"`
 	InSample    string `json:"in_sample_choice"`
+	// ByValue are the held-out figures of each value tried, fixed (the
+	// rest at the base): no value is tuned, so every fold is held out.
+	ByValue []ValueFigures `json:"by_value"`
+}
+
+// ValueFigures are a factor's figures at one fixed value, per held-out
+// conversation, and their mean.
+type ValueFigures struct {
+	Value string        `json:"value"`
+	Folds []FoldFigures `json:"folds"`
+	Mean  FoldFigures   `json:"mean"`
 }
 
 // AdoptShare is the share of held-out folds a factor must win to be
@@ -369,6 +380,26 @@ func (l *Loco) Run(ctx context.Context, data string) (*LocoReport, error) {
 			return nil, err
 		}
 		fr.InSample = valueOr(s.Value(f), o.Base[f])
+		for _, v := range fac.Values {
+			set := v
+			if v == o.Base[f] {
+				set = ""
+			}
+			a, err := l.eval(ctx, Setting{}.With(f, set))
+			if err != nil {
+				return nil, err
+			}
+			vf := ValueFigures{Value: v}
+			for _, sm := range l.samples {
+				ff := figuresOf(a, In(sm.ID))
+				vf.Folds = append(vf.Folds, ff)
+				vf.Mean.R10 += ff.R10 / float64(len(l.samples))
+				vf.Mean.MRR += ff.MRR / float64(len(l.samples))
+				vf.Mean.R10All += ff.R10All / float64(len(l.samples))
+				vf.Mean.Adversarial += ff.Adversarial / float64(len(l.samples))
+			}
+			fr.ByValue = append(fr.ByValue, vf)
+		}
 		rep.Factors = append(rep.Factors, fr)
 	}
 	rep.Servers, rep.Stores = l.Servers, len(l.stores)
