@@ -180,11 +180,11 @@ func (l *Loco) eval(ctx context.Context, s Setting) (Answers, error) {
 
 // BM25Sets is plain BM25 through cairn: the FTS5 index (Porter stemming,
 // stopwords dropped from the question), keyword recall, no session
-// context, coverage, speaker factor, dampening, graph, evidence or score
-// floor; no embedder and no pipeline.
+// context, neighbour lift, coverage, speaker factor, dampening, graph,
+// evidence or score floor; no embedder and no pipeline.
 var BM25Sets = []string{"embedding.provider=none", "graph.boost_weight=0", "hints.enabled=false", "memory.evidence_weight=0",
 	"pipeline.enabled=false", "search.coverage_weight=0", "search.dampening=false", "search.min_score=0",
-	"search.session_context=false", "search.speaker_weight=0"}
+	"search.neighbor_weight=0", "search.session_context=false", "search.speaker_weight=0"}
 
 // FoldFigures are one configuration's figures on one held-out
 // conversation (percentages; MRR as a fraction).
