@@ -25,7 +25,7 @@ func runBench(ctx context.Context, args []string) error {
 	return benchMain(ctx, args, os.Stdout, os.Stderr)
 }
 
-const benchUsage = "bench replay --data FILE [--train N] [--compact-every 10] | bench hooks --data FILE.jsonl [--n N] | bench load --data FILE [--memories N] [--clients 50] [--duration 30s] [--mix recall=0.7,remember=0.3] | bench inject --data FILE | bench remember --data FILE [--n N] [--clients 1,8] | bench floor --data FILE [--set embedding.key=value] [--json] | bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--scripted-llm oracle|echo] [--binary PATH] [--keep] [--json]"
+const benchUsage = "bench replay --data FILE [--train N] [--compact-every 10] | bench hooks --data FILE.jsonl [--n N] | bench load --data FILE [--memories N] [--clients 50] [--duration 30s] [--mix recall=0.7,remember=0.3] | bench inject --data FILE | bench remember --data FILE [--n N] [--clients 1,8] | bench floor --data FILE [--set embedding.key=value] [--json] | bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--scripted-llm oracle|echo] [--binary PATH] [--keep] [--json] | bench locomo --loco --data FILE [--factor section.key=off,v2,…]… [--rounds N] [--set …] [--json]"
 
 // benchAblations are the variants measured beside the headline (the
 // default configuration, recall in the API's default mode).
@@ -76,6 +76,10 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	drainTimeout := fs.Duration("drain-timeout", 30*time.Minute, "how long to wait for the background work to finish")
 	keep := fs.Bool("keep", false, "keep each server's home folder (database and log) for inspection; progress names them")
 	asJSON := fs.Bool("json", false, "print one JSON object with every figure")
+	loco := fs.Bool("loco", false, "leave-one-conversation-out: tune every --factor on all conversations but one, score the held-out one, in turn")
+	var factors factorFlags
+	fs.Var(&factors, "factor", "with --loco, a tuned value and the values to try, section.key=off,v2,… (repeatable; the first value turns it off; default: recall's tuned factors)")
+	rounds := fs.Int("rounds", 1, "with --loco, passes of coordinate ascent over the factors")
 	scripted := fs.String("scripted-llm", "", "add a server whose pipeline model is a scripted one (oracle: the questions whose evidence a memory is, as its hints, a ceiling; echo: a question restating the memory)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -101,6 +105,18 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *clients < 1 || *clients > 256 {
 		return usageError{"--clients must be from 1 to 256"}
+	}
+	if *loco {
+		if *rounds < 1 || *rounds > 5 {
+			return usageError{"--rounds must be from 1 to 5"}
+		}
+		if *convs > 0 || *scripted != "" {
+			return usageError{"--loco uses every conversation and the default pipeline (no --convs, no --scripted-llm)"}
+		}
+		if _, err := configWithSets(sets); err != nil {
+			return err
+		}
+		return benchLoco(ctx, *data, factors, sets, *binary, *rounds, *k, *clients, *drainTimeout, *keep, *asJSON, stdout, stderr)
 	}
 	abl, err := parseAblations(*ablations)
 	if err != nil {

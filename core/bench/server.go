@@ -51,6 +51,10 @@ type ServerOptions struct {
 	// ExtraEnv is appended to the child's environment as it is (tests use
 	// it to make a test binary act as cairn).
 	ExtraEnv []string
+	// Home, when set, is an existing home folder (a stopped server's,
+	// kept) to serve instead of a new one; it is never removed. Settings
+	// that only change ranking are measured so over one ingest.
+	Home string
 }
 
 // StartServer starts a server and waits until its API answers /health.
@@ -65,13 +69,22 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		}
 		bin = self
 	}
-	home, err := os.MkdirTemp("", "cairn-bench-")
-	if err != nil {
-		return nil, err
+	home, keep := o.Home, o.Keep || o.Home != ""
+	if home == "" {
+		var err error
+		if home, err = os.MkdirTemp("", "cairn-bench-"); err != nil {
+			return nil, err
+		}
+	}
+	// removeHome undoes a failed start: a home made here goes.
+	removeHome := func() {
+		if o.Home == "" {
+			os.RemoveAll(home)
+		}
 	}
 	addr, err := freeAddr()
 	if err != nil {
-		os.RemoveAll(home)
+		removeHome()
 		return nil, err
 	}
 	env := []string{}
@@ -84,18 +97,18 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 	for _, kv := range o.Set {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			os.RemoveAll(home)
+			removeHome()
 			return nil, fmt.Errorf("--set %q: want section.key=value", kv)
 		}
 		env = append(env, config.EnvName(strings.TrimSpace(k))+"="+v)
 	}
 	env = append(env, o.ExtraEnv...)
-	s := &Server{Name: o.Name, Addr: addr, home: home, keep: o.Keep, stderr: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
+	s := &Server{Name: o.Name, Addr: addr, home: home, keep: keep, stderr: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
 	s.cmd = exec.Command(bin, "serve")
 	s.cmd.Env = env
 	s.cmd.Stdout, s.cmd.Stderr = io.Discard, s.stderr
 	if err := s.cmd.Start(); err != nil {
-		os.RemoveAll(home)
+		removeHome()
 		return nil, fmt.Errorf("start %s serve: %w", bin, err)
 	}
 	go func() { s.err = s.cmd.Wait(); close(s.done) }()
@@ -110,7 +123,7 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		}
 		select {
 		case <-s.done:
-			os.RemoveAll(home)
+			removeHome()
 			return nil, fmt.Errorf("cairn serve exited before answering (%v): %s", s.err, s.stderr.String())
 		case <-ctx.Done():
 			s.Stop()

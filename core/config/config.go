@@ -208,6 +208,18 @@ type SearchConfig struct {
 	// speaker the query does not name, when it names the speaker of other
 	// candidates: its score is multiplied by 1 − speaker_weight.
 	SpeakerWeight float64 `toml:"speaker_weight" range:"0,1"`
+	// CoverageIDF counts each question word in coverage at its inverse
+	// document frequency (the keyword index's), not all alike.
+	CoverageIDF bool `toml:"coverage_idf"`
+	// SpeakerMargin keeps the speaker factor off a turn that holds more of
+	// the question's other words than any turn of the named speaker by
+	// more than the margin (a question that attributes a statement to the
+	// wrong person is answered by the other's turn); 1 applies it always.
+	SpeakerMargin float64 `toml:"speaker_margin" range:"0,1"`
+	// NeighborWeight lifts a memory toward the score of the memory next to
+	// it in its session (before or after) when that one scores higher:
+	// score + w × (neighbour − score).
+	NeighborWeight float64 `toml:"neighbor_weight" range:"0,1"`
 	// Dampening turns on the post-fusion corrections: gravity (semantic
 	// hits sharing no word with the query), hub and resolution
 	// (docs/design/search.md, "Dampening").
@@ -388,6 +400,9 @@ func DefaultConfig() Config {
 			Fusion:         DefaultSearchFusion,
 			CoverageWeight: DefaultSearchCoverageWeight,
 			SpeakerWeight:  DefaultSearchSpeakerWeight,
+			SpeakerMargin:  DefaultSearchSpeakerMargin,
+			CoverageIDF:    DefaultSearchCoverageIDF,
+			NeighborWeight: DefaultSearchNeighborWeight,
 			Dampening:      DefaultSearchDampening,
 
 			MinVectorSimilarity: DefaultSearchMinVectorSimilarity,
