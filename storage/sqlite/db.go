@@ -172,7 +172,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	db.side = side
 	db.reader = &Reader{cache: newStmtCache(read), side: newStmtCache(side)}
 	// And one that checkpoints the WAL off the writer (checkpoint.go).
-	ckpt, err := driver.Open(dsn(opts.Path, sync, opts.BusyTimeout, false), stablePlans)
+	ckpt, err := driver.Open(dsn(opts.Path, sync, checkpointBusy, false), stablePlans)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s for checkpoints: %w", opts.Path, err)
@@ -218,6 +218,7 @@ func dsn(path, sync string, busy time.Duration, readOnly bool) string {
 	if readOnly {
 		pragmas = append(pragmas, "query_only(1)")
 	} else {
+		pragmas = append(pragmas, fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 		q.Set("_txlock", "immediate")
 	}
 	q["_pragma"] = pragmas
