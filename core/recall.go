@@ -158,7 +158,13 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 	// instead of after it: a hybrid recall takes the longer of the two,
 	// not their sum.
 	var vectorLeg func() (*vectors.Query, error)
-	if mode != ModeKeyword && s.vectors.Embedder() != nil {
+	// While a server that just started still loads the model and the
+	// index, a hybrid recall answers from keywords rather than wait.
+	warming := mode == ModeHybrid && s.vectors.Embedder() != nil && s.vectors.Warming()
+	if warming {
+		out.Warnings = append(out.Warnings, "the embedding model and the vector index are still loading: keyword results only")
+	}
+	if mode != ModeKeyword && s.vectors.Embedder() != nil && !warming {
 		vf := f
 		done := make(chan struct{})
 		var vq *vectors.Query
