@@ -104,6 +104,10 @@ func (k *checkpointer) afterCommit(c *sqlite3.Conn, schema string, pages, limit 
 	if k != nil && k.started.Load() && pages >= walRestartAt*limit && int64(pages) >= k.retryAt.Load() {
 		k.limit.Store(int64(limit))
 		k.restartDue.Store(true)
+		// The writer's RESTART, right after this commit, copies the
+		// whole WAL: a background checkpoint now would only hold the
+		// checkpoint connection it needs.
+		return
 	}
 	if k != nil && k.started.Load() && pages < walCheckpointInline*limit {
 		select {
