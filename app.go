@@ -179,6 +179,9 @@ type app struct {
 	paths config.Paths
 	log   *slog.Logger
 	close func()
+	// checkLater opens the store with its integrity check after the
+	// open (storage.Options.CheckInBackground): a server answers sooner.
+	checkLater bool
 }
 
 func loadApp(c *commonFlags) (*app, error) {
@@ -258,6 +261,8 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 		Synchronous: a.cfg.Storage.Synchronous,
 		BusyTimeout: a.cfg.Storage.BusyTimeout.D(),
 		ReadConns:   a.cfg.Storage.ReadConns,
+
+		CheckInBackground: a.checkLater,
 	})
 	if err != nil {
 		lock.Release()

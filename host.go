@@ -168,6 +168,9 @@ func (a *app) serveWith(ctx context.Context, opts serveOptions, ready func(addr 
 	if opts.debug != nil {
 		defer opts.debug.Close()
 	}
+	// A damaged file is found after the start rather than before it: it
+	// faults the store (writes refused, /health unhealthy) a moment later.
+	a.checkLater = true
 	st, err := a.openStoreWaiting(ctx, opts.lockWait)
 	if err != nil {
 		var le *storage.LockedError
