@@ -50,7 +50,10 @@ import (
 //     has grown by one more threshold, so a long reader costs the writers
 //     one short wait, not one per commit.
 //   - Once no commit has come for walIdle, the background goroutine
-//     empties the WAL file (TRUNCATE): an idle cairn leaves none.
+//     empties the WAL file (TRUNCATE): an idle cairn leaves none. It
+//     does only while none of this process's readers is in a query: a
+//     TRUNCATE waiting for a reader's snapshot held back the readers
+//     that started meanwhile.
 //
 // journal_size_limit (walSizeLimit) trims the file when SQLite writes it
 // over, so a WAL that once grew large (a bulk import's) does not keep
@@ -84,6 +87,8 @@ type checkpointer struct {
 	// commits counts the commits; lastCommit is the last one's time.
 	commits, lastCommit atomic.Int64
 	limit               atomic.Int64 // the threshold of the commit that set restartDue
+	// readersBusy says whether a reader connection is in a query.
+	readersBusy func() bool
 }
 
 func newCheckpointer() *checkpointer {
@@ -142,7 +147,8 @@ func (k *checkpointer) start(conn *sql.DB) {
 			case <-k.wake:
 			case <-idle.C:
 				n := k.commits.Load()
-				if n != truncatedAt && time.Since(time.Unix(0, k.lastCommit.Load())) >= walIdle && k.checkpoint("TRUNCATE") {
+				if n != truncatedAt && time.Since(time.Unix(0, k.lastCommit.Load())) >= walIdle &&
+					(k.readersBusy == nil || !k.readersBusy()) && k.checkpoint("TRUNCATE") {
 					truncatedAt = n
 					k.truncated.Add(1)
 				}

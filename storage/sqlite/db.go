@@ -184,6 +184,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s for checkpoints: %w", opts.Path, err)
 	}
+	changes.ckpt.readersBusy = func() bool { return read.Stats().InUse > 0 || side.Stats().InUse > 0 }
 	changes.ckpt.start(ckpt)
 	if err := restrictFiles(opts.Path); err != nil {
 		db.Close()
