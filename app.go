@@ -186,6 +186,9 @@ type app struct {
 	close func()
 	// create: a database named by --db or storage.path may be made.
 	create bool
+	// checkLater opens the store with its integrity check after the
+	// open (storage.Options.CheckInBackground): a server answers sooner.
+	checkLater bool
 }
 
 func loadApp(c *commonFlags) (*app, error) {
@@ -274,6 +277,8 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 		Synchronous: a.cfg.Storage.Synchronous,
 		BusyTimeout: a.cfg.Storage.BusyTimeout.D(),
 		ReadConns:   a.cfg.Storage.ReadConns,
+
+		CheckInBackground: a.checkLater,
 	})
 	if err != nil {
 		lock.Release()

@@ -25,7 +25,7 @@ func runBench(ctx context.Context, args []string) error {
 	return benchMain(ctx, args, os.Stdout, os.Stderr)
 }
 
-const benchUsage = "bench replay --data FILE [--train N] [--compact-every 10] | bench hooks --data FILE.jsonl [--n N] | bench load --data FILE [--memories N] [--clients 50] [--duration 30s] [--mix recall=0.7,remember=0.3] | bench inject --data FILE | bench remember --data FILE [--n N] [--clients 1,8] | bench floor --data FILE [--set embedding.key=value] [--json] | bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--scripted-llm oracle|echo] [--binary PATH] [--keep] [--json] | bench locomo --loco --data FILE [--factor section.key=off,v2,…]… [--rounds N] [--set …] [--json]"
+const benchUsage = "bench costs --data FILE [--n N] | bench replay --data FILE [--train N] [--compact-every 10] | bench hooks --data FILE.jsonl [--n N] | bench load --data FILE [--memories N] [--clients 50] [--duration 30s] [--mix recall=0.7,remember=0.3] | bench inject --data FILE | bench remember --data FILE [--n N] [--clients 1,8] | bench floor --data FILE [--set embedding.key=value] [--json] | bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--scripted-llm oracle|echo] [--binary PATH] [--keep] [--json] | bench sessions [--split dev|held-out] | bench locomo --loco --data FILE [--factor section.key=off,v2,…]… [--rounds N] [--set …] [--json]"
 
 // benchAblations are the variants measured beside the headline (the
 // default configuration, recall in the API's default mode).
@@ -60,6 +60,9 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if len(args) > 0 && args[0] == "sessions" {
 		return benchSessions(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "costs" {
+		return benchCosts(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "replay" {
 		return benchReplay(ctx, args[1:], stdout, stderr)

@@ -13,6 +13,7 @@ import (
 	"github.com/cairnmem/cairn/core/evolution"
 
 	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/core/vectors"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -153,6 +154,29 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 		return c
 	}
 
+	// The vector leg (most of it the query's embedding, which the
+	// built-in model computes on this CPU) runs beside the keyword leg
+	// instead of after it: a hybrid recall takes the longer of the two,
+	// not their sum.
+	var vectorLeg func() (*vectors.Query, error)
+	// While a server that just started still loads the model and the
+	// index, a hybrid recall answers from keywords rather than wait.
+	warming := mode == ModeHybrid && s.vectors.Embedder() != nil && s.vectors.Warming()
+	if warming {
+		out.Warnings = append(out.Warnings, "the embedding model and the vector index are still loading: keyword results only")
+	}
+	if mode != ModeKeyword && s.vectors.Embedder() != nil && !warming {
+		vf := f
+		done := make(chan struct{})
+		var vq *vectors.Query
+		var verr error
+		go func() {
+			defer close(done)
+			vq, verr = s.vectors.Search(ctx, VectorQuery(in.Query), k, &vf)
+		}()
+		vectorLeg = func() (*vectors.Query, error) { <-done; return vq, verr }
+	}
+
 	ranKeyword := false
 	if mode != ModeVector {
 		kq := in.KeywordQuery
@@ -200,8 +224,8 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 	}
 
 	ranVector := false
-	if mode != ModeKeyword && s.vectors.Embedder() != nil {
-		q, err := s.vectors.Search(ctx, VectorQuery(in.Query), k, &f)
+	if vectorLeg != nil {
+		q, err := vectorLeg()
 		if err != nil {
 			out.Warnings = append(out.Warnings, "vector search unavailable: "+err.Error())
 			s.log.Warn("recall without vectors", "err", err)
