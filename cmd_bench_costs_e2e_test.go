@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/bench"
 )
 
 // `cairn bench costs` measures the default and the lean server side by
@@ -31,7 +33,7 @@ func TestBenchCosts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bench costs: %v\nstderr:\n%s", err, errb.String())
 	}
-	var rows []costsRow
+	var rows []bench.CostsRow
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatalf("json: %v\n%s", err, out.String())
 	}

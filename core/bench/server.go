@@ -84,7 +84,7 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 			os.RemoveAll(home)
 		}
 	}
-	addr, err := freeAddr()
+	addr, err := FreeAddr()
 	if err != nil {
 		removeHome()
 		return nil, err
@@ -202,7 +202,7 @@ func (s *Server) RSS() (int64, bool) {
 }
 
 // freeAddr returns a loopback address with a port nothing listens on.
-func freeAddr() (string, error) {
+func FreeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
