@@ -521,3 +521,18 @@ func ProposedBefore(ctx context.Context, q Querier, fact, action, sourceID strin
 	err := q.QueryRowContext(ctx, proposedBeforeQuery, fact, action, sourceID).Scan(&ok)
 	return ok, err
 }
+
+// KillJob marks a leased job dead at once, for failures no retry can fix
+// (the caller must hold the lease).
+func KillJob(ctx context.Context, q Querier, j *Job, msg string, now time.Time) error {
+	if err := CheckLease(ctx, q, j); err != nil {
+		return err
+	}
+	if len(msg) > 2000 {
+		msg = msg[:2000]
+	}
+	ts := FormatTime(now)
+	_, err := q.ExecContext(ctx, `UPDATE memory_jobs SET status = 'dead', failed_at = ?, error = ?,
+		lease_owner = NULL, updated_at = ? WHERE id = ?`, ts, msg, ts, j.ID)
+	return err
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage/docstore"
 
 	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/vector"
@@ -52,14 +53,14 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		return nil, fmt.Errorf("%w: not a document_ingest job with a document_id", ErrDocumentPermanent)
 	}
 	res := &DocumentIngestResult{DocumentID: job.DocumentID}
-	d, err := storage.GetDocument(ctx, s.svc.DB().Reader(), job.DocumentID)
+	d, err := docstore.GetDocument(ctx, s.svc.DB().Reader(), job.DocumentID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, fmt.Errorf("%w: document %s not found", ErrDocumentPermanent, job.DocumentID)
 	} else if err != nil {
 		return nil, err
 	}
-	if d.Status == storage.DocDeleted {
-		res.Status, res.Skipped = storage.DocDeleted, "document deleted"
+	if d.Status == docstore.DocDeleted {
+		res.Status, res.Skipped = docstore.DocDeleted, "document deleted"
 		return res, nil
 	}
 	step := func(status string, fn func(tx *storage.Tx) error) error {
@@ -67,7 +68,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 			if err := storage.CheckLease(ctx, tx, job); err != nil {
 				return err
 			}
-			if err := storage.SetDocumentStatus(ctx, tx, d.ID, status, "", s.svc.Timestamp()); errors.Is(err, storage.ErrNotFound) {
+			if err := docstore.SetDocumentStatus(ctx, tx, d.ID, status, "", s.svc.Timestamp()); errors.Is(err, storage.ErrNotFound) {
 				return errDocumentGone
 			} else if err != nil {
 				return err
@@ -80,14 +81,14 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	}
 	gone := func(err error) (*DocumentIngestResult, error) {
 		if errors.Is(err, errDocumentGone) {
-			res.Status, res.Skipped = storage.DocDeleted, "document deleted during ingest"
+			res.Status, res.Skipped = docstore.DocDeleted, "document deleted during ingest"
 			return res, nil
 		}
 		return nil, err
 	}
 
 	// extracting
-	if err := step(storage.DocExtracting, nil); err != nil {
+	if err := step(docstore.DocExtracting, nil); err != nil {
 		return gone(err)
 	}
 	content, title, ctype := d.Content, "", ""
@@ -126,11 +127,11 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	}
 
 	// chunking
-	err = step(storage.DocChunking, func(tx *storage.Tx) error {
+	err = step(docstore.DocChunking, func(tx *storage.Tx) error {
 		if d.SourceType != "url" {
 			return nil
 		}
-		return storage.SetDocumentContent(ctx, tx, d.ID, content, title, ctype, s.svc.Timestamp())
+		return docstore.SetDocumentContent(ctx, tx, d.ID, content, title, ctype, s.svc.Timestamp())
 	})
 	if err != nil {
 		return gone(err)
@@ -145,15 +146,15 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	res.Chunks = len(chunks)
 
 	// embedding
-	if err := step(storage.DocEmbedding, func(tx *storage.Tx) error {
-		return storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.svc.Timestamp())
+	if err := step(docstore.DocEmbedding, func(tx *storage.Tx) error {
+		return docstore.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.svc.Timestamp())
 	}); err != nil {
 		return gone(err)
 	}
 	vecs := s.embedChunks(ctx, chunks)
 
 	// indexing, in batches
-	links, err := storage.DocumentLinks(ctx, s.svc.DB().Reader(), d.ID)
+	links, err := docstore.DocumentLinks(ctx, s.svc.DB().Reader(), d.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +178,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		batch := chunks[start:min(start+documentIndexBatch, len(chunks))]
 		var bTouched, bCreated, bReplaced []string
 		var bReused, bEmbedded int
-		err := step(storage.DocIndexing, func(tx *storage.Tx) error {
+		err := step(docstore.DocIndexing, func(tx *storage.Tx) error {
 			bTouched, bCreated, bReplaced, bReused, bEmbedded = nil, nil, nil, 0, 0
 			for k, c := range batch {
 				i := start + k
@@ -215,7 +216,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 					}
 					bCreated = append(bCreated, mem.ID)
 				}
-				if err := storage.LinkDocumentChunk(ctx, tx, d.ID, mem.ID, i); err != nil {
+				if err := docstore.LinkDocumentChunk(ctx, tx, d.ID, mem.ID, i); err != nil {
 					return err
 				}
 				bTouched = append(bTouched, mem.ID)
@@ -251,7 +252,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
 			return err
 		}
-		stale, err := storage.UnlinkDocumentChunksFrom(ctx, tx, d.ID, len(chunks))
+		stale, err := docstore.UnlinkDocumentChunksFrom(ctx, tx, d.ID, len(chunks))
 		if err != nil {
 			return err
 		}
@@ -271,10 +272,10 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 				dropped = append(dropped, id)
 			}
 		}
-		if err := storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.svc.Timestamp()); err != nil {
+		if err := docstore.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.svc.Timestamp()); err != nil {
 			return err
 		}
-		if err := storage.SetDocumentStatus(ctx, tx, d.ID, storage.DocDone, "", s.svc.Timestamp()); errors.Is(err, storage.ErrNotFound) {
+		if err := docstore.SetDocumentStatus(ctx, tx, d.ID, docstore.DocDone, "", s.svc.Timestamp()); errors.Is(err, storage.ErrNotFound) {
 			return errDocumentGone
 		} else if err != nil {
 			return err
@@ -288,7 +289,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	for _, id := range created {
 		s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: id, Actor: documentActor.Name})
 	}
-	res.Status = storage.DocDone
+	res.Status = docstore.DocDone
 	return res, nil
 }
 
@@ -381,11 +382,11 @@ func (s *Documents) FailDocumentJob(ctx context.Context, job *storage.Job, cause
 		if job.DocumentID == "" {
 			return nil
 		}
-		status, note := storage.DocQueued, "retrying: "+msg
+		status, note := docstore.DocQueued, "retrying: "+msg
 		if dead {
-			status, note = storage.DocFailed, msg
+			status, note = docstore.DocFailed, msg
 		}
-		if err := storage.SetDocumentStatus(ctx, tx, job.DocumentID, status, note, s.svc.Timestamp()); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		if err := docstore.SetDocumentStatus(ctx, tx, job.DocumentID, status, note, s.svc.Timestamp()); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
 		return nil
@@ -400,7 +401,7 @@ func (s *Documents) FailOrphanedDocuments(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		var err error
-		n, err = storage.FailOrphanedDocuments(ctx, tx, s.svc.Timestamp())
+		n, err = docstore.FailOrphanedDocuments(ctx, tx, s.svc.Timestamp())
 		return err
 	})
 	return n, err

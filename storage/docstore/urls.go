@@ -1,8 +1,10 @@
-package storage
+package docstore
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/cairnmem/cairn/storage"
 )
 
 // DocumentURL is what a document row says of where it came from: its
@@ -13,7 +15,7 @@ type DocumentURL struct {
 
 // DocumentURLs returns the id, source URL and error of every document that
 // has either.
-func DocumentURLs(ctx context.Context, q Querier) ([]DocumentURL, error) {
+func DocumentURLs(ctx context.Context, q storage.Querier) ([]DocumentURL, error) {
 	rows, err := q.QueryContext(ctx, `SELECT id, COALESCE(source_url, ''), COALESCE(error, '') FROM documents
 		WHERE COALESCE(source_url, '') != '' OR COALESCE(error, '') != '' ORDER BY id`)
 	if err != nil {
@@ -32,7 +34,7 @@ func DocumentURLs(ctx context.Context, q Querier) ([]DocumentURL, error) {
 }
 
 // SetDocumentURL rewrites a document's source URL and error.
-func SetDocumentURL(ctx context.Context, q Querier, d DocumentURL) error {
+func SetDocumentURL(ctx context.Context, q storage.Querier, d DocumentURL) error {
 	_, err := q.ExecContext(ctx, `UPDATE documents SET source_url = ?, error = ? WHERE id = ?`,
 		nullable(d.SourceURL), nullable(d.Error), d.ID)
 	if err != nil {
