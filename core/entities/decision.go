@@ -3,6 +3,7 @@ package entities
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // DecisionImportance is the least importance a memory in decision
@@ -21,24 +22,26 @@ type decisionPattern struct {
 // (docs/design/evolution.md, "Decisions and constraints"). Two phrases are
 // also ordinary speech, so their matches are checked: "went with my sister"
 // and "adopted a puppy" decide nothing.
-var decisionPatterns = []decisionPattern{
-	{re: regexp.MustCompile(`(?i)\b(?:chose|chosen)\s+(?:to\s+use\s+)?\S+(?:\s+\S+){0,4}?\s+over\b`)},
-	{re: regexp.MustCompile(`(?i)\b(?:chose|chosen)\s+to\b`)},
-	{re: regexp.MustCompile(`(?i)\bdecided\s+(?:to|on|against)\b`)},
-	{re: regexp.MustCompile(`(?i)\bswitched\s+(?:from|to|over\s+to)\b`)},
-	{re: regexp.MustCompile(`(?i)\bmigrated\s+(?:\S+\s+)?(?:from|to|away)\b`)},
-	{re: regexp.MustCompile(`(?i)\bpicked\s+\S+(?:\s+\S+){0,4}?\s+over\b`)},
-	{re: regexp.MustCompile(`(?i)\bwent\s+with\s+(\S+)(?:\s+(\S+))?`),
-		check: func(m []string) bool { return wentWithChoice(word(m[1]), word(m[2])) }},
-	{re: regexp.MustCompile(`(?i)\bsticking\s+with\b`)},
-	{re: regexp.MustCompile(`(?i)\bcommitted\s+to\b`)},
-	{re: regexp.MustCompile(`(?i)\bsettled\s+on\b`)},
-	{re: regexp.MustCompile(`(?i)\bwill\s+(?:use|go\s+with|stick\s+with)\b`)},
-	{re: regexp.MustCompile(`(?i)\bprefers?\s+\S+(?:\s+\S+){0,4}?\s+(?:over|instead|rather)\b`)},
-	{re: regexp.MustCompile(`(?i)(?:(\S+)\s+)?\badopted\b(?:\s+(\S+)(?:\s+(\S+))?)?`),
-		check: func(m []string) bool { return adoptedChoice(word(m[1]), word(m[2]), word(m[3])) }},
-	{re: regexp.MustCompile(`(?i)\b(?:architecture|architectural|design)\s+decision\b`)},
-}
+var decisionPatterns = sync.OnceValue(func() []decisionPattern {
+	return []decisionPattern{
+		{re: regexp.MustCompile(`(?i)\b(?:chose|chosen)\s+(?:to\s+use\s+)?\S+(?:\s+\S+){0,4}?\s+over\b`)},
+		{re: regexp.MustCompile(`(?i)\b(?:chose|chosen)\s+to\b`)},
+		{re: regexp.MustCompile(`(?i)\bdecided\s+(?:to|on|against)\b`)},
+		{re: regexp.MustCompile(`(?i)\bswitched\s+(?:from|to|over\s+to)\b`)},
+		{re: regexp.MustCompile(`(?i)\bmigrated\s+(?:\S+\s+)?(?:from|to|away)\b`)},
+		{re: regexp.MustCompile(`(?i)\bpicked\s+\S+(?:\s+\S+){0,4}?\s+over\b`)},
+		{re: regexp.MustCompile(`(?i)\bwent\s+with\s+(\S+)(?:\s+(\S+))?`),
+			check: func(m []string) bool { return wentWithChoice(word(m[1]), word(m[2])) }},
+		{re: regexp.MustCompile(`(?i)\bsticking\s+with\b`)},
+		{re: regexp.MustCompile(`(?i)\bcommitted\s+to\b`)},
+		{re: regexp.MustCompile(`(?i)\bsettled\s+on\b`)},
+		{re: regexp.MustCompile(`(?i)\bwill\s+(?:use|go\s+with|stick\s+with)\b`)},
+		{re: regexp.MustCompile(`(?i)\bprefers?\s+\S+(?:\s+\S+){0,4}?\s+(?:over|instead|rather)\b`)},
+		{re: regexp.MustCompile(`(?i)(?:(\S+)\s+)?\badopted\b(?:\s+(\S+)(?:\s+(\S+))?)?`),
+			check: func(m []string) bool { return adoptedChoice(word(m[1]), word(m[2]), word(m[3])) }},
+		{re: regexp.MustCompile(`(?i)\b(?:architecture|architectural|design)\s+decision\b`)},
+	}
+})
 
 // decisionKeywords gate the battery: text containing none of them cannot
 // match, and most memories are rejected with a few substring scans.
@@ -76,7 +79,7 @@ func IsDecision(content string) bool {
 	if !hit {
 		return false
 	}
-	for _, p := range decisionPatterns {
+	for _, p := range decisionPatterns() {
 		if p.check == nil {
 			if p.re.MatchString(content) {
 				return true
