@@ -109,37 +109,37 @@ var (
 
 // hedges make a sentence a wish, a plan, a doubt or a condition, not a
 // current fact.
-var hedges = set(`maybe perhaps might may should would could will shall planning planned consider considering
+var hedges = lazySet(`maybe perhaps might may should would could will shall planning planned consider considering
 	if whether unless probably possibly hope hopefully wish want wants wanted think thought guess suppose assume propose
 	proposed suggest suggested until when`)
 
 // negations turn a statement around.
-var negations = set(`not no never nobody nothing neither nor without cannot can't don't doesn't didn't isn't aren't
+var negations = lazySet(`not no never nobody nothing neither nor without cannot can't don't doesn't didn't isn't aren't
 	wasn't weren't won't hasn't haven't`)
 
 // badSubject are words a subject may not hold: pronouns, possessives of
 // people, and words that show the "subject" is really a clause.
-var badSubject = set(`i me my mine you your yours he him his she her hers it its we us our they them their this that
+var badSubject = lazySet(`i me my mine you your yours he him his she her hers it its we us our they them their this that
 	these those there here what which who whom whose someone somebody something everyone everybody everything anyone
 	anything nobody nothing one and or but if so then also just really think said says guess know thing things stuff
 	mom dad mum mother father sister brother son daughter wife husband friend friends kid kids family`)
 
 // genericHeads are single-word subjects too vague to hold an attribute
 // across a store ("the program uses GTK 3" in two package descriptions).
-var genericHeads = set(`program programs package packages library libraries tool tools application applications app apps
+var genericHeads = lazySet(`program programs package packages library libraries tool tools application applications app apps
 	module modules list lists software utility utilities plugin plugins extension extensions version versions system systems
 	project projects code file files data user users people service server servers client clients interface driver
 	drivers daemon framework game games editor script scripts command commands binary binaries`)
 
 // kvLabels are line labels that introduce a note, not a key with one value.
-var kvLabels = set(`note notes todo to-do fixme fix fixed bug bugs update updates summary question answer tip tips warning
+var kvLabels = lazySet(`note notes todo to-do fixme fix fixed bug bugs update updates summary question answer tip tips warning
 	example examples reminder idea ideas see source sources ref refs re fyi ps nb info error errors log output input
 	status task tasks step steps result results issue issues done next why what how where when who usage description
 	title subject topic comment comments quote`)
 
 // valueStops end a value that runs on into a qualifier: "Bob since the
 // reorg", "GitHub Actions after the migration".
-var valueStops = set(`since after from as until because now with for in following behind at on during by when while last
+var valueStops = lazySet(`since after from as until because now with for in following behind at on during by when while last
 	this next yesterday today earlier recently`)
 
 // ReadAttributes reads the attribute statements of content (see the
@@ -172,7 +172,7 @@ func ReadAttributes(content string) Reading {
 		}
 		s = strings.TrimRight(s, ".!,;: ")
 		words := lowerWords(s)
-		if hasAny(words, hedges) {
+		if hasAny(words, hedges()) {
 			continue
 		}
 		if c, ok := readChange(s, words); ok {
@@ -183,7 +183,7 @@ func ReadAttributes(content string) Reading {
 			r.Changes = append(r.Changes, c)
 			continue
 		}
-		if hasAny(words, negations) {
+		if hasAny(words, negations()) {
 			continue
 		}
 		// Each clause on its own: "staging runs Postgres 16 and prod
@@ -216,7 +216,7 @@ func readChange(s string, words []string) (Change, bool) {
 		}
 		return Change{From: from, To: to, Kind: KindConstraint}, true
 	}
-	if hasAny(words, negations) && !strings.Contains(strings.ToLower(s), "no longer") {
+	if hasAny(words, negations()) && !strings.Contains(strings.ToLower(s), "no longer") {
 		return Change{}, false
 	}
 	if m := reLonger().FindStringSubmatch(s); m != nil {
@@ -284,7 +284,7 @@ func readSentence(s string) (Attribute, bool) {
 		}},
 		{rePlatf(), func(m []string) (Attribute, bool) {
 			v := Canonical(cutValue(m[2]))
-			if v == "" || calendar[strings.Fields(v)[0]] {
+			if v == "" || calendar()[strings.Fields(v)[0]] {
 				return Attribute{}, false
 			}
 			return Attribute{Aspect: AspectPlatform, Name: "platform", Value: v}, true
@@ -362,11 +362,11 @@ func genericIs(np, value string) (Attribute, bool) {
 	}
 	name = Canonical(name)
 	for _, w := range strings.Fields(name) {
-		if badSubject[w] || stoplike(w) && !settingWord(w) {
+		if badSubject()[w] || stoplike(w) && !settingWord(w) {
 			return Attribute{}, false
 		}
 	}
-	if name == "" || calendar[name] {
+	if name == "" || calendar()[name] {
 		return Attribute{}, false
 	}
 	v := strings.ToLower(strings.ReplaceAll(strings.TrimRight(value, ".,"), " ", ""))
@@ -386,11 +386,11 @@ func settingWord(w string) bool {
 // keyValue reads "timezone: Europe/Stockholm", "staging.db.port: 5433".
 func keyValue(key, value string) (Attribute, bool) {
 	key = Canonical(key)
-	if kvLabels[key] || kvLabels[strings.Fields(key)[0]] {
+	if kvLabels()[key] || kvLabels()[strings.Fields(key)[0]] {
 		return Attribute{}, false
 	}
 	for _, w := range strings.Fields(key) {
-		if badSubject[w] || text.Stopwords[w] {
+		if badSubject()[w] || text.Stopwords[w] {
 			return Attribute{}, false
 		}
 	}
@@ -419,11 +419,11 @@ func subject(s string) (string, bool) {
 	}
 	for _, w := range f {
 		w = strings.TrimSuffix(w, "'s")
-		if badSubject[w] || calendar[w] || text.Stopwords[w] {
+		if badSubject()[w] || calendar()[w] || text.Stopwords[w] {
 			return "", false
 		}
 	}
-	if len(f) == 1 && (genericHeads[f[0]] || text.Stopwords[f[0]] || roleWords[f[0]] || unicode.IsDigit(firstRune(f[0]))) {
+	if len(f) == 1 && (genericHeads()[f[0]] || text.Stopwords[f[0]] || roleWords()[f[0]] || unicode.IsDigit(firstRune(f[0]))) {
 		return "", false
 	}
 	return strings.Join(f, " "), true
@@ -439,7 +439,7 @@ func shortValue(s string, n int) (string, bool) {
 		return "", false
 	}
 	for _, w := range f {
-		if badSubject[w] && w != "one" {
+		if badSubject()[w] && w != "one" {
 			return "", false
 		}
 	}
@@ -453,7 +453,7 @@ func cutValue(s string) string {
 	}
 	f := strings.Fields(s)
 	for i, w := range f {
-		if i > 0 && valueStops[strings.ToLower(w)] {
+		if i > 0 && valueStops()[strings.ToLower(w)] {
 			return strings.Join(f[:i], " ")
 		}
 		if i > 0 && (strings.EqualFold(w, "and") || strings.EqualFold(w, "but")) {
@@ -470,14 +470,14 @@ func namedThing(w string) bool {
 	if _, ok := curated[lw]; ok {
 		return true
 	}
-	if stoplike(lw) || badSubject[lw] || calendar[lw] {
+	if stoplike(lw) || badSubject()[lw] || calendar()[lw] {
 		return false
 	}
 	return unicode.IsUpper(firstRune(w))
 }
 
 // calendar words are dates, not names or values of a platform.
-var calendar = set(`monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays
+var calendar = lazySet(`monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays
 	fridays saturdays sundays january february march april may june july august september october november december
 	today tomorrow yesterday tonight weekend weekends`)
 

@@ -49,20 +49,20 @@ var decisionKeywords = []string{"chose", "chosen", "decided", "switched", "migra
 	"committed", "settled", "will ", "prefer", "adopted", "decision"}
 
 // company are words after "went with" that name company, not a choice.
-var company = set(`my his her their our your me him them us friends friend family mom dad mum mother father sister
+var company = lazySet(`my his her their our your me him them us friends friend family mom dad mum mother father sister
 	brother son daughter wife husband kids kid children partner boyfriend girlfriend buddy buddies colleagues
 	colleague coworkers coworker team parents grandma grandpa everyone everybody some someone people folks group
 	classmates neighbors neighbours cousins cousin aunt uncle guys girls`)
 
 // adoptees are words after "adopted" that make it an adoption, not a
 // choice: "adopted a greyhound", "adopted two kittens".
-var adoptees = set(`a an one two three four five another my his her their our him them me us child children kid kids
+var adoptees = lazySet(`a an one two three four five another my his her their our him them me us child children kid kids
 	baby babies son daughter boy girl dog dogs puppy puppies cat cats kitten kittens pet pets greyhound rescue
 	animal animals horse bird sibling siblings`)
 
 // passives before "adopted" make it a status ("I was adopted", "my adopted
 // sister").
-var passives = set(`was were been being is are am got get my his her their our an adopted`)
+var passives = lazySet(`was were been being is are am got get my his her their our an adopted`)
 
 // IsDecision reports whether content uses decision language (the
 // battery): "decided to", "switched from X to Y", "went with SQLite",
@@ -101,26 +101,26 @@ func word(w string) string {
 }
 
 func wentWithChoice(next, after string) bool {
-	if next == "" || company[next] {
+	if next == "" || company()[next] {
 		return false
 	}
-	if (next == "a" || next == "an" || next == "the" || next == "some") && company[after] {
+	if (next == "a" || next == "an" || next == "the" || next == "some") && company()[after] {
 		return false
 	}
 	return true
 }
 
 func adoptedChoice(before, next, after string) bool {
-	if passives[before] {
+	if passives()[before] {
 		return false
 	}
 	if next == "" {
 		return true // "the team adopted it." is rare; "the RFC was adopted" was caught above
 	}
-	if adoptees[next] {
+	if adoptees()[next] {
 		return false
 	}
-	if next == "the" && adoptees[after] {
+	if next == "the" && adoptees()[after] {
 		return false
 	}
 	return true
