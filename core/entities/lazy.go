@@ -10,5 +10,11 @@ import (
 // proxy, version) never match its expressions, and compiling them all
 // at start-up cost milliseconds each time.
 func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+	re := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+	lazyRegexps = append(lazyRegexps, re)
+	return re
 }
+
+// lazyRegexps are the package's lazy expressions, for the test that
+// compiles them all (a bad one no longer fails at start-up).
+var lazyRegexps []func() *regexp.Regexp
