@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 	"github.com/charmbracelet/x/term"
@@ -73,7 +74,7 @@ func chooseExtractor(f *installFlags, in io.Reader, out io.Writer) error {
 }
 
 // tomlSection matches a table header line; its name is group 1.
-var tomlSection = regexp.MustCompile(`^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(?:#.*)?$`)
+var tomlSection = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(?:#.*)?$`) })
 
 // setConfigValue sets section.key to the string value in the TOML file at
 // path (created when missing), changing only that line (or adding it):
@@ -94,7 +95,7 @@ func setConfigValue(path, section, key, value string) error {
 	done := false
 	cur, header := "", -1
 	for i, l := range lines {
-		if m := tomlSection.FindStringSubmatch(l); m != nil {
+		if m := tomlSection().FindStringSubmatch(l); m != nil {
 			if cur == section && !done {
 				break // the section ends without the key
 			}

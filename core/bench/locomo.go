@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Turn is one line of a conversation. Session numbers the conversation's
@@ -70,7 +71,7 @@ func TotalEvidence(samples []Sample) EvidenceStats {
 	return ev
 }
 
-var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
+var sessionKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^session_(\d+)$`) })
 
 // LoadLocomo reads a LoCoMo-format file. It tolerates missing or oddly typed
 // fields in qa items, repairs malformed evidence ids and skips questions
@@ -101,7 +102,7 @@ func LoadLocomo(path string) ([]Sample, EvidenceStats, error) {
 		}
 		var sessions []session
 		for key, v := range s.Conversation {
-			if m := sessionKey.FindStringSubmatch(key); m != nil {
+			if m := sessionKey().FindStringSubmatch(key); m != nil {
 				n, _ := strconv.Atoi(m[1])
 				sessions = append(sessions, session{n, v})
 			}
@@ -189,7 +190,7 @@ func anyInt(v any) int {
 	return 0
 }
 
-var diaIDLoose = regexp.MustCompile(`^[Dd]\W*0*(\d+)\W+0*(\d+)$`)
+var diaIDLoose = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[Dd]\W*0*(\d+)\W+0*(\d+)$`) })
 
 // RepairEvidence returns the valid dia ids named by raw evidence entries, in
 // order and without repeats. An entry that is not itself a valid id is split
@@ -215,7 +216,7 @@ func RepairEvidence(raw []string, valid map[string]bool) (ids []string, repaired
 		fixed := 0
 		for _, p := range parts {
 			if !valid[p] {
-				if m := diaIDLoose.FindStringSubmatch(p); m != nil {
+				if m := diaIDLoose().FindStringSubmatch(p); m != nil {
 					a, _ := strconv.Atoi(m[1])
 					b, _ := strconv.Atoi(m[2])
 					p = fmt.Sprintf("D%d:%d", a, b)

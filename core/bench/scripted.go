@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A scripted model: no model runs on a benchmark machine, so the pipeline's
@@ -74,7 +75,9 @@ func StartScriptedLLM(script string, samples []Sample) (*ScriptedLLM, error) {
 // Close stops the server.
 func (s *ScriptedLLM) Close() error { return s.srv.Close() }
 
-var hintsMemory = regexp.MustCompile(`(?s)might ask later that this memory answers.*?\nMemory:\n(.*)$`)
+var hintsMemory = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)might ask later that this memory answers.*?\nMemory:\n(.*)$`)
+})
 
 func (s *ScriptedLLM) serve(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
@@ -95,7 +98,7 @@ func (s *ScriptedLLM) serve(w http.ResponseWriter, r *http.Request) {
 		prompt = req.Messages[n-1].Content
 	}
 	answer := `{"facts": [], "entities": []}`
-	if m := hintsMemory.FindStringSubmatch(prompt); m != nil {
+	if m := hintsMemory().FindStringSubmatch(prompt); m != nil {
 		b, _ := json.Marshal(map[string][]string{"questions": s.questions(strings.TrimSpace(m[1]))})
 		answer = string(b)
 	}

@@ -89,57 +89,57 @@ const (
 )
 
 var (
-	reVersion = regexp.MustCompile(`^` + det + subj + adv + `\s+(?i:runs\s+on|run\s+on|runs|run|uses|use|is\s+on|are\s+on|is\s+running|are\s+running|is\s+using|are\s+using|builds\s+with|build\s+with|builds\s+on|build\s+on|is\s+built\s+with|are\s+built\s+with|is\s+built\s+on|are\s+built\s+on|(?:was|were|is|are|has\s+been|have\s+been)\s+upgraded\s+to|upgraded\s+to|targets|target|requires|require)\s+([A-Za-z][\w.+\-]*)\s+[vV]?(\d+(?:\.\d+)*)(?:[\s,]|$)`)
-	rePort1   = regexp.MustCompile(`^` + det + subj + adv + `\s+(?i:listens|listen|runs|run|is|are|serves|serve|is\s+listening|are\s+listening|is\s+served|are\s+served|binds|bind|is\s+exposed|are\s+exposed)\s+(?i:on\s+)?(?i:port)\s+(\d{2,5})(?:[\s,]|$)`)
-	rePort2   = regexp.MustCompile(`^` + det + subj + `(?:'s)?\s+(?i:port)\s+(?i:is|=)\s+(?i:now\s+)?(\d{2,5})(?:[\s,]|$)`)
-	rePlatf   = regexp.MustCompile(`^` + det + subj + adv + `\s+(?i:runs|run|is\s+hosted|are\s+hosted|is\s+deployed|are\s+deployed|is\s+running|are\s+running)\s+(?i:on)\s+([A-Z][\w.\-]*(?:\s+[A-Z][\w.\-]*){0,2})(?:[\s,]|$)`)
-	reOwner   = regexp.MustCompile(`^` + det + subj + adv + `\s+(?i:is|are)\s+(?i:now\s+)?(?i:owned|maintained|managed)\s+by\s+(.+)$`)
-	reMove    = regexp.MustCompile(`^(?i:(?:we|they)\s+)?(?i:have\s+|had\s+)?(?i:moved|switched|migrated)\s+(?:(?i:the|our)\s+)?(?:(.{1,40}?)\s+)?(?i:from)\s+(.+?)\s+(?i:to)\s+(.+)$`)
-	reDecide  = regexp.MustCompile(`\b(?i:decided|chose|agreed|opted)\s+(?i:to\s+use|to\s+go\s+with|to\s+adopt)\s+(.+?)\s+(?i:for|as)\s+(?:(?i:the|our)\s+)?(.+)$`)
-	reRevoke  = regexp.MustCompile(`\b(?i:reversed|revoked|dropped|abandoned|scrapped|overturned|rolled\s+back)\s+(?i:the|our)\s+(.+?)\s+(?i:decision)\b(?:.*?\b(?i:and|to)\s+(?:(?i:now)\s+)?(?i:use|go\s+with|switch\s+to|move\s+to|adopt)\s+(.+))?$`)
-	reLonger  = regexp.MustCompile(`^(?i:(?:we|they)\s+)(?i:no\s+longer\s+use|stopped\s+using)\s+(.+)$`)
-	reDur     = regexp.MustCompile(`^` + det + subj + adv + `\s+((?i:(?:is|are)\s+(?:kept|retained|stored|archived)\s+for|lasts|last|(?:expires|expire)\s+after|(?:is|are)\s+valid\s+for|(?:is|are)\s+cached\s+for))\s+(` + numWord + `)\s+((?i:seconds?|minutes?|hours?|days?|weeks?|months?|years?))(?:[\s,]|$)`)
-	reLimit   = regexp.MustCompile(`^` + det + subj + adv + `\s+(?i:allows|allow|permits|permit|accepts|accept|(?:is|are)\s+limited\s+to|(?:is|are)\s+capped\s+at)\s+(?i:up\s+to\s+)?(\d[\d,]*k?)\s+((?i:requests|calls|connections|queries|jobs|messages|events|uploads))(?:\s+(?i:per|a|an)\s+((?i:second|minute|hour|day)))?(?:[\s,]|$)`)
-	reSched   = regexp.MustCompile(`^(?i:(?:we|the\s+team|our\s+team)\s+)((?i:deploy|release|ship|publish))\s+(?i:now\s+)?(?i:on|every)\s+((?i:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekdays?|weekends?|day|week|sprint|night|morning|evening|month|fortnight))\b`)
-	reIs      = regexp.MustCompile(`^` + det + `([A-Za-z][\w.\-]*(?:'s)?(?:\s+[A-Za-z][\w.\-]*){1,3}?)\s+(?i:is|=)\s+(?i:now\s+|set\s+to\s+|currently\s+)?(\d[\d.,]*\s?(?:[A-Za-z%]{1,5})?)(?:\s+(?i:with|in|for|on|since|after|from|behind|as\s+of)\b.*)?$`)
-	reKV      = regexp.MustCompile(`^([a-z][a-z0-9_.\-]*(?:\s+[a-z][a-z0-9_.\-]*){0,2})\s*:\s+([^\s:]+(?:\s+[^\s:]+){0,2})$`)
-	reClause  = regexp.MustCompile(`,?\s+(?i:and|but|while|whereas)\s+|,\s+`)
-	reSplit   = regexp.MustCompile(`[.!;:]+(?:\s+|$)|\n+`)
+	reVersion = lazyRegexp(`^` + det + subj + adv + `\s+(?i:runs\s+on|run\s+on|runs|run|uses|use|is\s+on|are\s+on|is\s+running|are\s+running|is\s+using|are\s+using|builds\s+with|build\s+with|builds\s+on|build\s+on|is\s+built\s+with|are\s+built\s+with|is\s+built\s+on|are\s+built\s+on|(?:was|were|is|are|has\s+been|have\s+been)\s+upgraded\s+to|upgraded\s+to|targets|target|requires|require)\s+([A-Za-z][\w.+\-]*)\s+[vV]?(\d+(?:\.\d+)*)(?:[\s,]|$)`)
+	rePort1   = lazyRegexp(`^` + det + subj + adv + `\s+(?i:listens|listen|runs|run|is|are|serves|serve|is\s+listening|are\s+listening|is\s+served|are\s+served|binds|bind|is\s+exposed|are\s+exposed)\s+(?i:on\s+)?(?i:port)\s+(\d{2,5})(?:[\s,]|$)`)
+	rePort2   = lazyRegexp(`^` + det + subj + `(?:'s)?\s+(?i:port)\s+(?i:is|=)\s+(?i:now\s+)?(\d{2,5})(?:[\s,]|$)`)
+	rePlatf   = lazyRegexp(`^` + det + subj + adv + `\s+(?i:runs|run|is\s+hosted|are\s+hosted|is\s+deployed|are\s+deployed|is\s+running|are\s+running)\s+(?i:on)\s+([A-Z][\w.\-]*(?:\s+[A-Z][\w.\-]*){0,2})(?:[\s,]|$)`)
+	reOwner   = lazyRegexp(`^` + det + subj + adv + `\s+(?i:is|are)\s+(?i:now\s+)?(?i:owned|maintained|managed)\s+by\s+(.+)$`)
+	reMove    = lazyRegexp(`^(?i:(?:we|they)\s+)?(?i:have\s+|had\s+)?(?i:moved|switched|migrated)\s+(?:(?i:the|our)\s+)?(?:(.{1,40}?)\s+)?(?i:from)\s+(.+?)\s+(?i:to)\s+(.+)$`)
+	reDecide  = lazyRegexp(`\b(?i:decided|chose|agreed|opted)\s+(?i:to\s+use|to\s+go\s+with|to\s+adopt)\s+(.+?)\s+(?i:for|as)\s+(?:(?i:the|our)\s+)?(.+)$`)
+	reRevoke  = lazyRegexp(`\b(?i:reversed|revoked|dropped|abandoned|scrapped|overturned|rolled\s+back)\s+(?i:the|our)\s+(.+?)\s+(?i:decision)\b(?:.*?\b(?i:and|to)\s+(?:(?i:now)\s+)?(?i:use|go\s+with|switch\s+to|move\s+to|adopt)\s+(.+))?$`)
+	reLonger  = lazyRegexp(`^(?i:(?:we|they)\s+)(?i:no\s+longer\s+use|stopped\s+using)\s+(.+)$`)
+	reDur     = lazyRegexp(`^` + det + subj + adv + `\s+((?i:(?:is|are)\s+(?:kept|retained|stored|archived)\s+for|lasts|last|(?:expires|expire)\s+after|(?:is|are)\s+valid\s+for|(?:is|are)\s+cached\s+for))\s+(` + numWord + `)\s+((?i:seconds?|minutes?|hours?|days?|weeks?|months?|years?))(?:[\s,]|$)`)
+	reLimit   = lazyRegexp(`^` + det + subj + adv + `\s+(?i:allows|allow|permits|permit|accepts|accept|(?:is|are)\s+limited\s+to|(?:is|are)\s+capped\s+at)\s+(?i:up\s+to\s+)?(\d[\d,]*k?)\s+((?i:requests|calls|connections|queries|jobs|messages|events|uploads))(?:\s+(?i:per|a|an)\s+((?i:second|minute|hour|day)))?(?:[\s,]|$)`)
+	reSched   = lazyRegexp(`^(?i:(?:we|the\s+team|our\s+team)\s+)((?i:deploy|release|ship|publish))\s+(?i:now\s+)?(?i:on|every)\s+((?i:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekdays?|weekends?|day|week|sprint|night|morning|evening|month|fortnight))\b`)
+	reIs      = lazyRegexp(`^` + det + `([A-Za-z][\w.\-]*(?:'s)?(?:\s+[A-Za-z][\w.\-]*){1,3}?)\s+(?i:is|=)\s+(?i:now\s+|set\s+to\s+|currently\s+)?(\d[\d.,]*\s?(?:[A-Za-z%]{1,5})?)(?:\s+(?i:with|in|for|on|since|after|from|behind|as\s+of)\b.*)?$`)
+	reKV      = lazyRegexp(`^([a-z][a-z0-9_.\-]*(?:\s+[a-z][a-z0-9_.\-]*){0,2})\s*:\s+([^\s:]+(?:\s+[^\s:]+){0,2})$`)
+	reClause  = lazyRegexp(`,?\s+(?i:and|but|while|whereas)\s+|,\s+`)
+	reSplit   = lazyRegexp(`[.!;:]+(?:\s+|$)|\n+`)
 )
 
 // hedges make a sentence a wish, a plan, a doubt or a condition, not a
 // current fact.
-var hedges = set(`maybe perhaps might may should would could will shall planning planned consider considering
+var hedges = lazySet(`maybe perhaps might may should would could will shall planning planned consider considering
 	if whether unless probably possibly hope hopefully wish want wants wanted think thought guess suppose assume propose
 	proposed suggest suggested until when`)
 
 // negations turn a statement around.
-var negations = set(`not no never nobody nothing neither nor without cannot can't don't doesn't didn't isn't aren't
+var negations = lazySet(`not no never nobody nothing neither nor without cannot can't don't doesn't didn't isn't aren't
 	wasn't weren't won't hasn't haven't`)
 
 // badSubject are words a subject may not hold: pronouns, possessives of
 // people, and words that show the "subject" is really a clause.
-var badSubject = set(`i me my mine you your yours he him his she her hers it its we us our they them their this that
+var badSubject = lazySet(`i me my mine you your yours he him his she her hers it its we us our they them their this that
 	these those there here what which who whom whose someone somebody something everyone everybody everything anyone
 	anything nobody nothing one and or but if so then also just really think said says guess know thing things stuff
 	mom dad mum mother father sister brother son daughter wife husband friend friends kid kids family`)
 
 // genericHeads are single-word subjects too vague to hold an attribute
 // across a store ("the program uses GTK 3" in two package descriptions).
-var genericHeads = set(`program programs package packages library libraries tool tools application applications app apps
+var genericHeads = lazySet(`program programs package packages library libraries tool tools application applications app apps
 	module modules list lists software utility utilities plugin plugins extension extensions version versions system systems
 	project projects code file files data user users people service server servers client clients interface driver
 	drivers daemon framework game games editor script scripts command commands binary binaries`)
 
 // kvLabels are line labels that introduce a note, not a key with one value.
-var kvLabels = set(`note notes todo to-do fixme fix fixed bug bugs update updates summary question answer tip tips warning
+var kvLabels = lazySet(`note notes todo to-do fixme fix fixed bug bugs update updates summary question answer tip tips warning
 	example examples reminder idea ideas see source sources ref refs re fyi ps nb info error errors log output input
 	status task tasks step steps result results issue issues done next why what how where when who usage description
 	title subject topic comment comments quote`)
 
 // valueStops end a value that runs on into a qualifier: "Bob since the
 // reorg", "GitHub Actions after the migration".
-var valueStops = set(`since after from as until because now with for in following behind at on during by when while last
+var valueStops = lazySet(`since after from as until because now with for in following behind at on during by when while last
 	this next yesterday today earlier recently`)
 
 // ReadAttributes reads the attribute statements of content (see the
@@ -158,21 +158,21 @@ func ReadAttributes(content string) Reading {
 		kind = KindConstraint
 	}
 	trimmed := strings.TrimSpace(content)
-	if m := reKV.FindStringSubmatch(trimmed); m != nil && !strings.Contains(trimmed, "\n") {
+	if m := reKV().FindStringSubmatch(trimmed); m != nil && !strings.Contains(trimmed, "\n") {
 		if a, ok := keyValue(m[1], m[2]); ok {
 			a.Kind = kind
 			r.Attributes = append(r.Attributes, a)
 		}
 		return r.settle()
 	}
-	for _, s := range reSplit.Split(content, -1) {
+	for _, s := range reSplit().Split(content, -1) {
 		s = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(s), "-*•> "))
 		if s == "" || strings.HasSuffix(s, "?") || strings.Contains(s, "?") {
 			continue
 		}
 		s = strings.TrimRight(s, ".!,;: ")
 		words := lowerWords(s)
-		if hasAny(words, hedges) {
+		if hasAny(words, hedges()) {
 			continue
 		}
 		if c, ok := readChange(s, words); ok {
@@ -183,12 +183,12 @@ func ReadAttributes(content string) Reading {
 			r.Changes = append(r.Changes, c)
 			continue
 		}
-		if hasAny(words, negations) {
+		if hasAny(words, negations()) {
 			continue
 		}
 		// Each clause on its own: "staging runs Postgres 16 and prod
 		// runs Postgres 15" holds two statements.
-		for _, cl := range reClause.Split(s, -1) {
+		for _, cl := range reClause().Split(s, -1) {
 			if a, ok := readSentence(strings.TrimSpace(cl)); ok {
 				a.Kind = kind
 				if a.Aspect == AspectDecisions {
@@ -203,7 +203,7 @@ func ReadAttributes(content string) Reading {
 
 // readChange reads a sentence announcing a replaced value.
 func readChange(s string, words []string) (Change, bool) {
-	if m := reRevoke.FindStringSubmatch(s); m != nil {
+	if m := reRevoke().FindStringSubmatch(s); m != nil {
 		from, ok := shortValue(m[1], 3)
 		if !ok {
 			return Change{}, false
@@ -216,14 +216,14 @@ func readChange(s string, words []string) (Change, bool) {
 		}
 		return Change{From: from, To: to, Kind: KindConstraint}, true
 	}
-	if hasAny(words, negations) && !strings.Contains(strings.ToLower(s), "no longer") {
+	if hasAny(words, negations()) && !strings.Contains(strings.ToLower(s), "no longer") {
 		return Change{}, false
 	}
-	if m := reLonger.FindStringSubmatch(s); m != nil {
+	if m := reLonger().FindStringSubmatch(s); m != nil {
 		from, ok := shortValue(cutValue(m[1]), 3)
 		return Change{From: from}, ok
 	}
-	if m := reMove.FindStringSubmatch(s); m != nil {
+	if m := reMove().FindStringSubmatch(s); m != nil {
 		from, ok1 := shortValue(m[2], 3)
 		to, ok2 := shortValue(cutValue(m[3]), 3)
 		if !ok1 || !ok2 || from == to {
@@ -244,7 +244,7 @@ func readChange(s string, words []string) (Change, bool) {
 
 // readSentence reads one subject/attribute/value sentence.
 func readSentence(s string) (Attribute, bool) {
-	if m := reDecide.FindStringSubmatch(s); m != nil {
+	if m := reDecide().FindStringSubmatch(s); m != nil {
 		v, ok1 := shortValue(m[1], 3)
 		e, ok2 := subject(cutValue(m[2]))
 		if ok1 && ok2 {
@@ -269,31 +269,31 @@ func readSentence(s string) (Attribute, bool) {
 		re    *regexp.Regexp
 		build func(m []string) (Attribute, bool)
 	}{
-		{rePort1, func(m []string) (Attribute, bool) {
+		{rePort1(), func(m []string) (Attribute, bool) {
 			return Attribute{Aspect: AspectNetwork, Name: "port", Value: m[2]}, true
 		}},
-		{rePort2, func(m []string) (Attribute, bool) {
+		{rePort2(), func(m []string) (Attribute, bool) {
 			return Attribute{Aspect: AspectNetwork, Name: "port", Value: m[2]}, true
 		}},
-		{reVersion, func(m []string) (Attribute, bool) {
+		{reVersion(), func(m []string) (Attribute, bool) {
 			name := strings.ToLower(m[2])
 			if !namedThing(m[2]) {
 				return Attribute{}, false
 			}
 			return Attribute{Aspect: AspectVersions, Name: name + " version", Value: m[3]}, true
 		}},
-		{rePlatf, func(m []string) (Attribute, bool) {
+		{rePlatf(), func(m []string) (Attribute, bool) {
 			v := Canonical(cutValue(m[2]))
-			if v == "" || calendar[strings.Fields(v)[0]] {
+			if v == "" || calendar()[strings.Fields(v)[0]] {
 				return Attribute{}, false
 			}
 			return Attribute{Aspect: AspectPlatform, Name: "platform", Value: v}, true
 		}},
-		{reOwner, func(m []string) (Attribute, bool) {
+		{reOwner(), func(m []string) (Attribute, bool) {
 			v, ok := shortValue(cutValue(m[2]), 4)
 			return Attribute{Aspect: AspectOwnership, Name: "owner", Value: v}, ok
 		}},
-		{reDur, func(m []string) (Attribute, bool) {
+		{reDur(), func(m []string) (Attribute, bool) {
 			verb := strings.ToLower(m[2])
 			name := "duration"
 			switch {
@@ -308,7 +308,7 @@ func readSentence(s string) (Attribute, bool) {
 			}
 			return Attribute{Aspect: AspectLifecycle, Name: name, Value: numberOf(strings.ToLower(m[3])) + " " + strings.TrimSuffix(strings.ToLower(m[4]), "s")}, true
 		}},
-		{reLimit, func(m []string) (Attribute, bool) {
+		{reLimit(), func(m []string) (Attribute, bool) {
 			name := strings.ToLower(m[3])
 			if m[4] != "" {
 				name += " per " + strings.ToLower(m[4])
@@ -320,11 +320,11 @@ func readSentence(s string) (Attribute, bool) {
 			return a, ok
 		}
 	}
-	if m := reSched.FindStringSubmatch(s); m != nil {
+	if m := reSched().FindStringSubmatch(s); m != nil {
 		v := strings.TrimSuffix(strings.ToLower(m[2]), "s")
 		return Attribute{Entity: strings.ToLower(m[1]) + "s", Aspect: AspectSchedule, Name: "schedule", Value: v}, true
 	}
-	if m := reIs.FindStringSubmatch(s); m != nil {
+	if m := reIs().FindStringSubmatch(s); m != nil {
 		return genericIs(m[1], m[2])
 	}
 	return Attribute{}, false
@@ -362,11 +362,11 @@ func genericIs(np, value string) (Attribute, bool) {
 	}
 	name = Canonical(name)
 	for _, w := range strings.Fields(name) {
-		if badSubject[w] || stoplike(w) && !settingWord(w) {
+		if badSubject()[w] || stoplike(w) && !settingWord(w) {
 			return Attribute{}, false
 		}
 	}
-	if name == "" || calendar[name] {
+	if name == "" || calendar()[name] {
 		return Attribute{}, false
 	}
 	v := strings.ToLower(strings.ReplaceAll(strings.TrimRight(value, ".,"), " ", ""))
@@ -386,11 +386,11 @@ func settingWord(w string) bool {
 // keyValue reads "timezone: Europe/Stockholm", "staging.db.port: 5433".
 func keyValue(key, value string) (Attribute, bool) {
 	key = Canonical(key)
-	if kvLabels[key] || kvLabels[strings.Fields(key)[0]] {
+	if kvLabels()[key] || kvLabels()[strings.Fields(key)[0]] {
 		return Attribute{}, false
 	}
 	for _, w := range strings.Fields(key) {
-		if badSubject[w] || text.Stopwords[w] {
+		if badSubject()[w] || text.Stopwords[w] {
 			return Attribute{}, false
 		}
 	}
@@ -419,11 +419,11 @@ func subject(s string) (string, bool) {
 	}
 	for _, w := range f {
 		w = strings.TrimSuffix(w, "'s")
-		if badSubject[w] || calendar[w] || text.Stopwords[w] {
+		if badSubject()[w] || calendar()[w] || text.Stopwords[w] {
 			return "", false
 		}
 	}
-	if len(f) == 1 && (genericHeads[f[0]] || text.Stopwords[f[0]] || roleWords[f[0]] || unicode.IsDigit(firstRune(f[0]))) {
+	if len(f) == 1 && (genericHeads()[f[0]] || text.Stopwords[f[0]] || roleWords()[f[0]] || unicode.IsDigit(firstRune(f[0]))) {
 		return "", false
 	}
 	return strings.Join(f, " "), true
@@ -439,7 +439,7 @@ func shortValue(s string, n int) (string, bool) {
 		return "", false
 	}
 	for _, w := range f {
-		if badSubject[w] && w != "one" {
+		if badSubject()[w] && w != "one" {
 			return "", false
 		}
 	}
@@ -453,7 +453,7 @@ func cutValue(s string) string {
 	}
 	f := strings.Fields(s)
 	for i, w := range f {
-		if i > 0 && valueStops[strings.ToLower(w)] {
+		if i > 0 && valueStops()[strings.ToLower(w)] {
 			return strings.Join(f[:i], " ")
 		}
 		if i > 0 && (strings.EqualFold(w, "and") || strings.EqualFold(w, "but")) {
@@ -470,14 +470,14 @@ func namedThing(w string) bool {
 	if _, ok := curated[lw]; ok {
 		return true
 	}
-	if stoplike(lw) || badSubject[lw] || calendar[lw] {
+	if stoplike(lw) || badSubject()[lw] || calendar()[lw] {
 		return false
 	}
 	return unicode.IsUpper(firstRune(w))
 }
 
 // calendar words are dates, not names or values of a platform.
-var calendar = set(`monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays
+var calendar = lazySet(`monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays
 	fridays saturdays sundays january february march april may june july august september october november december
 	today tomorrow yesterday tonight weekend weekends`)
 

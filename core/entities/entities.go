@@ -235,10 +235,10 @@ func trailAfterCall(rest string) string {
 // isShortSuffix reports a parenthesised plural or gender ending: "word(s)",
 // "friend(es)", not a call.
 func isShortSuffix(inner string) bool {
-	return shortSuffixes[inner]
+	return shortSuffixes()[inner]
 }
 
-var shortSuffixes = set(`s es ies en ren er ers ed d ing`)
+var shortSuffixes = lazySet(`s es ies en ren er ers ed d ing`)
 
 // endsSentence reports whether the punctuation after t ends a sentence.
 func endsSentence(t token) bool {
@@ -249,7 +249,7 @@ func endsSentence(t token) bool {
 		return false
 	}
 	// "Dr. Smith", "e.g. this", "J. Doe": not an end.
-	if titleWords[t.lower] || utf8.RuneCountInString(t.w) == 1 && strings.HasPrefix(t.trail, ".") {
+	if titleWords()[t.lower] || utf8.RuneCountInString(t.w) == 1 && strings.HasPrefix(t.trail, ".") {
 		return false
 	}
 	return true
@@ -311,15 +311,15 @@ func markLabels(toks []token) {
 			continue
 		}
 		first := toks[i]
-		if first.kind != kCap && first.kind != kAcronym && !roleWords[first.lower] {
+		if first.kind != kCap && first.kind != kAcronym && !roleWords()[first.lower] {
 			continue
 		}
 		for j := i; j < len(toks) && j < i+3; j++ {
 			t := toks[j]
-			if j > i && (t.brk || t.lineStart) && !titleWords[toks[j-1].lower] {
+			if j > i && (t.brk || t.lineStart) && !titleWords()[toks[j-1].lower] {
 				break
 			}
-			if t.kind != kCap && t.kind != kAcronym && !roleWords[t.lower] {
+			if t.kind != kCap && t.kind != kAcronym && !roleWords()[t.lower] {
 				break
 			}
 			if t.trail == ":" {
@@ -328,7 +328,7 @@ func markLabels(toks []token) {
 				}
 				break
 			}
-			if t.trail != "" && !(t.trail == "." && titleWords[t.lower]) {
+			if t.trail != "" && !(t.trail == "." && titleWords()[t.lower]) {
 				break
 			}
 		}
@@ -444,7 +444,7 @@ func (l *linker) capRun(i int) int {
 	// stopword, role word or date at either edge are not part of a name.
 	for a <= b && (stoplike(l.toks[a].lower) && (initial || hardStop(l.toks[a].lower)) ||
 		a == i && initial && b > a && l.opener(l.toks[a])) {
-		if greetings[l.toks[a].lower] {
+		if greetings()[l.toks[a].lower] {
 			droppedGreeting = true
 		}
 		a++
@@ -458,7 +458,7 @@ func (l *linker) capRun(i int) int {
 	}
 	// A role word, day or month inside: not a name.
 	for k := a; k <= b; k++ {
-		if hardStop(l.toks[k].lower) && !connectors[l.toks[k].lower] {
+		if hardStop(l.toks[k].lower) && !connectors()[l.toks[k].lower] {
 			return next
 		}
 	}
@@ -506,7 +506,7 @@ func isStopword(w string) bool { return text.Stopwords[w] }
 // hardStop reports words that are never part of a name wherever they
 // stand: stopwords, role words and pronouns, days and months.
 func hardStop(w string) bool {
-	return isStopword(w) || roleWords[w] || calendarWords[w]
+	return isStopword(w) || roleWords()[w] || calendarWords()[w]
 }
 
 // confirmed reports whether a lone capitalised word opening a sentence is
@@ -528,14 +528,14 @@ func (l *linker) confirmed(t token) bool {
 }
 
 // connectors join the capitalised words of one name.
-var connectors = set(`of the de da del della di van von der den la le du`)
+var connectors = lazySet(`of the de da del della di van von der den la le du`)
 
 // connector returns how many lower-case connector words start at j and
 // are followed by a capitalised word of the same run (0 if none).
 func (l *linker) connector(j int) int {
 	for n := 0; n < 2 && j+n < len(l.toks); n++ {
 		t := l.toks[j+n]
-		if t.brk || t.kind != kLower || !connectors[t.lower] || t.trail != "" {
+		if t.brk || t.kind != kLower || !connectors()[t.lower] || t.trail != "" {
 			return 0
 		}
 		if k := j + n + 1; k < len(l.toks) && !l.toks[k].brk && (l.toks[k].kind == kCap || l.toks[k].kind == kAcronym) {
@@ -564,7 +564,7 @@ func (l *linker) vocative(a, b int, initial, droppedGreeting bool) bool {
 		return false
 	}
 	prev := l.toks[a-1]
-	return l.toks[a].sentStart || strings.Contains(prev.trail, ",") || greetings[prev.lower] && !l.toks[a].brk
+	return l.toks[a].sentStart || strings.Contains(prev.trail, ",") || greetings()[prev.lower] && !l.toks[a].brk
 }
 
 // shape handles a token with a telling shape: paths, URLs, dotted, slashed
@@ -685,7 +685,7 @@ func version(w string) (ok, standalone bool) {
 
 // slashPairs are words whose slashed pairs are prose: and/or, he/she,
 // read/write.
-var slashPairs = set(`yes no on off and or read write client server input output true false he she his her him them they
+var slashPairs = lazySet(`yes no on off and or read write client server input output true false he she his her him them they
 	we us either neither day night week month year am pm mom dad male female man woman boy girl up down left right in
 	out before after this that if then`)
 
@@ -693,7 +693,7 @@ var slashPairs = set(`yes no on off and or read write client server input output
 // package import path.
 func isDomain(seg string) bool {
 	dot := strings.LastIndexByte(seg, '.')
-	return dot > 0 && tlds[strings.ToLower(seg[dot+1:])] || strings.HasPrefix(seg, "gopkg.in") || strings.HasPrefix(seg, "golang.org")
+	return dot > 0 && tlds()[strings.ToLower(seg[dot+1:])] || strings.HasPrefix(seg, "gopkg.in") || strings.HasPrefix(seg, "golang.org")
 }
 
 // shapeType classifies a shaped token; "" means it names nothing.
@@ -766,7 +766,7 @@ func slashedType(w string) string {
 	}
 	if len(segs) == 2 {
 		a, b := strings.ToLower(segs[0]), strings.ToLower(segs[1])
-		if utf8.RuneCountInString(a) < 2 || utf8.RuneCountInString(b) < 2 || slashPairs[a] || slashPairs[b] ||
+		if utf8.RuneCountInString(a) < 2 || utf8.RuneCountInString(b) < 2 || slashPairs()[a] || slashPairs()[b] ||
 			isStopword(a) || isStopword(b) {
 			return "" // w/o, n/a, and/or, read/write
 		}
@@ -775,7 +775,7 @@ func slashedType(w string) string {
 		return TypeLibrary // github.com/x/y
 	}
 	last := segs[len(segs)-1]
-	if dot := strings.LastIndexByte(last, '.'); dot > 0 && fileExts[strings.ToLower(last[dot+1:])] || len(segs) >= 3 {
+	if dot := strings.LastIndexByte(last, '.'); dot > 0 && fileExts()[strings.ToLower(last[dot+1:])] || len(segs) >= 3 {
 		return TypeFile
 	}
 	return TypeLibrary // net/http, encoding/json
@@ -797,9 +797,9 @@ func dottedType(w string) string {
 	}
 	last := strings.ToLower(parts[len(parts)-1])
 	switch {
-	case fileExts[last] && parts[0] != "":
+	case fileExts()[last] && parts[0] != "":
 		return TypeFile
-	case tlds[last] && len(parts) >= 2 && lettersOrHyphen(parts):
+	case tlds()[last] && len(parts) >= 2 && lettersOrHyphen(parts):
 		return TypeURL
 	case isIdentDotted(parts) && long == len(parts):
 		return TypeCode // pkg.Func, os.path.join

@@ -2,6 +2,7 @@ package entities
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/cairnmem/cairn/core/text"
 )
@@ -38,25 +39,25 @@ func set(words string) map[string]bool {
 
 // roleWords name a participant's role, never an entity: transcripts label
 // turns with them and extractors like to make them subjects.
-var roleWords = set(`user users assistant assistants sentence sentences speaker speakers human humans system bot bots
+var roleWords = lazySet(`user users assistant assistants sentence sentences speaker speakers human humans system bot bots
 	ai agent agents model narrator me myself you yourself i we us they them he she him her it someone somebody
 	everyone everybody anyone anybody nobody noone people person folks guys guy i'm i've i'd i'll you're you've
 	you'll you'd we're we've we'll we'd they're they've they'll they'd he's she's he'd she'd he'll she'll ya y'all`)
 
 // calendarWords are days and months (and their abbreviations): dates are
 // handled by recall's temporal anchors, not by the graph.
-var calendarWords = set(`monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun
+var calendarWords = lazySet(`monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun
 	january february march april may june july august september october november december
 	jan feb mar apr jun jul aug sep sept oct nov dec weekday weekend weekends`)
 
 // greetings open a vocative: "Hey John,", "Thanks, Evan!".
-var greetings = set(`hey hi hello hiya yo thanks thank thx ty bye goodbye dear oh ah wow congrats congratulations morning
+var greetings = lazySet(`hey hi hello hiya yo thanks thank thx ty bye goodbye dear oh ah wow congrats congratulations morning
 	evening night afternoon sorry welcome cheers howdy ok okay yes yeah yep no nope sure great awesome cool nice`)
 
 // commonWords are ordinary words that are capitalised when they open a
 // sentence (or are shouted), and generic nouns of software work. Never an
 // entity on their own.
-var commonWords = set(`
+var commonWords = lazySet(`
 	wow hey hi hello hiya oh ah aha ahh aw aww awww ooh oops yeah yes yep yup no nope nah ok okay sure thanks thank thx
 	cool awesome great nice good amazing congrats congratulations haha hahaha lol lmao hmm hm um umm uh well anyway
 	absolutely totally definitely exactly indeed bye goodbye cheers welcome sorry please alright whoa woah woohoo yay
@@ -99,7 +100,7 @@ var commonWords = set(`
 // stoplike reports whether a lower-cased word is never an entity by itself:
 // a stopword, a role word, a day or month, or a common word.
 func stoplike(w string) bool {
-	return text.Stopwords[w] || roleWords[w] || calendarWords[w] || commonWords[w]
+	return text.Stopwords[w] || roleWords()[w] || calendarWords()[w] || commonWords()[w]
 }
 
 // headTypes are the nouns that make the word before them a named thing of
@@ -151,14 +152,19 @@ func init() {
 }
 
 // fileExts are extensions that make a dotted word a file name.
-var fileExts = set(`go mod sum ts tsx js jsx mjs cjs py rs rb java kt kts c h cc cpp hpp cs swift md mdx json jsonl
+var fileExts = lazySet(`go mod sum ts tsx js jsx mjs cjs py rs rb java kt kts c h cc cpp hpp cs swift md mdx json jsonl
 	yaml yml toml ini sql sh bash zsh fish txt html htm css scss sass less lock env cfg conf xml proto csv tsv log
 	db sqlite dockerfile makefile gradle tf tfvars lua php pl ex exs erl hs clj vue svelte astro ipynb pdf png jpg
 	jpeg gif svg webp zip tar gz tgz wasm so dll exe bin`)
 
 // tlds end a bare domain ("example.com").
-var tlds = set(`com org net io dev ai app co sh so gg me us uk de fr eu info biz cloud tech xyz`)
+var tlds = lazySet(`com org net io dev ai app co sh so gg me us uk de fr eu info biz cloud tech xyz`)
 
 // titleWords are abbreviations that end with a period without ending the
 // sentence.
-var titleWords = set(`mr mrs ms dr prof st jr sr vs etc e.g i.e cf approx no`)
+var titleWords = lazySet(`mr mrs ms dr prof st jr sr vs etc e.g i.e cf approx no`)
+
+// lazySet is a set built on first use (see lazyRegexp).
+func lazySet(words string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool { return set(words) })
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cairnmem/cairn/core/entities"
 	"github.com/cairnmem/cairn/core/extract"
@@ -44,7 +45,7 @@ var siblingGeneric = map[string]bool{"version": true, "port": true, "platform": 
 	"per": true, "value": true, "schedule": true, "retention": true, "expiry": true, "validity": true, "cache": true,
 	"lifetime": true, "duration": true, "choice": true, "second": true, "minute": true, "hour": true, "day": true}
 
-var sentenceSplit = regexp.MustCompile(`[.!;]+(?:\s+|$)|\n+`)
+var sentenceSplit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[.!;]+(?:\s+|$)|\n+`) })
 
 // siblingContradictions checks m's new attributes against their live
 // siblings. It returns the siblings' attributes to supersede (clear
@@ -57,7 +58,7 @@ func (t Tx) siblingContradictions(ctx context.Context, m *storage.Memory, slot s
 	for _, a := range attrs {
 		names[[2]string{a.Entity, a.Name}] = true
 	}
-	sentences := sentenceSplit.Split(m.Content, -1)
+	sentences := sentenceSplit().Split(m.Content, -1)
 	var sibs []*storage.SiblingRow
 	seen := map[string]bool{}
 	for _, a := range attrs {

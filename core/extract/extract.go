@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -503,7 +504,7 @@ func truncateToRunes(s string, n int) string {
 
 // --- finding the JSON object in a model's answer -------------------------
 
-var fenceLine = regexp.MustCompile("(?m)^[ \t]*```[A-Za-z0-9_+.-]*[ \t]*$")
+var fenceLine = lazyRegexp("(?m)^[ \t]*```[A-Za-z0-9_+.-]*[ \t]*$")
 
 // cleanModelOutput strips think blocks and code fences.
 func cleanModelOutput(raw string, w *extractWarnings) string {
@@ -515,7 +516,7 @@ func cleanModelOutput(raw string, w *extractWarnings) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = stripThink(s, w)
 	if strings.Contains(s, "```") {
-		s = fenceLine.ReplaceAllString(s, "")
+		s = fenceLine().ReplaceAllString(s, "")
 		// Fences on the same line as the JSON: "```json {...} ```".
 		s = strings.ReplaceAll(s, "```json", " ")
 		s = strings.ReplaceAll(s, "```JSON", " ")
@@ -926,9 +927,9 @@ func heuristicType(s string) string {
 		return "decision"
 	case strings.Contains(l, "prefer"):
 		return "preference"
-	case ruleWords.MatchString(s):
+	case ruleWords().MatchString(s):
 		return "rule"
-	case issueWords.MatchString(s):
+	case issueWords().MatchString(s):
 		return "issue"
 	case strings.Contains(s, "`"):
 		return "procedural"
@@ -937,8 +938,8 @@ func heuristicType(s string) string {
 }
 
 var (
-	ruleWords  = regexp.MustCompile(`(?i)\b(?:from now on|going forward|always|never|must|don't|do not|nobody|no one)\b`)
-	issueWords = regexp.MustCompile(`(?i)\b(?:bug|because|caused by|root cause|the fix|fixed|broke|freez\w*|froze|crash\w*|loop|off by)\b`)
+	ruleWords  = lazyRegexp(`(?i)\b(?:from now on|going forward|always|never|must|don't|do not|nobody|no one)\b`)
+	issueWords = lazyRegexp(`(?i)\b(?:bug|because|caused by|root cause|the fix|fixed|broke|freez\w*|froze|crash\w*|loop|off by)\b`)
 )
 
 // IsDecisionContent reports whether text uses decision language (the
@@ -948,7 +949,7 @@ func IsDecisionContent(text string) bool {
 	return entities.IsDecision(text)
 }
 
-var hedgePattern = regexp.MustCompile(`(?i)\b(?:maybe|might|perhaps|probably|possibly|i think|i guess|i believe|not sure|unsure|unclear|seems?|could be|may be|apparently|tbd)\b`)
+var hedgePattern = lazyRegexp(`(?i)\b(?:maybe|might|perhaps|probably|possibly|i think|i guess|i believe|not sure|unsure|unclear|seems?|could be|may be|apparently|tbd)\b`)
 
 // Confidence the heuristic extractor gives its facts.
 const (
@@ -999,10 +1000,10 @@ func extractSentences(body string) []string {
 
 // speakerLabel is a sentence's leading "Name:" or "**Name**:" (a
 // transcript's or a chat log's speaker): the label is not part of the fact.
-var speakerLabel = regexp.MustCompile(`^(?:\*\*)?[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}(?:\*\*)?:[ \t]+`)
+var speakerLabel = lazyRegexp(`^(?:\*\*)?[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}(?:\*\*)?:[ \t]+`)
 
 // pleasantry is a sentence that is only a greeting, thanks or assent.
-var pleasantry = regexp.MustCompile(`(?i)^(?:hi|hello|hey|hiya|thanks|thank you|thx|bye|goodbye|good (?:morning|afternoon|evening|night)|see you|ok(?:ay)?|sure|great|cool|awesome|nice|wow|yes|yeah|yep|no|nope|lol|haha)\b[^.!?]{0,40}[.!?]*$`)
+var pleasantry = lazyRegexp(`(?i)^(?:hi|hello|hey|hiya|thanks|thank you|thx|bye|goodbye|good (?:morning|afternoon|evening|night)|see you|ok(?:ay)?|sure|great|cool|awesome|nice|wow|yes|yeah|yep|no|nope|lol|haha)\b[^.!?]{0,40}[.!?]*$`)
 
 // HeuristicExtract is the built-in extractor that needs no model. Its
 // facts are the knowledge in content (heuristic.go): for a session
@@ -1048,7 +1049,7 @@ func HeuristicExtract(content string) ExtractionResult {
 		if f.Type == "decision" {
 			f.Confidence = heuristicDecisionConfidence
 		}
-		if hedgePattern.MatchString(s) {
+		if hedgePattern().MatchString(s) {
 			f.Confidence = heuristicHedgedConfidence
 		}
 		res.Facts = append(res.Facts, f)
@@ -1084,17 +1085,21 @@ const entityTerm = `([A-Za-z0-9_@][\w.+#/@-]*(?:\s+[A-Z0-9][\w.+#/-]*){0,2})`
 // capitalised words ("The API server uses ...").
 const entitySource = `((?:[A-Z0-9][\w.+#/-]*\s+){0,2}[A-Za-z0-9_@][\w.+#/@-]*(?:\s+[A-Z0-9][\w.+#/-]*){0,2})`
 
-var relationPatterns = []struct {
+type relationPattern struct {
 	re        *regexp.Regexp
 	label     string
 	fromFirst bool // source is group 1, target group 2
-}{
-	{regexp.MustCompile(`(?i:switched|migrated|moved|changed)(?:\s+\w+)?\s+from\s+` + entityTerm + `\s+to\s+` + entityTerm), "replaced_by", true},
-	{regexp.MustCompile(entitySource + `\s+(?i:depends\s+on|relies\s+on|requires)\s+` + entityTerm), "depends_on", true},
-	{regexp.MustCompile(entitySource + `\s+(?i:uses|is\s+using|is\s+built\s+with|is\s+written\s+in|runs\s+on)\s+` + entityTerm), "uses", true},
-	{regexp.MustCompile(entitySource + `\s+(?i:prefers?)\s+` + entityTerm + `\s+(?i:over|to|instead\s+of)\s+` + entityTerm), "prefers", true},
-	{regexp.MustCompile(`(?i:chose|chosen|picked|went\s+with|settled\s+on)\s+` + entityTerm + `\s+(?i:over|instead\s+of)\s+` + entityTerm), "chosen_over", true},
 }
+
+var relationPatterns = sync.OnceValue(func() []relationPattern {
+	return []relationPattern{
+		{regexp.MustCompile(`(?i:switched|migrated|moved|changed)(?:\s+\w+)?\s+from\s+` + entityTerm + `\s+to\s+` + entityTerm), "replaced_by", true},
+		{regexp.MustCompile(entitySource + `\s+(?i:depends\s+on|relies\s+on|requires)\s+` + entityTerm), "depends_on", true},
+		{regexp.MustCompile(entitySource + `\s+(?i:uses|is\s+using|is\s+built\s+with|is\s+written\s+in|runs\s+on)\s+` + entityTerm), "uses", true},
+		{regexp.MustCompile(entitySource + `\s+(?i:prefers?)\s+` + entityTerm + `\s+(?i:over|to|instead\s+of)\s+` + entityTerm), "prefers", true},
+		{regexp.MustCompile(`(?i:chose|chosen|picked|went\s+with|settled\s+on)\s+` + entityTerm + `\s+(?i:over|instead\s+of)\s+` + entityTerm), "chosen_over", true},
+	}
+})
 
 var heuristicPronouns = map[string]string{"i": "user", "we": "user", "user": "user", "the user": "user", "you": "user", "they": "team", "our team": "team", "the team": "team"}
 
@@ -1119,7 +1124,7 @@ func heuristicRelations(content string) []Entity {
 	out := []Entity{}
 	seen := map[string]bool{}
 	for _, s := range extractSentences(content) {
-		for _, p := range relationPatterns {
+		for _, p := range relationPatterns() {
 			for _, m := range p.re.FindAllStringSubmatch(s, 4) {
 				src, tgt := cleanEntityTerm(m[1]), cleanEntityTerm(m[2])
 				// For "X prefers Y over Z" and "chose Y over Z" the first two
@@ -1143,9 +1148,9 @@ func heuristicRelations(content string) []Entity {
 }
 
 var (
-	mentionURLPattern  = regexp.MustCompile(`\bhttps?://[^\s<>"'` + "`" + `]+`)
-	mentionPathPattern = regexp.MustCompile(`(?:^|[\s(\["'` + "`" + `])((?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@-]+|[\w-]+\.(?:go|ts|tsx|js|jsx|mjs|py|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift|md|json|yaml|yml|toml|ini|sql|sh|bash|zsh|txt|html|css|scss|lock|mod|sum|env|cfg|conf|xml|proto))\b`)
-	mentionNamePattern = regexp.MustCompile(`\b[A-Z][A-Za-z0-9]*(?:[.+#-]?[A-Za-z0-9]+)*(?:\s+[A-Z][A-Za-z0-9]*(?:[.+#-]?[A-Za-z0-9]+)*)*`)
+	mentionURLPattern  = lazyRegexp(`\bhttps?://[^\s<>"'` + "`" + `]+`)
+	mentionPathPattern = lazyRegexp(`(?:^|[\s(\["'` + "`" + `])((?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@-]+|[\w-]+\.(?:go|ts|tsx|js|jsx|mjs|py|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift|md|json|yaml|yml|toml|ini|sql|sh|bash|zsh|txt|html|css|scss|lock|mod|sum|env|cfg|conf|xml|proto))\b`)
+	mentionNamePattern = lazyRegexp(`\b[A-Z][A-Za-z0-9]*(?:[.+#-]?[A-Za-z0-9]+)*(?:\s+[A-Z][A-Za-z0-9]*(?:[.+#-]?[A-Za-z0-9]+)*)*`)
 )
 
 // sentenceStarters are capitalised words that begin sentences and are not
@@ -1178,20 +1183,20 @@ func HeuristicMentions(content string) []Mention {
 		return len(out) < maxMentions
 	}
 	rest := content
-	for _, u := range mentionURLPattern.FindAllString(content, maxMentions) {
+	for _, u := range mentionURLPattern().FindAllString(content, maxMentions) {
 		if !add(u, "url") {
 			return out
 		}
 	}
-	rest = mentionURLPattern.ReplaceAllString(rest, " ")
-	for _, m := range mentionPathPattern.FindAllStringSubmatch(rest, maxMentions) {
+	rest = mentionURLPattern().ReplaceAllString(rest, " ")
+	for _, m := range mentionPathPattern().FindAllStringSubmatch(rest, maxMentions) {
 		if !add(m[1], "file") {
 			return out
 		}
 	}
-	rest = mentionPathPattern.ReplaceAllString(rest, " ")
+	rest = mentionPathPattern().ReplaceAllString(rest, " ")
 	for _, s := range extractSentences(rest) {
-		for _, loc := range mentionNamePattern.FindAllStringIndex(s, -1) {
+		for _, loc := range mentionNamePattern().FindAllStringIndex(s, -1) {
 			name := s[loc[0]:loc[1]]
 			if loc[0] == 0 {
 				// The sentence's first word: drop it when it is an ordinary

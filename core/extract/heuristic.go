@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -50,7 +49,7 @@ type message struct {
 }
 
 // transcriptLabel starts a message in a normalized transcript.
-var transcriptLabel = regexp.MustCompile(`^(User|Human|Assistant|Claude|Agent):[ \t]?`)
+var transcriptLabel = lazyRegexp(`^(User|Human|Assistant|Claude|Agent):[ \t]?`)
 
 // splitTranscript splits body into its messages. isTranscript is false for
 // text without a "User:" or "Assistant:" line: then it is one message of
@@ -66,7 +65,7 @@ func splitTranscript(body string) (msgs []message, isTranscript bool) {
 		b.Reset()
 	}
 	for _, line := range strings.Split(body, "\n") {
-		if m := transcriptLabel.FindStringSubmatch(line); m != nil {
+		if m := transcriptLabel().FindStringSubmatch(line); m != nil {
 			flush()
 			who := speakerAgent
 			if m[1] == "User" || m[1] == "Human" {
@@ -90,11 +89,11 @@ func splitTranscript(body string) (msgs []message, isTranscript bool) {
 
 // creativeRequest is a prompt asking for a joke, a poem or the like: the
 // agent's answer to it is not knowledge.
-var creativeRequest = regexp.MustCompile(`(?i)\b(?:haikus?|poems?|limericks?|jokes?|sonnets?|songs?|raps?|riddles?|puns?|rhymes?|stor(?:y|ies)|verses?|fun fact)\b`)
+var creativeRequest = lazyRegexp(`(?i)\b(?:haikus?|poems?|limericks?|jokes?|sonnets?|songs?|raps?|riddles?|puns?|rhymes?|stor(?:y|ies)|verses?|fun fact)\b`)
 
 // omittedMarker is the line a shortened transcript carries where it left
 // text out.
-var omittedMarker = regexp.MustCompile(`^\[\.\.\. .* omitted \.\.\.\]$`)
+var omittedMarker = lazyRegexp(`^\[\.\.\. .* omitted \.\.\.\]$`)
 
 // proseLine is a line of prose; gap says lines were left out before it.
 type proseLine struct {
@@ -115,7 +114,7 @@ func proseLines(msg string) []proseLine {
 			inFence, gap = !inFence, true
 			continue
 		}
-		if inFence || l == "" || omittedMarker.MatchString(l) || codeLike(l) {
+		if inFence || l == "" || omittedMarker().MatchString(l) || codeLike(l) {
 			gap = gap || l != ""
 			continue
 		}
@@ -135,22 +134,22 @@ func proseLines(msg string) []proseLine {
 }
 
 func isVerseLine(l string) bool {
-	if l == "" || listItem.MatchString(l) || strings.HasPrefix(l, "```") {
+	if l == "" || listItem().MatchString(l) || strings.HasPrefix(l, "```") {
 		return false
 	}
 	return len(strings.Fields(l)) <= 10
 }
 
-var listItem = regexp.MustCompile(`^(?:[-*•+]|\d+[.)])\s`)
+var listItem = lazyRegexp(`^(?:[-*•+]|\d+[.)])\s`)
 
 // codeLine matches lines that are code, shell, logs or diffs rather than
 // prose.
-var codeLine = regexp.MustCompile(`^(?:\$ |> |//|/\*|\*/|#include|#!|import |package |func |return |const |var |let |type |if \(|for \(|} |}$|{$|<[/A-Za-z][^>]*>|at [\w.$<>]+ \(|goroutine \d|panic: |--- (?:FAIL|PASS)|=== RUN|ok  |FAIL\b|@@ |\+\+\+ |--- a/|diff --git|\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d)`)
+var codeLine = lazyRegexp(`^(?:\$ |> |//|/\*|\*/|#include|#!|import |package |func |return |const |var |let |type |if \(|for \(|} |}$|{$|<[/A-Za-z][^>]*>|at [\w.$<>]+ \(|goroutine \d|panic: |--- (?:FAIL|PASS)|=== RUN|ok  |FAIL\b|@@ |\+\+\+ |--- a/|diff --git|\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d)`)
 
 // codeLike reports whether a line is code rather than prose: it starts
 // like code, ends like a block, or is mostly symbols.
 func codeLike(l string) bool {
-	if codeLine.MatchString(l) {
+	if codeLine().MatchString(l) {
 		return true
 	}
 	last, _ := utf8.DecodeLastRuneInString(l)
@@ -184,10 +183,10 @@ func symbolShare(l string) float64 {
 
 // leadIn is a discourse marker or acknowledgement at a sentence's start
 // ("OK, …", "Right, …", "Also …"); the statement is what follows it.
-var leadIn = regexp.MustCompile(`(?i)^(?:ok(?:ay)?|k|lol|lmao|haha+|hehe|heh|wow|oops|ugh|yay|omg|right|good|great|yes|yeah|yep|yup|sure|perfect|cool|nice|alright|also|and|but|so|now|then|actually|anyway|well|oh|hmm|btw|hey|hi|hello|thanks|thank you|got it|understood|noted|sounds good|makes sense|good call|good catch|true|exactly|agreed|lgtm|one more thing|quick question|by the way|for the record|note that|fyi|heads up|to be clear|just so you know|keep in mind that)\b[\s,:;!.—–-]*`)
+var leadIn = lazyRegexp(`(?i)^(?:ok(?:ay)?|k|lol|lmao|haha+|hehe|heh|wow|oops|ugh|yay|omg|right|good|great|yes|yeah|yep|yup|sure|perfect|cool|nice|alright|also|and|but|so|now|then|actually|anyway|well|oh|hmm|btw|hey|hi|hello|thanks|thank you|got it|understood|noted|sounds good|makes sense|good call|good catch|true|exactly|agreed|lgtm|one more thing|quick question|by the way|for the record|note that|fyi|heads up|to be clear|just so you know|keep in mind that)\b[\s,:;!.—–-]*`)
 
 // noteLeadIn are lead-ins that announce knowledge.
-var noteLeadIn = regexp.MustCompile(`(?i)^(?:by the way|for the record|note that|fyi|heads up|to be clear|just so you know|keep in mind that)\b`)
+var noteLeadIn = lazyRegexp(`(?i)^(?:by the way|for the record|note that|fyi|heads up|to be clear|just so you know|keep in mind that)\b`)
 
 // stripLeadIns removes lead-ins and leading symbols (emoji, quotes) from
 // s; note reports whether one of them announced knowledge.
@@ -196,10 +195,10 @@ func stripLeadIns(s string) (rest string, note bool) {
 		t := strings.TrimLeftFunc(s, func(r rune) bool {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '`' && r != '/' && r != '.' && r != '#' && r != '*'
 		})
-		if noteLeadIn.MatchString(t) {
+		if noteLeadIn().MatchString(t) {
 			note = true
 		}
-		loc := leadIn.FindStringIndex(t)
+		loc := leadIn().FindStringIndex(t)
 		if loc == nil || loc[1] == 0 {
 			return t, note
 		}
@@ -215,40 +214,40 @@ func stripLeadIns(s string) (rest string, note bool) {
 }
 
 // questionStart opens a question even without a question mark.
-var questionStart = regexp.MustCompile(`(?i)^(?:how|what|why|which|where|when|who|whose|can (?:you|we|i)|could (?:you|we|i)|would (?:you|it)|will you|should (?:i|we)|shall (?:i|we)|do (?:you|we|i)|does|did (?:you|we)|is (?:there|it|this|that)|are (?:there|we|you)|any (?:idea|chance|thoughts)|want me to|anything else|mind if)\b`)
+var questionStart = lazyRegexp(`(?i)^(?:how|what|why|which|where|when|who|whose|can (?:you|we|i)|could (?:you|we|i)|would (?:you|it)|will you|should (?:i|we)|shall (?:i|we)|do (?:you|we|i)|does|did (?:you|we)|is (?:there|it|this|that)|are (?:there|we|you)|any (?:idea|chance|thoughts)|want me to|anything else|mind if)\b`)
 
 // agentNarration opens the agent's account of its own actions and plans.
-var agentNarration = regexp.MustCompile(`(?i)^(?:let me|let's|i'll|i will|i'm|i am|i've|i have|i'd|i can|i could|i found|i see|i notice|i checked|i added|i updated|i changed|i removed|i ran|i made|i think|i need|i wrote|i just|now i|now let|first,? i|next,? i|then i|here's|here is|here are|there's|there is|there are|done\b|all set|all (?:tests|checks|packages|files|\w+ tests)|ready|great|perfect|good news|looks good|that explains|that worked|it works|it worked|nothing else|no problem|you too|happy to|glad to|(?:added|removed|renamed|reverted|switched|updated|created|fixed|moved|pushed|deleted|installed|ported|converted|replaced|migrated|changed|wrote|implemented|configured|enabled|disabled|refactored|cleaned|merged|committed|deployed|generated|set up|started|stopped|tested|verified|confirmed|applied|registered|wired|documented|scaffolded)\b)`)
+var agentNarration = lazyRegexp(`(?i)^(?:let me|let's|i'll|i will|i'm|i am|i've|i have|i'd|i can|i could|i found|i see|i notice|i checked|i added|i updated|i changed|i removed|i ran|i made|i think|i need|i wrote|i just|now i|now let|first,? i|next,? i|then i|here's|here is|here are|there's|there is|there are|done\b|all set|all (?:tests|checks|packages|files|\w+ tests)|ready|great|perfect|good news|looks good|that explains|that worked|it works|it worked|nothing else|no problem|you too|happy to|glad to|(?:added|removed|renamed|reverted|switched|updated|created|fixed|moved|pushed|deleted|installed|ported|converted|replaced|migrated|changed|wrote|implemented|configured|enabled|disabled|refactored|cleaned|merged|committed|deployed|generated|set up|started|stopped|tested|verified|confirmed|applied|registered|wired|documented|scaffolded)\b)`)
 
 // progressiveStart opens a sentence about what is being done right now.
-var progressiveStart = regexp.MustCompile(`(?i)^(?:running|checking|looking|switching|reading|searching|adding|updating|fixing|writing|installing|starting|trying|working on|investigating|profiling|reproducing|porting|converting|migrating now)\b`)
+var progressiveStart = lazyRegexp(`(?i)^(?:running|checking|looking|switching|reading|searching|adding|updating|fixing|writing|installing|starting|trying|working on|investigating|profiling|reproducing|porting|converting|migrating now)\b`)
 
 // progress is a one-off report of how a run went.
-var progress = regexp.MustCompile(`(?i)\b(?:tests?|specs?|builds?|checks?|lint|ci|suite|packages?|files?|it|everything|the app|the page|the chart)\b[^.;]*\b(?:pass(?:es|ed|ing)?|fail(?:s|ed|ing)?|is green|are green|is red|succeed(?:s|ed)?|compiles?|runs? (?:fine|again|now)|works? (?:now|again|fine))\b|\bnow takes\b|\bnow renders\b|\btakes? about \d`)
+var progress = lazyRegexp(`(?i)\b(?:tests?|specs?|builds?|checks?|lint|ci|suite|packages?|files?|it|everything|the app|the page|the chart)\b[^.;]*\b(?:pass(?:es|ed|ing)?|fail(?:s|ed|ing)?|is green|are green|is red|succeed(?:s|ed)?|compiles?|runs? (?:fine|again|now)|works? (?:now|again|fine))\b|\bnow takes\b|\bnow renders\b|\btakes? about \d`)
 
 // symptom is a problem described in the present.
-var symptom = regexp.MustCompile(`(?i)\b(?:freezes|freezing|crashes|crashing|hangs|hanging|keeps? (?:failing|crashing|breaking|redirecting|timing out)|is (?:broken|slow|failing|timing out|down|hanging)|are (?:broken|slow|failing|timing out)|doesn't work|does not work|isn't working|is not working|stopped working|throws|errors out|is off by|are off by|(?:we|i) (?:have|got|hit|see|are seeing|found) (?:a|an|another|the same) (?:bug|problem|issue|regression|error)|there(?:'s| is) (?:a|an|another) (?:bug|problem|issue|regression))\b`)
+var symptom = lazyRegexp(`(?i)\b(?:freezes|freezing|crashes|crashing|hangs|hanging|keeps? (?:failing|crashing|breaking|redirecting|timing out)|is (?:broken|slow|failing|timing out|down|hanging)|are (?:broken|slow|failing|timing out)|doesn't work|does not work|isn't working|is not working|stopped working|throws|errors out|is off by|are off by|(?:we|i) (?:have|got|hit|see|are seeing|found) (?:a|an|another|the same) (?:bug|problem|issue|regression|error)|there(?:'s| is) (?:a|an|another) (?:bug|problem|issue|regression))\b`)
 
 // causal says why.
-var causal = regexp.MustCompile(`(?i)\b(?:because|caused by|due to|so\b|which is why|that's why|since|broke|bit us)\b`)
+var causal = lazyRegexp(`(?i)\b(?:because|caused by|due to|so\b|which is why|that's why|since|broke|bit us)\b`)
 
 // ephemeral names a time that makes a statement one-off.
-var ephemeral = regexp.MustCompile(`(?i)\b(?:yesterday|today|tonight|tomorrow|this morning|this afternoon|right now|at the moment|just now|in the meantime)\b`)
+var ephemeral = lazyRegexp(`(?i)\b(?:yesterday|today|tonight|tomorrow|this morning|this afternoon|right now|at the moment|just now|in the meantime)\b`)
 
 // requestVerb opens a request to the agent.
-var requestVerb = regexp.MustCompile(`(?i)^(?:please\b|pls\b|(?:write|add|run|make|fix|create|rename|remove|delete|update|change|show|tell|explain|look|check|go|start|try|move|implement|refactor|build|deploy|push|commit|revert|help|give|find|open|read|install|put|replace|convert|clean|format|generate|debug|review|draft|split|merge|bump|undo|redo|stop|continue|finish|wrap|port|rewrite|summarize|list|print|paste|grep|search|profile|reproduce|investigate|document|translate|draw|compose|suggest|ship|send|drop|skip|ignore|do|set|use|switch|apply|keep|let's (?:look|see|try|check|do|get|start|take|move|work)|can you|could you|would you|will you)\b)`)
+var requestVerb = lazyRegexp(`(?i)^(?:please\b|pls\b|(?:write|add|run|make|fix|create|rename|remove|delete|update|change|show|tell|explain|look|check|go|start|try|move|implement|refactor|build|deploy|push|commit|revert|help|give|find|open|read|install|put|replace|convert|clean|format|generate|debug|review|draft|split|merge|bump|undo|redo|stop|continue|finish|wrap|port|rewrite|summarize|list|print|paste|grep|search|profile|reproduce|investigate|document|translate|draw|compose|suggest|ship|send|drop|skip|ignore|do|set|use|switch|apply|keep|let's (?:look|see|try|check|do|get|start|take|move|work)|can you|could you|would you|will you)\b)`)
 
 // pleaseRequest is a sentence that asks politely ("…, please keep to
 // them.", "Run the tests please.").
-var pleaseRequest = regexp.MustCompile(`(?i)(?:^|[\s,])(?:please|pls)\b`)
+var pleaseRequest = lazyRegexp(`(?i)(?:^|[\s,])(?:please|pls)\b`)
 
 // generality marks a request that sets a rule rather than asks for one
 // thing.
-var generality = regexp.MustCompile("(?i)\\b(?:from now on|going forward|from here on|always|never|every|each|per|whenever|anytime|in this (?:repo|repository|codebase|project|team)|don't|do not|nobody|no one|must|instead of|rather than|by default)\\b|\\bnot \\w+[,;]|`[^`]+`\\s*(?:to|for|before|after|from|when|whenever)\\b|\\b(?:with|using|via|by running) `[^`]+`")
+var generality = lazyRegexp("(?i)\\b(?:from now on|going forward|from here on|always|never|every|each|per|whenever|anytime|in this (?:repo|repository|codebase|project|team)|don't|do not|nobody|no one|must|instead of|rather than|by default)\\b|\\bnot \\w+[,;]|`[^`]+`\\s*(?:to|for|before|after|from|when|whenever)\\b|\\b(?:with|using|via|by running) `[^`]+`")
 
 // knowledgeMarker is what makes a sentence knowledge: a decision, a rule or
 // preference, a cause or fix, a status, a command or an environment fact.
-var knowledgeMarker = regexp.MustCompile("(?i)\\b(?:decided|decision|we(?:'ll| will| are going to)? (?:use|go with|switch|stick with|keep)|chose|chosen|picked|went with|settled on|switch(?:ed|ing)? (?:\\w+ )*(?:from|to)|mov(?:ed|ing) (?:\\w+ )*from|replac(?:ed|ing)|instead of|rather than|in favou?r of|no longer|deprecated|from now on|going forward|not negotiable|prefer(?:s|red)?|always|never|must|should always|convention|policy|don't|do not|nobody|no one|mandatory|because|caused by|the cause|root cause|due to|which is why|that's why|that is why|so that|came from|comes from|the fix|fixed by|the bug|the problem was|the issue was|turned out|broke|regression|is done|are done|shipped|released|in progress|blocked on|blocked by|postponed|is next|are next|on hold|deferred|is gone|runs on|deployed (?:on|to)|lives? in|is declared in|is stored|are stored|is cached|are cached|environment variable|listens on|port \\d+|v\\d+\\.\\d+)\\b|`[^`]+`|(?:^|[,;:] )no [a-z]")
+var knowledgeMarker = lazyRegexp("(?i)\\b(?:decided|decision|we(?:'ll| will| are going to)? (?:use|go with|switch|stick with|keep)|chose|chosen|picked|went with|settled on|switch(?:ed|ing)? (?:\\w+ )*(?:from|to)|mov(?:ed|ing) (?:\\w+ )*from|replac(?:ed|ing)|instead of|rather than|in favou?r of|no longer|deprecated|from now on|going forward|not negotiable|prefer(?:s|red)?|always|never|must|should always|convention|policy|don't|do not|nobody|no one|mandatory|because|caused by|the cause|root cause|due to|which is why|that's why|that is why|so that|came from|comes from|the fix|fixed by|the bug|the problem was|the issue was|turned out|broke|regression|is done|are done|shipped|released|in progress|blocked on|blocked by|postponed|is next|are next|on hold|deferred|is gone|runs on|deployed (?:on|to)|lives? in|is declared in|is stored|are stored|is cached|are cached|environment variable|listens on|port \\d+|v\\d+\\.\\d+)\\b|`[^`]+`|(?:^|[,;:] )no [a-z]")
 
 // shortMinChars: shorter sentences are never knowledge.
 const shortMinChars = 12
@@ -298,7 +297,7 @@ type statement struct {
 // knowledgeSentence decides whether one sentence of who is knowledge, and
 // returns it without lead-ins.
 func knowledgeSentence(s string, who speaker) (string, bool) {
-	if strings.HasSuffix(s, "?") || pleasantry.MatchString(s) {
+	if strings.HasSuffix(s, "?") || pleasantry().MatchString(s) {
 		return "", false
 	}
 	rest, note := stripLeadIns(s)
@@ -309,24 +308,24 @@ func knowledgeSentence(s string, who speaker) (string, bool) {
 		strings.HasSuffix(rest, "?") || symbolShare(rest) > 0.3 {
 		return "", false
 	}
-	if questionStart.MatchString(rest) || progressiveStart.MatchString(rest) || pleasantry.MatchString(rest) {
+	if questionStart().MatchString(rest) || progressiveStart().MatchString(rest) || pleasantry().MatchString(rest) {
 		return "", false
 	}
-	marked := note || knowledgeMarker.MatchString(rest)
+	marked := note || knowledgeMarker().MatchString(rest)
 	switch who {
 	case speakerAgent:
 		// The agent's words are knowledge only when they say so.
-		if agentNarration.MatchString(rest) || !marked {
+		if agentNarration().MatchString(rest) || !marked {
 			return "", false
 		}
 	default:
-		if strings.HasPrefix(strings.ToLower(rest), "let me ") || agentNarration.MatchString(rest) && who == speakerUnknown && firstPerson(rest) {
+		if strings.HasPrefix(strings.ToLower(rest), "let me ") || agentNarration().MatchString(rest) && who == speakerUnknown && firstPerson(rest) {
 			return "", false
 		}
-		if (requestVerb.MatchString(rest) || pleaseRequest.MatchString(rest)) && !generality.MatchString(rest) {
+		if (requestVerb().MatchString(rest) || pleaseRequest().MatchString(rest)) && !generality().MatchString(rest) {
 			return "", false
 		}
-		if addressesAgent(rest) && !marked && !generality.MatchString(rest) {
+		if addressesAgent(rest) && !marked && !generality().MatchString(rest) {
 			return "", false
 		}
 		// A short fragment without a verb states nothing ("Quick status
@@ -338,18 +337,18 @@ func knowledgeSentence(s string, who speaker) (string, bool) {
 	}
 	// The agent reporting a run is one-off even when it says why ("One
 	// test fails because …").
-	if progress.MatchString(rest) && (who == speakerAgent || !strongMarker(rest)) {
+	if progress().MatchString(rest) && (who == speakerAgent || !strongMarker(rest)) {
 		return "", false
 	}
 	// A problem reported as it happens ("The chart freezes the tab.") is
 	// the start of a fix, not knowledge; its cause and fix are.
-	if who != speakerUnknown && symptom.MatchString(rest) && !decisive(rest) && !causal.MatchString(rest) {
+	if who != speakerUnknown && symptom().MatchString(rest) && !decisive(rest) && !causal().MatchString(rest) {
 		return "", false
 	}
 	// In a working session "yesterday" or "right now" makes a statement
 	// one-off; in other text (a chat remembered as a memory) it dates an
 	// event worth keeping.
-	if who != speakerUnknown && ephemeral.MatchString(rest) && !strongMarker(rest) {
+	if who != speakerUnknown && ephemeral().MatchString(rest) && !strongMarker(rest) {
 		return "", false
 	}
 	return upperFirst(rest), true
@@ -357,19 +356,19 @@ func knowledgeSentence(s string, who speaker) (string, bool) {
 
 // strongMarker is a knowledge marker that outweighs a one-off time or a
 // progress report: a rule, a decision, a cause.
-var strongMarkerPattern = regexp.MustCompile(`(?i)\b(?:from now on|going forward|always|never|must|decided|decision|because|caused by|root cause|the fix|instead of|no longer|every|policy|convention)\b`)
+var strongMarkerPattern = lazyRegexp(`(?i)\b(?:from now on|going forward|always|never|must|decided|decision|because|caused by|root cause|the fix|instead of|no longer|every|policy|convention)\b`)
 
-func strongMarker(s string) bool { return strongMarkerPattern.MatchString(s) }
+func strongMarker(s string) bool { return strongMarkerPattern().MatchString(s) }
 
-var firstPersonStart = regexp.MustCompile(`(?i)^(?:let me|i'll|i will|i'm going to|now i)\b`)
+var firstPersonStart = lazyRegexp(`(?i)^(?:let me|i'll|i will|i'm going to|now i)\b`)
 
-func firstPerson(s string) bool { return firstPersonStart.MatchString(s) }
+func firstPerson(s string) bool { return firstPersonStart().MatchString(s) }
 
-var agentAddress = regexp.MustCompile(`(?i)\b(?:you|your|you're|you've|you'll)\b`)
+var agentAddress = lazyRegexp(`(?i)\b(?:you|your|you're|you've|you'll)\b`)
 
 // addressesAgent: a user sentence speaking to the agent ("Before you add
 // more handlers, …") is about the conversation, not the project.
-func addressesAgent(s string) bool { return agentAddress.MatchString(s) }
+func addressesAgent(s string) bool { return agentAddress().MatchString(s) }
 
 // upperFirst capitalises a statement whose lead-in was taken off ("right,
 // the integration tests …"), unless its first word is a name or an
@@ -383,17 +382,17 @@ func upperFirst(s string) string {
 	if i := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }); i > 0 {
 		word = s[:i]
 	}
-	if w := strings.ToLower(word); !text.Stopwords[w] && !verbWords[w] && !requestVerb.MatchString(w) {
+	if w := strings.ToLower(word); !text.Stopwords[w] && !verbWords[w] && !requestVerb().MatchString(w) {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // continuation opens a sentence that continues the one before it.
-var continuation = regexp.MustCompile(`(?i)^(?:because|since|so\b|so that|that way|this way|otherwise|which|the reason|that's why|that is why|this is why|this means|that means|it\b|it's|its\b|this\b|that\b|these\b|those\b|they\b|their\b)`)
+var continuation = lazyRegexp(`(?i)^(?:because|since|so\b|so that|that way|this way|otherwise|which|the reason|that's why|that is why|this is why|this means|that means|it\b|it's|its\b|this\b|that\b|these\b|those\b|they\b|their\b)`)
 
 // danglingPronoun opens a sentence whose subject is in another sentence.
-var danglingPronoun = regexp.MustCompile(`(?i)^(?:it|it's|its|this|that|these|those|they|they're|he|she)\b`)
+var danglingPronoun = lazyRegexp(`(?i)^(?:it|it's|its|this|that|these|those|they|they're|he|she)\b`)
 
 // maxMergedChars caps a fact merged from several sentences.
 const maxMergedChars = 600
@@ -410,7 +409,7 @@ func knowledgeStatements(body string) []string {
 			continue // the joke or poem the user asked for
 		}
 		if m.who == speakerUser {
-			creative = creativeRequest.MatchString(m.text) && !knowledgeMarker.MatchString(m.text)
+			creative = creativeRequest().MatchString(m.text) && !knowledgeMarker().MatchString(m.text)
 		}
 		var kept []statement
 		prevKept := false
@@ -423,7 +422,7 @@ func knowledgeStatements(body string) []string {
 				prevKept, pending = false, ""
 			}
 			for _, s := range chatSentences(line.text) {
-				if label := speakerLabel.FindString(s); label != "" {
+				if label := speakerLabel().FindString(s); label != "" {
 					// Another speaker ("Caroline: …"): nothing joins across.
 					s, prevKept, pending = strings.TrimSpace(s[len(label):]), false, ""
 				}
@@ -444,13 +443,13 @@ func knowledgeStatements(body string) []string {
 				case pending != "":
 					k, pending, joined = pending+" "+s, "", true
 				}
-				st := statement{text: k, marked: knowledgeMarker.MatchString(k)}
+				st := statement{text: k, marked: knowledgeMarker().MatchString(k)}
 				if prevKept && len(kept) > 0 && belongsTogether(kept[len(kept)-1], st, s) &&
 					utf8.RuneCountInString(kept[len(kept)-1].text)+1+utf8.RuneCountInString(s) <= maxMergedChars {
 					last := &kept[len(kept)-1]
 					last.text += " " + s
 					last.marked = last.marked || st.marked
-				} else if !joined && danglingPronoun.MatchString(s) {
+				} else if !joined && danglingPronoun().MatchString(s) {
 					// "It's a Go service …" with nothing before it to say
 					// what "it" is: not a statement on its own.
 					prevKept, pending = false, ""
@@ -472,7 +471,7 @@ func knowledgeStatements(body string) []string {
 // punctuation ("lol nice Also write tests …", "ok back to work Run the
 // tests"): a lower-case word, then a capitalised opener of a request or a
 // new thought.
-var runOn = regexp.MustCompile(`[a-z] (Also|Now|Then|Please|Can|Could|Would|Run|Write|Add|Make|Tell|Fix|Let's|Let|Go back|Remove|Rename|Show|Check) `)
+var runOn = lazyRegexp(`[a-z] (Also|Now|Then|Please|Can|Could|Would|Run|Write|Add|Make|Tell|Fix|Let's|Let|Go back|Remove|Rename|Show|Check) `)
 
 // chatSentences splits a line into sentences (extractSentences) and splits
 // run-on chat sentences further.
@@ -480,7 +479,7 @@ func chatSentences(line string) []string {
 	var out []string
 	for _, s := range extractSentences(line) {
 		for {
-			loc := runOn.FindStringIndex(s)
+			loc := runOn().FindStringIndex(s)
 			if loc == nil {
 				break
 			}
@@ -493,16 +492,16 @@ func chatSentences(line string) []string {
 }
 
 // decisivePattern is the language of a decision or a rule.
-var decisivePattern = regexp.MustCompile(`(?i)\b(?:decided|decision|chose|chosen|picked|went with|settled on|switch(?:ed|ing)? (?:\w+ )*(?:from|to)|instead of|rather than|from now on|going forward|always|never|must|no longer|policy|convention|we(?:'ll| will)? use)\b`)
+var decisivePattern = lazyRegexp(`(?i)\b(?:decided|decision|chose|chosen|picked|went with|settled on|switch(?:ed|ing)? (?:\w+ )*(?:from|to)|instead of|rather than|from now on|going forward|always|never|must|no longer|policy|convention|we(?:'ll| will)? use)\b`)
 
-func decisive(s string) bool { return decisivePattern.MatchString(s) || IsDecisionContent(s) }
+func decisive(s string) bool { return decisivePattern().MatchString(s) || IsDecisionContent(s) }
 
 // belongsTogether reports whether next (raw: its sentence as written)
 // continues prev: it opens with a connective or a pronoun, or the two
 // share a term and exactly one of them is a decision or rule (the other
 // its reason).
 func belongsTogether(prev, next statement, raw string) bool {
-	if continuation.MatchString(strings.TrimSpace(raw)) {
+	if continuation().MatchString(strings.TrimSpace(raw)) {
 		return true
 	}
 	// A decision or rule and the sentence giving its reason, in either
@@ -515,7 +514,7 @@ func belongsTogether(prev, next statement, raw string) bool {
 	if decisive(next.text) {
 		reason = prev
 	}
-	if reason.marked && !causal.MatchString(reason.text) {
+	if reason.marked && !causal().MatchString(reason.text) {
 		return false
 	}
 	a := salientTerms(prev.text)
@@ -561,7 +560,7 @@ func init() {
 }
 
 // smallTalk is conversation about the conversation.
-var smallTalk = regexp.MustCompile(`(?i)^(?:back to work|have a (?:nice|good|great) \w+|see you\b|let's go\b|all good\b|talk (?:to you )?(?:soon|later|tomorrow))`)
+var smallTalk = lazyRegexp(`(?i)^(?:back to work|have a (?:nice|good|great) \w+|see you\b|let's go\b|all good\b|talk (?:to you )?(?:soon|later|tomorrow))`)
 
 // promptGistMinWords: a prompt's gist shorter than this ("Go back.") says
 // too little of what the session was doing.
@@ -578,16 +577,16 @@ func PromptGist(prompt string) (gist string, ok bool) {
 	words := 0
 	for _, line := range strings.Split(prompt, "\n") {
 		for _, s := range chatSentences(line) {
-			if creativeRequest.MatchString(s) && !knowledgeMarker.MatchString(s) {
+			if creativeRequest().MatchString(s) && !knowledgeMarker().MatchString(s) {
 				continue
 			}
 			rest, _ := stripLeadIns(s)
 			rest = strings.TrimSpace(rest)
 			n := len(strings.Fields(rest))
-			if n == 0 || pleasantry.MatchString(rest) || smallTalk.MatchString(rest) || n < 3 && !strings.HasSuffix(rest, "?") {
+			if n == 0 || pleasantry().MatchString(rest) || smallTalk().MatchString(rest) || n < 3 && !strings.HasSuffix(rest, "?") {
 				continue
 			}
-			if questionStart.MatchString(rest) && n < 5 {
+			if questionStart().MatchString(rest) && n < 5 {
 				continue // "How's it going?"
 			}
 			kept = append(kept, upperFirst(rest))

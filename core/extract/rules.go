@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 )
@@ -15,16 +14,16 @@ import (
 // scan), so the prompt hook can run them on each candidate.
 
 // ruleLanguage is the language of a rule, a decision or a change.
-var ruleLanguage = regexp.MustCompile(`(?i)\b(?:decided|decision|chose|chosen|picked|went with|settled on|switch(?:ed|ing)?|mov(?:e|ed|ing) (?:\w+ )*from|migrat(?:e|ed|ing)|replac(?:e|ed|es|ing)|instead of|rather than|in favou?r of|from now on|going forward|always|never|must|no longer|policy|convention|prefer(?:s|red)?|don't|do not|avoid|we(?:'ll| will)? use|not negotiable)\b|(?:^|[,;:.] )(?:no|not) [\w\x60-]`)
+var ruleLanguage = lazyRegexp(`(?i)\b(?:decided|decision|chose|chosen|picked|went with|settled on|switch(?:ed|ing)?|mov(?:e|ed|ing) (?:\w+ )*from|migrat(?:e|ed|ing)|replac(?:e|ed|es|ing)|instead of|rather than|in favou?r of|from now on|going forward|always|never|must|no longer|policy|convention|prefer(?:s|red)?|don't|do not|avoid|we(?:'ll| will)? use|not negotiable)\b|(?:^|[,;:.] )(?:no|not) [\w\x60-]`)
 
 // IsRule reports whether s states a rule, a decision or a change.
-func IsRule(s string) bool { return ruleLanguage.MatchString(s) }
+func IsRule(s string) bool { return ruleLanguage().MatchString(s) }
 
 // ruleMarker opens what a rule or decision names: the words after it are
 // its object ("instead of gorm", "not moment", "never with toFixed", "we
 // use date-fns"). A change's old and new things are read by
 // ReadReplacement ("from Jest to Vitest").
-var ruleMarker = regexp.MustCompile(`(?i)\b(?:instead of|rather than|in favou?r of|not|no|never(?: use| add| with| call| write| edit| commit)?|no longer(?: use| uses| using| need)?|don't(?: use| add)?|do not(?: use| add)?|avoid|we(?:'ll| will)? use|always use|picked|chose|went with|settled on)\b`)
+var ruleMarker = lazyRegexp(`(?i)\b(?:instead of|rather than|in favou?r of|not|no|never(?: use| add| with| call| write| edit| commit)?|no longer(?: use| uses| using| need)?|don't(?: use| add)?|do not(?: use| add)?|avoid|we(?:'ll| will)? use|always use|picked|chose|went with|settled on)\b`)
 
 // objectWords are the up to three words after position i of s, lower-cased,
 // split at anything that is not a letter or a digit ("CSS-in-JS" is css,
@@ -80,7 +79,7 @@ func RuleSubjects(s string) []string {
 		return nil
 	}
 	var out []string
-	for _, loc := range ruleMarker.FindAllStringIndex(s, -1) {
+	for _, loc := range ruleMarker().FindAllStringIndex(s, -1) {
 		out = append(out, objectWords(s, loc[1])...)
 	}
 	if r, ok := ReadReplacement(s); ok {
@@ -93,20 +92,20 @@ func RuleSubjects(s string) []string {
 var (
 	// "X instead of Y", "X rather than Y", "X in favour of Y" (Y old; in
 	// favour of names the new: handled by its own pattern).
-	insteadOf = regexp.MustCompile(`(?i)\b(?:instead of|rather than)\b`)
-	inFavour  = regexp.MustCompile(`(?i)\b(?:drop(?:ped|ping)?|remov(?:e|ed|ing)|abandon(?:ed|ing)?|deprecat(?:e|ed|ing)) ((?:\S+ ){1,3}?)in favou?r of\b`)
+	insteadOf = lazyRegexp(`(?i)\b(?:instead of|rather than)\b`)
+	inFavour  = lazyRegexp(`(?i)\b(?:drop(?:ped|ping)?|remov(?:e|ed|ing)|abandon(?:ed|ing)?|deprecat(?:e|ed|ing)) ((?:\S+ ){1,3}?)in favou?r of\b`)
 	// "switch(ed) … from Y to X", "mov(ed|ing) … from Y to X",
 	// "migrat(ed|ing) … from Y to X", "go from Y to X".
-	changeVerb = regexp.MustCompile(`(?i)\b(?:switch(?:ed|ing|es)?|mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|chang(?:e|ed|es|ing)|go(?:ing)?|went|port(?:ed|ing)?|transition(?:ed|ing)?)\b`)
-	fromWord   = regexp.MustCompile(`(?i)\bfrom\b`)
-	toWord     = regexp.MustCompile(`(?i)\b(?:to|with)\b`)
+	changeVerb = lazyRegexp(`(?i)\b(?:switch(?:ed|ing|es)?|mov(?:e|ed|es|ing)|migrat(?:e|ed|es|ing)|chang(?:e|ed|es|ing)|go(?:ing)?|went|port(?:ed|ing)?|transition(?:ed|ing)?)\b`)
+	fromWord   = lazyRegexp(`(?i)\bfrom\b`)
+	toWord     = lazyRegexp(`(?i)\b(?:to|with)\b`)
 	// "replac(e|ed|ing) Y with X", "Y (is|was) replaced by X".
-	replaceWith = regexp.MustCompile(`(?i)\breplac(?:e|ed|es|ing)\b`)
-	replacedBy  = regexp.MustCompile(`(?i)\b(?:is|was|are|were|got|has been|have been) replaced (?:by|with)\b`)
+	replaceWith = lazyRegexp(`(?i)\breplac(?:e|ed|es|ing)\b`)
+	replacedBy  = lazyRegexp(`(?i)\b(?:is|was|are|were|got|has been|have been) replaced (?:by|with)\b`)
 	// "no longer use(s) Y", "stopped using Y", "dropped Y".
-	noLonger = regexp.MustCompile(`(?i)\b(?:no longer (?:use|uses|using|need|needs|run|runs)?|stopped using|don't use \w+ anymore|got rid of)\b`)
+	noLonger = lazyRegexp(`(?i)\b(?:no longer (?:use|uses|using|need|needs|run|runs)?|stopped using|don't use \w+ anymore|got rid of)\b`)
 	// "switched to X", "moved to X", "migrated to X" (no old thing named).
-	switchedTo = regexp.MustCompile(`(?i)\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|changed) (?:\w+ ){0,3}?to\b`)
+	switchedTo = lazyRegexp(`(?i)\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|migrat(?:ed|ing)|changed) (?:\w+ ){0,3}?to\b`)
 )
 
 // Replacement is a change a statement reports: what is used now (New) and
@@ -122,45 +121,45 @@ type Replacement struct {
 // after a verb of change, "replacing Y with X", "Y was replaced by X",
 // "no longer use Y", "switched to X". ok is false when s reports none.
 func ReadReplacement(s string) (r Replacement, ok bool) {
-	if loc := replacedBy.FindStringIndex(s); loc != nil {
+	if loc := replacedBy().FindStringIndex(s); loc != nil {
 		r.Old = lastWords(s[:loc[0]], 3)
 		r.New = objectWords(s, loc[1])
 		return r, len(r.Old) > 0
 	}
-	if loc := replaceWith.FindStringIndex(s); loc != nil {
+	if loc := replaceWith().FindStringIndex(s); loc != nil {
 		rest := s[loc[1]:]
-		if w := toWord.FindStringIndex(rest); w != nil && !strings.ContainsAny(rest[:w[0]], ",;:.") {
+		if w := toWord().FindStringIndex(rest); w != nil && !strings.ContainsAny(rest[:w[0]], ",;:.") {
 			r.Old = splitWords(rest[:w[0]])
 			r.New = objectWords(rest, w[1])
 			return r, len(r.Old) > 0
 		}
 	}
-	if m := inFavour.FindStringSubmatchIndex(s); m != nil {
+	if m := inFavour().FindStringSubmatchIndex(s); m != nil {
 		r.Old = splitWords(s[m[2]:m[3]])
 		r.New = objectWords(s, m[1])
 		return r, len(r.Old) > 0
 	}
-	if loc := insteadOf.FindStringIndex(s); loc != nil {
+	if loc := insteadOf().FindStringIndex(s); loc != nil {
 		r.Old = objectWords(s, loc[1])
 		r.New = usedWords(s[:loc[0]])
 		return r, len(r.Old) > 0
 	}
-	if v := changeVerb.FindStringIndex(s); v != nil {
+	if v := changeVerb().FindStringIndex(s); v != nil {
 		rest := s[v[1]:]
-		if f := fromWord.FindStringIndex(rest); f != nil && !strings.ContainsAny(rest[:f[0]], ",;:") {
+		if f := fromWord().FindStringIndex(rest); f != nil && !strings.ContainsAny(rest[:f[0]], ",;:") {
 			after := rest[f[1]:]
-			if t := toWord.FindStringIndex(after); t != nil && !strings.ContainsAny(after[:t[0]], ",;:.") {
+			if t := toWord().FindStringIndex(after); t != nil && !strings.ContainsAny(after[:t[0]], ",;:.") {
 				r.Old = splitWords(after[:t[0]])
 				r.New = objectWords(after, t[1])
 				return r, len(r.Old) > 0
 			}
 		}
 	}
-	if loc := noLonger.FindStringIndex(s); loc != nil {
+	if loc := noLonger().FindStringIndex(s); loc != nil {
 		r.Old = objectWords(s, loc[1])
 		return r, len(r.Old) > 0
 	}
-	if loc := switchedTo.FindStringIndex(s); loc != nil {
+	if loc := switchedTo().FindStringIndex(s); loc != nil {
 		r.New = objectWords(s, loc[1])
 		return r, len(r.New) > 0
 	}
@@ -169,13 +168,13 @@ func ReadReplacement(s string) (r Replacement, ok bool) {
 
 // useVerb ends the words before what a decision uses ("we use Atlas …",
 // "decided to go with chi …").
-var useVerb = regexp.MustCompile(`(?i)\b(?:use|uses|using|go with|went with|adopt|adopted|pick|picked|choose|chose|keep|prefer|move|moving|put|run|store)\b`)
+var useVerb = lazyRegexp(`(?i)\b(?:use|uses|using|go with|went with|adopt|adopted|pick|picked|choose|chose|keep|prefer|move|moving|put|run|store)\b`)
 
 // usedWords are the words right after the last verb of use in s ("From
 // now on we use Atlas for migrations" gives atlas, for, migrations), or
 // nil without one.
 func usedWords(s string) []string {
-	locs := useVerb.FindAllStringIndex(s, -1)
+	locs := useVerb().FindAllStringIndex(s, -1)
 	if len(locs) == 0 {
 		return nil
 	}

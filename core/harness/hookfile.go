@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cairnmem/cairn/core/harness/jsonedit"
 )
@@ -64,8 +65,11 @@ func OwnCommand(harness string) func(string) bool {
 	if harness != "" {
 		flag = `--harness ` + regexp.QuoteMeta(harness) + ` `
 	}
-	re := regexp.MustCompile(`^(?:'(?:[^']|'\\'')*'|[^\s'"]+) hook ` + flag + `(?:session-start|user-prompt-submit|pre-compact|post-compact|session-end)$`)
-	return func(cmd string) bool { return re.MatchString(strings.TrimSpace(cmd)) }
+	// Compiled on first use: every harness package calls this at start-up.
+	re := sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:'(?:[^']|'\\'')*'|[^\s'"]+) hook ` + flag + `(?:session-start|user-prompt-submit|pre-compact|post-compact|session-end)$`)
+	})
+	return func(cmd string) bool { return re().MatchString(strings.TrimSpace(cmd)) }
 }
 
 // AddGroupedHooks puts cairn's handlers into the "hooks" object of top in

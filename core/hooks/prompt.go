@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/ranker"
@@ -33,11 +34,13 @@ type PromptResult struct {
 
 // untrusted are metadata blocks some harnesses wrap around prompts; they
 // are not what the user asked.
-var untrusted = regexp.MustCompile(`(?is)(?:conversation info|sender|untrusted context)\s*\(untrusted[^)]*\):\s*(?:\{.*?\}\s*)?`)
+var untrusted = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)(?:conversation info|sender|untrusted context)\s*\(untrusted[^)]*\):\s*(?:\{.*?\}\s*)?`)
+})
 
 func cleanPrompt(p string) string {
 	p = text.StripInjected(text.StripHarnessBlocks(p))
-	p = untrusted.ReplaceAllString(p, "")
+	p = untrusted().ReplaceAllString(p, "")
 	return strings.TrimSpace(p)
 }
 

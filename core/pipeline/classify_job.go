@@ -340,7 +340,7 @@ func ParseClassification(raw string, n int) ([]ClassifyItem, []string) {
 	if len(raw) > 1<<20 {
 		raw = raw[:1<<20]
 	}
-	s := strings.TrimSpace(fenceOrThink.ReplaceAllString(strings.ToValidUTF8(raw, ""), ""))
+	s := strings.TrimSpace(fenceOrThink().ReplaceAllString(strings.ToValidUTF8(raw, ""), ""))
 	var entries []map[string]json.RawMessage
 	if i := strings.IndexAny(s, "[{"); i >= 0 {
 		s = s[i:]

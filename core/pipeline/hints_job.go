@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -120,14 +121,14 @@ func truncate(s string, n int) string {
 	return string([]rune(s)[:n])
 }
 
-var fenceOrThink = regexp.MustCompile("(?s)<think>.*?</think>|```[a-zA-Z]*")
+var fenceOrThink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)<think>.*?</think>|```[a-zA-Z]*") })
 
 // ParseHints reads a model's questions: {"questions": [...]} (or a bare
 // array), else one question per line; fences and think blocks are
 // stripped, and each question is one line of at most 200 characters,
 // distinct, without control characters, at most max of them.
 func ParseHints(out string, max int) []string {
-	out = strings.TrimSpace(fenceOrThink.ReplaceAllString(out, ""))
+	out = strings.TrimSpace(fenceOrThink().ReplaceAllString(out, ""))
 	var list []string
 	var obj struct {
 		Questions []any `json:"questions"`

@@ -194,7 +194,7 @@ func clampUnit(p *float64) float64 {
 // id) is resolved against the injected memories; unknown ones are
 // dropped.
 func ParseSessionScore(out string, injected []*storage.SessionMemory) (*storage.SessionScore, map[string]float64, error) {
-	out = strings.TrimSpace(fenceOrThink.ReplaceAllString(out, ""))
+	out = strings.TrimSpace(fenceOrThink().ReplaceAllString(out, ""))
 	if i, j := strings.Index(out, "{"), strings.LastIndex(out, "}"); i >= 0 && j > i {
 		out = out[i : j+1]
 	}

@@ -347,12 +347,12 @@ func digestPrompts(prompts []string) (decisions, working []string) {
 // into is compacted away.
 const followUpMaxWords = 10
 
-var pointsBack = regexp.MustCompile(`(?i)\b(?:it|this|that|these|those|them)\b`)
+var pointsBack = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(?:it|this|that|these|those|them)\b`) })
 
 // followUp reports whether a prompt's gist is a short follow-up that
 // points back into the conversation.
 func followUp(gist string) bool {
-	return len(strings.Fields(gist)) <= followUpMaxWords && pointsBack.MatchString(gist)
+	return len(strings.Fields(gist)) <= followUpMaxWords && pointsBack().MatchString(gist)
 }
 
 // contextOf is the session context a digest carries ("" without one).

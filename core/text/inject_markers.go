@@ -1,7 +1,6 @@
 package text
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -14,12 +13,12 @@ const (
 	RecallClose  = "[/cairn:recall]"
 )
 
-var injectedBlock = regexp.MustCompile(`(?s)\[cairn:(?:context|recall)\b[^\]\n]*\].*?(?:\[/cairn:(?:context|recall)\]|\z)`)
+var injectedBlock = lazyRegexp(`(?s)\[cairn:(?:context|recall)\b[^\]\n]*\].*?(?:\[/cairn:(?:context|recall)\]|\z)`)
 
 // StripInjected removes cairn's injected blocks from text.
 func StripInjected(s string) string {
 	if !strings.Contains(s, "[cairn:") {
 		return s
 	}
-	return injectedBlock.ReplaceAllString(s, "")
+	return injectedBlock().ReplaceAllString(s, "")
 }

@@ -1,7 +1,6 @@
 package text
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -17,17 +16,17 @@ import (
 
 var (
 	// "username admin password X", "user deploy password: X".
-	credentialPair = regexp.MustCompile(`(?i)\b(?:user(?:name)?|login|account)\s+([^\s,;:]+)\s+(?:password|passwd|passphrase|passcode|pwd|pass)\s*:?\s+`)
+	credentialPair = lazyRegexp(`(?i)\b(?:user(?:name)?|login|account)\s+([^\s,;:]+)\s+(?:password|passwd|passphrase|passcode|pwd|pass)\s*:?\s+`)
 	// "with password X", "with the password 'X'".
-	withPassword = regexp.MustCompile(`(?i)\bwith\s+(?:the\s+|a\s+)?(?:password|passwd|passphrase|passcode|pwd)\s*:?\s+`)
+	withPassword = lazyRegexp(`(?i)\bwith\s+(?:the\s+|a\s+)?(?:password|passwd|passphrase|passcode|pwd)\s*:?\s+`)
 	// "the api key is X", "the twilio auth token is X", "the access
 	// token for the staging api is X". A bare "key" is not enough (the
 	// primary key, the cache key).
-	proseKey = regexp.MustCompile(`(?i)\b(?:(?:api|access|secret|auth|private|client|app|account|bearer|refresh|session|signing|webhook|license)[ _-]?(?:key|token|secret)|token|secret)(?:\s+(?:for|of|to|on|at)(?:\s+\S+){1,4}?)?\s+(?:is|was|will be|would be|should be|remains)\s*:?\s+`)
+	proseKey = lazyRegexp(`(?i)\b(?:(?:api|access|secret|auth|private|client|app|account|bearer|refresh|session|signing|webhook|license)[ _-]?(?:key|token|secret)|token|secret)(?:\s+(?:for|of|to|on|at)(?:\s+\S+){1,4}?)?\s+(?:is|was|will be|would be|should be|remains)\s*:?\s+`)
 	// "admin / P@ssw0rd!".
-	slashPair = regexp.MustCompile(`(?:^|[\s(\["'])[A-Za-z][A-Za-z0-9._-]{0,63}\s+/\s+`)
+	slashPair = lazyRegexp(`(?:^|[\s(\["'])[A-Za-z][A-Za-z0-9._-]{0,63}\s+/\s+`)
 	// Values that name a technique, not a secret: "with password SHA256".
-	techTerm = regexp.MustCompile(`(?i)^(?:sha|md5|pbkdf2|bcrypt|argon2|scrypt|aes|rsa|hmac|tls|ssl|oauth|2fa|mfa|totp|utf|base64|x509)[\w-]*$`)
+	techTerm = lazyRegexp(`(?i)^(?:sha|md5|pbkdf2|bcrypt|argon2|scrypt|aes|rsa|hmac|tls|ssl|oauth|2fa|mfa|totp|utf|base64|x509)[\w-]*$`)
 )
 
 // credentialHints are the words of a line where a bare user/password or
@@ -59,7 +58,7 @@ func findCredentialProse(s, lower string, add func(int, int, string)) {
 	eachLineWith(s, lower, []string{"pass", "pwd"}, func(start, end int) {
 		line := lower[start:end]
 		if strings.Contains(line, "user") || strings.Contains(line, "login") || strings.Contains(line, "account") {
-			for _, m := range credentialPair.FindAllStringSubmatchIndex(s[start:end], -1) {
+			for _, m := range credentialPair().FindAllStringSubmatchIndex(s[start:end], -1) {
 				if pairUserStop[strings.ToLower(s[start+m[2]:start+m[3]])] {
 					continue
 				}
@@ -67,7 +66,7 @@ func findCredentialProse(s, lower string, add func(int, int, string)) {
 			}
 		}
 		if strings.Contains(line, "with") {
-			for _, m := range withPassword.FindAllStringIndex(s[start:end], -1) {
+			for _, m := range withPassword().FindAllStringIndex(s[start:end], -1) {
 				addProseValue(s, start+m[1], end, "prose_password", passwordWord, add)
 			}
 		}
@@ -77,13 +76,13 @@ func findCredentialProse(s, lower string, add func(int, int, string)) {
 		if !strings.Contains(line, " is") && !strings.Contains(line, " was") && !strings.Contains(line, " be") && !strings.Contains(line, " remains") {
 			return
 		}
-		for _, m := range proseKey.FindAllStringIndex(s[start:end], -1) {
+		for _, m := range proseKey().FindAllStringIndex(s[start:end], -1) {
 			addProseValue(s, start+m[1], end, "prose_secret", keyShaped, add)
 		}
 	})
 	eachLineWith(s, lower, credentialHints, func(start, end int) {
 		if strings.Contains(s[start:end], "/") {
-			for _, m := range slashPair.FindAllStringIndex(s[start:end], -1) {
+			for _, m := range slashPair().FindAllStringIndex(s[start:end], -1) {
 				addProseValue(s, start+m[1], end, "prose_password", strongPassword, add)
 			}
 		}
@@ -116,8 +115,8 @@ func addProseValue(s string, v, end int, kind string, ok func(string) bool, add 
 // or more, not an English word (a digit, a symbol or an inner capital),
 // not a keyword, a reference, a placeholder or a technique.
 func passwordWord(v string) bool {
-	return len(v) >= 4 && plainValue(v) && !isKeyword(v) && proseShaped(v) && !techTerm.MatchString(v) &&
-		!versionLike.MatchString(v) && !strings.Contains(v, "://")
+	return len(v) >= 4 && plainValue(v) && !isKeyword(v) && proseShaped(v) && !techTerm().MatchString(v) &&
+		!versionLike().MatchString(v) && !strings.Contains(v, "://")
 }
 
 // strongPassword is a bare word that can only be a password: six
@@ -147,7 +146,7 @@ func strongPassword(v string) bool {
 // characters mixing letters and digits (hex keys included, which the
 // high-entropy rule leaves), and no path, version, URL or named digest.
 func keyShaped(v string) bool {
-	if !hexOrBase64Secret(v) || strings.HasPrefix(v, "/") || versionLike.MatchString(v) || dottedName.MatchString(v) {
+	if !hexOrBase64Secret(v) || strings.HasPrefix(v, "/") || versionLike().MatchString(v) || dottedName().MatchString(v) {
 		return false
 	}
 	return !identifierLike(v) && !camelWords(v)
@@ -179,7 +178,7 @@ func findColonPairs(s string, start, end int, add func(int, int, string)) {
 			e++
 		}
 		val := strings.TrimRight(s[v:e], ".")
-		if strings.ContainsAny(val, "@/:") || strings.HasPrefix(val, redactedPrefix) || dottedName.MatchString(val) {
+		if strings.ContainsAny(val, "@/:") || strings.HasPrefix(val, redactedPrefix) || dottedName().MatchString(val) {
 			continue
 		}
 		if strongPassword(val) {

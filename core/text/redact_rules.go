@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Secret redaction. Text from agents (hook writes, transcripts, summaries)
@@ -162,19 +163,19 @@ func addGroups(s string, start, end int, re *regexp.Regexp, group int, kind stri
 
 // ---- private keys -----------------------------------------------------------
 
-var pemKey = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)
+var pemKey = lazyRegexp(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)
 
 // puttyKey is a PuTTY private key file's private part.
-var puttyKey = regexp.MustCompile(`Private-Lines: \d+\r?\n(?:[A-Za-z0-9+/=]+\r?\n?)+`)
+var puttyKey = lazyRegexp(`Private-Lines: \d+\r?\n(?:[A-Za-z0-9+/=]+\r?\n?)+`)
 
 func findPrivateKeys(s, _ string, add func(int, int, string)) {
 	if strings.Contains(s, "PRIVATE KEY") {
-		for _, m := range pemKey.FindAllStringIndex(s, -1) {
+		for _, m := range pemKey().FindAllStringIndex(s, -1) {
 			add(m[0], m[1], "private_key")
 		}
 	}
 	if strings.Contains(s, "Private-Lines: ") {
-		for _, m := range puttyKey.FindAllStringIndex(s, -1) {
+		for _, m := range puttyKey().FindAllStringIndex(s, -1) {
 			add(m[0], m[1], "private_key")
 		}
 	}
@@ -191,34 +192,36 @@ type vendorToken struct {
 	fixed  bool // of fixed length: no letter or digit may follow it
 }
 
-var vendorTokens = []vendorToken{
-	{"sk-ant-", regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`), "anthropic_key", false},
-	{"sk-", regexp.MustCompile(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), "openai_key", false},
-	{"gh", regexp.MustCompile(`^gh[pousr]_[A-Za-z0-9]{30,}`), "github_token", false},
-	{"github_pat_", regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`), "github_token", false},
-	{"gl", regexp.MustCompile(`^gl(?:pat|dt|rt|ptt|ft|imt|agent|oas|cbt|soat|ffct)-[A-Za-z0-9_-]{20,}`), "gitlab_token", false},
-	{"GR1348941", regexp.MustCompile(`^GR1348941[A-Za-z0-9_-]{20,}`), "gitlab_token", false},
-	{"A", regexp.MustCompile(`^(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}`), "aws_access_key", true},
-	{"xox", regexp.MustCompile(`^xox[abposre]-[A-Za-z0-9-]{10,}`), "slack_token", false},
-	{"xapp-", regexp.MustCompile(`^xapp-\d-[A-Za-z0-9-]{10,}`), "slack_token", false},
-	{"sk_", regexp.MustCompile(`^sk_(?:live|test)_[A-Za-z0-9]{16,}`), "stripe_key", false},
-	{"rk_", regexp.MustCompile(`^rk_(?:live|test)_[A-Za-z0-9]{16,}`), "stripe_key", false},
-	{"whsec_", regexp.MustCompile(`^whsec_[A-Za-z0-9+/]{20,}`), "stripe_key", false},
-	{"AIza", regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), "google_api_key", false},
-	{"ya29.", regexp.MustCompile(`^ya29\.[0-9A-Za-z_-]{20,}`), "google_oauth_token", false},
-	{"GOCSPX-", regexp.MustCompile(`^GOCSPX-[A-Za-z0-9_-]{20,}`), "google_client_secret", false},
-	{"eyJ", regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), "jwt", false},
-	{"npm_", regexp.MustCompile(`^npm_[A-Za-z0-9]{36}`), "npm_token", false},
-	{"pypi-", regexp.MustCompile(`^pypi-[A-Za-z0-9_-]{50,}`), "pypi_token", false},
-	{"dckr_pat_", regexp.MustCompile(`^dckr_pat_[A-Za-z0-9_-]{20,}`), "docker_token", false},
-	{"HRKU-", regexp.MustCompile(`^HRKU-[A-Za-z0-9_-]{20,}`), "heroku_key", false},
-	{"SK", regexp.MustCompile(`^SK[0-9a-fA-F]{32}`), "twilio_key", true},
-	{"SG.", regexp.MustCompile(`^SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`), "sendgrid_key", false},
-	{"hv", regexp.MustCompile(`^hv[sb]\.[A-Za-z0-9_-]{24,}`), "vault_token", false},
-	{"hf_", regexp.MustCompile(`^hf_[A-Za-z0-9]{30,}`), "huggingface_token", false},
-	{"dop_v1_", regexp.MustCompile(`^dop_v1_[a-f0-9]{64}`), "digitalocean_token", false},
-	{"shp", regexp.MustCompile(`^shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}`), "shopify_token", false},
-}
+var vendorTokens = sync.OnceValue(func() []vendorToken {
+	return []vendorToken{
+		{"sk-ant-", regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`), "anthropic_key", false},
+		{"sk-", regexp.MustCompile(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), "openai_key", false},
+		{"gh", regexp.MustCompile(`^gh[pousr]_[A-Za-z0-9]{30,}`), "github_token", false},
+		{"github_pat_", regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`), "github_token", false},
+		{"gl", regexp.MustCompile(`^gl(?:pat|dt|rt|ptt|ft|imt|agent|oas|cbt|soat|ffct)-[A-Za-z0-9_-]{20,}`), "gitlab_token", false},
+		{"GR1348941", regexp.MustCompile(`^GR1348941[A-Za-z0-9_-]{20,}`), "gitlab_token", false},
+		{"A", regexp.MustCompile(`^(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}`), "aws_access_key", true},
+		{"xox", regexp.MustCompile(`^xox[abposre]-[A-Za-z0-9-]{10,}`), "slack_token", false},
+		{"xapp-", regexp.MustCompile(`^xapp-\d-[A-Za-z0-9-]{10,}`), "slack_token", false},
+		{"sk_", regexp.MustCompile(`^sk_(?:live|test)_[A-Za-z0-9]{16,}`), "stripe_key", false},
+		{"rk_", regexp.MustCompile(`^rk_(?:live|test)_[A-Za-z0-9]{16,}`), "stripe_key", false},
+		{"whsec_", regexp.MustCompile(`^whsec_[A-Za-z0-9+/]{20,}`), "stripe_key", false},
+		{"AIza", regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), "google_api_key", false},
+		{"ya29.", regexp.MustCompile(`^ya29\.[0-9A-Za-z_-]{20,}`), "google_oauth_token", false},
+		{"GOCSPX-", regexp.MustCompile(`^GOCSPX-[A-Za-z0-9_-]{20,}`), "google_client_secret", false},
+		{"eyJ", regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), "jwt", false},
+		{"npm_", regexp.MustCompile(`^npm_[A-Za-z0-9]{36}`), "npm_token", false},
+		{"pypi-", regexp.MustCompile(`^pypi-[A-Za-z0-9_-]{50,}`), "pypi_token", false},
+		{"dckr_pat_", regexp.MustCompile(`^dckr_pat_[A-Za-z0-9_-]{20,}`), "docker_token", false},
+		{"HRKU-", regexp.MustCompile(`^HRKU-[A-Za-z0-9_-]{20,}`), "heroku_key", false},
+		{"SK", regexp.MustCompile(`^SK[0-9a-fA-F]{32}`), "twilio_key", true},
+		{"SG.", regexp.MustCompile(`^SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`), "sendgrid_key", false},
+		{"hv", regexp.MustCompile(`^hv[sb]\.[A-Za-z0-9_-]{24,}`), "vault_token", false},
+		{"hf_", regexp.MustCompile(`^hf_[A-Za-z0-9]{30,}`), "huggingface_token", false},
+		{"dop_v1_", regexp.MustCompile(`^dop_v1_[a-f0-9]{64}`), "digitalocean_token", false},
+		{"shp", regexp.MustCompile(`^shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}`), "shopify_token", false},
+	}
+})
 
 // isTokenChar reports whether c can be part of a token run: the
 // characters of keys, tokens and their base64.
@@ -244,12 +247,12 @@ func findTokens(s, lower string, add func(int, int, string)) {
 }
 
 // vendorsByFirst indexes vendorTokens by the first byte of their prefix.
-var vendorsByFirst = func() (idx [256][]int) {
-	for i, v := range vendorTokens {
+var vendorsByFirst = sync.OnceValue(func() (idx [256][]int) {
+	for i, v := range vendorTokens() {
 		idx[v.prefix[0]] = append(idx[v.prefix[0]], i)
 	}
 	return idx
-}()
+})
 
 func findInRun(s, lower string, start, end int, add func(int, int, string)) {
 	findVendorInRun(s, start, end, add)
@@ -281,8 +284,8 @@ func findVendorInRun(s string, start, end int, add func(int, int, string)) {
 		if k > start && isWordChar(s[k-1]) {
 			continue
 		}
-		for _, vi := range vendorsByFirst[s[k]] {
-			v := vendorTokens[vi]
+		for _, vi := range vendorsByFirst()[s[k]] {
+			v := vendorTokens()[vi]
 			if !strings.HasPrefix(s[k:end], v.prefix) {
 				continue
 			}
@@ -368,7 +371,7 @@ func identifierLike(s string) bool {
 	}
 	words := 0
 	for _, p := range parts {
-		if wordPart.MatchString(p) {
+		if wordPart().MatchString(p) {
 			words++
 		}
 	}
@@ -379,15 +382,15 @@ func identifierLike(s string) bool {
 // most of it (AbstractSingletonProxyFactoryBean2Impl).
 func camelWords(s string) bool {
 	covered := 0
-	for _, m := range camelWord.FindAllStringIndex(s, -1) {
+	for _, m := range camelWord().FindAllStringIndex(s, -1) {
 		covered += m[1] - m[0]
 	}
 	return 10*covered >= 7*len(s)
 }
 
-var camelWord = regexp.MustCompile(`[A-Z]?[a-z]{3,}`)
+var camelWord = lazyRegexp(`[A-Z]?[a-z]{3,}`)
 
-var wordPart = regexp.MustCompile(`^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+|[A-Z]+[0-9]+|[0-9]+|[0-9]+[a-z]{1,3}|[A-Za-z][a-z]*[0-9]+)$`)
+var wordPart = lazyRegexp(`^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+|[A-Z]+[0-9]+|[0-9]+|[0-9]+[a-z]{1,3}|[A-Za-z][a-z]*[0-9]+)$`)
 
 func looksRandom(s string) bool {
 	var lower, upper, digit bool
@@ -555,18 +558,18 @@ func imageDigest(after string) bool {
 // ---- Authorization headers and bearer tokens -----------------------------------
 
 var (
-	authHeader   = regexp.MustCompile(`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(basic|bearer|token|apikey|sso-key)\s+([^\s"',;]+)`)
-	bearerToken  = regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`)
-	azureSASSig  = regexp.MustCompile(`[?&;]sig=([A-Za-z0-9%+/=]{16,})`)
+	authHeader   = lazyRegexp(`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(basic|bearer|token|apikey|sso-key)\s+([^\s"',;]+)`)
+	bearerToken  = lazyRegexp(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`)
+	azureSASSig  = lazyRegexp(`[?&;]sig=([A-Za-z0-9%+/=]{16,})`)
 	headerHints  = []string{"authorization", "bearer"}
 	basicAuthMin = 3
 )
 
 func findHeaders(s, lower string, add func(int, int, string)) {
 	eachLineWith(s, lower, headerHints, func(start, end int) {
-		for _, m := range authHeader.FindAllStringSubmatchIndex(s[start:end], -1) {
+		for _, m := range authHeader().FindAllStringSubmatchIndex(s[start:end], -1) {
 			v := s[start+m[4] : start+m[5]]
-			if len(v) < basicAuthMin || !plainValue(v) || envName.MatchString(v) {
+			if len(v) < basicAuthMin || !plainValue(v) || envName().MatchString(v) {
 				continue // Bearer $TOKEN, Bearer <token>, Bearer API_KEY
 			}
 			kind := "bearer_token"
@@ -575,13 +578,13 @@ func findHeaders(s, lower string, add func(int, int, string)) {
 			}
 			add(start+m[4], start+m[5], kind)
 		}
-		addGroups(s, start, end, bearerToken, 1, "bearer_token", func(v string) bool {
+		addGroups(s, start, end, bearerToken(), 1, "bearer_token", func(v string) bool {
 			return strings.ContainsAny(v, "0123456789._~+/-")
 		}, add)
 	})
 	if strings.Contains(lower, "sig=") {
 		eachLineWith(s, lower, []string{"sig="}, func(start, end int) {
-			addGroups(s, start, end, azureSASSig, 1, "azure_sas", nil, add)
+			addGroups(s, start, end, azureSASSig(), 1, "azure_sas", nil, add)
 		})
 	}
 }
@@ -593,19 +596,19 @@ const argValue = `("[^"\n]*"|'[^'\n]*'|[^\s"']+)`
 
 var (
 	// curl -u user:pw, --user user:pw, -uuser:pw
-	curlUser = regexp.MustCompile(`\s(?:-u|--user|--proxy-user)(?:\s+|=)?["']?[^\s:"']*:([^\s"']+)`)
+	curlUser = lazyRegexp(`\s(?:-u|--user|--proxy-user)(?:\s+|=)?["']?[^\s:"']*:([^\s"']+)`)
 	// mysql -pPW (the password joined to -p)
-	mysqlP = regexp.MustCompile(`\s-p("[^"\n]*"|'[^'\n]*'|[^\s"'-][^\s"']*)`)
+	mysqlP = lazyRegexp(`\s-p("[^"\n]*"|'[^'\n]*'|[^\s"'-][^\s"']*)`)
 	// sshpass -p PW
-	sshpassP = regexp.MustCompile(`\s-p\s*` + argValue)
+	sshpassP = lazyRegexp(`\s-p\s*` + argValue)
 	// docker login -p PW
-	loginP = regexp.MustCompile(`\s-p\s+` + argValue)
+	loginP = lazyRegexp(`\s-p\s+` + argValue)
 	// --password=PW, --db-password PW, --passphrase PW
-	passwordFlag = regexp.MustCompile(`(?i)\s--(?:[a-z]+-)*(?:password|passwd|passphrase)(?:=|\s+)` + argValue)
+	passwordFlag = lazyRegexp(`(?i)\s--(?:[a-z]+-)*(?:password|passwd|passphrase)(?:=|\s+)` + argValue)
 	// --token PW, --api-key PW (shaped values only)
-	tokenFlag = regexp.MustCompile(`(?i)\s--(?:[a-z]+-)*(?:token|api-key|apikey|secret-key|access-key)(?:=|\s+)` + argValue)
+	tokenFlag = lazyRegexp(`(?i)\s--(?:[a-z]+-)*(?:token|api-key|apikey|secret-key|access-key)(?:=|\s+)` + argValue)
 	// openssl -pass pass:PW
-	opensslPass = regexp.MustCompile(`\s-pass(?:in|out)?\s+pass:` + argValue)
+	opensslPass = lazyRegexp(`\s-pass(?:in|out)?\s+pass:` + argValue)
 )
 
 // commandRule finds a password argument on lines naming one of commands.
@@ -616,15 +619,17 @@ type commandRule struct {
 	ok       func(string) bool
 }
 
-var commandRules = []commandRule{
-	{[]string{"curl"}, curlUser, "basic_auth", plainValue},
-	{[]string{"mysql", "mariadb"}, mysqlP, "cli_password", plainArg},
-	{[]string{"sshpass"}, sshpassP, "cli_password", plainArg},
-	{[]string{" login"}, loginP, "cli_password", plainArg},
-	{[]string{"--"}, passwordFlag, "cli_password", plainArg},
-	{[]string{"--"}, tokenFlag, "cli_password", func(v string) bool { return plainArg(v) && codeShaped(argText(v)) }},
-	{[]string{"-pass"}, opensslPass, "cli_password", plainArg},
-}
+var commandRules = sync.OnceValue(func() []commandRule {
+	return []commandRule{
+		{[]string{"curl"}, curlUser(), "basic_auth", plainValue},
+		{[]string{"mysql", "mariadb"}, mysqlP(), "cli_password", plainArg},
+		{[]string{"sshpass"}, sshpassP(), "cli_password", plainArg},
+		{[]string{" login"}, loginP(), "cli_password", plainArg},
+		{[]string{"--"}, passwordFlag(), "cli_password", plainArg},
+		{[]string{"--"}, tokenFlag(), "cli_password", func(v string) bool { return plainArg(v) && codeShaped(argText(v)) }},
+		{[]string{"-pass"}, opensslPass(), "cli_password", plainArg},
+	}
+})
 
 // argText is an argument without its quotes.
 func argText(v string) string {
@@ -637,7 +642,7 @@ func argText(v string) string {
 func plainArg(v string) bool { return plainValue(argText(v)) }
 
 func findCommandPasswords(s, lower string, add func(int, int, string)) {
-	for _, r := range commandRules {
+	for _, r := range commandRules() {
 		eachLineWith(s, lower, r.commands, func(start, end int) {
 			// Only after the command's name on its line (and the blank
 			// before it, where the rules start).
@@ -660,11 +665,11 @@ func plainValue(v string) bool {
 // ---- passwords in prose -------------------------------------------------------
 
 // prosePassword is "the password is X", "my passphrase was: X".
-var prosePassword = regexp.MustCompile(`(?i)\b(?:password|passphrase|passwd|passcode|pwd)(?:\s+(?:for|of|to|on|at)(?:\s+\S+){1,4}?)?\s+(?:is|was|will be|would be|should be|remains)\s*:?\s+`)
+var prosePassword = lazyRegexp(`(?i)\b(?:password|passphrase|passwd|passcode|pwd)(?:\s+(?:for|of|to|on|at)(?:\s+\S+){1,4}?)?\s+(?:is|was|will be|would be|should be|remains)\s*:?\s+`)
 
 func findProsePasswords(s, lower string, add func(int, int, string)) {
 	eachLineWith(s, lower, []string{"pass", "pwd"}, func(start, end int) {
-		for _, m := range prosePassword.FindAllStringIndex(s[start:end], -1) {
+		for _, m := range prosePassword().FindAllStringIndex(s[start:end], -1) {
 			vs, ve, quoted := readValue(s, start+m[1], end, true)
 			if vs == ve {
 				continue
@@ -754,7 +759,7 @@ func findAssignments(s, lower string, add func(int, int, string)) {
 		if !env && !quoted && c == ':' && ve > vs {
 			// After a colon (YAML, prose) "&" is part of the value, not a
 			// query's next parameter: pwd: Tr0ub4dor&3.
-			for ve < end && strings.IndexByte(" \t\r\"'`,;)]}", s[ve]) < 0 && !htmlEntity.MatchString(s[ve:end]) {
+			for ve < end && strings.IndexByte(" \t\r\"'`,;)]}", s[ve]) < 0 && !htmlEntity().MatchString(s[ve:end]) {
 				ve++
 			}
 		}
@@ -877,7 +882,7 @@ func secretValue(name, val string, quoted, env, colon bool) bool {
 	if !plainValue(val) || isKeyword(val) || strings.EqualFold(val, name) || strings.Contains(val, "://") || strings.Contains(val, redactedPrefix) {
 		return false // a URL's password is findURLPasswords' to find
 	}
-	if strings.HasPrefix(val, "/") || strings.HasPrefix(val, "~/") || strings.HasPrefix(val, "./") || winPath.MatchString(val) {
+	if strings.HasPrefix(val, "/") || strings.HasPrefix(val, "~/") || strings.HasPrefix(val, "./") || winPath().MatchString(val) {
 		return false // the path of a file holding the secret
 	}
 	if words := nameWords(name); words[len(words)-1] == "COOKIE" {
@@ -941,20 +946,20 @@ func codeShaped(v string) bool {
 	if letters == 0 && symbols == 0 { // a number
 		return false
 	}
-	if dottedName.MatchString(v) || versionLike.MatchString(v) || hyphenWords.MatchString(v) {
+	if dottedName().MatchString(v) || versionLike().MatchString(v) || hyphenWords().MatchString(v) {
 		return false
 	}
 	return digits > 0 || symbols > 0
 }
 
 var (
-	htmlEntity  = regexp.MustCompile(`^&(?:[A-Za-z]+|#[0-9]+|#x[0-9A-Fa-f]+);`)
-	hyphenWords = regexp.MustCompile(`^[A-Za-z]+(?:[':-][A-Za-z]+)+[.,!?]?$`)
-	envName     = regexp.MustCompile(`^[A-Z][A-Z_]*$`)
-	winPath     = regexp.MustCompile(`^[A-Za-z]:\\`)
-	dottedName  = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+$`)
-	versionLike = regexp.MustCompile(`^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.-]+)?$`)
-	placeholder = regexp.MustCompile(`(?i)^(?:<[^>]*>|\[[^\]]*\]|\{[^}]*\}|x{3,}|\*{3,}|\.{3,}|#{3,}|-+|.*(?:\.\.\.|…)|changeme.*|your.*|(?:my|the|some|a)[_-]?(?:pass(?:word)?|passwd|secret|token|(?:api)?key)|.*[_-]here|example|dummy|placeholder|redacted|masked|hidden|\*+[a-z0-9]{0,4})$`)
+	htmlEntity  = lazyRegexp(`^&(?:[A-Za-z]+|#[0-9]+|#x[0-9A-Fa-f]+);`)
+	hyphenWords = lazyRegexp(`^[A-Za-z]+(?:[':-][A-Za-z]+)+[.,!?]?$`)
+	envName     = lazyRegexp(`^[A-Z][A-Z_]*$`)
+	winPath     = lazyRegexp(`^[A-Za-z]:\\`)
+	dottedName  = lazyRegexp(`^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+$`)
+	versionLike = lazyRegexp(`^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.-]+)?$`)
+	placeholder = lazyRegexp(`(?i)^(?:<[^>]*>|\[[^\]]*\]|\{[^}]*\}|x{3,}|\*{3,}|\.{3,}|#{3,}|-+|.*(?:\.\.\.|…)|changeme.*|your.*|(?:my|the|some|a)[_-]?(?:pass(?:word)?|passwd|secret|token|(?:api)?key)|.*[_-]here|example|dummy|placeholder|redacted|masked|hidden|\*+[a-z0-9]{0,4})$`)
 )
 
 // isReference is a value that names a secret kept elsewhere: $VAR, ${VAR},
@@ -964,7 +969,7 @@ func isReference(v string) bool {
 		strings.HasPrefix(v, "%") || strings.HasPrefix(v, "env:") || strings.HasPrefix(v, "secret:") || strings.HasPrefix(v, "vault:")
 }
 
-func isPlaceholder(v string) bool { return placeholder.MatchString(v) }
+func isPlaceholder(v string) bool { return placeholder().MatchString(v) }
 
 var keywords = map[string]bool{
 	"none": true, "null": true, "nil": true, "true": true, "false": true, "yes": true, "no": true, "on": true, "off": true,
@@ -1143,10 +1148,10 @@ func nameWords(name string) []string {
 
 // ---- webhooks -----------------------------------------------------------------
 
-var webhook = regexp.MustCompile(`(?:hooks\.slack\.com/(?:services|workflows|triggers)|discord(?:app)?\.com/api/webhooks)/([A-Za-z0-9/_-]{8,})`)
+var webhook = lazyRegexp(`(?:hooks\.slack\.com/(?:services|workflows|triggers)|discord(?:app)?\.com/api/webhooks)/([A-Za-z0-9/_-]{8,})`)
 
 func findWebhooks(s, lower string, add func(int, int, string)) {
 	eachLineWith(s, lower, []string{"hooks.slack.com", "/api/webhooks/"}, func(start, end int) {
-		addGroups(s, start, end, webhook, 1, "webhook_secret", nil, add)
+		addGroups(s, start, end, webhook(), 1, "webhook_secret", nil, add)
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -52,7 +51,7 @@ func (t *Transcript) Warning() string {
 // are skipped without being held in memory.
 const maxTranscriptLine = 8 << 20
 
-var harnessNoise = regexp.MustCompile(`(?s)<(system-reminder|environment_context|user_instructions|command-message|local-command-stdout|hook_context)>.*?</(?:system-reminder|environment_context|user_instructions|command-message|local-command-stdout|hook_context)>`)
+var harnessNoise = lazyRegexp(`(?s)<(system-reminder|environment_context|user_instructions|command-message|local-command-stdout|hook_context)>.*?</(?:system-reminder|environment_context|user_instructions|command-message|local-command-stdout|hook_context)>`)
 
 // StripHarnessBlocks removes what harnesses wrap around a user's words
 // (Gemini CLI's <hook_context>, which holds what hooks injected, cairn's
@@ -64,7 +63,7 @@ func StripHarnessBlocks(s string) string {
 	if !strings.Contains(s, "</") {
 		return s
 	}
-	return harnessNoise.ReplaceAllString(s, "")
+	return harnessNoise().ReplaceAllString(s, "")
 }
 
 // NormalizeTranscript streams r and keeps the conversation: for Claude Code

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cairnmem/cairn/core/extract"
 
@@ -147,13 +148,15 @@ func leftBehind(content, w string) bool {
 	return false
 }
 
-var negation = regexp.MustCompile(`(?i)\b(?:no|not|never|instead of|rather than|no longer|without|avoid|don't|do not)\b`)
+var negation = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:no|not|never|instead of|rather than|no longer|without|avoid|don't|do not)\b`)
+})
 
 // negatedIn reports whether word follows a negation within three words in
 // content.
 func negatedIn(content, word string) bool {
 	low := strings.ToLower(content)
-	for _, loc := range negation.FindAllStringIndex(low, -1) {
+	for _, loc := range negation().FindAllStringIndex(low, -1) {
 		rest := strings.Fields(low[loc[1]:])
 		for i := 0; i < len(rest) && i < 4; i++ {
 			if strings.Contains(rest[i], word) {

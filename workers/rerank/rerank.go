@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/config"
@@ -223,7 +224,7 @@ func (l *LLM) Rerank(ctx context.Context, query string, docs []string) ([]float6
 	return parseLLMScores(out, len(docs))
 }
 
-var jsonArray = regexp.MustCompile(`\[[^\[\]]*\]`)
+var jsonArray = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[[^\[\]]*\]`) })
 
 // parseLLMScores reads {"scores": [...]} or the first [...] of numbers in
 // a model's answer.
@@ -234,7 +235,7 @@ func parseLLMScores(out string, n int) ([]float64, error) {
 	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &obj); err == nil && len(obj.Scores) > 0 {
 		return checkCount(obj.Scores, n)
 	}
-	m := jsonArray.FindString(out)
+	m := jsonArray().FindString(out)
 	if m == "" {
 		return nil, fmt.Errorf("reranker answer: no scores in %q", snippet([]byte(out)))
 	}

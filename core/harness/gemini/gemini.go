@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairnmem/cairn/core/harness"
@@ -47,7 +48,7 @@ var Harness = harness.Harness{
 	Print: harness.PrintHookSpecific(contextCap),
 }
 
-var hookContext = regexp.MustCompile(`(?s)<hook_context>.*?</hook_context>\s*`)
+var hookContext = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<hook_context>.*?</hook_context>\s*`) })
 
 // StripHookContext removes the <hook_context> blocks Gemini CLI puts
 // before a prompt (what SessionStart's hooks injected), so that the
@@ -56,7 +57,7 @@ func StripHookContext(prompt string) string {
 	if !strings.Contains(prompt, "<hook_context>") {
 		return prompt
 	}
-	return strings.TrimSpace(hookContext.ReplaceAllString(prompt, ""))
+	return strings.TrimSpace(hookContext().ReplaceAllString(prompt, ""))
 }
 
 // hooks are the hooks `cairn install gemini` adds, with their timeouts in

@@ -1,0 +1,30 @@
+package text
+
+import (
+	"sync"
+	"testing"
+)
+
+// TestLazyRegexps compiles every lazy expression of the package and builds
+// its lazy tables, from several goroutines at once: each must compile (they
+// did at start-up before) and be safe for concurrent first use (go test
+// -race).
+func TestLazyRegexps(t *testing.T) {
+	if len(lazyRegexps) == 0 {
+		t.Fatal("no lazy expressions registered")
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			vendorTokens()
+			commandRules()
+			vendorsByFirst()
+			for _, re := range lazyRegexps {
+				if re() == nil {
+					t.Error("nil expression")
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
