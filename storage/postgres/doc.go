@@ -1,0 +1,27 @@
+// Package postgres is the groundwork of a second engine behind storage:
+// PostgreSQL 15 or newer, shared by several cairn servers (issue 31),
+// through github.com/jackc/pgx/v5 and its database/sql adapter
+// (pgx/v5/stdlib), so that its rows are the *sql.Rows storage's Querier
+// returns. Like storage/sqlite it imports nothing of cairn's, and only
+// storage may import it (core/app/layout_test.go); nothing does yet.
+//
+//	db.go       Open: the URL (libpq form), the password from it, a file or the environment
+//	            (PGPASSWORD, ~/.pgpass), redacted in every error; the server's version (15+); Close
+//	stmt.go     Querier, Tx and Reader; WriteTx: one transaction at a time across every server
+//	            (a transaction-scoped advisory lock), committed or rolled back whole
+//	migrate.go  migrations/*.sql, embedded, applied once in order under an advisory lock, with
+//	            SHA-256 checksums; a changed applied migration or a newer schema refused
+//	changes.go  the change feed across servers: memory_changes (a trigger logs each row's rid in
+//	            the writing transaction) read from a cursor of transaction ids, LISTEN/NOTIFY
+//	jobs.go     the job lease: FOR UPDATE SKIP LOCKED, one server per job, without the write lock
+//
+// Its schema (migrations/0001_schema.sql) is the SQLite engine's after
+// its migration 0024, less what only SQLite has (FTS5, the float32
+// vectors' index); the file says what differs.
+//
+// What is left before cairn runs on it (docs/design/postgres.md): the
+// query functions of storage are written in SQLite's dialect and do not
+// run here yet; storage.DB, Tx and Reader are still aliases of the SQLite
+// engine's types; FaultOf, BulkLoad and the diagnostics of this engine;
+// the followers of the change feed in core; cairn serve --database.
+package postgres
