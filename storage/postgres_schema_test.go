@@ -25,16 +25,16 @@ func TestPostgresSchemaMatchesSQLite(t *testing.T) {
 	}
 	defer pg.Close()
 
-	sqliteOnly := func(name string) bool {
+	sqliteOnly := func(name, _ string) bool {
 		return strings.Contains(name, "_fts") || strings.HasPrefix(name, "sqlite_") ||
 			name == "idx_embeddings_float32" || // the float32 vectors of stores before 0011
 			slices.Contains([]string{"memories_ai", "memories_au", "memory_hints_ai", "memory_hints_ad"}, name) // FTS5 upkeep
 	}
-	postgresOnly := func(name string) bool {
+	postgresOnly := func(name, _ string) bool {
 		return strings.HasPrefix(name, "memory_changes") || strings.HasPrefix(name, "idx_memory_changes") ||
 			!strings.HasPrefix(name, "idx_") && (strings.HasSuffix(name, "_pkey") || strings.HasSuffix(name, "_key")) // constraints' own
 	}
-	collect := func(q Querier, query string, skip func(string) bool) []string {
+	collect := func(q Querier, query string, skip func(name, detail string) bool) []string {
 		t.Helper()
 		rows, err := q.QueryContext(ctx, query)
 		if err != nil {
@@ -47,7 +47,7 @@ func TestPostgresSchemaMatchesSQLite(t *testing.T) {
 			if err := rows.Scan(&name, &detail); err != nil {
 				t.Fatal(err)
 			}
-			if !skip(name) {
+			if !skip(name, detail) {
 				out = append(out, name+" "+detail)
 			}
 		}
@@ -77,7 +77,10 @@ func TestPostgresSchemaMatchesSQLite(t *testing.T) {
 			sqliteOnly),
 		collect(pg.Reader(), `SELECT table_name, column_name || CASE WHEN is_nullable = 'NO' THEN ' not null' ELSE '' END
 			FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> 'schema_migrations'`,
-			postgresOnly))
+			func(table, column string) bool {
+				// SQLite's rowid is implicit; PostgreSQL's is migration 0003's.
+				return postgresOnly(table, column) || column == "rowid not null"
+			}))
 	compare("index",
 		collect(lite.Reader(), `SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`, sqliteOnly),
 		collect(pg.Reader(), `SELECT indexname, tablename FROM pg_indexes WHERE schemaname = 'public'`, postgresOnly))

@@ -467,3 +467,80 @@ func TestLeaseJobOneWorkerPerJobAcrossServers(t *testing.T) {
 		t.Fatalf("lease from an empty queue: %v", err)
 	}
 }
+
+// The triggers do what SQLite's do: a created event gets back its
+// content before the content changes; a deleted memory takes its entity
+// links (counted off their entities) and its successors' context link; a
+// deleted entity takes its links; the counts follow soft deletes.
+func TestTriggersKeepRowsAsOnSQLite(t *testing.T) {
+	c := pgtest.Start(t)
+	db := open(t, c.URL(""))
+	ctx := context.Background()
+	var first, second int64
+	err := db.WriteTx(ctx, func(tx *Tx) error {
+		first = insertMemory(t, tx, "first", "p")
+		second = insertMemory(t, tx, "second", "p")
+		for _, q := range []string{
+			`UPDATE memories SET context_rid = $1 WHERE rid = $2`,
+			`INSERT INTO memory_history (id, memory_id, event, changed_by, created_at) SELECT 'h1', id, 'created', 'me', 'now' FROM memories WHERE rid = $1 AND $2 > 0`,
+			`INSERT INTO entities (id, name, canonical_name, mentions, created_at, updated_at) VALUES ('e1', 'E', 'e', 2, 'now', 'now'), ('e2', 'F', 'f', 1, 'now', 'now')`,
+		} {
+			args := []any{first, second}
+			if !strings.Contains(q, "$1") {
+				args = nil
+			}
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO memory_entity_mentions (memory_rid, entity_rid)
+			SELECT $1::bigint, rid FROM entities UNION ALL SELECT $2::bigint, rid FROM entities WHERE id = 'e1'`, first, second)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if err := db.WriteTx(ctx, func(tx *Tx) error { _, err := tx.ExecContext(ctx, q, args...); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one := func(q string, args ...any) string {
+		t.Helper()
+		var s string
+		if err := db.Reader().QueryRowContext(ctx, q, args...).Scan(&s); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return s
+	}
+	exec(`UPDATE memories SET content = 'first, edited' WHERE rid = $1`, first)
+	if got := one(`SELECT new_content FROM memory_history WHERE id = 'h1'`); got != "first" {
+		t.Errorf("created event holds %q, want the content it was created with", got)
+	}
+	exec(`UPDATE memories SET is_deleted = 1 WHERE rid = $1`, second)
+	if got := one(`SELECT total || '/' || deleted FROM memory_counts`); got != "2/1" {
+		t.Errorf("counts %s, want 2/1", got)
+	}
+	exec(`DELETE FROM memories WHERE rid = $1`, first)
+	if got := one(`SELECT COALESCE(context_rid::text, 'none') FROM memories WHERE rid = $1`, second); got != "none" {
+		t.Errorf("successor's context_rid %s after its predecessor was purged", got)
+	}
+	if got := one(`SELECT string_agg(id || '=' || mentions, ',' ORDER BY id) FROM entities`); got != "e1=1,e2=0" {
+		t.Errorf("entity mentions %s, want e1=1,e2=0", got)
+	}
+	exec(`DELETE FROM entities WHERE id = 'e1'`)
+	if got := one(`SELECT count(*)::text FROM memory_entity_mentions`); got != "0" {
+		t.Errorf("%s links left after their entity went", got)
+	}
+	if got := one(`SELECT total || '/' || deleted FROM memory_counts`); got != "1/1" {
+		t.Errorf("counts %s, want 1/1", got)
+	}
+	if got := one(`SELECT string_agg(id, ',') FROM projects`); got != "p" {
+		t.Errorf("projects %s", got)
+	}
+	// The rowid of migration 0003 orders history's ties.
+	if got := one(`SELECT string_agg(id, ',' ORDER BY created_at DESC, rowid DESC) FROM memory_history`); got != "h1" {
+		t.Errorf("history %s", got)
+	}
+}
