@@ -27,6 +27,7 @@ func open(t *testing.T, url string) *DB {
 }
 
 func TestOpenMigratesOnceWhenServersStartTogether(t *testing.T) {
+	t.Parallel()
 	c := pgtest.Start(t)
 	const servers = 4
 	dbs := make([]*DB, servers)
@@ -89,6 +90,7 @@ func TestOpenMigratesOnceWhenServersStartTogether(t *testing.T) {
 }
 
 func TestChangedOrNewerMigrationRefused(t *testing.T) {
+	t.Parallel()
 	c := pgtest.Start(t)
 	ctx := context.Background()
 	db := open(t, c.URL(""))
@@ -115,6 +117,7 @@ func TestChangedOrNewerMigrationRefused(t *testing.T) {
 }
 
 func TestPasswordNeverInErrors(t *testing.T) {
+	t.Parallel()
 	c := pgtest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -198,6 +201,7 @@ func insertMemory(t *testing.T, q Querier, content, project string) int64 {
 }
 
 func TestWriteTxCommitsOrRollsBackWithTriggers(t *testing.T) {
+	t.Parallel()
 	c := pgtest.Start(t)
 	db := open(t, c.URL(""))
 	ctx := context.Background()
@@ -243,6 +247,7 @@ func TestWriteTxCommitsOrRollsBackWithTriggers(t *testing.T) {
 }
 
 func TestWriteTxSerializedAcrossServers(t *testing.T) {
+	t.Parallel()
 	c := pgtest.Start(t)
 	a, b := open(t, c.URL("")), open(t, c.URL(""))
 	ctx := context.Background()
@@ -291,6 +296,7 @@ func TestWriteTxSerializedAcrossServers(t *testing.T) {
 }
 
 func TestChangeFeedFollowsCommitsInOrderOfEnding(t *testing.T) {
+	t.Parallel()
 	c := pgtest.Start(t)
 	writer, follower := open(t, c.URL("")), open(t, c.URL(""))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -398,6 +404,7 @@ func waitChanges(t *testing.T, db *DB, cur Cursor, want int) ([]int64, Cursor) {
 }
 
 func TestLeaseJobOneWorkerPerJobAcrossServers(t *testing.T) {
+	t.Parallel()
 	c := pgtest.Start(t)
 	servers := []*DB{open(t, c.URL("")), open(t, c.URL(""))}
 	ctx := context.Background()
@@ -473,6 +480,7 @@ func TestLeaseJobOneWorkerPerJobAcrossServers(t *testing.T) {
 // links (counted off their entities) and its successors' context link; a
 // deleted entity takes its links; the counts follow soft deletes.
 func TestTriggersKeepRowsAsOnSQLite(t *testing.T) {
+	t.Parallel()
 	c := pgtest.Start(t)
 	db := open(t, c.URL(""))
 	ctx := context.Background()
