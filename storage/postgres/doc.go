@@ -13,6 +13,8 @@
 //	            SHA-256 checksums; a changed applied migration or a newer schema refused
 //	changes.go  the change feed across servers: memory_changes (a trigger logs each row's rid in
 //	            the writing transaction) read from a cursor of transaction ids, LISTEN/NOTIFY
+//	follow.go   Follower: the feed gathered in the background (a notification, or a poll), with
+//	            SQLite's Pending/Take/ReturnMemoryChanges, for a server's in-memory indexes
 //	jobs.go     the job lease: FOR UPDATE SKIP LOCKED, one server per job, without the write lock
 //
 // Its schema (migrations/0001_schema.sql) is the SQLite engine's after
@@ -23,5 +25,6 @@
 // query functions of storage are written in SQLite's dialect and do not
 // run here yet; storage.DB, Tx and Reader are still aliases of the SQLite
 // engine's types; FaultOf, BulkLoad and the diagnostics of this engine;
-// the followers of the change feed in core; cairn serve --database.
+// the Follower behind storage.DB's change feed, with the vector index
+// following too; pruning the log; cairn serve --database.
 package postgres

@@ -552,3 +552,45 @@ func TestTriggersKeepRowsAsOnSQLite(t *testing.T) {
 		t.Errorf("history %s", got)
 	}
 }
+
+// A server's follower sees a memory written through another server
+// within a second (issue 31), through the notification, and Return puts
+// taken rids back.
+func TestFollowerSeesAnotherServersWritesWithinASecond(t *testing.T) {
+	t.Parallel()
+	c := pgtest.Start(t)
+	writer, reader := open(t, c.URL("")), open(t, c.URL(""))
+	ctx := context.Background()
+	// A long poll: what arrives within the second comes by notification.
+	f, err := reader.Follow(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Stop()
+	var rid int64
+	written := time.Now()
+	if err := writer.WriteTx(ctx, func(tx *Tx) error {
+		rid = insertMemory(t, tx, "shared", "team")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for f.PendingMemoryChanges() == 0 {
+		if time.Since(written) > time.Second {
+			t.Fatalf("no change after a second (last error: %v)", f.Err())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("seen after %v", time.Since(written))
+	got := f.TakeMemoryChanges()
+	if fmt.Sprint(got) != fmt.Sprint([]int64{rid}) {
+		t.Fatalf("took %v, want [%d]", got, rid)
+	}
+	if f.PendingMemoryChanges() != 0 || len(f.TakeMemoryChanges()) != 0 {
+		t.Fatal("taken rids were given twice")
+	}
+	f.ReturnMemoryChanges(got)
+	if back := f.TakeMemoryChanges(); fmt.Sprint(back) != fmt.Sprint(got) {
+		t.Fatalf("returned %v, took back %v", got, back)
+	}
+}
