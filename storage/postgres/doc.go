@@ -15,6 +15,7 @@
 //	            the writing transaction) read from a cursor of transaction ids, LISTEN/NOTIFY
 //	follow.go   Follower: the feed gathered in the background (a notification, or a poll), with
 //	            SQLite's Pending/Take/ReturnMemoryChanges, for a server's in-memory indexes
+//	faults.go   FaultOf: SQLSTATEs and the connection as the SQLite engine's faults, and unreachable
 //	jobs.go     the job lease: FOR UPDATE SKIP LOCKED, one server per job, without the write lock
 //
 // Its schema (migrations/0001_schema.sql) is the SQLite engine's after
@@ -24,7 +25,8 @@
 // What is left before cairn runs on it (docs/design/postgres.md): the
 // query functions of storage are written in SQLite's dialect and do not
 // run here yet; storage.DB, Tx and Reader are still aliases of the SQLite
-// engine's types; FaultOf, BulkLoad and the diagnostics of this engine;
+// engine's types; NoteFault, LastFault, BulkLoad and the diagnostics
+// of this engine;
 // the Follower behind storage.DB's change feed, with the vector index
 // following too; pruning the log; cairn serve --database.
 package postgres

@@ -594,3 +594,32 @@ func TestFollowerSeesAnotherServersWritesWithinASecond(t *testing.T) {
 		t.Fatalf("returned %v, took back %v", got, back)
 	}
 }
+
+func TestFaultOf(t *testing.T) {
+	t.Parallel()
+	c := pgtest.Start(t)
+	db := open(t, c.URL(""))
+	ctx := context.Background()
+	var roErr error
+	_ = db.WriteTx(ctx, func(tx *Tx) error {
+		if _, err := tx.ExecContext(ctx, `SET TRANSACTION READ ONLY`); err != nil {
+			return err
+		}
+		_, roErr = tx.ExecContext(ctx, `INSERT INTO project_steps VALUES ('a', 'b')`)
+		return roErr
+	})
+	if got := FaultOf(roErr); got != FaultReadOnly {
+		t.Errorf("FaultOf(%v) = %q, want readonly", roErr, got)
+	}
+	_, bad := db.Reader().QueryContext(ctx, `SELECT nope FROM memories`)
+	if got := FaultOf(bad); bad == nil || got != FaultNone {
+		t.Errorf("FaultOf(%v) = %q, want none: a query's error", bad, got)
+	}
+	_, gone := Open(ctx, Options{URL: "postgres://x:y@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=2"})
+	if got := FaultOf(gone); got != FaultUnreachable {
+		t.Errorf("FaultOf(%v) = %q, want unreachable", gone, got)
+	}
+	if FaultOf(nil) != FaultNone {
+		t.Error("FaultOf(nil)")
+	}
+}
