@@ -32,6 +32,6 @@
 // dialect the query functions are written in.
 //
 // storage/postgres is the groundwork of a second engine, PostgreSQL shared
-// by several servers; these query functions do not run on it yet
+// by several servers; only some of these query functions run on it yet
 // (docs/design/postgres.md).
 package storage

@@ -76,7 +76,9 @@ func TestPostgresSchemaMatchesSQLite(t *testing.T) {
 			FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name <> 'schema_migrations'`,
 			sqliteOnly),
 		collect(pg.Reader(), `SELECT table_name, column_name || CASE WHEN is_nullable = 'NO' THEN ' not null' ELSE '' END
-			FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> 'schema_migrations'`,
+			FROM information_schema.columns c WHERE table_schema = 'public' AND table_name <> 'schema_migrations'
+			AND EXISTS (SELECT 1 FROM information_schema.tables t WHERE t.table_schema = 'public'
+				AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE')`,
 			func(table, column string) bool {
 				// SQLite's rowid is implicit; PostgreSQL's is migration 0003's.
 				return postgresOnly(table, column) || column == "rowid not null"

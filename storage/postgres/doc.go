@@ -7,8 +7,10 @@
 //
 //	db.go       Open: the URL (libpq form), the password from it, a file or the environment
 //	            (PGPASSWORD, ~/.pgpass), redacted in every error; the server's version (15+); Close
-//	stmt.go     Querier, Tx and Reader; WriteTx: one transaction at a time across every server
-//	            (a transaction-scoped advisory lock), committed or rolled back whole
+//	stmt.go     Querier, Tx and Reader (SQLite's ? parameters rebound, a bool bound as a 0/1 flag
+//	            or a boolean); WriteTx: one transaction at a time across every server (a
+//	            transaction-scoped advisory lock), committed or rolled back whole
+//	rebind.go   Rebind: ? and ?N to $n outside literals and comments, cached by query text
 //	migrate.go  migrations/*.sql, embedded, applied once in order under an advisory lock, with
 //	            SHA-256 checksums; a changed applied migration or a newer schema refused
 //	changes.go  the change feed across servers: memory_changes (a trigger logs each row's rid in
@@ -23,8 +25,8 @@
 // vectors' index); the file says what differs.
 //
 // What is left before cairn runs on it (docs/design/postgres.md): the
-// query functions of storage are written in SQLite's dialect and do not
-// run here yet; storage.DB, Tx and Reader are still aliases of the SQLite
+// query functions of storage are written in SQLite's dialect, and beyond
+// its parameters and bools (rebound here) only some run here yet; storage.DB, Tx and Reader are still aliases of the SQLite
 // engine's types; NoteFault, LastFault, BulkLoad and the diagnostics
 // of this engine;
 // the Follower behind storage.DB's change feed, with the vector index
