@@ -65,7 +65,11 @@ func (db *DB) LeaseJob(ctx context.Context, owner string, types []string, now st
 			  AND status = 'pending'
 			RETURNING id`, now, owner, jobType).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
-			continue // every due job of the type is another server's now
+			// Every due job of the type is another server's now, or the
+			// one chosen changed under its lock (READ COMMITTED re-checks
+			// it and LIMIT 1 then gives nothing): the next type, and the
+			// worker's next poll, try again.
+			continue
 		}
 		if err != nil {
 			return "", db.redact.err(fmt.Errorf("postgres: lease: %w", err))
