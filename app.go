@@ -19,6 +19,7 @@ import (
 	"github.com/cairnmem/cairn/core/hooks"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -29,6 +30,9 @@ import (
 // commonFlags are accepted by every command.
 type commonFlags struct {
 	home, config, db, addr, logLevel string
+	// create makes a database that --db or storage.path names when none
+	// is there (the default one is always created on first use).
+	create bool
 }
 
 // args renders the common flags that were given, for a cairn this one
@@ -50,6 +54,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "config file (default: config.toml in the config folder)")
 	fs.StringVar(&c.db, "db", "", "database file (default: memories.db in the data folder)")
 	fs.StringVar(&c.addr, "addr", "", "API address, host:port (default "+config.DefaultAddr+")")
+	fs.BoolVar(&c.create, "create", false, "create the database --db (or storage.path) names if it does not exist")
 	fs.StringVar(&c.logLevel, "log-level", "", "least severe level logged: debug, info, warn or error (default: config log.level, "+config.DefaultLogLevel+")")
 }
 
@@ -179,6 +184,11 @@ type app struct {
 	paths config.Paths
 	log   *slog.Logger
 	close func()
+	// create: a database named by --db or storage.path may be made.
+	create bool
+	// checkLater opens the store with its integrity check after the
+	// open (storage.Options.CheckInBackground): a server answers sooner.
+	checkLater bool
 }
 
 func loadApp(c *commonFlags) (*app, error) {
@@ -200,7 +210,7 @@ func loadApp(c *commonFlags) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{cfg: cfg, paths: paths, log: slog.New(slog.NewTextHandler(io.Discard, nil)), close: func() {}}, nil
+	return &app{cfg: cfg, paths: paths, log: slog.New(slog.NewTextHandler(io.Discard, nil)), close: func() {}, create: c.create}, nil
 }
 
 // openLog sends logs to the log file, rotated by size (logrotate.go),
@@ -219,7 +229,8 @@ func (a *app) openLog(echo bool) error {
 	}
 	level := slog.LevelInfo
 	_ = level.UnmarshalText([]byte(a.cfg.Log.Level))
-	a.log = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	// No credential reaches the log file, at any level (text.RedactLogs).
+	a.log = slog.New(text.RedactLogs(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})))
 	prev := a.close
 	a.close = func() { prev(); f.Close() }
 	return nil
@@ -242,6 +253,14 @@ func (s *store) Close() error {
 // openStore takes the database lock and opens the store. If another cairn
 // holds it, the error is a *storage.LockedError.
 func (a *app) openStore(ctx context.Context) (*store, error) {
+	// A database the user named must exist: a typo in --db would
+	// otherwise make a new, empty store and answer from it. The default
+	// one is cairn's own, made on first use.
+	if a.cfg.Storage.Path != "" && !a.create {
+		if _, err := os.Stat(a.paths.Database); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("no database at %s: check the path, or add --create to make a new one there", a.paths.Database)
+		}
+	}
 	lock, err := storage.AcquireLock(a.paths.Database)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -258,6 +277,8 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 		Synchronous: a.cfg.Storage.Synchronous,
 		BusyTimeout: a.cfg.Storage.BusyTimeout.D(),
 		ReadConns:   a.cfg.Storage.ReadConns,
+
+		CheckInBackground: a.checkLater,
 	})
 	if err != nil {
 		lock.Release()
@@ -277,6 +298,11 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 	}
 	ap := cairn.New(db, *a.cfg, cairn.Options{Logger: a.log, Embedder: emb, Reranker: rr})
 	a.migrateProjects(ctx, ap.Hooks)
+	if n, err := ap.Documents.RedactStoredURLs(ctx); err != nil {
+		a.log.Warn("document URLs: credentials left in place", "err", err)
+	} else if n > 0 {
+		a.log.Info("document URLs: credentials removed", "documents", n)
+	}
 	return &store{db: db, lock: lock, app: ap, svc: ap.Service}, nil
 }
 

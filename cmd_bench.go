@@ -25,7 +25,7 @@ func runBench(ctx context.Context, args []string) error {
 	return benchMain(ctx, args, os.Stdout, os.Stderr)
 }
 
-const benchUsage = "bench replay --data FILE [--train N] [--compact-every 10] | bench hooks --data FILE.jsonl [--n N] | bench load --data FILE [--memories N] [--clients 50] [--duration 30s] [--mix recall=0.7,remember=0.3] | bench inject --data FILE | bench remember --data FILE [--n N] [--clients 1,8] | bench floor --data FILE [--set embedding.key=value] [--json] | bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--scripted-llm oracle|echo] [--binary PATH] [--keep] [--json]"
+const benchUsage = "bench costs --data FILE [--n N] | bench replay --data FILE [--train N] [--compact-every 10] | bench hooks --data FILE.jsonl [--n N] | bench load --data FILE [--memories N] [--clients 50] [--duration 30s] [--mix recall=0.7,remember=0.3] | bench inject --data FILE | bench remember --data FILE [--n N] [--clients 1,8] | bench floor --data FILE [--set embedding.key=value] [--json] | bench locomo --data FILE [--ablations pipeline-off,keyword,vector] [--clients 1] [--convs N] [--k 10] [--set section.key=value] [--scripted-llm oracle|echo] [--binary PATH] [--keep] [--json] | bench sessions [--split dev|held-out] | bench locomo --loco --data FILE [--factor section.key=off,v2,…]… [--rounds N] [--set …] [--json]"
 
 // benchAblations are the variants measured beside the headline (the
 // default configuration, recall in the API's default mode).
@@ -61,6 +61,9 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(args) > 0 && args[0] == "sessions" {
 		return benchSessions(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "costs" {
+		return benchCosts(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "replay" {
 		return benchReplay(ctx, args[1:], stdout, stderr)
 	}
@@ -76,6 +79,10 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	drainTimeout := fs.Duration("drain-timeout", 30*time.Minute, "how long to wait for the background work to finish")
 	keep := fs.Bool("keep", false, "keep each server's home folder (database and log) for inspection; progress names them")
 	asJSON := fs.Bool("json", false, "print one JSON object with every figure")
+	loco := fs.Bool("loco", false, "leave-one-conversation-out: tune every --factor on all conversations but one, score the held-out one, in turn")
+	var factors factorFlags
+	fs.Var(&factors, "factor", "with --loco, a tuned value and the values to try, section.key=off,v2,… (repeatable; the first value turns it off; default: recall's tuned factors)")
+	rounds := fs.Int("rounds", 1, "with --loco, passes of coordinate ascent over the factors")
 	scripted := fs.String("scripted-llm", "", "add a server whose pipeline model is a scripted one (oracle: the questions whose evidence a memory is, as its hints, a ceiling; echo: a question restating the memory)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -101,6 +108,18 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *clients < 1 || *clients > 256 {
 		return usageError{"--clients must be from 1 to 256"}
+	}
+	if *loco {
+		if *rounds < 1 || *rounds > 5 {
+			return usageError{"--rounds must be from 1 to 5"}
+		}
+		if *convs > 0 || *scripted != "" {
+			return usageError{"--loco uses every conversation and the default pipeline (no --convs, no --scripted-llm)"}
+		}
+		if _, err := configWithSets(sets); err != nil {
+			return err
+		}
+		return benchLoco(ctx, *data, factors, sets, *binary, *rounds, *k, *clients, *drainTimeout, *keep, *asJSON, stdout, stderr)
 	}
 	abl, err := parseAblations(*ablations)
 	if err != nil {
@@ -159,7 +178,7 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *asJSON {
 		return printJSON(stdout, rep)
 	}
-	printBenchReport(stdout, rep)
+	bench.PrintBenchReport(stdout, rep)
 	return nil
 }
 
@@ -310,57 +329,6 @@ func parseAblations(s string) (map[string]bool, error) {
 		out[a] = true
 	}
 	return out, nil
-}
-
-// printBenchReport prints r: the headline and every ablation's recall,
-// each recall run by category, then what the ingest cost each server.
-func printBenchReport(w io.Writer, r *bench.Report) {
-	fmt.Fprintf(w, "LoCoMo retrieval through the API: %d conversations, %d turns, %d questions scored (%d skipped), k=%d\n",
-		r.Conversations, r.Turns, r.Questions, r.Evidence.Skipped, r.K)
-	fmt.Fprintf(w, "evidence ids: %d repaired, %d dropped\n", r.Evidence.Repaired, r.Evidence.Dropped)
-	hitCol := fmt.Sprintf("Hit@%d", r.K)
-	for _, run := range r.Runs {
-		for _, m := range run.Modes {
-			fmt.Fprintf(w, "\n%s server, %s recall (methods: %s)\n", run.Name, m.Mode, formatMethods(m.Methods))
-			fmt.Fprintf(w, "%-4s %-12s %5s %6s %6s %6s %7s %6s %8s\n", "cat", "", "n", "R@1", "R@5", "R@10", hitCol, "MRR", "nDCG@10")
-			for _, row := range m.Rows {
-				fmt.Fprintf(w, "%-4s %-12s %5d %6.1f %6.1f %6.1f %7.1f %6.1f %8.1f\n",
-					row.Key, row.Name, row.N, row.R1, row.R5, row.R10, row.Hit, row.MRR, row.NDCG)
-			}
-		}
-	}
-	fmt.Fprintf(w, "\nrecall (codes 1-4; the first line is the headline)\n")
-	fmt.Fprintf(w, "%-24s %5s %6s %6s %6s %7s %6s %8s %9s %9s\n", "server / recall", "n", "R@1", "R@5", "R@10", hitCol, "MRR", "nDCG@10", "p50 ms", "p99 ms")
-	for _, run := range r.Runs {
-		for _, m := range run.Modes {
-			h := m.Row("1-4")
-			fmt.Fprintf(w, "%-24s %5d %6.1f %6.1f %6.1f %7.1f %6.1f %8.1f %9.2f %9.2f\n",
-				run.Name+" / "+m.Mode, h.N, h.R1, h.R5, h.R10, h.Hit, h.MRR, h.NDCG, m.P50MS, m.P99MS)
-		}
-	}
-	fmt.Fprintf(w, "\ningest (remember over HTTP, then the background work drained)\n")
-	fmt.Fprintf(w, "%-14s %7s %8s %7s %7s %7s %8s %8s %8s %7s %8s %11s\n", "server", "clients", "memories", "rem/s", "p50 ms", "p99 ms",
-		"CPU ms/m", "(during", "after)", "drain s", "DB B/m", "proposals/m")
-	for _, run := range r.Runs {
-		fmt.Fprintf(w, "%-14s %7d %8d %7.0f %7.2f %7.2f %8.2f %8.2f %8.2f %7.1f %8.0f %11.3f\n", run.Name, run.Clients, run.Memories,
-			run.RememberPerSec, run.RememberP50MS, run.RememberP99MS, run.CPUMSPerMemory, run.IngestCPUMSPerMemory, run.BackgroundCPUMSPerMemory,
-			run.DrainMS/1000, run.DatabaseBytesPerMemory, run.PendingProposalsPerMemory)
-	}
-	fmt.Fprintln(w, "CPU ms/m: the server's CPU per memory from the first remember until the background work was drained, split into")
-	fmt.Fprintln(w, "during the remembers and after the last one. The difference between two servers is what their configurations cost.")
-}
-
-func formatMethods(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	return strings.Join(parts, ", ")
 }
 
 // setFlags collects repeated --set flags.

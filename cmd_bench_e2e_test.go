@@ -68,3 +68,56 @@ func TestBenchThroughTheBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchLocoThroughTheBinary runs the leave-one-conversation-out mode
+// on the two tiny conversations: a store per ingest setting, a server per
+// ranking setting on it, two folds, BM25 beside them.
+func TestBenchLocoThroughTheBinary(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := benchMain(context.Background(), []string{"locomo", "--loco", "--data", tinyLocomo, "--binary", cairnBin,
+		"--factor", "search.speaker_weight=0,0.3", "--factor", "search.session_context=false,true", "--json"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("bench: %v\nstderr:\n%s", err, errb.String())
+	}
+	var rep bench.LocoReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("json: %v\n%s", err, out.String())
+	}
+	if len(rep.Folds) != 2 || len(rep.Factors) != 2 || rep.Factors[0].Base != "0.3" || rep.Factors[1].Base != "true" {
+		t.Fatalf("report: %+v", rep)
+	}
+	// Three stores: BM25's, the base's, and one without session context.
+	if rep.Stores != 3 || rep.Servers < 4 {
+		t.Errorf("stores %d, servers %d", rep.Stores, rep.Servers)
+	}
+	for _, f := range rep.Folds {
+		if f.Questions == 0 || f.Tuned.R10 <= 0 || f.BM25.R10 <= 0 {
+			t.Errorf("fold %+v", f)
+		}
+	}
+	for _, fr := range rep.Factors {
+		if len(fr.Folds) != 2 || fr.Wins+fr.Losses > 2 || fr.WinsAdv+fr.LossesAdv > 2 {
+			t.Errorf("factor %+v", fr)
+		}
+		for _, ff := range fr.Folds {
+			if ff.Off.R10 <= 0 || ff.Off.R10All <= 0 {
+				t.Errorf("factor %s fold %+v", fr.Key, ff)
+			}
+		}
+	}
+	if s, ok := rep.Summary["tuned_r_at_10"]; !ok || s.Min > s.Mean || s.Mean > s.Max {
+		t.Errorf("summary: %+v", rep.Summary)
+	}
+
+	out.Reset()
+	errb.Reset()
+	if err := benchMain(context.Background(), []string{"locomo", "--loco", "--data", tinyLocomo, "--binary", cairnBin,
+		"--factor", "search.speaker_weight=0,0.3"}, &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	for _, want := range []string{"held out", "mean over the held-out folds", "search.speaker_weight", "in-sample", "adversarial"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

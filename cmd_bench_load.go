@@ -8,23 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/bench"
 )
 
 const benchLoadUsage = "bench load --data FILE [--memories 3000] [--clients 50] [--duration 30s] [--mix recall=0.7,remember=0.3] [--health-every 100ms] [--set section.key=value] [--binary PATH[,PATH]] [--json]"
-
-// loadRow is one server under the mixed load.
-type loadRow struct {
-	Server    string          `json:"server"`
-	Binary    string          `json:"binary,omitempty"`
-	Memories  int             `json:"memories"`
-	Clients   int             `json:"clients"`
-	DurationS float64         `json:"duration_s"`
-	Ops       []bench.OpStats `json:"ops"`
-	// CPUPerSec is the server's CPU seconds per second of load.
-	CPUPerSec float64 `json:"server_cpu_per_sec"`
-}
 
 // benchLoad is `cairn bench load`: many agents at once. A fresh server
 // (the real binary, every worker) remembers the first --memories lines of
@@ -67,7 +54,7 @@ func benchLoad(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, err := configWithSets(sets); err != nil {
 		return err
 	}
-	lines, err := readLines(*data, *memories+200_000)
+	lines, err := bench.ReadLines(*data, *memories+200_000)
 	if err != nil {
 		return err
 	}
@@ -80,9 +67,9 @@ func benchLoad(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *binaries != "" {
 		bins = strings.Split(*binaries, ",")
 	}
-	var rows []loadRow
+	var rows []bench.LoadRow
 	for _, bin := range bins {
-		row, err := loadRun(ctx, bench.ServerOptions{Name: "default", Binary: strings.TrimSpace(bin), Set: sets}, pre, rest, queries,
+		row, err := bench.LoadRun(ctx, bench.ServerOptions{Name: "default", Binary: strings.TrimSpace(bin), Set: sets}, pre, rest, queries,
 			bench.LoadOptions{Clients: *clients, Duration: *duration, Mix: mix, Project: "bench", HealthEvery: *healthEvery}, *drainTimeout, stderr)
 		if err != nil {
 			return err
@@ -107,46 +94,6 @@ func benchLoad(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return nil
-}
-
-// loadRun starts one server, stores the preload, drains, warms and loads it.
-func loadRun(ctx context.Context, o bench.ServerOptions, pre, rest, queries []string, lo bench.LoadOptions, drain time.Duration, progress io.Writer) (*loadRow, error) {
-	srv, err := bench.StartServer(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.Remove()
-	if err := srv.WaitEmbedderReady(ctx, time.Minute); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(progress, "bench: %s: remembering %d memories\n", srv.Name, len(pre))
-	if _, err := bench.RememberTexts(ctx, srv.Client, pre, lo.Project, 8); err != nil {
-		return nil, err
-	}
-	if _, err := srv.Drain(ctx, drain, progress); err != nil {
-		return nil, err
-	}
-	// One recall of each kind first: a first search builds what later
-	// ones reuse (the keyword index, the vector index).
-	for _, q := range queries[:min(5, len(queries))] {
-		if _, err := srv.Client.Recall(ctx, core.RecallInput{Query: q, Filter: core.MemoryFilter{Project: lo.Project}}); err != nil {
-			return nil, fmt.Errorf("warm-up recall: %w", err)
-		}
-	}
-	time.Sleep(2 * time.Second) // a large store's keyword index is built in the background
-	lo.Queries, lo.Texts = queries, rest
-	fmt.Fprintf(progress, "bench: %s: %d clients for %s\n", srv.Name, lo.Clients, lo.Duration)
-	cpu0, _ := srv.CPU()
-	res, err := bench.RunLoad(ctx, srv.Addr, lo)
-	if err != nil {
-		return nil, err
-	}
-	cpu1, _ := srv.CPU()
-	if err := srv.Stop(); err != nil {
-		return nil, err
-	}
-	return &loadRow{Server: srv.Name, Binary: o.Binary, Memories: len(pre), Clients: lo.Clients, DurationS: res.Elapsed.Seconds(),
-		Ops: res.Ops, CPUPerSec: (cpu1 - cpu0).Seconds() / res.Elapsed.Seconds()}, nil
 }
 
 // parseMix reads recall=0.7,remember=0.3.

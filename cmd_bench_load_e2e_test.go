@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/bench"
 )
 
 // TestBenchLoadThroughTheBinary runs `cairn bench load` as users run it:
@@ -31,7 +33,7 @@ func TestBenchLoadThroughTheBinary(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bench load: %v\nstderr:\n%s", err, errb.String())
 	}
-	var rows []loadRow
+	var rows []bench.LoadRow
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatalf("json: %v\n%s", err, out.String())
 	}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -14,25 +12,6 @@ import (
 )
 
 const benchRememberUsage = "bench remember --data FILE [--n 10000] [--clients 1,8] [--ablations bare,pipeline-off] [--binary PATH[,PATH]] [--json]"
-
-// rememberRow is one server configuration remembering the texts from some
-// clients.
-type rememberRow struct {
-	Server         string  `json:"server"`
-	Binary         string  `json:"binary,omitempty"`
-	Clients        int     `json:"clients"`
-	Memories       int     `json:"memories"`
-	RememberPerSec float64 `json:"remember_per_sec"`
-	P50MS          float64 `json:"remember_p50_ms"`
-	P99MS          float64 `json:"remember_p99_ms"`
-	DrainMS        float64 `json:"drain_ms"`
-	// CPU of the server per memory while remembering and after, until
-	// its background work was done.
-	IngestCPUMS     float64 `json:"ingest_cpu_ms_per_memory"`
-	BackgroundCPUMS float64 `json:"background_cpu_ms_per_memory"`
-	DBBytes         float64 `json:"database_bytes_per_memory"`
-	Proposals       int64   `json:"pending_proposals"`
-}
 
 // benchRemember is `cairn bench remember`: the write path under load, as
 // agents use it. Each configuration gets a fresh server (the real binary,
@@ -79,7 +58,7 @@ func benchRemember(ctx context.Context, args []string, stdout, stderr io.Writer)
 			configs = append(configs, benchRun{name: a, set: ablationSets[a]})
 		}
 	}
-	texts, err := readLines(*data, *n)
+	texts, err := bench.ReadLines(*data, *n)
 	if err != nil {
 		return err
 	}
@@ -88,12 +67,12 @@ func benchRemember(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *binary != "" {
 		bins = strings.Split(*binary, ",")
 	}
-	var rows []rememberRow
+	var rows []bench.RememberRow
 	for _, c := range clients {
 		for _, cfg := range configs {
 			for _, bin := range bins {
 				bin = strings.TrimSpace(bin)
-				row, err := rememberLoad(ctx, bench.ServerOptions{Name: cfg.name, Binary: bin, Set: append(append([]string{}, sets...), cfg.set...)},
+				row, err := bench.RememberLoad(ctx, bench.ServerOptions{Name: cfg.name, Binary: bin, Set: append(append([]string{}, sets...), cfg.set...)},
 					texts, c, *drainTimeout, stderr)
 				if err != nil {
 					return err
@@ -119,64 +98,4 @@ func benchRemember(ctx context.Context, args []string, stdout, stderr io.Writer)
 var ablationSets = map[string][]string{
 	"pipeline-off": {"pipeline.enabled=false"},
 	"bare":         {"pipeline.enabled=false", "embedding.provider=none"},
-}
-
-// rememberLoad measures one server remembering texts from clients callers.
-func rememberLoad(ctx context.Context, o bench.ServerOptions, texts []string, clients int, drain time.Duration, progress io.Writer) (*rememberRow, error) {
-	srv, err := bench.StartServer(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.Remove()
-	if err := srv.WaitEmbedderReady(ctx, time.Minute); err != nil {
-		return nil, err
-	}
-	cpu0, _ := srv.CPU()
-	load, err := bench.RememberTexts(ctx, srv.Client, texts, "bench", clients)
-	if err != nil {
-		return nil, err
-	}
-	cpu1, _ := srv.CPU()
-	t0 := time.Now()
-	backlog, err := srv.Drain(ctx, drain, progress)
-	if err != nil {
-		return nil, err
-	}
-	drained := time.Since(t0)
-	cpu2, _ := srv.CPU()
-	if err := srv.Stop(); err != nil {
-		return nil, err
-	}
-	m := float64(max(backlog.Memories, 1))
-	row := &rememberRow{Server: o.Name, Clients: clients, Memories: int(backlog.Memories), RememberPerSec: load.Rate(),
-		P50MS: bench.MS(bench.Percentile(load.Latency, 0.5)), P99MS: bench.MS(bench.Percentile(load.Latency, 0.99)),
-		DrainMS: bench.MS(drained), IngestCPUMS: float64(cpu1-cpu0) / float64(time.Millisecond) / m,
-		BackgroundCPUMS: float64(cpu2-cpu1) / float64(time.Millisecond) / m, DBBytes: float64(srv.DatabaseBytes()) / m,
-		Proposals: backlog.PendingProposals}
-	fmt.Fprintf(progress, "bench: %s, %d clients: %.0f remembers/s, drained in %s\n", o.Name, clients, row.RememberPerSec, drained.Round(time.Millisecond))
-	return row, nil
-}
-
-// readLines returns the first n non-blank lines of path, trimmed.
-func readLines(path string, n int) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() && len(out) < n {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
-			out = append(out, l)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s has no text", path)
-	}
-	return out, nil
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/bench"
 )
 
 // `cairn bench remember --binary A,B` runs each configuration on each
@@ -30,7 +32,7 @@ func TestBenchRememberTwoBinaries(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bench remember: %v\nstderr:\n%s", err, errb.String())
 	}
-	var rows []rememberRow
+	var rows []bench.RememberRow
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatalf("json: %v\n%s", err, out.String())
 	}

@@ -13,24 +13,6 @@ import (
 
 const benchReplayUsage = "bench replay --data FILE [--convs N] [--train N] [--compact-every 20] [--next-prompts 3] [--ranker=true] [--settle=true] [--set section.key=value] [--binary PATH] [--json]"
 
-// ReplayReport is `cairn bench replay`'s result.
-type ReplayReport struct {
-	Data         string `json:"data"`
-	CompactEvery int    `json:"compact_every"`
-	NextPrompts  int    `json:"next_prompts"`
-	// Train are the conversations replayed first (the ranker learns from
-	// their sessions); Held those replayed after its training.
-	Train *bench.ReplayPart `json:"train"`
-	Held  *bench.ReplayPart `json:"held_out"`
-	All   *bench.ReplayPart `json:"all"`
-	// Trained is the ranker after the training conversations; Final after
-	// the held-out ones (its moving figures are on their sessions only).
-	Trained *ranker.PredictorStatus `json:"ranker_trained,omitempty"`
-	Final   *ranker.PredictorStatus `json:"ranker_final,omitempty"`
-	// Feedback is what aspect feedback did over the replay.
-	Feedback *ranker.AspectFeedbackReport `json:"aspect_feedback,omitempty"`
-}
-
 // benchReplay is `cairn bench replay` (core/bench/replay.go): LoCoMo
 // conversations as sessions through the hooks of the real binary, with
 // compactions injected; what the recovery digest carries across them; and
@@ -97,7 +79,7 @@ func benchReplay(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 	}
-	rep := &ReplayReport{Data: *data, CompactEvery: *every, NextPrompts: *next, Train: &bench.ReplayPart{}, Held: &bench.ReplayPart{}, All: &bench.ReplayPart{}}
+	rep := &bench.ReplayReport{Data: *data, CompactEvery: *every, NextPrompts: *next, Train: &bench.ReplayPart{}, Held: &bench.ReplayPart{}, All: &bench.ReplayPart{}}
 	for i, sm := range samples {
 		if i == nTrain && *withRanker {
 			if _, err := srv.Drain(ctx, 30*time.Minute, stderr); err != nil {
@@ -136,7 +118,7 @@ func benchReplay(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *asJSON {
 		return printJSON(stdout, rep)
 	}
-	printReplay(stdout, rep)
+	bench.PrintReplay(stdout, rep)
 	return nil
 }
 
@@ -161,38 +143,4 @@ func waitRanker(ctx context.Context, srv *bench.Server, done func(*ranker.Predic
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
-}
-
-func printReplay(w io.Writer, r *ReplayReport) {
-	a := r.All
-	fmt.Fprintf(w, "session replay through the hooks: %d conversations, %d sessions, %d prompts, a compaction every %d turns (%d)\n",
-		a.Conversations, a.Sessions, a.Prompts, r.CompactEvery, a.Recovery.Compactions)
-	fmt.Fprintf(w, "\nrecovery: %d evidence turns erased by compactions; found again in\n", a.Recovery.Evidence)
-	fmt.Fprintf(w, "  the recovery digest (mean %.0f chars):                    %5.1f%%\n", a.Recovery.DigestChars, a.DigestShare)
-	fmt.Fprintf(w, "  the injections (session start + next %d prompts), no digest: %5.1f%%\n", r.NextPrompts, a.InjectionsShare)
-	fmt.Fprintf(w, "  digest + injections:                                     %5.1f%%\n", a.BothShare)
-	fmt.Fprintf(w, "\nrelevance from session scoring (the ranker's training signal) against the questions' evidence:\n")
-	fmt.Fprintf(w, "  %d memories offered, %.1f%% evidence turns; %d found relevant, %.1f%% evidence turns; %.1f%% of the offered evidence found relevant\n",
-		a.Relevance.Offered, a.OfferedEvidenceShare, a.Relevance.Relevant, a.RelevantEvidenceShare, a.EvidenceRelevantShare)
-	if f := r.Feedback; f != nil {
-		fb := f.SinceStart
-		fmt.Fprintf(w, "\naspect feedback (rank_weight %g): %d sessions, %d confirmations raised %d aspects; %d decays lowered %d\n",
-			f.RankWeight, fb.Sessions, fb.Confirmations, fb.AspectsUpdated, fb.Decays, fb.AspectsDecayed)
-	}
-	fmt.Fprintf(w, "\nquestions as prompts (codes 1-4, fresh sessions): evidence injected for %.1f%% of %d\n", a.EvidenceHitRate, a.Questions.Prompts)
-	if r.Final == nil {
-		return
-	}
-	t, f := r.Trained, r.Final
-	fmt.Fprintf(w, "\nlearned ranker: trained on %d sessions of %d conversations (%d offered memories)\n", t.TrainedSessions, r.Train.Conversations, t.Examples)
-	fmt.Fprintf(w, "  held out at training (newest quarter): NDCG@10 model %.3f, baseline %.3f (%d groups)\n",
-		t.Holdout.NDCGModel, t.Holdout.NDCGBaseline, t.Holdout.Groups)
-	fmt.Fprintf(w, "  held-out conversations (%d sessions ranked): NDCG@10 model %.3f, baseline %.3f (moving: %.3f vs %.3f, drift %v)\n",
-		f.Moving.Sessions, f.Moving.MeanModel, f.Moving.MeanBaseline, f.Moving.EMAModel, f.Moving.EMABaseline, f.Moving.Drift)
-	h := r.Held
-	fmt.Fprintf(w, "  held-out questions: evidence injected by the model's choice %.1f%%, the baseline's %.1f%% (%d prompts; model active on %d)\n",
-		h.ModelHitRate, h.BaselineHitRate, h.Questions.Ranked, h.QuestionsModelSet)
-	fmt.Fprintf(w, "  held-out replay: the model's choice differs from the baseline's at %d of %d session starts, %d of %d prompts\n",
-		h.StartDiffer, h.StartRanked, h.PromptDiffer, h.PromptRanked)
-	fmt.Fprintf(w, "  status: %s\n", f.Reason)
 }

@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/bench"
 )
 
 // TestBenchReplayRepeatable runs `cairn bench replay` through the real
@@ -15,14 +17,14 @@ import (
 // (recovery, questions, the relevance scoring's agreement with the
 // evidence, the ranker's), and the report says what aspect feedback did.
 func TestBenchReplayRepeatable(t *testing.T) {
-	run := func() *ReplayReport {
+	run := func() *bench.ReplayReport {
 		var out, errb bytes.Buffer
 		err := benchMain(context.Background(), []string{"replay", "--data", tinyLocomo, "--binary", cairnBin,
 			"--train", "1", "--compact-every", "2", "--json"}, &out, &errb)
 		if err != nil {
 			t.Fatalf("bench replay: %v\nstderr:\n%s", err, errb.String())
 		}
-		var rep ReplayReport
+		var rep bench.ReplayReport
 		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 			t.Fatalf("json: %v\n%s", err, out.String())
 		}
@@ -35,7 +37,7 @@ func TestBenchReplayRepeatable(t *testing.T) {
 	if a.All.Relevance.Offered == 0 || a.Feedback == nil || a.Feedback.SinceStart.Sessions != 5 {
 		t.Fatalf("relevance and aspect feedback figures: %+v, %+v", a.All.Relevance, a.Feedback)
 	}
-	figures := func(r *ReplayReport) string {
+	figures := func(r *bench.ReplayReport) string {
 		// The parts hold every count and share; the ranker's status carries
 		// times, so only its figures.
 		b, err := json.Marshal([]any{r.Train, r.Held, r.All, r.Trained.Holdout, r.Final.Moving, r.Feedback.SinceStart})

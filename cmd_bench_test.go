@@ -21,6 +21,12 @@ func TestBenchUsage(t *testing.T) {
 		{"locomo", "--data", tinyLocomo, "--clients", "0"},
 		{"locomo", "--data", tinyLocomo, "--set", "search.nope=1"},
 		{"locomo", "--data", tinyLocomo, "--set", "novalue"},
+		{"locomo", "--loco", "--data", tinyLocomo, "--factor", "search.alpha=0.5"},
+		{"locomo", "--loco", "--data", tinyLocomo, "--factor", "search.alpha=0.5,7"},
+		{"locomo", "--loco", "--data", tinyLocomo, "--factor", "search.nope=1,2"},
+		{"locomo", "--loco", "--data", tinyLocomo, "--factor", "novalues"},
+		{"locomo", "--loco", "--data", tinyLocomo, "--rounds", "0"},
+		{"locomo", "--loco", "--data", tinyLocomo, "--convs", "1"},
 	} {
 		err := benchMain(ctx, args, &out, &errb)
 		var ue usageError

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/themes"
 )
 
@@ -43,10 +44,6 @@ func runCompletion(ctx context.Context, args []string) error {
 	}
 	return nil
 }
-
-// memoryTypes are the types cairn infers (core/text InferType); others
-// may be given, these are the ones offered.
-var memoryTypes = []string{"fact", "preference", "decision", "learning", "issue", "rule"}
 
 // fileFlags take a path.
 var fileFlags = []string{"home", "config", "db", "settings", "mcp-config", "bin", "o", "data", "binary"}
@@ -98,7 +95,7 @@ func completionSpec(ctx context.Context) (*compSpec, error) {
 		return out
 	}
 	spec := &compSpec{values: map[string][]string{
-		"type":  memoryTypes,
+		"type":  core.KnownTypes, // what --type accepts
 		"theme": themes.BuiltinNames(),
 	}}
 	spec.top = flagsOf(runDefault)

@@ -20,7 +20,8 @@ import (
 // deleted is exactly what was shown.
 func runForget(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("forget", "forget [flags] ID... | forget --query QUERY [flags]")
-	query := fs.String("query", "", "forget the memories that best match this `text` (keyword search)")
+	query := fs.String("query", "", "forget the memories holding every word of this `text` (keyword search)")
+	anyWord := fs.Bool("any", false, "with --query: memories holding any word of it, best matches first (not only those holding every word)")
 	project := fs.String("project", "", "only this project's memories: a name, alias or folder (default for --query: the current repository; short ids resolve there first)")
 	typ := fs.String("type", "", "with --query: only memories of this `type`")
 	tags := fs.String("tags", "", "with --query: only memories with all of these comma-separated `tags`")
@@ -60,7 +61,10 @@ func runForget(ctx context.Context, args []string) error {
 		}
 	} else {
 		// A query forgets within the current project unless told which.
-		in.Query, in.Limit = q, *limit
+		in.Query, in.Limit, in.Match = q, *limit, core.MatchAll
+		if *anyWord {
+			in.Match = core.MatchAny
+		}
 		if in.Filter.Project, err = cliProject(ctx, common, *project); err != nil {
 			return err
 		}
@@ -73,11 +77,8 @@ func runForget(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		if err := printJSON(os.Stdout, preview.Response()); err != nil {
-			return err
-		}
-	}
+	// With --json, stdout holds one answer, the true one: the execution's
+	// when something was forgotten, else the preview (nothing was).
 	out := os.Stdout
 	if *asJSON {
 		out = os.Stderr // stdout holds only JSON
@@ -93,7 +94,7 @@ func runForget(ctx context.Context, args []string) error {
 	}
 	if len(preview.Candidates) == 0 {
 		fmt.Fprintln(out, "nothing to forget: no live memory matches")
-		return nil
+		return printPreviewJSON(*asJSON, preview)
 	}
 	fmt.Fprintf(out, "%s:\n", plural(len(preview.Candidates), "memory to forget", "memories to forget"))
 	pinned := 0
@@ -103,7 +104,7 @@ func runForget(ctx context.Context, args []string) error {
 			pinned++
 			mark = "★ "
 		}
-		fmt.Fprintf(out, "  %s  %s%s\n", shortID(c.ID), mark, oneLine(c.Content, 100))
+		fmt.Fprintf(out, "  %s  %s%s\n", shortID(c.ID), mark, oneLine(text.Display(c.Content), 100))
 	}
 	if pinned > 0 && !*force {
 		fmt.Fprintf(out, "(%s pinned: kept unless you add --force)\n", plural(pinned, "is", "are"))
@@ -112,9 +113,9 @@ func runForget(ctx context.Context, args []string) error {
 		if !term.IsTerminal(os.Stdin.Fd()) {
 			return usageError{"standard input is not a terminal, so there is no one to ask: add --yes to forget these"}
 		}
-		if !confirm(os.Stdin, os.Stderr, "Forget them? [y/N] ") {
+		if !confirm(os.Stdin, os.Stderr, fmt.Sprintf("Forget %s? [y/N] ", plural(len(preview.Candidates), "memory", "memories"))) {
 			fmt.Fprintln(out, "nothing forgotten")
-			return nil
+			return printPreviewJSON(*asJSON, preview)
 		}
 	}
 	in.Mode, in.ConfirmToken = "execute", preview.ConfirmToken
@@ -134,11 +135,20 @@ func runForget(ctx context.Context, args []string) error {
 		case core.CodePinned:
 			fmt.Printf("kept %s: it is pinned (--force forgets it)\n", shortID(r.ID))
 		default:
-			fmt.Printf("kept %s: %s\n", shortID(r.ID), r.Error)
+			fmt.Printf("kept %s: %s\n", shortID(r.ID), text.DisplayLine(r.Error))
 		}
 	}
 	fmt.Printf("forgot %d of %d (cairn recover ID brings one back)\n", res.Deleted, res.Requested)
 	return nil
+}
+
+// printPreviewJSON prints, with --json, the preview as the answer of a
+// forget that forgot nothing.
+func printPreviewJSON(asJSON bool, preview *core.BatchForgetResult) error {
+	if !asJSON {
+		return nil
+	}
+	return printJSON(os.Stdout, preview.Response())
 }
 
 // confirm asks question on w and reads a yes from r.

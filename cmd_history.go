@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/cairnmem/cairn/core/text"
 )
 
 // historyLimit is how many events `cairn history` reads (the API's most).
@@ -27,24 +29,25 @@ func runHistory(ctx context.Context, args []string) error {
 		return printJSON(os.Stdout, events)
 	}
 	for _, e := range events {
-		line := fmt.Sprintf("%s  %-9s by %s", localTime(e.CreatedAt), e.Event, e.ChangedBy)
+		// Who and why come from callers: shown, never obeyed.
+		line := fmt.Sprintf("%s  %-9s by %s", localTime(e.CreatedAt), text.DisplayLine(e.Event), text.DisplayLine(e.ChangedBy))
 		if e.ActorType != "" {
-			line += " (" + e.ActorType + ")"
+			line += " (" + text.DisplayLine(e.ActorType) + ")"
 		}
 		if e.Reason != "" {
-			line += ": " + e.Reason
+			line += ": " + text.DisplayLine(e.Reason)
 		}
 		fmt.Println(line)
 		if fields, ok := e.Metadata["changedFields"].([]any); ok && len(fields) > 0 {
 			var names []string
 			for _, f := range fields {
-				names = append(names, fmt.Sprint(f))
+				names = append(names, text.DisplayLine(fmt.Sprint(f)))
 			}
 			fmt.Println("    changed: " + strings.Join(names, ", "))
 		}
 		if e.OldContent != nil && e.NewContent != nil && *e.OldContent != *e.NewContent {
-			fmt.Println("    - " + oneLine(*e.OldContent, 200))
-			fmt.Println("    + " + oneLine(*e.NewContent, 200))
+			fmt.Println("    - " + oneLine(text.Display(*e.OldContent), 200))
+			fmt.Println("    + " + oneLine(text.Display(*e.NewContent), 200))
 		}
 	}
 	return nil

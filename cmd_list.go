@@ -102,12 +102,12 @@ func formatMemoryLine(m *core.Memory) string {
 	if len(date) >= 10 {
 		date = date[:10]
 	}
-	line := fmt.Sprintf("%s  %s  %-10s %s%s", shortID(m.ID), date, m.Type, pin, oneLine(m.Content, 120))
+	line := fmt.Sprintf("%s  %s  %-10s %s%s", shortID(m.ID), date, text.DisplayLine(m.Type), pin, oneLine(text.Display(m.Content), 120))
 	if len(m.Tags) > 0 {
-		line += " [" + strings.Join(m.Tags, ",") + "]"
+		line += " [" + shownTags(m.Tags) + "]"
 	}
 	if m.Project != "" {
-		line += " · " + m.Project
+		line += " · " + text.DisplayLine(m.Project)
 	}
 	return line
 }

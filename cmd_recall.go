@@ -78,15 +78,26 @@ func formatHit(r *core.RecallHit) string {
 	if r.Pinned {
 		pin = "★ "
 	}
-	line := fmt.Sprintf("%s  %s [%3.0f%%] %s%s", shortID(r.ID), date, r.Score*100, pin, r.Content)
+	// Stored text is shown, never obeyed: no control character or
+	// escape sequence reaches the terminal (text.Display, DisplayLine).
+	line := fmt.Sprintf("%s  %s [%3.0f%%] %s%s", shortID(r.ID), date, r.Score*100, pin, text.Display(r.Content))
 	if len(r.Tags) > 0 {
-		line += " [" + strings.Join(r.Tags, ",") + "]"
+		line += " [" + shownTags(r.Tags) + "]"
 	}
-	line += " · " + r.Type
+	line += " · " + text.DisplayLine(r.Type)
 	if r.Who != "" {
-		line += " · " + r.Who
+		line += " · " + text.DisplayLine(r.Who)
 	}
 	return line
+}
+
+// shownTags renders tags for a terminal: each through text.DisplayLine.
+func shownTags(tags []string) string {
+	shown := make([]string, len(tags))
+	for i, t := range tags {
+		shown[i] = text.DisplayLine(t)
+	}
+	return strings.Join(shown, ",")
 }
 
 // nothingAbout says why a recall has no result: no memory shares a word

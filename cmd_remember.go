@@ -15,7 +15,7 @@ import (
 func runRemember(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("remember", "remember [flags] TEXT")
 	tags := fs.String("tags", "", "comma-separated tags")
-	typ := fs.String("type", "", "memory type (default: inferred from the text)")
+	typ := fs.String("type", "", "memory `type`, one of "+strings.Join(core.KnownTypes, ", ")+" (default: inferred from the text)")
 	var importance optFloat
 	fs.Var(&importance, "importance", fmt.Sprintf("importance, a `number` from 0 to 1 (default: memory.default_importance, %g; 1 with --critical)", config.DefaultMemoryImportance))
 	critical := fs.Bool("critical", false, "pin the memory with importance 1.0")
@@ -31,6 +31,9 @@ func runRemember(ctx context.Context, args []string) error {
 	content := strings.Join(pos, " ")
 	if strings.TrimSpace(content) == "" {
 		return usageError{"nothing to remember: cairn remember [flags] TEXT"}
+	}
+	if err := core.CheckType("type", *typ); err != nil {
+		return usageError{"--type: " + err.Error()}
 	}
 	in := core.RememberInput{Content: content, Type: *typ, Key: *key, Scope: *scope, Who: "cli"}
 	if *critical {
@@ -69,12 +72,12 @@ func runRemember(ctx context.Context, args []string) error {
 	case out.Deduped:
 		fmt.Printf("already remembered as %s (reinforced)\n", out.ID)
 	default:
-		details := []string{out.Type, fmt.Sprintf("importance %.2g", out.Importance)}
+		details := []string{text.DisplayLine(out.Type), fmt.Sprintf("importance %.2g", out.Importance)}
 		if out.Pinned {
 			details = append(details, "pinned")
 		}
 		if len(out.Tags) > 0 {
-			details = append(details, "tags "+strings.Join(out.Tags, ","))
+			details = append(details, "tags "+shownTags(out.Tags))
 		}
 		fmt.Printf("remembered %s (%s)\n", out.ID, strings.Join(details, ", "))
 	}

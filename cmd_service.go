@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -18,7 +19,7 @@ import (
 // the file and prints the command that enables it: it never runs
 // systemctl or launchctl itself.
 
-const serviceUsage = "service install|uninstall|status [--home DIR] [--config FILE] [--db FILE] [--addr HOST:PORT]"
+const serviceUsage = "service install|uninstall|status [--json] [--home DIR] [--config FILE] [--db FILE] [--addr HOST:PORT]"
 
 // Service file names.
 const (
@@ -52,6 +53,7 @@ func runServiceCommand(ctx context.Context, args []string) error {
 
 func serviceMain(args []string, env serviceEnv, stdout io.Writer) error {
 	fs, common := newFlagSet("service", serviceUsage)
+	asJSON := fs.Bool("json", false, "status: print {installed, file, current, check} as JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -88,6 +90,15 @@ func serviceMain(args []string, env serviceEnv, stdout io.Writer) error {
 		return nil
 	case "status":
 		have, err := os.ReadFile(file)
+		check := "systemctl --user status cairn"
+		if env.goos == "darwin" {
+			check = "launchctl print gui/$(id -u)/" + launchdLabel
+		}
+		if *asJSON && (err == nil || errors.Is(err, os.ErrNotExist)) {
+			installed := err == nil
+			return json.NewEncoder(stdout).Encode(map[string]any{"installed": installed, "file": file,
+				"current": installed && bytes.Equal(have, content), "check": check})
+		}
 		if errors.Is(err, os.ErrNotExist) {
 			fmt.Fprintf(stdout, "not installed (no %s); install with: cairn service install\n", file)
 			return nil
@@ -99,11 +110,7 @@ func serviceMain(args []string, env serviceEnv, stdout io.Writer) error {
 		if !bytes.Equal(have, content) {
 			fmt.Fprintf(stdout, "it differs from what `cairn service install` would write now (another binary or other flags); run it again to update\n")
 		}
-		if env.goos == "darwin" {
-			fmt.Fprintf(stdout, "check it with: launchctl print gui/$(id -u)/%s\n", launchdLabel)
-		} else {
-			fmt.Fprintf(stdout, "check it with: systemctl --user status cairn\n")
-		}
+		fmt.Fprintf(stdout, "check it with: %s\n", check)
 		return nil
 	}
 	return usageError{fmt.Sprintf("unknown service action %q: cairn %s", pos[0], serviceUsage)}

@@ -46,6 +46,11 @@ func TestServiceInstallLinux(t *testing.T) {
 		t.Errorf("status: %v\n%s", err, out.String())
 	}
 	out.Reset()
+	if err := serviceMain([]string{"status", "--json", "--addr", "127.0.0.1:3851"}, env, &out); err != nil ||
+		out.String() != `{"check":"systemctl --user status cairn","current":true,"file":"`+unit+`","installed":true}`+"\n" {
+		t.Errorf("status --json: %v\n%s", err, out.String())
+	}
+	out.Reset()
 	if err := serviceMain([]string{"uninstall"}, env, &out); err != nil || !strings.Contains(out.String(), "systemctl --user disable --now cairn") {
 		t.Errorf("uninstall: %v\n%s", err, out.String())
 	}
@@ -55,6 +60,10 @@ func TestServiceInstallLinux(t *testing.T) {
 	out.Reset()
 	if err := serviceMain([]string{"status"}, env, &out); err != nil || !strings.Contains(out.String(), "not installed") {
 		t.Errorf("status after uninstall: %v\n%s", err, out.String())
+	}
+	out.Reset()
+	if err := serviceMain([]string{"status", "--json"}, env, &out); err != nil || !strings.Contains(out.String(), `"installed":false`) {
+		t.Errorf("status --json after uninstall: %v\n%s", err, out.String())
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -37,7 +38,7 @@ func runShow(ctx context.Context, args []string) error {
 func printMemory(m *core.Memory) {
 	row := func(k, v string) {
 		if v != "" {
-			fmt.Printf("%-11s %s\n", k+":", v)
+			fmt.Printf("%-11s %s\n", k+":", text.DisplayLine(v)) // shown, never obeyed
 		}
 	}
 	row("id", m.ID+" ("+shortID(m.ID)+")")
@@ -61,7 +62,7 @@ func printMemory(m *core.Memory) {
 		row("deleted", localTime(m.DeletedAt)+" (cairn recover "+shortID(m.ID)+" brings it back)")
 	}
 	fmt.Println()
-	fmt.Println(m.Content)
+	fmt.Println(text.Display(m.Content))
 }
 
 // localTime renders a stored timestamp in local time to the minute.

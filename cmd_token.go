@@ -3,16 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/cairnmem/cairn/core/auth"
 )
 
-// runToken signs API tokens with the secret in the data folder, so it works
-// whether or not cairn is running: cairn token create --role R [--project P].
+// runToken signs API tokens with the secret in the data folder, and
+// revokes them in the list beside it, so it works whether or not cairn is
+// running: cairn token create --role R [--project P], cairn token revoke ID.
 func runToken(ctx context.Context, args []string) error {
-	fs, common := newFlagSet("token", "token create --role ROLE [--project P] [--agent A] [--user U] [--ttl 24h]")
+	fs, common := newFlagSet("token", "token create --role ROLE [--project P] [--agent A] [--user U] [--ttl 24h] | token revoke ID")
 	role := fs.String("role", "", "role: "+strings.Join(auth.Roles, ", "))
 	project := fs.String("project", "", "limit the token to one project")
 	agent := fs.String("agent", "", "limit the token to one agent")
@@ -22,8 +24,11 @@ func runToken(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(pos) == 2 && pos[0] == "revoke" {
+		return revokeToken(common, pos[1])
+	}
 	if len(pos) != 1 || pos[0] != "create" {
-		return usageError{"usage: cairn token create --role ROLE [--project P] [--ttl 24h]"}
+		return usageError{"usage: cairn token create --role ROLE [--project P] [--ttl 24h], or cairn token revoke ID"}
 	}
 	if !auth.ValidRole(*role) {
 		return usageError{"--role must be one of " + strings.Join(auth.Roles, ", ")}
@@ -44,10 +49,36 @@ func runToken(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tok, err := auth.SignToken(secret, auth.NewClaims(*role, auth.TokenScope{Project: *project, Agent: *agent, User: *user}, life, time.Now()))
+	claims := auth.NewClaims(*role, auth.TokenScope{Project: *project, Agent: *agent, User: *user}, life, time.Now())
+	tok, err := auth.SignToken(secret, claims)
 	if err != nil {
 		return err
 	}
 	fmt.Println(tok)
+	fmt.Fprintf(os.Stderr, "token id %s (cairn token revoke %s revokes it)\n", claims.ID, claims.ID)
+	return nil
+}
+
+// revokeToken is cairn token revoke ID: the token (by its id, or the
+// token itself) is refused from its next request on.
+func revokeToken(common *commonFlags, arg string) error {
+	id, err := auth.TokenID(arg)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	a, err := loadApp(common)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	added, err := auth.Revoke(auth.RevokedPath(a.cfg.Auth, a.paths.DataDir), id, time.Now())
+	if err != nil {
+		return err
+	}
+	if !added {
+		fmt.Printf("token %s was already revoked\n", id)
+		return nil
+	}
+	fmt.Printf("revoked token %s: it is refused from its next request on\n", id)
 	return nil
 }

@@ -117,7 +117,9 @@ func (a *app) offerClient(ctx context.Context, theme *themes.Theme, le *storage.
 		// bar says so (tui.Options has no status line of its own yet).
 		a.log.Info("cairn UI as client of a background server", "addr", addr, "pid", le.Holder.PID, "role", role)
 		return tui.Run(ctx, tui.Options{Client: pane.Remote(addr), Theme: theme, Project: a.currentProject(),
-			Version: fmt.Sprintf("%s · client of cairn %s (pid %d, %s)", cairnVersion(), role, le.Holder.PID, addr)})
+			// The status bar says "client of ADDR"; the tab bar names the
+			// process that owns the store.
+			Version: fmt.Sprintf("%s · attached to cairn %s (pid %d)", cairnVersion(), role, le.Holder.PID)})
 	}
 	choice, err := tui.AskProblem(ctx, theme, tui.Problem{
 		Title: "The database is in use by another cairn",

@@ -27,9 +27,12 @@ func TestTUIAttachesToBackgroundServer(t *testing.T) {
 	script := fmt.Sprintf("CAIRN_HOME=%q TERM=xterm-256color %q --addr %s", home, cairnBin, addr)
 	s.tmux("new-session", "-d", "-x", "160", "-y", "40", "-s", s.name, "sh", "-c", script)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
-	screen := s.waitFor("client of cairn serve", 20*time.Second)
-	if want := fmt.Sprintf("pid %d", srv.cmd.Process.Pid); !strings.Contains(screen, want) {
-		t.Fatalf("the status does not name the server's %s:\n%s", want, screen)
+	screen := s.waitFor("client of "+addr+" (", 20*time.Second)
+	if want := fmt.Sprintf("attached to cairn serve (pid %d)", srv.cmd.Process.Pid); !strings.Contains(screen, want) {
+		t.Fatalf("the tab bar does not name the server's process (%s):\n%s", want, screen)
+	}
+	if strings.Count(screen, "client of") != 1 {
+		t.Fatalf("\"client of\" said more than once:\n%s", screen)
 	}
 	s.waitFor("the attach test memory", 10*time.Second)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
-	"github.com/cairnmem/cairn/workers/embedding"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -72,6 +71,9 @@ func (a *app) host(ctx context.Context, st *store, o hostOptions) (runErr, apiEr
 	// (core/httpapi/admission.go).
 	a.log.Debug("scheduler", "gomaxprocs", httpapi.SpareProc())
 	g, gctx := errgroup.WithContext(ctx)
+	// Before the API answers anything: a search that comes before the
+	// indexes are built does not wait for them (see below).
+	warmVectors, warmKeywords := st.app.Vectors.StartWarm(), st.svc.WarmKeywordIndex(gctx)
 	var api *httpapi.API
 	addr := ""
 	if ln != nil {
@@ -120,16 +122,18 @@ func (a *app) host(ctx context.Context, st *store, o hostOptions) (runErr, apiEr
 			return o.front(gctx, addr)
 		})
 	}
+	// Build the keyword index and load the embedding model and the vector
+	// index in the background: the API and the first frame never wait for
+	// them (searches meanwhile are answered by FTS5, and from keywords).
 	g.Go(func() error {
-		// Load the embedding model and the vector index in the background:
-		// the API and the first frame never wait for them.
-		if w, ok := st.app.Vectors.Embedder().(embedding.Warmer); ok {
-			if err := w.Warm(gctx); err != nil && gctx.Err() == nil {
-				a.log.Warn("embedding model", "err", err)
-			}
+		if err := warmVectors(gctx); err != nil && gctx.Err() == nil {
+			a.log.Warn("warming vectors", "err", err)
 		}
-		if err := st.app.Vectors.WarmVectors(gctx); err != nil && gctx.Err() == nil {
-			a.log.Warn("vector index", "err", err)
+		return nil
+	})
+	g.Go(func() error {
+		if err := warmKeywords(gctx); err != nil && gctx.Err() == nil {
+			a.log.Warn("keyword index", "err", err)
 		}
 		return nil
 	})
@@ -164,6 +168,9 @@ func (a *app) serveWith(ctx context.Context, opts serveOptions, ready func(addr 
 	if opts.debug != nil {
 		defer opts.debug.Close()
 	}
+	// A damaged file is found after the start rather than before it: it
+	// faults the store (writes refused, /health unhealthy) a moment later.
+	a.checkLater = true
 	st, err := a.openStoreWaiting(ctx, opts.lockWait)
 	if err != nil {
 		var le *storage.LockedError

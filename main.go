@@ -23,6 +23,10 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/text"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
@@ -76,14 +80,26 @@ func main() {
 	err := run(ctx, os.Args[1:])
 	stop()
 	if err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintln(os.Stderr, "cairn:", err)
-			os.Exit(2)
-		}
-		fmt.Fprintln(os.Stderr, "cairn:", err)
-		os.Exit(1)
+		// An error may quote what a server or a file said: shown, never obeyed.
+		fmt.Fprintln(os.Stderr, "cairn:", text.Display(err.Error()))
+		os.Exit(exitCode(err))
 	}
+}
+
+// exitCode is 2 for a mistake in what was asked (a flag, an argument, a
+// configuration value, a field the store refused as invalid), wherever it
+// was caught, and 1 for a failure.
+func exitCode(err error) int {
+	var ue usageError
+	var ce *config.ConfigError
+	var ve *core.Error
+	switch {
+	case errors.As(err, &ue), errors.As(err, &ce):
+		return 2
+	case errors.As(err, &ve) && (ve.Code == core.CodeInvalidRequest || ve.Code == core.CodeInvalidJSON):
+		return 2
+	}
+	return 1
 }
 
 // usageError is a mistake on the command line (exit status 2).
@@ -136,6 +152,6 @@ func printUsage() {
 	}
 	fmt.Println()
 	fmt.Println("Common flags: --home DIR (config, data and logs in one folder, like CAIRN_HOME),")
-	fmt.Println("--config FILE, --db FILE, --addr HOST:PORT, --log-level LEVEL.")
+	fmt.Println("--config FILE, --db FILE (an existing one; --create makes it), --addr HOST:PORT, --log-level LEVEL.")
 	fmt.Println("Run `cairn help COMMAND` (or `cairn COMMAND -h`) for a command's flags.")
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -334,6 +335,53 @@ func TestCLIUsageAndConfig(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(out), "cairn ") {
 		t.Fatalf("version: %v %s", err, out)
 	}
+	// -h is help, never the version; --json on config, version.
+	out, err = cairnCmd(home, "version", "-h").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "usage: cairn version") {
+		t.Fatalf("version -h: %v %s", err, out)
+	}
+	out, err = cairnCmd(home, "version", "--json").Output()
+	var v map[string]string
+	if err != nil || json.Unmarshal(out, &v) != nil || v["version"] == "" {
+		t.Fatalf("version --json: %v %s", err, out)
+	}
+	out, err = cairnCmd(home, "config", "--json").Output()
+	var c struct {
+		ConfigFile  string `json:"configFile"`
+		ConfigFound bool   `json:"configFound"`
+		Database    string `json:"database"`
+		Config      map[string]map[string]any
+	}
+	if err != nil || json.Unmarshal(out, &c) != nil || c.Config["server"]["addr"] != "127.0.0.1:3850" || c.ConfigFound ||
+		!strings.HasPrefix(c.Database, home) {
+		t.Fatalf("config --json: %v %s", err, out)
+	}
+	// A bad configuration value is a usage error (2), as a bad flag is.
+	cmd = cairnCmd(home, "config")
+	cmd.Env = append(cmd.Env, "CAIRN_AUTH_MODE=open")
+	if _, err = cmd.CombinedOutput(); exitStatus(err) != 2 {
+		t.Fatalf("bad env config exits %d, want 2", exitStatus(err))
+	}
+	if _, err = cairnCmd(home, "config", "--nope").CombinedOutput(); exitStatus(err) != 2 {
+		t.Fatalf("a bad flag exits %d, want 2", exitStatus(err))
+	}
+	// A typo in --type is refused with the nearest known type.
+	out, err = cairnCmd(home, "remember", "--type", "decison", "we ship on tuesdays").CombinedOutput()
+	if exitStatus(err) != 2 || !strings.Contains(string(out), `--type: unknown type "decison": did you mean "decision"?`) {
+		t.Fatalf("remember --type with a typo: %d %s", exitStatus(err), out)
+	}
+}
+
+// exitStatus is a command's exit status (0 when it succeeded).
+func exitStatus(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }
 
 // lockedBuffer is a bytes.Buffer safe to read while a process writes to it.

@@ -72,6 +72,7 @@ func (s *Service) InsertBatch(ctx context.Context, tx *storage.Tx, rows []*Batch
 	var ids, hashes, keys []string
 	for _, r := range rows {
 		m := r.Memory
+		m.IdempotencyKey = s.redact.Key(m.IdempotencyKey) // before it is matched (fields.go)
 		if m.ID != "" {
 			ids = append(ids, m.ID)
 		}
@@ -178,5 +179,8 @@ func (s *Service) InsertBatch(ctx context.Context, tx *storage.Tx, rows []*Batch
 // it; it reports false when the store holds an event of that id already
 // (an import run twice adds nothing).
 func (s *Service) CopyHistory(ctx context.Context, tx *storage.Tx, h *storage.HistoryEvent) (bool, error) {
+	// Its who, why and ids pass the redactor as new events' do.
+	h.ChangedBy, h.Reason = s.redact.Name(h.ChangedBy), s.redact.Field(h.Reason)
+	h.SessionID, h.RequestID = s.redact.Key(h.SessionID), s.redact.Key(h.RequestID)
 	return storage.InsertHistoryIfAbsent(ctx, tx, h)
 }

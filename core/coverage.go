@@ -31,6 +31,13 @@ func BlendContext(own, both float64) float64 {
 // and the caller takes the full path. Recall took about a fifth of its
 // time building term sets for this question alone.
 func quickCoverage(qterms []string, content string) (coverage float64, ok bool) {
+	return quickWeightedCoverage(qterms, nil, content)
+}
+
+// quickWeightedCoverage is quickCoverage with each query term counted at
+// its weight w[i] (nil: all alike): the weight of the terms content holds
+// over the weight of all.
+func quickWeightedCoverage(qterms []string, w []float64, content string) (coverage float64, ok bool) {
 	if len(qterms) == 0 {
 		return 0, true
 	}
@@ -111,13 +118,27 @@ func quickCoverage(qterms []string, content string) (coverage float64, ok bool) 
 			covered[owner[i]] = true
 		}
 	}
-	n := 0
-	for _, c := range covered {
-		if c {
-			n++
+	return heldShare(covered, w), true
+}
+
+// heldShare is the share of the terms held, each at its weight w[i] (nil:
+// all alike); 0 when the weights add up to nothing.
+func heldShare(held []bool, w []float64) float64 {
+	n, total := 0.0, 0.0
+	for i, h := range held {
+		x := 1.0
+		if w != nil {
+			x = w[i]
+		}
+		total += x
+		if h {
+			n += x
 		}
 	}
-	return float64(n) / float64(len(qterms)), true
+	if total <= 0 {
+		return 0
+	}
+	return n / total
 }
 
 // The bounds of text.QueryTerms below which quickCoverage answers: the

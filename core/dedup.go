@@ -35,7 +35,7 @@ func (s *Service) MergeDuplicatesTx(ctx context.Context, tx *storage.Tx, d Dupli
 			return err
 		}
 		m.IsDeleted, m.DeletedAt = true, now
-		m.UpdatedAt, m.UpdatedBy = now, actor.Name
+		m.UpdatedAt, m.UpdatedBy = now, s.redact.Name(actor.Name)
 		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
 			return err
 		}
@@ -53,7 +53,7 @@ func (s *Service) MergeDuplicatesTx(ctx context.Context, tx *storage.Tx, d Dupli
 	}
 	k.Tags = d.Tags
 	k.Version++
-	k.UpdatedAt, k.UpdatedBy = now, actor.Name
+	k.UpdatedAt, k.UpdatedBy = now, s.redact.Name(actor.Name)
 	return storage.UpdateMemory(ctx, tx, k)
 }
 

@@ -24,7 +24,9 @@
 //	search.go       the keyword leg (the in-memory index, or FTS5)
 //	keyindex.go     the in-memory keyword index, kept in step with commits
 //	coverage.go     word coverage of a memory by the query
+//	termweights.go  the query's words weighed by IDF in coverage (search.coverage_idf)
 //	speaker.go      the speaker factor for conversation turns
+//	neighbors.go    the lift toward a session neighbour's score (search.neighbor_weight)
 //	constraints.go  constraints in the dampening's resolution boost
 //	graph.go        recall's graph boost (one hop, under a deadline) and the hub penalty
 //	rerank.go       reranking by a model (reranker.enabled)

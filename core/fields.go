@@ -2,7 +2,11 @@ package core
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"regexp"
 	"strings"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -41,9 +45,56 @@ func CheckFilter(f storage.MemoryFilter) *Error {
 	return CheckTags("tags", f.Tags)
 }
 
+// CheckIdentifiers refuses the first identifier holding what a reader
+// cannot see or a terminal would obey (text.CheckIdentifier: control
+// characters, escape sequences, invisible formatting characters), naming
+// its field: tags, then each name and value of fields in turn. The value
+// is not repeated in the message.
+func CheckIdentifiers(tags []string, fields ...string) *Error {
+	if err := text.CheckIdentifiers("tags", tags); err != nil {
+		return invalidText(err)
+	}
+	for i := 0; i+1 < len(fields); i += 2 {
+		if err := text.CheckIdentifier(fields[i], fields[i+1]); err != nil {
+			return invalidText(err)
+		}
+	}
+	return nil
+}
+
+// cleanLines are values read out of free text (the tags of a "[a,b]:"
+// prefix) as clean one-line identifiers (text.CleanLine).
+func cleanLines(vs []string) []string {
+	for i, v := range vs {
+		vs[i] = text.CleanLine(v)
+	}
+	return vs
+}
+
+// invalidText is a text.FieldError as the API's invalid_request.
+func invalidText(err error) *Error {
+	if fe, ok := errors.AsType[*text.FieldError](err); ok {
+		return Invalid(fe.Field, "%s", fe.Msg)
+	}
+	return Invalid("", "%s", err.Error())
+}
+
 // fieldLead is put before a field while it is redacted (and taken off
 // after): see RedactField.
 const fieldLead = "field "
+
+// fieldMemoMax is how many short fields the redactor remembers the
+// redaction of: an import writes the same few actors, reasons and
+// sessions on every row, inside its write transaction.
+const (
+	fieldMemoMax   = 4096
+	fieldMemoBytes = 128
+)
+
+type fieldMemo struct {
+	out string
+	n   int
+}
 
 // Field removes secrets from a short field: a tag, an actor, a
 // reason, a source id, a title. Redact's env-file rule (NAME: value at the
@@ -55,25 +106,90 @@ func (r *Redactor) Field(v string) string {
 	if v == "" {
 		return v
 	}
-	out, n := text.Redact(fieldLead + v)
-	if !strings.HasPrefix(out, fieldLead) {
-		return r.Text(v) // a rule reached into the lead: redact the field whole
+	if len(v) <= fieldMemoBytes {
+		if m, ok := r.memo.Load(v); ok {
+			f := m.(fieldMemo)
+			if f.n > 0 {
+				r.count.Add(int64(f.n))
+			}
+			return f.out
+		}
+	}
+	out, n := r.field(v)
+	if len(v) <= fieldMemoBytes && r.memoSize.Load() < fieldMemoMax {
+		if _, loaded := r.memo.LoadOrStore(v, fieldMemo{out, n}); !loaded {
+			r.memoSize.Add(1)
+		}
 	}
 	if n > 0 {
 		r.count.Add(int64(n))
 	}
-	return out[len(fieldLead):]
+	return out
 }
 
-// memoryFields removes secrets from the free-text fields of a row about to
-// be inserted: tags, who, why, source id and category (content is redacted
-// where it enters, before it is hashed).
+// field redacts v as Field says, returning how many secrets it removed.
+func (r *Redactor) field(v string) (string, int) {
+	out, n := text.Redact(fieldLead + v)
+	if !strings.HasPrefix(out, fieldLead) {
+		return text.Redact(v) // a rule reached into the lead: redact the field whole
+	}
+	return out[len(fieldLead):], n
+}
+
+// keyMark starts an identifier the redactor replaced by its digest.
+const keyMark = "redacted-sha256:"
+
+// Key removes a secret from an identifier whose equality matters (an
+// idempotency key, a session id): one that holds a secret (Field would
+// change it) is stored as a digest of itself, so the same key still finds
+// its memory and two keys stay two, and the secret is not stored.
+func (r *Redactor) Key(v string) string {
+	if v == "" || strings.HasPrefix(v, keyMark) || r.Field(v) == v {
+		return v
+	}
+	sum := sha256.Sum256([]byte(v))
+	return keyMark + hex.EncodeToString(sum[:12])
+}
+
+// Actor is a with its name, session and request ids redacted (Field, Key):
+// they are stored as updated_by and in history.
+func (r *Redactor) Actor(a Actor) Actor {
+	a.Name, a.SessionID, a.RequestID = r.Name(a.Name), r.Key(a.SessionID), r.Key(a.RequestID)
+	return a
+}
+
+// Name is Field for who wrote something (an actor, a memory's who or
+// updated_by), leaving the name the auth gate gives a token's writes as
+// it is.
+func (r *Redactor) Name(v string) string {
+	if tokenActor.MatchString(v) {
+		return v
+	}
+	return r.Field(v)
+}
+
+// tokenActor is the name the auth gate gives a token's writes
+// (auth.ActorName: token:ROLE:ID, its public id, not a secret), which the
+// rule for "token: value" would take for one.
+var tokenActor = regexp.MustCompile(`^token:[a-z]+(:[0-9a-f]{16})?(#p[0-9a-f]{16})?$`)
+
+// memoryFields removes secrets from every field but content of a row
+// about to be inserted: tags, who, why, source id, category, updated by,
+// runtime path, source path and section, the vector clock, and the
+// session id and idempotency key (Key: their equality is kept). Content
+// is redacted where it enters, before it is hashed.
 func (r *Redactor) memoryFields(m *storage.Memory) {
 	for i, t := range m.Tags {
 		m.Tags[i] = r.Field(t)
 	}
-	m.Who, m.Why = r.Field(m.Who), r.Field(m.Why)
+	m.Who, m.Why = r.Name(m.Who), r.Field(m.Why)
 	m.SourceID, m.Category = r.Field(m.SourceID), r.Field(m.Category)
+	m.UpdatedBy, m.RuntimePath = r.Name(m.UpdatedBy), r.Field(m.RuntimePath)
+	m.SourcePath, m.SourceSection = r.Field(m.SourcePath), r.Field(m.SourceSection)
+	m.SessionID, m.IdempotencyKey = r.Key(m.SessionID), r.Key(m.IdempotencyKey)
+	if m.VectorClock != "" && m.VectorClock != "{}" {
+		m.VectorClock = string(r.JSON(json.RawMessage(m.VectorClock)))
+	}
 }
 
 // patch removes secrets from the free-text fields a patch sets.
@@ -83,7 +199,7 @@ func (r *Redactor) patch(p *Patch) {
 		p.Content = &c
 	}
 	if p.Who != nil {
-		w := r.Field(*p.Who)
+		w := r.Name(*p.Who)
 		p.Who = &w
 	}
 	if p.Tags != nil {

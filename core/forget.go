@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/keyword"
+	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -18,10 +20,13 @@ import (
 // BatchForgetInput selects memories to forget by ids, a query or filters,
 // and either previews the selection or executes it.
 type BatchForgetInput struct {
-	Mode         string // "preview" (default) or "execute"
-	Limit        int    // 0 means 20; clamped to 1..max_batch
-	IDs          []string
-	Query        string
+	Mode  string // "preview" (default) or "execute"
+	Limit int    // 0 means 20; clamped to 1..max_batch
+	IDs   []string
+	Query string
+	// Match is how a query selects: MatchAll (the default) a memory
+	// holding every word of it, MatchAny one holding any (ranked).
+	Match        string
 	Filter       storage.MemoryFilter // Type, Tags, Who, SourceType, Since, Until
 	Reason       string
 	Force        bool
@@ -30,6 +35,17 @@ type BatchForgetInput struct {
 	// forget refuses: version-guarded deletes go one at a time.
 	IfVersionGiven bool
 }
+
+// How a batch forget's query selects (BatchForgetInput.Match).
+const (
+	MatchAll = "all"
+	MatchAny = "any"
+)
+
+// forgetPool is how many more of a query's best keyword hits a batch
+// forget reads than it keeps, when every word must match: a memory with
+// every word usually ranks first, not always.
+const forgetPool = 500
 
 // ForgetCandidate is one memory a batch forget would delete.
 type ForgetCandidate struct {
@@ -119,6 +135,11 @@ func (s *Service) ForgetBatch(ctx context.Context, in BatchForgetInput, actor Ac
 	if in.Limit < 0 {
 		return nil, Invalid("limit", "limit must be a positive integer")
 	}
+	switch in.Match {
+	case "", MatchAll, MatchAny:
+	default:
+		return nil, Invalid("match", "match must be all (every word of the query) or any")
+	}
 	if e := CheckFilter(in.Filter); e != nil {
 		return nil, e
 	}
@@ -203,11 +224,24 @@ func (s *Service) forgetCandidates(ctx context.Context, in BatchForgetInput, lim
 			}
 		}
 	case strings.TrimSpace(in.Query) != "":
-		hits, err := s.KeywordSearch(ctx, in.Query, f, limit)
+		// Forgetting what merely shares a word with the query ("json")
+		// is not what anyone asks for: by default a memory must hold
+		// every word (as the index reads them: stemmed, without
+		// stopwords).
+		all := in.Match != MatchAny
+		pool := limit
+		if all {
+			pool += forgetPool
+		}
+		hits, err := s.KeywordSearch(ctx, in.Query, f, pool)
 		if err != nil {
 			return nil, err
 		}
+		words := stems(strings.Join(text.QueryTerms(in.Query), " "))
 		for _, h := range hits {
+			if all && !holdsEvery(h.Memory.Content, words) {
+				continue
+			}
 			out = append(out, &ForgetCandidate{ID: h.Memory.ID, Score: math.Round(h.Score*1000) / 1000,
 				Pinned: h.Memory.Pinned, Version: h.Memory.Version, Content: h.Memory.Content})
 		}
@@ -227,4 +261,25 @@ func (s *Service) forgetCandidates(ctx context.Context, in BatchForgetInput, lim
 		out = []*ForgetCandidate{}
 	}
 	return out, nil
+}
+
+// stems are the distinct tokens of s as the keyword index reads them.
+func stems(s string) map[string]bool {
+	out := map[string]bool{}
+	keyword.Tokenize(s, func(tok []byte) { out[string(tok)] = true })
+	return out
+}
+
+// holdsEvery reports whether content holds every one of words (stems).
+func holdsEvery(content string, words map[string]bool) bool {
+	if len(words) == 0 {
+		return false
+	}
+	have := stems(content)
+	for w := range words {
+		if !have[w] {
+			return false
+		}
+	}
+	return true
 }

@@ -135,9 +135,20 @@ func applyKeywordChanges(ctx context.Context, db *storage.DB, ix *keyword.Index,
 // committed meanwhile are applied to both the old index (still searched)
 // and the new one before the swap. One build runs at a time.
 func (st *keywordIndex) rebuild(ctx context.Context) error {
+	build := st.startBuild(ctx)
+	if build == nil {
+		return nil
+	}
+	return build(ctx)
+}
+
+// startBuild marks a build as under way, so that searches from now on
+// are answered by FTS5 (while there is no index) rather than start one,
+// and returns the build to run; nil when one already runs.
+func (st *keywordIndex) startBuild(ctx context.Context) func(context.Context) error {
 	st.mu.Lock()
+	defer st.mu.Unlock()
 	if st.building {
-		st.mu.Unlock()
 		return nil
 	}
 	st.building, st.sinceBuild = true, nil
@@ -149,8 +160,11 @@ func (st *keywordIndex) rebuild(ctx context.Context) error {
 			st.db.ReturnMemoryChanges(taken)
 		}
 	}
-	st.mu.Unlock()
+	return st.build
+}
 
+// build reads the table into a new index and swaps it in.
+func (st *keywordIndex) build(ctx context.Context) error {
 	start := time.Now()
 	var iterErr error
 	ix := keyword.Build(func(yield func(keyword.Doc) bool) {
@@ -167,7 +181,9 @@ func (st *keywordIndex) rebuild(ctx context.Context) error {
 	st.building = false
 	if iterErr != nil {
 		st.buildErr = iterErr
-		st.log.Warn("keyword index build failed", "err", iterErr)
+		if ctx.Err() == nil { // not a server stopping mid-build
+			st.log.Warn("keyword index build failed", "err", iterErr)
+		}
 		return iterErr
 	}
 	late := append(st.sinceBuild, st.db.TakeMemoryChanges()...)
@@ -196,6 +212,20 @@ func (st *keywordIndex) stats() keyword.Stats {
 		return ix.Stats()
 	}
 	return keyword.Stats{}
+}
+
+// WarmKeywordIndex starts building the keyword index, so that searches
+// from now on do not wait for it (FTS5 answers them until it is built),
+// and returns the build, for the caller to run in a goroutine: a server
+// does at start.
+func (s *Service) WarmKeywordIndex(ctx context.Context) func(context.Context) error {
+	if !s.cfg.Search.KeywordIndex || s.db.ReadOnly() || s.keyword.ix.Load() != nil {
+		return func(context.Context) error { return nil }
+	}
+	if build := s.keyword.startBuild(ctx); build != nil {
+		return build
+	}
+	return func(context.Context) error { return nil }
 }
 
 // KeywordIndexStats describes the in-memory keyword index (zero before

@@ -90,6 +90,28 @@ func ViewOf(m *storage.Memory) *Memory {
 	}
 }
 
+// Displayed is a copy of m safe to show a person or hand an agent as text:
+// its content through text.Display, each one-line field through
+// text.DisplayLine (control characters and escape sequences removed,
+// invisible characters shown). What is stored is unchanged; JSON for
+// programs (export, the API) carries the stored values.
+func (m *Memory) Displayed() *Memory {
+	if m == nil {
+		return nil
+	}
+	d := *m
+	d.Content = text.Display(m.Content)
+	d.Tags = make([]string, len(m.Tags))
+	for i, t := range m.Tags {
+		d.Tags[i] = text.DisplayLine(t)
+	}
+	for _, f := range []*string{&d.Type, &d.Category, &d.Who, &d.Why, &d.Project, &d.SessionID, &d.SourceType,
+		&d.SourceID, &d.UpdatedBy, &d.IdempotencyKey, &d.RuntimePath, &d.SourcePath, &d.SourceSection, &d.VectorClock} {
+		*f = text.DisplayLine(*f)
+	}
+	return &d
+}
+
 // RememberInput is a request to store a memory. Pointer fields distinguish
 // "not given" from a zero value: explicit fields always win over what the
 // content's prefixes or type inference would choose.
@@ -171,6 +193,16 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 	if e := CheckTags("tags", in.Tags); e != nil {
 		return nil, e
 	}
+	// Identifiers are shown on one line and matched as they are: nothing
+	// a terminal would obey, nothing a reader cannot see.
+	if e := CheckIdentifiers(in.Tags, "type", in.Type, "who", in.Who, "project", in.Project, "session_id", in.SessionID,
+		"source_type", in.SourceType, "source_id", in.SourceID, "category", in.Category, "idempotency_key", in.IdempotencyKey,
+		"runtime_path", in.RuntimePath, "key", in.Key, "scope", in.Scope); e != nil {
+		return nil, e
+	}
+	// A key is matched before the row is written: a secret in it becomes
+	// its digest here, so the lookup and the stored row agree (fields.go).
+	in.IdempotencyKey = s.redact.Key(in.IdempotencyKey)
 	key, fe := evolution.NormalizeKey(in.Key)
 	if fe != nil {
 		return nil, invalidField(fe)
@@ -190,7 +222,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 		Importance:     s.cfg.Memory.DefaultImportance,
 		SourceType:     OrDefault(in.SourceType, "manual"),
 		SourceID:       in.SourceID,
-		Tags:           pre.Tags,
+		Tags:           text.CleanTags(cleanLines(pre.Tags)),
 		Who:            OrDefault(in.Who, actor.Name),
 		Why:            OrDefault(in.Why, "explicit"),
 		Project:        in.Project,
@@ -497,9 +529,12 @@ func (s *Service) historyEvent(memoryID, event string, oldContent, newContent *s
 		}
 		metaJSON = string(b)
 	}
+	// Who, why and the ids come from callers (headers, tool clients,
+	// hook bodies): secrets never reach history (fields.go).
+	actor = s.redact.Actor(actor)
 	return &storage.HistoryEvent{
 		ID: NewID(), MemoryID: memoryID, Event: event, OldContent: oldContent, NewContent: newContent,
-		ChangedBy: actor.Name, ActorType: actor.Type, Reason: reason, Metadata: metaJSON,
+		ChangedBy: actor.Name, ActorType: actor.Type, Reason: s.redact.Field(reason), Metadata: metaJSON,
 		SessionID: actor.SessionID, RequestID: actor.RequestID, CreatedAt: s.Timestamp(),
 	}, nil
 }

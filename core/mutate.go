@@ -110,7 +110,18 @@ func (p *Patch) validate(maxChars int) *Error {
 	if p.Importance != nil && !ValidUnit(*p.Importance) {
 		return Invalid("importance", "importance must be a finite number between 0 and 1")
 	}
-	return nil
+	var tags []string
+	if p.Tags != nil {
+		tags = *p.Tags
+	}
+	return CheckIdentifiers(tags, "type", deref(p.Type), "who", deref(p.Who), "project", deref(p.Project))
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func conflict(code, msg string, m *storage.Memory) (*MutationResult, error) {
@@ -213,7 +224,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 		}
 		m.Version++
 		m.UpdateCount++
-		m.UpdatedAt, m.UpdatedBy = s.Timestamp(), actor.Name
+		m.UpdatedAt, m.UpdatedBy = s.Timestamp(), s.redact.Name(actor.Name)
 		if err := storage.UpdateMemory(ctx, tx, m); err != nil {
 			return fmt.Errorf("update memory: %w", err)
 		}
@@ -335,7 +346,7 @@ func (s *Service) ForgetTx(ctx context.Context, tx *storage.Tx, in ForgetInput, 
 	now := s.Timestamp()
 	m.IsDeleted, m.DeletedAt = true, now
 	m.Version++
-	m.UpdatedAt, m.UpdatedBy = now, actor.Name
+	m.UpdatedAt, m.UpdatedBy = now, s.redact.Name(actor.Name)
 	if err := storage.UpdateMemory(ctx, tx, m); err != nil {
 		return nil, fmt.Errorf("delete memory: %w", err)
 	}
@@ -454,7 +465,7 @@ func (s *Service) RecoverTx(ctx context.Context, tx *storage.Tx, in RecoverInput
 	prev := m.Version
 	m.IsDeleted, m.DeletedAt = false, ""
 	m.Version++
-	m.UpdatedAt, m.UpdatedBy = s.Timestamp(), actor.Name
+	m.UpdatedAt, m.UpdatedBy = s.Timestamp(), s.redact.Name(actor.Name)
 	if err := storage.UpdateMemory(ctx, tx, m); err != nil {
 		return nil, fmt.Errorf("recover memory: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cairnmem/cairn/core/evolution"
 
 	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/core/vectors"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -61,6 +62,7 @@ type ScoreParts struct {
 	Model     float64 `json:"model_rerank,omitempty"` // the reranking model's score (reranker.enabled), which ordered the best reranker.top_n
 	Dampening float64 `json:"dampening"`              // multiplier from gravity/hub/resolution
 	Speaker   float64 `json:"speaker"`                // multiplier for a turn of a speaker the query does not name when it names another (core/speaker.go)
+	Neighbor  float64 `json:"neighbor,omitempty"`     // added toward the score of the memory next to it in its session (core/neighbors.go)
 	Decay     float64 `json:"decay"`                  // importance × decay multiplier
 	Evidence  float64 `json:"evidence"`               // confidence × reinforcement × staleness, weighted (core/evolution)
 	Final     float64 `json:"final"`
@@ -152,6 +154,29 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 		return c
 	}
 
+	// The vector leg (most of it the query's embedding, which the
+	// built-in model computes on this CPU) runs beside the keyword leg
+	// instead of after it: a hybrid recall takes the longer of the two,
+	// not their sum.
+	var vectorLeg func() (*vectors.Query, error)
+	// While a server that just started still loads the model and the
+	// index, a hybrid recall answers from keywords rather than wait.
+	warming := mode == ModeHybrid && s.vectors.Embedder() != nil && s.vectors.Warming()
+	if warming {
+		out.Warnings = append(out.Warnings, "the embedding model and the vector index are still loading: keyword results only")
+	}
+	if mode != ModeKeyword && s.vectors.Embedder() != nil && !warming {
+		vf := f
+		done := make(chan struct{})
+		var vq *vectors.Query
+		var verr error
+		go func() {
+			defer close(done)
+			vq, verr = s.vectors.Search(ctx, VectorQuery(in.Query), k, &vf)
+		}()
+		vectorLeg = func() (*vectors.Query, error) { <-done; return vq, verr }
+	}
+
 	ranKeyword := false
 	if mode != ModeVector {
 		kq := in.KeywordQuery
@@ -199,8 +224,8 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 	}
 
 	ranVector := false
-	if mode != ModeKeyword && s.vectors.Embedder() != nil {
-		q, err := s.vectors.Search(ctx, VectorQuery(in.Query), k, &f)
+	if vectorLeg != nil {
+		q, err := vectorLeg()
 		if err != nil {
 			out.Warnings = append(out.Warnings, "vector search unavailable: "+err.Error())
 			s.log.Warn("recall without vectors", "err", err)
@@ -383,8 +408,12 @@ type candidate struct {
 	hasVec   bool
 	vecRank  int
 	// context is the content of the memory's predecessor in its session
-	// (search.session_context).
-	context string
+	// (search.session_context), prevID that memory's id.
+	context, prevID string
+
+	// rel is the score before importance and evidence, which the
+	// neighbour lift reads; neighbor is what that lift added.
+	rel, neighbor float64
 
 	fused, graph, damp, decay, final float64
 	evidence, speaker                float64
@@ -396,7 +425,7 @@ type candidate struct {
 func (c *candidate) parts() *ScoreParts {
 	r := func(x float64) float64 { return math.Round(x*10000) / 10000 }
 	p := &ScoreParts{BM25: r(c.bm25), Keyword: r(c.keyword), Coverage: r(c.coverage), Hint: r(c.hint), Fused: r(c.fused), Graph: r(c.graph),
-		Dampening: r(c.damp), Speaker: r(c.speaker), Decay: r(c.decay), Evidence: r(c.evidence), Final: r(c.final)}
+		Dampening: r(c.damp), Speaker: r(c.speaker), Neighbor: r(c.neighbor), Decay: r(c.decay), Evidence: r(c.evidence), Final: r(c.final)}
 	if c.reranked {
 		p.Model = r(c.model)
 	}
@@ -412,23 +441,27 @@ func (c *candidate) parts() *ScoreParts {
 // TermCoverage is the share of the query's terms that content contains
 // (either form of an irregular verb counts).
 func TermCoverage(qterms []string, content string) float64 {
+	return weightedCoverage(qterms, nil, content)
+}
+
+// weightedCoverage is TermCoverage with each term counted at its weight
+// w[i] (nil: all alike).
+func weightedCoverage(qterms []string, w []float64, content string) float64 {
 	if len(qterms) == 0 {
 		return 0
 	}
-	if c, ok := quickCoverage(qterms, content); ok {
+	if c, ok := quickWeightedCoverage(qterms, w, content); ok {
 		return c // the same answer, for short content (coverage.go)
 	}
 	have := map[string]bool{}
 	for _, t := range text.QueryTerms(content) {
 		have[t] = true
 	}
-	n := 0
-	for _, t := range qterms {
-		if have[t] || slices.ContainsFunc(text.IrregularVerbs[t], func(f string) bool { return have[f] }) {
-			n++
-		}
+	held := make([]bool, len(qterms))
+	for i, t := range qterms {
+		held[i] = have[t] || slices.ContainsFunc(text.IrregularVerbs[t], func(f string) bool { return have[f] })
 	}
-	return float64(n) / float64(len(qterms))
+	return heldShare(held, w)
 }
 
 // keywordScore maps a raw bm25 (negative, lower is better) into [0,1]
@@ -466,18 +499,25 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 	// A word only the memory's context (its predecessor in its session)
 	// holds counts half, as in the index.
 	qterms := text.QueryTerms(query)
+	var weights []float64 // nil: every word alike (termweights.go)
+	if cfg.CoverageIDF {
+		weights = s.termWeights(ctx, qterms)
+	}
 	for _, c := range cands {
 		if c.mem != nil {
 			c.coverage = TermCoverage(qterms, c.mem.Content)
 			cov := c.coverage
+			if weights != nil {
+				cov = weightedCoverage(qterms, weights, c.mem.Content)
+			}
 			if c.context != "" && cov < 1 {
-				cov = BlendContext(cov, TermCoverage(qterms, c.mem.Content+"\n"+c.context))
+				cov = BlendContext(cov, weightedCoverage(qterms, weights, c.mem.Content+"\n"+c.context))
 			}
 			c.keyword = (1-cfg.CoverageWeight)*c.keyword + cfg.CoverageWeight*cov
 		}
 	}
 	boosted := s.graphBoost(ctx, query, cands)
-	speakers := speakerFactors(qterms, cands, cfg.SpeakerWeight)
+	speakers := speakerFactors(qterms, cands, cfg.SpeakerWeight, cfg.SpeakerMargin)
 	var hubs, constrained map[string]bool
 	if cfg.Dampening {
 		hubs = s.hubCandidates(ctx, query, cands)
@@ -523,6 +563,14 @@ func (s *Service) score(ctx context.Context, query string, cands map[string]*can
 			c.speaker = f
 			score *= f
 		}
+		c.rel = score
+	}
+	neighborLift(cands, cfg.NeighborWeight) // neighbors.go
+	for _, c := range cands {
+		if c.mem == nil {
+			continue
+		}
+		score := c.rel + c.neighbor
 		c.decay = decayMultiplier(c.mem, cfg.DecayRate, now)
 		score *= c.decay
 		c.evidence = evolution.Factor(s.cfg.Memory.EvidenceWeight, c.mem.Confidence, c.mem.reinforced, c.mem.CreatedAt, c.mem.lastConfirmed, c.mem.Pinned, now)
@@ -629,14 +677,15 @@ func (s *Service) loadContexts(ctx context.Context, cands map[string]*candidate)
 	if len(rids) == 0 {
 		return
 	}
-	contents, err := storage.ContentsByRID(ctx, s.db.Reader(), rids)
+	contexts, err := storage.ContextsByRID(ctx, s.db.Reader(), rids)
 	if err != nil {
 		s.log.Warn("recall: session contexts", "err", err)
 		return
 	}
 	for _, c := range cands {
 		if c.mem != nil && c.mem.contextRID > 0 {
-			c.context = contents[c.mem.contextRID]
+			sc := contexts[c.mem.contextRID]
+			c.context, c.prevID = sc.Content, sc.ID
 		}
 	}
 }

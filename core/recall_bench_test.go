@@ -37,6 +37,7 @@ var benchWords = []string{"deploy", "database", "migration", "friday", "postgres
 
 type benchStore struct {
 	app  *app.App
+	db   *storage.DB
 	dir  string
 	once sync.Once
 }
@@ -97,7 +98,7 @@ func recallApp(b *testing.B, n int) *app.App {
 			b.Fatal(err)
 		}
 		b.Logf("%d memories: vector index loaded in %v", n, time.Since(start))
-		bs.app = ap
+		bs.app, bs.db = ap, db
 	})
 	return bs.app
 }
@@ -131,6 +132,69 @@ func benchRecall(b *testing.B, n int, mode string) {
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkRecall10kHybridSettings measures hybrid recall of the 10k
+// store under recall settings side by side, query by query (the order
+// rotating), each setting a service of its own over the same store: the
+// defaults, round 2's defaults (before issue 32's measurement), and each
+// ranking piece issue 32 measured alone. The synthetic notes have no
+// speaker labels and no session context, so the speaker margin and the
+// neighbour lift only pay their bookkeeping here;
+// BenchmarkConversationScoring measures them on conversation turns.
+func BenchmarkRecall10kHybridSettings(b *testing.B) {
+	recallApp(b, 10_000)
+	v, _ := benchStores.Load(10_000)
+	bs := v.(*benchStore)
+	variants := []struct {
+		name string
+		set  func(*config.SearchConfig)
+	}{
+		{"default", func(*config.SearchConfig) {}},
+		{"round2", func(c *config.SearchConfig) {
+			c.SpeakerMargin, c.NeighborWeight, c.CoverageIDF, c.Dampening = 1, 0, false, true
+		}},
+		{"neighbor0.2", func(c *config.SearchConfig) { c.NeighborWeight = 0.2 }},
+		{"margin0", func(c *config.SearchConfig) { c.SpeakerMargin = 0 }},
+		{"idf", func(c *config.SearchConfig) { c.CoverageIDF = true }},
+		{"nodampening", func(c *config.SearchConfig) { c.Dampening = false }},
+	}
+	ctx := context.Background()
+	svcs := make([]*core.Service, len(variants))
+	for i, vr := range variants {
+		cfg := config.DefaultConfig()
+		apitest.NoFloor(&cfg)
+		vr.set(&cfg.Search)
+		ap := app.New(bs.db, cfg, app.Options{Embedder: apitest.Builtin(b)})
+		if err := ap.Vectors.WarmVectors(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for _, q := range benchQueries { // the query cache and the keyword index
+			ap.Service.Recall(ctx, core.RecallInput{Query: q, Mode: core.ModeHybrid, NoTracking: true})
+		}
+		svcs[i] = ap.Service
+	}
+	lat := make([][]time.Duration, len(variants))
+	i := 0
+	for b.Loop() {
+		q := benchQueries[i%len(benchQueries)]
+		for j := range variants {
+			k := (i + j) % len(variants)
+			t0 := time.Now()
+			res, err := svcs[k].Recall(ctx, core.RecallInput{Query: q, Mode: core.ModeHybrid, NoTracking: true,
+				Filter: storage.MemoryFilter{Project: []string{"", "atlas"}[i%2]}})
+			lat[k] = append(lat[k], time.Since(t0))
+			if err != nil || len(res.Results) == 0 {
+				b.Fatalf("recall %s: %v %v", variants[k].name, err, res)
+			}
+		}
+		i++
+	}
+	for k, vr := range variants {
+		l := lat[k]
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+		b.ReportMetric(float64(l[len(l)/2].Microseconds())/1000, vr.name+"-p50-ms")
+	}
 }
 
 func BenchmarkRecall10kKeyword(b *testing.B)  { benchRecall(b, 10_000, core.ModeKeyword) }

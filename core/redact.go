@@ -1,6 +1,7 @@
 package core
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/cairnmem/cairn/core/text"
@@ -12,6 +13,9 @@ import (
 // goes through. The methods for fields around content are in fields.go.
 type Redactor struct {
 	count atomic.Int64 // secrets redacted since start
+
+	memo     sync.Map     // short field → fieldMemo (Field)
+	memoSize atomic.Int32 // entries in memo
 }
 
 // Text removes secrets from text and counts them.

@@ -54,7 +54,16 @@ func speakerLabel(content string) string {
 // speakerFactors returns the multiplier of each candidate whose speaker
 // the query does not name, when it names the speaker of at least one
 // candidate; nil when the factor does not apply.
-func speakerFactors(qterms []string, cands map[string]*candidate, weight float64) map[string]float64 {
+//
+// A question can attribute a statement to the wrong person ("What did
+// Caroline realize after her charity race?" when Melanie ran it), and then
+// the other person's turn is the answer. So a turn is demoted only when
+// some turn of a named speaker holds at least its share of the question's
+// other words (the words that are no speaker's name) less margin: what a
+// named person said competes, and their own words win the tie; a turn
+// that holds the question's words far better than anything the named
+// person said keeps its score. margin 1 demotes always.
+func speakerFactors(qterms []string, cands map[string]*candidate, weight, margin float64) map[string]float64 {
 	if weight <= 0 || len(qterms) == 0 {
 		return nil
 	}
@@ -63,6 +72,7 @@ func speakerFactors(qterms []string, cands map[string]*candidate, weight float64
 		named[t] = true
 	}
 	labels := make(map[string]string, len(cands))
+	speakers := map[string]bool{}
 	hit := false
 	for id, c := range cands {
 		if c.mem == nil {
@@ -70,17 +80,36 @@ func speakerFactors(qterms []string, cands map[string]*candidate, weight float64
 		}
 		if l := speakerLabel(c.mem.Content); l != "" {
 			labels[id] = l
+			speakers[l] = true
 			hit = hit || named[l]
 		}
 	}
 	if !hit {
 		return nil
 	}
+	var share map[string]float64
+	best := 0.0 // the best share of a named speaker's turn
+	if margin < 1 {
+		var rest []string
+		for _, t := range qterms {
+			if !speakers[t] {
+				rest = append(rest, t)
+			}
+		}
+		share = make(map[string]float64, len(labels))
+		for id, l := range labels {
+			share[id] = TermCoverage(rest, cands[id].mem.Content)
+			if named[l] {
+				best = max(best, share[id])
+			}
+		}
+	}
 	out := make(map[string]float64, len(labels))
 	for id, l := range labels {
-		if !named[l] {
-			out[id] = 1 - weight
+		if named[l] || (share != nil && share[id]-margin > best+1e-9) {
+			continue
 		}
+		out[id] = 1 - weight
 	}
 	return out
 }

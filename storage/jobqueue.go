@@ -14,15 +14,25 @@ type JobFilter struct {
 	// Failing restricts to pending jobs that have failed at least once
 	// (waiting out their retry backoff).
 	Failing bool
+	// Text keeps the jobs whose id, type, status, memory or document id,
+	// or error contains it (case-insensitive for ASCII).
+	Text string
+	// Sort orders the list: "" live first (leased, pending, dead, the
+	// rest), then newest; JobsNewest or JobsOldest by last update.
+	Sort string
+	// Offset skips that many rows of the list (the next page).
+	Offset int
 }
 
-// ListJobs returns jobs matching f: live ones (leased, pending) first, then
-// the rest, newest first within each group.
-func ListJobs(ctx context.Context, q Querier, f JobFilter, limit int) ([]*Job, error) {
-	if limit < 1 {
-		limit = 100
-	}
-	var where []string
+// Orders of the job list (JobFilter.Sort).
+const (
+	JobsNewest = "newest"
+	JobsOldest = "oldest"
+)
+
+// where is f as a condition on memory_jobs, with its arguments.
+func (f JobFilter) where() (string, []any) {
+	where := []string{"1"}
 	var args []any
 	if f.Status != "" {
 		where = append(where, "status = ?")
@@ -37,15 +47,35 @@ func ListJobs(ctx context.Context, q Querier, f JobFilter, limit int) ([]*Job, e
 		args = append(args, f.MemoryID)
 	}
 	if f.Failing {
-		where = append(where, "status = 'pending' AND failed_at IS NOT NULL")
+		// attempts > 0: a requeued dead job keeps its failure but starts
+		// again from no attempts, pending like a new one.
+		where = append(where, "status = 'pending' AND failed_at IS NOT NULL AND attempts > 0")
 	}
-	query := `SELECT ` + jobColumns + ` FROM memory_jobs`
-	if len(where) > 0 {
-		query += ` WHERE ` + strings.Join(where, " AND ")
+	if f.Text != "" {
+		p := "%" + likeEscape(f.Text) + "%"
+		where = append(where, `(id LIKE ? ESCAPE '\' OR job_type LIKE ? ESCAPE '\' OR status LIKE ? ESCAPE '\'
+			OR COALESCE(memory_id, '') LIKE ? ESCAPE '\' OR COALESCE(document_id, '') LIKE ? ESCAPE '\' OR COALESCE(error, '') LIKE ? ESCAPE '\')`)
+		args = append(args, p, p, p, p, p, p)
 	}
-	query += ` ORDER BY CASE status WHEN 'leased' THEN 0 WHEN 'pending' THEN 1 WHEN 'dead' THEN 2 ELSE 3 END,
-		updated_at DESC, id DESC LIMIT ?`
-	rows, err := q.QueryContext(ctx, query, append(args, limit)...)
+	return strings.Join(where, " AND "), args
+}
+
+// ListJobs returns jobs matching f: live ones (leased, pending) first, then
+// the rest, newest first within each group.
+func ListJobs(ctx context.Context, q Querier, f JobFilter, limit int) ([]*Job, error) {
+	if limit < 1 {
+		limit = 100
+	}
+	where, args := f.where()
+	order := `CASE status WHEN 'leased' THEN 0 WHEN 'pending' THEN 1 WHEN 'dead' THEN 2 ELSE 3 END, updated_at DESC, id DESC`
+	switch f.Sort {
+	case JobsNewest:
+		order = "updated_at DESC, id DESC"
+	case JobsOldest:
+		order = "updated_at ASC, id ASC"
+	}
+	query := `SELECT ` + jobColumns + ` FROM memory_jobs WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+	rows, err := q.QueryContext(ctx, query, append(args, limit, max(0, f.Offset))...)
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
 	}
@@ -59,6 +89,14 @@ func ListJobs(ctx context.Context, q Querier, f JobFilter, limit int) ([]*Job, e
 		out = append(out, j)
 	}
 	return out, rows.Err()
+}
+
+// CountJobs counts the jobs matching f (its Offset aside).
+func CountJobs(ctx context.Context, q Querier, f JobFilter) (int, error) {
+	where, args := f.where()
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM memory_jobs WHERE `+where, args...).Scan(&n)
+	return n, err
 }
 
 // RequeueDeadJobs returns up to limit dead jobs (only id when given) to

@@ -399,17 +399,51 @@ func DecideProposal(ctx context.Context, q Querier, id, expectState, state, appl
 	return nil
 }
 
+// ReopenProposal puts a decided proposal (in expectState) back to
+// pending, without its decision: the undo of a decision whose effect the
+// caller has reverted. ErrNotFound when it is not in expectState.
+func ReopenProposal(ctx context.Context, q Querier, id, expectState, now string) error {
+	res, err := q.ExecContext(ctx, `UPDATE pipeline_proposals SET state = 'pending', applied_memory_id = NULL,
+		decided_by = NULL, decided_at = NULL, decision_reason = NULL, updated_at = ? WHERE id = ? AND state = ?`,
+		now, id, expectState)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return ErrNotFound
+	}
+	return nil
+}
+
 // ProposalFilter selects proposals; zero values mean no constraint.
 type ProposalFilter struct {
 	State          string
 	Action         string
 	SourceMemoryID string
 	JobID          string
+	// Decided selects every decided proposal (any state but pending),
+	// newest decision first.
+	Decided bool
+	// Text keeps the proposals whose fact, reason, type, or source or
+	// target memory id contains it (case-insensitive for ASCII).
+	Text string
+	// Sort orders the list: "" newest first (decided ones: newest
+	// decision first), ProposalsOldest, or ProposalsConfidence (highest
+	// first).
+	Sort string
+	// Offset skips that many rows of the list (the next page).
+	Offset int
 }
 
-// ListProposals returns proposals matching f, newest first.
-func ListProposals(ctx context.Context, q Querier, f ProposalFilter, limit int) ([]*Proposal, error) {
-	var conds []string
+// Orders of the proposal list (ProposalFilter.Sort).
+const (
+	ProposalsOldest     = "oldest"
+	ProposalsConfidence = "confidence"
+)
+
+// where is f as a condition on pipeline_proposals, with its arguments.
+func (f ProposalFilter) where() (string, []any) {
+	conds := []string{"1"}
 	var args []any
 	for _, c := range []struct{ col, v string }{{"state", f.State}, {"action", f.Action},
 		{"source_memory_id", f.SourceMemoryID}, {"job_id", f.JobID}} {
@@ -418,13 +452,34 @@ func ListProposals(ctx context.Context, q Querier, f ProposalFilter, limit int) 
 			args = append(args, c.v)
 		}
 	}
-	where := "1"
-	if len(conds) > 0 {
-		where = strings.Join(conds, " AND ")
+	if f.Decided {
+		conds = append(conds, "state <> 'pending'")
 	}
-	args = append(args, limit)
+	if f.Text != "" {
+		p := "%" + likeEscape(f.Text) + "%"
+		conds = append(conds, `(fact LIKE ? ESCAPE '\' OR COALESCE(reason, '') LIKE ? ESCAPE '\' OR COALESCE(fact_type, '') LIKE ? ESCAPE '\'
+			OR source_memory_id LIKE ? ESCAPE '\' OR COALESCE(target_memory_id, '') LIKE ? ESCAPE '\')`)
+		args = append(args, p, p, p, p, p)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// ListProposals returns proposals matching f, newest first (decided ones:
+// newest decision first).
+func ListProposals(ctx context.Context, q Querier, f ProposalFilter, limit int) ([]*Proposal, error) {
+	where, args := f.where()
+	order := "created_at DESC, rowid DESC"
+	switch {
+	case f.Sort == ProposalsOldest:
+		order = "created_at ASC, rowid ASC"
+	case f.Sort == ProposalsConfidence:
+		order = "confidence DESC, created_at DESC, rowid DESC"
+	case f.Decided:
+		order = "COALESCE(decided_at, updated_at) DESC, rowid DESC"
+	}
+	args = append(args, limit, max(0, f.Offset))
 	rows, err := q.QueryContext(ctx, `SELECT `+proposalColumns+` FROM pipeline_proposals WHERE `+where+`
-		ORDER BY created_at DESC, rowid DESC LIMIT ?`, args...)
+		ORDER BY `+order+` LIMIT ? OFFSET ?`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -438,6 +493,15 @@ func ListProposals(ctx context.Context, q Querier, f ProposalFilter, limit int) 
 		out = append(out, p)
 	}
 	return out, rows.Err()
+}
+
+// CountProposalsMatching counts the proposals matching f (its Offset
+// aside).
+func CountProposalsMatching(ctx context.Context, q Querier, f ProposalFilter) (int, error) {
+	where, args := f.where()
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM pipeline_proposals WHERE `+where, args...).Scan(&n)
+	return n, err
 }
 
 // CountProposals counts proposals in state (one indexed query).
@@ -456,4 +520,19 @@ func ProposedBefore(ctx context.Context, q Querier, fact, action, sourceID strin
 	var ok bool
 	err := q.QueryRowContext(ctx, proposedBeforeQuery, fact, action, sourceID).Scan(&ok)
 	return ok, err
+}
+
+// KillJob marks a leased job dead at once, for failures no retry can fix
+// (the caller must hold the lease).
+func KillJob(ctx context.Context, q Querier, j *Job, msg string, now time.Time) error {
+	if err := CheckLease(ctx, q, j); err != nil {
+		return err
+	}
+	if len(msg) > 2000 {
+		msg = msg[:2000]
+	}
+	ts := FormatTime(now)
+	_, err := q.ExecContext(ctx, `UPDATE memory_jobs SET status = 'dead', failed_at = ?, error = ?,
+		lease_owner = NULL, updated_at = ? WHERE id = ?`, ts, msg, ts, j.ID)
+	return err
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/docstore"
 )
 
 // Table tests of the named queries core calls, on a real database.
@@ -565,11 +566,11 @@ func TestDiagnosticAndRepairQueries(t *testing.T) {
 		t.Fatalf("no documents = %+v, %v", d, err)
 	}
 	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
-		for _, d := range []*storage.Document{
-			{ID: "d1", SourceType: "text", Status: storage.DocFailed, Error: "old failure", CreatedAt: ts(-time.Hour), UpdatedAt: ts(-time.Hour)},
-			{ID: "d2", SourceType: "text", Status: storage.DocDone, CreatedAt: ts(time.Hour)},
+		for _, d := range []*docstore.Document{
+			{ID: "d1", SourceType: "text", Status: docstore.DocFailed, Error: "old failure", CreatedAt: ts(-time.Hour), UpdatedAt: ts(-time.Hour)},
+			{ID: "d2", SourceType: "text", Status: docstore.DocDone, CreatedAt: ts(time.Hour)},
 		} {
-			if err := storage.InsertDocument(ctx, tx, d); err != nil {
+			if err := docstore.InsertDocument(ctx, tx, d); err != nil {
 				return err
 			}
 		}
@@ -579,11 +580,11 @@ func TestDiagnosticAndRepairQueries(t *testing.T) {
 		t.Fatalf("no recent failure = %+v, %v", d, err)
 	}
 	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
-		if err := storage.InsertDocument(ctx, tx, &storage.Document{ID: "d3", SourceType: "url", Status: storage.DocFailed,
+		if err := docstore.InsertDocument(ctx, tx, &docstore.Document{ID: "d3", SourceType: "url", Status: docstore.DocFailed,
 			Error: "fetch failed", CreatedAt: ts(time.Hour)}); err != nil {
 			return err
 		}
-		return storage.InsertDocument(ctx, tx, &storage.Document{ID: "d4", SourceType: "url", Status: storage.DocFailed,
+		return docstore.InsertDocument(ctx, tx, &docstore.Document{ID: "d4", SourceType: "url", Status: docstore.DocFailed,
 			Error: "latest failure", CreatedAt: ts(2 * time.Hour)})
 	})
 	if d, err := storage.ReadDocumentFailures(ctx, r, ts(0)); err != nil || d.Failed != 2 || d.LastError != "latest failure" {
@@ -709,17 +710,17 @@ func TestMemoryJobDocumentAndInjectQueries(t *testing.T) {
 	}
 
 	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
-		if err := storage.InsertDocument(ctx, tx, &storage.Document{ID: "doc", SourceType: "text", CreatedAt: ts(0)}); err != nil {
+		if err := docstore.InsertDocument(ctx, tx, &docstore.Document{ID: "doc", SourceType: "text", CreatedAt: ts(0)}); err != nil {
 			return err
 		}
 		for i, id := range []string{"c3", "c2", "c1"} {
-			if err := storage.LinkDocumentChunk(ctx, tx, "doc", id, i); err != nil {
+			if err := docstore.LinkDocumentChunk(ctx, tx, "doc", id, i); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	chunks, err := storage.DocumentChunks(ctx, r, "doc")
+	chunks, err := docstore.DocumentChunks(ctx, r, "doc")
 	if err != nil || len(chunks) != 2 || chunks[0].MemoryID != "c3" || chunks[1].ChunkIndex != 2 || chunks[1].Content != "c1" {
 		t.Fatalf("chunks = %+v, %v", chunks, err)
 	}

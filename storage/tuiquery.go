@@ -23,6 +23,15 @@ const ShortIDLen = 8
 
 // SearchHistory returns the events matching f, newest first.
 func SearchHistory(ctx context.Context, q Querier, f HistorySearch, limit int) ([]*HistoryEvent, error) {
+	where, args := f.where()
+	args = append(args, limit)
+	return scanHistory(q.QueryContext(ctx, `SELECT `+historySelect+` FROM memory_history h WHERE `+where+`
+		ORDER BY created_at DESC, rowid DESC LIMIT ?`, args...))
+}
+
+// where is f as the condition of a query on memory_history h, with its
+// arguments.
+func (f HistorySearch) where() (string, []any) {
 	conds := []string{"1"}
 	var args []any
 	if f.Event != "" {
@@ -44,7 +53,5 @@ func SearchHistory(ctx context.Context, q Querier, f HistorySearch, limit int) (
 			OR COALESCE(reason, '') LIKE ? ESCAPE '\' OR changed_by LIKE ? ESCAPE '\')`)
 		args = append(args, p, p, p, p)
 	}
-	args = append(args, limit)
-	return scanHistory(q.QueryContext(ctx, `SELECT `+historySelect+` FROM memory_history h WHERE `+strings.Join(conds, " AND ")+`
-		ORDER BY created_at DESC, rowid DESC LIMIT ?`, args...))
+	return strings.Join(conds, " AND "), args
 }

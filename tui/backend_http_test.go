@@ -62,12 +62,12 @@ func TestHTTPBackendQueueAndProposals(t *testing.T) {
 	}
 
 	st, err := pane.Snapshot(ctx, hb, "")
-	if err != nil || st.DeadJobs != 1 || st.PendingProposals != 3 || st.ProposalsCapped || !st.QueueKnown {
+	if err != nil || st.DeadJobs != 1 || st.PendingProposals != 3 || !st.QueueKnown {
 		t.Fatalf("status over HTTP: %+v %v", st, err)
 	}
 
 	ps, err := hb.Proposals(ctx, wire.ProposalFilter{State: storage.ProposalPending, Action: extract.ActionUpdate}, 10)
-	if err != nil || len(ps) != 1 || ps[0].ID != propUpdate {
+	if err != nil || len(ps.Proposals) != 1 || ps.Total != 1 || ps.Proposals[0].ID != propUpdate {
 		t.Fatalf("proposals over HTTP: %v %v", ps, err)
 	}
 	if p, err := hb.Proposal(ctx, propDelete); err != nil || p.Action != extract.ActionDelete {

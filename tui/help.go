@@ -87,7 +87,7 @@ func fullHelpLines(st help.Styles, heading lipgloss.Style, width int, groups []h
 		for _, b := range keys {
 			k := pane.Pad(b.Help().Key, kw)
 			descW := max(8, colMax-kw-1)
-			for i, d := range wrapWords(b.Help().Desc, descW) {
+			for i, d := range pane.WrapWords(b.Help().Desc, descW) {
 				if i > 0 {
 					k = strings.Repeat(" ", kw)
 				}
@@ -131,35 +131,4 @@ func fullHelpLines(st help.Styles, heading lipgloss.Style, width int, groups []h
 		}
 	}
 	return out
-}
-
-// wrapWords breaks s into lines of at most w cells at spaces (a word
-// longer than w is cut).
-func wrapWords(s string, w int) []string {
-	var lines []string
-	cur := ""
-	for _, word := range strings.Fields(s) {
-		for lipgloss.Width(word) > w {
-			if cur != "" {
-				lines = append(lines, cur)
-				cur = ""
-			}
-			r := []rune(word)
-			lines = append(lines, string(r[:w]))
-			word = string(r[w:])
-		}
-		switch {
-		case cur == "":
-			cur = word
-		case lipgloss.Width(cur)+1+lipgloss.Width(word) <= w:
-			cur += " " + word
-		default:
-			lines = append(lines, cur)
-			cur = word
-		}
-	}
-	if cur != "" || len(lines) == 0 {
-		lines = append(lines, cur)
-	}
-	return lines
 }

@@ -104,6 +104,9 @@ type Model struct {
 	// it does not fit).
 	helpTop int
 
+	// palette is the open command palette, nil when closed.
+	palette *palette
+
 	changes        <-chan pane.Change
 	stopChanges    func()
 	refreshPending bool
@@ -124,7 +127,9 @@ func New(o Options) *Model {
 	if clock == nil {
 		clock = pane.RealClock{}
 	}
-	ctx := &pane.Context{Client: o.Client, Styles: styles.New(th), Now: now, Clock: clock, Project: o.Project}
+	// Every value the panes get is sanitized for the terminal as it
+	// arrives (pane.Safe).
+	ctx := &pane.Context{Client: pane.Safe(o.Client), Styles: styles.New(th), Now: now, Clock: clock, Project: o.Project}
 	m := &Model{
 		ctx:       ctx,
 		keys:      keys.DefaultGlobal(),
@@ -168,7 +173,7 @@ func (m *Model) Init() tea.Cmd {
 	}
 	cmds = append(cmds, m.show(m.active, true))
 	if m.ctx.Client != nil {
-		m.changes, m.stopChanges = pane.Changes(m.ctx.Client)
+		m.changes, m.stopChanges = pane.Changes(pane.Unwrap(m.ctx.Client))
 		cmds = append(cmds, m.waitChange())
 	}
 	return tea.Batch(cmds...)
@@ -249,7 +254,7 @@ var helpScroll = key.NewBinding(key.WithKeys("j", "k", "down", "up"), key.WithHe
 // first, then the pane's groups, laid out in columns that fit the width.
 func (m *Model) fullHelp() []string {
 	g := m.keys
-	groups := []helpGroup{{title: "Global", keys: []key.Binding{g.NextTab, g.PrevTab, g.Tab1, clickTab, g.Help, g.Back, g.Quit}}}
+	groups := []helpGroup{{title: "Global", keys: []key.Binding{g.Palette, g.NextTab, g.PrevTab, g.Tab1, clickTab, g.Help, g.Back, g.Quit}}}
 	for i, keys := range m.panes[m.active].FullHelp() {
 		title := m.panes[m.active].Title()
 		if i > 0 {
@@ -286,6 +291,9 @@ func (m *Model) switchTo(i int) tea.Cmd {
 	}
 	hide := m.show(m.active, false)
 	m.active = i
+	// A notice is about the pane it came from: it does not follow.
+	m.notice, m.noticeErr = "", false
+	m.noticeSeq++
 	m.layout()
 	return tea.Batch(hide, m.show(i, true))
 }
@@ -419,10 +427,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		return tea.Quit
 	}
+	if m.palette != nil {
+		return m.paletteKey(msg)
+	}
 	if p.Capturing() {
 		return p.Update(msg)
 	}
 	switch {
+	case key.Matches(msg, m.keys.Palette):
+		m.help.ShowAll = false
+		return m.openPalette()
 	case key.Matches(msg, m.keys.Quit):
 		return tea.Quit
 	case key.Matches(msg, m.keys.Help):
@@ -508,9 +522,12 @@ func (m *Model) View() tea.View {
 // compare it).
 func (m *Model) Render() string {
 	var body string
-	if m.help.ShowAll {
+	switch {
+	case m.palette != nil:
+		body = m.paletteView()
+	case m.help.ShowAll:
 		body = m.helpBody()
-	} else {
+	default:
 		body = m.panes[m.active].View()
 	}
 	rows := []string{m.tabsView(), body}
@@ -538,9 +555,6 @@ func (m *Model) tabsView() string {
 	if m.version != "" {
 		right += " " + m.version
 	}
-	if c := m.ctx.Client; c != nil && c.Addr() != "" { // client mode
-		right += " · client of " + m.status.Addr
-	}
 	right = st.Faint.Render(right + " ")
 	gap := m.width - lipgloss.Width(left) - lipgloss.Width(right)
 	if gap < 1 {
@@ -565,7 +579,7 @@ func (m *Model) helpBody() string {
 // bar (so it never covers what the status bar says).
 func (m *Model) noticeView() string {
 	st := m.ctx.Styles
-	text := pane.Truncate(" "+m.notice, m.width)
+	text := pane.Truncate(" "+pane.CleanLine(m.notice), m.width)
 	if m.noticeErr {
 		return st.Error.Render(text)
 	}
@@ -584,14 +598,21 @@ func (m *Model) statusView() string {
 			segs = append(segs, label+v)
 		}
 	}
+	// Where you are comes first, so it is the last to be cut: serving the
+	// API from this process (owning the store), or a client of the
+	// cairn that owns it.
+	if s.Addr != "" {
+		where := "serving "
+		if c := m.ctx.Client; c != nil && c.Addr() != "" {
+			where = "client of "
+		}
+		add(where, s.Addr+" ("+orUnknown(s.AuthMode)+" auth)")
+	}
 	if s.Health != "" {
 		segs = append(segs, fmt.Sprintf("%d memories", s.Memories))
 		if s.QueueKnown {
 			segs = append(segs, fmt.Sprintf("queue %d", s.Queue))
 		}
-	}
-	if s.Addr != "" {
-		add("", s.Addr+" ("+orUnknown(s.AuthMode)+" auth)")
 	}
 	add("pipeline ", s.Pipeline)
 	add("embed ", s.Embedding)
@@ -603,11 +624,7 @@ func (m *Model) statusView() string {
 		warns = append(warns, fmt.Sprintf("%d dead jobs", s.DeadJobs))
 	}
 	if s.PendingProposals > 0 {
-		n := fmt.Sprint(s.PendingProposals)
-		if s.ProposalsCapped {
-			n += "+"
-		}
-		warns = append(warns, n+" proposals pending")
+		warns = append(warns, fmt.Sprintf("%d proposals pending", s.PendingProposals))
 	}
 	warn := ""
 	if len(warns) > 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/documents"
+	"github.com/cairnmem/cairn/storage/docstore"
 
 	"github.com/cairnmem/cairn/core/config"
 
@@ -44,7 +45,7 @@ func TestDocumentWorkerRunsWithPipelineDisabled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Status == storage.DocDone {
+		if d.Status == docstore.DocDone {
 			if d.ChunkCount != 1 {
 				t.Fatalf("chunk_count = %d", d.ChunkCount)
 			}
@@ -102,14 +103,14 @@ func TestOneFailingDocumentNeverHoldsBackOthers(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the good document waited behind the bad ones: %v", err)
 		}
-		if d.Status == storage.DocDone {
+		if d.Status == docstore.DocDone {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	for _, id := range bad {
 		d, err := docs.GetDocument(ctx, id)
-		if err != nil || d.Status == storage.DocDone {
+		if err != nil || d.Status == docstore.DocDone {
 			t.Fatalf("bad document %s: %+v %v", id, d, err)
 		}
 	}

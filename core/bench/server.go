@@ -31,6 +31,8 @@ type Server struct {
 
 	home   string
 	keep   bool
+	bin    string
+	env    []string
 	cmd    *exec.Cmd
 	stderr *tailBuffer
 	done   chan struct{}
@@ -51,6 +53,10 @@ type ServerOptions struct {
 	// ExtraEnv is appended to the child's environment as it is (tests use
 	// it to make a test binary act as cairn).
 	ExtraEnv []string
+	// Home, when set, is an existing home folder (a stopped server's,
+	// kept) to serve instead of a new one; it is never removed. Settings
+	// that only change ranking are measured so over one ingest.
+	Home string
 }
 
 // StartServer starts a server and waits until its API answers /health.
@@ -65,13 +71,22 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		}
 		bin = self
 	}
-	home, err := os.MkdirTemp("", "cairn-bench-")
-	if err != nil {
-		return nil, err
+	home, keep := o.Home, o.Keep || o.Home != ""
+	if home == "" {
+		var err error
+		if home, err = os.MkdirTemp("", "cairn-bench-"); err != nil {
+			return nil, err
+		}
 	}
-	addr, err := freeAddr()
+	// removeHome undoes a failed start: a home made here goes.
+	removeHome := func() {
+		if o.Home == "" {
+			os.RemoveAll(home)
+		}
+	}
+	addr, err := FreeAddr()
 	if err != nil {
-		os.RemoveAll(home)
+		removeHome()
 		return nil, err
 	}
 	env := []string{}
@@ -84,21 +99,17 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 	for _, kv := range o.Set {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			os.RemoveAll(home)
+			removeHome()
 			return nil, fmt.Errorf("--set %q: want section.key=value", kv)
 		}
 		env = append(env, config.EnvName(strings.TrimSpace(k))+"="+v)
 	}
 	env = append(env, o.ExtraEnv...)
-	s := &Server{Name: o.Name, Addr: addr, home: home, keep: o.Keep, stderr: &tailBuffer{max: 16 << 10}, done: make(chan struct{})}
-	s.cmd = exec.Command(bin, "serve")
-	s.cmd.Env = env
-	s.cmd.Stdout, s.cmd.Stderr = io.Discard, s.stderr
-	if err := s.cmd.Start(); err != nil {
-		os.RemoveAll(home)
-		return nil, fmt.Errorf("start %s serve: %w", bin, err)
+	s := &Server{Name: o.Name, Addr: addr, home: home, keep: keep, bin: bin, env: env, stderr: &tailBuffer{max: 16 << 10}}
+	if err := s.spawn(); err != nil {
+		removeHome()
+		return nil, err
 	}
-	go func() { s.err = s.cmd.Wait(); close(s.done) }()
 	s.Client = client.HTTP(addr, client.Options{Timeout: 2 * time.Minute})
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -110,7 +121,7 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		}
 		select {
 		case <-s.done:
-			os.RemoveAll(home)
+			removeHome()
 			return nil, fmt.Errorf("cairn serve exited before answering (%v): %s", s.err, s.stderr.String())
 		case <-ctx.Done():
 			s.Stop()
@@ -124,8 +135,74 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 	}
 }
 
+// spawn starts the process.
+func (s *Server) spawn() error {
+	s.done = make(chan struct{})
+	s.cmd = exec.Command(s.bin, "serve")
+	s.cmd.Env = s.env
+	s.cmd.Stdout, s.cmd.Stderr = io.Discard, s.stderr
+	if err := s.cmd.Start(); err != nil {
+		return fmt.Errorf("start %s serve: %w", s.bin, err)
+	}
+	go func() { s.err = s.cmd.Wait(); close(s.done) }()
+	return nil
+}
+
+// firstAnswerPoll is how often Respawn asks again while the server does
+// not answer yet: short beside the start-up it measures.
+const firstAnswerPoll = 2 * time.Millisecond
+
+// Respawn stops the server and starts it again on the same home folder
+// (database, config), as a user's next session does, and sends ask
+// until it succeeds: it returns the time from the process's start to
+// that first answer.
+func (s *Server) Respawn(ctx context.Context, ask func(context.Context) error) (time.Duration, error) {
+	if err := s.Stop(); err != nil {
+		return 0, err
+	}
+	t0 := time.Now()
+	if err := s.spawn(); err != nil {
+		return 0, err
+	}
+	deadline := t0.Add(60 * time.Second)
+	for {
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := ask(actx)
+		cancel()
+		if err == nil {
+			return time.Since(t0), nil
+		}
+		select {
+		case <-s.done:
+			return 0, fmt.Errorf("cairn serve exited before answering (%v): %s", s.err, s.stderr.String())
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(firstAnswerPoll):
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("%s: no answer within 60 s of the start: %v", s.Name, err)
+		}
+	}
+}
+
+// RSS is the server process's resident memory in bytes, from /proc; ok
+// is false where that is not available.
+func (s *Server) RSS() (int64, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "status"))
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
+}
+
 // freeAddr returns a loopback address with a port nothing listens on.
-func freeAddr() (string, error) {
+func FreeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
@@ -279,15 +356,26 @@ func (s *Server) Stop() error {
 // DatabaseBytes is the size of the database files (the database, its WAL
 // and shared memory) in the server's home folder.
 func (s *Server) DatabaseBytes() int64 {
+	return s.filesBytes(".db", ".db-wal", ".db-shm")
+}
+
+// WALBytes is the size of the database's write-ahead log.
+func (s *Server) WALBytes() int64 { return s.filesBytes(".db-wal") }
+
+// filesBytes adds up the sizes of the files under the home folder whose
+// names end with one of suffixes.
+func (s *Server) filesBytes(suffixes ...string) int64 {
 	var n int64
 	_ = filepath.WalkDir(s.home, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
-		name := d.Name()
-		if strings.HasSuffix(name, ".db") || strings.HasSuffix(name, ".db-wal") || strings.HasSuffix(name, ".db-shm") {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
+		for _, suf := range suffixes {
+			if strings.HasSuffix(d.Name(), suf) {
+				if fi, err := d.Info(); err == nil {
+					n += fi.Size()
+				}
+				break
 			}
 		}
 		return nil

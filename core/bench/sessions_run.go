@@ -655,7 +655,7 @@ func (rep *SessionsReport) collect(ctx context.Context, c *SessionCorpus, cl *cl
 		if err != nil {
 			return fmt.Errorf("list proposals: %w", err)
 		}
-		for _, p := range ps {
+		for _, p := range ps.Proposals {
 			view.proposals[id] = append(view.proposals[id], p.Fact)
 		}
 	}

@@ -51,6 +51,10 @@ type Client interface {
 	// Recent returns up to limit memories matching f, newest first: List
 	// without the counts, which cost a scan in process.
 	Recent(ctx context.Context, f core.MemoryFilter, limit int) ([]*core.Memory, error)
+	// Page returns one page of the memories matching f, newest first, by
+	// cursor (a page costs the same anywhere in the list), each with its
+	// cursor; with count, also how many f selects.
+	Page(ctx context.Context, f core.MemoryFilter, p core.PageQuery, count bool) (*core.MemoryPage, error)
 	Modify(ctx context.Context, p core.Patch) (*core.MutationResult, error)
 	Forget(ctx context.Context, in core.ForgetInput) (*core.MutationResult, error)
 	// ForgetBatch previews what a batch forget selects, or executes it.
@@ -64,6 +68,9 @@ type Client interface {
 	// newest first: exact event and actor, a loose memory id (the short id
 	// the UI shows works) and free-text words.
 	SearchHistory(ctx context.Context, f core.HistorySearch, limit int) ([]*wire.HistoryEntry, error)
+	// HistoryPage is SearchHistory one page at a time by cursor, each
+	// event with its cursor; with count, also how many match.
+	HistoryPage(ctx context.Context, f core.HistorySearch, p core.PageQuery, count bool) (*core.HistoryPage, error)
 	// Export hands fn each memory matching f as one JSON line of the
 	// export format.
 	Export(ctx context.Context, f core.MemoryFilter, fn func(json.RawMessage) error) error
@@ -72,21 +79,26 @@ type Client interface {
 	// failed import returns what was written before it with the error.
 	Import(ctx context.Context, lines []transfer.ImportLine, raw map[int][]byte, progress func(done int)) (*transfer.ImportResult, error)
 
-	// Jobs returns queue rows matching f (live first, then newest) with
-	// the counts of the whole queue by status and by type.
+	// Jobs returns queue rows matching f (live first, then newest; from
+	// f.Offset) with the counts of the whole queue by status and by type
+	// and how many rows f selects.
 	Jobs(ctx context.Context, f wire.JobFilter, limit int) (*wire.JobsPage, error)
 	// Job returns one job with its payload, result and error.
 	Job(ctx context.Context, id string) (*wire.Job, error)
 	// RetryJob makes a job waiting out its backoff due now, or returns a
 	// dead one to the queue.
 	RetryJob(ctx context.Context, id string) (*wire.Job, error)
-	// Proposals returns pipeline proposals matching f, newest first.
-	Proposals(ctx context.Context, f wire.ProposalFilter, limit int) ([]*wire.Proposal, error)
+	// Proposals returns a page of the pipeline proposals matching f,
+	// newest first (from f.Offset), and how many f selects.
+	Proposals(ctx context.Context, f wire.ProposalFilter, limit int) (*wire.ProposalsPage, error)
 	Proposal(ctx context.Context, id string) (*wire.Proposal, error)
 	// ApproveProposal applies a pending proposal.
 	ApproveProposal(ctx context.Context, id, reason string) (*wire.Proposal, error)
 	// RejectProposal rejects a pending proposal; reason is required.
 	RejectProposal(ctx context.Context, id, reason string) (*wire.Proposal, error)
+	// ReopenProposal undoes a decision: the proposal is pending again.
+	// It touches no memory: revert what an approval applied first.
+	ReopenProposal(ctx context.Context, id, reason string) (*wire.Proposal, error)
 
 	// Diagnostics returns the health report. The service shares one
 	// report for wire.DiagnosticsTTL; fresh asks for one measured after

@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
@@ -36,6 +38,26 @@ func (c *Remote) SearchHistory(ctx context.Context, f core.HistorySearch, limit 
 		}
 	}
 	return out, nil
+}
+
+// HistoryPage implements Client with GET /api/history?paged=true, which
+// applies every part of f.
+func (c *Remote) HistoryPage(ctx context.Context, f core.HistorySearch, p core.PageQuery, count bool) (*core.HistoryPage, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"event": f.Event, "actor": f.Actor, "mem": f.Memory} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	for _, w := range f.Text {
+		q.Add("text", w)
+	}
+	pageQuery(p, count, q)
+	var out core.HistoryPage
+	if err := c.do(ctx, http.MethodGet, withQuery("/api/history", q), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // MatchHistory reports whether e matches f's loose parts (the memory id and

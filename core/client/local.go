@@ -136,6 +136,11 @@ func (l *InProcess) Recent(ctx context.Context, f core.MemoryFilter, limit int) 
 	return l.svc.RecentMemories(ctx, f, limit)
 }
 
+// Page implements Client.
+func (l *InProcess) Page(ctx context.Context, f core.MemoryFilter, p core.PageQuery, count bool) (*core.MemoryPage, error) {
+	return l.svc.ListPage(ctx, f, p, count)
+}
+
 // Modify implements Client.
 func (l *InProcess) Modify(ctx context.Context, p core.Patch) (*core.MutationResult, error) {
 	return l.svc.Modify(ctx, p, l.opts.Actor)
@@ -171,6 +176,11 @@ func (l *InProcess) SearchHistory(ctx context.Context, f core.HistorySearch, lim
 	return l.svc.SearchHistory(ctx, f, limit)
 }
 
+// HistoryPage implements Client.
+func (l *InProcess) HistoryPage(ctx context.Context, f core.HistorySearch, p core.PageQuery, count bool) (*core.HistoryPage, error) {
+	return l.svc.SearchHistoryPage(ctx, f, p, count)
+}
+
 // Export implements Client: each record as the API's export streams it.
 func (l *InProcess) Export(ctx context.Context, f core.MemoryFilter, fn func(json.RawMessage) error) error {
 	return l.app.Transfer.Export(ctx, f, func(m *transfer.ExportRecord) error {
@@ -201,7 +211,11 @@ func (l *InProcess) Jobs(ctx context.Context, f wire.JobFilter, limit int) (*wir
 	if err != nil {
 		return nil, err
 	}
-	page := &wire.JobsPage{Jobs: make([]*wire.Job, len(rows)), Counts: byStatus, ByType: byType}
+	total, err := l.app.Jobs.Count(ctx, jobs.Filter(f))
+	if err != nil {
+		return nil, err
+	}
+	page := &wire.JobsPage{Jobs: make([]*wire.Job, len(rows)), Counts: byStatus, ByType: byType, Total: total}
 	for i, j := range rows {
 		page.Jobs[i] = new(wire.Job(*j))
 	}
@@ -227,14 +241,18 @@ func (l *InProcess) RetryJob(ctx context.Context, id string) (*wire.Job, error) 
 }
 
 // Proposals implements Client.
-func (l *InProcess) Proposals(ctx context.Context, f wire.ProposalFilter, limit int) ([]*wire.Proposal, error) {
+func (l *InProcess) Proposals(ctx context.Context, f wire.ProposalFilter, limit int) (*wire.ProposalsPage, error) {
 	rows, err := l.app.Pipeline.ListProposals(ctx, pipeline.ProposalFilter(f), limit)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*wire.Proposal, len(rows))
+	total, err := l.app.Pipeline.CountMatching(ctx, pipeline.ProposalFilter(f))
+	if err != nil {
+		return nil, err
+	}
+	out := &wire.ProposalsPage{Proposals: make([]*wire.Proposal, len(rows)), Total: total}
 	for i, p := range rows {
-		out[i] = new(wire.Proposal(*p))
+		out.Proposals[i] = new(wire.Proposal(*p))
 	}
 	return out, nil
 }
@@ -261,6 +279,15 @@ func (l *InProcess) ApproveProposal(ctx context.Context, id, reason string) (*wi
 // RejectProposal implements Client.
 func (l *InProcess) RejectProposal(ctx context.Context, id, reason string) (*wire.Proposal, error) {
 	p, err := l.app.Pipeline.RejectProposal(ctx, id, l.opts.Actor, reason)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return new(wire.Proposal(*p)), nil
+}
+
+// ReopenProposal implements Client.
+func (l *InProcess) ReopenProposal(ctx context.Context, id, reason string) (*wire.Proposal, error) {
+	p, err := l.app.Pipeline.ReopenProposal(ctx, id, l.opts.Actor, reason)
 	if err != nil || p == nil {
 		return nil, err
 	}

@@ -160,6 +160,42 @@ func (c *Remote) List(ctx context.Context, f core.MemoryFilter, limit, offset in
 	return &out, nil
 }
 
+// pageQuery adds p (and count) to a query string as the API's paged
+// list routes read them.
+func pageQuery(p core.PageQuery, count bool, q url.Values) {
+	q.Set("paged", "true")
+	q.Set("limit", strconv.Itoa(p.Limit))
+	if p.Oldest {
+		q.Set("order", "oldest")
+	}
+	switch {
+	case p.Before != "":
+		q.Set("cursor_before", p.Before)
+		if p.Inclusive {
+			q.Set("inclusive", "true")
+		}
+	case p.After != "":
+		q.Set("cursor_after", p.After)
+	case p.Last:
+		q.Set("cursor_last", "true")
+	}
+	if count {
+		q.Set("count", "true")
+	}
+}
+
+// Page implements Client with GET /api/memories?paged=true.
+func (c *Remote) Page(ctx context.Context, f core.MemoryFilter, p core.PageQuery, count bool) (*core.MemoryPage, error) {
+	q := url.Values{}
+	filterQuery(f, q)
+	pageQuery(p, count, q)
+	var out core.MemoryPage
+	if err := c.do(ctx, http.MethodGet, withQuery("/api/memories", q), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Get implements Client with GET /api/memory/{id}.
 func (c *Remote) Get(ctx context.Context, id string, includeDeleted bool) (*core.Memory, error) {
 	path := "/api/memory/" + url.PathEscape(id)
@@ -263,7 +299,7 @@ type forgetBatchAnswer struct {
 func (c *Remote) ForgetBatch(ctx context.Context, in core.BatchForgetInput) (*core.BatchForgetResult, error) {
 	body := map[string]any{}
 	f := in.Filter
-	for k, v := range map[string]string{"mode": in.Mode, "query": in.Query, "reason": in.Reason,
+	for k, v := range map[string]string{"mode": in.Mode, "query": in.Query, "match": in.Match, "reason": in.Reason,
 		"confirm_token": in.ConfirmToken, "type": f.Type, "who": f.Who, "project": f.Project,
 		"source_type": f.SourceType, "since": f.Since, "until": f.Until} {
 		if v != "" {

@@ -14,10 +14,16 @@ import (
 // the rows.
 func (c *Remote) Jobs(ctx context.Context, f wire.JobFilter, limit int) (*wire.JobsPage, error) {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
-	for k, v := range map[string]string{"status": f.Status, "type": f.JobType, "memory_id": f.MemoryID} {
+	for k, v := range map[string]string{"status": f.Status, "type": f.JobType, "memory_id": f.MemoryID, "q": f.Text, "sort": f.Sort} {
 		if v != "" {
 			q.Set(k, v)
 		}
+	}
+	if f.Failing {
+		q.Set("failing", "true")
+	}
+	if f.Offset > 0 {
+		q.Set("offset", strconv.Itoa(f.Offset))
 	}
 	var out wire.JobsPage
 	if err := c.do(ctx, http.MethodGet, withQuery("/api/jobs", q), nil, &out); err != nil {
@@ -57,20 +63,25 @@ func (c *Remote) Repair(ctx context.Context, action string, opts wire.RepairOpti
 }
 
 // Proposals implements Client with GET /api/proposals.
-func (c *Remote) Proposals(ctx context.Context, f wire.ProposalFilter, limit int) ([]*wire.Proposal, error) {
+func (c *Remote) Proposals(ctx context.Context, f wire.ProposalFilter, limit int) (*wire.ProposalsPage, error) {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}
-	for k, v := range map[string]string{"state": f.State, "action": f.Action, "source_memory_id": f.SourceMemoryID, "job_id": f.JobID} {
+	for k, v := range map[string]string{"state": f.State, "action": f.Action, "source_memory_id": f.SourceMemoryID, "job_id": f.JobID,
+		"q": f.Text, "sort": f.Sort} {
 		if v != "" {
 			q.Set(k, v)
 		}
 	}
-	var out struct {
-		Proposals []*wire.Proposal `json:"proposals"`
+	if f.Decided {
+		q.Set("decided", "true")
 	}
+	if f.Offset > 0 {
+		q.Set("offset", strconv.Itoa(f.Offset))
+	}
+	var out wire.ProposalsPage
 	if err := c.do(ctx, http.MethodGet, withQuery("/api/proposals", q), nil, &out); err != nil {
 		return nil, err
 	}
-	return out.Proposals, nil
+	return &out, nil
 }
 
 // Proposal implements Client with GET /api/proposals/{id}.
@@ -102,6 +113,11 @@ func (c *Remote) ApproveProposal(ctx context.Context, id, reason string) (*wire.
 // /api/proposals/{id}/reject.
 func (c *Remote) RejectProposal(ctx context.Context, id, reason string) (*wire.Proposal, error) {
 	return c.decide(ctx, id, "reject", reason)
+}
+
+// ReopenProposal implements Client with POST /api/proposals/{id}/reopen.
+func (c *Remote) ReopenProposal(ctx context.Context, id, reason string) (*wire.Proposal, error) {
+	return c.decide(ctx, id, "reopen", reason)
 }
 
 // Diagnostics implements Client with GET /api/diagnostics. The API has no

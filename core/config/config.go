@@ -126,9 +126,12 @@ type DocumentsConfig struct {
 	ChunkSize    int `toml:"chunk_size" range:"200,50000"`
 	ChunkOverlap int `toml:"chunk_overlap" range:"0,10000"`
 	// MaxContentBytes bounds a fetched page (and a text document).
-	MaxContentBytes int64    `toml:"max_content_bytes" range:"1024,104857600"`
-	FetchTimeout    Duration `toml:"fetch_timeout" range:"1s,10m"`
-	MaxRedirects    int      `toml:"max_redirects" range:"0,20"`
+	MaxContentBytes int64 `toml:"max_content_bytes" range:"1024,104857600"`
+	// MaxChunks bounds the chunks (memories, embeddings) of one document:
+	// a longer one fails with a message saying so.
+	MaxChunks    int      `toml:"max_chunks" range:"1,1000000"`
+	FetchTimeout Duration `toml:"fetch_timeout" range:"1s,10m"`
+	MaxRedirects int      `toml:"max_redirects" range:"0,20"`
 	// AllowPrivateFetch lets URL documents reach loopback, private,
 	// link-local and other non-public addresses (off: refused).
 	AllowPrivateFetch bool `toml:"allow_private_fetch"`
@@ -143,6 +146,7 @@ func DefaultDocumentsConfig() DocumentsConfig {
 		ChunkSize:       DefaultDocumentsChunkSize,
 		ChunkOverlap:    DefaultDocumentsChunkOverlap,
 		MaxContentBytes: DefaultDocumentsMaxContentBytes,
+		MaxChunks:       DefaultDocumentsMaxChunks,
 		FetchTimeout:    Duration(DefaultDocumentsFetchTimeout),
 		MaxRedirects:    DefaultDocumentsMaxRedirects,
 		Concurrency:     DefaultDocumentsConcurrency,
@@ -204,6 +208,18 @@ type SearchConfig struct {
 	// speaker the query does not name, when it names the speaker of other
 	// candidates: its score is multiplied by 1 − speaker_weight.
 	SpeakerWeight float64 `toml:"speaker_weight" range:"0,1"`
+	// CoverageIDF counts each question word in coverage at its inverse
+	// document frequency (the keyword index's), not all alike.
+	CoverageIDF bool `toml:"coverage_idf"`
+	// SpeakerMargin keeps the speaker factor off a turn that holds more of
+	// the question's other words than any turn of the named speaker by
+	// more than the margin (a question that attributes a statement to the
+	// wrong person is answered by the other's turn); 1 applies it always.
+	SpeakerMargin float64 `toml:"speaker_margin" range:"0,1"`
+	// NeighborWeight lifts a memory toward the score of the memory next to
+	// it in its session (before or after) when that one scores higher:
+	// score + w × (neighbour − score).
+	NeighborWeight float64 `toml:"neighbor_weight" range:"0,1"`
 	// Dampening turns on the post-fusion corrections: gravity (semantic
 	// hits sharing no word with the query), hub and resolution
 	// (docs/design/search.md, "Dampening").
@@ -278,6 +294,9 @@ type AuthConfig struct {
 	RateModify      int      `toml:"rate_modify" range:"1,1000000"`
 	RateBatchForget int      `toml:"rate_batch_forget" range:"1,1000000"`
 	RateAdmin       int      `toml:"rate_admin" range:"1,1000000"`
+	// RateDocuments bounds document creation per caller and window, in
+	// every auth mode (a document costs a fetch, chunking and embedding).
+	RateDocuments int `toml:"rate_documents" range:"1,1000000"`
 }
 
 // MemoryConfig holds the memory lifecycle's limits.
@@ -350,6 +369,7 @@ func DefaultConfig() Config {
 			RateModify:      DefaultAuthRateModify,
 			RateBatchForget: DefaultAuthRateBatchForget,
 			RateAdmin:       DefaultAuthRateAdmin,
+			RateDocuments:   DefaultAuthRateDocuments,
 		},
 		Memory: MemoryConfig{
 			DefaultImportance:      DefaultMemoryImportance,
@@ -380,6 +400,9 @@ func DefaultConfig() Config {
 			Fusion:         DefaultSearchFusion,
 			CoverageWeight: DefaultSearchCoverageWeight,
 			SpeakerWeight:  DefaultSearchSpeakerWeight,
+			SpeakerMargin:  DefaultSearchSpeakerMargin,
+			CoverageIDF:    DefaultSearchCoverageIDF,
+			NeighborWeight: DefaultSearchNeighborWeight,
 			Dampening:      DefaultSearchDampening,
 
 			MinVectorSimilarity: DefaultSearchMinVectorSimilarity,

@@ -32,6 +32,8 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"auth.rate_modify":       DefaultAuthRateModify,
 		"auth.rate_batch_forget": DefaultAuthRateBatchForget,
 		"auth.rate_admin":        DefaultAuthRateAdmin,
+		"auth.rate_documents":    DefaultAuthRateDocuments,
+		"documents.max_chunks":   DefaultDocumentsMaxChunks,
 
 		"memory.default_importance":       DefaultMemoryImportance,
 		"memory.recover_window":           DefaultMemoryRecoverWindow,
@@ -59,6 +61,9 @@ func TestDefaultConfigUsesTheConstants(t *testing.T) {
 		"search.fusion":                DefaultSearchFusion,
 		"search.coverage_weight":       DefaultSearchCoverageWeight,
 		"search.speaker_weight":        DefaultSearchSpeakerWeight,
+		"search.speaker_margin":        DefaultSearchSpeakerMargin,
+		"search.neighbor_weight":       DefaultSearchNeighborWeight,
+		"search.coverage_idf":          DefaultSearchCoverageIDF,
 		"search.dampening":             DefaultSearchDampening,
 		"search.keyword_index":         DefaultSearchKeywordIndex,
 		"search.session_context":       DefaultSearchSessionContext,

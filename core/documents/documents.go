@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage/docstore"
 
 	"github.com/cairnmem/cairn/core/fetch"
 	"github.com/cairnmem/cairn/core/vectors"
@@ -27,7 +28,7 @@ import (
 // embedding call runs inside one.
 
 // JobDocumentIngest is the job type of the document worker.
-const JobDocumentIngest = storage.JobDocumentIngest
+const JobDocumentIngest = docstore.JobDocumentIngest
 
 // Document chunk memories.
 const (
@@ -65,11 +66,11 @@ type CreateDocumentResult struct {
 
 // Document is a document as the API shows it.
 type Document struct {
-	storage.Document
+	docstore.Document
 	Metadata json.RawMessage `json:"metadata"`
 }
 
-func documentView(d *storage.Document) *Document {
+func documentView(d *docstore.Document) *Document {
 	v := &Document{Document: *d, Metadata: json.RawMessage("{}")}
 	if d.Metadata != "" && json.Valid([]byte(d.Metadata)) {
 		v.Metadata = json.RawMessage(d.Metadata)
@@ -118,6 +119,20 @@ func (s *Documents) validateDocument(in *DocumentInput) *core.Error {
 			Message: fmt.Sprintf("content is %d bytes; the limit is %d (documents.max_content_bytes)", len(in.Content), max),
 			Extra:   map[string]any{"field": "content"}}
 	}
+	// A chunk starts at most chunk_size - chunk_overlap characters after
+	// the last: text that cannot fit in documents.max_chunks is refused
+	// now, not after the worker cut it.
+	if dc := s.svc.Config().Documents; in.Content != "" && dc.ChunkSize > dc.ChunkOverlap {
+		if n := (utf8.RuneCountInString(in.Content) - dc.ChunkOverlap) / (dc.ChunkSize - dc.ChunkOverlap); n > dc.MaxChunks {
+			return &core.Error{Code: core.CodeTooLarge,
+				Message: fmt.Sprintf("content needs more than %d chunks; at most %d are stored (documents.max_chunks): split it", n, dc.MaxChunks),
+				Extra:   map[string]any{"field": "content"}}
+		}
+	}
+	// The title is cleaned (it becomes a tag); these identify.
+	if e := core.CheckIdentifiers(nil, "content_type", in.ContentType, "connector_id", in.ConnectorID); e != nil {
+		return e
+	}
 	if len(in.Title) > 1000 {
 		return core.Invalid("title", "title must be at most 1000 bytes")
 	}
@@ -146,10 +161,12 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 		return nil, e
 	}
 	now := s.svc.Timestamp()
-	d := &storage.Document{
-		ID: core.NewID(), SourceType: in.SourceType, SourceURL: in.URL, Title: s.svc.Redactor().Field(text.CollapseSpace(in.Title)),
+	// ValidateURL refused a URL with a credential; RedactURL keeps that
+	// true should the two rules ever part (a row never holds one).
+	d := &docstore.Document{
+		ID: core.NewID(), SourceType: in.SourceType, SourceURL: text.RedactURL(in.URL), Title: s.svc.Redactor().Field(text.CleanLine(in.Title)),
 		ContentType: strings.TrimSpace(in.ContentType), ConnectorID: strings.TrimSpace(in.ConnectorID),
-		Status: storage.DocQueued, CreatedAt: now, UpdatedAt: now,
+		Status: docstore.DocQueued, CreatedAt: now, UpdatedAt: now,
 	}
 	if in.Content != "" {
 		d.Content = s.svc.Redact(in.Content) // secrets never reach the store
@@ -165,7 +182,7 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 	res := &CreateDocumentResult{}
 	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		if d.SourceURL != "" {
-			prev, err := storage.FindLiveDocumentByURL(ctx, tx, d.SourceURL)
+			prev, err := docstore.FindLiveDocumentByURL(ctx, tx, d.SourceURL)
 			if err == nil {
 				*res = CreateDocumentResult{ID: prev.ID, Status: prev.Status, Deduplicated: true}
 				return nil
@@ -173,14 +190,14 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 				return err
 			}
 		}
-		if err := storage.InsertDocument(ctx, tx, d); err != nil {
+		if err := docstore.InsertDocument(ctx, tx, d); err != nil {
 			return err
 		}
 		jobID := core.NewID()
-		if err := storage.EnqueueDocumentJob(ctx, tx, jobID, d.ID, s.svc.Config().PipelineV2.MaxAttempts, now); err != nil {
+		if err := docstore.EnqueueDocumentJob(ctx, tx, jobID, d.ID, s.svc.Config().PipelineV2.MaxAttempts, now); err != nil {
 			return err
 		}
-		*res = CreateDocumentResult{ID: d.ID, Status: storage.DocQueued, JobID: jobID}
+		*res = CreateDocumentResult{ID: d.ID, Status: docstore.DocQueued, JobID: jobID}
 		return nil
 	})
 	if err != nil {
@@ -190,8 +207,8 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 }
 
 // documentStatuses are the values of documents.status.
-var documentStatuses = []string{storage.DocQueued, storage.DocExtracting, storage.DocChunking, storage.DocEmbedding,
-	storage.DocIndexing, storage.DocDone, storage.DocFailed, storage.DocDeleted}
+var documentStatuses = []string{docstore.DocQueued, docstore.DocExtracting, docstore.DocChunking, docstore.DocEmbedding,
+	docstore.DocIndexing, docstore.DocDone, docstore.DocFailed, docstore.DocDeleted}
 
 // DocumentList is one page of documents.
 type DocumentList struct {
@@ -218,7 +235,7 @@ func (s *Documents) ListDocuments(ctx context.Context, status string, limit, off
 		limit = 50
 	}
 	limit = min(limit, 500)
-	docs, total, err := storage.ListDocuments(ctx, s.svc.DB().Reader(), status, limit, offset)
+	docs, total, err := docstore.ListDocuments(ctx, s.svc.DB().Reader(), status, limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +257,7 @@ func containsStr(list []string, s string) bool {
 
 // GetDocument returns one document with its content.
 func (s *Documents) GetDocument(ctx context.Context, id string) (*Document, error) {
-	d, err := storage.GetDocument(ctx, s.svc.DB().Reader(), id)
+	d, err := docstore.GetDocument(ctx, s.svc.DB().Reader(), id)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, ErrDocumentNotFound
 	} else if err != nil {
@@ -261,12 +278,12 @@ type DocumentChunk struct {
 // DocumentChunks returns a document's live chunk memories in order.
 func (s *Documents) DocumentChunks(ctx context.Context, id string) ([]*DocumentChunk, error) {
 	r := s.svc.DB().Reader()
-	if _, err := storage.GetDocument(ctx, r, id); errors.Is(err, storage.ErrNotFound) {
+	if _, err := docstore.GetDocument(ctx, r, id); errors.Is(err, storage.ErrNotFound) {
 		return nil, ErrDocumentNotFound
 	} else if err != nil {
 		return nil, err
 	}
-	chunks, err := storage.DocumentChunks(ctx, r, id)
+	chunks, err := docstore.DocumentChunks(ctx, r, id)
 	if err != nil {
 		return nil, err
 	}
@@ -304,20 +321,20 @@ func (s *Documents) DeleteDocument(ctx context.Context, id, reason string, actor
 	var removed []string
 	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		removed = removed[:0]
-		d, err := storage.GetDocument(ctx, tx, id)
+		d, err := docstore.GetDocument(ctx, tx, id)
 		if errors.Is(err, storage.ErrNotFound) {
 			return ErrDocumentNotFound
 		} else if err != nil {
 			return err
 		}
-		if d.Status == storage.DocDeleted {
+		if d.Status == docstore.DocDeleted {
 			return &core.Error{Code: core.CodeAlreadyDeleted, Message: "Document is already deleted"}
 		}
 		now := s.svc.Timestamp()
-		if err := storage.SetDocumentStatus(ctx, tx, id, storage.DocDeleted, reason, now); err != nil {
+		if err := docstore.SetDocumentStatus(ctx, tx, id, docstore.DocDeleted, reason, now); err != nil {
 			return err
 		}
-		links, err := storage.DocumentLinks(ctx, tx, id)
+		links, err := docstore.DocumentLinks(ctx, tx, id)
 		if err != nil {
 			return err
 		}
@@ -360,7 +377,7 @@ func (s *Documents) removeChunkMemory(ctx context.Context, tx *storage.Tx, memor
 	if m.IsDeleted || m.Type != DocumentChunkType || m.SourceType != documentSourceType {
 		return false, nil
 	}
-	elsewhere, err := storage.MemoryLinkedElsewhere(ctx, tx, memoryID, docID)
+	elsewhere, err := docstore.MemoryLinkedElsewhere(ctx, tx, memoryID, docID)
 	if err != nil || elsewhere {
 		return false, err
 	}
@@ -382,3 +399,39 @@ type Documents struct {
 
 // New returns the Documents of svc, whose chunks vec embeds.
 func New(svc *core.Service, vec *vectors.Vectors) *Documents { return &Documents{svc: svc, vec: vec} }
+
+// RedactStoredURLs removes the credentials a document's stored source URL
+// or error holds (text.RedactURL; rows written before cairn stopped
+// storing them) and returns how many documents it changed. It runs at
+// every open of the store; a clean store costs one read.
+func (s *Documents) RedactStoredURLs(ctx context.Context) (int, error) {
+	if s.svc.CheckFrozen() != nil {
+		return 0, nil
+	}
+	docs, err := docstore.DocumentURLs(ctx, s.svc.DB().Reader())
+	if err != nil {
+		return 0, err
+	}
+	var changed []docstore.DocumentURL
+	for _, d := range docs {
+		u, e := text.RedactURL(d.SourceURL), s.svc.Redactor().Field(text.RedactURLsIn(d.Error))
+		if u != d.SourceURL || e != d.Error {
+			changed = append(changed, docstore.DocumentURL{ID: d.ID, SourceURL: u, Error: e})
+		}
+	}
+	if len(changed) == 0 {
+		return 0, nil
+	}
+	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+		for _, d := range changed {
+			if err := docstore.SetDocumentURL(ctx, tx, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(changed), nil
+}

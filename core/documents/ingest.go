@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage/docstore"
 
 	"github.com/cairnmem/cairn/core/evolution"
 	"github.com/cairnmem/cairn/core/vector"
@@ -52,14 +53,14 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		return nil, fmt.Errorf("%w: not a document_ingest job with a document_id", ErrDocumentPermanent)
 	}
 	res := &DocumentIngestResult{DocumentID: job.DocumentID}
-	d, err := storage.GetDocument(ctx, s.svc.DB().Reader(), job.DocumentID)
+	d, err := docstore.GetDocument(ctx, s.svc.DB().Reader(), job.DocumentID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, fmt.Errorf("%w: document %s not found", ErrDocumentPermanent, job.DocumentID)
 	} else if err != nil {
 		return nil, err
 	}
-	if d.Status == storage.DocDeleted {
-		res.Status, res.Skipped = storage.DocDeleted, "document deleted"
+	if d.Status == docstore.DocDeleted {
+		res.Status, res.Skipped = docstore.DocDeleted, "document deleted"
 		return res, nil
 	}
 	step := func(status string, fn func(tx *storage.Tx) error) error {
@@ -67,7 +68,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 			if err := storage.CheckLease(ctx, tx, job); err != nil {
 				return err
 			}
-			if err := storage.SetDocumentStatus(ctx, tx, d.ID, status, "", s.svc.Timestamp()); errors.Is(err, storage.ErrNotFound) {
+			if err := docstore.SetDocumentStatus(ctx, tx, d.ID, status, "", s.svc.Timestamp()); errors.Is(err, storage.ErrNotFound) {
 				return errDocumentGone
 			} else if err != nil {
 				return err
@@ -80,20 +81,26 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	}
 	gone := func(err error) (*DocumentIngestResult, error) {
 		if errors.Is(err, errDocumentGone) {
-			res.Status, res.Skipped = storage.DocDeleted, "document deleted during ingest"
+			res.Status, res.Skipped = docstore.DocDeleted, "document deleted during ingest"
 			return res, nil
 		}
 		return nil, err
 	}
 
 	// extracting
-	if err := step(storage.DocExtracting, nil); err != nil {
+	if err := step(docstore.DocExtracting, nil); err != nil {
 		return gone(err)
 	}
 	content, title, ctype := d.Content, "", ""
 	if d.SourceType == "url" {
 		dc := s.svc.Config().Documents
-		fr, err := fetch.URL(ctx, d.SourceURL, fetch.Options{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
+		target := d.SourceURL
+		if strings.Contains(target, "[REDACTED") {
+			// A row from before URLs were checked, its credential
+			// removed at open (RedactStoredURLs): nothing to fetch.
+			return nil, fmt.Errorf("%w: the URL held a credential, which cairn does not keep: add the document again with a URL that needs none", ErrDocumentPermanent)
+		}
+		fr, err := fetch.URL(ctx, target, fetch.Options{Timeout: dc.FetchTimeout.D(), MaxBytes: dc.MaxContentBytes,
 			MaxRedirects: dc.MaxRedirects, AllowPrivate: dc.AllowPrivateFetch})
 		if err != nil {
 			if fetch.IsPermanent(err) {
@@ -120,11 +127,11 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	}
 
 	// chunking
-	err = step(storage.DocChunking, func(tx *storage.Tx) error {
+	err = step(docstore.DocChunking, func(tx *storage.Tx) error {
 		if d.SourceType != "url" {
 			return nil
 		}
-		return storage.SetDocumentContent(ctx, tx, d.ID, content, title, ctype, s.svc.Timestamp())
+		return docstore.SetDocumentContent(ctx, tx, d.ID, content, title, ctype, s.svc.Timestamp())
 	})
 	if err != nil {
 		return gone(err)
@@ -133,18 +140,21 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	if len(chunks) == 0 {
 		return nil, fmt.Errorf("%w: Empty content", ErrDocumentPermanent)
 	}
+	if limit := s.svc.Config().Documents.MaxChunks; len(chunks) > limit {
+		return nil, fmt.Errorf("%w: the document is %d chunks; at most %d are stored (documents.max_chunks): split it", ErrDocumentPermanent, len(chunks), limit)
+	}
 	res.Chunks = len(chunks)
 
 	// embedding
-	if err := step(storage.DocEmbedding, func(tx *storage.Tx) error {
-		return storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.svc.Timestamp())
+	if err := step(docstore.DocEmbedding, func(tx *storage.Tx) error {
+		return docstore.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.svc.Timestamp())
 	}); err != nil {
 		return gone(err)
 	}
 	vecs := s.embedChunks(ctx, chunks)
 
 	// indexing, in batches
-	links, err := storage.DocumentLinks(ctx, s.svc.DB().Reader(), d.ID)
+	links, err := docstore.DocumentLinks(ctx, s.svc.DB().Reader(), d.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +178,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		batch := chunks[start:min(start+documentIndexBatch, len(chunks))]
 		var bTouched, bCreated, bReplaced []string
 		var bReused, bEmbedded int
-		err := step(storage.DocIndexing, func(tx *storage.Tx) error {
+		err := step(docstore.DocIndexing, func(tx *storage.Tx) error {
 			bTouched, bCreated, bReplaced, bReused, bEmbedded = nil, nil, nil, 0, 0
 			for k, c := range batch {
 				i := start + k
@@ -206,7 +216,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 					}
 					bCreated = append(bCreated, mem.ID)
 				}
-				if err := storage.LinkDocumentChunk(ctx, tx, d.ID, mem.ID, i); err != nil {
+				if err := docstore.LinkDocumentChunk(ctx, tx, d.ID, mem.ID, i); err != nil {
 					return err
 				}
 				bTouched = append(bTouched, mem.ID)
@@ -242,7 +252,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
 			return err
 		}
-		stale, err := storage.UnlinkDocumentChunksFrom(ctx, tx, d.ID, len(chunks))
+		stale, err := docstore.UnlinkDocumentChunksFrom(ctx, tx, d.ID, len(chunks))
 		if err != nil {
 			return err
 		}
@@ -262,10 +272,10 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 				dropped = append(dropped, id)
 			}
 		}
-		if err := storage.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.svc.Timestamp()); err != nil {
+		if err := docstore.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.svc.Timestamp()); err != nil {
 			return err
 		}
-		if err := storage.SetDocumentStatus(ctx, tx, d.ID, storage.DocDone, "", s.svc.Timestamp()); errors.Is(err, storage.ErrNotFound) {
+		if err := docstore.SetDocumentStatus(ctx, tx, d.ID, docstore.DocDone, "", s.svc.Timestamp()); errors.Is(err, storage.ErrNotFound) {
 			return errDocumentGone
 		} else if err != nil {
 			return err
@@ -279,7 +289,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	for _, id := range created {
 		s.svc.Publish(core.Event{Kind: core.EventCreated, MemoryID: id, Actor: documentActor.Name})
 	}
-	res.Status = storage.DocDone
+	res.Status = docstore.DocDone
 	return res, nil
 }
 
@@ -307,8 +317,16 @@ func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [
 	}
 	model := s.vec.Embedder().Model()
 	r := s.svc.DB().Reader()
+	// Each distinct text is embedded once: a chunk repeating another (a
+	// page's boilerplate, a repeated paragraph) gets its vector.
 	var todo []int
+	same := map[string][]int{} // hash → the later chunks with that text
 	for i, c := range chunks {
+		if _, seen := same[c.Hash]; seen {
+			same[c.Hash] = append(same[c.Hash], i)
+			continue
+		}
+		same[c.Hash] = nil
 		if ok, _ := storage.HasEmbedding(ctx, r, c.Hash, model); !ok {
 			todo = append(todo, i)
 		}
@@ -331,6 +349,9 @@ func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [
 		}
 		for k, i := range idx {
 			vecs[i] = got[k]
+			for _, j := range same[chunks[i].Hash] {
+				vecs[j] = got[k]
+			}
 		}
 	}
 	return vecs
@@ -342,7 +363,10 @@ func (s *Documents) embedChunks(ctx context.Context, chunks []text.Normalized) [
 // once the job is dead; while a retry is pending it is back to queued with
 // the error noted. It reports whether the job is dead.
 func (s *Documents) FailDocumentJob(ctx context.Context, job *storage.Job, cause error) (bool, error) {
+	// The error is stored and shown: no credential of the URL in it
+	// (a transport error names the URL it fetched), no secret.
 	msg := strings.TrimPrefix(cause.Error(), ErrDocumentPermanent.Error()+": ")
+	msg = s.svc.Redactor().Field(text.DisplayLine(text.RedactURLsIn(msg)))
 	permanent := errors.Is(cause, ErrDocumentPermanent)
 	var dead bool
 	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
@@ -358,11 +382,11 @@ func (s *Documents) FailDocumentJob(ctx context.Context, job *storage.Job, cause
 		if job.DocumentID == "" {
 			return nil
 		}
-		status, note := storage.DocQueued, "retrying: "+msg
+		status, note := docstore.DocQueued, "retrying: "+msg
 		if dead {
-			status, note = storage.DocFailed, msg
+			status, note = docstore.DocFailed, msg
 		}
-		if err := storage.SetDocumentStatus(ctx, tx, job.DocumentID, status, note, s.svc.Timestamp()); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		if err := docstore.SetDocumentStatus(ctx, tx, job.DocumentID, status, note, s.svc.Timestamp()); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
 		return nil
@@ -377,7 +401,7 @@ func (s *Documents) FailOrphanedDocuments(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		var err error
-		n, err = storage.FailOrphanedDocuments(ctx, tx, s.svc.Timestamp())
+		n, err = docstore.FailOrphanedDocuments(ctx, tx, s.svc.Timestamp())
 		return err
 	})
 	return n, err

@@ -12,6 +12,7 @@ import (
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/ranker"
 	"github.com/cairnmem/cairn/core/sessions"
+	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -120,6 +121,29 @@ type Request struct {
 	// Instructions are what the user asked a compaction to keep (Claude
 	// Code's PreCompact custom_instructions, typed after /compact).
 	Instructions string
+	// ReadOnly is a caller that may only read (a readonly token): the hook
+	// answers as for anyone but leaves no trace: no session rows, no
+	// access counts, no project moved.
+	ReadOnly bool
+}
+
+// keeps reports whether h's hook may record what it did (sessions,
+// injections, uses): the kill switch is off and the caller may write.
+func (hk *Hooks) keeps(h Request) bool { return !h.ReadOnly && !hk.frozen() }
+
+// shown is stored text as an agent is handed it: secrets redacted, and no
+// control character or escape sequence (text.Display).
+func (hk *Hooks) shown(s string) string { return text.Display(hk.mem.Redact(s)) }
+
+// checkIdentifiers refuses a request whose identifiers hold control or
+// invisible characters, naming the field (core.CheckIdentifiers); the
+// project is checked where it is resolved.
+func (h *Request) checkIdentifiers() error {
+	if e := core.CheckIdentifiers(h.Tags, "harness", h.Harness, "session_key", h.SessionKey, "who", h.Who, "type", h.Type,
+		"idempotency_key", h.IdempotencyKey, "runtime_path", h.RuntimePath, "source", h.Source); e != nil {
+		return e
+	}
+	return nil
 }
 
 // actor is who h's writes are recorded as.

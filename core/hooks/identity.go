@@ -47,6 +47,9 @@ func (hk *Hooks) ResolveProject(ctx context.Context, name string) (string, error
 // resolved it, else resolved; a confined caller's project is its token's
 // and stays as it is.
 func (hk *Hooks) identify(ctx context.Context, h *Request) error {
+	if err := h.checkIdentifiers(); err != nil {
+		return err
+	}
 	if h.Confined {
 		return nil
 	}
@@ -63,7 +66,7 @@ func (hk *Hooks) identify(ctx context.Context, h *Request) error {
 		}
 		h.Project = id
 	}
-	h.ProjectNames = hk.adoptNames(ctx, h.Project)
+	h.ProjectNames = hk.adoptNames(ctx, h.Project, h.ReadOnly)
 	return nil
 }
 
@@ -201,12 +204,12 @@ func (hk *Hooks) namesOf(ctx context.Context, root string) ([]string, error) {
 // into root (history records each move; a duplicate of a memory root
 // already holds is soft-deleted). It returns the names it could not move
 // (a read-only store, frozen mutations): hooks then also match them.
-func (hk *Hooks) adoptNames(ctx context.Context, root string) []string {
+func (hk *Hooks) adoptNames(ctx context.Context, root string, readOnly bool) []string {
 	names, err := hk.namesOf(ctx, root)
 	if err != nil || len(names) == 0 {
 		return nil
 	}
-	if hk.frozen() {
+	if readOnly || hk.frozen() {
 		return names
 	}
 	err = hk.db.WriteTx(ctx, func(tx *storage.Tx) error {

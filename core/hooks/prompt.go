@@ -59,7 +59,7 @@ func (hk *Hooks) UserPrompt(ctx context.Context, h Request) (*PromptResult, erro
 	res.QueryTerms = terms
 
 	promptNo := 0
-	if h.SessionKey != "" && !hk.frozen() {
+	if h.SessionKey != "" && hk.keeps(h) {
 		var err error
 		if promptNo, err = hk.sessions.Prompted(ctx, h.ref()); err != nil {
 			hk.log.Warn("record prompt", "err", err)
@@ -192,7 +192,7 @@ func (hk *Hooks) UserPrompt(ctx context.Context, h Request) (*PromptResult, erro
 	feats := make([][]float64, len(cands))
 	nowT := hk.now()
 	for i, c := range cands {
-		contents[i] = hk.mem.Redact(c.hit.Content)
+		contents[i] = hk.shown(c.hit.Content)
 		all[i] = "- " + text.OneLine(contents[i]) + " (" + shortDate(c.hit.CreatedAt) + ")"
 		if c.successor != "" {
 			all[i] += " [replaced by a later memory, pending review]"
@@ -246,9 +246,9 @@ func (hk *Hooks) UserPrompt(ctx context.Context, h Request) (*PromptResult, erro
 		res.Skipped = "nothing about the prompt, already injected or over budget"
 		return res, nil
 	}
-	res.Inject = fmt.Sprintf("%s | query=%q | results=%d | engine=%s]\n%s\n%s",
-		text.RecallOpen, strings.Join(terms, " "), res.MemoryCount, method, strings.Join(lines, "\n"), text.RecallClose)
-	if h.SessionKey != "" && !hk.frozen() {
+	res.Inject = text.Display(fmt.Sprintf("%s | query=%q | results=%d | engine=%s]\n%s\n%s",
+		text.RecallOpen, strings.Join(terms, " "), res.MemoryCount, method, strings.Join(lines, "\n"), text.RecallClose))
+	if h.SessionKey != "" && hk.keeps(h) {
 		err := hk.sessions.RecordPrompt(ctx, h.SessionKey, promptNo, idsOf(res.Memories), answers,
 			offersOf(final, injected, len(final), promptNo, feats, idOf, func(i int) float64 { return cands[i].hit.Score }))
 		if err != nil {
@@ -256,7 +256,9 @@ func (hk *Hooks) UserPrompt(ctx context.Context, h Request) (*PromptResult, erro
 		}
 	}
 	// What was injected was read: it, and only it, counts as accessed.
-	hk.mem.RecordAccess(ctx, idsOf(res.Memories))
+	if !h.ReadOnly {
+		hk.mem.RecordAccess(ctx, idsOf(res.Memories))
+	}
 	return res, nil
 }
 

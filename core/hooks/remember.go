@@ -83,13 +83,15 @@ func (hk *Hooks) Recall(ctx context.Context, h Request) (*RecallResult, error) {
 	}
 	ids := make([]string, len(hits))
 	for i, hit := range hits {
-		hit.Content = hk.mem.Redact(hit.Content)
+		hit.Content = hk.shown(hit.Content)
 		hit.Explain = nil // asked for the gate of prompt injection, not by the caller
 		ids[i] = hit.ID
 	}
-	hk.mem.RecordAccess(ctx, ids) // the agent asked and gets them: they are read
-	hk.sessions.NoteQuery(h.SessionKey, h.Query)
-	if h.SessionKey != "" && len(ids) > 0 && !hk.frozen() {
+	if !h.ReadOnly {
+		hk.mem.RecordAccess(ctx, ids) // the agent asked and gets them: they are read
+		hk.sessions.NoteQuery(h.SessionKey, h.Query)
+	}
+	if h.SessionKey != "" && len(ids) > 0 && hk.keeps(h) {
 		// The agent asking again for what was injected is a use of it.
 		uses := map[string]int{}
 		for _, id := range ids {
@@ -167,12 +169,12 @@ func (hk *Hooks) PreCompaction(ctx context.Context, h Request) (*PreCompactionRe
 			b.WriteString("\nRecent memories for reference:\n")
 		}
 		m := c.m
-		m.Content = hk.mem.Redact(text.Truncate(m.Content, 300))
+		m.Content = hk.shown(text.Truncate(m.Content, 300))
 		m.Score = math.Round(score(c)*1000) / 1000
 		res.Memories = append(res.Memories, &m)
 		b.WriteString("- " + text.OneLine(m.Content) + "\n")
 	}
-	res.SummaryPrompt = b.String()
+	res.SummaryPrompt = text.Display(b.String())
 	// Where the session is, kept for after the compaction (with what the
 	// harness said of the session, if anything, and what the user asked
 	// the compaction to keep).

@@ -129,7 +129,7 @@ func (hk *Hooks) sessionScopes(ctx context.Context, h Request, now time.Time) (s
 		var lines []string
 		used := 0
 		for _, k := range keep {
-			content := hk.mem.Redact(text.Truncate(k.row.Content, 500))
+			content := hk.shown(text.Truncate(k.row.Content, 500))
 			line := "- " + text.OneLine(content)
 			var tags []string
 			_ = json.Unmarshal([]byte(k.row.Tags), &tags)

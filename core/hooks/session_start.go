@@ -114,10 +114,10 @@ func (hk *Hooks) SessionStart(ctx context.Context, h Request) (*SessionStartResu
 	contents, all := make([]string, len(keep)), make([]string, len(keep))
 	feats := make([][]float64, len(keep))
 	for i, c := range keep {
-		contents[i] = hk.mem.Redact(text.Truncate(c.m.Content, 500))
+		contents[i] = hk.shown(text.Truncate(c.m.Content, 500))
 		line := "- " + text.OneLine(contents[i])
 		if len(c.tags) > 0 {
-			line += " [" + strings.Join(c.tags, ", ") + "]"
+			line += " [" + text.DisplayLine(strings.Join(c.tags, ", ")) + "]"
 		}
 		all[i] = line + " (" + shortDate(c.m.CreatedAt) + ")"
 		feats[i] = startFeatures(c, i, now)
@@ -156,7 +156,7 @@ func (hk *Hooks) SessionStart(ctx context.Context, h Request) (*SessionStartResu
 	res.MemoryCount = len(res.Memories)
 	offers := offersOf(final, injected, offerCandidates, 0, feats, idOf, func(i int) float64 { return keep[i].m.Score })
 
-	header := fmt.Sprintf("%s | project=%s | memories=%d]", text.ContextOpen, core.OrDefault(h.Project, "none"), res.MemoryCount)
+	header := fmt.Sprintf("%s | project=%s | memories=%d]", text.ContextOpen, text.DisplayLine(core.OrDefault(h.Project, "none")), res.MemoryCount)
 	head := header + "\n# Current Date & Time\n" + now.Format("Monday, January 2, 2006 at 3:04 PM") + " (" + now.Location().String() + ")\n"
 	var mem string
 	if len(lines) > 0 {
@@ -193,7 +193,7 @@ func (hk *Hooks) SessionStart(ctx context.Context, h Request) (*SessionStartResu
 			if err != nil || strings.TrimSpace(string(data)) == "" {
 				continue
 			}
-			body := hk.mem.Redact(strings.TrimSpace(text.StripInjected(string(data))))
+			body := hk.shown(strings.TrimSpace(text.StripInjected(string(data))))
 			sect := "\n## " + f.title + "\n"
 			avail := min(room, int(float64(f.limit)*scale)) - text.CharCount(sect) - 1
 			if avail < 100 {
@@ -207,9 +207,9 @@ func (hk *Hooks) SessionStart(ctx context.Context, h Request) (*SessionStartResu
 			res.Identity = append(res.Identity, f.name)
 		}
 	}
-	res.Inject = head + ident.String() + mem + tail
+	res.Inject = text.Display(head + ident.String() + mem + tail) // the pieces are clean; so is what joins them
 
-	if !hk.frozen() {
+	if hk.keeps(h) {
 		if err := hk.sessions.RecordStart(ctx, h.ref(), idsOf(res.Memories), offers); err != nil {
 			hk.log.Warn("record session start", "err", err)
 		}

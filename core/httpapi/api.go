@@ -51,7 +51,7 @@ func NewAPI(ap *app.App, version, addr string) *API {
 	svc := ap.Service
 	a := &API{app: ap, svc: svc, version: version, started: time.Now(), addr: addr, log: svc.Logger(), mux: http.NewServeMux(), routes: map[string]route{}}
 	a.auth = newAuthGate(a)
-	a.guard = newBrowserGuard(a)
+	a.guard = newBrowserGuard(a, func() string { return a.addr })
 	a.admit = newAdmission(svc.Config().Server)
 	for _, rt := range a.routeTable() {
 		a.register(rt)
@@ -72,8 +72,14 @@ func (a *API) SetAddr(addr string) { a.addr = addr }
 // with only what it needs (health.go: serveHealth).
 func (a *API) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// No answer is ever read as anything but what it says it is.
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		if isHealthCheck(r) {
 			a.serveHealth(w, r)
+			return
+		}
+		if e := checkCallerHeaders(r); e != nil {
+			writeError(w, e)
 			return
 		}
 		start := time.Now()
@@ -170,7 +176,7 @@ func (w *statusWriter) Flush() {
 
 func writeJSONRaw(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Del("X-Content-Type-Options")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
@@ -182,6 +188,36 @@ func firstHeader(r *http.Request, names ...string) string {
 		}
 	}
 	return ""
+}
+
+// CodeHeaderTooLarge is a caller header over maxCallerHeader (431).
+const CodeHeaderTooLarge = "header_too_large"
+
+// callerHeaders name the caller; what they say is stored (history's actor,
+// session and request ids, a memory's updated_by), so each is bounded and
+// must be a clean one-line identifier.
+var callerHeaders = []string{"X-Cairn-Actor", "X-Signet-Actor", "X-Cairn-Actor-Type", "X-Signet-Actor-Type",
+	"X-Cairn-Session-Id", "X-Signet-Session-Id", "X-Request-Id", "X-Cairn-Request-Id", "X-Signet-Request-Id"}
+
+// maxCallerHeader is the longest value of a caller header, in bytes.
+const maxCallerHeader = 256
+
+// checkCallerHeaders refuses a request whose caller headers are too long
+// (431 header_too_large) or hold control or invisible characters (400),
+// naming the header.
+func checkCallerHeaders(r *http.Request) *core.Error {
+	for _, name := range callerHeaders {
+		for _, v := range r.Header.Values(name) {
+			if len(v) > maxCallerHeader {
+				return &core.Error{Code: CodeHeaderTooLarge, Message: fmt.Sprintf("header %s is %d bytes; at most %d are allowed",
+					name, len(v), maxCallerHeader), Extra: map[string]any{"field": name}}
+			}
+			if e := core.CheckIdentifiers(nil, name, v); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
 }
 
 // actorOf resolves who is calling: the actor headers, then the body's
@@ -383,6 +419,7 @@ func (a *API) recall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
+	in.NoTracking = in.NoTracking || readOnlyCaller(r) // a reader leaves no trace
 	res, err := a.svc.Recall(r.Context(), in)
 	if err != nil {
 		a.fail(w, r, err)
@@ -559,6 +596,20 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	}
 	if e != nil {
 		writeError(w, e)
+		return
+	}
+	if paged, _ := parseBool(r.URL.Query().Get("paged")); paged {
+		p, count, e := pageFromQuery(r)
+		if e != nil {
+			writeError(w, e)
+			return
+		}
+		res, err := a.svc.ListPage(r.Context(), f, p, count)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, res)
 		return
 	}
 	limit, e := queryInt(r, "limit", 100, 1, 1000)
@@ -811,6 +862,7 @@ func forgetInputFrom(b body) (core.BatchForgetInput, *core.Error) {
 	}
 	str(&in.Mode, "mode")
 	str(&in.Query, "query")
+	str(&in.Match, "match")
 	str(&in.Reason, "reason")
 	str(&in.ConfirmToken, "confirm_token", "confirmToken")
 	str(&in.Filter.Type, "type")
@@ -873,7 +925,57 @@ func (a *API) memoryHistory(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"memoryId": id, "count": len(hist), "history": hist})
 }
 
+// pageFromQuery reads a paged list's parameters: limit, order (newest or
+// oldest first), one of cursor_before (with inclusive), cursor_after or
+// cursor_last, and count.
+func pageFromQuery(r *http.Request) (storage.PageQuery, bool, *core.Error) {
+	q := r.URL.Query()
+	var p storage.PageQuery
+	var e *core.Error
+	if p.Limit, e = queryInt(r, "limit", 100, 1, core.MaxPageLimit); e != nil {
+		return p, false, e
+	}
+	p.Before, p.After = q.Get("cursor_before"), q.Get("cursor_after")
+	p.Inclusive, _ = parseBool(q.Get("inclusive"))
+	p.Last, _ = parseBool(q.Get("cursor_last"))
+	switch q.Get("order") {
+	case "", "newest":
+	case "oldest":
+		p.Oldest = true
+	default:
+		return p, false, core.Invalid("order", "order must be newest or oldest")
+	}
+	if (p.Before != "" && p.After != "") || (p.Last && p.Before+p.After != "") {
+		return p, false, core.Invalid("cursor_before", "give one of cursor_before, cursor_after and cursor_last")
+	}
+	count, _ := parseBool(q.Get("count"))
+	return p, count, nil
+}
+
+// historyPage serves GET /api/history?paged=true: the History pane's
+// search (exact event and actor, mem: a loose memory id, text: words that
+// must each appear) a page at a time by cursor.
+func (a *API) historyPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p, count, e := pageFromQuery(r)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	f := storage.HistorySearch{Event: q.Get("event"), Actor: q.Get("actor"), Memory: q.Get("mem"), Text: q["text"]}
+	res, err := a.svc.SearchHistoryPage(r.Context(), f, p, count)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
 func (a *API) history(w http.ResponseWriter, r *http.Request) {
+	if paged, _ := parseBool(r.URL.Query().Get("paged")); paged {
+		a.historyPage(w, r)
+		return
+	}
 	limit, e := queryInt(r, "limit", 100, 1, 1000)
 	if e != nil {
 		writeError(w, e)

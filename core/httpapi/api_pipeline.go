@@ -10,6 +10,8 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
+// listProposals serves GET /api/proposals?state=&action=&source_memory_id=&job_id=&decided=&q=&sort=&limit=&offset=:
+// a page and how many proposals the filter selects (total).
 func (a *API) listProposals(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	limit, e := queryInt(r, "limit", 50, 1, 1000)
@@ -17,13 +19,25 @@ func (a *API) listProposals(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	ps, err := a.app.Pipeline.ListProposals(r.Context(), pipeline.ProposalFilter{State: q.Get("state"), Action: q.Get("action"),
-		SourceMemoryID: q.Get("source_memory_id"), JobID: q.Get("job_id")}, limit)
+	offset, e := queryInt(r, "offset", 0, 0, 1<<30)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	decided, _ := parseBool(q.Get("decided"))
+	f := pipeline.ProposalFilter{State: q.Get("state"), Action: q.Get("action"),
+		SourceMemoryID: q.Get("source_memory_id"), JobID: q.Get("job_id"), Decided: decided, Text: q.Get("q"), Sort: q.Get("sort"), Offset: offset}
+	ps, err := a.app.Pipeline.ListProposals(r.Context(), f, limit)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"proposals": ps, "count": len(ps)})
+	total, err := a.app.Pipeline.CountMatching(r.Context(), f)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"proposals": ps, "count": len(ps), "total": total})
 }
 
 func (a *API) getProposal(w http.ResponseWriter, r *http.Request) {
@@ -63,6 +77,28 @@ func (a *API) decideProposal(w http.ResponseWriter, r *http.Request, approve boo
 
 func (a *API) approveProposal(w http.ResponseWriter, r *http.Request) { a.decideProposal(w, r, true) }
 func (a *API) rejectProposal(w http.ResponseWriter, r *http.Request)  { a.decideProposal(w, r, false) }
+
+// reopenProposal serves POST /api/proposals/{id}/reopen: a decided
+// proposal back to pending (the undo of a decision; the caller reverts
+// what an approval applied first).
+func (a *API) reopenProposal(w http.ResponseWriter, r *http.Request) {
+	b, e := readBody(w, r, a.svc.Config().Server.MaxBodyBytes)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	reason, _, e := b.str("reason")
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	p, err := a.app.Pipeline.ReopenProposal(r.Context(), r.PathValue("id"), actorOf(r, b), reason)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "proposal": p})
+}
 
 func (a *API) getJob(w http.ResponseWriter, r *http.Request) {
 	j, err := a.app.Jobs.Get(r.Context(), r.PathValue("id"))

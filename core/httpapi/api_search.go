@@ -39,6 +39,8 @@ func (a *API) searchGET(defLimit int) http.HandlerFunc {
 			writeError(w, e)
 			return
 		}
+		// A GET changes nothing: no access is counted (POST /api/memory/recall counts).
+		in.NoTracking = true
 		res, err := a.svc.Recall(r.Context(), in)
 		if err != nil {
 			a.fail(w, r, err)

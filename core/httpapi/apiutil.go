@@ -135,7 +135,7 @@ var bodyKeys = func() map[string]string {
 		"runtime_path", "runtimePath", "changed_by", "changedBy", "keyword_query", "keywordQuery",
 		"importance_min", "importanceMin", "confirm_token", "confirmToken", "transcript_path", "transcriptPath",
 		"user_message", "userMessage", "user_prompt", "userPrompt", "last_assistant_message", "lastAssistantMessage",
-		"ttlSeconds", "ttl_seconds", "batch_size", "batchSize",
+		"ttlSeconds", "ttl_seconds", "batch_size", "batchSize", "match",
 	} {
 		m[foldKey(k)] = k
 	}

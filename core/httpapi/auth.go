@@ -45,6 +45,7 @@ type authGate struct {
 
 	mu      sync.Mutex
 	secret  []byte
+	revoked *auth.Revocations // cairn token revoke's list (auth.RevokedPath)
 	windows map[string]*rateWindow
 }
 
@@ -76,7 +77,25 @@ func (g *authGate) loadSecret() ([]byte, error) {
 		return nil, err
 	}
 	g.secret = s
+	g.revoked = auth.NewRevocations(auth.RevokedPath(g.cfg(), filepath.Dir(g.a.svc.DB().Path())))
 	return s, nil
+}
+
+// verify checks a token and that it is not revoked.
+func (g *authGate) verify(secret []byte, tok string) (*auth.Claims, error) {
+	c, err := auth.VerifyToken(secret, tok, g.now())
+	if err != nil {
+		return nil, err
+	}
+	revoked, err := g.revoked.Revoked(auth.Identity(c, tok))
+	if err != nil {
+		g.a.log.Error("auth revocations", "err", err)
+		return nil, auth.ErrTokenRevoked // unreadable: refused, not guessed
+	}
+	if revoked {
+		return nil, auth.ErrTokenRevoked
+	}
+	return c, nil
 }
 
 // wrap authenticates requests according to auth.mode. Who the caller is
@@ -118,7 +137,7 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 				writeError(w, &core.Error{Code: core.CodeInternal, Message: "auth secret unavailable"})
 				return
 			}
-			c, err := auth.VerifyToken(secret, tok, g.now())
+			c, err := g.verify(secret, tok)
 			if err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 				writeError(w, &core.Error{Code: auth.CodeUnauthorized, Message: err.Error()})
@@ -144,6 +163,11 @@ func (g *authGate) wrap(next http.Handler) http.Handler {
 func (g *authGate) guard(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if g.open() {
+			// Documents cost CPU (fetch, chunks, embeddings): they are
+			// rate-limited in every mode, by address in local mode.
+			if rt.access.limiter == limiterDocuments && !g.admit(w, "addr:"+remoteHost(r), limiterDocuments) {
+				return
+			}
 			rt.handler.ServeHTTP(w, r)
 			return
 		}
@@ -167,14 +191,8 @@ func (g *authGate) guard(rt route) http.Handler {
 				Message: fmt.Sprintf("role '%s' lacks '%s' permission", c.Role, rule.perm)})
 			return
 		}
-		if rule.limiter != "" && info.limitKey != "" {
-			if retry, ok := g.allow(info.limitKey, rule.limiter); !ok {
-				secs := int(math.Ceil(retry.Seconds()))
-				w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-				writeError(w, &core.Error{Code: auth.CodeRateLimited, Message: "rate limit exceeded",
-					Extra: map[string]any{"retryAfter": g.now().Add(retry).UnixMilli(), "operation": rule.limiter}})
-				return
-			}
+		if rule.limiter != "" && info.limitKey != "" && !g.admit(w, info.limitKey, rule.limiter) {
+			return
 		}
 		if c.Scoped() {
 			var e *core.Error
@@ -185,6 +203,31 @@ func (g *authGate) guard(rt route) http.Handler {
 		}
 		rt.handler.ServeHTTP(w, r)
 	})
+}
+
+// readOnlyCaller reports whether r's caller may only read (a token whose
+// role cannot remember, the readonly role): what it reads leaves no trace
+// (no session rows, no access counts).
+func readOnlyCaller(r *http.Request) bool {
+	c := authFrom(r.Context()).claims
+	return c != nil && !auth.RoleHas(c.Role, auth.PermRemember)
+}
+
+// limiterDocuments is the rate-limit bucket of document creation.
+const limiterDocuments = "documents"
+
+// admit counts one request of op against key; over the limit it answers
+// 429 with Retry-After and returns false.
+func (g *authGate) admit(w http.ResponseWriter, key, op string) bool {
+	retry, ok := g.allow(key, op)
+	if ok {
+		return true
+	}
+	secs := int(math.Ceil(retry.Seconds()))
+	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	writeError(w, &core.Error{Code: auth.CodeRateLimited, Message: "rate limit exceeded",
+		Extra: map[string]any{"retryAfter": g.now().Add(retry).UnixMilli(), "operation": op}})
+	return false
 }
 
 func remoteHost(r *http.Request) string {
@@ -209,7 +252,8 @@ const maxRateWindows = 4096
 // window is full it returns how long until it resets.
 func (g *authGate) allow(key, op string) (time.Duration, bool) {
 	cfg := g.cfg()
-	limit := map[string]int{"forget": cfg.RateForget, "modify": cfg.RateModify, "batchForget": cfg.RateBatchForget, "admin": cfg.RateAdmin}[op]
+	limit := map[string]int{"forget": cfg.RateForget, "modify": cfg.RateModify, "batchForget": cfg.RateBatchForget, "admin": cfg.RateAdmin,
+		limiterDocuments: cfg.RateDocuments}[op]
 	if limit <= 0 {
 		return 0, true
 	}

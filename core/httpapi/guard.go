@@ -28,15 +28,19 @@ const (
 //   - its Host is a loopback name (localhost, 127.0.0.1, [::1]), an IP
 //     address, the host of server.addr, or one of server.allowed_hosts: a
 //     rebound DNS name is refused (forbidden_host);
-//   - its Origin, when it has one, is a loopback origin or one of
-//     server.allowed_origins, and without an Origin, Sec-Fetch-Site is not
-//     cross-site (forbidden_origin);
+//   - its Origin, when it has one, is one of server.allowed_origins or
+//     cairn's own (its address's port on a loopback name), and without an
+//     Origin, Sec-Fetch-Site is not cross-site (forbidden_origin): a page
+//     on another loopback port (a dev server on localhost:8000) is as
+//     foreign as any web site, since it can send what any page sends;
 //   - a write (POST, PUT, PATCH, DELETE) with a body is JSON, a type no
-//     browser sends without a preflight (unsupported_media_type).
+//     browser sends without a preflight (unsupported_media_type);
+//   - a write a browser sends (Origin or Sec-Fetch-* headers) carries a
+//     JSON Content-Type or an X-Cairn-* header even without a body: an
+//     empty POST needs no preflight, and would run a repair, a sync or a
+//     recover (forbidden_origin).
 //
-// Trusted origins get CORS answers (preflights included); loopback
-// origins pass the checks but get no CORS headers, so a page on another
-// local port can neither send JSON nor read an answer.
+// Trusted origins get CORS answers (preflights included).
 //
 // IP addresses are accepted as hosts because rebinding needs a DNS name:
 // a page whose origin is an IP address is cross-origin to cairn, and its
@@ -45,10 +49,13 @@ type browserGuard struct {
 	a       *API
 	origins map[string]bool // normalized server.allowed_origins
 	hosts   map[string]bool // normalized server.allowed_hosts
+	// self is the address the guarded listener serves (host:port), whose
+	// own origin passes; "" for none (the profiler's listener).
+	self func() string
 }
 
-func newBrowserGuard(a *API) *browserGuard {
-	g := &browserGuard{a: a, origins: map[string]bool{}, hosts: map[string]bool{}}
+func newBrowserGuard(a *API, self func() string) *browserGuard {
+	g := &browserGuard{a: a, origins: map[string]bool{}, hosts: map[string]bool{}, self: self}
 	cfg := a.svc.Config().Server
 	for _, o := range cfg.AllowedOrigins {
 		if n, err := config.NormalizeOrigin(o); err == nil {
@@ -80,17 +87,17 @@ func (g *browserGuard) hostAllowed(host string) bool {
 	case net.ParseIP(h) != nil:
 		return true
 	}
-	return h != "" && h == config.NormalizeHost(g.a.addr)
+	return h != "" && h == config.NormalizeHost(g.self())
 }
 
 // originState says what the guard makes of a request's Origin header.
 type originState int
 
 const (
-	originNone     originState = iota // no Origin header
-	originLoopback                    // a page on this machine's loopback
-	originTrusted                     // one of server.allowed_origins
-	originForeign                     // anything else, "null" included
+	originNone    originState = iota // no Origin header
+	originSelf                       // cairn's own origin: its port on a loopback name
+	originTrusted                    // one of server.allowed_origins
+	originForeign                    // anything else, "null" included
 )
 
 func (g *browserGuard) origin(r *http.Request) (originState, string) {
@@ -105,8 +112,11 @@ func (g *browserGuard) origin(r *http.Request) (originState, string) {
 	case g.origins[o]:
 		return originTrusted, o
 	}
-	if _, host, _ := strings.Cut(o, "://"); loopbackName(config.NormalizeHost(host)) {
-		return originLoopback, o
+	_, hostPort, _ := strings.Cut(o, "://")
+	if _, port, err := net.SplitHostPort(hostPort); err == nil && loopbackName(config.NormalizeHost(hostPort)) {
+		if _, selfPort, err := net.SplitHostPort(g.self()); err == nil && port == selfPort {
+			return originSelf, o
+		}
 	}
 	return originForeign, o
 }
@@ -143,7 +153,36 @@ func (g *browserGuard) check(w http.ResponseWriter, r *http.Request) (refusal *c
 	if e := checkContentType(r); e != nil {
 		return e, false
 	}
+	if e := checkBrowserWrite(r); e != nil {
+		return e, false
+	}
 	return nil, false
+}
+
+// checkBrowserWrite refuses a write a browser sends without a JSON
+// Content-Type or an X-Cairn-* header: either makes the browser ask first
+// (a CORS preflight, which only a trusted origin passes), and without
+// either, an empty POST from any page would run a repair, a sync or a
+// recover.
+func checkBrowserWrite(r *http.Request) *core.Error {
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return nil
+	}
+	if !isBrowserRequest(r) {
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && jsonMediaType(mt) {
+		return nil
+	}
+	for k := range r.Header {
+		if strings.HasPrefix(k, "X-Cairn-") {
+			return nil
+		}
+	}
+	return &core.Error{Code: CodeForbiddenOrigin, Message: fmt.Sprintf(
+		"a %s from a web browser needs a JSON body (Content-Type: application/json) or an X-Cairn-Actor header", r.Method)}
 }
 
 // checkContentType refuses a write whose body is not JSON (or JSON lines).

@@ -102,6 +102,7 @@ func (a *API) hookBody(w http.ResponseWriter, r *http.Request) (hooks.Request, b
 		var h hooks.Request
 		if h, e = hookRequestFrom(b); e == nil {
 			confineHook(r, &h)
+			h.ReadOnly = readOnlyCaller(r)
 			return h, true
 		}
 	}

@@ -46,11 +46,19 @@ func mcpActor(ctx context.Context, req *mcp.CallToolRequest) core.Actor {
 	}
 	a := core.Actor{Name: "mcp", Type: core.ActorAgent}
 	if req != nil {
-		if ci := req.ClientInfo(); ci != nil && strings.TrimSpace(ci.Name) != "" {
-			a.Name = strings.TrimSpace(ci.Name)
+		// The client names itself: a clean line of bounded length.
+		if name := text.Truncate(text.CleanLine(clientName(req)), 100); name != "" {
+			a.Name = name
 		}
 	}
 	return a
+}
+
+func clientName(req *mcp.CallToolRequest) string {
+	if ci := req.ClientInfo(); ci != nil {
+		return ci.Name
+	}
+	return ""
 }
 
 // mcpTools holds the MCP tool handlers; each calls the service it wraps.
@@ -118,7 +126,7 @@ type mcpToolError struct {
 	Message string
 }
 
-func (e *mcpToolError) Error() string { return e.Code + ": " + e.Message }
+func (e *mcpToolError) Error() string { return text.Display(e.Code + ": " + e.Message) }
 
 // mcpErr converts a service error into a tool failure. Internal errors are
 // logged and reported with their text so a local user can act on them.
@@ -254,9 +262,15 @@ func (s mcpTools) mcpSearch(ctx context.Context, _ *mcp.CallToolRequest, in MCPS
 		if tags == nil {
 			tags = []string{}
 		}
-		out.Results = append(out.Results, MCPSearchHit{ID: h.ID, Content: h.Content, Truncated: h.Truncated,
-			Score: h.Score, Type: h.Type, Tags: tags, Pinned: h.Pinned, Importance: h.Importance,
-			Project: h.Project, Who: h.Who, CreatedAt: h.CreatedAt})
+		// What the model reads carries no control character or escape
+		// sequence (text.Display), the structured copy included.
+		shown := make([]string, len(tags))
+		for i, t := range tags {
+			shown[i] = text.DisplayLine(t)
+		}
+		out.Results = append(out.Results, MCPSearchHit{ID: h.ID, Content: text.Display(h.Content), Truncated: h.Truncated,
+			Score: h.Score, Type: text.DisplayLine(h.Type), Tags: shown, Pinned: h.Pinned, Importance: h.Importance,
+			Project: text.DisplayLine(h.Project), Who: text.DisplayLine(h.Who), CreatedAt: h.CreatedAt})
 	}
 	out.Count = len(out.Results)
 
@@ -269,7 +283,7 @@ func (s mcpTools) mcpSearch(ctx context.Context, _ *mcp.CallToolRequest, in MCPS
 	for _, w := range out.Warnings {
 		b.WriteString("\nwarning: " + w)
 	}
-	return mcpText(b.String()), out, nil
+	return mcpText(text.Display(b.String())), out, nil
 }
 
 // ---- memory_store ----
@@ -330,7 +344,7 @@ func (s mcpTools) mcpStore(ctx context.Context, req *mcp.CallToolRequest, in MCP
 		out.Chunked, out.IDs, out.GroupID = true, res.IDs, res.GroupID
 		return mcpText(fmt.Sprintf("stored as %d chunks (group %s): %s", len(res.IDs), res.GroupID, strings.Join(res.IDs, ", "))), out, nil
 	}
-	m := res.Memory
+	m := res.Memory.Displayed()
 	out.ID, out.Type, out.Tags, out.Pinned, out.Importance, out.Version = m.ID, m.Type, m.Tags, m.Pinned, m.Importance, m.Version
 	verb := "stored"
 	if res.Deduped {
@@ -361,6 +375,7 @@ func (s mcpTools) mcpGet(ctx context.Context, _ *mcp.CallToolRequest, in MCPGetI
 		}
 		return nil, nil, s.mcpErr("memory_get", err)
 	}
+	m = m.Displayed()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s%s\nid %s · version %d · %s%s · importance %.2f · created %s by %s", mcpPin(m.Pinned), m.Content,
 		m.ID, m.Version, m.Type, mcpTags(m.Tags), m.Importance, m.CreatedAt, core.OrDefault(m.Who, m.UpdatedBy))
@@ -415,6 +430,9 @@ func (s mcpTools) mcpList(ctx context.Context, _ *mcp.CallToolRequest, in MCPLis
 	res, err := s.List(ctx, f, in.Limit, in.Offset)
 	if err != nil {
 		return nil, nil, s.mcpErr("memory_list", err)
+	}
+	for i, m := range res.Memories {
+		res.Memories[i] = m.Displayed()
 	}
 	out := &MCPListOutput{Memories: res.Memories, Count: res.Count, Total: res.Total, Limit: res.Limit,
 		Offset: res.Offset, HasMore: res.HasMore}

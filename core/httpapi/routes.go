@@ -128,6 +128,7 @@ func (a *API) routeTable() []route {
 		h("GET /api/proposals/{id}", a.getProposal, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
 		h("POST /api/proposals/{id}/approve", a.approveProposal, access{perm: auth.PermModify, limiter: "modify", scope: scopeDenied}),
 		h("POST /api/proposals/{id}/reject", a.rejectProposal, access{perm: auth.PermModify, limiter: "modify", scope: scopeDenied}),
+		h("POST /api/proposals/{id}/reopen", a.reopenProposal, access{perm: auth.PermModify, limiter: "modify", scope: scopeDenied}),
 		h("GET /api/jobs", a.listJobs, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
 		h("GET /api/jobs/{id}", a.getJob, access{perm: auth.PermDocuments, scope: scopeJob}),
 		h("POST /api/jobs/{id}/retry", a.retryJob, access{perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied}),
@@ -150,7 +151,7 @@ func (a *API) routeTable() []route {
 		h("GET /api/analytics/latency/samples", a.analyticsLatencySamples, access{perm: auth.PermAnalytics, scope: scopeDenied}),
 
 		// Documents (docs/design/pipeline.md, "Document ingest").
-		h("POST /api/documents", a.createDocument, access{perm: auth.PermDocuments, scope: scopeDenied}),
+		h("POST /api/documents", a.createDocument, access{perm: auth.PermDocuments, limiter: limiterDocuments, scope: scopeDenied}),
 		h("GET /api/documents", a.listDocuments, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("GET /api/documents/{id}", a.getDocument, access{perm: auth.PermDocuments, scope: scopeDenied}),
 		h("GET /api/documents/{id}/chunks", a.documentChunks, access{perm: auth.PermDocuments, scope: scopeDenied}),
@@ -271,6 +272,21 @@ func (a *API) debugRouteTable() []route {
 }
 
 // DebugHandler serves the profiler's routes (debugRouteTable) behind the
-// auth gate: in local mode (and to a local caller in hybrid mode) as
-// before, in team mode to an admin's token.
-func (a *API) DebugHandler() http.Handler { return a.auth.wrap(a.debug.mux) }
+// browser guard and the auth gate: in local mode (and to a local caller in
+// hybrid mode) as before, in team mode to an admin's token. The guard is
+// the API's (guard.go), with no origin of its own: a rebound name or a
+// page's request is refused as it is by the API.
+func (a *API) DebugHandler() http.Handler {
+	guard := newBrowserGuard(a, func() string { return "" })
+	inner := a.auth.wrap(a.debug.mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if refusal, handled := guard.check(w, r); refusal != nil {
+			writeError(w, refusal)
+			return
+		} else if handled {
+			return
+		}
+		inner.ServeHTTP(w, r)
+	})
+}

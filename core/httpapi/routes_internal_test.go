@@ -100,7 +100,7 @@ func TestDebugRoutes(t *testing.T) {
 			}
 			get := func(h http.Handler, tok string) *httptest.ResponseRecorder {
 				r := httptest.NewRequest("GET", "/debug/pprof/goroutine?debug=1", nil)
-				r.RemoteAddr = "127.0.0.1:40000"
+				r.RemoteAddr, r.Host = "127.0.0.1:40000", "127.0.0.1:6060"
 				if tok != "" {
 					r.Header.Set("Authorization", "Bearer "+tok)
 				}
@@ -112,6 +112,26 @@ func TestDebugRoutes(t *testing.T) {
 				t.Fatalf("the API's handler served the profiler: %d", w.Code)
 			}
 			w := get(a.DebugHandler(), "")
+			if w.Header().Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("the profiler's answer has no nosniff: %v", w.Header())
+			}
+			// The profiler checks Host and Origin as the API does (issue
+			// 29): a rebound name, a web page, another local page.
+			for _, h := range [][2]string{{"Host", "evil.example:6060"}, {"Origin", "https://evil.example"},
+				{"Origin", "http://localhost:8000"}, {"Sec-Fetch-Site", "cross-site"}} {
+				r := httptest.NewRequest("GET", "/debug/pprof/goroutine?debug=1", nil)
+				r.RemoteAddr, r.Host = "127.0.0.1:40000", "127.0.0.1:6060"
+				if h[0] == "Host" {
+					r.Host = h[1]
+				} else {
+					r.Header.Set(h[0], h[1])
+				}
+				rec := httptest.NewRecorder()
+				a.DebugHandler().ServeHTTP(rec, r)
+				if rec.Code != http.StatusForbidden || strings.Contains(rec.Body.String(), "goroutine profile") {
+					t.Errorf("%s: %s: %d %.100s", mode, h, rec.Code, rec.Body)
+				}
+			}
 			if mode == auth.ModeLocal {
 				if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "goroutine profile") {
 					t.Fatalf("local mode: %d %.200s", w.Code, w.Body)

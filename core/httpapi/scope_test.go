@@ -161,6 +161,7 @@ func (f *scopeFixture) probes() map[string][]probe {
 		"GET /api/proposals/{id}":              {{path: "/api/proposals/x", refuse: true}},
 		"POST /api/proposals/{id}/approve":     {{path: "/api/proposals/x/approve", body: map[string]any{"reason": "probe"}, refuse: true}},
 		"POST /api/proposals/{id}/reject":      {{path: "/api/proposals/x/reject", body: map[string]any{"reason": "probe"}, refuse: true}},
+		"POST /api/proposals/{id}/reopen":      {{path: "/api/proposals/x/reopen", body: map[string]any{"reason": "probe"}, refuse: true}},
 		"GET /api/jobs":                        {{path: "/api/jobs?memory_id=" + b, refuse: true}},
 		"GET /api/jobs/{id}":                   {{path: "/api/jobs/" + f.jobB, refuse: true}, {path: "/api/jobs/" + f.sessJobB, refuse: true}},
 		"POST /api/jobs/{id}/retry":            {{path: "/api/jobs/" + f.jobB + "/retry", refuse: true}},

@@ -40,6 +40,7 @@ var statusByCode = map[string]int{
 	CodeForbiddenHost:               http.StatusForbidden,
 	CodeUnsupportedMediaType:        http.StatusUnsupportedMediaType,
 	CodeRequestTimeout:              http.StatusRequestTimeout,
+	CodeHeaderTooLarge:              http.StatusRequestHeaderFieldsTooLarge,
 	auth.CodeRateLimited:            http.StatusTooManyRequests,
 	ops.CodeRepairFrozen:            http.StatusTooManyRequests,
 	ops.CodeRepairDisabled:          http.StatusTooManyRequests,

@@ -27,6 +27,7 @@ func TestStatusOf(t *testing.T) {
 		ops.CodeRepairCooldown: 429, ops.CodeRepairBudget: 429, core.CodeInternal: 500,
 		core.CodeFrozen: 503, core.CodeVectorsUnavailable: 503,
 		CodeForbiddenOrigin: 403, CodeForbiddenHost: 403, connectors.CodeRootNotAllowed: 403, CodeUnsupportedMediaType: 415, CodeRequestTimeout: 408, CodeOverloaded: 503,
+		CodeHeaderTooLarge:   431,
 		core.CodeStorageFull: 507, core.CodeStorageIO: 507, core.CodeStorageCorrupt: 503, core.CodeStorageReadOnly: 503,
 		"some_new_code": http.StatusInternalServerError,
 	}

@@ -70,7 +70,20 @@ func (q *Queue) List(ctx context.Context, f Filter, limit int) ([]*storage.Job, 
 	if limit < 1 || limit > 1000 {
 		return nil, &InvalidError{Field: "limit", Message: "limit must be from 1 to 1000"}
 	}
+	if f.Offset < 0 {
+		return nil, &InvalidError{Field: "offset", Message: "offset must not be negative"}
+	}
+	switch f.Sort {
+	case "", storage.JobsNewest, storage.JobsOldest:
+	default:
+		return nil, &InvalidError{Field: "sort", Message: "sort must be newest or oldest (or empty: live first)"}
+	}
 	return storage.ListJobs(ctx, q.db.Reader(), f, limit)
+}
+
+// Count counts the jobs matching f (its Offset aside).
+func (q *Queue) Count(ctx context.Context, f Filter) (int, error) {
+	return storage.CountJobs(ctx, q.db.Reader(), f)
 }
 
 // Counts counts jobs by status and by type and status.

@@ -341,3 +341,27 @@ func TestUpdateFollowsChanges(t *testing.T) {
 		t.Fatalf("stats %+v, want 3 documents, 2 tombstones, 2 in the delta", st)
 	}
 }
+
+func TestIDF(t *testing.T) {
+	docs := []string{"run home", "running late", "home again", "nothing"}
+	ix := keyword.Build(func(yield func(keyword.Doc) bool) {
+		for i, d := range docs {
+			if !yield(keyword.Doc{ID: uint32(i + 1), Text: keyword.Text{Content: d}}) {
+				return
+			}
+		}
+	})
+	got := ix.IDF([]string{"run", "home", "again", "absent"})
+	n := 4.0
+	idf := func(df float64) float64 { return max(1e-6, math.Log((n-df+0.5)/(df+0.5))) }
+	// "run" and "running" stem alike: two documents hold it, as "home".
+	want := []float64{idf(2), idf(2), idf(1), idf(0)}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("IDF[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if keyword.Build(func(func(keyword.Doc) bool) {}).IDF([]string{"x"}) != nil {
+		t.Errorf("an empty index has no IDF")
+	}
+}

@@ -320,3 +320,25 @@ func (ix *Index) Search(terms []string, k int) (hits []Hit, more bool) {
 	}
 	return hits, more
 }
+
+// IDF returns FTS5's inverse document frequency of each term (a token, as
+// Query returns them): log((N − df + 0.5) / (df + 0.5)), at least 1e-6,
+// for df the documents holding it; a term no document holds has the
+// largest, log((N + 0.5) / 0.5). nil when the index is empty.
+func (ix *Index) IDF(terms []string) []float64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.docs == 0 {
+		return nil
+	}
+	n := float64(ix.docs)
+	out := make([]float64, len(terms))
+	for i, t := range terms {
+		df := len(ix.delta[t])
+		if info, ok := ix.terms[t]; ok {
+			df += int(info.df)
+		}
+		out[i] = max(1e-6, math.Log((n-float64(df)+0.5)/(float64(df)+0.5)))
+	}
+	return out
+}

@@ -389,12 +389,20 @@ func (s *Ops) diagProvider(ctx context.Context, q storage.Querier, now time.Time
 		if down {
 			v = 1
 		}
-		msg := "extraction provider available"
+		// "Available" only says the provider answered its check: the
+		// calls' outcome is said beside it, so a provider that fails most
+		// calls is never called available without a word.
+		msg := fmt.Sprintf("extraction provider %s available; no provider calls yet", name)
 		switch {
 		case down:
 			msg = fmt.Sprintf("extraction provider %s unavailable: %s (extract jobs stay queued)", name, perr)
 		case name == "":
 			msg = "extraction worker not started in this process"
+		case h.Failures > 0:
+			msg = fmt.Sprintf("extraction provider %s reachable, but %.0f%% of the last %d provider calls failed (%d)", name,
+				100*float64(h.Failures)/float64(h.Samples), h.Samples, h.Failures)
+		case h.Samples > 0:
+			msg = fmt.Sprintf("extraction provider %s available; the last %d provider calls succeeded", name, h.Samples)
 		}
 		d.Signals = append(d.Signals, gate("extraction_provider_unavailable", "count", v, 0, 1, false, msg))
 		streak := s.svc.Analytics().EmptyExtractionStreak()

@@ -290,8 +290,14 @@ func TestDiagnosticsProviderRingAndAvailability(t *testing.T) {
 	if h := an.ProviderHealth(); h.Samples != 100 || h.Failures != 30 || h.Ratio != 0.7 {
 		t.Fatalf("ring after 130: %+v", h)
 	}
+	// A provider that answers its check but fails calls is not called
+	// available without a word.
+	e.Svc.PipelineRuntime().SetProvider("ollama", true, nil)
 	r := diag(t, e.App.Ops)
 	wantDomain(t, r, ops.DomainProvider, 0.7, ops.StatusDegraded)
+	if s := signal(t, r, "provider", "extraction_provider_unavailable"); !strings.Contains(s.Message, "ollama reachable, but 30% of the last 100 provider calls failed") {
+		t.Fatalf("a failing provider's signal: %q", s.Message)
+	}
 	for range 70 {
 		an.RecordProviderCall("llm:test", time.Millisecond, nil)
 	}

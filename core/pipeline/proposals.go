@@ -33,17 +33,42 @@ func (s *Pipeline) ListProposals(ctx context.Context, f ProposalFilter, limit in
 	if limit > 1000 {
 		return nil, core.Invalid("limit", "limit must be an integer from 1 to 1000")
 	}
+	if e := checkProposalFilter(f); e != nil {
+		return nil, e
+	}
+	return storage.ListProposals(ctx, s.svc.DB().Reader(), f, limit)
+}
+
+// CountMatching counts the proposals matching f (its Offset aside).
+func (s *Pipeline) CountMatching(ctx context.Context, f ProposalFilter) (int, error) {
+	if e := checkProposalFilter(f); e != nil {
+		return 0, e
+	}
+	return storage.CountProposalsMatching(ctx, s.svc.DB().Reader(), f)
+}
+
+// checkProposalFilter refuses a state or action that does not exist, and
+// a negative offset.
+func checkProposalFilter(f ProposalFilter) *core.Error {
 	switch f.State {
 	case "", storage.ProposalPending, storage.ProposalApproved, storage.ProposalRejected, storage.ProposalApplied, storage.ProposalSkipped:
 	default:
-		return nil, core.Invalid("state", "state must be one of pending, approved, rejected, applied, skipped")
+		return core.Invalid("state", "state must be one of pending, approved, rejected, applied, skipped")
 	}
 	switch f.Action {
 	case "", extract.ActionAdd, extract.ActionUpdate, extract.ActionDelete, extract.ActionNone:
 	default:
-		return nil, core.Invalid("action", "action must be one of add, update, delete, none")
+		return core.Invalid("action", "action must be one of add, update, delete, none")
 	}
-	return storage.ListProposals(ctx, s.svc.DB().Reader(), f, limit)
+	if f.Offset < 0 {
+		return core.Invalid("offset", "offset must not be negative")
+	}
+	switch f.Sort {
+	case "", storage.ProposalsOldest, storage.ProposalsConfidence:
+	default:
+		return core.Invalid("sort", "sort must be oldest or confidence (or empty: newest first)")
+	}
+	return nil
 }
 
 // GetProposal returns one proposal.
@@ -140,6 +165,42 @@ func (s *Pipeline) RejectProposal(ctx context.Context, id string, actor core.Act
 	}
 	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
 		return s.finishDecision(ctx, tx, p, storage.ProposalRejected, "", actor, strings.TrimSpace(reason), "rejected")
+	})
+	if err != nil {
+		return nil, decisionErr(err)
+	}
+	return s.GetProposal(ctx, id)
+}
+
+// ReopenProposal undoes a decision: a rejected, approved or applied
+// proposal is pending again, without its decision, and the source
+// memory's history records who reopened it and why. It does not touch
+// memories: the caller reverts what an approval applied first (forgets the
+// memory an ADD created, restores what an UPDATE changed, recovers what a
+// DELETE removed), through the write path, as the TUI's undo does.
+func (s *Pipeline) ReopenProposal(ctx context.Context, id string, actor core.Actor, reason string) (*storage.Proposal, error) {
+	if err := s.svc.CheckFrozen(); err != nil {
+		return nil, err
+	}
+	actor = actor.Normalized()
+	p, err := s.GetProposal(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p.State == storage.ProposalPending {
+		return nil, &core.Error{Code: CodeProposalNotPending, Message: "proposal " + id + " is pending: there is no decision to undo"}
+	}
+	why := strings.TrimSpace(reason)
+	if why == "" {
+		why = "decision undone"
+	}
+	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := storage.ReopenProposal(ctx, tx, p.ID, p.State, s.svc.Timestamp()); err != nil {
+			return err
+		}
+		meta := map[string]any{"proposalId": p.ID, "proposedAction": p.Action, "fact": p.Fact,
+			"decision": "reopened", "previousState": p.State, "appliedMemoryId": p.AppliedMemoryID}
+		return s.svc.AddHistory(ctx, tx, p.SourceMemoryID, storage.EventNone, nil, nil, actor, "proposal reopened: "+why, meta)
 	})
 	if err != nil {
 		return nil, decisionErr(err)

@@ -306,6 +306,11 @@ func (t *Transfer) guardrails(l *ImportLine) *core.Error {
 	if e := core.CheckTags("tags", text.CleanTags(m.Tags)); e != nil {
 		return lineError(l.Line, e)
 	}
+	if e := core.CheckIdentifiers(m.Tags, "type", m.Type, "who", m.Who, "project", m.Project, "session_id", m.SessionID,
+		"source_type", m.SourceType, "source_id", m.SourceID, "category", m.Category, "idempotency_key", m.IdempotencyKey,
+		"runtime_path", m.RuntimePath, "updated_by", m.UpdatedBy); e != nil {
+		return lineError(l.Line, e)
+	}
 	m.Content = t.mem.Redact(m.Content)
 	return nil
 }

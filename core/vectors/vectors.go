@@ -47,6 +47,10 @@ type Vectors struct {
 	cursor storage.PendingCursor // where the newest-first walk of a backlog is
 
 	calibrating atomic.Bool
+
+	// warming is set while a server loads the embedding model and the
+	// index in the background (StartWarm): recall does not wait for them.
+	warming atomic.Bool
 }
 
 // Options are the optional dependencies of Vectors.
@@ -268,6 +272,36 @@ func (v *Vectors) maybeCalibrate(ix *vector.Index) {
 			"recall_at_10", recall, "enabled", cands > 0, "ms", time.Since(start).Milliseconds())
 	}()
 }
+
+// StartWarm marks the embedding model and the vector index as loading
+// and returns the function that loads them, for the caller to run in a
+// goroutine: a server does at start. Until they are loaded, Warming
+// reports true and recall answers from its keyword leg rather than wait
+// for them (the model alone takes a few hundred milliseconds to load): a
+// hook that started the server has its first answer sooner, and the
+// answer says it is keyword only.
+func (v *Vectors) StartWarm() func(context.Context) error {
+	if v.embedder == nil {
+		return func(context.Context) error { return nil }
+	}
+	v.warming.Store(true)
+	return func(ctx context.Context) error {
+		defer v.warming.Store(false)
+		if w, ok := v.embedder.(interface{ Warm(context.Context) error }); ok {
+			if err := w.Warm(ctx); err != nil {
+				return fmt.Errorf("embedding model: %w", err)
+			}
+		}
+		if err := v.WarmVectors(ctx); err != nil {
+			return fmt.Errorf("vector index: %w", err)
+		}
+		return nil
+	}
+}
+
+// Warming reports whether the model and the index are still loading
+// after StartWarm.
+func (v *Vectors) Warming() bool { return v.warming.Load() }
 
 // WarmVectors loads the vector index now (call it in a goroutine at start).
 func (v *Vectors) WarmVectors(ctx context.Context) error {

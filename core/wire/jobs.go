@@ -36,9 +36,16 @@ type JobFilter struct {
 	JobType  string
 	MemoryID string
 	// Failing restricts to pending jobs that have failed at least once
-	// (waiting out their retry backoff). The API has no parameter for it:
-	// only the local client applies it.
+	// (waiting out their retry backoff): failing=true in the API.
 	Failing bool
+	// Text keeps the jobs whose id, type, status, memory or document id,
+	// or error contains it (q in the API).
+	Text string
+	// Sort orders the list: "" live first, then newest; "newest" or
+	// "oldest" by last update.
+	Sort string
+	// Offset skips that many rows of the list (the next page).
+	Offset int
 }
 
 // JobsPage is the answer of GET /api/jobs: the rows asked for and the
@@ -48,4 +55,6 @@ type JobsPage struct {
 	// Counts counts jobs by status; ByType by job type, then status.
 	Counts map[string]int            `json:"counts"`
 	ByType map[string]map[string]int `json:"byType"`
+	// Total counts the rows the filter selects, on every page.
+	Total int `json:"total"`
 }

@@ -43,4 +43,22 @@ type ProposalFilter struct {
 	Action         string
 	SourceMemoryID string
 	JobID          string
+	// Decided selects every decided proposal (any state but pending),
+	// newest decision first.
+	Decided bool
+	// Text keeps the proposals whose fact, reason, type, or source or
+	// target memory id contains it (q in the API).
+	Text string
+	// Sort orders the list: "" newest first, "oldest", or "confidence"
+	// (highest first).
+	Sort string
+	// Offset skips that many rows of the list (the next page).
+	Offset int
+}
+
+// ProposalsPage is one page of proposals and how many the filter selects
+// in all.
+type ProposalsPage struct {
+	Proposals []*Proposal `json:"proposals"`
+	Total     int         `json:"total"`
 }

@@ -20,15 +20,18 @@
 //	faults.go   FaultOf: SQLSTATEs and the connection as the SQLite engine's faults, and unreachable
 //	jobs.go     the job lease: FOR UPDATE SKIP LOCKED, one server per job, without the write lock
 //
-// Its schema (migrations/0001_schema.sql) is the SQLite engine's after
-// its migration 0024, less what only SQLite has (FTS5, the float32
-// vectors' index); the file says what differs.
+// Its schema is the SQLite engine's less what only SQLite has (FTS5, the
+// float32 vectors' index): 0001 its final shape after its migration 0024,
+// then one migration here for each there (0005 for its 0025), and what
+// storage's queries need of SQLite's implicit columns and views (0003,
+// 0004); migrations/0001_schema.sql says what differs, and a test in
+// storage compares the two catalogs.
 //
 // What is left before cairn runs on it (docs/design/postgres.md): the
 // query functions of storage are written in SQLite's dialect, and beyond
-// its parameters and bools (rebound here) only some run here yet; storage.DB, Tx and Reader are still aliases of the SQLite
-// engine's types; NoteFault, LastFault, BulkLoad and the diagnostics
-// of this engine;
-// the Follower behind storage.DB's change feed, with the vector index
-// following too; pruning the log; cairn serve --database.
+// its parameters and bools (rebound here) only some run here yet;
+// storage.DB, Tx and Reader are still aliases of the SQLite engine's
+// types; NoteFault, LastFault, BulkLoad and the diagnostics of this
+// engine; the Follower behind storage.DB's change feed, with the vector
+// index following too; pruning the log; cairn serve --database.
 package postgres

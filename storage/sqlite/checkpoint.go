@@ -25,7 +25,46 @@ import (
 // snapshot, a write stream that never pauses), the WAL is bounded anyway:
 // at walCheckpointInline times the threshold the commit checkpoints
 // inline, as SQLite would.
-const walCheckpointInline = 16
+//
+// A checkpoint that copied everything does not shrink the WAL: SQLite
+// starts writing it over from its beginning at the next commit only if
+// at that moment no reader holds a snapshot in it. While cairn serves,
+// readers overlap (recalls, the workers' reads, the remembers' own
+// lookups) and writes never pause long, that moment never came, and the
+// WAL grew with every commit, to 25 times the database at 2,000
+// memories, until a clean shutdown. Two things bound it now:
+//
+//   - Once the WAL holds walRestartAt times the checkpoint threshold,
+//     the writer goroutine, between two transactions, runs a RESTART
+//     checkpoint on the checkpoint connection: with no commit under way it
+//     copies the frames PASSIVE left, waits for the readers of old frames
+//     to finish (readers that start meanwhile read the file, which then
+//     holds everything) and lets the next commit write the WAL over from
+//     its beginning. The writes queued meanwhile wait for that copy and
+//     its sync, once per walRestartAt thresholds of WAL, not at every
+//     one as inline checkpoints did. Run from the background goroutine,
+//     it lost the write lock to the next commit again and again and gave
+//     up. It waits for readers at most checkpointBusy: one that holds
+//     its snapshot longer (a start-up scan, a reader the machine left
+//     unscheduled) makes it give up, and it is due again once the WAL
+//     has grown by one more threshold, so a long reader costs the writers
+//     one short wait, not one per commit.
+//   - Once no commit has come for walIdle, the background goroutine
+//     empties the WAL file (TRUNCATE): an idle cairn leaves none. It
+//     does only while none of this process's readers is in a query: a
+//     TRUNCATE waiting for a reader's snapshot held back the readers
+//     that started meanwhile.
+//
+// journal_size_limit (walSizeLimit) trims the file when SQLite writes it
+// over, so a WAL that once grew large (a bulk import's) does not keep
+// its size.
+const (
+	walCheckpointInline = 16
+	walRestartAt        = 2
+	checkpointBusy      = 50 * time.Millisecond
+	walIdle             = 2 * time.Second
+	walSizeLimit        = 16 << 20
+)
 
 // checkpointer runs the background checkpoints of one database.
 type checkpointer struct {
@@ -38,6 +77,18 @@ type checkpointer struct {
 	// last background one found: the WAL's frames and those it copied.
 	background, inline atomic.Int64
 	logFrames, copied  atomic.Int64
+	// RESTART checkpoints that let the WAL start over, those that gave up
+	// (a reader held on), and the TRUNCATEs of an idle WAL.
+	restarted, restartBusy, truncated atomic.Int64
+	// restartDue is set by a commit that left the WAL at walRestartAt
+	// times the threshold and at least retryAt pages.
+	restartDue atomic.Bool
+	retryAt    atomic.Int64
+	// commits counts the commits; lastCommit is the last one's time.
+	commits, lastCommit atomic.Int64
+	limit               atomic.Int64 // the threshold of the commit that set restartDue
+	// readersBusy says whether a reader connection is in a query.
+	readersBusy func() bool
 }
 
 func newCheckpointer() *checkpointer {
@@ -48,7 +99,19 @@ func newCheckpointer() *checkpointer {
 // is in the WAL, with the WAL's size in pages and the size that asks for
 // a checkpoint (walAutoCheckpoint, more during a bulk load).
 func (k *checkpointer) afterCommit(c *sqlite3.Conn, schema string, pages, limit int) {
+	if k != nil {
+		k.commits.Add(1)
+		k.lastCommit.Store(time.Now().UnixNano())
+	}
 	if pages < limit {
+		return
+	}
+	if k != nil && k.started.Load() && pages >= walRestartAt*limit && int64(pages) >= k.retryAt.Load() {
+		k.limit.Store(int64(limit))
+		k.restartDue.Store(true)
+		// The writer's RESTART, right after this commit, copies the
+		// whole WAL: a background checkpoint now would only hold the
+		// checkpoint connection it needs.
 		return
 	}
 	if k != nil && k.started.Load() && pages < walCheckpointInline*limit {
@@ -64,8 +127,9 @@ func (k *checkpointer) afterCommit(c *sqlite3.Conn, schema string, pages, limit 
 	}
 }
 
-// start checkpoints on conn, a connection of its own to the database,
-// whenever a commit asks, until close.
+// start checkpoints on conn, a connection of its own to the database
+// whose busy timeout is checkpointBusy, whenever a commit asks, until
+// close.
 func (k *checkpointer) start(conn *sql.DB) {
 	conn.SetMaxOpenConns(1)
 	conn.SetMaxIdleConns(1)
@@ -73,11 +137,22 @@ func (k *checkpointer) start(conn *sql.DB) {
 	k.started.Store(true)
 	go func() {
 		defer close(k.done)
+		idle := time.NewTicker(walIdle)
+		defer idle.Stop()
+		var truncatedAt int64 // commits when the WAL was last emptied
 		for {
 			select {
 			case <-k.stop:
 				return
 			case <-k.wake:
+			case <-idle.C:
+				n := k.commits.Load()
+				if n != truncatedAt && time.Since(time.Unix(0, k.lastCommit.Load())) >= walIdle &&
+					(k.readersBusy == nil || !k.readersBusy()) && k.checkpoint("TRUNCATE") {
+					truncatedAt = n
+					k.truncated.Add(1)
+				}
+				continue
 			}
 			// As SQLite's own automatic checkpoint, a failure is left to
 			// the next: the WAL stays readable, it only grows.
@@ -88,6 +163,38 @@ func (k *checkpointer) start(conn *sql.DB) {
 			k.background.Add(1)
 		}
 	}()
+}
+
+// restartIfDue lets the WAL start over when a commit asked for it. The
+// writer goroutine calls it between transactions, so that no commit
+// takes the write lock from the checkpoint while it waits for readers.
+func (k *checkpointer) restartIfDue() {
+	if k == nil || !k.started.Load() || !k.restartDue.CompareAndSwap(true, false) {
+		return
+	}
+	ok, log := k.checkpointMode("RESTART")
+	if ok {
+		k.restarted.Add(1)
+		k.retryAt.Store(0)
+		return
+	}
+	k.restartBusy.Add(1)
+	k.retryAt.Store(log + k.limit.Load())
+}
+
+// checkpoint runs a checkpoint of mode (RESTART or TRUNCATE) on the
+// checkpoint connection and says whether it finished: whether every
+// frame was copied and no reader still uses the WAL.
+func (k *checkpointer) checkpoint(mode string) bool {
+	ok, _ := k.checkpointMode(mode)
+	return ok
+}
+
+// checkpointMode is checkpoint, also returning the WAL's size in frames.
+func (k *checkpointer) checkpointMode(mode string) (ok bool, log int64) {
+	var busy, copied int64
+	err := k.conn.QueryRowContext(context.Background(), `PRAGMA wal_checkpoint(`+mode+`)`).Scan(&busy, &log, &copied)
+	return err == nil && busy == 0, log
 }
 
 // close stops the background checkpoints (Close runs the last one, on the

@@ -2,11 +2,14 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -112,3 +115,100 @@ func BenchmarkCommitTail(b *testing.B) {
 		})
 	}
 }
+
+// The WAL stays bounded while cairn serves: writes never pause and
+// readers overlap, so at every moment some reader holds a snapshot (as
+// recalls, the workers' reads and the TUI's do). A PASSIVE checkpoint
+// copies every frame back, but SQLite starts the WAL over only at a
+// moment no reader uses it, which such a load never leaves: without
+// more, the WAL grew with every commit. Each reader here holds its
+// snapshot a few milliseconds, a recall's length.
+func TestWALBoundedWhileReadersHoldSnapshots(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "w.db")
+	db, err := Open(ctx, Options{Path: path, NoBackup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.WriteTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, h TEXT UNIQUE)`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	var reads atomic.Int64
+	for r := range 3 {
+		readers.Go(func() {
+			time.Sleep(time.Duration(r) * time.Millisecond) // staggered: the snapshots overlap
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var n int
+				if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM notes`).Scan(&n); err != nil {
+					t.Error(err)
+				}
+				time.Sleep(3 * time.Millisecond)
+				_ = tx.Rollback()
+				reads.Add(1)
+			}
+		})
+	}
+	body := strings.Repeat("a note about the deploy pipeline and its cache; ", 70)
+	var most int64
+	const commits = 3000 // about 50 MB of WAL frames
+	for i := range commits {
+		if err := db.WriteTx(ctx, func(tx *Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO notes (body, h) VALUES (?, ?)`, body, fmt.Sprintf("%x", i*2654435761))
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(path + "-wal"); err == nil {
+			most = max(most, st.Size())
+		}
+	}
+	close(stop)
+	readers.Wait()
+	if reads.Load() < 10 {
+		t.Fatalf("only %d reads ran beside the writes", reads.Load())
+	}
+	if most > walBoundTest {
+		t.Fatalf("the WAL reached %.1f MiB over %d commits while readers held snapshots, want at most %d MiB",
+			float64(most)/(1<<20), commits, walBoundTest>>20)
+	}
+	k := db.changes.ckpt
+	t.Logf("largest WAL %.1f MiB; %d reads; %d restarts, %d gave up", float64(most)/(1<<20), reads.Load(), k.restarted.Load(), k.restartBusy.Load())
+
+	// Once the writes stop, the WAL is emptied.
+	deadline := time.Now().Add(4 * walIdle)
+	for {
+		st, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the WAL still holds %d bytes %v after the last commit", st.Size(), 4*walIdle)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// walBoundTest is the bound the test holds the WAL to: a few times what
+// makes the writer restart it (walRestartAt thresholds of 4 MiB), for the
+// restarts a reader the machine left unscheduled makes give up. Without
+// the restarts it reached 73 MiB.
+const walBoundTest = 24 << 20

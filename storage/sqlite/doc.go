@@ -20,7 +20,7 @@
 // and what only SQLite has, which another engine would do its own way or
 // not at all:
 //
-//	checkpoint.go  WAL checkpoints off the writer, on a connection of their own
+//	checkpoint.go  WAL checkpoints off the writer, on a connection of their own; the WAL kept bounded while readers overlap
 //	integrity.go   quick_check at open, private file modes
 //	compact.go     the float32 vectors of stores from before 0011, converted; VACUUM after them and after 0017
 //	fts.go         the FTS5 index's upkeep (count, integrity-check, rebuild), its vocabulary, the file's pages

@@ -102,3 +102,32 @@ func corruptError(path, found string) error {
 		"Restore a backup (%s.bak-v*), or salvage what is readable with `sqlite3 %s .recover | sqlite3 recovered.db` "+
 		"and point storage.path at the result", ErrCorrupt, path, found, path, path)
 }
+
+// backgroundCheck is the start-up integrity check run after Open
+// (Options.CheckInBackground).
+type backgroundCheck struct {
+	cancel context.CancelFunc // nil when none runs
+	done   chan struct{}
+}
+
+// checkInBackground runs quick_check on the background reader; a damaged
+// file is noted as a fault, which refuses writes from then on.
+func (db *DB) checkInBackground() {
+	ctx, cancel := context.WithCancel(context.Background())
+	db.check = backgroundCheck{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(db.check.done)
+		if err := quickCheck(ctx, db.side, db.path); err != nil && ctx.Err() == nil {
+			db.NoteFault(err)
+		}
+	}()
+}
+
+// stop ends a check still running (Close) and waits for it.
+func (c *backgroundCheck) stop() {
+	if c.cancel == nil {
+		return
+	}
+	c.cancel()
+	<-c.done
+}

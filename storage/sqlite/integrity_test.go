@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/storage/sqlite"
@@ -191,3 +192,44 @@ func TestCorruptionStopsWrites(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// A server opens with the integrity check in the background: a damaged
+// file opens, and the check, finishing after Open, faults the store, so
+// that writes are refused as they would be had Open found the damage.
+func TestBackgroundCheckFaultsDamagedFile(t *testing.T) {
+	ctx := context.Background()
+	path := buildStore(t, 600)
+	st, _ := os.Stat(path)
+	pages := int(st.Size() / 4096)
+	damage(t, path, pages-30, pages-10) // data pages: only the check reads them
+	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, NoBackup: true, CheckInBackground: true})
+	if err != nil {
+		t.Fatalf("open with the check in the background: %v", err)
+	}
+	defer db.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := db.WriteTx(ctx, func(tx *sqlite.Tx) error { return nil })
+		if errors.Is(err, sqlite.ErrCorrupt) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("writes still accepted (%v) 30 s after opening a damaged file", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if f, ok := db.LastFault(); !ok || f.Fault != sqlite.FaultCorrupt || !strings.Contains(f.Message, "integrity check") {
+		t.Fatalf("fault %+v, want corrupt from the integrity check", f)
+	}
+
+	// An intact file stays writable.
+	ok, err := sqlite.Open(ctx, sqlite.Options{Path: buildStore(t, 50), NoBackup: true, CheckInBackground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ok.Close()
+	time.Sleep(100 * time.Millisecond)
+	if err := ok.WriteTx(ctx, func(tx *sqlite.Tx) error { return nil }); err != nil {
+		t.Fatalf("write to an intact file: %v", err)
+	}
+}

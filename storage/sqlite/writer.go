@@ -125,6 +125,9 @@ func (db *DB) runWriter() {
 			}
 		}
 		db.commitGroup(batch)
+		if db.changes != nil {
+			db.changes.ckpt.restartIfDue()
+		}
 	}
 }
 

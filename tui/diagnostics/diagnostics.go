@@ -377,7 +377,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, m.keys.Yes):
 			return m.startRepair(m.confirm)
 		case key.Matches(msg, m.keys.No):
+			// Said, so a "no" is never taken for a repair that did nothing.
+			action := m.actions[m.confirm].Action
 			m.confirm = -1
+			return pane.Notice("repair %s cancelled: nothing changed", action)
 		}
 		return nil
 	}

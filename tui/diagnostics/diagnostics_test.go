@@ -102,7 +102,7 @@ func TestDiagnosticsScrollKeys(t *testing.T) {
 }
 
 func TestDiagnosticsRefreshKeyAndLivePolling(t *testing.T) {
-	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 60})
+	h := shelltest.New(t, shelltest.Options{Width: 120, Height: 80})
 	openDiagnostics(h)
 	if !strings.Contains(h.Screen(), "none since start") {
 		t.Fatalf("errors before any:\n%s", h.Screen())
@@ -175,6 +175,9 @@ func TestDiagnosticsDestructiveRepairsAskFirst(t *testing.T) {
 		if strings.Contains(h.Screen(), "? y/n") {
 			t.Fatalf("%s: the prompt stays after cancelling", k)
 		}
+		if text, _ := h.M.Notice(); !strings.Contains(text, "cancelled: nothing changed") {
+			t.Fatalf("%s: cancelling is not said (%q)", k, text)
+		}
 	}
 	if repairEvents(h) != before {
 		t.Fatal("a cancelled repair ran")
@@ -186,7 +189,7 @@ func TestDiagnosticsDestructiveRepairsAskFirst(t *testing.T) {
 	}
 	h.Press("y")
 	s := h.Screen()
-	if !strings.Contains(s, "✓ retention-sweep: 0 affected") || !strings.Contains(s, "health 1.000 → 1.000") {
+	if !strings.Contains(s, "✓ retention-sweep: 0 affected") || !strings.Contains(s, "health 1.000 → 1.000") || !strings.Contains(s, "Last repair: ") {
 		t.Fatalf("retention-sweep result:\n%s", s)
 	}
 	// And the FTS rebuild.

@@ -167,6 +167,15 @@ func (m *Model) renderBody() {
 	var lines []string
 	add := func(l ...string) { lines = append(lines, l...) }
 	st := m.ctx.Styles
+	if o := m.last; o != nil && o.err == nil && o.result != nil && o.result.Message != "" {
+		// The outcome line above is cut to fit; its message shows whole here.
+		a := m.actions[o.index]
+		add(st.Heading.Render("Last repair: " + label(a)))
+		for _, l := range pane.WrapWords(o.result.Message, max(20, m.width-2)) {
+			add("  " + st.Text.Render(l))
+		}
+		add("")
+	}
 	if m.report != nil {
 		add(st.Heading.Render("Domains"))
 		for _, d := range m.report.Domains {
@@ -232,11 +241,19 @@ func (m *Model) signalLine(s wire.Signal, prefix string) string {
 		marker, style, penalty = "  ! ", st.Warning, fmt.Sprintf("−%.2f", s.Penalty)
 	}
 	fixed := marker + pane.Pad(prefix+s.Name, colSignal) + " " + pane.Pad(value(s.Value, s.Unit), colValue) + " " + pane.Pad(penalty, colPenalty)
-	msg := pane.OneLine(s.Message, max(5, m.width-lipgloss.Width(fixed)))
+	// The description wraps under itself: it says what the number means,
+	// and a cut one says nothing.
+	indent := lipgloss.Width(fixed)
+	parts := pane.WrapWords(strings.Join(strings.Fields(s.Message), " "), max(20, m.width-indent))
+	msgStyle := style
 	if s.Triggered && !s.Informational {
-		return style.Render(fixed) + st.Text.Render(msg)
+		msgStyle = st.Text
 	}
-	return style.Render(fixed + msg)
+	out := style.Render(fixed) + msgStyle.Render(parts[0])
+	for _, p := range parts[1:] {
+		out += "\n" + msgStyle.Render(strings.Repeat(" ", indent)+p)
+	}
+	return out
 }
 
 // value renders a signal's value in its unit.

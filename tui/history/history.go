@@ -67,11 +67,18 @@ func Describe(f core.HistorySearch) string {
 }
 
 type (
+	// loadedMsg answers a read of the list: a page (want says which) or
+	// a live refresh (want is pane.WantNothing) of the query seq.
 	loadedMsg struct {
-		seq     int
-		filter  core.HistorySearch
-		entries []*core.HistoryEntry
-		err     error
+		seq    int
+		want   pane.Want
+		filter core.HistorySearch
+		page   *core.HistoryPage
+		full   bool // the page is as long as asked: there may be more
+		// above is a refresh's page of events new above the first row.
+		above     *core.HistoryPage
+		aboveFull bool
+		err       error
 	}
 	// debounceMsg fires Debounce after a keystroke in the filter box;
 	// only the newest (seq) loads.
@@ -80,9 +87,9 @@ type (
 
 // Model is the History pane.
 type Model struct {
-	ctx  *pane.Context
-	keys keys.History
-	list keys.List
+	ctx   *pane.Context
+	keys  keys.History
+	listK keys.List
 
 	width, height int
 	input         textinput.Model
@@ -91,9 +98,9 @@ type Model struct {
 	loading       bool
 	// applied is the filter of the events shown (the box may be ahead).
 	applied core.HistorySearch
-	entries []*core.HistoryEntry
-	cursor  int
-	offset  int
+	// list is the events read so far, paged by cursor as the cursor
+	// nears an end, so every event is reachable.
+	list pane.List[*core.HistoryEntry]
 
 	open *core.HistoryEntry // the entry whose diff is shown
 	vp   viewport.Model
@@ -103,7 +110,8 @@ type Model struct {
 
 // New returns the History pane.
 func New(ctx *pane.Context) *Model {
-	m := &Model{ctx: ctx, keys: keys.DefaultHistory(), list: keys.DefaultList()}
+	m := &Model{ctx: ctx, keys: keys.DefaultHistory(), listK: keys.DefaultList()}
+	m.list = pane.NewList(func(e *core.HistoryEntry) string { return e.ID })
 	m.input = textinput.New()
 	m.input.Prompt = "/ "
 	m.input.Placeholder = "filter: words event:updated actor:NAME mem:ID"
@@ -147,8 +155,9 @@ func (m *Model) Busy() bool { return m.loading }
 // Nested implements pane.Pane.
 func (m *Model) Nested() bool { return m.open != nil || m.session != nil || m.input.Focused() }
 
-// Refresh implements pane.Pane.
-func (m *Model) Refresh(pane.Change) tea.Cmd { return m.load() }
+// Refresh implements pane.Pane: events new above the list arrive (counted
+// when the list is scrolled away from the top).
+func (m *Model) Refresh(pane.Change) tea.Cmd { return m.refresh() }
 
 // ShortHelp implements pane.Pane.
 func (m *Model) ShortHelp() []key.Binding {
@@ -156,63 +165,139 @@ func (m *Model) ShortHelp() []key.Binding {
 		return []key.Binding{doneFiltering, m.keys.Filters}
 	}
 	if m.open != nil || m.session != nil {
-		return []key.Binding{m.list.Down, m.list.Up}
+		return []key.Binding{m.listK.Down, m.listK.Up}
 	}
-	return []key.Binding{m.keys.Filter, m.list.Open, openSession, m.list.Down, m.list.Up}
+	return []key.Binding{m.keys.Filter, m.listK.Open, openSession, m.listK.Down, m.listK.Up}
 }
 
 // FullHelp implements pane.Pane.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
+		{m.listK.Up, m.listK.Down, m.listK.PageUp, m.listK.PageDown, m.listK.Top, m.listK.Bottom, m.listK.Open},
 		{m.keys.Filter, m.keys.Filters, openSession},
 	}
 }
 
+// load reads the first page of the box's filter: a new query.
 func (m *Model) load() tea.Cmd {
 	m.seq++
 	m.loading = true
-	seq, b, f := m.seq, m.ctx.Client, ParseFilter(m.input.Value())
+	f := ParseFilter(m.input.Value())
+	return m.read(pane.WantFirst, f, core.PageQuery{Limit: pane.PageRows}, true)
+}
+
+// read reads one page of f for want (pane.WantNothing: a live refresh).
+func (m *Model) read(want pane.Want, f core.HistorySearch, p core.PageQuery, count bool) tea.Cmd {
+	seq, b := m.seq, m.ctx.Client
 	return func() tea.Msg {
 		ctx, cancel := pane.CallContext()
 		defer cancel()
-		e, err := b.SearchHistory(ctx, f, pane.HistoryLimit)
-		return loadedMsg{seq: seq, filter: f, entries: e, err: err}
+		pg, err := b.HistoryPage(ctx, f, p, count)
+		msg := loadedMsg{seq: seq, want: want, filter: f, page: pg, err: err}
+		if err == nil {
+			msg.full = len(pg.History) >= p.Limit
+		}
+		return msg
 	}
+}
+
+// refresh re-reads the list live: the events new above the first row
+// when the list reaches the top (else nothing new is visible yet), and
+// the total.
+func (m *Model) refresh() tea.Cmd {
+	if m.list.Len() == 0 {
+		return m.load()
+	}
+	seq, b, f, first, head := m.seq, m.ctx.Client, m.applied, m.list.FirstCursor(), m.list.AtHead()
+	return func() tea.Msg {
+		ctx, cancel := pane.CallContext()
+		defer cancel()
+		p := core.PageQuery{After: first, Limit: pane.PageRows}
+		if !head {
+			// The top is not loaded: only the total says what arrived.
+			p = core.PageQuery{Limit: 1}
+		}
+		pg, err := b.HistoryPage(ctx, f, p, true)
+		if err == nil && !head {
+			pg.History, pg.Cursors = nil, nil
+		}
+		msg := loadedMsg{seq: seq, want: pane.WantNothing, filter: f, above: pg, err: err}
+		if err == nil {
+			msg.aboveFull = len(pg.History) >= pane.PageRows
+		}
+		return msg
+	}
+}
+
+// more reads the page the list asks for, if any.
+func (m *Model) more() tea.Cmd {
+	w := m.list.Want()
+	p := core.PageQuery{Limit: pane.PageRows}
+	switch w {
+	case pane.WantNothing:
+		return nil
+	case pane.WantBelow:
+		p.Before = m.list.LastCursor()
+	case pane.WantAbove:
+		p.After = m.list.FirstCursor()
+	case pane.WantLast:
+		p.Last = true
+	}
+	m.list.Loading(w)
+	return m.read(w, m.applied, p, w == pane.WantFirst)
 }
 
 func (m *Model) listHeight() int { return max(1, m.height-2) }
 
-func (m *Model) clamp() {
-	m.cursor, m.offset = pane.Scroll(m.cursor, m.offset, len(m.entries), m.listHeight())
+func (m *Model) clamp() { m.list.SetHeight(m.listHeight()) }
+
+// selected is the event under the cursor.
+func (m *Model) selected() (*core.HistoryEntry, bool) { return m.list.Selected() }
+
+// loaded applies a read of the list.
+func (m *Model) loaded(msg loadedMsg) tea.Cmd {
+	if msg.seq != m.seq {
+		return nil
+	}
+	if msg.want == pane.WantFirst && m.loading {
+		m.loading = false
+	}
+	if msg.err != nil {
+		m.list.LoadFailed()
+		return pane.Fail("history", msg.err)
+	}
+	pg := msg.page
+	switch msg.want {
+	case pane.WantNothing:
+		if msg.aboveFull && m.list.Following() {
+			// More than a page arrived: the newest page replaces the list.
+			m.list.Loading(pane.WantFirst)
+			return m.read(pane.WantFirst, m.applied, core.PageQuery{Limit: pane.PageRows}, true)
+		}
+		if total := m.list.Total(); !m.list.AtHead() && total >= 0 && msg.above.Total >= 0 {
+			m.list.CountedAbove(msg.above.Total - total)
+		}
+		m.list.Arrived(msg.above.History, msg.above.Cursors, msg.aboveFull)
+		m.list.SetTotal(msg.above.Total)
+	case pane.WantFirst:
+		m.applied = msg.filter
+		m.list.Reset(pg.History, pg.Cursors, pg.Total, !msg.full)
+	case pane.WantLast:
+		m.list.ResetLast(pg.History, pg.Cursors)
+	case pane.WantBelow:
+		m.list.Below(pg.History, pg.Cursors, !msg.full)
+	case pane.WantAbove:
+		m.list.Above(pg.History, pg.Cursors, !msg.full)
+	}
+	m.clamp()
+	return m.more()
 }
 
 // Update implements pane.Pane.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case loadedMsg:
-		if msg.seq != m.seq {
-			return nil
-		}
-		m.loading = false
-		if msg.err != nil {
-			return pane.Fail("history", msg.err)
-		}
-		// The selection stays on the same event, on the same screen row,
-		// as new events arrive above it.
-		keep, row := "", 0
-		if m.cursor < len(m.entries) {
-			keep, row = m.entries[m.cursor].ID, m.cursor-m.offset
-		}
-		m.entries, m.applied = msg.entries, msg.filter
-		m.cursor, m.offset = 0, 0
-		for i, e := range m.entries {
-			if e.ID == keep {
-				m.cursor, m.offset = i, max(0, i-row)
-				break
-			}
-		}
-		m.clamp()
+		return m.loaded(msg)
 	case sessionMsg:
 		return m.showSession(msg)
 	case debounceMsg:
@@ -226,8 +311,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.vp, cmd = m.vp.Update(msg)
 			return cmd
 		}
-		m.cursor = pane.WheelCursor(msg, m.cursor)
-		m.clamp()
+		m.list.MoveBy(pane.WheelCursor(msg, 0))
+		return m.more()
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	default:
@@ -273,20 +358,20 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case msg.String() == "esc":
 			m.open, m.session = nil, nil
 		default:
-			return pane.ScrollDetail(&m.vp, m.list, msg)
+			return pane.ScrollDetail(&m.vp, m.listK, msg)
 		}
 		return nil
 	}
 	switch {
 	case key.Matches(msg, m.keys.Filter):
 		return m.input.Focus()
-	case pane.IsMove(m.list, msg):
-		m.cursor, _ = pane.MoveCursor(m.list, msg, m.cursor, len(m.entries), m.listHeight())
+	case m.list.Move(m.listK, msg):
+		return m.more()
 	case key.Matches(msg, openSession):
 		return m.loadSession()
-	case key.Matches(msg, m.list.Open):
-		if m.cursor < len(m.entries) {
-			m.open = m.entries[m.cursor]
+	case key.Matches(msg, m.listK.Open):
+		if e, ok := m.selected(); ok {
+			m.open = e
 			m.vp.SetContent(m.diffContent())
 			m.vp.GotoTop()
 		}
@@ -327,16 +412,17 @@ func (m *Model) listView() string {
 	st := m.ctx.Styles
 	var b strings.Builder
 	b.WriteString(m.input.View() + "\n")
-	head := fmt.Sprintf("%d events, newest first", len(m.entries))
+	head := m.list.Head("events", "newest first")
 	if d := Describe(m.applied); d != "" {
 		head += " · " + d
 	}
-	b.WriteString(st.Faint.Render(pane.Truncate(head, m.width)))
-	if len(m.entries) == 0 && !m.loading {
+	b.WriteString(pane.ListHead(st, head, m.list.NewAboveText(), m.width))
+	if m.list.Len() == 0 && !m.loading {
 		b.WriteString("\n" + st.Faint.Render("No events."))
 	}
-	for i := m.offset; i < len(m.entries) && i < m.offset+m.listHeight(); i++ {
-		b.WriteString("\n" + m.row(m.entries[i], i == m.cursor))
+	from, to := m.list.Visible()
+	for i := from; i < to; i++ {
+		b.WriteString("\n" + m.row(m.list.Row(i), i == m.list.Cursor()))
 	}
 	return b.String()
 }

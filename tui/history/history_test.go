@@ -118,8 +118,9 @@ func TestHistorySelectionStaysOnItsEvent(t *testing.T) {
 	h.Press("2")
 	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "16 events") })
 	h.Press("G", "k", "k", "k") // scrolled, the selection mid-screen
+	line := func(s, l string) int { return strings.Count(s[:strings.Index(s, l)], "\n") }
 	before := tuitest.SelectedLine(h.Screen())
-	row := strings.Index(h.Screen(), before)
+	row := line(h.Screen(), before)
 	for i := range 3 {
 		remember(10 + i)
 		want := fmt.Sprintf("%d events", 17+i)
@@ -128,8 +129,51 @@ func TestHistorySelectionStaysOnItsEvent(t *testing.T) {
 		}
 	}
 	s := h.Screen()
-	if got := tuitest.SelectedLine(s); got != before || strings.Index(s, got) != row {
-		t.Fatalf("the selection moved from %q (offset %d) to %q (offset %d):\n%s", before, row, got, strings.Index(s, got), s)
+	if got := tuitest.SelectedLine(s); got != before || line(s, got) != row {
+		t.Fatalf("the selection moved from %q (line %d) to %q (line %d):\n%s", before, row, got, line(s, got), s)
+	}
+	// The arrivals are said, and g goes up to see them.
+	if !strings.Contains(s, "3 new ↑ g") {
+		t.Fatalf("no notice of the events new above:\n%s", s)
+	}
+	h.Press("g")
+	if s := h.Screen(); strings.Contains(s, "new ↑") || !strings.Contains(tuitest.SelectedLine(s), "event number 12") {
+		t.Fatalf("g does not go to the newest event:\n%s", s)
+	}
+}
+
+// TestHistoryPagesReachEveryEvent: the list reads pages as the cursor
+// goes down, G reads the last page, and the oldest event is reachable.
+func TestHistoryPagesReachEveryEvent(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{Width: 80, Height: 24})
+	for i := range 260 {
+		if _, err := h.Svc.Remember(context.Background(), core.RememberInput{Content: fmt.Sprintf("paged event number %03d", i)},
+			core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Press("2")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "266 events") })
+	if s := h.Screen(); !strings.Contains(s, "266 events, newest first · 1 of 266") {
+		t.Fatalf("header:\n%s", s)
+	}
+	// Page down past the first page: the rows below are read as needed.
+	for range 10 {
+		h.Press("ctrl+d") // 19 rows a page at 80x24
+	}
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "191 of 266") })
+	if s := h.Screen(); !strings.Contains(s, "191 of 266") || !strings.Contains(tuitest.SelectedLine(s), "claude-code") {
+		t.Fatalf("paging down:\n%s", s)
+	}
+	h.Press("G")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "266 of 266") })
+	if s := h.Screen(); !strings.Contains(s, "266 of 266") || !strings.Contains(tuitest.SelectedLine(s), "0000a001") {
+		t.Fatalf("G does not reach the oldest event:\n%s", s)
+	}
+	h.Press("g")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "1 of 266") })
+	if s := h.Screen(); !strings.Contains(tuitest.SelectedLine(s), "claude-code") {
+		t.Fatalf("g does not come back to the newest:\n%s", s)
 	}
 }
 

@@ -28,14 +28,15 @@ type sessionMsg struct {
 
 // loadSession reads the session of the selected event.
 func (m *Model) loadSession() tea.Cmd {
-	if m.cursor >= len(m.entries) || m.entries[m.cursor].SessionID == "" {
+	e, ok := m.selected()
+	if !ok || e.SessionID == "" {
 		return pane.Notice("this event was not made in an agent session")
 	}
 	sb := m.ctx.Client
 	if sb == nil {
 		return pane.Notice("sessions are not available here")
 	}
-	k := m.entries[m.cursor].SessionID
+	k := e.SessionID
 	return func() tea.Msg {
 		ctx, cancel := pane.CallContext()
 		defer cancel()

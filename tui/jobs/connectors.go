@@ -179,7 +179,8 @@ func (m *Model) syncSelected() tea.Cmd {
 	}
 }
 
-// connRoot is a connector's folder (its config's root).
+// connRoot is a connector's folder (its config's root), sanitized: the
+// config is raw JSON the client does not clean.
 func connRoot(c *wire.Connector) string {
 	var cfg struct {
 		Root string `json:"root"`
@@ -187,7 +188,7 @@ func connRoot(c *wire.Connector) string {
 	if len(c.Config) > 0 {
 		_ = json.Unmarshal(c.Config, &cfg)
 	}
-	return cfg.Root
+	return pane.CleanLine(cfg.Root)
 }
 
 func (m *Model) connStatus(c *wire.Connector) string {

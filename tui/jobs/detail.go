@@ -69,6 +69,9 @@ func Detail(ctx *pane.Context, j *wire.Job, width int) string {
 			text(indentJSON(j.Result), st.Text)
 			break
 		}
+		// The result's strings were JSON escapes until now: sanitize
+		// what the decoding produced.
+		r = pane.Clean(r)
 		writeExtract(ctx, &b, &r, width)
 	default:
 		text(indentJSON(j.Result), st.Text)
@@ -94,8 +97,11 @@ func writeExtract(ctx *pane.Context, b *strings.Builder, r *pipeline.ExtractJobR
 	}
 	b.WriteString(st.Text.Render(pane.Truncate(summary, width)) + "\n")
 	w := r.WriteStats
-	b.WriteString(st.Faint.Render(pane.Truncate(fmt.Sprintf("writes: %d added, %d deduped, %d recorded, %d blocked, %d skipped, %d updated, %d deleted, %d failed",
-		w.Added, w.Deduped, w.Recorded, w.Blocked, w.Skipped, w.Updated, w.Deleted, w.Failed), width)) + "\n")
+	writes := fmt.Sprintf("writes: %d added, %d deduped, %d recorded, %d blocked, %d skipped, %d updated, %d deleted, %d failed",
+		w.Added, w.Deduped, w.Recorded, w.Blocked, w.Skipped, w.Updated, w.Deleted, w.Failed)
+	for _, l := range pane.WrapWords(writes, max(20, width)) {
+		b.WriteString(st.Faint.Render(l) + "\n")
+	}
 	if len(r.Screened) > 0 {
 		reasons := make([]string, 0, len(r.Screened))
 		for k := range r.Screened {

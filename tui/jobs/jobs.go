@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -68,7 +69,10 @@ type Model struct {
 	width, height int
 	poll          pane.Poller
 
-	filter  int // index into Filters
+	filter int // index into Filters
+	// text filters the list by words in a job's id, type, status, memory
+	// or error (/); applied as typed.
+	text    textinput.Model
 	seq     int
 	loading bool // a load the user asked for (the spinner shows)
 	loaded  bool
@@ -93,11 +97,17 @@ func New(ctx *pane.Context) *Model {
 	m.flash.Clock = ctx.Clock
 	m.vp = viewport.New()
 	m.vp.MouseWheelEnabled = true
+	m.text = textinput.New()
+	m.text.Prompt = "/ "
+	m.text.Placeholder = "filter jobs: id, type, memory, error (enter/esc to the list)"
+	m.text.CharLimit = 200
+	m.text.SetStyles(ctx.Styles.Input())
 	return m
 }
 
 // ApplyStyles implements pane.Pane.
 func (m *Model) ApplyStyles() {
+	m.text.SetStyles(m.ctx.Styles.Input())
 	if m.open != nil {
 		m.vp.SetContent(m.detailContent())
 	}
@@ -112,6 +122,7 @@ func (m *Model) Init() tea.Cmd { return m.load(true) }
 // SetSize implements pane.Pane.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
+	m.text.SetWidth(max(10, w-4))
 	m.vp.SetWidth(w)
 	m.vp.SetHeight(max(1, h-2))
 	if m.open != nil {
@@ -128,7 +139,7 @@ func (m *Model) SetShown(shown bool) tea.Cmd {
 }
 
 // Capturing implements pane.Pane: the confirmation takes every key.
-func (m *Model) Capturing() bool { return m.askRequeue > 0 }
+func (m *Model) Capturing() bool { return m.askRequeue > 0 || m.text.Focused() }
 
 // Busy implements pane.Pane. Background refreshes do not count: a spinner
 // blinking every second says nothing.
@@ -162,7 +173,7 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
-		{m.keys.Filter, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases},
+		{m.keys.Search, m.keys.Filter, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases},
 		{m.keys.Connectors, m.keys.Sync, m.keys.Queue},
 	}
 }
@@ -198,6 +209,7 @@ func (m *Model) load(user bool) tea.Cmd {
 		m.loading = true
 	}
 	seq, b, f := m.seq, m.ctx.Client, jobFilter(m.Filter())
+	f.Text = strings.TrimSpace(m.text.Value())
 	return func() tea.Msg {
 		ctx, cancel := pane.CallContext()
 		defer cancel()
@@ -307,6 +319,21 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if m.text.Focused() {
+		switch msg.String() {
+		case "enter", "esc", "down":
+			m.text.Blur()
+			return nil
+		}
+		before := m.text.Value()
+		var cmd tea.Cmd
+		m.text, cmd = m.text.Update(msg)
+		if m.text.Value() != before {
+			m.cursor, m.offset = 0, 0
+			return tea.Batch(cmd, m.load(true))
+		}
+		return cmd
+	}
 	if m.askRequeue > 0 {
 		switch {
 		case key.Matches(msg, m.confirm.Yes):
@@ -352,6 +379,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
+	case key.Matches(msg, m.keys.Search) && !m.conn.shown:
+		return m.text.Focus()
 	case key.Matches(msg, m.keys.Filter):
 		m.filter = (m.filter + 1) % len(Filters)
 		m.cursor, m.offset = 0, 0
@@ -370,6 +399,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.fetchJob(j.ID)
 		}
 	case msg.String() == "esc":
+		if m.text.Value() != "" {
+			m.text.SetValue("")
+			return m.load(true)
+		}
 		if m.filter != 0 {
 			m.filter = 0
 			return m.load(true)
@@ -544,8 +577,15 @@ func (m *Model) listView() string {
 	if len(m.Jobs()) == pane.JobsLimit {
 		sub += fmt.Sprintf(" (the newest %d)", pane.JobsLimit)
 	}
+	if t := strings.TrimSpace(m.text.Value()); t != "" {
+		sub += fmt.Sprintf(" · matching %q", t)
+	}
 	sub += m.byType()
-	b.WriteString(st.Faint.Render(pane.Truncate(sub, m.width)) + "\n")
+	if m.text.Focused() {
+		b.WriteString(m.text.View() + "\n")
+	} else {
+		b.WriteString(st.Faint.Render(pane.Truncate(sub, m.width)) + "\n")
+	}
 	b.WriteString(m.messageLine() + "\n")
 	b.WriteString(st.Faint.Render(pane.Truncate("  "+pane.Pad("type", colType)+" "+pane.Pad("memory", colMem)+" "+pane.Pad("status", colStatus)+" "+
 		pane.Pad("tries", colAttempt)+" "+pane.Pad("age", colAge)+" "+pane.Pad("lease", colLease)+" last error", m.width)))
@@ -570,9 +610,11 @@ func (m *Model) messageLine() string {
 	return st.Success.Render(pane.Truncate(m.flash.Text, m.width))
 }
 
-// displayStatus names a pending job that already failed "backing-off".
+// displayStatus names a pending job that already failed "backing-off";
+// a dead job requeued (its attempts back to 0) is pending again, its
+// last error kept for the record.
 func displayStatus(j *wire.Job) string {
-	if j.Status == wire.JobPending && j.FailedAt != "" {
+	if j.Status == wire.JobPending && j.FailedAt != "" && j.Attempts > 0 {
 		return FilterBackingOff
 	}
 	return j.Status

@@ -3,6 +3,7 @@ package jobs_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -135,6 +136,33 @@ func TestJobsStatusFilters(t *testing.T) {
 	}
 }
 
+// TestJobsTextFilter: / filters the queue by text as it is typed (here
+// the dead job's error), the header says so, esc clears it.
+func TestJobsTextFilter(t *testing.T) {
+	h := newJobsHarness(t)
+	p := jobsPane(h)
+	dead := job(h, tuitest.JobDead)
+	word := strings.Fields(dead.Error)[0]
+	h.Press("/")
+	if !h.M.Pane(h.M.Active()).Capturing() {
+		t.Fatal("/ does not focus the filter")
+	}
+	h.TypeText(word)
+	h.Press("enter")
+	if len(p.Jobs()) == 0 || len(p.Jobs()) == 5 || !strings.Contains(h.Screen(), fmt.Sprintf("matching %q", word)) {
+		t.Fatalf("text filter %q: %d jobs\n%s", word, len(p.Jobs()), h.Screen())
+	}
+	for _, j := range p.Jobs() {
+		if !strings.Contains(strings.ToLower(j.ID+j.JobType+j.Status+j.MemoryID+j.Error), strings.ToLower(word)) {
+			t.Fatalf("%q lists job %+v", word, j)
+		}
+	}
+	h.Press("esc")
+	if len(p.Jobs()) != 5 {
+		t.Fatalf("esc does not clear the text filter: %d jobs", len(p.Jobs()))
+	}
+}
+
 func TestJobsDetailShowsParsedResult(t *testing.T) {
 	h := newJobsHarness(t)
 	selectJob(h, tuitest.IDSQLite)
@@ -170,6 +198,10 @@ func TestJobsRetryRequeuesDeadAndRetriesBackingOff(t *testing.T) {
 	}
 	if f := jobsPane(h).Flash(); f.Err || !strings.Contains(f.Text, "requeued 1 dead jobs") {
 		t.Fatalf("flash %+v", f)
+	}
+	// Requeued, it is pending like a new job, not backing off.
+	if line := tuitest.SelectedLine(h.Screen()); !strings.Contains(line, "pending") || strings.Contains(line, "backing-off") {
+		t.Fatalf("a requeued dead job shows as %q", line)
 	}
 	// The requeue is audited as a repair by the TUI.
 	hist, err := h.Svc.History(context.Background(), storage.HistoryFilter{MemoryID: "system"}, 10)

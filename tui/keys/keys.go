@@ -12,6 +12,9 @@ type Global struct {
 	NextTab, PrevTab key.Binding
 	Tab1, Tab2, Tab3 key.Binding
 	Tab4, Tab5       key.Binding
+	// Palette opens the command palette: every action of every pane,
+	// found by typing part of its name.
+	Palette key.Binding
 }
 
 // DefaultGlobal returns the shell's bindings.
@@ -27,6 +30,7 @@ func DefaultGlobal() Global {
 		Tab3:    key.NewBinding(key.WithKeys("3")),
 		Tab4:    key.NewBinding(key.WithKeys("4")),
 		Tab5:    key.NewBinding(key.WithKeys("5")),
+		Palette: key.NewBinding(key.WithKeys(":", "ctrl+p", "ctrl+k"), key.WithHelp(":/ctrl+p", "command palette")),
 	}
 }
 
@@ -60,6 +64,9 @@ type Recall struct {
 	Recover     key.Binding
 	Deleted     key.Binding
 	Copy        key.Binding
+	// CopyID copies the memory's id; Undo recovers the memory last
+	// deleted here; Mark marks a row for a bulk delete.
+	CopyID, Undo, Mark key.Binding
 	// Project switches the list between every project and the current one.
 	Project key.Binding
 	// Filters documents the key:value tokens of the search box; it is
@@ -85,6 +92,9 @@ func DefaultRecall() Recall {
 		Recover: key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "recover")),
 		Deleted: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "show deleted")),
 		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy content")),
+		CopyID:  key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy id")),
+		Undo:    key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "undo the last delete")),
+		Mark:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark (d deletes the marked)")),
 		Project: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "all/this project")),
 		Filters: key.NewBinding(key.WithKeys("\x00filters"),
 			key.WithHelp("in search", "type:T tag:A,B who:W project:P pinned:yes imp:0.7 since:7d|2026-01-31")),
@@ -141,6 +151,8 @@ type Jobs struct {
 	// syncs the selected connector.
 	Connectors, Queue key.Binding
 	Sync              key.Binding
+	// Search filters the list by text (id, type, memory, error).
+	Search key.Binding
 }
 
 // DefaultJobs returns the Jobs pane's bindings.
@@ -154,6 +166,7 @@ func DefaultJobs() Jobs {
 		Connectors:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "connectors")),
 		Queue:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c/esc", "back to the queue")),
 		Sync:          key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sync connector")),
+		Search:        key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter by text")),
 	}
 }
 
@@ -163,6 +176,9 @@ type Proposals struct {
 	ApproveAll            key.Binding
 	Action, Flag          key.Binding
 	Decided               key.Binding
+	// Undo reopens the proposal last decided here (an approved ADD's
+	// memory is forgotten first).
+	Undo key.Binding
 }
 
 // DefaultProposals returns the Proposals pane's bindings.
@@ -175,6 +191,7 @@ func DefaultProposals() Proposals {
 		Action:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filter action")),
 		Flag:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "filter flag")),
 		Decided:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "pending/decided")),
+		Undo:       key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "undo the last decision")),
 	}
 }
 

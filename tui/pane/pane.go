@@ -172,3 +172,34 @@ func Scroll(cursor, offset, n, height int) (int, int) {
 	offset = max(0, min(offset, max(0, n-height)))
 	return cursor, offset
 }
+
+// WrapWords cuts s into lines of at most w cells at spaces (a word longer
+// than w is cut), so a long text shows whole rather than truncated.
+func WrapWords(s string, w int) []string {
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		for lipgloss.Width(word) > w {
+			if cur != "" {
+				lines = append(lines, cur)
+				cur = ""
+			}
+			r := []rune(word)
+			lines = append(lines, string(r[:w]))
+			word = string(r[w:])
+		}
+		switch {
+		case cur == "":
+			cur = word
+		case lipgloss.Width(cur)+1+lipgloss.Width(word) <= w:
+			cur += " " + word
+		default:
+			lines = append(lines, cur)
+			cur = word
+		}
+	}
+	if cur != "" || len(lines) == 0 {
+		lines = append(lines, cur)
+	}
+	return lines
+}

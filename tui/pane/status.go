@@ -23,25 +23,18 @@ type Status struct {
 	QueueKnown bool
 	// DeadJobs are jobs out of attempts, waiting for a person.
 	DeadJobs int
-	// PendingProposals wait for a decision; ProposalsCapped says the
-	// count stopped at PendingProposals (client mode counts one page).
+	// PendingProposals wait for a decision.
 	PendingProposals int
-	ProposalsCapped  bool
 	// Health is what could be measured, e.g. "db 2ms" (the store's count
 	// queries) or "api 5ms" (GET /health); empty when nothing answered.
 	Health string
 }
 
-// statusProposalPage is how many pending proposals client mode counts for
-// the status bar before it says "100+".
-const statusProposalPage = 100
-
 // Snapshot reads the status bar's state through c. addr is the API this
 // process serves when c is in process (shown in the status bar); a remote
 // client shows its own address. In process, Health is the round trip of
 // the counts, which come from the trigger-kept totals row, not a scan; over
-// HTTP it is the round trip of GET /health, and the API's proposal count
-// is one page of pending proposals.
+// HTTP it is the round trip of GET /health.
 func Snapshot(ctx context.Context, c client.Client, addr string) (Status, error) {
 	if c.Addr() == "" {
 		return localSnapshot(ctx, c, addr)
@@ -62,11 +55,13 @@ func Snapshot(ctx context.Context, c client.Client, addr string) (Status, error)
 		st.Queue, st.QueueKnown = s.Queue["pending"]+s.Queue["leased"], true
 		st.DeadJobs = s.Queue["dead"]
 	}
-	ps, err := c.Proposals(ctx, wire.ProposalFilter{State: wire.ProposalPending}, statusProposalPage)
+	// One row and the count of all: the same number the Proposals pane
+	// shows.
+	ps, err := c.Proposals(ctx, wire.ProposalFilter{State: wire.ProposalPending}, 1)
 	if err != nil {
 		return st, err
 	}
-	st.PendingProposals, st.ProposalsCapped = len(ps), len(ps) == statusProposalPage
+	st.PendingProposals = ps.Total
 	return st, nil
 }
 

@@ -127,6 +127,9 @@ type Model struct {
 	flash    pane.Flash
 	vp       viewport.Model
 	detailID string
+	// last is the proposal last decided here, as decided (ctrl+z
+	// reopens it).
+	last *wire.Proposal
 }
 
 // New returns the Proposals pane.
@@ -219,7 +222,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
 		{m.keys.Approve, m.keys.Reject, m.keys.Skip, m.keys.ApproveAll},
-		{m.keys.Action, m.keys.Flag, m.keys.Decided},
+		{m.keys.Action, m.keys.Flag, m.keys.Decided, m.keys.Undo},
 	}
 }
 
@@ -247,16 +250,19 @@ func (m *Model) load(user bool) tea.Cmd {
 		ctx, cancel := pane.CallContext()
 		defer cancel()
 		if !decided {
-			list, err := b.Proposals(ctx, wire.ProposalFilter{State: wire.ProposalPending}, pane.ProposalsLimit)
-			return loadedMsg{seq: seq, list: list, err: err}
+			page, err := b.Proposals(ctx, wire.ProposalFilter{State: wire.ProposalPending}, pane.ProposalsLimit)
+			if err != nil {
+				return loadedMsg{seq: seq, err: err}
+			}
+			return loadedMsg{seq: seq, list: page.Proposals}
 		}
 		var all []*wire.Proposal
 		for _, s := range decidedStates {
-			list, err := b.Proposals(ctx, wire.ProposalFilter{State: s}, pane.ProposalsLimit)
+			page, err := b.Proposals(ctx, wire.ProposalFilter{State: s}, pane.ProposalsLimit)
 			if err != nil {
 				return loadedMsg{seq: seq, decided: true, err: err}
 			}
-			all = append(all, list...)
+			all = append(all, page.Proposals...)
 		}
 		slices.SortStableFunc(all, func(a, b *wire.Proposal) int {
 			return strings.Compare(decidedAt(b), decidedAt(a))
@@ -371,15 +377,21 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return tea.Batch(m.flash.Set(msg.verb+" "+short+": "+describe(msg.err), true), pane.Fail(msg.verb+" "+short, msg.err))
 		}
-		text := msg.verb + "d " + short
+		text := past(msg.verb) + " " + short
 		if msg.p != nil {
-			text = fmt.Sprintf("%sd %s %s", msg.verb, strings.ToUpper(msg.p.Action), short)
+			text = fmt.Sprintf("%s %s %s", past(msg.verb), strings.ToUpper(msg.p.Action), short)
 			if msg.p.AppliedMemoryID != "" {
 				text += " → memory " + pane.ShortID(msg.p.AppliedMemoryID)
 			}
 		}
 		if m.mode == modeDetail {
 			m.mode, m.detailID = modeList, ""
+		}
+		if msg.verb != "reopen" && msg.p != nil {
+			m.last = msg.p
+			text += " · ctrl+z undoes"
+		} else {
+			m.last = nil
 		}
 		return tea.Batch(m.flash.Set(text, false), m.load(false))
 	case bulkMsg:
@@ -442,6 +454,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return pane.ScrollDetail(&m.vp, m.list, msg)
 	}
 	switch {
+	case key.Matches(msg, m.keys.Undo):
+		return m.undo()
 	case key.Matches(msg, m.keys.Approve) && !m.decided:
 		return m.approve()
 	case key.Matches(msg, m.keys.Reject) && !m.decided:
@@ -653,4 +667,43 @@ func describe(err error) string {
 		}
 	}
 	return err.Error()
+}
+
+// past is a decision's verb in the past tense ("approve" → "approved",
+// "reject" → "rejected").
+func past(verb string) string {
+	if strings.HasSuffix(verb, "e") {
+		return verb + "d"
+	}
+	return verb + "ed"
+}
+
+// undo reopens the proposal last decided here. A rejection or a skip
+// changed no memory: reopening undoes it. An approved ADD made a memory:
+// it is forgotten first (recoverable like any delete). An applied update
+// or delete changed a memory in place: that is not undone from here (the
+// memory's history holds the old content).
+func (m *Model) undo() tea.Cmd {
+	p, b := m.last, m.ctx.Client
+	if p == nil {
+		return m.flash.Set("nothing to undo: no decision made here since the pane opened", false)
+	}
+	applied := p.State == wire.ProposalApproved || p.State == wire.ProposalApplied
+	if applied && !strings.EqualFold(p.Action, "add") && p.AppliedMemoryID != "" {
+		return m.flash.Set(fmt.Sprintf("%s %s changed memory %s in place: see its history (Recall, enter) to revert it",
+			strings.ToUpper(p.Action), pane.ShortID(p.ID), pane.ShortID(p.AppliedMemoryID)), true)
+	}
+	m.last = nil
+	m.acting = true
+	return func() tea.Msg {
+		ctx, cancel := pane.CallContext()
+		defer cancel()
+		if applied && p.AppliedMemoryID != "" {
+			if _, err := b.Forget(ctx, core.ForgetInput{ID: p.AppliedMemoryID, Reason: "approval of proposal " + p.ID + " undone in the TUI", Force: true}); err != nil {
+				return decidedMsg{verb: "reopen", id: p.ID, err: err}
+			}
+		}
+		got, err := b.ReopenProposal(ctx, p.ID, "undone in the TUI")
+		return decidedMsg{verb: "reopen", id: p.ID, p: got, err: err}
+	}
 }

@@ -108,6 +108,39 @@ func TestProposalsApprove(t *testing.T) {
 	}
 }
 
+// TestProposalsUndoDecision: ctrl+z reopens the proposal last decided:
+// an approved ADD's memory is forgotten, a rejection is simply reopened.
+func TestProposalsUndoDecision(t *testing.T) {
+	h := newProposalsHarness(t)
+	add := addProposal(h)
+	selectProposal(h, add.ID)
+	h.Press("a")
+	applied := proposal(h, add.ID).AppliedMemoryID
+	if p := proposalsPane(h); !strings.Contains(p.Flash().Text, "ctrl+z undoes") {
+		t.Fatalf("the decision's notice does not offer the undo: %+v", p.Flash())
+	}
+	h.Press("ctrl+z")
+	if got := proposal(h, add.ID); got.State != storage.ProposalPending || !h.Get(applied).IsDeleted {
+		t.Fatalf("undo of an approved ADD: %s, memory deleted %v", got.State, h.Get(applied).IsDeleted)
+	}
+	if p := proposalsPane(h); !strings.Contains(p.Flash().Text, "reopened ADD") || len(p.Visible()) != 3 {
+		t.Fatalf("after undo: %d listed, flash %+v", len(p.Visible()), p.Flash())
+	}
+
+	selectProposal(h, tuitest.PropDelete)
+	h.Press("r")
+	h.TypeText("still flaky")
+	h.Press("enter")
+	h.Press("ctrl+z")
+	if got := proposal(h, tuitest.PropDelete); got.State != storage.ProposalPending {
+		t.Fatalf("undo of a rejection: %s", got.State)
+	}
+	h.Press("ctrl+z")
+	if p := proposalsPane(h); !strings.Contains(p.Flash().Text, "nothing to undo") {
+		t.Fatalf("a second undo: %+v", p.Flash())
+	}
+}
+
 func TestProposalsStaleApproveShowsConflict(t *testing.T) {
 	h := newProposalsHarness(t)
 	c := "postgres runs on port 5435 in staging"
@@ -306,7 +339,7 @@ func TestProposalsErrorIsShown(t *testing.T) {
 var goldenViews = []shelltest.View{
 	{Name: "proposals-empty", Setup: func(h *shelltest.Harness) { h.Press("5") }},
 	{Name: "proposals-busy", Setup: func(h *shelltest.Harness) { shelltest.PipelineFixture(h); h.Press("5", "j") },
-		Status: func(s *pane.Status) { s.Pipeline, s.PendingProposals, s.ProposalsCapped = "shadow", 100, true }},
+		Status: func(s *pane.Status) { s.Pipeline, s.PendingProposals = "shadow", 100 }},
 	{Name: "proposals-conflict", Setup: func(h *shelltest.Harness) {
 		shelltest.PipelineFixture(h)
 		c := "postgres runs on port 5435 in staging"

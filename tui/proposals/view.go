@@ -139,7 +139,7 @@ func (m *Model) row(p *wire.Proposal, selected bool) string {
 		marker = "› "
 	}
 	line := marker + pane.Pad(strings.ToUpper(p.Action), colAction) + " " + pane.Pad(fmt.Sprintf("%.2f", p.Confidence), colConf) + " " +
-		pane.Pad(flags(p), colFlags) + " " + pane.Pad(pane.ShortID(p.SourceMemoryID), colSource) + " "
+		pane.Pad(flags(p), colFlags) + " " + pane.Pad(source(p, false), colSource) + " "
 	if m.decided {
 		line += pane.Pad(p.State, 8) + " " + pane.Pad(p.DecidedBy, colWho) + " " + pane.Pad(pane.Age(m.ctx.Now(), decidedAt(p)), colWhen) + " "
 	}
@@ -200,7 +200,7 @@ func (m *Model) describe(p *wire.Proposal, width int) string {
 	if p.ContradictionRisk {
 		warn = append(warn, "contradiction risk")
 	}
-	meta = append(meta, "from "+pane.ShortID(p.SourceMemoryID))
+	meta = append(meta, "from "+source(p, true))
 	if p.JobID != "" {
 		meta = append(meta, "job "+pane.ShortID(p.JobID))
 	}
@@ -332,4 +332,19 @@ func wrap(s string, w int) []string {
 		out = append(out, strings.Split(lipgloss.Wrap(para, w, " "), "\n")...)
 	}
 	return out
+}
+
+// source names where a proposal came from: a memory by its short id, or
+// an agent session (the pipeline's source "session:KEY"), which is no
+// memory, so the list says "session" rather than the key's tail; full
+// adds the session's key.
+func source(p *wire.Proposal, full bool) string {
+	key, ok := strings.CutPrefix(p.SourceMemoryID, "session:")
+	switch {
+	case !ok:
+		return pane.ShortID(p.SourceMemoryID)
+	case full:
+		return "session " + key
+	}
+	return "session"
 }

@@ -159,12 +159,12 @@ func (m *Model) entityKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.vp.GotoTop()
 		m.working = true
 		return m.openDetail(r.memory.ID, nil)
-	case key.Matches(msg, m.list.PageUp, m.list.PageDown):
+	case key.Matches(msg, m.listK.PageUp, m.listK.PageDown):
 		var cmd tea.Cmd
 		m.vp, cmd = m.vp.Update(msg)
 		return cmd
-	case pane.IsMove(m.list, msg):
-		m.entCursor, _ = pane.MoveCursor(m.list, msg, m.entCursor, len(rows), 1)
+	case pane.IsMove(m.listK, msg):
+		m.entCursor, _ = pane.MoveCursor(m.listK, msg, m.entCursor, len(rows), 1)
 		m.entCursor = max(0, min(m.entCursor, len(rows)-1))
 		m.vp.SetContent(m.entityContent())
 		m.showLine(m.selLine)

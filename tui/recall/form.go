@@ -173,6 +173,12 @@ func (f *form) validate() error {
 	if strings.TrimSpace(f.content.Value()) == "" {
 		return errors.New("content is empty")
 	}
+	// A type an agent gave (kept as it is) is not the person's typo.
+	if typ := strings.TrimSpace(f.typ.Value()); f.base == nil || typ != f.base.Type {
+		if err := core.CheckType("type", typ); err != nil {
+			return fmt.Errorf("type: %w", err)
+		}
+	}
 	if s := strings.TrimSpace(f.importance.Value()); s != "" {
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil || x < 0 || x > 1 {

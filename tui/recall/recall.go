@@ -81,6 +81,22 @@ type (
 		method string
 		below  int // memories near in meaning but under the relevance floor
 		err    error
+		// A list by cursor (recent or deleted memories, paged so every
+		// memory is reachable): each item's cursor, the total, whether
+		// the page was full, and what it answers: pane.WantFirst for a
+		// new list, a page (pane.WantBelow…), or pane.WantNothing for a
+		// live refresh (the rows on screen re-read from spliceFrom, and
+		// the rows new above them).
+		paged   bool
+		want    pane.Want
+		cursors []string
+		total   int
+		full    bool
+		// a refresh's re-read and arrivals
+		spliceFrom   string
+		above        []item
+		aboveCursors []string
+		aboveFull    bool
 	}
 	// detailMsg opens a memory.
 	detailMsg struct {
@@ -111,19 +127,21 @@ type (
 type Model struct {
 	ctx   *pane.Context
 	keys  keys.Recall
-	list  keys.List
+	listK keys.List
 	formK keys.Form
 
 	width, height int
 
-	input       textinput.Model
-	seq         int    // newest search issued
-	shownSeq    int    // the search whose results are shown
-	keepID      string // select this memory when the next results arrive
-	loading     bool
-	items       []item
-	cursor      int
-	offset      int
+	input    textinput.Model
+	seq      int    // newest search issued
+	shownSeq int    // the search whose results are shown
+	keepID   string // select this memory when the next results arrive
+	loading  bool
+	// list is the results: a list by cursor while browsing (every memory
+	// reachable, read a page at a time), by offset for a search.
+	list        pane.List[item]
+	paged       bool
+	filter      core.MemoryFilter // the browsed list's filter, for its pages
 	method      string
 	belowFloor  int
 	filterErr   string
@@ -159,12 +177,18 @@ type Model struct {
 	form    *form
 	reason  textinput.Model
 	confirm *core.Memory // the memory a delete asks about
-	working bool         // a write is in flight
+	// bulk are the marked memories a delete asks about (confirm is nil).
+	bulk    []item
+	working bool // a write is in flight
+	// undo are the memories the last delete here forgot (ctrl+z
+	// recovers them).
+	undo []string
 }
 
 // New returns the Recall pane.
 func New(ctx *pane.Context) *Model {
-	m := &Model{ctx: ctx, keys: keys.DefaultRecall(), list: keys.DefaultList(), formK: keys.DefaultForm(), entSel: -1}
+	m := &Model{ctx: ctx, keys: keys.DefaultRecall(), listK: keys.DefaultList(), formK: keys.DefaultForm(), entSel: -1}
+	m.list = pane.NewList(func(it item) string { return it.ID })
 	m.input = textinput.New()
 	m.input.Prompt = "/ "
 	m.input.Placeholder = "search memories (type: tag: who: project: pinned: imp: since:)"
@@ -243,38 +267,36 @@ func (m *Model) ShortHelp() []key.Binding {
 		if m.entSel >= 0 {
 			return []key.Binding{m.keys.OpenEntity, m.keys.EntityMove, m.keys.Back}
 		}
-		return []key.Binding{m.keys.Entities, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Copy, m.list.Down}
+		return []key.Binding{m.keys.Entities, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Copy, m.listK.Down}
 	case modeEntity:
-		return []key.Binding{m.keys.OpenEntity, m.keys.Back, m.list.Down, m.list.Up}
+		return []key.Binding{m.keys.OpenEntity, m.keys.Back, m.listK.Down, m.listK.Up}
 	}
 	if m.input.Focused() {
-		return []key.Binding{m.list.Open, m.keys.Filters}
+		return []key.Binding{m.listK.Open, m.keys.Filters}
 	}
 	if m.ctx.Project == "" && !m.onlyProject {
-		return []key.Binding{m.keys.Search, m.list.Open, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete}
+		return []key.Binding{m.keys.Search, m.listK.Open, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete}
 	}
-	return []key.Binding{m.keys.Search, m.list.Open, m.keys.New, m.keys.Edit, m.keys.Project, m.keys.Pin, m.keys.Delete}
+	return []key.Binding{m.keys.Search, m.listK.Open, m.keys.New, m.keys.Edit, m.keys.Project, m.keys.Pin, m.keys.Delete}
 }
 
 // FullHelp implements pane.Pane.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
-		{m.keys.Search, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Deleted, m.keys.Project, m.keys.Copy},
+		{m.listK.Up, m.listK.Down, m.listK.PageUp, m.listK.PageDown, m.listK.Top, m.listK.Bottom, m.listK.Open},
+		{m.keys.Search, m.keys.New, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Deleted, m.keys.Project, m.keys.Copy, m.keys.CopyID},
+		{m.keys.Mark, m.keys.Undo},
 		{m.formK.Save, m.formK.NextField, m.formK.PrevField, m.formK.Toggle, m.formK.Cancel},
 		{m.keys.Entities, m.keys.EntityMove, m.keys.OpenEntity},
 		{m.keys.Filters},
 	}
 }
 
-func (m *Model) selected() (item, bool) {
-	if m.cursor < 0 || m.cursor >= len(m.items) {
-		return item{}, false
-	}
-	return m.items[m.cursor], true
-}
+func (m *Model) selected() (item, bool) { return m.list.Selected() }
 
-// search starts the search for the box's current text as search m.seq.
+// search starts the search for the box's current text as search m.seq:
+// a new list when the query changed, else a live refresh of the one
+// shown.
 func (m *Model) search() tea.Cmd {
 	q, err := ParseQuery(m.input.Value(), m.ctx.Now())
 	if err != nil {
@@ -289,10 +311,23 @@ func (m *Model) search() tea.Cmd {
 	}
 	seq, b, deleted := m.seq, m.ctx.Client, m.showDeleted
 	fresh := m.seq != m.shownSeq
+	browse := strings.TrimSpace(q.Text) == ""
+	if browse {
+		f := q.Filter
+		f.OnlyDeleted = deleted
+		method := "recent"
+		if deleted {
+			method = "deleted"
+		}
+		if !fresh && m.paged && m.list.Len() > 0 {
+			return m.refreshPage(seq, f, method)
+		}
+		return m.readPage(seq, f, method, pane.WantFirst, core.PageQuery{Limit: pane.PageRows})
+	}
 	return func() tea.Msg {
 		ctx, cancel := pane.CallContext()
 		defer cancel()
-		res := resultsMsg{seq: seq, fresh: fresh}
+		res := resultsMsg{seq: seq, fresh: fresh, want: pane.WantFirst}
 		switch {
 		case deleted:
 			f := q.Filter
@@ -304,12 +339,6 @@ func (m *Model) search() tea.Cmd {
 				if needle == "" || strings.Contains(strings.ToLower(mem.Content), needle) {
 					res.items = append(res.items, itemFromMemory(mem))
 				}
-			}
-		case strings.TrimSpace(q.Text) == "":
-			mems, err := b.Recent(ctx, q.Filter, pane.RecallLimit)
-			res.err, res.method = err, "recent"
-			for _, mem := range mems {
-				res.items = append(res.items, itemFromMemory(mem))
 			}
 		default:
 			// Browsing is not use: searching as you type would count every
@@ -325,6 +354,152 @@ func (m *Model) search() tea.Cmd {
 		}
 		return res
 	}
+}
+
+// readPage reads one page of the browsed list f for want.
+func (m *Model) readPage(seq int, f core.MemoryFilter, method string, want pane.Want, p core.PageQuery) tea.Cmd {
+	b, fresh := m.ctx.Client, m.seq != m.shownSeq
+	return func() tea.Msg {
+		ctx, cancel := pane.CallContext()
+		defer cancel()
+		pg, err := b.Page(ctx, f, p, want == pane.WantFirst)
+		res := resultsMsg{seq: seq, fresh: fresh, method: method, paged: true, want: want, err: err}
+		if err == nil {
+			res.items, res.cursors, res.total = pageItems(pg), pg.Cursors, pg.Total
+			res.full = len(pg.Memories) >= p.Limit
+		}
+		return res
+	}
+}
+
+// refreshPage re-reads the browsed list live: the rows loaded (a memory
+// forgotten or edited elsewhere shows so), and the rows new above them
+// when the list reaches its top.
+func (m *Model) refreshPage(seq int, f core.MemoryFilter, method string) tea.Cmd {
+	b, from, n, head := m.ctx.Client, m.list.FirstCursor(), min(m.list.Len(), core.MaxPageLimit), m.list.AtHead()
+	return func() tea.Msg {
+		ctx, cancel := pane.CallContext()
+		defer cancel()
+		res := resultsMsg{seq: seq, method: method, paged: true, want: pane.WantNothing, spliceFrom: from, total: -1}
+		pg, err := b.Page(ctx, f, core.PageQuery{Before: from, Inclusive: true, Limit: n}, true)
+		if err != nil {
+			res.err = err
+			return res
+		}
+		res.items, res.cursors, res.total, res.full = pageItems(pg), pg.Cursors, pg.Total, len(pg.Memories) >= n
+		if head {
+			up, err := b.Page(ctx, f, core.PageQuery{After: from, Limit: pane.PageRows}, false)
+			if err != nil {
+				res.err = err
+				return res
+			}
+			res.above, res.aboveCursors, res.aboveFull = pageItems(up), up.Cursors, len(up.Memories) >= pane.PageRows
+		}
+		return res
+	}
+}
+
+func pageItems(pg *core.MemoryPage) []item {
+	out := make([]item, len(pg.Memories))
+	for i, mem := range pg.Memories {
+		out[i] = itemFromMemory(mem)
+	}
+	return out
+}
+
+// more reads the page the browsed list asks for, if any.
+func (m *Model) more() tea.Cmd {
+	if !m.paged {
+		return nil
+	}
+	w := m.list.Want()
+	p := core.PageQuery{Limit: pane.PageRows}
+	switch w {
+	case pane.WantNothing:
+		return nil
+	case pane.WantBelow:
+		p.Before = m.list.LastCursor()
+	case pane.WantAbove:
+		p.After = m.list.FirstCursor()
+	case pane.WantLast:
+		p.Last = true
+	}
+	m.list.Loading(w)
+	return m.readPage(m.shownSeq, m.filter, m.method, w, p)
+}
+
+// results applies an answer of the list.
+func (m *Model) results(msg resultsMsg) tea.Cmd {
+	if msg.seq != m.seq {
+		return nil // stale: the box changed since
+	}
+	if msg.want == pane.WantFirst || msg.want == pane.WantNothing {
+		m.loading = false
+	}
+	if msg.err != nil {
+		m.list.LoadFailed()
+		return pane.Fail("search", msg.err)
+	}
+	keep := m.keepID
+	m.keepID = ""
+	switch msg.want {
+	case pane.WantBelow:
+		m.list.Below(msg.items, msg.cursors, !msg.full)
+	case pane.WantAbove:
+		m.list.Above(msg.items, msg.cursors, !msg.full)
+	case pane.WantLast:
+		m.list.ResetLast(msg.items, msg.cursors)
+	case pane.WantNothing:
+		n, total := m.list.Len(), m.list.Total()
+		m.list.Splice(msg.spliceFrom, msg.items, msg.cursors, msg.full)
+		if msg.total >= 0 && total >= 0 && !m.list.AtHead() {
+			// Rows above the window changed: the total says how many.
+			m.list.CountedAbove(msg.total - total - (m.list.Len() - n))
+		}
+		if msg.total >= 0 {
+			m.list.SetTotal(msg.total)
+		}
+		if msg.aboveFull && m.list.Following() {
+			// More than a page arrived: the newest page replaces the list.
+			m.list.Loading(pane.WantFirst)
+			return m.readPage(m.seq, m.filter, m.method, pane.WantFirst, core.PageQuery{Limit: pane.PageRows})
+		}
+		m.list.Arrived(msg.above, msg.aboveCursors, msg.aboveFull)
+	default:
+		// A new list; a refresh of a search keeps the selection on the
+		// same memory and on the same screen row, as memories arrive
+		// above it.
+		m.shownSeq = msg.seq
+		m.method, m.belowFloor, m.paged = msg.method, msg.below, msg.paged
+		if msg.paged {
+			q, _ := ParseQuery(m.input.Value(), m.ctx.Now())
+			m.filter = q.Filter
+			if m.onlyProject && m.filter.Project == "" {
+				m.filter.Project = m.ctx.Project
+			}
+			m.filter.OnlyDeleted = m.showDeleted
+		}
+		switch {
+		case msg.paged:
+			m.list.Reset(msg.items, msg.cursors, msg.total, !msg.full)
+		case msg.fresh || m.list.Len() == 0 || m.list.CursorOf(0) != "":
+			m.list.Reset(msg.items, nil, len(msg.items), true)
+		default:
+			m.list.Replace(msg.items, len(msg.items), true)
+		}
+	}
+	if keep != "" {
+		m.list.Select(keep)
+	}
+	m.clamp()
+	if m.openOnResults {
+		m.openOnResults = false
+		if it, ok := m.selected(); ok {
+			m.working = true
+			return m.openDetail(it.ID, it.Explain)
+		}
+	}
+	return m.more()
 }
 
 func (m *Model) openDetail(id string, explain *core.ScoreParts) tea.Cmd {
@@ -357,38 +532,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		return m.search()
 	case resultsMsg:
-		if msg.seq != m.seq {
-			return nil // stale: the box changed since
-		}
-		m.loading = false
-		if msg.err != nil {
-			return pane.Fail("search", msg.err)
-		}
-		// A refresh keeps the selection on the same memory and on the same
-		// screen row, as memories arrive above it.
-		keep, row := m.keepID, m.cursor-m.offset
-		if it, ok := m.selected(); ok && !msg.fresh && keep == "" {
-			keep = it.ID
-		}
-		m.keepID = ""
-		m.shownSeq = msg.seq
-		m.items, m.method, m.belowFloor = msg.items, msg.method, msg.below
-		m.cursor, m.offset = 0, 0
-		for i, it := range m.items {
-			if it.ID == keep {
-				m.cursor, m.offset = i, max(0, i-row)
-				break
-			}
-		}
-		m.clamp()
-		if m.openOnResults {
-			m.openOnResults = false
-			if it, ok := m.selected(); ok {
-				m.working = true
-				return m.openDetail(it.ID, it.Explain)
-			}
-		}
-		return nil
+		return m.results(msg)
 	case entityMsg:
 		return m.entityLoaded(msg)
 	case detailMsg:
@@ -435,7 +579,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case tea.MouseWheelMsg:
 		switch m.mode {
 		case modeList:
-			m.move(pane.WheelCursor(msg, 0))
+			m.list.MoveBy(pane.WheelCursor(msg, 0))
+			return m.more()
 		case modeDetail, modeEntity:
 			var cmd tea.Cmd
 			m.vp, cmd = m.vp.Update(msg)
@@ -475,16 +620,9 @@ func (m *Model) typed() tea.Cmd {
 	return m.ctx.Clock.Tick(Debounce, func(time.Time) tea.Msg { return debounceMsg{seq: seq} })
 }
 
-func (m *Model) move(d int) {
-	m.cursor += d
-	m.clamp()
-}
-
 func (m *Model) listHeight() int { return max(1, m.height-2) }
 
-func (m *Model) clamp() {
-	m.cursor, m.offset = pane.Scroll(m.cursor, m.offset, len(m.items), m.listHeight())
-}
+func (m *Model) clamp() { m.list.SetHeight(m.listHeight()) }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch m.mode {
@@ -524,8 +662,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		case msg.String() == "down":
 			m.input.Blur()
-			m.move(1)
-			return nil
+			m.list.MoveBy(1)
+			return m.more()
 		}
 		before := m.input.Value()
 		var cmd tea.Cmd
@@ -538,21 +676,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Search):
 		return m.input.Focus()
-	case key.Matches(msg, m.list.Up):
-		m.move(-1)
-	case key.Matches(msg, m.list.Down):
-		m.move(1)
-	case key.Matches(msg, m.list.PageUp):
-		m.move(-m.listHeight())
-	case key.Matches(msg, m.list.PageDown):
-		m.move(m.listHeight())
-	case key.Matches(msg, m.list.Top):
-		m.cursor = 0
-		m.clamp()
-	case key.Matches(msg, m.list.Bottom):
-		m.cursor = len(m.items) - 1
-		m.clamp()
-	case key.Matches(msg, m.list.Open):
+	case m.list.Move(m.listK, msg):
+		return m.more()
+	case key.Matches(msg, m.listK.Open):
 		if it, ok := m.selected(); ok {
 			m.working = true
 			return m.openDetail(it.ID, it.Explain)
@@ -573,11 +699,27 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.onlyProject = !m.onlyProject
 		m.seq++
 		return m.search()
-	case key.Matches(msg, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Copy):
+	case key.Matches(msg, m.keys.Mark):
+		m.list.ToggleMark()
+		m.list.MoveBy(1)
+		return m.more()
+	case key.Matches(msg, m.keys.Delete) && m.list.MarkCount() > 0:
+		m.bulk = m.list.MarkedRows()
+		m.confirm = nil
+		m.reason.SetValue("")
+		m.mode = modeConfirm
+		return m.reason.Focus()
+	case key.Matches(msg, m.keys.Undo):
+		return m.undoDelete()
+	case key.Matches(msg, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Copy, m.keys.CopyID):
 		if it, ok := m.selected(); ok {
 			return m.action(msg, it.ID, it.Content)
 		}
 	case msg.String() == "esc":
+		if m.list.MarkCount() > 0 {
+			m.list.ClearMarks()
+			return nil
+		}
 		if m.input.Value() != "" {
 			m.input.SetValue("")
 			return m.typed()
@@ -601,13 +743,15 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, m.keys.Entities):
 		return m.pickEntities()
-	case key.Matches(msg, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Copy):
+	case key.Matches(msg, m.keys.Undo):
+		return m.undoDelete()
+	case key.Matches(msg, m.keys.Edit, m.keys.Pin, m.keys.Delete, m.keys.Recover, m.keys.Copy, m.keys.CopyID):
 		if m.mem != nil {
 			return m.action(msg, m.mem.ID, m.mem.Content)
 		}
-	case key.Matches(msg, m.list.Top):
+	case key.Matches(msg, m.listK.Top):
 		m.vp.GotoTop()
-	case key.Matches(msg, m.list.Bottom):
+	case key.Matches(msg, m.listK.Bottom):
 		m.vp.GotoBottom()
 	default:
 		var cmd tea.Cmd
@@ -621,6 +765,8 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) action(msg tea.KeyPressMsg, id, content string) tea.Cmd {
 	b := m.ctx.Client
 	switch {
+	case key.Matches(msg, m.keys.CopyID):
+		return func() tea.Msg { return copyMsg{text: id, what: "id " + pane.ShortID(id)} }
 	case key.Matches(msg, m.keys.Copy):
 		// Copying needs the full text: a recall hit may be truncated.
 		return func() tea.Msg {
@@ -690,7 +836,10 @@ func (m *Model) action(msg tea.KeyPressMsg, id, content string) tea.Cmd {
 }
 
 type (
-	copyMsg    struct{ text string }
+	copyMsg struct {
+		text string
+		what string // what was copied, when not the content
+	}
 	confirmMsg struct {
 		mem *core.Memory
 		err error
@@ -703,8 +852,14 @@ func (m *Model) handleAux(msg tea.Msg) (tea.Cmd, bool) {
 	case copyMsg:
 		// OSC 52: the terminal puts it on the system clipboard; terminals
 		// without OSC 52 (and tmux without set-clipboard) ignore it.
+		what := fmt.Sprintf("%d characters", len([]rune(msg.text)))
+		if msg.what != "" {
+			what = msg.what
+		}
 		return tea.Batch(tea.SetClipboard(msg.text),
-			pane.Notice("copied %d characters (OSC 52: needs a terminal that supports it)", len([]rune(msg.text)))), true
+			pane.Notice("copied %s (OSC 52: needs a terminal that supports it)", what)), true
+	case bulkMsg:
+		return m.bulkDone(msg), true
 	case confirmMsg:
 		m.working = false
 		if msg.err != nil {
@@ -733,6 +888,9 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.reason.Blur()
 		m.working = true
 		b := m.ctx.Client
+		if m.mode == modeConfirm && m.confirm == nil {
+			return m.deleteMarked(reason)
+		}
 		if m.mode == modeConfirm {
 			mem := m.confirm
 			m.mode = m.back()
@@ -814,7 +972,12 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 		return pane.Fail(msg.what, msg.err)
 	}
 	m.keepID = msg.id
-	cmds := []tea.Cmd{pane.Notice("%s %s", msg.what, pane.ShortID(msg.id)), m.search()}
+	notice := pane.Notice("%s %s", msg.what, pane.ShortID(msg.id))
+	if msg.what == "deleted" {
+		m.undo = []string{msg.id}
+		notice = pane.Notice("deleted %s · ctrl+z undoes", pane.ShortID(msg.id))
+	}
+	cmds := []tea.Cmd{notice, m.search()}
 	if m.mode == modeForm || m.mode == modeReason {
 		m.form = nil
 		m.mode = modeList
@@ -829,3 +992,78 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 }
 
 func fmtImportance(x float64) string { return fmt.Sprintf("%.2f", x) }
+
+// bulkMsg reports a delete of the marked memories.
+type bulkMsg struct {
+	ids    []string // the ones deleted
+	failed int
+	err    error // the first failure
+}
+
+// deleteMarked forgets the marked memories, pinned ones too (the person
+// confirmed the list), and clears the marks.
+func (m *Model) deleteMarked(reason string) tea.Cmd {
+	items, b := m.bulk, m.ctx.Client
+	m.bulk = nil
+	m.mode = modeList
+	m.working = true
+	m.list.ClearMarks()
+	if reason == "" {
+		reason = "deleted in the TUI (marked)"
+	}
+	return func() tea.Msg {
+		var out bulkMsg
+		for _, it := range items {
+			ctx, cancel := pane.CallContext()
+			_, err := b.Forget(ctx, core.ForgetInput{ID: it.ID, Reason: reason, Force: it.Pinned})
+			cancel()
+			if err != nil {
+				out.failed++
+				if out.err == nil {
+					out.err = err
+				}
+				continue
+			}
+			out.ids = append(out.ids, it.ID)
+		}
+		return out
+	}
+}
+
+// bulkDone applies a bulk delete's outcome.
+func (m *Model) bulkDone(msg bulkMsg) tea.Cmd {
+	m.working = false
+	if len(msg.ids) > 0 {
+		m.undo = msg.ids
+	}
+	if msg.err != nil {
+		return tea.Batch(pane.Fail(fmt.Sprintf("deleted %d, %d failed", len(msg.ids), msg.failed), msg.err), m.search())
+	}
+	return tea.Batch(pane.Notice("deleted %d memories · ctrl+z undoes", len(msg.ids)), m.search())
+}
+
+// undoDelete recovers what the last delete here forgot.
+func (m *Model) undoDelete() tea.Cmd {
+	ids, b := m.undo, m.ctx.Client
+	if len(ids) == 0 {
+		return pane.Notice("nothing to undo: no delete in this session")
+	}
+	m.undo = nil
+	m.working = true
+	return func() tea.Msg {
+		var err error
+		for _, id := range ids {
+			ctx, cancel := pane.CallContext()
+			_, e := b.Recover(ctx, core.RecoverInput{ID: id, Reason: "undo in the TUI"})
+			cancel()
+			if e != nil && err == nil {
+				err = e
+			}
+		}
+		what := "recovered"
+		if len(ids) > 1 {
+			what = fmt.Sprintf("recovered %d memories, the last", len(ids))
+		}
+		return savedMsg{what: what, id: ids[len(ids)-1], err: err}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
+	"github.com/cairnmem/cairn/tui/pane"
 	"github.com/cairnmem/cairn/tui/recall"
 )
 
@@ -83,6 +84,29 @@ func TestRecallNewMemory(t *testing.T) {
 	}
 	if h.M.Pane(0).Nested() || !strings.Contains(h.Screen(), "› ") || !strings.Contains(h.Screen(), "password rot") {
 		t.Fatalf("after saving, the list does not show the new memory:\n%s", h.Screen())
+	}
+}
+
+// TestRecallFormRefusesUnknownType: a typo in the type field is refused
+// with the nearest known type, and nothing is stored.
+func TestRecallFormRefusesUnknownType(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{})
+	h.Press("n")
+	h.TypeText("we ship on tuesdays")
+	h.Press("tab", "tab")
+	h.TypeText("decison")
+	h.Press("ctrl+s")
+	if s := h.Screen(); !strings.Contains(s, `type: unknown type "decison": did you mean "decision"?`) {
+		t.Fatalf("a typo in the type is not refused:\n%s", s)
+	}
+	if res, _ := h.Svc.List(context.Background(), storage.MemoryFilter{}, 100, 0); len(res.Memories) != 6 {
+		t.Fatalf("a memory was stored with a bad type: %d memories", len(res.Memories))
+	}
+	h.Press("ctrl+u")
+	h.TypeText("decision")
+	h.Press("ctrl+s")
+	if res, _ := h.Svc.List(context.Background(), storage.MemoryFilter{Type: "decision"}, 100, 0); len(res.Memories) != 2 {
+		t.Fatalf("the corrected form was not saved: %d decisions", len(res.Memories))
 	}
 }
 
@@ -192,6 +216,11 @@ func TestRecallPinDeleteRecoverCopy(t *testing.T) {
 		t.Fatal("deleting a pinned memory failed")
 	}
 
+	// The deleted row's place is taken by the row below it.
+	if got := tuitest.SelectedLine(h.Screen()); !strings.Contains(got, "prefers tabs") {
+		t.Fatalf("after a delete the cursor is on %q", got)
+	}
+	h.Press("g")
 	h.SelectRow("HTTP API")
 	before := len(h.Sent)
 	h.Press("y")
@@ -401,17 +430,117 @@ func TestRecallSelectionStaysPut(t *testing.T) {
 	}
 	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "16 · recent") })
 	h.Press("G", "k", "k", "k")
+	line := func(s, l string) int { return strings.Count(s[:strings.Index(s, l)], "\n") }
 	before := tuitest.SelectedLine(h.Screen())
-	row := strings.Index(h.Screen(), before)
+	row := line(h.Screen(), before)
 	for i := range 3 {
 		remember(10 + i)
-		want := fmt.Sprintf("%d · recent", 17+i)
+		want := fmt.Sprintf("%d · 1", 17+i)
 		if !h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), want) }) {
 			t.Fatalf("no live refresh:\n%s", h.Screen())
 		}
 	}
 	s := h.Screen()
-	if got := tuitest.SelectedLine(s); got != before || strings.Index(s, got) != row {
-		t.Fatalf("the selection moved from %q (offset %d) to %q (offset %d):\n%s", before, row, got, strings.Index(s, got), s)
+	if got := tuitest.SelectedLine(s); got != before || line(s, got) != row {
+		t.Fatalf("the selection moved from %q (line %d) to %q (line %d):\n%s", before, row, got, line(s, got), s)
+	}
+	if !strings.Contains(s, "3 new ↑ g") {
+		t.Fatalf("no notice of the memories new above:\n%s", s)
+	}
+	h.Press("g")
+	if s := h.Screen(); strings.Contains(s, "new ↑") || !strings.Contains(tuitest.SelectedLine(s), "note number 12") {
+		t.Fatalf("g does not go to the newest memory:\n%s", s)
+	}
+}
+
+// TestRecallBrowsePagesReachEveryMemory: browsing reads pages as the
+// cursor goes down and G reads the last page, so the oldest memory of a
+// long store is reachable without a search; the header counts them all.
+func TestRecallBrowsePagesReachEveryMemory(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{Width: 80, Height: 24})
+	for i := range 250 {
+		if _, err := h.Svc.Remember(context.Background(), core.RememberInput{Content: fmt.Sprintf("browsed note %03d", i)},
+			core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Press("esc", "g")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "256 · 1 of 256") })
+	if s := h.Screen(); !strings.Contains(s, "256 · 1 of 256 · recent memories") {
+		t.Fatalf("header:\n%s", s)
+	}
+	for range 8 {
+		h.Press("ctrl+d") // 19 rows a page at 80x24
+	}
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "153 of 256") })
+	if s := h.Screen(); !strings.Contains(s, "153 of 256") || !strings.Contains(tuitest.SelectedLine(s), "browsed note") {
+		t.Fatalf("paging down:\n%s", s)
+	}
+	h.Press("G")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "256 of 256") })
+	if s := h.Screen(); !strings.Contains(s, "256 of 256") || !strings.Contains(tuitest.SelectedLine(s), "Flaky test") {
+		t.Fatalf("G does not reach the oldest memory:\n%s", s)
+	}
+	h.Press("enter")
+	if s := h.Screen(); !strings.Contains(s, "TestExportImportRoundTrip") {
+		t.Fatalf("the oldest memory does not open:\n%s", s)
+	}
+}
+
+// TestRecallMarkDeleteAndUndo: space marks rows, d asks once for all of
+// them (pinned included), ctrl+z brings them back; Y copies the id.
+func TestRecallMarkDeleteAndUndo(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{Width: 100, Height: 24})
+	h.Press("esc", "g")
+	h.SelectRow("use SQLite") // pinned
+	h.Press("space")          // marks it, moves down
+	h.SelectRow("prefers tabs")
+	h.Press("space")
+	if s := h.Screen(); !strings.Contains(s, "2 marked (d deletes, esc unmarks)") || strings.Count(s, "●") != 2 {
+		t.Fatalf("marks:\n%s", s)
+	}
+	h.Press("d")
+	if s := h.Screen(); !strings.Contains(s, "Delete the 2 marked memories? 1 pinned.") {
+		t.Fatalf("d with marks does not ask for all:\n%s", s)
+	}
+	h.TypeText("cleanup")
+	h.Press("enter")
+	if !h.Get(tuitest.IDSQLite).IsDeleted || !h.Get(tuitest.IDTabs).IsDeleted {
+		t.Fatal("the marked memories were not deleted")
+	}
+	if text, _ := h.M.Notice(); !strings.Contains(text, "deleted 2 memories · ctrl+z undoes") {
+		t.Fatalf("notice %q", text)
+	}
+	h.Press("ctrl+z")
+	if h.Get(tuitest.IDSQLite).IsDeleted || h.Get(tuitest.IDTabs).IsDeleted {
+		t.Fatal("ctrl+z does not recover them")
+	}
+	h.Press("ctrl+z")
+	if text, _ := h.M.Notice(); !strings.Contains(text, "nothing to undo") {
+		t.Fatalf("a second undo: %q", text)
+	}
+
+	// A single delete is undone the same way.
+	h.Press("g")
+	h.SelectRow("HTTP API")
+	h.Press("d", "enter")
+	if !h.Get(tuitest.IDAPI).IsDeleted {
+		t.Fatal("d + enter does not delete")
+	}
+	h.Press("ctrl+z")
+	if h.Get(tuitest.IDAPI).IsDeleted {
+		t.Fatal("ctrl+z does not recover a single delete")
+	}
+
+	h.Press("g")
+	h.SelectRow("HTTP API")
+	before := len(h.Sent)
+	h.Press("Y")
+	var copied bool
+	for _, msg := range h.Sent[before:] {
+		copied = copied || fmt.Sprintf("%T", msg) == "tea.setClipboardMsg" && fmt.Sprint(msg) == tuitest.IDAPI
+	}
+	if text, _ := h.M.Notice(); !copied || !strings.Contains(text, "copied id "+pane.ShortID(tuitest.IDAPI)) {
+		t.Fatalf("Y: clipboard %v, notice %q", copied, text)
 	}
 }

@@ -34,6 +34,20 @@ func (m *Model) View() string {
 
 func (m *Model) confirmView() string {
 	st, mem := m.ctx.Styles, m.confirm
+	if mem == nil {
+		pinned := 0
+		for _, it := range m.bulk {
+			if it.Pinned {
+				pinned++
+			}
+		}
+		q := fmt.Sprintf("Delete the %d marked memories?", len(m.bulk))
+		if pinned > 0 {
+			q += fmt.Sprintf(" %d pinned.", pinned)
+		}
+		return st.Warning.Render(pane.Truncate(q, m.width)) + "\n" + m.reason.View() + "\n" +
+			st.Faint.Render(pane.Truncate("enter deletes them (ctrl+z undoes), esc cancels", m.width))
+	}
 	q := fmt.Sprintf("Delete %s “%s”?", pane.ShortID(mem.ID), pane.OneLine(mem.Content, max(10, m.width-40)))
 	if mem.Pinned {
 		q += " It is pinned."
@@ -72,7 +86,7 @@ func (m *Model) columns() columns {
 		c.tagW, projectW = 10, colProjectNarrow
 	}
 	anyProject := false
-	for _, it := range m.items {
+	for _, it := range m.list.Rows() {
 		c.score = c.score || it.Scored
 		anyProject = anyProject || it.Project != ""
 	}
@@ -108,11 +122,18 @@ func (m *Model) listView(height int) string {
 		default:
 			what += " recall"
 		}
-		head = st.Faint.Render(pane.Truncate(fmt.Sprintf("%d · %s · %s", len(m.items), what, m.projectScope()), m.width))
+		n := pane.Count(m.list.Len())
+		if m.paged {
+			n = m.list.Head("", "") // "1,234 · 12 of 1,234"
+		}
+		if k := m.list.MarkCount(); k > 0 {
+			what = fmt.Sprintf("%d marked (d deletes, esc unmarks) · %s", k, what)
+		}
+		head = pane.ListHead(st, fmt.Sprintf("%s · %s · %s", n, what, m.projectScope()), m.list.NewAboveText(), m.width)
 	}
 	b.WriteString(head)
 	rows := max(0, height-2)
-	if len(m.items) == 0 {
+	if m.list.Len() == 0 {
 		msg := "No memories yet. Press n to add one, or let an agent remember something."
 		if m.input.Value() != "" || m.showDeleted {
 			msg = "Nothing matches."
@@ -130,9 +151,10 @@ func (m *Model) listView(height int) string {
 		return b.String()
 	}
 	cols := m.columns()
-	for i := m.offset; i < len(m.items) && i < m.offset+rows; i++ {
+	from, to := m.list.Visible()
+	for i := from; i < to && i < from+rows; i++ {
 		b.WriteString("\n")
-		b.WriteString(m.row(m.items[i], i == m.cursor, cols))
+		b.WriteString(m.row(m.list.Row(i), i == m.list.Cursor(), cols))
 	}
 	return b.String()
 }
@@ -178,6 +200,12 @@ func (m *Model) row(it item, selected bool, cols columns) string {
 	marker := "  "
 	if selected {
 		marker = "› "
+	}
+	if m.list.Marked(it) {
+		marker = marker[:len(marker)-1] + "●"
+		if selected {
+			marker = "›●"
+		}
 	}
 	line := marker + score + pane.Pad(it.Type, colType) + " " + fmtImportance(it.Importance) + " " + pin + " " +
 		pane.Pad(pane.Age(m.ctx.Now(), it.CreatedAt), colAge) + " " + project + pane.Pad(tags, cols.tagW) + " "

@@ -123,7 +123,7 @@ func (c *ClaudeCode) run(ctx context.Context, prompt string, opts extract.Genera
 	timeout, _ := c.s.call(opts)
 	bin, err := exec.LookPath(c.bin)
 	if err != nil {
-		return "", claudeEnvelope{}, &Error{Provider: ProviderClaudeCode, URL: c.bin, Msg: "the claude CLI is not on PATH (install Claude Code, or set extraction.provider to ollama, openai, anthropic or heuristic)", Err: err}
+		return "", claudeEnvelope{}, &Error{Provider: ProviderClaudeCode, URL: c.bin, Msg: "the claude CLI is not on PATH (install Claude Code, or set pipeline_v2.provider to ollama, openai, anthropic or heuristic)", Err: err}
 	}
 	fail := func(msg string, err error) *Error {
 		return &Error{Provider: ProviderClaudeCode, URL: bin, Msg: msg, Err: err}
@@ -149,7 +149,7 @@ func (c *ClaudeCode) run(ctx context.Context, prompt string, opts extract.Genera
 	case ctx.Err() != nil:
 		return "", claudeEnvelope{}, fail("call abandoned; the CLI was stopped", ctx.Err())
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		return "", claudeEnvelope{}, fail(fmt.Sprintf("no answer within %s (extraction.timeout); the CLI was stopped", timeout), context.DeadlineExceeded)
+		return "", claudeEnvelope{}, fail(fmt.Sprintf("no answer within %s (pipeline_v2.timeout); the CLI was stopped", timeout), context.DeadlineExceeded)
 	}
 	if stdout.overflow {
 		return "", claudeEnvelope{}, fail(fmt.Sprintf("answer larger than %d bytes", MaxResponseBytes), nil)

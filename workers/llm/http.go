@@ -18,7 +18,7 @@ type client struct {
 }
 
 func newClient(name string, s settings, base *url.URL) *client {
-	return &client{settings: s, Client: provider.NewClient(name, base, MaxResponseBytes, "extraction.timeout")}
+	return &client{settings: s, Client: provider.NewClient(name, base, MaxResponseBytes, "pipeline_v2.timeout")}
 }
 
 // post sends body as JSON and decodes a 2xx answer into out. Non-2xx

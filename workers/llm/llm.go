@@ -91,10 +91,11 @@ func New(name string, cfg Config) (extract.LLM, error) {
 		p = ProviderHeuristic
 	}
 	if cfg.Timeout < 0 {
-		return nil, &config.ConfigError{Key: "extraction.timeout", Value: cfg.Timeout.String(), Reason: "must not be negative"}
+		return nil, &config.ConfigError{Key: "pipeline_v2.timeout", Value: cfg.Timeout.String(), Reason: "must not be negative"}
 	}
 	if cfg.MaxTokens < 0 {
-		return nil, &config.ConfigError{Key: "extraction.max_tokens", Value: fmt.Sprint(cfg.MaxTokens), Reason: "must not be negative"}
+		// No configuration key sets it: a caller's mistake, not a person's.
+		return nil, fmt.Errorf("llm: MaxTokens %d must not be negative", cfg.MaxTokens)
 	}
 	switch p {
 	case ProviderOllama:
@@ -108,7 +109,7 @@ func New(name string, cfg Config) (extract.LLM, error) {
 	case ProviderHeuristic, "none", "builtin":
 		return NewHeuristic(), nil
 	}
-	return nil, &config.ConfigError{Key: "extraction.provider", Value: fmt.Sprintf("%q", name),
+	return nil, &config.ConfigError{Key: "pipeline_v2.provider", Value: fmt.Sprintf("%q", name),
 		Reason: "want one of auto, claude-code, ollama, openai, anthropic, heuristic"}
 }
 

@@ -214,6 +214,6 @@ func (FailingClient) Jobs(context.Context, wire.JobFilter, int) (*wire.JobsPage,
 }
 
 // Proposals fails.
-func (FailingClient) Proposals(context.Context, wire.ProposalFilter, int) ([]*wire.Proposal, error) {
+func (FailingClient) Proposals(context.Context, wire.ProposalFilter, int) (*wire.ProposalsPage, error) {
 	return nil, fmt.Errorf("list proposals: %w", errStoreGone)
 }

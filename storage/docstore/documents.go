@@ -1,11 +1,12 @@
-package storage
+package docstore
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
+
+	"github.com/cairnmem/cairn/storage"
 )
 
 // Document statuses.
@@ -50,7 +51,7 @@ const documentColumns = `id, source_type, source_url, title, content_type, conte
 const documentListColumns = `id, source_type, source_url, title, content_type, NULL, connector_id, metadata,
 	status, error, chunk_count, bytes, created_at, updated_at, completed_at`
 
-func scanDocument(r rowScanner) (*Document, error) {
+func scanDocument(r interface{ Scan(dest ...any) error }) (*Document, error) {
 	var d Document
 	var url, title, ctype, content, conn, meta, errMsg, completed sql.NullString
 	err := r.Scan(&d.ID, &d.SourceType, &url, &title, &ctype, &content, &conn, &meta,
@@ -64,7 +65,7 @@ func scanDocument(r rowScanner) (*Document, error) {
 }
 
 // InsertDocument stores d as a new row.
-func InsertDocument(ctx context.Context, q Querier, d *Document) error {
+func InsertDocument(ctx context.Context, q storage.Querier, d *Document) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO documents (`+documentColumns+`)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		d.ID, d.SourceType, nullable(d.SourceURL), nullable(d.Title), nullable(d.ContentType), nullable(d.Content),
@@ -77,28 +78,28 @@ func InsertDocument(ctx context.Context, q Querier, d *Document) error {
 }
 
 // GetDocument returns one document with its content.
-func GetDocument(ctx context.Context, q Querier, id string) (*Document, error) {
+func GetDocument(ctx context.Context, q storage.Querier, id string) (*Document, error) {
 	d, err := scanDocument(q.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
+		return nil, storage.ErrNotFound
 	}
 	return d, err
 }
 
 // FindLiveDocumentByURL returns the newest document with this source URL
-// whose status is neither failed nor deleted, or ErrNotFound.
-func FindLiveDocumentByURL(ctx context.Context, q Querier, url string) (*Document, error) {
+// whose status is neither failed nor deleted, or storage.ErrNotFound.
+func FindLiveDocumentByURL(ctx context.Context, q storage.Querier, url string) (*Document, error) {
 	d, err := scanDocument(q.QueryRowContext(ctx, `SELECT `+documentListColumns+` FROM documents
 		WHERE source_url = ? AND status NOT IN ('failed', 'deleted') ORDER BY created_at DESC, id DESC LIMIT 1`, url))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
+		return nil, storage.ErrNotFound
 	}
 	return d, err
 }
 
 // ListDocuments returns documents (without their content), newest first,
 // restricted to status when given, and the total matching.
-func ListDocuments(ctx context.Context, q Querier, status string, limit, offset int) ([]*Document, int, error) {
+func ListDocuments(ctx context.Context, q storage.Querier, status string, limit, offset int) ([]*Document, int, error) {
 	where, args := "1", []any{}
 	if status != "" {
 		where, args = "status = ?", append(args, status)
@@ -125,9 +126,9 @@ func ListDocuments(ctx context.Context, q Querier, status string, limit, offset 
 }
 
 // SetDocumentStatus moves a document to status, recording errMsg (cleared
-// when empty). Done sets completed_at. It returns ErrNotFound when the
+// when empty). Done sets completed_at. It returns storage.ErrNotFound when the
 // document is missing or deleted: a deleted document is never revived.
-func SetDocumentStatus(ctx context.Context, q Querier, id, status, errMsg, now string) error {
+func SetDocumentStatus(ctx context.Context, q storage.Querier, id, status, errMsg, now string) error {
 	var completed any
 	if status == DocDone {
 		completed = now
@@ -142,14 +143,14 @@ func SetDocumentStatus(ctx context.Context, q Querier, id, status, errMsg, now s
 		return fmt.Errorf("document status: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		return ErrNotFound
+		return storage.ErrNotFound
 	}
 	return nil
 }
 
 // SetDocumentContent records the extracted text of a document, its size
 // in bytes and, when the document has none, its title and content type.
-func SetDocumentContent(ctx context.Context, q Querier, id, content, title, contentType, now string) error {
+func SetDocumentContent(ctx context.Context, q storage.Querier, id, content, title, contentType, now string) error {
 	_, err := q.ExecContext(ctx, `UPDATE documents SET content = ?, bytes = ?,
 		title = COALESCE(NULLIF(title, ''), ?), content_type = COALESCE(NULLIF(content_type, ''), ?), updated_at = ?
 		WHERE id = ?`, content, len(content), nullable(title), nullable(contentType), now, id)
@@ -160,7 +161,7 @@ func SetDocumentContent(ctx context.Context, q Querier, id, content, title, cont
 }
 
 // SetDocumentChunkCount records how many chunks a document has.
-func SetDocumentChunkCount(ctx context.Context, q Querier, id string, n int, now string) error {
+func SetDocumentChunkCount(ctx context.Context, q storage.Querier, id string, n int, now string) error {
 	_, err := q.ExecContext(ctx, `UPDATE documents SET chunk_count = ?, updated_at = ? WHERE id = ?`, n, now, id)
 	return err
 }
@@ -172,7 +173,7 @@ type DocumentLink struct {
 }
 
 // DocumentLinks returns a document's chunk links in chunk order.
-func DocumentLinks(ctx context.Context, q Querier, docID string) ([]DocumentLink, error) {
+func DocumentLinks(ctx context.Context, q storage.Querier, docID string) ([]DocumentLink, error) {
 	rows, err := q.QueryContext(ctx, `SELECT memory_id, chunk_index FROM document_memories
 		WHERE document_id = ? ORDER BY chunk_index`, docID)
 	if err != nil {
@@ -192,7 +193,7 @@ func DocumentLinks(ctx context.Context, q Querier, docID string) ([]DocumentLink
 
 // LinkDocumentChunk links chunk index of a document to a memory, replacing
 // any earlier link of that index.
-func LinkDocumentChunk(ctx context.Context, q Querier, docID, memoryID string, index int) error {
+func LinkDocumentChunk(ctx context.Context, q storage.Querier, docID, memoryID string, index int) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO document_memories (document_id, memory_id, chunk_index) VALUES (?, ?, ?)
 		ON CONFLICT (document_id, chunk_index) DO UPDATE SET memory_id = excluded.memory_id`, docID, memoryID, index)
 	if err != nil {
@@ -204,7 +205,7 @@ func LinkDocumentChunk(ctx context.Context, q Querier, docID, memoryID string, i
 // UnlinkDocumentChunksFrom removes a document's links at chunk index from
 // and above (left over from an earlier run that produced more chunks), and
 // returns the memory ids they pointed to.
-func UnlinkDocumentChunksFrom(ctx context.Context, q Querier, docID string, from int) ([]string, error) {
+func UnlinkDocumentChunksFrom(ctx context.Context, q storage.Querier, docID string, from int) ([]string, error) {
 	rows, err := q.QueryContext(ctx, `SELECT memory_id FROM document_memories WHERE document_id = ? AND chunk_index >= ?`, docID, from)
 	if err != nil {
 		return nil, err
@@ -230,7 +231,7 @@ func UnlinkDocumentChunksFrom(ctx context.Context, q Querier, docID string, from
 
 // MemoryLinkedElsewhere reports whether memoryID is linked to a document
 // other than docID that is not deleted.
-func MemoryLinkedElsewhere(ctx context.Context, q Querier, memoryID, docID string) (bool, error) {
+func MemoryLinkedElsewhere(ctx context.Context, q storage.Querier, memoryID, docID string) (bool, error) {
 	var one int
 	err := q.QueryRowContext(ctx, `SELECT 1 FROM document_memories dm JOIN documents d ON d.id = dm.document_id
 		WHERE dm.memory_id = ? AND dm.document_id != ? AND d.status != 'deleted' LIMIT 1`, memoryID, docID).Scan(&one)
@@ -241,7 +242,7 @@ func MemoryLinkedElsewhere(ctx context.Context, q Querier, memoryID, docID strin
 }
 
 // EnqueueDocumentJob inserts a pending document_ingest job for docID.
-func EnqueueDocumentJob(ctx context.Context, q Querier, id, docID string, maxAttempts int, now string) error {
+func EnqueueDocumentJob(ctx context.Context, q storage.Querier, id, docID string, maxAttempts int, now string) error {
 	if maxAttempts < 1 {
 		maxAttempts = 3
 	}
@@ -254,25 +255,10 @@ func EnqueueDocumentJob(ctx context.Context, q Querier, id, docID string, maxAtt
 	return nil
 }
 
-// KillJob marks a leased job dead at once, for failures no retry can fix
-// (the caller must hold the lease).
-func KillJob(ctx context.Context, q Querier, j *Job, msg string, now time.Time) error {
-	if err := CheckLease(ctx, q, j); err != nil {
-		return err
-	}
-	if len(msg) > 2000 {
-		msg = msg[:2000]
-	}
-	ts := FormatTime(now)
-	_, err := q.ExecContext(ctx, `UPDATE memory_jobs SET status = 'dead', failed_at = ?, error = ?,
-		lease_owner = NULL, updated_at = ? WHERE id = ?`, ts, msg, ts, j.ID)
-	return err
-}
-
 // FailOrphanedDocuments marks failed the unfinished documents whose ingest
 // job died without the worker recording it (the reaper killed a lease on
 // its last attempt). It returns how many it marked.
-func FailOrphanedDocuments(ctx context.Context, q Querier, now string) (int64, error) {
+func FailOrphanedDocuments(ctx context.Context, q storage.Querier, now string) (int64, error) {
 	res, err := q.ExecContext(ctx, `UPDATE documents SET status = 'failed', updated_at = ?,
 		error = COALESCE((SELECT j.error FROM memory_jobs j WHERE j.document_id = documents.id AND j.job_type = ?
 			AND j.status = 'dead' ORDER BY j.updated_at DESC LIMIT 1), 'ingest job died')
@@ -296,7 +282,7 @@ type DocumentChunk struct {
 }
 
 // DocumentChunks returns a document's live chunk memories in chunk order.
-func DocumentChunks(ctx context.Context, q Querier, docID string) ([]DocumentChunk, error) {
+func DocumentChunks(ctx context.Context, q storage.Querier, docID string) ([]DocumentChunk, error) {
 	rows, err := q.QueryContext(ctx, `SELECT m.id, m.content, m.type, m.created_at, dm.chunk_index
 		FROM document_memories dm JOIN memories m ON m.id = dm.memory_id
 		WHERE dm.document_id = ? AND m.is_deleted = 0 ORDER BY dm.chunk_index`, docID)
@@ -313,4 +299,19 @@ func DocumentChunks(ctx context.Context, q Querier, docID string) ([]DocumentChu
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// nullable stores an empty string as NULL.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
