@@ -30,4 +30,8 @@
 // the queries on it (SearchFTS, MatchHints, TermDocCounts, its upkeep),
 // the file's pages, WAL checkpoints, VACUUM, the lock file, and the SQL
 // dialect the query functions are written in.
+//
+// storage/postgres is the groundwork of a second engine, PostgreSQL shared
+// by several servers; only some of these query functions run on it yet
+// (docs/design/postgres.md).
 package storage

@@ -96,7 +96,7 @@ var forbidden = []struct {
 // engines are the storage engines: only storage imports them, and the
 // rest of cairn uses storage's names (storage/engine.go), so that another
 // engine slots in behind storage without touching the capabilities.
-var engines = []string{"storage/sqlite"}
+var engines = []string{"storage/sqlite", "storage/postgres"}
 
 type goPackage struct {
 	ImportPath string

@@ -1,0 +1,143 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The change feed across servers: migration 0002 logs the rid of every
+// memories row a transaction inserts, updates or deletes in
+// memory_changes, with the transaction's id, and notifies
+// cairn_memory_changes at commit. A follower (one per server, for its
+// in-memory indexes) keeps a Cursor and calls ChangesSince on a
+// notification and on a timer.
+//
+// Sequence numbers are handed out in insert order, not commit order, so
+// "seq greater than the last one read" would skip a row whose transaction
+// commits after a later one's. A Cursor is a transaction id instead: the
+// xmin of the snapshot of the last read, below which every transaction
+// had ended. The next read takes the rows of transactions from the cursor
+// up to its own snapshot's xmin, each transaction's rows once, in the
+// read where it first lies wholly in the past. A change therefore waits
+// for the oldest transaction running when it committed: the feed's delay
+// is the longest write transaction's, which WriteTx keeps short.
+
+// Cursor is where a follower of the change feed stands: a transaction id
+// below which it has read every committed change.
+type Cursor struct{ xmin uint64 }
+
+// String is the cursor as PostgreSQL's xid8 text, for logs and tests.
+func (c Cursor) String() string { return strconv.FormatUint(c.xmin, 10) }
+
+// ChangesChannel is the channel each write of memories notifies at commit.
+const ChangesChannel = "cairn_memory_changes"
+
+// ChangeCursor starts following: changes committed by transactions that
+// begin after it are read by ChangesSince from the cursor it returns. The
+// caller reads the table itself after this call, as it does after the
+// SQLite engine's first TakeMemoryChanges.
+func (db *DB) ChangeCursor(ctx context.Context) (Cursor, error) {
+	var s string
+	if err := db.sql.QueryRowContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text`).Scan(&s); err != nil {
+		return Cursor{}, db.redact.err(fmt.Errorf("postgres: change cursor: %w", err))
+	}
+	x, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return Cursor{}, fmt.Errorf("postgres: change cursor %q: %w", s, err)
+	}
+	return Cursor{xmin: x}, nil
+}
+
+// ChangesSince returns the distinct rids of memories rows changed by the
+// transactions that ended between c and now, and the cursor to read from
+// next. Rows of a transaction still running, or of one that began before
+// a transaction still running, wait for a later call. A rolled-back
+// transaction's rows are never seen.
+func (db *DB) ChangesSince(ctx context.Context, c Cursor) ([]int64, Cursor, error) {
+	tx, err := db.sql.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return nil, c, db.redact.err(fmt.Errorf("postgres: changes: %w", err))
+	}
+	defer tx.Rollback()
+	// One snapshot for both statements (REPEATABLE READ): its xmin is the
+	// bound, and every transaction below it has ended and, if it
+	// committed, is visible to it.
+	var s string
+	if err := tx.QueryRowContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text`).Scan(&s); err != nil {
+		return nil, c, db.redact.err(fmt.Errorf("postgres: changes: %w", err))
+	}
+	x, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return nil, c, fmt.Errorf("postgres: changes: xmin %q: %w", s, err)
+	}
+	next := Cursor{xmin: x}
+	if x <= c.xmin {
+		return nil, c, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT rid FROM memory_changes
+		WHERE xid >= $1::text::xid8 AND xid < $2::text::xid8 ORDER BY rid`, c.String(), next.String())
+	if err != nil {
+		return nil, c, db.redact.err(fmt.Errorf("postgres: changes: %w", err))
+	}
+	defer rows.Close()
+	var rids []int64
+	for rows.Next() {
+		var rid int64
+		if err := rows.Scan(&rid); err != nil {
+			return nil, c, err
+		}
+		rids = append(rids, rid)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, c, db.redact.err(fmt.Errorf("postgres: changes: %w", err))
+	}
+	return rids, next, nil
+}
+
+// PruneChanges deletes the log's rows of transactions below c, which every
+// follower has read when c is the oldest of their cursors.
+func (db *DB) PruneChanges(ctx context.Context, c Cursor) (int64, error) {
+	res, err := db.sql.ExecContext(ctx, `DELETE FROM memory_changes WHERE xid < $1::text::xid8`, c.String())
+	if err != nil {
+		return 0, db.redact.err(fmt.Errorf("postgres: prune changes: %w", err))
+	}
+	return res.RowsAffected()
+}
+
+// Listen opens a connection of its own that listens on ChangesChannel and
+// signals the returned channel (buffered, one pending signal) at each
+// notification, until ctx ends or the connection fails; then the channel
+// is closed, and the caller listens again after reading ChangesSince (a
+// notification missed while it was away is a change that read finds).
+// The follower polls too: a change whose transaction is not yet below
+// every snapshot's xmin when its notification comes is read by a later
+// call.
+func (db *DB) Listen(ctx context.Context) (<-chan struct{}, error) {
+	conn, err := pgx.ConnectConfig(ctx, db.cfg.Copy())
+	if err != nil {
+		return nil, db.redact.err(fmt.Errorf("postgres: listen: %w", err))
+	}
+	if _, err := conn.Exec(ctx, `LISTEN `+ChangesChannel); err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return nil, db.redact.err(fmt.Errorf("postgres: listen: %w", err))
+	}
+	ch := make(chan struct{}, 1)
+	go func() {
+		defer close(ch)
+		defer conn.Close(context.WithoutCancel(ctx))
+		for {
+			if _, err := conn.WaitForNotification(ctx); err != nil {
+				return
+			}
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return ch, nil
+}

@@ -1,0 +1,158 @@
+package postgres
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Follower keeps what a server's in-memory indexes need of the change
+// feed, with the SQLite engine's methods (PendingMemoryChanges,
+// TakeMemoryChanges, ReturnMemoryChanges): the rids of memories rows that
+// any server's commits changed since the Follower started, gathered in
+// the background on each notification and every poll interval.
+type Follower struct {
+	db     *DB
+	poll   time.Duration
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu    sync.Mutex
+	ready map[int64]struct{}
+	n     atomic.Int64
+	cur   Cursor
+	err   atomic.Pointer[error] // the last read's failure, nil once one succeeds
+}
+
+// Follow starts following from now: the caller reads the table after it
+// returns, and the changes committed since come through Take (a change
+// both read and reported costs a second read, never a miss). poll is how
+// often it reads without a notification (250 ms when 0): a change whose
+// notification came while an older transaction ran is read then. Stop
+// ends it.
+func (db *DB) Follow(ctx context.Context, poll time.Duration) (*Follower, error) {
+	if poll <= 0 {
+		poll = 250 * time.Millisecond
+	}
+	// Listening before the cursor is taken: a commit after the cursor
+	// notifies this listener.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	notes, err := db.Listen(ctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	cur, err := db.ChangeCursor(ctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	f := &Follower{db: db, poll: poll, cancel: cancel, done: make(chan struct{}), cur: cur}
+	go f.run(ctx, notes)
+	return f, nil
+}
+
+// Stop ends the following and waits for it.
+func (f *Follower) Stop() {
+	f.cancel()
+	<-f.done
+}
+
+func (f *Follower) run(ctx context.Context, notes <-chan struct{}) {
+	defer close(f.done)
+	tick := time.NewTicker(f.poll)
+	defer tick.Stop()
+	for {
+		if notes == nil {
+			// (Re)listen; while the listener is down the poll still reads.
+			if ch, err := f.db.Listen(ctx); err == nil {
+				notes = ch
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-notes:
+			if !ok {
+				notes = nil
+			}
+		case <-tick.C:
+		}
+		f.read(ctx)
+	}
+}
+
+func (f *Follower) read(ctx context.Context) {
+	f.mu.Lock()
+	cur := f.cur
+	f.mu.Unlock()
+	rids, next, err := f.db.ChangesSince(ctx, cur)
+	if err != nil {
+		if ctx.Err() == nil {
+			f.err.Store(&err)
+		}
+		return // the cursor stays: the next read takes them
+	}
+	f.err.Store(nil)
+	f.mu.Lock()
+	f.cur = next
+	if len(rids) > 0 {
+		if f.ready == nil {
+			f.ready = map[int64]struct{}{}
+		}
+		for _, rid := range rids {
+			f.ready[rid] = struct{}{}
+		}
+		f.n.Store(int64(len(f.ready)))
+	}
+	f.mu.Unlock()
+}
+
+// Err is the last read's failure, nil once a read succeeds again.
+func (f *Follower) Err() error {
+	if p := f.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Cursor is where the follower stands (the log below it may be pruned
+// once every server's follower is past it).
+func (f *Follower) Cursor() Cursor {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cur
+}
+
+// PendingMemoryChanges says how many rids wait, cheaply.
+func (f *Follower) PendingMemoryChanges() int { return int(f.n.Load()) }
+
+// TakeMemoryChanges returns the waiting rids, once.
+func (f *Follower) TakeMemoryChanges() []int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]int64, 0, len(f.ready))
+	for rid := range f.ready {
+		out = append(out, rid)
+	}
+	clear(f.ready)
+	f.n.Store(0)
+	return out
+}
+
+// ReturnMemoryChanges puts back rids whose reading failed.
+func (f *Follower) ReturnMemoryChanges(rids []int64) {
+	if len(rids) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ready == nil {
+		f.ready = map[int64]struct{}{}
+	}
+	for _, rid := range rids {
+		f.ready[rid] = struct{}{}
+	}
+	f.n.Store(int64(len(f.ready)))
+}
