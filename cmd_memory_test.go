@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/harness"
 )
 
@@ -278,7 +279,7 @@ func TestCompletionScripts(t *testing.T) {
 		}
 	}
 	fish := cliOK(t, home, "completion", "fish")
-	if !strings.Contains(fish, "-l type") || !strings.Contains(fish, "'fact preference decision learning issue rule'") || !strings.Contains(fish, "-a forget") {
+	if !strings.Contains(fish, "-l type") || !strings.Contains(fish, "'"+strings.Join(core.KnownTypes, " ")+"'") || !strings.Contains(fish, "-a forget") {
 		t.Fatalf("fish script:\n%s", fish)
 	}
 	zsh := cliOK(t, home, "completion", "zsh")
