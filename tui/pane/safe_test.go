@@ -228,7 +228,9 @@ func TestSafeClientOverAStore(t *testing.T) {
 	ap := openTestApp(t)
 	raw := Local(ap)
 	ctx := context.Background()
-	r, err := raw.Remember(ctx, core.RememberInput{Content: "deploy notes " + Hostile, Tags: []string{"ops"}, Who: "agent\x1b[31m"})
+	// Identifiers (who, tags, type) holding escapes are refused at the
+	// write path (core.CheckIdentifiers); the content still carries them.
+	r, err := raw.Remember(ctx, core.RememberInput{Content: "deploy notes " + Hostile, Tags: []string{"ops"}, Who: "agent"})
 	if err != nil {
 		t.Fatal(err)
 	}
