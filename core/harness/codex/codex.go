@@ -33,8 +33,8 @@ var Harness = harness.Harness{
 	Events: map[string]harness.Event{
 		"session-start":      {Path: "session-start", Name: "SessionStart", Timeout: 2 * time.Second},
 		"user-prompt-submit": {Path: "user-prompt-submit", Name: "UserPromptSubmit", Timeout: 2 * time.Second},
-		"pre-compact":        {Path: "pre-compaction", Timeout: 2 * time.Second},
-		"session-end":        {Path: "session-end", Spool: "session-end", Timeout: time.Second},
+		"pre-compact":        {Path: "pre-compaction", Transcript: true, Timeout: 2 * time.Second},
+		"session-end":        {Path: "session-end", Spool: "session-end", Transcript: true, Timeout: time.Second},
 		"remember":           {Path: "remember", Spool: "remember", Timeout: 2 * time.Second},
 	},
 	Print: harness.PrintHookSpecific(contextCap),

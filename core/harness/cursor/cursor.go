@@ -25,8 +25,8 @@ var Harness = harness.Harness{
 	Events: map[string]harness.Event{
 		"session-start":      {Path: "session-start", Name: "sessionStart", Timeout: 2 * time.Second, Transform: adapt},
 		"user-prompt-submit": {Path: "user-prompt-submit", Name: "beforeSubmitPrompt", Timeout: 2 * time.Second, Transform: adapt},
-		"pre-compact":        {Path: "pre-compaction", Timeout: 2 * time.Second, Transform: adapt},
-		"session-end":        {Path: "session-end", Spool: "session-end", Timeout: time.Second, Transform: adapt},
+		"pre-compact":        {Path: "pre-compaction", Transcript: true, Timeout: 2 * time.Second, Transform: adapt},
+		"session-end":        {Path: "session-end", Spool: "session-end", Transcript: true, Timeout: time.Second, Transform: adapt},
 		"remember":           {Path: "remember", Spool: "remember", Timeout: 2 * time.Second, Transform: adapt},
 	},
 	Print: printInject,

@@ -37,12 +37,12 @@ var Harness = harness.Harness{
 		// most of which compress nothing: a /compress (manual) is a
 		// compaction, an auto one only when the chat file says the
 		// prompt has reached Gemini CLI's threshold (compress.go).
-		"pre-compact": {Path: "pre-compaction", Timeout: 2 * time.Second,
+		"pre-compact": {Path: "pre-compaction", Transcript: true, Timeout: 2 * time.Second,
 			Skip: func(in map[string]any) bool {
 				home, _ := os.UserHomeDir()
 				return !compressing(in, home)
 			}},
-		"session-end": {Path: "session-end", Spool: "session-end", Timeout: time.Second},
+		"session-end": {Path: "session-end", Spool: "session-end", Transcript: true, Timeout: time.Second},
 		"remember":    {Path: "remember", Spool: "remember", Timeout: 2 * time.Second},
 	},
 	Print: harness.PrintHookSpecific(contextCap),

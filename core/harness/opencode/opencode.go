@@ -27,8 +27,8 @@ var Harness = harness.Harness{
 	Events: map[string]harness.Event{
 		"session-start":      {Path: "session-start", Name: "SessionStart", Timeout: 2 * time.Second},
 		"user-prompt-submit": {Path: "user-prompt-submit", Name: "UserPromptSubmit", Timeout: 2 * time.Second},
-		"pre-compact":        {Path: "pre-compaction", Timeout: 2 * time.Second},
-		"session-end":        {Path: "session-end", Spool: "session-end", Timeout: 2 * time.Second},
+		"pre-compact":        {Path: "pre-compaction", Transcript: true, Timeout: 2 * time.Second},
+		"session-end":        {Path: "session-end", Spool: "session-end", Transcript: true, Timeout: 2 * time.Second},
 		"remember":           {Path: "remember", Spool: "remember", Timeout: 2 * time.Second},
 	},
 	Print: harness.PrintHookSpecific(10000),
