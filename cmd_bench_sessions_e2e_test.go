@@ -86,7 +86,7 @@ func TestBenchSessionsThroughTheHookShim(t *testing.T) {
 	if err := benchMain(context.Background(), []string{"sessions", "--sessions", "1", "--split", "dev", "--binary", cairnBin, "--cost=false"}, &out, &errb); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
-	for _, want := range []string{"default configuration; pipeline shadow, provider heuristic", "answered", "session end p50"} {
+	for _, want := range []string{"default configuration; pipeline controlled-write, provider heuristic", "answered", "session end p50"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
