@@ -3,15 +3,10 @@
 package agenttest
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-	"unicode"
+
+	"github.com/cairnmem/cairn/core/harness/codex"
 )
 
 // ClaudeEnv is the environment that points Claude Code at a scripted
@@ -114,72 +109,11 @@ func OpenCodeConfig(modelURL, mcp string) string {
 // handler's canonical JSON: keys sorted, no spaces, the timeout in seconds
 // (600 when unset), async false unless set, the group's matcher.
 func CodexHookTrust(hooksPath string, hooksJSON []byte) (string, error) {
-	var file struct {
-		Hooks map[string][]struct {
-			Matcher *string `json:"matcher"`
-			Hooks   []struct {
-				Type          string  `json:"type"`
-				Command       string  `json:"command"`
-				Timeout       *int    `json:"timeout"`
-				Async         bool    `json:"async"`
-				StatusMessage *string `json:"statusMessage"`
-			} `json:"hooks"`
-		} `json:"hooks"`
-	}
-	if err := json.Unmarshal(hooksJSON, &file); err != nil {
+	entries, err := codex.HookTrust(hooksPath, hooksJSON)
+	if err != nil {
 		return "", err
 	}
-	events := make([]string, 0, len(file.Hooks))
-	for ev := range file.Hooks {
-		events = append(events, ev)
-	}
-	sort.Strings(events)
-	var b strings.Builder
-	for _, ev := range events {
-		snake := snakeCase(ev)
-		for gi, g := range file.Hooks[ev] {
-			for hi, h := range g.Hooks {
-				timeout := 600
-				if h.Timeout != nil {
-					timeout = max(1, *h.Timeout)
-				}
-				handler := map[string]any{"type": "command", "command": h.Command, "timeout": timeout, "async": h.Async}
-				if h.StatusMessage != nil {
-					handler["statusMessage"] = *h.StatusMessage
-				}
-				canon := map[string]any{"event_name": snake, "hooks": []any{handler}}
-				if g.Matcher != nil {
-					canon["matcher"] = *g.Matcher
-				}
-				var buf bytes.Buffer
-				enc := json.NewEncoder(&buf)
-				enc.SetEscapeHTML(false) // serde_json escapes no HTML
-				if err := enc.Encode(canon); err != nil {
-					return "", err
-				}
-				sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-				key, _ := json.Marshal(fmt.Sprintf("%s:%s:%d:%d", hooksPath, snake, gi, hi))
-				fmt.Fprintf(&b, "\n[hooks.state.%s]\ntrusted_hash = \"sha256:%x\"\n", key, sum)
-			}
-		}
-	}
-	return b.String(), nil
-}
-
-// snakeCase is Codex's name of an event in its trust keys:
-// UserPromptSubmit → user_prompt_submit.
-func snakeCase(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return codex.TrustTOML(entries), nil
 }
 
 // OpenCodeSkipDependencyInstall marks the OpenCode config folder dir as
