@@ -208,8 +208,11 @@ func (g *authGate) guard(rt route) http.Handler {
 // readOnlyCaller reports whether r's caller may only read (a token whose
 // role cannot remember, the readonly role): what it reads leaves no trace
 // (no session rows, no access counts).
-func readOnlyCaller(r *http.Request) bool {
-	c := authFrom(r.Context()).claims
+func readOnlyCaller(r *http.Request) bool { return readOnly(r.Context()) }
+
+// readOnly is readOnlyCaller for the caller whose request ctx carries.
+func readOnly(ctx context.Context) bool {
+	c := authFrom(ctx).claims
 	return c != nil && !auth.RoleHas(c.Role, auth.PermRemember)
 }
 

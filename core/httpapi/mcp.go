@@ -95,6 +95,18 @@ func mcpScoped(ctx context.Context) *auth.Claims {
 	return nil
 }
 
+// mcpAllowed refuses a tool whose permission the caller's token lacks: a
+// read-only token searches, gets and lists over /mcp, and its calls leave
+// no trace (readOnly); the tools that write need their own permission.
+// Local and stdio callers carry no claims and may call every tool.
+func mcpAllowed(ctx context.Context, tool, perm string) error {
+	c := authFrom(ctx).claims
+	if c == nil || auth.RoleHas(c.Role, perm) {
+		return nil
+	}
+	return &mcpToolError{Code: auth.CodeForbidden, Message: fmt.Sprintf("role '%s' lacks '%s' permission for %s", c.Role, perm, tool)}
+}
+
 // mcpCheck checks memory id against a scoped caller's scope: outside its
 // project the memory is not found (read) or forbidden (changed); a change
 // needs its author to be the token's agent or user.
@@ -249,7 +261,7 @@ func (s mcpTools) mcpSearch(ctx context.Context, _ *mcp.CallToolRequest, in MCPS
 	if f.Until, e = parseTimeParam("until", in.Until, true); e != nil {
 		return nil, nil, s.mcpErr("memory_search", e)
 	}
-	res, err := s.Recall(ctx, core.RecallInput{Query: in.Query, Limit: in.Limit, Filter: f, Mode: strings.TrimSpace(in.Mode)})
+	res, err := s.Recall(ctx, core.RecallInput{Query: in.Query, Limit: in.Limit, Filter: f, Mode: strings.TrimSpace(in.Mode), NoTracking: readOnly(ctx)})
 	if err != nil {
 		return nil, nil, s.mcpErr("memory_search", err)
 	}
@@ -318,6 +330,9 @@ type MCPStoreOutput struct {
 }
 
 func (s mcpTools) mcpStore(ctx context.Context, req *mcp.CallToolRequest, in MCPStoreInput) (*mcp.CallToolResult, *MCPStoreOutput, error) {
+	if err := mcpAllowed(ctx, "memory_store", auth.PermRemember); err != nil {
+		return nil, nil, err
+	}
 	actor := mcpActor(ctx, req)
 	rin := core.RememberInput{Content: in.Content, Type: in.Type, Importance: in.Importance, Pinned: in.Pinned,
 		Project: in.Project, Who: in.Who, SourceType: "mcp", Key: in.Key, Scope: in.Scope}
@@ -507,6 +522,9 @@ func (s mcpTools) mcpModify(ctx context.Context, req *mcp.CallToolRequest, in MC
 	if p.Tags != nil && *p.Tags == nil {
 		p.Tags = &[]string{}
 	}
+	if err := mcpAllowed(ctx, "memory_modify", auth.PermModify); err != nil {
+		return nil, nil, err
+	}
 	if err := s.mcpCheck(ctx, "memory_modify", p.ID, true); err != nil {
 		return nil, nil, err
 	}
@@ -523,6 +541,9 @@ func (s mcpTools) mcpModify(ctx context.Context, req *mcp.CallToolRequest, in MC
 }
 
 func (s mcpTools) mcpForget(ctx context.Context, req *mcp.CallToolRequest, in MCPForgetInput) (*mcp.CallToolResult, *MCPMutationOutput, error) {
+	if err := mcpAllowed(ctx, "memory_forget", auth.PermForget); err != nil {
+		return nil, nil, err
+	}
 	if err := s.mcpCheck(ctx, "memory_forget", strings.TrimSpace(in.ID), true); err != nil {
 		return nil, nil, err
 	}

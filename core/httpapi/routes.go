@@ -110,7 +110,7 @@ func (a *API) routeTable() []route {
 		h("GET /api/history", a.history, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
 
 		// Agents: MCP and the hooks.
-		{pattern: "/mcp", handler: a.mcpHandler(), access: access{perm: auth.PermRemember, scope: scopeMCP}},
+		{pattern: "/mcp", handler: a.mcpHandler(), access: access{perm: auth.PermRecall, scope: scopeMCP}}, // each writing tool checks its own permission (mcpAllowed)
 		h("POST /api/hooks/session-start", a.hookSessionStart, access{perm: auth.PermRecall, scope: scopeHook}),
 		h("POST /api/hooks/user-prompt-submit", a.hookUserPrompt, access{perm: auth.PermRecall, scope: scopeHook}),
 		h("POST /api/hooks/recall", a.hookRecall, access{perm: auth.PermRecall, scope: scopeHook}),

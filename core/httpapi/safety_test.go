@@ -169,8 +169,8 @@ func TestLocalPagesCannotWrite(t *testing.T) {
 }
 
 // A read-only token reads and leaves no trace: no session rows, no access
-// counts, through the hooks and the search routes. GET search counts no
-// access for anyone.
+// counts, through the hooks, the search routes and MCP's memory_search.
+// GET search counts no access for anyone.
 func TestReadersLeaveNoTrace(t *testing.T) {
 	t.Parallel()
 	e := apitest.NewEnv(t, apitest.AuthMode(auth.ModeTeam), apitest.NoPipeline)
@@ -192,6 +192,21 @@ func TestReadersLeaveNoTrace(t *testing.T) {
 	e.Do(t, "POST", "/api/memory/recall", map[string]any{"query": "kettles"}, ro).Want(t, 200)
 	e.Do(t, "GET", "/api/memory/search?q=kettles", nil, ro).Want(t, 200)
 	e.Do(t, "GET", "/api/memory/search?q=kettles", nil, admin).Want(t, 200)
+	call := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": "memory_search", "arguments": map[string]any{"query": "kettles"}}}
+	mcpHdr := ro.Clone()
+	mcpHdr.Set("Accept", "application/json, text/event-stream")
+	if r := e.Do(t, "POST", "/mcp", call, mcpHdr).Want(t, 200); !strings.Contains(r.String(), "vault room") {
+		t.Fatalf("the reader's MCP search was not answered: %s", r)
+	}
+	// The reader's MCP writes are refused tool by tool.
+	for name, args := range map[string]map[string]any{"memory_store": {"content": "a reader's note"},
+		"memory_forget": {"id": "x", "reason": "r"}, "memory_modify": {"id": "x", "content": "y", "reason": "r"}} {
+		call["params"] = map[string]any{"name": name, "arguments": args}
+		if r := e.Do(t, "POST", "/mcp", call, mcpHdr).Want(t, 200); !strings.Contains(r.String(), "forbidden") {
+			t.Fatalf("a reader's %s was not refused: %s", name, r)
+		}
+	}
 	if after := state(); after != before {
 		t.Fatalf("sessions, session memories, access counts: %s before, %s after", before, after)
 	}
