@@ -14,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
 	"github.com/cairnmem/cairn/tui"
@@ -100,7 +101,7 @@ func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
 			a.log.Info("cairn started", "version", cairnVersion(), "addr", addr, "db", a.paths.Database, "auth", a.cfg.Auth.Mode, "pipeline", st.svc.PipelineMode(), "ui", true)
 		},
 		front: func(ctx context.Context, addr string) error {
-			return tui.Run(ctx, tui.Options{Client: pane.Local(st.app), Addr: addr, Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
+			return tui.Run(ctx, tui.Options{Client: client.Local(st.app, pane.LocalOptions), Addr: addr, Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
 		},
 		stopping: func() { a.log.Info("cairn stopping") },
 	})

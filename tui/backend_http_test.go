@@ -39,7 +39,7 @@ func TestHTTPBackendQueueAndProposals(t *testing.T) {
 	pipelineFixture(h)
 	ctx := context.Background()
 	hb := pane.Remote(strings.TrimPrefix(srv.URL, "http://"))
-	lb := pane.Local(h.app)
+	lb := client.Local(h.app, pane.LocalOptions)
 
 	hp, err := hb.Jobs(ctx, wire.JobFilter{Status: storage.JobDead}, 10)
 	if err != nil {

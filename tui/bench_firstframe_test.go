@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
@@ -70,7 +71,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 // firstFrame starts a root model over svc and drives it until its frame
 // shows the list and the counts.
 func firstFrame(b *testing.B, ap *app.App) {
-	m := New(Options{Client: pane.Local(ap), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark"), Clock: noTimers{}})
+	m := New(Options{Client: client.Local(ap, pane.LocalOptions), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark"), Clock: noTimers{}})
 	defer m.Close()
 	done := make(chan struct{})
 	defer close(done)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/extract"
 	"github.com/cairnmem/cairn/core/jobs"
 	"github.com/cairnmem/cairn/core/transfer"
@@ -95,7 +96,7 @@ func generate(b *testing.B, tr *transfer.Transfer, n int) {
 
 // benchModel is the root model at 120×40 over svc with its first load done.
 func benchModel(b *testing.B, ap *app.App) *Model {
-	m := New(Options{Client: pane.Local(ap), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark")})
+	m := New(Options{Client: client.Local(ap, pane.LocalOptions), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark")})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	return m
 }
@@ -152,7 +153,7 @@ func BenchmarkKeystrokeRender(b *testing.B) {
 // BenchmarkSearch is the backend's share: one hybrid recall with explain
 // on 100k memories, as the search command runs it.
 func BenchmarkSearch(b *testing.B) {
-	l := pane.Local(benchService(b))
+	l := client.Local(benchService(b), pane.LocalOptions)
 	for b.Loop() {
 		if _, err := l.Recall(context.Background(), core.RecallInput{Query: "postgres deploy", Limit: pane.RecallLimit, Explain: true, NoTracking: true}); err != nil {
 			b.Fatal(err)
@@ -162,7 +163,7 @@ func BenchmarkSearch(b *testing.B) {
 
 // BenchmarkRecentList is the empty-query list (the first screen).
 func BenchmarkRecentList(b *testing.B) {
-	l := pane.Local(benchService(b))
+	l := client.Local(benchService(b), pane.LocalOptions)
 	for b.Loop() {
 		if _, err := l.Recent(context.Background(), core.MemoryFilter{}, pane.RecallLimit); err != nil {
 			b.Fatal(err)
@@ -221,7 +222,7 @@ func queueService(b *testing.B) *app.App {
 
 // paneModel is the root model at 120×40 on pane i with its loads done.
 func paneModel(b *testing.B, ap *app.App, i int) *Model {
-	m := New(Options{Client: pane.Local(ap), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark"), Now: func() time.Time { return fixedNow }})
+	m := New(Options{Client: client.Local(ap, pane.LocalOptions), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark"), Now: func() time.Time { return fixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	for _, p := range m.panes {
 		applyAll(m, p.Init())

@@ -42,7 +42,7 @@ const refreshDelay = 100 * time.Millisecond
 
 // Options configure the UI.
 type Options struct {
-	// Client reaches cairn: pane.Local in process, pane.Remote over the
+	// Client reaches cairn: client.Local in process, pane.Remote over the
 	// API of the cairn that holds the database (client mode).
 	Client client.Client
 	// Addr is where this process serves the API, shown in the status bar

@@ -182,7 +182,7 @@ func TestStatusBarWarnsOfDeadJobsAndPendingProposals(t *testing.T) {
 		t.Fatal("warning without dead jobs")
 	}
 	pipelineFixture(h)
-	st, err := pane.Snapshot(context.Background(), pane.Local(h.app), "")
+	st, err := pane.Snapshot(context.Background(), client.Local(h.app, pane.LocalOptions), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ var forbidden = []struct {
 	why      string
 }{
 	{regexp.MustCompile(`^tui(/[^i].*)?$`), regexp.MustCompile(`^storage(/.*)?$`), "the TUI renders wire types, not storage rows"},
-	{regexp.MustCompile(`^tui(/.*)?$`), regexp.MustCompile(`^(core/httpapi|workers(/.*)?)$`), "the TUI talks to cairn through core/client"},
+	{regexp.MustCompile(`^tui(/.*)?$`), regexp.MustCompile(`^(core/app|core/httpapi|workers(/.*)?)$`), "the TUI talks to cairn through core/client"},
 	{regexp.MustCompile(`^core/client$`), regexp.MustCompile(`^(storage(/.*)?|core/httpapi)$`), "the client speaks wire types over HTTP or in process"},
 	{regexp.MustCompile(`^core/httpapi$`), regexp.MustCompile(`^(core/client|core/harness(/.*)?|tui(/.*)?|workers(/.*)?)$`), "the HTTP edge serves; it knows nothing of its clients"},
 	{regexp.MustCompile(`^workers/(llm|embedding|rerank)(/.*)?$`), regexp.MustCompile(`^(core/app|core/httpapi|core/client|tui(/.*)?)$`), "model providers implement core's interfaces and nothing more"},

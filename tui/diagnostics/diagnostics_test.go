@@ -224,7 +224,7 @@ func TestDiagnosticsShowsRepairErrors(t *testing.T) {
 			"✗ check-fts failed: " + ops.CodeRepairDisabled + ": repair check-fts denied"},
 	} {
 		h := shelltest.New(t, shelltest.Options{Width: 120, Height: 40, Client: func(ap *app.App) client.Client {
-			return repairRefuser{InProcess: pane.Local(ap), err: c.err}
+			return repairRefuser{InProcess: client.Local(ap, pane.LocalOptions), err: c.err}
 		}})
 		openDiagnostics(h)
 		h.Press("f")
@@ -428,7 +428,7 @@ var goldenViews = []shelltest.View{
 
 // fixed wraps the Local client over the harness's service in ops.
 func fixed(ops func(b *client.InProcess) *fixedOps) func(ap *app.App) client.Client {
-	return func(ap *app.App) client.Client { return ops(pane.Local(ap)) }
+	return func(ap *app.App) client.Client { return ops(client.Local(ap, pane.LocalOptions)) }
 }
 
 func TestGoldenDiagnostics(t *testing.T) { shelltest.Golden(t, goldenViews) }
@@ -439,7 +439,7 @@ func TestGoldenDiagnostics(t *testing.T) { shelltest.Golden(t, goldenViews) }
 // its snapshot has been applied. It needs no big database.
 func BenchmarkDiagnosticsFrame(b *testing.B) {
 	ap, _ := tuitest.OpenApp(b, b.TempDir())
-	m := tui.New(tui.Options{Client: busyOps(pane.Local(ap)), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark"),
+	m := tui.New(tui.Options{Client: busyOps(client.Local(ap, pane.LocalOptions)), Addr: "127.0.0.1:3850", Theme: themes.MustBuiltin("dark"),
 		Now: func() time.Time { return tuitest.FixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	_, cmd := m.Update(tuitest.KeyPress("4")) // Diagnostics

@@ -5,12 +5,11 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/client"
 )
 
 // The UI reaches cairn through a core/client.Client: in this process
-// (Local) or over the API of another cairn that holds the database
+// (client.Local with LocalOptions) or over the API of another cairn that holds the database
 // (Remote, "client mode"). The panes call the same methods either way; what
 // only the UI needs on top (the status bar's snapshot, the live changes)
 // is in status.go and changes.go.
@@ -27,10 +26,9 @@ func CallContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), CallTimeout)
 }
 
-// Local is the UI's client over ap in this process.
-func Local(ap *app.App) *client.InProcess {
-	return client.Local(ap, client.LocalOptions{Actor: Actor})
-}
+// LocalOptions are the options of the UI's client in this process
+// (client.Local over the composition root's App, which main builds).
+var LocalOptions = client.LocalOptions{Actor: Actor}
 
 // Remote is the UI's client over the API at addr (host:port). API error
 // bodies come back as *core.Error, so the panes handle both alike.

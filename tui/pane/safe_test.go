@@ -226,7 +226,7 @@ func TestSafeError(t *testing.T) {
 // clean, and the stored text is untouched.
 func TestSafeClientOverAStore(t *testing.T) {
 	ap := openTestApp(t)
-	raw := Local(ap)
+	raw := client.Local(ap, LocalOptions)
 	ctx := context.Background()
 	// Identifiers (who, tags, type) holding escapes are refused at the
 	// write path (core.CheckIdentifiers); the content still carries them.

@@ -107,7 +107,7 @@ func (entitiesFail) MemoryEntities(context.Context, string) ([]graph.Entity, err
 // When the entities cannot be read, the memory still opens and says so.
 func TestRecallEntitiesUnavailable(t *testing.T) {
 	h := shelltest.New(t, shelltest.Options{Client: func(ap *app.App) client.Client {
-		return entitiesFail{pane.Local(ap)}
+		return entitiesFail{client.Local(ap, pane.LocalOptions)}
 	}})
 	h.SelectRow("postgres runs")
 	h.Press("enter")

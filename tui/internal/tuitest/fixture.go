@@ -203,7 +203,7 @@ type FailingClient struct {
 
 // Failing is a Local client over ap whose queue and proposal reads fail.
 func Failing(ap *app.App) client.Client {
-	return FailingClient{pane.Local(ap)}
+	return FailingClient{client.Local(ap, pane.LocalOptions)}
 }
 
 var errStoreGone = errors.New("database is locked (SQLITE_BUSY) after 5s")

@@ -130,7 +130,7 @@ func New[M Root](t *testing.T, o Options, build func(Env) M) *Harness[M] {
 	if !o.NoSeed {
 		Seed(t, ap)
 	}
-	var c client.Client = pane.Local(ap)
+	var c client.Client = client.Local(ap, pane.LocalOptions)
 	if o.Client != nil {
 		c = o.Client(ap)
 	}
