@@ -15,11 +15,18 @@ import (
 	"github.com/cairnmem/cairn/storage"
 )
 
+// testBoostWeight is the graph boost these tests turn on (the default is
+// off: see config.DefaultGraphBoostWeight).
+const testBoostWeight = 0.1
+
+func boostOn(c *config.Config) { c.Graph.BoostWeight = testBoostWeight }
+
 // boostEnv is a keyword-only store of n memories that all match "ledger
 // audit": "Vantablack" is named by half of them (common), "Quetzal" by
 // two (rare), "Ostrava" by one that the query does not name.
+// The boost is off by default; these tests turn it on at this weight.
 func boostEnv(t *testing.T, mods ...func(*config.Config)) (e *apitest.Env, common, rare, rareAndCommon, other, plain string) {
-	e = apitest.NewStoreEnv(t, append([]func(*config.Config){apitest.NoPipeline}, mods...)...)
+	e = apitest.NewStoreEnv(t, append([]func(*config.Config){apitest.NoPipeline, boostOn}, mods...)...)
 	const n = 20
 	for i := range n / 2 {
 		id := e.MustID(t, fmt.Sprintf("ledger audit %d: the report went to the Vantablack desk in the %d office.", i, i))
@@ -73,7 +80,7 @@ func TestGraphBoostOnlyRareNamedEntities(t *testing.T) {
 	}
 	// The lift is boost_weight × rarity: Quetzal is named by 2 of 20 live
 	// memories, rarity log(20/4)/log(10).
-	w := config.DefaultGraphBoostWeight * math.Log(20.0/4) / math.Log(10)
+	w := testBoostWeight * math.Log(20.0/4) / math.Log(10)
 	if want := math.Round(w*(1-got[rare].Fused)*10000) / 10000; math.Abs(got[rare].Graph-want) > 1e-4 {
 		t.Errorf("graph part %v, want %v", got[rare].Graph, want)
 	}
@@ -157,14 +164,17 @@ func TestGraphBoostOneHopNeverAdds(t *testing.T) {
 // their ratio.
 func BenchmarkRecallGraph(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
-		on := recallStore(b, n)
-		cfg := on.Config()
-		cfg.Graph.Enabled = false
-		offApp := app.New(on.DB(), cfg, app.Options{Embedder: apitest.Builtin(b)})
-		off := offApp.Service
-		if err := offApp.Vectors.WarmVectors(context.Background()); err != nil {
-			b.Fatal(err)
+		base := recallStore(b, n)
+		with := func(mod func(*config.Config)) *core.Service {
+			cfg := base.Config()
+			mod(&cfg)
+			ap := app.New(base.DB(), cfg, app.Options{Embedder: apitest.Builtin(b)})
+			if err := ap.Vectors.WarmVectors(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			return ap.Service
 		}
+		on, off := with(boostOn), with(func(c *config.Config) { c.Graph.Enabled = false })
 		for _, mode := range []string{core.ModeKeyword, core.ModeVector, core.ModeHybrid} {
 			b.Run(fmt.Sprintf("%dk/%s", n/1000, mode), func(b *testing.B) {
 				ctx := context.Background()

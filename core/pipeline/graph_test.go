@@ -154,8 +154,8 @@ func recallParts(t *testing.T, e *apitest.Env, q string) map[string]*core.Recall
 }
 
 func TestGraphBoostLiftsLinkedMemory(t *testing.T) {
-	e := apitest.NewStoreEnv(t, apitest.NoEmbed)
-	e.MustID(t, "deploy script deploy script deploy script") // the best keyword hit, so the others score below 1
+	e := apitest.NewStoreEnv(t, apitest.NoEmbed, func(c *config.Config) { c.Graph.BoostWeight = 0.1 }) // off by default
+	e.MustID(t, "deploy script deploy script deploy script")                                           // the best keyword hit, so the others score below 1
 	a := e.MustID(t, "the deploy script for alpha")
 	b := e.MustID(t, "the deploy script for bravo")
 	d := e.MustID(t, "the deploy script for delta")
