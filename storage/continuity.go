@@ -211,8 +211,12 @@ type SessionScore struct {
 
 // SaveSessionScore stores (or replaces) a session's score.
 func SaveSessionScore(ctx context.Context, q Querier, s *SessionScore) error {
-	_, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO session_scores (session_key, project, harness, score, confidence,
-		memories_recalled, memories_used, novel_context_count, method, reasoning, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err := q.ExecContext(ctx, `INSERT INTO session_scores (session_key, project, harness, score, confidence,
+		memories_recalled, memories_used, novel_context_count, method, reasoning, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (session_key) DO UPDATE SET project = excluded.project, harness = excluded.harness,
+		score = excluded.score, confidence = excluded.confidence, memories_recalled = excluded.memories_recalled,
+		memories_used = excluded.memories_used, novel_context_count = excluded.novel_context_count,
+		method = excluded.method, reasoning = excluded.reasoning, created_at = excluded.created_at`,
 		s.SessionKey, nullable(s.Project), s.Harness, s.Score, s.Confidence, s.MemoriesRecalled, s.MemoriesUsed,
 		s.NovelContextCount, s.Method, nullable(s.Reasoning), s.CreatedAt)
 	return err

@@ -61,8 +61,8 @@ func EntityID(ctx context.Context, q Querier, canonical string) (string, error) 
 
 // Links are keyed by the memory's and the entity's rid (integers); the
 // functions here take and return the public ids and translate.
-const linkMentionQuery = `INSERT OR IGNORE INTO memory_entity_mentions (memory_rid, entity_rid, mention_text, confidence)
-	SELECT m.rid, e.rid, ?3, ?4 FROM memories m, entities e WHERE m.id = ?1 AND e.id = ?2`
+const linkMentionQuery = `INSERT INTO memory_entity_mentions (memory_rid, entity_rid, mention_text, confidence)
+	SELECT m.rid, e.rid, ?3, ?4 FROM memories m, entities e WHERE m.id = ?1 AND e.id = ?2 ON CONFLICT DO NOTHING`
 
 const countMentionQuery = `UPDATE entities SET mentions = mentions + 1 WHERE id = ?`
 

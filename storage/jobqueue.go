@@ -32,7 +32,7 @@ const (
 
 // where is f as a condition on memory_jobs, with its arguments.
 func (f JobFilter) where() (string, []any) {
-	where := []string{"1"}
+	where := []string{"TRUE"}
 	var args []any
 	if f.Status != "" {
 		where = append(where, "status = ?")
@@ -113,9 +113,17 @@ func RequeueDeadJobs(ctx context.Context, q Querier, id string, limit int, now s
 		cond += ` AND id = ?`
 		args = append(args, id)
 	}
-	res, err := q.ExecContext(ctx, `UPDATE OR IGNORE memory_jobs SET status = 'pending', attempts = 0, next_attempt_at = NULL,
+	// idx_jobs_live allows one live job of a type per memory: a dead job
+	// stays dead if its memory has one, or an older dead one requeued here.
+	other := `o.status IN ('pending', 'leased')`
+	if id == "" {
+		other += ` OR o.status = 'dead' AND (o.updated_at, o.id) < (d.updated_at, d.id)`
+	}
+	res, err := q.ExecContext(ctx, `UPDATE memory_jobs SET status = 'pending', attempts = 0, next_attempt_at = NULL,
 		lease_owner = NULL, leased_at = NULL, updated_at = ?
-		WHERE id IN (SELECT id FROM memory_jobs WHERE `+cond+` ORDER BY updated_at, id LIMIT ?)`, append(args, limit)...)
+		WHERE id IN (SELECT id FROM memory_jobs d WHERE `+cond+` AND (memory_id IS NULL OR NOT EXISTS (
+			SELECT 1 FROM memory_jobs o WHERE o.memory_id = d.memory_id AND o.job_type = d.job_type AND o.id <> d.id AND (`+other+`)))
+		ORDER BY updated_at, id LIMIT ?)`, append(args, limit)...)
 	if err != nil {
 		return 0, fmt.Errorf("requeue dead jobs: %w", err)
 	}

@@ -68,9 +68,9 @@ func EnqueueJob(ctx context.Context, q Querier, id, memoryID, jobType, payload s
 	if maxAttempts < 1 {
 		maxAttempts = 3
 	}
-	res, err := q.ExecContext(ctx, `INSERT OR IGNORE INTO memory_jobs
+	res, err := q.ExecContext(ctx, `INSERT INTO memory_jobs
 		(id, memory_id, job_type, status, payload, attempts, max_attempts, created_at, updated_at)
-		VALUES (?, ?, ?, 'pending', ?, 0, ?, ?, ?)`, id, nullable(memoryID), jobType, nullable(payload), maxAttempts, now, now)
+		VALUES (?, ?, ?, 'pending', ?, 0, ?, ?, ?) ON CONFLICT DO NOTHING`, id, nullable(memoryID), jobType, nullable(payload), maxAttempts, now, now)
 	if err != nil {
 		return false, fmt.Errorf("enqueue %s job: %w", jobType, err)
 	}
@@ -443,7 +443,7 @@ const (
 
 // where is f as a condition on pipeline_proposals, with its arguments.
 func (f ProposalFilter) where() (string, []any) {
-	conds := []string{"1"}
+	conds := []string{"TRUE"}
 	var args []any
 	for _, c := range []struct{ col, v string }{{"state", f.State}, {"action", f.Action},
 		{"source_memory_id", f.SourceMemoryID}, {"job_id", f.JobID}} {

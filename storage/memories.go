@@ -333,7 +333,7 @@ func (f MemoryFilter) Where() (string, []any) {
 		args = append(args, f.Until)
 	}
 	if len(conds) == 0 {
-		return "1", nil
+		return "TRUE", nil
 	}
 	return strings.Join(conds, " AND "), args
 }

@@ -81,9 +81,9 @@ func (p PageQuery) clause(at, rid string) (cond string, args []any, order string
 		}
 		return row + up + " (?, ?)", []any{t, r}, back, true, nil
 	case p.Last:
-		return "1", nil, back, true, nil
+		return "TRUE", nil, back, true, nil
 	}
-	return "1", nil, list, false, nil
+	return "TRUE", nil, list, false, nil
 }
 
 func reverse[T any](s []T) {

@@ -44,7 +44,8 @@ func ProjectStepDone(ctx context.Context, q Querier, name string) (bool, error) 
 
 // MarkProjectStep records that step name ran.
 func MarkProjectStep(ctx context.Context, q Querier, name, now string) error {
-	_, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO project_steps (name, done_at) VALUES (?, ?)`, name, now)
+	_, err := q.ExecContext(ctx, `INSERT INTO project_steps (name, done_at) VALUES (?, ?)
+		ON CONFLICT (name) DO UPDATE SET done_at = excluded.done_at`, name, now)
 	return err
 }
 

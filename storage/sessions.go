@@ -52,8 +52,8 @@ func SessionProject(ctx context.Context, q Querier, key string) (string, error) 
 	return project.String, err
 }
 
-const insertInjectionQuery = `INSERT OR IGNORE INTO session_injections (session_key, memory_id, injected_at, prompt_no)
-	VALUES (?, ?, ?, ?)`
+const insertInjectionQuery = `INSERT INTO session_injections (session_key, memory_id, injected_at, prompt_no)
+	VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`
 
 // RecordInjections records that the memories ids were injected into
 // session key at prompt promptNo (0 for the session start). A memory

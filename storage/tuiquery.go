@@ -32,7 +32,7 @@ func SearchHistory(ctx context.Context, q Querier, f HistorySearch, limit int) (
 // where is f as the condition of a query on memory_history h, with its
 // arguments.
 func (f HistorySearch) where() (string, []any) {
-	conds := []string{"1"}
+	conds := []string{"TRUE"}
 	var args []any
 	if f.Event != "" {
 		conds = append(conds, historyEventCond(f.Event))
