@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Checkpoint is one row of session_checkpoints.
@@ -141,7 +143,7 @@ func OfferSessionMemory(ctx context.Context, q Querier, key string, m *SessionMe
 	_, err := q.ExecContext(ctx, `INSERT INTO session_memories (session_key, memory_id, source, rank, score, was_injected, features,
 		offer_group, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_key, memory_id) DO UPDATE SET
-		score = max(score, excluded.score), was_injected = max(was_injected, excluded.was_injected), updated_at = excluded.updated_at`,
+		score = `+greatestScore.In(dialect.Of(q))+`, updated_at = excluded.updated_at`,
 		key, m.MemoryID, m.Source, m.Rank, m.Score, m.WasInjected, feats, m.Group, now, now)
 	return err
 }
@@ -208,6 +210,9 @@ type SessionScore struct {
 	Reasoning         string  `json:"reasoning,omitempty"`
 	CreatedAt         string  `json:"created_at"`
 }
+
+var greatestScore = dialect.Fragment{"max(score, excluded.score), was_injected = max(was_injected, excluded.was_injected)",
+	"GREATEST(session_memories.score, excluded.score), was_injected = GREATEST(session_memories.was_injected, excluded.was_injected)"}
 
 // SaveSessionScore stores (or replaces) a session's score.
 func SaveSessionScore(ctx context.Context, q Querier, s *SessionScore) error {

@@ -4,6 +4,8 @@ import (
 	"database/sql/driver"
 	"encoding/hex"
 	"fmt"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Content hashes (text.NormalizeContent: the SHA-256 of the normalized
@@ -14,9 +16,11 @@ import (
 // characters (written by another tool, or by a test) is stored as the
 // text it is, and reads back the same.
 
-// hashArg is the stored form of hash h, to bind as a query argument.
-func hashArg(h string) any {
-	if len(h) != 64 {
+// On PostgreSQL, content_hash is text and holds the hex as it is.
+
+// hashArg is the stored form of hash h, to bind as a query argument of q.
+func hashArg(q Querier, h string) any {
+	if len(h) != 64 || dialect.Of(q) != dialect.SQLite {
 		return h
 	}
 	b, err := hex.DecodeString(h)
@@ -26,10 +30,10 @@ func hashArg(h string) any {
 	return b
 }
 
-// hashListSQL selects the stored forms of the hex hashes of a JSON array
-// bound as one argument (jsonList): `content_hash IN ` + hashListSQL.
-const hashListSQL = `(SELECT CASE WHEN length(value) = 64 AND value NOT GLOB '*[^0-9a-f]*' THEN unhex(value) ELSE value END
-	FROM json_each(?))`
+// hashList selects the stored forms of the hex hashes of a JSON array
+// bound as one argument (jsonList): `content_hash IN %s`.
+var hashList = dialect.Fragment{`(SELECT CASE WHEN length(value) = 64 AND value NOT GLOB '*[^0-9a-f]*' THEN unhex(value) ELSE value END
+	FROM json_each(?))`, "(" + textList.In(dialect.Postgres) + ")"}
 
 // hashCol scans a stored content hash into its hex text.
 type hashCol struct{ s *string }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // JobFilter selects jobs for ListJobs. Empty fields match everything.
@@ -31,7 +33,7 @@ const (
 )
 
 // where is f as a condition on memory_jobs, with its arguments.
-func (f JobFilter) where() (string, []any) {
+func (f JobFilter) where(d dialect.Dialect) (string, []any) {
 	where := []string{"TRUE"}
 	var args []any
 	if f.Status != "" {
@@ -53,8 +55,9 @@ func (f JobFilter) where() (string, []any) {
 	}
 	if f.Text != "" {
 		p := "%" + likeEscape(f.Text) + "%"
-		where = append(where, `(id LIKE ? ESCAPE '\' OR job_type LIKE ? ESCAPE '\' OR status LIKE ? ESCAPE '\'
-			OR COALESCE(memory_id, '') LIKE ? ESCAPE '\' OR COALESCE(document_id, '') LIKE ? ESCAPE '\' OR COALESCE(error, '') LIKE ? ESCAPE '\')`)
+		l := " " + dialect.Like.In(d) + ` ? ESCAPE '\'`
+		where = append(where, `(id`+l+` OR job_type`+l+` OR status`+l+`
+			OR COALESCE(memory_id, '')`+l+` OR COALESCE(document_id, '')`+l+` OR COALESCE(error, '')`+l+`)`)
 		args = append(args, p, p, p, p, p, p)
 	}
 	return strings.Join(where, " AND "), args
@@ -66,7 +69,7 @@ func ListJobs(ctx context.Context, q Querier, f JobFilter, limit int) ([]*Job, e
 	if limit < 1 {
 		limit = 100
 	}
-	where, args := f.where()
+	where, args := f.where(dialect.Of(q))
 	order := `CASE status WHEN 'leased' THEN 0 WHEN 'pending' THEN 1 WHEN 'dead' THEN 2 ELSE 3 END, updated_at DESC, id DESC`
 	switch f.Sort {
 	case JobsNewest:
@@ -93,7 +96,7 @@ func ListJobs(ctx context.Context, q Querier, f JobFilter, limit int) ([]*Job, e
 
 // CountJobs counts the jobs matching f (its Offset aside).
 func CountJobs(ctx context.Context, q Querier, f JobFilter) (int, error) {
-	where, args := f.where()
+	where, args := f.where(dialect.Of(q))
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM memory_jobs WHERE `+where, args...).Scan(&n)
 	return n, err
@@ -159,7 +162,7 @@ func RetryJob(ctx context.Context, q Querier, id, now string) (*Job, error) {
 		}
 	case JobPending, JobFailed:
 		if _, err := q.ExecContext(ctx, `UPDATE memory_jobs SET status = 'pending', next_attempt_at = NULL,
-			attempts = min(attempts, max_attempts - 1), updated_at = ? WHERE id = ?`, now, id); err != nil {
+			attempts = `+dialect.Least("attempts", "max_attempts - 1").In(dialect.Of(q))+`, updated_at = ? WHERE id = ?`, now, id); err != nil {
 			return nil, fmt.Errorf("retry job: %w", err)
 		}
 	default:

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Job statuses.
@@ -442,7 +444,7 @@ const (
 )
 
 // where is f as a condition on pipeline_proposals, with its arguments.
-func (f ProposalFilter) where() (string, []any) {
+func (f ProposalFilter) where(d dialect.Dialect) (string, []any) {
 	conds := []string{"TRUE"}
 	var args []any
 	for _, c := range []struct{ col, v string }{{"state", f.State}, {"action", f.Action},
@@ -457,8 +459,9 @@ func (f ProposalFilter) where() (string, []any) {
 	}
 	if f.Text != "" {
 		p := "%" + likeEscape(f.Text) + "%"
-		conds = append(conds, `(fact LIKE ? ESCAPE '\' OR COALESCE(reason, '') LIKE ? ESCAPE '\' OR COALESCE(fact_type, '') LIKE ? ESCAPE '\'
-			OR source_memory_id LIKE ? ESCAPE '\' OR COALESCE(target_memory_id, '') LIKE ? ESCAPE '\')`)
+		l := " " + dialect.Like.In(d) + ` ? ESCAPE '\'`
+		conds = append(conds, `(fact`+l+` OR COALESCE(reason, '')`+l+` OR COALESCE(fact_type, '')`+l+`
+			OR source_memory_id`+l+` OR COALESCE(target_memory_id, '')`+l+`)`)
 		args = append(args, p, p, p, p, p)
 	}
 	return strings.Join(conds, " AND "), args
@@ -467,7 +470,7 @@ func (f ProposalFilter) where() (string, []any) {
 // ListProposals returns proposals matching f, newest first (decided ones:
 // newest decision first).
 func ListProposals(ctx context.Context, q Querier, f ProposalFilter, limit int) ([]*Proposal, error) {
-	where, args := f.where()
+	where, args := f.where(dialect.Of(q))
 	order := "created_at DESC, rowid DESC"
 	switch {
 	case f.Sort == ProposalsOldest:
@@ -498,7 +501,7 @@ func ListProposals(ctx context.Context, q Querier, f ProposalFilter, limit int) 
 // CountProposalsMatching counts the proposals matching f (its Offset
 // aside).
 func CountProposalsMatching(ctx context.Context, q Querier, f ProposalFilter) (int, error) {
-	where, args := f.where()
+	where, args := f.where(dialect.Of(q))
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM pipeline_proposals WHERE `+where, args...).Scan(&n)
 	return n, err

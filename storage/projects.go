@@ -13,23 +13,10 @@ import (
 // KnownProjects lists the projects that some memory or session still
 // names, sorted.
 func KnownProjects(ctx context.Context, q Querier) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id FROM projects p
+	return Strings(ctx, q, `SELECT id FROM projects p
 		WHERE EXISTS (SELECT 1 FROM memories WHERE project = p.id)
 		   OR EXISTS (SELECT 1 FROM sessions WHERE project = p.id)
 		ORDER BY id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
 }
 
 // ProjectStepDone reports whether the identity migration step name ran.
