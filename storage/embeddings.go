@@ -209,8 +209,9 @@ func CountEmbeddedMemories(ctx context.Context, q Querier, model string) (int, e
 	return n, err
 }
 
-const countCoveredMemoriesQuery = `SELECT count(*) FROM memories m INDEXED BY idx_memories_hash_live
-	WHERE m.is_deleted = 0 AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)`
+var countCoveredMemoriesQuery = dialect.SQL(`SELECT count(*) FROM memories m %s
+	WHERE m.is_deleted = 0 AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)`,
+	dialect.Fragment{"INDEXED BY idx_memories_hash_live"})
 
 // CountCoveredMemories counts live memories with a vector for model: one
 // probe of the embeddings' unique index per live row through the covering
@@ -218,7 +219,7 @@ const countCoveredMemoriesQuery = `SELECT count(*) FROM memories m INDEXED BY id
 // large store.
 func CountCoveredMemories(ctx context.Context, q Querier, model string) (int64, error) {
 	var n int64
-	err := q.QueryRowContext(ctx, countCoveredMemoriesQuery, model).Scan(&n)
+	err := q.QueryRowContext(ctx, countCoveredMemoriesQuery.For(q), model).Scan(&n)
 	return n, err
 }
 

@@ -275,7 +275,7 @@ var neighborCountsQuery = dialect.SQL(`SELECT e.id, e.mentions FROM (
 		UNION ALL
 		SELECT source_entity_id, mentions, confidence FROM relations WHERE target_entity_id IN (%s)
 	) r JOIN entities e ON e.id = r.id WHERE r.id NOT IN (%s)
-	GROUP BY e.id ORDER BY max(r.mentions) DESC, max(r.confidence) DESC, e.id LIMIT ?2`, list1, list1, list1)
+	GROUP BY e.id, e.mentions ORDER BY max(r.mentions) DESC, max(r.confidence) DESC, e.id LIMIT ?2`, list1, list1, list1)
 
 var list1, list2 = dialect.List("?1"), dialect.List("?2")
 
@@ -285,10 +285,13 @@ type Link struct {
 }
 
 var liveLinksQuery = dialect.SQL(`SELECT m.id, e.id FROM memories m
-	CROSS JOIN memory_entity_mentions mem ON mem.memory_rid = m.rid
-	CROSS JOIN entities e ON e.rid = mem.entity_rid
+	%s memory_entity_mentions mem ON mem.memory_rid = m.rid
+	%s entities e ON e.rid = mem.entity_rid
 	WHERE m.id IN (%s) AND m.is_deleted = 0 AND mem.entity_rid IN (SELECT rid FROM entities WHERE id IN (%s))
-	ORDER BY m.id, mem.entity_rid`, list2, list1)
+	ORDER BY m.id, mem.entity_rid`, orderedJoin, orderedJoin, list2, list1)
+
+// orderedJoin joins in the order written: SQLite's CROSS JOIN.
+var orderedJoin = dialect.Fragment{"CROSS JOIN", "JOIN"}
 
 // LiveLinks returns the links between the live memories among memoryIDs
 // and the entities among entityIDs, by memory id and then entity rid.

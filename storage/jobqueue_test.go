@@ -10,7 +10,7 @@ import (
 )
 
 // killJob leases and fails a job until it is dead.
-func killJob(t *testing.T, db *storage.DB, typ string, now time.Time) *storage.Job {
+func killJob(t *testing.T, db *store, typ string, now time.Time) *storage.Job {
 	t.Helper()
 	ctx := context.Background()
 	for i := 0; ; i++ {
@@ -19,7 +19,7 @@ func killJob(t *testing.T, db *storage.DB, typ string, now time.Time) *storage.J
 			t.Fatal("nothing to lease")
 		}
 		var dead bool
-		err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := db.WriteTx(ctx, func(tx storage.Querier) error {
 			var err error
 			dead, err = storage.FailJob(ctx, tx, j, "boom", now.Add(time.Duration(i)*time.Hour), time.Second)
 			return err
@@ -33,8 +33,9 @@ func killJob(t *testing.T, db *storage.DB, typ string, now time.Time) *storage.J
 	}
 }
 
-func TestListRequeueRetryJobs(t *testing.T) {
-	db := openJobsDB(t)
+func TestListRequeueRetryJobs(t *testing.T) { testListRequeueRetryJobs(t, sqliteStore(t)) }
+
+func testListRequeueRetryJobs(t *testing.T, db *store) {
 	ctx := context.Background()
 	enqueue(t, db, 3, "extract", t0)
 	dead := killJob(t, db, "extract", t0)
@@ -50,7 +51,7 @@ func TestListRequeueRetryJobs(t *testing.T) {
 
 	// A pending job waiting out its backoff: retry makes it due now.
 	j := lease(t, db, "w", t0.Add(10*time.Hour), "extract")
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := db.WriteTx(ctx, func(tx storage.Querier) error {
 		_, err := storage.FailJob(ctx, tx, j, "flaky", t0.Add(10*time.Hour), time.Hour)
 		return err
 	}); err != nil {
@@ -68,7 +69,7 @@ func TestListRequeueRetryJobs(t *testing.T) {
 		t.Fatalf("backing-off job leased early: %+v", got)
 	}
 	var retried *storage.Job
-	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = db.WriteTx(ctx, func(tx storage.Querier) error {
 		var err error
 		retried, err = storage.RetryJob(ctx, tx, j.ID, storage.FormatTime(t0.Add(10*time.Hour+time.Minute)))
 		return err
@@ -80,7 +81,7 @@ func TestListRequeueRetryJobs(t *testing.T) {
 		t.Fatalf("retried job not due: %+v", got)
 	}
 	// Leased jobs cannot be retried.
-	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = db.WriteTx(ctx, func(tx storage.Querier) error {
 		_, err := storage.RetryJob(ctx, tx, j.ID, storage.FormatTime(t0))
 		return err
 	})
@@ -90,7 +91,7 @@ func TestListRequeueRetryJobs(t *testing.T) {
 
 	// Requeue all dead: attempts reset, due now.
 	var n int64
-	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = db.WriteTx(ctx, func(tx storage.Querier) error {
 		var err error
 		n, err = storage.RequeueDeadJobs(ctx, tx, "", 50, storage.FormatTime(t0.Add(20*time.Hour)))
 		return err
@@ -104,18 +105,19 @@ func TestListRequeueRetryJobs(t *testing.T) {
 	}
 }
 
-func TestRequeueDeadBatchLimit(t *testing.T) {
-	db := openJobsDB(t)
+func TestRequeueDeadBatchLimit(t *testing.T) { testRequeueDeadBatchLimit(t, sqliteStore(t)) }
+
+func testRequeueDeadBatchLimit(t *testing.T, db *store) {
 	ctx := context.Background()
 	enqueue(t, db, 5, "extract", t0)
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := db.WriteTx(ctx, func(tx storage.Querier) error {
 		_, err := tx.ExecContext(ctx, `UPDATE memory_jobs SET status = 'dead', attempts = 3`)
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
 	var n int64
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := db.WriteTx(ctx, func(tx storage.Querier) error {
 		var err error
 		n, err = storage.RequeueDeadJobs(ctx, tx, "", 2, storage.FormatTime(t0))
 		return err
