@@ -174,7 +174,7 @@ func SetSessionMemoryRelevance(ctx context.Context, q Querier, key string, rel m
 // offered, with each memory's content.
 func SessionMemories(ctx context.Context, q Querier, key string) ([]*SessionMemory, error) {
 	rows, err := q.QueryContext(ctx, `SELECT sm.memory_id, sm.source, sm.rank, sm.score, sm.was_injected, sm.uses, sm.relevance,
-		COALESCE(m.content, ''), sm.created_at, sm.offer_group, COALESCE(m.session_id = sm.session_key, 0)
+		COALESCE(m.content, ''), sm.created_at, sm.offer_group, COALESCE(m.session_id = sm.session_key, FALSE)
 		FROM session_memories sm LEFT JOIN memories m ON m.id = sm.memory_id
 		WHERE sm.session_key = ? ORDER BY sm.created_at, sm.source DESC, sm.rank`, key)
 	if err != nil {

@@ -440,10 +440,10 @@ type MemoryStats struct {
 func Stats(ctx context.Context, q Querier) (MemoryStats, error) {
 	var s MemoryStats
 	err := q.QueryRowContext(ctx, `SELECT
-		COALESCE(SUM(is_deleted = 0), 0),
-		COALESCE(SUM(is_deleted = 0 AND embedding_model IS NOT NULL), 0),
-		COALESCE(SUM(is_deleted = 0 AND importance >= 0.9), 0),
-		COALESCE(SUM(is_deleted = 1), 0)
+		count(*) FILTER (WHERE is_deleted = 0),
+		count(*) FILTER (WHERE is_deleted = 0 AND embedding_model IS NOT NULL),
+		count(*) FILTER (WHERE is_deleted = 0 AND importance >= 0.9),
+		count(*) FILTER (WHERE is_deleted = 1)
 		FROM memories`).Scan(&s.Total, &s.WithEmbeddings, &s.Critical, &s.Deleted)
 	if err != nil {
 		return s, fmt.Errorf("memory stats: %w", err)
