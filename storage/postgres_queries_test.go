@@ -77,8 +77,12 @@ func storageSteps(t *testing.T) []queryStep {
 	}
 	return []queryStep{
 		// Memories.
-		{"InsertMemory", func(ctx context.Context, q storage.Querier) (any, error) { return none(storage.InsertMemory(ctx, q, m)) }, true},
-		{"GetMemory", lookup(func(ctx context.Context, q storage.Querier) (*storage.Memory, error) { return storage.GetMemory(ctx, q, "m1") }), true},
+		{"InsertMemory", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(storage.InsertMemory(ctx, q, m))
+		}, true},
+		{"GetMemory", lookup(func(ctx context.Context, q storage.Querier) (*storage.Memory, error) {
+			return storage.GetMemory(ctx, q, "m1")
+		}), true},
 		{"UpdateMemory", func(ctx context.Context, q storage.Querier) (any, error) {
 			m.Content, m.UpdatedAt, m.Version = "staging runs Postgres 16", ts(1), 2
 			return none(storage.UpdateMemory(ctx, q, m))
@@ -109,7 +113,9 @@ func storageSteps(t *testing.T) []queryStep {
 		{"FindLiveBySource", lookup(func(ctx context.Context, q storage.Querier) (*storage.Memory, error) {
 			return storage.FindLiveBySource(ctx, q, "manual", "src-m3")
 		}), true},
-		{"LiveIDByHash", func(ctx context.Context, q storage.Querier) (any, error) { return storage.LiveIDByHash(ctx, q, "h-m3", "/p") }, true},
+		{"LiveIDByHash", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.LiveIDByHash(ctx, q, "h-m3", "/p")
+		}, true},
 		{"ExistingIDs", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.ExistingIDs(ctx, q, []string{"m1", "m9"})
 		}, true},
@@ -124,35 +130,57 @@ func storageSteps(t *testing.T) []queryStep {
 			got, err := storage.MemoriesByRID(ctx, q, []int64{1, 2, 9}, storage.MemoryFilter{Project: "/p"})
 			return len(got), err
 		}, true},
-		{"ContentsByRID", func(ctx context.Context, q storage.Querier) (any, error) { return storage.ContentsByRID(ctx, q, []int64{1, 3}) }, true},
-		{"ContextsByRID", func(ctx context.Context, q storage.Querier) (any, error) { return storage.ContextsByRID(ctx, q, []int64{2}) }, true},
+		{"ContentsByRID", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.ContentsByRID(ctx, q, []int64{1, 3})
+		}, true},
+		{"ContextsByRID", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.ContextsByRID(ctx, q, []int64{2})
+		}, true},
 		{"ContextSuccessors", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.ContextSuccessors(ctx, q, []int64{1, 2})
 		}, true},
-		{"MemoryTexts", func(ctx context.Context, q storage.Querier) (any, error) { return storage.MemoryTexts(ctx, q, []int64{1, 2}) }, true},
+		{"MemoryTexts", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.MemoryTexts(ctx, q, []int64{1, 2})
+		}, true},
 		{"EachMemoryText", func(ctx context.Context, q storage.Querier) (any, error) {
 			n := 0
 			err := storage.EachMemoryText(ctx, q, func(int64, storage.IndexedText) error { n++; return nil })
 			return n, err
 		}, true},
-		{"ReinforceMemory", func(ctx context.Context, q storage.Querier) (any, error) { return none(storage.ReinforceMemory(ctx, q, "m2", ts(time.Hour))) }, true},
-		{"SetMemoryKey", func(ctx context.Context, q storage.Querier) (any, error) { return none(storage.SetMemoryKey(ctx, q, "m2", "deploy-day")) }, true},
-		{"SetMemoryScope", func(ctx context.Context, q storage.Querier) (any, error) { return none(storage.SetMemoryScope(ctx, q, "m3", "user")) }, true},
+		{"ReinforceMemory", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(storage.ReinforceMemory(ctx, q, "m2", ts(time.Hour)))
+		}, true},
+		{"SetMemoryKey", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(storage.SetMemoryKey(ctx, q, "m2", "deploy-day"))
+		}, true},
+		{"SetMemoryScope", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(storage.SetMemoryScope(ctx, q, "m3", "user"))
+		}, true},
 		{"MemoryScope", func(ctx context.Context, q storage.Querier) (any, error) { return storage.MemoryScope(ctx, q, "m3") }, true},
-		{"ScopesOf", func(ctx context.Context, q storage.Querier) (any, error) { return storage.ScopesOf(ctx, q, []string{"m1", "m3"}) }, true},
-		{"ScopeIDs", func(ctx context.Context, q storage.Querier) (any, error) { return storage.ScopeIDs(ctx, q, "user", "", 10) }, true},
+		{"ScopesOf", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.ScopesOf(ctx, q, []string{"m1", "m3"})
+		}, true},
+		{"ScopeIDs", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.ScopeIDs(ctx, q, "user", "", 10)
+		}, true},
 		{"LiveKeyed", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.LiveKeyed(ctx, q, "deploy-day", "/p", "", "", "")
 		}, true},
-		{"SetSupersededBy", func(ctx context.Context, q storage.Querier) (any, error) { return none(storage.SetSupersededBy(ctx, q, "m1", "m2")) }, true},
+		{"SetSupersededBy", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(storage.SetSupersededBy(ctx, q, "m1", "m2"))
+		}, true},
 		{"KeysAndSuccessors", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.KeysAndSuccessors(ctx, q, []string{"m1", "m2", "m3"})
 		}, true},
-		{"RepointSuccessor", func(ctx context.Context, q storage.Querier) (any, error) { return none(storage.RepointSuccessor(ctx, q, "m2", "m3")) }, true},
+		{"RepointSuccessor", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(storage.RepointSuccessor(ctx, q, "m2", "m3"))
+		}, true},
 		{"SetEvolution", func(ctx context.Context, q storage.Querier) (any, error) {
 			return none(storage.SetEvolution(ctx, q, "m3", "", "", "", 2, ts(time.Hour)))
 		}, true},
-		{"MemoryEvolution", func(ctx context.Context, q storage.Querier) (any, error) { return storage.MemoryEvolution(ctx, q, "m3") }, true},
+		{"MemoryEvolution", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.MemoryEvolution(ctx, q, "m3")
+		}, true},
 		{"Stats", func(ctx context.Context, q storage.Querier) (any, error) { return storage.Stats(ctx, q) }, true},
 		{"KnownProjects", func(ctx context.Context, q storage.Querier) (any, error) { return storage.KnownProjects(ctx, q) }, true},
 		{"MarkProjectStep", func(ctx context.Context, q storage.Querier) (any, error) {
@@ -161,7 +189,9 @@ func storageSteps(t *testing.T) []queryStep {
 			}
 			return none(storage.MarkProjectStep(ctx, q, "identity", ts(time.Second)))
 		}, true},
-		{"ProjectStepDone", func(ctx context.Context, q storage.Querier) (any, error) { return storage.ProjectStepDone(ctx, q, "identity") }, true},
+		{"ProjectStepDone", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.ProjectStepDone(ctx, q, "identity")
+		}, true},
 
 		// History.
 		{"InsertHistory", func(ctx context.Context, q storage.Querier) (any, error) {
@@ -301,7 +331,9 @@ func storageSteps(t *testing.T) []queryStep {
 			return none(storage.InsertMentions(ctx, q, []storage.MentionRow{{MemoryRID: mr, EntityRID: er, Text: "Tuesdays", Confidence: 0.7}}))
 		}, true},
 		{"GetEntity", func(ctx context.Context, q storage.Querier) (any, error) { return storage.GetEntity(ctx, q, "e2") }, true},
-		{"EntityType", func(ctx context.Context, q storage.Querier) (any, error) { return storage.EntityType(ctx, q, "postgres") }, true},
+		{"EntityType", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.EntityType(ctx, q, "postgres")
+		}, true},
 		{"EntityIDType", func(ctx context.Context, q storage.Querier) (any, error) {
 			id, typ, err := storage.EntityIDType(ctx, q, "tuesday")
 			return []string{id, typ}, err
@@ -321,7 +353,9 @@ func storageSteps(t *testing.T) []queryStep {
 		{"InsertRelation", func(ctx context.Context, q storage.Querier) (any, error) {
 			return none(storage.InsertRelation(ctx, q, "r1", "e1", "e2", "runs", 0.5, ts(0)))
 		}, true},
-		{"EntityRelations", func(ctx context.Context, q storage.Querier) (any, error) { return storage.EntityRelations(ctx, q, "e1", "", 10) }, true},
+		{"EntityRelations", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.EntityRelations(ctx, q, "e1", "", 10)
+		}, true},
 		{"UpsertAspect", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.UpsertAspect(ctx, q, "a1", "staging", "database", ts(0))
 		}, true},
@@ -333,14 +367,18 @@ func storageSteps(t *testing.T) []queryStep {
 			return none(storage.InsertAttributeAs(ctx, q, &storage.AttributeRow{ID: "at2", MemoryID: "m2", Slot: "/p", Entity: "staging",
 				Name: "engine", Value: "postgres 16", Kind: "attribute", Status: "live", CreatedAt: ts(time.Second)}, "a1"))
 		}, true},
-		{"MemoryAttributes", func(ctx context.Context, q storage.Querier) (any, error) { return storage.MemoryAttributes(ctx, q, "m1") }, true},
+		{"MemoryAttributes", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.MemoryAttributes(ctx, q, "m1")
+		}, true},
 		{"MemoryEntityAttributes", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.MemoryEntityAttributes(ctx, q, "m2", "staging")
 		}, true},
 		{"AttributesOfMemories", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.AttributesOfMemories(ctx, q, []string{"m1", "m2"})
 		}, true},
-		{"CountLiveAttributes", func(ctx context.Context, q storage.Querier) (any, error) { return storage.CountLiveAttributes(ctx, q, "m1") }, true},
+		{"CountLiveAttributes", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.CountLiveAttributes(ctx, q, "m1")
+		}, true},
 		{"LiveAttributesOf", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.LiveAttributesOf(ctx, q, "/p", "staging", "engine", "at1")
 		}, true},
@@ -362,9 +400,15 @@ func storageSteps(t *testing.T) []queryStep {
 		{"AttributesSupersededBy", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.AttributesSupersededBy(ctx, q, "at2")
 		}, true},
-		{"ReviveAttribute", func(ctx context.Context, q storage.Querier) (any, error) { return none(storage.ReviveAttribute(ctx, q, "at1")) }, true},
-		{"ReviveAttributes", func(ctx context.Context, q storage.Querier) (any, error) { return none(storage.ReviveAttributes(ctx, q, "m1")) }, true},
-		{"EntityAspects", func(ctx context.Context, q storage.Querier) (any, error) { return storage.EntityAspects(ctx, q, "staging") }, true},
+		{"ReviveAttribute", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(storage.ReviveAttribute(ctx, q, "at1"))
+		}, true},
+		{"ReviveAttributes", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(storage.ReviveAttributes(ctx, q, "m1"))
+		}, true},
+		{"EntityAspects", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.EntityAspects(ctx, q, "staging")
+		}, true},
 		{"RaiseAspectWeight", func(ctx context.Context, q storage.Querier) (any, error) {
 			return none(storage.RaiseAspectWeight(ctx, q, "a1", 3, 0.5, 0.1, 2, ts(time.Hour)))
 		}, true},
@@ -377,11 +421,15 @@ func storageSteps(t *testing.T) []queryStep {
 		{"MemoryAspectWeights", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.MemoryAspectWeights(ctx, q, []string{"m1", "m2"})
 		}, true},
-		{"ClassifyEntities", func(ctx context.Context, q storage.Querier) (any, error) { return storage.ClassifyEntities(ctx, q, "m1", 5) }, true},
+		{"ClassifyEntities", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.ClassifyEntities(ctx, q, "m1", 5)
+		}, true},
 		{"ClassifyMemories", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.ClassifyMemories(ctx, q, "/p", "/p", "staging", 5)
 		}, true},
-		{"DeleteAttribute", func(ctx context.Context, q storage.Querier) (any, error) { return none(storage.DeleteAttribute(ctx, q, "at2")) }, true},
+		{"DeleteAttribute", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(storage.DeleteAttribute(ctx, q, "at2"))
+		}, true},
 
 		// Sessions, scores and checkpoints.
 		{"UpsertSession", func(ctx context.Context, q storage.Querier) (any, error) {
@@ -396,7 +444,9 @@ func storageSteps(t *testing.T) []queryStep {
 			}
 			return none(storage.RecordPromptInjections(ctx, q, "s1", 2, ts(0), []string{"m2", "m3"}, []bool{false, true}))
 		}, true},
-		{"RecentInjections", func(ctx context.Context, q storage.Querier) (any, error) { return storage.RecentInjections(ctx, q, "s1", 0) }, true},
+		{"RecentInjections", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.RecentInjections(ctx, q, "s1", 0)
+		}, true},
 		{"OfferSessionMemory", func(ctx context.Context, q storage.Querier) (any, error) {
 			for _, sm := range []storage.SessionMemory{{MemoryID: "m1", Source: "recall", Rank: 1, Score: 0.5},
 				{MemoryID: "m1", Source: "recall", Rank: 1, Score: 0.9, WasInjected: true},
@@ -413,7 +463,9 @@ func storageSteps(t *testing.T) []queryStep {
 		{"SetSessionMemoryRelevance", func(ctx context.Context, q storage.Querier) (any, error) {
 			return none(storage.SetSessionMemoryRelevance(ctx, q, "s1", map[string]float64{"m1": 0.75}, ts(time.Minute)))
 		}, true},
-		{"SessionMemories", func(ctx context.Context, q storage.Querier) (any, error) { return storage.SessionMemories(ctx, q, "s1") }, true},
+		{"SessionMemories", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.SessionMemories(ctx, q, "s1")
+		}, true},
 		{"MemorySessions", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.MemorySessions(ctx, q, []string{"m1", "m2"})
 		}, true},
@@ -430,7 +482,9 @@ func storageSteps(t *testing.T) []queryStep {
 			}
 			return nil, nil
 		}, true},
-		{"GetSessionScore", func(ctx context.Context, q storage.Querier) (any, error) { return storage.GetSessionScore(ctx, q, "s1") }, true},
+		{"GetSessionScore", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.GetSessionScore(ctx, q, "s1")
+		}, true},
 		{"CountSessionScores", func(ctx context.Context, q storage.Querier) (any, error) { return storage.CountSessionScores(ctx, q) }, true},
 		{"ScoresSince", func(ctx context.Context, q storage.Querier) (any, error) {
 			n, last, err := storage.ScoresSince(ctx, q, ts(0))
@@ -463,7 +517,9 @@ func storageSteps(t *testing.T) []queryStep {
 			return none(storage.UpdateCheckpoint(ctx, q, &storage.Checkpoint{ID: "c1", SessionKey: "s1", Harness: "claude", Project: "/p",
 				Trigger: "pre_compaction", Digest: "did more", PromptCount: 3, CreatedAt: ts(0), UpdatedAt: ts(time.Minute)}))
 		}, true},
-		{"SessionCheckpoints", func(ctx context.Context, q storage.Querier) (any, error) { return storage.SessionCheckpoints(ctx, q, "s1", 5) }, true},
+		{"SessionCheckpoints", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.SessionCheckpoints(ctx, q, "s1", 5)
+		}, true},
 		{"ProjectCheckpoints", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.ProjectCheckpoints(ctx, q, "/p", ts(0), 5)
 		}, true},
@@ -489,8 +545,12 @@ func storageSteps(t *testing.T) []queryStep {
 			}
 			return none(storage.AddModelUsage(ctx, q, u))
 		}, true},
-		{"ModelUsageSince", func(ctx context.Context, q storage.Querier) (any, error) { return storage.ModelUsageSince(ctx, q, "2026-01-01") }, true},
-		{"ModelTokensOn", func(ctx context.Context, q storage.Querier) (any, error) { return storage.ModelTokensOn(ctx, q, "2026-03-01") }, true},
+		{"ModelUsageSince", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.ModelUsageSince(ctx, q, "2026-01-01")
+		}, true},
+		{"ModelTokensOn", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.ModelTokensOn(ctx, q, "2026-03-01")
+		}, true},
 		{"SavePredictorState", func(ctx context.Context, q storage.Querier) (any, error) {
 			return none(storage.SavePredictorState(ctx, q, `{"w":1}`, ts(0)))
 		}, true},
@@ -518,7 +578,9 @@ func storageSteps(t *testing.T) []queryStep {
 		{"DeleteConnectorFile", func(ctx context.Context, q storage.Querier) (any, error) {
 			return none(storage.DeleteConnectorFile(ctx, q, "c1", "a.md"))
 		}, true},
-		{"DeleteConnector", func(ctx context.Context, q storage.Querier) (any, error) { return none(storage.DeleteConnector(ctx, q, "c1")) }, true},
+		{"DeleteConnector", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(storage.DeleteConnector(ctx, q, "c1"))
+		}, true},
 
 		// Documents (storage/docstore).
 		{"InsertDocument", func(ctx context.Context, q storage.Querier) (any, error) {
@@ -535,14 +597,18 @@ func storageSteps(t *testing.T) []queryStep {
 		{"LinkDocumentChunk", func(ctx context.Context, q storage.Querier) (any, error) {
 			return none(docstore.LinkDocumentChunk(ctx, q, "d1", "m2", 0))
 		}, true},
-		{"DocumentChunks", func(ctx context.Context, q storage.Querier) (any, error) { return docstore.DocumentChunks(ctx, q, "d1") }, true},
+		{"DocumentChunks", func(ctx context.Context, q storage.Querier) (any, error) {
+			return docstore.DocumentChunks(ctx, q, "d1")
+		}, true},
 		{"MemoryLinkedElsewhere", func(ctx context.Context, q storage.Querier) (any, error) {
 			return docstore.MemoryLinkedElsewhere(ctx, q, "m2", "d9")
 		}, true},
 		{"EnqueueDocumentJob", func(ctx context.Context, q storage.Querier) (any, error) {
 			return none(docstore.EnqueueDocumentJob(ctx, q, "dj1", "d1", 3, ts(0)))
 		}, true},
-		{"FailOrphanedDocuments", func(ctx context.Context, q storage.Querier) (any, error) { return docstore.FailOrphanedDocuments(ctx, q, ts(0)) }, true},
+		{"FailOrphanedDocuments", func(ctx context.Context, q storage.Querier) (any, error) {
+			return docstore.FailOrphanedDocuments(ctx, q, ts(0))
+		}, true},
 		{"DocumentURLs", func(ctx context.Context, q storage.Querier) (any, error) { return docstore.DocumentURLs(ctx, q) }, true},
 		{"UnlinkDocumentChunksFrom", func(ctx context.Context, q storage.Querier) (any, error) {
 			return docstore.UnlinkDocumentChunksFrom(ctx, q, "d1", 0)
@@ -552,7 +618,9 @@ func storageSteps(t *testing.T) []queryStep {
 		{"UpsertEmbedding", func(ctx context.Context, q storage.Querier) (any, error) {
 			return none(storage.UpsertEmbedding(ctx, q, "h-m1", "e5", 2, []byte{1, 2, 3, 4, 5, 6, 7, 8}))
 		}, true},
-		{"CountOrphanEmbeddings", func(ctx context.Context, q storage.Querier) (any, error) { return storage.CountOrphanEmbeddings(ctx, q) }, true},
+		{"CountOrphanEmbeddings", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.CountOrphanEmbeddings(ctx, q)
+		}, true},
 		{"PurgeTombstoneEmbeddings", func(ctx context.Context, q storage.Querier) (any, error) {
 			a, b, err := storage.PurgeTombstoneEmbeddings(ctx, q, ts(48*time.Hour), 0, 10)
 			return []int64{a, b}, err
