@@ -14,9 +14,7 @@ import (
 // vector row and the vectors' key (migration 0017). Everything above
 // storage sees the hex text; a value that is not 64 lowercase hex
 // characters (written by another tool, or by a test) is stored as the
-// text it is, and reads back the same.
-
-// On PostgreSQL, content_hash is text and holds the hex as it is.
+// text it is, and reads back the same. On PostgreSQL it is text: the hex.
 
 // hashArg is the stored form of hash h, to bind as a query argument of q.
 func hashArg(q Querier, h string) any {

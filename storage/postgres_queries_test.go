@@ -2,8 +2,10 @@ package storage_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -71,6 +73,7 @@ func storageSteps(t *testing.T) []queryStep {
 			Project: "/p", CreatedAt: ts(at), UpdatedAt: ts(at), UpdatedBy: "test", IdempotencyKey: "k-" + id}
 	}
 	m := newMemory("m1", "staging runs Postgres 15", 0)
+	hash3 := fmt.Sprintf("%x", sha256.Sum256([]byte("m3")))
 	job := &storage.Job{}
 	lookup := func(f func(ctx context.Context, q storage.Querier) (*storage.Memory, error)) func(context.Context, storage.Querier) (any, error) {
 		return func(ctx context.Context, q storage.Querier) (any, error) { return f(ctx, q) }
@@ -88,8 +91,9 @@ func storageSteps(t *testing.T) []queryStep {
 			return none(storage.UpdateMemory(ctx, q, m))
 		}, true},
 		{"InsertMemories", func(ctx context.Context, q storage.Querier) (any, error) {
-			return storage.InsertMemories(ctx, q, []*storage.Memory{newMemory("m2", "deploys go out on Tuesdays", time.Second),
-				newMemory("m3", "the staging database is backed up nightly", 2*time.Second)})
+			m3 := newMemory("m3", "the staging database is backed up nightly", 2*time.Second)
+			m3.ContentHash = hash3 // a real one: SQLite stores its bytes, PostgreSQL its text
+			return storage.InsertMemories(ctx, q, []*storage.Memory{newMemory("m2", "deploys go out on Tuesdays", time.Second), m3})
 		}, true},
 		{"ListMemories", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.ListMemories(ctx, q, storage.MemoryFilter{Tags: []string{"ops"}}, 10, 0)
@@ -114,14 +118,13 @@ func storageSteps(t *testing.T) []queryStep {
 			return storage.FindLiveBySource(ctx, q, "manual", "src-m3")
 		}), true},
 		{"LiveIDByHash", func(ctx context.Context, q storage.Querier) (any, error) {
-			return storage.LiveIDByHash(ctx, q, "h-m3", "/p")
+			return storage.LiveIDByHash(ctx, q, hash3, "/p")
 		}, true},
 		{"ExistingIDs", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.ExistingIDs(ctx, q, []string{"m1", "m9"})
 		}, true},
 		{"LiveHashes", func(ctx context.Context, q storage.Querier) (any, error) {
-			got, err := storage.LiveHashes(ctx, q, []string{"h-m1", "h-m9"})
-			return len(got), err
+			return storage.LiveHashes(ctx, q, []string{"h-m1", "h-m9", hash3})
 		}, true},
 		{"LiveIdempotencyKeys", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.LiveIdempotencyKeys(ctx, q, []string{"k-m2", "k-m9"})
@@ -594,9 +597,23 @@ func storageSteps(t *testing.T) []queryStep {
 			ds, n, err := docstore.ListDocuments(ctx, q, "", 10, 0)
 			return []any{ds, n}, err
 		}, true},
+		{"GetDocument", func(ctx context.Context, q storage.Querier) (any, error) { return docstore.GetDocument(ctx, q, "d1") }, true},
+		{"SetDocumentStatus", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(docstore.SetDocumentStatus(ctx, q, "d1", "chunking", "", ts(time.Minute)))
+		}, true},
+		{"SetDocumentContent", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(docstore.SetDocumentContent(ctx, q, "d1", "alpha beta", "A2", "text/plain", ts(time.Minute)))
+		}, true},
+		{"SetDocumentChunkCount", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(docstore.SetDocumentChunkCount(ctx, q, "d1", 1, ts(time.Minute)))
+		}, true},
+		{"SetDocumentURL", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(docstore.SetDocumentURL(ctx, q, docstore.DocumentURL{ID: "d1", SourceURL: "https://x.test/b"}))
+		}, true},
 		{"LinkDocumentChunk", func(ctx context.Context, q storage.Querier) (any, error) {
 			return none(docstore.LinkDocumentChunk(ctx, q, "d1", "m2", 0))
 		}, true},
+		{"DocumentLinks", func(ctx context.Context, q storage.Querier) (any, error) { return docstore.DocumentLinks(ctx, q, "d1") }, true},
 		{"DocumentChunks", func(ctx context.Context, q storage.Querier) (any, error) {
 			return docstore.DocumentChunks(ctx, q, "d1")
 		}, true},
@@ -616,7 +633,19 @@ func storageSteps(t *testing.T) []queryStep {
 
 		// Embeddings and retention.
 		{"UpsertEmbedding", func(ctx context.Context, q storage.Querier) (any, error) {
+			if err := storage.UpsertEmbedding(ctx, q, hash3, "e5", 2, []byte{1, 2, 3, 4, 5, 6, 7, 8}); err != nil {
+				return nil, err
+			}
 			return none(storage.UpsertEmbedding(ctx, q, "h-m1", "e5", 2, []byte{1, 2, 3, 4, 5, 6, 7, 8}))
+		}, true},
+		{"EmbeddingVector", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.EmbeddingVector(ctx, q, hash3, "e5")
+		}, true},
+		{"MarkEmbeddedByHash", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.MarkEmbeddedByHash(ctx, q, "e5", []string{hash3, "h-m9"})
+		}, true},
+		{"ScopeCandidates", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.ScopeCandidates(ctx, q, "user", "", false, 10)
 		}, true},
 		{"CountOrphanEmbeddings", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.CountOrphanEmbeddings(ctx, q)
