@@ -292,6 +292,26 @@ func storageSteps(t *testing.T) []queryStep {
 			return storage.PendingSupersessions(ctx, q, []string{"m1", "m2"})
 		}, true},
 
+		// Diagnostics.
+		{"ReadQueueHealth", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.ReadQueueHealth(ctx, q, ts(0), ts(time.Hour))
+		}, true},
+		{"CountStaleLeases", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.CountStaleLeases(ctx, q, ts(time.Hour))
+		}, true},
+		{"CountJobsByStatus", func(ctx context.Context, q storage.Querier) (any, error) { return storage.CountJobsByStatus(ctx, q) }, true},
+		{"MemoryCounts", func(ctx context.Context, q storage.Querier) (any, error) {
+			total, deleted, err := storage.MemoryCounts(ctx, q)
+			return []int64{total, deleted}, err
+		}, true},
+		{"CountMemoryRows", func(ctx context.Context, q storage.Querier) (any, error) { return storage.CountMemoryRows(ctx, q) }, true},
+		{"CountHistoryEvents", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.CountHistoryEvents(ctx, q, "updated", ts(0))
+		}, true},
+		{"ReadDocumentFailures", func(ctx context.Context, q storage.Querier) (any, error) {
+			return storage.ReadDocumentFailures(ctx, q, ts(0))
+		}, true},
+
 		// Entities, attributes and aspects.
 		{"UpsertEntity", func(ctx context.Context, q storage.Querier) (any, error) {
 			return storage.UpsertEntity(ctx, q, "e1", "Staging", "staging", "unknown", ts(0))
@@ -536,6 +556,9 @@ func storageSteps(t *testing.T) []queryStep {
 		}, true},
 		{"ReplaceModelHints", func(ctx context.Context, q storage.Querier) (any, error) {
 			return none(storage.ReplaceModelHints(ctx, q, "m1", "model", []string{"which database"}, ts(0)))
+		}, true},
+		{"ReplaceHeuristicHints", func(ctx context.Context, q storage.Querier) (any, error) {
+			return none(storage.ReplaceHeuristicHints(ctx, q, "m2", []string{"when do deploys go out"}, ts(0)))
 		}, true},
 		{"MemoryHints", func(ctx context.Context, q storage.Querier) (any, error) {
 			h, s, err := storage.MemoryHints(ctx, q, "m1")
