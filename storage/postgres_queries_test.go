@@ -185,6 +185,15 @@ func storageSteps(t *testing.T) []queryStep {
 			return storage.MemoryEvolution(ctx, q, "m3")
 		}, true},
 		{"Stats", func(ctx context.Context, q storage.Querier) (any, error) { return storage.Stats(ctx, q) }, true},
+		{"RemapProject", func(ctx context.Context, q storage.Querier) (any, error) {
+			if err := storage.InsertMemory(ctx, q, newMemory("m4", "deploys go out on Tuesdays", 3*time.Second)); err != nil {
+				return nil, err
+			}
+			if _, err := q.ExecContext(ctx, `UPDATE memories SET project = '/old', content_hash = 'h-m2' WHERE id = 'm4'`); err != nil {
+				return nil, err
+			}
+			return storage.RemapProject(ctx, q, "/old", "/p", ts(time.Hour)) // m4 duplicates m2 there
+		}, true},
 		{"KnownProjects", func(ctx context.Context, q storage.Querier) (any, error) { return storage.KnownProjects(ctx, q) }, true},
 		{"MarkProjectStep", func(ctx context.Context, q storage.Querier) (any, error) {
 			if err := storage.MarkProjectStep(ctx, q, "identity", ts(0)); err != nil {

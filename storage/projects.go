@@ -47,8 +47,8 @@ type ProjectMove struct {
 // RemapProject moves every memory, session and transcript of project from
 // to project to. A live memory whose content the target project already
 // holds is soft-deleted instead (the live content of a project is unique).
-// The caller writes history for the moves returned.
-func RemapProject(ctx context.Context, tx *Tx, from, to, now string) ([]ProjectMove, error) {
+// The caller writes history for the moves returned, in its write transaction.
+func RemapProject(ctx context.Context, tx Querier, from, to, now string) ([]ProjectMove, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT m.id, COALESCE((SELECT d.id FROM memories d
 			WHERE d.is_deleted = 0 AND m.is_deleted = 0 AND d.content_hash = m.content_hash
 			  AND COALESCE(d.project, '') = ?), '')
