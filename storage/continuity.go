@@ -129,6 +129,11 @@ type SessionMemory struct {
 	Own bool `json:"own,omitempty"`
 }
 
+var offerSessionMemoryQuery = dialect.SQL(`INSERT INTO session_memories (session_key, memory_id, source, rank, score,
+	was_injected, features, offer_group, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (session_key, memory_id) DO UPDATE SET score = %s, was_injected = %s, updated_at = excluded.updated_at`,
+	dialect.Greatest("session_memories.score", "excluded.score"), dialect.Greatest("session_memories.was_injected", "excluded.was_injected"))
+
 // OfferSessionMemory records that a memory was offered to a session (a
 // second offer keeps the first's source and rank, and the best score).
 func OfferSessionMemory(ctx context.Context, q Querier, key string, m *SessionMemory, now string) error {
@@ -140,11 +145,7 @@ func OfferSessionMemory(ctx context.Context, q Querier, key string, m *SessionMe
 		}
 		feats = string(b)
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO session_memories (session_key, memory_id, source, rank, score, was_injected, features,
-		offer_group, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_key, memory_id) DO UPDATE SET
-		score = `+greatestScore.In(dialect.Of(q))+`, updated_at = excluded.updated_at`,
-		key, m.MemoryID, m.Source, m.Rank, m.Score, m.WasInjected, feats, m.Group, now, now)
+	_, err := q.ExecContext(ctx, offerSessionMemoryQuery.For(q), key, m.MemoryID, m.Source, m.Rank, m.Score, m.WasInjected, feats, m.Group, now, now)
 	return err
 }
 
@@ -210,9 +211,6 @@ type SessionScore struct {
 	Reasoning         string  `json:"reasoning,omitempty"`
 	CreatedAt         string  `json:"created_at"`
 }
-
-var greatestScore = dialect.Fragment{"max(score, excluded.score), was_injected = max(was_injected, excluded.was_injected)",
-	"GREATEST(session_memories.score, excluded.score), was_injected = GREATEST(session_memories.was_injected, excluded.was_injected)"}
 
 // SaveSessionScore stores (or replaces) a session's score.
 func SaveSessionScore(ctx context.Context, q Querier, s *SessionScore) error {
