@@ -93,6 +93,7 @@ var queryTests = []struct {
 	{"DedupQueries", testDedupQueries},
 	{"MemoryJobDocumentAndInjectQueries", testMemoryJobDocumentAndInjectQueries},
 	{"PendingEmbeddingsFrom", testPendingEmbeddingsFrom},
+	{"InsertMemoriesAsInsertMemory", testInsertMemoriesAsInsertMemory},
 	{"EnqueueDedup", testEnqueueDedup},
 	{"LeaseAtomic", testLeaseAtomic},
 	{"RetryBackoffThenDead", testRetryBackoffThenDead},
