@@ -10,7 +10,9 @@ import (
 
 // TestInsertMemoriesAsInsertMemory checks that the bulk insert writes
 // every column as InsertMemory does.
-func TestInsertMemoriesAsInsertMemory(t *testing.T) { testInsertMemoriesAsInsertMemory(t, sqliteStore(t)) }
+func TestInsertMemoriesAsInsertMemory(t *testing.T) {
+	testInsertMemoriesAsInsertMemory(t, sqliteStore(t))
+}
 
 func testInsertMemoriesAsInsertMemory(t *testing.T, db *store) {
 	ctx := context.Background()
