@@ -101,6 +101,7 @@ var queryTests = []struct {
 	{"LeaseFairAcrossTypes", testLeaseFairAcrossTypes},
 	{"ListRequeueRetryJobs", testListRequeueRetryJobs},
 	{"RequeueDeadBatchLimit", testRequeueDeadBatchLimit},
+	{"RequeueDeadOneLivePerMemory", testRequeueDeadOneLivePerMemory},
 }
 
 // TestQueriesOnPostgres runs storage's query tests (queryTests) on the

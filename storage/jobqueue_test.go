@@ -129,3 +129,56 @@ func testRequeueDeadBatchLimit(t *testing.T, db *store) {
 		t.Fatalf("dead left = %d, want 3", len(dead))
 	}
 }
+
+// Dead jobs of one memory and type are requeued one at a time, the oldest
+// first: idx_jobs_live allows one live job of a type per memory, and the
+// statement leaves the others dead instead of failing on them.
+func TestRequeueDeadOneLivePerMemory(t *testing.T) {
+	testRequeueDeadOneLivePerMemory(t, sqliteStore(t))
+}
+
+func testRequeueDeadOneLivePerMemory(t *testing.T, db *store) {
+	ctx := context.Background()
+	requeue := func(id string) int64 {
+		t.Helper()
+		var n int64
+		if err := db.WriteTx(ctx, func(tx storage.Querier) (err error) {
+			n, err = storage.RequeueDeadJobs(ctx, tx, id, 10, storage.FormatTime(t0.Add(time.Hour)))
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := db.WriteTx(ctx, func(tx storage.Querier) error {
+		for i, id := range []string{"old", "new", "other"} {
+			memory := "m1"
+			if id == "other" {
+				memory = "m2"
+			}
+			at := storage.FormatTime(t0.Add(time.Duration(i) * time.Minute))
+			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_jobs (id, memory_id, job_type, status, attempts, max_attempts,
+				created_at, updated_at) VALUES (?, ?, 'extract', 'dead', 3, 3, ?, ?)`, id, memory, at, at); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n := requeue(""); n != 2 {
+		t.Fatalf("requeued %d, want 2 (old and other)", n)
+	}
+	for id, want := range map[string]string{"old": storage.JobPending, "new": storage.JobDead, "other": storage.JobPending} {
+		if j, err := storage.GetJob(ctx, db.Reader(), id); err != nil || j.Status != want {
+			t.Errorf("job %s = %+v, %v; want %s", id, j, err, want)
+		}
+	}
+	// new stays dead while old is live, asked by id or not.
+	if n := requeue("new"); n != 0 {
+		t.Fatalf("requeued new beside a live job: %d", n)
+	}
+	if n := requeue(""); n != 0 {
+		t.Fatalf("requeued %d beside live jobs", n)
+	}
+}
