@@ -275,7 +275,8 @@ var neighborCountsQuery = dialect.SQL(`SELECT e.id, e.mentions FROM (
 		UNION ALL
 		SELECT source_entity_id, mentions, confidence FROM relations WHERE target_entity_id IN (%s)
 	) r JOIN entities e ON e.id = r.id WHERE r.id NOT IN (%s)
-	GROUP BY e.id, e.mentions ORDER BY max(r.mentions) DESC, max(r.confidence) DESC, e.id LIMIT ?2`, list1, list1, list1)
+	GROUP BY %s ORDER BY max(r.mentions) DESC, max(r.confidence) DESC, e.id LIMIT ?2`, list1, list1, list1,
+	dialect.Fragment{"e.id", "e.id, e.mentions"}) // PostgreSQL: every column selected
 
 var list1, list2 = dialect.List("?1"), dialect.List("?2")
 
