@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Aspect feedback (migration 0023; core/ranker/feedback.go): each entity
@@ -49,7 +51,8 @@ func SessionConfirmedAspects(ctx context.Context, q Querier, key string) (map[st
 // RaiseAspectWeight adds delta × confirmations to aspect id's weight,
 // clamped to [lo, hi], and records the confirmations at now.
 func RaiseAspectWeight(ctx context.Context, q Querier, id string, confirmations int, delta, lo, hi float64, now string) error {
-	_, err := q.ExecContext(ctx, `UPDATE entity_aspects SET weight = min(?, max(?, weight + ?)),
+	d := dialect.Of(q)
+	_, err := q.ExecContext(ctx, `UPDATE entity_aspects SET weight = `+dialect.Least("?", dialect.Greatest("?", "weight + ?").In(d)).In(d)+`,
 		confirmations = confirmations + ?, confirmed_at = ? WHERE id = ?`,
 		hi, lo, delta*float64(confirmations), confirmations, now, id)
 	return err
@@ -59,7 +62,7 @@ func RaiseAspectWeight(ctx context.Context, q Querier, id string, confirmations 
 // aspect above lo last confirmed (or, never confirmed, created) before
 // cutoff. It returns how many aspects it lowered.
 func DecayAspectWeights(ctx context.Context, q Querier, cutoff string, rate, lo float64) (int, error) {
-	res, err := q.ExecContext(ctx, `UPDATE entity_aspects SET weight = max(?, weight - ?)
+	res, err := q.ExecContext(ctx, `UPDATE entity_aspects SET weight = `+dialect.Greatest("?", "weight - ?").In(dialect.Of(q))+`
 		WHERE weight > ? AND COALESCE(confirmed_at, created_at) < ?`, lo, rate, lo, cutoff)
 	if err != nil {
 		return 0, err
@@ -75,6 +78,9 @@ func CountSessionScores(ctx context.Context, q Querier) (int, error) {
 	return n, err
 }
 
+var aspectWeightsQuery = dialect.SQL(`SELECT a.memory_id, max(s.weight) FROM entity_attributes a
+	JOIN entity_aspects s ON s.id = a.aspect_id WHERE a.memory_id IN (%s) AND a.status = 'live' GROUP BY a.memory_id`, textList)
+
 // MemoryAspectWeights returns, for each of ids that holds a live
 // attribute with an aspect, the highest weight among those aspects.
 func MemoryAspectWeights(ctx context.Context, q Querier, ids []string) (map[string]float64, error) {
@@ -86,10 +92,7 @@ func MemoryAspectWeights(ctx context.Context, q Querier, ids []string) (map[stri
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT a.memory_id, max(s.weight)
-		FROM entity_attributes a JOIN entity_aspects s ON s.id = a.aspect_id
-		WHERE a.memory_id IN (SELECT value FROM json_each(?)) AND a.status = 'live'
-		GROUP BY a.memory_id`, string(b))
+	rows, err := q.QueryContext(ctx, aspectWeightsQuery.For(q), string(b))
 	if err != nil {
 		return nil, err
 	}
@@ -134,8 +137,9 @@ func SessionAspects(ctx context.Context, q Querier, key string) ([]*AspectWeight
 // session's relevance is rewritten to confirm fewer of its memories; when
 // it was confirmed stays as it was.
 func LowerAspectWeight(ctx context.Context, q Querier, id string, confirmations int, delta, lo float64) error {
-	_, err := q.ExecContext(ctx, `UPDATE entity_aspects SET weight = max(?, weight - ?),
-		confirmations = max(0, confirmations - ?) WHERE id = ?`,
+	d := dialect.Of(q)
+	_, err := q.ExecContext(ctx, `UPDATE entity_aspects SET weight = `+dialect.Greatest("?", "weight - ?").In(d)+`,
+		confirmations = `+dialect.Greatest("0", "confirmations - ?").In(d)+` WHERE id = ?`,
 		lo, delta*float64(confirmations), confirmations, id)
 	return err
 }

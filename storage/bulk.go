@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Bulk writes for import. A statement that fires a trigger writing a
@@ -35,7 +37,7 @@ func InsertMemories(ctx context.Context, q Querier, ms []*Memory) ([]int64, erro
 				sb.WriteByte(',')
 			}
 			sb.WriteString(insertMemoryRow)
-			args = append(args, memoryArgs(m)...)
+			args = append(args, memoryArgs(q, m)...)
 		}
 		sb.WriteString(` RETURNING id, rid`)
 		rows, err := q.QueryContext(ctx, sb.String(), args...)
@@ -71,18 +73,23 @@ func InsertMemories(ctx context.Context, q Querier, ms []*Memory) ([]int64, erro
 // record: which ids exist, which (content hash, project) pairs and which
 // idempotency keys a live memory holds.
 
+var existingIDsQuery = dialect.SQL(`SELECT id FROM memories WHERE id IN (%s)`, textList)
+
 // ExistingIDs returns the ids among ids that name a memory, live or not.
 func ExistingIDs(ctx context.Context, q Querier, ids []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	got, err := Strings(ctx, q, `SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+	got, err := Strings(ctx, q, existingIDsQuery.For(q), jsonList(ids))
 	for _, id := range got {
 		out[id] = true
 	}
 	return out, err
 }
+
+var liveHashesQuery = dialect.SQL(`SELECT content_hash, COALESCE(project, '') FROM memories
+	WHERE content_hash IN %s AND is_deleted = 0`, hashList)
 
 // LiveHashes returns the (content hash, project) pairs held by live
 // memories whose hash is among hashes ("" for no project).
@@ -91,8 +98,7 @@ func LiveHashes(ctx context.Context, q Querier, hashes []string) (map[[2]string]
 	if len(hashes) == 0 {
 		return out, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT content_hash, COALESCE(project, '') FROM memories
-		WHERE content_hash IN `+hashListSQL+` AND is_deleted = 0`, jsonList(hashes))
+	rows, err := q.QueryContext(ctx, liveHashesQuery.For(q), jsonList(hashes))
 	if err != nil {
 		return nil, err
 	}
@@ -107,14 +113,16 @@ func LiveHashes(ctx context.Context, q Querier, hashes []string) (map[[2]string]
 	return out, rows.Err()
 }
 
+var liveKeysQuery = dialect.SQL(`SELECT idempotency_key FROM memories
+	WHERE idempotency_key IN (%s) AND is_deleted = 0`, textList)
+
 // LiveIdempotencyKeys returns the keys among keys that a live memory holds.
 func LiveIdempotencyKeys(ctx context.Context, q Querier, keys []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	if len(keys) == 0 {
 		return out, nil
 	}
-	got, err := Strings(ctx, q, `SELECT idempotency_key FROM memories
-		WHERE idempotency_key IN (SELECT value FROM json_each(?)) AND is_deleted = 0`, jsonList(keys))
+	got, err := Strings(ctx, q, liveKeysQuery.For(q), jsonList(keys))
 	for _, k := range got {
 		out[k] = true
 	}
@@ -159,8 +167,8 @@ const insertMemoryHead = `INSERT INTO memories (
 const insertMemoryRow = `(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
 
 // memoryArgs are the values of insertMemoryRow for m.
-func memoryArgs(m *Memory) []any {
-	return []any{m.ID, m.Type, nullable(m.Category), m.Content, hashArg(m.ContentHash), m.Confidence, m.Importance,
+func memoryArgs(q Querier, m *Memory) []any {
+	return []any{m.ID, m.Type, nullable(m.Category), m.Content, hashArg(q, m.ContentHash), m.Confidence, m.Importance,
 		nullable(m.SourceID), m.SourceType, EncodeTags(m.Tags), nullable(m.Who), nullable(m.Why), nullable(m.Project),
 		nullable(m.SessionID), m.CreatedAt, m.UpdatedAt, m.UpdatedBy, nullable(m.LastAccessed), m.AccessCount,
 		orDefault(m.VectorClock, "{}"), max(m.Version, 1), m.ManualOverride, m.Pinned, m.IsDeleted, nullable(m.DeletedAt),
@@ -175,6 +183,9 @@ type EntityRef struct {
 	Type string
 }
 
+var entitiesByCanonicalQuery = dialect.SQL(`SELECT canonical_name, rid, id, entity_type FROM entities
+	WHERE canonical_name IN (%s)`, textList)
+
 // EntitiesByCanonical returns the entities among canonical names, by
 // canonical name.
 func EntitiesByCanonical(ctx context.Context, q Querier, names []string) (map[string]EntityRef, error) {
@@ -182,8 +193,7 @@ func EntitiesByCanonical(ctx context.Context, q Querier, names []string) (map[st
 	if len(names) == 0 {
 		return out, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT canonical_name, rid, id, entity_type FROM entities
-		WHERE canonical_name IN (SELECT value FROM json_each(?))`, jsonList(names))
+	rows, err := q.QueryContext(ctx, entitiesByCanonicalQuery.For(q), jsonList(names))
 	if err != nil {
 		return nil, err
 	}
@@ -262,6 +272,12 @@ type EntityTouch struct {
 	Type  string
 }
 
+var touchEntitiesQuery = dialect.SQL(`UPDATE entities SET mentions = mentions + t.added,
+	entity_type = CASE WHEN t.typ <> '' THEN t.typ ELSE entity_type END, updated_at = %s
+	FROM (%s) t WHERE entities.rid = t.rid`, dialect.Greatest("updated_at", "?2"), dialect.Fragment{
+	`SELECT value ->> 0 AS rid, value ->> 1 AS added, value ->> 2 AS typ FROM json_each(?1)`,
+	`SELECT (value ->> 0)::bigint AS rid, (value ->> 1)::bigint AS added, value ->> 2 AS typ FROM jsonb_array_elements(?1::jsonb)`})
+
 // TouchEntities adds each touch's mentions to its entity, sets its type
 // when the touch has one and its updated_at to now (or later), many
 // entities per statement.
@@ -272,10 +288,7 @@ func TouchEntities(ctx context.Context, q Querier, touches []EntityTouch, now st
 		for i, t := range part {
 			rows[i] = [3]any{t.RID, t.Added, t.Type}
 		}
-		if _, err := q.ExecContext(ctx, `UPDATE entities SET mentions = mentions + t.added,
-			entity_type = CASE WHEN t.typ <> '' THEN t.typ ELSE entity_type END, updated_at = max(updated_at, ?2)
-			FROM (SELECT value ->> 0 AS rid, value ->> 1 AS added, value ->> 2 AS typ FROM json_each(?1)) t
-			WHERE entities.rid = t.rid`, jsonList(rows), now); err != nil {
+		if _, err := q.ExecContext(ctx, touchEntitiesQuery.For(q), jsonList(rows), now); err != nil {
 			return err
 		}
 	}

@@ -11,7 +11,10 @@ import (
 // TestInsertMemoriesAsInsertMemory checks that the bulk insert writes
 // every column as InsertMemory does.
 func TestInsertMemoriesAsInsertMemory(t *testing.T) {
-	db := openJobsDB(t)
+	testInsertMemoriesAsInsertMemory(t, sqliteStore(t))
+}
+
+func testInsertMemoriesAsInsertMemory(t *testing.T, db *store) {
 	ctx := context.Background()
 	full := func(id string) *storage.Memory {
 		return &storage.Memory{ID: id, Type: "decision", Category: "c", Content: "content " + id,
@@ -22,7 +25,7 @@ func TestInsertMemoriesAsInsertMemory(t *testing.T) {
 			EmbeddingModel: "e", ExtractionModel: "x", UpdateCount: 2, IdempotencyKey: "k" + id, RuntimePath: "r", SourcePath: "sp",
 			SourceSection: "ss"}
 	}
-	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := db.WriteTx(ctx, func(tx storage.Querier) error {
 		if err := storage.InsertMemory(ctx, tx, full("one")); err != nil {
 			return err
 		}

@@ -81,6 +81,6 @@ func ClassifyEntities(ctx context.Context, q Querier, id string, limit int) ([]s
 			UNION ALL
 			SELECT en.canonical_name, 1, en.created_at FROM memory_entity_mentions mm JOIN entities en ON en.rid = mm.entity_rid
 			WHERE mm.memory_rid = (SELECT rid FROM memories WHERE id = ?1)
-			AND EXISTS (SELECT 1 FROM entity_aspects s WHERE s.entity = en.canonical_name))
+			AND EXISTS (SELECT 1 FROM entity_aspects s WHERE s.entity = en.canonical_name)) t
 		GROUP BY entity ORDER BY min(k), min(c) LIMIT ?2`, id, limit)
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Checkpoint is one row of session_checkpoints.
@@ -127,6 +129,11 @@ type SessionMemory struct {
 	Own bool `json:"own,omitempty"`
 }
 
+var offerSessionMemoryQuery = dialect.SQL(`INSERT INTO session_memories (session_key, memory_id, source, rank, score,
+	was_injected, features, offer_group, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (session_key, memory_id) DO UPDATE SET score = %s, was_injected = %s, updated_at = excluded.updated_at`,
+	dialect.Greatest("session_memories.score", "excluded.score"), dialect.Greatest("session_memories.was_injected", "excluded.was_injected"))
+
 // OfferSessionMemory records that a memory was offered to a session (a
 // second offer keeps the first's source and rank, and the best score).
 func OfferSessionMemory(ctx context.Context, q Querier, key string, m *SessionMemory, now string) error {
@@ -138,11 +145,7 @@ func OfferSessionMemory(ctx context.Context, q Querier, key string, m *SessionMe
 		}
 		feats = string(b)
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO session_memories (session_key, memory_id, source, rank, score, was_injected, features,
-		offer_group, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_key, memory_id) DO UPDATE SET
-		score = max(score, excluded.score), was_injected = max(was_injected, excluded.was_injected), updated_at = excluded.updated_at`,
-		key, m.MemoryID, m.Source, m.Rank, m.Score, m.WasInjected, feats, m.Group, now, now)
+	_, err := q.ExecContext(ctx, offerSessionMemoryQuery.For(q), key, m.MemoryID, m.Source, m.Rank, m.Score, m.WasInjected, feats, m.Group, now, now)
 	return err
 }
 
@@ -172,7 +175,7 @@ func SetSessionMemoryRelevance(ctx context.Context, q Querier, key string, rel m
 // offered, with each memory's content.
 func SessionMemories(ctx context.Context, q Querier, key string) ([]*SessionMemory, error) {
 	rows, err := q.QueryContext(ctx, `SELECT sm.memory_id, sm.source, sm.rank, sm.score, sm.was_injected, sm.uses, sm.relevance,
-		COALESCE(m.content, ''), sm.created_at, sm.offer_group, COALESCE(m.session_id = sm.session_key, 0)
+		COALESCE(m.content, ''), sm.created_at, sm.offer_group, COALESCE(m.session_id = sm.session_key, FALSE)
 		FROM session_memories sm LEFT JOIN memories m ON m.id = sm.memory_id
 		WHERE sm.session_key = ? ORDER BY sm.created_at, sm.source DESC, sm.rank`, key)
 	if err != nil {
@@ -211,8 +214,12 @@ type SessionScore struct {
 
 // SaveSessionScore stores (or replaces) a session's score.
 func SaveSessionScore(ctx context.Context, q Querier, s *SessionScore) error {
-	_, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO session_scores (session_key, project, harness, score, confidence,
-		memories_recalled, memories_used, novel_context_count, method, reasoning, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err := q.ExecContext(ctx, `INSERT INTO session_scores (session_key, project, harness, score, confidence,
+		memories_recalled, memories_used, novel_context_count, method, reasoning, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (session_key) DO UPDATE SET project = excluded.project, harness = excluded.harness,
+		score = excluded.score, confidence = excluded.confidence, memories_recalled = excluded.memories_recalled,
+		memories_used = excluded.memories_used, novel_context_count = excluded.novel_context_count,
+		method = excluded.method, reasoning = excluded.reasoning, created_at = excluded.created_at`,
 		s.SessionKey, nullable(s.Project), s.Harness, s.Score, s.Confidence, s.MemoriesRecalled, s.MemoriesUsed,
 		s.NovelContextCount, s.Method, nullable(s.Reasoning), s.CreatedAt)
 	return err

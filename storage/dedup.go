@@ -4,6 +4,8 @@ import (
 	"context"
 	"hash/maphash"
 	"sort"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Exact duplicates: live, not pinned, not manual_override memories of the
@@ -101,15 +103,15 @@ func DedupClusters(ctx context.Context, q Querier, norm Normalizer, limit int) (
 	return cs, err
 }
 
-const dedupClusterMembersQuery = `SELECT ` + memoryColumns + ` FROM memories m
-	WHERE m.rid IN (SELECT value FROM json_each(?)) AND m.is_deleted = 0 AND m.pinned = 0 AND m.manual_override = 0
-	AND COALESCE(m.project, '') = ? ORDER BY m.created_at, m.rid`
+var dedupClusterMembersQuery = dialect.SQL(`SELECT `+memoryColumns+` FROM memories m
+	WHERE m.rid IN (%s) AND m.is_deleted = 0 AND m.pinned = 0 AND m.manual_override = 0
+	AND COALESCE(m.project, '') = ? ORDER BY m.created_at, m.rid`, intList)
 
 // DedupClusterMembers returns the rows of cluster c that are still in it
 // (live, not pinned, not manual_override, same project and normalized
 // content), oldest first.
 func DedupClusterMembers(ctx context.Context, q Querier, norm Normalizer, c DedupCluster) ([]*Memory, error) {
-	rows, err := q.QueryContext(ctx, dedupClusterMembersQuery, jsonList(c.RIDs), c.Project)
+	rows, err := q.QueryContext(ctx, dedupClusterMembersQuery.For(q), jsonList(c.RIDs), c.Project)
 	if err != nil {
 		return nil, err
 	}

@@ -92,7 +92,7 @@ type DocumentFailures struct {
 }
 
 const (
-	anyDocumentQuery          = `SELECT count(*) FROM (SELECT 1 FROM documents LIMIT 1)`
+	anyDocumentQuery          = `SELECT count(*) FROM (SELECT 1 FROM documents LIMIT 1) d`
 	countFailedDocumentsQuery = `SELECT count(*) FROM documents WHERE status = 'failed' AND updated_at >= ?`
 	lastDocumentErrorQuery    = `SELECT error FROM documents WHERE status = 'failed' AND updated_at >= ? ORDER BY updated_at DESC LIMIT 1`
 )

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Embeddings are keyed by (content_hash, model): memories with the same
@@ -22,7 +24,7 @@ const upsertEmbeddingQuery = `INSERT INTO embeddings (content_hash, model, dimen
 // UpsertEmbedding stores the vector blob of contentHash for model,
 // replacing any previous one.
 func UpsertEmbedding(ctx context.Context, q Querier, contentHash, model string, dimensions int, blob []byte) error {
-	_, err := q.ExecContext(ctx, upsertEmbeddingQuery, hashArg(contentHash), model, dimensions, blob)
+	_, err := q.ExecContext(ctx, upsertEmbeddingQuery, hashArg(q, contentHash), model, dimensions, blob)
 	return err
 }
 
@@ -32,7 +34,7 @@ const setEmbeddingModelQuery = `UPDATE memories SET embedding_model = ? WHERE id
 // its content hash is still contentHash (the content may have changed while
 // it was being embedded). It reports whether the row was updated.
 func SetEmbeddingModel(ctx context.Context, q Querier, id, contentHash, model string) (bool, error) {
-	res, err := q.ExecContext(ctx, setEmbeddingModelQuery, model, id, hashArg(contentHash))
+	res, err := q.ExecContext(ctx, setEmbeddingModelQuery, model, id, hashArg(q, contentHash))
 	if err != nil {
 		return false, err
 	}
@@ -40,16 +42,16 @@ func SetEmbeddingModel(ctx context.Context, q Querier, id, contentHash, model st
 	return n > 0, nil
 }
 
-const markEmbeddedByHashQuery = `UPDATE memories SET embedding_model = ?
-	WHERE is_deleted = 0 AND content_hash IN ` + hashListSQL + ` AND embedding_model IS NOT ?
+var markEmbeddedByHashQuery = dialect.SQL(`UPDATE memories SET embedding_model = ?
+	WHERE is_deleted = 0 AND content_hash IN %s AND embedding_model IS DISTINCT FROM ?
 	AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = memories.content_hash AND e.model = ?)
-	RETURNING id`
+	RETURNING id`, hashList)
 
 // MarkEmbeddedByHash sets embedding_model to model on the live memories
 // whose content hash is among hashes, that a vector for model covers and
 // that are not marked yet. It returns their ids.
 func MarkEmbeddedByHash(ctx context.Context, q Querier, model string, hashes []string) ([]string, error) {
-	return Strings(ctx, q, markEmbeddedByHashQuery, model, jsonList(hashes), model, model)
+	return Strings(ctx, q, markEmbeddedByHashQuery.For(q), model, jsonList(hashes), model, model)
 }
 
 const embeddingDimensionsQuery = `SELECT dimensions FROM embeddings WHERE model = ? LIMIT 1`
@@ -71,7 +73,7 @@ const embeddingVectorQuery = `SELECT vector FROM embeddings WHERE content_hash =
 // ErrNotFound.
 func EmbeddingVector(ctx context.Context, q Querier, contentHash, model string) ([]byte, error) {
 	var blob []byte
-	err := q.QueryRowContext(ctx, embeddingVectorQuery, hashArg(contentHash), model).Scan(&blob)
+	err := q.QueryRowContext(ctx, embeddingVectorQuery, hashArg(q, contentHash), model).Scan(&blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -83,7 +85,7 @@ const hasEmbeddingQuery = `SELECT 1 FROM embeddings WHERE content_hash = ? AND m
 // HasEmbedding reports whether a vector of contentHash for model exists.
 func HasEmbedding(ctx context.Context, q Querier, contentHash, model string) (bool, error) {
 	var one int
-	err := q.QueryRowContext(ctx, hasEmbeddingQuery, hashArg(contentHash), model).Scan(&one)
+	err := q.QueryRowContext(ctx, hasEmbeddingQuery, hashArg(q, contentHash), model).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -207,8 +209,9 @@ func CountEmbeddedMemories(ctx context.Context, q Querier, model string) (int, e
 	return n, err
 }
 
-const countCoveredMemoriesQuery = `SELECT count(*) FROM memories m INDEXED BY idx_memories_hash_live
-	WHERE m.is_deleted = 0 AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)`
+var countCoveredMemoriesQuery = dialect.SQL(`SELECT count(*) FROM memories m %s
+	WHERE m.is_deleted = 0 AND EXISTS (SELECT 1 FROM embeddings e WHERE e.content_hash = m.content_hash AND e.model = ?)`,
+	dialect.Fragment{"INDEXED BY idx_memories_hash_live"})
 
 // CountCoveredMemories counts live memories with a vector for model: one
 // probe of the embeddings' unique index per live row through the covering
@@ -216,7 +219,7 @@ const countCoveredMemoriesQuery = `SELECT count(*) FROM memories m INDEXED BY id
 // large store.
 func CountCoveredMemories(ctx context.Context, q Querier, model string) (int64, error) {
 	var n int64
-	err := q.QueryRowContext(ctx, countCoveredMemoriesQuery, model).Scan(&n)
+	err := q.QueryRowContext(ctx, countCoveredMemoriesQuery.For(q), model).Scan(&n)
 	return n, err
 }
 
@@ -307,6 +310,11 @@ func (x extraScanner) Scan(dest ...any) error { return x.rows.Scan(append(dest, 
 // with (their content hashes are stored as bytes: hashkey.go); the rest of
 // the retention sweep is storage/retention.
 
+var deleteUnusedEmbeddingsQuery = dialect.SQL(`DELETE FROM embeddings WHERE content_hash IN %s
+	AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = embeddings.content_hash AND m.is_deleted = 0)
+	AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
+	hashList)
+
 // PurgeTombstoneEmbeddings deletes the vectors of tombstones deleted before
 // cutoff, visiting up to limit tombstones with rid > afterRID in rid order.
 // A vector is kept while any live memory or any tombstone deleted at or
@@ -335,10 +343,7 @@ func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, aft
 	for h := range hashes {
 		list = append(list, h)
 	}
-	res, err := q.ExecContext(ctx, `DELETE FROM embeddings WHERE content_hash IN `+hashListSQL+`
-		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = embeddings.content_hash AND m.is_deleted = 0)
-		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
-		jsonList(list), cutoff)
+	res, err := q.ExecContext(ctx, deleteUnusedEmbeddingsQuery.For(q), jsonList(list), cutoff)
 	if err != nil {
 		return 0, lastRID, fmt.Errorf("delete embeddings: %w", err)
 	}
@@ -346,39 +351,30 @@ func PurgeTombstoneEmbeddings(ctx context.Context, q Querier, cutoff string, aft
 	return deleted, lastRID, nil
 }
 
+// deleteEmbeddingsQuery deletes vectors by id, all or [1] those of no
+// tombstone deleted since ?.
+var deleteEmbeddingsQuery = [2]dialect.Text{dialect.SQL(`DELETE FROM embeddings WHERE id IN (%s)`, intList),
+	dialect.SQL(`DELETE FROM embeddings WHERE id IN (%s) AND NOT EXISTS (SELECT 1 FROM memories m
+		WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`, intList)}
+
 // DeleteOrphanEmbeddings deletes up to limit vectors whose content hash no
 // live memory has (the memory is missing or soft-deleted), visiting
 // embeddings with id > afterID. When keepCutoff is not empty, vectors of
 // tombstones deleted at or after it are kept. It returns the vectors
 // deleted and the last id visited (0 when none was left).
 func DeleteOrphanEmbeddings(ctx context.Context, q Querier, afterID int64, limit int, keepCutoff string) (deleted, lastID int64, err error) {
-	rows, err := q.QueryContext(ctx, `SELECT e.id FROM embeddings e WHERE e.id > ?
+	ids, err := column[int64](ctx, q, `SELECT e.id FROM embeddings e WHERE e.id > ?
 		AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = e.content_hash AND m.is_deleted = 0)
 		ORDER BY e.id LIMIT ?`, afterID, limit)
-	if err != nil {
+	if err != nil || len(ids) == 0 {
 		return 0, 0, err
 	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, 0, err
-		}
-		lastID = id
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(ids) == 0 {
-		return 0, lastID, err
-	}
+	lastID = ids[len(ids)-1]
 	var res sql.Result
 	if keepCutoff == "" {
-		res, err = q.ExecContext(ctx, `DELETE FROM embeddings WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+		res, err = q.ExecContext(ctx, deleteEmbeddingsQuery[0].For(q), jsonList(ids))
 	} else {
-		res, err = q.ExecContext(ctx, `DELETE FROM embeddings WHERE id IN (SELECT value FROM json_each(?))
-			AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.is_deleted = 1 AND m.deleted_at >= ? AND m.content_hash = embeddings.content_hash)`,
-			jsonList(ids), keepCutoff)
+		res, err = q.ExecContext(ctx, deleteEmbeddingsQuery[1].For(q), jsonList(ids), keepCutoff)
 	}
 	if err != nil {
 		return 0, lastID, fmt.Errorf("delete embeddings: %w", err)

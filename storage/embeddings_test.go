@@ -11,8 +11,9 @@ import (
 
 // A backlog is walked newest first, page by page from a cursor, without
 // going back over the rows above it; a tie on updated_at is broken by rid.
-func TestPendingEmbeddingsFromWalksOnce(t *testing.T) {
-	db := openJobsDB(t)
+func TestPendingEmbeddingsFromWalksOnce(t *testing.T) { testPendingEmbeddingsFrom(t, sqliteStore(t)) }
+
+func testPendingEmbeddingsFrom(t *testing.T, db *store) {
 	ctx := context.Background()
 	r := db.Reader()
 	addMemory(t, db, "a", "alpha", func(m *storage.Memory) { m.UpdatedAt = ts(3 * time.Second) })

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // The knowledge graph: entities (unique by canonical name, with a count of
@@ -61,8 +63,8 @@ func EntityID(ctx context.Context, q Querier, canonical string) (string, error) 
 
 // Links are keyed by the memory's and the entity's rid (integers); the
 // functions here take and return the public ids and translate.
-const linkMentionQuery = `INSERT OR IGNORE INTO memory_entity_mentions (memory_rid, entity_rid, mention_text, confidence)
-	SELECT m.rid, e.rid, ?3, ?4 FROM memories m, entities e WHERE m.id = ?1 AND e.id = ?2`
+const linkMentionQuery = `INSERT INTO memory_entity_mentions (memory_rid, entity_rid, mention_text, confidence)
+	SELECT m.rid, e.rid, ?3, ?4 FROM memories m, entities e WHERE m.id = ?1 AND e.id = ?2 ON CONFLICT DO NOTHING`
 
 const countMentionQuery = `UPDATE entities SET mentions = mentions + 1 WHERE id = ?`
 
@@ -118,23 +120,23 @@ func UnlinkMemory(ctx context.Context, q Querier, memoryID string) (int64, error
 		return 0, fmt.Errorf("delete mentions: %w", err)
 	}
 	n, _ := res.RowsAffected()
-	list := jsonList(ids)
-	if _, err := q.ExecContext(ctx, `UPDATE entities SET mentions = max(mentions - 1, 0)
-		WHERE id IN (SELECT value FROM json_each(?))`, list); err != nil {
+	list, d := jsonList(ids), dialect.Of(q)
+	if _, err := q.ExecContext(ctx, `UPDATE entities SET mentions = `+dialect.Greatest("mentions - 1", "0").In(d)+`
+		WHERE id IN (`+textList.In(d)+`)`, list); err != nil {
 		return n, fmt.Errorf("decrement mentions: %w", err)
 	}
 	orphans, err := Strings(ctx, q, `SELECT e.id FROM entities e
-		WHERE e.id IN (SELECT value FROM json_each(?)) AND e.mentions <= 0
+		WHERE e.id IN (`+textList.In(d)+`) AND e.mentions <= 0
 		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_rid = e.rid)`, list)
 	if err != nil || len(orphans) == 0 {
 		return n, err
 	}
 	olist := jsonList(orphans)
-	if _, err := q.ExecContext(ctx, `DELETE FROM relations WHERE source_entity_id IN (SELECT value FROM json_each(?))
-		OR target_entity_id IN (SELECT value FROM json_each(?))`, olist, olist); err != nil {
+	if _, err := q.ExecContext(ctx, `DELETE FROM relations WHERE source_entity_id IN (`+textList.In(d)+`)
+		OR target_entity_id IN (`+textList.In(d)+`)`, olist, olist); err != nil {
 		return n, fmt.Errorf("delete relations: %w", err)
 	}
-	if _, err := q.ExecContext(ctx, `DELETE FROM entities WHERE id IN (SELECT value FROM json_each(?))`, olist); err != nil {
+	if _, err := q.ExecContext(ctx, `DELETE FROM entities WHERE id IN (`+textList.In(d)+`)`, olist); err != nil {
 		return n, fmt.Errorf("delete entities: %w", err)
 	}
 	return n, nil
@@ -217,9 +219,13 @@ func EntitiesByName(ctx context.Context, q Querier, names []string) ([]EntityCou
 	if len(names) == 0 {
 		return nil, nil
 	}
-	return entityCounts(ctx, q, `SELECT id, mentions FROM entities WHERE canonical_name IN (SELECT value FROM json_each(?))
-		ORDER BY id`, jsonList(names))
+	return entityCounts(ctx, q, entitiesByNameQuery.For(q), jsonList(names))
 }
+
+var entitiesByNameQuery = dialect.SQL(`SELECT id, mentions FROM entities WHERE canonical_name IN (%s) ORDER BY id`, textList)
+
+var namedEntitiesQuery = dialect.SQL(`SELECT e.id, e.mentions, c.total - c.deleted, EXISTS (SELECT 1 FROM relations)
+	FROM entities e, memory_counts c WHERE c.id = 1 AND e.canonical_name IN (%s) ORDER BY e.id`, textList)
 
 // NamedEntities is EntitiesByName with, in the same statement, what the
 // graph boost needs to weigh them: the number of live memories and whether
@@ -228,9 +234,7 @@ func NamedEntities(ctx context.Context, q Querier, names []string) (ents []Entit
 	if len(names) == 0 {
 		return nil, 0, false, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT e.id, e.mentions, c.total - c.deleted, EXISTS (SELECT 1 FROM relations)
-		FROM entities e, memory_counts c WHERE c.id = 1 AND e.canonical_name IN (SELECT value FROM json_each(?))
-		ORDER BY e.id`, jsonList(names))
+	rows, err := q.QueryContext(ctx, namedEntitiesQuery.For(q), jsonList(names))
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -263,20 +267,32 @@ func NeighborCounts(ctx context.Context, q Querier, ids []string, limit int) ([]
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	list := jsonList(ids)
-	return entityCounts(ctx, q, `SELECT e.id, e.mentions FROM (
-			SELECT target_entity_id AS id, mentions, confidence FROM relations WHERE source_entity_id IN (SELECT value FROM json_each(?1))
-			UNION ALL
-			SELECT source_entity_id, mentions, confidence FROM relations WHERE target_entity_id IN (SELECT value FROM json_each(?1))
-		) r JOIN entities e ON e.id = r.id
-		WHERE r.id NOT IN (SELECT value FROM json_each(?1))
-		GROUP BY e.id ORDER BY max(r.mentions) DESC, max(r.confidence) DESC, e.id LIMIT ?2`, list, limit)
+	return entityCounts(ctx, q, neighborCountsQuery.For(q), jsonList(ids), limit)
 }
+
+var neighborCountsQuery = dialect.SQL(`SELECT e.id, e.mentions FROM (
+		SELECT target_entity_id AS id, mentions, confidence FROM relations WHERE source_entity_id IN (%s)
+		UNION ALL
+		SELECT source_entity_id, mentions, confidence FROM relations WHERE target_entity_id IN (%s)
+	) r JOIN entities e ON e.id = r.id WHERE r.id NOT IN (%s)
+	GROUP BY %s ORDER BY max(r.mentions) DESC, max(r.confidence) DESC, e.id LIMIT ?2`, list1, list1, list1,
+	dialect.Fragment{"e.id", "e.id, e.mentions"}) // PostgreSQL: every column selected
+
+var list1, list2 = dialect.List("?1"), dialect.List("?2")
 
 // Link is one memory's link to one entity.
 type Link struct {
 	MemoryID, EntityID string
 }
+
+var liveLinksQuery = dialect.SQL(`SELECT m.id, e.id FROM memories m
+	%s memory_entity_mentions mem ON mem.memory_rid = m.rid
+	%s entities e ON e.rid = mem.entity_rid
+	WHERE m.id IN (%s) AND m.is_deleted = 0 AND mem.entity_rid IN (SELECT rid FROM entities WHERE id IN (%s))
+	ORDER BY m.id, mem.entity_rid`, orderedJoin, orderedJoin, list2, list1)
+
+// orderedJoin joins in the order written: SQLite's CROSS JOIN.
+var orderedJoin = dialect.Fragment{"CROSS JOIN", "JOIN"}
 
 // LiveLinks returns the links between the live memories among memoryIDs
 // and the entities among entityIDs, by memory id and then entity rid.
@@ -290,13 +306,7 @@ func LiveLinks(ctx context.Context, q Querier, entityIDs, memoryIDs []string) ([
 	if len(entityIDs) == 0 || len(memoryIDs) == 0 {
 		return nil, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT m.id, e.id FROM memories m
-		CROSS JOIN memory_entity_mentions mem ON mem.memory_rid = m.rid
-		CROSS JOIN entities e ON e.rid = mem.entity_rid
-		WHERE m.id IN (SELECT value FROM json_each(?2)) AND m.is_deleted = 0
-		AND mem.entity_rid IN (SELECT rid FROM entities WHERE id IN (SELECT value FROM json_each(?1)))
-		ORDER BY m.id, mem.entity_rid`,
-		jsonList(entityIDs), jsonList(memoryIDs))
+	rows, err := q.QueryContext(ctx, liveLinksQuery.For(q), jsonList(entityIDs), jsonList(memoryIDs))
 	if err != nil {
 		return nil, err
 	}
@@ -349,13 +359,13 @@ type Entity struct {
 	UpdatedAt     string
 }
 
-const listEntitiesQuery = `SELECT id, name, canonical_name, entity_type, mentions, updated_at FROM entities
-	WHERE canonical_name LIKE ? ESCAPE '\' ORDER BY mentions DESC, canonical_name LIMIT ?`
+var listEntitiesQuery = dialect.SQL(`SELECT id, name, canonical_name, entity_type, mentions, updated_at FROM entities
+	WHERE canonical_name %s ? ESCAPE '\' ORDER BY mentions DESC, canonical_name LIMIT ?`, dialect.Like)
 
 // ListEntities lists up to limit entities whose canonical name contains
 // substr (all when it is empty), most mentioned first.
 func ListEntities(ctx context.Context, q Querier, substr string, limit int) ([]Entity, error) {
-	return scanEntities(q.QueryContext(ctx, listEntitiesQuery, "%"+likeEscape(substr)+"%", limit))
+	return scanEntities(q.QueryContext(ctx, listEntitiesQuery.For(q), "%"+likeEscape(substr)+"%", limit))
 }
 
 // scanEntities reads rows of (id, name, canonical_name, entity_type,
@@ -396,9 +406,12 @@ func EntityIDType(ctx context.Context, q Querier, canonical string) (id, entityT
 	return id, entityType, err
 }
 
+var addMentionsQuery = dialect.SQL(`UPDATE entities SET mentions = mentions + ?, updated_at = %s WHERE id = ?`,
+	dialect.Greatest("updated_at", "?"))
+
 // AddEntityMentions adds n mentions to entity id and sets its updated_at
 // to now (n may be 0: the entity was only seen again).
 func AddEntityMentions(ctx context.Context, q Querier, id string, n int, now string) error {
-	_, err := q.ExecContext(ctx, `UPDATE entities SET mentions = mentions + ?, updated_at = max(updated_at, ?) WHERE id = ?`, n, now, id)
+	_, err := q.ExecContext(ctx, addMentionsQuery.For(q), n, now, id)
 	return err
 }

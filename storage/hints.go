@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"fmt"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // memory_hints holds alternative phrasings of a memory (heuristic ones
@@ -41,7 +43,7 @@ type HintMatch struct {
 // (SQLite refuses bm25() under an aggregate, so the caller picks each
 // memory's best).
 func MatchHints(ctx context.Context, q Querier, match string, f MemoryFilter, limit int) ([]HintMatch, error) {
-	where, args := f.Where()
+	where, args := f.Where(dialect.Of(q))
 	rows, err := q.QueryContext(ctx, `SELECT h.memory_id, bm25(memory_hints_fts) AS s
 		FROM memory_hints_fts JOIN memory_hints h ON h.id = memory_hints_fts.rowid
 		JOIN memories m ON m.id = h.memory_id

@@ -65,13 +65,14 @@ func historyArgs(h *HistoryEvent) []any {
 
 // InsertHistory appends one event to the audit trail.
 func InsertHistory(ctx context.Context, q Querier, h *HistoryEvent) error {
-	_, err := insertHistory(ctx, q, "INSERT", h)
+	_, err := insertHistory(ctx, q, "", h)
 	return err
 }
 
-// insertHistory runs verb ("INSERT" or "INSERT OR IGNORE") for one event.
-func insertHistory(ctx context.Context, q Querier, verb string, h *HistoryEvent) (sql.Result, error) {
-	return q.ExecContext(ctx, verb+` INTO memory_history (`+historyColumns+`) VALUES `+historyValues, historyArgs(h)...)
+// insertHistory inserts one event, with onConflict ("" or "ON CONFLICT
+// DO NOTHING") after it.
+func insertHistory(ctx context.Context, q Querier, onConflict string, h *HistoryEvent) (sql.Result, error) {
+	return q.ExecContext(ctx, `INSERT INTO memory_history (`+historyColumns+`) VALUES `+historyValues+onConflict, historyArgs(h)...)
 }
 
 // HistoryFilter selects audit events. Zero values mean "no constraint".
@@ -114,7 +115,7 @@ func ListHistory(ctx context.Context, q Querier, f HistoryFilter, limit int) ([]
 		conds = append(conds, "created_at < ?")
 		args = append(args, f.Before)
 	}
-	where := "1"
+	where := "TRUE"
 	if len(conds) > 0 {
 		where = strings.Join(conds, " AND ")
 	}
@@ -150,7 +151,7 @@ func scanHistory(rows *sql.Rows, err error) ([]*HistoryEvent, error) {
 // InsertHistoryIfAbsent appends an event unless one with its id exists
 // (an import run twice adds nothing); it reports whether it wrote.
 func InsertHistoryIfAbsent(ctx context.Context, q Querier, h *HistoryEvent) (bool, error) {
-	res, err := insertHistory(ctx, q, "INSERT OR IGNORE", h)
+	res, err := insertHistory(ctx, q, " ON CONFLICT DO NOTHING", h)
 	if err != nil {
 		return false, err
 	}

@@ -1,6 +1,10 @@
 package storage
 
-import "context"
+import (
+	"context"
+
+	"github.com/cairnmem/cairn/storage/dialect"
+)
 
 // ProjectScope is what the session hooks may inject into a session of
 // Project: its own memories and those without a project, or, with All,
@@ -16,18 +20,18 @@ type ProjectScope struct {
 }
 
 // where renders the scope as a SQL condition on memories (no alias).
-func (p ProjectScope) where() (string, []any) {
+func (p ProjectScope) where(d dialect.Dialect) (string, []any) {
 	if p.Only {
 		return "COALESCE(project, '') = ?", []any{p.Project}
 	}
 	if p.All {
-		return "1 = 1", nil
+		return "TRUE", nil
 	}
 	if p.Project == "" {
 		return "COALESCE(project, '') = ''", nil
 	}
 	if len(p.Names) > 0 {
-		return "(project = ? OR project IN (SELECT value FROM json_each(?)) OR COALESCE(project, '') = '')", []any{p.Project, jsonList(p.Names)}
+		return "(project = ? OR project IN (" + textList.In(d) + ") OR COALESCE(project, '') = '')", []any{p.Project, jsonList(p.Names)}
 	}
 	return "(project = ? OR COALESCE(project, '') = '')", []any{p.Project}
 }
@@ -50,7 +54,7 @@ const injectCandidateColumns = `id, content, type, importance, pinned, COALESCE(
 // InjectCandidates returns up to limit live memories in scope, newest
 // first; with pinnedOnly, only pinned ones.
 func InjectCandidates(ctx context.Context, q Querier, scope ProjectScope, pinnedOnly bool, limit int) ([]InjectCandidate, error) {
-	cond, args := scope.where()
+	cond, args := scope.where(dialect.Of(q))
 	return injectCandidates(ctx, q, cond, args, pinnedOnly, limit)
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // JobFilter selects jobs for ListJobs. Empty fields match everything.
@@ -31,8 +33,8 @@ const (
 )
 
 // where is f as a condition on memory_jobs, with its arguments.
-func (f JobFilter) where() (string, []any) {
-	where := []string{"1"}
+func (f JobFilter) where(d dialect.Dialect) (string, []any) {
+	where := []string{"TRUE"}
 	var args []any
 	if f.Status != "" {
 		where = append(where, "status = ?")
@@ -53,8 +55,9 @@ func (f JobFilter) where() (string, []any) {
 	}
 	if f.Text != "" {
 		p := "%" + likeEscape(f.Text) + "%"
-		where = append(where, `(id LIKE ? ESCAPE '\' OR job_type LIKE ? ESCAPE '\' OR status LIKE ? ESCAPE '\'
-			OR COALESCE(memory_id, '') LIKE ? ESCAPE '\' OR COALESCE(document_id, '') LIKE ? ESCAPE '\' OR COALESCE(error, '') LIKE ? ESCAPE '\')`)
+		l := " " + dialect.Like.In(d) + ` ? ESCAPE '\'`
+		where = append(where, `(id`+l+` OR job_type`+l+` OR status`+l+`
+			OR COALESCE(memory_id, '')`+l+` OR COALESCE(document_id, '')`+l+` OR COALESCE(error, '')`+l+`)`)
 		args = append(args, p, p, p, p, p, p)
 	}
 	return strings.Join(where, " AND "), args
@@ -66,7 +69,7 @@ func ListJobs(ctx context.Context, q Querier, f JobFilter, limit int) ([]*Job, e
 	if limit < 1 {
 		limit = 100
 	}
-	where, args := f.where()
+	where, args := f.where(dialect.Of(q))
 	order := `CASE status WHEN 'leased' THEN 0 WHEN 'pending' THEN 1 WHEN 'dead' THEN 2 ELSE 3 END, updated_at DESC, id DESC`
 	switch f.Sort {
 	case JobsNewest:
@@ -93,7 +96,7 @@ func ListJobs(ctx context.Context, q Querier, f JobFilter, limit int) ([]*Job, e
 
 // CountJobs counts the jobs matching f (its Offset aside).
 func CountJobs(ctx context.Context, q Querier, f JobFilter) (int, error) {
-	where, args := f.where()
+	where, args := f.where(dialect.Of(q))
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM memory_jobs WHERE `+where, args...).Scan(&n)
 	return n, err
@@ -113,9 +116,17 @@ func RequeueDeadJobs(ctx context.Context, q Querier, id string, limit int, now s
 		cond += ` AND id = ?`
 		args = append(args, id)
 	}
-	res, err := q.ExecContext(ctx, `UPDATE OR IGNORE memory_jobs SET status = 'pending', attempts = 0, next_attempt_at = NULL,
+	// idx_jobs_live allows one live job of a type per memory: a dead job
+	// stays dead if its memory has one, or an older dead one requeued here.
+	other := `o.status IN ('pending', 'leased')`
+	if id == "" {
+		other += ` OR o.status = 'dead' AND (o.updated_at, o.id) < (d.updated_at, d.id)`
+	}
+	res, err := q.ExecContext(ctx, `UPDATE memory_jobs SET status = 'pending', attempts = 0, next_attempt_at = NULL,
 		lease_owner = NULL, leased_at = NULL, updated_at = ?
-		WHERE id IN (SELECT id FROM memory_jobs WHERE `+cond+` ORDER BY updated_at, id LIMIT ?)`, append(args, limit)...)
+		WHERE id IN (SELECT id FROM memory_jobs d WHERE `+cond+` AND (memory_id IS NULL OR NOT EXISTS (
+			SELECT 1 FROM memory_jobs o WHERE o.memory_id = d.memory_id AND o.job_type = d.job_type AND o.id <> d.id AND (`+other+`)))
+		ORDER BY updated_at, id LIMIT ?)`, append(args, limit)...)
 	if err != nil {
 		return 0, fmt.Errorf("requeue dead jobs: %w", err)
 	}
@@ -151,7 +162,7 @@ func RetryJob(ctx context.Context, q Querier, id, now string) (*Job, error) {
 		}
 	case JobPending, JobFailed:
 		if _, err := q.ExecContext(ctx, `UPDATE memory_jobs SET status = 'pending', next_attempt_at = NULL,
-			attempts = min(attempts, max_attempts - 1), updated_at = ? WHERE id = ?`, now, id); err != nil {
+			attempts = `+dialect.Least("attempts", "max_attempts - 1").In(dialect.Of(q))+`, updated_at = ? WHERE id = ?`, now, id); err != nil {
 			return nil, fmt.Errorf("retry job: %w", err)
 		}
 	default:

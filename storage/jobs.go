@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Job statuses.
@@ -68,9 +70,9 @@ func EnqueueJob(ctx context.Context, q Querier, id, memoryID, jobType, payload s
 	if maxAttempts < 1 {
 		maxAttempts = 3
 	}
-	res, err := q.ExecContext(ctx, `INSERT OR IGNORE INTO memory_jobs
+	res, err := q.ExecContext(ctx, `INSERT INTO memory_jobs
 		(id, memory_id, job_type, status, payload, attempts, max_attempts, created_at, updated_at)
-		VALUES (?, ?, ?, 'pending', ?, 0, ?, ?, ?)`, id, nullable(memoryID), jobType, nullable(payload), maxAttempts, now, now)
+		VALUES (?, ?, ?, 'pending', ?, 0, ?, ?, ?) ON CONFLICT DO NOTHING`, id, nullable(memoryID), jobType, nullable(payload), maxAttempts, now, now)
 	if err != nil {
 		return false, fmt.Errorf("enqueue %s job: %w", jobType, err)
 	}
@@ -442,8 +444,8 @@ const (
 )
 
 // where is f as a condition on pipeline_proposals, with its arguments.
-func (f ProposalFilter) where() (string, []any) {
-	conds := []string{"1"}
+func (f ProposalFilter) where(d dialect.Dialect) (string, []any) {
+	conds := []string{"TRUE"}
 	var args []any
 	for _, c := range []struct{ col, v string }{{"state", f.State}, {"action", f.Action},
 		{"source_memory_id", f.SourceMemoryID}, {"job_id", f.JobID}} {
@@ -457,8 +459,9 @@ func (f ProposalFilter) where() (string, []any) {
 	}
 	if f.Text != "" {
 		p := "%" + likeEscape(f.Text) + "%"
-		conds = append(conds, `(fact LIKE ? ESCAPE '\' OR COALESCE(reason, '') LIKE ? ESCAPE '\' OR COALESCE(fact_type, '') LIKE ? ESCAPE '\'
-			OR source_memory_id LIKE ? ESCAPE '\' OR COALESCE(target_memory_id, '') LIKE ? ESCAPE '\')`)
+		l := " " + dialect.Like.In(d) + ` ? ESCAPE '\'`
+		conds = append(conds, `(fact`+l+` OR COALESCE(reason, '')`+l+` OR COALESCE(fact_type, '')`+l+`
+			OR source_memory_id`+l+` OR COALESCE(target_memory_id, '')`+l+`)`)
 		args = append(args, p, p, p, p, p)
 	}
 	return strings.Join(conds, " AND "), args
@@ -467,7 +470,7 @@ func (f ProposalFilter) where() (string, []any) {
 // ListProposals returns proposals matching f, newest first (decided ones:
 // newest decision first).
 func ListProposals(ctx context.Context, q Querier, f ProposalFilter, limit int) ([]*Proposal, error) {
-	where, args := f.where()
+	where, args := f.where(dialect.Of(q))
 	order := "created_at DESC, rowid DESC"
 	switch {
 	case f.Sort == ProposalsOldest:
@@ -498,7 +501,7 @@ func ListProposals(ctx context.Context, q Querier, f ProposalFilter, limit int) 
 // CountProposalsMatching counts the proposals matching f (its Offset
 // aside).
 func CountProposalsMatching(ctx context.Context, q Querier, f ProposalFilter) (int, error) {
-	where, args := f.where()
+	where, args := f.where(dialect.Of(q))
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM pipeline_proposals WHERE `+where, args...).Scan(&n)
 	return n, err

@@ -24,10 +24,10 @@ func openJobsDB(t *testing.T) *storage.DB {
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func enqueue(t *testing.T, db *storage.DB, n int, typ string, at time.Time) {
+func enqueue(t *testing.T, db *store, n int, typ string, at time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := db.WriteTx(ctx, func(tx storage.Querier) error {
 		for i := range n {
 			ts := storage.FormatTime(at.Add(time.Duration(i) * time.Millisecond))
 			if _, err := storage.EnqueueJob(ctx, tx, fmt.Sprintf("%s-%03d", typ, i), fmt.Sprintf("m-%s-%d", typ, i), typ, "", 3, ts); err != nil {
@@ -41,29 +41,21 @@ func enqueue(t *testing.T, db *storage.DB, n int, typ string, at time.Time) {
 	}
 }
 
-func lease(t *testing.T, db *storage.DB, owner string, now time.Time, types ...string) *storage.Job {
+func lease(t *testing.T, db *store, owner string, now time.Time, types ...string) *storage.Job {
 	t.Helper()
-	var j *storage.Job
-	err := db.WriteTx(context.Background(), func(tx *storage.Tx) error {
-		var err error
-		j, err = storage.LeaseJob(context.Background(), tx, owner, types, storage.FormatTime(now))
-		if errors.Is(err, storage.ErrNotFound) {
-			j = nil
-			return nil
-		}
-		return err
-	})
+	j, err := db.leaseJob(context.Background(), owner, types, storage.FormatTime(now))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return j
 }
 
-func TestEnqueueDedup(t *testing.T) {
-	db := openJobsDB(t)
+func TestEnqueueDedup(t *testing.T) { testEnqueueDedup(t, sqliteStore(t)) }
+
+func testEnqueueDedup(t *testing.T, db *store) {
 	ctx := context.Background()
 	var first, second bool
-	_ = db.WriteTx(ctx, func(tx *storage.Tx) error {
+	_ = db.WriteTx(ctx, func(tx storage.Querier) error {
 		first, _ = storage.EnqueueJob(ctx, tx, "a", "m1", "extract", "", 3, storage.FormatTime(t0))
 		second, _ = storage.EnqueueJob(ctx, tx, "b", "m1", "extract", "", 3, storage.FormatTime(t0))
 		return nil
@@ -73,8 +65,9 @@ func TestEnqueueDedup(t *testing.T) {
 	}
 }
 
-func TestLeaseAtomic(t *testing.T) {
-	db := openJobsDB(t)
+func TestLeaseAtomic(t *testing.T) { testLeaseAtomic(t, sqliteStore(t)) }
+
+func testLeaseAtomic(t *testing.T, db *store) {
 	enqueue(t, db, 40, "extract", t0)
 	var mu sync.Mutex
 	seen := map[string]string{}
@@ -85,13 +78,8 @@ func TestLeaseAtomic(t *testing.T) {
 			defer wg.Done()
 			owner := fmt.Sprintf("w%d", g)
 			for {
-				var j *storage.Job
-				err := db.WriteTx(context.Background(), func(tx *storage.Tx) error {
-					var err error
-					j, err = storage.LeaseJob(context.Background(), tx, owner, nil, storage.FormatTime(t0.Add(time.Second)))
-					return err
-				})
-				if errors.Is(err, storage.ErrNotFound) {
+				j, err := db.leaseJob(context.Background(), owner, nil, storage.FormatTime(t0.Add(time.Second)))
+				if j == nil && err == nil {
 					return
 				} else if err != nil {
 					t.Error(err)
@@ -112,8 +100,9 @@ func TestLeaseAtomic(t *testing.T) {
 	}
 }
 
-func TestRetryBackoffThenDead(t *testing.T) {
-	db := openJobsDB(t)
+func TestRetryBackoffThenDead(t *testing.T) { testRetryBackoffThenDead(t, sqliteStore(t)) }
+
+func testRetryBackoffThenDead(t *testing.T, db *store) {
 	ctx := context.Background()
 	enqueue(t, db, 1, "extract", t0)
 	now := t0.Add(time.Second)
@@ -124,7 +113,7 @@ func TestRetryBackoffThenDead(t *testing.T) {
 		}
 		var dead bool
 		delay := storage.RetryDelay(j.Attempts)
-		err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := db.WriteTx(ctx, func(tx storage.Querier) error {
 			var err error
 			dead, err = storage.FailJob(ctx, tx, j, "boom", now, delay)
 			return err
@@ -158,12 +147,15 @@ func TestRetryBackoffThenDead(t *testing.T) {
 }
 
 func TestReaperReturnsStaleLeaseOnce(t *testing.T) {
-	db := openJobsDB(t)
+	testReaperReturnsStaleLeaseOnce(t, sqliteStore(t))
+}
+
+func testReaperReturnsStaleLeaseOnce(t *testing.T, db *store) {
 	ctx := context.Background()
 	enqueue(t, db, 1, "extract", t0)
 	a := lease(t, db, "crashed", t0.Add(time.Second))
 	var reaped int64
-	_ = db.WriteTx(ctx, func(tx *storage.Tx) error {
+	_ = db.WriteTx(ctx, func(tx storage.Querier) error {
 		var err error
 		reaped, _, err = storage.ReapStaleLeases(ctx, tx, storage.FormatTime(t0.Add(time.Second)), storage.FormatTime(t0.Add(time.Second)))
 		return err
@@ -171,7 +163,7 @@ func TestReaperReturnsStaleLeaseOnce(t *testing.T) {
 	if reaped != 0 {
 		t.Fatal("a fresh lease was reaped")
 	}
-	_ = db.WriteTx(ctx, func(tx *storage.Tx) error {
+	_ = db.WriteTx(ctx, func(tx storage.Querier) error {
 		var err error
 		reaped, _, err = storage.ReapStaleLeases(ctx, tx, storage.FormatTime(t0.Add(6*time.Minute)), storage.FormatTime(t0.Add(6*time.Minute)))
 		return err
@@ -184,14 +176,14 @@ func TestReaperReturnsStaleLeaseOnce(t *testing.T) {
 		t.Fatalf("re-lease: %+v", b)
 	}
 	// The crashed worker comes back: its completion is refused.
-	err := db.WriteTx(ctx, func(tx *storage.Tx) error { return storage.CompleteJob(ctx, tx, a, `{"by":"crashed"}`, "x") })
+	err := db.WriteTx(ctx, func(tx storage.Querier) error { return storage.CompleteJob(ctx, tx, a, `{"by":"crashed"}`, "x") })
 	if !errors.Is(err, storage.ErrLeaseLost) {
 		t.Fatalf("stale owner completed: %v", err)
 	}
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error { return storage.CompleteJob(ctx, tx, b, `{"by":"alive"}`, "y") }); err != nil {
+	if err := db.WriteTx(ctx, func(tx storage.Querier) error { return storage.CompleteJob(ctx, tx, b, `{"by":"alive"}`, "y") }); err != nil {
 		t.Fatal(err)
 	}
-	err = db.WriteTx(ctx, func(tx *storage.Tx) error { return storage.CompleteJob(ctx, tx, b, `{"by":"alive"}`, "z") })
+	err = db.WriteTx(ctx, func(tx storage.Querier) error { return storage.CompleteJob(ctx, tx, b, `{"by":"alive"}`, "z") })
 	if !errors.Is(err, storage.ErrLeaseLost) {
 		t.Fatalf("completed twice: %v", err)
 	}
@@ -201,8 +193,9 @@ func TestReaperReturnsStaleLeaseOnce(t *testing.T) {
 	}
 }
 
-func TestLeaseFairAcrossTypes(t *testing.T) {
-	db := openJobsDB(t)
+func TestLeaseFairAcrossTypes(t *testing.T) { testLeaseFairAcrossTypes(t, sqliteStore(t)) }
+
+func testLeaseFairAcrossTypes(t *testing.T, db *store) {
 	enqueue(t, db, 50, "extract", t0)
 	enqueue(t, db, 1, "document_ingest", t0.Add(time.Minute)) // enqueued after the burst
 	now := t0.Add(2 * time.Minute)

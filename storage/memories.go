@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Querier runs the query functions' statements: a *Tx inside a write
@@ -157,7 +159,7 @@ func InsertMemory(ctx context.Context, q Querier, m *Memory) error {
 		is_deleted, deleted_at, extraction_status, embedding_model, extraction_model, update_count,
 		idempotency_key, runtime_path, source_path, source_section, context_rid
 	) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		m.ID, m.Type, nullable(m.Category), m.Content, hashArg(m.ContentHash), m.Confidence, m.Importance,
+		m.ID, m.Type, nullable(m.Category), m.Content, hashArg(q, m.ContentHash), m.Confidence, m.Importance,
 		nullable(m.SourceID), m.SourceType, EncodeTags(m.Tags), nullable(m.Who), nullable(m.Why), nullable(m.Project),
 		nullable(m.SessionID), m.CreatedAt, m.UpdatedAt, m.UpdatedBy, nullable(m.LastAccessed), m.AccessCount,
 		orDefault(m.VectorClock, "{}"), max(m.Version, 1), m.ManualOverride, m.Pinned, m.IsDeleted, nullable(m.DeletedAt),
@@ -207,7 +209,7 @@ func UpdateMemory(ctx context.Context, q Querier, m *Memory) error {
 		is_deleted = ?, deleted_at = ?, extraction_status = ?, embedding_model = ?, extraction_model = ?,
 		update_count = ?
 		WHERE id = ?`,
-		m.Type, nullable(m.Category), m.Content, hashArg(m.ContentHash), m.Confidence,
+		m.Type, nullable(m.Category), m.Content, hashArg(q, m.ContentHash), m.Confidence,
 		m.Importance, nullable(m.SourceID), m.SourceType, EncodeTags(m.Tags), nullable(m.Who), nullable(m.Why), nullable(m.Project),
 		nullable(m.SessionID), m.UpdatedAt, m.UpdatedBy, m.Version, m.ManualOverride, m.Pinned,
 		m.IsDeleted, nullable(m.DeletedAt), m.ExtractionStatus, nullable(m.EmbeddingModel), nullable(m.ExtractionModel),
@@ -234,7 +236,7 @@ func GetMemory(ctx context.Context, q Querier, id string) (*Memory, error) {
 // or ErrNotFound.
 func FindLiveByHash(ctx context.Context, q Querier, hash, project string) (*Memory, error) {
 	m, err := ScanMemory(q.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m
-		WHERE m.content_hash = ? AND COALESCE(m.project, '') = ? AND m.is_deleted = 0`, hashArg(hash), project))
+		WHERE m.content_hash = ? AND COALESCE(m.project, '') = ? AND m.is_deleted = 0`, hashArg(q, hash), project))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -272,8 +274,12 @@ type MemoryFilter struct {
 	OnlyDeleted    bool
 }
 
+// hasTag holds when tag ? is among m's tags, in any case.
+var hasTag = dialect.Fragment{"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE lower(json_each.value) = lower(?))",
+	"EXISTS (SELECT 1 FROM jsonb_array_elements_text(m.tags::jsonb) t WHERE lower(t.value) = lower(?))"}
+
 // Where renders the filter as a SQL condition on alias m plus its arguments.
-func (f MemoryFilter) Where() (string, []any) {
+func (f MemoryFilter) Where(d dialect.Dialect) (string, []any) {
 	var conds []string
 	var args []any
 	switch {
@@ -301,7 +307,7 @@ func (f MemoryFilter) Where() (string, []any) {
 		args = append(args, f.Type)
 	}
 	for _, t := range f.Tags {
-		conds = append(conds, "EXISTS (SELECT 1 FROM json_each(m.tags) WHERE lower(json_each.value) = lower(?))")
+		conds = append(conds, hasTag.In(d))
 		args = append(args, t)
 	}
 	if f.Who != "" {
@@ -333,7 +339,7 @@ func (f MemoryFilter) Where() (string, []any) {
 		args = append(args, f.Until)
 	}
 	if len(conds) == 0 {
-		return "1", nil
+		return "TRUE", nil
 	}
 	return strings.Join(conds, " AND "), args
 }
@@ -344,7 +350,7 @@ func placeholders(n int) string {
 
 // ListMemories returns memories matching f, newest first, with paging.
 func ListMemories(ctx context.Context, q Querier, f MemoryFilter, limit, offset int) ([]*Memory, error) {
-	where, args := f.Where()
+	where, args := f.Where(dialect.Of(q))
 	args = append(args, limit, offset)
 	rows, err := q.QueryContext(ctx, `SELECT `+memoryColumns+` FROM memories m WHERE `+where+`
 		ORDER BY m.created_at DESC, m.rid DESC LIMIT ? OFFSET ?`, args...)
@@ -356,7 +362,7 @@ func ListMemories(ctx context.Context, q Querier, f MemoryFilter, limit, offset 
 
 // CountMemories counts memories matching f.
 func CountMemories(ctx context.Context, q Querier, f MemoryFilter) (int, error) {
-	where, args := f.Where()
+	where, args := f.Where(dialect.Of(q))
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&n)
 	return n, err
@@ -365,7 +371,7 @@ func CountMemories(ctx context.Context, q Querier, f MemoryFilter) (int, error) 
 // EachMemory calls fn for every memory matching f in creation order, reading
 // in pages so that a large export never holds one long read transaction.
 func EachMemory(ctx context.Context, q Querier, f MemoryFilter, fn func(*Memory) error) error {
-	where, args := f.Where()
+	where, args := f.Where(dialect.Of(q))
 	const page = 500
 	lastRID := int64(0)
 	for {
@@ -434,10 +440,10 @@ type MemoryStats struct {
 func Stats(ctx context.Context, q Querier) (MemoryStats, error) {
 	var s MemoryStats
 	err := q.QueryRowContext(ctx, `SELECT
-		COALESCE(SUM(is_deleted = 0), 0),
-		COALESCE(SUM(is_deleted = 0 AND embedding_model IS NOT NULL), 0),
-		COALESCE(SUM(is_deleted = 0 AND importance >= 0.9), 0),
-		COALESCE(SUM(is_deleted = 1), 0)
+		count(*) FILTER (WHERE is_deleted = 0),
+		count(*) FILTER (WHERE is_deleted = 0 AND embedding_model IS NOT NULL),
+		count(*) FILTER (WHERE is_deleted = 0 AND importance >= 0.9),
+		count(*) FILTER (WHERE is_deleted = 1)
 		FROM memories`).Scan(&s.Total, &s.WithEmbeddings, &s.Critical, &s.Deleted)
 	if err != nil {
 		return s, fmt.Errorf("memory stats: %w", err)
@@ -465,7 +471,7 @@ func ChunkGroupIDs(ctx context.Context, q Querier, groupID string) ([]string, er
 // ListMemoriesByRank returns up to limit memories matching f, pinned
 // first, then by importance, then most recently updated.
 func ListMemoriesByRank(ctx context.Context, q Querier, f MemoryFilter, limit int) ([]*Memory, error) {
-	where, args := f.Where()
+	where, args := f.Where(dialect.Of(q))
 	rows, err := q.QueryContext(ctx, `SELECT `+memoryColumns+` FROM memories m WHERE `+where+`
 		ORDER BY m.pinned DESC, m.importance DESC, m.updated_at DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {

@@ -19,9 +19,9 @@ type ModelUsage struct {
 
 const addModelUsageQuery = `INSERT INTO model_usage (day, provider, calls, failed, input_tokens, output_tokens, fallbacks)
 	VALUES (?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT(day, provider) DO UPDATE SET calls = calls + excluded.calls, failed = failed + excluded.failed,
-		input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
-		fallbacks = fallbacks + excluded.fallbacks`
+	ON CONFLICT(day, provider) DO UPDATE SET calls = model_usage.calls + excluded.calls,
+		failed = model_usage.failed + excluded.failed, input_tokens = model_usage.input_tokens + excluded.input_tokens,
+		output_tokens = model_usage.output_tokens + excluded.output_tokens, fallbacks = model_usage.fallbacks + excluded.fallbacks`
 
 // AddModelUsage adds u's counts to its day and provider.
 func AddModelUsage(ctx context.Context, q Querier, u ModelUsage) error {

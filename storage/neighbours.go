@@ -1,6 +1,10 @@
 package storage
 
-import "context"
+import (
+	"context"
+
+	"github.com/cairnmem/cairn/storage/dialect"
+)
 
 // SessionContext is the memory stated just before another in its session
 // (memories.context_rid): what recall ranks a memory's neighbour by.
@@ -8,6 +12,8 @@ type SessionContext struct {
 	ID      string
 	Content string
 }
+
+var contextsByRIDQuery = dialect.SQL(`SELECT rid, id, content FROM memories WHERE rid IN (%s)`, intList)
 
 // ContextsByRID returns the id and content of the memories rows among rids,
 // by rid (the session contexts recall reads: the words, and which memory
@@ -17,7 +23,7 @@ func ContextsByRID(ctx context.Context, q Querier, rids []int64) (map[int64]Sess
 	if len(rids) == 0 {
 		return out, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT rid, id, content FROM memories WHERE rid IN (SELECT value FROM json_each(?))`, jsonList(rids))
+	rows, err := q.QueryContext(ctx, contextsByRIDQuery.For(q), jsonList(rids))
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Paging by position. The terminal UI reaches every row of a long list a
@@ -81,9 +83,9 @@ func (p PageQuery) clause(at, rid string) (cond string, args []any, order string
 		}
 		return row + up + " (?, ?)", []any{t, r}, back, true, nil
 	case p.Last:
-		return "1", nil, back, true, nil
+		return "TRUE", nil, back, true, nil
 	}
-	return "1", nil, list, false, nil
+	return "TRUE", nil, list, false, nil
 }
 
 func reverse[T any](s []T) {
@@ -99,7 +101,7 @@ func ListMemoriesPage(ctx context.Context, q Querier, f MemoryFilter, p PageQuer
 	if err != nil {
 		return nil, nil, err
 	}
-	where, args := f.Where()
+	where, args := f.Where(dialect.Of(q))
 	args = append(append(args, pargs...), max(1, p.Limit))
 	rows, err := q.QueryContext(ctx, `SELECT m.rid, `+memoryColumns+` FROM memories m
 		WHERE `+where+` AND `+cond+` ORDER BY `+order+` LIMIT ?`, args...)
@@ -135,7 +137,7 @@ func SearchHistoryPage(ctx context.Context, q Querier, f HistorySearch, p PageQu
 	if err != nil {
 		return nil, nil, err
 	}
-	where, args := f.where()
+	where, args := f.where(dialect.Of(q))
 	args = append(append(args, pargs...), max(1, p.Limit))
 	rows, err := q.QueryContext(ctx, `SELECT h.rowid, `+historySelect+` FROM memory_history h WHERE `+where+` AND `+cond+`
 		ORDER BY `+order+` LIMIT ?`, args...)
@@ -169,7 +171,7 @@ func SearchHistoryPage(ctx context.Context, q Querier, f HistorySearch, p PageQu
 
 // CountHistory counts the events matching f.
 func CountHistory(ctx context.Context, q Querier, f HistorySearch) (int, error) {
-	where, args := f.where()
+	where, args := f.where(dialect.Of(q))
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM memory_history h WHERE `+where, args...).Scan(&n)
 	return n, err

@@ -13,23 +13,10 @@ import (
 // KnownProjects lists the projects that some memory or session still
 // names, sorted.
 func KnownProjects(ctx context.Context, q Querier) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id FROM projects p
+	return Strings(ctx, q, `SELECT id FROM projects p
 		WHERE EXISTS (SELECT 1 FROM memories WHERE project = p.id)
 		   OR EXISTS (SELECT 1 FROM sessions WHERE project = p.id)
 		ORDER BY id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
 }
 
 // ProjectStepDone reports whether the identity migration step name ran.
@@ -44,7 +31,8 @@ func ProjectStepDone(ctx context.Context, q Querier, name string) (bool, error) 
 
 // MarkProjectStep records that step name ran.
 func MarkProjectStep(ctx context.Context, q Querier, name, now string) error {
-	_, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO project_steps (name, done_at) VALUES (?, ?)`, name, now)
+	_, err := q.ExecContext(ctx, `INSERT INTO project_steps (name, done_at) VALUES (?, ?)
+		ON CONFLICT (name) DO UPDATE SET done_at = excluded.done_at`, name, now)
 	return err
 }
 
@@ -59,8 +47,8 @@ type ProjectMove struct {
 // RemapProject moves every memory, session and transcript of project from
 // to project to. A live memory whose content the target project already
 // holds is soft-deleted instead (the live content of a project is unique).
-// The caller writes history for the moves returned.
-func RemapProject(ctx context.Context, tx *Tx, from, to, now string) ([]ProjectMove, error) {
+// The caller writes history for the moves returned, in its write transaction.
+func RemapProject(ctx context.Context, tx Querier, from, to, now string) ([]ProjectMove, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT m.id, COALESCE((SELECT d.id FROM memories d
 			WHERE d.is_deleted = 0 AND m.is_deleted = 0 AND d.content_hash = m.content_hash
 			  AND COALESCE(d.project, '') = ?), '')

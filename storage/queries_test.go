@@ -16,10 +16,10 @@ import (
 
 // Table tests of the named queries core calls, on a real database.
 
-func write(t *testing.T, db *storage.DB, fn func(ctx context.Context, tx *storage.Tx) error) {
+func write(t *testing.T, db *store, fn func(ctx context.Context, tx storage.Querier) error) {
 	t.Helper()
 	ctx := context.Background()
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error { return fn(ctx, tx) }); err != nil {
+	if err := db.WriteTx(ctx, func(tx storage.Querier) error { return fn(ctx, tx) }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -27,19 +27,20 @@ func write(t *testing.T, db *storage.DB, fn func(ctx context.Context, tx *storag
 func ts(d time.Duration) string { return storage.FormatTime(t0.Add(d)) }
 
 // addMemory inserts a live memory; edit adjusts it first.
-func addMemory(t *testing.T, db *storage.DB, id, content string, edit func(*storage.Memory)) *storage.Memory {
+func addMemory(t *testing.T, db *store, id, content string, edit func(*storage.Memory)) *storage.Memory {
 	t.Helper()
 	m := &storage.Memory{ID: id, Type: "fact", Content: content, ContentHash: "h-" + id,
 		Confidence: 1, Importance: 0.5, SourceType: "manual", CreatedAt: ts(0), UpdatedAt: ts(0), UpdatedBy: "test"}
 	if edit != nil {
 		edit(m)
 	}
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error { return storage.InsertMemory(ctx, tx, m) })
+	write(t, db, func(ctx context.Context, tx storage.Querier) error { return storage.InsertMemory(ctx, tx, m) })
 	return m
 }
 
-func TestEmbeddingQueries(t *testing.T) {
-	db := openJobsDB(t)
+func TestEmbeddingQueries(t *testing.T) { testEmbeddingQueries(t, sqliteStore(t)) }
+
+func testEmbeddingQueries(t *testing.T, db *store) {
 	ctx := context.Background()
 	r := db.Reader()
 	addMemory(t, db, "a", "alpha", func(m *storage.Memory) { m.UpdatedAt, m.Tags, m.Who = ts(3*time.Second), []string{"x"}, "me" })
@@ -72,7 +73,7 @@ func TestEmbeddingQueries(t *testing.T) {
 		t.Fatalf("oldest pending = %v, %v", ids(oldest), err)
 	}
 
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		if err := storage.UpsertEmbedding(ctx, tx, "h-a", "m1", 2, []byte{1, 2, 3, 4, 5, 6, 7, 8}); err != nil {
 			return err
 		}
@@ -102,7 +103,7 @@ func TestEmbeddingQueries(t *testing.T) {
 
 	var marked bool
 	var others []string
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		if stale, err := storage.SetEmbeddingModel(ctx, tx, "a", "other-hash", "m1"); err != nil || stale {
 			t.Errorf("a changed content must not be marked: %v %v", stale, err)
 		}
@@ -153,8 +154,9 @@ func TestEmbeddingQueries(t *testing.T) {
 	}
 }
 
-func TestSessionQueries(t *testing.T) {
-	db := openJobsDB(t)
+func TestSessionQueries(t *testing.T) { testSessionQueries(t, sqliteStore(t)) }
+
+func testSessionQueries(t *testing.T, db *store) {
 	ctx := context.Background()
 	r := db.Reader()
 	if _, err := storage.GetSession(ctx, r, "s1"); !errors.Is(err, storage.ErrNotFound) {
@@ -164,7 +166,7 @@ func TestSessionQueries(t *testing.T) {
 		t.Fatalf("missing session project: %v", err)
 	}
 	var prompt int
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		if err := storage.UpsertSession(ctx, tx, "s1", "claude", "", ts(0)); err != nil {
 			return err
 		}
@@ -210,7 +212,7 @@ func TestSessionQueries(t *testing.T) {
 	if _, _, err := storage.TranscriptContent(ctx, r, "s1"); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("missing transcript: %v", err)
 	}
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		if err := storage.EndSession(ctx, tx, "s1", "", ts(time.Hour)); err != nil {
 			return err
 		}
@@ -240,21 +242,22 @@ func TestSessionQueries(t *testing.T) {
 	if mine, err := storage.ListSessions(ctx, r, "p1", 10); err != nil || len(mine) != 1 || mine[0].Key != "s1" {
 		t.Fatalf("sessions of p1 = %+v, %v", mine, err)
 	}
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error { return storage.ClearInjections(ctx, tx, "s1") })
+	write(t, db, func(ctx context.Context, tx storage.Querier) error { return storage.ClearInjections(ctx, tx, "s1") })
 	if got, err := storage.InjectedSince(ctx, r, "s1", -1); err != nil || len(got) != 0 {
 		t.Fatalf("after clearing: %v, %v", got, err)
 	}
 }
 
-func TestGraphQueries(t *testing.T) {
-	db := openJobsDB(t)
+func TestGraphQueries(t *testing.T) { testGraphQueries(t, sqliteStore(t)) }
+
+func testGraphQueries(t *testing.T, db *store) {
 	ctx := context.Background()
 	r := db.Reader()
 	addMemory(t, db, "m1", "one", nil)
 	addMemory(t, db, "m2", "two", nil)
 	addMemory(t, db, "m3", "three", func(m *storage.Memory) { m.IsDeleted = true })
 	var ids []string
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		for _, e := range []struct{ id, name, typ string }{
 			{"e1", "Go_lang", "unknown"}, {"e2", "SQLite", "tool"}, {"e3", "100% test", "concept"},
 		} {
@@ -357,7 +360,7 @@ func TestGraphQueries(t *testing.T) {
 
 	// The linker's guess never replaces a type; the pipeline's does,
 	// unless it is "unknown".
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		for _, u := range []struct {
 			refine    bool
 			typ, want string
@@ -398,7 +401,7 @@ func TestGraphQueries(t *testing.T) {
 	// Unlinking m1: e2 (also named by m2) loses a mention, e1 (named by m1
 	// only) is deleted with its relation.
 	var removed int64
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		var err error
 		removed, err = storage.UnlinkMemory(ctx, tx, "m1")
 		return err
@@ -410,7 +413,7 @@ func TestGraphQueries(t *testing.T) {
 	if _, err := storage.FindRelation(ctx, r, "e1", "e2", "uses"); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("the orphan's relation survived: %v", err)
 	}
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		var err error
 		removed, err = storage.UnlinkMemory(ctx, tx, "m1") // nothing left: a no-op
 		return err
@@ -421,13 +424,13 @@ func TestGraphQueries(t *testing.T) {
 }
 
 func TestHintAndFullTextQueries(t *testing.T) {
-	db := openJobsDB(t)
+	db := sqliteStore(t)
 	ctx := context.Background()
 	r := db.Reader()
 	addMemory(t, db, "a", "the deploy script lives in tools", func(m *storage.Memory) { m.Project = "p" })
 	addMemory(t, db, "b", "deploy on fridays is forbidden", nil)
 	addMemory(t, db, "c", "deploy notes removed", func(m *storage.Memory) { m.IsDeleted = true })
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		if err := storage.ReplaceHeuristicHints(ctx, tx, "a", []string{"stale hint"}, ts(0)); err != nil {
 			return err
 		}
@@ -494,7 +497,7 @@ func TestHintAndFullTextQueries(t *testing.T) {
 }
 
 func TestDiagnosticAndRepairQueries(t *testing.T) {
-	db := openJobsDB(t)
+	db := sqliteStore(t)
 	ctx := context.Background()
 	r := db.Reader()
 	h, err := storage.ReadQueueHealth(ctx, r, ts(0), ts(0))
@@ -502,17 +505,11 @@ func TestDiagnosticAndRepairQueries(t *testing.T) {
 		t.Fatalf("empty queue = %+v, %v", h, err)
 	}
 	enqueue(t, db, 3, "extract", t0)
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
-		j, err := storage.LeaseJob(ctx, tx, "w", nil, ts(time.Minute))
-		if err != nil {
-			return err
-		}
+	j := lease(t, db, "w", t0.Add(time.Minute))
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		return storage.CompleteJob(ctx, tx, j, "{}", ts(time.Minute))
 	})
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
-		_, err := storage.LeaseJob(ctx, tx, "w", nil, ts(2*time.Minute))
-		return err
-	})
+	lease(t, db, "w", t0.Add(2*time.Minute))
 	h, err = storage.ReadQueueHealth(ctx, r, ts(30*time.Second), ts(3*time.Minute))
 	if err != nil || h.Pending != 1 || h.CompletedSince != 1 || h.DeadSince != 0 || h.StaleLeases != 1 || h.OldestPending == "" {
 		t.Fatalf("queue = %+v, %v", h, err)
@@ -539,14 +536,14 @@ func TestDiagnosticAndRepairQueries(t *testing.T) {
 	if pages, size, _, err := storage.PageStats(ctx, r); err != nil || pages == 0 || size == 0 {
 		t.Fatalf("pages = %d × %d, %v", pages, size, err)
 	}
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
-		if err := storage.CheckFTSIntegrity(ctx, tx); err != nil {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
+		if err := storage.CheckFTSIntegrity(ctx, tx.(*storage.Tx)); err != nil {
 			return err
 		}
-		return storage.RebuildFTS(ctx, tx)
+		return storage.RebuildFTS(ctx, tx.(*storage.Tx))
 	})
 
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		for i, at := range []time.Duration{-time.Hour, time.Hour, 2 * time.Hour} {
 			if err := storage.InsertHistory(ctx, tx, &storage.HistoryEvent{ID: string(rune('x' + i)), MemoryID: "a",
 				Event: storage.EventRecovered, ChangedBy: "t", CreatedAt: ts(at)}); err != nil {
@@ -565,7 +562,7 @@ func TestDiagnosticAndRepairQueries(t *testing.T) {
 	if d, err := storage.ReadDocumentFailures(ctx, r, ts(0)); err != nil || d != (storage.DocumentFailures{}) {
 		t.Fatalf("no documents = %+v, %v", d, err)
 	}
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		for _, d := range []*docstore.Document{
 			{ID: "d1", SourceType: "text", Status: docstore.DocFailed, Error: "old failure", CreatedAt: ts(-time.Hour), UpdatedAt: ts(-time.Hour)},
 			{ID: "d2", SourceType: "text", Status: docstore.DocDone, CreatedAt: ts(time.Hour)},
@@ -579,7 +576,7 @@ func TestDiagnosticAndRepairQueries(t *testing.T) {
 	if d, err := storage.ReadDocumentFailures(ctx, r, ts(0)); err != nil || !d.Any || d.Failed != 0 || d.LastError != "" {
 		t.Fatalf("no recent failure = %+v, %v", d, err)
 	}
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		if err := docstore.InsertDocument(ctx, tx, &docstore.Document{ID: "d3", SourceType: "url", Status: docstore.DocFailed,
 			Error: "fetch failed", CreatedAt: ts(time.Hour)}); err != nil {
 			return err
@@ -592,8 +589,9 @@ func TestDiagnosticAndRepairQueries(t *testing.T) {
 	}
 }
 
-func TestDedupQueries(t *testing.T) {
-	db := openJobsDB(t)
+func TestDedupQueries(t *testing.T) { testDedupQueries(t, sqliteStore(t)) }
+
+func testDedupQueries(t *testing.T, db *store) {
 	ctx := context.Background()
 	r := db.Reader()
 
@@ -626,7 +624,7 @@ func TestDedupQueries(t *testing.T) {
 	}
 	// A member whose content changed since the cluster was found is no
 	// longer in it.
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		_, err := tx.ExecContext(ctx, `UPDATE memories SET content = 'X2 changed' WHERE id = 'x2'`)
 		return err
 	})
@@ -637,7 +635,10 @@ func TestDedupQueries(t *testing.T) {
 }
 
 func TestMemoryJobDocumentAndInjectQueries(t *testing.T) {
-	db := openJobsDB(t)
+	testMemoryJobDocumentAndInjectQueries(t, sqliteStore(t))
+}
+
+func testMemoryJobDocumentAndInjectQueries(t *testing.T, db *store) {
 	ctx := context.Background()
 	r := db.Reader()
 	addMemory(t, db, "k", "keyed", func(m *storage.Memory) { m.IdempotencyKey = "key-1" })
@@ -662,7 +663,7 @@ func TestMemoryJobDocumentAndInjectQueries(t *testing.T) {
 	if err != nil || len(ranked) != 2 || ranked[0].ID != "c1" || ranked[1].ID != "c3" {
 		t.Fatalf("by rank = %v, %v", ranked, err)
 	}
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		if err := storage.MarkExtracted(ctx, tx, "k", "llm"); err != nil {
 			return err
 		}
@@ -677,7 +678,7 @@ func TestMemoryJobDocumentAndInjectQueries(t *testing.T) {
 	}
 
 	var first, again, other string
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		var err error
 		if first, err = storage.EnqueueJobOnce(ctx, tx, "j1", "session_extract", `{"s":1}`, 3, ts(0)); err != nil {
 			return err
@@ -696,7 +697,7 @@ func TestMemoryJobDocumentAndInjectQueries(t *testing.T) {
 	if j, err := storage.GetJob(ctx, r, "j1"); err != nil || j.Result != `{"ok":true}` || j.Status != storage.JobPending {
 		t.Fatalf("job = %+v, %v", j, err)
 	}
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		for i, st := range []string{storage.ProposalPending, storage.ProposalPending, storage.ProposalSkipped} {
 			if err := storage.InsertProposal(ctx, tx, &storage.Proposal{ID: string(rune('a' + i)), JobID: "j1", SourceMemoryID: "k",
 				Action: "add", Fact: "f", State: st, CreatedAt: ts(0)}); err != nil {
@@ -709,7 +710,7 @@ func TestMemoryJobDocumentAndInjectQueries(t *testing.T) {
 		t.Fatalf("pending proposals = %d, %v", n, err)
 	}
 
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Querier) error {
 		if err := docstore.InsertDocument(ctx, tx, &docstore.Document{ID: "doc", SourceType: "text", CreatedAt: ts(0)}); err != nil {
 			return err
 		}

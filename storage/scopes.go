@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Scopes (docs/design/evolution.md, "Scopes and slots"; migration 0018): a
@@ -16,6 +18,9 @@ func SetMemoryScope(ctx context.Context, q Querier, id, scope string) error {
 	return err
 }
 
+var scopesOfQuery = dialect.SQL(`SELECT id, scope, COALESCE(who, '') FROM memories
+	WHERE id IN (%s) AND scope IS NOT NULL`, textList)
+
 // ScopesOf returns the scope of each of ids that has one (user or agent)
 // and its writer: id → [scope, who].
 func ScopesOf(ctx context.Context, q Querier, ids []string) (map[string][2]string, error) {
@@ -24,8 +29,7 @@ func ScopesOf(ctx context.Context, q Querier, ids []string) (map[string][2]strin
 		return out, nil
 	}
 	list, _ := json.Marshal(ids)
-	rows, err := q.QueryContext(ctx, `SELECT id, scope, COALESCE(who, '') FROM memories
-		WHERE id IN (SELECT value FROM json_each(?)) AND scope IS NOT NULL`, string(list))
+	rows, err := q.QueryContext(ctx, scopesOfQuery.For(q), string(list))
 	if err != nil {
 		return nil, err
 	}

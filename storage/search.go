@@ -1,6 +1,10 @@
 package storage
 
-import "context"
+import (
+	"context"
+
+	"github.com/cairnmem/cairn/storage/dialect"
+)
 
 // Full-text search over memories_fts, an external-content FTS5 index of
 // memories.content keyed by memories.rid, with a second column, context:
@@ -29,7 +33,7 @@ type FTSHit struct {
 // SearchFTS at 100k memories, but a filter that drops many of the inner
 // rows leaves fewer than limit hits although more exist.
 func SearchFTSRanked(ctx context.Context, q Querier, match string, f MemoryFilter, inner, limit int) ([]FTSHit, error) {
-	where, args := f.Where()
+	where, args := f.Where(dialect.Of(q))
 	query := `SELECT ` + memoryColumns + `, f.s FROM (
 		SELECT rowid, ` + bm25Expr + ` AS s FROM memories_fts WHERE memories_fts MATCH ? ORDER BY s LIMIT ?
 	) f JOIN memories m ON m.rid = f.rowid WHERE ` + where + ` ORDER BY f.s LIMIT ?`
@@ -39,7 +43,7 @@ func SearchFTSRanked(ctx context.Context, q Querier, match string, f MemoryFilte
 // SearchFTS returns the best limit memories passing f that match the FTS5
 // expression match, ranking over the join (exact).
 func SearchFTS(ctx context.Context, q Querier, match string, f MemoryFilter, limit int) ([]FTSHit, error) {
-	where, args := f.Where()
+	where, args := f.Where(dialect.Of(q))
 	query := `SELECT ` + memoryColumns + `, ` + bm25Expr + ` AS s
 		FROM memories_fts JOIN memories m ON m.rid = memories_fts.rowid
 		WHERE memories_fts MATCH ? AND ` + where + `
@@ -93,14 +97,16 @@ func EachMemoryText(ctx context.Context, q Querier, fn func(rid int64, t Indexed
 	return rows.Err()
 }
 
+var memoryTextsQuery = dialect.SQL(`SELECT rid, content, COALESCE(context, '') FROM memories_fts_source
+	WHERE rid IN (%s)`, intList)
+
 // MemoryTexts returns the indexed text of the memories rows among rids
 // that exist (live or deleted), by rid.
 func MemoryTexts(ctx context.Context, q Querier, rids []int64) (map[int64]IndexedText, error) {
 	out := make(map[int64]IndexedText, len(rids))
 	for start := 0; start < len(rids); start += 5000 {
 		part := rids[start:min(start+5000, len(rids))]
-		rows, err := q.QueryContext(ctx, `SELECT rid, content, COALESCE(context, '') FROM memories_fts_source
-			WHERE rid IN (SELECT value FROM json_each(?))`, jsonList(part))
+		rows, err := q.QueryContext(ctx, memoryTextsQuery.For(q), jsonList(part))
 		if err != nil {
 			return nil, err
 		}
@@ -122,6 +128,8 @@ func MemoryTexts(ctx context.Context, q Querier, rids []int64) (map[int64]Indexe
 	return out, nil
 }
 
+var contentsByRIDQuery = dialect.SQL(`SELECT rid, content FROM memories WHERE rid IN (%s)`, intList)
+
 // ContentsByRID returns the content of the memories rows among rids, by
 // rid (the contexts recall reads).
 func ContentsByRID(ctx context.Context, q Querier, rids []int64) (map[int64]string, error) {
@@ -129,7 +137,7 @@ func ContentsByRID(ctx context.Context, q Querier, rids []int64) (map[int64]stri
 	if len(rids) == 0 {
 		return out, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT rid, content FROM memories WHERE rid IN (SELECT value FROM json_each(?))`, jsonList(rids))
+	rows, err := q.QueryContext(ctx, contentsByRIDQuery.For(q), jsonList(rids))
 	if err != nil {
 		return nil, err
 	}
@@ -145,38 +153,28 @@ func ContentsByRID(ctx context.Context, q Querier, rids []int64) (map[int64]stri
 	return out, rows.Err()
 }
 
+var contextSuccessorsQuery = dialect.SQL(`SELECT rid FROM memories WHERE context_rid IN (%s)`, intList)
+
 // ContextSuccessors returns the rows whose context is one of rids: when a
 // memory changes, so does the indexed text of its successor.
 func ContextSuccessors(ctx context.Context, q Querier, rids []int64) ([]int64, error) {
 	var out []int64
 	for start := 0; start < len(rids); start += 5000 {
 		part := rids[start:min(start+5000, len(rids))]
-		rows, err := q.QueryContext(ctx, `SELECT rid FROM memories WHERE context_rid IN (SELECT value FROM json_each(?))`, jsonList(part))
+		got, err := column[int64](ctx, q, contextSuccessorsQuery.For(q), jsonList(part))
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var rid int64
-			if err := rows.Scan(&rid); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out = append(out, rid)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, err
-		}
+		out = append(out, got...)
 	}
 	return out, nil
 }
 
 // MemoriesByRID returns the memories among rids that pass f, by rid.
 func MemoriesByRID(ctx context.Context, q Querier, rids []int64, f MemoryFilter) (map[int64]*Memory, error) {
-	where, args := f.Where()
+	where, args := f.Where(dialect.Of(q))
 	rows, err := q.QueryContext(ctx, `SELECT `+memoryColumns+`, m.rid FROM memories m
-		WHERE m.rid IN (SELECT value FROM json_each(?)) AND `+where, append([]any{jsonList(rids)}, args...)...)
+		WHERE m.rid IN (`+intList.In(dialect.Of(q))+`) AND `+where, append([]any{jsonList(rids)}, args...)...)
 	if err != nil {
 		return nil, err
 	}

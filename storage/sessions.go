@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Agent sessions seen by the hooks: sessions (one row per session key),
@@ -52,8 +54,8 @@ func SessionProject(ctx context.Context, q Querier, key string) (string, error) 
 	return project.String, err
 }
 
-const insertInjectionQuery = `INSERT OR IGNORE INTO session_injections (session_key, memory_id, injected_at, prompt_no)
-	VALUES (?, ?, ?, ?)`
+const insertInjectionQuery = `INSERT INTO session_injections (session_key, memory_id, injected_at, prompt_no)
+	VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`
 
 // RecordInjections records that the memories ids were injected into
 // session key at prompt promptNo (0 for the session start). A memory
@@ -76,16 +78,16 @@ func InjectedSince(ctx context.Context, q Querier, key string, afterPrompt int) 
 	return Strings(ctx, q, injectedSinceQuery, key, afterPrompt)
 }
 
-const insertAnswerQuery = `INSERT INTO session_injections (session_key, memory_id, injected_at, prompt_no, about)
-	VALUES (?, ?, ?, ?, ?)
-	ON CONFLICT(session_key, memory_id, prompt_no) DO UPDATE SET about = max(about, excluded.about)`
+var insertAnswerQuery = dialect.SQL(`INSERT INTO session_injections (session_key, memory_id, injected_at, prompt_no, about)
+	VALUES (?, ?, ?, ?, ?) ON CONFLICT(session_key, memory_id, prompt_no) DO UPDATE SET about = %s`,
+	dialect.Greatest("session_injections.about", "excluded.about"))
 
 // RecordPromptInjections records that the memories ids were injected into
 // session key at prompt promptNo, about[i] saying whether the prompt was
 // about ids[i] (it was given as an answer, not only offered).
 func RecordPromptInjections(ctx context.Context, q Querier, key string, promptNo int, now string, ids []string, about []bool) error {
 	for i, id := range ids {
-		if _, err := q.ExecContext(ctx, insertAnswerQuery, key, id, now, promptNo, i < len(about) && about[i]); err != nil {
+		if _, err := q.ExecContext(ctx, insertAnswerQuery.For(q), key, id, now, promptNo, i < len(about) && about[i]); err != nil {
 			return err
 		}
 	}

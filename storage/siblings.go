@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Sibling attributes (retroactive supersession: docs/design/evolution.md,
@@ -52,6 +54,9 @@ func PendingProposalFor(ctx context.Context, q Querier, source, target string) (
 	return n > 0, err
 }
 
+var constraintMemoriesQuery = dialect.SQL(`SELECT DISTINCT memory_id FROM entity_attributes
+	WHERE memory_id IN (%s) AND kind = 'constraint' AND status = 'live'`, textList)
+
 // ConstraintMemories returns which of ids hold a live constraint
 // attribute (a decision the linker or the model read).
 func ConstraintMemories(ctx context.Context, q Querier, ids []string) (map[string]bool, error) {
@@ -60,8 +65,7 @@ func ConstraintMemories(ctx context.Context, q Querier, ids []string) (map[strin
 		return out, nil
 	}
 	list, _ := json.Marshal(ids)
-	got, err := Strings(ctx, q, `SELECT DISTINCT memory_id FROM entity_attributes
-		WHERE memory_id IN (SELECT value FROM json_each(?)) AND kind = 'constraint' AND status = 'live'`, string(list))
+	got, err := Strings(ctx, q, constraintMemoriesQuery.For(q), string(list))
 	for _, id := range got {
 		out[id] = true
 	}

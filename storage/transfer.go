@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // What export and import carry of a memory's evolution besides its row:
@@ -18,7 +20,7 @@ func KeysAndSuccessors(ctx context.Context, q Querier, ids []string) (map[string
 		return out, nil
 	}
 	rows, err := q.QueryContext(ctx, `SELECT id, COALESCE(memory_key, ''), COALESCE(superseded_by, '') FROM memories
-		WHERE id IN (SELECT value FROM json_each(?)) AND (memory_key IS NOT NULL OR superseded_by IS NOT NULL)`, jsonList(ids))
+		WHERE id IN (`+textList.In(dialect.Of(q))+`) AND (memory_key IS NOT NULL OR superseded_by IS NOT NULL)`, jsonList(ids))
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +43,7 @@ func AttributesOfMemories(ctx context.Context, q Querier, ids []string) (map[str
 		return out, nil
 	}
 	rows, err := scanAttributes(q.QueryContext(ctx, attributeSelect+`
-		WHERE a.memory_id IN (SELECT value FROM json_each(?)) ORDER BY a.memory_id, a.created_at, a.id`, jsonList(ids)))
+		WHERE a.memory_id IN (`+textList.In(dialect.Of(q))+`) ORDER BY a.memory_id, a.created_at, a.id`, jsonList(ids)))
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +104,7 @@ func RepointSuccessor(ctx context.Context, q Querier, from, to string) error {
 func LiveIDByHash(ctx context.Context, q Querier, hash, project string) (string, error) {
 	var id string
 	err := q.QueryRowContext(ctx, `SELECT id FROM memories WHERE content_hash = ? AND COALESCE(project, '') = ? AND is_deleted = 0
-		LIMIT 1`, hashArg(hash), project).Scan(&id)
+		LIMIT 1`, hashArg(q, hash), project).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

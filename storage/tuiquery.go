@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"strings"
+
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // HistorySearch is the terminal UI's History filter. Event and Actor
@@ -23,16 +25,20 @@ const ShortIDLen = 8
 
 // SearchHistory returns the events matching f, newest first.
 func SearchHistory(ctx context.Context, q Querier, f HistorySearch, limit int) ([]*HistoryEvent, error) {
-	where, args := f.where()
+	where, args := f.where(dialect.Of(q))
 	args = append(args, limit)
 	return scanHistory(q.QueryContext(ctx, `SELECT `+historySelect+` FROM memory_history h WHERE `+where+`
 		ORDER BY created_at DESC, rowid DESC LIMIT ?`, args...))
 }
 
+// idSuffix is the last ? characters of memory_id.
+var idSuffix = dialect.Fragment{"substr(memory_id, -?)", "right(memory_id, ?)"}
+
 // where is f as the condition of a query on memory_history h, with its
 // arguments.
-func (f HistorySearch) where() (string, []any) {
-	conds := []string{"1"}
+func (f HistorySearch) where(d dialect.Dialect) (string, []any) {
+	l := " " + dialect.Like.In(d) + ` ? ESCAPE '\'`
+	conds := []string{"TRUE"}
 	var args []any
 	if f.Event != "" {
 		conds = append(conds, historyEventCond(f.Event))
@@ -44,13 +50,13 @@ func (f HistorySearch) where() (string, []any) {
 	}
 	if f.Memory != "" {
 		p := likeEscape(f.Memory) + "%"
-		conds = append(conds, `(memory_id LIKE ? ESCAPE '\' OR substr(memory_id, -?) LIKE ? ESCAPE '\')`)
+		conds = append(conds, `(memory_id`+l+` OR `+idSuffix.In(d)+l+`)`)
 		args = append(args, p, ShortIDLen, p)
 	}
 	for _, w := range f.Text {
 		p := "%" + likeEscape(w) + "%"
-		conds = append(conds, `(COALESCE(`+historyNewContent+`, '') LIKE ? ESCAPE '\' OR COALESCE(old_content, '') LIKE ? ESCAPE '\'
-			OR COALESCE(reason, '') LIKE ? ESCAPE '\' OR changed_by LIKE ? ESCAPE '\')`)
+		conds = append(conds, `(COALESCE(`+historyNewContent+`, '')`+l+` OR COALESCE(old_content, '')`+l+`
+			OR COALESCE(reason, '')`+l+` OR changed_by`+l+`)`)
 		args = append(args, p, p, p, p)
 	}
 	return strings.Join(conds, " AND "), args

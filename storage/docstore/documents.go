@@ -100,7 +100,7 @@ func FindLiveDocumentByURL(ctx context.Context, q storage.Querier, url string) (
 // ListDocuments returns documents (without their content), newest first,
 // restricted to status when given, and the total matching.
 func ListDocuments(ctx context.Context, q storage.Querier, status string, limit, offset int) ([]*Document, int, error) {
-	where, args := "1", []any{}
+	where, args := "TRUE", []any{}
 	if status != "" {
 		where, args = "status = ?", append(args, status)
 	}

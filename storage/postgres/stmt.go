@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cairnmem/cairn/storage/dialect"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -66,6 +67,9 @@ func (f flag) BoolValue() (pgtype.Bool, error) { return pgtype.Bool{Bool: bool(f
 // caller's cancellation: a started transaction runs whole.
 type Tx struct{ tx *sql.Tx }
 
+// Dialect says storage's statements run here in PostgreSQL's.
+func (t *Tx) Dialect() dialect.Dialect { return dialect.Postgres }
+
 func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	return t.tx.QueryContext(context.WithoutCancel(ctx), rebindCached(q), pgArgs(args)...)
 }
@@ -81,6 +85,9 @@ func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result
 // Reader is the pool's Querier over committed rows; it never waits for a
 // writer (PostgreSQL's MVCC).
 type Reader struct{ db *sql.DB }
+
+// Dialect says storage's statements run here in PostgreSQL's.
+func (r *Reader) Dialect() dialect.Dialect { return dialect.Postgres }
 
 func (r *Reader) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	return r.db.QueryContext(ctx, rebindCached(q), pgArgs(args)...)

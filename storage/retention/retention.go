@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/dialect"
 )
 
 // Each purge removes at most limit rows (or memories) in the transaction
@@ -56,12 +57,13 @@ func PurgeGraphLinks(ctx context.Context, q storage.Querier, cutoff string, limi
 		return out, nil
 	}
 	out.Memories = int64(len(rids))
-	list := jsonList(rids)
+	list, dl := jsonList(rids), dialect.Of(q)
+	ints, texts := dialect.Ints("?").In(dl), dialect.List("?").In(dl)
 	type dec struct {
 		rid, n int64
 	}
 	rows, err := q.QueryContext(ctx, `SELECT entity_rid, count(*) FROM memory_entity_mentions
-		WHERE memory_rid IN (SELECT value FROM json_each(?)) GROUP BY entity_rid`, list)
+		WHERE memory_rid IN (`+ints+`) GROUP BY entity_rid`, list)
 	if err != nil {
 		return out, err
 	}
@@ -78,32 +80,32 @@ func PurgeGraphLinks(ctx context.Context, q storage.Querier, cutoff string, limi
 	if err := rows.Err(); err != nil {
 		return out, err
 	}
-	res, err := q.ExecContext(ctx, `DELETE FROM memory_entity_mentions WHERE memory_rid IN (SELECT value FROM json_each(?))`, list)
+	res, err := q.ExecContext(ctx, `DELETE FROM memory_entity_mentions WHERE memory_rid IN (`+ints+`)`, list)
 	if err != nil {
 		return out, fmt.Errorf("delete mentions: %w", err)
 	}
 	out.Links, _ = res.RowsAffected()
 	touched := make([]int64, 0, len(decs))
 	for _, d := range decs {
-		if _, err := q.ExecContext(ctx, `UPDATE entities SET mentions = max(mentions - ?, 0) WHERE rid = ?`, d.n, d.rid); err != nil {
+		if _, err := q.ExecContext(ctx, `UPDATE entities SET mentions = `+dialect.Greatest("mentions - ?", "0").In(dl)+` WHERE rid = ?`, d.n, d.rid); err != nil {
 			return out, fmt.Errorf("decrement mentions: %w", err)
 		}
 		touched = append(touched, d.rid)
 	}
 	orphans, err := storage.Strings(ctx, q, `SELECT e.id FROM entities e
-		WHERE e.rid IN (SELECT value FROM json_each(?)) AND e.mentions <= 0
+		WHERE e.rid IN (`+ints+`) AND e.mentions <= 0
 		AND NOT EXISTS (SELECT 1 FROM memory_entity_mentions mm WHERE mm.entity_rid = e.rid)`, jsonList(touched))
 	if err != nil || len(orphans) == 0 {
 		return out, err
 	}
 	olist := jsonList(orphans)
-	res, err = q.ExecContext(ctx, `DELETE FROM relations WHERE source_entity_id IN (SELECT value FROM json_each(?))
-		OR target_entity_id IN (SELECT value FROM json_each(?))`, olist, olist)
+	res, err = q.ExecContext(ctx, `DELETE FROM relations WHERE source_entity_id IN (`+texts+`)
+		OR target_entity_id IN (`+texts+`)`, olist, olist)
 	if err != nil {
 		return out, fmt.Errorf("delete relations: %w", err)
 	}
 	out.Relation, _ = res.RowsAffected()
-	res, err = q.ExecContext(ctx, `DELETE FROM entities WHERE id IN (SELECT value FROM json_each(?))`, olist)
+	res, err = q.ExecContext(ctx, `DELETE FROM entities WHERE id IN (`+texts+`)`, olist)
 	if err != nil {
 		return out, fmt.Errorf("delete entities: %w", err)
 	}
@@ -139,11 +141,11 @@ func PurgeTombstones(ctx context.Context, q storage.Querier, cutoff string, limi
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	list := jsonList(ids)
-	if _, err := q.ExecContext(ctx, `DELETE FROM memory_hints WHERE memory_id IN (SELECT value FROM json_each(?))`, list); err != nil {
+	list, texts := jsonList(ids), dialect.List("?").In(dialect.Of(q))
+	if _, err := q.ExecContext(ctx, `DELETE FROM memory_hints WHERE memory_id IN (`+texts+`)`, list); err != nil {
 		return nil, fmt.Errorf("delete hints: %w", err)
 	}
-	if _, err := q.ExecContext(ctx, `DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND is_deleted = 1 AND superseded_by IS NULL`, list); err != nil {
+	if _, err := q.ExecContext(ctx, `DELETE FROM memories WHERE id IN (`+texts+`) AND is_deleted = 1 AND superseded_by IS NULL`, list); err != nil {
 		return nil, fmt.Errorf("delete tombstones: %w", err)
 	}
 	return ids, nil
