@@ -39,6 +39,27 @@ var Filters = []string{"", wire.JobPending, wire.JobLeased, wire.JobCompleted, w
 // FilterBackingOff selects pending jobs that failed at least once.
 const FilterBackingOff = "backing-off"
 
+// Sorts are the orders o cycles through, as the API names them: "" is
+// live work first (leased, then pending), then the newest.
+var Sorts = []string{"", SortNewest, SortOldest}
+
+// Orders of the queue by last update.
+const (
+	SortNewest = "newest"
+	SortOldest = "oldest"
+)
+
+// sortLabel says how the queue is ordered, for the header.
+func sortLabel(sort string) string {
+	switch sort {
+	case SortNewest:
+		return "newest first"
+	case SortOldest:
+		return "oldest first"
+	}
+	return "live first"
+}
+
 // statuses is the order of the counts in the header.
 var statuses = []string{wire.JobPending, wire.JobLeased, wire.JobCompleted, wire.JobFailed, wire.JobDead}
 
@@ -70,6 +91,7 @@ type Model struct {
 	poll          pane.Poller
 
 	filter int // index into Filters
+	sort   int // index into Sorts
 	// text filters the list by words in a job's id, type, status, memory
 	// or error (/); applied as typed.
 	text    textinput.Model
@@ -166,14 +188,14 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.conn.shown:
 		return []key.Binding{m.keys.Sync, m.keys.Queue, m.list.Down, m.list.Up}
 	}
-	return []key.Binding{m.list.Open, m.keys.Filter, m.keys.Connectors, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases}
+	return []key.Binding{m.list.Open, m.keys.Filter, m.keys.Connectors, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases, m.keys.Search, m.keys.Sort}
 }
 
 // FullHelp implements pane.Pane.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
-		{m.keys.Search, m.keys.Filter, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases},
+		{m.keys.Search, m.keys.Filter, m.keys.Sort, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases},
 		{m.keys.Connectors, m.keys.Sync, m.keys.Queue},
 	}
 }
@@ -210,6 +232,7 @@ func (m *Model) load(user bool) tea.Cmd {
 	}
 	seq, b, f := m.seq, m.ctx.Client, jobFilter(m.Filter())
 	f.Text = strings.TrimSpace(m.text.Value())
+	f.Sort = Sorts[m.sort]
 	return func() tea.Msg {
 		ctx, cancel := pane.CallContext()
 		defer cancel()
@@ -387,6 +410,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.load(true)
 	case key.Matches(msg, m.keys.FilterBack):
 		m.filter = (m.filter + len(Filters) - 1) % len(Filters)
+		m.cursor, m.offset = 0, 0
+		return m.load(true)
+	case key.Matches(msg, m.keys.Sort):
+		m.sort = (m.sort + 1) % len(Sorts)
 		m.cursor, m.offset = 0, 0
 		return m.load(true)
 	case pane.IsMove(m.list, msg):
@@ -573,7 +600,7 @@ func (m *Model) listView() string {
 	if f := m.Filter(); f != "" {
 		filter = f + " jobs"
 	}
-	sub := fmt.Sprintf("%d %s, live first", len(m.Jobs()), filter)
+	sub := fmt.Sprintf("%d %s, %s", len(m.Jobs()), filter, sortLabel(Sorts[m.sort]))
 	if len(m.Jobs()) == pane.JobsLimit {
 		sub += fmt.Sprintf(" (the newest %d)", pane.JobsLimit)
 	}
