@@ -359,6 +359,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case statusTickMsg:
 		return tea.Batch(m.fetchStatus(), m.tickStatus())
+	case pane.RefreshStatusMsg:
+		return m.fetchStatus()
 	case changeMsg:
 		if !msg.ok {
 			return nil // subscription ended

@@ -250,6 +250,34 @@ func TestProposalsStatusBarCountsWhatThePaneLists(t *testing.T) {
 			if s := h.Screen(); !strings.Contains(s, "2 proposals pending") {
 				t.Fatalf("a stale snapshot wins:\n%s", s)
 			}
+			// A decision in the pane re-reads the status bar, so it does not
+			// lag once the pane is left (a rejection writes no memory: no
+			// live change would refresh it).
+			selectProposal(h, tuitest.PropUpdate)
+			h.Press("r")
+			h.TypeText("wrong port")
+			h.Press("enter", "1")
+			if s := h.Screen(); !strings.Contains(s, "1 proposals pending") {
+				t.Fatalf("the status bar lags the decision once the pane is left:\n%s", s)
+			}
 		})
+	}
+}
+
+// TestProposalsApproveAllIsUndone: ctrl+z undoes an approve-all as it
+// undoes a marked approval: every ADD it applied is reopened and its
+// memory forgotten.
+func TestProposalsApproveAllIsUndone(t *testing.T) {
+	h := proposalsAt(t, 80, 24)
+	h.Press("A")
+	h.TypeText("0.5")
+	h.Press("enter", "y")
+	add := proposal(h, tuitest.PropAdd)
+	if add.State != storage.ProposalApplied || !strings.Contains(proposalsPane(h).Flash().Text, "approved 1 ADD proposals at confidence ≥ 0.50 · ctrl+z undoes") {
+		t.Fatalf("approve all: %s, flash %+v", add.State, proposalsPane(h).Flash())
+	}
+	h.Press("ctrl+z")
+	if got := proposal(h, tuitest.PropAdd); got.State != storage.ProposalPending || !h.Get(add.AppliedMemoryID).IsDeleted {
+		t.Fatalf("the undo of approve all left %s", got.State)
 	}
 }

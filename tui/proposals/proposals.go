@@ -111,7 +111,7 @@ type (
 		err  error
 	}
 	bulkMsg struct {
-		approved int
+		approved []*wire.Proposal // as decided
 		failed   int
 		firstErr error
 	}
@@ -455,14 +455,19 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		} else {
 			m.last = nil
 		}
-		return tea.Batch(m.flash.Set(text, false), m.load(false))
+		return tea.Batch(m.flash.Set(text, false), m.load(false), refreshStatus)
 	case bulkMsg:
 		m.acting = false
-		if msg.failed > 0 {
-			text := fmt.Sprintf("approved %d, %d failed: %s", msg.approved, msg.failed, describe(msg.firstErr))
-			return tea.Batch(m.flash.Set(text, true), pane.Fail("approve all", msg.firstErr), m.load(false))
+		undo := ""
+		if len(msg.approved) > 0 {
+			m.last, undo = msg.approved, " · ctrl+z undoes"
 		}
-		return tea.Batch(m.flash.Set(fmt.Sprintf("approved %d ADD proposals at confidence ≥ %.2f", msg.approved, m.bulkMin), false), m.load(false))
+		if msg.failed > 0 {
+			text := fmt.Sprintf("approved %d, %d failed: %s", len(msg.approved), msg.failed, describe(msg.firstErr))
+			return tea.Batch(m.flash.Set(text, true), pane.Fail("approve all", msg.firstErr), m.load(false), refreshStatus)
+		}
+		text := fmt.Sprintf("approved %d ADD proposals at confidence ≥ %.2f%s", len(msg.approved), m.bulkMin, undo)
+		return tea.Batch(m.flash.Set(text, false), m.load(false), refreshStatus)
 	case markedMsg:
 		return m.markedDone(msg)
 	case pane.PollTick:
@@ -747,10 +752,16 @@ func (m *Model) markedDone(msg markedMsg) tea.Cmd {
 		if len(msg.done) > 0 && msg.verb != "reopen" {
 			text += " · ctrl+z undoes the rest"
 		}
-		return tea.Batch(m.flash.Set(text, true), pane.Fail(msg.verb+" marked", msg.firstErr), m.load(false))
+		return tea.Batch(m.flash.Set(text, true), pane.Fail(msg.verb+" marked", msg.firstErr), m.load(false), refreshStatus)
 	}
-	return tea.Batch(m.flash.Set(text, false), m.load(false))
+	return tea.Batch(m.flash.Set(text, false), m.load(false), refreshStatus)
 }
+
+// refreshStatus asks the shell to re-read the status bar: a decision
+// changes the pending count without a memory write the change stream
+// would carry (a rejection), and the bar must not lag once the pane is
+// left.
+func refreshStatus() tea.Msg { return pane.RefreshStatusMsg{} }
 
 func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
@@ -877,7 +888,7 @@ func (m *Model) approveAll() tea.Cmd {
 		var out bulkMsg
 		for _, id := range ids {
 			ctx, cancel := pane.CallContext()
-			_, err := b.ApproveProposal(ctx, id, ApproveReason+" (approve all)")
+			got, err := b.ApproveProposal(ctx, id, ApproveReason+" (approve all)")
 			cancel()
 			if err != nil {
 				out.failed++
@@ -886,7 +897,7 @@ func (m *Model) approveAll() tea.Cmd {
 				}
 				continue
 			}
-			out.approved++
+			out.approved = append(out.approved, got)
 		}
 		return out
 	}
