@@ -273,7 +273,7 @@ func (m *Model) ShortHelp() []key.Binding {
 		return []key.Binding{m.keys.Approve, m.keys.Reject, m.list.Down, m.list.Up}
 	}
 	if m.text.Focused() {
-		return []key.Binding{m.list.Open, m.form.Cancel}
+		return []key.Binding{m.list.Open, leaveFilter}
 	}
 	if m.decided {
 		return []key.Binding{m.keys.Decided, m.list.Open, m.keys.Search, m.keys.Sort, m.keys.Action, m.keys.Flag}
@@ -290,6 +290,9 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{m.keys.Search, m.keys.Sort, m.keys.Action, m.keys.Flag, m.keys.Decided},
 	}
 }
+
+// leaveFilter is shown while the filter box has the keyboard.
+var leaveFilter = key.NewBinding(key.WithKeys("esc", "down"), key.WithHelp("esc/↓", "back to the list"))
 
 // Visible returns the listed proposals after the filters (tests look inside).
 func (m *Model) Visible() []*wire.Proposal { return m.visible }
