@@ -15,7 +15,7 @@ func TestPaletteOffersTheListKeys(t *testing.T) {
 	h.Press(":")
 	h.TypeText("sort")
 	s := h.Screen()
-	for _, want := range []string{"Jobs         o              sort: live first/newest/oldest", "Proposals    o              sort: newest/oldest/confidence"} {
+	for _, want := range []string{"Jobs         o              sort: live first/newest/oldest/type", "Proposals    o              sort: newest/oldest/confidence/action"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("the palette does not offer %q:\n%s", want, s)
 		}

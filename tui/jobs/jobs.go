@@ -40,13 +40,15 @@ var Filters = []string{"", wire.JobPending, wire.JobLeased, wire.JobCompleted, w
 const FilterBackingOff = "backing-off"
 
 // Sorts are the orders o cycles through, as the API names them: "" is
-// live work first (leased, then pending), then the newest.
-var Sorts = []string{"", SortNewest, SortOldest}
+// live work first (leased, then pending), then the newest; SortType is
+// the pane's own: the rows read live first, grouped by job type.
+var Sorts = []string{"", SortNewest, SortOldest, SortType}
 
-// Orders of the queue by last update.
+// Orders of the queue: by last update, or by type.
 const (
 	SortNewest = "newest"
 	SortOldest = "oldest"
+	SortType   = "type"
 )
 
 // sortLabel says how the queue is ordered, for the header.
@@ -56,6 +58,8 @@ func sortLabel(sort string) string {
 		return "newest first"
 	case SortOldest:
 		return "oldest first"
+	case SortType:
+		return "by type, live first"
 	}
 	return "live first"
 }
@@ -232,7 +236,9 @@ func (m *Model) load(user bool) tea.Cmd {
 	}
 	seq, b, f := m.seq, m.ctx.Client, jobFilter(m.Filter())
 	f.Text = strings.TrimSpace(m.text.Value())
-	f.Sort = Sorts[m.sort]
+	if f.Sort = Sorts[m.sort]; f.Sort == SortType {
+		f.Sort = "" // read live first, grouped when it arrives
+	}
 	return func() tea.Msg {
 		ctx, cancel := pane.CallContext()
 		defer cancel()
@@ -285,6 +291,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		keep := ""
 		if s := m.selected(); s != nil {
 			keep = s.ID
+		}
+		if Sorts[m.sort] == SortType {
+			slices.SortStableFunc(msg.page.Jobs, func(a, b *wire.Job) int { return strings.Compare(a.JobType, b.JobType) })
 		}
 		m.page, m.loaded = msg.page, true
 		m.cursor = 0

@@ -169,7 +169,7 @@ func DefaultJobs() Jobs {
 		Queue:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c/esc", "back to the queue")),
 		Sync:          key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sync connector")),
 		Search:        key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter by text")),
-		Sort:          key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort: live first/newest/oldest")),
+		Sort:          key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort: live first/newest/oldest/type")),
 	}
 }
 
@@ -200,7 +200,7 @@ func DefaultProposals() Proposals {
 		Decided:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "pending/decided")),
 		Undo:       key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "undo the last decision")),
 		Search:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter by text")),
-		Sort:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort: newest/oldest/confidence")),
+		Sort:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort: newest/oldest/confidence/action")),
 		Mark:       key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark (bulk a/r)")),
 	}
 }

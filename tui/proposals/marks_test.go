@@ -103,7 +103,8 @@ func TestProposalsTextFilter(t *testing.T) {
 }
 
 // TestProposalsSort: o cycles newest, oldest and highest confidence
-// first; the header says which.
+// first, and by action (newest first within each); the header says
+// which.
 func TestProposalsSort(t *testing.T) {
 	for _, size := range sizes {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
@@ -136,6 +137,8 @@ func TestProposalsSort(t *testing.T) {
 			// The order holds across the pane's refresh.
 			h.Advance(proposals.RefreshInterval)
 			want("highest confidence first", old, tuitest.PropAdd, tuitest.PropUpdate, tuitest.PropDelete)
+			h.Press("o")
+			want("by action, newest first", tuitest.PropAdd, old, tuitest.PropUpdate, tuitest.PropDelete)
 			h.Press("o")
 			want("newest first", tuitest.PropAdd, tuitest.PropUpdate, tuitest.PropDelete, old)
 		})

@@ -55,13 +55,16 @@ const (
 )
 
 // Sorts are the orders o cycles through, as the API names them ("" is
-// newest first: in the decided view, newest decision first).
-var Sorts = []string{"", SortOldest, SortConfidence}
+// newest first: in the decided view, newest decision first); SortAction
+// is the pane's own: the newest grouped by action (ADD, UPDATE, DELETE,
+// NONE).
+var Sorts = []string{"", SortOldest, SortConfidence, SortAction}
 
 // Sort orders of the list.
 const (
 	SortOldest     = "oldest"
 	SortConfidence = "confidence"
+	SortAction     = "action"
 )
 
 // sortLabel says how the list is ordered, for the header.
@@ -71,6 +74,11 @@ func sortLabel(sort string, decided bool) string {
 		return "oldest first"
 	case SortConfidence:
 		return "highest confidence first"
+	case SortAction:
+		if decided {
+			return "by action, newest decision first"
+		}
+		return "by action, newest first"
 	case "":
 		if decided {
 			return "newest decision first"
@@ -314,9 +322,13 @@ func (m *Model) load(user bool) tea.Cmd {
 		m.loading = true
 	}
 	seq, b, decided := m.seq, m.ctx.Client, m.decided
-	f := wire.ProposalFilter{State: wire.ProposalPending, Sort: Sorts[m.sort]}
+	sort := Sorts[m.sort]
+	if sort == SortAction {
+		sort = "" // read newest first, grouped when it arrives
+	}
+	f := wire.ProposalFilter{State: wire.ProposalPending, Sort: sort}
 	if decided {
-		f = wire.ProposalFilter{Decided: true, Sort: Sorts[m.sort]}
+		f = wire.ProposalFilter{Decided: true, Sort: sort}
 	}
 	return func() tea.Msg {
 		ctx, cancel := pane.CallContext()
@@ -427,6 +439,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.loading = false
 		if msg.err != nil {
 			return tea.Batch(m.flash.Set("proposals: "+describe(msg.err), true), pane.Fail("proposals", msg.err))
+		}
+		if Sorts[m.sort] == SortAction {
+			slices.SortStableFunc(msg.list, func(a, b *wire.Proposal) int {
+				return slices.Index(Actions, a.Action) - slices.Index(Actions, b.Action)
+			})
 		}
 		m.all, m.total, m.loaded = msg.list, msg.total, true
 		m.pruneMarks()
