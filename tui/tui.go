@@ -359,6 +359,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case statusTickMsg:
 		return tea.Batch(m.fetchStatus(), m.tickStatus())
+	case pane.RefreshStatusMsg:
+		return m.fetchStatus()
 	case changeMsg:
 		if !msg.ok {
 			return nil // subscription ended
@@ -623,8 +625,14 @@ func (m *Model) statusView() string {
 	if s.DeadJobs > 0 {
 		warns = append(warns, fmt.Sprintf("%d dead jobs", s.DeadJobs))
 	}
-	if s.PendingProposals > 0 {
-		warns = append(warns, fmt.Sprintf("%d proposals pending", s.PendingProposals))
+	pending := s.PendingProposals
+	if c, ok := m.panes[m.active].(pane.PendingCounter); ok {
+		if n, known := c.PendingProposals(); known {
+			pending = n // the pane on screen says how many: the bar says the same
+		}
+	}
+	if pending > 0 {
+		warns = append(warns, fmt.Sprintf("%d proposals pending", pending))
 	}
 	warn := ""
 	if len(warns) > 0 {

@@ -399,14 +399,37 @@ func (m *Model) View() string {
 	return lipgloss.NewStyle().Width(m.width).Height(m.height).MaxHeight(m.height).Render(out)
 }
 
-// Column widths of the event list.
-const (
-	colTime  = 16
-	colEvent = 9
-	colActor = 14
-	colType  = 8
-	colID    = 8
+// Column widths of the event list: the widest each column takes, then
+// the narrower ones it shrinks to before it gives way.
+var (
+	colTime        = []int{16, 11} // "2006-01-02 15:04", "01-02 15:04"
+	colTimeNarrow  = []int{11}
+	colEvent       = []int{9}
+	colActor       = []int{14}
+	colActorNarrow = []int{11} // "claude-code"
+	colType        = []int{8}
+	colID          = []int{8}
 )
+
+// minText is the most room the event's reason and content are sure of:
+// the columns give way, lesser ones first, to keep it.
+const minText = 30
+
+// columns are the widths of the event list's columns now (0: not shown):
+// the event and the memory first, then the actor, the time and the
+// actor's type.
+// Under 100 columns the time and the actor take their narrow widths.
+func (m *Model) columns() (when, event, actor, actorType, id int) {
+	timeW, actorW := colTime, colActor
+	if m.width < 100 {
+		timeW, actorW = colTimeNarrow, colActorNarrow
+	}
+	w := pane.Fit(m.width-2, pane.MinText(m.width-2, minText), []pane.Column{
+		{Widths: timeW, Rank: 3}, {Widths: colEvent, Rank: 0}, {Widths: actorW, Rank: 2},
+		{Widths: colType, Rank: 4}, {Widths: colID, Rank: 1},
+	})
+	return w[0], w[1], w[2], w[3], w[4]
+}
 
 func (m *Model) listView() string {
 	st := m.ctx.Styles
@@ -433,9 +456,13 @@ func (m *Model) row(e *core.HistoryEntry, selected bool) string {
 	if selected {
 		marker = "› "
 	}
+	whenW, eventW, actorW, typeW, idW := m.columns()
 	when := e.CreatedAt
 	if t, err := wire.ParseTime(e.CreatedAt); err == nil {
 		when = t.Format("2006-01-02 15:04")
+		if whenW < len(when) {
+			when = t.Format("01-02 15:04")
+		}
 	}
 	what := e.Reason
 	if c := content(e); c != "" {
@@ -444,15 +471,17 @@ func (m *Model) row(e *core.HistoryEntry, selected bool) string {
 		}
 		what += c
 	}
-	typeW := colType
-	if m.width < 100 {
-		typeW = 0
+	line := marker
+	col := func(w int, v string) {
+		if w > 0 {
+			line += pane.Pad(v, w) + " "
+		}
 	}
-	line := marker + pane.Pad(when, colTime) + " " + pane.Pad(e.Event, colEvent) + " " + pane.Pad(e.ChangedBy, colActor) + " "
-	if typeW > 0 {
-		line += pane.Pad(e.ActorType, typeW) + " "
-	}
-	line += pane.Pad(pane.ShortID(e.MemoryID), colID) + " "
+	col(whenW, when)
+	col(eventW, e.Event)
+	col(actorW, e.ChangedBy)
+	col(typeW, e.ActorType)
+	col(idW, pane.ShortID(e.MemoryID))
 	line += pane.OneLine(what, max(5, m.width-lipgloss.Width(line)))
 	line = pane.Pad(line, m.width)
 	if selected {

@@ -39,6 +39,31 @@ var Filters = []string{"", wire.JobPending, wire.JobLeased, wire.JobCompleted, w
 // FilterBackingOff selects pending jobs that failed at least once.
 const FilterBackingOff = "backing-off"
 
+// Sorts are the orders o cycles through, as the API names them: "" is
+// live work first (leased, then pending), then the newest; SortType is
+// the pane's own: the rows read live first, grouped by job type.
+var Sorts = []string{"", SortNewest, SortOldest, SortType}
+
+// Orders of the queue: by last update, or by type.
+const (
+	SortNewest = "newest"
+	SortOldest = "oldest"
+	SortType   = "type"
+)
+
+// sortLabel says how the queue is ordered, for the header.
+func sortLabel(sort string) string {
+	switch sort {
+	case SortNewest:
+		return "newest first"
+	case SortOldest:
+		return "oldest first"
+	case SortType:
+		return "by type, live first"
+	}
+	return "live first"
+}
+
 // statuses is the order of the counts in the header.
 var statuses = []string{wire.JobPending, wire.JobLeased, wire.JobCompleted, wire.JobFailed, wire.JobDead}
 
@@ -70,6 +95,7 @@ type Model struct {
 	poll          pane.Poller
 
 	filter int // index into Filters
+	sort   int // index into Sorts
 	// text filters the list by words in a job's id, type, status, memory
 	// or error (/); applied as typed.
 	text    textinput.Model
@@ -166,14 +192,14 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.conn.shown:
 		return []key.Binding{m.keys.Sync, m.keys.Queue, m.list.Down, m.list.Up}
 	}
-	return []key.Binding{m.list.Open, m.keys.Filter, m.keys.Connectors, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases}
+	return []key.Binding{m.list.Open, m.keys.Filter, m.keys.Connectors, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases, m.keys.Search, m.keys.Sort}
 }
 
 // FullHelp implements pane.Pane.
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.list.Up, m.list.Down, m.list.PageUp, m.list.PageDown, m.list.Top, m.list.Bottom, m.list.Open},
-		{m.keys.Search, m.keys.Filter, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases},
+		{m.keys.Search, m.keys.Filter, m.keys.Sort, m.keys.Retry, m.keys.RequeueAll, m.keys.ReleaseLeases},
 		{m.keys.Connectors, m.keys.Sync, m.keys.Queue},
 	}
 }
@@ -210,6 +236,9 @@ func (m *Model) load(user bool) tea.Cmd {
 	}
 	seq, b, f := m.seq, m.ctx.Client, jobFilter(m.Filter())
 	f.Text = strings.TrimSpace(m.text.Value())
+	if f.Sort = Sorts[m.sort]; f.Sort == SortType {
+		f.Sort = "" // read live first, grouped when it arrives
+	}
 	return func() tea.Msg {
 		ctx, cancel := pane.CallContext()
 		defer cancel()
@@ -262,6 +291,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		keep := ""
 		if s := m.selected(); s != nil {
 			keep = s.ID
+		}
+		if Sorts[m.sort] == SortType {
+			slices.SortStableFunc(msg.page.Jobs, func(a, b *wire.Job) int { return strings.Compare(a.JobType, b.JobType) })
 		}
 		m.page, m.loaded = msg.page, true
 		m.cursor = 0
@@ -387,6 +419,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.load(true)
 	case key.Matches(msg, m.keys.FilterBack):
 		m.filter = (m.filter + len(Filters) - 1) % len(Filters)
+		m.cursor, m.offset = 0, 0
+		return m.load(true)
+	case key.Matches(msg, m.keys.Sort):
+		m.sort = (m.sort + 1) % len(Sorts)
 		m.cursor, m.offset = 0, 0
 		return m.load(true)
 	case pane.IsMove(m.list, msg):
@@ -573,7 +609,7 @@ func (m *Model) listView() string {
 	if f := m.Filter(); f != "" {
 		filter = f + " jobs"
 	}
-	sub := fmt.Sprintf("%d %s, live first", len(m.Jobs()), filter)
+	sub := fmt.Sprintf("%d %s, %s", len(m.Jobs()), filter, sortLabel(Sorts[m.sort]))
 	if len(m.Jobs()) == pane.JobsLimit {
 		sub += fmt.Sprintf(" (the newest %d)", pane.JobsLimit)
 	}

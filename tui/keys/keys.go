@@ -153,6 +153,8 @@ type Jobs struct {
 	Sync              key.Binding
 	// Search filters the list by text (id, type, memory, error).
 	Search key.Binding
+	// Sort cycles the queue's order: live first, newest, oldest.
+	Sort key.Binding
 }
 
 // DefaultJobs returns the Jobs pane's bindings.
@@ -167,6 +169,7 @@ func DefaultJobs() Jobs {
 		Queue:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c/esc", "back to the queue")),
 		Sync:          key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sync connector")),
 		Search:        key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter by text")),
+		Sort:          key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort: live first/newest/oldest/type")),
 	}
 }
 
@@ -176,9 +179,13 @@ type Proposals struct {
 	ApproveAll            key.Binding
 	Action, Flag          key.Binding
 	Decided               key.Binding
-	// Undo reopens the proposal last decided here (an approved ADD's
+	// Undo reopens the proposals last decided here (an approved ADD's
 	// memory is forgotten first).
 	Undo key.Binding
+	// Search filters the list by text (fact, reason, type, ids); Sort
+	// cycles the order; Mark marks a row for a bulk decision (a or r
+	// then decide every marked proposal).
+	Search, Sort, Mark key.Binding
 }
 
 // DefaultProposals returns the Proposals pane's bindings.
@@ -192,6 +199,9 @@ func DefaultProposals() Proposals {
 		Flag:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "filter flag")),
 		Decided:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "pending/decided")),
 		Undo:       key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "undo the last decision")),
+		Search:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter by text")),
+		Sort:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort: newest/oldest/confidence/action")),
+		Mark:       key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark (bulk a/r)")),
 	}
 }
 

@@ -63,6 +63,10 @@ func events(s subscriber) (<-chan Change, func()) {
 	}
 }
 
+// pollWindow is how many of the newest history events one poll reads to
+// tell which memories changed since the last poll.
+const pollWindow = 50
+
 func poll(c client.Client) (<-chan Change, func()) {
 	out := make(chan Change, 1)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -73,12 +77,11 @@ func poll(c client.Client) (<-chan Change, func()) {
 		last := ""
 		first := true
 		for {
-			page, err := c.History(ctx, core.HistoryFilter{}, 1)
+			page, err := c.History(ctx, core.HistoryFilter{}, pollWindow)
 			if err == nil && len(page) > 0 && page[0].ID != last {
 				if !first {
-					e := page[0]
 					select {
-					case out <- Change{Kind: e.Event, MemoryID: e.MemoryID, Actor: e.ChangedBy}:
+					case out <- changedSince(page, last):
 					case <-ctx.Done():
 						return
 					}
@@ -97,4 +100,26 @@ func poll(c client.Client) (<-chan Change, func()) {
 	}()
 	var once sync.Once
 	return out, func() { once.Do(cancel) }
+}
+
+// changedSince is what the events newer than the one with id last changed
+// (page is newest first): the one memory they all touch, or (several
+// memories, or last no longer in the window) a change of everything. Only
+// the newest event's memory would leave an open memory stale when another
+// write followed its own within one poll.
+func changedSince(page []*core.HistoryEntry, last string) Change {
+	e := page[0]
+	c := Change{Kind: e.Event, MemoryID: e.MemoryID, Actor: e.ChangedBy}
+	for _, o := range page {
+		if o.ID == last {
+			return c
+		}
+		if o.MemoryID != c.MemoryID {
+			return Change{}
+		}
+		if o.Event != c.Kind {
+			c.Kind = ""
+		}
+	}
+	return Change{} // more than the window changed
 }

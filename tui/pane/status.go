@@ -65,6 +65,20 @@ func Snapshot(ctx context.Context, c client.Client, addr string) (Status, error)
 	return st, nil
 }
 
+// RefreshStatusMsg asks the shell to re-read the status bar's snapshot
+// now: a pane changed what it counts by a write the live change stream
+// does not carry (a proposal rejected).
+type RefreshStatusMsg struct{}
+
+// PendingCounter is implemented by a pane that lists the pending
+// proposals (Proposals): while it is on screen the status bar shows its
+// count, read by the same refresh as its list, so the two never disagree.
+// known is false while the pane holds no such count (not loaded yet, or
+// listing decided proposals).
+type PendingCounter interface {
+	PendingProposals() (n int, known bool)
+}
+
 func localSnapshot(ctx context.Context, c client.Client, addr string) (Status, error) {
 	st := Status{Addr: addr}
 	start := time.Now()

@@ -26,12 +26,19 @@ func (m *Model) View() string {
 }
 
 func (m *Model) head() string {
-	what := fmt.Sprintf("%d pending proposals", len(m.visible))
+	what := fmt.Sprintf("%s pending proposals", pane.Count(len(m.visible)))
 	if m.decided {
-		what = fmt.Sprintf("%d decided proposals, newest decision first", len(m.visible))
+		what = fmt.Sprintf("%s decided proposals", pane.Count(len(m.visible)))
 	}
-	if len(m.visible) != len(m.all) {
-		what += fmt.Sprintf(" (of %d)", len(m.all))
+	switch {
+	case len(m.visible) != len(m.all):
+		what += fmt.Sprintf(" (of %s)", pane.Count(m.total))
+	case m.total > len(m.all):
+		what += fmt.Sprintf(" (the first %s of %s)", pane.Count(len(m.all)), pane.Count(m.total))
+	}
+	what += ", " + sortLabel(Sorts[m.sort], m.decided)
+	if n := len(m.marks); n > 0 {
+		what = fmt.Sprintf("%d marked (a approves, r rejects, esc unmarks) · %s", n, what)
 	}
 	var f []string
 	if a := Actions[m.action]; a != "" {
@@ -39,6 +46,9 @@ func (m *Model) head() string {
 	}
 	if x := Flags[m.flag]; x != "" {
 		f = append(f, "flag="+x)
+	}
+	if t := strings.TrimSpace(m.text.Value()); t != "" {
+		f = append(f, fmt.Sprintf("matching %q", t))
 	}
 	if len(f) > 0 {
 		what += " · " + strings.Join(f, " ")
@@ -51,7 +61,7 @@ func (m *Model) head() string {
 func (m *Model) messageLine() string {
 	st := m.ctx.Styles
 	switch m.mode {
-	case modeReject, modeThreshold:
+	case modeReject, modeThreshold, modeMarkReject:
 		line := m.input.View()
 		if m.flash.Err && m.flash.Text != "" {
 			line += "  " + st.Error.Render(m.flash.Text)
@@ -59,6 +69,11 @@ func (m *Model) messageLine() string {
 		return pane.Truncate(line, m.width)
 	case modeConfirm:
 		return st.Warning.Bold(true).Render(pane.Truncate(fmt.Sprintf("Approve %d pending ADD proposals with confidence ≥ %.2f? y/n", len(m.bulk), m.bulkMin), m.width))
+	case modeMarkApprove:
+		return st.Warning.Bold(true).Render(pane.Truncate(fmt.Sprintf("Approve the %d marked proposals (%s)? y/n", len(m.marks), m.markedActions()), m.width))
+	}
+	if m.text.Focused() {
+		return m.text.View()
 	}
 	if m.flash.Err {
 		return st.Error.Render(pane.Truncate(m.flash.Text, m.width))
@@ -89,10 +104,13 @@ func (m *Model) listView() string {
 	rows := 0
 	if len(m.visible) == 0 && m.loaded {
 		empty := "No pending proposals. In shadow mode the pipeline records one per extracted fact."
-		if m.decided {
+		if m.decided && len(m.all) == 0 {
 			empty = "No decided proposals yet."
 		} else if len(m.all) > 0 {
 			empty = "No pending proposal matches the filters (esc clears them)."
+			if m.decided {
+				empty = "No decided proposal matches the filters (esc clears them)."
+			}
 		}
 		b.WriteString("\n" + st.Faint.Render(pane.Truncate(empty, m.width)))
 		rows++
@@ -137,6 +155,9 @@ func (m *Model) row(p *wire.Proposal, selected bool) string {
 	marker := "  "
 	if selected {
 		marker = "› "
+	}
+	if m.Marked(p.ID) {
+		marker = marker[:len(marker)-1] + "●"
 	}
 	line := marker + pane.Pad(strings.ToUpper(p.Action), colAction) + " " + pane.Pad(fmt.Sprintf("%.2f", p.Confidence), colConf) + " " +
 		pane.Pad(flags(p), colFlags) + " " + pane.Pad(source(p, false), colSource) + " "

@@ -339,7 +339,7 @@ func (m *Model) entityContent() string {
 		b.WriteString(st.Faint.Render("none live") + "\n")
 	}
 	for _, mem := range d.Memories {
-		text := pane.Pad(mem.Type, colType) + " " + pane.Pad(pane.Age(m.ctx.Now(), mem.CreatedAt), colAge) + " "
+		text := pane.Pad(mem.Type, colType[0]) + " " + pane.Pad(pane.Age(m.ctx.Now(), mem.CreatedAt), colAge) + " "
 		text += pane.OneLine(mem.Content, max(8, w-2-len([]rune(text))))
 		mark(text, func(s string) string { return st.Text.Render(s) })
 	}

@@ -329,8 +329,8 @@ func TestRecallEnterInSearchOpensResult(t *testing.T) {
 }
 
 // TestRecallColumns: the score column shows only when a row has a score;
-// the project column shows each memory's project (blank for none) and is
-// the first to give way at narrow widths.
+// the project column shows each memory's project (blank for none) and,
+// while the list spans projects, outranks the tags at narrow widths.
 func TestRecallColumns(t *testing.T) {
 	h := shelltest.New(t, shelltest.Options{})
 	if _, err := h.Svc.Remember(context.Background(), core.RememberInput{Content: "a memory of no project about deploy keys"},
@@ -356,8 +356,9 @@ func TestRecallColumns(t *testing.T) {
 	}
 	h.Press("/")
 	h.TypeText("deploy")
-	// Scored rows at 80 columns: the score shows, the project gives way.
-	if l := row("ops/deploy.sh"); !regexp.MustCompile(`^. \d\.\d{3} procedural`).MatchString(l) || strings.Contains(l, "cairn") {
+	// Scored rows at 80 columns: the score shows, and over every project
+	// the project stays: the tags give way.
+	if l := row("ops/deploy.sh"); !regexp.MustCompile(`^. \d\.\d{3} procedural .* cairn +Run the deploy`).MatchString(l) || strings.Contains(l, "infra") {
 		t.Fatalf("search row at 80 columns: %q", l)
 	}
 	h.Send(tea.WindowSizeMsg{Width: 120, Height: 30})

@@ -56,48 +56,67 @@ func (m *Model) confirmView() string {
 		st.Faint.Render("enter deletes (recoverable with u under D), esc cancels")
 }
 
-// Column widths of the result list.
+// Column widths of the result list: the widest each column takes, then
+// the narrower ones it shrinks to before it gives way.
 const (
 	colScore = 5
-	colType  = 10
 	colImp   = 4
 	colAge   = 5
-	colTags  = 16
-	// colProject is the project column (colProjectNarrow under 100
-	// columns). It is the first to give way: it shows only while the
-	// content keeps minContent cells.
-	colProject       = 12
-	colProjectNarrow = 8
-	minContent       = 32
+	colPin   = 1
+	// minContent is the most room the memory's text is sure of: the
+	// columns give way, lesser ones first, to keep it (half the width on
+	// a narrow terminal).
+	minContent = 32
 )
 
-// columns are the optional columns the list shows now: the score only
-// when some row has one (a recent list has none), the project only when
-// some row has one and the content keeps minContent cells beside it.
+var (
+	colType          = []int{10, 5}
+	colTags          = []int{16, 10}
+	colTagsNarrow    = []int{10}
+	colProject       = []int{12, 8}
+	colProjectNarrow = []int{8, 6}
+)
+
+// columns are the widths of the optional columns the list shows now (0:
+// not shown): the score only when some row has one (a recent list has
+// none); the project only when some row has one and the list spans
+// projects, where it ranks above every column but the score, since the
+// same words mean different things in different projects.
 type columns struct {
-	score          bool
-	projectW, tagW int
+	score, typeW, imp, pin, age, projectW, tagW int
 }
 
 func (m *Model) columns() columns {
-	c := columns{tagW: colTags}
-	projectW := colProject
+	tags, project := colTags, colProject
 	if m.width < 100 {
-		c.tagW, projectW = 10, colProjectNarrow
+		tags, project = colTagsNarrow, colProjectNarrow
 	}
-	anyProject := false
+	scored, anyProject := false, false
 	for _, it := range m.list.Rows() {
-		c.score = c.score || it.Scored
+		scored = scored || it.Scored
 		anyProject = anyProject || it.Project != ""
 	}
-	fixed := 2 + colType + 1 + colImp + 1 + 1 + 1 + colAge + 1 + c.tagW + 1
-	if c.score {
-		fixed += colScore + 1
+	score := []int{colScore}
+	if !scored {
+		score = nil
 	}
-	if anyProject && m.width-fixed-projectW-1 >= minContent {
-		c.projectW = projectW
+	if !anyProject || !m.allProjects() {
+		project = nil
 	}
-	return c
+	// Ranks: the pin and the score, the project, then type, age,
+	// importance and tags.
+	w := pane.Fit(m.width-2, pane.MinText(m.width-2, minContent), []pane.Column{
+		{Widths: score, Rank: 1}, {Widths: colType, Rank: 3}, {Widths: []int{colImp}, Rank: 5}, {Widths: []int{colPin}, Rank: 0},
+		{Widths: []int{colAge}, Rank: 4}, {Widths: project, Rank: 2}, {Widths: tags, Rank: 6},
+	})
+	return columns{score: w[0], typeW: w[1], imp: w[2], pin: w[3], age: w[4], projectW: w[5], tagW: w[6]}
+}
+
+// allProjects reports whether the list spans projects (no project token
+// in the box, P off).
+func (m *Model) allProjects() bool {
+	q, _ := ParseQuery(m.input.Value(), m.ctx.Now())
+	return q.Filter.Project == "" && !m.onlyProject
 }
 
 func (m *Model) listView(height int) string {
@@ -175,28 +194,6 @@ func (m *Model) projectScope() string {
 
 func (m *Model) row(it item, selected bool, cols columns) string {
 	st := m.ctx.Styles
-	score := ""
-	if cols.score {
-		score = strings.Repeat(" ", colScore) + " "
-		if it.Scored {
-			score = fmt.Sprintf("%5.3f ", it.Score)
-			if it.Score >= 10 {
-				score = fmt.Sprintf("%5.1f ", it.Score)
-			}
-		}
-	}
-	project := ""
-	if cols.projectW > 0 {
-		project = pane.Pad(pane.ShortProject(it.Project), cols.projectW) + " "
-	}
-	pin := " "
-	if it.Pinned {
-		pin = "★"
-	}
-	if it.Deleted {
-		pin = "✗"
-	}
-	tags := strings.Join(it.Tags, ",")
 	marker := "  "
 	if selected {
 		marker = "› "
@@ -207,8 +204,35 @@ func (m *Model) row(it item, selected bool, cols columns) string {
 			marker = "›●"
 		}
 	}
-	line := marker + score + pane.Pad(it.Type, colType) + " " + fmtImportance(it.Importance) + " " + pin + " " +
-		pane.Pad(pane.Age(m.ctx.Now(), it.CreatedAt), colAge) + " " + project + pane.Pad(tags, cols.tagW) + " "
+	line := marker
+	col := func(w int, v string) {
+		if w > 0 {
+			line += pane.Pad(v, w) + " "
+		}
+	}
+	if cols.score > 0 {
+		score := ""
+		if it.Scored {
+			score = fmt.Sprintf("%5.3f", it.Score)
+			if it.Score >= 10 {
+				score = fmt.Sprintf("%5.1f", it.Score)
+			}
+		}
+		col(cols.score, score)
+	}
+	pin := " "
+	if it.Pinned {
+		pin = "★"
+	}
+	if it.Deleted {
+		pin = "✗"
+	}
+	col(cols.typeW, it.Type)
+	col(cols.imp, fmtImportance(it.Importance))
+	col(cols.pin, pin)
+	col(cols.age, pane.Age(m.ctx.Now(), it.CreatedAt))
+	col(cols.projectW, pane.ShortProject(it.Project))
+	col(cols.tagW, strings.Join(it.Tags, ","))
 	line += pane.OneLine(it.Content, max(8, m.width-lipgloss.Width(line)))
 	line = pane.Pad(line, m.width)
 	if selected {
