@@ -2,8 +2,13 @@ package tui
 
 import (
 	"context"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/client"
+	"github.com/cairnmem/cairn/core/httpapi"
 
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
 	"github.com/cairnmem/cairn/tui/pane"
@@ -12,9 +17,20 @@ import (
 // The Learned view (issue 34): L in Recall lists what sessions taught
 // since the person last looked; a keeps, e edits (and keeps), d drops with
 // a reason (ctrl+z undoes), space marks rows for a batch; once nothing is
-// new "last looked" advances, in the store.
+// new "last looked" advances, in the store. The same in process and as a
+// client of a running cairn (over its API).
 func TestLearnedViewKeepsEditsAndDrops(t *testing.T) {
-	h := newHarness(t, harnessOpts{width: 100, height: 30})
+	t.Run("in process", func(t *testing.T) { learnedViewFlow(t, newHarness(t, harnessOpts{width: 100, height: 30})) })
+	t.Run("client of a running cairn", func(t *testing.T) {
+		learnedViewFlow(t, newHarness(t, harnessOpts{width: 100, height: 30, client: func(ap *app.App) client.Client {
+			srv := httptest.NewServer(httpapi.NewAPI(ap, "test", "127.0.0.1:0").Handler())
+			t.Cleanup(srv.Close)
+			return pane.Remote(strings.TrimPrefix(srv.URL, "http://"))
+		}}))
+	})
+}
+
+func learnedViewFlow(t *testing.T, h *harness) {
 	tuitest.LearnFrom(t, h.app, "s-learn", "/work/alpha", tuitest.LearnedPrompts...)
 	ctx := context.Background()
 	state := func() (int, string) {
