@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/wire"
 )
 
@@ -50,17 +52,19 @@ func runStatus(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	learned, err := be.Learned(ctx, 0)
-	if err != nil {
-		return err
-	}
-	usage, err := be.ModelUsage(ctx)
-	if err != nil {
-		return err
-	}
 	r := statusReport{Version: cairnVersion(), Cairn: be.Describe(), Attached: be.Addr() != "", Addr: be.Addr(),
 		Memories: st.Memories.Total, Forgotten: st.Memories.Deleted, PendingProposals: st.Counts.PendingProposals,
-		Learned: learned.Count, SeenThrough: learned.SeenThrough, PipelineMode: st.Pipeline.Mode, Jobs: st.Queue, Model: usage}
+		PipelineMode: st.Pipeline.Mode, Jobs: st.Queue}
+	// A token without the permission (team or hybrid auth) leaves a part
+	// out rather than failing the whole status.
+	if learned, err := be.Learned(ctx, 0); err == nil {
+		r.Learned, r.SeenThrough = learned.Count, learned.SeenThrough
+	} else if client.StatusOf(err) != http.StatusForbidden {
+		return err
+	}
+	if r.Model, err = be.ModelUsage(ctx); err != nil && client.StatusOf(err) != http.StatusForbidden {
+		return err
+	}
 	if *asJSON {
 		return printJSON(os.Stdout, r)
 	}
@@ -90,6 +94,11 @@ func printStatus(out io.Writer, r statusReport) {
 	}
 	fmt.Fprintf(w, "jobs\t%s\n", strings.Join(jobs, " · "))
 	m := r.Model
+	if m == nil {
+		fmt.Fprintln(w, "model use\tnot shown: this token may not read diagnostics")
+		_ = w.Flush()
+		return
+	}
 	fmt.Fprintf(w, "model use\t%d tokens today of a daily budget of %d%s\n", m.TokensToday, m.DailyTokenBudget, map[bool]string{true: " (spent: the heuristic learns until tomorrow)"}[m.BudgetSpent])
 	_ = w.Flush()
 	if len(m.ModelUsage) == 0 {

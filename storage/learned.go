@@ -13,11 +13,10 @@ const LearnedSeenKey = "learned.seen_through"
 // Setting returns the value of key in settings, "" when unset.
 func Setting(ctx context.Context, q Querier, key string) (string, error) {
 	var v string
-	err := q.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+	if err := q.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&v); !errors.Is(err, sql.ErrNoRows) {
+		return v, err
 	}
-	return v, err
+	return "", nil
 }
 
 // SetSetting stores value as key's.
@@ -32,9 +31,8 @@ func SetSetting(ctx context.Context, q Querier, key, value, now string) error {
 const learnedWhere = ` FROM memories m WHERE m.who = ? AND m.source_id LIKE 'session:%' AND m.created_at > ?
 	AND m.is_deleted = 0 AND NOT EXISTS (SELECT 1 FROM learned_reviews r WHERE r.memory_id = m.id)`
 
-// LearnedSince returns up to limit of the memories learned from sessions
-// (written by who) after since and not kept, newest first, and how many
-// there are.
+// LearnedSince returns how many memories who learned from sessions after
+// since that were not kept, and up to limit of them, newest first.
 func LearnedSince(ctx context.Context, q Querier, who, since string, limit int) ([]*Memory, int, error) {
 	var n int
 	if err := q.QueryRowContext(ctx, `SELECT count(*)`+learnedWhere, who, since).Scan(&n); err != nil || limit <= 0 {
@@ -44,16 +42,8 @@ func LearnedSince(ctx context.Context, q Querier, who, since string, limit int) 
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	var out []*Memory
-	for rows.Next() {
-		m, err := ScanMemory(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, m)
-	}
-	return out, n, rows.Err()
+	out, err := collectMemories(rows)
+	return out, n, err
 }
 
 // KeepLearned records the memories ids as kept (reviewed) at now.
@@ -78,7 +68,6 @@ func NewestLearned(ctx context.Context, q Querier, who string) (string, error) {
 // ForgetLearnedReviews drops the kept marks of memories created at or
 // before through (seen now) and of memories no longer stored.
 func ForgetLearnedReviews(ctx context.Context, q Querier, through string) error {
-	_, err := q.ExecContext(ctx, `DELETE FROM learned_reviews WHERE memory_id NOT IN
-		(SELECT id FROM memories WHERE created_at > ?)`, through)
+	_, err := q.ExecContext(ctx, `DELETE FROM learned_reviews WHERE memory_id NOT IN (SELECT id FROM memories WHERE created_at > ?)`, through)
 	return err
 }
