@@ -64,6 +64,7 @@ func commands() []command {
 		{"export", "write memories as JSONL: cairn export [-o FILE]", runExport},
 		{"import", "read memories from JSONL: cairn import FILE (or - for stdin)", runImport},
 		{"config", "print the effective configuration and where it comes from", runConfig},
+		{"status", "which cairn, memories, proposals, what was learned, jobs and model use per day: cairn status [--json]", runStatus},
 		{"bench", "run a retrieval benchmark: cairn bench locomo --data FILE", runBench},
 		{"hook", "Claude Code hook shim: cairn hook EVENT (reads the hook JSON on stdin)", runHook},
 		{"install", "add cairn's hooks and MCP server to an agent: cairn install claude-code|codex|gemini|opencode|cursor", runInstall},

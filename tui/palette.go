@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/cairnmem/cairn/tui/learned"
 	"github.com/cairnmem/cairn/tui/pane"
 )
 
@@ -61,11 +62,21 @@ func (m *Model) openPalette() tea.Cmd {
 			order = append(order, i)
 		}
 	}
+	if m.learnedOpen { // its actions first, pressed where they are
+		for _, group := range m.learned.FullHelp() {
+			for _, b := range group {
+				add(-1, m.learned.Title(), b)
+			}
+		}
+	}
 	for _, i := range order {
 		for _, group := range m.panes[i].FullHelp() {
 			for _, b := range group {
 				add(i, m.panes[i].Title(), b)
 			}
+		}
+		if i == 0 {
+			add(0, m.panes[0].Title(), learned.OpenKey)
 		}
 	}
 	for i, pn := range m.panes {

@@ -26,6 +26,7 @@ import (
 	"github.com/cairnmem/cairn/tui/history"
 	"github.com/cairnmem/cairn/tui/jobs"
 	"github.com/cairnmem/cairn/tui/keys"
+	"github.com/cairnmem/cairn/tui/learned"
 	"github.com/cairnmem/cairn/tui/pane"
 	"github.com/cairnmem/cairn/tui/proposals"
 	"github.com/cairnmem/cairn/tui/recall"
@@ -106,6 +107,10 @@ type Model struct {
 
 	// palette is the open command palette, nil when closed.
 	palette *palette
+	// learned is the Learned view (L in Recall), shown in place of the
+	// Recall pane while learnedOpen.
+	learned     *learned.Model
+	learnedOpen bool
 
 	changes        <-chan pane.Change
 	stopChanges    func()
@@ -138,7 +143,8 @@ func New(o Options) *Model {
 		version:   o.Version,
 		addr:      o.Addr,
 		// The tab list, in number-key order.
-		panes: []pane.Pane{recall.New(ctx), history.New(ctx), jobs.New(ctx), diagnostics.New(ctx), proposals.New(ctx)},
+		panes:   []pane.Pane{recall.New(ctx), history.New(ctx), jobs.New(ctx), diagnostics.New(ctx), proposals.New(ctx)},
+		learned: learned.New(ctx),
 	}
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.applyStyles()
@@ -153,6 +159,7 @@ func (m *Model) applyStyles() {
 	for _, p := range m.panes {
 		p.ApplyStyles()
 	}
+	m.learned.ApplyStyles()
 }
 
 // SetTheme switches the theme (and turns off choosing from the background).
@@ -222,6 +229,19 @@ func (m *Model) ShowingFullHelp() bool { return m.help.ShowAll }
 // Pane returns pane i (tests look inside).
 func (m *Model) Pane(i int) pane.Pane { return m.panes[i] }
 
+// Learned returns the Learned view and whether it is open (tests look
+// inside).
+func (m *Model) Learned() (*learned.Model, bool) { return m.learned, m.learnedOpen }
+
+// current is what has the body and the keys: the active pane, or the
+// Learned view open over Recall.
+func (m *Model) current() pane.Pane {
+	if m.learnedOpen {
+		return m.learned
+	}
+	return m.panes[m.active]
+}
+
 // Notice is the status bar's one-line outcome of the last action, and
 // whether it reports an error.
 func (m *Model) Notice() (text string, isErr bool) { return m.notice, m.noticeErr }
@@ -231,7 +251,7 @@ func (m *Model) Notice() (text string, isErr bool) { return m.notice, m.noticeEr
 // text field has the keyboard). The pane's least important hints give way
 // first when the line is narrow.
 func (m *Model) helpView() string {
-	p := m.panes[m.active]
+	p := m.current()
 	if p.Capturing() {
 		// Global keys are off while typing; only ctrl+c still quits.
 		return shortHelp(m.ctx.Styles.Help, m.width, p.ShortHelp(), []key.Binding{ctrlC})
@@ -255,12 +275,15 @@ var helpScroll = key.NewBinding(key.WithKeys("j", "k", "down", "up"), key.WithHe
 func (m *Model) fullHelp() []string {
 	g := m.keys
 	groups := []helpGroup{{title: "Global", keys: []key.Binding{g.Palette, g.NextTab, g.PrevTab, g.Tab1, clickTab, g.Help, g.Back, g.Quit}}}
-	for i, keys := range m.panes[m.active].FullHelp() {
-		title := m.panes[m.active].Title()
+	for i, keys := range m.current().FullHelp() {
+		title := m.current().Title()
 		if i > 0 {
 			title = ""
 		}
 		groups = append(groups, helpGroup{title: title, keys: keys})
+	}
+	if m.active == 0 && !m.learnedOpen {
+		groups = append(groups, helpGroup{keys: []key.Binding{learned.OpenKey}})
 	}
 	return fullHelpLines(m.ctx.Styles.Help, m.ctx.Styles.Heading, m.width, groups)
 }
@@ -283,14 +306,20 @@ func (m *Model) layout() {
 	for _, p := range m.panes {
 		p.SetSize(m.width, h)
 	}
+	m.learned.SetSize(m.width, h)
 }
 
 func (m *Model) switchTo(i int) tea.Cmd {
+	if i == m.active && m.learnedOpen {
+		m.learnedOpen = false // the number of the pane under it: back to it
+		return nil
+	}
 	if i < 0 || i >= len(m.panes) || i == m.active {
 		return nil
 	}
 	hide := m.show(m.active, false)
 	m.active = i
+	m.learnedOpen = false
 	// A notice is about the pane it came from: it does not follow.
 	m.notice, m.noticeErr = "", false
 	m.noticeSeq++
@@ -309,6 +338,9 @@ func (m *Model) show(i int, shown bool) tea.Cmd {
 // Busy reports work in flight in any pane (the status bar's spinner
 // turns).
 func (m *Model) Busy() bool {
+	if m.learned.Busy() {
+		return true
+	}
 	for _, p := range m.panes {
 		if p.Busy() {
 			return true
@@ -380,6 +412,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		for _, p := range m.panes {
 			cmds = append(cmds, p.Refresh(m.pendingChange))
 		}
+		cmds = append(cmds, m.learned.Refresh(m.pendingChange))
 		return tea.Batch(cmds...)
 	case pane.NoticeMsg:
 		had := m.notice != ""
@@ -411,13 +444,17 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.scrollHelp(pane.WheelCursor(msg, 0))
 			return nil
 		}
-		return m.panes[m.active].Update(msg)
+		return m.current().Update(msg)
 	case tea.PasteMsg:
-		return m.panes[m.active].Update(msg)
+		return m.current().Update(msg)
+	case learned.StateMsg:
+		if msg.State != nil {
+			m.status.Learned = msg.State.Count
+		}
 	}
 	// Anything else belongs to a pane (results, blinks, ticks): panes
 	// ignore message types that are not theirs.
-	var cmds []tea.Cmd
+	cmds := []tea.Cmd{m.learned.Update(msg)}
 	for _, p := range m.panes {
 		cmds = append(cmds, p.Update(msg))
 	}
@@ -425,7 +462,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
-	p := m.panes[m.active]
+	p := m.current()
 	if msg.String() == "ctrl+c" {
 		return tea.Quit
 	}
@@ -469,6 +506,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.help.ShowAll {
 		return nil // the help covers the pane: its keys wait until it closes
+	}
+	switch {
+	case m.learnedOpen && !p.Nested() && key.Matches(msg, m.keys.Back):
+		m.learnedOpen = false
+		return nil
+	case !m.learnedOpen && m.active == 0 && !p.Nested() && key.Matches(msg, learned.OpenKey):
+		m.learnedOpen = true
+		m.layout()
+		return m.learned.Open()
 	}
 	return p.Update(msg)
 }
@@ -530,7 +576,7 @@ func (m *Model) Render() string {
 	case m.help.ShowAll:
 		body = m.helpBody()
 	default:
-		body = m.panes[m.active].View()
+		body = m.current().View()
 	}
 	rows := []string{m.tabsView(), body}
 	if m.notice != "" {
@@ -633,6 +679,9 @@ func (m *Model) statusView() string {
 	}
 	if pending > 0 {
 		warns = append(warns, fmt.Sprintf("%d proposals pending", pending))
+	}
+	if s.Learned > 0 {
+		warns = append(warns, fmt.Sprintf("%d learned since you last looked (L)", s.Learned))
 	}
 	warn := ""
 	if len(warns) > 0 {

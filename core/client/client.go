@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/graph"
+	"github.com/cairnmem/cairn/core/ops"
 	"github.com/cairnmem/cairn/core/sessions"
 	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/core/wire"
@@ -130,6 +131,15 @@ type Client interface {
 	// GraphEntity returns one entity with its relations, neighbours and
 	// the memories that mention it, narrowed by q.
 	GraphEntity(ctx context.Context, id string, q graph.Query) (*graph.Detail, error)
+	// Learned is what cairn learned from sessions since the person last
+	// looked: how many, and the newest limit of them (0: the count only).
+	Learned(ctx context.Context, limit int) (*ops.Learned, error)
+	// ReviewLearned keeps learned memories (no longer new) and marks
+	// them seen (ops.LearnedReview), and returns what is new after it.
+	ReviewLearned(ctx context.Context, in ops.LearnedReview, limit int) (*ops.Learned, error)
+	// ModelUsage is a chosen model's calls and tokens per day over the
+	// last week, with the daily budget.
+	ModelUsage(ctx context.Context) (*wire.ModelUsageReport, error)
 	// Session returns an agent session with its checkpoints, the memories
 	// it was offered and its continuity score.
 	Session(ctx context.Context, key string) (*sessions.Info, error)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/graph"
+	"github.com/cairnmem/cairn/core/ops"
 	"github.com/cairnmem/cairn/core/pipeline"
 
 	"github.com/cairnmem/cairn/storage"
@@ -170,4 +171,36 @@ func (a *API) graphEntity(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, d)
+}
+
+// learned serves GET /api/learned (what was learned from sessions since
+// the person last looked, ?limit= of them newest first) and POST
+// /api/learned/review (keep ids, mark seen through a time).
+func (a *API) learned(w http.ResponseWriter, r *http.Request) {
+	limit, e := queryInt(r, "limit", 100, 0, 1000)
+	var in ops.LearnedReview
+	if e == nil && r.Method == http.MethodPost {
+		var b body
+		if b, e = readBody(w, r, a.svc.Config().Server.MaxBodyBytes); e == nil {
+			if in.Keep, e = b.strList("keep"); e == nil {
+				in.SeenThrough, _, e = b.str("seenThrough")
+			}
+		}
+	}
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	var out *ops.Learned
+	var err error
+	if r.Method == http.MethodPost {
+		out, err = a.app.Ops.ReviewLearned(r.Context(), in, limit)
+	} else {
+		out, err = a.app.Ops.Learned(r.Context(), limit)
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
 }

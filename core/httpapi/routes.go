@@ -133,6 +133,8 @@ func (a *API) routeTable() []route {
 		h("GET /api/jobs/{id}", a.getJob, access{perm: auth.PermDocuments, scope: scopeJob}),
 		h("POST /api/jobs/{id}/retry", a.retryJob, access{perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied}),
 		h("GET /api/pipeline/status", a.pipelineStatus, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
+		h("GET /api/learned", a.learned, access{perm: auth.PermRecall, scope: scopeDenied}),
+		h("POST /api/learned/review", a.learned, access{perm: auth.PermModify, limiter: "modify", scope: scopeDenied}),
 		h("GET /api/graph/entities", a.graphEntities, access{perm: auth.PermRecall, scope: scopeDenied}),
 		h("GET /api/graph/entities/{id}", a.graphEntity, access{perm: auth.PermRecall, scope: scopeDenied}),
 

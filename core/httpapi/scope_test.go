@@ -166,6 +166,8 @@ func (f *scopeFixture) probes() map[string][]probe {
 		"GET /api/jobs/{id}":                   {{path: "/api/jobs/" + f.jobB, refuse: true}, {path: "/api/jobs/" + f.sessJobB, refuse: true}},
 		"POST /api/jobs/{id}/retry":            {{path: "/api/jobs/" + f.jobB + "/retry", refuse: true}},
 		"GET /api/pipeline/status":             {{path: "/api/pipeline/status", refuse: true}},
+		"GET /api/learned":                     {{path: "/api/learned", refuse: true}},
+		"POST /api/learned/review":             {{path: "/api/learned/review", body: map[string]any{"seenThrough": "2026-03-01T12:00:00.000Z"}, refuse: true}},
 		"GET /api/graph/entities":              {{path: "/api/graph/entities?q=kettle", refuse: true}},
 		"GET /api/graph/entities/{id}":         {{path: "/api/graph/entities/x?project=" + projB, refuse: true}},
 		"GET /api/repair":                      {{path: "/api/repair", refuse: true}},

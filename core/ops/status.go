@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/cairnmem/cairn/storage"
 )
@@ -33,18 +32,10 @@ func (s *Ops) PipelineStatus(ctx context.Context) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	today := s.svc.Now().UTC()
-	usage, err := storage.ModelUsageSince(ctx, s.svc.DB().Reader(), today.AddDate(0, 0, -6).Format(time.DateOnly))
+	usage, err := s.ModelUsage(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var spentToday int64
-	for _, u := range usage {
-		if u.Day == today.Format(time.DateOnly) {
-			spentToday += u.InputTokens + u.OutputTokens
-		}
-	}
-	budget := s.svc.Config().PipelineV2.DailyTokenBudget
 	rt := s.svc.PipelineRuntime()
 	st := rt.State()
 	return map[string]any{
@@ -61,9 +52,9 @@ func (s *Ops) PipelineStatus(ctx context.Context) (map[string]any, error) {
 		"processed":         st.Processed,
 		"failed":            st.Failed,
 		"allowUpdateDelete": s.svc.Config().PipelineV2.AllowUpdateDelete,
-		"modelUsage":        usage,
-		"dailyTokenBudget":  budget,
-		"tokensToday":       spentToday,
-		"budgetSpent":       spentToday >= budget,
+		"modelUsage":        usage.ModelUsage,
+		"dailyTokenBudget":  usage.DailyTokenBudget,
+		"tokensToday":       usage.TokensToday,
+		"budgetSpent":       usage.BudgetSpent,
 	}, nil
 }

@@ -48,6 +48,7 @@ type (
 		HasRecs bool // Recs were read in this poll
 		Latency Latency
 		Errors  []wire.ErrorEvent
+		Usage   *wire.ModelUsageReport
 		Err     error
 	}
 	// repairDoneMsg is a repair's outcome with the report measured after it.
@@ -92,6 +93,7 @@ type Model struct {
 	recs    []wire.Recommendation
 	latency Latency
 	errs    []wire.ErrorEvent
+	usage   *wire.ModelUsageReport // a chosen model's calls and tokens per day
 	loadErr error
 
 	actions []wire.RepairInfo
@@ -216,6 +218,9 @@ func readSnapshot(ctx context.Context, b client.Client, seq int, withRecs bool) 
 	if out.Errors, err = b.RecentErrors(ctx, pane.ErrorsLimit); err != nil {
 		errs = append(errs, err)
 	}
+	if out.Usage, err = b.ModelUsage(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	out.Err = errors.Join(errs...)
 	return out
 }
@@ -325,6 +330,9 @@ func (m *Model) applySnapshot(msg snapshotMsg) {
 	}
 	if msg.Errors != nil {
 		m.errs = msg.Errors
+	}
+	if msg.Usage != nil {
+		m.usage = msg.Usage
 	}
 	m.loadErr = msg.Err
 	m.renderBody()

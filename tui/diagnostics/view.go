@@ -196,6 +196,8 @@ func (m *Model) renderBody() {
 	add("")
 	add(m.latencyLines()...)
 	add("")
+	add(m.usageLines()...)
+	add("")
 	add(m.errorLines()...)
 	m.vp.SetContentLines(lines)
 }
@@ -425,4 +427,35 @@ func Sparkline(values []float64) string {
 		out[i] = sparkLevels[level]
 	}
 	return string(out)
+}
+
+// usageLines are a chosen model's calls and tokens per day over the last
+// week (the pipeline's extraction model), with the daily budget.
+func (m *Model) usageLines() []string {
+	st := m.ctx.Styles
+	u := m.usage
+	if u == nil {
+		return []string{st.Heading.Render("Model use"), st.Faint.Render("  not read yet")}
+	}
+	head := fmt.Sprintf("Model use, last 7 days · %s of %s tokens today", pane.Count(int(u.TokensToday)), pane.Count(int(u.DailyTokenBudget)))
+	out := []string{st.Heading.Render(pane.Truncate(head, m.width))}
+	if u.BudgetSpent {
+		out = append(out, st.Warning.Render(pane.Truncate("  today's budget is spent: the built-in heuristic learns until the day ends", m.width)))
+	}
+	if len(u.ModelUsage) == 0 {
+		return append(out, st.Faint.Render(pane.Truncate("  no model calls: cairn learns with its built-in heuristic unless you chose a model", m.width)))
+	}
+	const colDay, colProvider, colN = 12, 12, 9
+	out = append(out, st.Faint.Render("  "+pane.Pad("day", colDay)+pane.Pad("provider", colProvider)+rightPad("calls", colN)+
+		rightPad("failed", colN)+rightPad("input", colN+2)+rightPad("output", colN+2)))
+	for _, d := range u.ModelUsage {
+		line := "  " + pane.Pad(d.Day, colDay) + pane.Pad(d.Provider, colProvider) + rightPad(pane.Count(int(d.Calls)), colN) +
+			rightPad(pane.Count(int(d.Failed)), colN) + rightPad(pane.Count(int(d.InputTokens)), colN+2) + rightPad(pane.Count(int(d.OutputTokens)), colN+2)
+		if d.Failed > 0 {
+			out = append(out, st.Warning.Render(line))
+		} else {
+			out = append(out, st.Text.Render(line))
+		}
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/graph"
+	"github.com/cairnmem/cairn/core/ops"
 	"github.com/cairnmem/cairn/core/sessions"
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/core/transfer"
@@ -336,4 +337,16 @@ func (s *safeClient) GraphEntity(ctx context.Context, id string, q graph.Query) 
 
 func (s *safeClient) Session(ctx context.Context, key string) (*sessions.Info, error) {
 	return ret(s.c.Session(ctx, key))
+}
+
+func (s *safeClient) Learned(ctx context.Context, limit int) (*ops.Learned, error) {
+	return ret(s.c.Learned(ctx, limit))
+}
+
+func (s *safeClient) ReviewLearned(ctx context.Context, in ops.LearnedReview, limit int) (*ops.Learned, error) {
+	return ret(s.c.ReviewLearned(ctx, in, limit))
+}
+
+func (s *safeClient) ModelUsage(ctx context.Context) (*wire.ModelUsageReport, error) {
+	return ret(s.c.ModelUsage(ctx))
 }

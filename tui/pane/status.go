@@ -25,6 +25,9 @@ type Status struct {
 	DeadJobs int
 	// PendingProposals wait for a decision.
 	PendingProposals int
+	// Learned are the memories learned from sessions since the person
+	// last looked (the Learned view, L in Recall).
+	Learned int
 	// Health is what could be measured, e.g. "db 2ms" (the store's count
 	// queries) or "api 5ms" (GET /health); empty when nothing answered.
 	Health string
@@ -62,6 +65,10 @@ func Snapshot(ctx context.Context, c client.Client, addr string) (Status, error)
 		return st, err
 	}
 	st.PendingProposals = ps.Total
+	// A cairn older than the Learned view answers 404: no count, no error.
+	if l, err := c.Learned(ctx, 0); err == nil {
+		st.Learned = l.Count
+	}
 	return st, nil
 }
 
@@ -92,6 +99,11 @@ func localSnapshot(ctx context.Context, c client.Client, addr string) (Status, e
 	st.Queue, st.QueueKnown = s.Queue["pending"]+s.Queue["leased"], true
 	st.DeadJobs = s.Queue["dead"]
 	st.PendingProposals = int(s.Counts.PendingProposals)
+	l, err := c.Learned(ctx, 0)
+	if err != nil {
+		return st, err
+	}
+	st.Learned = l.Count
 	return st, nil
 }
 
