@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/connstore"
 	"github.com/cairnmem/cairn/storage/docstore"
 	"github.com/cairnmem/cairn/storage/postgres/pgtest"
 	"github.com/cairnmem/cairn/storage/retention"
@@ -591,30 +592,32 @@ func storageSteps(t *testing.T) []queryStep {
 		}, true},
 		{"PredictorState", func(ctx context.Context, q storage.Querier) (any, error) { return storage.PredictorState(ctx, q) }, true},
 		{"InsertConnector", func(ctx context.Context, q storage.Querier) (any, error) {
-			return none(storage.InsertConnector(ctx, q, &storage.Connector{ID: "c1", Provider: "fs", DisplayName: "notes",
+			return none(connstore.InsertConnector(ctx, q, &connstore.Connector{ID: "c1", Provider: "fs", DisplayName: "notes",
 				Config: "{}", Status: "idle", CreatedAt: ts(0), UpdatedAt: ts(0)}))
 		}, true},
 		{"SetConnectorSyncing", func(ctx context.Context, q storage.Querier) (any, error) {
-			return none(storage.SetConnectorSyncing(ctx, q, "c1", ts(time.Minute)))
+			return none(connstore.SetConnectorSyncing(ctx, q, "c1", ts(time.Minute)))
 		}, true},
 		{"PutConnectorFile", func(ctx context.Context, q storage.Querier) (any, error) {
-			return none(storage.PutConnectorFile(ctx, q, "c1", &storage.ConnectorFile{Path: "a.md", Size: 3, MTime: ts(0), Hash: "x"}))
+			return none(connstore.PutConnectorFile(ctx, q, "c1", &connstore.ConnectorFile{Path: "a.md", Size: 3, MTime: ts(0), Hash: "x"}))
 		}, true},
-		{"ConnectorFiles", func(ctx context.Context, q storage.Querier) (any, error) { return storage.ConnectorFiles(ctx, q, "c1") }, true},
+		{"ConnectorFiles", func(ctx context.Context, q storage.Querier) (any, error) {
+			return connstore.ConnectorFiles(ctx, q, "c1")
+		}, true},
 		{"FinishConnectorSync", func(ctx context.Context, q storage.Querier) (any, error) {
-			return none(storage.FinishConnectorSync(ctx, q, "c1", "{}", "failed", ts(2*time.Minute)))
+			return none(connstore.FinishConnectorSync(ctx, q, "c1", "{}", "failed", ts(2*time.Minute)))
 		}, true},
-		{"ConnectorErrors", func(ctx context.Context, q storage.Querier) (any, error) { return storage.ConnectorErrors(ctx, q) }, true},
+		{"ConnectorErrors", func(ctx context.Context, q storage.Querier) (any, error) { return connstore.ConnectorErrors(ctx, q) }, true},
 		{"ResetSyncingConnectors", func(ctx context.Context, q storage.Querier) (any, error) {
-			return none(storage.ResetSyncingConnectors(ctx, q, ts(time.Hour)))
+			return none(connstore.ResetSyncingConnectors(ctx, q, ts(time.Hour)))
 		}, true},
-		{"ListConnectors", func(ctx context.Context, q storage.Querier) (any, error) { return storage.ListConnectors(ctx, q) }, true},
-		{"GetConnector", func(ctx context.Context, q storage.Querier) (any, error) { return storage.GetConnector(ctx, q, "c1") }, true},
+		{"ListConnectors", func(ctx context.Context, q storage.Querier) (any, error) { return connstore.ListConnectors(ctx, q) }, true},
+		{"GetConnector", func(ctx context.Context, q storage.Querier) (any, error) { return connstore.GetConnector(ctx, q, "c1") }, true},
 		{"DeleteConnectorFile", func(ctx context.Context, q storage.Querier) (any, error) {
-			return none(storage.DeleteConnectorFile(ctx, q, "c1", "a.md"))
+			return none(connstore.DeleteConnectorFile(ctx, q, "c1", "a.md"))
 		}, true},
 		{"DeleteConnector", func(ctx context.Context, q storage.Querier) (any, error) {
-			return none(storage.DeleteConnector(ctx, q, "c1"))
+			return none(connstore.DeleteConnector(ctx, q, "c1"))
 		}, true},
 
 		// Documents (storage/docstore).

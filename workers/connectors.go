@@ -7,6 +7,7 @@ import (
 	"github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/connstore"
 )
 
 // RunConnectors keeps the connectors in step while cairn runs: at start it
@@ -21,7 +22,7 @@ func RunConnectors(ctx context.Context, ap *app.App, log *slog.Logger) error {
 	log = logOrDiscard(log)
 	svc, reg := ap.Service, ap.Connectors
 	if err := svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
-		return storage.ResetSyncingConnectors(ctx, tx, svc.Timestamp())
+		return connstore.ResetSyncingConnectors(ctx, tx, svc.Timestamp())
 	}); err != nil && ctx.Err() == nil {
 		log.Warn("connectors: reset syncing", "err", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/cairnmem/cairn/core/graph"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/connstore"
 )
 
 // graphBackends returns a Local and an HTTP client over one real store
@@ -61,7 +62,7 @@ func TestConnectorsBothBackends(t *testing.T) {
 				t.Fatal(err)
 			}
 			list, err := b.Connectors(ctx)
-			if err != nil || len(list) != 1 || list[0].ID != c.ID || list[0].Status != storage.ConnectorIdle || list[0].LastSyncAt != "" {
+			if err != nil || len(list) != 1 || list[0].ID != c.ID || list[0].Status != connstore.ConnectorIdle || list[0].LastSyncAt != "" {
 				t.Fatalf("connectors: %+v %v", list, err)
 			}
 			res, err := b.SyncConnector(ctx, c.ID)
@@ -87,7 +88,7 @@ func TestConnectorsBothBackends(t *testing.T) {
 				t.Fatalf("sync of a folder that is gone: %+v %v", res, err)
 			}
 			list, _ = b.Connectors(ctx)
-			if list[0].Status != storage.ConnectorError || list[0].LastError == "" {
+			if list[0].Status != connstore.ConnectorError || list[0].LastError == "" {
 				t.Fatalf("the failure is not the connector's state: %+v", list[0])
 			}
 			if _, err := b.SyncConnector(ctx, "no-such-connector"); !errors.Is(err, &core.Error{Code: core.CodeNotFound}) {

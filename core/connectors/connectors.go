@@ -26,6 +26,7 @@ import (
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/connstore"
 )
 
 // ProviderFilesystem is the filesystem connector.
@@ -57,8 +58,8 @@ type fsConfig struct {
 	Root string `json:"root"`
 }
 
-func (c *Connectors) view(ctx context.Context, r *storage.Connector) (*Connector, error) {
-	files, err := storage.ConnectorFiles(ctx, c.svc.DB().Reader(), r.ID)
+func (c *Connectors) view(ctx context.Context, r *connstore.Connector) (*Connector, error) {
+	files, err := connstore.ConnectorFiles(ctx, c.svc.DB().Reader(), r.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +74,7 @@ func (c *Connectors) view(ctx context.Context, r *storage.Connector) (*Connector
 
 // List returns every connector, oldest first.
 func (c *Connectors) List(ctx context.Context) ([]*Connector, error) {
-	rows, err := storage.ListConnectors(ctx, c.svc.DB().Reader())
+	rows, err := connstore.ListConnectors(ctx, c.svc.DB().Reader())
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +94,7 @@ var ErrNotFound = &core.Error{Code: core.CodeNotFound, Message: "Connector not f
 
 // Get returns connector id.
 func (c *Connectors) Get(ctx context.Context, id string) (*Connector, error) {
-	r, err := storage.GetConnector(ctx, c.svc.DB().Reader(), id)
+	r, err := connstore.GetConnector(ctx, c.svc.DB().Reader(), id)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, ErrNotFound
 	}
@@ -130,7 +131,7 @@ func (c *Connectors) Create(ctx context.Context, in CreateInput) (*Connector, er
 	if e != nil {
 		return nil, e
 	}
-	existing, err := storage.ListConnectors(ctx, c.svc.DB().Reader())
+	existing, err := connstore.ListConnectors(ctx, c.svc.DB().Reader())
 	if err != nil {
 		return nil, err
 	}
@@ -146,15 +147,15 @@ func (c *Connectors) Create(ctx context.Context, in CreateInput) (*Connector, er
 	}
 	cfg, _ := json.Marshal(fsConfig{Root: root})
 	now := c.svc.Timestamp()
-	r := &storage.Connector{ID: core.NewID(), Provider: ProviderFilesystem, DisplayName: name, Config: string(cfg),
-		Status: storage.ConnectorIdle, CreatedAt: now, UpdatedAt: now}
-	if err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return storage.InsertConnector(ctx, tx, r) }); err != nil {
+	r := &connstore.Connector{ID: core.NewID(), Provider: ProviderFilesystem, DisplayName: name, Config: string(cfg),
+		Status: connstore.ConnectorIdle, CreatedAt: now, UpdatedAt: now}
+	if err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return connstore.InsertConnector(ctx, tx, r) }); err != nil {
 		return nil, err
 	}
 	return c.view(ctx, r)
 }
 
-func rootOf(r *storage.Connector) string {
+func rootOf(r *connstore.Connector) string {
 	var cfg fsConfig
 	_ = json.Unmarshal([]byte(r.Config), &cfg)
 	return cfg.Root
@@ -242,7 +243,7 @@ func expandHome(p string) string {
 // EnsureRoots gives every folder of connectors.roots a filesystem
 // connector, once. A root that cannot be read is reported, not fatal.
 func (c *Connectors) EnsureRoots(ctx context.Context) []error {
-	existing, err := storage.ListConnectors(ctx, c.svc.DB().Reader())
+	existing, err := connstore.ListConnectors(ctx, c.svc.DB().Reader())
 	if err != nil {
 		return []error{err}
 	}
@@ -280,7 +281,7 @@ func (c *Connectors) Delete(ctx context.Context, id string, forget bool, actor c
 	defer c.end(id)
 	removed := 0
 	if forget {
-		files, err := storage.ConnectorFiles(ctx, c.svc.DB().Reader(), id)
+		files, err := connstore.ConnectorFiles(ctx, c.svc.DB().Reader(), id)
 		if err != nil {
 			return 0, err
 		}
@@ -292,7 +293,7 @@ func (c *Connectors) Delete(ctx context.Context, id string, forget bool, actor c
 			removed += n
 		}
 	}
-	err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return storage.DeleteConnector(ctx, tx, id) })
+	err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return connstore.DeleteConnector(ctx, tx, id) })
 	return removed, err
 }
 

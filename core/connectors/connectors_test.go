@@ -13,7 +13,7 @@ import (
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/connectors"
 	"github.com/cairnmem/cairn/core/internal/apitest"
-	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/connstore"
 	"github.com/cairnmem/cairn/workers"
 )
 
@@ -137,7 +137,7 @@ func TestFilesystemConnectorFollowsTheFolder(t *testing.T) {
 		t.Fatalf("the removed file's memory stays: %v", top)
 	}
 	c, _ := reg.Get(ctx, id)
-	if c.Status != storage.ConnectorIdle || c.Files != 1 || c.LastSyncAt == "" || len(c.Cursor) == 0 {
+	if c.Status != connstore.ConnectorIdle || c.Files != 1 || c.LastSyncAt == "" || len(c.Cursor) == 0 {
 		t.Fatalf("connector after syncs: %+v", c)
 	}
 

@@ -22,6 +22,7 @@ import (
 	"github.com/cairnmem/cairn/core/text"
 	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/connstore"
 )
 
 // SyncResult says what one sync did (the API's type, core/wire).
@@ -60,7 +61,7 @@ func (c *Connectors) sync(ctx context.Context, id string, background bool) (*Syn
 	if err := c.svc.CheckFrozen(); err != nil {
 		return nil, err
 	}
-	r, err := storage.GetConnector(ctx, c.svc.DB().Reader(), id)
+	r, err := connstore.GetConnector(ctx, c.svc.DB().Reader(), id)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, ErrNotFound
 	}
@@ -72,7 +73,7 @@ func (c *Connectors) sync(ctx context.Context, id string, background bool) (*Syn
 	}
 	defer c.end(id)
 	start := time.Now()
-	if err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return storage.SetConnectorSyncing(ctx, tx, id, c.svc.Timestamp()) }); err != nil {
+	if err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return connstore.SetConnectorSyncing(ctx, tx, id, c.svc.Timestamp()) }); err != nil {
 		return nil, err
 	}
 	res := &SyncResult{ConnectorID: id}
@@ -87,7 +88,7 @@ func (c *Connectors) sync(ctx context.Context, id string, background bool) (*Syn
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := c.svc.DB().WriteTx(fctx, func(tx *storage.Tx) error {
-		return storage.FinishConnectorSync(fctx, tx, id, string(cur), msg, c.svc.Timestamp())
+		return connstore.FinishConnectorSync(fctx, tx, id, string(cur), msg, c.svc.Timestamp())
 	}); err != nil {
 		return res, errors.Join(serr, err)
 	}
@@ -102,7 +103,7 @@ type fileInfo struct {
 	seen  entryInfo // as the walk saw it: the read opens only this file
 }
 
-func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *SyncResult, background bool) error {
+func (c *Connectors) syncFolder(ctx context.Context, r *connstore.Connector, res *SyncResult, background bool) error {
 	var cfg fsConfig
 	if err := json.Unmarshal([]byte(r.Config), &cfg); err != nil || cfg.Root == "" {
 		return fmt.Errorf("connector %s has no root in its config", r.ID)
@@ -126,7 +127,7 @@ func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *
 	if afterWalk != nil {
 		afterWalk()
 	}
-	known, err := storage.ConnectorFiles(ctx, c.svc.DB().Reader(), r.ID)
+	known, err := connstore.ConnectorFiles(ctx, c.svc.DB().Reader(), r.ID)
 	if err != nil {
 		return err
 	}
@@ -171,7 +172,7 @@ func (c *Connectors) syncFolder(ctx context.Context, r *storage.Connector, res *
 		if _, err := c.dropDocument(ctx, known[p].DocumentID, "file removed: "+p, connectorActor); err != nil {
 			return err
 		}
-		if err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return storage.DeleteConnectorFile(ctx, tx, r.ID, p) }); err != nil {
+		if err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return connstore.DeleteConnectorFile(ctx, tx, r.ID, p) }); err != nil {
 			return err
 		}
 		res.Removed++
@@ -364,18 +365,18 @@ func readIgnoreAt(ctx context.Context, d *dirHandle, rel string, budget *ignoreB
 // ingestFile makes f a document, replacing prev's document when the file
 // changed. The old document goes first, so the new chunks are not taken
 // for duplicates of the old ones.
-func (c *Connectors) ingestFile(ctx context.Context, r *storage.Connector, root *dirHandle, f fileInfo, prev *storage.ConnectorFile, res *SyncResult) error {
+func (c *Connectors) ingestFile(ctx context.Context, r *connstore.Connector, root *dirHandle, f fileInfo, prev *connstore.ConnectorFile, res *SyncResult) error {
 	content, err := readText(ctx, root, f, c.svc.Config().Connectors.MaxFileBytes)
 	if err != nil {
 		return err
 	}
 	sum := sha256.Sum256(content)
 	hash := hex.EncodeToString(sum[:])
-	row := &storage.ConnectorFile{Path: f.rel, Size: f.size, MTime: f.mtime, Hash: hash}
+	row := &connstore.ConnectorFile{Path: f.rel, Size: f.size, MTime: f.mtime, Hash: hash}
 	if prev != nil && prev.Hash == hash { // touched, not changed
 		row.DocumentID = prev.DocumentID
 		res.Unchanged++
-		return c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return storage.PutConnectorFile(ctx, tx, r.ID, row) })
+		return c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return connstore.PutConnectorFile(ctx, tx, r.ID, row) })
 	}
 	if len(bytes.TrimSpace(content)) == 0 {
 		return errors.New("empty file")
@@ -394,7 +395,7 @@ func (c *Connectors) ingestFile(ctx context.Context, r *storage.Connector, root 
 		return err
 	}
 	row.DocumentID = doc.ID
-	if err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return storage.PutConnectorFile(ctx, tx, r.ID, row) }); err != nil {
+	if err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return connstore.PutConnectorFile(ctx, tx, r.ID, row) }); err != nil {
 		return err
 	}
 	if prev != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/cairnmem/cairn/core/analytics"
 	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/connstore"
 )
 
 // fill sets every exported field of the struct v points to to a value that
@@ -79,9 +80,9 @@ func TestWireCopiesMatchTheAPI(t *testing.T) {
 		"rejected":         {wire.ProposalRejected, storage.ProposalRejected},
 		"applied":          {wire.ProposalApplied, storage.ProposalApplied},
 		"skipped":          {wire.ProposalSkipped, storage.ProposalSkipped},
-		"connector idle":   {wire.ConnectorIdle, storage.ConnectorIdle},
-		"syncing":          {wire.ConnectorSyncing, storage.ConnectorSyncing},
-		"connector error":  {wire.ConnectorError, storage.ConnectorError},
+		"connector idle":   {wire.ConnectorIdle, connstore.ConnectorIdle},
+		"syncing":          {wire.ConnectorSyncing, connstore.ConnectorSyncing},
+		"connector error":  {wire.ConnectorError, connstore.ConnectorError},
 	} {
 		if pair[0] != pair[1] {
 			t.Errorf("%s: wire says %v, storage %v", name, pair[0], pair[1])

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/storage/connstore"
 
 	"github.com/cairnmem/cairn/core/analytics"
 
@@ -457,7 +458,7 @@ func (s *Ops) diagConnector(ctx context.Context, q storage.Querier, now time.Tim
 			gate("documents_failed_24h", "count", float64(failed), 0, 0.3, false, msg),
 			gate("documents_failed_24h_many", "count", float64(failed), 4, 0.2, false, fmt.Sprintf("%d failed documents (5 or more costs 0.2)", failed)))
 	}
-	broken, err := storage.ConnectorErrors(ctx, q)
+	broken, err := connstore.ConnectorErrors(ctx, q)
 	if err != nil {
 		return d, err
 	}
@@ -476,7 +477,7 @@ func (s *Ops) diagConnector(ctx context.Context, q storage.Querier, now time.Tim
 		d.Signals = append(d.Signals, info("connector_errors_24h", "count", float64(len(errs)), "latest: "+errs[0].Code+" "+errs[0].Message))
 	}
 	if len(d.Signals) == 0 {
-		all, err := storage.ListConnectors(ctx, q)
+		all, err := connstore.ListConnectors(ctx, q)
 		if err != nil {
 			return d, err
 		}

@@ -2,7 +2,7 @@ package wire
 
 import "encoding/json"
 
-// Connector statuses (storage.Connector*).
+// Connector statuses (connstore.Connector*).
 const (
 	ConnectorIdle    = "idle"
 	ConnectorSyncing = "syncing"

@@ -14,6 +14,7 @@ import (
 	"github.com/cairnmem/cairn/core/connectors"
 	"github.com/cairnmem/cairn/core/httpapi"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/connstore"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
 	"github.com/cairnmem/cairn/tui/pane"
@@ -92,7 +93,7 @@ func connectorsShowAndSync(t *testing.T, b func(*app.App) client.Client) {
 		t.Fatalf("second sync: %+v", f)
 	}
 	list, err := h.App.Connectors.List(context.Background())
-	if err != nil || list[2].Files != 1 || list[2].Status != storage.ConnectorIdle {
+	if err != nil || list[2].Files != 1 || list[2].Status != connstore.ConnectorIdle {
 		t.Fatalf("stored: %+v %v", list, err)
 	}
 	h.Press("esc")
@@ -108,7 +109,7 @@ func TestJobsConnectorsPoll(t *testing.T) {
 	tuitest.ConnectorFixture(h.T, h.DB)
 	h.Press("3", "c")
 	if err := h.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
-		return storage.SetConnectorSyncing(context.Background(), tx, tuitest.ConnNotes, storage.FormatTime(tuitest.FixedNow))
+		return connstore.SetConnectorSyncing(context.Background(), tx, tuitest.ConnNotes, storage.FormatTime(tuitest.FixedNow))
 	}); err != nil {
 		t.Fatal(err)
 	}

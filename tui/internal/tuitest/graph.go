@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/connstore"
 )
 
 // Fixed ids of GraphFixture's entities and ConnectorFixture's connectors.
@@ -65,8 +66,8 @@ func ConnectorFixture(t testing.TB, db *storage.DB) {
 		for _, c := range []struct {
 			id, name, root, status, synced, errMsg string
 		}{
-			{ConnNotes, "notes", "/srv/notes", storage.ConnectorIdle, at(5 * time.Minute), ""},
-			{ConnWiki, "wiki", "/srv/team/wiki", storage.ConnectorError, at(3 * time.Hour), "walk /srv/team/wiki: open /srv/team/wiki: permission denied"},
+			{ConnNotes, "notes", "/srv/notes", connstore.ConnectorIdle, at(5 * time.Minute), ""},
+			{ConnWiki, "wiki", "/srv/team/wiki", connstore.ConnectorError, at(3 * time.Hour), "walk /srv/team/wiki: open /srv/team/wiki: permission denied"},
 		} {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO connectors (id, provider, display_name, config, status, last_sync_at, last_error, last_error_at, created_at, updated_at)
 				VALUES (?, 'filesystem', ?, json_object('root', ?), ?, ?, ?, ?, ?, ?)`,

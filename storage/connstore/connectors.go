@@ -1,9 +1,12 @@
-package storage
+package connstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
+
+	"github.com/cairnmem/cairn/storage"
 )
 
 // Connector is one row of connectors.
@@ -35,17 +38,17 @@ func scanConnector(r interface{ Scan(...any) error }) (*Connector, error) {
 }
 
 // InsertConnector stores a new connector.
-func InsertConnector(ctx context.Context, q Querier, c *Connector) error {
+func InsertConnector(ctx context.Context, q storage.Querier, c *Connector) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO connectors (id, provider, display_name, config, status, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, c.ID, c.Provider, c.DisplayName, c.Config, orDefault(c.Status, ConnectorIdle), c.CreatedAt, c.UpdatedAt)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, c.ID, c.Provider, c.DisplayName, c.Config, cmp.Or(c.Status, ConnectorIdle), c.CreatedAt, c.UpdatedAt)
 	return err
 }
 
-// GetConnector returns connector id, or ErrNotFound.
-func GetConnector(ctx context.Context, q Querier, id string) (*Connector, error) {
+// GetConnector returns connector id, or storage.ErrNotFound.
+func GetConnector(ctx context.Context, q storage.Querier, id string) (*Connector, error) {
 	c, err := scanConnector(q.QueryRowContext(ctx, `SELECT `+connectorColumns+` FROM connectors WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
+		return nil, storage.ErrNotFound
 	}
 	if err != nil {
 		return nil, err
@@ -54,7 +57,7 @@ func GetConnector(ctx context.Context, q Querier, id string) (*Connector, error)
 }
 
 // ListConnectors returns every connector, oldest first.
-func ListConnectors(ctx context.Context, q Querier) ([]*Connector, error) {
+func ListConnectors(ctx context.Context, q storage.Querier) ([]*Connector, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+connectorColumns+` FROM connectors ORDER BY created_at, id`)
 	if err != nil {
 		return nil, err
@@ -72,14 +75,14 @@ func ListConnectors(ctx context.Context, q Querier) ([]*Connector, error) {
 }
 
 // SetConnectorSyncing marks a sync started.
-func SetConnectorSyncing(ctx context.Context, q Querier, id, now string) error {
+func SetConnectorSyncing(ctx context.Context, q storage.Querier, id, now string) error {
 	_, err := q.ExecContext(ctx, `UPDATE connectors SET status = 'syncing', updated_at = ? WHERE id = ?`, now, id)
 	return err
 }
 
 // FinishConnectorSync records a finished sync: its cursor and, when
 // syncErr is not empty, the error (status error), else status idle.
-func FinishConnectorSync(ctx context.Context, q Querier, id, cursor, syncErr, now string) error {
+func FinishConnectorSync(ctx context.Context, q storage.Querier, id, cursor, syncErr, now string) error {
 	if syncErr != "" {
 		_, err := q.ExecContext(ctx, `UPDATE connectors SET status = 'error', cursor = COALESCE(NULLIF(?, ''), cursor),
 			last_error = ?, last_error_at = ?, updated_at = ? WHERE id = ?`, cursor, syncErr, now, now, id)
@@ -92,13 +95,13 @@ func FinishConnectorSync(ctx context.Context, q Querier, id, cursor, syncErr, no
 
 // ResetSyncingConnectors returns connectors left syncing by a process that
 // stopped mid-sync to idle (at start).
-func ResetSyncingConnectors(ctx context.Context, q Querier, now string) error {
+func ResetSyncingConnectors(ctx context.Context, q storage.Querier, now string) error {
 	_, err := q.ExecContext(ctx, `UPDATE connectors SET status = 'idle', updated_at = ? WHERE status = 'syncing'`, now)
 	return err
 }
 
 // DeleteConnector removes a connector and its file rows.
-func DeleteConnector(ctx context.Context, q Querier, id string) error {
+func DeleteConnector(ctx context.Context, q storage.Querier, id string) error {
 	_, err := q.ExecContext(ctx, `DELETE FROM connectors WHERE id = ?`, id)
 	return err
 }
@@ -113,7 +116,7 @@ type ConnectorFile struct {
 }
 
 // ConnectorFiles returns the files connector id ingested, by path.
-func ConnectorFiles(ctx context.Context, q Querier, id string) (map[string]*ConnectorFile, error) {
+func ConnectorFiles(ctx context.Context, q storage.Querier, id string) (map[string]*ConnectorFile, error) {
 	rows, err := q.QueryContext(ctx, `SELECT path, size, mtime, hash, document_id FROM connector_files WHERE connector_id = ?`, id)
 	if err != nil {
 		return nil, err
@@ -132,7 +135,7 @@ func ConnectorFiles(ctx context.Context, q Querier, id string) (map[string]*Conn
 
 // PutConnectorFile records (or replaces) what connector id ingested from
 // one file.
-func PutConnectorFile(ctx context.Context, q Querier, id string, f *ConnectorFile) error {
+func PutConnectorFile(ctx context.Context, q storage.Querier, id string, f *ConnectorFile) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO connector_files (connector_id, path, size, mtime, hash, document_id)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (connector_id, path) DO UPDATE SET
 		size = excluded.size, mtime = excluded.mtime, hash = excluded.hash, document_id = excluded.document_id`,
@@ -141,14 +144,14 @@ func PutConnectorFile(ctx context.Context, q Querier, id string, f *ConnectorFil
 }
 
 // DeleteConnectorFile forgets one file of connector id.
-func DeleteConnectorFile(ctx context.Context, q Querier, id, path string) error {
+func DeleteConnectorFile(ctx context.Context, q storage.Querier, id, path string) error {
 	_, err := q.ExecContext(ctx, `DELETE FROM connector_files WHERE connector_id = ? AND path = ?`, id, path)
 	return err
 }
 
 // ConnectorErrors returns the connectors in error, most recent error
 // first (diagnostics).
-func ConnectorErrors(ctx context.Context, q Querier) ([]*Connector, error) {
+func ConnectorErrors(ctx context.Context, q storage.Querier) ([]*Connector, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+connectorColumns+` FROM connectors WHERE status = 'error' ORDER BY last_error_at DESC`)
 	if err != nil {
 		return nil, err
