@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/cairnmem/cairn/core"
@@ -115,25 +116,26 @@ func (c *Remote) send(ctx context.Context, r request) (resp *http.Response, canc
 	if c.opts.Timeout > 0 && !r.stream {
 		ctx, cancel = context.WithTimeout(ctx, c.opts.Timeout)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, r.body)
-	if err != nil {
-		cancel()
-		return nil, nil, err
-	}
-	AuthorizeRequest(req)
-	if r.contentType != "" {
-		req.Header.Set("Content-Type", r.contentType)
-	}
-	if c.opts.Actor.Name != "" {
-		req.Header.Set("X-Cairn-Actor", c.opts.Actor.Name)
-	}
-	if c.opts.Actor.Type != "" {
-		req.Header.Set("X-Cairn-Actor-Type", c.opts.Actor.Type)
-	}
-	resp, err = c.hc.Do(req)
-	if err != nil {
-		cancel()
-		return nil, nil, c.explain(&UnreachableError{URL: c.base, Err: err})
+	for attempt := 0; ; attempt++ {
+		resp, err = c.sendOnce(ctx, r)
+		if err != nil {
+			cancel()
+			return nil, nil, err
+		}
+		wait, again := overloaded(resp, r, attempt)
+		if !again {
+			break
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		resp.Body.Close()
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			cancel()
+			return nil, nil, ctx.Err()
+		}
 	}
 	if resp.StatusCode >= 300 {
 		defer cancel()
@@ -145,6 +147,60 @@ func (c *Remote) send(ctx context.Context, r request) (resp *http.Response, canc
 		return nil, nil, decodeError(r.method, r.path, resp, data)
 	}
 	return resp, cancel, nil
+}
+
+// sendOnce sends r once (its body from the start).
+func (c *Remote) sendOnce(ctx context.Context, r request) (*http.Response, error) {
+	if sk, ok := r.body.(io.Seeker); ok {
+		if _, err := sk.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, r.body)
+	if err != nil {
+		return nil, err
+	}
+	AuthorizeRequest(req)
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	if c.opts.Actor.Name != "" {
+		req.Header.Set("X-Cairn-Actor", c.opts.Actor.Name)
+	}
+	if c.opts.Actor.Type != "" {
+		req.Header.Set("X-Cairn-Actor-Type", c.opts.Actor.Type)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, c.explain(&UnreachableError{URL: c.base, Err: err})
+	}
+	return resp, nil
+}
+
+// Overload retries: a busy cairn answers 503 with Retry-After before it
+// runs the request (admission), so sending it again is safe; the client
+// waits as asked (at most overloadMaxWait) up to overloadRetries times
+// before it reports the refusal.
+const (
+	overloadRetries = 3
+	overloadMaxWait = 2 * time.Second
+)
+
+// overloaded reports whether resp is a busy cairn's refusal worth waiting
+// out, and how long to wait: a body that cannot be sent again (not
+// seekable) is not retried.
+func overloaded(resp *http.Response, r request, attempt int) (time.Duration, bool) {
+	if resp.StatusCode != http.StatusServiceUnavailable || attempt >= overloadRetries {
+		return 0, false
+	}
+	if _, ok := r.body.(io.Seeker); r.body != nil && !ok {
+		return 0, false
+	}
+	secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	if err != nil || secs < 0 {
+		return 0, false // not an admission refusal (a faulted store says no Retry-After)
+	}
+	return min(time.Duration(secs)*time.Second, overloadMaxWait), true
 }
 
 // read reads a body up to MaxResponse bytes; a longer one returns the
