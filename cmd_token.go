@@ -19,7 +19,7 @@ func runToken(ctx context.Context, args []string) error {
 	project := fs.String("project", "", "limit the token to one project")
 	agent := fs.String("agent", "", "limit the token to one agent")
 	user := fs.String("user", "", "limit the token to one user")
-	ttl := fs.Duration("ttl", 0, "lifetime (default auth.token_ttl, 168h)")
+	ttl := fs.Duration("ttl", 0, "lifetime (auth.token_ttl)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
