@@ -393,6 +393,11 @@ type appClient struct {
 	a *app
 }
 
+// ProjectCounts implements client.ProjectCounter (both clients do).
+func (c appClient) ProjectCounts(ctx context.Context, f core.MemoryFilter) (map[string]int, error) {
+	return c.Client.(client.ProjectCounter).ProjectCounts(ctx, f)
+}
+
 func (c appClient) Close() error {
 	err := c.Client.Close()
 	c.a.close()

@@ -14,6 +14,7 @@ import (
 	"github.com/cairnmem/cairn/core/sessions"
 	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/core/wire"
+	"github.com/cairnmem/cairn/storage"
 )
 
 // LocalOptions configure a Local client.
@@ -129,6 +130,11 @@ func (l *InProcess) Get(ctx context.Context, id string, includeDeleted bool) (*c
 // List implements Client.
 func (l *InProcess) List(ctx context.Context, f core.MemoryFilter, limit, offset int) (*core.ListResult, error) {
 	return l.svc.List(ctx, f, limit, offset)
+}
+
+// ProjectCounts implements Client.
+func (l *InProcess) ProjectCounts(ctx context.Context, f core.MemoryFilter) (map[string]int, error) {
+	return storage.CountByProject(ctx, l.svc.DB().Reader(), f)
 }
 
 // Recent implements Client.
@@ -362,4 +368,7 @@ func (l *InProcess) Session(ctx context.Context, key string) (*sessions.Info, er
 var (
 	_ Client = (*InProcess)(nil)
 	_ Client = (*Remote)(nil)
+
+	_ ProjectCounter = (*InProcess)(nil)
+	_ ProjectCounter = (*Remote)(nil)
 )

@@ -160,6 +160,19 @@ func (c *Remote) List(ctx context.Context, f core.MemoryFilter, limit, offset in
 	return &out, nil
 }
 
+// ProjectCounts implements Client with GET /api/memories/projects.
+func (c *Remote) ProjectCounts(ctx context.Context, f core.MemoryFilter) (map[string]int, error) {
+	q := url.Values{}
+	filterQuery(f, q)
+	var out struct {
+		Projects map[string]int `json:"projects"`
+	}
+	if err := c.do(ctx, http.MethodGet, withQuery("/api/memories/projects", q), nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Projects, nil
+}
+
 // pageQuery adds p (and count) to a query string as the API's paged
 // list routes read them.
 func pageQuery(p core.PageQuery, count bool, q url.Values) {

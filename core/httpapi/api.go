@@ -589,6 +589,25 @@ func firstNonEmpty(vals ...string) string {
 	return ""
 }
 
+// projectCounts is GET /api/memories/projects: how many memories the
+// list filters select in each project ("" for no project).
+func (a *API) projectCounts(w http.ResponseWriter, r *http.Request) {
+	f, e := filterFromQuery(r)
+	if e == nil {
+		e = a.resolveProject(r, &f.Project)
+	}
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	n, err := storage.CountByProject(r.Context(), a.svc.DB().Reader(), f)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"projects": n})
+}
+
 func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	f, e := filterFromQuery(r)
 	if e == nil {

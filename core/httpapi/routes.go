@@ -98,6 +98,7 @@ func (a *API) routeTable() []route {
 		h("GET /api/embeddings", a.embeddings, access{perm: auth.PermDiagnostics, scope: scopeDenied}),
 		h("GET /api/embeddings/status", a.embeddingStatus, access{perm: auth.PermDiagnostics, scope: scopeGlobal}),
 		h("GET /api/memories", a.list, access{perm: auth.PermRecall, scope: scopeQuery}),
+		h("GET /api/memories/projects", a.projectCounts, access{perm: auth.PermRecall, scope: scopeQuery}),
 		h("GET /api/memories/export", a.export, access{perm: auth.PermRecall, scope: scopeQuery}),
 		h("POST /api/memories/import", a.importMemories, access{perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied}),
 		h("POST /api/memory/modify", a.modifyBatch, access{perm: auth.PermModify, limiter: "modify", scope: scopeModifyBatch}),
