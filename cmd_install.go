@@ -62,7 +62,7 @@ func agentNames() string {
 // edit and the binary the hooks run.
 type installFlags struct {
 	settings, mcpConfig, bin string
-	noMCP                    bool
+	noMCP, force             bool
 	// extractor is the model choice for learning (install only): "" asks
 	// when a person is there to answer.
 	extractor string
@@ -79,6 +79,7 @@ func installFlagSet(name string) (*installFlags, func([]string) ([]string, error
 	fs.StringVar(&f.bin, "bin", "", "cairn binary the hooks run (default: this executable)")
 	fs.BoolVar(&f.noMCP, "no-mcp", false, "leave the MCP server configuration alone")
 	if name == "install" {
+		fs.BoolVar(&f.force, "force", false, "install even a binary in a temporary folder ($TMPDIR, /tmp) or Go's build cache, which the hooks need to find later")
 		fs.StringVar(&f.extractor, "extractor", "", "what learns from sessions in the background: heuristic (built in, no model) or claude-code (Claude Code's CLI, your subscription); default: ask")
 	}
 	return f, func(args []string) ([]string, error) { return parseFlags(fs, args) }
@@ -136,7 +137,7 @@ func runInstall(ctx context.Context, args []string) error {
 	if bin, err = filepath.Abs(bin); err != nil {
 		return err
 	}
-	if err := harness.CheckBinary(bin, a.name); err != nil {
+	if err := harness.CheckBinary(bin, a.name); err != nil && !f.force {
 		return err
 	}
 	o.Bin = bin
