@@ -20,6 +20,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/core/transfer"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -375,11 +376,16 @@ const cliTimeout = 60 * time.Second
 // or the API of the cairn that holds it. Closing the client closes the app
 // too.
 func connect(ctx context.Context, common *commonFlags) (client.Client, error) {
+	return connectAs(ctx, common, cliActor, importActor)
+}
+
+// connectAs is connect recording writes as actor (imports as imp).
+func connectAs(ctx context.Context, common *commonFlags, actor, imp core.Actor) (client.Client, error) {
 	a, err := loadApp(common)
 	if err != nil {
 		return nil, err
 	}
-	c, err := a.openClient(ctx)
+	c, err := a.openClient(ctx, actor, imp)
 	if err != nil {
 		a.close()
 		return nil, err
@@ -398,6 +404,11 @@ func (c appClient) ProjectCounts(ctx context.Context, f core.MemoryFilter) (map[
 	return c.Client.(client.ProjectCounter).ProjectCounts(ctx, f)
 }
 
+// ImportSignet implements client.SignetImporter (both clients do).
+func (c appClient) ImportSignet(ctx context.Context, path string, opt transfer.SignetOptions) (*transfer.SignetReport, error) {
+	return c.Client.(client.SignetImporter).ImportSignet(ctx, path, opt)
+}
+
 func (c appClient) Close() error {
 	err := c.Client.Close()
 	c.a.close()
@@ -405,14 +416,14 @@ func (c appClient) Close() error {
 }
 
 // openClient opens the store, or connects to the process holding it.
-func (a *app) openClient(ctx context.Context) (client.Client, error) {
+func (a *app) openClient(ctx context.Context, actor, imp core.Actor) (client.Client, error) {
 	st, err := a.openStore(ctx)
 	if err == nil {
-		return client.Local(st.app, client.LocalOptions{Actor: cliActor, ImportActor: importActor, Close: st.Close}), nil
+		return client.Local(st.app, client.LocalOptions{Actor: actor, ImportActor: imp, Close: st.Close}), nil
 	}
 	var le *storage.LockedError
 	if !errors.As(err, &le) {
 		return nil, err
 	}
-	return client.HTTP(a.holderAddr(le.Holder), client.Options{Actor: cliActor, Timeout: cliTimeout, PID: le.Holder.PID}), nil
+	return client.HTTP(a.holderAddr(le.Holder), client.Options{Actor: actor, Timeout: cliTimeout, PID: le.Holder.PID}), nil
 }

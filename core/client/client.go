@@ -143,6 +143,13 @@ type ProjectCounter interface {
 	ProjectCounts(ctx context.Context, f core.MemoryFilter) (map[string]int, error)
 }
 
+// SignetImporter imports a Signet memories.db at path (absolute, on the
+// machine cairn runs on): in process, or sent to the running cairn, which
+// opens the file read-only. Both clients implement it.
+type SignetImporter interface {
+	ImportSignet(ctx context.Context, path string, opt transfer.SignetOptions) (*transfer.SignetReport, error)
+}
+
 // TokenEnv is the environment variable clients (the CLI, the hook adapter,
 // the TUI in client mode) read a token from, for a cairn in team or hybrid
 // mode.

@@ -15,6 +15,7 @@ import (
 	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/core/wire"
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/signet"
 )
 
 // LocalOptions configure a Local client.
@@ -207,6 +208,17 @@ func (l *InProcess) Import(ctx context.Context, lines []transfer.ImportLine, _ m
 	return l.app.Transfer.ImportProgress(ctx, lines, l.opts.ImportActor, progress)
 }
 
+// ImportSignet implements SignetImporter, recording the memories as
+// ImportActor.
+func (l *InProcess) ImportSignet(ctx context.Context, path string, opt transfer.SignetOptions) (*transfer.SignetReport, error) {
+	src, err := signet.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return l.app.Transfer.ImportSignet(ctx, src, opt, l.opts.ImportActor)
+}
+
 // Jobs implements Client.
 func (l *InProcess) Jobs(ctx context.Context, f wire.JobFilter, limit int) (*wire.JobsPage, error) {
 	rows, err := l.app.Jobs.List(ctx, jobs.Filter(f), limit)
@@ -371,4 +383,6 @@ var (
 
 	_ ProjectCounter = (*InProcess)(nil)
 	_ ProjectCounter = (*Remote)(nil)
+	_ SignetImporter = (*InProcess)(nil)
+	_ SignetImporter = (*Remote)(nil)
 )

@@ -436,6 +436,23 @@ func (c *Remote) Import(ctx context.Context, lines []transfer.ImportLine, raw ma
 	return total, nil
 }
 
+// ImportSignet implements SignetImporter with POST
+// /api/memories/import/signet. It waits as long as the import takes (the
+// server's write_timeout bounds it), not Options.Timeout.
+func (c *Remote) ImportSignet(ctx context.Context, path string, opt transfer.SignetOptions) (*transfer.SignetReport, error) {
+	r, err := jsonRequest(http.MethodPost, "/api/memories/import/signet",
+		map[string]any{"path": path, "embedding_model": opt.EmbeddingModel, "dry_run": opt.DryRun})
+	if err != nil {
+		return nil, err
+	}
+	r.stream = true
+	var out transfer.SignetReport
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ImportLines calls POST /api/memories/import with exported JSON lines
 // (as Export produces them, one memory per line), in one request.
 func (c *Remote) ImportLines(ctx context.Context, lines [][]byte) (*transfer.ImportResult, error) {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -21,11 +22,13 @@ import (
 	"github.com/cairnmem/cairn/core/transfer"
 
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/auth"
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
+	"github.com/cairnmem/cairn/storage/signet"
 )
 
 // API serves cairn's HTTP interface over a Service.
@@ -1082,6 +1085,50 @@ func (a *API) importMemories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// importSignet is POST /api/memories/import/signet {"path", "embedding_model",
+// "dry_run"}: `cairn import --from signet` while this cairn holds the
+// store. The file is on this machine, so only a local caller may name one;
+// it is opened read-only.
+func (a *API) importSignet(w http.ResponseWriter, r *http.Request) {
+	if !remoteIsLoopback(r) {
+		writeError(w, &core.Error{Code: auth.CodeForbidden, Message: "a Signet import names a file on cairn's machine: run it there"})
+		return
+	}
+	b, e := readBody(w, r, a.svc.Config().Server.MaxBodyBytes)
+	var opt transfer.SignetOptions
+	var path string
+	if e == nil {
+		path, _, e = b.str("path")
+	}
+	if e == nil && !filepath.IsAbs(path) {
+		e = core.Invalid("path", "path must be the absolute path of a Signet memories.db")
+	}
+	if e == nil {
+		opt.EmbeddingModel, _, e = b.str("embedding_model")
+	}
+	var dry *bool
+	if e == nil {
+		dry, e = b.boolean("dry_run")
+	}
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	opt.DryRun = dry != nil && *dry
+	src, err := signet.Open(r.Context(), path)
+	if err != nil {
+		writeError(w, core.Invalid("path", "%v", err))
+		return
+	}
+	defer src.Close()
+	rep, err := a.app.Transfer.ImportSignet(r.Context(), src, opt, actorOf(r, nil))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
 }
 
 // Serve serves the API on ln until ctx ends, then shuts it down, letting

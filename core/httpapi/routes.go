@@ -101,6 +101,7 @@ func (a *API) routeTable() []route {
 		h("GET /api/memories/projects", a.projectCounts, access{perm: auth.PermRecall, scope: scopeQuery}),
 		h("GET /api/memories/export", a.export, access{perm: auth.PermRecall, scope: scopeQuery}),
 		h("POST /api/memories/import", a.importMemories, access{perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied}),
+		h("POST /api/memories/import/signet", a.importSignet, access{perm: auth.PermAdmin, limiter: "admin", scope: scopeDenied}),
 		h("POST /api/memory/modify", a.modifyBatch, access{perm: auth.PermModify, limiter: "modify", scope: scopeModifyBatch}),
 		h("POST /api/memory/forget", a.forgetBatch, access{perm: auth.PermForget, limiter: "batchForget", scope: scopeForgetBatch}),
 		h("GET /api/memory/{id}", a.get, access{perm: auth.PermRecall, scope: scopeMemory}),
