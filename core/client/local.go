@@ -14,8 +14,6 @@ import (
 	"github.com/cairnmem/cairn/core/sessions"
 	"github.com/cairnmem/cairn/core/transfer"
 	"github.com/cairnmem/cairn/core/wire"
-	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/storage/signet"
 )
 
 // LocalOptions configure a Local client.
@@ -135,7 +133,7 @@ func (l *InProcess) List(ctx context.Context, f core.MemoryFilter, limit, offset
 
 // ProjectCounts implements Client.
 func (l *InProcess) ProjectCounts(ctx context.Context, f core.MemoryFilter) (map[string]int, error) {
-	return storage.CountByProject(ctx, l.svc.DB().Reader(), f)
+	return l.app.Ops.ProjectCounts(ctx, f)
 }
 
 // Recent implements Client.
@@ -211,12 +209,7 @@ func (l *InProcess) Import(ctx context.Context, lines []transfer.ImportLine, _ m
 // ImportSignet implements SignetImporter, recording the memories as
 // ImportActor.
 func (l *InProcess) ImportSignet(ctx context.Context, path string, opt transfer.SignetOptions) (*transfer.SignetReport, error) {
-	src, err := signet.Open(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	return l.app.Transfer.ImportSignet(ctx, src, opt, l.opts.ImportActor)
+	return l.app.Transfer.ImportSignetFile(ctx, path, opt, l.opts.ImportActor)
 }
 
 // Jobs implements Client.

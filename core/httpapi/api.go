@@ -28,7 +28,6 @@ import (
 	"github.com/cairnmem/cairn/core/text"
 
 	"github.com/cairnmem/cairn/storage"
-	"github.com/cairnmem/cairn/storage/signet"
 )
 
 // API serves cairn's HTTP interface over a Service.
@@ -603,7 +602,7 @@ func (a *API) projectCounts(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	n, err := storage.CountByProject(r.Context(), a.svc.DB().Reader(), f)
+	n, err := a.app.Ops.ProjectCounts(r.Context(), f)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -1117,13 +1116,11 @@ func (a *API) importSignet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opt.DryRun = dry != nil && *dry
-	src, err := signet.Open(r.Context(), path)
-	if err != nil {
-		writeError(w, core.Invalid("path", "%v", err))
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		writeError(w, core.Invalid("path", "no Signet memories.db at %s", path))
 		return
 	}
-	defer src.Close()
-	rep, err := a.app.Transfer.ImportSignet(r.Context(), src, opt, actorOf(r, nil))
+	rep, err := a.app.Transfer.ImportSignetFile(r.Context(), path, opt, actorOf(r, nil))
 	if err != nil {
 		a.fail(w, r, err)
 		return
