@@ -104,3 +104,61 @@ func TestListSaysWhereMemoriesAre(t *testing.T) {
 	defer srv.stop(t)
 	check("through the running cairn")
 }
+
+// cairn recall of words nothing stored contains answers as the API does,
+// in process and through a running cairn: one code path
+// (core.Service.Recall with its relevance floor, VectorFloor), never a
+// copy of it in the CLI.
+func TestRecallFloorIsTheAPIs(t *testing.T) {
+	home := t.TempDir()
+	for _, m := range []string{"the staging database runs on port 5433", "we deploy with kamal to hetzner",
+		"prefer tabs over spaces in Go code", "the user likes dark mode", "the billing cron runs at four in the morning",
+		"release notes go in CHANGELOG.md", "never force-push to main", "the CI cache lives in a bucket in eu-west-1"} {
+		if out, err := cairnCmd(home, "remember", m).CombinedOutput(); err != nil {
+			t.Fatalf("remember: %v\n%s", err, out)
+		}
+	}
+	type result struct {
+		Results []struct {
+			ID string `json:"id"`
+		} `json:"results"`
+		BelowFloor int `json:"belowFloor"`
+	}
+	ids := func(r result) string {
+		var s []string
+		for _, h := range r.Results {
+			s = append(s, h.ID)
+		}
+		return strings.Join(s, ",")
+	}
+	cli := func(how string) (result, string) {
+		t.Helper()
+		out, err := cairnCmd(home, "recall", "--json", "zzqx florp").Output()
+		var r result
+		if err != nil || json.Unmarshal(out, &r) != nil {
+			t.Fatalf("%s: %v\n%s", how, err, out)
+		}
+		human, err := cairnCmd(home, "recall", "zzqx florp").CombinedOutput()
+		if err != nil || (len(r.Results) == 0) != strings.Contains(string(human), "no memory is about this") {
+			t.Fatalf("%s: %v\n%s", how, err, human)
+		}
+		return r, string(human)
+	}
+	addr := freeAddr(t)
+	srv := startServer(t, home, addr)
+	waitEmbedded(t, "http://"+addr)
+	code, body := postJSON(t, "http://"+addr+"/api/memory/recall", map[string]any{"query": "zzqx florp", "track": false})
+	raw, _ := json.Marshal(body)
+	var api result
+	if code != 200 || json.Unmarshal(raw, &api) != nil {
+		t.Fatalf("API recall: %d %s", code, raw)
+	}
+	through, _ := cli("through the running cairn")
+	srv.stop(t)
+	local, _ := cli("in process")
+	if ids(through) != ids(api) || ids(local) != ids(api) || through.BelowFloor != api.BelowFloor || local.BelowFloor != api.BelowFloor {
+		t.Fatalf("the CLI answers otherwise than the API: API %q (%d below the floor), through it %q (%d), in process %q (%d)",
+			ids(api), api.BelowFloor, ids(through), through.BelowFloor, ids(local), local.BelowFloor)
+	}
+	t.Logf("zzqx florp: %d results, %d below the floor", len(api.Results), api.BelowFloor)
+}
