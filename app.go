@@ -69,6 +69,7 @@ var configDefaults = map[string]func(*app) string{
 	"addr":                func(a *app) string { return a.cfg.Server.Addr },
 	"log-level":           func(a *app) string { return a.cfg.Log.Level },
 	"remember importance": func(a *app) string { return strconv.FormatFloat(a.cfg.Memory.DefaultImportance, 'g', -1, 64) },
+	" theme":              func(a *app) string { return a.cfg.TUI.Theme },
 	"token ttl":           func(a *app) string { return a.cfg.Auth.TokenTTL.D().String() },
 }
 

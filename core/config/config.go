@@ -599,14 +599,24 @@ func resolvePaths(opts LoadOptions, getenv func(string) string) (Paths, error) {
 func decodeConfigFile(b []byte, cfg *Config) error {
 	md, err := toml.NewDecoder(bytes.NewReader(cfg.specialNumbers(b))).Decode(cfg)
 	if err != nil {
+		// A mistake in the file is a configuration error (exit 2), named
+		// by its line and key.
 		var perr toml.ParseError
-		if errors.As(err, &perr) {
-			if perr.LastKey != "" {
-				return fmt.Errorf("line %d: %s: %s", perr.Position.Line, perr.LastKey, perr.Message)
+		if p := (*toml.ParseError)(nil); errors.As(err, &p) && p != nil {
+			perr = *p
+		} else if !errors.As(err, &perr) {
+			// A value of the wrong type: "toml: line N (last key K): why".
+			where, why, ok := strings.Cut(strings.TrimPrefix(err.Error(), "toml: "), "): ")
+			if !ok {
+				return &ConfigError{Key: "file", Reason: err.Error()}
 			}
-			return fmt.Errorf("line %d: %s", perr.Position.Line, perr.Message)
+			return &ConfigError{Key: where + ")", Reason: why}
 		}
-		return err
+		key := fmt.Sprintf("line %d", perr.Position.Line)
+		if perr.LastKey != "" {
+			key += ": " + perr.LastKey
+		}
+		return &ConfigError{Key: key, Reason: perr.Message}
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		names := make([]string, len(und))
@@ -693,10 +703,14 @@ var durationType = reflect.TypeOf(Duration(0))
 
 func setField(f configField, raw string) *ConfigError {
 	raw = strings.TrimSpace(raw)
-	if value, word, _, ok := special(f.field); ok && strings.EqualFold(raw, word) {
+	value, word, _, isSpecial := special(f.field)
+	if isSpecial && strings.EqualFold(raw, word) {
 		raw = value
 	}
 	bad := func(want string) *ConfigError {
+		if isSpecial {
+			want += " or " + strconv.Quote(word)
+		}
 		return &ConfigError{Key: f.key, Value: strconv.Quote(raw), Reason: "want " + want}
 	}
 	v := f.value

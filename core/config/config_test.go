@@ -196,3 +196,17 @@ func TestConfigSpecialValuesAreWords(t *testing.T) {
 		t.Errorf("a set value is shown as its number")
 	}
 }
+
+// A mistake in the file (its syntax, a value of the wrong type) is a
+// configuration error naming the line and key, as a value out of range is.
+func TestConfigFileMistakesAreConfigErrors(t *testing.T) {
+	for _, file := range []string{"[search\n", "[search]\nmin_vector_similarity = \"autox\"\n", "[server]\nmax_concurrent = \"lots\"\n"} {
+		home := t.TempDir()
+		os.WriteFile(filepath.Join(home, "config.toml"), []byte(file), 0o600)
+		_, _, err := LoadConfig(LoadOptions{Home: home, Getenv: envOf(nil)})
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "line ") {
+			t.Errorf("%q: %T %v", file, err, err)
+		}
+	}
+}
