@@ -34,6 +34,9 @@ func importSignet(ctx context.Context, common *commonFlags, path, model string, 
 	}
 	defer be.Close()
 	rep, err := be.(client.SignetImporter).ImportSignet(ctx, abs, transfer.SignetOptions{EmbeddingModel: model, DryRun: dryRun})
+	if client.StatusOf(err) == 404 {
+		return fmt.Errorf("%s is older than this cairn and cannot import from Signet: stop it, then run the import again", be.Describe())
+	}
 	if err != nil {
 		return err
 	}

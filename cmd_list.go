@@ -61,11 +61,10 @@ func runList(ctx context.Context, args []string) error {
 		if f.Project != "" {
 			all := f
 			all.Project = ""
-			counts, err := be.(client.ProjectCounter).ProjectCounts(ctx, all)
-			if err != nil {
-				return err
+			// A hint: a cairn from before the count says only "no memories match".
+			if counts, err := be.(client.ProjectCounter).ProjectCounts(ctx, all); err == nil {
+				msg = elsewhere(counts, f.Project)
 			}
-			msg = elsewhere(counts, f.Project)
 		}
 		fmt.Fprintln(os.Stderr, msg)
 		return nil
