@@ -20,6 +20,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/text"
+	"github.com/cairnmem/cairn/core/transfer"
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/storage"
@@ -51,11 +52,45 @@ func (c *commonFlags) args() []string {
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.home, "home", "", "folder for config, data and logs (like CAIRN_HOME)")
-	fs.StringVar(&c.config, "config", "", "config file (default: config.toml in the config folder)")
-	fs.StringVar(&c.db, "db", "", "database file (default: memories.db in the data folder)")
-	fs.StringVar(&c.addr, "addr", "", "API address, host:port (default "+config.DefaultAddr+")")
+	fs.StringVar(&c.config, "config", "", "config file")
+	fs.StringVar(&c.db, "db", "", "database file (storage.path)")
+	fs.StringVar(&c.addr, "addr", "", "API address, host:port (server.addr)")
 	fs.BoolVar(&c.create, "create", false, "create the database --db (or storage.path) names if it does not exist")
-	fs.StringVar(&c.logLevel, "log-level", "", "least severe level logged: debug, info, warn or error (default: config log.level, "+config.DefaultLogLevel+")")
+	fs.StringVar(&c.logLevel, "log-level", "", "least severe level logged: debug, info, warn or error (log.level)")
+}
+
+// configDefaults are the flags whose default the configuration and the
+// environment decide ("command flag" for a command's own): -h shows the
+// value this run would use, not the built-in one.
+var configDefaults = map[string]func(*app) string{
+	"home":                func(*app) string { return os.Getenv("CAIRN_HOME") },
+	"config":              func(a *app) string { return a.paths.ConfigFile },
+	"db":                  func(a *app) string { return a.paths.Database },
+	"addr":                func(a *app) string { return a.cfg.Server.Addr },
+	"log-level":           func(a *app) string { return a.cfg.Log.Level },
+	"remember importance": func(a *app) string { return strconv.FormatFloat(a.cfg.Memory.DefaultImportance, 'g', -1, 64) },
+	" theme":              func(a *app) string { return a.cfg.TUI.Theme },
+	"token ttl":           func(a *app) string { return a.cfg.Auth.TokenTTL.D().String() },
+}
+
+// showEffectiveDefaults sets the defaults -h prints to the configuration
+// the flags given so far, the environment and the config file make.
+func showEffectiveDefaults(fs *flag.FlagSet, c *commonFlags) {
+	a, err := loadApp(c)
+	if err != nil {
+		fmt.Printf("(the configuration does not load, so no default below comes from it: %v)\n\n", err)
+		return
+	}
+	defer a.close()
+	fs.VisitAll(func(f *flag.Flag) {
+		get := configDefaults[fs.Name()+" "+f.Name]
+		if get == nil {
+			get = configDefaults[f.Name]
+		}
+		if get != nil {
+			f.DefValue = get(a)
+		}
+	})
 }
 
 // newFlagSet returns a flag set whose -h output goes to stdout (help is
@@ -63,13 +98,15 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 func newFlagSet(name, usage string) (*flag.FlagSet, *commonFlags) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	c := &commonFlags{}
 	fs.Usage = func() {
 		fs.SetOutput(os.Stdout)
 		defer fs.SetOutput(io.Discard)
-		fmt.Printf("usage: cairn %s\n\nflags:\n", usage)
+		fmt.Printf("usage: cairn %s\n\n", usage)
+		showEffectiveDefaults(fs, c)
+		fmt.Println("flags:")
 		fs.PrintDefaults()
 	}
-	c := &commonFlags{}
 	c.register(fs)
 	return fs, c
 }
@@ -340,11 +377,16 @@ const cliTimeout = 60 * time.Second
 // or the API of the cairn that holds it. Closing the client closes the app
 // too.
 func connect(ctx context.Context, common *commonFlags) (client.Client, error) {
+	return connectAs(ctx, common, cliActor, importActor)
+}
+
+// connectAs is connect recording writes as actor (imports as imp).
+func connectAs(ctx context.Context, common *commonFlags, actor, imp core.Actor) (client.Client, error) {
 	a, err := loadApp(common)
 	if err != nil {
 		return nil, err
 	}
-	c, err := a.openClient(ctx)
+	c, err := a.openClient(ctx, actor, imp)
 	if err != nil {
 		a.close()
 		return nil, err
@@ -358,6 +400,16 @@ type appClient struct {
 	a *app
 }
 
+// ProjectCounts implements client.ProjectCounter (both clients do).
+func (c appClient) ProjectCounts(ctx context.Context, f core.MemoryFilter) (map[string]int, error) {
+	return c.Client.(client.ProjectCounter).ProjectCounts(ctx, f)
+}
+
+// ImportSignet implements client.SignetImporter (both clients do).
+func (c appClient) ImportSignet(ctx context.Context, path string, opt transfer.SignetOptions) (*transfer.SignetReport, error) {
+	return c.Client.(client.SignetImporter).ImportSignet(ctx, path, opt)
+}
+
 func (c appClient) Close() error {
 	err := c.Client.Close()
 	c.a.close()
@@ -365,14 +417,14 @@ func (c appClient) Close() error {
 }
 
 // openClient opens the store, or connects to the process holding it.
-func (a *app) openClient(ctx context.Context) (client.Client, error) {
+func (a *app) openClient(ctx context.Context, actor, imp core.Actor) (client.Client, error) {
 	st, err := a.openStore(ctx)
 	if err == nil {
-		return client.Local(st.app, client.LocalOptions{Actor: cliActor, ImportActor: importActor, Close: st.Close}), nil
+		return client.Local(st.app, client.LocalOptions{Actor: actor, ImportActor: imp, Close: st.Close}), nil
 	}
 	var le *storage.LockedError
 	if !errors.As(err, &le) {
 		return nil, err
 	}
-	return client.HTTP(a.holderAddr(le.Holder), client.Options{Actor: cliActor, Timeout: cliTimeout, PID: le.Holder.PID}), nil
+	return client.HTTP(a.holderAddr(le.Holder), client.Options{Actor: actor, Timeout: cliTimeout, PID: le.Holder.PID}), nil
 }

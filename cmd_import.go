@@ -20,7 +20,7 @@ func runImport(ctx context.Context, args []string) error {
 	from := fs.String("from", "", "read another tool's store instead of cairn's JSONL: signet (a Signet memories.db)")
 	model := fs.String("embedding-model", "", "with --from signet: the model that made Signet's vectors; they are kept when cairn embeds with the same one")
 	dryRun := fs.Bool("dry-run", false, "with --from signet: read and check everything, write nothing")
-	asJSON := fs.Bool("json", false, "with --from signet: print the report as JSON")
+	asJSON := fs.Bool("json", false, "print the result (with --from signet: the report) as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the import to this file (for `go tool pprof`)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -81,6 +81,9 @@ func runImport(ctx context.Context, args []string) error {
 			n = res.Imported + res.Deduped + res.Existing
 		}
 		return fmt.Errorf("import stopped after %d of %d memories: %w", n, len(lines), err)
+	}
+	if *asJSON {
+		return printJSON(os.Stdout, res)
 	}
 	fmt.Fprintf(os.Stderr, "imported %d memories into %s (%d duplicates of live memories skipped, %d already present)\n",
 		res.Imported, be.Describe(), res.Deduped, res.Existing)

@@ -2,53 +2,53 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/transfer"
-	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/storage/signet"
 )
 
 // importSignet is `cairn import --from signet PATH`: it reads a Signet
-// memories.db (read-only) and writes it through this cairn's write path.
-// It needs the database to itself: history and vectors are written beside
-// the memories, which the API's import does not carry.
+// memories.db (read-only) into this cairn's write path, through the
+// running cairn when one holds the store (it opens the file itself), else
+// in this process.
 func importSignet(ctx context.Context, common *commonFlags, path, model string, dryRun, asJSON bool, out io.Writer) error {
-	src, err := signet.Open(ctx, path)
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	a, err := loadApp(common)
+	src, err := signet.Open(ctx, abs) // a bad file fails here, the same either way
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	st, err := a.openStore(ctx)
+	src.Close()
+	be, err := connectAs(ctx, common, signetActor, signetActor)
 	if err != nil {
-		var le *storage.LockedError
-		if errors.As(err, &le) {
-			return fmt.Errorf("importing a Signet store needs the database to itself, and cairn pid %d holds %s: quit it (q in its terminal, or kill %d), run the import, then start cairn again", le.Holder.PID, a.paths.Database, le.Holder.PID)
-		}
 		return err
 	}
-	defer st.Close()
-	rep, err := st.app.Transfer.ImportSignet(ctx, src, transfer.SignetOptions{EmbeddingModel: model, DryRun: dryRun},
-		core.Actor{Name: "signet-import", Type: core.ActorOperator})
+	defer be.Close()
+	rep, err := be.(client.SignetImporter).ImportSignet(ctx, abs, transfer.SignetOptions{EmbeddingModel: model, DryRun: dryRun})
+	if client.StatusOf(err) == 404 {
+		return fmt.Errorf("%s is older than this cairn and cannot import from Signet: stop it, then run the import again", be.Describe())
+	}
 	if err != nil {
 		return err
 	}
 	if asJSON {
 		return printJSON(out, rep)
 	}
-	printSignetReport(out, rep, "database "+a.paths.Database)
+	printSignetReport(out, rep, be.Describe())
 	return nil
 }
+
+// signetActor is who a Signet import records its memories as.
+var signetActor = core.Actor{Name: "signet-import", Type: core.ActorOperator}
 
 func printSignetReport(w io.Writer, r *transfer.SignetReport, dest string) {
 	if r.DryRun {

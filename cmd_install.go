@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,7 +63,7 @@ func agentNames() string {
 // edit and the binary the hooks run.
 type installFlags struct {
 	settings, mcpConfig, bin string
-	noMCP                    bool
+	noMCP, force, asJSON     bool
 	// extractor is the model choice for learning (install only): "" asks
 	// when a person is there to answer.
 	extractor string
@@ -78,7 +79,9 @@ func installFlagSet(name string) (*installFlags, func([]string) ([]string, error
 	fs.StringVar(&f.mcpConfig, "mcp-config", "", "Claude Code user config that gets the MCP server (default ~/.claude.json)")
 	fs.StringVar(&f.bin, "bin", "", "cairn binary the hooks run (default: this executable)")
 	fs.BoolVar(&f.noMCP, "no-mcp", false, "leave the MCP server configuration alone")
+	fs.BoolVar(&f.asJSON, "json", false, "print the agent, the binary and each file's change as JSON")
 	if name == "install" {
+		fs.BoolVar(&f.force, "force", false, "install even a binary in a temporary folder ($TMPDIR, /tmp) or Go's build cache, which the hooks need to find later")
 		fs.StringVar(&f.extractor, "extractor", "", "what learns from sessions in the background: heuristic (built in, no model) or claude-code (Claude Code's CLI, your subscription); default: ask")
 	}
 	return f, func(args []string) ([]string, error) { return parseFlags(fs, args) }
@@ -136,7 +139,7 @@ func runInstall(ctx context.Context, args []string) error {
 	if bin, err = filepath.Abs(bin); err != nil {
 		return err
 	}
-	if err := harness.CheckBinary(bin, a.name); err != nil {
+	if err := harness.CheckBinary(bin, a.name); err != nil && !f.force {
 		return err
 	}
 	o.Bin = bin
@@ -146,20 +149,23 @@ func runInstall(ctx context.Context, args []string) error {
 	} else {
 		changes, err = a.install(o)
 	}
-	changedAny := false
-	for _, c := range changes {
-		report(c.What, c.File, c.Changed, c.Backup)
-		changedAny = changedAny || c.Changed
-	}
+	changedAny := reportChanges(changes, f.asJSON, report)
 	if err != nil {
 		return err
 	}
 	// Claude Code's CLI as the extractor is offered where Claude Code is
 	// installed; --extractor chooses it (or the heuristic) from any.
 	if a.name == "claude-code" || f.extractor != "" {
-		if err := chooseExtractor(f, os.Stdin, os.Stdout); err != nil {
+		var out io.Writer = os.Stdout
+		if f.asJSON {
+			out = os.Stderr
+		}
+		if err := chooseExtractor(f, os.Stdin, out); err != nil {
 			return err
 		}
+	}
+	if f.asJSON {
+		return printJSON(os.Stdout, map[string]any{"agent": a.name, "bin": bin, "changed": changedAny, "changes": changes})
 	}
 	if !changedAny {
 		fmt.Printf("\ncairn is already installed in %s (running %s); nothing changed.\n", a.title, bin)
@@ -201,6 +207,19 @@ func installClaude(f *installFlags, bin string) ([]harness.Change, error) {
 		return changes, fmt.Errorf("%s: %w", f.mcpConfig, err)
 	}
 	return append(changes, harness.Change{What: "MCP server", File: f.mcpConfig, Changed: changed, Backup: backup}), nil
+}
+
+// reportChanges prints each change with say (unless the command prints
+// JSON) and reports whether any file changed.
+func reportChanges(changes []harness.Change, asJSON bool, say func(what, file string, changed bool, backup string)) bool {
+	changed := false
+	for _, c := range changes {
+		if !asJSON {
+			say(c.What, c.File, c.Changed, c.Backup)
+		}
+		changed = changed || c.Changed
+	}
+	return changed
 }
 
 // report says what an edit of file did.

@@ -209,11 +209,23 @@ func TestInstallRefusesTemporaryBinary(t *testing.T) {
 			args = append(args, "--bin", bin)
 		}
 		out, err := cairnCmd(dir, args...).CombinedOutput()
-		if err == nil || !strings.Contains(string(out), "go build -o cairn . && ./cairn install claude-code") || !strings.Contains(string(out), "go install .") {
+		if exitStatus(err) != 1 || !strings.Contains(string(out), "go build -o ~/.local/bin/cairn . && ~/.local/bin/cairn install claude-code") ||
+			!strings.Contains(string(out), "go install .") || !strings.Contains(string(out), "add --force") {
 			t.Fatalf("bin %q: err=%v\n%s", bin, err, out)
 		}
 		if _, err := os.Stat(settings); err == nil {
 			t.Fatalf("bin %q: settings written", bin)
 		}
+	}
+	// /tmp is temporary whatever TMPDIR says; --force installs from it.
+	cmd := cairnCmd(dir, "install", "claude-code", "--settings", settings, "--no-mcp", "--bin", "/tmp/checkout/cairn")
+	cmd.Env = append(cmd.Env, "TMPDIR="+dir)
+	if out, err := cmd.CombinedOutput(); exitStatus(err) != 1 || !strings.Contains(string(out), "add --force") {
+		t.Fatalf("/tmp with TMPDIR elsewhere: %v\n%s", err, out)
+	}
+	out, err := cairnCmd(dir, "install", "claude-code", "--settings", settings, "--no-mcp", "--extractor", "heuristic", "--force").CombinedOutput()
+	data, _ := os.ReadFile(settings)
+	if err != nil || !strings.Contains(string(data), cairnBin) || !strings.Contains(string(out), "Nothing else needs to run") {
+		t.Fatalf("install --force: %v\n%s\n%s", err, out, data)
 	}
 }

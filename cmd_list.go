@@ -57,7 +57,16 @@ func runList(ctx context.Context, args []string) error {
 		return printJSON(os.Stdout, res)
 	}
 	if len(res.Memories) == 0 {
-		fmt.Fprintln(os.Stderr, "no memories match")
+		msg := "no memories match"
+		if f.Project != "" {
+			all := f
+			all.Project = ""
+			// A hint: a cairn from before the count says only "no memories match".
+			if counts, err := be.(client.ProjectCounter).ProjectCounts(ctx, all); err == nil {
+				msg = elsewhere(counts, f.Project)
+			}
+		}
+		fmt.Fprintln(os.Stderr, msg)
 		return nil
 	}
 	for _, m := range res.Memories {
@@ -67,6 +76,33 @@ func runList(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "(%d of %d shown; --limit N or --limit 0 for more)\n", len(res.Memories), res.Total)
 	}
 	return nil
+}
+
+// elsewhere says where the memories are when project has none of those
+// asked for: "no memories match in project X; 12 in no project, 40 in 3
+// other projects: cairn list --all".
+func elsewhere(counts map[string]int, project string) string {
+	msg := "no memories match in project " + text.DisplayLine(project)
+	others, n := 0, 0
+	for p, c := range counts {
+		if p != "" && p != project {
+			others, n = others+1, n+c
+		}
+	}
+	var parts []string
+	if counts[""] > 0 {
+		parts = append(parts, fmt.Sprintf("%d in no project", counts[""]))
+	}
+	switch {
+	case others == 1:
+		parts = append(parts, fmt.Sprintf("%d in 1 other project", n))
+	case others > 1:
+		parts = append(parts, fmt.Sprintf("%d in %d other projects", n, others))
+	}
+	if len(parts) == 0 {
+		return msg + ", nor anywhere else"
+	}
+	return msg + "; " + strings.Join(parts, ", ") + ": cairn list --all"
 }
 
 // listMemories reads up to limit memories (0: all) matching f, page by page.

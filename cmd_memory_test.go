@@ -229,7 +229,7 @@ func TestHelpOnStdout(t *testing.T) {
 		if code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: cairn remember") {
 			t.Fatalf("%v: exit %d stdout %q stderr %q", args, code, out, errOut)
 		}
-		if strings.Contains(out, "(default -1)") || !strings.Contains(out, "default: memory.default_importance") {
+		if strings.Contains(out, "(default -1)") || !strings.Contains(out, "(memory.default_importance; 1 with --critical) (default 0.8)") {
 			t.Fatalf("%v: importance default:\n%s", args, out)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/cairnmem/cairn/core"
-	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/text"
 )
 
@@ -17,7 +16,7 @@ func runRemember(ctx context.Context, args []string) error {
 	tags := fs.String("tags", "", "comma-separated tags")
 	typ := fs.String("type", "", "memory `type`, one of "+strings.Join(core.KnownTypes, ", ")+" (default: inferred from the text)")
 	var importance optFloat
-	fs.Var(&importance, "importance", fmt.Sprintf("importance, a `number` from 0 to 1 (default: memory.default_importance, %g; 1 with --critical)", config.DefaultMemoryImportance))
+	fs.Var(&importance, "importance", "importance, a `number` from 0 to 1 (memory.default_importance; 1 with --critical)")
 	critical := fs.Bool("critical", false, "pin the memory with importance 1.0")
 	project := fs.String("project", "", "project the memory belongs to: a name, alias or folder (default: the current repository, the folder itself outside one)")
 	who := fs.String("who", "", "who the memory is from (default cli)")

@@ -19,13 +19,14 @@ func runToken(ctx context.Context, args []string) error {
 	project := fs.String("project", "", "limit the token to one project")
 	agent := fs.String("agent", "", "limit the token to one agent")
 	user := fs.String("user", "", "limit the token to one user")
-	ttl := fs.Duration("ttl", 0, "lifetime (default auth.token_ttl, 168h)")
+	ttl := fs.Duration("ttl", 0, "lifetime (auth.token_ttl)")
+	asJSON := fs.Bool("json", false, "print the token (or the revocation) as JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 2 && pos[0] == "revoke" {
-		return revokeToken(common, pos[1])
+		return revokeToken(common, pos[1], *asJSON)
 	}
 	if len(pos) != 1 || pos[0] != "create" {
 		return usageError{"usage: cairn token create --role ROLE [--project P] [--ttl 24h], or cairn token revoke ID"}
@@ -54,6 +55,9 @@ func runToken(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *asJSON {
+		return printJSON(os.Stdout, map[string]any{"token": tok, "id": claims.ID, "role": *role, "scope": claims.Scope, "expires": time.Unix(claims.Exp, 0).UTC()})
+	}
 	fmt.Println(tok)
 	fmt.Fprintf(os.Stderr, "token id %s (cairn token revoke %s revokes it)\n", claims.ID, claims.ID)
 	return nil
@@ -61,7 +65,7 @@ func runToken(ctx context.Context, args []string) error {
 
 // revokeToken is cairn token revoke ID: the token (by its id, or the
 // token itself) is refused from its next request on.
-func revokeToken(common *commonFlags, arg string) error {
+func revokeToken(common *commonFlags, arg string, asJSON bool) error {
 	id, err := auth.TokenID(arg)
 	if err != nil {
 		return usageError{err.Error()}
@@ -74,6 +78,9 @@ func revokeToken(common *commonFlags, arg string) error {
 	added, err := auth.Revoke(auth.RevokedPath(a.cfg.Auth, a.paths.DataDir), id, time.Now())
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		return printJSON(os.Stdout, map[string]any{"id": id, "revoked": true, "already": !added})
 	}
 	if !added {
 		fmt.Printf("token %s was already revoked\n", id)

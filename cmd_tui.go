@@ -27,7 +27,7 @@ import (
 // serve` and says so.
 func runDefault(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("", "[flags]")
-	themeName := fs.String("theme", "", "terminal UI theme: "+fmt.Sprint(themes.BuiltinNames())+" or NAME for <config folder>/themes/NAME.toml (default: dark or light from the terminal)")
+	themeName := fs.String("theme", "", "terminal UI theme: "+fmt.Sprint(themes.BuiltinNames())+" or NAME for <config folder>/themes/NAME.toml (tui.theme; unset: dark or light from the terminal)")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/cairnmem/cairn/core/harness"
 	"github.com/cairnmem/cairn/core/harness/claudecode"
@@ -21,13 +22,12 @@ func runUninstall(ctx context.Context, args []string) error {
 	} else {
 		changes, err = a.uninstall(o)
 	}
-	changedAny := false
-	for _, c := range changes {
-		reportRemoval(c.What, c.File, c.Changed, c.Backup)
-		changedAny = changedAny || c.Changed
-	}
+	changedAny := reportChanges(changes, f.asJSON, reportRemoval)
 	if err != nil {
 		return err
+	}
+	if f.asJSON {
+		return printJSON(os.Stdout, map[string]any{"agent": a.name, "changed": changedAny, "changes": changes})
 	}
 	if changedAny {
 		fmt.Printf("\nRemoved. Restart %s for it to take effect; your memories stay in cairn's database.\n", a.title)

@@ -368,6 +368,27 @@ func CountMemories(ctx context.Context, q Querier, f MemoryFilter) (int, error) 
 	return n, err
 }
 
+// CountByProject counts memories matching f in each project ("" for
+// memories of no project).
+func CountByProject(ctx context.Context, q Querier, f MemoryFilter) (map[string]int, error) {
+	where, args := f.Where()
+	rows, err := q.QueryContext(ctx, `SELECT coalesce(m.project, ''), count(*) FROM memories m WHERE `+where+` GROUP BY 1`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var p string
+		var n int
+		if err := rows.Scan(&p, &n); err != nil {
+			return nil, err
+		}
+		out[p] = n
+	}
+	return out, rows.Err()
+}
+
 // EachMemory calls fn for every memory matching f in creation order, reading
 // in pages so that a large export never holds one long read transaction.
 func EachMemory(ctx context.Context, q Querier, f MemoryFilter, fn func(*Memory) error) error {

@@ -145,6 +145,21 @@ type Client interface {
 	Session(ctx context.Context, key string) (*sessions.Info, error)
 }
 
+// ProjectCounter counts the memories matching f in each project (""
+// for memories of no project): where they are when a project has none.
+// Both clients implement it; it is not part of Client, whose wrappers
+// need not carry it.
+type ProjectCounter interface {
+	ProjectCounts(ctx context.Context, f core.MemoryFilter) (map[string]int, error)
+}
+
+// SignetImporter imports a Signet memories.db at path (absolute, on the
+// machine cairn runs on): in process, or sent to the running cairn, which
+// opens the file read-only. Both clients implement it.
+type SignetImporter interface {
+	ImportSignet(ctx context.Context, path string, opt transfer.SignetOptions) (*transfer.SignetReport, error)
+}
+
 // TokenEnv is the environment variable clients (the CLI, the hook adapter,
 // the TUI in client mode) read a token from, for a cairn in team or hybrid
 // mode.

@@ -131,6 +131,11 @@ func (l *InProcess) List(ctx context.Context, f core.MemoryFilter, limit, offset
 	return l.svc.List(ctx, f, limit, offset)
 }
 
+// ProjectCounts implements Client.
+func (l *InProcess) ProjectCounts(ctx context.Context, f core.MemoryFilter) (map[string]int, error) {
+	return l.app.Ops.ProjectCounts(ctx, f)
+}
+
 // Recent implements Client.
 func (l *InProcess) Recent(ctx context.Context, f core.MemoryFilter, limit int) ([]*core.Memory, error) {
 	return l.svc.RecentMemories(ctx, f, limit)
@@ -199,6 +204,12 @@ func (l *InProcess) Import(ctx context.Context, lines []transfer.ImportLine, _ m
 		progress = func(int) {}
 	}
 	return l.app.Transfer.ImportProgress(ctx, lines, l.opts.ImportActor, progress)
+}
+
+// ImportSignet implements SignetImporter, recording the memories as
+// ImportActor.
+func (l *InProcess) ImportSignet(ctx context.Context, path string, opt transfer.SignetOptions) (*transfer.SignetReport, error) {
+	return l.app.Transfer.ImportSignetFile(ctx, path, opt, l.opts.ImportActor)
 }
 
 // Jobs implements Client.
@@ -362,4 +373,9 @@ func (l *InProcess) Session(ctx context.Context, key string) (*sessions.Info, er
 var (
 	_ Client = (*InProcess)(nil)
 	_ Client = (*Remote)(nil)
+
+	_ ProjectCounter = (*InProcess)(nil)
+	_ ProjectCounter = (*Remote)(nil)
+	_ SignetImporter = (*InProcess)(nil)
+	_ SignetImporter = (*Remote)(nil)
 )

@@ -160,6 +160,19 @@ func (c *Remote) List(ctx context.Context, f core.MemoryFilter, limit, offset in
 	return &out, nil
 }
 
+// ProjectCounts implements Client with GET /api/memories/projects.
+func (c *Remote) ProjectCounts(ctx context.Context, f core.MemoryFilter) (map[string]int, error) {
+	q := url.Values{}
+	filterQuery(f, q)
+	var out struct {
+		Projects map[string]int `json:"projects"`
+	}
+	if err := c.do(ctx, http.MethodGet, withQuery("/api/memories/projects", q), nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Projects, nil
+}
+
 // pageQuery adds p (and count) to a query string as the API's paged
 // list routes read them.
 func pageQuery(p core.PageQuery, count bool, q url.Values) {
@@ -421,6 +434,23 @@ func (c *Remote) Import(ctx context.Context, lines []transfer.ImportLine, raw ma
 		}
 	}
 	return total, nil
+}
+
+// ImportSignet implements SignetImporter with POST
+// /api/memories/import/signet. It waits as long as the import takes (the
+// server's write_timeout bounds it), not Options.Timeout.
+func (c *Remote) ImportSignet(ctx context.Context, path string, opt transfer.SignetOptions) (*transfer.SignetReport, error) {
+	r, err := jsonRequest(http.MethodPost, "/api/memories/import/signet",
+		map[string]any{"path": path, "embedding_model": opt.EmbeddingModel, "dry_run": opt.DryRun})
+	if err != nil {
+		return nil, err
+	}
+	r.stream = true
+	var out transfer.SignetReport
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // ImportLines calls POST /api/memories/import with exported JSON lines

@@ -19,7 +19,10 @@ import (
 // Config is cairn's whole configuration. Every key has a default (see
 // [DefaultConfig]); a file, the environment (CAIRN_<SECTION>_<KEY>) and
 // command-line flags override it in that order. Field tags give each key's
-// TOML name and its allowed values: range:"min,max" or oneof:"a,b".
+// TOML name and its allowed values: range:"min,max" or oneof:"a,b"; a
+// special:"VALUE=WORD: meaning" tag names a value that means something
+// other than its number (-1 for "auto"), which the file, the environment
+// and `cairn config` spell as the word.
 type Config struct {
 	Server     ServerConfig     `toml:"server"`
 	Storage    StorageConfig    `toml:"storage"`
@@ -78,12 +81,12 @@ type RetentionConfig struct {
 	// sweep forgets the oldest unused ones (docs/design/evolution.md,
 	// "Pruning"): never pinned ones, decisions and rules, keyed facts,
 	// memories younger than PruneMinAge or used within PruneMinAge.
-	MaxMemoriesPerProject int `toml:"max_memories_per_project" range:"0,10000000"`
+	MaxMemoriesPerProject int `toml:"max_memories_per_project" range:"0,10000000" special:"0=off: no bound"`
 	// MaxMemoriesUser and MaxMemoriesPerAgent bound the user scope and
 	// each agent's scope the same way (memories of those scopes are not
 	// counted in any project); 0 is no bound.
-	MaxMemoriesUser     int `toml:"max_memories_user" range:"0,10000000"`
-	MaxMemoriesPerAgent int `toml:"max_memories_per_agent" range:"0,10000000"`
+	MaxMemoriesUser     int `toml:"max_memories_user" range:"0,10000000" special:"0=off: no bound"`
+	MaxMemoriesPerAgent int `toml:"max_memories_per_agent" range:"0,10000000" special:"0=off: no bound"`
 	// PruneMinAge protects memories created or used within it.
 	PruneMinAge Duration `toml:"prune_min_age" range:"24h,87600h"`
 }
@@ -176,7 +179,7 @@ type EmbeddingConfig struct {
 	APIKey string `toml:"api_key"`
 	// Dimensions expected from the provider; 0 accepts what the first
 	// answer has. A provider answering another length is an error.
-	Dimensions int      `toml:"dimensions" range:"0,8192"`
+	Dimensions int      `toml:"dimensions" range:"0,8192" special:"0=auto: what the first answer has"`
 	Timeout    Duration `toml:"timeout" range:"100ms,5m"`
 	// BatchSize is how many texts go to the provider in one call.
 	BatchSize int `toml:"batch_size" range:"1,256"`
@@ -229,7 +232,7 @@ type SearchConfig struct {
 	// its cosine similarity reaches it. -1 (the default) uses the floor
 	// measured for the embedding model (`cairn bench floor`), or none for a
 	// model not measured.
-	MinVectorSimilarity float64 `toml:"min_vector_similarity" range:"-1,1"`
+	MinVectorSimilarity float64 `toml:"min_vector_similarity" range:"-1,1" special:"-1=auto: the floor measured for the embedding model (cairn bench floor), none for a model not measured"`
 	// KeywordIndex serves the keyword leg from an in-memory index that
 	// ranks as FTS5 does and stops early (about 20 bytes per memory);
 	// false searches FTS5 directly.
@@ -258,7 +261,7 @@ type ServerConfig struct {
 	// served at once (0: two per CPU; writes get four times as many turns
 	// of their own); others wait for a turn up to QueueTimeout, then get
 	// 503 "overloaded" with Retry-After. /health is never held back.
-	MaxConcurrent int `toml:"max_concurrent" range:"0,4096"`
+	MaxConcurrent int `toml:"max_concurrent" range:"0,4096" special:"0=auto: two per CPU"`
 	// QueueTimeout is how long a request waits for a turn.
 	QueueTimeout Duration `toml:"queue_timeout" range:"1ms,1m"`
 	// AllowedOrigins are the browser origins (scheme://host[:port]) trusted
@@ -594,16 +597,26 @@ func resolvePaths(opts LoadOptions, getenv func(string) string) (Paths, error) {
 }
 
 func decodeConfigFile(b []byte, cfg *Config) error {
-	md, err := toml.NewDecoder(bytes.NewReader(b)).Decode(cfg)
+	md, err := toml.NewDecoder(bytes.NewReader(cfg.specialNumbers(b))).Decode(cfg)
 	if err != nil {
+		// A mistake in the file is a configuration error (exit 2), named
+		// by its line and key.
 		var perr toml.ParseError
-		if errors.As(err, &perr) {
-			if perr.LastKey != "" {
-				return fmt.Errorf("line %d: %s: %s", perr.Position.Line, perr.LastKey, perr.Message)
+		if p := (*toml.ParseError)(nil); errors.As(err, &p) && p != nil {
+			perr = *p
+		} else if !errors.As(err, &perr) {
+			// A value of the wrong type: "toml: line N (last key K): why".
+			where, why, ok := strings.Cut(strings.TrimPrefix(err.Error(), "toml: "), "): ")
+			if !ok {
+				return &ConfigError{Key: "file", Reason: err.Error()}
 			}
-			return fmt.Errorf("line %d: %s", perr.Position.Line, perr.Message)
+			return &ConfigError{Key: where + ")", Reason: why}
 		}
-		return err
+		key := fmt.Sprintf("line %d", perr.Position.Line)
+		if perr.LastKey != "" {
+			key += ": " + perr.LastKey
+		}
+		return &ConfigError{Key: key, Reason: perr.Message}
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		names := make([]string, len(und))
@@ -690,7 +703,14 @@ var durationType = reflect.TypeOf(Duration(0))
 
 func setField(f configField, raw string) *ConfigError {
 	raw = strings.TrimSpace(raw)
+	value, word, _, isSpecial := special(f.field)
+	if isSpecial && strings.EqualFold(raw, word) {
+		raw = value
+	}
 	bad := func(want string) *ConfigError {
+		if isSpecial {
+			want += " or " + strconv.Quote(word)
+		}
 		return &ConfigError{Key: f.key, Value: strconv.Quote(raw), Reason: "want " + want}
 	}
 	v := f.value
@@ -824,7 +844,74 @@ func (c *Config) TOML() string {
 	enc := toml.NewEncoder(&buf)
 	enc.Indent = ""
 	_ = enc.Encode(c)
-	return buf.String()
+	return c.specialWords(buf.String())
+}
+
+// special reads a field's special:"VALUE=WORD: meaning" tag.
+func special(f reflect.StructField) (value, word, meaning string, ok bool) {
+	tag := f.Tag.Get("special")
+	if tag == "" {
+		return "", "", "", false
+	}
+	value, rest, _ := strings.Cut(tag, "=")
+	word, meaning, _ = strings.Cut(rest, ": ")
+	return value, word, meaning, true
+}
+
+// specialLines calls fn with each "key = value" line of a config file
+// (its "section.key" and value), replacing the line with what fn returns.
+func specialLines(doc string, fn func(key, line, value string) string) string {
+	lines := strings.Split(doc, "\n")
+	section := ""
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "[") {
+			section = strings.Trim(t, "[] ")
+			continue
+		}
+		if k, v, ok := strings.Cut(t, "="); ok && !strings.HasPrefix(t, "#") {
+			lines[i] = fn(section+"."+strings.TrimSpace(k), l, strings.TrimSpace(v))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// specialWords shows each special value of a rendered config as its word
+// with what it means: min_vector_similarity = "auto" # the floor …
+func (c *Config) specialWords(doc string) string {
+	fields := map[string]reflect.StructField{}
+	for _, f := range c.fields() {
+		fields[f.key] = f.field
+	}
+	return specialLines(doc, func(key, line, v string) string {
+		value, word, meaning, ok := special(fields[key])
+		x, err1 := strconv.ParseFloat(v, 64)
+		y, err2 := strconv.ParseFloat(value, 64)
+		if !ok || err1 != nil || err2 != nil || x != y {
+			return line
+		}
+		name, _, _ := strings.Cut(line, "=")
+		return fmt.Sprintf("%s= %q # %s", name, word, meaning)
+	})
+}
+
+// specialNumbers turns the words of special values in a config file back
+// into their numbers, line for line (errors keep their line numbers).
+func (c *Config) specialNumbers(b []byte) []byte {
+	fields := map[string]reflect.StructField{}
+	for _, f := range c.fields() {
+		fields[f.key] = f.field
+	}
+	return []byte(specialLines(string(b), func(key, line, v string) string {
+		value, word, _, ok := special(fields[key])
+		if ok {
+			if s, _, _ := strings.Cut(v, "#"); strings.EqualFold(strings.TrimSpace(s), strconv.Quote(word)) {
+				name, _, _ := strings.Cut(line, "=")
+				return name + "= " + value
+			}
+		}
+		return line
+	}))
 }
 
 func validateAddr(addr string) error {

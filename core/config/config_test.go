@@ -165,3 +165,48 @@ func FuzzConfigFile(f *testing.F) {
 		_ = cfg.Validate() // must not panic, whatever was decoded
 	})
 }
+
+// A special value prints as its word, never as its number (-1 for auto),
+// and the word loads back from the file and from the environment.
+func TestConfigSpecialValuesAreWords(t *testing.T) {
+	def := DefaultConfig()
+	out := def.TOML()
+	for _, want := range []string{`min_vector_similarity = "auto" # the floor measured`, `prompt_min_similarity = "auto"`,
+		`max_concurrent = "auto" # two per CPU`, `max_memories_per_project = "off" # no bound`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "-1.0") {
+		t.Errorf("config prints a sentinel:\n%s", out)
+	}
+	home := t.TempDir()
+	file := "[search]\nmin_vector_similarity = \"auto\" # as printed\n[server]\nmax_concurrent = 3\n"
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := LoadConfig(LoadOptions{Home: home, Getenv: envOf(map[string]string{"CAIRN_HOOKS_PROMPT_MIN_SIMILARITY": "AUTO"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Search.MinVectorSimilarity != -1 || cfg.Hooks.PromptMinSimilarity != -1 || cfg.Server.MaxConcurrent != 3 {
+		t.Errorf("words did not load: %v %v %v", cfg.Search.MinVectorSimilarity, cfg.Hooks.PromptMinSimilarity, cfg.Server.MaxConcurrent)
+	}
+	if !strings.Contains(cfg.TOML(), "max_concurrent = 3\n") {
+		t.Errorf("a set value is shown as its number")
+	}
+}
+
+// A mistake in the file (its syntax, a value of the wrong type) is a
+// configuration error naming the line and key, as a value out of range is.
+func TestConfigFileMistakesAreConfigErrors(t *testing.T) {
+	for _, file := range []string{"[search\n", "[search]\nmin_vector_similarity = \"autox\"\n", "[server]\nmax_concurrent = \"lots\"\n"} {
+		home := t.TempDir()
+		os.WriteFile(filepath.Join(home, "config.toml"), []byte(file), 0o600)
+		_, _, err := LoadConfig(LoadOptions{Home: home, Getenv: envOf(nil)})
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "line ") {
+			t.Errorf("%q: %T %v", file, err, err)
+		}
+	}
+}

@@ -25,7 +25,7 @@ type HooksConfig struct {
 	PromptUnknownWeight float64 `toml:"prompt_unknown_weight" range:"0,3"`
 	// PromptMinSimilarity: or when its similarity reaches this; -1 uses
 	// the floor measured for the embedding model.
-	PromptMinSimilarity float64 `toml:"prompt_min_similarity" range:"-1,1"`
+	PromptMinSimilarity float64 `toml:"prompt_min_similarity" range:"-1,1" special:"-1=auto: the floors measured for the embedding model"`
 	// PromptChars and PromptMaxMemories bound each prompt's inject.
 	PromptChars       int `toml:"prompt_chars" range:"0,10000"`
 	PromptMaxMemories int `toml:"prompt_max_memories" range:"0,50"`

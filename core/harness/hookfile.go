@@ -373,9 +373,10 @@ func IsOurMCPArgs(raw json.RawMessage) bool {
 
 // Change is what an installer did to one file.
 type Change struct {
-	What, File string
-	Changed    bool
-	Backup     string
+	What    string `json:"what"`
+	File    string `json:"file"`
+	Changed bool   `json:"changed"`
+	Backup  string `json:"backup,omitempty"`
 }
 
 // InstallOptions are what an installer needs to know.

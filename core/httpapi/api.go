@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/cairnmem/cairn/core/transfer"
 
 	"github.com/cairnmem/cairn/core/analytics"
+	"github.com/cairnmem/cairn/core/auth"
 	"github.com/cairnmem/cairn/core/config"
 
 	"github.com/cairnmem/cairn/core/text"
@@ -589,6 +591,25 @@ func firstNonEmpty(vals ...string) string {
 	return ""
 }
 
+// projectCounts is GET /api/memories/projects: how many memories the
+// list filters select in each project ("" for no project).
+func (a *API) projectCounts(w http.ResponseWriter, r *http.Request) {
+	f, e := filterFromQuery(r)
+	if e == nil {
+		e = a.resolveProject(r, &f.Project)
+	}
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	n, err := a.app.Ops.ProjectCounts(r.Context(), f)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"projects": n})
+}
+
 func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	f, e := filterFromQuery(r)
 	if e == nil {
@@ -1063,6 +1084,48 @@ func (a *API) importMemories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// importSignet is POST /api/memories/import/signet {"path", "embedding_model",
+// "dry_run"}: `cairn import --from signet` while this cairn holds the
+// store. The file is on this machine, so only a local caller may name one;
+// it is opened read-only.
+func (a *API) importSignet(w http.ResponseWriter, r *http.Request) {
+	if !remoteIsLoopback(r) {
+		writeError(w, &core.Error{Code: auth.CodeForbidden, Message: "a Signet import names a file on cairn's machine: run it there"})
+		return
+	}
+	b, e := readBody(w, r, a.svc.Config().Server.MaxBodyBytes)
+	var opt transfer.SignetOptions
+	var path string
+	if e == nil {
+		path, _, e = b.str("path")
+	}
+	if e == nil && !filepath.IsAbs(path) {
+		e = core.Invalid("path", "path must be the absolute path of a Signet memories.db")
+	}
+	if e == nil {
+		opt.EmbeddingModel, _, e = b.str("embedding_model")
+	}
+	var dry *bool
+	if e == nil {
+		dry, e = b.boolean("dry_run")
+	}
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	opt.DryRun = dry != nil && *dry
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		writeError(w, core.Invalid("path", "no Signet memories.db at %s", path))
+		return
+	}
+	rep, err := a.app.Transfer.ImportSignetFile(r.Context(), path, opt, actorOf(r, nil))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
 }
 
 // Serve serves the API on ln until ctx ends, then shuts it down, letting

@@ -137,6 +137,8 @@ func (f *scopeFixture) probes() map[string][]probe {
 		"GET /api/memories":                    {{path: "/api/memories?project=" + projB}, {path: "/api/memories?include_deleted=true"}},
 		"GET /api/memories/export":             {{path: "/api/memories/export?project=" + projB}},
 		"POST /api/memories/import":            {{body: apitest.RawBody(`{"id":"` + b + `","content":"overwritten","project":"beta"}` + "\n"), refuse: true}},
+		"GET /api/memories/projects":           {{path: "/api/memories/projects?project=" + projB}, {path: "/api/memories/projects"}},
+		"POST /api/memories/import/signet":     {{body: map[string]any{"path": "/nonexistent/memories.db"}, refuse: true}},
 		"POST /api/memory/modify":              {{body: map[string]any{"reason": "probe", "patches": []any{map[string]any{"id": b, "importance": 0.11}}}, refuse: true}, {body: map[string]any{"reason": "probe", "patches": []any{map[string]any{"id": f.memA, "project": projB}}}, refuse: true}},
 		"POST /api/memory/forget":              {{body: map[string]any{"reason": "probe", "ids": []string{b}}, refuse: true}, {body: map[string]any{"reason": "probe", "mode": "preview", "project": projB, "query": "vault"}}, {body: map[string]any{"reason": "probe", "mode": "execute", "project": projB, "query": "vault", "confirm_token": "x"}}},
 		"GET /api/memory/{id}":                 {{path: "/api/memory/" + b, refuse: true}},

@@ -22,6 +22,13 @@ func (s *Ops) QueueCounts(ctx context.Context) (map[string]int, error) {
 	return out, nil
 }
 
+// ProjectCounts counts the memories f selects in each project ("" for
+// memories of no project): where they are when a project has none
+// (GET /api/memories/projects, cairn list).
+func (s *Ops) ProjectCounts(ctx context.Context, f storage.MemoryFilter) (map[string]int, error) {
+	return storage.CountByProject(ctx, s.svc.DB().Reader(), f)
+}
+
 // PipelineStatus is /api/pipeline/status: the pipeline's mode, its
 // workers, the queue by status and by type, and the extraction provider
 // as the workers last saw it; a chosen model's calls and tokens per day

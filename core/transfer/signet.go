@@ -112,6 +112,18 @@ func (t *Transfer) ImportSignet(ctx context.Context, src *signet.Store, opt Sign
 	return rep, nil
 }
 
+// ImportSignetFile is ImportSignet of the Signet memories.db at path,
+// opened read-only for the import (cairn import --from signet, in process
+// or through POST /api/memories/import/signet).
+func (t *Transfer) ImportSignetFile(ctx context.Context, path string, opt SignetOptions, actor core.Actor) (*SignetReport, error) {
+	src, err := signet.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return t.ImportSignet(ctx, src, opt, actor)
+}
+
 // signetLine maps one Signet row to an import record, or names why it
 // cannot be imported.
 func (t *Transfer) signetLine(n int, m *signet.Memory, adjusted map[string]int) (ImportLine, string) {
