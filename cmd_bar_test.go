@@ -81,6 +81,7 @@ func TestEveryCommandBar(t *testing.T) {
 			fail: []string{"uninstall", "claude-code", "--no-mcp", "--settings", notJSON}},
 		{name: "service", bad: 2, json: []string{"service", "status", "--json"}},
 		{name: "token", bad: 2, json: []string{"token", "create", "--role", "readonly", "--json"}, fail: []string{"token", "create", "--role", "readonly", "--home", notDir}},
+		{name: "status", bad: 2, json: []string{"status", "--json"}, fail: []string{"status", "--db", missing}},
 		{name: "completion", bad: 2},
 		{name: "version", bad: 2, json: []string{"version", "--json"}},
 	}

@@ -371,7 +371,7 @@ func CountMemories(ctx context.Context, q Querier, f MemoryFilter) (int, error) 
 // CountByProject counts memories matching f in each project ("" for
 // memories of no project).
 func CountByProject(ctx context.Context, q Querier, f MemoryFilter) (map[string]int, error) {
-	where, args := f.Where()
+	where, args := f.Where(dialect.Of(q))
 	rows, err := q.QueryContext(ctx, `SELECT coalesce(m.project, ''), count(*) FROM memories m WHERE `+where+` GROUP BY 1`, args...)
 	if err != nil {
 		return nil, err
