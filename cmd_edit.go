@@ -26,7 +26,7 @@ func runEdit(ctx context.Context, args []string) error {
 	var pinned optBool
 	fs.Var(&content, "content", "new content `TEXT`")
 	fs.Var(&tags, "tags", "new comma-separated `tags` (replace the old ones; '' removes them)")
-	fs.Var(&typ, "type", "new memory `type`: one of "+strings.Join(core.KnownTypes, ", "))
+	fs.Var(&typ, "type", "new memory `type`: one of "+strings.Join(core.KnownTypes, ", ")+" or memory.extra_types")
 	fs.Var(&importance, "importance", "new importance, a `number` from 0 to 1 (default: unchanged)")
 	fs.Var(&pinned, "pinned", "pin the memory (--pinned=false unpins it)")
 	reason := fs.String("reason", "edited with cairn edit", "why, recorded in the memory's history")
@@ -80,8 +80,8 @@ func runEdit(ctx context.Context, args []string) error {
 		p.Tags = &t
 	}
 	if typ.set {
-		if err := core.CheckType("type", typ.v); err != nil {
-			return usageError{"--type: " + err.Error()}
+		if err := checkCLIType(common, typ.v); err != nil {
+			return err
 		}
 		p.Type = &typ.v
 	}

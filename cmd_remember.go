@@ -14,7 +14,7 @@ import (
 func runRemember(ctx context.Context, args []string) error {
 	fs, common := newFlagSet("remember", "remember [flags] TEXT")
 	tags := fs.String("tags", "", "comma-separated tags")
-	typ := fs.String("type", "", "memory `type`, one of "+strings.Join(core.KnownTypes, ", ")+" (default: inferred from the text)")
+	typ := fs.String("type", "", "memory `type`, one of "+strings.Join(core.KnownTypes, ", ")+" or memory.extra_types (default: inferred from the text)")
 	var importance optFloat
 	fs.Var(&importance, "importance", "importance, a `number` from 0 to 1 (memory.default_importance; 1 with --critical)")
 	critical := fs.Bool("critical", false, "pin the memory with importance 1.0")
@@ -31,8 +31,8 @@ func runRemember(ctx context.Context, args []string) error {
 	if strings.TrimSpace(content) == "" {
 		return usageError{"nothing to remember: cairn remember [flags] TEXT"}
 	}
-	if err := core.CheckType("type", *typ); err != nil {
-		return usageError{"--type: " + err.Error()}
+	if err := checkCLIType(common, *typ); err != nil {
+		return err
 	}
 	in := core.RememberInput{Content: content, Type: *typ, Key: *key, Scope: *scope, Who: "cli"}
 	if *critical {

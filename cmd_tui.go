@@ -14,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/themes"
@@ -101,7 +102,7 @@ func (a *app) runTUI(ctx context.Context, theme *themes.Theme) error {
 			a.log.Info("cairn started", "version", cairnVersion(), "addr", addr, "db", a.paths.Database, "auth", a.cfg.Auth.Mode, "pipeline", st.svc.PipelineMode(), "ui", true)
 		},
 		front: func(ctx context.Context, addr string) error {
-			return tui.Run(ctx, tui.Options{Client: client.Local(st.app, pane.LocalOptions), Addr: addr, Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
+			return tui.Run(ctx, tui.Options{Client: client.Local(st.app, pane.LocalOptions), Addr: addr, Theme: theme, Version: cairnVersion(), Project: a.currentProject(), Types: core.Types(a.cfg.Memory.ExtraTypes)})
 		},
 		stopping: func() { a.log.Info("cairn stopping") },
 	})
@@ -117,7 +118,7 @@ func (a *app) offerClient(ctx context.Context, theme *themes.Theme, le *storage.
 		// service manager, or `cairn mcp`): use it without asking. The tab
 		// bar says so (tui.Options has no status line of its own yet).
 		a.log.Info("cairn UI as client of a background server", "addr", addr, "pid", le.Holder.PID, "role", role)
-		return tui.Run(ctx, tui.Options{Client: pane.Remote(addr), Theme: theme, Project: a.currentProject(),
+		return tui.Run(ctx, tui.Options{Client: pane.Remote(addr), Theme: theme, Project: a.currentProject(), Types: core.Types(a.cfg.Memory.ExtraTypes),
 			// The status bar says "client of ADDR"; the tab bar names the
 			// process that owns the store.
 			Version: fmt.Sprintf("%s · attached to cairn %s (pid %d)", cairnVersion(), role, le.Holder.PID)})
@@ -135,7 +136,7 @@ func (a *app) offerClient(ctx context.Context, theme *themes.Theme, le *storage.
 		return err
 	}
 	a.log.Info("cairn UI as client", "addr", addr, "pid", le.Holder.PID)
-	return tui.Run(ctx, tui.Options{Client: pane.Remote(addr), Theme: theme, Version: cairnVersion(), Project: a.currentProject()})
+	return tui.Run(ctx, tui.Options{Client: pane.Remote(addr), Theme: theme, Version: cairnVersion(), Project: a.currentProject(), Types: core.Types(a.cfg.Memory.ExtraTypes)})
 }
 
 // addrInUse reports whether addr cannot be bound because something

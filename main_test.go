@@ -370,6 +370,15 @@ func TestCLIUsageAndConfig(t *testing.T) {
 	if exitStatus(err) != 2 || !strings.Contains(string(out), `--type: unknown type "decison": did you mean "decision"?`) {
 		t.Fatalf("remember --type with a typo: %d %s", exitStatus(err), out)
 	}
+	// memory.extra_types adds types a person may pick.
+	if out, err = cairnCmd(home, "remember", "--type", "incident", "the march outage was a full disk").CombinedOutput(); exitStatus(err) != 2 {
+		t.Fatalf("remember --type incident without memory.extra_types: %d %s", exitStatus(err), out)
+	}
+	cmd = cairnCmd(home, "remember", "--type", "incident", "the march outage was a full disk")
+	cmd.Env = append(cmd.Env, "CAIRN_MEMORY_EXTRA_TYPES=incident,runbook")
+	if out, err = cmd.CombinedOutput(); err != nil {
+		t.Fatalf("remember --type incident with memory.extra_types: %v %s", err, out)
+	}
 }
 
 // exitStatus is a command's exit status (0 when it succeeded).

@@ -1,6 +1,11 @@
 package main
 
-import "context"
+import (
+	"context"
+	"strings"
+
+	"github.com/cairnmem/cairn/core"
+)
 
 // cliProject is the project a command uses: the --project flag resolved
 // as hooks resolve theirs (a name or alias → its repository root, a folder
@@ -23,4 +28,21 @@ func cliProjectGiven(ctx context.Context, common *commonFlags, flagValue string)
 		return "", nil
 	}
 	return cliProject(ctx, common, flagValue)
+}
+
+// checkCLIType refuses a --type outside the types a person may pick: the
+// built-in ones and the configured memory.extra_types.
+func checkCLIType(common *commonFlags, typ string) error {
+	if strings.TrimSpace(typ) == "" {
+		return nil
+	}
+	a, err := loadApp(common)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	if err := core.CheckType("type", typ, core.Types(a.cfg.Memory.ExtraTypes)); err != nil {
+		return usageError{"--type: " + err.Error()}
+	}
+	return nil
 }

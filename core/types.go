@@ -11,26 +11,41 @@ import (
 // may still use their own; a person's typo should not make a new type.
 var KnownTypes = []string{"fact", "preference", "decision", "procedural", "semantic", "rule", "learning", "issue", "episodic"}
 
-// CheckType refuses a type not in KnownTypes, naming field and the
-// nearest known type when the given one looks like a typo of it. An empty
-// type is fine (it is inferred).
-func CheckType(field, t string) error {
+// Types is the set a person picks from: KnownTypes and the configured
+// extra ones (memory.extra_types), each once.
+func Types(extra []string) []string {
+	out := slices.Clone(KnownTypes)
+	for _, t := range extra {
+		if t = strings.TrimSpace(t); t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// CheckType refuses a type not in known (nil: KnownTypes), naming field
+// and the nearest known type when the given one looks like a typo of it.
+// An empty type is fine (it is inferred).
+func CheckType(field, t string, known []string) error {
+	if known == nil {
+		known = KnownTypes
+	}
 	t = strings.TrimSpace(t)
-	if t == "" || slices.Contains(KnownTypes, t) {
+	if t == "" || slices.Contains(known, t) {
 		return nil
 	}
-	if near := nearestType(t); near != "" {
-		return Invalid(field, "unknown type %q: did you mean %q? (known: %s)", t, near, strings.Join(KnownTypes, ", "))
+	if near := nearestType(t, known); near != "" {
+		return Invalid(field, "unknown type %q: did you mean %q? (known: %s)", t, near, strings.Join(known, ", "))
 	}
-	return Invalid(field, "unknown type %q (known: %s)", t, strings.Join(KnownTypes, ", "))
+	return Invalid(field, "unknown type %q (known: %s; memory.extra_types adds more)", t, strings.Join(known, ", "))
 }
 
 // nearestType is the known type within two edits of t (or that t starts
 // with, or that starts with t), or "".
-func nearestType(t string) string {
+func nearestType(t string, known []string) string {
 	lt := strings.ToLower(t)
 	best, bestD := "", 3
-	for _, k := range KnownTypes {
+	for _, k := range known {
 		if lt == k || (len(lt) >= 3 && (strings.HasPrefix(k, lt) || strings.HasPrefix(lt, k))) {
 			return k
 		}

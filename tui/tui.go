@@ -63,6 +63,10 @@ type Options struct {
 	// project field and the project the Recall pane's project filter
 	// switches to. Empty means none (new memories belong to no project).
 	Project string
+	// Types are the memory types a person may pick in the form: the
+	// built-in ones and memory.extra_types (core.Types); nil is the
+	// built-in ones.
+	Types []string
 }
 
 // Messages of the shell.
@@ -134,7 +138,7 @@ func New(o Options) *Model {
 	}
 	// Every value the panes get is sanitized for the terminal as it
 	// arrives (pane.Safe).
-	ctx := &pane.Context{Client: pane.Safe(o.Client), Styles: styles.New(th), Now: now, Clock: clock, Project: o.Project}
+	ctx := &pane.Context{Client: pane.Safe(o.Client), Styles: styles.New(th), Now: now, Clock: clock, Project: o.Project, Types: o.Types}
 	m := &Model{
 		ctx:       ctx,
 		keys:      keys.DefaultGlobal(),

@@ -317,6 +317,10 @@ type MemoryConfig struct {
 	// weighs in recall: its score is multiplied by
 	// evidence^EvidenceWeight; 0 turns it off.
 	EvidenceWeight float64 `toml:"evidence_weight" range:"0,1"`
+	// ExtraTypes are memory types a person may pick (the TUI's form, the
+	// CLI's --type) besides the built-in ones (core.KnownTypes); a type
+	// outside both is refused as a likely typo.
+	ExtraTypes []string `toml:"extra_types"`
 }
 
 // GuardrailsConfig bounds what a single remember may store.
@@ -784,6 +788,11 @@ func (c *Config) Validate() error {
 	if err := c.Feedback.validate(); err != nil {
 		return err
 	}
+	for _, t := range c.Memory.ExtraTypes {
+		if !typeName(t) {
+			return &ConfigError{Key: "memory.extra_types", Value: strconv.Quote(t), Reason: "want lowercase letters, digits, - or _, starting with a letter, at most 32"}
+		}
+	}
 	if err := validateAddr(c.Server.Addr); err != nil {
 		return &ConfigError{Key: "server.addr", Value: strconv.Quote(c.Server.Addr), Reason: err.Error()}
 	}
@@ -912,6 +921,20 @@ func (c *Config) specialNumbers(b []byte) []byte {
 		}
 		return line
 	}))
+}
+
+// typeName reports whether t may name a configured memory type:
+// lowercase letters, digits, - or _, starting with a letter, at most 32.
+func typeName(t string) bool {
+	if t == "" || len(t) > 32 || t[0] < 'a' || t[0] > 'z' {
+		return false
+	}
+	for _, r := range t {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func validateAddr(addr string) error {

@@ -210,3 +210,20 @@ func TestConfigFileMistakesAreConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// memory.extra_types takes type names only: a refused one is named with
+// its key.
+func TestExtraTypesAreNames(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Memory.ExtraTypes = []string{"incident", "run-book_2"}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("good types refused: %v", err)
+	}
+	for _, bad := range []string{"Incident", "two words", "", "9lives", strings.Repeat("a", 33)} {
+		cfg.Memory.ExtraTypes = []string{bad}
+		var ce *ConfigError
+		if err := cfg.Validate(); !errors.As(err, &ce) || ce.Key != "memory.extra_types" {
+			t.Errorf("extra type %q: %v", bad, err)
+		}
+	}
+}

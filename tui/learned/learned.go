@@ -276,7 +276,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return m.flash.Set("edit: "+msg.err.Error(), true)
 		}
-		m.editor = recall.NewEditor(msg.mem, m.ctx.Styles, m.width, m.height)
+		m.editor = recall.NewEditor(msg.mem, m.ctx.Styles, m.ctx.Types, m.width, m.height)
 		m.mode = modeForm
 		return m.editor.Focus()
 	case recall.EditorSaved:

@@ -35,6 +35,9 @@ type Context struct {
 	// Project is the current project (tui.Options.Project): new memories
 	// default to it; empty means none.
 	Project string
+	// Types are the memory types the form accepts (tui.Options.Types);
+	// nil is core.KnownTypes.
+	Types []string
 }
 
 // ShortProject is a project shown in a narrow column: the last element of

@@ -23,9 +23,11 @@ type EditorSaved struct {
 	Conflict *core.Memory
 }
 
-// NewEditor opens the edit form on mem, w×h cells.
-func NewEditor(mem *core.Memory, st *styles.Styles, w, h int) *Editor {
+// NewEditor opens the edit form on mem, w×h cells; types are the types
+// it accepts (pane.Context.Types).
+func NewEditor(mem *core.Memory, st *styles.Styles, types []string, w, h int) *Editor {
 	e := &Editor{f: newEditForm(mem, st)}
+	e.f.types = types
 	e.f.setSize(w, h)
 	return e
 }

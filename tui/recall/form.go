@@ -47,6 +47,9 @@ type form struct {
 	pinned     bool
 	focused    int
 	err        string
+	// types are the types a person may pick (pane.Context.Types; nil:
+	// core.KnownTypes).
+	types []string
 	// conflict is the stored memory after a save lost a version race.
 	conflict      *core.Memory
 	width, height int
@@ -175,7 +178,7 @@ func (f *form) validate() error {
 	}
 	// A type an agent gave (kept as it is) is not the person's typo.
 	if typ := strings.TrimSpace(f.typ.Value()); f.base == nil || typ != f.base.Type {
-		if err := core.CheckType("type", typ); err != nil {
+		if err := core.CheckType("type", typ, f.types); err != nil {
 			return fmt.Errorf("type: %w", err)
 		}
 	}

@@ -569,6 +569,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return pane.Fail("edit", msg.err)
 		}
 		m.form = newEditForm(msg.mem, m.ctx.Styles)
+		m.form.types = m.ctx.Types
 		m.form.setSize(m.width, m.height)
 		m.mode = modeForm
 		return m.form.focus()
@@ -685,6 +686,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, m.keys.New):
 		m.form = newCreateForm(m.ctx.Styles, m.ctx.Project)
+		m.form.types = m.ctx.Types
 		m.form.setSize(m.width, m.height)
 		m.mode = modeForm
 		return m.form.focus()

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/cairnmem/cairn/core"
+	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/tui/internal/shelltest"
 	"github.com/cairnmem/cairn/tui/internal/tuitest"
@@ -107,6 +108,27 @@ func TestRecallFormRefusesUnknownType(t *testing.T) {
 	h.Press("ctrl+s")
 	if res, _ := h.Svc.List(context.Background(), storage.MemoryFilter{Type: "decision"}, 100, 0); len(res.Memories) != 2 {
 		t.Fatalf("the corrected form was not saved: %d decisions", len(res.Memories))
+	}
+}
+
+// TestRecallFormTakesConfiguredTypes: memory.extra_types widens what the
+// form accepts (as main passes it in tui.Options.Types), and a typo of an
+// extra type is answered with it.
+func TestRecallFormTakesConfiguredTypes(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{Config: func(c *config.Config) { c.Memory.ExtraTypes = []string{"incident"} }})
+	h.Press("n")
+	h.TypeText("the march outage was a full disk")
+	h.Press("tab", "tab")
+	h.TypeText("incidnet")
+	h.Press("ctrl+s")
+	if s := h.Screen(); !strings.Contains(s, `type: unknown type "incidnet": did you mean "incident"?`) {
+		t.Fatalf("a typo of a configured type:\n%s", s)
+	}
+	h.Press("ctrl+u")
+	h.TypeText("incident")
+	h.Press("ctrl+s")
+	if res, _ := h.Svc.List(context.Background(), storage.MemoryFilter{Type: "incident"}, 100, 0); len(res.Memories) != 1 {
+		t.Fatalf("a configured type was not saved: %d incidents\n%s", len(res.Memories), h.Screen())
 	}
 }
 

@@ -31,7 +31,7 @@ type Options = tuitest.Options
 func New(t *testing.T, o Options) *Harness {
 	t.Helper()
 	h := tuitest.New(t, o, func(e tuitest.Env) *tui.Model {
-		return tui.New(tui.Options{Client: e.Client, Addr: e.Addr, Theme: e.Theme, Version: "test", Now: e.Now, Clock: e.Clock, Project: e.Project})
+		return tui.New(tui.Options{Client: e.Client, Addr: e.Addr, Theme: e.Theme, Version: "test", Now: e.Now, Clock: e.Clock, Project: e.Project, Types: e.Types})
 	})
 	FixStatus(h)
 	return h

@@ -52,6 +52,9 @@ type Env struct {
 	Clock pane.Clock
 	// Project is Options.Project (the UI's current project).
 	Project string
+	// Types are the memory types the form accepts, from the service's
+	// configuration as main reads them (tui.Options.Types).
+	Types []string
 }
 
 // Options configure New.
@@ -134,7 +137,8 @@ func New[M Root](t *testing.T, o Options, build func(Env) M) *Harness[M] {
 	if o.Client != nil {
 		c = o.Client(ap)
 	}
-	m := build(Env{Client: c, Addr: Addr, Theme: themes.MustBuiltin(o.Theme), Now: func() time.Time { return FixedNow }, Clock: Clock{}, Project: o.Project})
+	m := build(Env{Client: c, Addr: Addr, Theme: themes.MustBuiltin(o.Theme), Now: func() time.Time { return FixedNow }, Clock: Clock{}, Project: o.Project,
+		Types: core.Types(svc.Config().Memory.ExtraTypes)})
 	h := &Harness[M]{T: t, M: m, App: ap, Svc: svc, DB: db, now: FixedNow, late: make(chan tea.Msg, 256), done: make(chan struct{})}
 	t.Cleanup(func() { close(h.done) })
 	t.Cleanup(m.Close)
