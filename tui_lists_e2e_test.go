@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +38,7 @@ func startTUIWith(t *testing.T, n, w, h int) (*tmuxSession, string) {
 		}
 	}
 	addr := freeAddr(t)
-	s := &tmuxSession{t: t, socket: fmt.Sprintf("cairn-e2e-%s-%d", strings.ToLower(t.Name()), os.Getpid()), name: "cairn"}
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("cairn-e2e-%s-%d", strings.NewReplacer("/", "-").Replace(strings.ToLower(t.Name())), os.Getpid()), name: "cairn"}
 	script := fmt.Sprintf("CAIRN_HOME=%q CAIRN_EMBEDDING_PROVIDER=none TERM=xterm-256color %q --addr %s", home, cairnBin, addr)
 	s.tmux("new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-s", s.name, "sh", "-c", script)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
@@ -44,11 +46,18 @@ func startTUIWith(t *testing.T, n, w, h int) (*tmuxSession, string) {
 	return s, addr
 }
 
-// TestTUIPagingAt80x24: with 1,200 memories, Recall and History reach
-// every row by paging (G reads the last page), say where the cursor is,
-// and a memory arriving while the list is scrolled is announced above it.
-func TestTUIPagingAt80x24(t *testing.T) {
-	s, addr := startTUIWith(t, 1200, 80, 24)
+// TestTUIPaging: with 1,200 memories, at 80×24 and at 140×45, Recall and
+// History reach every row by paging (G reads the last page), say where the
+// cursor is, and a memory arriving while the list is scrolled is announced
+// above it.
+func TestTUIPaging(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {140, 45}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) { tuiPaging(t, size[0], size[1]) })
+	}
+}
+
+func tuiPaging(t *testing.T, w, h int) {
+	s, addr := startTUIWith(t, 1200, w, h)
 	screen := s.waitFor("1,200 · 1 of 1,200 · recent memories", 10*time.Second)
 	if !strings.Contains(screen, "paged note 1199") {
 		t.Fatalf("the newest memory is not first:\n%s", screen)
@@ -62,17 +71,26 @@ func TestTUIPagingAt80x24(t *testing.T) {
 	for range 6 {
 		s.keys("PPage")
 	}
-	screen = s.waitFor("1,086 of 1,200", 10*time.Second)
-	if sel := selectedLine(screen); !strings.Contains(sel, "paged note 0114") {
-		t.Fatalf("page up from the bottom: %q\n%s", sel, screen)
+	// Six pages of the list's height up: the position and the selected
+	// row agree (at 80×24, row 1,086: note 0114).
+	var pos int
+	screen = s.waitUntil("the position and the selected row agree", 10*time.Second, func(screen string) bool {
+		if m := positionRE.FindStringSubmatch(screen); m != nil {
+			pos, _ = strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+		}
+		return pos > 0 && pos < 1200-6*(h-12) && strings.Contains(selectedLine(screen), fmt.Sprintf("paged note %04d", 1200-pos))
+	})
+	if w == 80 && pos != 1086 {
+		t.Fatalf("six pages up at 80×24: row %d, want 1,086", pos)
 	}
+	mid := fmt.Sprintf("paged note %04d", 1200-pos)
 
 	// A memory remembered while the list is scrolled is announced.
 	if code, body := postJSON(t, "http://"+addr+"/api/memory/remember", map[string]any{"content": "a late note about the borealis cluster"}); code != 200 {
 		t.Fatalf("remember: %d %v", code, body)
 	}
 	screen = s.waitFor("1 new ↑ g", 10*time.Second)
-	if sel := selectedLine(screen); !strings.Contains(sel, "paged note 0114") {
+	if sel := selectedLine(screen); !strings.Contains(sel, mid) {
 		t.Fatalf("the selection moved when a memory arrived: %q\n%s", sel, screen)
 	}
 	s.keys("g")
@@ -98,6 +116,9 @@ func TestTUIPagingAt80x24(t *testing.T) {
 	}
 	s.keys("q")
 }
+
+// positionRE reads a list header's "N of TOTAL".
+var positionRE = regexp.MustCompile(`([\d,]+) of 1,200`)
 
 // selectedLine is the screen's row under the cursor ("› …").
 func selectedLine(screen string) string {
