@@ -9,6 +9,7 @@
 package learned
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -486,20 +487,11 @@ func (m *Model) dropPending(reason string) tea.Cmd {
 		reason = "dropped in the TUI (learned)"
 	}
 	return func() tea.Msg {
-		var out droppedMsg
-		for _, mem := range mems {
-			ctx, cancel := pane.CallContext()
+		r := pane.RunEach(mems, func(ctx context.Context, mem *core.Memory) (string, error) {
 			_, err := c.Forget(ctx, core.ForgetInput{ID: mem.ID, Reason: reason, Force: mem.Pinned})
-			cancel()
-			if err != nil {
-				out.failed++
-				if out.err == nil {
-					out.err = err
-				}
-				continue
-			}
-			out.ids = append(out.ids, mem.ID)
-		}
+			return mem.ID, err
+		})
+		out := droppedMsg{ids: r.Done, failed: r.Failed, err: r.Err}
 		ctx, cancel := pane.CallContext()
 		defer cancel()
 		st, err := c.ReviewLearned(ctx, ops.LearnedReview{}, Limit)

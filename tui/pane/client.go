@@ -57,3 +57,32 @@ const (
 	// pane shows.
 	ErrorsLimit = 10
 )
+
+// Bulk is what a bulk action did: what each call that succeeded
+// returned, how many failed, and the first failure.
+type Bulk[T any] struct {
+	Done   []T
+	Failed int
+	Err    error
+}
+
+// RunEach calls call for every item in order, each with a CallContext of
+// its own (a wedged call cannot hold up the rest past CallTimeout), and
+// gathers what they did: the panes' bulk forget, drop and decide.
+func RunEach[I, T any](items []I, call func(ctx context.Context, it I) (T, error)) Bulk[T] {
+	var b Bulk[T]
+	for _, it := range items {
+		ctx, cancel := CallContext()
+		got, err := call(ctx, it)
+		cancel()
+		if err != nil {
+			b.Failed++
+			if b.Err == nil {
+				b.Err = err
+			}
+			continue
+		}
+		b.Done = append(b.Done, got)
+	}
+	return b
+}

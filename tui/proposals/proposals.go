@@ -730,27 +730,18 @@ func (m *Model) decideMarked(verb, reason string) tea.Cmd {
 	m.acting = true
 	m.flash.Clear()
 	return func() tea.Msg {
-		out := markedMsg{verb: verb}
-		for _, id := range ids {
-			ctx, cancel := pane.CallContext()
-			var got *wire.Proposal
-			var err error
+		r := pane.RunEach(ids, func(ctx context.Context, id string) (*wire.Proposal, error) {
+			decide := b.RejectProposal
 			if verb == "approve" {
-				got, err = b.ApproveProposal(ctx, id, reason)
-			} else {
-				got, err = b.RejectProposal(ctx, id, reason)
+				decide = b.ApproveProposal
 			}
-			cancel()
+			got, err := decide(ctx, id, reason)
 			if err != nil {
-				out.failed++
-				if out.firstErr == nil {
-					out.firstErr = fmt.Errorf("%s: %w", pane.ShortID(id), err)
-				}
-				continue
+				err = fmt.Errorf("%s: %w", pane.ShortID(id), err)
 			}
-			out.done = append(out.done, got)
-		}
-		return out
+			return got, err
+		})
+		return markedMsg{verb: verb, done: r.Done, failed: r.Failed, firstErr: r.Err}
 	}
 }
 
@@ -905,21 +896,14 @@ func (m *Model) approveAll() tea.Cmd {
 	m.bulk = nil
 	m.acting = true
 	return func() tea.Msg {
-		var out bulkMsg
-		for _, id := range ids {
-			ctx, cancel := pane.CallContext()
+		r := pane.RunEach(ids, func(ctx context.Context, id string) (*wire.Proposal, error) {
 			got, err := b.ApproveProposal(ctx, id, ApproveReason+" (approve all)")
-			cancel()
 			if err != nil {
-				out.failed++
-				if out.firstErr == nil {
-					out.firstErr = fmt.Errorf("%s: %w", pane.ShortID(id), err)
-				}
-				continue
+				err = fmt.Errorf("%s: %w", pane.ShortID(id), err)
 			}
-			out.approved = append(out.approved, got)
-		}
-		return out
+			return got, err
+		})
+		return bulkMsg{approved: r.Done, failed: r.Failed, firstErr: r.Err}
 	}
 }
 
@@ -997,21 +981,14 @@ func (m *Model) undo() tea.Cmd {
 	}
 	kept := len(last) - len(undo)
 	return func() tea.Msg {
-		out := markedMsg{verb: "reopen", kept: kept}
-		for _, p := range undo {
-			ctx, cancel := pane.CallContext()
+		r := pane.RunEach(undo, func(ctx context.Context, p *wire.Proposal) (*wire.Proposal, error) {
 			got, err := reopen(ctx, b, p)
-			cancel()
 			if err != nil {
-				out.failed++
-				if out.firstErr == nil {
-					out.firstErr = fmt.Errorf("%s: %w", pane.ShortID(p.ID), err)
-				}
-				continue
+				err = fmt.Errorf("%s: %w", pane.ShortID(p.ID), err)
 			}
-			out.done = append(out.done, got)
-		}
-		return out
+			return got, err
+		})
+		return markedMsg{verb: "reopen", kept: kept, done: r.Done, failed: r.Failed, firstErr: r.Err}
 	}
 }
 

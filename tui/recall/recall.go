@@ -4,6 +4,7 @@
 package recall
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -1014,21 +1015,11 @@ func (m *Model) deleteMarked(reason string) tea.Cmd {
 		reason = "deleted in the TUI (marked)"
 	}
 	return func() tea.Msg {
-		var out bulkMsg
-		for _, it := range items {
-			ctx, cancel := pane.CallContext()
+		r := pane.RunEach(items, func(ctx context.Context, it item) (string, error) {
 			_, err := b.Forget(ctx, core.ForgetInput{ID: it.ID, Reason: reason, Force: it.Pinned})
-			cancel()
-			if err != nil {
-				out.failed++
-				if out.err == nil {
-					out.err = err
-				}
-				continue
-			}
-			out.ids = append(out.ids, it.ID)
-		}
-		return out
+			return it.ID, err
+		})
+		return bulkMsg{ids: r.Done, failed: r.Failed, err: r.Err}
 	}
 }
 
