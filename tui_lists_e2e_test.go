@@ -74,7 +74,7 @@ func tuiPaging(t *testing.T, w, h int) {
 	// Six pages of the list's height up: the position and the selected
 	// row agree (at 80×24, row 1,086: note 0114).
 	var pos int
-	screen = s.waitUntil("the position and the selected row agree", 10*time.Second, func(screen string) bool {
+	s.waitUntil("the position and the selected row agree", 10*time.Second, func(screen string) bool {
 		if m := positionRE.FindStringSubmatch(screen); m != nil {
 			pos, _ = strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
 		}
