@@ -87,13 +87,13 @@ func newAgentRigAtDefaultHome(t testing.TB) *agentRig {
 // api is the base URL of the rig's cairn.
 func (r *agentRig) api() string { return "http://" + r.srv.addr }
 
-// install runs `cairn install AGENT` in the home, as a user would.
-// TMPDIR points into the home: the binary TestMain built sits in the
-// system's temporary folder, which install refuses as a build that will
-// be gone (true for a user, not for this test).
+// install runs `cairn install AGENT` in the home, as a user would, with
+// --force: the binary TestMain built sits in the system's temporary
+// folder, which install refuses as a build that will be gone (true for a
+// user, not for this test).
 func (r *agentRig) install(t testing.TB, agent string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(cairnBin, append([]string{"install", agent}, args...)...)
+	cmd := exec.Command(cairnBin, append([]string{"install", agent, "--force"}, args...)...)
 	cmd.Env = r.home.Env()
 	if !r.defaultHome {
 		cmd.Env = append(cmd.Env, "CAIRN_HOME="+r.cairnHome)
