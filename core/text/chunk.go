@@ -11,38 +11,66 @@ import (
 // while the chunk stays within target, and hard-split any sentence longer
 // than twice the target at word boundaries where possible.
 func ChunkContent(content string, target int) []string {
-	if target < 1 {
-		target = 1
-	}
-	var chunks []string
-	var cur strings.Builder
-	curLen := 0
-	flush := func() {
-		if s := CollapseSpace(cur.String()); s != "" {
-			chunks = append(chunks, s)
-		}
-		cur.Reset()
-		curLen = 0
-	}
+	p := packer{target: max(target, 1), sep: ' ', clean: CollapseSpace}
 	for _, sentence := range splitSentences(content) {
-		n := utf8.RuneCountInString(sentence)
-		if n > 2*target {
-			flush()
-			chunks = append(chunks, hardSplit(sentence, target)...)
-			continue
+		if n := utf8.RuneCountInString(sentence); n > 2*p.target {
+			p.cut(hardSplit(sentence, p.target))
+		} else {
+			p.add(sentence, n)
 		}
-		if curLen > 0 && curLen+1+n > target {
-			flush()
-		}
-		if curLen > 0 {
-			cur.WriteByte(' ')
-			curLen++
-		}
-		cur.WriteString(sentence)
-		curLen += n
 	}
-	flush()
-	return chunks
+	return p.done()
+}
+
+// packer gathers pieces greedily into chunks of about target characters,
+// joined by sep, as ChunkContent and ChunkLines pack.
+type packer struct {
+	target int
+	sep    byte
+	clean  func(string) string // applied to each chunk; nil keeps it as it is
+	chunks []string
+	cur    strings.Builder
+	n      int // characters in cur
+}
+
+// flush ends the current chunk (an empty one is dropped).
+func (p *packer) flush() {
+	c := p.cur.String()
+	if p.clean != nil {
+		c = p.clean(c)
+	}
+	if c != "" {
+		p.chunks = append(p.chunks, c)
+	}
+	p.cur.Reset()
+	p.n = 0
+}
+
+// add appends a piece of n characters, starting a new chunk when it would
+// not fit in the current one.
+func (p *packer) add(piece string, n int) {
+	if p.n > 0 && p.n+1+n > p.target {
+		p.flush()
+	}
+	if p.n > 0 {
+		p.cur.WriteByte(p.sep)
+		p.n++
+	}
+	p.cur.WriteString(piece)
+	p.n += n
+}
+
+// cut ends the current chunk and adds chunks made elsewhere (a piece too
+// long to pack).
+func (p *packer) cut(chunks []string) {
+	p.flush()
+	p.chunks = append(p.chunks, chunks...)
+}
+
+// done ends the last chunk and returns them all.
+func (p *packer) done() []string {
+	p.flush()
+	return p.chunks
 }
 
 // splitSentences splits s after '.', '!' or '?' when whitespace follows,
@@ -99,39 +127,15 @@ func hardSplit(s string, target int) []string {
 // (a transcript's messages stay apart); a line longer than target is cut
 // with ChunkContent. Blank lines are dropped.
 func ChunkLines(content string, target int) []string {
-	if target < 1 {
-		target = 1
-	}
-	var chunks []string
-	var cur strings.Builder
-	curLen := 0
-	flush := func() {
-		if cur.Len() > 0 {
-			chunks = append(chunks, cur.String())
-		}
-		cur.Reset()
-		curLen = 0
-	}
+	p := packer{target: max(target, 1), sep: '\n'}
 	for _, line := range strings.Split(CollapseSpaceLines(content), "\n") {
-		n := utf8.RuneCountInString(line)
-		if n == 0 {
-			continue
+		switch n := utf8.RuneCountInString(line); {
+		case n == 0:
+		case n > p.target:
+			p.cut(ChunkContent(line, p.target))
+		default:
+			p.add(line, n)
 		}
-		if n > target {
-			flush()
-			chunks = append(chunks, ChunkContent(line, target)...)
-			continue
-		}
-		if curLen > 0 && curLen+1+n > target {
-			flush()
-		}
-		if curLen > 0 {
-			cur.WriteByte('\n')
-			curLen++
-		}
-		cur.WriteString(line)
-		curLen += n
 	}
-	flush()
-	return chunks
+	return p.done()
 }
