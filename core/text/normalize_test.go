@@ -178,3 +178,19 @@ func TestSanitizeFTSQuery(t *testing.T) {
 		t.Fatalf("%d terms from a 100 KB query, cap is %d", n, maxQueryTerms)
 	}
 }
+
+// ChunkLines keeps lines whole and apart, packs them up to the target,
+// drops blank lines and cuts a line longer than the target at sentences.
+func TestChunkLines(t *testing.T) {
+	long := strings.Repeat("This sentence is long enough. ", 4) // 120 characters
+	in := "user: first\n\nassistant: second\nuser: third line here\n" + long
+	got := ChunkLines(in, 40)
+	want := []string{"user: first\nassistant: second", "user: third line here",
+		"This sentence is long enough.", "This sentence is long enough.", "This sentence is long enough.", "This sentence is long enough."}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("ChunkLines:\n%q\nwant\n%q", got, want)
+	}
+	if got := ChunkLines("", 40); len(got) != 0 {
+		t.Fatalf("empty: %q", got)
+	}
+}
