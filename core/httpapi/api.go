@@ -533,6 +533,16 @@ func queryInt(r *http.Request, name string, def, min, max int) (int, *core.Error
 	return n, nil
 }
 
+// memoryFilter is filterFromQuery with its project resolved to an
+// identity (a name, alias or folder as the caller gave it).
+func (a *API) memoryFilter(r *http.Request) (storage.MemoryFilter, *core.Error) {
+	f, e := filterFromQuery(r)
+	if e == nil {
+		e = a.resolveProject(r, &f.Project)
+	}
+	return f, e
+}
+
 // filterFromQuery reads the shared list filters from URL parameters.
 func filterFromQuery(r *http.Request) (storage.MemoryFilter, *core.Error) {
 	q := r.URL.Query()
@@ -594,10 +604,7 @@ func firstNonEmpty(vals ...string) string {
 // projectCounts is GET /api/memories/projects: how many memories the
 // list filters select in each project ("" for no project).
 func (a *API) projectCounts(w http.ResponseWriter, r *http.Request) {
-	f, e := filterFromQuery(r)
-	if e == nil {
-		e = a.resolveProject(r, &f.Project)
-	}
+	f, e := a.memoryFilter(r)
 	if e != nil {
 		writeError(w, e)
 		return
@@ -611,10 +618,7 @@ func (a *API) projectCounts(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) list(w http.ResponseWriter, r *http.Request) {
-	f, e := filterFromQuery(r)
-	if e == nil {
-		e = a.resolveProject(r, &f.Project)
-	}
+	f, e := a.memoryFilter(r)
 	if e != nil {
 		writeError(w, e)
 		return
@@ -1018,10 +1022,7 @@ func (a *API) history(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) export(w http.ResponseWriter, r *http.Request) {
-	f, e := filterFromQuery(r)
-	if e == nil {
-		e = a.resolveProject(r, &f.Project)
-	}
+	f, e := a.memoryFilter(r)
 	if e != nil {
 		writeError(w, e)
 		return
