@@ -10,13 +10,14 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cairnmem/cairn/storage/schema"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
 var (
-	ErrSchemaNewer = errors.New("database schema is newer than this cairn")
-	ErrBadChecksum = errors.New("migration checksum mismatch")
+	ErrSchemaNewer = schema.ErrSchemaNewer
+	ErrBadChecksum = schema.ErrBadChecksum
 	ErrOldServer   = errors.New("PostgreSQL server too old")
 	ErrNoPassword  = errors.New("password file is empty")
 )

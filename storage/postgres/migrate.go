@@ -2,16 +2,12 @@ package postgres
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql/driver"
 	"embed"
-	"encoding/hex"
 	"fmt"
-	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/cairnmem/cairn/storage/schema"
 )
 
 //go:embed migrations/*.sql
@@ -23,60 +19,18 @@ var migrationFiles embed.FS
 const migrateLockKey int64 = 0x636169726e_6d31 // "cairn" "m1"
 
 // Migration is one numbered schema change embedded in the binary.
-type Migration struct {
-	Version  int
-	Name     string
-	SQL      string
-	Checksum string // SHA-256 of the file, hex
-}
+type Migration = schema.Migration
 
 // Migrations returns the embedded migrations in version order.
-func Migrations() ([]Migration, error) { return readMigrations(migrationFiles, "migrations") }
-
-func readMigrations(fsys fs.FS, dir string) ([]Migration, error) {
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []Migration
-	seen := map[int]string{}
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".sql") {
-			continue
-		}
-		num, rest, ok := strings.Cut(name, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %q: name must be NNNN_description.sql", name)
-		}
-		if prev, dup := seen[v]; dup {
-			return nil, fmt.Errorf("migrations %q and %q share version %d", prev, name, v)
-		}
-		seen[v] = name
-		body, err := fs.ReadFile(fsys, dir+"/"+name)
-		if err != nil {
-			return nil, err
-		}
-		sum := sha256.Sum256(body)
-		out = append(out, Migration{
-			Version:  v,
-			Name:     strings.TrimSuffix(rest, ".sql"),
-			SQL:      string(body),
-			Checksum: hex.EncodeToString(sum[:]),
-		})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
-	return out, nil
-}
+func Migrations() ([]Migration, error) { return schema.Read(migrationFiles, "migrations") }
 
 // SchemaVersion is the newest schema version this binary knows.
 func SchemaVersion() int {
 	ms, err := Migrations()
-	if err != nil || len(ms) == 0 {
+	if err != nil {
 		return 0
 	}
-	return ms[len(ms)-1].Version
+	return schema.Latest(ms)
 }
 
 // migrate applies the migrations of ms not yet applied, each in a
@@ -108,43 +62,9 @@ func (db *DB) migrate(ctx context.Context, ms []Migration) error {
 	)`); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
-	applied := map[int]string{}
-	rows, err := conn.QueryContext(ctx, `SELECT version, checksum FROM schema_migrations`)
+	pending, _, err := schema.Plan(ctx, conn, ms, "the database")
 	if err != nil {
-		return fmt.Errorf("read schema_migrations: %w", err)
-	}
-	maxApplied := 0
-	for rows.Next() {
-		var v int
-		var sum string
-		if err := rows.Scan(&v, &sum); err != nil {
-			rows.Close()
-			return err
-		}
-		applied[v] = sum
-		maxApplied = max(maxApplied, v)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
-	}
-	known := 0
-	if len(ms) > 0 {
-		known = ms[len(ms)-1].Version
-	}
-	if maxApplied > known {
-		return fmt.Errorf("%w: the database has schema version %d, this binary knows up to %d; upgrade cairn", ErrSchemaNewer, maxApplied, known)
-	}
-	var pending []Migration
-	for _, m := range ms {
-		sum, ok := applied[m.Version]
-		if !ok {
-			pending = append(pending, m)
-			continue
-		}
-		if sum != m.Checksum {
-			return fmt.Errorf("%w: migration %04d_%s was changed after it was applied", ErrBadChecksum, m.Version, m.Name)
-		}
 	}
 	for _, m := range pending {
 		tx, err := conn.BeginTx(ctx, nil)

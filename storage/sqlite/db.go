@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairnmem/cairn/storage/schema"
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver" // also registers the "sqlite3" database/sql driver
 	"github.com/ncruces/go-sqlite3/ext/fts5"
@@ -73,9 +74,9 @@ type DB struct {
 
 // Sentinel errors returned by the engine.
 var (
-	ErrSchemaNewer  = errors.New("database schema is newer than this cairn")
+	ErrSchemaNewer  = schema.ErrSchemaNewer
 	ErrLocked       = errors.New("database is in use by another cairn process")
-	ErrBadChecksum  = errors.New("migration checksum mismatch")
+	ErrBadChecksum  = schema.ErrBadChecksum
 	ErrUnsupported  = errors.New("unsupported storage option")
 	errNilTxFunc    = errors.New("storage: nil transaction function")
 	errReadOnlyPath = errors.New("storage: database path is empty")
