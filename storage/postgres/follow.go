@@ -2,9 +2,12 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/cairnmem/cairn/storage/changes"
 )
 
 // Follower keeps what a server's in-memory indexes need of the change
@@ -18,9 +21,8 @@ type Follower struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu    sync.Mutex
-	ready map[int64]struct{}
-	n     atomic.Int64
+	ready changes.Set
+	mu    sync.Mutex // guards cur
 	cur   Cursor
 	err   atomic.Pointer[error] // the last read's failure, nil once one succeeds
 }
@@ -95,17 +97,9 @@ func (f *Follower) read(ctx context.Context) {
 		return // the cursor stays: the next read takes them
 	}
 	f.err.Store(nil)
+	f.ready.Add(slices.Values(rids)) // before the cursor passes them
 	f.mu.Lock()
 	f.cur = next
-	if len(rids) > 0 {
-		if f.ready == nil {
-			f.ready = map[int64]struct{}{}
-		}
-		for _, rid := range rids {
-			f.ready[rid] = struct{}{}
-		}
-		f.n.Store(int64(len(f.ready)))
-	}
 	f.mu.Unlock()
 }
 
@@ -126,33 +120,10 @@ func (f *Follower) Cursor() Cursor {
 }
 
 // PendingMemoryChanges says how many rids wait, cheaply.
-func (f *Follower) PendingMemoryChanges() int { return int(f.n.Load()) }
+func (f *Follower) PendingMemoryChanges() int { return f.ready.Len() }
 
 // TakeMemoryChanges returns the waiting rids, once.
-func (f *Follower) TakeMemoryChanges() []int64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]int64, 0, len(f.ready))
-	for rid := range f.ready {
-		out = append(out, rid)
-	}
-	clear(f.ready)
-	f.n.Store(0)
-	return out
-}
+func (f *Follower) TakeMemoryChanges() []int64 { return f.ready.Take() }
 
 // ReturnMemoryChanges puts back rids whose reading failed.
-func (f *Follower) ReturnMemoryChanges(rids []int64) {
-	if len(rids) == 0 {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.ready == nil {
-		f.ready = map[int64]struct{}{}
-	}
-	for _, rid := range rids {
-		f.ready[rid] = struct{}{}
-	}
-	f.n.Store(int64(len(f.ready)))
-}
+func (f *Follower) ReturnMemoryChanges(rids []int64) { f.ready.Add(slices.Values(rids)) }

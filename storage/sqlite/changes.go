@@ -1,9 +1,12 @@
 package sqlite
 
 import (
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/cairnmem/cairn/storage/changes"
 	"github.com/ncruces/go-sqlite3"
 )
 
@@ -20,8 +23,7 @@ type memoryChanges struct {
 	watching atomic.Bool
 	mu       sync.Mutex
 	pending  map[int64]struct{}
-	ready    map[int64]struct{}
-	n        atomic.Int64 // len(ready)
+	ready    changes.Set
 	// checkpointAt is the WAL size in pages that makes the hook ask for
 	// a checkpoint: walAutoCheckpoint when 0 (BulkLoad raises it).
 	checkpointAt atomic.Int64
@@ -50,14 +52,8 @@ func (m *memoryChanges) watch(c *sqlite3.Conn) error {
 	c.WALHook(func(c *sqlite3.Conn, schema string, pages int) error {
 		m.mu.Lock()
 		if len(m.pending) > 0 {
-			if m.ready == nil {
-				m.ready = map[int64]struct{}{}
-			}
-			for id := range m.pending {
-				m.ready[id] = struct{}{}
-			}
+			m.ready.Add(maps.Keys(m.pending))
 			clear(m.pending)
-			m.n.Store(int64(len(m.ready)))
 		}
 		m.mu.Unlock()
 		limit := int(m.checkpointAt.Load())
@@ -76,7 +72,7 @@ func (db *DB) PendingMemoryChanges() int {
 	if db.changes == nil { // read-only: nothing is written through it
 		return 0
 	}
-	return int(db.changes.n.Load())
+	return db.changes.ready.Len()
 }
 
 // TakeMemoryChanges returns the rids of memories rows inserted, updated
@@ -89,15 +85,7 @@ func (db *DB) TakeMemoryChanges() []int64 {
 		return nil
 	}
 	m.watching.Store(true)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make([]int64, 0, len(m.ready))
-	for id := range m.ready {
-		out = append(out, id)
-	}
-	clear(m.ready)
-	m.n.Store(0)
-	return out
+	return m.ready.Take()
 }
 
 // ReturnMemoryChanges puts rids taken by TakeMemoryChanges back, as when
@@ -107,13 +95,5 @@ func (db *DB) ReturnMemoryChanges(rids []int64) {
 	if m == nil {
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.ready == nil {
-		m.ready = map[int64]struct{}{}
-	}
-	for _, id := range rids {
-		m.ready[id] = struct{}{}
-	}
-	m.n.Store(int64(len(m.ready)))
+	m.ready.Add(slices.Values(rids))
 }
