@@ -2,9 +2,7 @@ package storage_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/cairnmem/cairn/storage"
@@ -49,18 +47,18 @@ func onSQLite(db *storage.DB) *store {
 // sqliteStore opens a fresh SQLite database.
 func sqliteStore(t *testing.T) *store { return onSQLite(openJobsDB(t)) }
 
-// postgresStore opens a fresh database name on cluster c, migrated.
-func postgresStore(t *testing.T, c *pgtest.Cluster, name string) *store {
+// postgresStore opens a fresh database on cluster c, migrated (a copy of
+// a template migrated once).
+func postgresStore(t *testing.T, c *pgtest.Cluster) *store {
 	t.Helper()
 	ctx := context.Background()
-	admin, err := sql.Open("pgx", c.URL(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if _, err := admin.ExecContext(ctx, fmt.Sprintf(`CREATE DATABASE %q`, name)); err != nil {
-		t.Fatal(err)
-	}
+	name := c.DatabaseFrom(t, "migrated", func(url string) error {
+		pg, err := postgres.Open(ctx, postgres.Options{URL: url})
+		if err != nil {
+			return err
+		}
+		return pg.Close()
+	})
 	pg, err := postgres.Open(ctx, postgres.Options{URL: c.URL(name)})
 	if err != nil {
 		t.Fatal(err)
@@ -108,8 +106,8 @@ var queryTests = []struct {
 // PostgreSQL engine, each in a database of its own on one throwaway
 // cluster: the same statements, the same assertions.
 func TestQueriesOnPostgres(t *testing.T) {
-	c := pgtest.Start(t)
-	for i, qt := range queryTests {
-		t.Run(qt.name, func(t *testing.T) { qt.run(t, postgresStore(t, c, fmt.Sprintf("q%d", i))) })
+	c := pgtest.Shared(t)
+	for _, qt := range queryTests {
+		t.Run(qt.name, func(t *testing.T) { qt.run(t, postgresStore(t, c)) })
 	}
 }

@@ -16,10 +16,10 @@ import (
 // SQLite has: a migration added to one engine and not the other fails
 // here.
 func TestPostgresSchemaMatchesSQLite(t *testing.T) {
-	c := pgtest.Start(t)
+	c := pgtest.Shared(t)
 	ctx := context.Background()
 	lite := openTemp(t, filepath.Join(t.TempDir(), "cairn.db"), nil)
-	pg, err := postgres.Open(ctx, postgres.Options{URL: c.URL("")})
+	pg, err := postgres.Open(ctx, postgres.Options{URL: c.URL(c.Database(t))})
 	if err != nil {
 		t.Fatal(err)
 	}

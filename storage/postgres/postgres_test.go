@@ -26,9 +26,23 @@ func open(t *testing.T, url string) *DB {
 	return db
 }
 
+// migrated creates a database of its own for t on c, migrated (a copy of
+// a template migrated once), and returns its name.
+func migrated(t *testing.T, c *pgtest.Cluster) string {
+	t.Helper()
+	return c.DatabaseFrom(t, "migrated", func(url string) error {
+		db, err := Open(context.Background(), Options{URL: url})
+		if err != nil {
+			return err
+		}
+		return db.Close()
+	})
+}
+
 func TestOpenMigratesOnceWhenServersStartTogether(t *testing.T) {
 	t.Parallel()
-	c := pgtest.Start(t)
+	c := pgtest.Shared(t)
+	name := c.Database(t)
 	const servers = 4
 	dbs := make([]*DB, servers)
 	errs := make([]error, servers)
@@ -39,7 +53,7 @@ func TestOpenMigratesOnceWhenServersStartTogether(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			dbs[i], errs[i] = Open(context.Background(), Options{URL: c.URL("")})
+			dbs[i], errs[i] = Open(context.Background(), Options{URL: c.URL(name)})
 		}()
 	}
 	close(start)
@@ -84,20 +98,21 @@ func TestOpenMigratesOnceWhenServersStartTogether(t *testing.T) {
 	if i != len(ms) {
 		t.Fatalf("schema_migrations has %d rows, want %d", i, len(ms))
 	}
-	if again := open(t, c.URL("")); len(again.Migrated()) != 0 {
+	if again := open(t, c.URL(name)); len(again.Migrated()) != 0 {
 		t.Fatalf("reopening applied %v", again.Migrated())
 	}
 }
 
 func TestChangedOrNewerMigrationRefused(t *testing.T) {
 	t.Parallel()
-	c := pgtest.Start(t)
+	c := pgtest.Shared(t)
+	name := migrated(t, c)
 	ctx := context.Background()
-	db := open(t, c.URL(""))
+	db := open(t, c.URL(name))
 	if _, err := db.sql.ExecContext(ctx, `UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1`); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Open(ctx, Options{URL: c.URL("")})
+	_, err := Open(ctx, Options{URL: c.URL(name)})
 	if !errors.Is(err, ErrBadChecksum) {
 		t.Fatalf("Open after a changed migration: %v, want ErrBadChecksum", err)
 	}
@@ -111,14 +126,14 @@ func TestChangedOrNewerMigrationRefused(t *testing.T) {
 	if _, err := db.sql.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (999, 'future', 'x', 'now')`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(ctx, Options{URL: c.URL("")}); !errors.Is(err, ErrSchemaNewer) {
+	if _, err := Open(ctx, Options{URL: c.URL(name)}); !errors.Is(err, ErrSchemaNewer) {
 		t.Fatalf("Open of a newer schema: %v, want ErrSchemaNewer", err)
 	}
 }
 
 func TestPasswordNeverInErrors(t *testing.T) {
 	t.Parallel()
-	c := pgtest.Start(t)
+	c := pgtest.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	const secret = "s3cr3t-Hunter2"
@@ -151,12 +166,13 @@ func TestPasswordNeverInErrors(t *testing.T) {
 }
 
 func TestPasswordFromFileOrEnvironment(t *testing.T) {
-	c := pgtest.Start(t)
+	c := pgtest.Shared(t)
+	name := migrated(t, c)
 	file := filepath.Join(t.TempDir(), "pw")
 	if err := os.WriteFile(file, []byte(c.Password+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	db, err := Open(context.Background(), Options{URL: c.URLWithoutPassword(""), PasswordFile: file})
+	db, err := Open(context.Background(), Options{URL: c.URLWithoutPassword(name), PasswordFile: file})
 	if err != nil {
 		t.Fatalf("password file: %v", err)
 	}
@@ -165,7 +181,7 @@ func TestPasswordFromFileOrEnvironment(t *testing.T) {
 		t.Errorf("Redacted() shows the password: %s", db.Redacted())
 	}
 	t.Setenv("PGPASSWORD", c.Password)
-	db, err = Open(context.Background(), Options{URL: c.URLWithoutPassword("")})
+	db, err = Open(context.Background(), Options{URL: c.URLWithoutPassword(name)})
 	if err != nil {
 		t.Fatalf("PGPASSWORD: %v", err)
 	}
@@ -202,8 +218,9 @@ func insertMemory(t *testing.T, q Querier, content, project string) int64 {
 
 func TestWriteTxCommitsOrRollsBackWithTriggers(t *testing.T) {
 	t.Parallel()
-	c := pgtest.Start(t)
-	db := open(t, c.URL(""))
+	c := pgtest.Shared(t)
+	name := migrated(t, c)
+	db := open(t, c.URL(name))
 	ctx := context.Background()
 	err := db.WriteTx(ctx, func(tx *Tx) error {
 		insertMemory(t, tx, "kept", "cairn")
@@ -248,8 +265,9 @@ func TestWriteTxCommitsOrRollsBackWithTriggers(t *testing.T) {
 
 func TestWriteTxSerializedAcrossServers(t *testing.T) {
 	t.Parallel()
-	c := pgtest.Start(t)
-	a, b := open(t, c.URL("")), open(t, c.URL(""))
+	c := pgtest.Shared(t)
+	name := migrated(t, c)
+	a, b := open(t, c.URL(name)), open(t, c.URL(name))
 	ctx := context.Background()
 	inA, releaseA := make(chan struct{}), make(chan struct{})
 	var order []string
@@ -297,8 +315,11 @@ func TestWriteTxSerializedAcrossServers(t *testing.T) {
 
 func TestChangeFeedFollowsCommitsInOrderOfEnding(t *testing.T) {
 	t.Parallel()
+	// A cluster of its own: the feed waits for the oldest transaction
+	// running on the cluster, in any database (changes.go).
 	c := pgtest.Start(t)
-	writer, follower := open(t, c.URL("")), open(t, c.URL(""))
+	name := migrated(t, c)
+	writer, follower := open(t, c.URL(name)), open(t, c.URL(name))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	notes, err := follower.Listen(ctx)
@@ -405,8 +426,9 @@ func waitChanges(t *testing.T, db *DB, cur Cursor, want int) ([]int64, Cursor) {
 
 func TestLeaseJobOneWorkerPerJobAcrossServers(t *testing.T) {
 	t.Parallel()
-	c := pgtest.Start(t)
-	servers := []*DB{open(t, c.URL("")), open(t, c.URL(""))}
+	c := pgtest.Shared(t)
+	name := migrated(t, c)
+	servers := []*DB{open(t, c.URL(name)), open(t, c.URL(name))}
 	ctx := context.Background()
 	const jobs = 300
 	now := time.Now().UTC().Format(time.RFC3339Nano)
@@ -481,8 +503,9 @@ func TestLeaseJobOneWorkerPerJobAcrossServers(t *testing.T) {
 // deleted entity takes its links; the counts follow soft deletes.
 func TestTriggersKeepRowsAsOnSQLite(t *testing.T) {
 	t.Parallel()
-	c := pgtest.Start(t)
-	db := open(t, c.URL(""))
+	c := pgtest.Shared(t)
+	name := migrated(t, c)
+	db := open(t, c.URL(name))
 	ctx := context.Background()
 	var first, second int64
 	err := db.WriteTx(ctx, func(tx *Tx) error {
@@ -558,8 +581,11 @@ func TestTriggersKeepRowsAsOnSQLite(t *testing.T) {
 // taken rids back.
 func TestFollowerSeesAnotherServersWritesWithinASecond(t *testing.T) {
 	t.Parallel()
+	// A cluster of its own: the feed waits for the oldest transaction
+	// running on the cluster, in any database (changes.go).
 	c := pgtest.Start(t)
-	writer, reader := open(t, c.URL("")), open(t, c.URL(""))
+	name := migrated(t, c)
+	writer, reader := open(t, c.URL(name)), open(t, c.URL(name))
 	ctx := context.Background()
 	// A long poll: what arrives within the second comes by notification.
 	f, err := reader.Follow(ctx, time.Minute)
@@ -597,8 +623,9 @@ func TestFollowerSeesAnotherServersWritesWithinASecond(t *testing.T) {
 
 func TestFaultOf(t *testing.T) {
 	t.Parallel()
-	c := pgtest.Start(t)
-	db := open(t, c.URL(""))
+	c := pgtest.Shared(t)
+	name := migrated(t, c)
+	db := open(t, c.URL(name))
 	ctx := context.Background()
 	var roErr error
 	_ = db.WriteTx(ctx, func(tx *Tx) error {

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -54,66 +55,106 @@ func (c *Cluster) URLWithoutPassword(db string) string {
 	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", User, c.Port, db)
 }
 
-// Start starts a cluster for t, stopped and removed when t ends.
+// Start starts a cluster of t's own, stopped and removed when t ends: for
+// a test that needs the whole server (stopping it, its settings). Most
+// tests want a database of their own on the package's Shared cluster.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
+	c, stop, err := start()
+	if stop != nil {
+		t.Cleanup(stop)
+	}
+	if err != nil {
+		fail(t, err)
+	}
+	return c
+}
+
+// errMissing is a PostgreSQL that is not installed: a skip, unless
+// EnvVar=require.
+type errMissing struct{ err error }
+
+func (e errMissing) Error() string { return e.err.Error() }
+
+func fail(t testing.TB, err error) {
+	t.Helper()
+	var missing errMissing
+	if errors.As(err, &missing) && os.Getenv(EnvVar) != "require" {
+		t.Skipf("pgtest: no PostgreSQL here (%v); install Debian's postgresql or set %s=require to fail", err, EnvVar)
+	}
+	if errors.As(err, &missing) {
+		t.Fatalf("pgtest: %v (%s=require)", err, EnvVar)
+	}
+	t.Fatalf("pgtest: %v", err)
+}
+
+// start initdbs and starts a cluster; stop (when not nil) stops it and
+// removes its folder, also after an error.
+func start() (c *Cluster, stop func(), err error) {
 	initdb, err := findBin("initdb")
 	if err != nil {
-		if os.Getenv(EnvVar) == "require" {
-			t.Fatalf("pgtest: %v (%s=require)", err, EnvVar)
-		}
-		t.Skipf("pgtest: no PostgreSQL here (%v); install Debian's postgresql or set %s=require to fail", err, EnvVar)
+		return nil, nil, errMissing{err}
 	}
 	pgctl, err := findBin("pg_ctl")
 	if err != nil {
-		t.Fatalf("pgtest: initdb without pg_ctl: %v", err)
+		return nil, nil, fmt.Errorf("initdb without pg_ctl: %w", err)
 	}
 	// Not t.TempDir: the socket's path must stay short (107 bytes), and
 	// the folder may belong to another user.
 	dir, err := os.MkdirTemp("", "cairn-pg-")
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	stops := []func(){func() { os.RemoveAll(dir) }}
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
 	cred, err := credential(dir)
 	if err != nil {
-		t.Fatalf("pgtest: %v", err)
+		return nil, stop, err
 	}
 	pw := make([]byte, 12)
 	if _, err := rand.Read(pw); err != nil {
-		t.Fatal(err)
+		return nil, stop, err
 	}
-	c := &Cluster{Dir: dir, Password: hex.EncodeToString(pw)}
+	c = &Cluster{Dir: dir, Password: hex.EncodeToString(pw)}
 	pwFile := filepath.Join(dir, "pw")
 	if err := os.WriteFile(pwFile, []byte(c.Password+"\n"), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, stop, err
 	}
 	if err := chown(pwFile, cred); err != nil {
-		t.Fatal(err)
+		return nil, stop, err
 	}
 	data := filepath.Join(dir, "data")
-	run(t, cred, initdb, "-D", data, "-U", User, "--pwfile", pwFile, "--auth", "scram-sha-256",
-		"--encoding", "UTF8", "--locale", "C", "--no-sync")
+	if err := run(cred, initdb, "-D", data, "-U", User, "--pwfile", pwFile, "--auth", "scram-sha-256",
+		"--encoding", "UTF8", "--locale", "C", "--no-sync"); err != nil {
+		return nil, stop, err
+	}
 	os.Remove(pwFile)
 
 	for attempt := 0; ; attempt++ {
-		c.Port = freePort(t)
-		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100", c.Port, dir)
+		c.Port, err = freePort()
+		if err != nil {
+			return nil, stop, err
+		}
+		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", c.Port, dir)
 		out, err := command(cred, pgctl, "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "30", "start").CombinedOutput()
 		if err == nil {
 			break
 		}
 		if attempt == 2 {
 			logText, _ := os.ReadFile(filepath.Join(dir, "log"))
-			t.Fatalf("pgtest: pg_ctl start: %v\n%s\n%s", err, out, logText)
+			return nil, stop, fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, logText)
 		}
 	}
-	t.Cleanup(func() {
+	stops = append(stops, func() {
 		if out, err := command(cred, pgctl, "-D", data, "-m", "immediate", "-w", "stop").CombinedOutput(); err != nil {
-			t.Logf("pgtest: pg_ctl stop: %v\n%s", err, out)
+			fmt.Fprintf(os.Stderr, "pgtest: pg_ctl stop: %v\n%s\n", err, out)
 		}
 	})
-	return c
+	return c, stop, nil
 }
 
 func findBin(name string) (string, error) {
@@ -167,21 +208,21 @@ func command(cred *syscall.Credential, name string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-func run(t testing.TB, cred *syscall.Credential, name string, args ...string) {
-	t.Helper()
+func run(cred *syscall.Credential, name string, args ...string) error {
 	var out bytes.Buffer
 	cmd := command(cred, name, args...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("pgtest: %s: %v\n%s", filepath.Base(name), err, out.String())
+		return fmt.Errorf("%s: %v\n%s", filepath.Base(name), err, out.String())
 	}
+	return nil
 }
 
-func freePort(t testing.TB) int {
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
