@@ -15,7 +15,7 @@ import (
 
 	cairn "github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/client"
-	"github.com/cairnmem/cairn/core/harness"
+	"github.com/cairnmem/cairn/core/harness/shim"
 	"github.com/cairnmem/cairn/core/hooks"
 
 	"github.com/cairnmem/cairn/core/config"
@@ -355,7 +355,7 @@ func (a *app) holderAddr(h storage.LockInfo) string {
 // ingestSpool stores what `cairn hook` spooled while no cairn was running
 // (memories, session transcripts); each entry is ingested once.
 func (a *app) ingestSpool(ctx context.Context, hk *hooks.Hooks) {
-	if n, err := harness.IngestSpool(ctx, hk, a.paths.DataDir); err != nil {
+	if n, err := shim.IngestSpool(ctx, hk, a.paths.DataDir); err != nil {
 		a.log.Warn("hook spool", "ingested", n, "err", err)
 	} else if n > 0 {
 		a.log.Info("hook spool ingested", "entries", n)

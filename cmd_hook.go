@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"github.com/cairnmem/cairn/core/config"
-	"github.com/cairnmem/cairn/core/harness"
 	"github.com/cairnmem/cairn/core/harness/claudecode"
+	"github.com/cairnmem/cairn/core/harness/shim"
 )
 
 // runHook is `cairn hook [--harness AGENT] EVENT`, the hook shim of every
@@ -14,7 +14,7 @@ import (
 // from its package). It never blocks the agent: with cairn down, bad input or a slow
 // answer it exits 0 printing nothing.
 func runHook(ctx context.Context, args []string) error {
-	if harness.Disabled() {
+	if shim.Disabled() {
 		return nil
 	}
 	fs, common := newFlagSet("hook", "hook [--harness "+agentNames()+"] EVENT  (session-start, user-prompt-submit, pre-compact, post-compact, session-end, remember)")
@@ -36,7 +36,7 @@ func runHook(ctx context.Context, args []string) error {
 	if a, ok := agentNamed(*name); ok {
 		h = a.hook
 	}
-	return harness.Run(ctx, h, pos[0], harness.Options{
+	return shim.Run(ctx, h, pos[0], shim.Options{
 		Harness: *name,
 		Timeout: *timeout,
 		Load: func() (*config.Config, config.Paths, error) {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/client"
-	"github.com/cairnmem/cairn/core/harness"
+	"github.com/cairnmem/cairn/core/harness/shim"
 	"github.com/cairnmem/cairn/storage"
 )
 
@@ -74,7 +74,7 @@ func (h *HookRunner) StopServer(expect bool) error {
 	for {
 		var ok bool
 		info, ok = storage.ReadLockInfo(h.DB)
-		held := harness.LockHeld(h.DB)
+		held := shim.LockHeld(h.DB)
 		if held && ok && info.Addr != "" {
 			break
 		}
@@ -88,7 +88,7 @@ func (h *HookRunner) StopServer(expect bool) error {
 	}
 	_ = syscall.Kill(info.PID, syscall.SIGTERM)
 	deadline := time.Now().Add(30 * time.Second)
-	for harness.LockHeld(h.DB) {
+	for shim.LockHeld(h.DB) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(info.PID, syscall.SIGKILL)
 			return fmt.Errorf("cairn (pid %d) did not stop within 30 s", info.PID)

@@ -1,4 +1,4 @@
-package harness_test
+package shim_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairnmem/cairn/core/harness"
+	"github.com/cairnmem/cairn/core/harness/shim"
 	"github.com/cairnmem/cairn/core/internal/apitest"
 )
 
@@ -18,21 +18,21 @@ func TestIngestSpoolOnce(t *testing.T) {
 	e := apitest.NewEnv(t)
 	dir := t.TempDir()
 	body, _ := json.Marshal(map[string]any{"harness": "claude-code", "content": "spooled fact about the release train", "cwd": "/work/alpha", "idempotency_key": "spool-1"})
-	if _, err := harness.WriteSpool(dir, harness.SpoolEntry{Kind: "remember", Body: body}); err != nil {
+	if _, err := shim.WriteSpool(dir, shim.SpoolEntry{Kind: "remember", Body: body}); err != nil {
 		t.Fatal(err)
 	}
 	end, _ := json.Marshal(map[string]any{"harness": "claude-code", "session_id": "sp1", "transcript": "User: hello there"})
-	harness.WriteSpool(dir, harness.SpoolEntry{Kind: "session-end", Body: end})
+	shim.WriteSpool(dir, shim.SpoolEntry{Kind: "session-end", Body: end})
 	bad, _ := json.Marshal(map[string]any{"content": "no harness"})
-	harness.WriteSpool(dir, harness.SpoolEntry{Kind: "remember", Body: bad})
+	shim.WriteSpool(dir, shim.SpoolEntry{Kind: "remember", Body: bad})
 	// A crash after storing but before removing: the same entry twice.
-	harness.WriteSpool(dir, harness.SpoolEntry{Kind: "remember", Body: body})
+	shim.WriteSpool(dir, shim.SpoolEntry{Kind: "remember", Body: body})
 
-	n, err := harness.IngestSpool(context.Background(), e.App.Hooks, dir)
+	n, err := shim.IngestSpool(context.Background(), e.App.Hooks, dir)
 	if n != 3 || err == nil {
 		t.Fatalf("ingested %d, err %v", n, err)
 	}
-	if n, err := harness.IngestSpool(context.Background(), e.App.Hooks, dir); n != 0 || err != nil {
+	if n, err := shim.IngestSpool(context.Background(), e.App.Hooks, dir); n != 0 || err != nil {
 		t.Fatalf("second ingest: %d %v", n, err)
 	}
 	l := e.Get(t, "/api/memories?limit=50").Want(t, 200)
@@ -48,7 +48,7 @@ func TestIngestSpoolOnce(t *testing.T) {
 	if e.Get(t, "/api/sessions/sp1").Str("transcript") != "User: hello there" {
 		t.Fatal("spooled transcript missing")
 	}
-	if bads, _ := filepath.Glob(filepath.Join(harness.SpoolDir(dir), "*.bad")); len(bads) != 1 {
+	if bads, _ := filepath.Glob(filepath.Join(shim.SpoolDir(dir), "*.bad")); len(bads) != 1 {
 		t.Fatalf("bad entries: %v", bads)
 	}
 }

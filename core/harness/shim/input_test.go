@@ -1,4 +1,4 @@
-package harness_test
+package shim_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/cairnmem/cairn/core/harness/cursor"
 	"github.com/cairnmem/cairn/core/harness/gemini"
 	"github.com/cairnmem/cairn/core/harness/opencode"
+	"github.com/cairnmem/cairn/core/harness/shim"
 )
 
 // What each harness sends its hooks, as the real clients sent it
@@ -62,7 +63,7 @@ func TestRecordedInputs(t *testing.T) {
 	for name, events := range recorded {
 		h := all[name]
 		for event, data := range events {
-			req, skip, err := harness.DecodeInput(h, event, []byte(data))
+			req, skip, err := shim.DecodeInput(h, event, []byte(data))
 			if err != nil || skip {
 				t.Errorf("%s %s: skip %v, %v", name, event, skip, err)
 				continue
@@ -75,10 +76,10 @@ func TestRecordedInputs(t *testing.T) {
 			}
 		}
 	}
-	if _, skip, _ := harness.DecodeInput(gemini.Harness, "pre-compact", []byte(`{"session_id":"g1","trigger":"auto"}`)); !skip {
+	if _, skip, _ := shim.DecodeInput(gemini.Harness, "pre-compact", []byte(`{"session_id":"g1","trigger":"auto"}`)); !skip {
 		t.Error("Gemini CLI's PreCompress(auto) was taken for a compaction")
 	}
-	req, _, _ := harness.DecodeInput(cursor.Harness, "session-start", []byte(`{"conversation_id":"c","cwd":"/q"}`))
+	req, _, _ := shim.DecodeInput(cursor.Harness, "session-start", []byte(`{"conversation_id":"c","cwd":"/q"}`))
 	if req.SessionKey != "c" || req.Project != "/q" {
 		t.Errorf("cursor with cwd: %+v", req)
 	}
@@ -142,7 +143,7 @@ func FuzzHookInput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data string) {
 		for name, h := range all {
 			for event := range h.Events {
-				_, _, err := harness.DecodeInput(h, event, []byte(data))
+				_, _, err := shim.DecodeInput(h, event, []byte(data))
 				if err == nil {
 					continue
 				}

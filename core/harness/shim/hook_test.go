@@ -1,4 +1,4 @@
-package harness
+package shim
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/config"
+	"github.com/cairnmem/cairn/core/harness"
 )
 
 // The shim reads one JSON object from stdin within its wait; anything
@@ -55,13 +56,13 @@ func TestReadHookInput(t *testing.T) {
 
 // testHarness is a harness whose remember event spools and whose prompt
 // event injects.
-var testHarness = Harness{
+var testHarness = harness.Harness{
 	Name: "test-harness",
-	Events: map[string]Event{
+	Events: map[string]harness.Event{
 		"remember":           {Path: "remember", Spool: "remember", Timeout: time.Second},
 		"user-prompt-submit": {Path: "user-prompt-submit", Name: "Prompt", Timeout: time.Second},
 	},
-	Print: func(w io.Writer, ev Event, inject string) error {
+	Print: func(w io.Writer, ev harness.Event, inject string) error {
 		_, err := fmt.Fprintf(w, "%s: %s\n", ev.Name, inject)
 		return err
 	},
