@@ -33,8 +33,14 @@ type textEmbedder interface {
 	EmbedBackground(texts []string, busy func() bool) ([][]float32, error)
 }
 
+// The built-in model, loaded once per process: its weights are read-only
+// once loaded and its scratch space is per call (a sync.Pool), so every
+// provider of the process shares it (a test binary opens hundreds of
+// stores; a process that serves one loads it once either way).
+var uselitePerProcess = sync.OnceValues(uselite.Load)
+
 func loadUselite() (textEmbedder, error) {
-	m, err := uselite.Load()
+	m, err := uselitePerProcess()
 	if err != nil {
 		return nil, err
 	}
