@@ -110,6 +110,13 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	existed := fileExists(opts.Path)
 	check := existed && needsCheck(opts.Path)
+	if !existed && opts.Migrations == nil {
+		if img := freshImage(ctx); img != nil {
+			if _, err := writeFresh(opts.Path, img); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := createPrivate(opts.Path); err != nil {
 		return nil, err
 	}
