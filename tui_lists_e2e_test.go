@@ -198,7 +198,7 @@ func tuiPalette(t *testing.T, w, h int) {
 
 	// History's sort, by its pane's name and the action.
 	s.text("history sort")
-	screen = s.waitUntil("History's sort", 5*time.Second, func(screen string) bool {
+	s.waitUntil("History's sort", 5*time.Second, func(screen string) bool {
 		return strings.Contains(selectedLine(screen), "sort: newest/oldest first")
 	})
 	s.keys("Enter")
@@ -299,7 +299,7 @@ func TestTUIOpenMemoryFollowsRecall(t *testing.T) {
 					// scrolled two lines, it must stay so.
 					s.keys("j", "j")
 					row -= 2
-					screen = s.waitUntil("the detail scrolled", 5*time.Second, func(screen string) bool {
+					s.waitUntil("the detail scrolled", 5*time.Second, func(screen string) bool {
 						return lineIndex(screen, "type        fact") == row
 					})
 				}
