@@ -180,6 +180,7 @@ func TestHistoryPagesReachEveryEvent(t *testing.T) {
 // goldenViews are the History pane's pinned states (shelltest.Golden).
 var goldenViews = []shelltest.View{
 	{Name: "history-list", Setup: func(h *shelltest.Harness) { h.Press("2") }},
+	{Name: "history-oldest-first", Setup: func(h *shelltest.Harness) { h.Press("2", "o") }},
 	{Name: "history-diff", Setup: func(h *shelltest.Harness) {
 		c := "postgres runs on port 5433 in staging\nproduction uses the default 5432"
 		if _, err := h.Svc.Modify(context.Background(), core.Patch{ID: tuitest.IDPostgres, Content: &c, Reason: "split into two lines"},
