@@ -547,6 +547,18 @@ func historyEntry(h *storage.HistoryEvent) *HistoryEntry {
 	return e
 }
 
+// MemoryStamp is a short text that changes whenever something memory id's
+// detail shows changes, with or without an event (storage.MemoryStamp):
+// one indexed read, for a view of the memory to tell when to read it
+// again. A deleted memory has one; ErrNotFound when no row has the id.
+func (s *Service) MemoryStamp(ctx context.Context, id string) (string, error) {
+	stamp, err := storage.MemoryStamp(ctx, s.db.Reader(), id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return "", ErrNotFound
+	}
+	return stamp, err
+}
+
 // MemoryHistory returns a memory's events oldest first. It works for deleted
 // memories; an id that never existed is not found.
 func (s *Service) MemoryHistory(ctx context.Context, id string, limit int) ([]*HistoryEntry, error) {

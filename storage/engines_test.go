@@ -100,6 +100,7 @@ var queryTests = []struct {
 	{"ListRequeueRetryJobs", testListRequeueRetryJobs},
 	{"RequeueDeadBatchLimit", testRequeueDeadBatchLimit},
 	{"RequeueDeadOneLivePerMemory", testRequeueDeadOneLivePerMemory},
+	{"MemoryStamp", testMemoryStamp},
 }
 
 // TestQueriesOnPostgres runs storage's query tests (queryTests) on the

@@ -374,6 +374,7 @@ func storageSteps(t *testing.T) []queryStep {
 			return storage.RefineEntity(ctx, q, "e9", "Staging", "staging", "environment", ts(0))
 		}, true},
 		{"MemoryEntities", func(ctx context.Context, q storage.Querier) (any, error) { return storage.MemoryEntities(ctx, q, "m1") }, true},
+		{"MemoryStamp", func(ctx context.Context, q storage.Querier) (any, error) { return storage.MemoryStamp(ctx, q, "m1") }, true},
 		{"EntityMemories", func(ctx context.Context, q storage.Querier) (any, error) {
 			ms, err := storage.EntityMemories(ctx, q, "e3", "/p", 10)
 			var ids []string

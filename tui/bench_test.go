@@ -192,6 +192,22 @@ func BenchmarkListPage(b *testing.B) {
 	if err != nil || len(hist.Cursors) == 0 {
 		b.Fatalf("history: %v", err)
 	}
+	// History oldest first (o): its first page, from which the next.
+	histOld, err := l.HistoryPage(ctx, core.HistorySearch{}, core.PageQuery{Limit: pane.PageRows, Oldest: true}, false)
+	if err != nil || len(histOld.Cursors) == 0 {
+		b.Fatalf("history oldest first: %v", err)
+	}
+	histOld2, err := l.HistoryPage(ctx, core.HistorySearch{}, core.PageQuery{Before: histOld.Cursors[len(histOld.Cursors)-1], Limit: pane.PageRows, Oldest: true}, false)
+	if err != nil || len(histOld2.Cursors) == 0 {
+		b.Fatalf("history oldest first, second page: %v", err)
+	}
+	historyPage := func(p core.PageQuery) (int, error) {
+		pg, err := l.HistoryPage(ctx, core.HistorySearch{}, p, false)
+		if err != nil {
+			return 0, err
+		}
+		return len(pg.History), nil
+	}
 	for _, c := range []struct {
 		name string
 		read func() (int, error)
@@ -210,11 +226,16 @@ func BenchmarkListPage(b *testing.B) {
 			return pageLen(l.Page(ctx, core.MemoryFilter{}, core.PageQuery{Last: true, Limit: pane.PageRows}, false))
 		}},
 		{"history", func() (int, error) {
-			pg, err := l.HistoryPage(ctx, core.HistorySearch{}, core.PageQuery{Before: hist.Cursors[len(hist.Cursors)-1], Limit: pane.PageRows}, false)
-			if err != nil {
-				return 0, err
-			}
-			return len(pg.History), nil
+			return historyPage(core.PageQuery{Before: hist.Cursors[len(hist.Cursors)-1], Limit: pane.PageRows})
+		}},
+		{"history-oldest", func() (int, error) {
+			return historyPage(core.PageQuery{Before: histOld.Cursors[len(histOld.Cursors)-1], Limit: pane.PageRows, Oldest: true})
+		}},
+		{"history-oldest-last", func() (int, error) {
+			return historyPage(core.PageQuery{Last: true, Limit: pane.PageRows, Oldest: true})
+		}},
+		{"history-oldest-above", func() (int, error) {
+			return historyPage(core.PageQuery{After: histOld2.Cursors[len(histOld2.Cursors)-1], Limit: pane.PageRows, Oldest: true})
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {

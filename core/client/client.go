@@ -63,6 +63,11 @@ type Client interface {
 	Recover(ctx context.Context, in core.RecoverInput) (*core.MutationResult, error)
 	// MemoryHistory is one memory's events, oldest first.
 	MemoryHistory(ctx context.Context, id string, limit int) ([]*wire.HistoryEntry, error)
+	// MemoryStamp is a short text that changes whenever something the
+	// memory's detail shows changes (its fields, access count, history,
+	// entities, attributes, successors), whether or not an event said so:
+	// one cheap read, to tell when to read the memory again.
+	MemoryStamp(ctx context.Context, id string) (string, error)
 	// History is the audit trail, newest first.
 	History(ctx context.Context, f core.HistoryFilter, limit int) ([]*wire.HistoryEntry, error)
 	// SearchHistory is the audit trail filtered as the History pane does,

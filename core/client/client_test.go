@@ -119,6 +119,22 @@ func TestMemoryRoutes(t *testing.T) {
 		t.Fatalf("recover: %+v %v", rec, err)
 	}
 
+	stamp, err := c.MemoryStamp(ctx, r.ID)
+	if err != nil || stamp == "" {
+		t.Fatalf("memory stamp: %q %v", stamp, err)
+	}
+	// A recall that counts its access changes the stamp; nothing else
+	// said so.
+	if _, err := c.Recall(ctx, core.RecallInput{Query: "which port does postgres use", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := c.MemoryStamp(ctx, r.ID); err != nil || again == stamp {
+		t.Fatalf("the stamp after an access: %q (was %q) %v", again, stamp, err)
+	}
+	if _, err := c.MemoryStamp(ctx, "no-such-memory"); !errors.Is(err, core.ErrNotFound) {
+		t.Fatalf("the stamp of an unknown memory: %v", err)
+	}
+
 	hist, err := c.MemoryHistory(ctx, r.ID, 50)
 	if err != nil || len(hist) != 4 || hist[0].Event != "created" || hist[0].ChangedBy != "tester" {
 		t.Fatalf("memory history: %+v %v", hist, err)

@@ -171,6 +171,11 @@ func (l *InProcess) MemoryHistory(ctx context.Context, id string, limit int) ([]
 	return l.svc.MemoryHistory(ctx, id, limit)
 }
 
+// MemoryStamp implements Client.
+func (l *InProcess) MemoryStamp(ctx context.Context, id string) (string, error) {
+	return l.svc.MemoryStamp(ctx, id)
+}
+
 // History implements Client.
 func (l *InProcess) History(ctx context.Context, f core.HistoryFilter, limit int) ([]*wire.HistoryEntry, error) {
 	return l.svc.History(ctx, f, limit)

@@ -352,6 +352,15 @@ func (c *Remote) MemoryHistory(ctx context.Context, id string, limit int) ([]*wi
 	return out.History, err
 }
 
+// MemoryStamp implements Client with GET /api/memory/{id}/stamp.
+func (c *Remote) MemoryStamp(ctx context.Context, id string) (string, error) {
+	var out struct {
+		Stamp string `json:"stamp"`
+	}
+	err := c.do(ctx, http.MethodGet, "/api/memory/"+url.PathEscape(id)+"/stamp", nil, &out)
+	return out.Stamp, err
+}
+
 // History implements Client with GET /api/history.
 func (c *Remote) History(ctx context.Context, f core.HistoryFilter, limit int) ([]*wire.HistoryEntry, error) {
 	q := url.Values{"limit": {strconv.Itoa(limit)}}

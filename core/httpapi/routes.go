@@ -170,10 +170,9 @@ func (a *API) routeTable() []route {
 	}
 }
 
-// memorySubroute serves GET /api/memory/jobs/{id} and
-// GET /api/memory/{id}/history: they overlap in the router's eyes (neither
-// is more specific), so one pattern serves both and dispatches on the
-// segments, and so does its access.
+// memorySubroute serves GET /api/memory/jobs/{id}, /api/memory/{id}/history
+// and /api/memory/{id}/stamp (core.Service.MemoryStamp): they overlap in
+// the router's eyes, so one pattern serves them, dispatching on the segments.
 func (a *API) memorySubroute() route {
 	return route{
 		pattern: "GET /api/memory/{a}/{b}",
@@ -186,6 +185,12 @@ func (a *API) memorySubroute() route {
 			case "history":
 				r.SetPathValue("id", id)
 				a.memoryHistory(w, r)
+			case "stamp":
+				if stamp, err := a.svc.MemoryStamp(r.Context(), id); err != nil {
+					a.fail(w, r, err)
+				} else {
+					writeJSON(w, http.StatusOK, map[string]any{"memoryId": id, "stamp": stamp})
+				}
 			case "recover":
 				w.Header().Set("Allow", "POST")
 				writeError(w, &core.Error{Code: core.CodeMethodNotAllowed, Message: "method not allowed; allowed: POST"})
@@ -197,7 +202,7 @@ func (a *API) memorySubroute() route {
 			switch kind, _ := memorySub(r); kind {
 			case "jobs":
 				return access{perm: auth.PermDocuments, scope: scopeJob}
-			case "history":
+			case "history", "stamp":
 				return access{perm: auth.PermRecall, scope: scopeMemory}
 			}
 			return access{perm: permAnyRole, scope: scopeGlobal} // answers 404 or 405, nothing more
@@ -206,7 +211,7 @@ func (a *API) memorySubroute() route {
 }
 
 // memorySub names the endpoint a GET /api/memory/{a}/{b} request is for
-// ("jobs", "history", "recover" or "") and the id it names. It reads the
+// ("jobs", "history", "stamp", "recover" or "") and the id it names. It reads the
 // escaped path segment by segment as the router does, so the auth gate
 // (before routing) and the handler (after) always agree.
 func memorySub(r *http.Request) (kind, id string) {
@@ -221,8 +226,8 @@ func memorySub(r *http.Request) (kind, id string) {
 		return "", ""
 	case first == "jobs":
 		return "jobs", second
-	case second == "history":
-		return "history", first
+	case second == "history" || second == "stamp":
+		return second, first
 	case second == "recover":
 		return "recover", first
 	}

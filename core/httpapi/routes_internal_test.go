@@ -60,6 +60,7 @@ func TestRouteTableAccess(t *testing.T) {
 		"/api/memory/jobs/x":        {perm: auth.PermDocuments, scope: scopeJob},
 		"/api/memory/x/history":     {perm: auth.PermRecall, scope: scopeMemory},
 		"/api/memory/a%2Fb/history": {perm: auth.PermRecall, scope: scopeMemory},
+		"/api/memory/x/stamp":       {perm: auth.PermRecall, scope: scopeMemory},
 		"/api/memory/x/other":       {perm: permAnyRole, scope: scopeGlobal},
 	} {
 		r, _ := http.NewRequest("GET", path, nil)

@@ -1,5 +1,6 @@
-// Package history is the History pane: cairn's audit trail newest first,
-// filtered by event, actor and memory, with a line diff of each change.
+// Package history is the History pane: cairn's audit trail newest first
+// (or oldest first: o), filtered by event, actor and memory, with a line
+// diff of each change.
 package history
 
 import (
@@ -66,6 +67,21 @@ func Describe(f core.HistorySearch) string {
 	return strings.Join(parts, " ")
 }
 
+// Sorts are the orders o cycles through: "" is newest first, the audit
+// trail as it grows; SortOldest reads it from its start, as a log.
+var Sorts = []string{"", SortOldest}
+
+// SortOldest orders the events oldest first.
+const SortOldest = "oldest"
+
+// sortLabel says how the events are ordered, for the header.
+func sortLabel(sort string) string {
+	if sort == SortOldest {
+		return "oldest first"
+	}
+	return "newest first"
+}
+
 type (
 	// loadedMsg answers a read of the list: a page (want says which) or
 	// a live refresh (want is pane.WantNothing) of the query seq.
@@ -73,9 +89,11 @@ type (
 		seq    int
 		want   pane.Want
 		filter core.HistorySearch
+		oldest bool // the page is of the list oldest first
 		page   *core.HistoryPage
 		full   bool // the page is as long as asked: there may be more
-		// above is a refresh's page of events new above the first row.
+		// above is a refresh's page of events new above the first row
+		// (below the last row, oldest first).
 		above     *core.HistoryPage
 		aboveFull bool
 		err       error
@@ -98,6 +116,10 @@ type Model struct {
 	loading       bool
 	// applied is the filter of the events shown (the box may be ahead).
 	applied core.HistorySearch
+	// sort is the order (an index into Sorts) o picked; oldest says the
+	// events shown are read oldest first.
+	sort   int
+	oldest bool
 	// list is the events read so far, paged by cursor as the cursor
 	// nears an end, so every event is reachable.
 	list pane.List[*core.HistoryEntry]
@@ -174,16 +196,20 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.listK.Up, m.listK.Down, m.listK.PageUp, m.listK.PageDown, m.listK.Top, m.listK.Bottom, m.listK.Open},
-		{m.keys.Filter, m.keys.Filters, openSession},
+		{m.keys.Filter, m.keys.Filters, m.keys.Sort, openSession},
 	}
 }
 
-// load reads the first page of the box's filter: a new query.
+// load reads the first page of the box's filter in the order o picked: a
+// new query.
 func (m *Model) load() tea.Cmd {
 	m.seq++
 	m.loading = true
+	// No page of the list shown is read meanwhile: it would arrive after
+	// the new list, in its old order or filter.
+	m.list.Loading(pane.WantFirst)
 	f := ParseFilter(m.input.Value())
-	return m.read(pane.WantFirst, f, core.PageQuery{Limit: pane.PageRows}, true)
+	return m.read(pane.WantFirst, f, core.PageQuery{Limit: pane.PageRows, Oldest: Sorts[m.sort] == SortOldest}, true)
 }
 
 // read reads one page of f for want (pane.WantNothing: a live refresh).
@@ -193,7 +219,7 @@ func (m *Model) read(want pane.Want, f core.HistorySearch, p core.PageQuery, cou
 		ctx, cancel := pane.CallContext()
 		defer cancel()
 		pg, err := b.HistoryPage(ctx, f, p, count)
-		msg := loadedMsg{seq: seq, want: want, filter: f, page: pg, err: err}
+		msg := loadedMsg{seq: seq, want: want, filter: f, oldest: p.Oldest, page: pg, err: err}
 		if err == nil {
 			msg.full = len(pg.History) >= p.Limit
 		}
@@ -203,19 +229,28 @@ func (m *Model) read(want pane.Want, f core.HistorySearch, p core.PageQuery, cou
 
 // refresh re-reads the list live: the events new above the first row
 // when the list reaches the top (else nothing new is visible yet), and
-// the total.
+// the total. Oldest first, new events come last: those below the last row
+// when the list reaches its end.
 func (m *Model) refresh() tea.Cmd {
+	if m.loading {
+		return nil // the list in flight is read after the change
+	}
 	if m.list.Len() == 0 {
 		return m.load()
 	}
 	seq, b, f, first, head := m.seq, m.ctx.Client, m.applied, m.list.FirstCursor(), m.list.AtHead()
+	oldest := m.oldest
+	p := core.PageQuery{After: first, Limit: pane.PageRows}
+	if oldest {
+		p, head = core.PageQuery{Before: m.list.LastCursor(), Limit: pane.PageRows, Oldest: true}, m.list.AtTail()
+	}
 	return func() tea.Msg {
 		ctx, cancel := pane.CallContext()
 		defer cancel()
-		p := core.PageQuery{After: first, Limit: pane.PageRows}
 		if !head {
-			// The top is not loaded: only the total says what arrived.
-			p = core.PageQuery{Limit: 1}
+			// The end new events reach is not loaded: only the total
+			// says what arrived.
+			p = core.PageQuery{Limit: 1, Oldest: oldest}
 		}
 		pg, err := b.HistoryPage(ctx, f, p, true)
 		if err == nil && !head {
@@ -233,6 +268,7 @@ func (m *Model) refresh() tea.Cmd {
 func (m *Model) more() tea.Cmd {
 	w := m.list.Want()
 	p := core.PageQuery{Limit: pane.PageRows}
+	p.Oldest = m.oldest
 	switch w {
 	case pane.WantNothing:
 		return nil
@@ -269,10 +305,13 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	pg := msg.page
 	switch msg.want {
 	case pane.WantNothing:
+		if m.oldest {
+			return m.arrivedBelow(msg)
+		}
 		if msg.aboveFull && m.list.Following() {
 			// More than a page arrived: the newest page replaces the list.
 			m.list.Loading(pane.WantFirst)
-			return m.read(pane.WantFirst, m.applied, core.PageQuery{Limit: pane.PageRows}, true)
+			return m.read(pane.WantFirst, m.applied, core.PageQuery{Limit: pane.PageRows, Oldest: m.oldest}, true)
 		}
 		if total := m.list.Total(); !m.list.AtHead() && total >= 0 && msg.above.Total >= 0 {
 			m.list.CountedAbove(msg.above.Total - total)
@@ -280,7 +319,8 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 		m.list.Arrived(msg.above.History, msg.above.Cursors, msg.aboveFull)
 		m.list.SetTotal(msg.above.Total)
 	case pane.WantFirst:
-		m.applied = msg.filter
+		m.applied, m.oldest = msg.filter, msg.oldest
+		m.list.Ascending = msg.oldest
 		m.list.Reset(pg.History, pg.Cursors, pg.Total, !msg.full)
 	case pane.WantLast:
 		m.list.ResetLast(pg.History, pg.Cursors)
@@ -289,6 +329,25 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	case pane.WantAbove:
 		m.list.Above(pg.History, pg.Cursors, !msg.full)
 	}
+	m.clamp()
+	return m.more()
+}
+
+// arrivedBelow applies a live refresh of the list oldest first: new
+// events come last. On the last row the list follows them (more than a
+// page: the last page replaces the list); elsewhere they are counted
+// ("3 new ↓ G").
+func (m *Model) arrivedBelow(msg loadedMsg) tea.Cmd {
+	if msg.aboveFull && m.list.FollowingTail() {
+		m.list.SetTotal(msg.above.Total)
+		m.list.Loading(pane.WantLast)
+		return m.read(pane.WantLast, m.applied, core.PageQuery{Last: true, Limit: pane.PageRows, Oldest: true}, false)
+	}
+	if total := m.list.Total(); !m.list.AtTail() && total >= 0 && msg.above.Total >= 0 {
+		m.list.CountedBelow(msg.above.Total - total)
+	}
+	m.list.ArrivedBelow(msg.above.History, msg.above.Cursors, msg.aboveFull)
+	m.list.SetTotal(msg.above.Total)
 	m.clamp()
 	return m.more()
 }
@@ -365,6 +424,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Filter):
 		return m.input.Focus()
+	case key.Matches(msg, m.keys.Sort):
+		// The filter applied stays; the list is read again in the new
+		// order from its start.
+		m.sort = (m.sort + 1) % len(Sorts)
+		return m.load()
 	case m.list.Move(m.listK, msg):
 		return m.more()
 	case key.Matches(msg, openSession):
@@ -435,7 +499,11 @@ func (m *Model) listView() string {
 	st := m.ctx.Styles
 	var b strings.Builder
 	b.WriteString(m.input.View() + "\n")
-	head := m.list.Head("events", "newest first")
+	order := ""
+	if m.oldest {
+		order = SortOldest
+	}
+	head := m.list.Head("events", sortLabel(order))
 	if d := Describe(m.applied); d != "" {
 		head += " · " + d
 	}

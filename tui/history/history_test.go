@@ -180,6 +180,7 @@ func TestHistoryPagesReachEveryEvent(t *testing.T) {
 // goldenViews are the History pane's pinned states (shelltest.Golden).
 var goldenViews = []shelltest.View{
 	{Name: "history-list", Setup: func(h *shelltest.Harness) { h.Press("2") }},
+	{Name: "history-oldest-first", Setup: func(h *shelltest.Harness) { h.Press("2", "o") }},
 	{Name: "history-diff", Setup: func(h *shelltest.Harness) {
 		c := "postgres runs on port 5433 in staging\nproduction uses the default 5432"
 		if _, err := h.Svc.Modify(context.Background(), core.Patch{ID: tuitest.IDPostgres, Content: &c, Reason: "split into two lines"},
@@ -193,3 +194,89 @@ var goldenViews = []shelltest.View{
 }
 
 func TestGolden(t *testing.T) { shelltest.Golden(t, goldenViews) }
+
+// TestHistorySortOldestFirst: o orders the events oldest first (the
+// header says so, the filter stays, every event is reachable); events
+// that arrive then come last: followed on the last row, counted ("N new
+// ↓ G") elsewhere, and G goes to them. o again is newest first.
+func TestHistorySortOldestFirst(t *testing.T) {
+	h := shelltest.New(t, shelltest.Options{Width: 80, Height: 24})
+	remember := func(content string) {
+		if _, err := h.Svc.Remember(context.Background(), core.RememberInput{Content: content},
+			core.Actor{Name: "claude-code", Type: core.ActorAgent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 260 {
+		remember(fmt.Sprintf("sorted event number %03d", i))
+	}
+	h.Press("2")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "266 events") })
+	h.Press("o")
+	s := h.Screen()
+	if !strings.Contains(s, "266 events, oldest first · 1 of 266") || !strings.Contains(tuitest.SelectedLine(s), "0000a001") {
+		t.Fatalf("o does not order the events oldest first:\n%s", s)
+	}
+	// Down the list, pages are read in this order too; G reaches the
+	// newest event.
+	for range 10 {
+		h.Press("ctrl+d")
+	}
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "191 of 266") })
+	if s := h.Screen(); !strings.Contains(tuitest.SelectedLine(s), "sorted event number 184") {
+		t.Fatalf("paging down oldest first:\n%s", s)
+	}
+	h.Press("G")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "266 of 266") })
+	if s := h.Screen(); !strings.Contains(tuitest.SelectedLine(s), "sorted event number 259") {
+		t.Fatalf("G does not reach the newest event:\n%s", s)
+	}
+
+	// On the last row, an event that arrives is followed.
+	remember("an event that arrives late")
+	if !h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "267 of 267") }) {
+		t.Fatalf("the last row does not follow the new event:\n%s", h.Screen())
+	}
+	if s := h.Screen(); !strings.Contains(tuitest.SelectedLine(s), "an event that arrives") || strings.Contains(s, "new ↓") {
+		t.Fatalf("following the end:\n%s", s)
+	}
+	// Scrolled up, arrivals are counted below and the selection stays.
+	h.Press("ctrl+u", "ctrl+u")
+	before := tuitest.SelectedLine(h.Screen())
+	remember("one more late")
+	remember("and another late")
+	if !h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "2 new ↓ G") }) {
+		t.Fatalf("no notice of the events new below:\n%s", h.Screen())
+	}
+	if s := h.Screen(); tuitest.SelectedLine(s) != before || !strings.Contains(s, "of 269") || strings.Contains(s, "new ↑") {
+		t.Fatalf("the selection moved from %q or the total is wrong:\n%s", before, s)
+	}
+	h.Press("G")
+	if s := h.Screen(); !strings.Contains(s, "269 of 269") || strings.Contains(s, "new ↓") || !strings.Contains(tuitest.SelectedLine(s), "and another late") {
+		t.Fatalf("G does not go to the new events:\n%s", s)
+	}
+
+	// Scrolled far from a loaded end (g reads the first page again), the
+	// total still tells what arrived below.
+	h.Press("g")
+	h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "1 of 269") })
+	remember("far below the window")
+	if !h.PumpUntil(2*time.Second, func() bool { return strings.Contains(h.Screen(), "1 new ↓ G") }) {
+		t.Fatalf("no notice of an event new below an unloaded end:\n%s", h.Screen())
+	}
+	if s := h.Screen(); !strings.Contains(s, "1 of 270") || !strings.Contains(tuitest.SelectedLine(s), "0000a001") {
+		t.Fatalf("after an arrival below an unloaded end:\n%s", s)
+	}
+
+	// The filter stays across orders; o again is newest first.
+	h.Press("/")
+	h.TypeText("event:created")
+	h.Press("enter", "o")
+	if s := h.Screen(); !strings.Contains(s, "270 events, newest first · 1 of 270 · event=created") || !strings.Contains(tuitest.SelectedLine(s), "far below the window") {
+		t.Fatalf("o back to newest first with the filter:\n%s", s)
+	}
+	h.Press("o")
+	if s := h.Screen(); !strings.Contains(s, "270 events, oldest first · 1 of 270 · event=created") || !strings.Contains(tuitest.SelectedLine(s), "0000a001") {
+		t.Fatalf("the filter does not stay across orders:\n%s", s)
+	}
+}

@@ -108,6 +108,8 @@ func DefaultRecall() Recall {
 // History are the History pane's actions.
 type History struct {
 	Filter key.Binding
+	// Sort cycles the order: newest first, oldest first.
+	Sort key.Binding
 	// Filters documents the filter box's tokens.
 	Filters key.Binding
 }
@@ -116,6 +118,7 @@ type History struct {
 func DefaultHistory() History {
 	return History{
 		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Sort:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort: newest/oldest first")),
 		Filters: key.NewBinding(key.WithKeys("\x00filters"),
 			key.WithHelp("in filter", "event:updated actor:NAME mem:ID (the short id works); other words match content, reason or actor")),
 	}

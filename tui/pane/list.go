@@ -45,8 +45,10 @@ type List[T any] struct {
 	Ascending bool
 
 	// newAbove counts rows that arrived above the screen since the
-	// person last saw the top.
-	newAbove int
+	// person last saw the top; newBelow, in a list whose newest rows come
+	// last (Ascending), those that arrived below it since the person last
+	// saw the end.
+	newAbove, newBelow int
 	// want is a jump asked for (g, G) and not yet read; inflight the
 	// load the pane has asked for.
 	want, inflight Want
@@ -154,12 +156,16 @@ func (l *List[T]) Select(k string) bool {
 // NewAbove is how many rows arrived above the screen unseen.
 func (l *List[T]) NewAbove() int { return l.newAbove }
 
+// NewBelow is how many rows arrived below the screen unseen (a list
+// whose newest rows come last).
+func (l *List[T]) NewBelow() int { return l.newBelow }
+
 // Reset replaces the list with its first page (a new query); with cursors
 // for a list by cursor, nil for one by offset.
 func (l *List[T]) Reset(rows []T, cursors []string, total int, tail bool) {
 	l.rows, l.cursors = rows, cursors
 	l.start, l.exact, l.head, l.tail = 0, true, true, tail
-	l.cur, l.off, l.newAbove, l.want, l.inflight = 0, 0, 0, WantNothing, WantNothing
+	l.cur, l.off, l.newAbove, l.newBelow, l.want, l.inflight = 0, 0, 0, 0, WantNothing, WantNothing
 	l.total = total
 	if tail {
 		l.total = len(rows)
@@ -171,7 +177,7 @@ func (l *List[T]) Reset(rows []T, cursors []string, total int, tail bool) {
 // last row.
 func (l *List[T]) ResetLast(rows []T, cursors []string) {
 	l.rows, l.cursors = rows, cursors
-	l.tail, l.want, l.inflight, l.newAbove = true, WantNothing, WantNothing, 0
+	l.tail, l.want, l.inflight, l.newAbove, l.newBelow = true, WantNothing, WantNothing, 0, 0
 	l.head = l.total >= 0 && len(rows) >= l.total
 	l.start, l.exact = max(0, l.total-len(rows)), l.total >= 0
 	l.cur = len(rows) - 1
@@ -259,6 +265,57 @@ func (l *List[T]) CountedAbove(n int) {
 	}
 	if n > 0 {
 		l.newAbove += n
+	}
+}
+
+// FollowingTail reports whether the cursor is on the list's last row (a
+// refresh there of a list whose newest rows come last follows them).
+func (l *List[T]) FollowingTail() bool {
+	return l.tail && len(l.rows) > 0 && l.cur == len(l.rows)-1
+}
+
+// ArrivedBelow takes rows that are new below the last row: a live refresh
+// of a list whose newest rows come last (Ascending), read at its end; full
+// says there may be more. On the last row the list follows the newest
+// (the cursor moves to the new last row); elsewhere the cursor and the
+// screen stay on their rows and the arrivals are counted ("3 new ↓ G").
+func (l *List[T]) ArrivedBelow(rows []T, cursors []string, full bool) {
+	rows, cursors = l.fresh(rows, cursors)
+	n := len(rows)
+	if n == 0 {
+		return
+	}
+	following := l.FollowingTail()
+	l.rows = append(l.rows, rows...)
+	if l.cursors != nil || cursors != nil {
+		l.cursors = append(l.cursors, cursors...)
+	}
+	if l.total >= 0 {
+		l.total += n
+	}
+	if full {
+		l.tail = false // more arrived than a page: the end is not loaded
+	}
+	if following {
+		l.cur = len(l.rows) - 1
+	} else {
+		l.newBelow += n
+	}
+	l.clamp()
+}
+
+// CountedBelow takes how many rows arrived (or, negative, went) below a
+// window that does not reach the list's end, learned from a new total:
+// the arrivals are counted.
+func (l *List[T]) CountedBelow(n int) {
+	if n == 0 || l.tail {
+		return
+	}
+	if l.total >= 0 {
+		l.total += n
+	}
+	if n > 0 {
+		l.newBelow += n
 	}
 }
 
@@ -502,6 +559,9 @@ func (l *List[T]) clamp() {
 	if l.off == 0 && l.head {
 		l.newAbove = 0 // the top is on screen
 	}
+	if l.tail && l.off+l.height >= len(l.rows) {
+		l.newBelow = 0 // the end is on screen
+	}
 }
 
 // Position says where the cursor is in the whole list ("12 of 1,234",
@@ -544,13 +604,18 @@ func (l *List[T]) Head(noun, order string) string {
 	return head
 }
 
-// NewAboveText is the notice of rows that arrived above ("3 new ↑ g"),
-// or "".
+// NewAboveText is the notice of rows that arrived out of sight: above
+// ("3 new ↑ g") or, in a list whose newest rows come last, below ("3 new
+// ↓ G"); "" when none did.
 func (l *List[T]) NewAboveText() string {
-	if l.newAbove == 0 {
-		return ""
+	var parts []string
+	if l.newAbove > 0 {
+		parts = append(parts, fmt.Sprintf("%s new ↑ g", Count(l.newAbove)))
 	}
-	return fmt.Sprintf("%s new ↑ g", Count(l.newAbove))
+	if l.newBelow > 0 {
+		parts = append(parts, fmt.Sprintf("%s new ↓ G", Count(l.newBelow)))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // Count renders n with thousands separators ("12,345").

@@ -180,3 +180,47 @@ func TestListCountedAboveShiftsPositions(t *testing.T) {
 		t.Fatalf("after 2 arrived above: %q (was %q), %q", l.Position(), pos, l.NewAboveText())
 	}
 }
+
+// TestListArrivedBelowFollowsOrCounts: in a list whose newest rows come
+// last, rows arriving at the end are followed from the last row and
+// counted ("N new ↓ G") from elsewhere until the end is seen; below an
+// end that is not loaded, the total counts them.
+func TestListArrivedBelowFollowsOrCounts(t *testing.T) {
+	asc := func(first, n int) ([]string, []string) {
+		var r, c []string
+		for i := range n {
+			r = append(r, fmt.Sprintf("r%04d", first+i))
+			c = append(c, fmt.Sprintf("2026|%020d", first+i))
+		}
+		return r, c
+	}
+	l := newTestList(10)
+	l.Ascending = true
+	r, c := asc(1, 30)
+	l.Reset(r, c, 30, true)
+	l.Bottom()
+	r, c = asc(31, 2)
+	l.ArrivedBelow(r, c, false)
+	if s, _ := l.Selected(); s != "r0032" || l.NewAboveText() != "" || l.Position() != "32 of 32" {
+		t.Fatalf("on the last row: %q, %q, %q", s, l.NewAboveText(), l.Position())
+	}
+	l.MoveBy(-15)
+	r, c = asc(33, 3)
+	l.ArrivedBelow(r, c, false)
+	if s, _ := l.Selected(); s != "r0017" || l.NewAboveText() != "3 new ↓ G" || l.Position() != "17 of 35" {
+		t.Fatalf("scrolled up: %q, %q, %q", s, l.NewAboveText(), l.Position())
+	}
+	l.Bottom()
+	if l.NewAboveText() != "" {
+		t.Fatalf("the end seen, still %q", l.NewAboveText())
+	}
+
+	l = newTestList(10)
+	l.Ascending = true
+	r, c = asc(1, PageRows)
+	l.Reset(r, c, 500, false)
+	l.CountedBelow(4)
+	if l.NewAboveText() != "4 new ↓ G" || l.Position() != "1 of 504" {
+		t.Fatalf("below an unloaded end: %q, %q", l.NewAboveText(), l.Position())
+	}
+}

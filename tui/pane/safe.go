@@ -208,6 +208,11 @@ func (s *safeClient) Get(ctx context.Context, id string, includeDeleted bool) (*
 	return ret(s.c.Get(ctx, id, includeDeleted))
 }
 
+// MemoryStamp is only compared, never shown.
+func (s *safeClient) MemoryStamp(ctx context.Context, id string) (string, error) {
+	return s.c.MemoryStamp(ctx, id)
+}
+
 func (s *safeClient) List(ctx context.Context, f core.MemoryFilter, limit, offset int) (*core.ListResult, error) {
 	return ret(s.c.List(ctx, f, limit, offset))
 }

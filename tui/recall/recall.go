@@ -101,6 +101,7 @@ type (
 	}
 	// detailMsg opens a memory.
 	detailMsg struct {
+		stamp   string // the memory's stamp, read before it
 		mem     *core.Memory
 		history []*core.HistoryEntry
 		explain *core.ScoreParts
@@ -157,11 +158,17 @@ type Model struct {
 	issued int
 
 	mode mode
+	// shown says the pane is on screen (pane.Shown).
+	shown bool
 	// detail
-	mem     *core.Memory
-	history []*core.HistoryEntry
-	explain *core.ScoreParts
-	vp      viewport.Model
+	mem *core.Memory
+	// stamp is the open memory's stamp when it was read; stampPoll
+	// checks it while the detail is shown (live.go).
+	stamp     string
+	stampPoll pane.Poller
+	history   []*core.HistoryEntry
+	explain   *core.ScoreParts
+	vp        viewport.Model
 	// the open memory's entities; entSel >= 0 while one is being picked
 	ents    []graph.Entity
 	entsErr error
@@ -189,6 +196,7 @@ type Model struct {
 // New returns the Recall pane.
 func New(ctx *pane.Context) *Model {
 	m := &Model{ctx: ctx, keys: keys.DefaultRecall(), listK: keys.DefaultList(), formK: keys.DefaultForm(), entSel: -1}
+	m.stampPoll = pane.Poller{Interval: StampInterval, Clock: ctx.Clock}
 	m.list = pane.NewList(func(it item) string { return it.ID })
 	m.input = textinput.New()
 	m.input.Prompt = "/ "
@@ -508,6 +516,10 @@ func (m *Model) openDetail(id string, explain *core.ScoreParts) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := pane.CallContext()
 		defer cancel()
+		// The stamp first: a change made while the memory is read makes
+		// the next check differ, so it is never missed. A cairn that has
+		// no stamp leaves it empty: the detail follows events only.
+		stamp, _ := b.MemoryStamp(ctx, id)
 		mem, err := b.Get(ctx, id, true)
 		if err != nil {
 			return detailMsg{err: err, nav: nav}
@@ -517,12 +529,30 @@ func (m *Model) openDetail(id string, explain *core.ScoreParts) tea.Cmd {
 			return detailMsg{err: err, nav: nav}
 		}
 		ents, entsErr := b.MemoryEntities(ctx, id)
-		return detailMsg{mem: mem, history: hist, explain: explain, ents: ents, entsErr: entsErr, nav: nav}
+		return detailMsg{stamp: stamp, mem: mem, history: hist, explain: explain, ents: ents, entsErr: entsErr, nav: nav}
 	}
 }
 
-// Update implements pane.Pane.
+// Update implements pane.Pane. The open memory's stamp check follows the
+// mode it leaves (watch).
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	cmd := m.update(msg)
+	if w := m.watch(); w != nil {
+		return tea.Batch(cmd, w)
+	}
+	return cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case stampMsg:
+		return m.stamped(msg)
+	case pane.PollTick:
+		if m.stampPoll.Due(msg) {
+			return tea.Batch(m.checkStamp(), m.stampPoll.Tick())
+		}
+		return nil
+	}
 	if cmd, ok := m.handleAux(msg); ok {
 		return cmd
 	}
@@ -548,7 +578,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.trail = nil // opened from the list: esc goes back to it
 		}
 		reopen := m.mode == modeDetail && m.mem != nil && m.mem.ID == msg.mem.ID
-		m.mem, m.history, m.explain = msg.mem, msg.history, msg.explain
+		m.mem, m.history, m.explain, m.stamp = msg.mem, msg.history, msg.explain, msg.stamp
 		m.ents, m.entsErr = msg.ents, msg.entsErr
 		if !reopen || m.entSel >= len(m.ents) {
 			m.entSel = -1
