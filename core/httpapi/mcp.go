@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cairnmem/cairn/core"
 
@@ -671,8 +672,10 @@ func NewMCPServerFor(ap *app.App, version string, o MCPOptions) *mcp.Server {
 // on: a request reaching a loopback address with a non-loopback Host is
 // refused.
 func (a *API) mcpHandler() http.Handler {
-	srv := NewMCPServer(a.app, a.version)
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+	// Built at the first request (the tools' schemas take milliseconds to
+	// reflect): a server whose agents use only hooks never builds it.
+	srv := sync.OnceValue(func() *mcp.Server { return NewMCPServer(a.app, a.version) })
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv() },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: quietLogger(a.log)})
 }
 
