@@ -19,12 +19,14 @@ import (
 // Sequence numbers are handed out in insert order, not commit order, so
 // "seq greater than the last one read" would skip a row whose transaction
 // commits after a later one's. A Cursor is a transaction id instead: the
-// xmin of the snapshot of the last read, below which every transaction
-// had ended. The next read takes the rows of transactions from the cursor
-// up to its own snapshot's xmin, each transaction's rows once, in the
-// read where it first lies wholly in the past. A change therefore waits
-// for the oldest transaction running when it committed: the feed's delay
-// is the longest write transaction's, which WriteTx keeps short.
+// lowest id of this database's transactions still running at the last
+// read (feedBound), below which every one had ended. The next read takes
+// the rows of transactions from the cursor up to its own bound, each
+// transaction's rows once, in the read where it first lies wholly in the
+// past. A change therefore waits for the oldest transaction of this
+// database running when it committed: the feed's delay is the longest
+// write transaction's, which WriteTx keeps short. Other databases' on the
+// same server do not count.
 
 // Cursor is where a follower of the change feed stands: a transaction id
 // below which it has read every committed change.
@@ -41,13 +43,9 @@ const ChangesChannel = "cairn_memory_changes"
 // caller reads the table itself after this call, as it does after the
 // SQLite engine's first TakeMemoryChanges.
 func (db *DB) ChangeCursor(ctx context.Context) (Cursor, error) {
-	var s string
-	if err := db.sql.QueryRowContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text`).Scan(&s); err != nil {
-		return Cursor{}, db.redact.err(fmt.Errorf("postgres: change cursor: %w", err))
-	}
-	x, err := strconv.ParseUint(s, 10, 64)
+	x, err := db.feedBound(ctx)
 	if err != nil {
-		return Cursor{}, fmt.Errorf("postgres: change cursor %q: %w", s, err)
+		return Cursor{}, err
 	}
 	return Cursor{xmin: x}, nil
 }
@@ -58,26 +56,22 @@ func (db *DB) ChangeCursor(ctx context.Context) (Cursor, error) {
 // a transaction still running, wait for a later call. A rolled-back
 // transaction's rows are never seen.
 func (db *DB) ChangesSince(ctx context.Context, c Cursor) ([]int64, Cursor, error) {
-	tx, err := db.sql.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	// Every transaction of this database below x has ended, and the
+	// snapshot the rows are read in is taken after that was established
+	// (feedBound): those that committed are visible to it.
+	x, err := db.feedBound(ctx)
 	if err != nil {
-		return nil, c, db.redact.err(fmt.Errorf("postgres: changes: %w", err))
-	}
-	defer tx.Rollback()
-	// One snapshot for both statements (REPEATABLE READ): its xmin is the
-	// bound, and every transaction below it has ended and, if it
-	// committed, is visible to it.
-	var s string
-	if err := tx.QueryRowContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text`).Scan(&s); err != nil {
-		return nil, c, db.redact.err(fmt.Errorf("postgres: changes: %w", err))
-	}
-	x, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return nil, c, fmt.Errorf("postgres: changes: xmin %q: %w", s, err)
+		return nil, c, err
 	}
 	next := Cursor{xmin: x}
 	if x <= c.xmin {
 		return nil, c, nil
 	}
+	tx, err := db.sql.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return nil, c, db.redact.err(fmt.Errorf("postgres: changes: %w", err))
+	}
+	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT rid FROM memory_changes
 		WHERE xid >= $1::text::xid8 AND xid < $2::text::xid8 ORDER BY rid`, c.String(), next.String())
 	if err != nil {

@@ -315,9 +315,7 @@ func TestWriteTxSerializedAcrossServers(t *testing.T) {
 
 func TestChangeFeedFollowsCommitsInOrderOfEnding(t *testing.T) {
 	t.Parallel()
-	// A cluster of its own: the feed waits for the oldest transaction
-	// running on the cluster, in any database (changes.go).
-	c := pgtest.Start(t)
+	c := pgtest.Shared(t)
 	name := migrated(t, c)
 	writer, follower := open(t, c.URL(name)), open(t, c.URL(name))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -581,9 +579,7 @@ func TestTriggersKeepRowsAsOnSQLite(t *testing.T) {
 // taken rids back.
 func TestFollowerSeesAnotherServersWritesWithinASecond(t *testing.T) {
 	t.Parallel()
-	// A cluster of its own: the feed waits for the oldest transaction
-	// running on the cluster, in any database (changes.go).
-	c := pgtest.Start(t)
+	c := pgtest.Shared(t)
 	name := migrated(t, c)
 	writer, reader := open(t, c.URL(name)), open(t, c.URL(name))
 	ctx := context.Background()
