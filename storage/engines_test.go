@@ -107,8 +107,12 @@ var queryTests = []struct {
 // PostgreSQL engine, each in a database of its own on one throwaway
 // cluster: the same statements, the same assertions.
 func TestQueriesOnPostgres(t *testing.T) {
+	t.Parallel()
 	c := pgtest.Shared(t)
 	for _, qt := range queryTests {
-		t.Run(qt.name, func(t *testing.T) { qt.run(t, postgresStore(t, c)) })
+		t.Run(qt.name, func(t *testing.T) {
+			t.Parallel()
+			qt.run(t, postgresStore(t, c))
+		})
 	}
 }

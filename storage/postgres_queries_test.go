@@ -32,6 +32,7 @@ type queryStep struct {
 // until it is marked. Storage's query tests run on PostgreSQL too
 // (TestQueriesOnPostgres); this covers the functions they do not.
 func TestStorageQueriesOnPostgres(t *testing.T) {
+	t.Parallel()
 	lite, pg := sqliteStore(t), postgresStore(t, pgtest.Shared(t))
 	ctx := context.Background()
 	var notYet []string

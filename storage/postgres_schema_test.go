@@ -16,10 +16,20 @@ import (
 // SQLite has: a migration added to one engine and not the other fails
 // here.
 func TestPostgresSchemaMatchesSQLite(t *testing.T) {
+	t.Parallel()
 	c := pgtest.Shared(t)
 	ctx := context.Background()
 	lite := openTemp(t, filepath.Join(t.TempDir(), "cairn.db"), nil)
-	pg, err := postgres.Open(ctx, postgres.Options{URL: c.URL(c.Database(t))})
+	// The migrated template the query tests copy: the migrations ran
+	// there once.
+	name := c.DatabaseFrom(t, "migrated", func(url string) error {
+		pg, err := postgres.Open(ctx, postgres.Options{URL: url})
+		if err != nil {
+			return err
+		}
+		return pg.Close()
+	})
+	pg, err := postgres.Open(ctx, postgres.Options{URL: c.URL(name)})
 	if err != nil {
 		t.Fatal(err)
 	}
