@@ -180,13 +180,16 @@ func TestHTTPErrors(t *testing.T) {
 	down := "http://" + l.Addr().String()
 	l.Close()
 
+	release := make(chan struct{})
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
+		case <-release: // the test is over: Close need not wait 5 s
 		case <-time.After(5 * time.Second):
 		}
 	}))
 	defer hang.Close()
+	defer close(release)
 	s500, _ := fakeServer(t, 500, `{"error":"model \"llama3.2:3b\" not found, try pulling it first"}`)
 	bad, _ := fakeServer(t, 200, `{"response": "unterminated`)
 	empty, _ := fakeServer(t, 200, `{"choices":[]}`)
