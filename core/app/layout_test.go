@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -105,29 +106,51 @@ type goPackage struct {
 	Imports    []string
 }
 
+// listPackages is `go list` of the module, run once for the tests that
+// read it.
 func listPackages(t *testing.T) (root string, pkgs []goPackage) {
 	t.Helper()
+	l := goList()
+	if l.skip != "" {
+		t.Skip(l.skip)
+	}
+	if l.err != nil {
+		t.Fatal(l.err)
+	}
+	return l.root, l.pkgs
+}
+
+type listed struct {
+	root string
+	pkgs []goPackage
+	skip string
+	err  error
+}
+
+var goList = sync.OnceValue(func() (l listed) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
-		t.Skipf("go env: %v", err)
+		l.skip = fmt.Sprintf("go env: %v", err)
+		return l
 	}
-	root = filepath.Dir(strings.TrimSpace(string(out)))
+	l.root = filepath.Dir(strings.TrimSpace(string(out)))
 	cmd := exec.Command("go", "list", "-tags", "integration", "-json", "./...")
-	cmd.Dir = root
-	out, err = cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
+	cmd.Dir = l.root
+	if out, err = cmd.Output(); err != nil {
+		l.err = fmt.Errorf("go list: %v", err)
+		return l
 	}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for dec.More() {
 		var p goPackage
 		if err := dec.Decode(&p); err != nil {
-			t.Fatal(err)
+			l.err = err
+			return l
 		}
-		pkgs = append(pkgs, p)
+		l.pkgs = append(l.pkgs, p)
 	}
-	return root, pkgs
-}
+	return l
+})
 
 // rel is a package's path inside the module ("" for main).
 func rel(importPath string) (string, bool) {
