@@ -1,10 +1,11 @@
 #include "textflag.h"
 
-// func kern6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+// func kern6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int, pf *float32)
 //
 // Y0..Y11 accumulate the 6×16 block (two registers per row), Y12/Y13 hold
-// one row of the panel, Y14/Y15 a broadcast element of a.
-TEXT ·kern6x16(SB), NOSPLIT, $0-48
+// one row of the panel, Y14/Y15 a broadcast element of a. Each step also
+// prefetches one cache line from pf on (k lines in all) into L2.
+TEXT ·kern6x16(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), DX
@@ -13,6 +14,7 @@ TEXT ·kern6x16(SB), NOSPLIT, $0-48
 	MOVQ c+32(FP), R8
 	MOVQ ldc+40(FP), R9
 	SHLQ $2, R9
+	MOVQ pf+48(FP), R15
 
 	LEAQ (SI)(DX*1), R10
 	LEAQ (R10)(DX*1), R11
@@ -38,6 +40,7 @@ TEXT ·kern6x16(SB), NOSPLIT, $0-48
 	JEQ store
 
 loop:
+	PREFETCHT1 (R15)
 	VMOVUPS (DI), Y12
 	VMOVUPS 32(DI), Y13
 	VBROADCASTSS (SI)(BX*1), Y14
@@ -59,6 +62,7 @@ loop:
 	VFMADD231PS Y12, Y15, Y10
 	VFMADD231PS Y13, Y15, Y11
 	ADDQ $64, DI
+	ADDQ $64, R15
 	ADDQ $4, BX
 	DECQ CX
 	JNE loop
