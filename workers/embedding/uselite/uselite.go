@@ -253,7 +253,10 @@ type workspace struct {
 	att    []float32 // n × hiddenDim: attention heads, concatenated
 	tmp    []float32 // max(n, seqs) × hiddenDim: sublayer output before the residual add
 	y      []float32 // n × hiddenDim: residual stream
-	scores []float32 // MaxTokens × MaxTokens
+	scores []float32 // attention scores of one head: MaxTokens × MaxTokens (packed: rows rounded up to blockRows, columns to panelCols)
+	qh     []float32 // packed attention: one head's queries, rows rounded up to blockRows
+	kp, vp []float32 // packed attention: one head's keys (transposed) and values, in kernel panels
+	oh     []float32 // packed attention: one head's output, rows rounded up to blockRows
 	pooled []float32 // seqs × hiddenDim
 	res    []float32 // seqs × Dimensions
 	pad    []float32 // the last partial block of rows of a weights.mul
@@ -356,14 +359,9 @@ func (l *layer) apply(m *Model, ws *workspace, seqs [][]int, n int, in, out, poo
 				q[j] *= l.qScale
 			}
 		}
-		s := ws.scores[:t*t]
 		for hd := range numHeads {
 			off := hd * l.dHead
-			impl.Sgemm(blas.NoTrans, blas.Trans, t, t, l.dHead, 1,
-				base[off:], 3*d, base[d+off:], 3*d, 0, s, t)
-			softmaxRows(s, t)
-			impl.Sgemm(blas.NoTrans, blas.NoTrans, t, l.dHead, t, 1,
-				s, t, base[2*d+off:], 3*d, 0, att[row*d+off:], d)
+			attendHead(ws, t, l.dHead, base[off:], base[d+off:], base[2*d+off:], 3*d, att[row*d+off:], d)
 		}
 		row += t
 	}
@@ -458,11 +456,73 @@ func layerNorm(in, out []float32, d int, scale, bias []float32, eps float32) {
 	}
 }
 
-// softmaxRows applies a numerically stable softmax to each row of the t×t
-// matrix s.
-func softmaxRows(s []float32, t int) {
+// attendHead computes one head's attention over the t rows of one
+// sequence: out = softmax(q·kᵀ)·v, with q, k and v t×dh (row stride ld,
+// q already scaled) and out t×dh (row stride ldo). With the fused
+// multiply-add kernel, the keys and values are packed into its panels
+// (the tokens padded with zeros to whole panels and blocks), as the
+// weights are: gonum's general product is slow on matrices this small.
+func attendHead(ws *workspace, t, dh int, q, k, v []float32, ld int, out []float32, ldo int) {
+	if !packedKernel || dh%panelCols != 0 {
+		s := ws.scores[:t*t]
+		impl.Sgemm(blas.NoTrans, blas.Trans, t, t, dh, 1, q, ld, k, ld, 0, s, t)
+		softmaxRows(s, t, t)
+		impl.Sgemm(blas.NoTrans, blas.NoTrans, t, dh, t, 1, s, t, v, ld, 0, out, ldo)
+		return
+	}
+	tr := (t + blockRows - 1) / blockRows * blockRows // rows, in whole blocks
+	tc := (t + panelCols - 1) / panelCols * panelCols // score columns, in whole panels
+	ws.qh = grow(ws.qh, tr*dh)
+	ws.kp = grow(ws.kp, tc*dh)
+	ws.vp = grow(ws.vp, t*dh)
+	ws.scores = grow(ws.scores, max(tr*tc, MaxTokens*MaxTokens))
+	ws.oh = grow(ws.oh, tr*dh)
+	qh, kp, vp, s, oh := ws.qh[:tr*dh], ws.kp[:tc*dh], ws.vp[:t*dh], ws.scores[:tr*tc], ws.oh[:tr*dh]
+	for i := range t {
+		copy(qh[i*dh:(i+1)*dh], q[i*ld:i*ld+dh])
+	}
+	clear(qh[t*dh:])
+	// kp: panel p holds keys 16p..16p+15 as dh rows of 16 (kᵀ in panels).
+	clear(kp)
+	for j := range t {
+		p, c := j/panelCols, j%panelCols
+		panel := kp[p*dh*panelCols : (p+1)*dh*panelCols]
+		for l, x := range k[j*ld : j*ld+dh] {
+			panel[l*panelCols+c] = x
+		}
+	}
+	// vp: panel p holds value columns 16p..16p+15 as t rows of 16.
+	for p := range dh / panelCols {
+		panel := vp[p*t*panelCols : (p+1)*t*panelCols]
+		for i := range t {
+			copy(panel[i*panelCols:(i+1)*panelCols], v[i*ld+p*panelCols:])
+		}
+	}
+	clear(s)
+	for p := range tc / panelCols {
+		panel := kp[p*dh*panelCols:]
+		for i := 0; i < tr; i += blockRows {
+			kern6x16(dh, &qh[i*dh], dh, &panel[0], &s[i*tc+p*panelCols], tc, &panel[0])
+		}
+	}
+	softmaxRows(s, t, tc)
+	clear(oh)
+	for p := range dh / panelCols {
+		panel := vp[p*t*panelCols:]
+		for i := 0; i < tr; i += blockRows {
+			kern6x16(t, &s[i*tc], tc, &panel[0], &oh[i*dh+p*panelCols], dh, &panel[0])
+		}
+	}
+	for i := range t {
+		copy(out[i*ldo:i*ldo+dh], oh[i*dh:(i+1)*dh])
+	}
+}
+
+// softmaxRows applies a numerically stable softmax to the first t entries
+// of each of the first t rows (row stride ld) of s.
+func softmaxRows(s []float32, t, ld int) {
 	for r := range t {
-		row := s[r*t : (r+1)*t]
+		row := s[r*ld : r*ld+t]
 		mx := row[0]
 		for _, v := range row[1:] {
 			mx = max(mx, v)
