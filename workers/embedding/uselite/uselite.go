@@ -61,6 +61,10 @@ type Model struct {
 	outW   weights // hiddenDim × Dimensions (tanh layer)
 	outB   []float32
 
+	// packedAttention: attention runs through the fused multiply-add
+	// kernel (packedKernel when the model was loaded), else gonum.
+	packedAttention bool
+
 	work sync.Pool // *workspace
 }
 
@@ -116,7 +120,7 @@ func loadFS(fsys fs.FS, dir string) (*Model, error) {
 	}
 	scalar := func(name string) float32 { return get(name, 1)[0] }
 
-	m := &Model{tok: tok}
+	m := &Model{tok: tok, packedAttention: packedKernel}
 	m.nEmb = len(ts["embeddings"]) / embedDim
 	if m.nEmb < len(tok.scores) {
 		return nil, fmt.Errorf("uselite: %d embedding rows for %d vocabulary entries", m.nEmb, len(tok.scores))
@@ -353,15 +357,9 @@ func (l *layer) apply(m *Model, ws *workspace, seqs [][]int, n int, in, out, poo
 			continue
 		}
 		base := qkv[row*3*d:]
-		for i := range t {
-			q := base[i*3*d : i*3*d+d]
-			for j := range q {
-				q[j] *= l.qScale
-			}
-		}
 		for hd := range numHeads {
 			off := hd * l.dHead
-			attendHead(ws, t, l.dHead, base[off:], base[d+off:], base[2*d+off:], 3*d, att[row*d+off:], d)
+			attendHead(ws, m.packedAttention, t, l.dHead, l.qScale, base[off:], base[d+off:], base[2*d+off:], 3*d, att[row*d+off:], d)
 		}
 		row += t
 	}
@@ -381,9 +379,7 @@ func (l *layer) apply(m *Model, ws *workspace, seqs [][]int, n int, in, out, poo
 	layerNorm(out, h, hiddenDim, l.ffnLNScale, l.ffnLNBias, m.lnEps)
 	f := ws.big[:n*ffnDim]
 	l.ffn1W.mul(n, h, l.ffn1B, f, &ws.pad)
-	for i, v := range f {
-		f[i] = max(v, 0)
-	}
+	relu(f)
 	if pooled == nil {
 		l.ffn2W.mul(n, f, l.ffn2B, tmp, &ws.pad)
 		for i, v := range tmp {
@@ -456,14 +452,27 @@ func layerNorm(in, out []float32, d int, scale, bias []float32, eps float32) {
 	}
 }
 
+// relu sets every negative value of x (and -0) to 0, without a branch.
+func relu(x []float32) {
+	for i, v := range x {
+		b := math.Float32bits(v)
+		x[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
+	}
+}
+
 // attendHead computes one head's attention over the t rows of one
-// sequence: out = softmax(q·kᵀ)·v, with q, k and v t×dh (row stride ld,
-// q already scaled) and out t×dh (row stride ldo). With the fused
+// sequence: out = softmax((scale·q)·kᵀ)·v, with q, k and v t×dh (row
+// stride ld) and out t×dh (row stride ldo). With the fused
 // multiply-add kernel, the keys and values are packed into its panels
 // (the tokens padded with zeros to whole panels and blocks), as the
 // weights are: gonum's general product is slow on matrices this small.
-func attendHead(ws *workspace, t, dh int, q, k, v []float32, ld int, out []float32, ldo int) {
-	if !packedKernel || dh%panelCols != 0 {
+func attendHead(ws *workspace, packed bool, t, dh int, scale float32, q, k, v []float32, ld int, out []float32, ldo int) {
+	if !packed || dh%panelCols != 0 {
+		for i := range t {
+			for j := range dh {
+				q[i*ld+j] *= scale
+			}
+		}
 		s := ws.scores[:t*t]
 		impl.Sgemm(blas.NoTrans, blas.Trans, t, t, dh, 1, q, ld, k, ld, 0, s, t)
 		softmaxRows(s, t, t)
@@ -479,7 +488,9 @@ func attendHead(ws *workspace, t, dh int, q, k, v []float32, ld int, out []float
 	ws.oh = grow(ws.oh, tr*dh)
 	qh, kp, vp, s, oh := ws.qh[:tr*dh], ws.kp[:tc*dh], ws.vp[:t*dh], ws.scores[:tr*tc], ws.oh[:tr*dh]
 	for i := range t {
-		copy(qh[i*dh:(i+1)*dh], q[i*ld:i*ld+dh])
+		for j, x := range q[i*ld : i*ld+dh] {
+			qh[i*dh+j] = x * scale
+		}
 	}
 	clear(qh[t*dh:])
 	// kp: panel p holds keys 16p..16p+15 as dh rows of 16 (kᵀ in panels).
