@@ -61,20 +61,21 @@ func (w *weights) mul(m int, a, bias, c []float32, pad *[]float32) {
 		clear(pc[rest*n:])
 		copy(pc, c[full*n:])
 	}
-	w.mulBlocks(full, a, c, pa, pc)
+	w.mulBlocks(full, a, c, pa, pc, m-full)
 	if pc != nil {
 		copy(c[full*n:], pc[:(m-full)*n])
 	}
 }
 
 // mulBlocks adds a·w to c for the full rows of a and c (a multiple of
-// blockRows) and, if pa is not nil, pa·w to pc (one block of rows): panel
+// blockRows) and, if pa is not nil, pa·w to the first rest rows of pc (one
+// block of rows; the kernel for 2 or 4 rows when they are enough): panel
 // by panel, every block of rows over one panel while it is in cache, so
 // that the weights are read from memory once per product. While the
 // second block of rows (or the only one) runs over a panel, the kernel
 // prefetches the next panel into L2: for a chunk of few rows (one short
 // text) it would otherwise wait for every panel at its first block.
-func (w *weights) mulBlocks(full int, a, c, pa, pc []float32) {
+func (w *weights) mulBlocks(full int, a, c, pa, pc []float32, rest int) {
 	k, n := w.k, w.n
 	blocks := full / blockRows
 	if pa != nil {
@@ -101,7 +102,14 @@ func (w *weights) mulBlocks(full int, a, c, pa, pc []float32) {
 			if i := b * blockRows; i < full {
 				kern6x16(k, &a[i*k], k, &panel[0], &c[i*n+p*panelCols], n, pf)
 			} else {
-				kern6x16(k, &pa[0], k, &panel[0], &pc[p*panelCols], n, pf)
+				switch {
+				case rest <= 2:
+					kern2x16(k, &pa[0], k, &panel[0], &pc[p*panelCols], n)
+				case rest <= 4:
+					kern4x16(k, &pa[0], k, &panel[0], &pc[p*panelCols], n)
+				default:
+					kern6x16(k, &pa[0], k, &panel[0], &pc[p*panelCols], n, pf)
+				}
 			}
 		}
 	}
