@@ -435,16 +435,34 @@ func layerNorm(in, out []float32, d int, scale, bias []float32, eps float32) {
 	for r := 0; r+d <= len(out); r += d {
 		x := in[r : r+d]
 		y := out[r : r+d]
-		var sum float64
-		for _, v := range x {
-			sum += float64(v)
+		// Four running sums (float64, as before) instead of one: the adds
+		// of one sum wait for each other, four sums keep the adder busy.
+		var s0, s1, s2, s3 float64
+		j := 0
+		for ; j+4 <= d; j += 4 {
+			s0 += float64(x[j])
+			s1 += float64(x[j+1])
+			s2 += float64(x[j+2])
+			s3 += float64(x[j+3])
 		}
-		mean := float32(sum / float64(d))
-		var sq float64
-		for _, v := range x {
-			c := v - mean
-			sq += float64(c * c)
+		for ; j < d; j++ {
+			s0 += float64(x[j])
 		}
+		mean := float32((s0 + s1 + s2 + s3) / float64(d))
+		s0, s1, s2, s3 = 0, 0, 0, 0
+		j = 0
+		for ; j+4 <= d; j += 4 {
+			c0, c1, c2, c3 := x[j]-mean, x[j+1]-mean, x[j+2]-mean, x[j+3]-mean
+			s0 += float64(c0 * c0)
+			s1 += float64(c1 * c1)
+			s2 += float64(c2 * c2)
+			s3 += float64(c3 * c3)
+		}
+		for ; j < d; j++ {
+			c := x[j] - mean
+			s0 += float64(c * c)
+		}
+		sq := s0 + s1 + s2 + s3
 		rs := float32(1 / math.Sqrt(float64(float32(sq/float64(d))+eps)))
 		for j, v := range x {
 			y[j] = (scale[j]*rs)*(v-mean) + bias[j]
