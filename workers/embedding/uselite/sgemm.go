@@ -72,9 +72,10 @@ func (w *weights) mul(m int, a, bias, c []float32, pad *[]float32) {
 // block of rows; the kernel for 2 or 4 rows when they are enough): panel
 // by panel, every block of rows over one panel while it is in cache, so
 // that the weights are read from memory once per product. While the
-// second block of rows (or the only one) runs over a panel, the kernel
-// prefetches the next panel into L2: for a chunk of few rows (one short
-// text) it would otherwise wait for every panel at its first block.
+// second block of rows (or the first, when it is the only full one) runs
+// over a panel, the kernel prefetches the next panel into L2: for a chunk
+// of few rows (one short text) it would otherwise wait for every panel at
+// its first block.
 func (w *weights) mulBlocks(full int, a, c, pa, pc []float32, rest int) {
 	k, n := w.k, w.n
 	blocks := full / blockRows
@@ -88,6 +89,9 @@ func (w *weights) mulBlocks(full int, a, c, pa, pc []float32, rest int) {
 	_, _ = a[:full*k], c[:full*n]
 	panels := n / panelCols
 	pfBlock := min(1, blocks-1)
+	if pfBlock*blockRows >= full && rest <= 4 {
+		pfBlock = 0 // the last rows' small kernels do not prefetch: a full block does
+	}
 	for p := range panels {
 		panel := w.packed[p*k*panelCols : (p+1)*k*panelCols]
 		next := panel // prefetching what is in cache costs next to nothing
