@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/harness/agenttest"
 	"github.com/cairnmem/cairn/core/harness/modeltest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // What cairn adds to a real client's turn: the same headless turn of the
@@ -113,7 +115,8 @@ func benchRig(b *testing.B) (*agentRig, []*agentRig) {
 // same events that run `true` (what Claude Code's running of a hook costs,
 // whatever the hook); with cairn's hooks (session start, prompt, session
 // end run; install --no-mcp); and with cairn's hooks and MCP server (cairn
-// install claude-code).
+// install claude-code). With CAIRN_BENCH_BEFORE=PATH, also with the hooks
+// and MCP server of that build.
 func BenchmarkClaudeCodeTurn(b *testing.B) {
 	bin := agenttest.Install(b, agenttest.ClaudeCode)
 	model := modeltest.NewAnthropic(func(*modeltest.Call) modeltest.Reply { return modeltest.Text("Noted.") })
@@ -128,8 +131,34 @@ func BenchmarkClaudeCodeTurn(b *testing.B) {
 	homes[2].install(b, "claude-code", "--no-mcp")
 	homes[3].install(b, "claude-code")
 	timing := timedHooks(b, homes[4])
+	names := []string{"bare", "noop-hooks", "hooks", "hooks+mcp", "hooks-timed"}
+	// cairn's hooks and, as its MCP server, this test binary answering
+	// with cairn's tool list and nothing else (noopMCP): what Claude Code
+	// adds for an MCP server that costs nothing but its process.
+	noopHome := *r
+	noopHome.home = agenttest.NewHome(b)
+	noopHome.home.Setenv("CAIRN_HOME=" + r.cairnHome)
+	noopHome.install(b, "claude-code")
+	useNoopMCP(b, noopHome.home.Path(".claude.json"))
+	homes = append(homes, &noopHome)
+	names = append(names, "hooks+noop-mcp")
+	// CAIRN_BENCH_BEFORE names another build of cairn: one more home
+	// has its hooks and MCP server (installed by it), to compare builds
+	// in the same run.
+	if before := os.Getenv("CAIRN_BENCH_BEFORE"); before != "" {
+		h := *r
+		h.home = agenttest.NewHome(b)
+		h.home.Setenv("CAIRN_HOME=" + r.cairnHome)
+		cmd := exec.Command(before, "install", "claude-code", "--force")
+		cmd.Env = append(h.home.Env(), "CAIRN_HOME="+r.cairnHome)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s install claude-code: %v\n%s", before, err, out)
+		}
+		homes = append(homes, &h)
+		names = append(names, "hooks+mcp-before")
+	}
 	var variants []turnVariant
-	for i, name := range []string{"bare", "noop-hooks", "hooks", "hooks+mcp", "hooks-timed"} {
+	for i, name := range names {
 		h := homes[i]
 		h.home.Setenv(agenttest.ClaudeEnv(model.URL)...)
 		variants = append(variants, turnVariant{name, func(b *testing.B) time.Duration {
@@ -307,4 +336,50 @@ func BenchmarkPromptHook(b *testing.B) {
 	b.Logf("cairn hook user-prompt-submit: p50 %v, p90 %v wall, p50 %v CPU; true p50 %v; cairn version p50 %v",
 		median(vs[2].wall).Round(time.Millisecond/10), vs[2].wall[len(vs[2].wall)*9/10].Round(time.Millisecond/10),
 		median(vs[2].cpu).Round(time.Millisecond/10), median(vs[0].wall).Round(time.Millisecond/10), median(vs[1].wall).Round(time.Millisecond/10))
+}
+
+// noopMCPEnv makes the test binary a stdio MCP server listing cairn's
+// tools and answering nothing else (noopMCP), for BenchmarkClaudeCodeTurn.
+const noopMCPEnv = "CAIRN_TEST_NOOP_MCP"
+
+// noopMCP serves cairn's tool list over stdio with handlers that do
+// nothing, until stdin closes.
+func noopMCP() int {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: "noop"}, nil)
+	for _, tool := range mcpTools() {
+		srv.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	}
+	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// useNoopMCP points the cairn MCP server of a Claude Code config file at
+// noopMCP.
+func useNoopMCP(b *testing.B, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		b.Fatal(err)
+	}
+	servers, _ := cfg["mcpServers"].(map[string]any)
+	srv, _ := servers["cairn"].(map[string]any)
+	if srv == nil {
+		b.Fatalf("%s: no cairn MCP server", path)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv["command"], srv["args"], srv["env"] = exe, []any{}, map[string]any{noopMCPEnv: "1"}
+	out, _ := json.MarshalIndent(cfg, "", "  ")
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		b.Fatal(err)
+	}
 }

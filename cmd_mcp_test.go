@@ -219,3 +219,47 @@ func TestMCPStdioProxiesToRunningCairn(t *testing.T) {
 		t.Errorf("history through the proxy: %+v", hist)
 	}
 }
+
+// memory_store without a project files the memory under the agent's
+// project (the repository of cairn mcp's working directory), whether this
+// process owns the store or forwards to a running cairn; a call sent
+// right after initialize, before the store is open, waits for it.
+func TestMCPStdioStoresInTheAgentsProject(t *testing.T) {
+	for _, mode := range []string{"owner", "proxy"} {
+		t.Run(mode, func(t *testing.T) {
+			home := t.TempDir()
+			if mode == "proxy" {
+				srv := startServer(t, home, freeAddr(t))
+				defer srv.stop(t)
+			}
+			repo := filepath.Join(t.TempDir(), "atlas-"+mode)
+			cwd := filepath.Join(repo, "service")
+			for _, d := range []string{filepath.Join(repo, ".git"), cwd} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := cairnCmd(home, "mcp", "--addr", freeAddr(t))
+			cmd.Dir = cwd
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "project-agent", Version: "1"}, nil).
+				Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if ir := cs.InitializeResult(); ir == nil || ir.ServerInfo.Name != "cairn" || ir.Instructions == "" {
+				t.Errorf("initialize: %+v", ir)
+			}
+			out := mcpToolCall(t, cs, "memory_store", map[string]any{"content": "the " + mode + " stdio server files memories under the agent's project"})
+			got := mcpToolCall(t, cs, "memory_get", map[string]any{"id": out["id"]})
+			if p, _ := got["project"].(string); !strings.Contains(p, "atlas-"+mode) {
+				t.Errorf("project %q, want the repository atlas-%s", p, mode)
+			}
+			if got["who"] != "project-agent" && got["updated_by"] != "project-agent" {
+				t.Errorf("author: who %v, updated_by %v", got["who"], got["updated_by"])
+			}
+		})
+	}
+}

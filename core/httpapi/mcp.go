@@ -32,8 +32,8 @@ const (
 	MCPListMaxLimit       = 200
 )
 
-// mcpInstructions tell an agent what the server is for.
-const mcpInstructions = `cairn is a local, persistent memory shared across sessions. ` +
+// MCPInstructions tell an agent what the server is for.
+const MCPInstructions = `cairn is a local, persistent memory shared across sessions. ` +
 	`Search it (memory_search) before answering questions about earlier work, decisions or preferences; ` +
 	`store durable facts, decisions and preferences with memory_store; correct or retire memories with ` +
 	`memory_modify and memory_forget, always giving a reason.`
@@ -579,11 +579,7 @@ type MCPOptions struct {
 func NewMCPServerFor(ap *app.App, version string, o MCPOptions) *mcp.Server {
 	svc := ap.Service
 	tools := mcpTools{Service: svc, hooks: ap.Hooks, defaultProject: o.DefaultProject}
-	if version == "" {
-		version = "dev"
-	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Title: "cairn memory", Version: version},
-		&mcp.ServerOptions{Instructions: mcpInstructions, Logger: quietLogger(svc.Logger())})
+	srv := mcp.NewServer(MCPImplementation(version), &mcp.ServerOptions{Instructions: MCPInstructions, Logger: quietLogger(svc.Logger())})
 	closed := mcpBool(false)
 
 	mcp.AddTool(srv, &mcp.Tool{
@@ -665,6 +661,14 @@ func NewMCPServerFor(ap *app.App, version string, o MCPOptions) *mcp.Server {
 	}, tools.mcpForget)
 
 	return srv
+}
+
+// MCPImplementation is how cairn's MCP server names itself.
+func MCPImplementation(version string) *mcp.Implementation {
+	if version == "" {
+		version = "dev"
+	}
+	return &mcp.Implementation{Name: "cairn", Title: "cairn memory", Version: version}
 }
 
 // mcpHandler serves the MCP tools over stateless Streamable HTTP (one POST,

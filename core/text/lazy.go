@@ -18,3 +18,10 @@ func lazyRegexp(expr string) func() *regexp.Regexp {
 // lazyRegexps are the package's lazy expressions, for the test that
 // compiles them all (a bad one no longer fails at start-up).
 var lazyRegexps []func() *regexp.Regexp
+
+// onceRegexp is lazyRegexp for an expression made after start-up (inside
+// a lazy table): compiled on its first use, not registered (the test
+// reaches it through its table).
+func onceRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}

@@ -16,8 +16,16 @@ func TestLazyRegexps(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			vendorTokens()
-			commandRules()
+			for _, v := range vendorTokens() {
+				if v.re() == nil {
+					t.Error("nil expression")
+				}
+			}
+			for _, r := range commandRules() {
+				if r.re() == nil {
+					t.Error("nil expression")
+				}
+			}
 			vendorsByFirst()
 			for _, re := range lazyRegexps {
 				if re() == nil {

@@ -187,39 +187,39 @@ func findPrivateKeys(s, _ string, add func(int, int, string)) {
 // of a token run (see findTokens).
 type vendorToken struct {
 	prefix string
-	re     *regexp.Regexp
+	re     func() *regexp.Regexp // compiled on first use: most texts hold no prefix of most vendors
 	kind   string
 	fixed  bool // of fixed length: no letter or digit may follow it
 }
 
 var vendorTokens = sync.OnceValue(func() []vendorToken {
 	return []vendorToken{
-		{"sk-ant-", regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`), "anthropic_key", false},
-		{"sk-", regexp.MustCompile(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), "openai_key", false},
-		{"gh", regexp.MustCompile(`^gh[pousr]_[A-Za-z0-9]{30,}`), "github_token", false},
-		{"github_pat_", regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`), "github_token", false},
-		{"gl", regexp.MustCompile(`^gl(?:pat|dt|rt|ptt|ft|imt|agent|oas|cbt|soat|ffct)-[A-Za-z0-9_-]{20,}`), "gitlab_token", false},
-		{"GR1348941", regexp.MustCompile(`^GR1348941[A-Za-z0-9_-]{20,}`), "gitlab_token", false},
-		{"A", regexp.MustCompile(`^(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}`), "aws_access_key", true},
-		{"xox", regexp.MustCompile(`^xox[abposre]-[A-Za-z0-9-]{10,}`), "slack_token", false},
-		{"xapp-", regexp.MustCompile(`^xapp-\d-[A-Za-z0-9-]{10,}`), "slack_token", false},
-		{"sk_", regexp.MustCompile(`^sk_(?:live|test)_[A-Za-z0-9]{16,}`), "stripe_key", false},
-		{"rk_", regexp.MustCompile(`^rk_(?:live|test)_[A-Za-z0-9]{16,}`), "stripe_key", false},
-		{"whsec_", regexp.MustCompile(`^whsec_[A-Za-z0-9+/]{20,}`), "stripe_key", false},
-		{"AIza", regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), "google_api_key", false},
-		{"ya29.", regexp.MustCompile(`^ya29\.[0-9A-Za-z_-]{20,}`), "google_oauth_token", false},
-		{"GOCSPX-", regexp.MustCompile(`^GOCSPX-[A-Za-z0-9_-]{20,}`), "google_client_secret", false},
-		{"eyJ", regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), "jwt", false},
-		{"npm_", regexp.MustCompile(`^npm_[A-Za-z0-9]{36}`), "npm_token", false},
-		{"pypi-", regexp.MustCompile(`^pypi-[A-Za-z0-9_-]{50,}`), "pypi_token", false},
-		{"dckr_pat_", regexp.MustCompile(`^dckr_pat_[A-Za-z0-9_-]{20,}`), "docker_token", false},
-		{"HRKU-", regexp.MustCompile(`^HRKU-[A-Za-z0-9_-]{20,}`), "heroku_key", false},
-		{"SK", regexp.MustCompile(`^SK[0-9a-fA-F]{32}`), "twilio_key", true},
-		{"SG.", regexp.MustCompile(`^SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`), "sendgrid_key", false},
-		{"hv", regexp.MustCompile(`^hv[sb]\.[A-Za-z0-9_-]{24,}`), "vault_token", false},
-		{"hf_", regexp.MustCompile(`^hf_[A-Za-z0-9]{30,}`), "huggingface_token", false},
-		{"dop_v1_", regexp.MustCompile(`^dop_v1_[a-f0-9]{64}`), "digitalocean_token", false},
-		{"shp", regexp.MustCompile(`^shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}`), "shopify_token", false},
+		{"sk-ant-", onceRegexp(`^sk-ant-[A-Za-z0-9_-]{20,}`), "anthropic_key", false},
+		{"sk-", onceRegexp(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), "openai_key", false},
+		{"gh", onceRegexp(`^gh[pousr]_[A-Za-z0-9]{30,}`), "github_token", false},
+		{"github_pat_", onceRegexp(`^github_pat_[A-Za-z0-9_]{22,}`), "github_token", false},
+		{"gl", onceRegexp(`^gl(?:pat|dt|rt|ptt|ft|imt|agent|oas|cbt|soat|ffct)-[A-Za-z0-9_-]{20,}`), "gitlab_token", false},
+		{"GR1348941", onceRegexp(`^GR1348941[A-Za-z0-9_-]{20,}`), "gitlab_token", false},
+		{"A", onceRegexp(`^(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}`), "aws_access_key", true},
+		{"xox", onceRegexp(`^xox[abposre]-[A-Za-z0-9-]{10,}`), "slack_token", false},
+		{"xapp-", onceRegexp(`^xapp-\d-[A-Za-z0-9-]{10,}`), "slack_token", false},
+		{"sk_", onceRegexp(`^sk_(?:live|test)_[A-Za-z0-9]{16,}`), "stripe_key", false},
+		{"rk_", onceRegexp(`^rk_(?:live|test)_[A-Za-z0-9]{16,}`), "stripe_key", false},
+		{"whsec_", onceRegexp(`^whsec_[A-Za-z0-9+/]{20,}`), "stripe_key", false},
+		{"AIza", onceRegexp(`^AIza[0-9A-Za-z_-]{35}`), "google_api_key", false},
+		{"ya29.", onceRegexp(`^ya29\.[0-9A-Za-z_-]{20,}`), "google_oauth_token", false},
+		{"GOCSPX-", onceRegexp(`^GOCSPX-[A-Za-z0-9_-]{20,}`), "google_client_secret", false},
+		{"eyJ", onceRegexp(`^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), "jwt", false},
+		{"npm_", onceRegexp(`^npm_[A-Za-z0-9]{36}`), "npm_token", false},
+		{"pypi-", onceRegexp(`^pypi-[A-Za-z0-9_-]{50,}`), "pypi_token", false},
+		{"dckr_pat_", onceRegexp(`^dckr_pat_[A-Za-z0-9_-]{20,}`), "docker_token", false},
+		{"HRKU-", onceRegexp(`^HRKU-[A-Za-z0-9_-]{20,}`), "heroku_key", false},
+		{"SK", onceRegexp(`^SK[0-9a-fA-F]{32}`), "twilio_key", true},
+		{"SG.", onceRegexp(`^SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`), "sendgrid_key", false},
+		{"hv", onceRegexp(`^hv[sb]\.[A-Za-z0-9_-]{24,}`), "vault_token", false},
+		{"hf_", onceRegexp(`^hf_[A-Za-z0-9]{30,}`), "huggingface_token", false},
+		{"dop_v1_", onceRegexp(`^dop_v1_[a-f0-9]{64}`), "digitalocean_token", false},
+		{"shp", onceRegexp(`^shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}`), "shopify_token", false},
 	}
 })
 
@@ -289,7 +289,7 @@ func findVendorInRun(s string, start, end int, add func(int, int, string)) {
 			if !strings.HasPrefix(s[k:end], v.prefix) {
 				continue
 			}
-			m := v.re.FindStringIndex(s[k:end])
+			m := v.re().FindStringIndex(s[k:end])
 			if m == nil {
 				continue
 			}
@@ -613,21 +613,21 @@ var (
 
 // commandRule finds a password argument on lines naming one of commands.
 type commandRule struct {
-	commands []string // lower-case hints, one must be on the line
-	re       *regexp.Regexp
+	commands []string              // lower-case hints, one must be on the line
+	re       func() *regexp.Regexp // compiled when a line names a command
 	kind     string
 	ok       func(string) bool
 }
 
 var commandRules = sync.OnceValue(func() []commandRule {
 	return []commandRule{
-		{[]string{"curl"}, curlUser(), "basic_auth", plainValue},
-		{[]string{"mysql", "mariadb"}, mysqlP(), "cli_password", plainArg},
-		{[]string{"sshpass"}, sshpassP(), "cli_password", plainArg},
-		{[]string{" login"}, loginP(), "cli_password", plainArg},
-		{[]string{"--"}, passwordFlag(), "cli_password", plainArg},
-		{[]string{"--"}, tokenFlag(), "cli_password", func(v string) bool { return plainArg(v) && codeShaped(argText(v)) }},
-		{[]string{"-pass"}, opensslPass(), "cli_password", plainArg},
+		{[]string{"curl"}, curlUser, "basic_auth", plainValue},
+		{[]string{"mysql", "mariadb"}, mysqlP, "cli_password", plainArg},
+		{[]string{"sshpass"}, sshpassP, "cli_password", plainArg},
+		{[]string{" login"}, loginP, "cli_password", plainArg},
+		{[]string{"--"}, passwordFlag, "cli_password", plainArg},
+		{[]string{"--"}, tokenFlag, "cli_password", func(v string) bool { return plainArg(v) && codeShaped(argText(v)) }},
+		{[]string{"-pass"}, opensslPass, "cli_password", plainArg},
 	}
 })
 
@@ -652,7 +652,7 @@ func findCommandPasswords(s, lower string, add func(int, int, string)) {
 					from = min(from, max(start, start+i-1))
 				}
 			}
-			addGroups(s, from, end, r.re, 1, r.kind, r.ok, add)
+			addGroups(s, from, end, r.re(), 1, r.kind, r.ok, add)
 		})
 	}
 }

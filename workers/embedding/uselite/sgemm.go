@@ -52,32 +52,69 @@ func (w *weights) mul(m int, a, bias, c []float32, pad *[]float32) {
 		return
 	}
 	full := m - m%blockRows
-	if full > 0 {
-		w.mulBlocks(full, a, c)
-	}
+	var pa, pc []float32 // the last rows, padded to a whole block with zero rows
 	if rest := m - full; rest > 0 {
-		// Pad the last rows to a whole block with zero rows.
 		*pad = grow(*pad, blockRows*(k+n))
-		pa, pc := (*pad)[:blockRows*k], (*pad)[blockRows*k:]
+		pa, pc = (*pad)[:blockRows*k], (*pad)[blockRows*k:]
 		clear(pa[rest*k:])
 		copy(pa, a[full*k:])
 		clear(pc[rest*n:])
 		copy(pc, c[full*n:])
-		w.mulBlocks(blockRows, pa, pc)
-		copy(c[full*n:], pc[:rest*n])
+	}
+	w.mulBlocks(full, a, c, pa, pc, m-full)
+	if pc != nil {
+		copy(c[full*n:], pc[:(m-full)*n])
 	}
 }
 
-// mulBlocks adds a·w to c for m rows, m a multiple of blockRows: panel by
-// panel (one panel stays in cache for every block of rows).
-func (w *weights) mulBlocks(m int, a, c []float32) {
+// mulBlocks adds a·w to c for the full rows of a and c (a multiple of
+// blockRows) and, if pa is not nil, pa·w to the first rest rows of pc (one
+// block of rows; the kernel for 2 or 4 rows when they are enough): panel
+// by panel, every block of rows over one panel while it is in cache, so
+// that the weights are read from memory once per product. While the
+// second block of rows (or the first, when it is the only full one) runs
+// over a panel, the kernel prefetches the next panel into L2: for a chunk
+// of few rows (one short text) it would otherwise wait for every panel at
+// its first block.
+func (w *weights) mulBlocks(full int, a, c, pa, pc []float32, rest int) {
 	k, n := w.k, w.n
-	_ = a[m*k-1]
-	_ = c[m*n-1]
-	for p := 0; p < n/panelCols; p++ {
+	blocks := full / blockRows
+	if pa != nil {
+		_, _ = pa[blockRows*k-1], pc[blockRows*n-1]
+		blocks++
+	}
+	if blocks == 0 {
+		return
+	}
+	_, _ = a[:full*k], c[:full*n]
+	panels := n / panelCols
+	pfBlock := min(1, blocks-1)
+	if pfBlock*blockRows >= full && rest <= 4 {
+		pfBlock = 0 // the last rows' small kernels do not prefetch: a full block does
+	}
+	for p := range panels {
 		panel := w.packed[p*k*panelCols : (p+1)*k*panelCols]
-		for i := 0; i < m; i += blockRows {
-			kern6x16(k, &a[i*k], k, &panel[0], &c[i*n+p*panelCols], n)
+		next := panel // prefetching what is in cache costs next to nothing
+		if p+1 < panels {
+			next = w.packed[(p+1)*k*panelCols:]
+		}
+		for b := range blocks {
+			pf := &panel[0]
+			if b == pfBlock {
+				pf = &next[0]
+			}
+			if i := b * blockRows; i < full {
+				kern6x16(k, &a[i*k], k, &panel[0], &c[i*n+p*panelCols], n, pf)
+			} else {
+				switch {
+				case rest <= 2:
+					kern2x16(k, &pa[0], k, &panel[0], &pc[p*panelCols], n)
+				case rest <= 4:
+					kern4x16(k, &pa[0], k, &panel[0], &pc[p*panelCols], n)
+				default:
+					kern6x16(k, &pa[0], k, &panel[0], &pc[p*panelCols], n, pf)
+				}
+			}
 		}
 	}
 }

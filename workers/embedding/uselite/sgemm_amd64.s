@@ -1,10 +1,11 @@
 #include "textflag.h"
 
-// func kern6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+// func kern6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int, pf *float32)
 //
 // Y0..Y11 accumulate the 6×16 block (two registers per row), Y12/Y13 hold
-// one row of the panel, Y14/Y15 a broadcast element of a.
-TEXT ·kern6x16(SB), NOSPLIT, $0-48
+// one row of the panel, Y14/Y15 a broadcast element of a. Each step also
+// prefetches one cache line from pf on (k lines in all) into L2.
+TEXT ·kern6x16(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), DX
@@ -13,6 +14,7 @@ TEXT ·kern6x16(SB), NOSPLIT, $0-48
 	MOVQ c+32(FP), R8
 	MOVQ ldc+40(FP), R9
 	SHLQ $2, R9
+	MOVQ pf+48(FP), R15
 
 	LEAQ (SI)(DX*1), R10
 	LEAQ (R10)(DX*1), R11
@@ -38,6 +40,7 @@ TEXT ·kern6x16(SB), NOSPLIT, $0-48
 	JEQ store
 
 loop:
+	PREFETCHT1 (R15)
 	VMOVUPS (DI), Y12
 	VMOVUPS 32(DI), Y13
 	VBROADCASTSS (SI)(BX*1), Y14
@@ -59,6 +62,7 @@ loop:
 	VFMADD231PS Y12, Y15, Y10
 	VFMADD231PS Y13, Y15, Y11
 	ADDQ $64, DI
+	ADDQ $64, R15
 	ADDQ $4, BX
 	DECQ CX
 	JNE loop
@@ -93,5 +97,129 @@ store:
 	VMOVUPS Y10, (R8)
 	VADDPS 32(R8), Y11, Y11
 	VMOVUPS Y11, 32(R8)
+	VZEROUPPER
+	RET
+
+// func kern4x16(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+//
+// kern6x16 for 4 rows (the last rows of a product), without prefetching.
+TEXT ·kern4x16(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), DX
+	SHLQ $2, DX
+	MOVQ b+24(FP), DI
+	MOVQ c+32(FP), R8
+	MOVQ ldc+40(FP), R9
+	SHLQ $2, R9
+
+	LEAQ (SI)(DX*1), R10
+	LEAQ (R10)(DX*1), R11
+	LEAQ (R11)(DX*1), R12
+
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+	XORQ BX, BX
+	TESTQ CX, CX
+	JEQ store4
+
+loop4:
+	VMOVUPS (DI), Y12
+	VMOVUPS 32(DI), Y13
+	VBROADCASTSS (SI)(BX*1), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS (R10)(BX*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	VBROADCASTSS (R11)(BX*1), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS (R12)(BX*1), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	ADDQ $64, DI
+	ADDQ $4, BX
+	DECQ CX
+	JNE loop4
+
+store4:
+	VADDPS (R8), Y0, Y0
+	VMOVUPS Y0, (R8)
+	VADDPS 32(R8), Y1, Y1
+	VMOVUPS Y1, 32(R8)
+	ADDQ R9, R8
+	VADDPS (R8), Y2, Y2
+	VMOVUPS Y2, (R8)
+	VADDPS 32(R8), Y3, Y3
+	VMOVUPS Y3, 32(R8)
+	ADDQ R9, R8
+	VADDPS (R8), Y4, Y4
+	VMOVUPS Y4, (R8)
+	VADDPS 32(R8), Y5, Y5
+	VMOVUPS Y5, 32(R8)
+	ADDQ R9, R8
+	VADDPS (R8), Y6, Y6
+	VMOVUPS Y6, (R8)
+	VADDPS 32(R8), Y7, Y7
+	VMOVUPS Y7, 32(R8)
+	VZEROUPPER
+	RET
+
+// func kern2x16(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+//
+// kern6x16 for 2 rows (the last rows of a product), without prefetching.
+TEXT ·kern2x16(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), DX
+	SHLQ $2, DX
+	MOVQ b+24(FP), DI
+	MOVQ c+32(FP), R8
+	MOVQ ldc+40(FP), R9
+	SHLQ $2, R9
+
+	LEAQ (SI)(DX*1), R10
+
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+	XORQ BX, BX
+	TESTQ CX, CX
+	JEQ store2
+
+loop2:
+	VMOVUPS (DI), Y12
+	VMOVUPS 32(DI), Y13
+	VBROADCASTSS (SI)(BX*1), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS (R10)(BX*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	ADDQ $64, DI
+	ADDQ $4, BX
+	DECQ CX
+	JNE loop2
+
+store2:
+	VADDPS (R8), Y0, Y0
+	VMOVUPS Y0, (R8)
+	VADDPS 32(R8), Y1, Y1
+	VMOVUPS Y1, 32(R8)
+	ADDQ R9, R8
+	VADDPS (R8), Y2, Y2
+	VMOVUPS Y2, (R8)
+	VADDPS 32(R8), Y3, Y3
+	VMOVUPS Y3, 32(R8)
 	VZEROUPPER
 	RET

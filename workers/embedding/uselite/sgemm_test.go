@@ -32,7 +32,7 @@ func TestWeightsMulMatchesGonum(t *testing.T) {
 		}
 		bias := rnd(n)
 		var pad []float32
-		for _, m := range []int{1, 2, 5, 6, 7, 12, 13, 31} {
+		for _, m := range []int{1, 2, 3, 4, 5, 6, 7, 10, 12, 13, 16, 31} {
 			a := rnd(m * k)
 			got := make([]float32, m*n)
 			w.mul(m, a, bias, got, &pad)

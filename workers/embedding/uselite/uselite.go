@@ -61,6 +61,10 @@ type Model struct {
 	outW   weights // hiddenDim × Dimensions (tanh layer)
 	outB   []float32
 
+	// packedAttention: attention runs through the fused multiply-add
+	// kernel (packedKernel when the model was loaded), else gonum.
+	packedAttention bool
+
 	work sync.Pool // *workspace
 }
 
@@ -116,7 +120,7 @@ func loadFS(fsys fs.FS, dir string) (*Model, error) {
 	}
 	scalar := func(name string) float32 { return get(name, 1)[0] }
 
-	m := &Model{tok: tok}
+	m := &Model{tok: tok, packedAttention: packedKernel}
 	m.nEmb = len(ts["embeddings"]) / embedDim
 	if m.nEmb < len(tok.scores) {
 		return nil, fmt.Errorf("uselite: %d embedding rows for %d vocabulary entries", m.nEmb, len(tok.scores))
@@ -253,7 +257,10 @@ type workspace struct {
 	att    []float32 // n × hiddenDim: attention heads, concatenated
 	tmp    []float32 // max(n, seqs) × hiddenDim: sublayer output before the residual add
 	y      []float32 // n × hiddenDim: residual stream
-	scores []float32 // MaxTokens × MaxTokens
+	scores []float32 // attention scores of one head: MaxTokens × MaxTokens (packed: rows rounded up to blockRows, columns to panelCols)
+	qh     []float32 // packed attention: one head's queries, rows rounded up to blockRows
+	kp, vp []float32 // packed attention: one head's keys (transposed) and values, in kernel panels
+	oh     []float32 // packed attention: one head's output, rows rounded up to blockRows
 	pooled []float32 // seqs × hiddenDim
 	res    []float32 // seqs × Dimensions
 	pad    []float32 // the last partial block of rows of a weights.mul
@@ -350,20 +357,9 @@ func (l *layer) apply(m *Model, ws *workspace, seqs [][]int, n int, in, out, poo
 			continue
 		}
 		base := qkv[row*3*d:]
-		for i := range t {
-			q := base[i*3*d : i*3*d+d]
-			for j := range q {
-				q[j] *= l.qScale
-			}
-		}
-		s := ws.scores[:t*t]
 		for hd := range numHeads {
 			off := hd * l.dHead
-			impl.Sgemm(blas.NoTrans, blas.Trans, t, t, l.dHead, 1,
-				base[off:], 3*d, base[d+off:], 3*d, 0, s, t)
-			softmaxRows(s, t)
-			impl.Sgemm(blas.NoTrans, blas.NoTrans, t, l.dHead, t, 1,
-				s, t, base[2*d+off:], 3*d, 0, att[row*d+off:], d)
+			attendHead(ws, m.packedAttention, t, l.dHead, l.qScale, base[off:], base[d+off:], base[2*d+off:], 3*d, att[row*d+off:], d)
 		}
 		row += t
 	}
@@ -383,9 +379,7 @@ func (l *layer) apply(m *Model, ws *workspace, seqs [][]int, n int, in, out, poo
 	layerNorm(out, h, hiddenDim, l.ffnLNScale, l.ffnLNBias, m.lnEps)
 	f := ws.big[:n*ffnDim]
 	l.ffn1W.mul(n, h, l.ffn1B, f, &ws.pad)
-	for i, v := range f {
-		f[i] = max(v, 0)
-	}
+	relu(f)
 	if pooled == nil {
 		l.ffn2W.mul(n, f, l.ffn2B, tmp, &ws.pad)
 		for i, v := range tmp {
@@ -441,16 +435,34 @@ func layerNorm(in, out []float32, d int, scale, bias []float32, eps float32) {
 	for r := 0; r+d <= len(out); r += d {
 		x := in[r : r+d]
 		y := out[r : r+d]
-		var sum float64
-		for _, v := range x {
-			sum += float64(v)
+		// Four running sums (float64, as before) instead of one: the adds
+		// of one sum wait for each other, four sums keep the adder busy.
+		var s0, s1, s2, s3 float64
+		j := 0
+		for ; j+4 <= d; j += 4 {
+			s0 += float64(x[j])
+			s1 += float64(x[j+1])
+			s2 += float64(x[j+2])
+			s3 += float64(x[j+3])
 		}
-		mean := float32(sum / float64(d))
-		var sq float64
-		for _, v := range x {
-			c := v - mean
-			sq += float64(c * c)
+		for ; j < d; j++ {
+			s0 += float64(x[j])
 		}
+		mean := float32((s0 + s1 + s2 + s3) / float64(d))
+		s0, s1, s2, s3 = 0, 0, 0, 0
+		j = 0
+		for ; j+4 <= d; j += 4 {
+			c0, c1, c2, c3 := x[j]-mean, x[j+1]-mean, x[j+2]-mean, x[j+3]-mean
+			s0 += float64(c0 * c0)
+			s1 += float64(c1 * c1)
+			s2 += float64(c2 * c2)
+			s3 += float64(c3 * c3)
+		}
+		for ; j < d; j++ {
+			c := x[j] - mean
+			s0 += float64(c * c)
+		}
+		sq := s0 + s1 + s2 + s3
 		rs := float32(1 / math.Sqrt(float64(float32(sq/float64(d))+eps)))
 		for j, v := range x {
 			y[j] = (scale[j]*rs)*(v-mean) + bias[j]
@@ -458,11 +470,88 @@ func layerNorm(in, out []float32, d int, scale, bias []float32, eps float32) {
 	}
 }
 
-// softmaxRows applies a numerically stable softmax to each row of the t×t
-// matrix s.
-func softmaxRows(s []float32, t int) {
+// relu sets every negative value of x (and -0) to 0, without a branch.
+func relu(x []float32) {
+	for i, v := range x {
+		b := math.Float32bits(v)
+		x[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
+	}
+}
+
+// attendHead computes one head's attention over the t rows of one
+// sequence: out = softmax((scale·q)·kᵀ)·v, with q, k and v t×dh (row
+// stride ld) and out t×dh (row stride ldo). With the fused
+// multiply-add kernel, the keys and values are packed into its panels
+// (the tokens padded with zeros to whole panels and blocks), as the
+// weights are: gonum's general product is slow on matrices this small.
+func attendHead(ws *workspace, packed bool, t, dh int, scale float32, q, k, v []float32, ld int, out []float32, ldo int) {
+	if !packed || dh%panelCols != 0 {
+		for i := range t {
+			for j := range dh {
+				q[i*ld+j] *= scale
+			}
+		}
+		s := ws.scores[:t*t]
+		impl.Sgemm(blas.NoTrans, blas.Trans, t, t, dh, 1, q, ld, k, ld, 0, s, t)
+		softmaxRows(s, t, t)
+		impl.Sgemm(blas.NoTrans, blas.NoTrans, t, dh, t, 1, s, t, v, ld, 0, out, ldo)
+		return
+	}
+	tr := (t + blockRows - 1) / blockRows * blockRows // rows, in whole blocks
+	tc := (t + panelCols - 1) / panelCols * panelCols // score columns, in whole panels
+	ws.qh = grow(ws.qh, tr*dh)
+	ws.kp = grow(ws.kp, tc*dh)
+	ws.vp = grow(ws.vp, t*dh)
+	ws.scores = grow(ws.scores, max(tr*tc, MaxTokens*MaxTokens))
+	ws.oh = grow(ws.oh, tr*dh)
+	qh, kp, vp, s, oh := ws.qh[:tr*dh], ws.kp[:tc*dh], ws.vp[:t*dh], ws.scores[:tr*tc], ws.oh[:tr*dh]
+	for i := range t {
+		for j, x := range q[i*ld : i*ld+dh] {
+			qh[i*dh+j] = x * scale
+		}
+	}
+	clear(qh[t*dh:])
+	// kp: panel p holds keys 16p..16p+15 as dh rows of 16 (kᵀ in panels).
+	clear(kp)
+	for j := range t {
+		p, c := j/panelCols, j%panelCols
+		panel := kp[p*dh*panelCols : (p+1)*dh*panelCols]
+		for l, x := range k[j*ld : j*ld+dh] {
+			panel[l*panelCols+c] = x
+		}
+	}
+	// vp: panel p holds value columns 16p..16p+15 as t rows of 16.
+	for p := range dh / panelCols {
+		panel := vp[p*t*panelCols : (p+1)*t*panelCols]
+		for i := range t {
+			copy(panel[i*panelCols:(i+1)*panelCols], v[i*ld+p*panelCols:])
+		}
+	}
+	clear(s)
+	for p := range tc / panelCols {
+		panel := kp[p*dh*panelCols:]
+		for i := 0; i < tr; i += blockRows {
+			kern6x16(dh, &qh[i*dh], dh, &panel[0], &s[i*tc+p*panelCols], tc, &panel[0])
+		}
+	}
+	softmaxRows(s, t, tc)
+	clear(oh)
+	for p := range dh / panelCols {
+		panel := vp[p*t*panelCols:]
+		for i := 0; i < tr; i += blockRows {
+			kern6x16(t, &s[i*tc], tc, &panel[0], &oh[i*dh+p*panelCols], dh, &panel[0])
+		}
+	}
+	for i := range t {
+		copy(out[i*ldo:i*ldo+dh], oh[i*dh:(i+1)*dh])
+	}
+}
+
+// softmaxRows applies a numerically stable softmax to the first t entries
+// of each of the first t rows (row stride ld) of s.
+func softmaxRows(s []float32, t, ld int) {
 	for r := range t {
-		row := s[r*t : (r+1)*t]
+		row := s[r*ld : r*ld+t]
 		mx := row[0]
 		for _, v := range row[1:] {
 			mx = max(mx, v)
