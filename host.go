@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnmem/cairn/core/hooks"
 	"github.com/cairnmem/cairn/core/httpapi"
+	"github.com/cairnmem/cairn/core/httpapi/admission"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/workers"
 	"golang.org/x/sync/errgroup"
@@ -69,7 +70,7 @@ func (a *app) host(ctx context.Context, st *store, o hostOptions) (runErr, apiEr
 	defer cancel()
 	// One P more than the CPUs, for requests as they arrive
 	// (core/httpapi/admission.go).
-	a.log.Debug("scheduler", "gomaxprocs", httpapi.SpareProc())
+	a.log.Debug("scheduler", "gomaxprocs", admission.SpareProc())
 	g, gctx := errgroup.WithContext(ctx)
 	// Before the API answers anything: a search that comes before the
 	// indexes are built does not wait for them (see below).

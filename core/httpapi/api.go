@@ -18,6 +18,7 @@ import (
 
 	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/app"
+	"github.com/cairnmem/cairn/core/httpapi/admission"
 	"github.com/cairnmem/cairn/core/sessions"
 	"github.com/cairnmem/cairn/core/transfer"
 
@@ -44,7 +45,7 @@ type API struct {
 	hc      healthCache
 	routes  map[string]route // by pattern: the table the router and the auth gate share
 	debug   *table           // the profiler's routes (debugRouteTable), served by DebugHandler
-	admit   *admission       // requests served at once (admission.go)
+	admit   *admission.Gate  // requests served at once
 }
 
 // NewAPI builds the HTTP API over ap. version is reported by /health and
@@ -54,7 +55,7 @@ func NewAPI(ap *app.App, version, addr string) *API {
 	a := &API{app: ap, svc: svc, version: version, started: time.Now(), addr: addr, log: svc.Logger(), mux: http.NewServeMux(), routes: map[string]route{}}
 	a.auth = newAuthGate(a)
 	a.guard = newBrowserGuard(a, func() string { return a.addr })
-	a.admit = newAdmission(svc.Config().Server)
+	a.admit = admission.New(svc.Config().Server)
 	for _, rt := range a.routeTable() {
 		a.register(rt)
 	}
@@ -99,9 +100,9 @@ func (a *API) Handler() http.Handler {
 		defer a.recordRequest(r, pattern, rw, start)
 		if r.URL.Path != "/health" { // /health answers whatever the load (a method it does not serve lands here)
 			perm := a.routes[pattern].access.perm
-			release, ok := a.admit.enter(r.Context(), perm)
+			release, ok := a.admit.Enter(r.Context(), writePerms[perm])
 			if !ok {
-				a.admit.refuse(rw, perm)
+				a.refuse(rw, perm)
 				return
 			}
 			defer release()

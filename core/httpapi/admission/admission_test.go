@@ -1,14 +1,12 @@
-package httpapi
+package admission
 
 import (
 	"context"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/cairnmem/cairn/core/auth"
 	"github.com/cairnmem/cairn/core/config"
 )
 
@@ -19,21 +17,21 @@ import (
 func TestAdmissionOneReadRunsPerCPU(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	runtime.GOMAXPROCS(baseProcs + 3)
-	a := newAdmission(config.ServerConfig{})
+	a := New(config.ServerConfig{})
 	if cap(a.reads) != 2*baseProcs || cap(a.cpu) != baseProcs || cap(a.writes) != 8*baseProcs {
 		t.Fatalf("%d read turns, %d running, %d write turns; want %d, %d and %d", cap(a.reads), cap(a.cpu), cap(a.writes),
 			2*baseProcs, baseProcs, 8*baseProcs)
 	}
-	if a := newAdmission(config.ServerConfig{MaxConcurrent: 1}); cap(a.reads) != 1 || cap(a.cpu) != 1 || cap(a.writes) != 4 {
+	if a := New(config.ServerConfig{MaxConcurrent: 1}); cap(a.reads) != 1 || cap(a.cpu) != 1 || cap(a.writes) != 4 {
 		t.Fatalf("server.max_concurrent 1: %d read turns, %d running, %d write turns", cap(a.reads), cap(a.cpu), cap(a.writes))
 	}
 	// Admitted reads beyond the CPUs wait for one to finish (here as long
 	// as it takes); writes do not.
-	a = newAdmission(config.ServerConfig{QueueTimeout: config.Duration(time.Hour)})
+	a = New(config.ServerConfig{QueueTimeout: config.Duration(time.Hour)})
 	ctx := context.Background()
 	var running []func()
 	for range baseProcs {
-		release, ok := a.enter(ctx, auth.PermRecall)
+		release, ok := a.Enter(ctx, false)
 		if !ok {
 			t.Fatal("a read turn refused below the limit")
 		}
@@ -42,7 +40,7 @@ func TestAdmissionOneReadRunsPerCPU(t *testing.T) {
 	waiting := make(chan func(), baseProcs)
 	for range baseProcs {
 		go func() {
-			release, _ := a.enter(ctx, auth.PermRecall)
+			release, _ := a.Enter(ctx, false)
 			waiting <- release
 		}()
 	}
@@ -54,7 +52,7 @@ func TestAdmissionOneReadRunsPerCPU(t *testing.T) {
 		t.Fatal("a read ran with every CPU slot taken")
 	default: // ...and waiting for a CPU
 	}
-	if release, ok := a.enter(ctx, auth.PermRemember); !ok {
+	if release, ok := a.Enter(ctx, true); !ok {
 		t.Fatal("a write waited behind reads")
 	} else {
 		release()
@@ -68,13 +66,13 @@ func TestAdmissionOneReadRunsPerCPU(t *testing.T) {
 	}
 	// A slot held for long (an export to a slow reader) delays the others
 	// by server.queue_timeout at most: then they run beside it.
-	a = newAdmission(config.ServerConfig{QueueTimeout: config.Duration(time.Millisecond)})
+	a = New(config.ServerConfig{QueueTimeout: config.Duration(time.Millisecond)})
 	var held []func()
 	for range cap(a.cpu) {
-		release, _ := a.enter(ctx, auth.PermRecall)
+		release, _ := a.Enter(ctx, false)
 		held = append(held, release)
 	}
-	release, ok := a.enter(ctx, auth.PermRecall)
+	release, ok := a.Enter(ctx, false)
 	if !ok || len(a.cpu) != cap(a.cpu) || len(a.reads) != cap(a.cpu)+1 {
 		t.Fatalf("a read behind held slots: ok %v, %d slots, %d turns", ok, len(a.cpu), len(a.reads))
 	}
@@ -85,11 +83,9 @@ func TestAdmissionOneReadRunsPerCPU(t *testing.T) {
 	if len(a.cpu) != 0 || len(a.reads) != 0 {
 		t.Fatalf("%d CPU slots and %d turns still held after every release", len(a.cpu), len(a.reads))
 	}
-	for perm, kind := range map[string]string{auth.PermRecall: "reads", auth.PermRemember: "writes"} {
-		w := httptest.NewRecorder()
-		a.refuse(w, perm)
-		if w.Code != 503 || !strings.Contains(w.Body.String(), kind+" are being served") || w.Header().Get("Retry-After") == "" {
-			t.Fatalf("refusal of %s: %d %s", perm, w.Code, w.Body)
+	for write, kind := range map[bool]string{false: "reads", true: "writes"} {
+		if msg := a.Refusal(write); !strings.Contains(msg, kind+" are being served") {
+			t.Fatalf("refusal of %s: %s", kind, msg)
 		}
 	}
 }
