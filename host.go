@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 	"syscall"
 	"time"
@@ -71,6 +74,7 @@ func (a *app) host(ctx context.Context, st *store, o hostOptions) (runErr, apiEr
 	// One P more than the CPUs, for requests as they arrive
 	// (core/httpapi/admission.go).
 	a.log.Debug("scheduler", "gomaxprocs", admission.SpareProc())
+	go serverGC(ctx)
 	g, gctx := errgroup.WithContext(ctx)
 	// Before the API answers anything: a search that comes before the
 	// indexes are built does not wait for them (see below).
@@ -316,4 +320,51 @@ func (c *idleConn) Close() error {
 		c.l.mu.Unlock()
 	})
 	return c.Conn.Close()
+}
+
+// The garbage collector of a serving process. Go's default (GOGC=100)
+// lets the heap grow to twice what is live before collecting; most of a
+// server's live heap is its indexes, which live as long as it does (about
+// 130 MB at 100k memories), so that headroom was most of its RSS: 320 MB
+// at 100k. Collecting at 25% over the live heap holds 220 MB there with
+// no change in recall's CPU or latency, but costs a small store's ingest
+// about 8% more CPU per memory (its heap is small and collected often).
+// So the target follows the live heap: GOGC=100 while it is under 32 MiB,
+// shrinking toward 25 above (a constant 32 MiB of headroom), read again
+// every 2 s. A GOGC the user set is left alone.
+
+const (
+	gcHeadroom  = 32 << 20
+	gcMinTarget = 25
+	gcEvery     = 2 * time.Second
+)
+
+// gcPercentFor is the GC target for a live heap of live bytes.
+func gcPercentFor(live uint64) int {
+	if live == 0 {
+		return 100
+	}
+	return int(max(gcMinTarget, min(100, 100*gcHeadroom/live)))
+}
+
+// serverGC keeps the serving process's GC target (see above) until ctx
+// ends; it returns at once when GOGC is set.
+func serverGC(ctx context.Context) {
+	if os.Getenv("GOGC") != "" {
+		return
+	}
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	t := time.NewTicker(gcEvery)
+	defer t.Stop()
+	for {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 {
+			debug.SetGCPercent(gcPercentFor(sample[0].Value.Uint64()))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
