@@ -75,7 +75,7 @@ func HeuristicHints(content, typ string, max int) []string {
 
 // writeHints replaces a memory's heuristic hints, inside the caller's write
 // transaction (pure computation, no I/O beyond SQLite).
-func (s *Service) writeHints(ctx context.Context, tx *storage.Tx, m *storage.Memory) error {
+func (s *Service) writeHints(ctx context.Context, tx storage.Tx, m *storage.Memory) error {
 	if !s.cfg.Hints.Enabled {
 		return nil
 	}

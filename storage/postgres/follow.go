@@ -21,10 +21,11 @@ type Follower struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	ready changes.Set
-	mu    sync.Mutex // guards cur
-	cur   Cursor
-	err   atomic.Pointer[error] // the last read's failure, nil once one succeeds
+	ready   changes.Set // for the keyword index: Take
+	vectors changes.Set // for the vector index: TakeVectorChanges
+	mu      sync.Mutex  // guards cur
+	cur     Cursor
+	err     atomic.Pointer[error] // the last read's failure, nil once one succeeds
 }
 
 // Follow starts following from now: the caller reads the table after it
@@ -98,6 +99,7 @@ func (f *Follower) read(ctx context.Context) {
 	}
 	f.err.Store(nil)
 	f.ready.Add(slices.Values(rids)) // before the cursor passes them
+	f.vectors.Add(slices.Values(rids))
 	f.mu.Lock()
 	f.cur = next
 	f.mu.Unlock()
@@ -127,3 +129,8 @@ func (f *Follower) TakeMemoryChanges() []int64 { return f.ready.Take() }
 
 // ReturnMemoryChanges puts back rids whose reading failed.
 func (f *Follower) ReturnMemoryChanges(rids []int64) { f.ready.Add(slices.Values(rids)) }
+
+// TakeVectorChanges returns the waiting rids once, apart from
+// TakeMemoryChanges: the vector index follows the same feed as the
+// keyword index, at its own pace.
+func (f *Follower) TakeVectorChanges() []int64 { return f.vectors.Take() }

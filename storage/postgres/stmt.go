@@ -67,6 +67,9 @@ func (f flag) BoolValue() (pgtype.Bool, error) { return pgtype.Bool{Bool: bool(f
 // caller's cancellation: a started transaction runs whole.
 type Tx struct{ tx *sql.Tx }
 
+// InWriteTx marks a write transaction (seam.Tx).
+func (t *Tx) InWriteTx() {}
+
 // Dialect says storage's statements run here in PostgreSQL's.
 func (t *Tx) Dialect() dialect.Dialect { return dialect.Postgres }
 

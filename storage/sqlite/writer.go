@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/cairnmem/cairn/storage/seam"
 )
 
 // Group commit. Every write goes through the one writer connection; when
@@ -30,7 +32,16 @@ const maxGroup = 64
 type writeReq struct {
 	ctx  context.Context
 	fn   func(tx *Tx) error
+	seam func(tx seam.Tx) error // instead of fn: WriteTxSeam's
 	done chan error
+}
+
+// call runs the request's function on t.
+func (r *writeReq) call(t *Tx) error {
+	if r.fn != nil {
+		return r.fn(t)
+	}
+	return r.seam(t)
 }
 
 // writer is the goroutine that owns the write connection's transactions.
@@ -59,6 +70,21 @@ func (db *DB) WriteTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if fn == nil {
 		return errNilTxFunc
 	}
+	return db.writeTx(&writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)})
+}
+
+// WriteTxSeam is WriteTx for a function of the seam's Tx (storage's
+// engine-neutral DB): fn gets this engine's *Tx as it is, with no wrapper
+// in between.
+func (db *DB) WriteTxSeam(ctx context.Context, fn func(tx seam.Tx) error) error {
+	if fn == nil {
+		return errNilTxFunc
+	}
+	return db.writeTx(&writeReq{ctx: ctx, seam: fn, done: make(chan error, 1)})
+}
+
+func (db *DB) writeTx(req *writeReq) error {
+	ctx := req.ctx
 	if err := db.refuseWrites(); err != nil {
 		return err
 	}
@@ -68,7 +94,6 @@ func (db *DB) WriteTx(ctx context.Context, fn func(tx *Tx) error) error {
 		w.wg.Add(1)
 		go db.runWriter()
 	})
-	req := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	w.mu.RLock()
 	if w.shut {
 		w.mu.RUnlock()
@@ -163,9 +188,9 @@ func (db *DB) commitGroup(batch []*writeReq) {
 	ok := 0
 	for i, r := range live {
 		if alone {
-			results[i] = runFn(t, r.fn)
+			results[i] = runFn(t, r)
 		} else {
-			results[i] = runSavepoint(t, r.fn)
+			results[i] = runSavepoint(t, r)
 		}
 		if results[i] == nil {
 			ok++
@@ -198,22 +223,22 @@ func (db *DB) commitGroup(batch []*writeReq) {
 }
 
 // runFn runs fn, turning a panic into a panicked error for its caller.
-func runFn(t *Tx, fn func(tx *Tx) error) (err error) {
+func runFn(t *Tx, r *writeReq) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = panicked{p}
 		}
 	}()
-	return fn(t)
+	return r.call(t)
 }
 
 // runSavepoint runs fn inside a savepoint, rolled back if fn fails.
-func runSavepoint(t *Tx, fn func(tx *Tx) error) error {
+func runSavepoint(t *Tx, r *writeReq) error {
 	ctx := context.Background()
 	if _, err := t.tx.ExecContext(ctx, "SAVEPOINT w"); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
-	err := runFn(t, fn)
+	err := runFn(t, r)
 	if err != nil {
 		if _, rerr := t.tx.ExecContext(ctx, "ROLLBACK TO w"); rerr != nil {
 			return errors.Join(err, fmt.Errorf("rollback to savepoint: %w", rerr))

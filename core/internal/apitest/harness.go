@@ -436,7 +436,7 @@ func NoPipeline(c *config.Config) { c.Pipeline.Enabled = false; c.Embedding.Prov
 
 func (e *Env) Exec(t *testing.T, query string, args ...any) {
 	t.Helper()
-	err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
+	err := e.DB.WriteTx(context.Background(), func(tx storage.Tx) error {
 		_, err := tx.ExecContext(context.Background(), query, args...)
 		return err
 	})
