@@ -43,6 +43,10 @@ var (
 	ErrCorrupt       = sqlite.ErrCorrupt       // the database is damaged: writes are refused
 	ErrLocked        = sqlite.ErrLocked        // another process holds the database (a *LockedError)
 	ErrNotOnPostgres = engine.ErrNotOnPostgres // what only SQLite has, asked of PostgreSQL
+	ErrSchemaNewer   = sqlite.ErrSchemaNewer   // the database is newer than this binary
+	ErrBadChecksum   = sqlite.ErrBadChecksum   // an applied migration changed
+	ErrOldServer     = engine.ErrOldServer     // PostgreSQL older than 15
+	ErrNoPassword    = engine.ErrNoPassword    // storage.password_file is empty
 )
 
 // Open opens the database opts names, creating and migrating it.

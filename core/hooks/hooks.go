@@ -27,6 +27,7 @@ type Memories interface {
 	Redact(body string) string
 	CheckFrozen() error
 	RemapProjectTx(ctx context.Context, tx storage.Tx, from, to string, actor core.Actor) error
+	TermDocCounts(ctx context.Context, terms []string) (map[string]int, error)
 }
 
 // Deps are what Hooks are built from (New).

@@ -41,6 +41,9 @@ type FTSCheck struct {
 // command, so it runs in a write transaction that changes nothing; it
 // reads the whole index, which takes about a second per 100k memories.
 func (s *Ops) CheckFTS(ctx context.Context) (*FTSCheck, error) {
+	if s.svc.DB().Postgres() {
+		return nil, fmt.Errorf("check the full-text index: %w", storage.ErrNotOnPostgres)
+	}
 	c := &FTSCheck{}
 	err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		var err error
@@ -70,6 +73,9 @@ func (s *Ops) CheckFTS(ctx context.Context) (*FTSCheck, error) {
 
 // RebuildFTS rebuilds the full-text index from the memories table.
 func (s *Ops) RebuildFTS(ctx context.Context) error {
+	if s.svc.DB().Postgres() {
+		return fmt.Errorf("rebuild the full-text index: %w", storage.ErrNotOnPostgres)
+	}
 	return s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		return storage.RebuildFTS(ctx, tx)
 	})

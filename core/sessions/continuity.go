@@ -599,7 +599,7 @@ func (s *Sessions) termWeights(ctx context.Context, terms map[string]bool) (map[
 	for t := range terms {
 		list = append(list, t)
 	}
-	df, err := storage.TermDocCounts(ctx, s.db.Reader(), list)
+	df, err := s.mem.TermDocCounts(ctx, list)
 	if err != nil {
 		return nil, err
 	}

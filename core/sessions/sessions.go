@@ -21,6 +21,9 @@ import (
 type Memories interface {
 	Redact(body string) string
 	CheckFrozen() error
+	// TermDocCounts: how many memories hold each term (FTS5 on SQLite, the
+	// keyword index on PostgreSQL).
+	TermDocCounts(ctx context.Context, terms []string) (map[string]int, error)
 }
 
 // Sessions records the agent sessions of one store and their continuity.

@@ -31,6 +31,14 @@ import (
 // vectors of stores from before SQLite's migration 0011.
 var ErrNotOnPostgres = errors.New("not on PostgreSQL: only the SQLite store has this")
 
+// PostgreSQL's refusals at Open: a server older than 15, an empty
+// password file. A database this binary cannot migrate is refused with
+// sqlite's ErrSchemaNewer or ErrBadChecksum (storage/schema's, shared).
+var (
+	ErrOldServer  = postgres.ErrOldServer
+	ErrNoPassword = postgres.ErrNoPassword
+)
+
 // FaultUnreachable is PostgreSQL's fault beyond SQLite's: the server is
 // out of reach (the connection failed or was lost, the server shut down).
 const FaultUnreachable = sqlite.Fault(postgres.FaultUnreachable)

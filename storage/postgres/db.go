@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/cairnmem/cairn/storage/schema"
 	"github.com/jackc/pgx/v5"
@@ -25,6 +26,10 @@ var (
 // MinServerVersion is the oldest PostgreSQL server Open accepts
 // (server_version_num): 15.
 const MinServerVersion = 150000
+
+// DefaultConnectTimeout bounds a connection's start when the URL sets no
+// connect_timeout.
+const DefaultConnectTimeout = 10 * time.Second
 
 // Options says what Open opens.
 type Options struct {
@@ -58,6 +63,11 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	cfg, err := pgx.ParseConfig(opts.URL)
 	if err != nil {
 		return nil, r.err(fmt.Errorf("postgres: parse %s: %w", Redact(opts.URL), err))
+	}
+	if cfg.ConnectTimeout == 0 {
+		// A server that never answers (a dropped packet) is reported in
+		// seconds, not after the system's TCP timeout.
+		cfg.ConnectTimeout = DefaultConnectTimeout
 	}
 	if opts.PasswordFile != "" {
 		b, err := os.ReadFile(opts.PasswordFile)

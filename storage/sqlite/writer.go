@@ -31,17 +31,8 @@ const maxGroup = 64
 // writeReq is one WriteTx call waiting for the writer.
 type writeReq struct {
 	ctx  context.Context
-	fn   func(tx *Tx) error
-	seam func(tx seam.Tx) error // instead of fn: WriteTxSeam's
+	fn   func(tx seam.Tx) error // gets a *Tx
 	done chan error
-}
-
-// call runs the request's function on t.
-func (r *writeReq) call(t *Tx) error {
-	if r.fn != nil {
-		return r.fn(t)
-	}
-	return r.seam(t)
 }
 
 // writer is the goroutine that owns the write connection's transactions.
@@ -70,17 +61,17 @@ func (db *DB) WriteTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if fn == nil {
 		return errNilTxFunc
 	}
-	return db.writeTx(&writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)})
+	return db.WriteTxSeam(ctx, func(tx seam.Tx) error { return fn(tx.(*Tx)) })
 }
 
 // WriteTxSeam is WriteTx for a function of the seam's Tx (storage's
-// engine-neutral DB): fn gets this engine's *Tx as it is, with no wrapper
-// in between.
+// engine-neutral DB, the write path): fn gets this engine's *Tx as it
+// is, with no wrapper in between.
 func (db *DB) WriteTxSeam(ctx context.Context, fn func(tx seam.Tx) error) error {
 	if fn == nil {
 		return errNilTxFunc
 	}
-	return db.writeTx(&writeReq{ctx: ctx, seam: fn, done: make(chan error, 1)})
+	return db.writeTx(&writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)})
 }
 
 func (db *DB) writeTx(req *writeReq) error {
@@ -229,7 +220,7 @@ func runFn(t *Tx, r *writeReq) (err error) {
 			err = panicked{p}
 		}
 	}()
-	return r.call(t)
+	return r.fn(t)
 }
 
 // runSavepoint runs fn inside a savepoint, rolled back if fn fails.

@@ -1,0 +1,123 @@
+//go:build integration
+
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cairnmem/cairn/storage/postgres/pgtest"
+)
+
+// Two `cairn serve` on one PostgreSQL database (issue 31): a memory
+// remembered through one is recalled on the other, whose in-memory
+// indexes follow the change feed. The first server takes --database and
+// its password from PGPASSWORD; the second storage.url and
+// storage.password_file from its config file. Neither has a lock file.
+func TestServeTwoServersOnPostgres(t *testing.T) {
+	c := pgtest.Start(t)
+	url := c.URLWithoutPassword("")
+
+	homeA, homeB := t.TempDir(), t.TempDir()
+	addrA := freeAddr(t)
+	cmdA := cairnCmd(homeA, "serve", "--addr", addrA, "--database", url)
+	cmdA.Env = append(cmdA.Env, "PGPASSWORD="+c.Password)
+	a := startServerCmd(t, cmdA, addrA)
+	defer a.stop(t)
+
+	pwFile := filepath.Join(t.TempDir(), "pgpass")
+	if err := os.WriteFile(pwFile, []byte(c.Password+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeConfig(t, homeB, fmt.Sprintf("[storage]\nurl = %q\npassword_file = %q\n", url, pwFile))
+	addrB := freeAddr(t)
+	b := startServerCmd(t, cairnCmd(homeB, "serve", "--addr", addrB), addrB)
+	defer b.stop(t)
+
+	for _, home := range []string{homeA, homeB} {
+		if _, err := os.Stat(filepath.Join(home, "memories.db")); err == nil {
+			t.Errorf("%s: a SQLite file was made beside the PostgreSQL store", home)
+		}
+	}
+
+	// Each server finds what the other remembered, both ways.
+	for i, pair := range [][2]*server{{a, b}, {b, a}} {
+		from, to := pair[0], pair[1]
+		word := fmt.Sprintf("zanzibarquux%d", i)
+		content := fmt.Sprintf("The staging deploy key for %s rotates every Tuesday", word)
+		code, out := postJSON(t, "http://"+from.addr+"/api/memory/remember", map[string]any{"content": content})
+		if code != 200 {
+			t.Fatalf("remember through %s: %d %v", from.addr, code, out)
+		}
+		id, _ := out["id"].(string)
+		start := time.Now()
+		if !eventually(20*time.Second, func() bool { return recalls(t, to.addr, word, id) }) {
+			t.Fatalf("%s never recalled %s, remembered through %s: %s", to.addr, id, from.addr, to.stderr)
+		}
+		t.Logf("remembered through %s, recalled on %s after %s", from.addr, to.addr, time.Since(start).Round(time.Millisecond))
+	}
+
+	// A memory forgotten through one is gone from the other's recall.
+	code, out := postJSON(t, "http://"+a.addr+"/api/memory/remember", map[string]any{"content": "The flaky test quarantine list lives in ci/quarantine.txt, says qwertyforget"})
+	if code != 200 {
+		t.Fatalf("remember: %d %v", code, out)
+	}
+	id := out["id"].(string)
+	if !eventually(20*time.Second, func() bool { return recalls(t, b.addr, "qwertyforget", id) }) {
+		t.Fatalf("%s never recalled %s", b.addr, id)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, "http://"+b.addr+"/api/memory/"+id+"?reason=obsolete", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("forget through %s: %d", b.addr, resp.StatusCode)
+	}
+	if !eventually(20*time.Second, func() bool { return !recalls(t, a.addr, "qwertyforget", id) }) {
+		t.Fatalf("%s still recalls %s, forgotten through %s", a.addr, id, b.addr)
+	}
+}
+
+// recalls reports whether the server at addr recalls id for query.
+func recalls(t *testing.T, addr, query, id string) bool {
+	t.Helper()
+	code, out := postJSON(t, "http://"+addr+"/api/memory/recall", map[string]any{"query": query, "limit": 10})
+	if code != 200 {
+		t.Logf("recall on %s: %d %v", addr, code, out)
+		return false
+	}
+	results, _ := out["results"].([]any)
+	for _, r := range results {
+		if m, _ := r.(map[string]any); m["id"] == id {
+			return true
+		}
+	}
+	return false
+}
+
+// eventually polls cond until it holds or wait has passed.
+func eventually(wait time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(wait)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func writeConfig(t *testing.T, home, body string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
