@@ -3,13 +3,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/storage/postgres/pgtest"
 )
 
@@ -120,4 +124,73 @@ func writeConfig(t *testing.T, home, body string) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// What `cairn serve` refuses on PostgreSQL, each with an error that names
+// the setting (--database or storage.url) and never shows the password:
+// a URL that is not PostgreSQL's, a server nobody answers at, a wrong
+// password, a database newer than the binary (one it cannot migrate).
+// (A server older than 15 is refused by the engine: no such server is at
+// hand here, see storage/postgres's TestOldServerRefused.)
+func TestServePostgresRefusals(t *testing.T) {
+	const secret = "Hunter2-s3cr3t"
+	nobody := freeAddr(t) // nothing listens there
+	serve := func(home string, args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := cairnCmd(home, append([]string{"serve", "--addr", freeAddr(t)}, args...)...)
+		cmd = exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
+		cmd.Env = append(os.Environ(), "CAIRN_HOME="+home)
+		out, err := cmd.CombinedOutput()
+		if err == nil || ctx.Err() != nil {
+			t.Fatalf("cairn serve %v: %v, want a refusal: %s", args, err, out)
+		}
+		if strings.Contains(string(out), secret) {
+			t.Errorf("cairn serve %v shows the password: %s", args, out)
+		}
+		t.Logf("refused: %s", out)
+		return string(out)
+	}
+	check := func(out string, want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%q does not say %q", out, w)
+			}
+		}
+	}
+
+	check(serve(t.TempDir(), "--database", "mysql://cairn@127.0.0.1/cairn"), "--database", "postgres://")
+	check(serve(t.TempDir(), "--database", "postgres://cairn:"+secret+"@"+nobody+"/cairn"), "--database", "cannot open the PostgreSQL database", "xxxxx")
+	home := t.TempDir()
+	writeConfig(t, home, fmt.Sprintf("[storage]\nurl = %q\n", "postgres://cairn:"+secret+"@"+nobody+"/cairn"))
+	check(serve(home), "storage.url", "cannot open the PostgreSQL database")
+
+	c := pgtest.Start(t)
+	check(serve(t.TempDir(), "--database", c.URLWithoutPassword("")+"&password="+secret), "--database", "password authentication failed")
+
+	// A database a newer cairn migrated: refused, not served or changed.
+	ctx := context.Background()
+	db, err := storage.Open(ctx, storage.Options{Path: c.URL("")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.WriteTx(ctx, func(tx storage.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (9999, 'future', 'x', 'now')`)
+		return err
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home = t.TempDir()
+	cmd := cairnCmd(home, "serve", "--addr", freeAddr(t), "--database", c.URLWithoutPassword(""))
+	cmd.Env = append(cmd.Env, "PGPASSWORD="+c.Password)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("cairn serve on a newer schema started: %s", out)
+	}
+	t.Logf("refused: %s", out)
+	check(string(out), "--database", "cannot migrate")
 }

@@ -102,14 +102,23 @@ func (db *DB) open(ctx context.Context) error {
 	if err := db.sql.QueryRowContext(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&v); err != nil {
 		return err
 	}
-	if v < MinServerVersion {
-		return fmt.Errorf("%w: server version %d, cairn needs %d or newer", ErrOldServer, v, MinServerVersion)
+	if err := checkServerVersion(v); err != nil {
+		return err
 	}
 	ms, err := Migrations()
 	if err != nil {
 		return err
 	}
 	return db.migrate(ctx, ms)
+}
+
+// checkServerVersion refuses a server older than MinServerVersion (v is
+// its server_version_num: 150004 for 15.4, 90624 for 9.6.24).
+func checkServerVersion(v int) error {
+	if v < MinServerVersion {
+		return fmt.Errorf("%w: the server is %d.%d, cairn needs %d or newer", ErrOldServer, v/10000, v%10000, MinServerVersion/10000)
+	}
+	return nil
 }
 
 // Close closes the pool.
