@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairnmem/cairn/core/documents"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/cairnmem/cairn/storage/postgres/pgtest"
 )
@@ -65,6 +67,8 @@ func TestServeTwoServersOnPostgres(t *testing.T) {
 		t.Logf("remembered through %s, recalled on %s after %s", from.addr, to.addr, time.Since(start).Round(time.Millisecond))
 	}
 
+	checkJobsLeasedOnce(t, c.URL(""), a, b)
+
 	// A memory forgotten through one is gone from the other's recall.
 	code, out := postJSON(t, "http://"+a.addr+"/api/memory/remember", map[string]any{"content": "The flaky test quarantine list lives in ci/quarantine.txt, says qwertyforget"})
 	if code != 200 {
@@ -86,6 +90,74 @@ func TestServeTwoServersOnPostgres(t *testing.T) {
 	if !eventually(20*time.Second, func() bool { return !recalls(t, a.addr, "qwertyforget", id) }) {
 		t.Fatalf("%s still recalls %s, forgotten through %s", a.addr, id, b.addr)
 	}
+}
+
+// Documents posted to both servers are each ingested by exactly one
+// worker of one of them: every ingest job leased once (one attempt) and
+// completed, and each document's chunks made once.
+func checkJobsLeasedOnce(t *testing.T, url string, a, b *server) {
+	t.Helper()
+	const n = 24
+	var docs []string
+	for i := range n {
+		to := []*server{a, b}[i%2]
+		code, out := postJSON(t, "http://"+to.addr+"/api/documents", map[string]any{"source_type": "text", "title": fmt.Sprintf("Runbook %d", i),
+			"content": fmt.Sprintf("Runbook %d. Restart the ingest service with systemctl restart ingest%d. Check the queue depth on the dashboard before and after.", i, i)})
+		if code != 201 {
+			t.Fatalf("create a document through %s: %d %v", to.addr, code, out)
+		}
+		docs = append(docs, out["id"].(string))
+	}
+	for _, id := range docs {
+		if !eventually(60*time.Second, func() bool {
+			resp, err := http.Get("http://" + a.addr + "/api/documents/" + id)
+			if err != nil {
+				return false
+			}
+			defer resp.Body.Close()
+			var d map[string]any
+			json.NewDecoder(resp.Body).Decode(&d)
+			return d["status"] == "done"
+		}) {
+			t.Fatalf("document %s never ingested: %s %s", id, a.stderr, b.stderr)
+		}
+	}
+	ctx := context.Background()
+	db, err := storage.Open(ctx, storage.Options{Path: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Reader().QueryContext(ctx, `SELECT attempts, status, lease_owner FROM memory_jobs WHERE job_type = ?`, documents.JobDocumentIngest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	jobs, owners := 0, map[string]int{}
+	for rows.Next() {
+		var attempts int
+		var status, owner string
+		if err := rows.Scan(&attempts, &status, &owner); err != nil {
+			t.Fatal(err)
+		}
+		jobs++
+		if attempts != 1 || status != "completed" {
+			t.Errorf("an ingest job %s after %d attempts (by %s), want completed after 1", status, attempts, owner)
+		}
+		pid, _, _ := strings.Cut(strings.SplitN(owner, "/", 2)[1], "/")
+		owners[pid]++
+	}
+	if jobs != n {
+		t.Errorf("%d ingest jobs for %d documents", jobs, n)
+	}
+	var chunks, distinct int
+	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*), count(DISTINCT document_id) FROM document_memories`).Scan(&chunks, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if distinct != n || chunks != n {
+		t.Errorf("%d chunks of %d documents, want one each of %d (each short enough for one)", chunks, distinct, n)
+	}
+	t.Logf("%d ingest jobs, each leased once; by process: %v", jobs, owners)
 }
 
 // recalls reports whether the server at addr recalls id for query.
