@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -265,4 +268,76 @@ func TestServePostgresRefusals(t *testing.T) {
 	}
 	t.Logf("refused: %s", out)
 	check(string(out), "--database", "cannot migrate")
+}
+
+// A server killed (SIGKILL) in the middle of a stream of writes loses
+// none it acknowledged: every one is on the other server, which shares
+// the database.
+func TestPostgresAcknowledgedWritesSurviveKill9(t *testing.T) {
+	c := pgtest.Start(t)
+	start := func() *server {
+		addr := freeAddr(t)
+		cmd := cairnCmd(t.TempDir(), "serve", "--addr", addr, "--database", c.URLWithoutPassword(""))
+		cmd.Env = append(cmd.Env, "PGPASSWORD="+c.Password)
+		return startServerCmd(t, cmd, addr)
+	}
+	a, b := start(), start()
+	defer b.stop(t)
+
+	var mu sync.Mutex
+	var acked []string
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			client := &http.Client{Timeout: 5 * time.Second}
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				body, _ := json.Marshal(map[string]any{"content": fmt.Sprintf("writer %d wrote memory number %d about durability", w, i)})
+				resp, err := client.Post("http://"+a.addr+"/api/memory/remember", "application/json", bytes.NewReader(body))
+				if err != nil {
+					return // the server is gone
+				}
+				var out map[string]any
+				json.NewDecoder(resp.Body).Decode(&out)
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					mu.Lock()
+					acked = append(acked, out["id"].(string))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	eventually(30*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(acked) >= 100
+	})
+	if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	a.cmd.Wait()
+	close(stop)
+	wg.Wait()
+	if len(acked) < 20 {
+		t.Fatalf("only %d writes acknowledged before the kill", len(acked))
+	}
+	for _, id := range acked {
+		resp, err := http.Get("http://" + b.addr + "/api/memory/" + id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("acknowledged memory %s is missing on the other server after kill -9 (status %d)", id, resp.StatusCode)
+		}
+	}
+	t.Logf("%d writes acknowledged by the killed server, all on the other", len(acked))
 }
