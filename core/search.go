@@ -45,7 +45,7 @@ func (s *Service) keywordMatch(ctx context.Context, match string, f storage.Memo
 	// query costs less than building the index, and no commit of another
 	// process would keep it current.
 	if s.db.Postgres() {
-		return s.keywordIndexOnly(ctx, match, f, limit)
+		return keywordIndexOnly(ctx, s, match, f, limit)
 	}
 	if terms, ok := keyword.Query(matchPhrases(match)); ok && s.cfg.Search.KeywordIndex && !s.db.ReadOnly() {
 		if ix, err := s.keyword.current(ctx); err != nil {
@@ -83,7 +83,7 @@ func (s *Service) keywordMatch(ctx context.Context, match string, f storage.Memo
 // the change feed), widened while a filter drops its best documents, up
 // to keywordMaxInner. While the index is first built it finds nothing:
 // the vector leg answers meanwhile.
-func (s *Service) keywordIndexOnly(ctx context.Context, match string, f storage.MemoryFilter, limit int) ([]KeywordHit, error) {
+func keywordIndexOnly(ctx context.Context, s *Service, match string, f storage.MemoryFilter, limit int) ([]KeywordHit, error) {
 	terms, ok := keyword.Query(matchPhrases(match))
 	if !ok {
 		return []KeywordHit{}, nil
