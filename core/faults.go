@@ -10,6 +10,10 @@ const (
 	CodeStorageIO       = "storage_io"
 	CodeStorageCorrupt  = "storage_corrupt"
 	CodeStorageReadOnly = "storage_readonly"
+	// PostgreSQL's: the server out of reach; this server's indexes may
+	// have missed changes of others (its change feed was cut off).
+	CodeStorageUnreachable = "storage_unreachable"
+	CodeStorageBehind      = "storage_behind"
 )
 
 // storageFault turns a fault of the database file into an Error that says
@@ -34,6 +38,10 @@ func StorageFaultError(f storage.Fault) *Error {
 		code, msg = CodeStorageCorrupt, "the database file is damaged (database disk image is malformed); writes are refused until cairn is restarted on a sound file"
 	case storage.FaultReadOnly:
 		code, msg = CodeStorageReadOnly, "the database is read-only (attempt to write a readonly database); check the file's permissions and the filesystem"
+	case storage.FaultUnreachable:
+		code, msg = CodeStorageUnreachable, "the PostgreSQL server is out of reach (the connection failed or was lost); check the server and the network"
+	case storage.FaultBehind:
+		code, msg = CodeStorageBehind, "this server's change feed was cut off for longer than the log is kept: its indexes may miss other servers' changes; restart it"
 	default:
 		return nil
 	}
@@ -43,7 +51,7 @@ func StorageFaultError(f storage.Fault) *Error {
 // IsStorageFault reports whether code is one of the storage fault codes.
 func IsStorageFault(code string) bool {
 	switch code {
-	case CodeStorageFull, CodeStorageIO, CodeStorageCorrupt, CodeStorageReadOnly:
+	case CodeStorageFull, CodeStorageIO, CodeStorageCorrupt, CodeStorageReadOnly, CodeStorageUnreachable, CodeStorageBehind:
 		return true
 	}
 	return false

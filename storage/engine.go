@@ -37,6 +37,7 @@ const (
 	FaultCorrupt     = sqlite.FaultCorrupt
 	FaultReadOnly    = sqlite.FaultReadOnly
 	FaultUnreachable = engine.FaultUnreachable // PostgreSQL's server out of reach
+	FaultBehind      = engine.FaultBehind      // PostgreSQL's change feed cut off past the log kept
 )
 
 var (

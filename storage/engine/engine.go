@@ -43,6 +43,11 @@ var (
 // out of reach (the connection failed or was lost, the server shut down).
 const FaultUnreachable = sqlite.Fault(postgres.FaultUnreachable)
 
+// FaultBehind is this server's change feed cut off for longer than the
+// log is kept (postgres.LiveWindow): its indexes may miss other servers'
+// changes until it restarts. It stays until then.
+const FaultBehind = sqlite.Fault("behind")
+
 // IsURL reports whether path names a PostgreSQL database rather than a
 // file: a postgres:// or postgresql:// URL.
 func IsURL(path string) bool {
@@ -265,6 +270,9 @@ func (db *DB) LastFault() (sqlite.FaultState, bool) {
 	}
 	db.shared.mu.Lock()
 	defer db.shared.mu.Unlock()
+	if f := db.shared.follow; f != nil && f.Behind() {
+		return sqlite.FaultState{Fault: FaultBehind, Message: "the change feed was cut off for over " + postgres.LiveWindow.String() + ": restart this server to rebuild its indexes", At: time.Now()}, true
+	}
 	return db.shared.last, db.shared.last.Fault != sqlite.FaultNone
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -140,4 +141,37 @@ func (db *DB) Listen(ctx context.Context) (<-chan struct{}, error) {
 		}
 	}()
 	return ch, nil
+}
+
+// LiveWindow is how recently a follower must have recorded its cursor
+// (Beat) for the log below it to be kept: a follower silent for longer
+// may find the changes it had not read pruned (Follower.Behind).
+const LiveWindow = 10 * time.Minute
+
+// Beat records follower id's cursor, and that it is alive now.
+func (db *DB) Beat(ctx context.Context, id string, c Cursor) error {
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO memory_changes_followers (id, cursor_xid, seen_at)
+		VALUES ($1, $2::text::xid8, now())
+		ON CONFLICT (id) DO UPDATE SET cursor_xid = excluded.cursor_xid, seen_at = excluded.seen_at`, id, c.String())
+	if err != nil {
+		return db.redact.err(fmt.Errorf("postgres: record the feed's cursor: %w", err))
+	}
+	return nil
+}
+
+// PruneFollowed deletes the log's rows below the oldest cursor of the
+// followers seen within LiveWindow (none when no follower is), and the
+// followers not seen for a day. It returns the rows deleted.
+func (db *DB) PruneFollowed(ctx context.Context) (int64, error) {
+	res, err := db.sql.ExecContext(ctx, `DELETE FROM memory_changes WHERE xid < (
+		SELECT min(cursor_xid) FROM memory_changes_followers WHERE seen_at > now() - make_interval(secs => $1))`,
+		LiveWindow.Seconds())
+	if err != nil {
+		return 0, db.redact.err(fmt.Errorf("postgres: prune changes: %w", err))
+	}
+	n, _ := res.RowsAffected()
+	if _, err := db.sql.ExecContext(ctx, `DELETE FROM memory_changes_followers WHERE seen_at < now() - interval '1 day'`); err != nil {
+		return n, db.redact.err(fmt.Errorf("postgres: prune followers: %w", err))
+	}
+	return n, nil
 }

@@ -17,7 +17,8 @@
 //	changes.go  the change feed across servers: memory_changes (a trigger logs each row's rid in
 //	            the writing transaction) read from a cursor of transaction ids, LISTEN/NOTIFY
 //	follow.go   Follower: the feed gathered in the background (a notification, or a poll), with
-//	            SQLite's Pending/Take/ReturnMemoryChanges, for a server's in-memory indexes
+//	            SQLite's Pending/Take/ReturnMemoryChanges, for a server's in-memory indexes; its
+//	            cursor recorded (Beat) and the log pruned below the live followers' (PruneFollowed)
 //	faults.go   FaultOf: SQLSTATEs and the connection as the SQLite engine's faults, and unreachable
 //	jobs.go     the job lease: FOR UPDATE SKIP LOCKED, one server per job, without the write lock
 //
@@ -28,7 +29,6 @@
 // 0004); migrations/0001_schema.sql says what differs, and a test in
 // storage compares the two catalogs.
 //
-// What is left (docs/design/postgres.md): pruning the change log by the
-// oldest live cursor, the database's health in diagnostics, relaxing the
-// one write lock.
+// What is left (docs/design/postgres.md): the database's health in
+// diagnostics, relaxing the one write lock.
 package postgres
