@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -72,6 +73,17 @@ func TestServeTwoServersOnPostgres(t *testing.T) {
 
 	checkJobsLeasedOnce(t, c.URL(""), a, b)
 
+	// Diagnostics answer without SQLite's figures, saying so.
+	resp, err := http.Get("http://" + a.addr + "/api/diagnostics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	diag, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(diag), `"db_size"`) || !strings.Contains(string(diag), "no full-text index (FTS5 is SQLite's)") {
+		t.Fatalf("diagnostics: %d %s", resp.StatusCode, diag)
+	}
+
 	// A memory forgotten through one is gone from the other's recall.
 	code, out := postJSON(t, "http://"+a.addr+"/api/memory/remember", map[string]any{"content": "The flaky test quarantine list lives in ci/quarantine.txt, says qwertyforget"})
 	if code != 200 {
@@ -82,7 +94,7 @@ func TestServeTwoServersOnPostgres(t *testing.T) {
 		t.Fatalf("%s never recalled %s", b.addr, id)
 	}
 	req, _ := http.NewRequest(http.MethodDelete, "http://"+b.addr+"/api/memory/"+id+"?reason=obsolete", nil)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

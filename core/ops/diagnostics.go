@@ -294,10 +294,14 @@ func (s *Ops) diagStorage(ctx context.Context, q storage.Querier, now time.Time)
 	tombstones := gate("tombstone_ratio", "ratio", round3(ratio), TombstoneRatioMax, 0.3, false,
 		fmt.Sprintf("%d of %d rows are tombstones (above %.0f%% costs 0.3; retention purges them)", deleted, total, TombstoneRatioMax*100))
 	if s.svc.DB().Postgres() {
-		// The file's pages and WAL are SQLite's; PostgreSQL's own views
-		// (pg_stat_database, pg_database_size) report its storage.
-		d.Signals = []Signal{tombstones}
-		d.Note = "PostgreSQL: the database file's pages and WAL are SQLite's figures"
+		// The file's pages and WAL are SQLite's: the database's size is
+		// what PostgreSQL reports of it.
+		size, err := s.svc.DB().DatabaseSize(ctx)
+		if err != nil {
+			return d, err
+		}
+		d.Signals = []Signal{tombstones, info("db_size", "bytes", float64(size), "database size on the PostgreSQL server (pg_database_size)")}
+		d.Note = "PostgreSQL: free pages and the WAL are the server's own (pg_stat_database)"
 		return d, nil
 	}
 	pages, size, free, err := storage.PageStats(ctx, q)

@@ -237,6 +237,19 @@ func (db *DB) CompactAfterConversion(ctx context.Context) (before, after int64, 
 	return 0, 0, ErrNotOnPostgres
 }
 
+// DatabaseSize is the database's size in bytes: the file's pages on
+// SQLite, pg_database_size on PostgreSQL (the whole database, indexes and
+// the change log included).
+func (db *DB) DatabaseSize(ctx context.Context) (int64, error) {
+	if db.lite != nil {
+		pages, size, _, err := sqlite.PageStats(ctx, db.lite.Reader())
+		return pages * size, err
+	}
+	var n int64
+	err := db.reader.QueryRowContext(ctx, `SELECT pg_database_size(current_database())`).Scan(&n)
+	return n, err
+}
+
 // FaultOf classifies err as either engine's fault; FaultNone for an
 // error of a query.
 func FaultOf(err error) sqlite.Fault {
