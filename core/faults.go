@@ -1,6 +1,10 @@
 package core
 
-import "github.com/cairnmem/cairn/storage"
+import (
+	"errors"
+
+	"github.com/cairnmem/cairn/storage"
+)
 
 // Codes of the storage faults: the database file, not the request, is
 // what failed. The API answers 507 for a full disk or an I/O error and 503
@@ -14,11 +18,17 @@ const (
 	// have missed changes of others (its change feed was cut off).
 	CodeStorageUnreachable = "storage_unreachable"
 	CodeStorageBehind      = "storage_behind"
+	// What only the SQLite store has (the full-text index, the file),
+	// asked of a PostgreSQL one.
+	CodeNotOnPostgres = "not_on_postgres"
 )
 
 // storageFault turns a fault of the database file into an Error that says
 // what happened; nil for any other error.
 func storageFault(err error) *Error {
+	if errors.Is(err, storage.ErrNotOnPostgres) {
+		return &Error{Code: CodeNotOnPostgres, Message: err.Error(), Err: err}
+	}
 	e := StorageFaultError(storage.FaultOf(err))
 	if e != nil {
 		e.Err = err

@@ -54,6 +54,7 @@ var statusByCode = map[string]int{
 	core.CodeStorageReadOnly:        http.StatusServiceUnavailable,
 	core.CodeStorageUnreachable:     http.StatusServiceUnavailable,
 	core.CodeStorageBehind:          http.StatusServiceUnavailable,
+	core.CodeNotOnPostgres:          http.StatusNotImplemented,
 	core.CodeVectorsUnavailable:     http.StatusServiceUnavailable,
 	CodeOverloaded:                  http.StatusServiceUnavailable,
 }

@@ -696,3 +696,33 @@ func TestChangeLogPrunedBelowLiveFollowers(t *testing.T) {
 		t.Fatalf("%d followers after Follow (%v), behind %v", followers, err, f.Behind())
 	}
 }
+
+// PostgreSQL's text cannot hold NUL, which SQLite's can: a string bound
+// with one is stored without it rather than failing the write.
+func TestNULDroppedFromText(t *testing.T) {
+	t.Parallel()
+	c := pgtest.Start(t)
+	db := open(t, c.URL(""))
+	ctx := context.Background()
+	if err := db.WriteTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO memories (id, content, content_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+			"nul", "red \x00 end", "h", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := db.Reader().QueryRowContext(ctx, `SELECT content FROM memories WHERE id = ?`, "nul").Scan(&got); err != nil || got != "red  end" {
+		t.Fatalf("content = %q, %v", got, err)
+	}
+	edited := "blue \x00 end" // and through a *string (history's content before and after)
+	if err := db.WriteTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE memories SET content = ? WHERE id = ?`, &edited, "nul")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Reader().QueryRowContext(ctx, `SELECT content FROM memories WHERE id = ?`, "nul").Scan(&got); err != nil || got != "blue  end" {
+		t.Fatalf("content = %q, %v", got, err)
+	}
+}

@@ -92,6 +92,10 @@ func TestConfig() config.Config {
 func NewStoreEnv(tb testing.TB, mods ...func(*config.Config)) *Env {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "memories.db")
+	driver, roDSN := "sqlite3", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)"
+	if u := postgresStore(tb); u != "" {
+		path, driver, roDSN = u, "pgx", u
+	}
 	db, err := storage.Open(context.Background(), storage.Options{Path: path, NoBackup: true})
 	if err != nil {
 		tb.Fatalf("open store: %v", err)
@@ -99,7 +103,7 @@ func NewStoreEnv(tb testing.TB, mods ...func(*config.Config)) *Env {
 	tb.Cleanup(func() { _ = db.Close() })
 	// The test inspects the file through its own connection, so what it
 	// sees does not depend on storage's reader pool.
-	ro, err := sql.Open("sqlite3", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	ro, err := sql.Open(driver, roDSN)
 	if err != nil {
 		tb.Fatalf("open read-only connection: %v", err)
 	}
