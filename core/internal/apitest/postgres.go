@@ -10,8 +10,53 @@ import (
 	"os"
 	"testing"
 
+	"github.com/cairnmem/cairn/storage"
+
+	"github.com/cairnmem/cairn/storage/dialect"
+	"github.com/cairnmem/cairn/storage/postgres"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 )
+
+// Inspector is the test's own connection to the store (Env.RO): a
+// *sql.DB on SQLite, pgInspector on PostgreSQL. Both take storage's
+// statements as they are: SQLite's ? parameters, and the dialect storage's
+// query functions ask for.
+type Inspector interface {
+	storage.Querier
+	QueryRow(query string, args ...any) *sql.Row
+	Query(query string, args ...any) (*sql.Rows, error)
+	Exec(query string, args ...any) (sql.Result, error)
+}
+
+// pgInspector is a *sql.DB of the pgx driver that rebinds ? to $n and
+// says it speaks PostgreSQL's dialect.
+type pgInspector struct{ db *sql.DB }
+
+func (p pgInspector) Dialect() dialect.Dialect { return dialect.Postgres }
+
+func (p pgInspector) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return p.db.QueryContext(ctx, postgres.Rebind(q), args...)
+}
+
+func (p pgInspector) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return p.db.QueryRowContext(ctx, postgres.Rebind(q), args...)
+}
+
+func (p pgInspector) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return p.db.ExecContext(ctx, postgres.Rebind(q), args...)
+}
+
+func (p pgInspector) QueryRow(q string, args ...any) *sql.Row {
+	return p.QueryRowContext(context.Background(), q, args...)
+}
+
+func (p pgInspector) Query(q string, args ...any) (*sql.Rows, error) {
+	return p.QueryContext(context.Background(), q, args...)
+}
+
+func (p pgInspector) Exec(q string, args ...any) (sql.Result, error) {
+	return p.ExecContext(context.Background(), q, args...)
+}
 
 // PostgresEnv names a PostgreSQL server (a URL whose user may create
 // databases) on which NewStoreEnv opens each store, in a database of its
