@@ -190,10 +190,22 @@ func (db *DB) WriteTx(ctx context.Context, fn func(tx seam.Tx) error) error {
 	began := time.Now().UnixNano()
 	db.shared.writeSince.Store(began)
 	defer db.shared.writeSince.CompareAndSwap(began, 0)
-	err := db.pg.WriteTx(ctx, func(t *postgres.Tx) error { return fn(t) })
+	var own []int64
+	err := db.pg.WriteTx(ctx, func(t *postgres.Tx) error {
+		if err := fn(t); err != nil {
+			return err
+		}
+		var err error
+		own, err = postgres.OwnChanges(ctx, t)
+		return err
+	})
 	if err != nil {
 		db.NoteFault(err)
 		return err
+	}
+	if f := db.follower(false); f != nil && len(own) > 0 {
+		// Read your writes: this server's indexes see its commit at once.
+		f.Add(own)
 	}
 	db.shared.lastCommit.Store(time.Now().UnixNano())
 	db.shared.mu.Lock()

@@ -175,3 +175,24 @@ func (db *DB) PruneFollowed(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// OwnChanges returns the rids of memories rows tx has changed so far (the
+// log's rows of its own transaction): a server hands them to its own
+// follower at commit, so what it wrote is in its indexes at once, as on
+// SQLite, and not only once the feed brings it.
+func OwnChanges(ctx context.Context, tx *Tx) ([]int64, error) {
+	rows, err := tx.tx.QueryContext(context.WithoutCancel(ctx), `SELECT DISTINCT rid FROM memory_changes WHERE xid = pg_current_xact_id()`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: own changes: %w", err)
+	}
+	defer rows.Close()
+	var rids []int64
+	for rows.Next() {
+		var rid int64
+		if err := rows.Scan(&rid); err != nil {
+			return nil, err
+		}
+		rids = append(rids, rid)
+	}
+	return rids, rows.Err()
+}

@@ -189,3 +189,11 @@ func (f *Follower) ReturnMemoryChanges(rids []int64) { f.ready.Add(slices.Values
 // TakeMemoryChanges: the vector index follows the same feed as the
 // keyword index, at its own pace.
 func (f *Follower) TakeVectorChanges() []int64 { return f.vectors.Take() }
+
+// Add hands the follower rids this server's own commit changed (they
+// reach both sets at once; the feed brings them again later, which costs
+// a second read, never a miss).
+func (f *Follower) Add(rids []int64) {
+	f.ready.Add(slices.Values(rids))
+	f.vectors.Add(slices.Values(rids))
+}
