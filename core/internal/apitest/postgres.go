@@ -96,3 +96,16 @@ func postgresStore(tb testing.TB) string {
 	u.Path = "/" + name
 	return u.String()
 }
+
+// OnPostgres reports whether NewStoreEnv opens stores on PostgreSQL
+// (PostgresEnv is set).
+func OnPostgres() bool { return os.Getenv(PostgresEnv) != "" }
+
+// SQLiteOnly skips tb when the stores are PostgreSQL's: what it tests is
+// SQLite's alone (FTS5, PRAGMA fault injection), and says so.
+func SQLiteOnly(tb testing.TB, what string) {
+	tb.Helper()
+	if OnPostgres() {
+		tb.Skipf("SQLite's alone (%s): the stores are PostgreSQL's (%s)", what, PostgresEnv)
+	}
+}
