@@ -31,6 +31,8 @@ import (
 // commonFlags are accepted by every command.
 type commonFlags struct {
 	home, config, db, addr, logLevel string
+	// database is a PostgreSQL URL (storage.url), instead of a file.
+	database string
 	// create makes a database that --db or storage.path names when none
 	// is there (the default one is always created on first use).
 	create bool
@@ -41,7 +43,7 @@ type commonFlags struct {
 func (c *commonFlags) args() []string {
 	var out []string
 	for _, f := range []struct{ name, value string }{
-		{"--home", c.home}, {"--config", c.config}, {"--db", c.db}, {"--addr", c.addr},
+		{"--home", c.home}, {"--config", c.config}, {"--db", c.db}, {"--database", c.database}, {"--addr", c.addr},
 	} {
 		if f.value != "" {
 			out = append(out, f.name, f.value)
@@ -54,6 +56,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.home, "home", "", "folder for config, data and logs (like CAIRN_HOME)")
 	fs.StringVar(&c.config, "config", "", "config file")
 	fs.StringVar(&c.db, "db", "", "database file (storage.path)")
+	fs.StringVar(&c.database, "database", "", "PostgreSQL database shared by several servers, postgres://user@host:port/db (storage.url); the password from storage.password_file, PGPASSWORD or ~/.pgpass")
 	fs.StringVar(&c.addr, "addr", "", "API address, host:port (server.addr)")
 	fs.BoolVar(&c.create, "create", false, "create the database --db (or storage.path) names if it does not exist")
 	fs.StringVar(&c.logLevel, "log-level", "", "least severe level logged: debug, info, warn or error (log.level)")
@@ -223,6 +226,8 @@ type app struct {
 	close func()
 	// create: a database named by --db or storage.path may be made.
 	create bool
+	// databaseFlag: storage.url came from --database (errors name it).
+	databaseFlag bool
 	// checkLater opens the store with its integrity check after the
 	// open (storage.Options.CheckInBackground): a server answers sooner.
 	checkLater bool
@@ -243,11 +248,17 @@ func loadApp(c *commonFlags) (*app, error) {
 		}
 		overrides["storage.path"] = abs
 	}
+	if c.database != "" {
+		overrides["storage.url"] = c.database
+	}
 	cfg, paths, err := config.LoadConfig(config.LoadOptions{Home: c.home, ConfigFile: c.config, Overrides: overrides})
 	if err != nil {
+		if c.database != "" {
+			err = namedFlag(err, "storage.url", "--database")
+		}
 		return nil, err
 	}
-	return &app{cfg: cfg, paths: paths, log: slog.New(slog.NewTextHandler(io.Discard, nil)), close: func() {}, create: c.create}, nil
+	return &app{cfg: cfg, paths: paths, log: slog.New(slog.NewTextHandler(io.Discard, nil)), close: func() {}, create: c.create, databaseFlag: c.database != ""}, nil
 }
 
 // openLog sends logs to the log file, rotated by size (logrotate.go),
@@ -290,6 +301,9 @@ func (s *store) Close() error {
 // openStore takes the database lock and opens the store. If another cairn
 // holds it, the error is a *storage.LockedError.
 func (a *app) openStore(ctx context.Context) (*store, error) {
+	if a.cfg.Storage.URL != "" {
+		return a.openShared(ctx)
+	}
 	// A database the user named must exist: a typo in --db would
 	// otherwise make a new, empty store and answer from it. The default
 	// one is cairn's own, made on first use.
@@ -321,16 +335,25 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 		lock.Release()
 		return nil, err
 	}
+	st, err := a.serveStore(ctx, db)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	st.lock = lock
+	return st, nil
+}
+
+// serveStore builds the app on an open db; on an error it closes db.
+func (a *app) serveStore(ctx context.Context, db *storage.DB) (*store, error) {
 	emb, err := embedding.New(a.cfg.Embedding)
 	if err != nil {
 		db.Close()
-		lock.Release()
 		return nil, err
 	}
 	rr, err := rerank.New(*a.cfg)
 	if err != nil {
 		db.Close()
-		lock.Release()
 		return nil, err
 	}
 	ap := cairn.New(db, *a.cfg, cairn.Options{Logger: a.log, Embedder: emb, Reranker: rr})
@@ -340,7 +363,7 @@ func (a *app) openStore(ctx context.Context) (*store, error) {
 	} else if n > 0 {
 		a.log.Info("document URLs: credentials removed", "documents", n)
 	}
-	return &store{db: db, lock: lock, app: ap, svc: ap.Service}, nil
+	return &store{db: db, app: ap, svc: ap.Service}, nil
 }
 
 // holderAddr is the API address of the cairn that holds the database: the

@@ -86,7 +86,7 @@ func TestImportKilledMidwayLeavesWholeMemories(t *testing.T) {
 	if err := r.QueryRowContext(ctx, `SELECT count(DISTINCT memory_rid) FROM memory_entity_mentions`).Scan(&linked); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error { return storage.CheckFTSIntegrity(ctx, tx) }); err != nil {
+	if err := db.WriteTx(ctx, func(tx storage.Tx) error { return storage.CheckFTSIntegrity(ctx, tx) }); err != nil {
 		t.Errorf("full-text index after the kill: %v", err)
 	}
 	db.Close()

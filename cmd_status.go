@@ -18,17 +18,19 @@ type statusReport struct {
 	Version string `json:"version"`
 	// Cairn is what was read: "database PATH", or the running cairn that
 	// holds it; Attached says which.
-	Cairn            string                 `json:"cairn"`
-	Attached         bool                   `json:"attached"`
-	Addr             string                 `json:"addr,omitempty"`
-	Memories         int                    `json:"memories"`
-	Forgotten        int                    `json:"forgotten"`
-	PendingProposals int64                  `json:"pendingProposals"`
-	Learned          int                    `json:"learned"`     // learned from sessions since you last looked
-	SeenThrough      string                 `json:"seenThrough"` // the newest learned memory seen ("" never looked)
-	PipelineMode     string                 `json:"pipelineMode"`
-	Jobs             map[string]int         `json:"jobs"`
-	Model            *wire.ModelUsageReport `json:"model"`
+	Cairn            string         `json:"cairn"`
+	Attached         bool           `json:"attached"`
+	Addr             string         `json:"addr,omitempty"`
+	Memories         int            `json:"memories"`
+	Forgotten        int            `json:"forgotten"`
+	PendingProposals int64          `json:"pendingProposals"`
+	Learned          int            `json:"learned"`     // learned from sessions since you last looked
+	SeenThrough      string         `json:"seenThrough"` // the newest learned memory seen ("" never looked)
+	PipelineMode     string         `json:"pipelineMode"`
+	Jobs             map[string]int `json:"jobs"`
+	// Shared: a PostgreSQL store, which several servers may serve.
+	Shared bool                   `json:"shared,omitempty"`
+	Model  *wire.ModelUsageReport `json:"model"`
 }
 
 // runStatus is `cairn status`: which cairn it reads, the memories,
@@ -55,6 +57,9 @@ func runStatus(ctx context.Context, args []string) error {
 	r := statusReport{Version: cairnVersion(), Cairn: be.Describe(), Attached: be.Addr() != "", Addr: be.Addr(),
 		Memories: st.Memories.Total, Forgotten: st.Memories.Deleted, PendingProposals: st.Counts.PendingProposals,
 		PipelineMode: st.Pipeline.Mode, Jobs: st.Queue}
+	if ac, ok := be.(appClient); ok {
+		r.Shared = ac.a.cfg.Storage.URL != ""
+	}
 	// A token without the permission (team or hybrid auth) leaves a part
 	// out rather than failing the whole status.
 	if learned, err := be.Learned(ctx, 0); err == nil {
@@ -76,6 +81,9 @@ func runStatus(ctx context.Context, args []string) error {
 func printStatus(out io.Writer, r statusReport) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	reading := "reading " + r.Cairn + " (no cairn is running on it)"
+	if r.Shared {
+		reading = "reading " + r.Cairn + " (shared: the servers on it are not asked)"
+	}
 	if r.Attached {
 		reading = "attached to " + r.Cairn
 	}

@@ -47,7 +47,7 @@ func TestStatusCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	today := time.Now().UTC().Format("2006-01-02")
-	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = db.WriteTx(ctx, func(tx storage.Tx) error {
 		return storage.AddModelUsage(ctx, tx, storage.ModelUsage{Day: today, Provider: "anthropic", Calls: 7, Failed: 1, InputTokens: 21000, OutputTokens: 1500})
 	})
 	db.Close()

@@ -78,7 +78,9 @@ func (a *app) host(ctx context.Context, st *store, o hostOptions) (runErr, apiEr
 	g, gctx := errgroup.WithContext(ctx)
 	// Before the API answers anything: a search that comes before the
 	// indexes are built does not wait for them (see below).
+	followVectors := st.app.Vectors.FollowShared() // several servers on PostgreSQL
 	warmVectors, warmKeywords := st.app.Vectors.StartWarm(), st.svc.WarmKeywordIndex(gctx)
+	g.Go(func() error { followVectors(gctx); return nil })
 	var api *httpapi.API
 	addr := ""
 	if ln != nil {
@@ -94,9 +96,13 @@ func (a *app) host(ctx context.Context, st *store, o hostOptions) (runErr, apiEr
 			})
 		}
 		addr = ln.Addr().String()
-		if err := st.lock.SetAddr(addr); err != nil {
-			a.log.Warn("record address in lock file", "err", err)
+		// PostgreSQL has no lock file: several servers share the database.
+		if st.lock != nil {
+			if err := st.lock.SetAddr(addr); err != nil {
+				a.log.Warn("record address in lock file", "err", err)
+			}
 		}
+
 		api = httpapi.NewAPI(st.app, cairnVersion(), addr)
 	}
 	if o.debug != nil && api != nil {

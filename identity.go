@@ -47,7 +47,7 @@ func (a *app) localProject(ctx context.Context, given string) (string, error) {
 // knownProjects reads the projects the store knows, read-only and without
 // the lock (nil when there is no store yet).
 func (a *app) knownProjects(ctx context.Context) []string {
-	db, err := storage.OpenReadOnly(ctx, storage.Options{Path: a.paths.Database, BusyTimeout: a.cfg.Storage.BusyTimeout.D()})
+	db, err := storage.OpenReadOnly(ctx, storage.Options{Path: a.database(), PasswordFile: a.cfg.Storage.PasswordFile, BusyTimeout: a.cfg.Storage.BusyTimeout.D()})
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			a.log.Warn("known projects", "err", err)

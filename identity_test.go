@@ -41,7 +41,7 @@ func TestLocalProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"/x/zeta", "/a/api", "/b/api"} {
-		if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := db.WriteTx(ctx, func(tx storage.Tx) error {
 			_, err := tx.ExecContext(ctx, `INSERT INTO sessions (key, harness, project, started_at) VALUES (?, 'h', ?, 't')`, p, p)
 			return err
 		}); err != nil {

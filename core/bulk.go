@@ -66,7 +66,7 @@ func (s *Service) PrepareBatch(rows []*BatchRow) {
 // redacted and their id, timestamps and defaults filled (prepareNew),
 // their hints, their entity links, a "created" history event with reason
 // and the row's Meta, and an extraction job when they are pending.
-func (s *Service) InsertBatch(ctx context.Context, tx *storage.Tx, rows []*BatchRow, actor Actor, reason string) (*BatchResult, error) {
+func (s *Service) InsertBatch(ctx context.Context, tx storage.Tx, rows []*BatchRow, actor Actor, reason string) (*BatchResult, error) {
 	res := &BatchResult{}
 	// What the store holds, asked once for the batch.
 	var ids, hashes, keys []string
@@ -178,7 +178,7 @@ func (s *Service) InsertBatch(ctx context.Context, tx *storage.Tx, rows []*Batch
 // another store (its id, actor and time), for a memory brought over from
 // it; it reports false when the store holds an event of that id already
 // (an import run twice adds nothing).
-func (s *Service) CopyHistory(ctx context.Context, tx *storage.Tx, h *storage.HistoryEvent) (bool, error) {
+func (s *Service) CopyHistory(ctx context.Context, tx storage.Tx, h *storage.HistoryEvent) (bool, error) {
 	// Its who, why and ids pass the redactor as new events' do.
 	h.ChangedBy, h.Reason = s.redact.Name(h.ChangedBy), s.redact.Field(h.Reason)
 	h.SessionID, h.RequestID = s.redact.Key(h.SessionID), s.redact.Key(h.RequestID)

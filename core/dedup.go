@@ -27,7 +27,7 @@ type DuplicateMerge struct {
 // new tags with a version increment. The caller records the merge on the
 // keeper (AddHistory) and, after the commit, updates the vector index and
 // tells subscribers.
-func (s *Service) MergeDuplicatesTx(ctx context.Context, tx *storage.Tx, d DuplicateMerge, actor Actor) error {
+func (s *Service) MergeDuplicatesTx(ctx context.Context, tx storage.Tx, d DuplicateMerge, actor Actor) error {
 	now := s.Timestamp()
 	for _, id := range d.Duplicates {
 		m, err := liveMemory(ctx, tx, id)
@@ -59,7 +59,7 @@ func (s *Service) MergeDuplicatesTx(ctx context.Context, tx *storage.Tx, d Dupli
 
 // liveMemory reads memory id inside tx; a missing or deleted memory is
 // not found.
-func liveMemory(ctx context.Context, tx *storage.Tx, id string) (*storage.Memory, error) {
+func liveMemory(ctx context.Context, tx storage.Tx, id string) (*storage.Memory, error) {
 	m, err := storage.GetMemory(ctx, tx, id)
 	if errors.Is(err, storage.ErrNotFound) || (err == nil && m.IsDeleted) {
 		return nil, fmt.Errorf("memory %s: %w", id, ErrNotFound)

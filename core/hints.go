@@ -75,7 +75,7 @@ func HeuristicHints(content, typ string, max int) []string {
 
 // writeHints replaces a memory's heuristic hints, inside the caller's write
 // transaction (pure computation, no I/O beyond SQLite).
-func (s *Service) writeHints(ctx context.Context, tx *storage.Tx, m *storage.Memory) error {
+func (s *Service) writeHints(ctx context.Context, tx storage.Tx, m *storage.Memory) error {
 	if !s.cfg.Hints.Enabled {
 		return nil
 	}
@@ -85,6 +85,9 @@ func (s *Service) writeHints(ctx context.Context, tx *storage.Tx, m *storage.Mem
 // hintMatches returns, per memory, the best (most negative) bm25 of its
 // hints against the match expression, for live memories passing f.
 func (s *Service) hintMatches(ctx context.Context, match string, f storage.MemoryFilter, limit int) (map[string]float64, error) {
+	if s.db.Postgres() {
+		return nil, nil // the hints' FTS5 index is SQLite's
+	}
 	// Best hint per memory, taken in Go: SQLite refuses bm25() under an
 	// aggregate.
 	hints, err := storage.MatchHints(ctx, s.db.Reader(), match, f, limit*max(1, s.cfg.Hints.Max))

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"runtime/debug"
 	"slices"
@@ -219,7 +220,8 @@ func (st *keywordIndex) stats() keyword.Stats {
 // and returns the build, for the caller to run in a goroutine: a server
 // does at start.
 func (s *Service) WarmKeywordIndex(ctx context.Context) func(context.Context) error {
-	if !s.cfg.Search.KeywordIndex || s.db.ReadOnly() || s.keyword.ix.Load() != nil {
+	// On PostgreSQL the index is the keyword leg's only answer (no FTS5).
+	if (!s.cfg.Search.KeywordIndex && !s.db.Postgres()) || s.db.ReadOnly() || s.keyword.ix.Load() != nil {
 		return func(context.Context) error { return nil }
 	}
 	if build := s.keyword.startBuild(ctx); build != nil {
@@ -231,3 +233,32 @@ func (s *Service) WarmKeywordIndex(ctx context.Context) func(context.Context) er
 // KeywordIndexStats describes the in-memory keyword index (zero before
 // its first build).
 func (s *Service) KeywordIndexStats() keyword.Stats { return s.keyword.stats() }
+
+// TermDocCounts returns, for each term, how many memories hold it: from
+// FTS5 on SQLite, from the in-memory keyword index on PostgreSQL (which
+// has no FTS5; an error while the index is first built).
+func (s *Service) TermDocCounts(ctx context.Context, terms []string) (map[string]int, error) {
+	if !s.db.Postgres() {
+		return storage.TermDocCounts(ctx, s.db.Reader(), terms)
+	}
+	ix, err := s.keyword.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ix == nil {
+		return nil, errKeywordIndexBuilding
+	}
+	out := make(map[string]int, len(terms))
+	toks := make([]string, len(terms))
+	for i, t := range terms {
+		if q, ok := keyword.Query([]string{t}); ok && len(q) == 1 {
+			toks[i] = q[0]
+		}
+	}
+	for i, n := range ix.DocFreq(toks) {
+		out[terms[i]] = n
+	}
+	return out, nil
+}
+
+var errKeywordIndexBuilding = errors.New("the keyword index is being built")

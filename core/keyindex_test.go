@@ -39,7 +39,7 @@ func TestKeywordIndexRebuildUnderWrites(t *testing.T) {
 			Importance: 0.5, Confidence: 1, SourceType: "manual", VectorClock: "{}"}})
 	}
 	s.PrepareBatch(rows)
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := db.WriteTx(ctx, func(tx storage.Tx) error {
 		_, err := s.InsertBatch(ctx, tx, rows, Actor{Name: "test"}, "import")
 		return err
 	}); err != nil {
@@ -69,7 +69,7 @@ func TestKeywordIndexRebuildUnderWrites(t *testing.T) {
 					return
 				}
 			case 2:
-				err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+				err := db.WriteTx(ctx, func(tx storage.Tx) error {
 					_, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, res.Memory.ID)
 					return err
 				})

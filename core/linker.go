@@ -25,7 +25,7 @@ import (
 // in tx. A tentative mention (a capitalised word that only opens a
 // sentence) links only to an entity the store already knows. Tombstones
 // and a disabled graph link nothing.
-func (s *Service) linkEntities(ctx context.Context, tx *storage.Tx, m *storage.Memory) error {
+func (s *Service) linkEntities(ctx context.Context, tx storage.Tx, m *storage.Memory) error {
 	if !s.cfg.Graph.Enabled || m.IsDeleted || m.ID == "" {
 		return nil
 	}
@@ -60,7 +60,7 @@ func (s *Service) linkEntities(ctx context.Context, tx *storage.Tx, m *storage.M
 // it came back from the tombstones): the old links go, each entity
 // counting one mention less (and disappearing with its relations when no
 // memory names it any more), and the new content is linked.
-func (s *Service) relinkEntities(ctx context.Context, tx *storage.Tx, m *storage.Memory) error {
+func (s *Service) relinkEntities(ctx context.Context, tx storage.Tx, m *storage.Memory) error {
 	if _, err := storage.UnlinkMemory(ctx, tx, m.ID); err != nil {
 		return fmt.Errorf("unlink entities: %w", err)
 	}

@@ -21,7 +21,7 @@ import (
 // entity), the same links and mention counts (one per memory however
 // often it names an entity), tentative mentions linked only to entities
 // known by then, and every linked entity's updated_at set to now.
-func (s *Service) linkBatch(ctx context.Context, tx *storage.Tx, rids []int64, mentions [][]entities.Mention, now string) error {
+func (s *Service) linkBatch(ctx context.Context, tx storage.Tx, rids []int64, mentions [][]entities.Mention, now string) error {
 	if !s.cfg.Graph.Enabled {
 		return nil
 	}

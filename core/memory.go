@@ -265,7 +265,7 @@ func (s *Service) Remember(ctx context.Context, in RememberInput, actor Actor) (
 		m.Type = text.InferType(m.Content)
 	}
 	var res RememberResult
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		if s.cfg.Search.SessionContext && m.SessionID != "" {
 			rid, err := storage.SessionPredecessor(ctx, tx, m.Project, m.SessionID)
 			if err != nil {
@@ -305,7 +305,7 @@ func (s *Service) rememberChunks(ctx context.Context, body string, base storage.
 	res := &RememberResult{Chunked: true, GroupID: groupID}
 	var created []string
 	key := base.IdempotencyKey
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		res.IDs, created = nil, nil
 		// A retried request with the same idempotency key gets the group it
 		// stored the first time. Only the first chunk carries the key.
@@ -382,7 +382,7 @@ func (s *Service) embeddingState(embedded bool) string {
 // insertOrDedup is the heart of the write path, run inside a write
 // transaction: it returns an existing live memory with the same idempotency
 // key, source or content hash, or inserts m with its "created" event.
-func (s *Service) insertOrDedup(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor, reinforce bool) (*storage.Memory, bool, error) {
+func (s *Service) insertOrDedup(ctx context.Context, tx storage.Tx, m *storage.Memory, actor Actor, reinforce bool) (*storage.Memory, bool, error) {
 	if m.IdempotencyKey != "" {
 		existing, err := findByIdempotencyKey(ctx, tx, m.IdempotencyKey)
 		switch {
@@ -444,7 +444,7 @@ func collectGroup(ctx context.Context, q storage.Querier, groupID string, ids *[
 
 // InsertNew inserts a memory that is known not to duplicate a live one, and
 // writes its "created" history event. It fills id and timestamps if unset.
-func (s *Service) InsertNew(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
+func (s *Service) InsertNew(ctx context.Context, tx storage.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
 	s.prepareNew(m, actor)
 	if err := storage.InsertMemory(ctx, tx, m); err != nil {
 		return fmt.Errorf("insert memory: %w", err)
@@ -485,7 +485,7 @@ func (s *Service) prepareNew(m *storage.Memory, actor Actor) {
 
 // afterInsert writes what goes with a new row besides its hints: entity
 // links, the "created" event and the extraction job.
-func (s *Service) afterInsert(ctx context.Context, tx *storage.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
+func (s *Service) afterInsert(ctx context.Context, tx storage.Tx, m *storage.Memory, actor Actor, reason string, meta map[string]any) error {
 	if err := s.linkEntities(ctx, tx, m); err != nil {
 		return err
 	}
@@ -501,14 +501,14 @@ func (s *Service) afterInsert(ctx context.Context, tx *storage.Tx, m *storage.Me
 	return nil
 }
 
-func (s *Service) enqueueJob(ctx context.Context, tx *storage.Tx, memoryID, jobType string) error {
+func (s *Service) enqueueJob(ctx context.Context, tx storage.Tx, memoryID, jobType string) error {
 	_, err := storage.EnqueueJob(ctx, tx, NewID(), memoryID, jobType, "", s.cfg.PipelineV2.MaxAttempts, s.Timestamp())
 	return err
 }
 
 // AddHistory records one audit event of memoryID inside tx: what happened,
 // the content before and after, who, why, and metadata.
-func (s *Service) AddHistory(ctx context.Context, tx *storage.Tx, memoryID, event string, oldContent, newContent *string, actor Actor, reason string, meta map[string]any) error {
+func (s *Service) AddHistory(ctx context.Context, tx storage.Tx, memoryID, event string, oldContent, newContent *string, actor Actor, reason string, meta map[string]any) error {
 	h, err := s.historyEvent(memoryID, event, oldContent, newContent, actor, reason, meta)
 	if err == nil {
 		err = storage.InsertHistory(ctx, tx, h)

@@ -149,7 +149,7 @@ func (s *Service) Modify(ctx context.Context, p Patch, actor Actor) (*MutationRe
 	actor = actor.Normalized()
 	var res *MutationResult
 	var resErr error
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		res, resErr = nil, nil
 		m, err := storage.GetMemory(ctx, tx, p.ID)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -301,7 +301,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 	actor = actor.Normalized()
 	var res *MutationResult
 	var resErr error
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		res, resErr = s.ForgetTx(ctx, tx, in, actor)
 		return nil
 	})
@@ -321,7 +321,7 @@ func (s *Service) Forget(ctx context.Context, in ForgetInput, actor Actor) (*Mut
 // their own (the pipeline, documents): the same checks (version, pinned,
 // force), a version increment and a deleted event. The caller does what
 // follows the commit (the vector index, events).
-func (s *Service) ForgetTx(ctx context.Context, tx *storage.Tx, in ForgetInput, actor Actor) (*MutationResult, error) {
+func (s *Service) ForgetTx(ctx context.Context, tx storage.Tx, in ForgetInput, actor Actor) (*MutationResult, error) {
 	m, err := storage.GetMemory(ctx, tx, in.ID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return notFound(in.ID)
@@ -392,7 +392,7 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 	actor = actor.Normalized()
 	var res *MutationResult
 	var resErr error
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		res, resErr = s.RecoverTx(ctx, tx, in, actor)
 		if res == nil {
 			return resErr
@@ -418,7 +418,7 @@ func (s *Service) Recover(ctx context.Context, in RecoverInput, actor Actor) (*M
 // successor link and its attributes are live again. A refusal is returned
 // as a result with its error beside it; a nil result is a failure of the
 // store.
-func (s *Service) RecoverTx(ctx context.Context, tx *storage.Tx, in RecoverInput, actor Actor) (*MutationResult, error) {
+func (s *Service) RecoverTx(ctx context.Context, tx storage.Tx, in RecoverInput, actor Actor) (*MutationResult, error) {
 	window := s.cfg.Memory.RecoverWindow.D()
 	days := int(window / (24 * time.Hour))
 	m, err := storage.GetMemory(ctx, tx, in.ID)

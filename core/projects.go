@@ -12,7 +12,7 @@ import (
 // "updated" history event by actor; a memory whose content to already
 // holds is soft-deleted as its duplicate ("deleted"). The project's
 // sessions and transcripts move with it.
-func (s *Service) RemapProjectTx(ctx context.Context, tx *storage.Tx, from, to string, actor Actor) error {
+func (s *Service) RemapProjectTx(ctx context.Context, tx storage.Tx, from, to string, actor Actor) error {
 	moves, err := storage.RemapProject(ctx, tx, from, to, s.Timestamp())
 	if err != nil {
 		return err

@@ -719,7 +719,7 @@ func (s *Service) RecordAccess(ctx context.Context, ids []string) {
 		return
 	}
 	now := s.Timestamp()
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		return storage.RecordAccess(ctx, tx, now, ids)
 	})
 	if err != nil {

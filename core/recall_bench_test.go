@@ -450,7 +450,7 @@ func realQueries(b *testing.B, lines []transfer.ImportLine) []string {
 // built-in model.
 func writeRandomVectors(b *testing.B, db *storage.DB, r *rand.Rand) {
 	ctx := context.Background()
-	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := db.WriteTx(ctx, func(tx storage.Tx) error {
 		hashes, err := storage.Strings(ctx, tx, `SELECT DISTINCT lower(hex(content_hash)) FROM memories`)
 		if err != nil {
 			return err

@@ -44,6 +44,9 @@ func (s *Service) keywordMatch(ctx context.Context, match string, f storage.Memo
 	// store (the hook shim answering without a server) searches FTS5: one
 	// query costs less than building the index, and no commit of another
 	// process would keep it current.
+	if s.db.Postgres() {
+		return keywordIndexOnly(ctx, s, match, f, limit)
+	}
 	if terms, ok := keyword.Query(matchPhrases(match)); ok && s.cfg.Search.KeywordIndex && !s.db.ReadOnly() {
 		if ix, err := s.keyword.current(ctx); err != nil {
 			s.log.Warn("keyword index unavailable; searching FTS5", "err", err)
@@ -73,6 +76,30 @@ func (s *Service) keywordMatch(ctx context.Context, match string, f storage.Memo
 		}
 	}
 	return keywordHits(storage.SearchFTS(ctx, r, match, f, limit))
+}
+
+// keywordIndexOnly is the keyword leg on PostgreSQL, which has no FTS5:
+// the in-memory index alone (followed by every server's commits through
+// the change feed), widened while a filter drops its best documents, up
+// to keywordMaxInner. While the index is first built it finds nothing:
+// the vector leg answers meanwhile.
+func keywordIndexOnly(ctx context.Context, s *Service, match string, f storage.MemoryFilter, limit int) ([]KeywordHit, error) {
+	terms, ok := keyword.Query(matchPhrases(match))
+	if !ok {
+		return []KeywordHit{}, nil
+	}
+	ix, err := s.keyword.current(ctx)
+	if err != nil || ix == nil {
+		return []KeywordHit{}, err
+	}
+	var out []KeywordHit
+	for inner := limit + 16; inner <= keywordMaxInner; inner *= 8 {
+		hits, more := ix.Search(terms, inner)
+		if out, err = s.indexHits(ctx, hits, f, limit); err != nil || len(out) >= limit || !more {
+			break
+		}
+	}
+	return out, err
 }
 
 // matchPhrases splits a SanitizeFTSQuery expression ("a" OR "b") back

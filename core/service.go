@@ -171,7 +171,7 @@ func (s *Service) Analytics() *analytics.Analytics { return s.analytics }
 // contradiction detector's proposals), and soft delete and recover with
 // their checks (ForgetTx, RecoverTx). Core's own writes and the pipeline's
 // use it to call evolution inside their transactions.
-func (s *Service) EvolutionTx(tx *storage.Tx, actor Actor) evolution.Tx {
+func (s *Service) EvolutionTx(tx storage.Tx, actor Actor) evolution.Tx {
 	record := func(as Actor) func(context.Context, string, string, string, map[string]any) error {
 		return func(ctx context.Context, id, event, reason string, meta map[string]any) error {
 			return s.AddHistory(ctx, tx, id, event, nil, nil, as, reason, meta)

@@ -23,7 +23,7 @@ func TestCompactRowsMigration(t *testing.T) {
 	const sha1 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 	path := filepath.Join(t.TempDir(), "c.db")
 	db := openTemp(t, path, before)
-	err = db.WriteTx(ctx, func(tx *Tx) error {
+	err = db.WriteTx(ctx, func(tx Tx) error {
 		for _, s := range []string{
 			`INSERT INTO memories (id, content, normalized_content, content_hash, created_at, updated_at)
 				VALUES ('m1', 'Alpha uses Postgres', 'alpha uses postgres', '` + sha1 + `', 't1', 't1'),
@@ -44,7 +44,7 @@ func TestCompactRowsMigration(t *testing.T) {
 				       ('h2', 'm2', 'created', 'Beta used Postgres', 'u', 't2'),
 				       ('h3', 'gone', 'created', 'Gone memory', 'u', 't0')`,
 		} {
-			if _, err := tx.Exec(s); err != nil {
+			if _, err := tx.ExecContext(ctx, s); err != nil {
 				return err
 			}
 		}
@@ -59,7 +59,7 @@ func TestCompactRowsMigration(t *testing.T) {
 	defer db.Close()
 	r := db.Reader()
 	var cols string
-	r.QueryRow(`SELECT group_concat(name) FROM pragma_table_info('memories')`).Scan(&cols)
+	r.QueryRowContext(ctx, `SELECT group_concat(name) FROM pragma_table_info('memories')`).Scan(&cols)
 	if strings.Contains(cols, "normalized_content") || !strings.Contains(cols, "content_hash") {
 		t.Fatalf("memories columns: %s", cols)
 	}
@@ -67,7 +67,7 @@ func TestCompactRowsMigration(t *testing.T) {
 	// Hashes: a SHA-256 is stored as its 32 bytes and read as hex, in
 	// memories and in embeddings; another value stays the text it is.
 	var types string
-	r.QueryRow(`SELECT (SELECT group_concat(typeof(content_hash) || length(content_hash)) FROM (SELECT content_hash FROM memories ORDER BY id))
+	r.QueryRowContext(ctx, `SELECT (SELECT group_concat(typeof(content_hash) || length(content_hash)) FROM (SELECT content_hash FROM memories ORDER BY id))
 		|| ' ' || (SELECT group_concat(typeof(content_hash) || length(content_hash)) FROM (SELECT content_hash FROM embeddings ORDER BY id))`).Scan(&types)
 	if types != "blob32,text2 blob32,text2" {
 		t.Fatalf("stored hashes: %s", types)
@@ -87,7 +87,7 @@ func TestCompactRowsMigration(t *testing.T) {
 	if live, err := LiveHashes(ctx, r, []string{sha1, "h2", "h3"}); err != nil || len(live) != 2 || !live[[2]string{sha1, ""}] || !live[[2]string{"h2", ""}] {
 		t.Fatalf("live hashes: %v %v", live, err)
 	}
-	r.QueryRow(`SELECT group_concat(name) FROM pragma_table_info('embeddings')`).Scan(&cols)
+	r.QueryRowContext(ctx, `SELECT group_concat(name) FROM pragma_table_info('embeddings')`).Scan(&cols)
 	if strings.Contains(cols, "created_at") {
 		t.Fatalf("embeddings columns: %s", cols)
 	}
@@ -95,7 +95,7 @@ func TestCompactRowsMigration(t *testing.T) {
 	// History: h1 repeated m1's row and stores nothing now; h2 differed.
 	stored := func(id string) string {
 		var s *string
-		if err := r.QueryRow(`SELECT new_content FROM memory_history WHERE id = ?`, id).Scan(&s); err != nil {
+		if err := r.QueryRowContext(ctx, `SELECT new_content FROM memory_history WHERE id = ?`, id).Scan(&s); err != nil {
 			t.Fatal(err)
 		}
 		if s == nil {
@@ -123,24 +123,24 @@ func TestCompactRowsMigration(t *testing.T) {
 	// Graph: e1's two links survive, keyed by rids; e3 loses the link of
 	// the memory that is gone; e2 had only that one and goes, with r2.
 	var mentions string
-	r.QueryRow(`SELECT group_concat(e.id || '=' || e.mentions, ',') FROM (SELECT * FROM entities ORDER BY id) e`).Scan(&mentions)
+	r.QueryRowContext(ctx, `SELECT group_concat(e.id || '=' || e.mentions, ',') FROM (SELECT * FROM entities ORDER BY id) e`).Scan(&mentions)
 	if mentions != "e1=2,e3=1" {
 		t.Fatalf("entities after the upgrade: %s", mentions)
 	}
 	var links string
-	r.QueryRow(`SELECT group_concat(m.id || '>' || e.id || ':' || COALESCE(mm.mention_text, '-') || ':' || COALESCE(mm.confidence, '-'), ',')
+	r.QueryRowContext(ctx, `SELECT group_concat(m.id || '>' || e.id || ':' || COALESCE(mm.mention_text, '-') || ':' || COALESCE(mm.confidence, '-'), ',')
 		FROM (SELECT * FROM memory_entity_mentions ORDER BY memory_rid, entity_rid) mm
 		JOIN memories m ON m.rid = mm.memory_rid JOIN entities e ON e.rid = mm.entity_rid`).Scan(&links)
 	if links != "m1>e1:Postgres:0.9,m2>e1:-:-,m2>e3:Kept:0.5" {
 		t.Fatalf("links after the upgrade: %s", links)
 	}
 	var rels string
-	r.QueryRow(`SELECT group_concat(id) FROM relations`).Scan(&rels)
+	r.QueryRowContext(ctx, `SELECT group_concat(id) FROM relations`).Scan(&rels)
 	if rels != "r1" {
 		t.Fatalf("relations after the upgrade: %s", rels)
 	}
 	var ddl string
-	r.QueryRow(`SELECT sql FROM sqlite_schema WHERE name = 'memory_entity_mentions'`).Scan(&ddl)
+	r.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE name = 'memory_entity_mentions'`).Scan(&ddl)
 	if !strings.Contains(ddl, "WITHOUT ROWID") || !strings.Contains(ddl, "memory_rid") {
 		t.Fatalf("mentions table: %s", ddl)
 	}
@@ -174,19 +174,19 @@ func TestCompactRowsMigration(t *testing.T) {
 		}
 	}
 
-	err = db.WriteTx(ctx, func(tx *Tx) error {
+	err = db.WriteTx(ctx, func(tx Tx) error {
 		// Foreign keys still hold: a relation to no entity is refused,
 		// and deleting an entity takes its relations and links.
-		if _, err := tx.Exec(`INSERT INTO relations (id, source_entity_id, target_entity_id, relation_type, created_at, updated_at)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO relations (id, source_entity_id, target_entity_id, relation_type, created_at, updated_at)
 			VALUES ('r9', 'e1', 'nobody', 'uses', 't', 't')`); err == nil {
 			t.Error("a relation to a missing entity was written")
 		}
 		// An edit keeps what m1 was created with in its event; a purge of
 		// m2 keeps its own and takes its links, counted off.
-		if _, err := tx.Exec(`UPDATE memories SET content = 'Alpha uses MySQL' WHERE id = 'm1'`); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET content = 'Alpha uses MySQL' WHERE id = 'm1'`); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`DELETE FROM memories WHERE id = 'm2'`)
+		_, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = 'm2'`)
 		return err
 	})
 	if err != nil {
@@ -198,13 +198,13 @@ func TestCompactRowsMigration(t *testing.T) {
 	if got := created("m2"); got != "Beta used Postgres" {
 		t.Fatalf("m2's created event after a purge: %q", got)
 	}
-	r.QueryRow(`SELECT group_concat(e.id || '=' || e.mentions, ',') FROM (SELECT * FROM entities ORDER BY id) e`).Scan(&mentions)
+	r.QueryRowContext(ctx, `SELECT group_concat(e.id || '=' || e.mentions, ',') FROM (SELECT * FROM entities ORDER BY id) e`).Scan(&mentions)
 	if n := count(t, db, `SELECT count(*) FROM memory_entity_mentions`); mentions != "e1=1,e3=0" || n != 1 {
 		t.Fatalf("after purging m2: entities %s, %d links", mentions, n)
 	}
 	// An entity deleted takes its links and relations with it.
-	err = db.WriteTx(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(`DELETE FROM entities WHERE id = 'e1'`)
+	err = db.WriteTx(ctx, func(tx Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM entities WHERE id = 'e1'`)
 		return err
 	})
 	if err != nil {
@@ -224,7 +224,7 @@ func TestContentHashStoredAsBytes(t *testing.T) {
 	defer db.Close()
 	const sha = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
 	other := strings.Repeat("ab", 16) // 32 characters, not a SHA-256
-	err := db.WriteTx(ctx, func(tx *Tx) error {
+	err := db.WriteTx(ctx, func(tx Tx) error {
 		for id, h := range map[string]string{"a": sha, "b": other, "c": strings.ToUpper(sha)} {
 			if err := InsertMemory(ctx, tx, &Memory{ID: id, Type: "fact", Content: "content " + id, ContentHash: h,
 				SourceType: "manual", CreatedAt: "t", UpdatedAt: "t", UpdatedBy: "u"}); err != nil {
@@ -237,7 +237,7 @@ func TestContentHashStoredAsBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var types string
-	db.Reader().QueryRow(`SELECT group_concat(typeof(content_hash) || length(content_hash)) FROM (SELECT content_hash FROM memories ORDER BY id)`).Scan(&types)
+	db.Reader().QueryRowContext(ctx, `SELECT group_concat(typeof(content_hash) || length(content_hash)) FROM (SELECT content_hash FROM memories ORDER BY id)`).Scan(&types)
 	if types != "blob32,text32,text64" {
 		t.Fatalf("stored hashes: %s", types)
 	}

@@ -16,7 +16,7 @@ func TestContextMigration(t *testing.T) {
 	var err error
 	path := filepath.Join(t.TempDir(), "c.db")
 	db := openTemp(t, path, before)
-	err = db.WriteTx(ctx, func(tx *Tx) error {
+	err = db.WriteTx(ctx, func(tx Tx) error {
 		for i, c := range []string{"the staging database runs postgres", "deploys happen on tuesdays"} {
 			m := &Memory{ID: string(rune('a' + i)), Type: "fact", Content: c, ContentHash: c,
 				SourceType: "manual", CreatedAt: "t", UpdatedAt: "t", UpdatedBy: "t", SessionID: "s1"}
@@ -41,7 +41,7 @@ func TestContextMigration(t *testing.T) {
 			t.Fatalf("%s after the upgrade: %d hits, %v", word, len(hits), err)
 		}
 	}
-	if err := db.WriteTx(ctx, func(tx *Tx) error { return CheckFTSIntegrity(ctx, tx) }); err != nil {
+	if err := db.WriteTx(ctx, func(tx Tx) error { return CheckFTSIntegrity(ctx, tx) }); err != nil {
 		t.Fatalf("integrity-check after the upgrade: %v", err)
 	}
 	// Rows written before the upgrade have no context; the next memory of

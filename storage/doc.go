@@ -1,10 +1,12 @@
 // Package storage holds cairn's SQL: every query is a named function here
 // taking a Querier, over rows of its own (Memory, HistoryEvent, Job, ...);
 // only the retention sweep's are apart, in storage/retention, which builds
-// on this package. It runs on an engine that keeps the rows:
-// SQLite today (storage/sqlite: opening the file, the writer, the
-// migrations, the lock file), under the names of engine.go, so the rest
-// of cairn never names the engine.
+// on this package. It runs on an engine that keeps the rows: SQLite
+// (storage/sqlite: opening the file, the writer, the migrations, the lock
+// file), or PostgreSQL shared by several servers (storage/postgres),
+// chosen by storage/engine's DB from the path or URL Open is given, under
+// the names of engine.go, so the rest of cairn never names the engine.
+// A write transaction is the engine's own (storage/seam's Tx).
 //
 // The seam, what the query functions and their callers need of an engine
 // (docs/design/storage.md, "The seam"):
@@ -31,7 +33,6 @@
 // the file's pages, WAL checkpoints, VACUUM, the lock file, and the SQL
 // dialect the query functions are written in.
 //
-// storage/postgres is the groundwork of a second engine, PostgreSQL shared
-// by several servers; only some of these query functions run on it yet
-// (docs/design/postgres.md).
+// On PostgreSQL every query function runs but FTS5's; those of engine.go
+// answer ErrNotOnPostgres there, or run as they can (docs/design/postgres.md).
 package storage

@@ -3,50 +3,66 @@ package storage
 import (
 	"context"
 
+	"github.com/cairnmem/cairn/storage/engine"
+	"github.com/cairnmem/cairn/storage/seam"
 	"github.com/cairnmem/cairn/storage/sqlite"
 )
 
-// The engine behind the query functions, SQLite (storage/sqlite), under
-// the names the rest of cairn uses; doc.go says what each part is for.
-// Only this file names the engine.
+// The engine behind the query functions, under the names the rest of
+// cairn uses; doc.go says what each part is for. DB is storage/engine's,
+// which opens SQLite (a file path) or PostgreSQL (a postgres:// URL).
+// Only this file names the engines.
 
 type (
-	DB      = sqlite.DB      // an open database: WriteTx, Reader, the change feed, faults
-	Options = sqlite.Options // what Open opens, and how
-	Tx      = sqlite.Tx      // a write transaction's Querier
-	Reader  = sqlite.Reader  // the read pool's Querier
+	DB      = engine.DB      // an open database: WriteTx, Reader, the change feed, faults
+	Options = engine.Options // what Open opens (Path: a file, or a postgres:// URL), and how
+	Tx      = seam.Tx        // a write transaction's Querier, the engine's own
+	Reader  = seam.Querier   // the read pool's Querier
 
 	Fault      = sqlite.Fault // what went wrong with the database itself
 	FaultState = sqlite.FaultState
 
 	LegacyEmbedding = sqlite.LegacyEmbedding // a vector still in the float32 format
 
-	Lock        = sqlite.Lock // one process serves a database file
+	Lock        = sqlite.Lock // one process serves a database file (not a URL)
 	LockInfo    = sqlite.LockInfo
 	LockedError = sqlite.LockedError
 )
 
 // The faults FaultOf tells apart.
 const (
-	FaultNone     = sqlite.FaultNone
-	FaultFull     = sqlite.FaultFull
-	FaultIO       = sqlite.FaultIO
-	FaultCorrupt  = sqlite.FaultCorrupt
-	FaultReadOnly = sqlite.FaultReadOnly
+	FaultNone        = sqlite.FaultNone
+	FaultFull        = sqlite.FaultFull
+	FaultIO          = sqlite.FaultIO
+	FaultCorrupt     = sqlite.FaultCorrupt
+	FaultReadOnly    = sqlite.FaultReadOnly
+	FaultUnreachable = engine.FaultUnreachable // PostgreSQL's server out of reach
+	FaultBehind      = engine.FaultBehind      // PostgreSQL's change feed cut off past the log kept
 )
 
 var (
-	ErrCorrupt = sqlite.ErrCorrupt // the database is damaged: writes are refused
-	ErrLocked  = sqlite.ErrLocked  // another process holds the database (a *LockedError)
+	ErrCorrupt       = sqlite.ErrCorrupt       // the database is damaged: writes are refused
+	ErrLocked        = sqlite.ErrLocked        // another process holds the database (a *LockedError)
+	ErrNotOnPostgres = engine.ErrNotOnPostgres // what only SQLite has, asked of PostgreSQL
+	ErrSchemaNewer   = sqlite.ErrSchemaNewer   // the database is newer than this binary
+	ErrBadChecksum   = sqlite.ErrBadChecksum   // an applied migration changed
+	ErrOldServer     = engine.ErrOldServer     // PostgreSQL older than 15
+	ErrNoPassword    = engine.ErrNoPassword    // storage.password_file is empty
 )
 
 // Open opens the database opts names, creating and migrating it.
-func Open(ctx context.Context, opts Options) (*DB, error) { return sqlite.Open(ctx, opts) }
+func Open(ctx context.Context, opts Options) (*DB, error) { return engine.Open(ctx, opts) }
 
 // OpenReadOnly opens an existing database for reading beside its owner.
 func OpenReadOnly(ctx context.Context, opts Options) (*DB, error) {
-	return sqlite.OpenReadOnly(ctx, opts)
+	return engine.OpenReadOnly(ctx, opts)
 }
+
+// IsURL reports whether path is a PostgreSQL URL rather than a file.
+func IsURL(path string) bool { return engine.IsURL(path) }
+
+// Redact is a database path as it may be shown: a URL's password hidden.
+func Redact(path string) string { return engine.Redact(path) }
 
 // BackgroundReads marks ctx so the Reader runs it off the request pool.
 func BackgroundReads(ctx context.Context) context.Context { return sqlite.BackgroundReads(ctx) }
@@ -55,9 +71,9 @@ func BackgroundReads(ctx context.Context) context.Context { return sqlite.Backgr
 func SchemaVersion() int { return sqlite.SchemaVersion() }
 
 // FaultOf classifies err; FaultNone for an error that is not the database's.
-func FaultOf(err error) Fault { return sqlite.FaultOf(err) }
+func FaultOf(err error) Fault { return engine.FaultOf(err) }
 
-// AcquireLock takes the lock of the database at dbPath without waiting.
+// AcquireLock takes the lock of the database file at dbPath without waiting.
 func AcquireLock(dbPath string) (*Lock, error) { return sqlite.AcquireLock(dbPath) }
 
 // LockPath is the lock file of the database at dbPath.
@@ -66,42 +82,17 @@ func LockPath(dbPath string) string { return sqlite.LockPath(dbPath) }
 // ReadLockInfo reads who holds the lock of the database at dbPath.
 func ReadLockInfo(dbPath string) (LockInfo, bool) { return sqlite.ReadLockInfo(dbPath) }
 
-// SQLite-only (doc.go): the full-text index's bulk merging and upkeep, its
-// vocabulary, the file's pages, and the vectors of stores from before
-// migration 0011, converted once (DB.CompactAfterConversion follows).
-
-// BulkFTSMerge runs fn, a bulk write in tx, with fewer index merges.
-func BulkFTSMerge(ctx context.Context, tx *Tx, fn func() error) error {
-	return sqlite.BulkFTSMerge(ctx, tx, fn)
-}
-
-// CountFTSDocuments counts the documents the full-text index holds.
-func CountFTSDocuments(ctx context.Context, q Querier) (int64, error) {
-	return sqlite.CountFTSDocuments(ctx, q)
-}
-
-// CheckFTSIntegrity checks the full-text index against memories.
-func CheckFTSIntegrity(ctx context.Context, tx *Tx) error { return sqlite.CheckFTSIntegrity(ctx, tx) }
-
-// RebuildFTS rebuilds the full-text index from memories.
-func RebuildFTS(ctx context.Context, tx *Tx) error { return sqlite.RebuildFTS(ctx, tx) }
-
-// TermDocCounts returns, for each term, how many memories contain it.
-func TermDocCounts(ctx context.Context, q Querier, terms []string) (map[string]int, error) {
-	return sqlite.TermDocCounts(ctx, q, terms)
-}
-
-// PageStats returns the database file's page count, page size and free pages.
-func PageStats(ctx context.Context, q Querier) (pages, size, free int64, err error) {
-	return sqlite.PageStats(ctx, q)
-}
-
-// LegacyEmbeddings returns up to limit vectors still stored as float32.
-func LegacyEmbeddings(ctx context.Context, q Querier, limit int) ([]LegacyEmbedding, error) {
-	return sqlite.LegacyEmbeddings(ctx, q, limit)
-}
-
-// RewriteLegacyEmbedding replaces the float32 vector of row id with blob.
-func RewriteLegacyEmbedding(ctx context.Context, q Querier, id int64, blob []byte) error {
-	return sqlite.RewriteLegacyEmbedding(ctx, q, id, blob)
-}
+// SQLite-only (storage/engine/sqliteonly.go says what each does on
+// PostgreSQL): the full-text index's bulk merging and upkeep, its
+// vocabulary, the file's pages, the vectors of stores from before
+// migration 0011 (DB.CompactAfterConversion follows).
+var (
+	BulkFTSMerge           = engine.BulkFTSMerge
+	CountFTSDocuments      = engine.CountFTSDocuments
+	CheckFTSIntegrity      = engine.CheckFTSIntegrity
+	RebuildFTS             = engine.RebuildFTS
+	TermDocCounts          = engine.TermDocCounts
+	PageStats              = engine.PageStats
+	LegacyEmbeddings       = engine.LegacyEmbeddings
+	RewriteLegacyEmbedding = engine.RewriteLegacyEmbedding
+)

@@ -30,10 +30,10 @@ func (s *store) Reader() storage.Querier { return s.reader }
 func onSQLite(db *storage.DB) *store {
 	return &store{engine: "sqlite", reader: db.Reader(),
 		writeTx: func(ctx context.Context, fn func(storage.Querier) error) error {
-			return db.WriteTx(ctx, func(tx *storage.Tx) error { return fn(tx) })
+			return db.WriteTx(ctx, func(tx storage.Tx) error { return fn(tx) })
 		},
 		leaseJob: func(ctx context.Context, owner string, types []string, now string) (j *storage.Job, err error) {
-			err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+			err = db.WriteTx(ctx, func(tx storage.Tx) error {
 				j, err = storage.LeaseJob(ctx, tx, owner, types, now)
 				if errors.Is(err, storage.ErrNotFound) {
 					j, err = nil, nil

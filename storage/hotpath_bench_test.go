@@ -25,7 +25,7 @@ func benchStore(b *testing.B, n int) *storage.DB {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = db.Close() })
-	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = db.WriteTx(ctx, func(tx storage.Tx) error {
 		for i := range n {
 			if err := storage.InsertMemory(ctx, tx, benchMemory(fmt.Sprintf("m%06d", i))); err != nil {
 				return err
@@ -81,7 +81,7 @@ func BenchmarkWriteTx(b *testing.B) {
 	ctx := context.Background()
 	i := 0
 	for b.Loop() {
-		if err := db.WriteTx(ctx, func(tx *storage.Tx) error { return benchWrite(ctx, tx, i) }); err != nil {
+		if err := db.WriteTx(ctx, func(tx storage.Tx) error { return benchWrite(ctx, tx, i) }); err != nil {
 			b.Fatal(err)
 		}
 		i++
@@ -98,7 +98,7 @@ func BenchmarkWriteTxParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			i := int(n.Add(1))
-			if err := db.WriteTx(ctx, func(tx *storage.Tx) error { return benchWrite(ctx, tx, i) }); err != nil {
+			if err := db.WriteTx(ctx, func(tx storage.Tx) error { return benchWrite(ctx, tx, i) }); err != nil {
 				b.Error(err)
 				return
 			}
@@ -106,7 +106,7 @@ func BenchmarkWriteTxParallel(b *testing.B) {
 	})
 }
 
-func benchWrite(ctx context.Context, tx *storage.Tx, i int) error {
+func benchWrite(ctx context.Context, tx storage.Tx, i int) error {
 	m := benchMemory(fmt.Sprintf("w%08d", i))
 	if err := storage.InsertMemory(ctx, tx, m); err != nil {
 		return err

@@ -97,7 +97,7 @@ func GetJob(ctx context.Context, q Querier, id string) (*Job, error) {
 // chosen, then its oldest due job: a burst of one type cannot starve
 // another. The job becomes leased by owner with attempts incremented. It
 // returns ErrNotFound when nothing is due.
-func LeaseJob(ctx context.Context, tx *Tx, owner string, types []string, now string) (*Job, error) {
+func LeaseJob(ctx context.Context, tx Tx, owner string, types []string, now string) (*Job, error) {
 	cond := `status = 'pending' AND attempts < max_attempts AND (next_attempt_at IS NULL OR next_attempt_at <= ?)`
 	args := []any{now}
 	if len(types) > 0 {

@@ -34,7 +34,7 @@ func TestLiveLinksAsThePlainJoin(t *testing.T) {
 	for i := range ne {
 		ents = append(ents, storage.NewEntity{ID: fmt.Sprintf("e%02d", (i*17)%ne), Name: fmt.Sprintf("E%d", i), Canonical: fmt.Sprintf("e%d", i), Type: "unknown"})
 	}
-	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = db.WriteTx(ctx, func(tx storage.Tx) error {
 		rids, err := storage.InsertMemories(ctx, tx, ms)
 		if err != nil {
 			return err

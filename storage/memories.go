@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cairnmem/cairn/storage/seam"
 	"strings"
 
 	"github.com/cairnmem/cairn/storage/dialect"
@@ -14,11 +15,7 @@ import (
 // Querier runs the query functions' statements: a *Tx inside a write
 // transaction, or the *Reader of DB.Reader, so a read helper works on
 // either. It is the seam's read and write interface (doc.go).
-type Querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
+type Querier = seam.Querier
 
 // Sentinel errors of the query functions.
 var (

@@ -537,10 +537,10 @@ func TestDiagnosticAndRepairQueries(t *testing.T) {
 		t.Fatalf("pages = %d × %d, %v", pages, size, err)
 	}
 	write(t, db, func(ctx context.Context, tx storage.Querier) error {
-		if err := storage.CheckFTSIntegrity(ctx, tx.(*storage.Tx)); err != nil {
+		if err := storage.CheckFTSIntegrity(ctx, tx.(storage.Tx)); err != nil {
 			return err
 		}
-		return storage.RebuildFTS(ctx, tx.(*storage.Tx))
+		return storage.RebuildFTS(ctx, tx.(storage.Tx))
 	})
 
 	write(t, db, func(ctx context.Context, tx storage.Querier) error {

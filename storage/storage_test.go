@@ -37,7 +37,7 @@ func openTemp(t *testing.T, path string, ms []sqlite.Migration) *DB {
 func count(t *testing.T, db *DB, query string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := db.Reader().QueryRow(query, args...).Scan(&n); err != nil {
+	if err := db.Reader().QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -45,7 +45,7 @@ func count(t *testing.T, db *DB, query string, args ...any) int {
 
 func queryPlan(t *testing.T, db *DB, q string) string {
 	t.Helper()
-	rows, err := db.Reader().Query(`EXPLAIN QUERY PLAN ` + q)
+	rows, err := db.Reader().QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+q)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -270,7 +270,7 @@ func queueService(b *testing.B) *app.App {
 	tuitest.Seed(b, ap)
 	ctx := context.Background()
 	statuses := []string{storage.JobCompleted, storage.JobCompleted, storage.JobCompleted, storage.JobPending, storage.JobDead, storage.JobLeased}
-	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := db.WriteTx(ctx, func(tx storage.Tx) error {
 		for i := range benchJobs {
 			at := storage.FormatTime(fixedNow.Add(-time.Duration(i) * time.Second))
 			st := statuses[i%len(statuses)]

@@ -21,7 +21,7 @@ import (
 func RunConnectors(ctx context.Context, ap *app.App, log *slog.Logger) error {
 	log = logOrDiscard(log)
 	svc, reg := ap.Service, ap.Connectors
-	if err := svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		return connstore.ResetSyncingConnectors(ctx, tx, svc.Timestamp())
 	}); err != nil && ctx.Err() == nil {
 		log.Warn("connectors: reset syncing", "err", err)

@@ -24,7 +24,7 @@ func TestMaintenanceWorker(t *testing.T) {
 	svc := ap.Service
 	ctx := context.Background()
 	rememberN(t, svc, 5)
-	if err := svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		now := storage.FormatTime(time.Now())
 		_, err := tx.ExecContext(ctx, `INSERT INTO memory_jobs (id, memory_id, job_type, status, attempts, max_attempts, error, created_at, updated_at)
 			SELECT 'j-' || id, id, 'extract', 'dead', 3, 3, 'boom', ?, ? FROM memories`, now, now)

@@ -80,7 +80,7 @@ func TestPipelineWorkerRunDrainsQueue(t *testing.T) {
 	if err != nil || orphan == nil {
 		t.Fatal(err)
 	}
-	if err := svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE memory_jobs SET leased_at = ? WHERE id = ?`, storage.FormatTime(time.Now().Add(-time.Hour)), orphan.ID)
 		return err
 	}); err != nil {
@@ -141,7 +141,7 @@ func TestPipelineWorkerDeadLetters(t *testing.T) {
 	ctx := context.Background()
 	for i := range 2 {
 		// Skip the backoff: make the job due.
-		if err := svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 			_, err := tx.ExecContext(ctx, `UPDATE memory_jobs SET next_attempt_at = NULL`)
 			return err
 		}); err != nil {

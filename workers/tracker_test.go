@@ -225,7 +225,7 @@ func TestEmbeddingTrackerConvertsFloat32Vectors(t *testing.T) {
 		for _, x := range v[0] {
 			blob = binary.LittleEndian.AppendUint32(blob, math.Float32bits(x))
 		}
-		err = svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+		err = svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 			if err := storage.UpsertEmbedding(ctx, tx, p.ContentHash, vec.Embedder().Model(), len(v[0]), blob); err != nil {
 				return err
 			}

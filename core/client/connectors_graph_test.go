@@ -89,7 +89,7 @@ func TestGraphRoutes(t *testing.T) {
 	if tf.ID == "" || tf.Mentions != 2 {
 		t.Fatalf("the memory's entities: %+v", ents)
 	}
-	if err := a.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := a.db.WriteTx(ctx, func(tx storage.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
 			VALUES ('e-aws', 'AWS', 'aws', 'service', 0, 't', 't')`); err != nil {
 			return err

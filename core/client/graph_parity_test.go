@@ -126,7 +126,7 @@ func TestEntitiesBothBackends(t *testing.T) {
 	if tf == "" {
 		t.Fatalf("the linker found no terraform: %+v", ents)
 	}
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := db.WriteTx(ctx, func(tx storage.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO entities (id, name, canonical_name, entity_type, mentions, created_at, updated_at)
 			VALUES ('e-aws', 'AWS', 'aws', 'service', 0, 't', 't'), ('e-ops', 'ops team', 'ops team', 'team', 0, 't', 't')`); err != nil {
 			return err

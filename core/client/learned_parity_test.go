@@ -55,7 +55,7 @@ func TestLearnedAndModelUsageBothBackends(t *testing.T) {
 	if _, err := ap.Pipeline.ProcessExtractJob(ctx, job, llm.NewHeuristic()); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := db.WriteTx(ctx, func(tx storage.Tx) error {
 		return storage.AddModelUsage(ctx, tx, storage.ModelUsage{Day: ap.Service.Now().UTC().Format("2006-01-02"), Provider: "ollama", Calls: 2, InputTokens: 900, OutputTokens: 80})
 	}); err != nil {
 		t.Fatal(err)

@@ -66,7 +66,7 @@ func TestPagesBothBackends(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Half of them share one millisecond: the row id orders them.
-	err := svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err := svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE memories SET created_at = '2026-01-01T00:00:00.000Z' WHERE rid % 2 = 0`)
 		return err
 	})
@@ -164,7 +164,7 @@ func TestQueuePagesBothBackends(t *testing.T) {
 	svc, backends := opsBackends(t)
 	ctx := context.Background()
 	now := time.Now().UTC()
-	err := svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err := svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		for i := range 12 {
 			at := storage.FormatTime(now.Add(-time.Duration(i) * time.Minute))
 			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_jobs (id, memory_id, job_type, status, attempts, max_attempts, created_at, updated_at)

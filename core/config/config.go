@@ -273,13 +273,19 @@ type ServerConfig struct {
 	AllowedHosts []string `toml:"allowed_hosts"`
 }
 
-// StorageConfig configures the SQLite store.
+// StorageConfig configures the store: a SQLite file (the default), or
+// a PostgreSQL database shared by several servers (URL).
 type StorageConfig struct {
 	// Path of the database; empty means the default data folder.
-	Path        string   `toml:"path"`
-	Synchronous string   `toml:"synchronous" oneof:"normal,full"`
-	BusyTimeout Duration `toml:"busy_timeout" range:"100ms,5m"`
-	ReadConns   int      `toml:"read_conns" range:"1,64"`
+	Path string `toml:"path"`
+	// URL of a PostgreSQL 15+ database (postgres://user@host:port/db),
+	// instead of the file: the password comes from PasswordFile, or
+	// PGPASSWORD or ~/.pgpass, and is never shown.
+	URL          string   `toml:"url"`
+	PasswordFile string   `toml:"password_file"`
+	Synchronous  string   `toml:"synchronous" oneof:"normal,full"`
+	BusyTimeout  Duration `toml:"busy_timeout" range:"100ms,5m"`
+	ReadConns    int      `toml:"read_conns" range:"1,64"`
 }
 
 // AuthConfig selects who may call the API.
@@ -548,6 +554,9 @@ func LoadConfig(opts LoadOptions) (*Config, Paths, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, paths, err
 	}
+	if cfg.Storage.URL != "" {
+		paths.Database = RedactURL(cfg.Storage.URL) // shown; storage.url is opened
+	}
 	if cfg.Storage.Path != "" {
 		paths.Database = cfg.Storage.Path
 		paths.DataDir = filepath.Dir(cfg.Storage.Path)
@@ -802,6 +811,9 @@ func (c *Config) Validate() error {
 	if err := c.validateProjects(); err != nil {
 		return err
 	}
+	if err := c.Storage.validate(); err != nil {
+		return err
+	}
 	if host, _, _ := splitHostPort(c.Server.Addr); c.Auth.Mode == "local" && !IsLoopbackHost(host) {
 		return &ConfigError{Key: "server.addr", Value: strconv.Quote(c.Server.Addr),
 			Reason: "auth.mode = local has no authentication, so cairn only listens on loopback (127.0.0.1, ::1, localhost); use auth.mode = team or hybrid to listen on other addresses"}
@@ -852,7 +864,9 @@ func (c *Config) TOML() string {
 	var buf bytes.Buffer
 	enc := toml.NewEncoder(&buf)
 	enc.Indent = ""
-	_ = enc.Encode(c)
+	shown := *c
+	shown.Storage.URL = RedactURL(c.Storage.URL)
+	_ = enc.Encode(&shown)
 	return c.specialWords(buf.String())
 }
 

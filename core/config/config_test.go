@@ -102,6 +102,10 @@ func TestConfigErrorsNameKeyValueAndRange(t *testing.T) {
 		{"no host", "[server]\naddr = \":3850\"\n", nil, []string{"server.addr", "host"}},
 		{"cross-key rule", "[guardrails]\nchunk_target_chars = 900\n", nil, []string{"chunk_target_chars", "max_content_chars"}},
 		{"NaN", "[memory]\ndefault_importance = nan\n", nil, []string{"memory.default_importance", "0 to 1"}},
+		{"storage.url not PostgreSQL's", "[storage]\nurl = \"mysql://u@h/db\"\n", nil, []string{"storage.url", "postgres://"}},
+		{"storage.url beside storage.path", "[storage]\nurl = \"postgres://u@h/db\"\npath = \"/x/m.db\"\n", nil, []string{"storage.url", "storage.path"}},
+		{"storage.url without a host", "[storage]\nurl = \"postgres:///db\"\n", nil, []string{"storage.url", "postgres://user@host"}},
+		{"password file without a URL", "[storage]\npassword_file = \"/run/pw\"\n", nil, []string{"storage.password_file", "storage.url"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -224,6 +228,32 @@ func TestExtraTypesAreNames(t *testing.T) {
 		var ce *ConfigError
 		if err := cfg.Validate(); !errors.As(err, &ce) || ce.Key != "memory.extra_types" {
 			t.Errorf("extra type %q: %v", bad, err)
+		}
+	}
+}
+
+// storage.url's password is never shown: not in the printed config, not
+// in a configuration error, not in the database path shown.
+func TestStorageURLPasswordNeverShown(t *testing.T) {
+	const secret = "Hunter2-s3cr3t"
+	for _, url := range []string{"postgres://cairn:" + secret + "@db.example:5432/cairn", "postgresql://cairn@db.example/cairn?password=" + secret} {
+		home := t.TempDir()
+		os.WriteFile(filepath.Join(home, "config.toml"), []byte("[storage]\nurl = \""+url+"\"\n"), 0o600)
+		cfg, paths, err := LoadConfig(LoadOptions{Getenv: envOf(map[string]string{"CAIRN_HOME": home})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Storage.URL != url {
+			t.Fatalf("storage.url = %q", cfg.Storage.URL)
+		}
+		for what, shown := range map[string]string{"the printed config": cfg.TOML(), "the database path": paths.Database} {
+			if strings.Contains(shown, secret) || !strings.Contains(shown, "db.example") {
+				t.Errorf("%s: %s", what, shown)
+			}
+		}
+		cfg.Storage.Path = "/x/m.db"
+		if err := cfg.Validate(); err == nil || strings.Contains(err.Error(), secret) {
+			t.Errorf("error: %v", err)
 		}
 	}
 }

@@ -149,7 +149,7 @@ func (c *Connectors) Create(ctx context.Context, in CreateInput) (*Connector, er
 	now := c.svc.Timestamp()
 	r := &connstore.Connector{ID: core.NewID(), Provider: ProviderFilesystem, DisplayName: name, Config: string(cfg),
 		Status: connstore.ConnectorIdle, CreatedAt: now, UpdatedAt: now}
-	if err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return connstore.InsertConnector(ctx, tx, r) }); err != nil {
+	if err := c.svc.DB().WriteTx(ctx, func(tx storage.Tx) error { return connstore.InsertConnector(ctx, tx, r) }); err != nil {
 		return nil, err
 	}
 	return c.view(ctx, r)
@@ -293,7 +293,7 @@ func (c *Connectors) Delete(ctx context.Context, id string, forget bool, actor c
 			removed += n
 		}
 	}
-	err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return connstore.DeleteConnector(ctx, tx, id) })
+	err := c.svc.DB().WriteTx(ctx, func(tx storage.Tx) error { return connstore.DeleteConnector(ctx, tx, id) })
 	return removed, err
 }
 

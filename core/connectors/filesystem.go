@@ -73,7 +73,7 @@ func (c *Connectors) sync(ctx context.Context, id string, background bool) (*Syn
 	}
 	defer c.end(id)
 	start := time.Now()
-	if err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return connstore.SetConnectorSyncing(ctx, tx, id, c.svc.Timestamp()) }); err != nil {
+	if err := c.svc.DB().WriteTx(ctx, func(tx storage.Tx) error { return connstore.SetConnectorSyncing(ctx, tx, id, c.svc.Timestamp()) }); err != nil {
 		return nil, err
 	}
 	res := &SyncResult{ConnectorID: id}
@@ -87,7 +87,7 @@ func (c *Connectors) sync(ctx context.Context, id string, background bool) (*Syn
 	// The outcome is recorded even when the caller went away.
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := c.svc.DB().WriteTx(fctx, func(tx *storage.Tx) error {
+	if err := c.svc.DB().WriteTx(fctx, func(tx storage.Tx) error {
 		return connstore.FinishConnectorSync(fctx, tx, id, string(cur), msg, c.svc.Timestamp())
 	}); err != nil {
 		return res, errors.Join(serr, err)
@@ -172,7 +172,7 @@ func (c *Connectors) syncFolder(ctx context.Context, r *connstore.Connector, res
 		if _, err := c.dropDocument(ctx, known[p].DocumentID, "file removed: "+p, connectorActor); err != nil {
 			return err
 		}
-		if err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return connstore.DeleteConnectorFile(ctx, tx, r.ID, p) }); err != nil {
+		if err := c.svc.DB().WriteTx(ctx, func(tx storage.Tx) error { return connstore.DeleteConnectorFile(ctx, tx, r.ID, p) }); err != nil {
 			return err
 		}
 		res.Removed++
@@ -376,7 +376,7 @@ func (c *Connectors) ingestFile(ctx context.Context, r *connstore.Connector, roo
 	if prev != nil && prev.Hash == hash { // touched, not changed
 		row.DocumentID = prev.DocumentID
 		res.Unchanged++
-		return c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return connstore.PutConnectorFile(ctx, tx, r.ID, row) })
+		return c.svc.DB().WriteTx(ctx, func(tx storage.Tx) error { return connstore.PutConnectorFile(ctx, tx, r.ID, row) })
 	}
 	if len(bytes.TrimSpace(content)) == 0 {
 		return errors.New("empty file")
@@ -395,7 +395,7 @@ func (c *Connectors) ingestFile(ctx context.Context, r *connstore.Connector, roo
 		return err
 	}
 	row.DocumentID = doc.ID
-	if err := c.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error { return connstore.PutConnectorFile(ctx, tx, r.ID, row) }); err != nil {
+	if err := c.svc.DB().WriteTx(ctx, func(tx storage.Tx) error { return connstore.PutConnectorFile(ctx, tx, r.ID, row) }); err != nil {
 		return err
 	}
 	if prev != nil {

@@ -180,7 +180,7 @@ func (s *Documents) CreateDocument(ctx context.Context, in DocumentInput) (*Crea
 		d.Metadata = compact.String()
 	}
 	res := &CreateDocumentResult{}
-	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		if d.SourceURL != "" {
 			prev, err := docstore.FindLiveDocumentByURL(ctx, tx, d.SourceURL)
 			if err == nil {
@@ -319,7 +319,7 @@ func (s *Documents) DeleteDocument(ctx context.Context, id, reason string, actor
 	}
 	actor = actor.Normalized()
 	var removed []string
-	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		removed = removed[:0]
 		d, err := docstore.GetDocument(ctx, tx, id)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -367,7 +367,7 @@ func (s *Documents) DeleteDocument(ctx context.Context, id, reason string, actor
 // removeChunkMemory soft-deletes memoryID through forgetTx when it is a
 // live document chunk that no other live document links to. It reports
 // whether it deleted it.
-func (s *Documents) removeChunkMemory(ctx context.Context, tx *storage.Tx, memoryID, docID, reason string, actor core.Actor) (bool, error) {
+func (s *Documents) removeChunkMemory(ctx context.Context, tx storage.Tx, memoryID, docID, reason string, actor core.Actor) (bool, error) {
 	m, err := storage.GetMemory(ctx, tx, memoryID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return false, nil
@@ -422,7 +422,7 @@ func (s *Documents) RedactStoredURLs(ctx context.Context) (int, error) {
 	if len(changed) == 0 {
 		return 0, nil
 	}
-	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		for _, d := range changed {
 			if err := docstore.SetDocumentURL(ctx, tx, d); err != nil {
 				return err

@@ -63,8 +63,8 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		res.Status, res.Skipped = docstore.DocDeleted, "document deleted"
 		return res, nil
 	}
-	step := func(status string, fn func(tx *storage.Tx) error) error {
-		return s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	step := func(status string, fn func(tx storage.Tx) error) error {
+		return s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 			if err := storage.CheckLease(ctx, tx, job); err != nil {
 				return err
 			}
@@ -127,7 +127,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	}
 
 	// chunking
-	err = step(docstore.DocChunking, func(tx *storage.Tx) error {
+	err = step(docstore.DocChunking, func(tx storage.Tx) error {
 		if d.SourceType != "url" {
 			return nil
 		}
@@ -146,7 +146,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	res.Chunks = len(chunks)
 
 	// embedding
-	if err := step(docstore.DocEmbedding, func(tx *storage.Tx) error {
+	if err := step(docstore.DocEmbedding, func(tx storage.Tx) error {
 		return docstore.SetDocumentChunkCount(ctx, tx, d.ID, len(chunks), s.svc.Timestamp())
 	}); err != nil {
 		return gone(err)
@@ -178,7 +178,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 		batch := chunks[start:min(start+documentIndexBatch, len(chunks))]
 		var bTouched, bCreated, bReplaced []string
 		var bReused, bEmbedded int
-		err := step(docstore.DocIndexing, func(tx *storage.Tx) error {
+		err := step(docstore.DocIndexing, func(tx storage.Tx) error {
 			bTouched, bCreated, bReplaced, bReused, bEmbedded = nil, nil, nil, 0, 0
 			for k, c := range batch {
 				i := start + k
@@ -247,7 +247,7 @@ func (s *Documents) ProcessDocumentJob(ctx context.Context, job *storage.Job) (*
 	// done: drop links beyond the last chunk (an earlier run cut the text
 	// into more pieces) and the chunk memories no longer linked.
 	var dropped []string
-	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		dropped = dropped[:0]
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
 			return err
@@ -369,7 +369,7 @@ func (s *Documents) FailDocumentJob(ctx context.Context, job *storage.Job, cause
 	msg = s.svc.Redactor().Field(text.DisplayLine(text.RedactURLsIn(msg)))
 	permanent := errors.Is(cause, ErrDocumentPermanent)
 	var dead bool
-	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		var err error
 		if permanent {
 			dead, err = true, storage.KillJob(ctx, tx, job, msg, s.svc.Now())
@@ -399,7 +399,7 @@ func (s *Documents) FailDocumentJob(ctx context.Context, job *storage.Job, cause
 // its last attempt).
 func (s *Documents) FailOrphanedDocuments(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		var err error
 		n, err = docstore.FailOrphanedDocuments(ctx, tx, s.svc.Timestamp())
 		return err

@@ -15,7 +15,7 @@ import (
 // recover a memory. Core builds it (core.Service.EvolutionTx); evolution
 // never writes a memory's lifecycle any other way.
 type Tx struct {
-	*storage.Tx
+	storage.Tx
 	// Stamp is the transaction's time in the store's format.
 	Stamp string
 	// SupersedeAttributes is memory.supersede_attributes: statements the

@@ -26,7 +26,8 @@ type Memories interface {
 	RecordAccess(ctx context.Context, ids []string)
 	Redact(body string) string
 	CheckFrozen() error
-	RemapProjectTx(ctx context.Context, tx *storage.Tx, from, to string, actor core.Actor) error
+	RemapProjectTx(ctx context.Context, tx storage.Tx, from, to string, actor core.Actor) error
+	TermDocCounts(ctx context.Context, terms []string) (map[string]int, error)
 }
 
 // Deps are what Hooks are built from (New).

@@ -139,7 +139,7 @@ func (hk *Hooks) MigrateProjects(ctx context.Context, findRoot func(dir string) 
 		froms = append(froms, from)
 	}
 	slices.Sort(froms)
-	err = hk.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = hk.db.WriteTx(ctx, func(tx storage.Tx) error {
 		now := hk.timestamp()
 		for _, from := range froms {
 			to := remap[from]
@@ -212,7 +212,7 @@ func (hk *Hooks) adoptNames(ctx context.Context, root string, readOnly bool) []s
 	if readOnly || hk.frozen() {
 		return names
 	}
-	err = hk.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = hk.db.WriteTx(ctx, func(tx storage.Tx) error {
 		for _, from := range names {
 			if err := hk.mem.RemapProjectTx(ctx, tx, from, root, identityActor); err != nil {
 				return err

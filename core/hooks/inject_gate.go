@@ -106,7 +106,7 @@ func (hk *Hooks) promptWeightsOf(ctx context.Context, prompt string, terms []str
 		return nil, err
 	}
 	live := total - deleted
-	df, err := storage.TermDocCounts(ctx, hk.db.Reader(), terms)
+	df, err := hk.mem.TermDocCounts(ctx, terms)
 	if err != nil {
 		return nil, err
 	}

@@ -203,6 +203,7 @@ func FuzzRecallBody(f *testing.F) {
 }
 
 func FuzzSanitizeFTSQuery(f *testing.F) {
+	apitest.SQLiteOnly(f, "FTS5's MATCH")
 	e := apitest.NewStoreEnv(f)
 	for _, c := range []string{deployFact, "Ünïcödé test: 東京 meeting moved to Thursday 🚀", "crème brûlée", "İstanbul ǅ ﬁ"} {
 		e.MustID(f, c)

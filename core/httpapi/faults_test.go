@@ -47,6 +47,7 @@ func storageFault(r *apitest.Resp) string {
 // commit succeeds again; the error ring has it.
 func TestDiskFullAnswers507(t *testing.T) {
 	t.Parallel()
+	apitest.SQLiteOnly(t, "a full disk injected through PRAGMA max_page_count")
 	e := apitest.NewEnv(t, apitest.NoPipeline)
 	e.MustID(t, "written before the disk filled up")
 	pages := e.Count(t, `PRAGMA page_count`)
@@ -83,6 +84,7 @@ func TestDiskFullAnswers507(t *testing.T) {
 // storage_readonly, and /health does not call it healthy.
 func TestReadOnlyStoreIsUnhealthy(t *testing.T) {
 	t.Parallel()
+	apitest.SQLiteOnly(t, "a read-only store injected through PRAGMA query_only")
 	e := apitest.NewEnv(t, apitest.NoPipeline)
 	e.MustID(t, "written while the store was writable")
 	healthUntil(t, e, func(r *apitest.Resp) bool { return r.Status == 200 && r.Str("status") == "healthy" })

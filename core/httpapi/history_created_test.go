@@ -56,7 +56,7 @@ func TestCreatedEventShowsWhatWasCreated(t *testing.T) {
 	e.Clock.Advance(time.Minute)
 	e.Del(t, b, map[string]any{"reason": "obsolete"}).Want(t, 200)
 	e.Clock.Advance(time.Hour)
-	err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
+	err := e.DB.WriteTx(context.Background(), func(tx storage.Tx) error {
 		ids, err := retention.PurgeTombstones(context.Background(), tx, storage.FormatTime(e.Clock.Now()), 10)
 		if err == nil && (len(ids) != 1 || ids[0] != b) {
 			t.Errorf("purged %v", ids)

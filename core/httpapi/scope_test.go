@@ -70,9 +70,9 @@ func (f *scopeFixture) betaState(t testing.TB) string {
 	var mems, sess, tr string
 	var inj int
 	q := f.e.RO
-	if err := q.QueryRow(`SELECT COALESCE(group_concat(d, ';'), '') FROM (SELECT id || ':' || version || ':' || is_deleted || ':' ||
+	if err := q.QueryRow(`SELECT COALESCE(string_agg(d, ';' ORDER BY r), '') FROM (SELECT rid AS r, id || ':' || version || ':' || is_deleted || ':' ||
 		COALESCE(project, '') || ':' || COALESCE(who, '') || ':' || importance || ':' || content_hash AS d FROM memories
-		WHERE COALESCE(project, '') = ? OR id = ? ORDER BY rid)`, projB, f.memB).Scan(&mems); err != nil {
+		WHERE COALESCE(project, '') = ? OR id = ?) s`, projB, f.memB).Scan(&mems); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.QueryRow(`SELECT key || ':' || harness || ':' || COALESCE(project, '') || ':' || COALESCE(ended_at, '') || ':' ||

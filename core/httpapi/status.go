@@ -52,6 +52,9 @@ var statusByCode = map[string]int{
 	core.CodeStorageIO:              http.StatusInsufficientStorage,
 	core.CodeStorageCorrupt:         http.StatusServiceUnavailable,
 	core.CodeStorageReadOnly:        http.StatusServiceUnavailable,
+	core.CodeStorageUnreachable:     http.StatusServiceUnavailable,
+	core.CodeStorageBehind:          http.StatusServiceUnavailable,
+	core.CodeNotOnPostgres:          http.StatusNotImplemented,
 	core.CodeVectorsUnavailable:     http.StatusServiceUnavailable,
 	CodeOverloaded:                  http.StatusServiceUnavailable,
 }

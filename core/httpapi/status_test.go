@@ -29,6 +29,7 @@ func TestStatusOf(t *testing.T) {
 		CodeForbiddenOrigin: 403, CodeForbiddenHost: 403, connectors.CodeRootNotAllowed: 403, CodeUnsupportedMediaType: 415, CodeRequestTimeout: 408, CodeOverloaded: 503,
 		CodeHeaderTooLarge:   431,
 		core.CodeStorageFull: 507, core.CodeStorageIO: 507, core.CodeStorageCorrupt: 503, core.CodeStorageReadOnly: 503,
+		core.CodeStorageUnreachable: 503, core.CodeStorageBehind: 503, core.CodeNotOnPostgres: 501,
 		"some_new_code": http.StatusInternalServerError,
 	}
 	for code, want := range cases {

@@ -95,7 +95,7 @@ func (q *Queue) Counts(ctx context.Context) (byStatus map[string]int, byType map
 // dead job to the queue with its attempts reset.
 func (q *Queue) Retry(ctx context.Context, id string) (*storage.Job, error) {
 	var j *storage.Job
-	err := q.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := q.db.WriteTx(ctx, func(tx storage.Tx) error {
 		var err error
 		j, err = storage.RetryJob(ctx, tx, id, q.timestamp())
 		return err
@@ -114,7 +114,7 @@ func (q *Queue) Retry(ctx context.Context, id string) (*storage.Job, error) {
 // Enqueue adds a job for a memory unless a live one of that type exists.
 func (q *Queue) Enqueue(ctx context.Context, memoryID, jobType, payload string) (bool, error) {
 	var ok bool
-	err := q.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := q.db.WriteTx(ctx, func(tx storage.Tx) error {
 		var err error
 		ok, err = storage.EnqueueJob(ctx, tx, newID(), memoryID, jobType, payload, q.cfg.MaxAttempts, q.timestamp())
 		return err
@@ -126,8 +126,16 @@ func (q *Queue) Enqueue(ctx context.Context, memoryID, jobType, payload string) 
 // when empty) for owner; nil when nothing is due. See storage.Lease for
 // the fairness rule.
 func (q *Queue) Lease(ctx context.Context, owner string, types ...string) (*storage.Job, error) {
+	// On PostgreSQL the lease runs without the write lock, FOR UPDATE
+	// SKIP LOCKED: servers leasing at once take different jobs.
+	if id, ok, err := q.db.LeaseJob(ctx, owner, types, q.timestamp()); ok {
+		if err != nil || id == "" {
+			return nil, err
+		}
+		return storage.GetJob(ctx, q.db.Reader(), id)
+	}
 	var job *storage.Job
-	err := q.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := q.db.WriteTx(ctx, func(tx storage.Tx) error {
 		j, err := storage.LeaseJob(ctx, tx, owner, types, q.timestamp())
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil
@@ -144,7 +152,7 @@ func (q *Queue) Complete(ctx context.Context, job *storage.Job, result any) erro
 	if err != nil {
 		return err
 	}
-	return q.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	return q.db.WriteTx(ctx, func(tx storage.Tx) error {
 		return storage.CompleteJob(ctx, tx, job, string(b), q.timestamp())
 	})
 }
@@ -155,7 +163,7 @@ func (q *Queue) Complete(ctx context.Context, job *storage.Job, result any) erro
 func (q *Queue) Fail(ctx context.Context, job *storage.Job, cause error) (bool, error) {
 	delay := storage.RetryDelay(job.Attempts) + time.Duration(rand.Int64N(int64(time.Second)))
 	var dead bool
-	err := q.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := q.db.WriteTx(ctx, func(tx storage.Tx) error {
 		var err error
 		dead, err = storage.FailJob(ctx, tx, job, cause.Error(), q.now(), delay)
 		return err
@@ -168,7 +176,7 @@ func (q *Queue) Fail(ctx context.Context, job *storage.Job, cause error) (bool, 
 func (q *Queue) ReapStaleLeases(ctx context.Context) (reaped, dead int64, err error) {
 	now := q.now()
 	cutoff := storage.FormatTime(now.Add(-q.cfg.LeaseTimeout.D()))
-	err = q.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = q.db.WriteTx(ctx, func(tx storage.Tx) error {
 		var err error
 		reaped, dead, err = storage.ReapStaleLeases(ctx, tx, cutoff, storage.FormatTime(now))
 		return err

@@ -52,7 +52,7 @@ func insert(t *testing.T, db *storage.DB, lines []string) []int64 {
 func insertWithContext(t *testing.T, db *storage.DB, lines []string, context_ func(i int) int) []int64 {
 	t.Helper()
 	var rids []int64
-	err := db.WriteTx(context.Background(), func(tx *storage.Tx) error {
+	err := db.WriteTx(context.Background(), func(tx storage.Tx) error {
 		for i, l := range lines {
 			var rid int64
 			var ctxRID any
@@ -81,7 +81,7 @@ func insertWithContext(t *testing.T, db *storage.DB, lines []string, context_ fu
 func ftsTokens(t *testing.T, db *storage.DB) map[int64][]string {
 	t.Helper()
 	out := map[int64][]string{}
-	err := db.WriteTx(context.Background(), func(tx *storage.Tx) error {
+	err := db.WriteTx(context.Background(), func(tx storage.Tx) error {
 		ctx := context.Background()
 		if _, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, memories_fts, instance)`); err != nil {
 			return err

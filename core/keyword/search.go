@@ -342,3 +342,19 @@ func (ix *Index) IDF(terms []string) []float64 {
 	}
 	return out
 }
+
+// DocFreq returns how many documents hold each term (a token, as Query
+// returns them): what FTS5's term counts answer, for a store without
+// FTS5 (PostgreSQL).
+func (ix *Index) DocFreq(terms []string) []int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	out := make([]int, len(terms))
+	for i, t := range terms {
+		out[i] = len(ix.delta[t])
+		if info, ok := ix.terms[t]; ok {
+			out[i] += int(info.df)
+		}
+	}
+	return out
+}

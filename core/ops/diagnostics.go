@@ -287,6 +287,23 @@ func (s *Ops) diagStorage(ctx context.Context, q storage.Querier, now time.Time)
 	if err != nil {
 		return d, err
 	}
+	ratio := 0.0
+	if total > 0 {
+		ratio = float64(deleted) / float64(total)
+	}
+	tombstones := gate("tombstone_ratio", "ratio", round3(ratio), TombstoneRatioMax, 0.3, false,
+		fmt.Sprintf("%d of %d rows are tombstones (above %.0f%% costs 0.3; retention purges them)", deleted, total, TombstoneRatioMax*100))
+	if s.svc.DB().Postgres() {
+		// The file's pages and WAL are SQLite's: the database's size is
+		// what PostgreSQL reports of it.
+		size, err := s.svc.DB().DatabaseSize(ctx)
+		if err != nil {
+			return d, err
+		}
+		d.Signals = []Signal{tombstones, info("db_size", "bytes", float64(size), "database size on the PostgreSQL server (pg_database_size)")}
+		d.Note = "PostgreSQL: free pages and the WAL are the server's own (pg_stat_database)"
+		return d, nil
+	}
 	pages, size, free, err := storage.PageStats(ctx, q)
 	if err != nil {
 		return d, err
@@ -295,13 +312,8 @@ func (s *Ops) diagStorage(ctx context.Context, q storage.Querier, now time.Time)
 	if st, err := os.Stat(s.svc.DB().Path() + "-wal"); err == nil {
 		wal = st.Size()
 	}
-	ratio := 0.0
-	if total > 0 {
-		ratio = float64(deleted) / float64(total)
-	}
 	d.Signals = []Signal{
-		gate("tombstone_ratio", "ratio", round3(ratio), TombstoneRatioMax, 0.3, false,
-			fmt.Sprintf("%d of %d rows are tombstones (above %.0f%% costs 0.3; retention purges them)", deleted, total, TombstoneRatioMax*100)),
+		tombstones,
 		info("db_size", "bytes", float64(pages*size), fmt.Sprintf("database file holds %d pages of %d bytes", pages, size)),
 		info("db_free", "bytes", float64(free*size), fmt.Sprintf("%d free pages (reclaimed by VACUUM)", free)),
 		info("wal_size", "bytes", float64(wal), "write-ahead log size on disk"),
@@ -319,9 +331,30 @@ func (s *Ops) diagIndex(ctx context.Context, q storage.Querier, now time.Time) (
 	if err != nil {
 		return d, err
 	}
-	fts, err := storage.CountFTSDocuments(ctx, q)
+	if s.svc.DB().Postgres() {
+		d.Note = "PostgreSQL: no full-text index (FTS5 is SQLite's); keyword search runs on the in-memory index"
+	} else if err := s.diagFTS(ctx, q, &d, total); err != nil {
+		return d, err
+	}
+	if s.vec.Embedder() == nil {
+		d.Note = "no embedder configured: embedding coverage is not scored"
+		return d, nil
+	}
+	live := total - deleted
+	cov, embedded, err := s.embeddingCoverage(ctx, q, live, now)
 	if err != nil {
 		return d, err
+	}
+	d.Signals = append(d.Signals, gate("embedding_coverage", "ratio", round3(cov), EmbeddingCoverageMin, 0.3, true,
+		fmt.Sprintf("%d of %d live memories have a vector for %s (below %.0f%% costs 0.3; counted at most every %s)", embedded, live, s.vec.Embedder().Model(), EmbeddingCoverageMin*100, CoverageTTL)))
+	return d, nil
+}
+
+// diagFTS scores the full-text index (SQLite's) against total rows.
+func (s *Ops) diagFTS(ctx context.Context, q storage.Querier, d *DomainReport, total int64) error {
+	fts, err := storage.CountFTSDocuments(ctx, q)
+	if err != nil {
+		return err
 	}
 	diff := math.Abs(float64(fts - total))
 	mism := 0.0
@@ -336,18 +369,7 @@ func (s *Ops) diagIndex(ctx context.Context, q storage.Querier, now time.Time) (
 		ftsSig.Triggered, ftsSig.Penalty, ftsSig.Threshold = true, 0.2, 0
 	}
 	d.Signals = []Signal{ftsSig}
-	if s.vec.Embedder() == nil {
-		d.Note = "no embedder configured: embedding coverage is not scored"
-		return d, nil
-	}
-	live := total - deleted
-	cov, embedded, err := s.embeddingCoverage(ctx, q, live, now)
-	if err != nil {
-		return d, err
-	}
-	d.Signals = append(d.Signals, gate("embedding_coverage", "ratio", round3(cov), EmbeddingCoverageMin, 0.3, true,
-		fmt.Sprintf("%d of %d live memories have a vector for %s (below %.0f%% costs 0.3; counted at most every %s)", embedded, live, s.vec.Embedder().Model(), EmbeddingCoverageMin*100, CoverageTTL)))
-	return d, nil
+	return nil
 }
 
 // embeddingCoverage is the share of live memories with a vector for the

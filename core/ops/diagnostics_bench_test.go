@@ -42,7 +42,7 @@ func seedMemories(tb testing.TB, db *storage.DB, n int, deleted float64, embedde
 	ts := storage.FormatTime(time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC))
 	const batch = 5000
 	for start := 0; start < n; start += batch {
-		err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := db.WriteTx(ctx, func(tx storage.Tx) error {
 			for i := start; i < min(start+batch, n); i++ {
 				del := float64(i%100) < deleted*100
 				hash := fmt.Sprintf("h%08d", i)

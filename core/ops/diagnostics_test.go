@@ -233,7 +233,7 @@ func TestDiagnosticsEmbeddingCoverage(t *testing.T) {
 	// Three memories without a vector: 8 of 11 is below 0.8.
 	seedless := func(i int) {
 		ts := storage.FormatTime(clock.Now())
-		err := db.WriteTx(context.Background(), func(tx *storage.Tx) error {
+		err := db.WriteTx(context.Background(), func(tx storage.Tx) error {
 			_, err := tx.ExecContext(context.Background(), `INSERT INTO memories (id, content, content_hash, created_at, updated_at) VALUES (?, 'x', ?, ?, ?)`,
 				core.NewID(), fmt.Sprintf("nohash%d", i), ts, ts)
 			return err

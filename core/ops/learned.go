@@ -75,7 +75,7 @@ func (s *Ops) ReviewLearned(ctx context.Context, in LearnedReview, limit int) (*
 		in.SeenThrough = storage.FormatTime(t)
 	}
 	now := storage.FormatTime(s.svc.Now())
-	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		if err := storage.KeepLearned(ctx, tx, in.Keep, now); err != nil {
 			return err
 		}

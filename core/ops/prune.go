@@ -48,7 +48,7 @@ func (s *Ops) pruneOverfull(ctx context.Context, rep *RetentionReport, batch, ma
 				break // the rest is protected
 			}
 			var gone []string
-			err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+			err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 				gone = gone[:0]
 				for _, id := range ids {
 					res, err := s.svc.ForgetTx(ctx, tx, core.ForgetInput{ID: id, Reason: reason}, pruneActor)

@@ -120,7 +120,7 @@ func (s *Ops) auditRepair(ctx context.Context, res *RepairResult, actor core.Act
 	if reason == "" {
 		reason = "manual repair"
 	}
-	return s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	return s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		return s.svc.AddHistory(ctx, tx, "system", storage.EventNone, nil, nil, actor, reason,
 			map[string]any{"repairAction": res.Action, "affected": res.Affected, "message": res.Message, "success": res.Success})
 	})
@@ -142,7 +142,7 @@ func (s *Ops) repairRequeueDead(ctx context.Context, opts RepairOptions) (*Repai
 		return res, nil
 	}
 	var n int64
-	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		var err error
 		n, err = storage.RequeueDeadJobs(ctx, tx, opts.JobID, limit, s.svc.Timestamp())
 		return err

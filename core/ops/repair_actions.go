@@ -41,8 +41,11 @@ type FTSCheck struct {
 // command, so it runs in a write transaction that changes nothing; it
 // reads the whole index, which takes about a second per 100k memories.
 func (s *Ops) CheckFTS(ctx context.Context) (*FTSCheck, error) {
+	if s.svc.DB().Postgres() {
+		return nil, fmt.Errorf("check the full-text index: %w", storage.ErrNotOnPostgres)
+	}
 	c := &FTSCheck{}
-	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		var err error
 		if c.Rows, err = storage.CountMemoryRows(ctx, tx); err != nil {
 			return err
@@ -70,7 +73,10 @@ func (s *Ops) CheckFTS(ctx context.Context) (*FTSCheck, error) {
 
 // RebuildFTS rebuilds the full-text index from the memories table.
 func (s *Ops) RebuildFTS(ctx context.Context) error {
-	return s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	if s.svc.DB().Postgres() {
+		return fmt.Errorf("rebuild the full-text index: %w", storage.ErrNotOnPostgres)
+	}
+	return s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		return storage.RebuildFTS(ctx, tx)
 	})
 }
@@ -242,7 +248,7 @@ func (s *Ops) repairReEmbed(ctx context.Context, opts RepairOptions) (*RepairRes
 			hashes = append(hashes, p.Hash)
 		}
 		var others []string
-		if err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+		if err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 			var err error
 			others, err = storage.MarkEmbeddedByHash(ctx, tx, model, hashes)
 			return err
@@ -317,7 +323,7 @@ func (s *Ops) repairCleanOrphans(ctx context.Context, opts RepairOptions) (*Repa
 	var after int64
 	for {
 		var n, last int64
-		err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+		err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 			var err error
 			n, last, err = storage.DeleteOrphanEmbeddings(ctx, tx, after, batch, "")
 			return err
@@ -416,7 +422,7 @@ func (s *Ops) repairDeduplicate(ctx context.Context, actor core.Actor, opts Repa
 	merged := 0
 	for _, c := range clusters {
 		var touched []string
-		err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+		err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 			touched = touched[:0]
 			n, ids, err := s.mergeCluster(ctx, tx, c, actor, reason, opts.Reason)
 			merged += n
@@ -443,7 +449,7 @@ func (s *Ops) repairDeduplicate(ctx context.Context, actor core.Actor, opts Repa
 // changed since it was found), keeps the best row, merges the others' tags
 // into it and soft-deletes them. It returns how many rows it retired and
 // the ids it touched, keeper first.
-func (s *Ops) mergeCluster(ctx context.Context, tx *storage.Tx, c storage.DedupCluster, actor core.Actor, reasonFmt, why string) (int, []string, error) {
+func (s *Ops) mergeCluster(ctx context.Context, tx storage.Tx, c storage.DedupCluster, actor core.Actor, reasonFmt, why string) (int, []string, error) {
 	ms, err := storage.DedupClusterMembers(ctx, tx, normalized, c)
 	if err != nil {
 		return 0, nil, err

@@ -19,7 +19,7 @@ func TestRepairRequeueDeadAudited(t *testing.T) {
 	ctx := context.Background()
 	e.MustID(t, "The billing service runs on PostgreSQL with row level locking enabled.")
 	e.MustID(t, "The deploy pipeline publishes container images to the internal registry.")
-	if err := e.DB.WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := e.DB.WriteTx(ctx, func(tx storage.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE memory_jobs SET status = 'dead', attempts = max_attempts, error = 'boom'`)
 		return err
 	}); err != nil {

@@ -92,7 +92,7 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 	rep := &RetentionReport{}
 
 	// loop runs step until it removes nothing (done) or the cap is hit.
-	loop := func(name string, step func(tx *storage.Tx) (more bool, err error)) error {
+	loop := func(name string, step func(tx storage.Tx) (more bool, err error)) error {
 		for i := 0; ; i++ {
 			if i == maxBatches {
 				rep.Capped = true
@@ -102,7 +102,7 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 				return err
 			}
 			var more bool
-			err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+			err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 				var err error
 				more, err = step(tx)
 				return err
@@ -122,7 +122,7 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 		return rep, err
 	}
 	// 1. Graph links.
-	err := loop("graph links", func(tx *storage.Tx) (bool, error) {
+	err := loop("graph links", func(tx storage.Tx) (bool, error) {
 		g, err := retention.PurgeGraphLinks(ctx, tx, tombCut, batch)
 		rep.GraphMemories += g.Memories
 		rep.GraphLinks += g.Links
@@ -136,7 +136,7 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 	// 2. Vectors of the tombstones about to go, then vectors no memory row
 	// refers to any more (their memory was purged before).
 	var after int64
-	err = loop("embeddings", func(tx *storage.Tx) (bool, error) {
+	err = loop("embeddings", func(tx storage.Tx) (bool, error) {
 		n, last, err := storage.PurgeTombstoneEmbeddings(ctx, tx, tombCut, after, batch)
 		rep.Embeddings += n
 		after = last
@@ -146,7 +146,7 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 		return rep, err
 	}
 	after = 0
-	err = loop("orphan embeddings", func(tx *storage.Tx) (bool, error) {
+	err = loop("orphan embeddings", func(tx storage.Tx) (bool, error) {
 		n, last, err := storage.DeleteOrphanEmbeddings(ctx, tx, after, batch, tombCut)
 		rep.Embeddings += n
 		after = last
@@ -157,7 +157,7 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 	}
 	// 3. Tombstones.
 	var purged []string
-	err = loop("tombstones", func(tx *storage.Tx) (bool, error) {
+	err = loop("tombstones", func(tx storage.Tx) (bool, error) {
 		ids, err := retention.PurgeTombstones(ctx, tx, tombCut, batch)
 		if err != nil {
 			return false, err
@@ -171,8 +171,8 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 		return rep, err
 	}
 	// 4 to 6. History and jobs.
-	counted := func(dst *int64, f func(tx *storage.Tx) (int64, error)) func(tx *storage.Tx) (bool, error) {
-		return func(tx *storage.Tx) (bool, error) {
+	counted := func(dst *int64, f func(tx storage.Tx) (int64, error)) func(tx storage.Tx) (bool, error) {
+		return func(tx storage.Tx) (bool, error) {
 			n, err := f(tx)
 			*dst += n
 			return n > 0, err
@@ -181,15 +181,15 @@ func (s *Ops) retentionSweep(ctx context.Context, batch int) (*RetentionReport, 
 	steps := []struct {
 		name string
 		dst  *int64
-		f    func(tx *storage.Tx) (int64, error)
+		f    func(tx storage.Tx) (int64, error)
 	}{
-		{"history", &rep.History, func(tx *storage.Tx) (int64, error) {
+		{"history", &rep.History, func(tx storage.Tx) (int64, error) {
 			return retention.PurgeHistory(ctx, tx, cut(cfg.HistoryWindow), batch)
 		}},
-		{"completed jobs", &rep.CompletedJobs, func(tx *storage.Tx) (int64, error) {
+		{"completed jobs", &rep.CompletedJobs, func(tx storage.Tx) (int64, error) {
 			return retention.PurgeJobs(ctx, tx, storage.JobCompleted, cut(cfg.CompletedJobsWindow), batch)
 		}},
-		{"dead jobs", &rep.DeadJobs, func(tx *storage.Tx) (int64, error) {
+		{"dead jobs", &rep.DeadJobs, func(tx storage.Tx) (int64, error) {
 			return retention.PurgeJobs(ctx, tx, storage.JobDead, cut(cfg.DeadJobsWindow), batch)
 		}},
 	}

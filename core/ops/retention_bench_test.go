@@ -49,7 +49,7 @@ func seedRetentionBench(b *testing.B, e *apitest.Env, total, tombstones int) {
 	ctx := context.Background()
 	old := storage.FormatTime(apitest.ClockStart.Add(-40 * day))
 	recent := storage.FormatTime(apitest.ClockStart.Add(-time.Hour))
-	err := e.DB.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := e.DB.WriteTx(ctx, func(tx storage.Tx) error {
 		// The first 30% are tombstones deleted 40 days ago (past the
 		// 30-day window); the rest are live. The FTS trigger indexes all.
 		if _, err := tx.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)

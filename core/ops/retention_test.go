@@ -38,7 +38,7 @@ func sweep(t *testing.T, e *apitest.Env) *ops.RetentionReport {
 
 func exec(t *testing.T, e *apitest.Env, query string, args ...any) {
 	t.Helper()
-	if err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
+	if err := e.DB.WriteTx(context.Background(), func(tx storage.Tx) error {
 		_, err := tx.ExecContext(context.Background(), query, args...)
 		return err
 	}); err != nil {

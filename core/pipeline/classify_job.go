@@ -113,7 +113,7 @@ func (s *Pipeline) EnqueueClassify(ctx context.Context, memoryID string) error {
 	if scope == "" {
 		pl.Project = m.Project
 	}
-	return s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	return s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		for _, e := range ents {
 			pl.Entity = e
 			b, _ := json.Marshal(pl)
@@ -169,7 +169,7 @@ func (s *Pipeline) ProcessClassifyJob(ctx context.Context, job *storage.Job, llm
 	for _, it := range items {
 		cs = append(cs, evolution.Classification{MemoryID: mems[it.I-1].ID, Aspect: it.Aspect, Kind: it.Kind, Name: it.Attribute, Value: it.Value})
 	}
-	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
 			return err
 		}
@@ -185,7 +185,7 @@ func (s *Pipeline) ProcessClassifyJob(ctx context.Context, job *storage.Job, llm
 	verdicts, warns := s.siblingVerdicts(ctx, llm, pl, mems[0])
 	res.Warnings = append(res.Warnings, warns...)
 	res.Checked = len(verdicts)
-	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		res.Superseded, res.Proposed = nil, 0
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
 			return err

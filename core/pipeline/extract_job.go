@@ -204,7 +204,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 	for _, p := range res.Proposals {
 		decided[p] = p.BlockedReason
 	}
-	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		created, deferred = nil, nil
 		res.WriteStats = WriteStats{}
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
@@ -342,7 +342,7 @@ func (s *Pipeline) ProcessExtractJob(ctx context.Context, job *storage.Job, llm 
 		}
 		applied = append(applied, p)
 	}
-	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		now := s.svc.Timestamp()
 		for _, p := range applied {
 			if err := storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, storage.ProposalApplied, p.AppliedMemoryID, core.PipelineActorName, "applied by the pipeline", now); err != nil {
@@ -553,7 +553,7 @@ func (s *Pipeline) decisionCandidates(ctx context.Context, src *storage.Memory, 
 // src is inserted with its "created" event. (insertOrDedup's source dedup
 // would fold every fact of one source memory into the first, so the hash
 // dedup is applied here and the insert is insertNew's.)
-func (s *Pipeline) insertFact(ctx context.Context, tx *storage.Tx, p *storage.Proposal, src *storage.Memory, model string, actor core.Actor, supersedes string) (string, bool, error) {
+func (s *Pipeline) insertFact(ctx context.Context, tx storage.Tx, p *storage.Proposal, src *storage.Memory, model string, actor core.Actor, supersedes string) (string, bool, error) {
 	norm := text.NormalizeContent(p.Fact)
 	existing, err := storage.FindLiveByHash(ctx, tx, norm.Hash, src.Project)
 	if err == nil {
@@ -614,7 +614,7 @@ func (s *Pipeline) applyDestructive(ctx context.Context, p *storage.Proposal, mo
 
 // proposalHistory writes the "none" history event on the source memory
 // that records one proposal.
-func (s *Pipeline) proposalHistory(ctx context.Context, tx *storage.Tx, srcID string, p *storage.Proposal, model string, res *ExtractJobResult) error {
+func (s *Pipeline) proposalHistory(ctx context.Context, tx storage.Tx, srcID string, p *storage.Proposal, model string, res *ExtractJobResult) error {
 	by := core.PipelineActorName
 	if p.Shadow {
 		by = core.PipelineShadowBy

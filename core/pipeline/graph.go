@@ -108,7 +108,7 @@ func (s *Pipeline) PersistGraph(ctx context.Context, memoryID string, res extrac
 		return st, nil
 	}
 
-	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		st = GraphStats{Skipped: st.Skipped}
 		now := s.svc.Timestamp()
 		ids := map[string]string{}
@@ -197,7 +197,7 @@ func (s *Pipeline) persistJobGraph(ctx context.Context, job *storage.Job, srcID 
 	}
 	b, err := json.Marshal(res)
 	if err == nil {
-		err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+		err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 			return storage.SetJobResult(ctx, tx, job.ID, string(b))
 		})
 	}

@@ -50,7 +50,7 @@ func (s *Pipeline) WantsModelHints(llm extract.LLM) bool {
 // EnqueueHints queues a prospective_index job for memory id (none when one
 // is pending or leased).
 func (s *Pipeline) EnqueueHints(ctx context.Context, memoryID string) error {
-	return s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	return s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		_, err := storage.EnqueueJob(ctx, tx, core.NewID(), memoryID, jobs.ProspectiveIndex, "", s.svc.Config().PipelineV2.MaxAttempts, s.svc.Timestamp())
 		return err
 	})
@@ -85,7 +85,7 @@ func (s *Pipeline) ProcessHintsJob(ctx context.Context, job *storage.Job, llm ex
 		return res, s.jobs.Complete(ctx, job, res)
 	}
 	b, _ := json.Marshal(res)
-	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
 			return err
 		}

@@ -14,7 +14,7 @@ import (
 func TestPipelineStatusShowsModelUsage(t *testing.T) {
 	e := apitest.NewEnv(t, func(c *config.Config) { c.Embedding.Provider = "none"; c.PipelineV2.DailyTokenBudget = 5000 })
 	today := apitest.ClockStart.Format("2006-01-02")
-	if err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
+	if err := e.DB.WriteTx(context.Background(), func(tx storage.Tx) error {
 		if err := storage.AddModelUsage(context.Background(), tx, storage.ModelUsage{Day: today, Provider: "claude-code/haiku", Calls: 3, InputTokens: 4000, OutputTokens: 1200}); err != nil {
 			return err
 		}

@@ -87,7 +87,7 @@ func decideEnv(t *testing.T, mods ...func(*config.Config)) (*apitest.Env, string
 	t.Helper()
 	e := apitest.NewEnv(t, append([]func(*config.Config){func(c *config.Config) { c.Embedding.Provider = "none" }}, mods...)...)
 	target := e.MustID(t, oldFact)
-	if err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
+	if err := e.DB.WriteTx(context.Background(), func(tx storage.Tx) error {
 		_, err := tx.ExecContext(context.Background(), `UPDATE memory_jobs SET status = 'completed' WHERE memory_id = ?`, target)
 		return err
 	}); err != nil {

@@ -117,7 +117,7 @@ func (s *Pipeline) ApproveProposal(ctx context.Context, id string, actor core.Ac
 	switch p.Action {
 	case extract.ActionAdd:
 		src := s.proposalSource(ctx, p.SourceMemoryID)
-		err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+		err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 			created = ""
 			id, deduped, err := s.insertFact(ctx, tx, p, src, "", actor, "")
 			if err != nil {
@@ -144,7 +144,7 @@ func (s *Pipeline) ApproveProposal(ctx context.Context, id string, actor core.Ac
 	default:
 		state = storage.ProposalApproved
 	}
-	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		return s.finishDecision(ctx, tx, p, state, applied, actor, why, "approved")
 	})
 	if err != nil {
@@ -163,7 +163,7 @@ func (s *Pipeline) RejectProposal(ctx context.Context, id string, actor core.Act
 	if err != nil {
 		return nil, err
 	}
-	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		return s.finishDecision(ctx, tx, p, storage.ProposalRejected, "", actor, strings.TrimSpace(reason), "rejected")
 	})
 	if err != nil {
@@ -194,7 +194,7 @@ func (s *Pipeline) ReopenProposal(ctx context.Context, id string, actor core.Act
 	if why == "" {
 		why = "decision undone"
 	}
-	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		if err := storage.ReopenProposal(ctx, tx, p.ID, p.State, s.svc.Timestamp()); err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func (s *Pipeline) ReopenProposal(ctx context.Context, id string, actor core.Act
 	return s.GetProposal(ctx, id)
 }
 
-func (s *Pipeline) finishDecision(ctx context.Context, tx *storage.Tx, p *storage.Proposal, state, applied string, actor core.Actor, reason, outcome string) error {
+func (s *Pipeline) finishDecision(ctx context.Context, tx storage.Tx, p *storage.Proposal, state, applied string, actor core.Actor, reason, outcome string) error {
 	if err := storage.DecideProposal(ctx, tx, p.ID, storage.ProposalPending, state, applied, actor.Name, reason, s.svc.Timestamp()); err != nil {
 		return err
 	}

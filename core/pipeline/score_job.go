@@ -37,7 +37,7 @@ const scoreTranscriptChars = 12000
 // when one is pending or leased).
 func (s *Pipeline) EnqueueSessionScore(ctx context.Context, key string) error {
 	payload, _ := json.Marshal(map[string]string{"session_key": key})
-	return s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	return s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		_, err := storage.EnqueueJobOnce(ctx, tx, core.NewID(), jobs.SessionScore, string(payload), s.svc.Config().PipelineV2.MaxAttempts, s.svc.Timestamp())
 		return err
 	})
@@ -114,7 +114,7 @@ func (s *Pipeline) ProcessScoreJob(ctx context.Context, job *storage.Job, llm ex
 	sc.SessionKey, sc.Method, sc.MemoriesRecalled, sc.CreatedAt = p.SessionKey, llm.Name(), len(injected), s.svc.Timestamp()
 	sc.Reasoning = s.svc.Redact(sc.Reasoning)
 	b, _ := json.Marshal(res)
-	err = s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		if err := storage.CheckLease(ctx, tx, job); err != nil {
 			return err
 		}

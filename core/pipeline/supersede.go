@@ -34,7 +34,7 @@ func (s *Pipeline) applyUpdate(ctx context.Context, p *storage.Proposal, model s
 	src := s.proposalSource(ctx, p.SourceMemoryID)
 	var successor string
 	var created bool
-	err := s.svc.DB().WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.svc.DB().WriteTx(ctx, func(tx storage.Tx) error {
 		successor, created = "", false
 		target, err := storage.GetMemory(ctx, tx, p.TargetMemoryID)
 		if errors.Is(err, storage.ErrNotFound) {

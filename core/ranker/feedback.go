@@ -78,7 +78,7 @@ func (f *Feedback) Status() *AspectFeedbackReport {
 // Apply raises the weights of the aspects session key's scoring confirmed
 // and, when due, decays the stale ones; in tx, after the session's
 // relevance is written.
-func (f *Feedback) Apply(ctx context.Context, tx *storage.Tx, key string, now time.Time) error {
+func (f *Feedback) Apply(ctx context.Context, tx storage.Tx, key string, now time.Time) error {
 	cfg := f.cfg
 	if !cfg.Enabled {
 		return nil
@@ -161,7 +161,7 @@ func (f *Feedback) Factors(ctx context.Context, ids []string) map[string]float64
 // memory the new relevance confirms more, or fewer, of than the old did.
 // before is storage.SessionConfirmedAspects read in tx before the
 // rewrite. Decay is not applied again: the session was counted once.
-func (f *Feedback) Revise(ctx context.Context, tx *storage.Tx, key string, before map[string]int, now time.Time) error {
+func (f *Feedback) Revise(ctx context.Context, tx storage.Tx, key string, before map[string]int, now time.Time) error {
 	cfg := f.cfg
 	if !cfg.Enabled {
 		return nil

@@ -488,7 +488,7 @@ func (p *Predictor) Train(ctx context.Context) (*PredictorStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	if err := p.db.WriteTx(ctx, func(tx storage.Tx) error {
 		return storage.SavePredictorState(ctx, tx, string(b), p.timestamp())
 	}); err != nil {
 		return nil, err

@@ -191,7 +191,7 @@ func (s *Sessions) Checkpoint(ctx context.Context, ref Ref, trigger, sessionCont
 		duration = humanDuration(nowT.Sub(t))
 	}
 	note := digestNote{context: sessionContext, instructions: instructions}
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		last, err := storage.SessionCheckpoints(ctx, tx, ref.Key, 1)
 		if err != nil {
 			return err
@@ -467,7 +467,7 @@ func earlierLines(digest string, shown map[string]bool) string {
 // offerMemories records what a session was offered (source session_start
 // or prompt): the memories injected, and candidates that were not, each
 // with its rank and its features (the learned ranker's training data).
-func (s *Sessions) offerMemories(ctx context.Context, tx *storage.Tx, key, source string, offers []*storage.SessionMemory, now string) error {
+func (s *Sessions) offerMemories(ctx context.Context, tx storage.Tx, key, source string, offers []*storage.SessionMemory, now string) error {
 	if !s.cfg.Continuity.Enabled || key == "" {
 		return nil
 	}
@@ -599,7 +599,7 @@ func (s *Sessions) termWeights(ctx context.Context, terms map[string]bool) (map[
 	for t := range terms {
 		list = append(list, t)
 	}
-	df, err := storage.TermDocCounts(ctx, s.db.Reader(), list)
+	df, err := s.mem.TermDocCounts(ctx, list)
 	if err != nil {
 		return nil, err
 	}
@@ -629,7 +629,7 @@ func (s *Sessions) AddUses(ctx context.Context, key string, uses map[string]int)
 		return
 	}
 	now := s.timestamp()
-	if err := s.db.WriteTx(ctx, func(tx *storage.Tx) error { return storage.NoteSessionMemoryUses(ctx, tx, key, uses, now) }); err != nil {
+	if err := s.db.WriteTx(ctx, func(tx storage.Tx) error { return storage.NoteSessionMemoryUses(ctx, tx, key, uses, now) }); err != nil {
 		s.log.Warn("note memory uses", "err", err)
 	}
 }
@@ -680,7 +680,7 @@ func (s *Sessions) Score(ctx context.Context, ref Ref, transcript string) (*stor
 		sc.Reasoning = "no memory was injected into this session"
 	}
 	now := s.timestamp()
-	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		if err := storage.NoteSessionMemoryUses(ctx, tx, ref.Key, fromTranscript, now); err != nil {
 			return err
 		}

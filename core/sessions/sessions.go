@@ -21,6 +21,9 @@ import (
 type Memories interface {
 	Redact(body string) string
 	CheckFrozen() error
+	// TermDocCounts: how many memories hold each term (FTS5 on SQLite, the
+	// keyword index on PostgreSQL).
+	TermDocCounts(ctx context.Context, terms []string) (map[string]int, error)
 }
 
 // Sessions records the agent sessions of one store and their continuity.
@@ -54,7 +57,7 @@ type Ref struct {
 }
 
 // upsert records the session (first seen, or seen again).
-func upsert(ctx context.Context, tx *storage.Tx, ref Ref, now string) error {
+func upsert(ctx context.Context, tx storage.Tx, ref Ref, now string) error {
 	return storage.UpsertSession(ctx, tx, ref.Key, ref.Harness, ref.Project, now)
 }
 
@@ -62,7 +65,7 @@ func upsert(ctx context.Context, tx *storage.Tx, ref Ref, now string) error {
 // session.
 func (s *Sessions) Prompted(ctx context.Context, ref Ref) (int, error) {
 	promptNo := 0
-	err := s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		if err := upsert(ctx, tx, ref, s.timestamp()); err != nil {
 			return err
 		}
@@ -81,7 +84,7 @@ func (s *Sessions) RecordStart(ctx context.Context, ref Ref, ids []string, offer
 		return nil
 	}
 	now := s.timestamp()
-	return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	return s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		if err := upsert(ctx, tx, ref, now); err != nil {
 			return err
 		}
@@ -97,7 +100,7 @@ func (s *Sessions) RecordStart(ctx context.Context, ref Ref, ids []string, offer
 // ids[i]) and what it was offered (source ranker.SourcePrompt).
 func (s *Sessions) RecordPrompt(ctx context.Context, key string, promptNo int, ids []string, about []bool, offers []*storage.SessionMemory) error {
 	now := s.timestamp()
-	return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	return s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		if err := storage.RecordPromptInjections(ctx, tx, key, promptNo, now, ids, about); err != nil {
 			return err
 		}
@@ -108,7 +111,7 @@ func (s *Sessions) RecordPrompt(ctx context.Context, key string, promptNo int, i
 // ClearInjections forgets what session key was injected (after a
 // compaction the context no longer holds it).
 func (s *Sessions) ClearInjections(ctx context.Context, key string) error {
-	return s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	return s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		return storage.ClearInjections(ctx, tx, key)
 	})
 }
@@ -120,7 +123,7 @@ func (s *Sessions) ClearInjections(ctx context.Context, key string) error {
 // id.
 func (s *Sessions) End(ctx context.Context, ref Ref, reason string, tr *text.Transcript, warning string) (chars int, jobID string, err error) {
 	now := s.timestamp()
-	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		if err := upsert(ctx, tx, ref, now); err != nil {
 			return err
 		}
@@ -151,7 +154,7 @@ func (s *Sessions) Learn(ctx context.Context, ref Ref, tr *text.Transcript, warn
 		return 0, "", core.Invalid("session_id", "a transcript needs the session it belongs to: session_id")
 	}
 	now := s.timestamp()
-	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		if err := upsert(ctx, tx, ref, now); err != nil {
 			return err
 		}
@@ -165,7 +168,7 @@ func (s *Sessions) Learn(ctx context.Context, ref Ref, tr *text.Transcript, warn
 // saveTranscript stores a session's transcript (redacted) and queues its
 // extraction (one live job per session). It returns the characters
 // stored and the job's id.
-func (s *Sessions) saveTranscript(ctx context.Context, tx *storage.Tx, ref Ref, tr *text.Transcript, warning, now string) (int, string, error) {
+func (s *Sessions) saveTranscript(ctx context.Context, tx storage.Tx, ref Ref, tr *text.Transcript, warning, now string) (int, string, error) {
 	content := s.mem.Redact(tr.Text)
 	warn := strings.Join(nonEmpty(strings.TrimSpace(warning), tr.Warning()), "; ")
 	if err := storage.SaveTranscript(ctx, tx, &storage.Transcript{SessionKey: ref.Key, Content: content,
@@ -201,7 +204,7 @@ func (s *Sessions) RememberTranscript(ctx context.Context, ref Ref, transcript s
 	ref.Harness = core.OrDefault(ref.Harness, "api")
 	now := s.timestamp()
 	var n int
-	err = s.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = s.db.WriteTx(ctx, func(tx storage.Tx) error {
 		if err := upsert(ctx, tx, ref, now); err != nil {
 			return err
 		}

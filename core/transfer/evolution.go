@@ -217,7 +217,7 @@ func (t *Transfer) repointDeduped(ctx context.Context, lines []ImportLine, actor
 	if len(lost) == 0 {
 		return nil
 	}
-	return t.db.WriteTx(ctx, func(tx *storage.Tx) error {
+	return t.db.WriteTx(ctx, func(tx storage.Tx) error {
 		et := t.mem.EvolutionTx(tx, actor)
 		for _, l := range lost {
 			twin, err := storage.LiveIDByHash(ctx, tx, text.NormalizeContent(l.Memory.Content).Hash, l.Memory.Project)

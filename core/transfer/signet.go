@@ -196,7 +196,7 @@ func (t *Transfer) importSignetHistory(ctx context.Context, src *signet.Store, r
 			return nil
 		}
 		var imported, existing, orphans int
-		err := t.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := t.db.WriteTx(ctx, func(tx storage.Tx) error {
 			imported, existing, orphans = 0, 0, 0
 			for _, h := range batch {
 				ok, err := storage.MemoryExists(ctx, tx, h.MemoryID)
@@ -312,7 +312,7 @@ func (t *Transfer) importSignetVectors(ctx context.Context, src *signet.Store, o
 	for start := 0; start < len(vecs); start += signetHistoryBatch {
 		batch := vecs[start:min(start+signetHistoryBatch, len(vecs))]
 		var got []string
-		err := t.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := t.db.WriteTx(ctx, func(tx storage.Tx) error {
 			got = got[:0]
 			hs := make([]string, len(batch))
 			for i, b := range batch {

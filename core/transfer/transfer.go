@@ -22,9 +22,9 @@ type Memories interface {
 	Redact(body string) string
 	Timestamp() string
 	PrepareBatch(rows []*core.BatchRow)
-	InsertBatch(ctx context.Context, tx *storage.Tx, rows []*core.BatchRow, actor core.Actor, reason string) (*core.BatchResult, error)
-	EvolutionTx(tx *storage.Tx, actor core.Actor) evolution.Tx
-	CopyHistory(ctx context.Context, tx *storage.Tx, h *storage.HistoryEvent) (bool, error)
+	InsertBatch(ctx context.Context, tx storage.Tx, rows []*core.BatchRow, actor core.Actor, reason string) (*core.BatchResult, error)
+	EvolutionTx(tx storage.Tx, actor core.Actor) evolution.Tx
+	CopyHistory(ctx context.Context, tx storage.Tx, h *storage.HistoryEvent) (bool, error)
 	Publish(ev core.Event)
 }
 
@@ -171,7 +171,7 @@ func (t *Transfer) importLines(ctx context.Context, lines []ImportLine, actor co
 	for batch := range prepared {
 		var counts ImportResult
 		var ids []string
-		err := t.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err := t.db.WriteTx(ctx, func(tx storage.Tx) error {
 			write := func() error {
 				var err error
 				counts, ids, err = t.writeBatch(ctx, tx, batch, actor)
@@ -245,7 +245,7 @@ func (t *Transfer) prepare(lines []ImportLine) []importRecord {
 
 // writeBatch writes one batch of records in tx and returns what it did
 // and the ids it created.
-func (t *Transfer) writeBatch(ctx context.Context, tx *storage.Tx, batch []importRecord, actor core.Actor) (ImportResult, []string, error) {
+func (t *Transfer) writeBatch(ctx context.Context, tx storage.Tx, batch []importRecord, actor core.Actor) (ImportResult, []string, error) {
 	var res ImportResult
 	rows := make([]*core.BatchRow, len(batch))
 	for i, r := range batch {

@@ -33,7 +33,7 @@ func addEmbedded(t testing.TB, db *storage.DB, r *rand.Rand, first, n, dim int, 
 	t.Helper()
 	ctx := context.Background()
 	vecs := clustered(r, n, dim, 1)
-	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := db.WriteTx(ctx, func(tx storage.Tx) error {
 		for i, v := range vecs {
 			id := fmt.Sprintf("m%06d", first+i)
 			m := &storage.Memory{ID: id, Type: "fact", Content: id, ContentHash: "h-" + id,

@@ -99,7 +99,7 @@ func (v *Vectors) EmbedRows(ctx context.Context, pend []PendingRow) (int, error)
 			return done, err
 		}
 		var ids []string
-		err = v.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err = v.db.WriteTx(ctx, func(tx storage.Tx) error {
 			ids = ids[:0]
 			for i, p := range batch {
 				if err := storage.UpsertEmbedding(ctx, tx, p.Hash, model, len(vecs[i]), vector.Encode(vecs[i])); err != nil {
@@ -201,7 +201,7 @@ func (v *Vectors) ConvertLegacyVectors(ctx context.Context, pace func(context.Co
 			}
 			blobs[i] = vector.EncodeCode(c)
 		}
-		err = v.db.WriteTx(ctx, func(tx *storage.Tx) error {
+		err = v.db.WriteTx(ctx, func(tx storage.Tx) error {
 			for i, e := range rows {
 				if err := storage.RewriteLegacyEmbedding(ctx, tx, e.ID, blobs[i]); err != nil {
 					return err

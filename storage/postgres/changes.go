@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -134,4 +135,58 @@ func (db *DB) Listen(ctx context.Context) (<-chan struct{}, error) {
 		}
 	}()
 	return ch, nil
+}
+
+// LiveWindow is how recently a follower must have recorded its cursor
+// (Beat) for the log below it to be kept: a follower silent for longer
+// may find the changes it had not read pruned (Follower.Behind).
+const LiveWindow = 10 * time.Minute
+
+// Beat records follower id's cursor, and that it is alive now.
+func (db *DB) Beat(ctx context.Context, id string, c Cursor) error {
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO memory_changes_followers (id, cursor_xid, seen_at)
+		VALUES ($1, $2::text::xid8, now())
+		ON CONFLICT (id) DO UPDATE SET cursor_xid = excluded.cursor_xid, seen_at = excluded.seen_at`, id, c.String())
+	if err != nil {
+		return db.redact.err(fmt.Errorf("postgres: record the feed's cursor: %w", err))
+	}
+	return nil
+}
+
+// PruneFollowed deletes the log's rows below the oldest cursor of the
+// followers seen within LiveWindow (none when no follower is), and the
+// followers not seen for a day. It returns the rows deleted.
+func (db *DB) PruneFollowed(ctx context.Context) (int64, error) {
+	res, err := db.sql.ExecContext(ctx, `DELETE FROM memory_changes WHERE xid < (
+		SELECT min(cursor_xid) FROM memory_changes_followers WHERE seen_at > now() - make_interval(secs => $1))`,
+		LiveWindow.Seconds())
+	if err != nil {
+		return 0, db.redact.err(fmt.Errorf("postgres: prune changes: %w", err))
+	}
+	n, _ := res.RowsAffected()
+	if _, err := db.sql.ExecContext(ctx, `DELETE FROM memory_changes_followers WHERE seen_at < now() - interval '1 day'`); err != nil {
+		return n, db.redact.err(fmt.Errorf("postgres: prune followers: %w", err))
+	}
+	return n, nil
+}
+
+// OwnChanges returns the rids of memories rows tx has changed so far (the
+// log's rows of its own transaction): a server hands them to its own
+// follower at commit, so what it wrote is in its indexes at once, as on
+// SQLite, and not only once the feed brings it.
+func OwnChanges(ctx context.Context, tx *Tx) ([]int64, error) {
+	rows, err := tx.tx.QueryContext(context.WithoutCancel(ctx), `SELECT DISTINCT rid FROM memory_changes WHERE xid = pg_current_xact_id()`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: own changes: %w", err)
+	}
+	defer rows.Close()
+	var rids []int64
+	for rows.Next() {
+		var rid int64
+		if err := rows.Scan(&rid); err != nil {
+			return nil, err
+		}
+		rids = append(rids, rid)
+	}
+	return rids, rows.Err()
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/cairnmem/cairn/storage/schema"
 	"github.com/jackc/pgx/v5"
@@ -25,6 +26,10 @@ var (
 // MinServerVersion is the oldest PostgreSQL server Open accepts
 // (server_version_num): 15.
 const MinServerVersion = 150000
+
+// DefaultConnectTimeout bounds a connection's start when the URL sets no
+// connect_timeout.
+const DefaultConnectTimeout = 10 * time.Second
 
 // Options says what Open opens.
 type Options struct {
@@ -59,6 +64,11 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, r.err(fmt.Errorf("postgres: parse %s: %w", Redact(opts.URL), err))
 	}
+	if cfg.ConnectTimeout == 0 {
+		// A server that never answers (a dropped packet) is reported in
+		// seconds, not after the system's TCP timeout.
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
 	if opts.PasswordFile != "" {
 		b, err := os.ReadFile(opts.PasswordFile)
 		if err != nil {
@@ -92,14 +102,23 @@ func (db *DB) open(ctx context.Context) error {
 	if err := db.sql.QueryRowContext(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&v); err != nil {
 		return err
 	}
-	if v < MinServerVersion {
-		return fmt.Errorf("%w: server version %d, cairn needs %d or newer", ErrOldServer, v, MinServerVersion)
+	if err := checkServerVersion(v); err != nil {
+		return err
 	}
 	ms, err := Migrations()
 	if err != nil {
 		return err
 	}
 	return db.migrate(ctx, ms)
+}
+
+// checkServerVersion refuses a server older than MinServerVersion (v is
+// its server_version_num: 150004 for 15.4, 90624 for 9.6.24).
+func checkServerVersion(v int) error {
+	if v < MinServerVersion {
+		return fmt.Errorf("%w: the server is %d.%d, cairn needs %d or newer", ErrOldServer, v/10000, v%10000, MinServerVersion/10000)
+	}
+	return nil
 }
 
 // Close closes the pool.

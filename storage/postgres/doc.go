@@ -1,9 +1,10 @@
-// Package postgres is the groundwork of a second engine behind storage:
+// Package postgres is the second engine behind storage:
 // PostgreSQL 15 or newer, shared by several cairn servers (issue 31),
 // through github.com/jackc/pgx/v5 and its database/sql adapter
 // (pgx/v5/stdlib), so that its rows are the *sql.Rows storage's Querier
-// returns. Like storage/sqlite it imports nothing of cairn's, and only
-// storage may import it (core/app/layout_test.go); nothing does yet.
+// returns. Like storage/sqlite it imports nothing of cairn's but
+// storage's leaves, and only storage and storage/engine (which opens it
+// for a postgres:// URL) may import it (core/app/layout_test.go).
 //
 //	db.go       Open: the URL (libpq form), the password from it, a file or the environment
 //	            (PGPASSWORD, ~/.pgpass), redacted in every error; the server's version (15+); Close
@@ -16,7 +17,8 @@
 //	changes.go  the change feed across servers: memory_changes (a trigger logs each row's rid in
 //	            the writing transaction) read from a cursor of transaction ids, LISTEN/NOTIFY
 //	follow.go   Follower: the feed gathered in the background (a notification, or a poll), with
-//	            SQLite's Pending/Take/ReturnMemoryChanges, for a server's in-memory indexes
+//	            SQLite's Pending/Take/ReturnMemoryChanges, for a server's in-memory indexes; its
+//	            cursor recorded (Beat) and the log pruned below the live followers' (PruneFollowed)
 //	faults.go   FaultOf: SQLSTATEs and the connection as the SQLite engine's faults, and unreachable
 //	jobs.go     the job lease: FOR UPDATE SKIP LOCKED, one server per job, without the write lock
 //
@@ -27,11 +29,6 @@
 // 0004); migrations/0001_schema.sql says what differs, and a test in
 // storage compares the two catalogs.
 //
-// What is left before cairn runs on it (docs/design/postgres.md): the
-// query functions of storage are written in SQLite's dialect, and beyond
-// its parameters and bools (rebound here) only some run here yet;
-// storage.DB, Tx and Reader are still aliases of the SQLite engine's
-// types; NoteFault, LastFault, BulkLoad and the diagnostics of this
-// engine; the Follower behind storage.DB's change feed, with the vector
-// index following too; pruning the log; cairn serve --database.
+// What is left (docs/design/postgres.md): the database's health in
+// diagnostics, relaxing the one write lock.
 package postgres

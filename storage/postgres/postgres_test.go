@@ -646,3 +646,106 @@ func TestFaultOf(t *testing.T) {
 		t.Error("FaultOf(nil)")
 	}
 }
+
+// The log is pruned below the oldest cursor of the followers seen within
+// LiveWindow: what a live follower has not read stays, a follower silent
+// for longer holds nothing back, and one silent for a day is dropped.
+func TestChangeLogPrunedBelowLiveFollowers(t *testing.T) {
+	t.Parallel()
+	c := pgtest.Start(t)
+	db := open(t, c.URL(""))
+	ctx := context.Background()
+	write := func(name string) {
+		t.Helper()
+		if err := db.WriteTx(ctx, func(tx *Tx) error { insertMemory(t, tx, name, ""); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logged := func() int {
+		t.Helper()
+		var n int
+		if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM memory_changes`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	write("a")
+	slow, err := db.ChangeCursor(ctx) // has read a
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("b")
+	fast, err := db.ChangeCursor(ctx) // has read a and b
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("c")
+	if n, err := db.PruneFollowed(ctx); err != nil || n != 0 {
+		t.Fatalf("with no follower recorded, pruned %d (%v), want none", n, err)
+	}
+	if err := db.Beat(ctx, "slow", slow); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Beat(ctx, "fast", fast); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.PruneFollowed(ctx); err != nil || n != 1 || logged() != 2 {
+		t.Fatalf("pruned %d (%v), %d left; want a's row pruned, b's and c's kept for the slow follower", n, err, logged())
+	}
+	// The slow follower silent past the window: the fast one's cursor rules.
+	if _, err := db.sql.ExecContext(ctx, `UPDATE memory_changes_followers SET seen_at = now() - interval '11 minutes' WHERE id = 'slow'`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.PruneFollowed(ctx); err != nil || n != 1 || logged() != 1 {
+		t.Fatalf("pruned %d (%v), %d left; want b's row pruned, c's kept", n, err, logged())
+	}
+	if _, err := db.sql.ExecContext(ctx, `UPDATE memory_changes_followers SET seen_at = now() - interval '25 hours' WHERE id = 'slow'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PruneFollowed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var followers int
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM memory_changes_followers`).Scan(&followers); err != nil || followers != 1 {
+		t.Fatalf("%d followers left (%v), want the fast one", followers, err)
+	}
+	// A Follower records itself at once.
+	f, err := db.Follow(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Stop()
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM memory_changes_followers`).Scan(&followers); err != nil || followers != 2 || f.Behind() {
+		t.Fatalf("%d followers after Follow (%v), behind %v", followers, err, f.Behind())
+	}
+}
+
+// PostgreSQL's text cannot hold NUL, which SQLite's can: a string bound
+// with one is stored without it rather than failing the write.
+func TestNULDroppedFromText(t *testing.T) {
+	t.Parallel()
+	c := pgtest.Start(t)
+	db := open(t, c.URL(""))
+	ctx := context.Background()
+	if err := db.WriteTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO memories (id, content, content_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+			"nul", "red \x00 end", "h", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := db.Reader().QueryRowContext(ctx, `SELECT content FROM memories WHERE id = ?`, "nul").Scan(&got); err != nil || got != "red  end" {
+		t.Fatalf("content = %q, %v", got, err)
+	}
+	edited := "blue \x00 end" // and through a *string (history's content before and after)
+	if err := db.WriteTx(ctx, func(tx *Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE memories SET content = ? WHERE id = ?`, &edited, "nul")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Reader().QueryRowContext(ctx, `SELECT content FROM memories WHERE id = ?`, "nul").Scan(&got); err != nil || got != "blue  end" {
+		t.Fatalf("content = %q, %v", got, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/cairnmem/cairn/storage/dialect"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -31,17 +32,34 @@ type Querier interface {
 // from a bool, while a bool in a boolean place (CASE WHEN ? ...) must stay
 // one. SQLite's driver binds a bool as 0 or 1 and SQLite takes that for
 // both.
+//
+// A string holding NUL loses it: PostgreSQL's text cannot hold the byte
+// (SQLite's can), and no reader of cairn's shows it (control bytes are
+// stripped on the way out).
 func pgArgs(args []any) []any {
 	var out []any
 	for i, a := range args {
-		b, ok := a.(bool)
-		if !ok {
+		var v any
+		switch a := a.(type) {
+		case bool:
+			v = flag(a)
+		case string:
+			if strings.IndexByte(a, 0) < 0 {
+				continue
+			}
+			v = strings.ReplaceAll(a, "\x00", "")
+		case *string:
+			if a == nil || strings.IndexByte(*a, 0) < 0 {
+				continue
+			}
+			v = strings.ReplaceAll(*a, "\x00", "")
+		default:
 			continue
 		}
 		if out == nil {
 			out = append([]any(nil), args...)
 		}
-		out[i] = flag(b)
+		out[i] = v
 	}
 	if out == nil {
 		return args
@@ -66,6 +84,9 @@ func (f flag) BoolValue() (pgtype.Bool, error) { return pgtype.Bool{Bool: bool(f
 // Tx is a write transaction's Querier. Its statements do not see the
 // caller's cancellation: a started transaction runs whole.
 type Tx struct{ tx *sql.Tx }
+
+// InWriteTx marks a write transaction (seam.Tx).
+func (t *Tx) InWriteTx() {}
 
 // Dialect says storage's statements run here in PostgreSQL's.
 func (t *Tx) Dialect() dialect.Dialect { return dialect.Postgres }

@@ -22,10 +22,10 @@ func openStore(t *testing.T) *storage.DB {
 	return db
 }
 
-func write(t *testing.T, db *storage.DB, fn func(ctx context.Context, tx *storage.Tx) error) {
+func write(t *testing.T, db *storage.DB, fn func(ctx context.Context, tx storage.Tx) error) {
 	t.Helper()
 	ctx := context.Background()
-	if err := db.WriteTx(ctx, func(tx *storage.Tx) error { return fn(ctx, tx) }); err != nil {
+	if err := db.WriteTx(ctx, func(tx storage.Tx) error { return fn(ctx, tx) }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -40,7 +40,7 @@ func addMemory(t *testing.T, db *storage.DB, id, content string, edit func(*stor
 	if edit != nil {
 		edit(m)
 	}
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error { return storage.InsertMemory(ctx, tx, m) })
+	write(t, db, func(ctx context.Context, tx storage.Tx) error { return storage.InsertMemory(ctx, tx, m) })
 	return m
 }
 
@@ -52,7 +52,7 @@ func TestBacklog(t *testing.T) {
 	r := db.Reader()
 	addMemory(t, db, "old", "old", func(m *storage.Memory) { m.IsDeleted, m.DeletedAt = true, ts(-48*time.Hour) })
 	addMemory(t, db, "new", "new", func(m *storage.Memory) { m.IsDeleted, m.DeletedAt = true, ts(0) })
-	write(t, db, func(ctx context.Context, tx *storage.Tx) error {
+	write(t, db, func(ctx context.Context, tx storage.Tx) error {
 		if _, err := storage.UpsertEntity(ctx, tx, "e", "e", "e", "unknown", ts(0)); err != nil {
 			return err
 		}

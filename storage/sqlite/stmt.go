@@ -91,6 +91,9 @@ type Tx struct {
 	missing []string
 }
 
+// InWriteTx marks a write transaction (seam.Tx).
+func (t *Tx) InWriteTx() {}
+
 // Statements in a transaction run detached from the caller's
 // cancellation (see writer.go): an interrupted statement would roll back
 // the whole transaction, neighbours' writes included.

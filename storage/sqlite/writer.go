@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/cairnmem/cairn/storage/seam"
 )
 
 // Group commit. Every write goes through the one writer connection; when
@@ -29,7 +31,7 @@ const maxGroup = 64
 // writeReq is one WriteTx call waiting for the writer.
 type writeReq struct {
 	ctx  context.Context
-	fn   func(tx *Tx) error
+	fn   func(tx seam.Tx) error // gets a *Tx
 	done chan error
 }
 
@@ -59,6 +61,21 @@ func (db *DB) WriteTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if fn == nil {
 		return errNilTxFunc
 	}
+	return db.WriteTxSeam(ctx, func(tx seam.Tx) error { return fn(tx.(*Tx)) })
+}
+
+// WriteTxSeam is WriteTx for a function of the seam's Tx (storage's
+// engine-neutral DB, the write path): fn gets this engine's *Tx as it
+// is, with no wrapper in between.
+func (db *DB) WriteTxSeam(ctx context.Context, fn func(tx seam.Tx) error) error {
+	if fn == nil {
+		return errNilTxFunc
+	}
+	return db.writeTx(&writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)})
+}
+
+func (db *DB) writeTx(req *writeReq) error {
+	ctx := req.ctx
 	if err := db.refuseWrites(); err != nil {
 		return err
 	}
@@ -68,7 +85,6 @@ func (db *DB) WriteTx(ctx context.Context, fn func(tx *Tx) error) error {
 		w.wg.Add(1)
 		go db.runWriter()
 	})
-	req := &writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	w.mu.RLock()
 	if w.shut {
 		w.mu.RUnlock()
@@ -163,9 +179,9 @@ func (db *DB) commitGroup(batch []*writeReq) {
 	ok := 0
 	for i, r := range live {
 		if alone {
-			results[i] = runFn(t, r.fn)
+			results[i] = runFn(t, r)
 		} else {
-			results[i] = runSavepoint(t, r.fn)
+			results[i] = runSavepoint(t, r)
 		}
 		if results[i] == nil {
 			ok++
@@ -198,22 +214,22 @@ func (db *DB) commitGroup(batch []*writeReq) {
 }
 
 // runFn runs fn, turning a panic into a panicked error for its caller.
-func runFn(t *Tx, fn func(tx *Tx) error) (err error) {
+func runFn(t *Tx, r *writeReq) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = panicked{p}
 		}
 	}()
-	return fn(t)
+	return r.fn(t)
 }
 
 // runSavepoint runs fn inside a savepoint, rolled back if fn fails.
-func runSavepoint(t *Tx, fn func(tx *Tx) error) error {
+func runSavepoint(t *Tx, r *writeReq) error {
 	ctx := context.Background()
 	if _, err := t.tx.ExecContext(ctx, "SAVEPOINT w"); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
-	err := runFn(t, fn)
+	err := runFn(t, r)
 	if err != nil {
 		if _, rerr := t.tx.ExecContext(ctx, "ROLLBACK TO w"); rerr != nil {
 			return errors.Join(err, fmt.Errorf("rollback to savepoint: %w", rerr))

@@ -21,7 +21,7 @@ func TestDiagnosticsShowsModelUsePerDay(t *testing.T) {
 	}
 	ctx := context.Background()
 	today := h.App.Service.Now().UTC().Format("2006-01-02")
-	err := h.DB.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := h.DB.WriteTx(ctx, func(tx storage.Tx) error {
 		if err := storage.AddModelUsage(ctx, tx, storage.ModelUsage{Day: today, Provider: "anthropic", Calls: 12, Failed: 1,
 			InputTokens: config.DefaultPipelineV2DailyTokenBudget, OutputTokens: 4000}); err != nil {
 			return err

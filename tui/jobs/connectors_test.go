@@ -108,7 +108,7 @@ func TestJobsConnectorsPoll(t *testing.T) {
 	h := shelltest.New(t, shelltest.Options{})
 	tuitest.ConnectorFixture(h.T, h.DB)
 	h.Press("3", "c")
-	if err := h.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
+	if err := h.DB.WriteTx(context.Background(), func(tx storage.Tx) error {
 		return connstore.SetConnectorSyncing(context.Background(), tx, tuitest.ConnNotes, storage.FormatTime(tuitest.FixedNow))
 	}); err != nil {
 		t.Fatal(err)

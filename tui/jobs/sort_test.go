@@ -25,7 +25,7 @@ func TestJobsSort(t *testing.T) {
 			shelltest.PipelineFixture(h)
 			// A job of another type, the newest: live first puts it among
 			// the pending ones, by type after every extract job.
-			err := h.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
+			err := h.DB.WriteTx(context.Background(), func(tx storage.Tx) error {
 				_, err := storage.EnqueueJob(context.Background(), tx, "0195a1b2-0000-7000-8000-0000000b0009", tuitest.IDTabs,
 					corejobs.SessionExtract, "", 3, storage.FormatTime(tuitest.FixedNow.Add(-10*time.Second)))
 				return err

@@ -111,7 +111,7 @@ func TestProposalsSort(t *testing.T) {
 			h := proposalsAt(t, size[0], size[1])
 			// An old proposal of high confidence tells the orders apart.
 			const old = "0195a1b2-0000-7000-8000-0000000c0009"
-			err := h.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
+			err := h.DB.WriteTx(context.Background(), func(tx storage.Tx) error {
 				return storage.InsertProposal(context.Background(), tx, &storage.Proposal{ID: old, JobID: tuitest.JobDone,
 					SourceMemoryID: tuitest.IDSQLite, Action: extract.ActionAdd, FactType: "fact", Fact: "an old and certain fact",
 					Confidence: 0.95, Shadow: true, CreatedAt: storage.FormatTime(tuitest.FixedNow.Add(-time.Hour))})

@@ -117,7 +117,7 @@ func TestRecallOpenMemoryFollowsSilentChanges(t *testing.T) {
 				t.Fatalf("the detail scrolled (type on line %d, was %d):\n%s", lineOf(s, "preference"), row, s)
 			}
 			// The linker links an entity: no event either.
-			err := h.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
+			err := h.DB.WriteTx(context.Background(), func(tx storage.Tx) error {
 				_, err := storage.LinkMention(context.Background(), tx, tuitest.IDTabs, tuitest.EntStaging, "staging", 0.5)
 				return err
 			})

@@ -121,7 +121,7 @@ func (b *Budgeted) record(u storage.ModelUsage) {
 	b.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = b.DB.WriteTx(ctx, func(tx *storage.Tx) error { return storage.AddModelUsage(ctx, tx, u) })
+	_ = b.DB.WriteTx(ctx, func(tx storage.Tx) error { return storage.AddModelUsage(ctx, tx, u) })
 }
 
 // report calls Spent once a day.

@@ -266,7 +266,11 @@ func answerLocally(ctx context.Context, a *env, event string, in map[string]any)
 	if err != nil {
 		return nil, err
 	}
-	db, err := storage.OpenReadOnly(ctx, storage.Options{Path: a.paths.Database, BusyTimeout: a.cfg.Storage.BusyTimeout.D()})
+	path := a.paths.Database
+	if a.cfg.Storage.URL != "" {
+		path = a.cfg.Storage.URL
+	}
+	db, err := storage.OpenReadOnly(ctx, storage.Options{Path: path, PasswordFile: a.cfg.Storage.PasswordFile, BusyTimeout: a.cfg.Storage.BusyTimeout.D()})
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil // no store yet: nothing to inject
 	}

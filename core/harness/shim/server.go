@@ -30,6 +30,11 @@ const holderAddrWait = 500 * time.Millisecond
 // stale file, a dead pid) means no server, so the shim never waits on a
 // dead port.
 func findServer(a *env, deadline time.Time) hookServer {
+	if a.cfg.Storage.URL != "" {
+		// PostgreSQL: servers share the database and keep no lock file;
+		// the one this configuration names serves at server.addr.
+		return hookServer{addr: a.cfg.Server.Addr, held: true}
+	}
 	if !LockHeld(a.paths.Database) {
 		return hookServer{}
 	}

@@ -56,7 +56,7 @@ var ClockStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 type Env struct {
 	DB    *storage.DB
-	RO    *sql.DB       // an independent read-only connection for inspecting the store
+	RO    Inspector     // an independent read-only connection for inspecting the store
 	App   *app.App      // the store's Service and subsystems, as the binary builds them
 	Svc   *core.Service // App.Service
 	H     http.Handler
@@ -92,6 +92,10 @@ func TestConfig() config.Config {
 func NewStoreEnv(tb testing.TB, mods ...func(*config.Config)) *Env {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "memories.db")
+	driver, roDSN := "sqlite3", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)"
+	if u := postgresStore(tb); u != "" {
+		path, driver, roDSN = u, "pgx", u
+	}
 	db, err := storage.Open(context.Background(), storage.Options{Path: path, NoBackup: true})
 	if err != nil {
 		tb.Fatalf("open store: %v", err)
@@ -99,12 +103,16 @@ func NewStoreEnv(tb testing.TB, mods ...func(*config.Config)) *Env {
 	tb.Cleanup(func() { _ = db.Close() })
 	// The test inspects the file through its own connection, so what it
 	// sees does not depend on storage's reader pool.
-	ro, err := sql.Open("sqlite3", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	ro, err := sql.Open(driver, roDSN)
 	if err != nil {
 		tb.Fatalf("open read-only connection: %v", err)
 	}
 	ro.SetMaxOpenConns(1)
 	tb.Cleanup(func() { _ = ro.Close() })
+	var inspect Inspector = ro
+	if driver == "pgx" {
+		inspect = pgInspector{ro}
+	}
 	cfg := TestConfig()
 	for _, m := range mods {
 		m(&cfg)
@@ -113,7 +121,7 @@ func NewStoreEnv(tb testing.TB, mods ...func(*config.Config)) *Env {
 	ap := app.New(db, cfg, app.Options{Now: clock.Now})
 	api := httpapi.NewAPI(ap, "test", "127.0.0.1:0")
 	tb.Cleanup(api.Wait) // health refreshes read the store: they end before it closes
-	return &Env{DB: db, RO: ro, App: ap, Svc: ap.Service, H: api.Handler(), Clock: clock}
+	return &Env{DB: db, RO: inspect, App: ap, Svc: ap.Service, H: api.Handler(), Clock: clock}
 }
 
 // Resp is a decoded API answer.
@@ -340,9 +348,9 @@ func (e *Env) State(tb testing.TB) string {
 	var rows, hist, jobs int
 	var digest string
 	r := e.RO
-	err := r.QueryRow(`SELECT count(*), COALESCE(group_concat(d, ';'), '') FROM (
-		SELECT id || ':' || version || ':' || is_deleted || ':' || content_hash || ':' || pinned || ':' || importance || ':' || tags AS d
-		FROM memories ORDER BY rid)`).Scan(&rows, &digest)
+	err := r.QueryRow(`SELECT count(*), COALESCE(string_agg(d, ';' ORDER BY r), '') FROM (
+		SELECT rid AS r, id || ':' || version || ':' || is_deleted || ':' || content_hash || ':' || pinned || ':' || importance || ':' || tags AS d
+		FROM memories) s`).Scan(&rows, &digest)
 	if err != nil {
 		tb.Fatalf("state: %v", err)
 	}
@@ -388,7 +396,7 @@ func EventNames(hist []map[string]any) []string {
 // LiveState counts what a request may change, cheaply.
 func (e *Env) LiveState(t testing.TB) (live, deleted, history int) {
 	t.Helper()
-	err := e.RO.QueryRow(`SELECT COALESCE(SUM(is_deleted = 0), 0), COALESCE(SUM(is_deleted = 1), 0),
+	err := e.RO.QueryRow(`SELECT count(*) FILTER (WHERE is_deleted = 0), count(*) FILTER (WHERE is_deleted = 1),
 		(SELECT count(*) FROM memory_history) FROM memories`).Scan(&live, &deleted, &history)
 	if err != nil {
 		t.Fatalf("live state: %v", err)
@@ -436,7 +444,7 @@ func NoPipeline(c *config.Config) { c.Pipeline.Enabled = false; c.Embedding.Prov
 
 func (e *Env) Exec(t *testing.T, query string, args ...any) {
 	t.Helper()
-	err := e.DB.WriteTx(context.Background(), func(tx *storage.Tx) error {
+	err := e.DB.WriteTx(context.Background(), func(tx storage.Tx) error {
 		_, err := tx.ExecContext(context.Background(), query, args...)
 		return err
 	})

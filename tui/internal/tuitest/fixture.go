@@ -120,7 +120,7 @@ func PipelineFixture(t testing.TB, ap *app.App, db *storage.DB) {
 	t.Helper()
 	ctx := context.Background()
 	at := func(d time.Duration) string { return storage.FormatTime(FixedNow.Add(-d)) }
-	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := db.WriteTx(ctx, func(tx storage.Tx) error {
 		_, err := storage.EnqueueJob(ctx, tx, JobDone, IDSQLite, jobs.Extract, "", 3, at(10*time.Minute))
 		return err
 	})
@@ -134,7 +134,7 @@ func PipelineFixture(t testing.TB, ap *app.App, db *storage.DB) {
 	if _, err := ap.Pipeline.ProcessExtractJob(ctx, job, llm.NewHeuristic()); err != nil {
 		t.Fatal(err)
 	}
-	err = db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err = db.WriteTx(ctx, func(tx storage.Tx) error {
 		for _, j := range []struct{ id, mem, status, payload, errMsg, failed, leased, created string }{
 			{JobDead, IDDeploy, storage.JobDead, `{"reason":"reextract"}`, "provider: ollama: connection refused (3 attempts)", at(2 * time.Minute), "", at(3 * time.Hour)},
 			{JobBacking, IDFlakyTest, storage.JobPending, "", "provider timed out after 90s", at(time.Minute), "", at(20 * time.Minute)},

@@ -25,7 +25,7 @@ func GraphFixture(t testing.TB, db *storage.DB) {
 	t.Helper()
 	ctx := context.Background()
 	at := storage.FormatTime(FixedNow.Add(-time.Hour))
-	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := db.WriteTx(ctx, func(tx storage.Tx) error {
 		pg, err := storage.EntityID(ctx, tx, "postgres")
 		if err != nil {
 			return fmt.Errorf("the linker's postgres: %w", err)
@@ -62,7 +62,7 @@ func ConnectorFixture(t testing.TB, db *storage.DB) {
 	t.Helper()
 	ctx := context.Background()
 	at := func(d time.Duration) string { return storage.FormatTime(FixedNow.Add(-d)) }
-	err := db.WriteTx(ctx, func(tx *storage.Tx) error {
+	err := db.WriteTx(ctx, func(tx storage.Tx) error {
 		for _, c := range []struct {
 			id, name, root, status, synced, errMsg string
 		}{
