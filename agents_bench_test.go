@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cairnmem/cairn/core/harness"
+	"github.com/cairnmem/cairn/core/mcpstdio"
 
 	"github.com/cairnmem/cairn/core/harness/agenttest"
 	"github.com/cairnmem/cairn/core/harness/modeltest"
@@ -346,7 +347,7 @@ const noopMCPEnv = "CAIRN_TEST_NOOP_MCP"
 // nothing, until stdin closes.
 func noopMCP() int {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: "noop"}, nil)
-	for _, tool := range mcpTools() {
+	for _, tool := range mcpstdio.Tools() {
 		srv.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
 		})

@@ -3,20 +3,13 @@ package main
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"log/slog"
 	"net"
-	"strings"
-	"sync"
-	"time"
 
-	"github.com/cairnmem/cairn/core/client"
 	"github.com/cairnmem/cairn/core/httpapi"
+	"github.com/cairnmem/cairn/core/mcpstdio"
 	"github.com/cairnmem/cairn/core/project"
 	"github.com/cairnmem/cairn/storage"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -46,8 +39,8 @@ func runMCP(ctx context.Context, args []string) error {
 	defer cancel()
 	// memory_store files a memory under the agent's project (the
 	// repository of this process's working directory) when it names none.
-	be := newMCPBackend()
-	srv := a.stdioMCPServer(be, a.currentProject())
+	be := mcpstdio.NewBackend()
+	srv := mcpstdio.Server(cairnVersion(), a.log, be, a.currentProject())
 	runDone := make(chan struct{})
 	var runErr error
 	go func() { runErr = srv.Run(ctx, &mcp.StdioTransport{}); close(runDone) }()
@@ -77,14 +70,14 @@ func runMCP(ctx context.Context, args []string) error {
 			if openCtx.Err() != nil && ctx.Err() == nil {
 				return nil // the client left while the store opened
 			}
-			be.fail(err)
+			be.Fail(err)
 			return err
 		}
 		endpoint := "http://" + a.holderAddr(le.Holder) + "/mcp"
-		r := &mcpRemote{endpoint: endpoint, pid: le.Holder.PID,
-			client: mcp.NewClient(&mcp.Implementation{Name: "cairn-mcp-stdio", Version: cairnVersion()}, nil), log: a.log}
-		defer r.close()
-		be.set(r)
+		r := mcpstdio.NewRemote(endpoint, le.Holder.PID, cairnVersion(),
+			mcp.NewClient(&mcp.Implementation{Name: "cairn-mcp-stdio", Version: cairnVersion()}, nil), a.log)
+		defer r.Close()
+		be.Set(r)
 		a.log.Info("mcp over stdio, proxying", "version", cairnVersion(), "endpoint", endpoint, "pid", le.Holder.PID)
 		err = front(ctx)
 		a.log.Info("mcp stopped", "err", err)
@@ -94,14 +87,14 @@ func runMCP(ctx context.Context, args []string) error {
 		return err
 	}
 	a.log.Info("mcp over stdio", "version", cairnVersion(), "db", a.paths.Database)
-	local, err := localMCP(ctx, httpapi.NewMCPServerFor(st.app, cairnVersion(), httpapi.MCPOptions{}))
+	local, err := mcpstdio.NewLocal(ctx, httpapi.NewMCPServerFor(st.app, cairnVersion(), httpapi.MCPOptions{}), cairnVersion())
 	if err != nil {
 		st.Close()
-		be.fail(err)
+		be.Fail(err)
 		return err
 	}
-	defer local.close()
-	be.set(local)
+	defer local.Close()
+	be.Set(local)
 	err, _ = a.host(ctx, st, hostOptions{
 		// While this process owns the database it also serves the HTTP
 		// API (when the address is free), so hooks and the CLI keep
@@ -124,196 +117,6 @@ func runMCP(ctx context.Context, args []string) error {
 	return err
 }
 
-// mcpCaller answers a tool call: the store's own MCP server in this
-// process (mcpLocal) or a running cairn's /mcp (mcpRemote).
-type mcpCaller interface {
-	call(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error)
-}
-
-// mcpBackend is the caller the stdio server's tools forward to, once
-// runMCP knows it: a call before then waits.
-type mcpBackend struct {
-	ready  chan struct{}
-	caller mcpCaller
-	err    error
-}
-
-func newMCPBackend() *mcpBackend { return &mcpBackend{ready: make(chan struct{})} }
-
-func (b *mcpBackend) set(c mcpCaller) { b.caller = c; close(b.ready) }
-
-func (b *mcpBackend) fail(err error) { b.err = err; close(b.ready) }
-
-func (b *mcpBackend) call(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	select {
-	case <-b.ready:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if b.err != nil {
-		return nil, b.err
-	}
-	return b.caller.call(ctx, params)
-}
-
-// stdioMCPServer is the server `cairn mcp` runs on stdio: cairn's tools
-// (httpapi.MCPTools), each call forwarded to be with the calling client's
-// name in its _meta (so history records it as the actor) and, for
-// memory_store, the agent's project when the call names none.
-func (a *app) stdioMCPServer(be mcpCaller, current string) *mcp.Server {
-	srv := mcp.NewServer(httpapi.MCPImplementation(cairnVersion()),
-		&mcp.ServerOptions{Instructions: httpapi.MCPInstructions, Logger: a.log})
-	for _, tool := range mcpTools() {
-		srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			params := &mcp.CallToolParams{Name: req.Params.Name}
-			if len(req.Params.Arguments) > 0 {
-				params.Arguments = req.Params.Arguments
-			}
-			if req.Params.Name == "memory_store" {
-				params.Arguments = withDefaultProject(req.Params.Arguments, current)
-			}
-			if ci := req.ClientInfo(); ci != nil && ci.Name != "" {
-				params.Meta = mcp.Meta{mcp.MetaKeyClientInfo: ci}
-			}
-			res, err := be.call(ctx, params)
-			if err != nil {
-				a.log.Warn("mcp call", "tool", req.Params.Name, "err", err)
-				res = &mcp.CallToolResult{}
-				res.SetError(fmt.Errorf("unavailable: %w", err))
-			}
-			return res, nil
-		})
-	}
-	return srv
-}
-
-// mcpTools are the definitions of cairn's MCP tools (name, schemas,
-// annotations) as the store's server lists them (httpapi.NewMCPServer),
-// without their handlers: what the stdio server lists before it knows
-// which store answers the calls. They are read from mcp_tools.json, that
-// server's tool list written out, so that a process that only lists the
-// tools neither derives their schemas from the Go types nor marshals them
-// (TestMCPToolsFile keeps the file equal to what the server lists; `go
-// test -run TestMCPToolsFile . -update` rewrites it).
-func mcpTools() []*mcp.Tool {
-	var listed []struct {
-		mcp.Tool
-		InputSchema  json.RawMessage `json:"inputSchema"`
-		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	}
-	if err := json.Unmarshal(mcpToolsJSON, &listed); err != nil {
-		panic(fmt.Errorf("mcp_tools.json: %w", err))
-	}
-	tools := make([]*mcp.Tool, len(listed))
-	for i, l := range listed {
-		t := l.Tool
-		t.InputSchema = l.InputSchema
-		if len(l.OutputSchema) > 0 {
-			t.OutputSchema = l.OutputSchema
-		}
-		tools[i] = &t
-	}
-	return tools
-}
-
-//go:embed mcp_tools.json
-var mcpToolsJSON []byte
-
-// mcpLocal is a client session to the store's MCP server in this process
-// (over an in-memory transport).
-type mcpLocal struct{ cs *mcp.ClientSession }
-
-func localMCP(ctx context.Context, srv *mcp.Server) (*mcpLocal, error) {
-	ct, st := mcp.NewInMemoryTransports()
-	if _, err := srv.Connect(ctx, st, nil); err != nil {
-		return nil, err
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cairn-mcp-stdio", Version: cairnVersion()}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &mcpLocal{cs: cs}, nil
-}
-
-func (l *mcpLocal) call(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	return l.cs.CallTool(ctx, params)
-}
-
-func (l *mcpLocal) close() { l.cs.Close() }
-
-// mcpRemote is a client session to a running cairn's /mcp, reconnected when
-// a call finds it broken (the instance restarted).
-type mcpRemote struct {
-	endpoint string
-	pid      int
-	client   *mcp.Client
-	log      *slog.Logger
-	mu       sync.Mutex
-	cs       *mcp.ClientSession
-}
-
-func (r *mcpRemote) session(ctx context.Context) (*mcp.ClientSession, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cs != nil {
-		return r.cs, nil
-	}
-	cs, err := r.client.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: r.endpoint, DisableStandaloneSSE: true, MaxRetries: -1,
-		HTTPClient: client.NewHTTPClient(2 * time.Minute),
-	}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("cairn (pid %d) holds the database but its MCP endpoint %s does not answer: %w", r.pid, r.endpoint, err)
-	}
-	// The tools listed are this binary's: say so when the instance
-	// answering their calls is another build.
-	if ir := cs.InitializeResult(); ir != nil && ir.ServerInfo != nil && ir.ServerInfo.Version != cairnVersion() {
-		r.log.Warn("mcp: the running cairn is another version; its tools answer the calls", "ours", cairnVersion(), "theirs", ir.ServerInfo.Version, "pid", r.pid)
-	}
-	r.cs = cs
-	return cs, nil
-}
-
-func (r *mcpRemote) drop(cs *mcp.ClientSession) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cs == cs {
-		r.cs = nil
-		cs.Close()
-	}
-}
-
-func (r *mcpRemote) close() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cs != nil {
-		r.cs.Close()
-		r.cs = nil
-	}
-}
-
-// call forwards one tool call, retrying once on a fresh session when the
-// old one fails at the transport level.
-func (r *mcpRemote) call(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	var err error
-	for range 2 {
-		var cs *mcp.ClientSession
-		if cs, err = r.session(ctx); err != nil {
-			return nil, err
-		}
-		var res *mcp.CallToolResult
-		if res, err = cs.CallTool(ctx, params); err == nil {
-			return res, nil
-		}
-		var wire *jsonrpc.Error
-		if errors.As(err, &wire) || ctx.Err() != nil {
-			break // the instance answered (or the caller gave up): no reconnect
-		}
-		r.drop(cs)
-	}
-	return nil, err
-}
-
 // currentProject is the project of this process's working directory (the
 // agent's), or none when it cannot be read.
 func (a *app) currentProject() string {
@@ -323,34 +126,4 @@ func (a *app) currentProject() string {
 		return ""
 	}
 	return p
-}
-
-// withDefaultProject adds "project": current to a tool call's arguments
-// when they name none, so a memory stored through a running cairn lands
-// in the agent's project as it does when this process owns the store.
-// Arguments that are not a JSON object are passed on as they are (the
-// server refuses them).
-func withDefaultProject(args json.RawMessage, current string) any {
-	if current == "" {
-		return nullableArgs(args)
-	}
-	var m map[string]any
-	if len(args) > 0 && json.Unmarshal(args, &m) != nil {
-		return args
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	if p, _ := m["project"].(string); strings.TrimSpace(p) != "" {
-		return args
-	}
-	m["project"] = current
-	return m
-}
-
-func nullableArgs(args json.RawMessage) any {
-	if len(args) == 0 {
-		return nil
-	}
-	return args
 }

@@ -230,10 +230,6 @@ func (s *Service) WarmKeywordIndex(ctx context.Context) func(context.Context) er
 	return func(context.Context) error { return nil }
 }
 
-// KeywordIndexStats describes the in-memory keyword index (zero before
-// its first build).
-func (s *Service) KeywordIndexStats() keyword.Stats { return s.keyword.stats() }
-
 // TermDocCounts returns, for each term, how many memories hold it: from
 // FTS5 on SQLite, from the in-memory keyword index on PostgreSQL (which
 // has no FTS5; an error while the index is first built).

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/cairnmem/cairn/core"
 	"github.com/cairnmem/cairn/core/internal/apitest"
 )
 
@@ -30,7 +31,7 @@ func TestKeywordIndexFollowsWrites(t *testing.T) {
 	if got := recallIDs(t, e, "quokka"); len(got) != 1 || got[0] != a {
 		t.Fatalf("quokka: %v, want [%s]", got, a)
 	}
-	if st := e.Svc.KeywordIndexStats(); st.Docs != 2 {
+	if st := core.KeywordIndexStats(e.Svc); st.Docs != 2 {
 		t.Fatalf("the keyword index holds %d documents, want 2 (recall did not use it)", st.Docs)
 	}
 	c := e.MustID(t, "a wombat digs burrows")
@@ -52,7 +53,7 @@ func TestKeywordIndexFollowsWrites(t *testing.T) {
 	if got := recallIDs(t, e, "numbat termites"); len(got) != 0 {
 		t.Fatalf("removed row found: %v", got)
 	}
-	if st := e.Svc.KeywordIndexStats(); st.Docs != 2 {
+	if st := core.KeywordIndexStats(e.Svc); st.Docs != 2 {
 		t.Fatalf("the keyword index holds %d documents after the removal, want 2 (one live, one forgotten)", st.Docs)
 	}
 }

@@ -108,7 +108,7 @@ func TestKeywordIndexRebuildUnderWrites(t *testing.T) {
 			t.Fatalf("%q: the index finds %d memories, FTS5 %d", w, len(g), len(w2))
 		}
 	}
-	if st, n := s.KeywordIndexStats(), mustCount(t, db); st.Docs != n {
+	if st, n := KeywordIndexStats(s), mustCount(t, db); st.Docs != n {
 		t.Fatalf("the index holds %d documents, the table %d rows", st.Docs, n)
 	}
 }

@@ -345,11 +345,11 @@ func BenchmarkRecallReal(b *testing.B) {
 			}
 		}
 	}
-	for newSvc.KeywordIndexStats().Docs == 0 { // a large store builds in the background
+	for core.KeywordIndexStats(newSvc).Docs == 0 { // a large store builds in the background
 		time.Sleep(100 * time.Millisecond)
 		newSvc.KeywordSearch(ctx, queries[0], storage.MemoryFilter{}, 1)
 	}
-	st := newSvc.KeywordIndexStats()
+	st := core.KeywordIndexStats(newSvc)
 	b.Logf("warm in %v; keyword index: %d documents, %d terms, %.1f MB", time.Since(t0), st.Docs, st.Terms, float64(st.Bytes)/1e6)
 	for _, mode := range modes {
 		b.Run(mode, func(b *testing.B) {

@@ -32,7 +32,7 @@ func TestRecallAnswersWhileTheIndexesWarm(t *testing.T) {
 	if len(res.Results) == 0 || res.Results[0].ID != deploy {
 		t.Fatalf("recall while warming found %v, want the deploy memory first", ids(res))
 	}
-	if st := svc.KeywordIndexStats(); st.Docs != 0 {
+	if st := core.KeywordIndexStats(svc); st.Docs != 0 {
 		t.Fatalf("the first search built the keyword index (%d docs): it waited for it", st.Docs)
 	}
 	// Vector-only recall, asked for explicitly, waits instead.
@@ -46,7 +46,7 @@ func TestRecallAnswersWhileTheIndexesWarm(t *testing.T) {
 	if err := warmVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if st := svc.KeywordIndexStats(); st.Docs != 2 {
+	if st := core.KeywordIndexStats(svc); st.Docs != 2 {
 		t.Fatalf("keyword index after warming: %+v, want 2 docs", st)
 	}
 	res = apitest.Recall(t, svc, core.RecallInput{Query: "when do we deploy?"})

@@ -1,4 +1,4 @@
-package main
+package mcpstdio_test
 
 import (
 	"context"
@@ -12,15 +12,16 @@ import (
 	cairn "github.com/cairnmem/cairn/core/app"
 	"github.com/cairnmem/cairn/core/config"
 	"github.com/cairnmem/cairn/core/httpapi"
+	"github.com/cairnmem/cairn/core/mcpstdio"
 	"github.com/cairnmem/cairn/storage"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-var updateTools = flag.Bool("update", false, "rewrite mcp_tools.json from the store's MCP server")
+var updateTools = flag.Bool("update", false, "rewrite tools.json from the store's MCP server")
 
-// What `cairn mcp` lists at once (mcpTools, from mcp_tools.json) is what
-// the store's MCP server lists, field for field.
-func TestMCPToolsFile(t *testing.T) {
+// What `cairn mcp` lists at once (Tools, from tools.json) is what the
+// store's MCP server lists, field for field.
+func TestToolsFile(t *testing.T) {
 	ctx := context.Background()
 	db, err := storage.Open(ctx, storage.Options{Path: filepath.Join(t.TempDir(), "mcp.db"), NoBackup: true})
 	if err != nil {
@@ -47,12 +48,12 @@ func TestMCPToolsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if *updateTools {
-		if err := os.WriteFile("mcp_tools.json", append(listed, '\n'), 0o644); err != nil {
+		if err := os.WriteFile("tools.json", append(listed, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	ours, err := json.Marshal(mcpTools())
+	ours, err := json.Marshal(mcpstdio.Tools())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestMCPToolsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(res.Tools) != 6 || !reflect.DeepEqual(got, want) {
-		t.Errorf("mcp_tools.json (%d bytes) differs from the %d tools the server lists (%d bytes): run go test -run TestMCPToolsFile . -update",
+		t.Errorf("tools.json (%d bytes) differs from the %d tools the server lists (%d bytes): run go test -run TestToolsFile ./core/mcpstdio -update",
 			len(ours), len(res.Tools), len(listed))
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package mcpstdio
 
 import (
 	"encoding/json"
