@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -77,27 +76,34 @@ func buildFreshImage(ctx context.Context) ([]byte, error) {
 	return img, nil
 }
 
-// writeFresh writes img as the new private file path; false when path
-// appeared meanwhile (the caller opens it as it finds it).
+// writeFresh writes img as the new private file path; false when it did
+// not (path appeared meanwhile, or no link can be made): the caller opens
+// path as it finds it. The bytes go to
+// a temporary file first, linked to path only when whole: a crash leaves
+// no file, or an empty one (which opens as a new database and is
+// migrated), never a torn copy; no fsync, as SQLite does not sync a new
+// database's first commits either (synchronous=normal).
 func writeFresh(path string, img []byte) (bool, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, privateMode)
-	if errors.Is(err, fs.ErrExist) {
-		return false, nil
-	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".new-*")
 	if err != nil {
+		return false, fmt.Errorf("create %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := f.Chmod(privateMode); err != nil {
+		f.Close()
 		return false, fmt.Errorf("create %s: %w", path, err)
 	}
 	if _, err = f.Write(img); err == nil {
-		err = f.Sync() // never a torn copy where a new store was
+		err = f.Close()
+	} else {
+		f.Close()
 	}
 	if err != nil {
-		f.Close()
-		os.Remove(path)
 		return false, fmt.Errorf("create %s: %w", path, err)
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(path)
-		return false, fmt.Errorf("create %s: %w", path, err)
-	}
-	return true, nil
+	// A link fails when path exists (another process created it), or on
+	// a file system without links: either way Open goes on as without an
+	// image.
+	return os.Link(tmp, path) == nil, nil
 }
