@@ -17,8 +17,10 @@ import (
 // SQLite calls once a commit is in the log and visible to readers, makes
 // the transaction's rows available to TakeMemoryChanges. A row whose
 // change was rolled back is reported anyway: readers find it unchanged.
-// Nothing is recorded until the first TakeMemoryChanges: a process that
-// never asks keeps no list.
+// Nothing is kept past its commit until the first TakeMemoryChanges: a
+// process that never asks keeps no list. The rows of a transaction that
+// commits after that first call are kept, even when its statements ran
+// before it.
 type memoryChanges struct {
 	watching atomic.Bool
 	mu       sync.Mutex
@@ -39,7 +41,11 @@ const walAutoCheckpoint = 1000
 // watch installs the hooks on a new writer connection.
 func (m *memoryChanges) watch(c *sqlite3.Conn) error {
 	c.UpdateHook(func(_ sqlite3.AuthorizerActionCode, schema, table string, rowid int64) {
-		if table != "memories" || schema != "main" || !m.watching.Load() {
+		// Noted whether or not anyone watches yet: a transaction whose
+		// statements ran before the first TakeMemoryChanges may commit
+		// after it, when its caller's read has already begun (a keyword
+		// index build would miss the row for good).
+		if table != "memories" || schema != "main" {
 			return
 		}
 		m.mu.Lock()
@@ -52,7 +58,9 @@ func (m *memoryChanges) watch(c *sqlite3.Conn) error {
 	c.WALHook(func(c *sqlite3.Conn, schema string, pages int) error {
 		m.mu.Lock()
 		if len(m.pending) > 0 {
-			m.ready.Add(maps.Keys(m.pending))
+			if m.watching.Load() {
+				m.ready.Add(maps.Keys(m.pending))
+			}
 			clear(m.pending)
 		}
 		m.mu.Unlock()
