@@ -135,13 +135,39 @@ func TestAcknowledgedWritesSurviveKill9(t *testing.T) {
 	addr := freeAddr(t)
 	srv := startServer(t, home, addr)
 
+	// Let writes flow, then kill the server mid-stream.
+	acked := killMidWrites(t, srv, addr, 200, 15*time.Second)
+	if len(acked) < 50 {
+		t.Fatalf("only %d writes acknowledged before the kill", len(acked))
+	}
+
+	srv = startServer(t, home, addr)
+	defer srv.stop(t)
+	for _, id := range acked {
+		resp, err := http.Get("http://" + addr + "/api/memory/" + id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("acknowledged memory %s is missing after kill -9 (status %d)", id, resp.StatusCode)
+		}
+	}
+	t.Logf("%d acknowledged writes all present after kill -9", len(acked))
+}
+
+// killMidWrites has four writers remember through addr, srv's address,
+// until want writes are acknowledged (or wait passes), then kills srv
+// with SIGKILL mid-stream and returns the ids of the acknowledged writes.
+func killMidWrites(t *testing.T, srv *server, addr string, want int, wait time.Duration) []string {
+	t.Helper()
 	var mu sync.Mutex
 	var acked []string
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
+	for w := range 4 {
 		wg.Add(1)
-		go func(w int) {
+		go func() {
 			defer wg.Done()
 			client := &http.Client{Timeout: 5 * time.Second}
 			for i := 0; ; i++ {
@@ -164,15 +190,14 @@ func TestAcknowledgedWritesSurviveKill9(t *testing.T) {
 					mu.Unlock()
 				}
 			}
-		}(w)
+		}()
 	}
-	// Let writes flow, then kill the server mid-stream.
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
 		mu.Lock()
 		n := len(acked)
 		mu.Unlock()
-		if n >= 200 {
+		if n >= want {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -183,23 +208,7 @@ func TestAcknowledgedWritesSurviveKill9(t *testing.T) {
 	srv.cmd.Wait()
 	close(stop)
 	wg.Wait()
-	if len(acked) < 50 {
-		t.Fatalf("only %d writes acknowledged before the kill", len(acked))
-	}
-
-	srv = startServer(t, home, addr)
-	defer srv.stop(t)
-	for _, id := range acked {
-		resp, err := http.Get("http://" + addr + "/api/memory/" + id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("acknowledged memory %s is missing after kill -9 (status %d)", id, resp.StatusCode)
-		}
-	}
-	t.Logf("%d acknowledged writes all present after kill -9", len(acked))
+	return acked
 }
 
 func TestSecondInstanceAndClientMode(t *testing.T) {

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,8 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -296,48 +293,7 @@ func TestPostgresAcknowledgedWritesSurviveKill9(t *testing.T) {
 	a, b := start(), start()
 	defer b.stop(t)
 
-	var mu sync.Mutex
-	var acked []string
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			client := &http.Client{Timeout: 5 * time.Second}
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				body, _ := json.Marshal(map[string]any{"content": fmt.Sprintf("writer %d wrote memory number %d about durability", w, i)})
-				resp, err := client.Post("http://"+a.addr+"/api/memory/remember", "application/json", bytes.NewReader(body))
-				if err != nil {
-					return // the server is gone
-				}
-				var out map[string]any
-				json.NewDecoder(resp.Body).Decode(&out)
-				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					mu.Lock()
-					acked = append(acked, out["id"].(string))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	eventually(30*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(acked) >= 100
-	})
-	if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	a.cmd.Wait()
-	close(stop)
-	wg.Wait()
+	acked := killMidWrites(t, a, a.addr, 100, 30*time.Second)
 	if len(acked) < 20 {
 		t.Fatalf("only %d writes acknowledged before the kill", len(acked))
 	}

@@ -52,14 +52,7 @@ func sqliteStore(t *testing.T) *store { return onSQLite(openJobsDB(t)) }
 func postgresStore(t *testing.T, c *pgtest.Cluster) *store {
 	t.Helper()
 	ctx := context.Background()
-	name := c.DatabaseFrom(t, "migrated", func(url string) error {
-		pg, err := postgres.Open(ctx, postgres.Options{URL: url})
-		if err != nil {
-			return err
-		}
-		return pg.Close()
-	})
-	pg, err := postgres.Open(ctx, postgres.Options{URL: c.URL(name)})
+	pg, err := postgres.Open(ctx, postgres.Options{URL: c.URL(storage.MigratedPostgres(t, c))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,16 +20,8 @@ func TestPostgresSchemaMatchesSQLite(t *testing.T) {
 	c := pgtest.Shared(t)
 	ctx := context.Background()
 	lite := openTemp(t, filepath.Join(t.TempDir(), "cairn.db"), nil)
-	// The migrated template the query tests copy: the migrations ran
-	// there once.
-	name := c.DatabaseFrom(t, "migrated", func(url string) error {
-		pg, err := postgres.Open(ctx, postgres.Options{URL: url})
-		if err != nil {
-			return err
-		}
-		return pg.Close()
-	})
-	pg, err := postgres.Open(ctx, postgres.Options{URL: c.URL(name)})
+	// A copy of the template the migrations ran on.
+	pg, err := postgres.Open(ctx, postgres.Options{URL: c.URL(MigratedPostgres(t, c))})
 	if err != nil {
 		t.Fatal(err)
 	}
