@@ -112,7 +112,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	check := existed && needsCheck(opts.Path)
 	if !existed && opts.Migrations == nil {
 		if img := freshImage(ctx); img != nil {
-			if _, err := writeFresh(opts.Path, img); err != nil {
+			if err := writeFresh(opts.Path, img); err != nil {
 				return nil, err
 			}
 		}

@@ -76,23 +76,23 @@ func buildFreshImage(ctx context.Context) ([]byte, error) {
 	return img, nil
 }
 
-// writeFresh writes img as the new private file path; false when it did
-// not (path appeared meanwhile, or no link can be made): the caller opens
-// path as it finds it. The bytes go to
-// a temporary file first, linked to path only when whole: a crash leaves
-// no file, or an empty one (which opens as a new database and is
-// migrated), never a torn copy; no fsync, as SQLite does not sync a new
-// database's first commits either (synchronous=normal).
-func writeFresh(path string, img []byte) (bool, error) {
+// writeFresh writes img as the new private file path, when it can: the
+// bytes go to a temporary file first, linked to path only when whole, so
+// a crash leaves no file, or an empty one (which opens as a new database
+// and is migrated), never a torn copy; no fsync, as SQLite does not sync
+// a new database's first commits either (synchronous=normal). A link
+// fails when path exists (another process created it) or on a file
+// system without links: the caller then opens path as it finds it.
+func writeFresh(path string, img []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".new-*")
 	if err != nil {
-		return false, fmt.Errorf("create %s: %w", path, err)
+		return fmt.Errorf("create %s: %w", path, err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
 	if err := f.Chmod(privateMode); err != nil {
 		f.Close()
-		return false, fmt.Errorf("create %s: %w", path, err)
+		return fmt.Errorf("create %s: %w", path, err)
 	}
 	if _, err = f.Write(img); err == nil {
 		err = f.Close()
@@ -100,10 +100,8 @@ func writeFresh(path string, img []byte) (bool, error) {
 		f.Close()
 	}
 	if err != nil {
-		return false, fmt.Errorf("create %s: %w", path, err)
+		return fmt.Errorf("create %s: %w", path, err)
 	}
-	// A link fails when path exists (another process created it), or on
-	// a file system without links: either way Open goes on as without an
-	// image.
-	return os.Link(tmp, path) == nil, nil
+	_ = os.Link(tmp, path)
+	return nil
 }
